@@ -1,0 +1,86 @@
+# skiff build. Sources are found by wildcard: add a file under src/<layer>/ and it is built.
+#   make            build/skiff
+#   make test       deps, unit tests (ASan+UBSan), fuzz smoke runs, end-to-end tests
+#   make bench      benchmarks (not part of test)
+#   make demo       start a one-node cluster and run the example
+CC       ?= gcc
+PKGS     := libmicrohttpd gnutls libcurl jansson sqlite3 libarchive libzstd libseccomp
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Werror -Wvla -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-nonliteral -Wno-format-truncation
+CPPFLAGS := -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
+VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cmd/*'))
+CMD_SRC  := $(sort $(wildcard src/cmd/*.c))
+HDRS     := $(shell find src -name '*.h')
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+
+OBJ      := $(LIB_SRC:%.c=build/obj/%.o)
+CMD_OBJ  := $(CMD_SRC:%.c=build/obj/%.o)
+ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o)
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
+FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
+
+.PHONY: all test unit fuzz e2e bench demo down deps clean asan
+all: build/skiff
+
+build/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' $(CFLAGS) $(WARN) -c $< -o $@
+
+build/asan/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' -O1 -g $(SAN) $(WARN) -c $< -o $@
+
+build/libskiff.a: $(OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/libskiff-asan.a: $(ASAN_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/skiff: $(CMD_OBJ) build/libskiff.a
+	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) build/libskiff.a $(LDLIBS)
+
+# ASan+UBSan build of the whole binary, used by part of the end-to-end suite.
+build/skiff-asan: $(CMD_SRC:%.c=build/asan/%.o) build/libskiff-asan.a
+	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+asan: build/skiff-asan
+
+build/unit/%: tests/unit/%.c build/libskiff-asan.a
+	@mkdir -p build/unit
+	$(CC) $(CPPFLAGS) -O1 -g $(SAN) $(WARN) -o $@ $< build/libskiff-asan.a $(LDLIBS) -lcmocka
+
+build/fuzz/%: fuzz/%.c $(LIB_SRC) $(HDRS)
+	@mkdir -p build/fuzz
+	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -Wno-unused-command-line-argument -o $@ $< $(LIB_SRC) $(LDLIBS)
+
+deps:
+	@bash scripts/deps.sh
+
+unit: $(UNIT_BIN)
+	@bash tests/run-unit.sh $(UNIT_BIN)
+
+fuzz: $(FUZZ_BIN)
+	@bash tests/run-fuzz.sh $(FUZZ_BIN)
+
+e2e: build/skiff build/skiff-asan
+	@bash tests/run-e2e.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all asan
+	@bash tests/run-all.sh
+
+bench: deps all
+	@bash bench/run.sh
+
+demo: deps all
+	@bash scripts/demo.sh
+
+down:
+	@bash scripts/down.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,17 @@
+/* Subcommands of build/skiff. Each lives in its own small file in src/cmd/,
+ * parses its flags and calls the library. die() is allowed only here. */
+#ifndef SK_CMD_CMD_H
+#define SK_CMD_CMD_H
+
+struct sk_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+/* Registered subcommands (src/cmd/main.c holds the table). */
+int sk_cmd_version(int argc, char **argv);
+
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#endif

@@ -1,0 +1,63 @@
+/* Small helpers every layer uses: allocation that aborts on OOM, cleanup
+ * attributes (after crun's utils.h), ownership transfer, time, logging. */
+#ifndef SK_UTIL_UTIL_H
+#define SK_UTIL_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+void *xmalloc(size_t n);
+void *xzalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Returns a malloc'd formatted string; caller frees. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static inline void sk__freep(void *p) { free(*(void **)p); }
+static inline void sk__closep(int *fd) { if (*fd >= 0) close(*fd); }
+static inline void sk__fclosep(FILE **f) { if (*f) fclose(*f); }
+static inline void sk__json_decrefp(json_t **j) { json_decref(*j); }
+
+#define cleanup_free __attribute__((cleanup(sk__freep)))
+#define cleanup_close __attribute__((cleanup(sk__closep)))
+#define cleanup_fclose __attribute__((cleanup(sk__fclosep)))
+#define cleanup_json __attribute__((cleanup(sk__json_decrefp)))
+
+static inline void *sk__steal(void **p) { void *r = *p; *p = NULL; return r; }
+#define steal_ptr(pp) sk__steal((void **)(pp))
+static inline int steal_fd(int *fd) { int r = *fd; *fd = -1; return r; }
+
+/* Clocks. */
+int64_t sk_now_ns(void);          /* CLOCK_REALTIME in ns */
+int64_t sk_mono_ns(void);         /* CLOCK_MONOTONIC in ns */
+/* Formats seconds since the epoch as RFC 3339 UTC "2006-01-02T15:04:05Z" into buf (>= 21 bytes). */
+void sk_time_format(int64_t secs, char *buf, size_t len);
+/* RFC 3339 with microseconds, "2006-01-02T15:04:05.000000Z" (>= 28 bytes). */
+void sk_time_format_micro(int64_t ns, char *buf, size_t len);
+/* Parses RFC 3339 (with Z or offset, optional fraction). Returns -1 on bad input. */
+int sk_time_parse(const char *s, int64_t *secs);
+
+/* Logging to stderr: "I1130 00:33:44.123456 component] message". */
+enum { SK_LOG_ERROR, SK_LOG_WARN, SK_LOG_INFO, SK_LOG_DEBUG };
+extern int sk_log_level;
+void sk_log(int level, const char *component, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define sk_info(comp, ...) sk_log(SK_LOG_INFO, comp, __VA_ARGS__)
+#define sk_warn(comp, ...) sk_log(SK_LOG_WARN, comp, __VA_ARGS__)
+#define sk_err(comp, ...) sk_log(SK_LOG_ERROR, comp, __VA_ARGS__)
+#define sk_debug(comp, ...) do { if (sk_log_level >= SK_LOG_DEBUG) sk_log(SK_LOG_DEBUG, comp, __VA_ARGS__); } while (0)
+
+/* Files. Read a whole file (NUL-terminated, length in *len if not NULL); NULL + errno on failure. */
+char *sk_read_file(const char *path, size_t *len);
+/* Writes atomically (tmp + fsync + rename) with the given mode. -1 + errno on failure. */
+int sk_write_file(const char *path, const void *data, size_t len, int mode);
+/* mkdir -p. */
+int sk_mkdir_p(const char *path, int mode);
+
+#endif
