@@ -53,9 +53,17 @@ build/unit/%: tests/unit/%.c build/libskiff-asan.a
 	@mkdir -p build/unit
 	$(CC) $(CPPFLAGS) -O1 -g $(SAN) $(WARN) -o $@ $< build/libskiff-asan.a $(LDLIBS) -lcmocka
 
-build/fuzz/%: fuzz/%.c $(LIB_SRC) $(HDRS)
+FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzzobj/%.o)
+build/fuzzobj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+build/libskiff-fuzz.a: $(FUZZ_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/fuzz/%: fuzz/%.c build/libskiff-fuzz.a
 	@mkdir -p build/fuzz
-	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -Wno-unused-command-line-argument -o $@ $< $(LIB_SRC) $(LDLIBS)
+	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
 
 deps:
 	@bash scripts/deps.sh
