@@ -71,13 +71,13 @@ int64_t sk_store_compacted_rev(sk_store *s);
  * Missing key: SK_ENOTFOUND. */
 int sk_store_get(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err);
 
-/* Lists keys with the given prefix in key order, starting strictly after
+/* (sk_store_range) Lists keys with the given prefix in key order, starting strictly after
  * `after` (NULL or "" for the beginning), at most `limit` items (0 = all).
  * rev = 0 reads the current state; rev > 0 reads the state as of that
  * revision (for consistent pagination) and fails with SK_EGONE when rev is
  * compacted. Caller releases *out. */
-int sk_store_list(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev,
-		  sk_store_list *out, sk_error_t *err);
+int sk_store_range(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev,
+		   sk_store_list *out, sk_error_t *err);
 
 /* Counts keys under prefix at the current revision. */
 size_t sk_store_count(sk_store *s, const char *prefix);

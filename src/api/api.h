@@ -1,0 +1,77 @@
+/* The API server: Kubernetes REST semantics over the store.
+ *
+ * sk_api_handle() is the one entry point for every request, whether it came
+ * over HTTPS (src/api/http.c) or from an in-process component through
+ * sk_client_new_inproc(); both pass the same authentication, validation,
+ * defaulting and admission. */
+#ifndef SK_API_API_H
+#define SK_API_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "client/client.h"
+#include "store/store.h"
+#include "util/error.h"
+
+typedef struct sk_api sk_api;
+typedef struct sk_api_watch sk_api_watch;
+
+typedef struct sk_api_options {
+	const char *server_address;   /* "127.0.0.1:6443", for /api serverAddressByClientCIDRs */
+	size_t max_body;              /* request bodies over this get 413 (default 3 MiB) */
+	int bookmark_secs;            /* watch bookmark interval (default 60) */
+} sk_api_options;
+
+/* Query parameters as decoded key/value pairs. */
+typedef struct sk_api_arg {
+	const char *key, *value;
+} sk_api_arg;
+
+typedef struct sk_api_request {
+	const char *method;
+	const char *path;             /* URL path, decoded */
+	const sk_api_arg *args;
+	size_t nargs;
+	const char *body;
+	size_t body_len;
+	const char *content_type;     /* NULL: application/json */
+	const char *accept;           /* NULL: application/json */
+	const char *user;             /* authenticated user name; NULL rejects with 401 */
+} sk_api_request;
+
+typedef struct sk_api_response {
+	int status;                   /* HTTP status */
+	char *body;                   /* malloc'd; freed by sk_api_response_release */
+	size_t len;
+	const char *content_type;     /* static string */
+	char *warning;                /* malloc'd "299 - \"...\"" Warning header value or NULL */
+	sk_api_watch *watch;          /* non-NULL: stream events with sk_api_watch_next */
+	struct sk_api_stream *stream; /* non-NULL: stream raw bytes (pod logs follow) */
+} sk_api_response;
+
+void sk_api_response_release(sk_api_response *r);
+
+/* Creates the API server over store (borrowed; must outlive the api).
+ * Creates the default namespaces on first start. */
+sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err);
+void sk_api_free(sk_api *api);
+
+/* Handles one request; always fills resp (errors become Status objects). */
+void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);
+
+/* Streaming watch: waits up to timeout_ms for the next chunk of
+ * newline-terminated watch events. Returns a malloc'd buffer (length in *len),
+ * NULL with *len = 0 when nothing arrived in time, or NULL with *len = -1
+ * (as (size_t)-1) when the watch has ended (timeoutSeconds, shutdown, error). */
+char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len);
+/* Like sk_api_watch_next but hands decoded events one at a time to the
+ * in-process client: returns 1 and fills *type and *obj (new ref), 0 on timeout, -1 at end. */
+int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t **obj);
+void sk_api_watch_free(sk_api_watch *w);
+
+/* In-process client: requests go through sk_api_handle as user "system:admin"
+ * with no HTTP in between. */
+sk_client *sk_client_new_inproc(sk_api *api);
+
+#endif

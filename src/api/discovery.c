@@ -1,0 +1,286 @@
+/* Discovery (/api, /apis, per group-version resource lists), /version,
+ * health endpoints and path parsing. */
+#include <string.h>
+
+#include "api/api-int.h"
+/* openapi.h lands with the schema module */
+json_t *sk_openapi_index(void);
+json_t *sk_openapi_doc(const char *gv_path);
+#include "util/util.h"
+#include "util/version.h"
+
+static json_t *verbs_for(const sk_resource *r)
+{
+	(void)r;
+	return json_pack("[s,s,s,s,s,s,s,s]", "create", "delete", "deletecollection", "get", "list", "patch",
+			 "update", "watch");
+}
+
+static json_t *split_list(const char *csv)
+{
+	json_t *a = json_array();
+
+	while (csv && *csv) {
+		size_t n = strcspn(csv, ",");
+
+		json_array_append_new(a, json_stringn(csv, n));
+		csv += n + (csv[n] == ',');
+	}
+	return a;
+}
+
+static void add_sub(json_t *list, const sk_resource *r, const char *sub, const char *group, const char *version,
+		    const char *kind, json_t *verbs)
+{
+	char name[128];
+	json_t *e;
+
+	snprintf(name, sizeof(name), "%s/%s", r->plural, sub);
+	e = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", name, "singularName", "", "namespaced", r->namespaced,
+		      "kind", kind, "verbs", verbs);
+	if (group) {
+		json_object_set_new(e, "group", json_string(group));
+		json_object_set_new(e, "version", json_string(version));
+	}
+	json_array_append_new(list, e);
+}
+
+static json_t *resource_list(const char *group, const char *version)
+{
+	json_t *res = json_array();
+	char gv[96];
+
+	for (size_t i = 0; i < sk__nresources; i++) {
+		const sk_resource *r = &sk__resources[i];
+		json_t *e;
+
+		if (strcmp(r->group, group) || strcmp(r->version, version))
+			continue;
+		e = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", r->plural, "singularName", r->singular,
+			      "namespaced", r->namespaced, "kind", r->kind, "verbs", verbs_for(r));
+		if (r->short_names)
+			json_object_set_new(e, "shortNames", split_list(r->short_names));
+		if (r->categories)
+			json_object_set_new(e, "categories", split_list(r->categories));
+		json_array_append_new(res, e);
+		if (r->subresources & SK_SUB_STATUS)
+			add_sub(res, r, "status", NULL, NULL, r->kind, json_pack("[s,s,s]", "get", "patch", "update"));
+		if (r->subresources & SK_SUB_SCALE)
+			add_sub(res, r, "scale", "autoscaling", "v1", "Scale",
+				json_pack("[s,s,s]", "get", "patch", "update"));
+		if (r->subresources & SK_SUB_BINDING)
+			add_sub(res, r, "binding", NULL, NULL, "Binding", json_pack("[s]", "create"));
+		if (r->subresources & SK_SUB_EVICTION)
+			add_sub(res, r, "eviction", "policy", "v1", "Eviction", json_pack("[s]", "create"));
+		if (r->subresources & SK_SUB_LOG)
+			add_sub(res, r, "log", NULL, NULL, "Pod", json_pack("[s]", "get"));
+		if (r->subresources & SK_SUB_EXEC)
+			add_sub(res, r, "exec", NULL, NULL, "PodExecOptions", json_pack("[s,s]", "create", "get"));
+		if (r->subresources & SK_SUB_FINALIZE)
+			add_sub(res, r, "finalize", NULL, NULL, r->kind, json_pack("[s]", "update"));
+	}
+	if (!json_array_size(res)) {
+		json_decref(res);
+		return NULL;
+	}
+	if (group[0])
+		snprintf(gv, sizeof(gv), "%s/%s", group, version);
+	else
+		snprintf(gv, sizeof(gv), "%s", version);
+	return json_pack("{s:s, s:s, s:s, s:o}", "kind", "APIResourceList", "apiVersion", "v1", "groupVersion", gv,
+			 "resources", res);
+}
+
+static json_t *group_list(void)
+{
+	json_t *groups = json_array();
+
+	for (size_t i = 0; i < sk__nresources; i++) {
+		const sk_resource *r = &sk__resources[i];
+		int seen = 0;
+		char gv[96];
+
+		if (!r->group[0])
+			continue;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(sk__resources[j].group, r->group))
+				seen = 1;
+		if (seen)
+			continue;
+		sk__resource_gv(r, gv, sizeof(gv));
+		json_array_append_new(groups,
+				      json_pack("{s:s, s:[{s:s, s:s}], s:{s:s, s:s}}", "name", r->group, "versions",
+						"groupVersion", gv, "version", r->version, "preferredVersion",
+						"groupVersion", gv, "version", r->version));
+	}
+	return json_pack("{s:s, s:s, s:o}", "kind", "APIGroupList", "apiVersion", "v1", "groups", groups);
+}
+
+static json_t *one_group(const char *group)
+{
+	cleanup_json json_t *all = group_list();
+	size_t i;
+	json_t *g;
+
+	json_array_foreach(json_object_get(all, "groups"), i, g) {
+		if (!strcmp(json_string_value(json_object_get(g, "name")), group)) {
+			json_t *out = json_deep_copy(g);
+
+			json_object_set_new(out, "kind", json_string("APIGroup"));
+			json_object_set_new(out, "apiVersion", json_string("v1"));
+			return out;
+		}
+	}
+	return NULL;
+}
+
+static void reply_text(sk_api_response *resp, int status, const char *text)
+{
+	sk__reply_raw(resp, status, xstrdup(text), strlen(text));
+	resp->content_type = "text/plain; charset=utf-8";
+}
+
+static void not_found(sk_api_response *resp, const char *path)
+{
+	cleanup_free char *msg = xasprintf("the server could not find the requested resource");
+
+	(void)path;
+	sk__reply_status(resp, 404, "NotFound", msg, NULL, NULL, NULL);
+}
+
+void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp)
+{
+	const char *p = req->path;
+	cleanup_json json_t *out = NULL;
+	char g[64], v[32];
+
+	if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz")) {
+		reply_text(resp, 200, "ok");
+		return;
+	}
+	if (!strcmp(p, "/version")) {
+		char plat[64];
+
+		snprintf(plat, sizeof(plat), "linux/%s", "amd64");
+		out = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "major", SK_KUBE_MAJOR, "minor",
+				SK_KUBE_MINOR, "gitVersion", SK_KUBE_VERSION "+skiff", "gitCommit", SKIFF_VERSION,
+				"gitTreeState", "clean", "buildDate", "2026-11-30T00:00:00Z", "goVersion", "c",
+				"compiler", "gcc", "platform", plat);
+	} else if (!strcmp(p, "/api")) {
+		out = json_pack("{s:s, s:[s], s:[{s:s, s:s}]}", "kind", "APIVersions", "versions", "v1",
+				"serverAddressByClientCIDRs", "clientCIDR", "0.0.0.0/0", "serverAddress",
+				api->opts.server_address ? api->opts.server_address : "");
+	} else if (!strcmp(p, "/apis")) {
+		out = group_list();
+	} else if (!strcmp(p, "/api/v1")) {
+		out = resource_list("", "v1");
+	} else if (!strcmp(p, "/openapi/v3")) {
+		out = sk_openapi_index();
+	} else if (!strncmp(p, "/openapi/v3/", 12)) {
+		out = sk_openapi_doc(p + 12);
+	} else if (sscanf(p, "/apis/%63[^/]/%31[^/]", g, v) == 2 && !strchr(p + 6 + strlen(g) + 1, '/')) {
+		out = resource_list(g, v);
+	} else if (sscanf(p, "/apis/%63[^/]", g) == 1 && !strchr(p + 6, '/')) {
+		out = one_group(g);
+	}
+	if (!out) {
+		not_found(resp, p);
+		return;
+	}
+	sk__reply_json(resp, 200, out);
+}
+
+static int copy_seg(char *dst, size_t len, const char *s, size_t n)
+{
+	if (n == 0 || n >= len)
+		return -1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+/* Splits path into at most 8 segments. */
+static size_t split_path(const char *path, const char **seg, size_t *seglen, size_t max)
+{
+	size_t n = 0;
+
+	while (*path == '/')
+		path++;
+	while (*path && n < max) {
+		const char *e = strchr(path, '/');
+		size_t l = e ? (size_t)(e - path) : strlen(path);
+
+		seg[n] = path;
+		seglen[n++] = l;
+		path += l;
+		while (*path == '/')
+			path++;
+	}
+	return *path ? max + 1 : n;
+}
+
+static int seg_is(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && !memcmp(s, lit, n);
+}
+
+int sk__parse_path(const char *path, sk_path *p, sk_error_t *err)
+{
+	const char *seg[9];
+	size_t len[9], n, i;
+	char plural[96];
+
+	memset(p, 0, sizeof(*p));
+	n = split_path(path, seg, len, 8);
+	if (n > 8 || n < 2)
+		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+	if (seg_is(seg[0], len[0], "api")) {
+		if (!seg_is(seg[1], len[1], "v1"))
+			return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+		snprintf(p->version, sizeof(p->version), "v1");
+		i = 2;
+	} else if (seg_is(seg[0], len[0], "apis") && n >= 3) {
+		if (copy_seg(p->group, sizeof(p->group), seg[1], len[1]) < 0 ||
+		    copy_seg(p->version, sizeof(p->version), seg[2], len[2]) < 0)
+			return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+		i = 3;
+	} else {
+		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+	}
+	if (i >= n)
+		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+	/* namespaces/NS/PLURAL... unless it is the namespace object itself */
+	if (seg_is(seg[i], len[i], "namespaces") && n >= i + 3) {
+		char cand[96];
+
+		if (copy_seg(cand, sizeof(cand), seg[i + 2], len[i + 2]) == 0) {
+			const sk_resource *r = sk__resource_find(p->group, p->version, cand);
+
+			if (r && r->namespaced) {
+				if (copy_seg(p->ns, sizeof(p->ns), seg[i + 1], len[i + 1]) < 0)
+					return sk_error_set(err, SK_ENOTFOUND, "namespace name too long");
+				i += 2;
+			}
+		}
+	}
+	if (copy_seg(plural, sizeof(plural), seg[i], len[i]) < 0)
+		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+	p->res = sk__resource_find(p->group, p->version, plural);
+	if (!p->res)
+		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+	i++;
+	if (i < n && copy_seg(p->name, sizeof(p->name), seg[i], len[i]) < 0)
+		return sk_error_set(err, SK_ENOTFOUND, "name too long");
+	i++;
+	if (i < n && copy_seg(p->sub, sizeof(p->sub), seg[i], len[i]) < 0)
+		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+	i++;
+	if (i < n)
+		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+	if (p->res->namespaced && !p->ns[0]) {
+		if (p->name[0])
+			return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
+		p->all_namespaces = 1;
+	}
+	return 0;
+}

@@ -1,0 +1,84 @@
+#include <string.h>
+
+#include "api/api-int.h"
+#include "util/util.h"
+
+static const char RV_MARK[] = "\"metadata\":{\"resourceVersion\":\"";
+
+char *sk__obj_encode(json_t *obj, size_t *len)
+{
+	cleanup_json json_t *out = json_object();
+	json_t *meta = json_object_get(obj, "metadata");
+	json_t *m = json_object(), *v;
+	const char *k;
+	char *s;
+
+	json_object_set(out, "kind", json_object_get(obj, "kind"));
+	json_object_set(out, "apiVersion", json_object_get(obj, "apiVersion"));
+	json_object_set_new(m, "resourceVersion", json_string(""));
+	json_object_foreach(meta, k, v)
+		if (strcmp(k, "resourceVersion"))
+			json_object_set(m, k, v);
+	json_object_set_new(out, "metadata", m);
+	json_object_foreach(obj, k, v)
+		if (strcmp(k, "kind") && strcmp(k, "apiVersion") && strcmp(k, "metadata"))
+			json_object_set(out, k, v);
+	s = json_dumps(out, JSON_COMPACT);
+	if (!s)
+		abort();
+	*len = strlen(s);
+	return s;
+}
+
+char *sk__obj_splice_rv(const char *val, size_t len, int64_t rev, size_t *out_len)
+{
+	const char *p = memmem(val, len, RV_MARK, sizeof(RV_MARK) - 1);
+	char num[24];
+	size_t off, n;
+	char *out;
+
+	n = (size_t)snprintf(num, sizeof(num), "%lld", (long long)rev);
+	if (!p) {
+		out = xstrndup(val, len);
+		*out_len = len;
+		return out;
+	}
+	off = (size_t)(p - val) + sizeof(RV_MARK) - 1;
+	out = xmalloc(len + n + 1);
+	memcpy(out, val, off);
+	memcpy(out + off, num, n);
+	memcpy(out + off + n, val + off, len - off);
+	out[len + n] = '\0';
+	*out_len = len + n;
+	return out;
+}
+
+json_t *sk__obj_decode(const char *val, size_t len, int64_t rev)
+{
+	json_t *o = json_loadb(val, len, 0, NULL);
+	json_t *meta;
+	char num[24];
+
+	if (!o)
+		return NULL;
+	meta = json_object_get(o, "metadata");
+	if (json_is_object(meta)) {
+		snprintf(num, sizeof(num), "%lld", (long long)rev);
+		json_object_set_new(meta, "resourceVersion", json_string(num));
+	}
+	return o;
+}
+
+char *sk__obj_key(const sk_resource *r, const char *ns, const char *name)
+{
+	if (r->namespaced)
+		return xasprintf("/registry/%s/%s/%s", r->plural, ns, name);
+	return xasprintf("/registry/%s/%s", r->plural, name);
+}
+
+char *sk__obj_prefix(const sk_resource *r, const char *ns)
+{
+	if (r->namespaced && ns && *ns)
+		return xasprintf("/registry/%s/%s/", r->plural, ns);
+	return xasprintf("/registry/%s/", r->plural);
+}

@@ -1,0 +1,120 @@
+#include <string.h>
+
+#include "api/api-int.h"
+#include "util/util.h"
+
+static const struct {
+	int code, http;
+	const char *reason;
+} codes[] = {
+	{SK_EBADREQUEST, 400, "BadRequest"},
+	{SK_EUNAUTHORIZED, 401, "Unauthorized"},
+	{SK_EFORBIDDEN, 403, "Forbidden"},
+	{SK_ENOTFOUND, 404, "NotFound"},
+	{SK_EMETHOD, 405, "MethodNotAllowed"},
+	{SK_ENOTACCEPTABLE, 406, "NotAcceptable"},
+	{SK_EEXISTS, 409, "AlreadyExists"},
+	{SK_ECONFLICT, 409, "Conflict"},
+	{SK_EGONE, 410, "Expired"},
+	{SK_ETOOLARGE, 413, "RequestEntityTooLarge"},
+	{SK_EUNSUPPORTED, 415, "UnsupportedMediaType"},
+	{SK_EINVALID, 422, "Invalid"},
+	{SK_EUNAVAILABLE, 503, "ServiceUnavailable"},
+	{SK_ETIMEOUT, 504, "Timeout"},
+};
+
+int sk__http_code(int skcode, const char **reason)
+{
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		if (codes[i].code == skcode) {
+			*reason = codes[i].reason;
+			return codes[i].http;
+		}
+	}
+	*reason = "InternalError";
+	return 500;
+}
+
+void sk__reply_raw(sk_api_response *resp, int status, char *body, size_t len)
+{
+	resp->status = status;
+	resp->body = body;
+	resp->len = len;
+	resp->content_type = "application/json";
+}
+
+void sk__reply_json(sk_api_response *resp, int status, json_t *obj)
+{
+	char *s = json_dumps(obj, JSON_COMPACT);
+
+	if (!s)
+		abort();
+	sk__reply_raw(resp, status, s, strlen(s));
+}
+
+void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg,
+		      const sk_resource *r, const char *name, json_t *causes)
+{
+	cleanup_json json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion",
+					    "v1", "metadata", "status", "Failure", "message", msg, "reason",
+					    reason, "code", code);
+	json_t *details = NULL;
+
+	if (r || name || causes) {
+		details = json_object();
+		if (name && *name)
+			json_object_set_new(details, "name", json_string(name));
+		if (r) {
+			if (r->group[0])
+				json_object_set_new(details, "group", json_string(r->group));
+			json_object_set_new(details, "kind", json_string(r->plural));
+		}
+		if (causes)
+			json_object_set(details, "causes", causes);
+		json_object_set_new(st, "details", details);
+	}
+	free(resp->body);
+	sk__reply_json(resp, code, st);
+}
+
+void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_resource *r, const char *name)
+{
+	const char *reason;
+	int http = sk__http_code(err->code, &reason);
+
+	sk__reply_status(resp, http, reason, err->msg, r, name, NULL);
+}
+
+json_t *sk__status_ok(const sk_resource *r, const char *name, const char *uid)
+{
+	json_t *st = json_pack("{s:s, s:s, s:{}, s:s}", "kind", "Status", "apiVersion", "v1", "metadata", "status",
+			       "Success");
+	json_t *d = json_object();
+
+	if (name)
+		json_object_set_new(d, "name", json_string(name));
+	if (r) {
+		if (r->group[0])
+			json_object_set_new(d, "group", json_string(r->group));
+		json_object_set_new(d, "kind", json_string(r->plural));
+	}
+	if (uid)
+		json_object_set_new(d, "uid", json_string(uid));
+	json_object_set_new(st, "details", d);
+	return st;
+}
+
+const char *sk__arg(const sk_api_request *req, const char *key)
+{
+	for (size_t i = 0; i < req->nargs; i++)
+		if (!strcmp(req->args[i].key, key))
+			return req->args[i].value ? req->args[i].value : "";
+	return NULL;
+}
+
+void sk_api_response_release(sk_api_response *r)
+{
+	free(r->body);
+	free(r->warning);
+	r->body = r->warning = NULL;
+}
