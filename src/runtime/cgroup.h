@@ -1,0 +1,51 @@
+/* Cgroups for pods, as kubelet's cgroupfs driver lays them out.
+ *
+ * Pod cgroups live under /kubepods (Guaranteed), /kubepods/burstable or
+ * /kubepods/besteffort, named pod<uid>; a container's cgroup is
+ * <pod cgroup>/<container id>. The OCI runtime creates them on demand in every
+ * hierarchy; this file detects the host's cgroup layout, and removes pod
+ * cgroups and reads OOM counters in every hierarchy (v1 controllers, the
+ * hybrid v2 tree and pure v2 alike). */
+#ifndef SK_RUNTIME_CGROUP_H
+#define SK_RUNTIME_CGROUP_H
+
+#include <stdbool.h>
+
+#include "util/error.h"
+
+enum sk_cgroup_mode {
+	SK_CGROUP_NONE = 0,
+	SK_CGROUP_V1,      /* only v1 controllers under /sys/fs/cgroup */
+	SK_CGROUP_HYBRID,  /* v1 controllers plus a v2 tree at /sys/fs/cgroup/unified */
+	SK_CGROUP_V2,      /* /sys/fs/cgroup is cgroup2 */
+};
+
+enum sk_qos {
+	SK_QOS_GUARANTEED = 0,
+	SK_QOS_BURSTABLE,
+	SK_QOS_BESTEFFORT,
+};
+
+/* Detects the host's layout by statfs of /sys/fs/cgroup and .../unified. */
+enum sk_cgroup_mode sk_cgroup_mode_detect(void);
+const char *sk_cgroup_mode_name(enum sk_cgroup_mode mode);
+const char *sk_qos_name(enum sk_qos qos);   /* "Guaranteed", "Burstable", "BestEffort" */
+
+/* "/kubepods/burstable/pod<uid>" (or "/kubepods/pod<uid>" for Guaranteed).
+ * Caller frees. */
+char *sk_cgroup_pod_path(enum sk_qos qos, const char *pod_uid);
+
+/* Removes the cgroup `path` (absolute within the hierarchies, e.g. a pod
+ * path) and everything below it, in every mounted hierarchy. Waits briefly
+ * for exiting tasks. Missing directories are fine. Returns -1 with err when
+ * some directory stays (tasks still in it). */
+int sk_cgroup_remove(const char *path, sk_error_t *err);
+
+/* True when `path` exists in any hierarchy. */
+bool sk_cgroup_exists(const char *path);
+
+/* True when the memory cgroup `path` recorded an OOM kill (v1
+ * memory.oom_control "oom_kill N", v2 memory.events "oom_kill N"). */
+bool sk_cgroup_oom_killed(const char *path);
+
+#endif
