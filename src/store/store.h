@@ -52,7 +52,9 @@ typedef struct sk_store_options {
 	/* Compaction bound: history is kept for at least min_history_secs and
 	 * the newest max_history_events revisions beyond that are kept too;
 	 * older revisions are compacted in small batches that never hold the
-	 * write lock for long. 0 picks the defaults (300 s, 100000 events). */
+	 * write lock for long. 0 picks the defaults (300 s, 100000 events);
+	 * a negative value removes that bound (tests: both < 0 compacts all
+	 * history as soon as it is written). */
 	int64_t min_history_secs;
 	int64_t max_history_events;
 } sk_store_options;
@@ -71,7 +73,7 @@ int64_t sk_store_compacted_rev(sk_store *s);
  * Missing key: SK_ENOTFOUND. */
 int sk_store_get(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err);
 
-/* (sk_store_range) Lists keys with the given prefix in key order, starting strictly after
+/* Lists keys with the given prefix in key order, starting strictly after
  * `after` (NULL or "" for the beginning), at most `limit` items (0 = all).
  * rev = 0 reads the current state; rev > 0 reads the state as of that
  * revision (for consistent pagination) and fails with SK_EGONE when rev is
@@ -111,6 +113,7 @@ typedef struct sk_store_event {
 typedef void (*sk_store_watch_cb)(const sk_store_event *ev, void *ud);
 
 /* Starts a watch of every key with the prefix for revisions > from_rev.
+ * Watches still registered at sk_store_close are freed by it.
  * from_rev = 0 means "from now" (no replay). Events between from_rev and now
  * are replayed through cb before this returns; later events follow in order
  * without gaps. SK_EGONE when from_rev < sk_store_compacted_rev().

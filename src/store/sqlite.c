@@ -1,0 +1,797 @@
+/* The SQLite backend ("sqlite://DIR" → DIR/state.db).
+ *
+ * Writes: callers queue a request and wait. One writer thread takes every
+ * queued request, checks each against the current state plus the earlier
+ * requests of the same batch, assigns consecutive revisions, inserts the
+ * batch in one transaction (synchronous=FULL, so concurrent writers share one
+ * fsync), then applies it to the in-memory state, feeds the watchers in
+ * revision order and wakes the callers. Nothing is visible before its commit.
+ *
+ * Reads at the current revision come from the in-memory skip list under a
+ * read lock; older revisions and old watch history come from a second,
+ * read-only connection.
+ *
+ * Compaction runs on the writer thread between batches, one short
+ * transaction of at most COMPACT_WINDOW revisions at a time, and the WAL is
+ * checkpointed (TRUNCATE) and free pages vacuumed when the writer is idle. */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "store/sqlite-int.h"
+#include "util/util.h"
+
+#define DEFAULT_HISTORY_SECS 300
+#define DEFAULT_HISTORY_EVENTS 100000
+#define RING_EVENTS 8192
+#define COMPACT_WINDOW 1000
+#define MAX_BATCH 2048
+#define NSAMPLES 2048
+#define IDLE_WAIT_NS (100 * 1000000LL)
+#define CHECKPOINT_EVERY_NS (1000 * 1000000LL)
+
+enum { OP_CREATE, OP_UPDATE, OP_DELETE, OP_COMPACT };
+
+/* One queued write; lives on the caller's stack until done is set. */
+struct wreq {
+	int op;
+	sk__blob *key, *val;           /* owned by the caller */
+	int64_t expect_rev;            /* OP_COMPACT: the target revision */
+	/* results, set by the writer */
+	int64_t rev;
+	sk_error_t err;
+	int done, accepted;
+	int64_t create_rev, prev_create_rev, prev_mod_rev;
+	sk__blob *prev_val;            /* a reference the caller drops */
+	struct wreq *next;
+};
+
+struct rev_sample {
+	int64_t t_ns, rev;
+};
+
+struct sqlite_store {
+	sk_store base;
+	char *path;
+	int64_t history_secs, history_events;   /* < 0: no bound of that kind */
+
+	pthread_rwlock_t lock;                  /* guards tab and rev */
+	sk__memtab tab;
+	int64_t rev;
+	int64_t compacted;                      /* atomic */
+	int64_t commits, writes, rows;          /* atomic */
+
+	pthread_mutex_t wmu;                    /* guards hub and watch_rev */
+	sk__hub hub;
+	int64_t watch_rev;
+
+	pthread_mutex_t rmu;                    /* guards rdb */
+	sk__sdb rdb;
+
+	pthread_mutex_t qmu;                    /* guards the queue and req->done */
+	pthread_cond_t qcv, donecv;
+	struct wreq *qhead, **qtail;
+	int stop;
+	pthread_t writer;
+	int writer_started;
+
+	/* writer thread only */
+	sk__sdb wdb;
+	struct rev_sample samples[NSAMPLES];
+	size_t nsamples;
+	int64_t sample_every_ns, last_ckpt_ns;
+	int dirty, behind;
+};
+
+#define S(base) ((struct sqlite_store *)(base))
+
+static int64_t load64(const int64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static void store64(int64_t *p, int64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static void add64(int64_t *p, int64_t v) { __atomic_add_fetch(p, v, __ATOMIC_RELAXED); }
+
+/* ---- compaction bound ---- */
+
+static void sample_rev(struct sqlite_store *s, int64_t now)
+{
+	if (s->nsamples && now - s->samples[s->nsamples - 1].t_ns < s->sample_every_ns)
+		return;
+	if (s->nsamples == NSAMPLES) {
+		/* Thin out: keep every other sample and sample half as often. */
+		for (size_t i = 0; i < NSAMPLES / 2; i++)
+			s->samples[i] = s->samples[2 * i + 1];
+		s->nsamples = NSAMPLES / 2;
+		s->sample_every_ns *= 2;
+	}
+	s->samples[s->nsamples].t_ns = now;
+	s->samples[s->nsamples].rev = s->rev;
+	s->nsamples++;
+}
+
+/* Newest revision written at least history_secs ago (drops older samples). */
+static int64_t time_bound(struct sqlite_store *s, int64_t now)
+{
+	int64_t cutoff = now - s->history_secs * 1000000000LL;
+	size_t i = 0;
+
+	if (s->history_secs < 0)
+		return s->rev;
+	while (i < s->nsamples && s->samples[i].t_ns <= cutoff)
+		i++;
+	if (i == 0)
+		return 0;
+	if (i > 1) {
+		memmove(s->samples, s->samples + i - 1, (s->nsamples - i + 1) * sizeof(s->samples[0]));
+		s->nsamples -= i - 1;
+	}
+	return s->samples[0].rev;
+}
+
+static int64_t compact_target(struct sqlite_store *s, int64_t now)
+{
+	int64_t by_time = time_bound(s, now);
+	int64_t by_count = s->history_events < 0 ? s->rev : s->rev - s->history_events;
+
+	return by_time < by_count ? by_time : by_count;
+}
+
+/* Compacts one window towards target; returns 1 if more remains, 0 when
+ * done, -1 on error. */
+static int compact_step(struct sqlite_store *s, int64_t target, sk_error_t *err)
+{
+	int64_t lo = s->compacted, hi, removed;
+
+	if (target <= lo)
+		return 0;
+	hi = target - lo > COMPACT_WINDOW ? lo + COMPACT_WINDOW : target;
+	if (sk__sdb_compact(&s->wdb, lo, hi, &removed, err) < 0)
+		return -1;
+	store64(&s->compacted, hi);
+	add64(&s->rows, -removed);
+	s->dirty = 1;
+	return hi < target;
+}
+
+static void maintain(struct sqlite_store *s, int idle)
+{
+	int64_t now = sk_mono_ns();
+	sk_error_t err = {0};
+	int r;
+
+	sample_rev(s, now);
+	r = compact_step(s, compact_target(s, now), &err);
+	if (r < 0)
+		sk_warn("store", "compaction: %s", err.msg);
+	s->behind = r > 0;
+	if (idle && s->dirty && !s->behind && now - s->last_ckpt_ns >= CHECKPOINT_EVERY_NS) {
+		sk__sdb_checkpoint(&s->wdb);
+		s->dirty = 0;
+		s->last_ckpt_ns = now;
+	}
+}
+
+/* ---- the write path ---- */
+
+/* The state of r's key as of the requests before it in the batch. */
+static sk__mnode *current(struct sqlite_store *s, sk__memtab *overlay, struct wreq *r)
+{
+	sk__mnode *n = sk__memtab_find(overlay, r->key->data);
+
+	if (n)
+		return n->val ? n : NULL;
+	return sk__memtab_find(&s->tab, r->key->data);
+}
+
+static int check(struct wreq *r, sk__mnode *cur)
+{
+	const char *k = r->key->data;
+
+	if (r->op == OP_CREATE) {
+		if (cur)
+			return sk_error_set(&r->err, SK_EEXISTS, "key \"%s\" already exists", k);
+		return 0;
+	}
+	if (!cur)
+		return sk_error_set(&r->err, SK_ENOTFOUND, "key \"%s\" not found", k);
+	if (r->expect_rev && r->expect_rev != cur->mod_rev)
+		return sk_error_set(&r->err, SK_ECONFLICT, "key \"%s\": revision %lld is not the current %lld", k,
+				    (long long)r->expect_rev, (long long)cur->mod_rev);
+	return 0;
+}
+
+/* Validates r, and if it passes assigns it revision rev and fills row. */
+static int accept(struct sqlite_store *s, sk__memtab *overlay, struct wreq *r, int64_t rev, sk__row *row)
+{
+	sk__mnode *cur = current(s, overlay, r);
+
+	if (check(r, cur) < 0)
+		return -1;
+	r->accepted = 1;
+	r->rev = rev;
+	r->create_rev = cur ? cur->create_rev : rev;
+	if (cur) {
+		r->prev_val = sk__blob_ref(cur->val);
+		r->prev_create_rev = cur->create_rev;
+		r->prev_mod_rev = cur->mod_rev;
+	}
+	sk__memtab_put(overlay, sk__blob_ref(r->key), r->op == OP_DELETE ? NULL : sk__blob_ref(r->val),
+		       r->create_rev, rev);
+	*row = (sk__row){.rev = rev, .key = r->key->data, .create_rev = r->create_rev,
+			 .prev_rev = cur ? cur->mod_rev : 0, .deleted = r->op == OP_DELETE,
+			 .val = r->op == OP_DELETE ? NULL : r->val->data, .len = r->op == OP_DELETE ? 0 : r->val->len};
+	return 0;
+}
+
+static void apply_state(struct sqlite_store *s, struct wreq **reqs, size_t n, int64_t last)
+{
+	pthread_rwlock_wrlock(&s->lock);
+	for (size_t i = 0; i < n; i++) {
+		struct wreq *r = reqs[i];
+
+		if (r->op == OP_DELETE)
+			sk__memtab_remove(&s->tab, r->key->data);
+		else
+			sk__memtab_put(&s->tab, sk__blob_ref(r->key), sk__blob_ref(r->val), r->create_rev, r->rev);
+	}
+	s->rev = last;
+	pthread_rwlock_unlock(&s->lock);
+}
+
+static void publish(struct sqlite_store *s, struct wreq **reqs, size_t n, int64_t last)
+{
+	pthread_mutex_lock(&s->wmu);
+	for (size_t i = 0; i < n; i++) {
+		struct wreq *r = reqs[i];
+		sk__event ev = {.rev = r->rev, .key = sk__blob_ref(r->key), .create_rev = r->create_rev,
+				.prev = sk__blob_ref(r->prev_val), .prev_create_rev = r->prev_create_rev,
+				.prev_mod_rev = r->prev_mod_rev};
+
+		ev.type = r->op == OP_CREATE ? SK_STORE_CREATE : r->op == OP_UPDATE ? SK_STORE_UPDATE : SK_STORE_DELETE;
+		ev.val = sk__blob_ref(r->op == OP_DELETE ? r->prev_val : r->val);
+		sk__hub_push(&s->hub, &ev);
+	}
+	s->watch_rev = last;
+	pthread_mutex_unlock(&s->wmu);
+}
+
+static void fail_accepted(struct wreq **reqs, size_t n, const sk_error_t *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		reqs[i]->err = *err;
+		reqs[i]->rev = -1;
+		reqs[i]->accepted = 0;
+		sk__blob_unref(steal_ptr(&reqs[i]->prev_val));
+	}
+}
+
+/* Validates, commits and publishes the writes among reqs[0..n). */
+static void write_batch(struct sqlite_store *s, struct wreq **reqs, size_t n)
+{
+	cleanup_free sk__row *rows = xmalloc(n * sizeof(*rows));
+	cleanup_free struct wreq **ok = xmalloc(n * sizeof(*ok));
+	sk_error_t err = {0};
+	sk__memtab overlay;
+	size_t nok = 0;
+
+	sk__memtab_init(&overlay);
+	for (size_t i = 0; i < n; i++) {
+		if (reqs[i]->op != OP_COMPACT && accept(s, &overlay, reqs[i], s->rev + 1 + (int64_t)nok, &rows[nok]) == 0)
+			ok[nok++] = reqs[i];
+		else if (reqs[i]->op != OP_COMPACT)
+			reqs[i]->rev = -1;
+	}
+	sk__memtab_release(&overlay);
+	if (nok == 0)
+		return;
+	if (sk__sdb_write(&s->wdb, rows, nok, &err) < 0) {
+		sk_err("store", "write: %s", err.msg);
+		fail_accepted(ok, nok, &err);
+		return;
+	}
+	add64(&s->commits, 1);
+	add64(&s->writes, (int64_t)nok);
+	add64(&s->rows, (int64_t)nok);
+	s->dirty = 1;
+	apply_state(s, ok, nok, s->rev + (int64_t)nok);
+	publish(s, ok, nok, s->rev);
+}
+
+static void compact_req(struct sqlite_store *s, struct wreq *r)
+{
+	int ret;
+
+	while ((ret = compact_step(s, r->expect_rev, &r->err)) > 0)
+		;
+	r->rev = ret < 0 ? -1 : s->compacted;
+	if (ret == 0) {
+		sk__sdb_checkpoint(&s->wdb);
+		s->dirty = 0;
+		s->last_ckpt_ns = sk_mono_ns();
+	}
+}
+
+static void process(struct sqlite_store *s, struct wreq *batch)
+{
+	struct wreq *reqs[MAX_BATCH];
+	size_t n = 0;
+
+	for (struct wreq *r = batch; r; r = r->next)
+		reqs[n++] = r;
+	write_batch(s, reqs, n);
+	for (size_t i = 0; i < n; i++)
+		if (reqs[i]->op == OP_COMPACT)
+			compact_req(s, reqs[i]);
+	pthread_mutex_lock(&s->qmu);
+	for (size_t i = 0; i < n; i++)
+		reqs[i]->done = 1;
+	pthread_cond_broadcast(&s->donecv);
+	pthread_mutex_unlock(&s->qmu);
+}
+
+/* Takes up to MAX_BATCH queued requests; qmu held. */
+static struct wreq *take_batch(struct sqlite_store *s)
+{
+	struct wreq *head = s->qhead, *r = head;
+	size_t n = 1;
+
+	if (!head)
+		return NULL;
+	while (r->next && n < MAX_BATCH) {
+		r = r->next;
+		n++;
+	}
+	s->qhead = r->next;
+	if (!s->qhead)
+		s->qtail = &s->qhead;
+	r->next = NULL;
+	return head;
+}
+
+static void wait_for_work(struct sqlite_store *s)
+{
+	struct timespec ts;
+	int64_t deadline;
+
+	if (s->qhead || s->stop || s->behind)
+		return;
+	deadline = sk_mono_ns() + IDLE_WAIT_NS;
+	ts.tv_sec = deadline / 1000000000LL;
+	ts.tv_nsec = deadline % 1000000000LL;
+	pthread_cond_timedwait(&s->qcv, &s->qmu, &ts);
+}
+
+static void *writer_main(void *arg)
+{
+	struct sqlite_store *s = arg;
+
+	for (;;) {
+		struct wreq *batch;
+		int stopping;
+
+		pthread_mutex_lock(&s->qmu);
+		wait_for_work(s);
+		batch = take_batch(s);
+		stopping = s->stop;
+		pthread_mutex_unlock(&s->qmu);
+		if (batch)
+			process(s, batch);
+		if (stopping && !batch)
+			break;
+		maintain(s, !batch);
+	}
+	sk__sdb_checkpoint(&s->wdb);
+	return NULL;
+}
+
+/* Queues r and waits for the writer to finish it. */
+static void submit(struct sqlite_store *s, struct wreq *r)
+{
+	pthread_mutex_lock(&s->qmu);
+	if (s->stop) {
+		pthread_mutex_unlock(&s->qmu);
+		r->rev = sk_error_set(&r->err, SK_EUNAVAILABLE, "store: closing");
+		return;
+	}
+	r->next = NULL;
+	*s->qtail = r;
+	s->qtail = &r->next;
+	pthread_cond_signal(&s->qcv);
+	while (!r->done)
+		pthread_cond_wait(&s->donecv, &s->qmu);
+	pthread_mutex_unlock(&s->qmu);
+}
+
+static int64_t do_write(struct sqlite_store *s, struct wreq *r, sk_store_kv *prev, sk_error_t *err)
+{
+	submit(s, r);
+	if (r->rev < 0) {
+		if (err)
+			*err = r->err;
+	} else if (prev && r->prev_val) {
+		sk__kv_fill(prev, r->key->data, r->prev_val->data, r->prev_val->len, r->prev_create_rev,
+			    r->prev_mod_rev);
+	}
+	sk__blob_unref(r->key);
+	sk__blob_unref(r->val);
+	sk__blob_unref(r->prev_val);
+	return r->rev < 0 ? -1 : r->rev;
+}
+
+static int64_t op_create(sk_store *base, const char *key, const char *value, size_t len, sk_error_t *err)
+{
+	struct wreq r = {.op = OP_CREATE};
+
+	if (!key || !*key)
+		return sk_error_set(err, SK_EINVALID, "store: empty key");
+	r.key = sk__blob_new(key, strlen(key));
+	r.val = sk__blob_new(value, len);
+	return do_write(S(base), &r, NULL, err);
+}
+
+static int64_t op_update(sk_store *base, const char *key, const char *value, size_t len, int64_t expect_rev,
+			 sk_error_t *err)
+{
+	struct wreq r = {.op = OP_UPDATE, .expect_rev = expect_rev};
+
+	if (!key || !*key)
+		return sk_error_set(err, SK_EINVALID, "store: empty key");
+	r.key = sk__blob_new(key, strlen(key));
+	r.val = sk__blob_new(value, len);
+	return do_write(S(base), &r, NULL, err);
+}
+
+static int64_t op_delete(sk_store *base, const char *key, int64_t expect_rev, sk_store_kv *prev, sk_error_t *err)
+{
+	struct wreq r = {.op = OP_DELETE, .expect_rev = expect_rev};
+
+	if (!key || !*key)
+		return sk_error_set(err, SK_EINVALID, "store: empty key");
+	r.key = sk__blob_new(key, strlen(key));
+	return do_write(S(base), &r, prev, err);
+}
+
+static int op_compact(sk_store *base, int64_t rev, sk_error_t *err)
+{
+	struct sqlite_store *s = S(base);
+	struct wreq r = {.op = OP_COMPACT, .expect_rev = rev};
+
+	if (rev > sk_store_rev(base))
+		return sk_error_set(err, SK_EINVALID, "store: cannot compact to future revision %lld", (long long)rev);
+	submit(s, &r);
+	if (r.rev < 0) {
+		if (err)
+			*err = r.err;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- reads ---- */
+
+static int64_t op_rev(sk_store *base)
+{
+	struct sqlite_store *s = S(base);
+	int64_t rev;
+
+	pthread_rwlock_rdlock(&s->lock);
+	rev = s->rev;
+	pthread_rwlock_unlock(&s->lock);
+	return rev;
+}
+
+static int64_t op_compacted_rev(sk_store *base) { return load64(&S(base)->compacted); }
+
+static int op_get(sk_store *base, const char *key, sk_store_kv *kv, sk_error_t *err)
+{
+	struct sqlite_store *s = S(base);
+	sk__mnode *n;
+
+	pthread_rwlock_rdlock(&s->lock);
+	n = sk__memtab_find(&s->tab, key);
+	if (n)
+		sk__kv_fill(kv, key, n->val->data, n->val->len, n->create_rev, n->mod_rev);
+	pthread_rwlock_unlock(&s->lock);
+	if (!n)
+		return sk_error_set(err, SK_ENOTFOUND, "key \"%s\" not found", key);
+	return 0;
+}
+
+static int has_prefix(const sk__mnode *n, const char *prefix, size_t plen)
+{
+	return n->key->len >= plen && memcmp(n->key->data, prefix, plen) == 0;
+}
+
+/* Lists from memory; lock held. */
+static void list_mem(struct sqlite_store *s, const char *prefix, const char *after, size_t limit, sk_store_list *out)
+{
+	size_t plen = strlen(prefix), cap = 0;
+	sk__mnode *n;
+
+	if (after && *after && strcmp(after, prefix) >= 0)
+		n = sk__memtab_seek(&s->tab, after);
+	else
+		n = sk__memtab_lower_bound(&s->tab, prefix);
+	for (; n && has_prefix(n, prefix, plen); n = n->next[0]) {
+		if (limit && out->n == limit) {
+			out->more = 1;
+			break;
+		}
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			out->items = xrealloc(out->items, cap * sizeof(out->items[0]));
+		}
+		sk__kv_fill(&out->items[out->n++], n->key->data, n->val->data, n->val->len, n->create_rev, n->mod_rev);
+	}
+	out->rev = s->rev;
+}
+
+static int op_list(sk_store *base, const char *prefix, const char *after, size_t limit, int64_t rev,
+		   sk_store_list *out, sk_error_t *err)
+{
+	struct sqlite_store *s = S(base);
+	int64_t cur;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	pthread_rwlock_rdlock(&s->lock);
+	cur = s->rev;
+	if (rev <= 0 || rev == cur)
+		list_mem(s, prefix, after, limit, out);
+	pthread_rwlock_unlock(&s->lock);
+	if (rev <= 0 || rev == cur)
+		return 0;
+	if (rev > cur)
+		return sk_error_set(err, SK_ETIMEOUT, "store: too large resource version %lld, current %lld",
+				    (long long)rev, (long long)cur);
+	if (rev < load64(&s->compacted))
+		return sk_error_set(err, SK_EGONE, "store: revision %lld is compacted (oldest %lld)", (long long)rev,
+				    (long long)load64(&s->compacted));
+	pthread_mutex_lock(&s->rmu);
+	ret = sk__sdb_list_at(&s->rdb, prefix, after, limit, rev, out, err);
+	pthread_mutex_unlock(&s->rmu);
+	return ret;
+}
+
+static size_t op_count(sk_store *base, const char *prefix)
+{
+	struct sqlite_store *s = S(base);
+	size_t plen = strlen(prefix), n = 0;
+
+	pthread_rwlock_rdlock(&s->lock);
+	if (plen == 0)
+		n = s->tab.n;
+	else
+		for (sk__mnode *m = sk__memtab_lower_bound(&s->tab, prefix); m && has_prefix(m, prefix, plen);
+		     m = m->next[0])
+			n++;
+	pthread_rwlock_unlock(&s->lock);
+	return n;
+}
+
+/* ---- watch ---- */
+
+static void watch_free(sk_store_watch *w)
+{
+	if (!w)
+		return;
+	free(w->prefix);
+	free(w);
+}
+
+/* Replays (from_rev, watch_rev] to w; wmu held. */
+static int replay(struct sqlite_store *s, sk_store_watch *w, int64_t from_rev, sk_error_t *err)
+{
+	int ret;
+
+	if (from_rev < load64(&s->compacted))
+		return sk_error_set(err, SK_EGONE, "store: revision %lld is compacted (oldest %lld)",
+				    (long long)from_rev, (long long)load64(&s->compacted));
+	w->from_rev = from_rev;
+	if (from_rev >= s->watch_rev || sk__hub_replay(&s->hub, w, from_rev) == 0)
+		return 0;
+	pthread_mutex_lock(&s->rmu);
+	ret = sk__sdb_replay(&s->rdb, w, from_rev, s->watch_rev, err);
+	pthread_mutex_unlock(&s->rmu);
+	return ret;
+}
+
+static sk_store_watch *op_watch_start(sk_store *base, const char *prefix, int64_t from_rev, sk_store_watch_cb cb,
+				      void *ud, sk_error_t *err)
+{
+	struct sqlite_store *s = S(base);
+	sk_store_watch *w;
+
+	if (from_rev < 0 || !cb) {
+		sk_error_set(err, SK_EINVALID, "store: bad watch of \"%s\"", prefix);
+		return NULL;
+	}
+	w = xzalloc(sizeof(*w));
+	w->prefix = xstrdup(prefix);
+	w->plen = strlen(prefix);
+	w->cb = cb;
+	w->ud = ud;
+	pthread_mutex_lock(&s->wmu);
+	if (from_rev > 0 && replay(s, w, from_rev, err) < 0) {
+		pthread_mutex_unlock(&s->wmu);
+		watch_free(w);
+		return NULL;
+	}
+	w->from_rev = from_rev > s->watch_rev ? from_rev : s->watch_rev;
+	sk__hub_add(&s->hub, w);
+	pthread_mutex_unlock(&s->wmu);
+	return w;
+}
+
+static void op_unwatch(sk_store *base, sk_store_watch *w)
+{
+	struct sqlite_store *s = S(base);
+
+	pthread_mutex_lock(&s->wmu);
+	sk__hub_remove(&s->hub, w);
+	pthread_mutex_unlock(&s->wmu);
+	watch_free(w);
+}
+
+/* ---- stats, open, close ---- */
+
+static int64_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+static void op_stats(sk_store *base, sk_store_stats *st)
+{
+	struct sqlite_store *s = S(base);
+	cleanup_free char *wal = xasprintf("%s-wal", s->path);
+
+	pthread_rwlock_rdlock(&s->lock);
+	st->rev = s->rev;
+	st->keys = s->tab.n;
+	pthread_rwlock_unlock(&s->lock);
+	st->compacted_rev = load64(&s->compacted);
+	st->history_events = (size_t)load64(&s->rows);
+	st->db_bytes = file_size(s->path);
+	st->wal_bytes = file_size(wal);
+	st->commits = load64(&s->commits);
+	st->writes = load64(&s->writes);
+}
+
+static void free_watches(sk__hub *h)
+{
+	for (sk__wgroup *g = h->groups; g; g = g->next) {
+		sk_store_watch *w = g->head, *next;
+
+		for (; w; w = next) {
+			next = w->next;
+			watch_free(w);
+		}
+		g->head = NULL;
+	}
+}
+
+static void store_free(struct sqlite_store *s)
+{
+	sk__sdb_close(&s->wdb);
+	sk__sdb_close(&s->rdb);
+	sk__memtab_release(&s->tab);
+	free_watches(&s->hub);
+	sk__hub_release(&s->hub);
+	pthread_rwlock_destroy(&s->lock);
+	pthread_mutex_destroy(&s->wmu);
+	pthread_mutex_destroy(&s->rmu);
+	pthread_mutex_destroy(&s->qmu);
+	pthread_cond_destroy(&s->qcv);
+	pthread_cond_destroy(&s->donecv);
+	free(s->path);
+	free(s);
+}
+
+/* Stops the writer after it has finished every queued write, then frees
+ * everything, including watches the caller did not stop. */
+static void op_close(sk_store *base)
+{
+	struct sqlite_store *s = S(base);
+
+	if (s->writer_started) {
+		pthread_mutex_lock(&s->qmu);
+		s->stop = 1;
+		pthread_cond_signal(&s->qcv);
+		pthread_mutex_unlock(&s->qmu);
+		pthread_join(s->writer, NULL);
+	}
+	store_free(s);
+}
+
+static const struct sk__store_ops sqlite_ops = {
+	.close = op_close,
+	.rev = op_rev,
+	.compacted_rev = op_compacted_rev,
+	.get = op_get,
+	.list = op_list,
+	.count = op_count,
+	.create = op_create,
+	.update = op_update,
+	.del = op_delete,
+	.watch_start = op_watch_start,
+	.unwatch = op_unwatch,
+	.compact = op_compact,
+	.stats = op_stats,
+};
+
+static void init_sync(struct sqlite_store *s)
+{
+	pthread_rwlockattr_t ra;
+	pthread_condattr_t ca;
+
+	pthread_rwlockattr_init(&ra);
+	pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&s->lock, &ra);
+	pthread_rwlockattr_destroy(&ra);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->qcv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&s->donecv, NULL);
+	pthread_mutex_init(&s->wmu, NULL);
+	pthread_mutex_init(&s->rmu, NULL);
+	pthread_mutex_init(&s->qmu, NULL);
+	s->qtail = &s->qhead;
+}
+
+static void init_bounds(struct sqlite_store *s, const sk_store_options *opts)
+{
+	s->history_secs = opts->min_history_secs ? opts->min_history_secs : DEFAULT_HISTORY_SECS;
+	s->history_events = opts->max_history_events ? opts->max_history_events : DEFAULT_HISTORY_EVENTS;
+	s->sample_every_ns = 100 * 1000000LL;
+	if (s->history_secs > 0 && s->history_secs * 1000000000LL / (NSAMPLES / 2) > s->sample_every_ns)
+		s->sample_every_ns = s->history_secs * 1000000000LL / (NSAMPLES / 2);
+}
+
+static int open_db(struct sqlite_store *s, sk_error_t *err)
+{
+	int64_t compacted = 0, rows = 0;
+
+	if (sk__sdb_open(&s->wdb, s->path, 1, err) < 0 || sk__sdb_open(&s->rdb, s->path, 0, err) < 0)
+		return -1;
+	if (sk__sdb_load(&s->wdb, &s->tab, &s->rev, &compacted, &rows, err) < 0)
+		return sk_error_wrap(err, "store \"%s\"", s->path);
+	s->compacted = compacted;
+	s->rows = rows;
+	s->watch_rev = s->rev;
+	return 0;
+}
+
+sk_store *sk__sqlite_open(const char *dir, const sk_store_options *opts, sk_error_t *err)
+{
+	struct sqlite_store *s;
+	int rc;
+
+	if (sk_mkdir_p(dir, 0700) < 0) {
+		sk_error_errno(err, errno, "store \"%s\": mkdir", dir);
+		return NULL;
+	}
+	s = xzalloc(sizeof(*s));
+	s->base.ops = &sqlite_ops;
+	s->path = xasprintf("%s/state.db", dir);
+	init_sync(s);
+	init_bounds(s, opts);
+	sk__memtab_init(&s->tab);
+	sk__hub_init(&s->hub, RING_EVENTS);
+	if (open_db(s, err) < 0) {
+		store_free(s);
+		return NULL;
+	}
+	s->last_ckpt_ns = sk_mono_ns();
+	sample_rev(s, s->last_ckpt_ns);
+	rc = pthread_create(&s->writer, NULL, writer_main, s);
+	if (rc != 0) {
+		sk_error_errno(err, rc, "store \"%s\": writer thread", s->path);
+		store_free(s);
+		return NULL;
+	}
+	s->writer_started = 1;
+	return &s->base;
+}

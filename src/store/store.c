@@ -1,0 +1,163 @@
+/* The store front end: picks a backend from the uri scheme and forwards each
+ * call through its vtable; also the small helpers every backend shares. */
+#include "store/store.h"
+
+#include <string.h>
+
+#include "store/store-int.h"
+#include "util/util.h"
+
+sk_store *sk_store_open(const char *uri, const sk_store_options *opts, sk_error_t *err)
+{
+	static const char sqlite_scheme[] = "sqlite://";
+	sk_store_options none = {0};
+
+	if (!opts)
+		opts = &none;
+	if (!uri) {
+		sk_error_set(err, SK_EINVALID, "store: no uri");
+		return NULL;
+	}
+	if (strncmp(uri, sqlite_scheme, strlen(sqlite_scheme)) == 0 && uri[strlen(sqlite_scheme)])
+		return sk__sqlite_open(uri + strlen(sqlite_scheme), opts, err);
+	sk_error_set(err, SK_EINVALID, "store \"%s\": unsupported uri (want sqlite://DIR)", uri);
+	return NULL;
+}
+
+void sk_store_close(sk_store *s)
+{
+	if (s)
+		s->ops->close(s);
+}
+
+int64_t sk_store_rev(sk_store *s) { return s->ops->rev(s); }
+int64_t sk_store_compacted_rev(sk_store *s) { return s->ops->compacted_rev(s); }
+
+int sk_store_get(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err)
+{
+	return s->ops->get(s, key, kv, err);
+}
+
+int sk_store_range(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev,
+		  sk_store_list *out, sk_error_t *err)
+{
+	return s->ops->list(s, prefix ? prefix : "", after, limit, rev, out, err);
+}
+
+size_t sk_store_count(sk_store *s, const char *prefix) { return s->ops->count(s, prefix ? prefix : ""); }
+
+int64_t sk_store_create(sk_store *s, const char *key, const char *value, size_t len, sk_error_t *err)
+{
+	return s->ops->create(s, key, value, len, err);
+}
+
+int64_t sk_store_update(sk_store *s, const char *key, const char *value, size_t len, int64_t expect_rev,
+			sk_error_t *err)
+{
+	return s->ops->update(s, key, value, len, expect_rev, err);
+}
+
+int64_t sk_store_delete(sk_store *s, const char *key, int64_t expect_rev, sk_store_kv *prev, sk_error_t *err)
+{
+	return s->ops->del(s, key, expect_rev, prev, err);
+}
+
+sk_store_watch *sk_store_watch_start(sk_store *s, const char *prefix, int64_t from_rev, sk_store_watch_cb cb,
+				     void *ud, sk_error_t *err)
+{
+	return s->ops->watch_start(s, prefix ? prefix : "", from_rev, cb, ud, err);
+}
+
+void sk_store_unwatch(sk_store *s, sk_store_watch *w)
+{
+	if (w)
+		s->ops->unwatch(s, w);
+}
+
+int sk_store_compact(sk_store *s, int64_t rev, sk_error_t *err) { return s->ops->compact(s, rev, err); }
+
+void sk_store_get_stats(sk_store *s, sk_store_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	s->ops->stats(s, st);
+}
+
+void sk_store_kv_release(sk_store_kv *kv)
+{
+	if (!kv)
+		return;
+	free(kv->key);
+	free(kv->value);
+	kv->key = kv->value = NULL;
+	kv->len = 0;
+}
+
+void sk_store_list_release(sk_store_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		sk_store_kv_release(&l->items[i]);
+	free(l->items);
+	l->items = NULL;
+	l->n = 0;
+}
+
+sk__blob *sk__blob_new(const char *data, size_t len)
+{
+	sk__blob *b = xmalloc(sizeof(*b) + len + 1);
+
+	b->refs = 1;
+	b->len = len;
+	if (len)
+		memcpy(b->data, data, len);
+	b->data[len] = '\0';
+	return b;
+}
+
+sk__blob *sk__blob_ref(sk__blob *b)
+{
+	if (b)
+		__atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+	return b;
+}
+
+void sk__blob_unref(sk__blob *b)
+{
+	int left;
+
+	if (!b)
+		return;
+	left = __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	if (left < 0)
+		abort();
+	if (left == 0)
+		free(b);
+}
+
+void sk__kv_fill(sk_store_kv *kv, const char *key, const char *val, size_t len, int64_t create_rev,
+		 int64_t mod_rev)
+{
+	kv->key = xstrdup(key);
+	kv->value = xmalloc(len + 1);
+	if (len)
+		memcpy(kv->value, val, len);
+	kv->value[len] = '\0';
+	kv->len = len;
+	kv->create_rev = create_rev;
+	kv->mod_rev = mod_rev;
+}
+
+char *sk__prefix_end(const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *end;
+
+	while (n > 0 && (unsigned char)prefix[n - 1] == 0xff)
+		n--;
+	if (n == 0)
+		return NULL;
+	end = xstrndup(prefix, n);
+	end[n - 1] = (char)((unsigned char)end[n - 1] + 1);
+	return end;
+}
