@@ -17,7 +17,7 @@ enum {
 };
 
 /* One served resource. */
-typedef struct sk_resource {
+typedef struct sk_api_resource {
 	const char *group;         /* "" for core */
 	const char *version;
 	const char *kind;
@@ -28,15 +28,15 @@ typedef struct sk_resource {
 	const char *categories;    /* "all" or NULL */
 	int subresources;          /* SK_SUB_* */
 	int has_spec;              /* generation bumps on spec change; status only via /status */
-} sk_resource;
+} sk_api_resource;
 
-extern const sk_resource sk__resources[];
+extern const sk_api_resource sk__resources[];
 extern const size_t sk__nresources;
 
-const sk_resource *sk__resource_find(const char *group, const char *version, const char *plural);
-const sk_resource *sk__resource_by_kind(const char *group, const char *kind);
+const sk_api_resource *sk__resource_find(const char *group, const char *version, const char *plural);
+const sk_api_resource *sk__resource_by_kind(const char *group, const char *kind);
 /* "v1" or "apps/v1" */
-void sk__resource_gv(const sk_resource *r, char *buf, size_t len);
+void sk__resource_gv(const sk_api_resource *r, char *buf, size_t len);
 
 struct sk_api {
 	sk_store *store;
@@ -47,7 +47,7 @@ struct sk_api {
 
 /* Parsed request path. */
 typedef struct sk_path {
-	const sk_resource *res;
+	const sk_api_resource *res;
 	char group[64], version[32];
 	char ns[254], name[254];
 	char sub[32];                 /* subresource or "" */
@@ -62,17 +62,17 @@ char *sk__obj_encode(json_t *obj, size_t *len);
 char *sk__obj_splice_rv(const char *val, size_t len, int64_t rev, size_t *out_len);
 /* Decodes a stored value and sets its resourceVersion. NULL on corrupt data. */
 json_t *sk__obj_decode(const char *val, size_t len, int64_t rev);
-char *sk__obj_key(const sk_resource *r, const char *ns, const char *name);
-char *sk__obj_prefix(const sk_resource *r, const char *ns);
+char *sk__obj_key(const sk_api_resource *r, const char *ns, const char *name);
+char *sk__obj_prefix(const sk_api_resource *r, const char *ns);
 
 /* Status replies. */
 void sk__reply_json(sk_api_response *resp, int status, json_t *obj);
 void sk__reply_raw(sk_api_response *resp, int status, char *body, size_t len);
-void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_resource *r, const char *name);
+void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_api_resource *r, const char *name);
 void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg,
-		      const sk_resource *r, const char *name, json_t *causes);
+		      const sk_api_resource *r, const char *name, json_t *causes);
 int sk__http_code(int skcode, const char **reason);
-json_t *sk__status_ok(const sk_resource *r, const char *name, const char *uid);
+json_t *sk__status_ok(const sk_api_resource *r, const char *name, const char *uid);
 
 const char *sk__arg(const sk_api_request *req, const char *key);
 
@@ -82,6 +82,6 @@ int sk__parse_path(const char *path, sk_path *p, sk_error_t *err);
 void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 int sk__wants_table(const sk_api_request *req);
-json_t *sk__to_table(const sk_resource *r, json_t *items, json_t *list_meta, int include_object);
+json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object);
 
 #endif

@@ -9,7 +9,7 @@ json_t *sk_openapi_doc(const char *gv_path);
 #include "util/util.h"
 #include "util/version.h"
 
-static json_t *verbs_for(const sk_resource *r)
+static json_t *verbs_for(const sk_api_resource *r)
 {
 	(void)r;
 	return json_pack("[s,s,s,s,s,s,s,s]", "create", "delete", "deletecollection", "get", "list", "patch",
@@ -29,7 +29,7 @@ static json_t *split_list(const char *csv)
 	return a;
 }
 
-static void add_sub(json_t *list, const sk_resource *r, const char *sub, const char *group, const char *version,
+static void add_sub(json_t *list, const sk_api_resource *r, const char *sub, const char *group, const char *version,
 		    const char *kind, json_t *verbs)
 {
 	char name[128];
@@ -51,7 +51,7 @@ static json_t *resource_list(const char *group, const char *version)
 	char gv[96];
 
 	for (size_t i = 0; i < sk__nresources; i++) {
-		const sk_resource *r = &sk__resources[i];
+		const sk_api_resource *r = &sk__resources[i];
 		json_t *e;
 
 		if (strcmp(r->group, group) || strcmp(r->version, version))
@@ -96,7 +96,7 @@ static json_t *group_list(void)
 	json_t *groups = json_array();
 
 	for (size_t i = 0; i < sk__nresources; i++) {
-		const sk_resource *r = &sk__resources[i];
+		const sk_api_resource *r = &sk__resources[i];
 		int seen = 0;
 		char gv[96];
 
@@ -254,7 +254,7 @@ int sk__parse_path(const char *path, sk_path *p, sk_error_t *err)
 		char cand[96];
 
 		if (copy_seg(cand, sizeof(cand), seg[i + 2], len[i + 2]) == 0) {
-			const sk_resource *r = sk__resource_find(p->group, p->version, cand);
+			const sk_api_resource *r = sk__resource_find(p->group, p->version, cand);
 
 			if (r && r->namespaced) {
 				if (copy_seg(p->ns, sizeof(p->ns), seg[i + 1], len[i + 1]) < 0)

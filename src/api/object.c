@@ -69,14 +69,14 @@ json_t *sk__obj_decode(const char *val, size_t len, int64_t rev)
 	return o;
 }
 
-char *sk__obj_key(const sk_resource *r, const char *ns, const char *name)
+char *sk__obj_key(const sk_api_resource *r, const char *ns, const char *name)
 {
 	if (r->namespaced)
 		return xasprintf("/registry/%s/%s/%s", r->plural, ns, name);
 	return xasprintf("/registry/%s/%s", r->plural, name);
 }
 
-char *sk__obj_prefix(const sk_resource *r, const char *ns)
+char *sk__obj_prefix(const sk_api_resource *r, const char *ns)
 {
 	if (r->namespaced && ns && *ns)
 		return xasprintf("/registry/%s/%s/", r->plural, ns);

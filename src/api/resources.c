@@ -4,7 +4,7 @@
 #include "api/api-int.h"
 
 #define ST SK_SUB_STATUS
-const sk_resource sk__resources[] = {
+const sk_api_resource sk__resources[] = {
 	/* group, version, kind, plural, singular, namespaced, short, categories, subresources, has_spec */
 	{"", "v1", "Namespace", "namespaces", "namespace", 0, "ns", NULL, ST | SK_SUB_FINALIZE, 1},
 	{"", "v1", "Pod", "pods", "pod", 1, "po", "all", ST | SK_SUB_BINDING | SK_SUB_EVICTION | SK_SUB_LOG | SK_SUB_EXEC, 1},
@@ -31,10 +31,10 @@ const sk_resource sk__resources[] = {
 #undef ST
 const size_t sk__nresources = sizeof(sk__resources) / sizeof(sk__resources[0]);
 
-const sk_resource *sk__resource_find(const char *group, const char *version, const char *plural)
+const sk_api_resource *sk__resource_find(const char *group, const char *version, const char *plural)
 {
 	for (size_t i = 0; i < sk__nresources; i++) {
-		const sk_resource *r = &sk__resources[i];
+		const sk_api_resource *r = &sk__resources[i];
 
 		if (!strcmp(r->group, group) && !strcmp(r->version, version) && !strcmp(r->plural, plural))
 			return r;
@@ -42,7 +42,7 @@ const sk_resource *sk__resource_find(const char *group, const char *version, con
 	return NULL;
 }
 
-const sk_resource *sk__resource_by_kind(const char *group, const char *kind)
+const sk_api_resource *sk__resource_by_kind(const char *group, const char *kind)
 {
 	for (size_t i = 0; i < sk__nresources; i++)
 		if (!strcmp(sk__resources[i].group, group) && !strcmp(sk__resources[i].kind, kind))
@@ -50,7 +50,7 @@ const sk_resource *sk__resource_by_kind(const char *group, const char *kind)
 	return NULL;
 }
 
-void sk__resource_gv(const sk_resource *r, char *buf, size_t len)
+void sk__resource_gv(const sk_api_resource *r, char *buf, size_t len)
 {
 	if (r->group[0])
 		snprintf(buf, len, "%s/%s", r->group, r->version);

@@ -53,7 +53,7 @@ void sk__reply_json(sk_api_response *resp, int status, json_t *obj)
 }
 
 void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg,
-		      const sk_resource *r, const char *name, json_t *causes)
+		      const sk_api_resource *r, const char *name, json_t *causes)
 {
 	cleanup_json json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion",
 					    "v1", "metadata", "status", "Failure", "message", msg, "reason",
@@ -77,7 +77,7 @@ void sk__reply_status(sk_api_response *resp, int code, const char *reason, const
 	sk__reply_json(resp, code, st);
 }
 
-void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_resource *r, const char *name)
+void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_api_resource *r, const char *name)
 {
 	const char *reason;
 	int http = sk__http_code(err->code, &reason);
@@ -85,7 +85,7 @@ void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_reso
 	sk__reply_status(resp, http, reason, err->msg, r, name, NULL);
 }
 
-json_t *sk__status_ok(const sk_resource *r, const char *name, const char *uid)
+json_t *sk__status_ok(const sk_api_resource *r, const char *name, const char *uid)
 {
 	json_t *st = json_pack("{s:s, s:s, s:{}, s:s}", "kind", "Status", "apiVersion", "v1", "metadata", "status",
 			       "Success");
