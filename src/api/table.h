@@ -1,0 +1,56 @@
+/* Server-side printing: the columns and cells of the meta.k8s.io/v1 Table
+ * that kubectl asks for with `Accept: application/json;as=Table;...`.
+ *
+ * The API server builds the Table envelope; this module supplies, per kind,
+ * the column definitions and the cells of one row, following upstream's
+ * pkg/printers/internalversion/printers.go (Kubernetes 1.32) as the API
+ * server runs it: always with the wide (priority 1) columns, so every row has
+ * exactly as many cells as sk_table_columns() has columns.
+ *
+ * Cells are JSON strings, integers or booleans exactly where upstream puts
+ * them (upstream's column "type" does not always match its cell: a Deployment's
+ * Up-to-date column says "string" and carries integers; we copy both).
+ * Kinds without a printer get upstream's default table convertor:
+ * "Name" and "Created At" (type date, RFC 3339 cell). */
+#ifndef SK_API_TABLE_H
+#define SK_API_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* Column definitions for kind ("Pod", "Deployment", ...): a new JSON array
+ * of {"name","type","format","description","priority"}. NULL or an unknown
+ * kind gives the default Name + Created At columns. Caller decrefs. */
+json_t *sk_table_columns(const char *kind);
+
+/* Cells of obj's row: a new JSON array as long as sk_table_columns(kind).
+ * Ages are computed against now (seconds since the epoch). obj is only read
+ * (borrowed); a missing field prints as upstream prints its zero value.
+ * Caller decrefs. */
+json_t *sk_table_cells(const char *kind, json_t *obj, int64_t now);
+
+/* Row conditions upstream attaches to a row: for a Pod in phase Succeeded or
+ * Failed, [{"type":"Completed","status":"True","reason":...,"message":...}].
+ * A new array, or NULL when the row has none. Caller decrefs. */
+json_t *sk_table_row_conditions(const char *kind, json_t *obj);
+
+/* True (non-zero) when kind has its own printer (not the default columns). */
+int sk_table_has_printer(const char *kind);
+
+/* apimachinery's duration.HumanDuration ("45s", "5m30s", "3h2m", "4d5h",
+ * "2y3d") and ShortHumanDuration ("45s", "5m", "3h", "4d", "2y"), both with
+ * "0s" for -1 s and "<invalid>" for anything earlier. buf of >= 16 bytes. */
+void sk_human_duration(int64_t secs, char *buf, size_t len);
+void sk_short_human_duration(int64_t secs, char *buf, size_t len);
+
+/* A metav1.LabelSelector ({"matchLabels":{},"matchExpressions":[]}) as
+ * labels.Selector.String() writes it: requirements sorted by key, joined by
+ * ",": "app=web", "tier in (a,b)", "env notin (x)", "k", "!k".
+ * NULL, JSON null or an empty selector give "". Returns NULL for an invalid
+ * selector (unknown operator, In/NotIn without values, Exists with values).
+ * The result is malloc'd; caller frees. Usable for Scale's status.selector. */
+char *sk_label_selector_string(json_t *selector);
+
+#endif
