@@ -1,0 +1,337 @@
+/* Schema lookups, the resource table, unknown-field detection and type
+ * checks over the tables in schema-*.c. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/schema-int.h"
+#include "util/util.h"
+
+#define LIST(...) (const char *const[]){ __VA_ARGS__, NULL }
+#define NONE (const char *const[]){ NULL }
+#define CRUD LIST("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+#define GPU LIST("get", "patch", "update")
+#define NOSUB (const sk_subresource[]){ { NULL, NULL, NULL, NULL, NULL } }
+#define STATUS(k) { "status", NULL, NULL, k, GPU }
+#define SCALE { "scale", "autoscaling", "v1", "Scale", GPU }
+#define SUBEND { NULL, NULL, NULL, NULL, NULL }
+
+const sk_resource sk_schema_resources[] = {
+	{ "", "v1", "Binding", "bindings", "binding", true, NONE, LIST("create"), NONE, NOSUB },
+	{ "", "v1", "ConfigMap", "configmaps", "configmap", true, LIST("cm"), CRUD, NONE, NOSUB },
+	{ "", "v1", "Endpoints", "endpoints", "endpoints", true, LIST("ep"), CRUD, NONE, NOSUB },
+	{ "", "v1", "Event", "events", "event", true, LIST("ev"), CRUD, NONE, NOSUB },
+	{ "", "v1", "Namespace", "namespaces", "namespace", false, LIST("ns"),
+	  LIST("create", "delete", "get", "list", "patch", "update", "watch"), NONE,
+	  (const sk_subresource[]){ { "finalize", NULL, NULL, "Namespace", LIST("update") },
+		STATUS("Namespace"), SUBEND } },
+	{ "", "v1", "Node", "nodes", "node", false, LIST("no"), CRUD, NONE,
+	  (const sk_subresource[]){ { "proxy", NULL, NULL, "NodeProxyOptions",
+		LIST("create", "delete", "get", "patch", "update") }, STATUS("Node"), SUBEND } },
+	{ "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
+	  LIST("pvc"), CRUD, NONE, (const sk_subresource[]){ STATUS("PersistentVolumeClaim"), SUBEND } },
+	{ "", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, LIST("pv"), CRUD,
+	  NONE, (const sk_subresource[]){ STATUS("PersistentVolume"), SUBEND } },
+	{ "", "v1", "Pod", "pods", "pod", true, LIST("po"), CRUD, LIST("all"),
+	  (const sk_subresource[]){
+		{ "attach", NULL, NULL, "PodAttachOptions", LIST("create", "get") },
+		{ "binding", NULL, NULL, "Binding", LIST("create") },
+		{ "eviction", "policy", "v1", "Eviction", LIST("create") },
+		{ "exec", NULL, NULL, "PodExecOptions", LIST("create", "get") },
+		{ "log", NULL, NULL, "Pod", LIST("get") },
+		{ "portforward", NULL, NULL, "PodPortForwardOptions", LIST("create", "get") },
+		STATUS("Pod"), SUBEND } },
+	{ "", "v1", "ResourceQuota", "resourcequotas", "resourcequota", true, LIST("quota"), CRUD, NONE,
+	  (const sk_subresource[]){ STATUS("ResourceQuota"), SUBEND } },
+	{ "", "v1", "Secret", "secrets", "secret", true, NONE, CRUD, NONE, NOSUB },
+	{ "", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true, LIST("sa"), CRUD, NONE, NOSUB },
+	{ "", "v1", "Service", "services", "service", true, LIST("svc"),
+	  LIST("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"), LIST("all"),
+	  (const sk_subresource[]){ STATUS("Service"), SUBEND } },
+	{ "apps", "v1", "Deployment", "deployments", "deployment", true, LIST("deploy"), CRUD, LIST("all"),
+	  (const sk_subresource[]){ SCALE, STATUS("Deployment"), SUBEND } },
+	{ "apps", "v1", "ReplicaSet", "replicasets", "replicaset", true, LIST("rs"), CRUD, LIST("all"),
+	  (const sk_subresource[]){ SCALE, STATUS("ReplicaSet"), SUBEND } },
+	{ "batch", "v1", "CronJob", "cronjobs", "cronjob", true, LIST("cj"), CRUD, LIST("all"),
+	  (const sk_subresource[]){ STATUS("CronJob"), SUBEND } },
+	{ "batch", "v1", "Job", "jobs", "job", true, NONE, CRUD, LIST("all"),
+	  (const sk_subresource[]){ STATUS("Job"), SUBEND } },
+	{ "coordination.k8s.io", "v1", "Lease", "leases", "lease", true, NONE, CRUD, NONE, NOSUB },
+	{ "node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", false, NONE, CRUD, NONE, NOSUB },
+	{ "scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false, LIST("pc"),
+	  CRUD, NONE, NOSUB },
+	{ "scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", "podgroup", true, LIST("pg", "pgs"),
+	  CRUD, NONE, (const sk_subresource[]){ STATUS("PodGroup"), SUBEND } },
+	{ "storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, LIST("sc"), CRUD,
+	  NONE, NOSUB },
+	{ NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, NULL, NULL },
+};
+
+const sk_schema *const sk_schema_kinds[] = {
+	&sk__namespace, &sk__pod, &sk__binding, &sk__eviction, &sk__node, &sk__event, &sk__configmap,
+	&sk__secret, &sk__service, &sk__endpoints, &sk__serviceaccount, &sk__resourcequota, &sk__pv,
+	&sk__pvc, &sk__storageclass, &sk__deployment, &sk__replicaset, &sk__scale, &sk__job,
+	&sk__cronjob, &sk__lease, &sk__runtimeclass, &sk__priorityclass, &sk__podgroup,
+	&sk__status, &sk__delete_options, &sk__table, NULL,
+};
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+const sk_resource *sk_schema_resource(const char *group, const char *plural)
+{
+	for (const sk_resource *r = sk_schema_resources; r->kind; r++)
+		if (strcmp(r->group, nz(group)) == 0 && strcmp(r->plural, plural) == 0)
+			return r;
+	return NULL;
+}
+
+const sk_resource *sk_schema_resource_for_kind(const char *kind)
+{
+	for (const sk_resource *r = sk_schema_resources; r->kind; r++)
+		if (strcmp(r->kind, kind) == 0)
+			return r;
+	return NULL;
+}
+
+/* Status and DeleteOptions are accepted under any group version. */
+static bool any_version_kind(const sk_schema *s)
+{
+	return s == &sk__status || s == &sk__delete_options;
+}
+
+const sk_schema *sk_schema_for_kind(const char *group, const char *version, const char *kind)
+{
+	if (!kind)
+		return NULL;
+	for (int i = 0; sk_schema_kinds[i]; i++) {
+		const sk_schema *s = sk_schema_kinds[i];
+
+		if (strcmp(s->kind, kind) != 0)
+			continue;
+		if (any_version_kind(s))
+			return s;
+		if (strcmp(s->group, nz(group)) == 0 && (!version || strcmp(s->version, version) == 0))
+			return s;
+	}
+	return NULL;
+}
+
+static const sk_schema *find_named(const sk_schema *s, const char *name, int depth)
+{
+	if (!s || depth > 32)
+		return NULL;
+	if (s->name && strcmp(s->name, name) == 0)
+		return s;
+	if (s->items)
+		return find_named(s->items, name, depth + 1);
+	for (const sk_schema_field *f = s->fields; f && f->name; f++) {
+		const sk_schema *r = find_named(f->schema, name, depth + 1);
+
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+const sk_schema *sk_schema_by_name(const char *name)
+{
+	for (int i = 0; sk_schema_kinds[i]; i++) {
+		const sk_schema *r = find_named(sk_schema_kinds[i], name, 0);
+
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+static const sk_schema_field *field_of(const sk_schema *s, const char *name)
+{
+	for (const sk_schema_field *f = s->fields; f && f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+static char *join_key(const char *path, const char *key)
+{
+	return *path ? xasprintf("%s.%s", path, key) : xstrdup(key);
+}
+
+static void unknown_walk(const sk_schema *s, json_t *v, const char *path, json_t *out)
+{
+	const char *key;
+	json_t *child;
+	size_t i;
+
+	if (!s || !v)
+		return;
+	if (s->type == SK_SCHEMA_OBJECT && json_is_object(v)) {
+		json_object_foreach(v, key, child) {
+			const sk_schema_field *f = field_of(s, key);
+			cleanup_free char *p = join_key(path, key);
+
+			if (!f)
+				json_array_append_new(out, json_string(p));
+			else
+				unknown_walk(f->schema, child, p, out);
+		}
+	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
+		json_object_foreach(v, key, child) {
+			cleanup_free char *p = join_key(path, key);
+
+			unknown_walk(s->items, child, p, out);
+		}
+	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
+		json_array_foreach(v, i, child) {
+			cleanup_free char *p = xasprintf("%s[%zu]", path, i);
+
+			unknown_walk(s->items, child, p, out);
+		}
+	}
+}
+
+json_t *sk_schema_unknown_fields(const sk_schema *schema, json_t *obj)
+{
+	json_t *out = json_array();
+
+	unknown_walk(schema, obj, "", out);
+	return out;
+}
+
+/* ---- type checks ---- */
+
+/* Go's name for a JSON value in an UnmarshalTypeError. */
+static const char *json_kind(json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "object";
+	case JSON_ARRAY: return "array";
+	case JSON_STRING: return "string";
+	case JSON_TRUE:
+	case JSON_FALSE: return "bool";
+	default: return "number";
+	}
+}
+
+static const char *short_name(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot ? dot + 1 : name;
+}
+
+/* Go's spelling of the field's type ("int32", "[]v1.Container"). */
+static void go_type(const sk_schema *s, char *buf, size_t len)
+{
+	char inner[128];
+
+	switch (s->type) {
+	case SK_SCHEMA_STRING: snprintf(buf, len, "string"); break;
+	case SK_SCHEMA_BYTE: snprintf(buf, len, "[]uint8"); break;
+	case SK_SCHEMA_INT32: snprintf(buf, len, "int32"); break;
+	case SK_SCHEMA_INT64: snprintf(buf, len, "int64"); break;
+	case SK_SCHEMA_BOOLEAN: snprintf(buf, len, "bool"); break;
+	case SK_SCHEMA_NUMBER: snprintf(buf, len, "float64"); break;
+	case SK_SCHEMA_INT_OR_STRING: snprintf(buf, len, "intstr.IntOrString"); break;
+	case SK_SCHEMA_QUANTITY: snprintf(buf, len, "resource.Quantity"); break;
+	case SK_SCHEMA_DATE_TIME: snprintf(buf, len, "v1.Time"); break;
+	case SK_SCHEMA_ANY: snprintf(buf, len, "interface {}"); break;
+	case SK_SCHEMA_OBJECT: snprintf(buf, len, "v1.%s", s->name ? short_name(s->name) : "Object"); break;
+	case SK_SCHEMA_ARRAY:
+		go_type(s->items, inner, sizeof(inner));
+		snprintf(buf, len, "[]%s", inner);
+		break;
+	case SK_SCHEMA_MAP:
+		go_type(s->items, inner, sizeof(inner));
+		snprintf(buf, len, "map[string]%s", inner);
+		break;
+	}
+}
+
+static bool is_integral(json_t *v, int64_t lo, int64_t hi)
+{
+	if (json_is_integer(v))
+		return json_integer_value(v) >= lo && json_integer_value(v) <= hi;
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+
+		return d == (double)(int64_t)d && d >= (double)lo && d <= (double)hi;
+	}
+	return false;
+}
+
+static bool type_ok(const sk_schema *s, json_t *v)
+{
+	if (json_is_null(v))
+		return true;
+	switch (s->type) {
+	case SK_SCHEMA_STRING:
+	case SK_SCHEMA_BYTE:
+	case SK_SCHEMA_DATE_TIME: return json_is_string(v);
+	case SK_SCHEMA_INT32: return is_integral(v, INT32_MIN, INT32_MAX);
+	case SK_SCHEMA_INT64: return is_integral(v, INT64_MIN, INT64_MAX);
+	case SK_SCHEMA_BOOLEAN: return json_is_boolean(v);
+	case SK_SCHEMA_NUMBER: return json_is_number(v);
+	case SK_SCHEMA_OBJECT:
+	case SK_SCHEMA_MAP: return json_is_object(v);
+	case SK_SCHEMA_ARRAY: return json_is_array(v);
+	case SK_SCHEMA_INT_OR_STRING: return json_is_string(v) || is_integral(v, INT32_MIN, INT32_MAX);
+	case SK_SCHEMA_QUANTITY: return json_is_string(v) || json_is_number(v);
+	case SK_SCHEMA_ANY: return true;
+	}
+	return true;
+}
+
+/* gopath is Go's dotted field path (no indices); owner the innermost struct. */
+static int check_walk(const sk_schema *s, json_t *v, const char *owner, const char *gopath,
+		      sk_error_t *err)
+{
+	const char *key;
+	json_t *child;
+	size_t i;
+
+	if (!type_ok(s, v)) {
+		char t[160];
+
+		go_type(s, t, sizeof(t));
+		if (*gopath)
+			return sk_error_set(err, SK_EBADREQUEST,
+				"json: cannot unmarshal %s into Go struct field %s.%s of type %s",
+				json_kind(v), owner, gopath, t);
+		return sk_error_set(err, SK_EBADREQUEST, "json: cannot unmarshal %s into Go value of type %s",
+				    json_kind(v), t);
+	}
+	if (s->type == SK_SCHEMA_OBJECT && json_is_object(v)) {
+		const char *inner = s->name ? short_name(s->name) : owner;
+
+		json_object_foreach(v, key, child) {
+			const sk_schema_field *f = field_of(s, key);
+			cleanup_free char *p = NULL;
+
+			if (!f)
+				continue;
+			p = join_key(gopath, key);
+			if (check_walk(f->schema, child, inner, p, err) < 0)
+				return -1;
+		}
+	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
+		json_object_foreach(v, key, child)
+			if (check_walk(s->items, child, owner, gopath, err) < 0)
+				return -1;
+	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
+		json_array_foreach(v, i, child)
+			if (check_walk(s->items, child, owner, gopath, err) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+int sk_schema_check_types(const sk_schema *schema, json_t *obj, sk_error_t *err)
+{
+	if (!schema)
+		return 0;
+	return check_walk(schema, obj, schema->name ? short_name(schema->name) : "", "", err);
+}
