@@ -1,0 +1,219 @@
+/* Layer snapshots keyed by chain ID (shared across images) and container root
+ * filesystems: overlayfs over the snapshots plus a writable upper layer. */
+#include "image/image-int.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include "util/util.h"
+
+#define OVERLAYFS_MAGIC 0x794c7630
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
+	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int sk__rm_rf(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	/* FTW_MOUNT: never descend into something mounted below path */
+	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+char *sk__snapshot_path(const sk_image_store *s, const char *chain_id)
+{
+	return xasprintf("%s/snapshots/%s", s->root, chain_id + 7);
+}
+
+int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
+			sk_error_t *err)
+{
+	static int counter;
+	cleanup_free char *path = sk__snapshot_path(s, chain_id);
+	cleanup_free char *blob = sk__blob_path(s, layer_digest);
+	cleanup_free char *tmp = NULL;
+	struct stat st;
+	int64_t size = 0;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return 1;
+	tmp = xasprintf("%s/snapshots/.tmp-%.12s-%d-%d", s->root, chain_id + 7, (int)getpid(),
+			__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+	if (mkdir(tmp, 0755) < 0)
+		return sk_error_errno(err, errno, "snapshot \"%s\": mkdir", chain_id);
+	if (sk__unpack_layer(blob, tmp, &size, err) < 0) {
+		sk__rm_rf(tmp);
+		return -1;
+	}
+	chmod(tmp, 0755);
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		sk__rm_rf(tmp);
+		if (e == EEXIST || e == ENOTEMPTY)
+			return 1;    /* another puller won the race: same content */
+		return sk_error_errno(err, e, "snapshot \"%s\": rename", chain_id);
+	}
+	return 0;
+}
+
+static int valid_container_id(const char *id)
+{
+	size_t n = strlen(id);
+
+	return n > 0 && n < 128 && id[0] != '.' &&
+	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+static int is_overlay_mounted(const char *rootfs, const char *cdir)
+{
+	struct statfs sf;
+	struct stat a, b;
+
+	if (statfs(rootfs, &sf) < 0 || sf.f_type != OVERLAYFS_MAGIC)
+		return 0;
+	return stat(rootfs, &a) == 0 && stat(cdir, &b) == 0 && a.st_dev != b.st_dev;
+}
+
+/* "lowerdir=TOP:...:BOTTOM,upperdir=..,workdir=.." for the image's snapshots. */
+static char *mount_options(sk_image_store *s, json_t *chain, const char *cdir)
+{
+	size_t n = json_array_size(chain), cap = 256 + n * (strlen(s->root) + 80) + 2 * strlen(cdir);
+	char *opts = xmalloc(cap);
+	size_t o = snprintf(opts, cap, "lowerdir=");
+
+	for (size_t i = n; i-- > 0;)
+		o += snprintf(opts + o, cap - o, "%s%s/snapshots/%s", i == n - 1 ? "" : ":", s->root,
+			      json_string_value(json_array_get(chain, i)) + 7);
+	snprintf(opts + o, cap - o, ",upperdir=%s/upper,workdir=%s/work", cdir, cdir);
+	return opts;
+}
+
+static void touch_image(sk_image_store *s, const char *id)
+{
+	cleanup_json json_t *idx = NULL;
+	json_t *rec;
+
+	sk__lock(s, 1);
+	idx = sk__index_load(s);
+	rec = json_object_get(json_object_get(idx, "images"), id);
+	if (rec) {
+		json_object_set_new(rec, "lastUsed", json_integer(sk_now_ns() / 1000000000));
+		sk__index_save(s, idx, NULL);
+	}
+	sk__unlock(s);
+}
+
+/* Unpacks the layers of a recorded image that are missing; returns the chain. */
+static json_t *ensure_snapshots(sk_image_store *s, const char *id, sk_error_t *err)
+{
+	cleanup_json json_t *idx = NULL;
+	json_t *rec, *chain, *layers;
+
+	sk__lock(s, 0);
+	idx = sk__index_load(s);
+	sk__unlock(s);
+	rec = json_object_get(json_object_get(idx, "images"), id);
+	chain = json_object_get(rec, "chain");
+	layers = json_object_get(rec, "layers");
+	if (!rec || json_array_size(chain) != json_array_size(layers)) {
+		sk_error_set(err, SK_ENOTFOUND, "image \"%s\": not found", id);
+		return NULL;
+	}
+	for (size_t i = 0; i < json_array_size(chain); i++)
+		if (sk__snapshot_ensure(s, json_string_value(json_array_get(chain, i)),
+					json_string_value(json_array_get(layers, i)), err) < 0)
+			return NULL;
+	return json_incref(chain);
+}
+
+static int make_container_dirs(const char *cdir, const char *id, sk_error_t *err)
+{
+	static const char *const sub[] = {"upper", "work", "rootfs"};
+	cleanup_free char *img = xasprintf("%s/image", cdir);
+
+	if (mkdir(cdir, 0700) < 0 && errno != EEXIST)
+		return sk_error_errno(err, errno, "container \"%s\": mkdir", cdir);
+	/* written first: from here on GC sees the image as in use */
+	if (sk_write_file(img, id, strlen(id), 0600) < 0)
+		return sk_error_errno(err, errno, "container \"%s\": write image", cdir);
+	for (size_t i = 0; i < 3; i++) {
+		cleanup_free char *p = xasprintf("%s/%s", cdir, sub[i]);
+		if (mkdir(p, i == 2 ? 0755 : 0700) < 0 && errno != EEXIST)
+			return sk_error_errno(err, errno, "container \"%s\": mkdir %s", cdir, sub[i]);
+	}
+	return 0;
+}
+
+char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *container_id,
+			      sk_error_t *err)
+{
+	cleanup_json json_t *idx = NULL, *chain = NULL;
+	cleanup_free char *cdir = NULL, *rootfs = NULL, *opts = NULL;
+	char id[72];
+
+	if (!valid_container_id(container_id)) {
+		sk_error_set(err, SK_EINVALID, "container \"%.128s\": invalid id", container_id);
+		return NULL;
+	}
+	sk__lock(s, 0);
+	idx = sk__index_load(s);
+	sk__unlock(s);
+	if (sk__resolve(s, idx, image, id, err) < 0)
+		return NULL;
+	cdir = xasprintf("%s/containers/%s", s->root, container_id);
+	rootfs = xasprintf("%s/rootfs", cdir);
+	if (make_container_dirs(cdir, id, err) < 0)
+		return NULL;
+	if (is_overlay_mounted(rootfs, cdir))
+		return steal_ptr(&rootfs);
+	chain = ensure_snapshots(s, id, err);
+	if (!chain)
+		goto fail;
+	opts = mount_options(s, chain, cdir);
+	if (strlen(opts) >= 4000) {
+		sk_error_set(err, SK_EUNSUPPORTED, "image \"%s\": too many layers for one overlay mount", image);
+		goto fail;
+	}
+	if (mount("overlay", rootfs, "overlay", 0, opts) < 0) {
+		sk_error_errno(err, errno, "container \"%s\": mount overlay", container_id);
+		goto fail;
+	}
+	touch_image(s, id);
+	return steal_ptr(&rootfs);
+fail:
+	sk__rm_rf(cdir);
+	return NULL;
+}
+
+int sk_image_rootfs_remove(sk_image_store *s, const char *container_id, sk_error_t *err)
+{
+	cleanup_free char *cdir = NULL, *rootfs = NULL;
+
+	if (!valid_container_id(container_id))
+		return sk_error_set(err, SK_EINVALID, "container \"%.128s\": invalid id", container_id);
+	cdir = xasprintf("%s/containers/%s", s->root, container_id);
+	rootfs = xasprintf("%s/rootfs", cdir);
+	if (access(cdir, F_OK) < 0)
+		return 0;
+	while (is_overlay_mounted(rootfs, cdir))
+		if (umount2(rootfs, MNT_DETACH) < 0)
+			return sk_error_errno(err, errno, "container \"%s\": unmount", container_id);
+	if (sk__rm_rf(cdir) < 0)
+		return sk_error_errno(err, errno, "container \"%s\": remove", container_id);
+	return 0;
+}
