@@ -1,0 +1,270 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "api/selector.h"
+#include "util/util.h"
+
+/* Parses sel and matches it against labels given as JSON text. */
+static int lmatch(const char *sel, const char *labels)
+{
+	sk_error_t err = {0};
+	sk_label_selector *s = sk_label_selector_parse(sel, &err);
+	json_t *l = labels ? json_loads(labels, 0, NULL) : NULL;
+	int r;
+
+	if (!s)
+		fail_msg("parse %s: %s", sel, err.msg);
+	r = sk_label_selector_match(s, l);
+	json_decref(l);
+	sk_label_selector_free(s);
+	return r;
+}
+
+static const char *lerr(const char *sel)
+{
+	static sk_error_t err;
+	sk_label_selector *s;
+
+	memset(&err, 0, sizeof(err));
+	s = sk_label_selector_parse(sel, &err);
+	if (s) {
+		sk_label_selector_free(s);
+		return NULL;
+	}
+	assert_int_equal(err.code, SK_EBADREQUEST);
+	return err.msg;
+}
+
+/* Restates labels/selector_test.go TestSelectorParse good and bad inputs. */
+static void test_label_parse(void **state)
+{
+	const char *good[] = {"", "x=a,y=b,z=c", "x!=a,y=b", "x=", "x= ", "x=,z= ", "x= ,z= ",
+			      "!x", "x>1", "x>1,z<5", "x in (a)", "x in (a,b)", "x notin (a)",
+			      "x in (,a)", "x in ()", "x in (a,)", "x in(a)", "x=a,y", "a.b/c-d_e=f",
+			      "  x  =  a  ", "x == a", "in in (in)", NULL};
+	const char *bad[] = {"x=a||y=b", "x==a==b", "!x=a", "x<a", "x in a", "x in (a b)", "x=(a)",
+			     "x=a,", ",x=a", "x notin", "x y", "x=a b", "x>", "=a", "x!", "-x=a",
+			     "a/b/c", "x in (", NULL};
+
+	for (int i = 0; good[i]; i++)
+		if (lerr(good[i]))
+			fail_msg("%s: %s", good[i], lerr(good[i]));
+	for (int i = 0; bad[i]; i++)
+		if (!lerr(bad[i]))
+			fail_msg("%s parsed", bad[i]);
+}
+
+static void test_label_messages(void **state)
+{
+	assert_string_equal(lerr("x=a||y=b"),
+			    "unable to parse requirement: values[0][x]: Invalid value: \"a||y\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+	assert_string_equal(lerr("-x"),
+			    "unable to parse requirement: <nil>: Invalid value: \"-x\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+	assert_string_equal(lerr("x y"), "unable to parse requirement: found 'y', expected: in, notin, =, ==, !=, gt, lt");
+	assert_string_equal(lerr("x=a b"), "found 'b', expected: ',' or 'end of string'");
+	assert_string_equal(lerr("x=a,"), "found '', expected: identifier after ','");
+	assert_string_equal(lerr(",x"), "found ',', expected: !, identifier, or 'end of string'");
+	assert_string_equal(lerr("x in a"), "unable to parse requirement: found 'a' expected: '('");
+	assert_string_equal(lerr("x>a"), "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer");
+	assert_string_equal(lerr("x!"), "unable to parse requirement: found '!', expected: in, notin, =, ==, !=, gt, lt");
+}
+
+/* TestSelectorMatches / TestSetMatches. */
+static void test_label_match(void **state)
+{
+	assert_true(lmatch("", "{\"x\":\"y\"}"));
+	assert_true(lmatch("", NULL));
+	assert_true(lmatch("x=y", "{\"x\":\"y\"}"));
+	assert_true(lmatch("x==y", "{\"x\":\"y\"}"));
+	assert_true(lmatch("x=y,z=w", "{\"x\":\"y\",\"z\":\"w\"}"));
+	assert_true(lmatch("x!=y,z!=w", "{\"x\":\"z\",\"z\":\"a\"}"));
+	assert_true(lmatch("notin=in", "{\"notin\":\"in\"}"));
+	assert_true(lmatch("x", "{\"x\":\"z\"}"));
+	assert_true(lmatch("!x", "{\"y\":\"z\"}"));
+	assert_true(lmatch("x>1", "{\"x\":\"2\"}"));
+	assert_true(lmatch("x<1", "{\"x\":\"0\"}"));
+	assert_true(lmatch("x!=y", NULL));
+	assert_true(lmatch("x notin (a,b)", "{\"x\":\"c\"}"));
+	assert_true(lmatch("x notin (a,b)", "{}"));
+	assert_true(lmatch("x in (a,b)", "{\"x\":\"b\"}"));
+	assert_true(lmatch("x=", "{\"x\":\"\"}"));
+	assert_false(lmatch("x=", "{}"));
+	assert_false(lmatch("x=z", "{}"));
+	assert_false(lmatch("x=y", "{\"x\":\"z\"}"));
+	assert_false(lmatch("x=y,z=w", "{\"x\":\"w\",\"z\":\"w\"}"));
+	assert_false(lmatch("x!=y,z!=w", "{\"x\":\"z\",\"z\":\"w\"}"));
+	assert_false(lmatch("x", "{\"y\":\"z\"}"));
+	assert_false(lmatch("!x", "{\"x\":\"z\"}"));
+	assert_false(lmatch("x>1", "{\"x\":\"0\"}"));
+	assert_false(lmatch("x>1", "{\"x\":\"a\"}"));
+	assert_false(lmatch("x<1", "{\"x\":\"2\"}"));
+	assert_false(lmatch("x in (a,b)", "{\"x\":\"c\"}"));
+	assert_false(lmatch("x in (a,b)", NULL));
+	assert_false(lmatch("x notin (a,b)", "{\"x\":\"a\"}"));
+}
+
+static sk_label_selector *from_json(const char *s, sk_error_t *err)
+{
+	json_t *j = s ? json_loads(s, 0, NULL) : NULL;
+	sk_label_selector *sel = sk_label_selector_from_json(j, err);
+	json_decref(j);
+	return sel;
+}
+
+static void test_label_from_json(void **state)
+{
+	sk_error_t err = {0};
+	sk_label_selector *s;
+	json_t *l = json_pack("{s:s,s:s}", "app", "web", "tier", "fe");
+
+	s = from_json(NULL, &err);
+	assert_false(sk_label_selector_match(s, l));
+	sk_label_selector_free(s);
+	s = from_json("{}", &err);
+	assert_true(sk_label_selector_match(s, l));
+	assert_true(sk_label_selector_empty(s));
+	sk_label_selector_free(s);
+	s = from_json("{\"matchLabels\":{\"app\":\"web\"},\"matchExpressions\":["
+		      "{\"key\":\"tier\",\"operator\":\"In\",\"values\":[\"fe\",\"be\"]},"
+		      "{\"key\":\"gone\",\"operator\":\"DoesNotExist\"},"
+		      "{\"key\":\"app\",\"operator\":\"Exists\"},"
+		      "{\"key\":\"tier\",\"operator\":\"NotIn\",\"values\":[\"db\"]}]}", &err);
+	assert_non_null(s);
+	assert_true(sk_label_selector_match(s, l));
+	sk_label_selector_free(s);
+	s = from_json("{\"matchLabels\":{\"app\":\"db\"}}", &err);
+	assert_false(sk_label_selector_match(s, l));
+	sk_label_selector_free(s);
+	assert_null(from_json("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Foo\"}]}", &err));
+	assert_string_equal(err.msg, "\"Foo\" is not a valid label selector operator");
+	assert_null(from_json("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\",\"values\":[]}]}", &err));
+	assert_null(from_json("{\"matchLabels\":{\"a\":\"b c\"}}", &err));
+	json_decref(l);
+}
+
+static sk_field_selector *fparse(const char *s)
+{
+	sk_error_t err = {0};
+	sk_field_selector *sel = sk_field_selector_parse(s, &err);
+	if (!sel)
+		fail_msg("parse %s: %s", s, err.msg);
+	return sel;
+}
+
+static void test_field_parse(void **state)
+{
+	sk_error_t err = {0};
+	const char *v;
+	sk_field_selector *s;
+	const char *bad[] = {"x", "x=a\\b", "x=a=b", "x=a\\", "a,b=c", NULL};
+
+	for (int i = 0; bad[i]; i++) {
+		s = sk_field_selector_parse(bad[i], &err);
+		if (s)
+			fail_msg("%s parsed", bad[i]);
+		assert_int_equal(err.code, SK_EBADREQUEST);
+	}
+	s = sk_field_selector_parse("x", &err);
+	assert_string_equal(err.msg, "invalid selector: 'x'; can't understand 'x'");
+	sk_field_selector_parse("x=a\\b", &err);
+	assert_string_equal(err.msg, "invalid field selector: invalid escape sequence: \\b");
+	sk_field_selector_parse("x=a=b", &err);
+	assert_string_equal(err.msg, "invalid field selector: unescaped character in value: =");
+
+	s = fparse("spec.nodeName=n1");
+	assert_true(sk_field_selector_single_eq(s, "spec.nodeName", &v));
+	assert_string_equal(v, "n1");
+	assert_false(sk_field_selector_single_eq(s, "metadata.name", &v));
+	sk_field_selector_free(s);
+	s = fparse("spec.nodeName==a\\,b\\=c\\\\");
+	assert_true(sk_field_selector_single_eq(s, "spec.nodeName", &v));
+	assert_string_equal(v, "a,b=c\\");
+	sk_field_selector_free(s);
+	s = fparse("spec.nodeName!=n1");
+	assert_false(sk_field_selector_single_eq(s, "spec.nodeName", &v));
+	sk_field_selector_free(s);
+	s = fparse("");
+	assert_true(sk_field_selector_empty(s));
+	sk_field_selector_free(s);
+	s = fparse("a=b,,c=d,");
+	assert_false(sk_field_selector_empty(s));
+	sk_field_selector_free(s);
+}
+
+static int fcheck(const char *sel, const char *kind, sk_error_t *err)
+{
+	sk_field_selector *s = fparse(sel);
+	int r = sk_field_selector_check(s, kind, err);
+	sk_field_selector_free(s);
+	return r;
+}
+
+static void test_field_check(void **state)
+{
+	sk_error_t err = {0};
+
+	assert_int_equal(fcheck("metadata.name=a,spec.nodeName=n,status.phase!=Running", "Pod", &err), 0);
+	assert_int_equal(fcheck("involvedObject.name=p,involvedObject.uid=u,source=kubelet", "Event", &err), 0);
+	assert_int_equal(fcheck("metadata.namespace=a", "ConfigMap", &err), 0);
+	assert_int_equal(fcheck("spec.unschedulable=false", "Node", &err), 0);
+	assert_int_equal(fcheck("type=Opaque", "Secret", &err), 0);
+	assert_int_equal(fcheck("status.successful=1", "Job", &err), 0);
+	assert_int_equal(fcheck("foo=bar", "Pod", &err), -1);
+	assert_int_equal(err.code, SK_EBADREQUEST);
+	assert_string_equal(err.msg, "field label not supported: foo");
+	assert_int_equal(fcheck("metadata.namespace=x", "Node", &err), -1);
+	assert_int_equal(fcheck("spec.replicas=1", "Deployment", &err), -1);
+	assert_string_equal(err.msg, "\"spec.replicas\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
+}
+
+static int fmatch(const char *sel, const char *kind, const char *obj)
+{
+	sk_error_t err = {0};
+	sk_field_selector *s = fparse(sel);
+	json_t *o = json_loads(obj, 0, NULL);
+	int r;
+
+	assert_int_equal(sk_field_selector_check(s, kind, &err), 0);
+	r = sk_field_selector_match(s, o);
+	json_decref(o);
+	sk_field_selector_free(s);
+	return r;
+}
+
+static void test_field_match(void **state)
+{
+	const char *pod = "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\"},"
+			  "\"spec\":{\"nodeName\":\"n1\"},\"status\":{\"phase\":\"Running\"}}";
+
+	assert_true(fmatch("metadata.name=p,metadata.namespace=ns", "Pod", pod));
+	assert_true(fmatch("spec.nodeName=n1", "Pod", pod));
+	assert_true(fmatch("spec.host=n1", "Pod", pod));
+	assert_true(fmatch("status.phase!=Pending", "Pod", pod));
+	assert_false(fmatch("status.phase!=Running", "Pod", pod));
+	assert_true(fmatch("spec.hostNetwork=false", "Pod", pod));
+	assert_true(fmatch("spec.schedulerName=", "Pod", pod));
+	assert_false(fmatch("spec.nodeName=", "Pod", pod));
+	assert_true(fmatch("spec.unschedulable=true", "Node", "{\"spec\":{\"unschedulable\":true}}"));
+	assert_true(fmatch("status.successful=3", "Job", "{\"status\":{\"succeeded\":1,\"successful\":3}}"));
+	assert_true(fmatch("source=kubelet", "Event", "{\"source\":{\"component\":\"kubelet\"}}"));
+	assert_true(fmatch("source=ctl", "Event", "{\"reportingComponent\":\"ctl\"}"));
+	assert_true(fmatch("involvedObject.name=p", "Event", "{\"involvedObject\":{\"name\":\"p\"}}"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_label_parse),
+		cmocka_unit_test(test_label_messages),
+		cmocka_unit_test(test_label_match),
+		cmocka_unit_test(test_label_from_json),
+		cmocka_unit_test(test_field_parse),
+		cmocka_unit_test(test_field_check),
+		cmocka_unit_test(test_field_match),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
