@@ -1,0 +1,44 @@
+/* Defaulting of API objects as upstream's SetDefaults_* functions (and the
+ * admission plugins that always run) do, so that objects read back look
+ * like Kubernetes' own. All functions modify the object in place; obj is
+ * borrowed. Unknown kinds and wrongly typed fields are left alone (run
+ * sk_schema_check_types first). */
+#ifndef SK_API_DEFAULTS_H
+#define SK_API_DEFAULTS_H
+
+#include <jansson.h>
+
+#include "util/error.h"
+
+/* Applies the kind's defaults (decode-time defaulting and the create-time
+ * strategy defaults that do not need server state): Pod, Deployment,
+ * ReplicaSet, Job, CronJob, Service, Namespace, Secret, Node, Endpoints,
+ * PersistentVolume(Claim), StorageClass, PriorityClass and the templates
+ * inside them. Idempotent. */
+void sk_defaults_apply(const char *kind, json_t *obj);
+
+/* Pod create admission (DefaultTolerationSeconds): adds NoExecute
+ * tolerations for node.kubernetes.io/not-ready and unreachable with
+ * tolerationSeconds 300 unless the pod already tolerates them. */
+void sk_defaults_pod_tolerations(json_t *pod);
+
+/* Pod create admission (Priority): priority_class is the PriorityClass the
+ * pod names (or the global default), NULL when none; sets spec.priority
+ * (class value or 0) and spec.preemptionPolicy when absent. The API server
+ * rejects an unknown priorityClassName before calling this. */
+void sk_defaults_pod_priority(json_t *pod, json_t *priority_class);
+
+/* Job create (after metadata.uid is set): unless spec.manualSelector is
+ * true, sets spec.selector to matchLabels
+ * {"batch.kubernetes.io/controller-uid": uid} and adds the labels
+ * batch.kubernetes.io/controller-uid, batch.kubernetes.io/job-name,
+ * controller-uid and job-name to the pod template (and copies template
+ * labels to metadata.labels when those are empty, as upstream's re-decode
+ * does). Returns -1 with SK_EINVALID when the uid is missing. */
+int sk_defaults_job_selector(json_t *job, sk_error_t *err);
+
+/* The pod-template defaults (SetDefaults_PodSpec and everything below it),
+ * for callers building pods from templates. */
+void sk_defaults_pod_spec(json_t *spec);
+
+#endif
