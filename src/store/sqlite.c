@@ -31,6 +31,7 @@
 #define NSAMPLES 2048
 #define IDLE_WAIT_NS (100 * 1000000LL)
 #define CHECKPOINT_EVERY_NS (1000 * 1000000LL)
+#define COMPACT_EVERY_NS (100 * 1000000LL)
 
 enum { OP_CREATE, OP_UPDATE, OP_DELETE, OP_COMPACT };
 
@@ -81,7 +82,7 @@ struct sqlite_store {
 	sk__sdb wdb;
 	struct rev_sample samples[NSAMPLES];
 	size_t nsamples;
-	int64_t sample_every_ns, last_ckpt_ns;
+	int64_t sample_every_ns, last_ckpt_ns, last_compact_ns, compact_lag;
 	int dirty, behind;
 };
 
@@ -153,14 +154,29 @@ static int compact_step(struct sqlite_store *s, int64_t target, sk_error_t *err)
 	return hi < target;
 }
 
+/* Under load a compaction step costs a commit of its own, so steps are
+ * taken when idle, when compact_lag revisions are due (at most a window, at
+ * most the event bound, so small bounds stay tight), or every
+ * COMPACT_EVERY_NS. */
+static int compaction_due(struct sqlite_store *s, int64_t target, int64_t now, int idle)
+{
+	if (target <= s->compacted)
+		return 0;
+	return idle || target - s->compacted >= s->compact_lag || now - s->last_compact_ns >= COMPACT_EVERY_NS;
+}
+
 static void maintain(struct sqlite_store *s, int idle)
 {
-	int64_t now = sk_mono_ns();
+	int64_t now = sk_mono_ns(), target;
 	sk_error_t err = {0};
-	int r;
+	int r = 0;
 
 	sample_rev(s, now);
-	r = compact_step(s, compact_target(s, now), &err);
+	target = compact_target(s, now);
+	if (compaction_due(s, target, now, idle)) {
+		r = compact_step(s, target, &err);
+		s->last_compact_ns = now;
+	}
 	if (r < 0)
 		sk_warn("store", "compaction: %s", err.msg);
 	s->behind = r > 0;
@@ -745,6 +761,9 @@ static void init_bounds(struct sqlite_store *s, const sk_store_options *opts)
 {
 	s->history_secs = opts->min_history_secs ? opts->min_history_secs : DEFAULT_HISTORY_SECS;
 	s->history_events = opts->max_history_events ? opts->max_history_events : DEFAULT_HISTORY_EVENTS;
+	s->compact_lag = COMPACT_WINDOW;
+	if (s->history_events >= 0 && s->history_events < s->compact_lag)
+		s->compact_lag = s->history_events > 64 ? s->history_events : 64;
 	s->sample_every_ns = 100 * 1000000LL;
 	if (s->history_secs > 0 && s->history_secs * 1000000000LL / (NSAMPLES / 2) > s->sample_every_ns)
 		s->sample_every_ns = s->history_secs * 1000000000LL / (NSAMPLES / 2);

@@ -418,6 +418,84 @@ static void test_watch_concurrent(void **state)
 	rec_release(&again);
 }
 
+struct churn {
+	sk_store *s;
+	int stop;
+	struct rec recs[32];
+	sk_store_watch *w[32];
+	int64_t from[32];
+	int n;
+	long reads;
+};
+
+/* Registers watchers from recent revisions while writers run. */
+static void *churn_thread(void *p)
+{
+	struct churn *c = p;
+	sk_error_t err = {0};
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) && c->n < 32) {
+		int64_t rev = sk_store_rev(c->s);
+		int i = c->n;
+
+		c->from[i] = rev > 20 ? rev - 20 : rev;
+		rec_init(&c->recs[i]);
+		c->w[i] = sk_store_watch_start(c->s, "/c/", c->from[i], rec_cb, &c->recs[i], &err);
+		if (!c->w[i])
+			fail_msg("watch: %s", err.msg);
+		c->n++;
+		usleep(2000);
+	}
+	return NULL;
+}
+
+static void *reader_thread(void *p)
+{
+	struct churn *c = p;
+	sk_error_t err = {0};
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		sk_store_list l = {0};
+		sk_store_kv kv = {0};
+
+		if (sk_store_range(c->s, "/c/t1/", NULL, 3, 0, &l, &err) < 0)
+			fail_msg("list: %s", err.msg);
+		for (size_t i = 1; i < l.n; i++)
+			assert_true(strcmp(l.items[i - 1].key, l.items[i].key) < 0);
+		sk_store_list_release(&l);
+		if (sk_store_get(c->s, "/c/t0/k0", &kv, &err) == 0)
+			sk_store_kv_release(&kv);
+		sk_store_count(c->s, "/c/");
+		__atomic_add_fetch(&c->reads, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void test_concurrent_readers_and_watchers(void **state)
+{
+	struct fx *f = *state;
+	struct churn c = {.s = f->s};
+	pthread_t ch, rd;
+	int64_t first = put(f->s, "/c/first", "x");
+
+	assert_true(first > 0);
+	pthread_create(&ch, NULL, churn_thread, &c);
+	pthread_create(&rd, NULL, reader_thread, &c);
+	run_writers(f->s, 4, 150);
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(ch, NULL);
+	pthread_join(rd, NULL);
+	assert_true(c.n > 0);
+	for (int i = 0; i < c.n; i++) {
+		struct rec *r = &c.recs[i];
+
+		sk_store_unwatch(f->s, c.w[i]);
+		assert_int_equal((int64_t)r->n, sk_store_rev(f->s) - c.from[i]);
+		assert_contiguous(r, c.from[i] + 1);
+		rec_release(r);
+	}
+}
+
 /* Replays from SQLite (after a reopen the ring is empty) must match what a
  * live watcher saw, prev values included; compacted history is gone. */
 static void test_watch_replay_and_gone(void **state)
@@ -558,6 +636,8 @@ static void test_compaction_bounded(void **state)
 	sk_store_get_stats(f->s, &st);
 	assert_int_equal(st.writes, 4000);
 	assert_true(st.compacted_rev > 0);
+	print_message("compaction: max db %lld B, rows %zu, compacted %lld of %lld\n", (long long)max_db,
+		      st.history_events, (long long)st.compacted_rev, (long long)st.rev);
 	assert_true(max_db < 4 * 1024 * 1024);
 	assert_int_equal(sk_store_compact(f->s, st.rev, &err), 0);
 	sk_store_get_stats(f->s, &st);
@@ -566,34 +646,102 @@ static void test_compaction_bounded(void **state)
 	assert_true(st.db_bytes < 2 * 1024 * 1024);
 }
 
-/* The child writes from 4 threads and reports each acknowledged revision;
- * after SIGKILL every reported write must be there. */
+/* With a 1 s bound and no event bound, history older than a second goes by
+ * itself (polled, no timing assertion beyond a generous deadline). */
+static void test_compaction_by_time(void **state)
+{
+	struct fx *f = *state;
+	sk_store_options opts = {.min_history_secs = 1, .max_history_events = -1};
+	sk_error_t err = {0};
+	int64_t rev;
+
+	sk_store_close(f->s);
+	f->s = open_store(f, &opts);
+	put(f->s, "/t/a", "1");
+	rev = sk_store_update(f->s, "/t/a", "2", 1, 0, &err);
+	assert_int_equal(sk_store_compacted_rev(f->s), 0);
+	for (int i = 0; i < 200 && sk_store_compacted_rev(f->s) < rev; i++)
+		usleep(50000);
+	assert_int_equal(sk_store_compacted_rev(f->s), rev);
+	assert_int_equal(sk_store_count(f->s, ""), 1);
+}
+
+/* The child writes from 4 threads and reports each acknowledged write
+ * (16 bytes, so pipe writes stay atomic); after SIGKILL every reported write
+ * must be there. */
+struct ack {
+	int64_t rev;
+	int32_t thread, i;
+};
+
+struct crash_arg {
+	sk_store *s;
+	int fd, id;
+};
+
+static void *crash_writer(void *p)
+{
+	struct crash_arg *a = p;
+	sk_error_t err = {0};
+
+	for (int32_t i = 0;; i++) {
+		struct ack ack = {.thread = a->id, .i = i};
+		char key[64];
+
+		snprintf(key, sizeof(key), "/crash/t%d/k%08d", a->id, i);
+		ack.rev = sk_store_create(a->s, key, key, strlen(key), &err);
+		if (ack.rev < 0 || write(a->fd, &ack, sizeof(ack)) != sizeof(ack))
+			_exit(3);
+	}
+	return NULL;
+}
+
 static void crash_child(const char *uri, int fd)
 {
 	sk_error_t err = {0};
 	sk_store *s = sk_store_open(uri, NULL, &err);
+	struct crash_arg args[4];
+	pthread_t th[4];
 
 	if (!s)
 		_exit(2);
-	for (int i = 0;; i++) {
-		char key[64];
-		int64_t rev;
-
-		snprintf(key, sizeof(key), "/crash/k%08d", i);
-		rev = sk_store_create(s, key, key, strlen(key), &err);
-		if (rev < 0 || write(fd, &rev, sizeof(rev)) != sizeof(rev))
-			_exit(3);
+	for (int i = 0; i < 4; i++) {
+		args[i] = (struct crash_arg){.s = s, .fd = fd, .id = i};
+		pthread_create(&th[i], NULL, crash_writer, &args[i]);
 	}
+	pthread_join(th[0], NULL);
+	_exit(4);
+}
+
+static size_t read_acks(int fd, struct ack *acks, size_t n, size_t max)
+{
+	while (n < max && read(fd, &acks[n], sizeof(acks[0])) == sizeof(acks[0]))
+		n++;
+	return n;
+}
+
+static void check_ack(sk_store *s, const struct ack *a)
+{
+	sk_error_t err = {0};
+	sk_store_kv kv = {0};
+	char key[64];
+
+	snprintf(key, sizeof(key), "/crash/t%d/k%08d", a->thread, a->i);
+	if (sk_store_get(s, key, &kv, &err) < 0)
+		fail_msg("acknowledged write %s (rev %lld) lost", key, (long long)a->rev);
+	assert_int_equal(kv.mod_rev, a->rev);
+	assert_string_equal(kv.value, key);
+	sk_store_kv_release(&kv);
 }
 
 static void test_crash(void **state)
 {
 	struct fx *f = *state;
-	int64_t acked[4096];
-	size_t n = 0;
+	size_t max = 1 << 16, n;
+	cleanup_free struct ack *acks = xmalloc(max * sizeof(*acks));
 	int pfd[2], status;
+	int64_t top = 0;
 	pid_t pid;
-	sk_error_t err = {0};
 
 	sk_store_close(f->s);
 	f->s = NULL;
@@ -605,28 +753,24 @@ static void test_crash(void **state)
 		crash_child(f->uri, pfd[1]);
 	}
 	close(pfd[1]);
-	while (n < 300 && read(pfd[0], &acked[n], sizeof(acked[0])) == sizeof(acked[0]))
-		n++;
+	n = read_acks(pfd[0], acks, 0, 1000);
 	kill(pid, SIGKILL);
-	while (n < sizeof(acked) / sizeof(acked[0]) && read(pfd[0], &acked[n], sizeof(acked[0])) == sizeof(acked[0]))
-		n++;
+	n = read_acks(pfd[0], acks, n, max);
 	close(pfd[0]);
 	waitpid(pid, &status, 0);
 	assert_true(WIFSIGNALED(status));
-	assert_true(n >= 300);
+	assert_true(n >= 1000);
 
 	f->s = open_store(f, NULL);
-	assert_true(sk_store_rev(f->s) >= acked[n - 1]);
 	for (size_t i = 0; i < n; i++) {
-		char key[64];
-		sk_store_kv kv = {0};
-
-		snprintf(key, sizeof(key), "/crash/k%08zu", i);
-		assert_int_equal(sk_store_get(f->s, key, &kv, &err), 0);
-		assert_int_equal(kv.mod_rev, acked[i]);
-		assert_string_equal(kv.value, key);
-		sk_store_kv_release(&kv);
+		check_ack(f->s, &acks[i]);
+		if (acks[i].rev > top)
+			top = acks[i].rev;
 	}
+	top = top > sk_store_rev(f->s) ? top : sk_store_rev(f->s);
+	assert_int_equal(sk_store_rev(f->s), top);
+	/* The revision continues after the crash. */
+	assert_int_equal(put(f->s, "/after-crash", "x"), top + 1);
 }
 
 static void test_bad_uri(void **state)
@@ -647,10 +791,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_at_rev, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_concurrent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_readers_and_watchers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_replay_and_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_group_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compaction_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compaction_by_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
 		cmocka_unit_test(test_bad_uri),
 	};
