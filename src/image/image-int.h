@@ -72,13 +72,16 @@ json_t *sk__chain_ids(json_t *config, size_t n_layers, sk_error_t *err);
  * dest. *size gets the bytes of regular files written. */
 int sk__unpack_layer(const char *blob_path, const char *dest, int64_t *size, sk_error_t *err);
 /* Makes sure DIR/images/snapshots/CHAINHEX holds the layer; 1 when it was
- * already there, 0 when unpacked now, -1 on error. */
+ * already there, 0 when unpacked now (*size: bytes written), -1 on error. */
 int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
-			sk_error_t *err);
+			int64_t *size, sk_error_t *err);
 /* malloc'd DIR/images/snapshots/HEX; caller frees. */
 char *sk__snapshot_path(const sk_image_store *s, const char *chain_id);
 /* Removes a directory tree (no symlinks followed). */
 int sk__rm_rf(const char *path);
+/* Opens DIR/images/gc.lock and flocks it: shared (blocking) for pulls and
+ * rootfs preparation, exclusive (non-blocking) for GC. The fd, or -1. */
+int sk__gc_lease(sk_image_store *s, int exclusive);
 /* Ids of images used by container rootfs (a new json object id -> true). */
 json_t *sk__images_in_use(sk_image_store *s);
 /* Resolves ref to a stored image id into id (>= 72 bytes); 0, or -1 ENOTFOUND. */

@@ -3,6 +3,7 @@
 #include "image/image-int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,7 +42,7 @@ char *sk__snapshot_path(const sk_image_store *s, const char *chain_id)
 }
 
 int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
-			sk_error_t *err)
+			int64_t *size_out, sk_error_t *err)
 {
 	static int counter;
 	cleanup_free char *path = sk__snapshot_path(s, chain_id);
@@ -60,6 +61,8 @@ int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *lay
 		sk__rm_rf(tmp);
 		return -1;
 	}
+	if (size_out)
+		*size_out = size;
 	chmod(tmp, 0755);
 	if (rename(tmp, path) < 0) {
 		int e = errno;
@@ -136,7 +139,7 @@ static json_t *ensure_snapshots(sk_image_store *s, const char *id, sk_error_t *e
 	}
 	for (size_t i = 0; i < json_array_size(chain); i++)
 		if (sk__snapshot_ensure(s, json_string_value(json_array_get(chain, i)),
-					json_string_value(json_array_get(layers, i)), err) < 0)
+					json_string_value(json_array_get(layers, i)), NULL, err) < 0)
 			return NULL;
 	return json_incref(chain);
 }
@@ -164,12 +167,14 @@ char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *
 {
 	cleanup_json json_t *idx = NULL, *chain = NULL;
 	cleanup_free char *cdir = NULL, *rootfs = NULL, *opts = NULL;
+	cleanup_close int lease = -1;
 	char id[72];
 
 	if (!valid_container_id(container_id)) {
 		sk_error_set(err, SK_EINVALID, "container \"%.128s\": invalid id", container_id);
 		return NULL;
 	}
+	lease = sk__gc_lease(s, 0);
 	sk__lock(s, 0);
 	idx = sk__index_load(s);
 	sk__unlock(s);

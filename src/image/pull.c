@@ -1,0 +1,382 @@
+/* Pulling an image: resolve the manifest (selecting the platform from an
+ * index), fetch config and layers (several at once), unpack each layer as it
+ * arrives, record the image. Concurrent pulls of one reference are shared. */
+#include "image/registry.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/utsname.h>
+
+#include "util/util.h"
+
+struct sk__flight {
+	char *key;
+	int done, rc, refs;
+	sk_error_t err;
+	pthread_cond_t cond;
+	struct sk__flight *next;
+};
+
+struct layer_job {
+	sk_image_store *s;
+	struct sk__registry *reg;
+	const sk_image_manifest *m;
+	json_t *chain;
+	pthread_mutex_t mu;
+	size_t next;
+	int failed;
+	sk_error_t err;
+	int64_t fetched, fetch_ns, unpack_ns, unpacked;
+	int blobs_cached, snapshots_cached;
+};
+
+static const char *default_platform(void)
+{
+	static char buf[64];
+	struct utsname u;
+	const char *arch = "amd64";
+
+	if (uname(&u) == 0 && !strcmp(u.machine, "aarch64"))
+		arch = "arm64";
+	snprintf(buf, sizeof(buf), "linux/%s", arch);
+	return buf;
+}
+
+static int fetch_layer(struct layer_job *j, const sk_image_desc *d, sk_error_t *err)
+{
+	cleanup_free char *partial = xasprintf("%s/ingest/%s.partial", j->s->root, d->digest + 7);
+	cleanup_close int lock = -1;
+	int64_t fetched = 0, t0 = sk_mono_ns();
+	int rc;
+
+	/* a partial file is resumed by one puller at a time */
+	lock = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock >= 0 && flock(lock, LOCK_EX) < 0) {
+		close(lock);
+		lock = -1;
+	}
+	if (sk__blob_exists(j->s, d->digest)) {
+		unlink(partial);
+		return 1;
+	}
+	rc = sk__registry_blob_file(j->reg, d, partial, &fetched, err);
+	if (rc == 0)
+		rc = sk__blob_commit_file(j->s, partial, d->digest, err);
+	pthread_mutex_lock(&j->mu);
+	j->fetched += fetched;
+	j->fetch_ns += sk_mono_ns() - t0;
+	pthread_mutex_unlock(&j->mu);
+	return rc;
+}
+
+static int do_layer(struct layer_job *j, size_t i, sk_error_t *err)
+{
+	const sk_image_desc *d = &j->m->layers[i];
+	const char *chain = json_string_value(json_array_get(j->chain, i));
+	int cached = 1, snap;
+	int64_t t0, size = 0;
+
+	if (!sk__blob_exists(j->s, d->digest)) {
+		cached = fetch_layer(j, d, err);
+		if (cached < 0)
+			return -1;
+	}
+	t0 = sk_mono_ns();
+	snap = sk__snapshot_ensure(j->s, chain, d->digest, &size, err);
+	if (snap < 0)
+		return -1;
+	pthread_mutex_lock(&j->mu);
+	j->blobs_cached += cached;
+	j->snapshots_cached += snap;
+	j->unpacked += size;
+	if (!snap)
+		j->unpack_ns += sk_mono_ns() - t0;
+	pthread_mutex_unlock(&j->mu);
+	return 0;
+}
+
+static void *layer_worker(void *arg)
+{
+	struct layer_job *j = arg;
+
+	for (;;) {
+		sk_error_t err = {0};
+		size_t i;
+
+		pthread_mutex_lock(&j->mu);
+		i = j->next++;
+		if (j->failed || i >= j->m->n_layers) {
+			pthread_mutex_unlock(&j->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&j->mu);
+		if (do_layer(j, i, &err) < 0) {
+			pthread_mutex_lock(&j->mu);
+			if (!j->failed++)
+				j->err = err;
+			pthread_mutex_unlock(&j->mu);
+		}
+	}
+}
+
+static int fetch_layers(struct layer_job *j, int parallel, sk_error_t *err)
+{
+	size_t n = parallel > 0 ? (size_t)parallel : 4;
+	pthread_t th[16];
+	size_t started = 0;
+
+	if (n > 16)
+		n = 16;
+	if (n > j->m->n_layers)
+		n = j->m->n_layers;
+	pthread_mutex_init(&j->mu, NULL);
+	for (; started < n; started++)
+		if (pthread_create(&th[started], NULL, layer_worker, j) != 0)
+			break;
+	if (started == 0)
+		layer_worker(j);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&j->mu);
+	if (j->failed) {
+		if (err)
+			*err = j->err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Fetches and stores a manifest, verified against the digest when one is
+ * asked for; the digest goes to digest (>= 72). */
+static int get_manifest(sk_image_store *s, struct sk__registry *reg, const char *reference,
+			sk_image_manifest *m, char *digest, sk_error_t *err)
+{
+	cleanup_free char *body = NULL, *ct = NULL;
+	size_t len;
+
+	if (sk__registry_manifest(reg, reference, &body, &len, &ct, err) < 0)
+		return -1;
+	sk__digest_buf(body, len, digest);
+	if (!strncmp(reference, "sha256:", 7) && strcmp(reference, digest))
+		return sk_error_set(err, SK_EINVALID, "manifest \"%s\": digest mismatch (got %s)", reference, digest);
+	if (sk_image_manifest_parse(body, len, m, err) < 0)
+		return -1;
+	if (sk__blob_put(s, digest, body, len, NULL, err) < 0) {
+		sk_image_manifest_release(m);
+		return -1;
+	}
+	return 0;
+}
+
+/* Resolves ref to a platform manifest; index_digest gets the index's digest
+ * (or "" when the reference named a manifest). */
+static int resolve(sk_image_store *s, struct sk__registry *reg, const sk_image_ref *r,
+		   const char *platform, sk_image_manifest *m, char *digest, char *index_digest,
+		   sk_error_t *err)
+{
+	int sel;
+
+	index_digest[0] = '\0';
+	if (get_manifest(s, reg, r->digest[0] ? r->digest : r->tag, m, digest, err) < 0)
+		return -1;
+	if (!m->is_index)
+		return 0;
+	snprintf(index_digest, 72, "%s", digest);
+	sel = sk_image_manifest_select(m, platform);
+	if (sel < 0) {
+		sk_image_manifest_release(m);
+		return sk_error_set(err, SK_ENOTFOUND, "no matching manifest for %s in the manifest list entries", platform);
+	}
+	{
+		char want[72];
+		snprintf(want, sizeof(want), "%s", m->layers[sel].digest);
+		sk_image_manifest_release(m);
+		if (get_manifest(s, reg, want, m, digest, err) < 0)
+			return -1;
+	}
+	if (m->is_index) {
+		sk_image_manifest_release(m);
+		return sk_error_set(err, SK_EUNSUPPORTED, "nested image index");
+	}
+	return 0;
+}
+
+static json_t *get_config(sk_image_store *s, struct sk__registry *reg, const sk_image_manifest *m,
+			  sk_error_t *err)
+{
+	cleanup_free char *body = NULL;
+	size_t len;
+	json_t *j;
+
+	if (!sk__blob_exists(s, m->config.digest)) {
+		if (sk__registry_blob_mem(reg, m->config.digest, &body, &len, err) < 0)
+			return NULL;
+		if (sk__blob_put(s, m->config.digest, body, len, NULL, err) < 0)
+			return NULL;
+	} else if (!(body = sk__blob_read(s, m->config.digest, &len, err))) {
+		return NULL;
+	}
+	j = json_loadb(body, len, 0, NULL);
+	if (!j)
+		sk_error_set(err, SK_EINVALID, "config \"%s\": invalid JSON", m->config.digest);
+	return j;
+}
+
+static int record(sk_image_store *s, const sk_image_ref *r, const char *digest,
+		  const char *index_digest, int64_t unpacked, sk_error_t *err)
+{
+	cleanup_json json_t *names = json_array(), *idx = NULL;
+	char repo[600];
+	json_t *rec;
+
+	sk_image_ref_repo(r, repo, sizeof(repo));
+	if (r->tag[0] && !r->digest[0])
+		json_array_append_new(names, json_sprintf("%s:%s", repo, r->tag));
+	json_array_append_new(names, json_sprintf("%s@%s", repo, r->digest[0] ? r->digest :
+						  index_digest[0] ? index_digest : digest));
+	if (sk__image_record(s, digest, names, err) < 0)
+		return -1;
+	sk__lock(s, 1);
+	idx = sk__index_load(s);
+	rec = json_object_get(json_object_get(idx, "images"), digest);
+	if (rec && index_digest[0])
+		json_object_set_new(rec, "indexes", json_pack("[s]", index_digest));
+	if (rec)
+		json_object_set_new(rec, "unpackedSize", json_integer(unpacked));
+	sk__index_save(s, idx, NULL);
+	sk__unlock(s);
+	return 0;
+}
+
+static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_options *opts,
+		   sk_image_info *info, sk_error_t *err)
+{
+	struct sk__registry *reg = NULL;
+	sk_image_manifest m = {0};
+	cleanup_json json_t *config = NULL, *chain = NULL;
+	struct layer_job job = {0};
+	char digest[72], index_digest[72], name[700];
+	const char *platform = opts->platform ? opts->platform : default_platform();
+	int64_t t0 = sk_mono_ns(), tf;
+	int rc = -1;
+
+	reg = sk__registry_open(r, opts, err);
+	if (!reg)
+		return -1;
+	if (resolve(s, reg, r, platform, &m, digest, index_digest, err) < 0)
+		goto out;
+	config = get_config(s, reg, &m, err);
+	chain = config ? sk__chain_ids(config, m.n_layers, err) : NULL;
+	if (!chain)
+		goto out;
+	tf = sk_mono_ns() - t0;
+	job = (struct layer_job){.s = s, .reg = reg, .m = &m, .chain = chain};
+	if (fetch_layers(&job, opts->parallel, err) < 0)
+		goto out;
+	if (record(s, r, digest, index_digest, job.unpacked, err) < 0)
+		goto out;
+	snprintf(name, sizeof(name), "%s/%s%s%s", r->domain, r->path, r->digest[0] ? "@" : ":",
+		 r->digest[0] ? r->digest : r->tag);
+	if (sk_image_lookup(s, name, info, err) < 0)
+		goto out;
+	info->fetched_bytes = job.fetched;
+	info->fetch_ns = tf + job.fetch_ns;
+	info->unpack_ns = job.unpack_ns;
+	info->blobs_cached = job.blobs_cached;
+	info->snapshots_cached = job.snapshots_cached;
+	info->total_ns = sk_mono_ns() - t0;
+	rc = 0;
+out:
+	sk_image_manifest_release(&m);
+	sk__registry_free(reg);
+	return rc;
+}
+
+/* ---- singleflight ---- */
+
+static struct sk__flight *flight_join(sk_image_store *s, const char *key, int *leader)
+{
+	struct sk__flight *f;
+
+	pthread_mutex_lock(&s->flights_mu);
+	for (f = s->flights; f; f = f->next)
+		if (!strcmp(f->key, key))
+			break;
+	*leader = !f;
+	if (!f) {
+		f = xzalloc(sizeof(*f));
+		f->key = xstrdup(key);
+		pthread_cond_init(&f->cond, NULL);
+		f->next = s->flights;
+		s->flights = f;
+	}
+	f->refs++;
+	if (!*leader)
+		while (!f->done)
+			pthread_cond_wait(&f->cond, &s->flights_mu);
+	pthread_mutex_unlock(&s->flights_mu);
+	return f;
+}
+
+static void flight_leave(sk_image_store *s, struct sk__flight *f, int leader, int rc, sk_error_t *err)
+{
+	pthread_mutex_lock(&s->flights_mu);
+	if (leader) {
+		struct sk__flight **pp;
+		f->done = 1;
+		f->rc = rc;
+		if (err)
+			f->err = *err;
+		for (pp = &s->flights; *pp; pp = &(*pp)->next)
+			if (*pp == f) {
+				*pp = f->next;
+				break;
+			}
+		pthread_cond_broadcast(&f->cond);
+	} else if (err) {
+		*err = f->err;
+	}
+	if (--f->refs == 0) {
+		pthread_cond_destroy(&f->cond);
+		free(f->key);
+		free(f);
+	}
+	pthread_mutex_unlock(&s->flights_mu);
+}
+
+int sk_image_pull(sk_image_store *s, const char *ref, const sk_pull_options *opts,
+		  sk_image_info *out, sk_error_t *err)
+{
+	static const sk_pull_options none;
+	sk_image_ref r;
+	char key[700];
+	struct sk__flight *f;
+	int leader, rc, lease;
+	int64_t t0 = sk_mono_ns();
+
+	memset(out, 0, sizeof(*out));
+	if (sk_image_ref_parse(ref, &r, err) < 0)
+		return -1;
+	sk_image_ref_string(&r, key, sizeof(key));
+	f = flight_join(s, key, &leader);
+	if (!leader) {
+		rc = f->rc;
+		flight_leave(s, f, 0, rc, err);
+		if (rc == 0 && sk_image_lookup(s, key, out, err) == 0) {
+			out->shared = 1;
+			out->wait_ns = sk_mono_ns() - t0;
+			return 0;
+		}
+		return sk_error_wrap(err, "image \"%s\"", ref);
+	}
+	lease = sk__gc_lease(s, 0);
+	rc = do_pull(s, &r, opts ? opts : &none, out, err);
+	if (lease >= 0)
+		close(lease);
+	if (rc < 0)
+		sk_error_wrap(err, "image \"%s\"", ref);
+	flight_leave(s, f, 1, rc, err);
+	return rc;
+}
