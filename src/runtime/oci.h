@@ -91,6 +91,12 @@ struct sk_container_config {
 	const struct sk_keyval *annotations; /* extra annotations */
 	size_t n_annotations;
 	const char *image_ref;       /* for annotations and state */
+
+	/* Used by sk_container_create (container.h), not by the spec. */
+	const char *image_id;        /* recorded in the container state */
+	const char *handler;         /* runtime handler: "crun", "runc"; NULL: the node default */
+	const char *log_path;        /* CRI log file, e.g. <logdir>/<name>/<attempt>.log; required */
+	int64_t log_size_max;        /* conmon --log-size-max in bytes; 0: unlimited */
 };
 
 /* Builds config.json (new reference) or NULL with err. */

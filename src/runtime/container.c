@@ -1,0 +1,683 @@
+/* Container lifecycle through conmon and crun/runc. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "runtime/cgroup.h"
+#include "runtime/container.h"
+#include "runtime/runtime-int.h"
+#include "util/util.h"
+
+#define RUNTIME_TIMEOUT_MS 60000
+#define SYNC_TIMEOUT_MS 60000
+
+const char *sk_container_status_name(enum sk_container_status s)
+{
+	switch (s) {
+	case SK_CONTAINER_CREATED: return "created";
+	case SK_CONTAINER_RUNNING: return "running";
+	case SK_CONTAINER_EXITED: return "exited";
+	default: return "unknown";
+	}
+}
+
+void sk_container_free(struct sk_container *c)
+{
+	if (!c)
+		return;
+	free(c->id), free(c->name), free(c->sandbox_id), free(c->pod_uid), free(c->pod_name);
+	free(c->pod_namespace), free(c->handler), free(c->image_ref), free(c->image_id), free(c->log_path);
+	free(c->pod_cgroup), free(c->cgroup_path), free(c->dir), free(c->reason), free(c->message);
+	free(c);
+}
+
+static char *exit_file(const struct sk_runtime *rt, const char *id)
+{
+	return xasprintf("%s/exits/%s", rt->run_dir, id);
+}
+
+static json_t *container_json(const struct sk_container *c)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:i}",
+			      "id", c->id, "name", c->name, "sandboxId", c->sandbox_id, "podUID", c->pod_uid,
+			      "podName", c->pod_name, "podNamespace", c->pod_namespace, "attempt",
+			      (json_int_t)c->attempt, "handler", c->handler, "logPath", c->log_path, "podCgroup",
+			      c->pod_cgroup, "pid", c->pid, "status", sk_container_status_name(c->status),
+			      "createdNs", (json_int_t)c->created_ns, "startedNs", (json_int_t)c->started_ns,
+			      "finishedNs", (json_int_t)c->finished_ns, "exitCode", c->exit_code);
+
+	if (c->image_ref)
+		json_object_set_new(j, "imageRef", json_string(c->image_ref));
+	if (c->image_id)
+		json_object_set_new(j, "imageId", json_string(c->image_id));
+	if (c->reason)
+		json_object_set_new(j, "reason", json_string(c->reason));
+	if (c->message)
+		json_object_set_new(j, "message", json_string(c->message));
+	return j;
+}
+
+static int save(const struct sk_container *c, sk_error_t *err)
+{
+	cleanup_json json_t *j = container_json(c);
+	cleanup_free char *path = xasprintf("%s/container.json", c->dir);
+
+	return sk__json_save(path, j, err);
+}
+
+static enum sk_container_status status_from_name(const char *s)
+{
+	if (!s)
+		return SK_CONTAINER_UNKNOWN;
+	if (!strcmp(s, "created"))
+		return SK_CONTAINER_CREATED;
+	if (!strcmp(s, "running"))
+		return SK_CONTAINER_RUNNING;
+	if (!strcmp(s, "exited"))
+		return SK_CONTAINER_EXITED;
+	return SK_CONTAINER_UNKNOWN;
+}
+
+static struct sk_container *from_json(const struct sk_runtime *rt, json_t *j)
+{
+	struct sk_container *c = xzalloc(sizeof(*c));
+
+	c->id = sk__json_strdup(j, "id");
+	c->name = sk__json_strdup(j, "name");
+	c->sandbox_id = sk__json_strdup(j, "sandboxId");
+	c->pod_uid = sk__json_strdup(j, "podUID");
+	c->pod_name = sk__json_strdup(j, "podName");
+	c->pod_namespace = sk__json_strdup(j, "podNamespace");
+	c->handler = sk__json_strdup(j, "handler");
+	c->log_path = sk__json_strdup(j, "logPath");
+	c->pod_cgroup = sk__json_strdup(j, "podCgroup");
+	c->image_ref = sk__json_strdup(j, "imageRef");
+	c->image_id = sk__json_strdup(j, "imageId");
+	c->reason = sk__json_strdup(j, "reason");
+	c->message = sk__json_strdup(j, "message");
+	c->attempt = (uint32_t)json_integer_value(json_object_get(j, "attempt"));
+	c->pid = (int)json_integer_value(json_object_get(j, "pid"));
+	c->status = status_from_name(json_string_value(json_object_get(j, "status")));
+	c->created_ns = json_integer_value(json_object_get(j, "createdNs"));
+	c->started_ns = json_integer_value(json_object_get(j, "startedNs"));
+	c->finished_ns = json_integer_value(json_object_get(j, "finishedNs"));
+	c->exit_code = (int)json_integer_value(json_object_get(j, "exitCode"));
+	if (!c->id || !c->name || !c->sandbox_id || !c->pod_uid || !c->handler || !c->log_path || !c->pod_cgroup ||
+	    !c->pod_name || !c->pod_namespace || !sk__valid_id(c->id)) {
+		sk_container_free(c);
+		return NULL;
+	}
+	c->cgroup_path = xasprintf("%s/%s", c->pod_cgroup, c->id);
+	c->dir = xasprintf("%s/containers/%s", rt->run_dir, c->id);
+	return c;
+}
+
+/* Runs `<handler> --root=<root> <args...>`; output in res. */
+static int run_runtime(const struct sk_runtime_handler *h, const char *const *args, int timeout_ms,
+		       struct sk__proc_result *res, sk_error_t *err)
+{
+	cleanup_free char *root = xasprintf("--root=%s", h->root);
+	char *argv[16];
+	size_t n = 0;
+
+	argv[n++] = h->exec;
+	argv[n++] = root;
+	for (; *args && n < 15; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	return sk__proc_run(argv, NULL, NULL, timeout_ms, res, err);
+}
+
+/* Like run_runtime, failing with the runtime's stderr on a non-zero exit. */
+static int runtime_ok(const struct sk_runtime_handler *h, const char *id, const char *const *args,
+		      sk_error_t *err)
+{
+	struct sk__proc_result res;
+	int rc = 0;
+
+	if (run_runtime(h, args, RUNTIME_TIMEOUT_MS, &res, err) < 0)
+		return sk_error_wrap(err, "container \"%s\"", id);
+	if (res.timed_out || !WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0) {
+		char *nl = strchr(res.err, '\n');
+		if (nl && nl[1] == '\0')
+			*nl = '\0';
+		rc = sk_error_set(err, SK_EINTERNAL, "container \"%s\": %s %s: %s", id, h->name, args[0],
+				  res.timed_out ? "timed out" : res.err);
+	}
+	sk__proc_result_release(&res);
+	return rc;
+}
+
+static struct sk_container *new_container(struct sk_runtime *rt, const struct sk_container_config *cfg,
+					  const char *handler)
+{
+	struct sk_container *c = xzalloc(sizeof(*c));
+	const struct sk_sandbox *sb = cfg->sandbox;
+
+	c->id = xstrdup(cfg->id);
+	c->name = xstrdup(cfg->name);
+	c->sandbox_id = xstrdup(sb->id);
+	c->pod_uid = xstrdup(sb->pod_uid);
+	c->pod_name = xstrdup(sb->pod_name);
+	c->pod_namespace = xstrdup(sb->pod_namespace);
+	c->attempt = cfg->attempt;
+	c->handler = xstrdup(handler);
+	c->image_ref = cfg->image_ref ? xstrdup(cfg->image_ref) : NULL;
+	c->image_id = cfg->image_id ? xstrdup(cfg->image_id) : NULL;
+	c->log_path = xstrdup(cfg->log_path);
+	c->pod_cgroup = sk_cgroup_pod_path(sb->qos, sb->pod_uid);
+	c->cgroup_path = xasprintf("%s/%s", c->pod_cgroup, c->id);
+	c->dir = xasprintf("%s/containers/%s", rt->run_dir, c->id);
+	c->created_ns = sk_now_ns();
+	c->status = SK_CONTAINER_CREATED;
+	return c;
+}
+
+static int prepare_bundle(struct sk_container *c, const struct sk_container_config *cfg, sk_error_t *err)
+{
+	cleanup_json json_t *spec = sk_oci_spec(cfg, err);
+	cleanup_free char *config = xasprintf("%s/config.json", c->dir);
+	cleanup_free char *logdir = xstrdup(c->log_path);
+
+	if (!spec)
+		return -1;
+	if (mkdir(c->dir, 0700) < 0)
+		return sk_error_errno(err, errno, "container \"%s\": mkdir \"%s\"", c->id, c->dir);
+	if (sk_mkdir_p(dirname(logdir), 0755) < 0)
+		return sk_error_errno(err, errno, "container \"%s\": log dir for \"%s\"", c->id, c->log_path);
+	if (sk__json_save(config, spec, err) < 0)
+		return -1;
+	return save(c, err);
+}
+
+/* argv for conmon; strings in *store are freed by the caller. */
+static void conmon_argv(struct sk_runtime *rt, const struct sk_runtime_handler *h, const struct sk_container *c,
+			int64_t log_size_max, char **argv, char **store)
+{
+	size_t n = 0, s = 0;
+
+	store[s++] = xasprintf("%s/pidfile", c->dir);
+	store[s++] = xasprintf("%s/conmon.pid", c->dir);
+	store[s++] = xasprintf("k8s-file:%s", c->log_path);
+	store[s++] = xasprintf("%s/exits", rt->run_dir);
+	store[s++] = xasprintf("%s/sock", rt->run_dir);
+	store[s++] = xasprintf("--root=%s", h->root);
+	store[s++] = xasprintf("%lld", (long long)log_size_max);
+	store[s] = NULL;
+	argv[n++] = rt->conmon;
+	argv[n++] = "--api-version"; argv[n++] = "1";
+	argv[n++] = "-c"; argv[n++] = c->id;
+	argv[n++] = "-u"; argv[n++] = c->id;
+	argv[n++] = "-n"; argv[n++] = c->name;
+	argv[n++] = "-r"; argv[n++] = h->exec;
+	argv[n++] = "-b"; argv[n++] = c->dir;
+	argv[n++] = "-p"; argv[n++] = store[0];
+	argv[n++] = "-P"; argv[n++] = store[1];
+	argv[n++] = "-l"; argv[n++] = store[2];
+	argv[n++] = "--exit-dir"; argv[n++] = store[3];
+	argv[n++] = "--persist-dir"; argv[n++] = c->dir;
+	argv[n++] = "--socket-dir-path"; argv[n++] = store[4];
+	argv[n++] = "--log-level"; argv[n++] = "error";
+	argv[n++] = "--runtime-arg"; argv[n++] = store[5];
+	if (log_size_max > 0) {
+		argv[n++] = "--log-size-max";
+		argv[n++] = store[6];
+	}
+	argv[n] = NULL;
+}
+
+/* In the child: sync pipe on fd 3, start pipe on fd 4, stdio to /dev/null
+ * and conmon's own stderr to <dir>/conmon.log. Async-signal-safe only. */
+static void conmon_child(char **argv, char **envp, int sync_w, int start_r, int logfd)
+{
+	int devnull = open("/dev/null", O_RDWR);
+	sigset_t all;
+
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(logfd >= 0 ? logfd : devnull, 2) < 0)
+		_exit(126);
+	if (dup2(sync_w, 3) < 0 || dup2(start_r, 4) < 0)
+		_exit(126);
+	setsid();
+	execve(argv[0], argv, envp);
+	_exit(127);
+}
+
+/* Reads conmon's {"data": pid, "message": ...} line from the sync pipe. */
+static int read_sync(int fd, const char *id, int *pid, sk_error_t *err)
+{
+	char buf[4096];
+	size_t len = 0;
+	int64_t deadline = sk_mono_ns() + (int64_t)SYNC_TIMEOUT_MS * 1000000;
+	cleanup_json json_t *j = NULL;
+	const char *msg;
+
+	while (len < sizeof(buf) - 1 && !memchr(buf, '\n', len)) {
+		struct pollfd p = {fd, POLLIN, 0};
+		int left = (int)((deadline - sk_mono_ns()) / 1000000);
+		ssize_t n;
+
+		if (left <= 0)
+			return sk_error_set(err, SK_ETIMEOUT, "container \"%s\": conmon did not report", id);
+		if (poll(&p, 1, left) < 0 && errno != EINTR)
+			return sk_error_errno(err, errno, "container \"%s\": poll sync pipe", id);
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n == 0)
+			break;
+		if (n > 0)
+			len += (size_t)n;
+	}
+	buf[len] = '\0';
+	j = json_loads(buf, JSON_DISABLE_EOF_CHECK, NULL);
+	if (!j)
+		return sk_error_set(err, SK_EINTERNAL, "container \"%s\": conmon exited without reporting", id);
+	*pid = (int)json_integer_value(json_object_get(j, "data"));
+	msg = json_string_value(json_object_get(j, "message"));
+	if (*pid <= 0)
+		return sk_error_set(err, SK_EINTERNAL, "container \"%s\": create failed: %s", id,
+				    msg ? msg : "unknown error");
+	return 0;
+}
+
+static int spawn_conmon(struct sk_runtime *rt, const struct sk_runtime_handler *h, struct sk_container *c,
+			int64_t log_size_max, sk_error_t *err)
+{
+	char *argv[48], *store[8];
+	char *envp[] = {"_OCI_SYNCPIPE=3", "_OCI_STARTPIPE=4", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+	cleanup_free char *logpath = xasprintf("%s/conmon.log", c->dir);
+	cleanup_close int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	int sync_p[2], start_p[2], status, rc, i;
+	pid_t pid;
+
+	conmon_argv(rt, h, c, log_size_max, argv, store);
+	if (pipe2(sync_p, O_CLOEXEC) < 0 || pipe2(start_p, O_CLOEXEC) < 0) {
+		rc = sk_error_errno(err, errno, "container \"%s\": pipe", c->id);
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0)
+		conmon_child(argv, envp, sync_p[1], start_p[0], logfd);
+	close(sync_p[1]);
+	close(start_p[0]);
+	if (pid < 0) {
+		close(sync_p[0]), close(start_p[1]);
+		rc = sk_error_errno(err, errno, "container \"%s\": fork conmon", c->id);
+		goto out;
+	}
+	/* conmon waits for this before creating the container. */
+	if (write(start_p[1], "0", 1) != 1)
+		sk_warn("runtime", "container \"%s\": start pipe: %s", c->id, strerror(errno));
+	close(start_p[1]);
+	/* conmon forks a daemon and exits. */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	rc = read_sync(sync_p[0], c->id, &c->pid, err);
+	close(sync_p[0]);
+out:
+	for (i = 0; store[i]; i++)
+		free(store[i]);
+	return rc;
+}
+
+int sk_container_create(struct sk_runtime *rt, const struct sk_container_config *cfg,
+			struct sk_container **out, sk_error_t *err)
+{
+	const struct sk_runtime_handler *h = sk_runtime_handler(rt, cfg->handler, err);
+	struct sk_container *c;
+
+	if (!h)
+		return sk_error_wrap(err, "create container \"%s\"", cfg->id ? cfg->id : "");
+	if (!cfg->log_path || !cfg->sandbox || !sk__valid_id(cfg->id))
+		return sk_error_set(err, SK_EINVALID, "create container \"%s\": id, sandbox and log path are required",
+				    cfg->id ? cfg->id : "");
+	c = new_container(rt, cfg, h->name);
+	if (sk__exists(c->dir)) {
+		sk_container_free(c);
+		return sk_error_set(err, SK_EEXISTS, "create container \"%s\": already exists", cfg->id);
+	}
+	if (prepare_bundle(c, cfg, err) < 0 || spawn_conmon(rt, h, c, cfg->log_size_max, err) < 0 || save(c, err) < 0) {
+		sk_error_t e2 = {0};
+		sk_container_remove(rt, c, &e2);
+		sk_container_free(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+int sk_container_start(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err)
+{
+	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, err);
+	const char *args[] = {"start", c->id, NULL};
+
+	if (!h || runtime_ok(h, c->id, args, err) < 0)
+		return -1;
+	c->started_ns = sk_now_ns();
+	c->status = SK_CONTAINER_RUNNING;
+	return save(c, err);
+}
+
+static int64_t file_mtime_ns(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return sk_now_ns();
+	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+static void set_exited(struct sk_container *c, const char *efile, int code)
+{
+	cleanup_free char *oom = xasprintf("%s/oom", c->dir);
+	bool oom_killed = sk__exists(oom) || sk_cgroup_oom_killed(c->cgroup_path);
+
+	c->status = SK_CONTAINER_EXITED;
+	c->finished_ns = file_mtime_ns(efile);
+	free(c->reason);
+	if (oom_killed) {
+		c->exit_code = 137;
+		c->reason = xstrdup("OOMKilled");
+	} else {
+		c->exit_code = code;
+		c->reason = xstrdup(code == 0 ? "Completed" : "Error");
+	}
+}
+
+/* Queries `runtime state`: "created", "running", "stopped", "paused". */
+static enum sk_container_status runtime_status(struct sk_runtime *rt, struct sk_container *c)
+{
+	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, NULL);
+	const char *args[] = {"state", c->id, NULL};
+	struct sk__proc_result res;
+	enum sk_container_status st = SK_CONTAINER_UNKNOWN;
+	sk_error_t e = {0};
+
+	if (!h || run_runtime(h, args, RUNTIME_TIMEOUT_MS, &res, &e) < 0)
+		return st;
+	if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0) {
+		cleanup_json json_t *j = json_loads(res.out, 0, NULL);
+		const char *s = json_string_value(json_object_get(j, "status"));
+		if (s && !strcmp(s, "created"))
+			st = SK_CONTAINER_CREATED;
+		else if (s && (!strcmp(s, "running") || !strcmp(s, "paused")))
+			st = SK_CONTAINER_RUNNING;
+		else if (s && !strcmp(s, "stopped"))
+			st = SK_CONTAINER_EXITED;
+	}
+	sk__proc_result_release(&res);
+	return st;
+}
+
+int sk_container_refresh(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err)
+{
+	cleanup_free char *efile = exit_file(rt, c->id);
+	cleanup_free char *code = NULL;
+	enum sk_container_status st;
+
+	if (c->status == SK_CONTAINER_EXITED)
+		return 0;
+	code = sk_read_file(efile, NULL);
+	if (code && *code) {
+		set_exited(c, efile, atoi(code));
+		return save(c, err);
+	}
+	st = runtime_status(rt, c);
+	if (st == SK_CONTAINER_EXITED) {
+		/* conmon writes the exit file right after the runtime notices; recheck once. */
+		struct timespec ts = {0, 50 * 1000000};
+		nanosleep(&ts, NULL);
+		free(code);
+		code = sk_read_file(efile, NULL);
+		if (code && *code)
+			set_exited(c, efile, atoi(code));
+		else
+			st = SK_CONTAINER_UNKNOWN;
+	}
+	if (st != SK_CONTAINER_EXITED)
+		c->status = st;
+	return save(c, err);
+}
+
+int sk_container_wait(struct sk_runtime *rt, struct sk_container *c, int timeout_ms, sk_error_t *err)
+{
+	cleanup_free char *efile = exit_file(rt, c->id);
+	int64_t deadline = timeout_ms >= 0 ? sk_mono_ns() + (int64_t)timeout_ms * 1000000 : INT64_MAX;
+	struct timespec ts = {0, 10 * 1000000};
+
+	while (!sk__exists(efile) && c->status != SK_CONTAINER_EXITED) {
+		if (sk_mono_ns() >= deadline)
+			return sk_error_set(err, SK_ETIMEOUT, "container \"%s\": still running", c->id);
+		nanosleep(&ts, NULL);
+	}
+	/* conmon writes the file non-atomically; a read racing it sees it empty. */
+	for (int i = 0; i < 100; i++) {
+		cleanup_free char *s = sk_read_file(efile, NULL);
+		if (!s || *s)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return sk_container_refresh(rt, c, err);
+}
+
+static int kill_container(struct sk_runtime *rt, struct sk_container *c, int sig, sk_error_t *err)
+{
+	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, err);
+	cleanup_free char *signame = xasprintf("%d", sig);
+	const char *args[] = {"kill", c->id, signame, NULL};
+
+	if (!h)
+		return -1;
+	if (runtime_ok(h, c->id, args, err) < 0) {
+		/* It may have exited between our check and the kill. */
+		sk_error_t e = {0};
+		if (sk_container_refresh(rt, c, &e) == 0 && c->status == SK_CONTAINER_EXITED)
+			return 0;
+		return -1;
+	}
+	return 0;
+}
+
+int sk_container_stop(struct sk_runtime *rt, struct sk_container *c, int sig, int grace_s, sk_error_t *err)
+{
+	sk_error_t e = {0};
+
+	if (sk_container_refresh(rt, c, err) < 0)
+		return -1;
+	if (c->status == SK_CONTAINER_EXITED)
+		return 0;
+	if (c->status == SK_CONTAINER_UNKNOWN)
+		return sk_error_set(err, SK_ENOTFOUND, "stop container \"%s\": the runtime does not know it", c->id);
+	if (grace_s > 0) {
+		if (kill_container(rt, c, sig ? sig : SIGTERM, err) < 0)
+			return sk_error_wrap(err, "stop");
+		if (sk_container_wait(rt, c, grace_s * 1000, &e) == 0)
+			return 0;
+	}
+	if (c->status != SK_CONTAINER_EXITED && kill_container(rt, c, SIGKILL, err) < 0)
+		return sk_error_wrap(err, "stop");
+	if (sk_container_wait(rt, c, 30000, err) < 0)
+		return sk_error_wrap(err, "stop");
+	return 0;
+}
+
+/* True when some other container of pod_uid is still on disk. */
+static bool pod_has_containers(struct sk_runtime *rt, const struct sk_container *c)
+{
+	cleanup_free char *dir = xasprintf("%s/containers", rt->run_dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+
+	while (d && !found && (de = readdir(d))) {
+		cleanup_free char *path = NULL;
+		cleanup_json json_t *j = NULL;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, c->id))
+			continue;
+		path = xasprintf("%s/%s/container.json", dir, de->d_name);
+		j = json_load_file(path, 0, NULL);
+		found = j && !strcmp(json_string_value(json_object_get(j, "podUID")) ?: "", c->pod_uid);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+int sk_container_remove(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err)
+{
+	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, err);
+	const char *args[] = {"delete", "--force", c->id, NULL};
+	cleanup_free char *efile = exit_file(rt, c->id);
+	cleanup_free char *sock = xasprintf("%s/sock/%s", rt->run_dir, c->id);
+	struct sk__proc_result res;
+	sk_error_t e = {0};
+
+	if (!h)
+		return sk_error_wrap(err, "remove container \"%s\"", c->id);
+	if (c->status != SK_CONTAINER_EXITED)
+		sk_container_refresh(rt, c, &e);
+	if (run_runtime(h, args, RUNTIME_TIMEOUT_MS, &res, err) < 0)
+		return sk_error_wrap(err, "remove container \"%s\"", c->id);
+	if (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0)
+		sk_debug("runtime", "container \"%s\": delete: %s", c->id, res.err);
+	sk__proc_result_release(&res);
+	if (c->status == SK_CONTAINER_EXITED && !c->reason)
+		set_exited(c, efile, c->exit_code);
+	if (sk__rm_rf(c->dir) < 0)
+		return sk_error_errno(err, errno, "remove container \"%s\": \"%s\"", c->id, c->dir);
+	unlink(efile);
+	unlink(sock);
+	if (!pod_has_containers(rt, c) && sk_cgroup_remove(c->pod_cgroup, err) < 0)
+		return sk_error_wrap(err, "remove container \"%s\"", c->id);
+	return 0;
+}
+
+int sk_container_load(struct sk_runtime *rt, const char *id, struct sk_container **out, sk_error_t *err)
+{
+	cleanup_free char *path = NULL;
+	cleanup_json json_t *j = NULL;
+
+	if (!sk__valid_id(id))
+		return sk_error_set(err, SK_EINVALID, "container \"%s\": invalid id", id ? id : "");
+	path = xasprintf("%s/containers/%s/container.json", rt->run_dir, id);
+	if (!sk__exists(path))
+		return sk_error_set(err, SK_ENOTFOUND, "container \"%s\": not found", id);
+	j = json_load_file(path, 0, NULL);
+	*out = j ? from_json(rt, j) : NULL;
+	if (!*out)
+		return sk_error_set(err, SK_EINTERNAL, "container \"%s\": bad container.json", id);
+	if (sk_container_refresh(rt, *out, err) < 0) {
+		sk_container_free(steal_ptr(out));
+		return -1;
+	}
+	return 0;
+}
+
+int sk_container_list(struct sk_runtime *rt, struct sk_container ***out, size_t *n, sk_error_t *err)
+{
+	cleanup_free char *dir = xasprintf("%s/containers", rt->run_dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return errno == ENOENT ? 0 : sk_error_errno(err, errno, "list containers \"%s\"", dir);
+	while ((de = readdir(d))) {
+		struct sk_container *c = NULL;
+		sk_error_t e = {0};
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (sk_container_load(rt, de->d_name, &c, &e) < 0) {
+			sk_warn("runtime", "%s", e.msg);
+			continue;
+		}
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[(*n)++] = c;
+	}
+	closedir(d);
+	return 0;
+}
+
+static int write_exec_process(const struct sk_container *c, const char *const *args, const char *path,
+			      sk_error_t *err)
+{
+	cleanup_free char *config = xasprintf("%s/config.json", c->dir);
+	cleanup_json json_t *spec = json_load_file(config, 0, NULL);
+	cleanup_json json_t *proc = NULL;
+
+	if (!spec)
+		return sk_error_set(err, SK_ENOTFOUND, "exec in container \"%s\": no config.json", c->id);
+	proc = sk_oci_exec_process(spec, args);
+	return sk__json_save(path, proc, err);
+}
+
+static void kill_pidfile(const char *path)
+{
+	cleanup_free char *s = sk_read_file(path, NULL);
+	int pid = s ? atoi(s) : 0;
+
+	if (pid > 1)
+		kill(pid, SIGKILL);
+}
+
+int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const char *const *args,
+			   int timeout_s, struct sk_exec_result *res, sk_error_t *err)
+{
+	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, err);
+	static int seq;
+	int n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+	cleanup_free char *proc_path = xasprintf("%s/exec-%d-%d.json", c->dir, getpid(), n);
+	cleanup_free char *pid_path = xasprintf("%s/exec-%d-%d.pid", c->dir, getpid(), n);
+	const char *rargs[] = {"exec", "--process", proc_path, "--pid-file", pid_path, c->id, NULL};
+	struct sk__proc_result pr;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (!h || !args || !args[0])
+		return sk_error_set(err, SK_EINVALID, "exec in container \"%s\": no command", c->id);
+	if (write_exec_process(c, args, proc_path, err) < 0)
+		return -1;
+	rc = run_runtime(h, rargs, (timeout_s > 0 ? timeout_s : 60) * 1000, &pr, err);
+	if (rc == 0) {
+		if (pr.timed_out)
+			kill_pidfile(pid_path);
+		res->timed_out = pr.timed_out;
+		res->exit_code = pr.timed_out ? 137 : sk__proc_exit_code(pr.status);
+		res->out = steal_ptr(&pr.out);
+		res->err = steal_ptr(&pr.err);
+		sk__proc_result_release(&pr);
+	}
+	unlink(proc_path);
+	unlink(pid_path);
+	return rc < 0 ? sk_error_wrap(err, "exec in container \"%s\"", c->id) : 0;
+}
+
+void sk_exec_result_release(struct sk_exec_result *res)
+{
+	free(res->out);
+	free(res->err);
+	res->out = res->err = NULL;
+}
+
+int sk_container_reopen_log(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err)
+{
+	cleanup_free char *ctl = xasprintf("%s/ctl", c->dir);
+	cleanup_close int fd = open(ctl, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	static const char msg[] = "2 0 0\n";
+
+	if (fd < 0)
+		return sk_error_errno(err, errno, "container \"%s\": open conmon control fifo", c->id);
+	if (write(fd, msg, sizeof(msg) - 1) != (ssize_t)(sizeof(msg) - 1))
+		return sk_error_errno(err, errno, "container \"%s\": reopen log", c->id);
+	return 0;
+}
