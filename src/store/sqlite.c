@@ -12,7 +12,8 @@
  * read-only connection.
  *
  * Compaction runs on the writer thread between batches, one short
- * transaction of at most COMPACT_WINDOW revisions at a time, and the WAL is
+ * transaction of at most COMPACT_WINDOW revisions at a time (explicit
+ * sk_store_compact calls too: they wait while writes go on), and the WAL is
  * checkpointed (TRUNCATE) and free pages vacuumed when the writer is idle. */
 #include <errno.h>
 #include <pthread.h>
@@ -46,6 +47,7 @@ struct wreq {
 	int done, accepted;
 	int64_t create_rev, prev_create_rev, prev_mod_rev;
 	sk__blob *prev_val;            /* a reference the caller drops */
+	pthread_cond_t cv;             /* signalled with qmu held once done is set */
 	struct wreq *next;
 };
 
@@ -72,7 +74,7 @@ struct sqlite_store {
 	sk__sdb rdb;
 
 	pthread_mutex_t qmu;                    /* guards the queue and req->done */
-	pthread_cond_t qcv, donecv;
+	pthread_cond_t qcv;
 	struct wreq *qhead, **qtail;
 	int stop;
 	pthread_t writer;
@@ -80,6 +82,7 @@ struct sqlite_store {
 
 	/* writer thread only */
 	sk__sdb wdb;
+	struct wreq *cwait;                     /* compaction requests in progress */
 	struct rev_sample samples[NSAMPLES];
 	size_t nsamples;
 	int64_t sample_every_ns, last_ckpt_ns, last_compact_ns, compact_lag;
@@ -165,20 +168,67 @@ static int compaction_due(struct sqlite_store *s, int64_t target, int64_t now, i
 	return idle || target - s->compacted >= s->compact_lag || now - s->last_compact_ns >= COMPACT_EVERY_NS;
 }
 
+/* Marks r done and wakes its caller; r must not be touched afterwards. */
+static void finish(struct sqlite_store *s, struct wreq *r)
+{
+	pthread_mutex_lock(&s->qmu);
+	r->done = 1;
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&s->qmu);
+}
+
+static int64_t pending_compaction(struct sqlite_store *s)
+{
+	int64_t want = 0;
+
+	for (struct wreq *r = s->cwait; r; r = r->next)
+		if (r->expect_rev > want)
+			want = r->expect_rev;
+	return want;
+}
+
+/* Completes the compaction requests that are reached, or all of them with
+ * err when err is set. */
+static void finish_compactions(struct sqlite_store *s, const sk_error_t *err)
+{
+	struct wreq **pr = &s->cwait, *r;
+	int checkpointed = 0;
+
+	while ((r = *pr)) {
+		if (!err && r->expect_rev > s->compacted) {
+			pr = &r->next;
+			continue;
+		}
+		*pr = r->next;
+		if (err) {
+			r->err = *err;
+			r->rev = -1;
+		} else {
+			if (!checkpointed++)
+				sk__sdb_checkpoint(&s->wdb);
+			r->rev = s->compacted;
+		}
+		finish(s, r);
+	}
+}
+
 static void maintain(struct sqlite_store *s, int idle)
 {
-	int64_t now = sk_mono_ns(), target;
+	int64_t now = sk_mono_ns(), target, want;
 	sk_error_t err = {0};
 	int r = 0;
 
 	sample_rev(s, now);
 	target = compact_target(s, now);
-	if (compaction_due(s, target, now, idle)) {
-		r = compact_step(s, target, &err);
+	want = pending_compaction(s);
+	if (want > s->compacted || compaction_due(s, target, now, idle)) {
+		r = compact_step(s, want > target ? want : target, &err);
 		s->last_compact_ns = now;
 	}
 	if (r < 0)
 		sk_warn("store", "compaction: %s", err.msg);
+	if (s->cwait)
+		finish_compactions(s, r < 0 ? &err : NULL);
 	s->behind = r > 0;
 	if (idle && s->dirty && !s->behind && now - s->last_ckpt_ns >= CHECKPOINT_EVERY_NS) {
 		sk__sdb_checkpoint(&s->wdb);
@@ -313,20 +363,8 @@ static void write_batch(struct sqlite_store *s, struct wreq **reqs, size_t n)
 	publish(s, ok, nok, s->rev);
 }
 
-static void compact_req(struct sqlite_store *s, struct wreq *r)
-{
-	int ret;
-
-	while ((ret = compact_step(s, r->expect_rev, &r->err)) > 0)
-		;
-	r->rev = ret < 0 ? -1 : s->compacted;
-	if (ret == 0) {
-		sk__sdb_checkpoint(&s->wdb);
-		s->dirty = 0;
-		s->last_ckpt_ns = sk_mono_ns();
-	}
-}
-
+/* Commits the writes of a batch and wakes their callers; compaction
+ * requests wait in cwait for maintain(). */
 static void process(struct sqlite_store *s, struct wreq *batch)
 {
 	struct wreq *reqs[MAX_BATCH];
@@ -335,13 +373,16 @@ static void process(struct sqlite_store *s, struct wreq *batch)
 	for (struct wreq *r = batch; r; r = r->next)
 		reqs[n++] = r;
 	write_batch(s, reqs, n);
-	for (size_t i = 0; i < n; i++)
-		if (reqs[i]->op == OP_COMPACT)
-			compact_req(s, reqs[i]);
 	pthread_mutex_lock(&s->qmu);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (reqs[i]->op == OP_COMPACT) {
+			reqs[i]->next = s->cwait;
+			s->cwait = reqs[i];
+			continue;
+		}
 		reqs[i]->done = 1;
-	pthread_cond_broadcast(&s->donecv);
+		pthread_cond_signal(&reqs[i]->cv);
+	}
 	pthread_mutex_unlock(&s->qmu);
 }
 
@@ -396,6 +437,12 @@ static void *writer_main(void *arg)
 			break;
 		maintain(s, !batch);
 	}
+	if (s->cwait) {
+		sk_error_t err = {0};
+
+		sk_error_set(&err, SK_EUNAVAILABLE, "store: closing");
+		finish_compactions(s, &err);
+	}
 	sk__sdb_checkpoint(&s->wdb);
 	return NULL;
 }
@@ -410,12 +457,14 @@ static void submit(struct sqlite_store *s, struct wreq *r)
 		return;
 	}
 	r->next = NULL;
+	pthread_cond_init(&r->cv, NULL);
 	*s->qtail = r;
 	s->qtail = &r->next;
 	pthread_cond_signal(&s->qcv);
 	while (!r->done)
-		pthread_cond_wait(&s->donecv, &s->qmu);
+		pthread_cond_wait(&r->cv, &s->qmu);
 	pthread_mutex_unlock(&s->qmu);
+	pthread_cond_destroy(&r->cv);
 }
 
 static int64_t do_write(struct sqlite_store *s, struct wreq *r, sk_store_kv *prev, sk_error_t *err)
@@ -700,7 +749,6 @@ static void store_free(struct sqlite_store *s)
 	pthread_mutex_destroy(&s->rmu);
 	pthread_mutex_destroy(&s->qmu);
 	pthread_cond_destroy(&s->qcv);
-	pthread_cond_destroy(&s->donecv);
 	free(s->path);
 	free(s);
 }
@@ -750,7 +798,6 @@ static void init_sync(struct sqlite_store *s)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->qcv, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&s->donecv, NULL);
 	pthread_mutex_init(&s->wmu, NULL);
 	pthread_mutex_init(&s->rmu, NULL);
 	pthread_mutex_init(&s->qmu, NULL);
