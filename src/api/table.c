@@ -12,70 +12,282 @@
 
 /* Column descriptions: upstream's SwaggerDoc() strings (k8s.io/api and
  * apimachinery v0.32.0) for the fields printers.go names. */
-#define D_NAME "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
-#define D_AGE "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
-#define D_POD_IP "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."
-#define D_POD_NODE "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename"
-#define D_POD_NOMINATED "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled."
-#define D_POD_GATES "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates"
-#define D_RS_DESIRED "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller"
-#define D_RS_CURRENT "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller"
+#define D_NAME \
+	"Name must be unique within a namespace. Is required when creating resources, " \
+	"although some resources may allow a client to request the generation of an " \
+	"appropriate name automatically. Name is primarily intended for creation " \
+	"idempotence and configuration definition. Cannot be updated. More info: " \
+	"https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
+#define D_AGE \
+	"CreationTimestamp is a timestamp representing the server time when this object " \
+	"was created. It is not guaranteed to be set in happens-before order across " \
+	"separate operations. Clients may not set this value. It is represented in " \
+	"RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for " \
+	"lists. More info: " \
+	"https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+#define D_POD_IP \
+	"podIP address allocated to the pod. Routable at least within the cluster. Empty " \
+	"if not yet allocated."
+#define D_POD_NODE \
+	"NodeName indicates in which node this pod is scheduled. If empty, this pod is a " \
+	"candidate for scheduling by the scheduler defined in schedulerName. Once this " \
+	"field is set, the kubelet for this node becomes responsible for the lifecycle " \
+	"of this pod. This field should not be used to express a desire for the pod to " \
+	"be scheduled on a specific node. " \
+	"https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename"
+#define D_POD_NOMINATED \
+	"nominatedNodeName is set only when this pod preempts other pods on the node, " \
+	"but it cannot be scheduled right away as preemption victims receive their " \
+	"graceful termination periods. This field does not guarantee that the pod will " \
+	"be scheduled on this node. Scheduler may decide to place the pod elsewhere if " \
+	"other nodes become available sooner. Scheduler may also decide to give the " \
+	"resources on this node to a higher priority pod that is created after " \
+	"preemption. As a result, this field may be different than PodSpec.nodeName when " \
+	"the pod is scheduled."
+#define D_POD_GATES \
+	"If specified, all readiness gates will be evaluated for pod readiness. A pod is " \
+	"ready when all its containers are ready AND all conditions specified in the " \
+	"readiness gates have status equal to \"True\" More info: " \
+	"https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates"
+#define D_RS_DESIRED \
+	"Replicas is the number of desired replicas. This is a pointer to distinguish " \
+	"between explicit zero and unspecified. Defaults to 1. More info: " \
+	"https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller"
+#define D_RS_CURRENT \
+	"Replicas is the most recently observed number of replicas. More info: " \
+	"https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller"
 #define D_RS_READY "The number of ready replicas for this replica set."
-#define D_RS_SELECTOR "Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"
-#define D_JOB_SUCCEEDED "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs."
-#define D_JOB_SELECTOR "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"
+#define D_RS_SELECTOR \
+	"Selector is a label query over pods that should match the replica count. If the " \
+	"selector is empty, it is defaulted to the labels present on the pod template. " \
+	"Label keys and values that must match in order to be controlled by this replica " \
+	"set. More info: " \
+	"https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"
+#define D_JOB_SUCCEEDED \
+	"The number of pods which reached phase Succeeded. The value increases " \
+	"monotonically for a given spec. However, it may decrease in reaction to scale " \
+	"down of elastic indexed jobs."
+#define D_JOB_SELECTOR \
+	"A label query over pods that should match the pod count. Normally, the system " \
+	"sets this field for you. More info: " \
+	"https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"
 #define D_CJ_SCHEDULE "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."
-#define D_CJ_TIMEZONE "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"
-#define D_CJ_SUSPEND "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false."
+#define D_CJ_TIMEZONE \
+	"The time zone name for the given schedule, see " \
+	"https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, " \
+	"this will default to the time zone of the kube-controller-manager process. The " \
+	"set of valid time zone names and the time zone offset is loaded from the " \
+	"system-wide time zone database by the API server during CronJob validation and " \
+	"the controller manager during execution. If no system-wide time zone database " \
+	"can be found a bundled version of the database is used instead. If the time " \
+	"zone name becomes invalid during the lifetime of a CronJob or due to a change " \
+	"in host configuration, the controller will stop creating new new Jobs and will " \
+	"create a system event with the reason UnknownTimeZone. More information can be " \
+	"found in " \
+	"https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"
+#define D_CJ_SUSPEND \
+	"This flag tells the controller to suspend subsequent executions, it does not " \
+	"apply to already started executions.  Defaults to false."
 #define D_CJ_ACTIVE "A list of pointers to currently running jobs."
 #define D_CJ_LAST "Information when was the last time the job was successfully scheduled."
-#define D_SVC_TYPE "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types"
-#define D_SVC_CLUSTERIP "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"
-#define D_SVC_EXTERNALIPS "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system."
-#define D_SVC_PORTS "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"
-#define D_SVC_SELECTOR "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/"
-#define D_EP_SUBSETS "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service."
+#define D_SVC_TYPE \
+	"type determines how the Service is exposed. Defaults to ClusterIP. Valid " \
+	"options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" " \
+	"allocates a cluster-internal IP address for load-balancing to endpoints. " \
+	"Endpoints are determined by the selector or if that is not specified, by manual " \
+	"construction of an Endpoints object or EndpointSlice objects. If clusterIP is " \
+	"\"None\", no virtual IP is allocated and the endpoints are published as a set " \
+	"of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and " \
+	"allocates a port on every node which routes to the same endpoints as the " \
+	"clusterIP. \"LoadBalancer\" builds on NodePort and creates an external " \
+	"load-balancer (if supported in the current cloud) which routes to the same " \
+	"endpoints as the clusterIP. \"ExternalName\" aliases this service to the " \
+	"specified externalName. Several other fields do not apply to ExternalName " \
+	"services. More info: " \
+	"https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types"
+#define D_SVC_CLUSTERIP \
+	"clusterIP is the IP address of the service and is usually assigned randomly. If " \
+	"an address is specified manually, is in-range (as per system configuration), " \
+	"and is not in use, it will be allocated to the service; otherwise creation of " \
+	"the service will fail. This field may not be changed through updates unless the " \
+	"type field is also being changed to ExternalName (which requires this field to " \
+	"be blank) or the type field is being changed from ExternalName (in which case " \
+	"this field may optionally be specified, as describe above).  Valid values are " \
+	"\"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" " \
+	"makes a \"headless service\" (no virtual IP), which is useful when direct " \
+	"endpoint connections are preferred and proxying is not required.  Only applies " \
+	"to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when " \
+	"creating a Service of type ExternalName, creation will fail. This field will be " \
+	"wiped when updating a Service to type ExternalName. More info: " \
+	"https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"
+#define D_SVC_EXTERNALIPS \
+	"externalIPs is a list of IP addresses for which nodes in the cluster will also " \
+	"accept traffic for this service.  These IPs are not managed by Kubernetes.  The " \
+	"user is responsible for ensuring that traffic arrives at a node with this IP.  " \
+	"A common example is external load-balancers that are not part of the Kubernetes " \
+	"system."
+#define D_SVC_PORTS \
+	"The list of ports that are exposed by this service. More info: " \
+	"https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies"
+#define D_SVC_SELECTOR \
+	"Route service traffic to pods with label keys and values matching this " \
+	"selector. If empty or not present, the service is assumed to have an external " \
+	"process managing its endpoints, which Kubernetes will not modify. Only applies " \
+	"to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is " \
+	"ExternalName. More info: " \
+	"https://kubernetes.io/docs/concepts/services-networking/service/"
+#define D_EP_SUBSETS \
+	"The set of all endpoints is the union of all subsets. Addresses are placed into " \
+	"subsets according to the IPs they share. A single address with multiple ports, " \
+	"some of which are ready and some of which are not (because they come from " \
+	"different containers) will result in the address being displayed in different " \
+	"subsets for the different ports. No address will appear in both Addresses and " \
+	"NotReadyAddresses in the same subset. Sets of addresses and ports that comprise " \
+	"a service."
 #define D_NODE_KUBELET "Kubelet Version reported by the node."
-#define D_NODE_ADDRESSES "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP)."
-#define D_NODE_OSIMAGE "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."
-#define D_NODE_KERNEL "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."
-#define D_NODE_RUNTIME "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2)."
+#define D_NODE_ADDRESSES \
+	"List of addresses reachable to the node. Queried from cloud provider, if " \
+	"available. More info: " \
+	"https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This " \
+	"field is declared as mergeable, but the merge key is not sufficiently unique, " \
+	"which can cause data corruption when it is merged. Callers should instead use a " \
+	"full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers " \
+	"should assume that addresses can change during the lifetime of a Node. However, " \
+	"there are some exceptions where this may not be possible, such as Pods that " \
+	"inherit a Node's address in its own status or consumers of the downward API " \
+	"(status.hostIP)."
+#define D_NODE_OSIMAGE \
+	"OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 " \
+	"(wheezy))."
+#define D_NODE_KERNEL \
+	"Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."
+#define D_NODE_RUNTIME \
+	"ContainerRuntime Version reported by the node through runtime remote API (e.g. " \
+	"containerd://1.4.2)."
 #define D_EV_LAST "The time at which the most recent occurrence of this event was recorded."
 #define D_EV_TYPE "Type of this event (Normal, Warning), new types could be added in the future"
-#define D_EV_REASON "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."
+#define D_EV_REASON \
+	"This should be a short, machine understandable string that gives the reason for " \
+	"the transition into the object's current status."
 #define D_EV_OBJECT "The object that this event is about."
-#define D_EV_FIELDPATH "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object."
-#define D_EV_SOURCE "The component reporting this event. Should be a short machine understandable string."
+#define D_EV_FIELDPATH \
+	"If referring to a piece of an object instead of an entire object, this string " \
+	"should contain a valid JSON/Go field access statement, such as " \
+	"desiredState.manifest.containers[2]. For example, if the object reference is to " \
+	"a container within a pod, this would take on a value like: " \
+	"\"spec.containers{name}\" (where \"name\" refers to the name of the container " \
+	"that triggered the event) or if no container name is specified " \
+	"\"spec.containers[2]\" (container with index 2 in this pod). This syntax is " \
+	"chosen only to have some well-defined way of referencing a part of an object."
+#define D_EV_SOURCE \
+	"The component reporting this event. Should be a short machine understandable " \
+	"string."
 #define D_EV_MESSAGE "A human-readable description of the status of this operation."
-#define D_EV_FIRST "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)"
+#define D_EV_FIRST \
+	"The time at which the event was first recorded. (Time of server receipt is in " \
+	"TypeMeta.)"
 #define D_EV_COUNT "The number of times this event has occurred."
-#define D_SECRET_TYPE "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"
-#define D_SECRET_DATA "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4"
-#define D_SA_SECRETS "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret"
-#define D_PV_CAPACITY "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity"
-#define D_PV_MODES "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes"
-#define D_PV_RECLAIM "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming"
-#define D_PV_PHASE "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase"
-#define D_PV_CLAIM "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding"
-#define D_PV_REASON "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI."
-#define D_PV_VOLMODE "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec."
+#define D_SECRET_TYPE \
+	"Used to facilitate programmatic handling of secret data. More info: " \
+	"https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"
+#define D_SECRET_DATA \
+	"Data contains the secret data. Each key must consist of alphanumeric " \
+	"characters, '-', '_' or '.'. The serialized form of the secret data is a base64 " \
+	"encoded string, representing the arbitrary (possibly non-string) data value " \
+	"here. Described in https://tools.ietf.org/html/rfc4648#section-4"
+#define D_SA_SECRETS \
+	"Secrets is a list of the secrets in the same namespace that pods running using " \
+	"this ServiceAccount are allowed to use. Pods are only limited to this list if " \
+	"this service account has a \"kubernetes.io/enforce-mountable-secrets\" " \
+	"annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" " \
+	"annotation is deprecated since v1.32. Prefer separate namespaces to isolate " \
+	"access to mounted secrets. This field should not be used to find auto-generated " \
+	"service account token secrets for use outside of pods. Instead, tokens can be " \
+	"requested directly using the TokenRequest API, or service account token secrets " \
+	"can be manually created. More info: " \
+	"https://kubernetes.io/docs/concepts/configuration/secret"
+#define D_PV_CAPACITY \
+	"capacity is the description of the persistent volume's resources and capacity. " \
+	"More info: " \
+	"https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity"
+#define D_PV_MODES \
+	"accessModes contains all ways the volume can be mounted. More info: " \
+	"https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes"
+#define D_PV_RECLAIM \
+	"persistentVolumeReclaimPolicy defines what happens to a persistent volume when " \
+	"released from its claim. Valid options are Retain (default for manually created " \
+	"PersistentVolumes), Delete (default for dynamically provisioned " \
+	"PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the " \
+	"volume plugin underlying this PersistentVolume. More info: " \
+	"https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming"
+#define D_PV_PHASE \
+	"phase indicates if a volume is available, bound to a claim, or released by a " \
+	"claim. More info: " \
+	"https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase"
+#define D_PV_CLAIM \
+	"claimRef is part of a bi-directional binding between PersistentVolume and " \
+	"PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is " \
+	"the authoritative bind between PV and PVC. More info: " \
+	"https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding"
+#define D_PV_REASON \
+	"reason is a brief CamelCase string that describes any failure and is meant for " \
+	"machine parsing and tidy display in the CLI."
+#define D_PV_VOLMODE \
+	"volumeMode defines if a volume is intended to be used with a formatted " \
+	"filesystem or to remain in raw block state. Value of Filesystem is implied when " \
+	"not included in spec."
 #define D_PVC_PHASE "phase represents the current phase of PersistentVolumeClaim."
-#define D_PVC_VOLUME "volumeName is the binding reference to the PersistentVolume backing this claim."
+#define D_PVC_VOLUME \
+	"volumeName is the binding reference to the PersistentVolume backing this claim."
 #define D_PVC_CAPACITY "capacity represents the actual resources of the underlying volume."
-#define D_PVC_MODES "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"
-#define D_PVC_VOLMODE "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec."
-#define D_DEP_UPDATED "Total number of non-terminated pods targeted by this deployment that have the desired template spec."
-#define D_DEP_AVAILABLE "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment."
-#define D_DEP_SELECTOR "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment."
-#define D_CM_DATA "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."
-#define D_LEASE_HOLDER "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field."
+#define D_PVC_MODES \
+	"accessModes contains the actual access modes the volume backing the PVC has. " \
+	"More info: " \
+	"https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"
+#define D_PVC_VOLMODE \
+	"volumeMode defines what type of volume is required by the claim. Value of " \
+	"Filesystem is implied when not included in claim spec."
+#define D_DEP_UPDATED \
+	"Total number of non-terminated pods targeted by this deployment that have the " \
+	"desired template spec."
+#define D_DEP_AVAILABLE \
+	"Total number of available pods (ready for at least minReadySeconds) targeted by " \
+	"this deployment."
+#define D_DEP_SELECTOR \
+	"Label selector for pods. Existing ReplicaSets whose pods are selected by this " \
+	"will be the ones affected by this deployment."
+#define D_CM_DATA \
+	"Data contains the configuration data. Each key must consist of alphanumeric " \
+	"characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the " \
+	"BinaryData field. The keys stored in Data must not overlap with the keys in the " \
+	"BinaryData field, this is enforced during validation process."
+#define D_LEASE_HOLDER \
+	"holderIdentity contains the identity of the holder of a current lease. If " \
+	"Coordinated Leader Election is used, the holder identity must be equal to the " \
+	"elected LeaseCandidate.metadata.name field."
 #define D_SC_PROVISIONER "provisioner indicates the type of the provisioner."
-#define D_SC_RECLAIM "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete."
-#define D_SC_BINDING "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature."
+#define D_SC_RECLAIM \
+	"reclaimPolicy controls the reclaimPolicy for dynamically provisioned " \
+	"PersistentVolumes of this storage class. Defaults to Delete."
+#define D_SC_BINDING \
+	"volumeBindingMode indicates how PersistentVolumeClaims should be provisioned " \
+	"and bound.  When unset, VolumeBindingImmediate is used. This field is only " \
+	"honored by servers that enable the VolumeScheduling feature."
 #define D_SC_EXPANSION "allowVolumeExpansion shows whether the storage class allow volume expand."
-#define D_PC_VALUE "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec."
-#define D_PC_DEFAULT "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority."
-#define D_PC_PREEMPTION "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset."
+#define D_PC_VALUE \
+	"value represents the integer value of this priority class. This is the actual " \
+	"priority that pods receive when they have the name of this class in their pod " \
+	"spec."
+#define D_PC_DEFAULT \
+	"globalDefault specifies whether this PriorityClass should be considered as the " \
+	"default priority for pods that do not have any priority class. Only one " \
+	"PriorityClass can be marked as `globalDefault`. However, if more than one " \
+	"PriorityClasses exists with their `globalDefault` field set to true, the " \
+	"smallest value of such global default PriorityClasses will be used as the " \
+	"default priority."
+#define D_PC_PREEMPTION \
+	"preemptionPolicy is the Policy for preempting pods with lower priority. One of " \
+	"Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset."
 
 /* ---- JSON access ---- */
 
@@ -372,7 +584,7 @@ static void free_reqs(struct sel_req *reqs, size_t n)
 	free(reqs);
 }
 
-char *sk_label_selector_string(json_t *selector)
+char *sk_table_selector_string(json_t *selector)
 {
 	json_t *labels = jpath(selector, "matchLabels");
 	json_t *exprs = jpath(selector, "matchExpressions"), *v;
@@ -407,7 +619,7 @@ char *sk_label_selector_string(json_t *selector)
 /* metav1.FormatLabelSelector: "<none>" when empty, "<error>" when invalid. */
 static void add_label_selector(json_t *cells, json_t *selector)
 {
-	cleanup_free char *s = sk_label_selector_string(selector);
+	cleanup_free char *s = sk_table_selector_string(selector);
 
 	add_s(cells, !s ? "<error>" : *s ? s : "<none>");
 }
@@ -474,7 +686,8 @@ static const struct col pod_cols[] = {
 	C_NAME,
 	COL("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
 	COL("Status", "string", "The aggregate status of the containers in this pod."),
-	COL("Restarts", "string", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."),
+	COL("Restarts", "string", "The number of times the containers in this pod have been restarted "
+				  "and when the last container in this pod has restarted."),
 	C_AGE,
 	WIDE("IP", "string", D_POD_IP),
 	WIDE("Node", "string", D_POD_NODE),
@@ -621,7 +834,8 @@ static const struct col storageclass_cols[] = {
 static const struct col resourcequota_cols[] = {
 	C_NAME,
 	COL("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
-	COL("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."),
+	COL("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use "
+			       "independent of contention on the node."),
 	C_AGE,
 };
 
@@ -942,7 +1156,7 @@ static void replicaset_cells(json_t *cells, json_t *rs, int64_t now)
 
 static void deployment_cells(json_t *cells, json_t *d, int64_t now)
 {
-	cleanup_free char *selector = sk_label_selector_string(jpath(d, "spec.selector"));
+	cleanup_free char *selector = sk_table_selector_string(jpath(d, "spec.selector"));
 
 	add_s(cells, jstr(d, "metadata.name"));
 	add_ratio(cells, jint(d, "status.readyReplicas", 0), jint(d, "spec.replicas", 1));

@@ -51,6 +51,6 @@ void sk_short_human_duration(int64_t secs, char *buf, size_t len);
  * NULL, JSON null or an empty selector give "". Returns NULL for an invalid
  * selector (unknown operator, In/NotIn without values, Exists with values).
  * The result is malloc'd; caller frees. Usable for Scale's status.selector. */
-char *sk_label_selector_string(json_t *selector);
+char *sk_table_selector_string(json_t *selector);
 
 #endif

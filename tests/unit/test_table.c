@@ -621,7 +621,7 @@ static void test_label_selector(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		cleanup_json json_t *sel = load(cases[i].sel);
-		cleanup_free char *s = sk_label_selector_string(sel);
+		cleanup_free char *s = sk_table_selector_string(sel);
 
 		if (cases[i].want)
 			assert_string_equal(s, cases[i].want);
@@ -629,7 +629,7 @@ static void test_label_selector(void **state)
 			assert_null(s);
 	}
 	{
-		cleanup_free char *s = sk_label_selector_string(NULL);
+		cleanup_free char *s = sk_table_selector_string(NULL);
 
 		assert_string_equal(s, "");
 	}
