@@ -7,6 +7,7 @@
 
 static const struct sk_cmd cmds[] = {
 	{"version", "print the skiff version", sk_cmd_version},
+	{"image", "manage the node's images (pull, import, ls, inspect, rm)", sk_cmd_image},
 };
 
 void die(const char *fmt, ...)
