@@ -1,0 +1,849 @@
+/* JSON merge patch, JSON patch and strategic merge patch. The strategic
+ * merge follows apimachinery's strategicpatch (mergeMap, mergeSlice,
+ * mergePatchIntoOriginal) with MergeParallelList and IgnoreUnmatchedNulls,
+ * as the API server runs it. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "api/patch.h"
+#include "util/util.h"
+
+/* ---- the merge-strategy table (patchStrategy/patchMergeKey tags) ---- */
+
+struct field_meta {
+	const char *parent;     /* table type holding the field */
+	const char *field;
+	const char *child;      /* table type of the value / list elements */
+	int merge;
+	const char *key;
+};
+
+#define OBJ(p) {p, "metadata", "ObjectMeta", 0, NULL}
+#define MERGE(p, f, c, k) {p, f, c, 1, k}
+#define TYPED(p, f, c) {p, f, c, 0, NULL}
+
+/* Types are named after the Go types they stand for; kinds that embed a
+ * PodSpec reach it through PodTemplateSpec, so its rules live once. */
+static const struct field_meta table[] = {
+	MERGE("ObjectMeta", "finalizers", NULL, NULL),
+	MERGE("ObjectMeta", "ownerReferences", NULL, "uid"),
+
+	OBJ("Pod"), TYPED("Pod", "spec", "PodSpec"), TYPED("Pod", "status", "PodStatus"),
+	TYPED("PodTemplateSpec", "metadata", "ObjectMeta"), TYPED("PodTemplateSpec", "spec", "PodSpec"),
+	MERGE("PodSpec", "containers", "Container", "name"),
+	MERGE("PodSpec", "initContainers", "Container", "name"),
+	MERGE("PodSpec", "ephemeralContainers", "Container", "name"),
+	MERGE("PodSpec", "volumes", NULL, "name"),
+	MERGE("PodSpec", "imagePullSecrets", NULL, "name"),
+	MERGE("PodSpec", "hostAliases", NULL, "ip"),
+	MERGE("PodSpec", "topologySpreadConstraints", NULL, "topologyKey"),
+	MERGE("PodSpec", "resourceClaims", NULL, "name"),
+	MERGE("PodSpec", "schedulingGates", NULL, "name"),
+	MERGE("Container", "ports", NULL, "containerPort"),
+	MERGE("Container", "env", NULL, "name"),
+	MERGE("Container", "volumeMounts", NULL, "mountPath"),
+	MERGE("Container", "volumeDevices", NULL, "devicePath"),
+	MERGE("PodStatus", "conditions", NULL, "type"),
+	MERGE("PodStatus", "podIPs", NULL, "ip"),
+	MERGE("PodStatus", "hostIPs", NULL, "ip"),
+	MERGE("PodStatus", "resourceClaimStatuses", NULL, "name"),
+
+	/* Deployment, ReplicaSet, StatefulSet, DaemonSet, Job: spec.template */
+	OBJ("Workload"), TYPED("Workload", "spec", "WorkloadSpec"),
+	TYPED("Workload", "status", "ConditionsStatus"),
+	TYPED("WorkloadSpec", "template", "PodTemplateSpec"),
+	OBJ("CronJob"), TYPED("CronJob", "spec", "CronJobSpec"),
+	TYPED("CronJobSpec", "jobTemplate", "JobTemplateSpec"),
+	TYPED("JobTemplateSpec", "metadata", "ObjectMeta"),
+	TYPED("JobTemplateSpec", "spec", "WorkloadSpec"),
+	MERGE("ConditionsStatus", "conditions", NULL, "type"),
+
+	OBJ("Node"), TYPED("Node", "spec", "NodeSpec"), TYPED("Node", "status", "NodeStatus"),
+	MERGE("NodeSpec", "podCIDRs", NULL, NULL),
+	MERGE("NodeStatus", "conditions", NULL, "type"),
+	MERGE("NodeStatus", "addresses", NULL, "type"),
+
+	OBJ("Service"), TYPED("Service", "spec", "ServiceSpec"),
+	TYPED("Service", "status", "ConditionsStatus"),
+	MERGE("ServiceSpec", "ports", NULL, "port"),
+
+	/* Namespace, PersistentVolumeClaim: status.conditions by type */
+	OBJ("WithConditions"), TYPED("WithConditions", "status", "ConditionsStatus"),
+
+	OBJ("ServiceAccount"), MERGE("ServiceAccount", "secrets", NULL, "name"),
+
+	OBJ("Object"),
+};
+
+static const struct { const char *kind, *type; } kinds[] = {
+	{"Pod", "Pod"}, {"Deployment", "Workload"}, {"ReplicaSet", "Workload"},
+	{"StatefulSet", "Workload"}, {"DaemonSet", "Workload"}, {"Job", "Workload"},
+	{"ReplicationController", "Workload"}, {"PodTemplate", "PodTemplateSpec"},
+	{"CronJob", "CronJob"}, {"Node", "Node"}, {"Service", "Service"},
+	{"Namespace", "WithConditions"}, {"PersistentVolumeClaim", "WithConditions"},
+	{"ServiceAccount", "ServiceAccount"},
+	{"Endpoints", "Object"}, {"ConfigMap", "Object"}, {"Secret", "Object"},
+	{"Event", "Object"}, {"ResourceQuota", "Object"}, {"PersistentVolume", "Object"},
+	{"StorageClass", "Object"}, {"Lease", "Object"}, {"RuntimeClass", "Object"},
+	{"PriorityClass", "Object"}, {"LimitRange", "Object"},
+	{"PodDisruptionBudget", "WithConditions"},
+};
+
+const char *sk__patch_kind_type(const char *kind)
+{
+	if (!kind)
+		return NULL;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(kinds[i].kind, kind) == 0)
+			return kinds[i].type;
+	return NULL;
+}
+
+int sk__patch_lookup(const char *type, const char *field, struct sk__patch_meta *meta)
+{
+	memset(meta, 0, sizeof(*meta));
+	if (!type)
+		return 0;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(table[i].parent, type) != 0 || strcmp(table[i].field, field) != 0)
+			continue;
+		meta->type = table[i].child;
+		meta->merge = table[i].merge;
+		meta->merge_key = table[i].key;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- RFC 7386 ---- */
+
+json_t *sk_merge_patch(json_t *target, json_t *patch)
+{
+	json_t *out, *v;
+	const char *k;
+
+	if (!json_is_object(patch))
+		return json_deep_copy(patch);
+	out = json_is_object(target) ? json_deep_copy(target) : json_object();
+	json_object_foreach(patch, k, v) {
+		if (json_is_null(v))
+			json_object_del(out, k);
+		else
+			json_object_set_new(out, k, sk_merge_patch(json_object_get(out, k), v));
+	}
+	return out;
+}
+
+/* ---- RFC 6902 ---- */
+
+/* A parsed JSON pointer: tokens unescaped (~1 → /, ~0 → ~). */
+struct pointer {
+	char **tok;
+	size_t n;
+};
+
+static void pointer_release(struct pointer *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->tok[i]);
+	free(p->tok);
+	p->tok = NULL;
+	p->n = 0;
+}
+
+static char *unescape_token(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1);
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '~' && i + 1 < n && (s[i + 1] == '0' || s[i + 1] == '1')) {
+			out[o++] = s[i + 1] == '1' ? '/' : '~';
+			i++;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static int pointer_parse(const char *s, struct pointer *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (*s == '\0')
+		return 0;
+	if (*s != '/')
+		return -1;
+	while (*s == '/') {
+		const char *e = strchr(s + 1, '/');
+		size_t n = e ? (size_t)(e - s - 1) : strlen(s + 1);
+		p->tok = xrealloc(p->tok, (p->n + 1) * sizeof(char *));
+		p->tok[p->n++] = unescape_token(s + 1, n);
+		s += n + 1;
+	}
+	return 0;
+}
+
+/* strconv.Atoi-like: optional sign, decimal digits, fits in a long. */
+static bool parse_index(const char *s, long *out)
+{
+	const char *d = s;
+	long v = 0;
+
+	if (*d == '+' || *d == '-')
+		d++;
+	if (!*d)
+		return false;
+	for (; *d; d++) {
+		if (*d < '0' || *d > '9' || v > 100000000L)
+			return false;
+		v = v * 10 + (*d - '0');
+	}
+	*out = *s == '-' ? -v : v;
+	return true;
+}
+
+/* Resolves an array index for access (not insertion); -1 when invalid. */
+static long array_index(json_t *arr, const char *tok)
+{
+	long i, n = (long)json_array_size(arr);
+
+	if (!parse_index(tok, &i))
+		return -1;
+	if (i < 0)
+		i += n;
+	return i >= 0 && i < n ? i : -1;
+}
+
+static json_t *child(json_t *c, const char *tok)
+{
+	if (json_is_object(c))
+		return json_object_get(c, tok);
+	if (json_is_array(c)) {
+		long i = array_index(c, tok);
+		return i < 0 ? NULL : json_array_get(c, (size_t)i);
+	}
+	return NULL;
+}
+
+/* The container holding the pointer's last token, or NULL. */
+static json_t *parent_of(json_t *doc, const struct pointer *p)
+{
+	json_t *c = doc;
+
+	for (size_t i = 0; c && i + 1 < p->n; i++)
+		c = child(c, p->tok[i]);
+	return c;
+}
+
+static json_t *get_value(json_t *doc, const struct pointer *p)
+{
+	return p->n == 0 ? doc : child(parent_of(doc, p), p->tok[p->n - 1]);
+}
+
+/* Adds v (stolen) under the pointer; *doc may be replaced for "". */
+static int op_add(json_t **doc, const struct pointer *p, json_t *v, const char *path, sk_error_t *err)
+{
+	json_t *c;
+	const char *key;
+	long i, n;
+
+	if (p->n == 0) {
+		json_decref(*doc);
+		*doc = v;
+		return 0;
+	}
+	c = parent_of(*doc, p);
+	key = p->tok[p->n - 1];
+	if (json_is_object(c))
+		return json_object_set_new(c, key, v) == 0 ? 0 : -1;
+	if (!json_is_array(c)) {
+		json_decref(v);
+		return sk_error_set(err, SK_EINVALID,
+				    "add operation does not apply: doc is missing path: \"%s\": missing value", path);
+	}
+	n = (long)json_array_size(c);
+	if (strcmp(key, "-") == 0)
+		return json_array_append_new(c, v) == 0 ? 0 : -1;
+	if (!parse_index(key, &i)) {
+		json_decref(v);
+		return sk_error_set(err, SK_EINVALID, "value was not a proper array index: '%s'", key);
+	}
+	if (i < 0)
+		i += n + 1;
+	if (i < 0 || i > n) {
+		json_decref(v);
+		return sk_error_set(err, SK_EINVALID, "Unable to access invalid index: %s: invalid index referenced", key);
+	}
+	return json_array_insert_new(c, (size_t)i, v) == 0 ? 0 : -1;
+}
+
+static int op_remove(json_t *doc, const struct pointer *p, const char *what, const char *path, sk_error_t *err)
+{
+	json_t *c = p->n ? parent_of(doc, p) : NULL;
+	const char *key = p->n ? p->tok[p->n - 1] : "";
+
+	if (json_is_object(c) && json_object_del(c, key) == 0)
+		return 0;
+	if (json_is_array(c)) {
+		long i = array_index(c, key);
+		if (i >= 0)
+			return json_array_remove(c, (size_t)i);
+	}
+	return sk_error_set(err, SK_EINVALID, "%s operation does not apply: doc is missing path: \"%s\": missing value",
+			    what, path);
+}
+
+static int apply_op(json_t **doc, json_t *op, sk_error_t *err)
+{
+	const char *kind = json_string_value(json_object_get(op, "op"));
+	const char *path = json_string_value(json_object_get(op, "path"));
+	const char *from = json_string_value(json_object_get(op, "from"));
+	json_t *value = json_object_get(op, "value"), *cur;
+	struct pointer p, f = {0};
+	int rc = 0;
+
+	if (!kind)
+		kind = "";
+	if (!path || pointer_parse(path, &p) < 0)
+		return sk_error_set(err, SK_EINVALID, "%s operation failed to decode path: missing value", kind);
+	if (!value)
+		value = json_null();
+	if (strcmp(kind, "add") == 0) {
+		rc = op_add(doc, &p, json_deep_copy(value), path, err);
+	} else if (strcmp(kind, "remove") == 0) {
+		rc = op_remove(*doc, &p, "remove", path, err);
+	} else if (strcmp(kind, "replace") == 0) {
+		if (!get_value(*doc, &p))
+			rc = sk_error_set(err, SK_EINVALID,
+					  "replace operation does not apply: doc is missing key: %s: missing value", path);
+		else if (p.n == 0 || op_remove(*doc, &p, "replace", path, err) == 0)
+			rc = op_add(doc, &p, json_deep_copy(value), path, err);
+		else
+			rc = -1;
+	} else if (strcmp(kind, "test") == 0) {
+		cur = get_value(*doc, &p);
+		if (!(cur ? json_equal(cur, value) : json_is_null(value)))
+			rc = sk_error_set(err, SK_EINVALID, "testing value %s failed: test failed", path);
+	} else if (strcmp(kind, "move") == 0 || strcmp(kind, "copy") == 0) {
+		if (!from || pointer_parse(from, &f) < 0 || !(cur = get_value(*doc, &f))) {
+			rc = sk_error_set(err, SK_EINVALID,
+					  "%s operation does not apply: doc is missing from path: %s: missing value",
+					  kind, from ? from : "");
+		} else if (kind[0] == 'm' && strncmp(path, from, strlen(from)) == 0 &&
+			   (path[strlen(from)] == '/' )) {
+			rc = sk_error_set(err, SK_EINVALID, "move operation does not apply: path %s is a child of from %s",
+					  path, from);
+		} else {
+			cur = json_deep_copy(cur);
+			if (kind[0] == 'm' && op_remove(*doc, &f, "move", from, err) < 0) {
+				json_decref(cur);
+				rc = -1;
+			} else {
+				rc = op_add(doc, &p, cur, path, err);
+			}
+		}
+	} else {
+		rc = sk_error_set(err, SK_EINVALID, "Unexpected kind: %s: unknown object type", kind);
+	}
+	pointer_release(&p);
+	pointer_release(&f);
+	return rc;
+}
+
+json_t *sk_json_patch(json_t *doc, json_t *ops, sk_error_t *err)
+{
+	json_t *out, *op;
+	size_t i;
+
+	if (!json_is_array(ops))
+		return sk_error_set(err, SK_EBADREQUEST, "json: cannot unmarshal %s into Go value of type jsonpatch.Patch",
+				    json_is_object(ops) ? "object" : "value"), NULL;
+	if (json_array_size(ops) > SK_JSON_PATCH_MAX_OPS)
+		return sk_error_set(err, SK_ETOOLARGE,
+				    "The allowed maximum operations in a JSON patch is %d, got %zu",
+				    SK_JSON_PATCH_MAX_OPS, json_array_size(ops)), NULL;
+	json_array_foreach(ops, i, op)
+		if (!json_is_object(op))
+			return sk_error_set(err, SK_EBADREQUEST,
+					    "json: cannot unmarshal value into Go value of type jsonpatch.Operation"), NULL;
+	out = json_deep_copy(doc);
+	json_array_foreach(ops, i, op) {
+		if (apply_op(&out, op, err) < 0) {
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* ---- strategic merge patch ---- */
+
+#define DIRECTIVE "$patch"
+#define RETAIN_KEYS "$retainKeys"
+#define SET_ORDER "$setElementOrder/"
+#define DELETE_PRIM "$deleteFromPrimitiveList/"
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* Compact JSON text for messages; malloc'd. */
+static char *dump(json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	return s ? s : xstrdup("?");
+}
+
+static int bad_patch_type(sk_error_t *err, json_t *directive, json_t *map)
+{
+	cleanup_free char *m = dump(map);
+	const char *d = json_string_value(directive);
+
+	if (!d) {
+		cleanup_free char *ds = dump(directive);
+		return sk_error_set(err, SK_EBADREQUEST, "unknown patch type: %s in map: %s", ds, m);
+	}
+	return sk_error_set(err, SK_EBADREQUEST, "unknown patch type: %s in map: %s", d, m);
+}
+
+static json_t *merge_map(json_t *orig, json_t *patch, const char *type, sk_error_t *err);
+static json_t *merge_list(json_t *orig, json_t *patch, const char *type,
+			  const struct sk__patch_meta *meta, sk_error_t *err);
+
+/* A patch value taken where the original has nothing (or another type):
+ * directives are resolved and nulls dropped by merging into an empty value. */
+static json_t *fresh(json_t *v, const char *type, const struct sk__patch_meta *meta, sk_error_t *err)
+{
+	if (json_is_object(v))
+		return merge_map(json_object(), v, meta->type, err);
+	if (json_is_array(v) && meta->merge)
+		return merge_list(json_array(), v, type, meta, err);
+	return json_deep_copy(v);
+}
+
+/* Identity of a list element for ordering: the merge key value of a map,
+ * the element itself otherwise. */
+static json_t *identity(json_t *elem, const char *key)
+{
+	return key && json_is_object(elem) ? json_object_get(elem, key) : elem;
+}
+
+static long index_in(json_t *list, json_t *elem, const char *key)
+{
+	json_t *id = identity(elem, key), *e;
+	size_t i;
+
+	if (!id)
+		return -1;
+	json_array_foreach(list, i, e) {
+		json_t *eid = identity(e, key);
+		if (eid && json_equal(eid, id))
+			return (long)i;
+	}
+	return -1;
+}
+
+/* normalizeSliceOrder: stable insertion sort of items by position in order. */
+static void sort_by_order(json_t *items, json_t *order, const char *key)
+{
+	size_t n = json_array_size(items);
+
+	for (size_t i = 1; i < n; i++) {
+		for (size_t j = i; j > 0; j--) {
+			long a = index_in(order, json_array_get(items, j - 1), key);
+			long b = index_in(order, json_array_get(items, j), key);
+			json_t *t;
+			if (a < 0 || b < 0 || a <= b)
+				break;
+			t = json_incref(json_array_get(items, j - 1));
+			json_array_set(items, j - 1, json_array_get(items, j));
+			json_array_set_new(items, j, t);
+		}
+	}
+}
+
+/* mergeSortedSlice: interleaves server-only items (left) into patch items
+ * (right) by their positions in the server's order. Steals both. */
+static json_t *merge_sorted(json_t *left, json_t *right, json_t *server, const char *key)
+{
+	json_t *out = json_array();
+	size_t i = 0, j = 0, nl = json_array_size(left), nr = json_array_size(right);
+
+	while (i < nl || j < nr) {
+		bool take_left;
+		if (i >= nl) {
+			take_left = false;
+		} else if (j >= nr) {
+			take_left = true;
+		} else {
+			long li = index_in(server, json_array_get(left, i), key);
+			long ri = index_in(server, json_array_get(right, j), key);
+			take_left = li >= 0 && ri >= 0 && li < ri;
+		}
+		if (take_left)
+			json_array_append(out, json_array_get(left, i++));
+		else
+			json_array_append(out, json_array_get(right, j++));
+	}
+	json_decref(left);
+	json_decref(right);
+	return out;
+}
+
+/* Orders merged (stolen): items named in order first by that order,
+ * interleaved with the others by the server's order. */
+static json_t *normalize_order(json_t *merged, json_t *order, json_t *server, const char *key)
+{
+	json_t *in = json_array(), *rest = json_array(), *e;
+	size_t i;
+
+	json_array_foreach(merged, i, e)
+		json_array_append(index_in(order, e, key) >= 0 ? in : rest, e);
+	json_decref(merged);
+	sort_by_order(in, order, key);
+	sort_by_order(rest, server, key);
+	return merge_sorted(rest, in, server, key);
+}
+
+/* Elements must all be maps or all non-maps; lists of lists are refused. */
+static int element_kind(json_t *a, json_t *b, sk_error_t *err)
+{
+	json_t *lists[2] = {a, b}, *e;
+	int kind = -1;
+	size_t i;
+
+	for (int l = 0; l < 2; l++) {
+		json_array_foreach(lists[l], i, e) {
+			int k = json_is_object(e) ? 1 : 0;
+			if (json_is_array(e))
+				return sk_error_set(err, SK_EBADREQUEST, "lists of lists are not supported");
+			if (kind >= 0 && k != kind)
+				return sk_error_set(err, SK_EBADREQUEST,
+						    "list elements have mismatched types: maps and scalars");
+			kind = k;
+		}
+	}
+	return kind < 0 ? 0 : kind;
+}
+
+static void delete_matching(json_t *list, const char *key, json_t *value)
+{
+	for (size_t i = json_array_size(list); i > 0; i--) {
+		json_t *v = json_object_get(json_array_get(list, i - 1), key);
+		if (v && json_equal(v, value))
+			json_array_remove(list, i - 1);
+	}
+}
+
+/* mergeSliceWithSpecialElements: applies $patch elements to orig; returns
+ * the remaining patch elements (new ref), or NULL on error. */
+static json_t *special_elements(json_t **orig, json_t *patch, const char *key, sk_error_t *err)
+{
+	json_t *rest = json_array(), *e;
+	bool replace = false;
+	size_t i;
+
+	json_array_foreach(patch, i, e) {
+		json_t *d = json_object_get(e, DIRECTIVE);
+		const char *ds = json_string_value(d);
+		if (!d) {
+			json_array_append(rest, e);
+		} else if (ds && strcmp(ds, "delete") == 0) {
+			json_t *v = json_object_get(e, key);
+			if (!v) {
+				cleanup_free char *m = dump(e);
+				json_decref(rest);
+				return sk_error_set(err, SK_EBADREQUEST, "map: %s does not contain declared merge key: %s",
+						    m, key), NULL;
+			}
+			delete_matching(*orig, key, v);
+		} else if (ds && strcmp(ds, "replace") == 0) {
+			replace = true;
+		} else if (ds && strcmp(ds, "merge") == 0) {
+			json_decref(rest);
+			return sk_error_set(err, SK_EBADREQUEST, "merging lists cannot yet be specified in the patch"), NULL;
+		} else {
+			json_decref(rest);
+			return bad_patch_type(err, d, e), NULL;
+		}
+	}
+	if (replace)
+		json_array_clear(*orig);
+	return rest;
+}
+
+/* Merges maps of patch into orig by merge key (both owned by caller). */
+static int merge_by_key(json_t *orig, json_t *patch, const char *type, const char *key, sk_error_t *err)
+{
+	struct sk__patch_meta elem = {.type = type};
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(patch, i, e) {
+		json_t *v = json_object_get(e, key), *m;
+		long at;
+		if (!v) {
+			cleanup_free char *s = dump(e);
+			return sk_error_set(err, SK_EBADREQUEST, "map: %s does not contain declared merge key: %s", s, key);
+		}
+		at = index_in(orig, e, key);
+		if (at >= 0)
+			m = merge_map(json_incref(json_array_get(orig, (size_t)at)), e, type, err);
+		else
+			m = fresh(e, type, &elem, err);
+		if (!m)
+			return -1;
+		if (at >= 0)
+			json_array_set_new(orig, (size_t)at, m);
+		else
+			json_array_append_new(orig, m);
+	}
+	return 0;
+}
+
+static void append_unique(json_t *out, json_t *v)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(out, i, e)
+		if (json_equal(e, v))
+			return;
+	json_array_append(out, v);
+}
+
+/* mergeSlice for a merge-strategy list. Steals orig, borrows patch. */
+static json_t *merge_list(json_t *orig, json_t *patch, const char *type,
+			  const struct sk__patch_meta *meta, sk_error_t *err)
+{
+	json_t *server, *merged, *rest, *e;
+	const char *key = meta->merge_key;
+	int kind;
+	size_t i;
+
+	if (json_array_size(orig) == 0 && json_array_size(patch) == 0)
+		return orig;
+	kind = element_kind(orig, patch, err);
+	if (kind < 0)
+		goto fail;
+	server = json_copy(orig);
+	if (kind == 0) {
+		merged = json_array();
+		json_array_foreach(orig, i, e)
+			append_unique(merged, e);
+		json_array_foreach(patch, i, e)
+			append_unique(merged, e);
+		json_decref(orig);
+		key = NULL;
+	} else {
+		if (!key) {
+			json_decref(server);
+			sk_error_set(err, SK_EBADREQUEST, "cannot merge lists without merge key for %s",
+				     type ? type : "unknown type");
+			goto fail;
+		}
+		merged = orig;
+		rest = special_elements(&merged, patch, key, err);
+		if (!rest || merge_by_key(merged, rest, meta->type, key, err) < 0) {
+			json_decref(rest);
+			json_decref(server);
+			json_decref(merged);
+			return NULL;
+		}
+		json_decref(rest);
+	}
+	merged = normalize_order(merged, patch, server, key);
+	json_decref(server);
+	return merged;
+fail:
+	json_decref(orig);
+	return NULL;
+}
+
+/* applyRetainKeysDirective: drops keys of orig not listed. */
+static int retain_keys(json_t *orig, json_t *patch, sk_error_t *err)
+{
+	json_t *keys = json_object_get(patch, RETAIN_KEYS), *v, *e;
+	const char *k;
+	void *tmp;
+	size_t i;
+
+	if (!keys)
+		return 0;
+	if (!json_is_array(keys))
+		return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of retainKeys");
+	json_object_foreach(patch, k, v) {
+		bool found = false;
+		if (json_is_null(v) || k[0] == '$')
+			continue;
+		json_array_foreach(keys, i, e)
+			if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
+				found = true;
+		if (!found)
+			return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of retainKeys");
+	}
+	json_object_foreach_safe(orig, tmp, k, v) {
+		bool found = false;
+		json_array_foreach(keys, i, e)
+			if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
+				found = true;
+		if (!found)
+			json_object_del(orig, k);
+	}
+	return 0;
+}
+
+/* mergePatchIntoOriginal for one $setElementOrder/<field> directive: merges
+ * the field's patch list and orders the result. */
+static int set_element_order(json_t *orig, json_t *patch, const char *type, const char *field,
+			     json_t *order, sk_error_t *err)
+{
+	json_t *ol = json_object_get(orig, field), *pl = json_object_get(patch, field), *merged, *server, *e;
+	struct sk__patch_meta meta;
+	size_t i;
+
+	if (!json_is_array(order))
+		return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of setElementOrder list");
+	if ((ol && !json_is_array(ol)) || (pl && !json_is_array(pl)))
+		return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of setElementOrder list");
+	if (!ol && !pl)
+		return 0;
+	sk__patch_lookup(type, field, &meta);
+	if (meta.merge_key) {
+		json_array_foreach(order, i, e)
+			if (!json_object_get(e, meta.merge_key)) {
+				cleanup_free char *s = dump(e);
+				return sk_error_set(err, SK_EBADREQUEST,
+						    "map: %s does not contain declared merge key: %s", s, meta.merge_key);
+			}
+	}
+	server = ol ? json_copy(ol) : json_array();
+	if (!pl)
+		merged = json_incref(ol);
+	else if (!ol)
+		merged = fresh(pl, type, &meta, err);
+	else if (meta.merge)
+		merged = merge_list(json_incref(ol), pl, type, &meta, err);
+	else
+		merged = json_deep_copy(pl);
+	if (!merged) {
+		json_decref(server);
+		return -1;
+	}
+	merged = normalize_order(merged, order, server, json_array_size(merged) &&
+				 json_is_object(json_array_get(merged, 0)) ? meta.merge_key : NULL);
+	json_decref(server);
+	json_object_set_new(orig, field, merged);
+	return 0;
+}
+
+/* $deleteFromPrimitiveList/<field>: removes the listed values. */
+static int delete_from_list(json_t *orig, const char *field, json_t *values, sk_error_t *err)
+{
+	json_t *list = json_object_get(orig, field), *v;
+	size_t i;
+
+	if (!json_is_array(values))
+		return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of primitive list");
+	if (!json_is_array(list))
+		return 0;
+	json_array_foreach(values, i, v) {
+		for (size_t j = json_array_size(list); j > 0; j--)
+			if (json_equal(json_array_get(list, j - 1), v))
+				json_array_remove(list, j - 1);
+	}
+	return 0;
+}
+
+/* Merges one key of the patch into orig (owned, modified). */
+static int merge_key(json_t *orig, const char *k, json_t *pv, const char *type, sk_error_t *err)
+{
+	json_t *ov = json_object_get(orig, k), *nv;
+	struct sk__patch_meta meta;
+
+	if (json_is_null(pv)) {
+		json_object_del(orig, k);
+		return 0;
+	}
+	sk__patch_lookup(type, k, &meta);
+	if (!ov || json_typeof(ov) != json_typeof(pv))
+		nv = fresh(pv, type, &meta, err);
+	else if (json_is_object(pv))
+		nv = merge_map(json_incref(ov), pv, meta.type, err);
+	else if (json_is_array(pv) && meta.merge)
+		nv = merge_list(json_incref(ov), pv, type, &meta, err);
+	else
+		nv = json_deep_copy(pv);
+	if (!nv)
+		return -1;
+	json_object_set_new(orig, k, nv);
+	return 0;
+}
+
+static bool ordered_field(json_t *patch, const char *k)
+{
+	cleanup_free char *name = xasprintf(SET_ORDER "%s", k);
+	return json_object_get(patch, name) != NULL;
+}
+
+/* mergeMap. Steals orig (an object this patch may modify in place: the
+ * caller deep-copied the original once), borrows patch. Returns the merged
+ * object or NULL. */
+static json_t *merge_map(json_t *orig, json_t *patch, const char *type, sk_error_t *err)
+{
+	json_t *d = json_object_get(patch, DIRECTIVE), *v, *out;
+	const char *k;
+
+	out = orig;
+	if (d) {
+		const char *ds = json_string_value(d);
+		json_t *rest;
+		if (ds && strcmp(ds, "delete") == 0) {
+			json_decref(out);
+			return json_object();
+		}
+		if (!ds || strcmp(ds, "replace") != 0) {
+			json_decref(out);
+			return bad_patch_type(err, d, patch), NULL;
+		}
+		json_decref(out);
+		rest = json_copy(patch);
+		json_object_del(rest, DIRECTIVE);
+		out = merge_map(json_object(), rest, type, err);
+		json_decref(rest);
+		return out;
+	}
+	if (retain_keys(out, patch, err) < 0)
+		goto fail;
+	json_object_foreach(patch, k, v) {
+		if (has_prefix(k, SET_ORDER) && set_element_order(out, patch, type, k + strlen(SET_ORDER), v, err) < 0)
+			goto fail;
+	}
+	json_object_foreach(patch, k, v) {
+		if (strcmp(k, RETAIN_KEYS) == 0 || has_prefix(k, SET_ORDER) || ordered_field(patch, k))
+			continue;
+		if (has_prefix(k, DELETE_PRIM)) {
+			if (delete_from_list(out, k + strlen(DELETE_PRIM), v, err) < 0)
+				goto fail;
+			continue;
+		}
+		if (merge_key(out, k, v, type, err) < 0)
+			goto fail;
+	}
+	return out;
+fail:
+	json_decref(out);
+	return NULL;
+}
+
+json_t *sk_strategic_merge_patch(json_t *original, json_t *patch, const char *kind, sk_error_t *err)
+{
+	if (!json_is_object(patch))
+		return sk_error_set(err, SK_EBADREQUEST, "invalid JSON document: patch must be an object"), NULL;
+	if (!json_is_object(original))
+		return sk_error_set(err, SK_EBADREQUEST, "invalid JSON document: original must be an object"), NULL;
+	return merge_map(json_deep_copy(original), patch, sk__patch_kind_type(kind), err);
+}
