@@ -330,13 +330,16 @@ static bool jtrue(json_t *o, const char *path)
 	return json_is_true(jpath(o, path));
 }
 
-/* Parses the RFC 3339 time at path; false when absent or unparseable
- * (upstream's zero time). */
+/* Go's zero time.Time, 0001-01-01T00:00:00Z, in seconds since the epoch. */
+#define GO_ZERO_TIME (-62135596800LL)
+
+/* Parses the RFC 3339 time at path; false when absent, unparseable or Go's
+ * zero time (what upstream's IsZero() rejects). */
 static bool jtime(json_t *o, const char *path, int64_t *t)
 {
 	const char *s = jstr(o, path);
 
-	return *s && sk_time_parse(s, t) == 0;
+	return *s && sk_time_parse(s, t) == 0 && *t != GO_ZERO_TIME;
 }
 
 static size_t jlen(json_t *o, const char *path)

@@ -267,12 +267,14 @@ static void test_pod_wide(void **state)
 	cleanup_json json_t *c = cells_of("Pod", "{" META("") "," ONE ",'status':{'phase':'Running','podIP':'10.1.1.1'}}");
 	cleanup_json json_t *noage = cells_of("Pod", "{'metadata':{'name':'x'}}");
 	cleanup_json json_t *future = cells_of("Pod", "{'metadata':{'name':'x','creationTimestamp':'@-10'}}");
+	cleanup_json json_t *zero = cells_of("Pod", "{'metadata':{'name':'x','creationTimestamp':'0001-01-01T00:00:00Z'}}");
 
 	ASSERT_CELLS(a, "p", "0/1", "Running", "0", "30s", "10.0.0.9", "n1", "n2", "1/2");
 	ASSERT_CELLS(b, "p", "0/1", "Pending", "0", "30s", "<none>", "<none>", "<none>", "<none>");
 	assert_string_equal(cell_s(c, 5), "10.1.1.1");
 	assert_string_equal(cell_s(noage, 4), "<unknown>");
 	assert_string_equal(cell_s(future, 4), "<invalid>");
+	assert_string_equal(cell_s(zero, 4), "<unknown>");
 }
 
 static void test_pod_columns(void **state)
