@@ -16,8 +16,10 @@
  * sk_store_compact calls too: they wait while writes go on), and the WAL is
  * checkpointed (TRUNCATE) and free pages vacuumed when the writer is idle. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -58,6 +60,7 @@ struct rev_sample {
 struct sqlite_store {
 	sk_store base;
 	char *path;
+	int lock_fd;                            /* flock on DIR/state.lock: one owner */
 	int64_t history_secs, history_events;   /* < 0: no bound of that kind */
 
 	pthread_rwlock_t lock;                  /* guards tab and rev */
@@ -749,6 +752,8 @@ static void store_free(struct sqlite_store *s)
 	pthread_mutex_destroy(&s->rmu);
 	pthread_mutex_destroy(&s->qmu);
 	pthread_cond_destroy(&s->qcv);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 	free(s->path);
 	free(s);
 }
@@ -816,6 +821,22 @@ static void init_bounds(struct sqlite_store *s, const sk_store_options *opts)
 		s->sample_every_ns = s->history_secs * 1000000000LL / (NSAMPLES / 2);
 }
 
+/* Keeps a second process (or a second open in this one) off the directory. */
+static int lock_dir(struct sqlite_store *s, const char *dir, sk_error_t *err)
+{
+	cleanup_free char *path = xasprintf("%s/state.lock", dir);
+
+	s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (s->lock_fd < 0)
+		return sk_error_errno(err, errno, "store \"%s\": open lock", dir);
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			return sk_error_set(err, SK_EUNAVAILABLE, "store \"%s\": in use by another process", dir);
+		return sk_error_errno(err, errno, "store \"%s\": lock", dir);
+	}
+	return 0;
+}
+
 static int open_db(struct sqlite_store *s, sk_error_t *err)
 {
 	int64_t compacted = 0, rows = 0;
@@ -842,11 +863,12 @@ sk_store *sk__sqlite_open(const char *dir, const sk_store_options *opts, sk_erro
 	s = xzalloc(sizeof(*s));
 	s->base.ops = &sqlite_ops;
 	s->path = xasprintf("%s/state.db", dir);
+	s->lock_fd = -1;
 	init_sync(s);
 	init_bounds(s, opts);
 	sk__memtab_init(&s->tab);
 	sk__hub_init(&s->hub, RING_EVENTS);
-	if (open_db(s, err) < 0) {
+	if (lock_dir(s, dir, err) < 0 || open_db(s, err) < 0) {
 		store_free(s);
 		return NULL;
 	}

@@ -773,6 +773,15 @@ static void test_crash(void **state)
 	assert_int_equal(put(f->s, "/after-crash", "x"), top + 1);
 }
 
+static void test_single_owner(void **state)
+{
+	struct fx *f = *state;
+	sk_error_t err = {0};
+
+	assert_null(sk_store_open(f->uri, NULL, &err));
+	assert_int_equal(err.code, SK_EUNAVAILABLE);
+}
+
 static void test_bad_uri(void **state)
 {
 	sk_error_t err = {0};
@@ -798,6 +807,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_compaction_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compaction_by_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_owner, setup, teardown),
 		cmocka_unit_test(test_bad_uri),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
