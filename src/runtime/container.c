@@ -287,6 +287,22 @@ static int read_sync(int fd, const char *id, int *pid, sk_error_t *err)
 	return 0;
 }
 
+/* Adds the end of conmon's own log to err: it says why conmon gave up. */
+static void append_conmon_log(const char *path, sk_error_t *err)
+{
+	cleanup_free char *log = sk_read_file(path, NULL);
+	size_t len = log ? strlen(log) : 0;
+	char *nl;
+
+	while (len > 0 && log[len - 1] == '\n')
+		log[--len] = '\0';
+	if (!len)
+		return;
+	nl = strrchr(log, '\n');
+	sk_error_wrap(err, "%s", nl ? nl + 1 : log);
+	/* keep the original error first: "create failed: <conmon's last line>" reads better */
+}
+
 static int spawn_conmon(struct sk_runtime *rt, const struct sk_runtime_handler *h, struct sk_container *c,
 			int64_t log_size_max, sk_error_t *err)
 {
@@ -321,6 +337,8 @@ static int spawn_conmon(struct sk_runtime *rt, const struct sk_runtime_handler *
 		;
 	rc = read_sync(sync_p[0], c->id, &c->pid, err);
 	close(sync_p[0]);
+	if (rc < 0)
+		append_conmon_log(logpath, err);
 out:
 	for (i = 0; store[i]; i++)
 		free(store[i]);

@@ -67,7 +67,7 @@ static int add_handler(struct sk_runtime *rt, const char *name, sk_error_t *err)
 
 static int make_dirs(const struct sk_runtime *rt, sk_error_t *err)
 {
-	static const char *const sub[] = {"netns", "ipc", "uts", "sandboxes", "containers", "exits"};
+	static const char *const sub[] = {"netns", "ipc", "uts", "sandboxes", "containers", "exits", "sock"};
 	size_t i;
 
 	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {

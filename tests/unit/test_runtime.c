@@ -1,0 +1,454 @@
+/* Runtime layer end to end: sandboxes, containers under conmon with crun and
+ * runc, pod networking, OOM, stop, re-adoption, cleanup. Needs root and the
+ * real binaries (conmon, crun, runc, CNI plugins, busybox-static); skipped
+ * otherwise. Uses its own bridge (sktest0) and pod CIDR. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/container.h"
+#include "runtime/runtime.h"
+#include "runtime/sandbox.h"
+#include "util/error.h"
+#include "util/util.h"
+
+#define POD_CIDR "10.88.77.0/24"
+#define BRIDGE "sktest0"
+
+struct env {
+	struct sk_runtime rt;
+	char run_dir[64];
+	char data_dir[64];
+	char rootfs[64];
+	char logs[64];
+	int seq;
+};
+
+static struct env *E;
+
+static bool have_tools(void)
+{
+	return geteuid() == 0 && access("/usr/bin/conmon", X_OK) == 0 && access("/bin/busybox", X_OK) == 0 &&
+	       access("/usr/lib/cni/bridge", X_OK) == 0;
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	va_list ap;
+	char cmd[2048];
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static int setup(void **state)
+{
+	struct sk_runtime_opts opts = {0};
+	sk_error_t err = {0};
+
+	if (!have_tools())
+		return 0;
+	E = xzalloc(sizeof(*E));
+	snprintf(E->run_dir, sizeof(E->run_dir), "/run/sktest-XXXXXX");
+	snprintf(E->data_dir, sizeof(E->data_dir), "/tmp/sktest-data-XXXXXX");
+	snprintf(E->rootfs, sizeof(E->rootfs), "/tmp/sktest-rootfs-XXXXXX");
+	if (!mkdtemp(E->run_dir) || !mkdtemp(E->data_dir) || !mkdtemp(E->rootfs))
+		return -1;
+	snprintf(E->logs, sizeof(E->logs), "%s/logs", E->data_dir);
+	if (sh("mkdir -p %s/bin %s/tmp && cp /bin/busybox %s/bin/ && chroot %s /bin/busybox --install -s /bin",
+	       E->rootfs, E->rootfs, E->rootfs, E->rootfs) != 0)
+		return -1;
+	opts.run_dir = E->run_dir;
+	opts.data_dir = E->data_dir;
+	opts.pod_cidr = POD_CIDR;
+	opts.bridge = BRIDGE;
+	if (sk_runtime_init(&E->rt, &opts, &err) < 0) {
+		fprintf(stderr, "runtime init: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Removes whatever a failed test left behind, through the API first. */
+static void remove_leftovers(void)
+{
+	struct sk_container **cs = NULL;
+	struct sk_sandbox **sbs = NULL;
+	size_t n = 0, i;
+	sk_error_t err = {0};
+
+	sk_container_list(&E->rt, &cs, &n, &err);
+	for (i = 0; i < n; i++) {
+		fprintf(stderr, "leftover container %s\n", cs[i]->id);
+		sk_container_stop(&E->rt, cs[i], SIGKILL, 0, &err);
+		sk_container_remove(&E->rt, cs[i], &err);
+		sk_container_free(cs[i]);
+	}
+	free(cs);
+	sk_sandbox_list(&E->rt, &sbs, &n, &err);
+	for (i = 0; i < n; i++) {
+		fprintf(stderr, "leftover sandbox %s\n", sbs[i]->id);
+		sk_sandbox_remove(&E->rt, sbs[i]->id, &err);
+		sk_sandbox_free(sbs[i]);
+	}
+	free(sbs);
+}
+
+static int teardown(void **state)
+{
+	if (!E)
+		return 0;
+	remove_leftovers();
+	sk_runtime_release(&E->rt);
+	sh("grep -o '%s[^ ]*' /proc/self/mountinfo | sort -r | xargs -r -n1 umount -l; rm -rf %s %s %s", E->run_dir, E->run_dir, E->data_dir, E->rootfs);
+	free(E);
+	E = NULL;
+	return 0;
+}
+
+#define REQUIRE_ENV() do { if (!E) { skip(); } } while (0)
+
+static struct sk_sandbox *new_sandbox(const char *name)
+{
+	struct sk_sandbox_config cfg = {0};
+	struct sk_sandbox *sb = NULL;
+	sk_error_t err = {0};
+	char id[64], uid[64];
+
+	snprintf(id, sizeof(id), "sb-%s-%d", name, ++E->seq);
+	snprintf(uid, sizeof(uid), "uid-%s-%d", name, E->seq);
+	cfg.id = id;
+	cfg.pod_name = name;
+	cfg.pod_namespace = "default";
+	cfg.pod_uid = uid;
+	cfg.qos = SK_QOS_BESTEFFORT;
+	if (sk_sandbox_create(&E->rt, &cfg, &sb, &err) < 0)
+		fail_msg("sandbox: %s", err.msg);
+	return sb;
+}
+
+static void remove_sandbox(struct sk_sandbox *sb)
+{
+	sk_error_t err = {0};
+
+	if (sk_sandbox_remove(&E->rt, sb->id, &err) < 0)
+		fail_msg("remove sandbox: %s", err.msg);
+	sk_sandbox_free(sb);
+}
+
+/* Creates (and starts) a container running args in sb. */
+static struct sk_container *run(struct sk_sandbox *sb, const char *handler, const char *const *args,
+				int64_t memory_limit)
+{
+	struct sk_container_config cfg = {0};
+	struct sk_container *c = NULL;
+	sk_error_t err = {0};
+	char id[64], log[160], name[32];
+
+	snprintf(id, sizeof(id), "ctr-%d", ++E->seq);
+	snprintf(name, sizeof(name), "c%d", E->seq);
+	snprintf(log, sizeof(log), "%s/%s/%s/0.log", E->logs, sb->id, name);
+	cfg.id = id;
+	cfg.name = name;
+	cfg.sandbox = sb;
+	cfg.rootfs = E->rootfs;
+	cfg.args = args;
+	cfg.handler = handler;
+	cfg.log_path = log;
+	cfg.memory_limit = memory_limit;
+	cfg.image_ref = "busybox:test";
+	if (sk_container_create(&E->rt, &cfg, &c, &err) < 0)
+		fail_msg("create %s: %s", handler, err.msg);
+	assert_int_equal(c->status, SK_CONTAINER_CREATED);
+	if (sk_container_start(&E->rt, c, &err) < 0)
+		fail_msg("start %s: %s", handler, err.msg);
+	return c;
+}
+
+static void wait_exit(struct sk_container *c, int timeout_ms)
+{
+	sk_error_t err = {0};
+
+	if (sk_container_wait(&E->rt, c, timeout_ms, &err) < 0)
+		fail_msg("wait: %s", err.msg);
+	assert_int_equal(c->status, SK_CONTAINER_EXITED);
+}
+
+static void remove_container(struct sk_container *c)
+{
+	sk_error_t err = {0};
+
+	if (sk_container_remove(&E->rt, c, &err) < 0)
+		fail_msg("remove container: %s", err.msg);
+	sk_container_free(c);
+}
+
+static void hello_and_exit_code(const char *handler)
+{
+	static const char *const hello[] = {"sh", "-c", "echo hello; echo oops >&2", NULL};
+	static const char *const three[] = {"sh", "-c", "exit 3", NULL};
+	struct sk_sandbox *sb = new_sandbox("hello");
+	struct sk_container *c = run(sb, handler, hello, 0);
+	cleanup_free char *log = NULL;
+
+	wait_exit(c, 20000);
+	assert_int_equal(c->exit_code, 0);
+	assert_string_equal(c->reason, "Completed");
+	assert_true(c->finished_ns >= c->started_ns && c->started_ns > 0);
+	log = sk_read_file(c->log_path, NULL);
+	assert_non_null(log);
+	assert_non_null(strstr(log, " stdout F hello\n"));
+	assert_non_null(strstr(log, " stderr F oops\n"));
+	remove_container(c);
+
+	c = run(sb, handler, three, 0);
+	wait_exit(c, 20000);
+	assert_int_equal(c->exit_code, 3);
+	assert_string_equal(c->reason, "Error");
+	remove_container(c);
+	remove_sandbox(sb);
+}
+
+static void test_hello_crun(void **state) { REQUIRE_ENV(); hello_and_exit_code("crun"); }
+static void test_hello_runc(void **state) { REQUIRE_ENV(); hello_and_exit_code("runc"); }
+
+static void oom(const char *handler)
+{
+	/* tail buffers an endless line: it grows until the memory limit kills it. */
+	static const char *const hog[] = {"tail", "/dev/zero", NULL};
+	struct sk_sandbox *sb = new_sandbox("oom");
+	struct sk_container *c = run(sb, handler, hog, 32 << 20);
+
+	wait_exit(c, 60000);
+	assert_string_equal(c->reason, "OOMKilled");
+	assert_int_equal(c->exit_code, 137);
+	remove_container(c);
+	remove_sandbox(sb);
+}
+
+static void test_oom_crun(void **state) { REQUIRE_ENV(); oom("crun"); }
+static void test_oom_runc(void **state) { REQUIRE_ENV(); oom("runc"); }
+
+static void test_pod_network(void **state)
+{
+	static const char *const server[] = {"sh", "-c", "echo pong | nc -l -p 8080", NULL};
+	struct sk_sandbox *a, *b;
+	struct sk_container *srv, *cli;
+	char script[256];
+	const char *client[] = {"sh", "-c", script, NULL};
+	cleanup_free char *log = NULL;
+	sk_error_t err = {0};
+
+	REQUIRE_ENV();
+	a = new_sandbox("server");
+	b = new_sandbox("client");
+	assert_non_null(a->ip);
+	assert_non_null(b->ip);
+	assert_string_not_equal(a->ip, b->ip);
+	if (sk_sandbox_check(&E->rt, a, &err) < 0)
+		fail_msg("check: %s", err.msg);
+	srv = run(a, NULL, server, 0);
+	snprintf(script, sizeof(script),
+		 "hostname; for i in $(seq 50); do echo ping | nc %s 8080 && exit 0; sleep 0.1; done; exit 1", a->ip);
+	cli = run(b, "runc", client, 0);
+	wait_exit(cli, 30000);
+	log = sk_read_file(cli->log_path, NULL);
+	assert_int_equal(cli->exit_code, 0);
+	assert_non_null(strstr(log, "stdout F pong"));
+	assert_non_null(strstr(log, "stdout F client\n"));   /* hostname from the UTS namespace */
+	wait_exit(srv, 10000);
+	free(log);
+	log = sk_read_file(srv->log_path, NULL);
+	assert_non_null(strstr(log, "stdout F ping"));
+	remove_container(srv);
+	remove_container(cli);
+	remove_sandbox(a);
+	remove_sandbox(b);
+}
+
+/* The agent restarts: it forgets everything in memory, lists what is on
+ * disk, and still controls the containers conmon kept running. */
+static void test_readopt_after_restart(void **state)
+{
+	static const char *const sleeper[] = {"sleep", "1000", NULL};
+	static const char *const exec_args[] = {"sh", "-c", "echo in-$(hostname); exit 7", NULL};
+	struct sk_sandbox *sb, **sbs = NULL;
+	struct sk_container *c, **cs = NULL, *found = NULL;
+	struct sk_exec_result xr;
+	char sb_id[64], c_id[64];
+	size_t n = 0, i;
+	sk_error_t err = {0};
+
+	REQUIRE_ENV();
+	sb = new_sandbox("readopt");
+	c = run(sb, NULL, sleeper, 0);
+	snprintf(sb_id, sizeof(sb_id), "%s", sb->id);
+	snprintf(c_id, sizeof(c_id), "%s", c->id);
+	sk_container_free(c);
+	sk_sandbox_free(sb);
+
+	/* "restart": a fresh runtime context over the same directories */
+	sk_runtime_release(&E->rt);
+	{
+		struct sk_runtime_opts opts = {.run_dir = E->run_dir, .data_dir = E->data_dir, .pod_cidr = POD_CIDR,
+					       .bridge = BRIDGE};
+		assert_int_equal(sk_runtime_init(&E->rt, &opts, &err), 0);
+	}
+	assert_int_equal(sk_sandbox_list(&E->rt, &sbs, &n, &err), 0);
+	sb = NULL;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(sbs[i]->id, sb_id))
+			sb = sbs[i];
+		else
+			sk_sandbox_free(sbs[i]);
+	}
+	free(sbs);
+	assert_non_null(sb);
+	assert_non_null(sb->ip);
+	assert_int_equal(sk_container_list(&E->rt, &cs, &n, &err), 0);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(cs[i]->id, c_id))
+			found = cs[i];
+		else
+			sk_container_free(cs[i]);
+	}
+	free(cs);
+	assert_non_null(found);
+	assert_int_equal(found->status, SK_CONTAINER_RUNNING);
+	assert_string_equal(found->image_ref, "busybox:test");
+
+	assert_int_equal(sk_container_exec_sync(&E->rt, found, exec_args, 10, &xr, &err), 0);
+	assert_int_equal(xr.exit_code, 7);
+	assert_string_equal(xr.out, "in-readopt\n");
+	sk_exec_result_release(&xr);
+
+	assert_int_equal(sk_container_stop(&E->rt, found, 0, 10, &err), 0);
+	assert_int_equal(found->status, SK_CONTAINER_EXITED);
+	assert_int_equal(found->exit_code, 128 + SIGTERM);
+	remove_container(found);
+	remove_sandbox(sb);
+}
+
+static void stop_grace(const char *handler)
+{
+	static const char *const polite[] = {"sh", "-c", "trap 'echo bye; exit 0' TERM; while true; do sleep 0.1; done", NULL};
+	static const char *const stubborn[] = {"sh", "-c", "trap '' TERM; echo ready; while true; do sleep 0.1; done", NULL};
+	struct sk_sandbox *sb = new_sandbox("stop");
+	struct sk_container *c = run(sb, handler, polite, 0);
+	sk_error_t err = {0};
+	int64_t t0;
+	struct timespec ts = {0, 300 * 1000000};
+
+	nanosleep(&ts, NULL);   /* let the shell install its trap */
+	assert_int_equal(sk_container_stop(&E->rt, c, 0, 10, &err), 0);
+	assert_int_equal(c->exit_code, 0);
+	remove_container(c);
+
+	c = run(sb, handler, stubborn, 0);
+	nanosleep(&ts, NULL);
+	t0 = sk_mono_ns();
+	assert_int_equal(sk_container_stop(&E->rt, c, 0, 1, &err), 0);
+	assert_true(sk_mono_ns() - t0 >= 900LL * 1000000);
+	assert_int_equal(c->exit_code, 137);
+	assert_string_equal(c->reason, "Error");
+	remove_container(c);
+	remove_sandbox(sb);
+}
+
+static void test_stop_crun(void **state) { REQUIRE_ENV(); stop_grace("crun"); }
+static void test_stop_runc(void **state) { REQUIRE_ENV(); stop_grace("runc"); }
+
+static void test_remove_idempotent(void **state)
+{
+	struct sk_sandbox *sb;
+	sk_error_t err = {0};
+
+	REQUIRE_ENV();
+	sb = new_sandbox("twice");
+	assert_int_equal(sk_sandbox_remove(&E->rt, sb->id, &err), 0);
+	assert_int_equal(sk_sandbox_remove(&E->rt, sb->id, &err), 0);
+	assert_int_equal(sk_sandbox_remove(&E->rt, "never-existed", &err), 0);
+	sk_sandbox_free(sb);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Not an assertion: prints sandbox + /bin/true-to-exit latency per runtime. */
+static void bench(const char *handler)
+{
+	static const char *const t[] = {"true", NULL};
+	int64_t ms[10];
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		int64_t t0 = sk_mono_ns();
+		struct sk_sandbox *sb = new_sandbox("bench");
+		struct sk_container *c = run(sb, handler, t, 0);
+		wait_exit(c, 20000);
+		ms[i] = (sk_mono_ns() - t0) / 1000;
+		remove_container(c);
+		remove_sandbox(sb);
+	}
+	qsort(ms, 10, sizeof(ms[0]), cmp_i64);
+	printf("bench: %s sandbox + /bin/true to exit: median %.1f ms (min %.1f, max %.1f)\n", handler,
+	       (ms[4] + ms[5]) / 2000.0, ms[0] / 1000.0, ms[9] / 1000.0);
+}
+
+static void test_bench(void **state)
+{
+	REQUIRE_ENV();
+	bench("crun");
+	bench("runc");
+}
+
+/* Runs last: nothing of ours may be left on the host. */
+static void test_cleanup(void **state)
+{
+	cleanup_free char *mounts = NULL;
+	char cmd[256];
+
+	REQUIRE_ENV();
+	mounts = sk_read_file("/proc/self/mountinfo", NULL);
+	assert_non_null(mounts);
+	assert_null(strstr(mounts, E->run_dir));
+	assert_int_equal(sh("ls %s/netns %s/ipc %s/uts | grep -q .", E->run_dir, E->run_dir, E->run_dir) == 0, 0);
+	assert_int_equal(sh("find /sys/fs/cgroup -maxdepth 4 -type d -name 'poduid-*' | grep -q ."), 256);
+	snprintf(cmd, sizeof(cmd), "ip -o link | grep -q 'master %s'", BRIDGE);
+	assert_int_not_equal(system(cmd), 0);
+	assert_int_not_equal(sh("ps -eo args | grep -v grep | grep -q 'conmon.*%s'", E->run_dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hello_crun),
+		cmocka_unit_test(test_hello_runc),
+		cmocka_unit_test(test_oom_crun),
+		cmocka_unit_test(test_oom_runc),
+		cmocka_unit_test(test_pod_network),
+		cmocka_unit_test(test_readopt_after_restart),
+		cmocka_unit_test(test_stop_crun),
+		cmocka_unit_test(test_stop_runc),
+		cmocka_unit_test(test_remove_idempotent),
+		cmocka_unit_test(test_bench),
+		cmocka_unit_test(test_cleanup),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
