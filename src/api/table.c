@@ -1094,11 +1094,18 @@ static const char *or_none(const char *s)
 	return *s ? s : "<none>";
 }
 
+/* The pod's first IP as the v1-to-internal conversion upstream prints from
+ * leaves it: status.podIP wins over status.podIPs when both are set. */
+static const char *pod_ip(json_t *pod)
+{
+	const char *ip = jstr(pod, "status.podIP");
+
+	return *ip ? ip : jstr(json_array_get(jpath(pod, "status.podIPs"), 0), "ip");
+}
+
 static void pod_cells(json_t *cells, json_t *pod, int64_t now)
 {
 	struct pod_print p = { .last_restart = NO_TIME, .sidecar_last_restart = NO_TIME };
-	json_t *ips = jpath(pod, "status.podIPs");
-	const char *ip;
 	char ready[48];
 
 	pod_total(&p, pod);
@@ -1114,8 +1121,7 @@ static void pod_cells(json_t *cells, json_t *pod, int64_t now)
 	add_s(cells, p.reason);
 	add_pod_restarts(cells, &p, now);
 	add_age(cells, pod, now);
-	ip = json_array_size(ips) ? jstr(json_array_get(ips, 0), "ip") : jstr(pod, "status.podIP");
-	add_s(cells, or_none(ip));
+	add_s(cells, or_none(pod_ip(pod)));
 	add_s(cells, or_none(jstr(pod, "spec.nodeName")));
 	add_s(cells, or_none(jstr(pod, "status.nominatedNodeName")));
 	add_readiness_gates(cells, pod);
@@ -1497,7 +1503,10 @@ static void service_cells(json_t *cells, json_t *svc, int64_t now)
 {
 	const char *type = *jstr(svc, "spec.type") ? jstr(svc, "spec.type") : "ClusterIP";
 	json_t *ip0 = json_array_get(jpath(svc, "spec.clusterIPs"), 0);
-	const char *ip = json_is_string(ip0) ? json_string_value(ip0) : jstr(svc, "spec.clusterIP");
+	const char *ip = jstr(svc, "spec.clusterIP");  /* wins over clusterIPs, as in conversion */
+
+	if (!*ip && json_is_string(ip0))
+		ip = json_string_value(ip0);
 	add_s(cells, jstr(svc, "metadata.name"));
 	add_s(cells, type);
 	add_s(cells, or_none(ip));

@@ -265,6 +265,7 @@ static void test_pod_wide(void **state)
 		"'nominatedNodeName':'n2','conditions':[{'type':'x/one','status':'True'},{'type':'x/two','status':'False'}]}}");
 	cleanup_json json_t *b = cells_of("Pod", "{" META("") "," ONE ",'status':{'phase':'Pending'}}");
 	cleanup_json json_t *c = cells_of("Pod", "{" META("") "," ONE ",'status':{'phase':'Running','podIP':'10.1.1.1'}}");
+	cleanup_json json_t *d = cells_of("Pod", "{" META("") "," ONE ",'status':{'podIPs':[{'ip':'fd00::1'}]}}");
 	cleanup_json json_t *noage = cells_of("Pod", "{'metadata':{'name':'x'}}");
 	cleanup_json json_t *future = cells_of("Pod", "{'metadata':{'name':'x','creationTimestamp':'@-10'}}");
 	cleanup_json json_t *zero = cells_of("Pod", "{'metadata':{'name':'x','creationTimestamp':'0001-01-01T00:00:00Z'}}");
@@ -272,6 +273,7 @@ static void test_pod_wide(void **state)
 	ASSERT_CELLS(a, "p", "0/1", "Running", "0", "30s", "10.0.0.9", "n1", "n2", "1/2");
 	ASSERT_CELLS(b, "p", "0/1", "Pending", "0", "30s", "<none>", "<none>", "<none>", "<none>");
 	assert_string_equal(cell_s(c, 5), "10.1.1.1");
+	assert_string_equal(cell_s(d, 5), "fd00::1");
 	assert_string_equal(cell_s(noage, 4), "<unknown>");
 	assert_string_equal(cell_s(future, 4), "<invalid>");
 	assert_string_equal(cell_s(zero, 4), "<unknown>");
