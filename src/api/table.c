@@ -1503,10 +1503,8 @@ static void service_cells(json_t *cells, json_t *svc, int64_t now)
 {
 	const char *type = *jstr(svc, "spec.type") ? jstr(svc, "spec.type") : "ClusterIP";
 	json_t *ip0 = json_array_get(jpath(svc, "spec.clusterIPs"), 0);
-	const char *ip = jstr(svc, "spec.clusterIP");  /* wins over clusterIPs, as in conversion */
-
-	if (!*ip && json_is_string(ip0))
-		ip = json_string_value(ip0);
+	/* clusterIPs[0]; clusterIP for objects whose clusterIPs were never filled */
+	const char *ip = json_is_string(ip0) ? json_string_value(ip0) : jstr(svc, "spec.clusterIP");
 	add_s(cells, jstr(svc, "metadata.name"));
 	add_s(cells, type);
 	add_s(cells, or_none(ip));
@@ -1720,11 +1718,24 @@ static void namespace_cells(json_t *cells, json_t *ns, int64_t now)
 	add_age(cells, ns, now);
 }
 
+/* Keys of data plus those only in stringData, which upstream's conversion
+ * merges into data. */
+static json_int_t secret_data_count(json_t *s)
+{
+	json_t *data = jpath(s, "data"), *v;
+	json_int_t n = (json_int_t)jlen(s, "data");
+	const char *key;
+
+	json_object_foreach(jpath(s, "stringData"), key, v)
+		n += json_object_get(data, key) == NULL;
+	return n;
+}
+
 static void secret_cells(json_t *cells, json_t *s, int64_t now)
 {
 	add_s(cells, jstr(s, "metadata.name"));
 	add_s(cells, jstr(s, "type"));
-	add_i(cells, (json_int_t)jlen(s, "data"));
+	add_i(cells, secret_data_count(s));
 	add_age(cells, s, now);
 }
 

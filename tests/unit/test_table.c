@@ -531,7 +531,8 @@ static void test_storage(void **state)
 static void test_small_kinds(void **state)
 {
 	cleanup_json json_t *ns = cells_of("Namespace", "{'metadata':{'name':'default','creationTimestamp':'@100'},'status':{'phase':'Active'}}");
-	cleanup_json json_t *sec = cells_of("Secret", "{'metadata':{'name':'s'},'type':'Opaque','data':{'a':'eA==','b':'eQ=='}}");
+	cleanup_json json_t *sec = cells_of("Secret", "{'metadata':{'name':'s'},'type':'Opaque','data':{'a':'eA==','b':'eQ=='},"
+		"'stringData':{'b':'y','c':'z'}}");
 	cleanup_json json_t *cm = cells_of("ConfigMap", "{'metadata':{'name':'c'},'data':{'a':'x'},'binaryData':{'b':'eQ=='}}");
 	cleanup_json json_t *sa = cells_of("ServiceAccount", "{'metadata':{'name':'default'}}");
 	cleanup_json json_t *lease = cells_of("Lease", "{'metadata':{'name':'n1'},'spec':{'holderIdentity':'n1'}}");
@@ -546,7 +547,7 @@ static void test_small_kinds(void **state)
 
 	ASSERT_CELLS(ns, "default", "Active", "100s");
 	assert_string_equal(cell_s(sec, 1), "Opaque");
-	assert_int_equal(cell_i(sec, 2), 2);
+	assert_int_equal(cell_i(sec, 2), 3);
 	assert_int_equal(cell_i(cm, 1), 2);
 	assert_int_equal(cell_i(sa, 1), 0);
 	ASSERT_CELLS(lease, "n1", "n1", "<unknown>");
