@@ -375,10 +375,11 @@ int sk_container_start(struct sk_runtime *rt, struct sk_container *c, sk_error_t
 {
 	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, err);
 	const char *args[] = {"start", c->id, NULL};
+	int64_t now = sk_now_ns();
 
 	if (!h || runtime_ok(h, c->id, args, err) < 0)
 		return -1;
-	c->started_ns = sk_now_ns();
+	c->started_ns = now;
 	c->status = SK_CONTAINER_RUNNING;
 	return save(c, err);
 }
@@ -399,6 +400,8 @@ static void set_exited(struct sk_container *c, const char *efile, int code)
 
 	c->status = SK_CONTAINER_EXITED;
 	c->finished_ns = file_mtime_ns(efile);
+	if (c->finished_ns < c->started_ns)
+		c->finished_ns = c->started_ns;
 	free(c->reason);
 	if (oom_killed) {
 		c->exit_code = 137;
