@@ -1,0 +1,641 @@
+#include "sched/cache.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "util/quantity.h"
+#include "util/util.h"
+
+/* ---- resource names ---- */
+
+static pthread_mutex_t res_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *res_names[SK_RES_MAX] = {"cpu", "memory", "ephemeral-storage", "pods"};
+static int res_n = SK_RES_NFIXED;
+
+int sk_res_index(const char *name)
+{
+	int i, n = __atomic_load_n(&res_n, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++)
+		if (strcmp(res_names[i], name) == 0)
+			return i;
+	pthread_mutex_lock(&res_lock);
+	for (i = 0; i < res_n; i++)
+		if (strcmp(res_names[i], name) == 0)
+			break;
+	if (i == res_n) {
+		if (res_n == SK_RES_MAX) {
+			i = -1;
+		} else {
+			res_names[res_n] = xstrdup(name);
+			__atomic_store_n(&res_n, res_n + 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&res_lock);
+	return i;
+}
+
+const char *sk_res_name(int i)
+{
+	return i >= 0 && i < sk_res_count() ? res_names[i] : NULL;
+}
+
+int sk_res_count(void)
+{
+	return __atomic_load_n(&res_n, __ATOMIC_ACQUIRE);
+}
+
+int sk_res_parse(json_t *list, sk_res *r)
+{
+	const char *k;
+	json_t *v;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(list))
+		return 0;
+	json_object_foreach (list, k, v) {
+		int i = sk_res_index(k), rc;
+		int64_t q;
+
+		if (i < 0)
+			continue;
+		if (json_is_string(v))
+			rc = i == SK_RES_CPU ? sk_quantity_milli(json_string_value(v), &q)
+					     : sk_quantity_value(json_string_value(v), &q);
+		else if (json_is_integer(v))
+			q = json_integer_value(v) * (i == SK_RES_CPU ? 1000 : 1), rc = 0;
+		else
+			rc = -1;
+		if (rc < 0)
+			return -1;
+		r->v[i] = q;
+	}
+	return 0;
+}
+
+/* ---- pods ---- */
+
+static const char *jstr(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+struct reqacc {
+	sk_res req;
+	int64_t nz_cpu, nz_mem;
+};
+
+/* Requests of one container: requests, falling back to limits per resource
+ * as API defaulting would. */
+static int container_requests(json_t *c, sk_res *r)
+{
+	json_t *res = json_object_get(c, "resources");
+	sk_res lim;
+
+	if (sk_res_parse(json_object_get(res, "requests"), r) < 0 ||
+	    sk_res_parse(json_object_get(res, "limits"), &lim) < 0)
+		return -1;
+	for (int i = 0; i < SK_RES_MAX; i++)
+		if (!r->v[i] && lim.v[i] && !json_object_get(json_object_get(res, "requests"), sk_res_name(i)))
+			r->v[i] = lim.v[i];
+	return 0;
+}
+
+static void acc_add(struct reqacc *a, const struct reqacc *b)
+{
+	for (int i = 0; i < SK_RES_MAX; i++)
+		a->req.v[i] += b->req.v[i];
+	a->nz_cpu += b->nz_cpu;
+	a->nz_mem += b->nz_mem;
+}
+
+static void acc_max(struct reqacc *a, const struct reqacc *b)
+{
+	for (int i = 0; i < SK_RES_MAX; i++)
+		if (b->req.v[i] > a->req.v[i])
+			a->req.v[i] = b->req.v[i];
+	if (b->nz_cpu > a->nz_cpu)
+		a->nz_cpu = b->nz_cpu;
+	if (b->nz_mem > a->nz_mem)
+		a->nz_mem = b->nz_mem;
+}
+
+static int container_acc(json_t *c, struct reqacc *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (container_requests(c, &a->req) < 0)
+		return -1;
+	a->nz_cpu = a->req.v[SK_RES_CPU] ? a->req.v[SK_RES_CPU] : SK_DEFAULT_MILLI_CPU;
+	a->nz_mem = a->req.v[SK_RES_MEMORY] ? a->req.v[SK_RES_MEMORY] : SK_DEFAULT_MEMORY;
+	return 0;
+}
+
+/* Upstream resourcehelper.PodRequests with native sidecars. */
+static int pod_requests(json_t *spec, struct reqacc *out)
+{
+	struct reqacc sum = {0}, sidecars = {0}, init = {0}, c;
+	size_t i;
+	json_t *ct;
+
+	json_array_foreach (json_object_get(spec, "containers"), i, ct) {
+		if (container_acc(ct, &c) < 0)
+			return -1;
+		acc_add(&sum, &c);
+	}
+	json_array_foreach (json_object_get(spec, "initContainers"), i, ct) {
+		const char *rp = jstr(ct, "restartPolicy");
+
+		if (container_acc(ct, &c) < 0)
+			return -1;
+		if (rp && strcmp(rp, "Always") == 0) {
+			acc_add(&sum, &c);
+			acc_add(&sidecars, &c);
+			c = sidecars;
+		} else {
+			acc_add(&c, &sidecars);
+		}
+		acc_max(&init, &c);
+	}
+	acc_max(&sum, &init);
+	if (json_object_get(spec, "overhead")) {
+		sk_res oh;
+
+		if (sk_res_parse(json_object_get(spec, "overhead"), &oh) < 0)
+			return -1;
+		for (int k = 0; k < SK_RES_MAX; k++)
+			sum.req.v[k] += oh.v[k];
+		sum.nz_cpu += oh.v[SK_RES_CPU];
+		sum.nz_mem += oh.v[SK_RES_MEMORY];
+	}
+	*out = sum;
+	return 0;
+}
+
+static void parse_ports(sk_spod *p, json_t *spec)
+{
+	size_t i, j;
+	json_t *ct, *port;
+
+	json_array_foreach (json_object_get(spec, "containers"), i, ct) {
+		json_array_foreach (json_object_get(ct, "ports"), j, port) {
+			int hp = (int)json_integer_value(json_object_get(port, "hostPort"));
+			const char *proto = jstr(port, "protocol"), *ip = jstr(port, "hostIP");
+			sk_hostport *h;
+
+			if (hp <= 0)
+				continue;
+			p->ports = xrealloc(p->ports, (p->nports + 1) * sizeof(*p->ports));
+			h = &p->ports[p->nports++];
+			snprintf(h->proto, sizeof(h->proto), "%s", proto && *proto ? proto : "TCP");
+			snprintf(h->ip, sizeof(h->ip), "%s", ip && *ip ? ip : "0.0.0.0");
+			h->port = hp;
+		}
+	}
+}
+
+static int64_t parse_ts(const char *s)
+{
+	int64_t secs;
+
+	if (!s || sk_time_parse(s, &secs) < 0)
+		return 0;
+	return secs * 1000000000LL;
+}
+
+static void parse_affinity(sk_spod *p, json_t *spec)
+{
+	json_t *aff = json_object_get(spec, "affinity");
+	json_t *pa = json_object_get(aff, "podAffinity"), *anti = json_object_get(aff, "podAntiAffinity");
+
+	p->has_required_anti = json_array_size(json_object_get(anti, "requiredDuringSchedulingIgnoredDuringExecution")) > 0;
+	p->has_pod_affinity = p->has_required_anti || json_object_size(pa) > 0 ||
+			      json_array_size(json_object_get(anti, "preferredDuringSchedulingIgnoredDuringExecution")) > 0;
+}
+
+/* A shared, never-freed empty object: watch objects are shared, so the
+ * scheduler must not add fields to them. */
+static json_t *empty_obj;
+static pthread_once_t empty_once = PTHREAD_ONCE_INIT;
+
+static void empty_init(void)
+{
+	empty_obj = json_object();
+}
+
+static json_t *empty_object(void)
+{
+	pthread_once(&empty_once, empty_init);
+	return empty_obj;
+}
+
+sk_spod *sk_spod_new(json_t *pod, sk_error_t *err)
+{
+	json_t *meta = json_object_get(pod, "metadata"), *spec = json_object_get(pod, "spec");
+	json_t *status = json_object_get(pod, "status"), *prio = json_object_get(spec, "priority");
+	const char *ns = jstr(meta, "namespace"), *name = jstr(meta, "name"), *v;
+	struct reqacc acc;
+	sk_spod *p;
+
+	if (!ns)
+		ns = "default";
+	if (!name) {
+		sk_error_set(err, SK_EINVALID, "pod without a name");
+		return NULL;
+	}
+	if (pod_requests(spec, &acc) < 0) {
+		sk_error_set(err, SK_EINVALID, "pod \"%s/%s\": malformed resource quantity", ns, name);
+		return NULL;
+	}
+	p = xzalloc(sizeof(*p));
+	p->key = xasprintf("%s/%s", ns, name);
+	p->ns = xstrdup(ns);
+	p->name = xstrdup(name);
+	p->uid = xstrdup((v = jstr(meta, "uid")) ? v : "");
+	p->obj = json_incref(pod);
+	p->labels = json_object_get(meta, "labels");
+	if (!json_is_object(p->labels))
+		p->labels = empty_object();
+	p->sched_name = (v = jstr(spec, "schedulerName")) ? v : "default-scheduler";
+	p->req = acc.req;
+	p->req.v[SK_RES_PODS] = 1;
+	p->nz_cpu = acc.nz_cpu;
+	p->nz_mem = acc.nz_mem;
+	p->has_priority = json_is_integer(prio);
+	p->priority = (int32_t)json_integer_value(prio);
+	p->preempt_never = (v = jstr(spec, "preemptionPolicy")) && strcmp(v, "Never") == 0;
+	p->created_ns = parse_ts(jstr(meta, "creationTimestamp"));
+	if ((v = jstr(spec, "nodeName")) && *v)
+		p->node_name = xstrdup(v);
+	if ((v = jstr(status, "nominatedNodeName")) && *v)
+		p->nominated = xstrdup(v);
+	if ((v = jstr(p->labels, "scheduling.x-k8s.io/pod-group")) && *v)
+		p->group = xstrdup(v);
+	v = jstr(status, "phase");
+	p->terminal = v && (strcmp(v, "Succeeded") == 0 || strcmp(v, "Failed") == 0);
+	p->deleting = json_object_get(meta, "deletionTimestamp") && !json_is_null(json_object_get(meta, "deletionTimestamp"));
+	p->gated = json_array_size(json_object_get(spec, "schedulingGates")) > 0;
+	parse_affinity(p, spec);
+	parse_ports(p, spec);
+	p->node_slot = p->aff_slot = p->nom_slot = -1;
+	return p;
+}
+
+void sk_spod_free(sk_spod *p)
+{
+	if (!p)
+		return;
+	free(p->key);
+	free(p->ns);
+	free(p->name);
+	free(p->uid);
+	free(p->node_name);
+	free(p->nominated);
+	free(p->group);
+	free(p->ports);
+	json_decref(p->obj);
+	free(p);
+}
+
+void sk_spod_set_node(sk_spod *p, const char *node)
+{
+	free(p->node_name);
+	p->node_name = node ? xstrdup(node) : NULL;
+}
+
+/* ---- nodes ---- */
+
+static void node_clear_spec(sk_snode *n)
+{
+	for (int i = 0; i < n->ntaints; i++) {
+		free(n->taints[i].key);
+		free(n->taints[i].value);
+		free(n->taints[i].msg);
+	}
+	free(n->taints);
+	n->taints = NULL;
+	n->ntaints = 0;
+	for (int i = 0; i < n->nimages; i++)
+		free(n->image_names[i]);
+	free(n->image_names);
+	free(n->image_size);
+	n->image_names = NULL;
+	n->image_size = NULL;
+	n->nimages = 0;
+	sk__smap_release(&n->images);
+	json_decref(n->obj);
+	n->obj = NULL;
+}
+
+static int effect_of(const char *e)
+{
+	if (!e)
+		return 0;
+	if (strcmp(e, "NoSchedule") == 0)
+		return SK_EFFECT_NOSCHEDULE;
+	if (strcmp(e, "PreferNoSchedule") == 0)
+		return SK_EFFECT_PREFER;
+	if (strcmp(e, "NoExecute") == 0)
+		return SK_EFFECT_NOEXECUTE;
+	return 0;
+}
+
+static void add_taint(sk_snode *n, const char *key, const char *value, int effect)
+{
+	sk_taint *t;
+
+	n->taints = xrealloc(n->taints, (n->ntaints + 1) * sizeof(*n->taints));
+	t = &n->taints[n->ntaints++];
+	t->key = xstrdup(key);
+	t->value = xstrdup(value ? value : "");
+	t->effect = effect;
+	t->msg = xasprintf("node(s) had untolerated taint {%s: %s}", t->key, t->value);
+}
+
+static void parse_taints(sk_snode *n, json_t *spec)
+{
+	size_t i;
+	json_t *t;
+	int has_not_ready = 0;
+
+	json_array_foreach (json_object_get(spec, "taints"), i, t) {
+		const char *key = jstr(t, "key");
+
+		if (!key)
+			continue;
+		if (strcmp(key, "node.kubernetes.io/not-ready") == 0)
+			has_not_ready = 1;
+		add_taint(n, key, jstr(t, "value"), effect_of(jstr(t, "effect")));
+	}
+	/* Without a node lifecycle controller nobody taints a NotReady node: do
+	 * it here so TaintToleration keeps pods off it exactly as upstream would. */
+	if (!n->ready && !has_not_ready)
+		add_taint(n, "node.kubernetes.io/not-ready", NULL, SK_EFFECT_NOSCHEDULE);
+}
+
+static void parse_images(sk_snode *n, json_t *status)
+{
+	size_t i, j;
+	json_t *img, *nm;
+
+	sk__smap_init(&n->images);
+	json_array_foreach (json_object_get(status, "images"), i, img) {
+		int64_t size = json_integer_value(json_object_get(img, "sizeBytes"));
+
+		json_array_foreach (json_object_get(img, "names"), j, nm) {
+			const char *s = json_string_value(nm);
+
+			if (!s || sk__smap_get(&n->images, s))
+				continue;
+			n->image_names = xrealloc(n->image_names, (n->nimages + 1) * sizeof(char *));
+			n->image_size = xrealloc(n->image_size, (n->nimages + 1) * sizeof(int64_t));
+			n->image_names[n->nimages] = xstrdup(s);
+			n->image_size[n->nimages] = size;
+			n->nimages++;
+			sk__smap_put(&n->images, s, (void *)(intptr_t)n->nimages);
+		}
+	}
+}
+
+static int parse_ready(json_t *status)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach (json_object_get(status, "conditions"), i, c) {
+		const char *t = jstr(c, "type"), *s = jstr(c, "status");
+
+		if (t && strcmp(t, "Ready") == 0)
+			return s && strcmp(s, "True") == 0;
+	}
+	return 0;
+}
+
+static void images_count(sk_cache *c, sk_snode *n, int delta)
+{
+	for (int i = 0; i < n->nimages; i++) {
+		const char *s = n->image_names[i];
+		intptr_t cnt = (intptr_t)sk__smap_get(&c->image_nodes, s) + delta;
+
+		if (cnt > 0)
+			sk__smap_put(&c->image_nodes, s, (void *)cnt);
+		else
+			sk__smap_del(&c->image_nodes, s);
+	}
+}
+
+static sk_snode *node_get_or_placeholder(sk_cache *c, const char *name)
+{
+	sk_snode *n = sk__smap_get(&c->node_map, name);
+
+	if (n)
+		return n;
+	n = xzalloc(sizeof(*n));
+	n->name = xstrdup(name);
+	n->idx = -1;
+	n->labels = NULL;
+	sk__smap_init(&n->images);
+	sk__smap_put(&c->node_map, name, n);
+	return n;
+}
+
+static void nodes_append(sk_cache *c, sk_snode *n)
+{
+	if (c->nnodes == c->cap_nodes) {
+		c->cap_nodes = c->cap_nodes ? c->cap_nodes * 2 : 64;
+		c->nodes = xrealloc(c->nodes, c->cap_nodes * sizeof(*c->nodes));
+	}
+	n->idx = c->nnodes;
+	c->nodes[c->nnodes++] = n;
+}
+
+static void nodes_unlink(sk_cache *c, sk_snode *n)
+{
+	sk_snode *last = c->nodes[--c->nnodes];
+
+	c->nodes[n->idx] = last;
+	last->idx = n->idx;
+	n->idx = -1;
+}
+
+sk_snode *sk_cache_node_upsert(sk_cache *c, json_t *node, sk_error_t *err)
+{
+	json_t *meta = json_object_get(node, "metadata"), *spec = json_object_get(node, "spec");
+	json_t *status = json_object_get(node, "status");
+	const char *name = jstr(meta, "name");
+	sk_res alloc;
+	sk_snode *n;
+
+	if (!name) {
+		sk_error_set(err, SK_EINVALID, "node without a name");
+		return NULL;
+	}
+	if (sk_res_parse(json_object_get(status, "allocatable") ? json_object_get(status, "allocatable")
+								: json_object_get(status, "capacity"),
+			 &alloc) < 0) {
+		sk_error_set(err, SK_EINVALID, "node \"%s\": malformed allocatable quantity", name);
+		return NULL;
+	}
+	n = node_get_or_placeholder(c, name);
+	if (n->obj)
+		images_count(c, n, -1);
+	node_clear_spec(n);
+	n->obj = json_incref(node);
+	n->labels = json_object_get(meta, "labels");
+	n->alloc = alloc;
+	n->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
+	n->ready = parse_ready(status);
+	parse_taints(n, spec);
+	parse_images(n, status);
+	images_count(c, n, +1);
+	if (n->idx < 0)
+		nodes_append(c, n);
+	return n;
+}
+
+static void node_free(sk_snode *n)
+{
+	node_clear_spec(n);
+	free(n->pods);
+	free(n->nominated);
+	free(n->name);
+	free(n);
+}
+
+/* A node with neither an object nor pods is dropped from the map. */
+static void node_maybe_drop(sk_cache *c, sk_snode *n)
+{
+	if (n->obj || n->npods || n->nnominated)
+		return;
+	sk__smap_del(&c->node_map, n->name);
+	node_free(n);
+}
+
+void sk_cache_node_remove(sk_cache *c, const char *name)
+{
+	sk_snode *n = sk__smap_get(&c->node_map, name);
+
+	if (!n || !n->obj)
+		return;
+	images_count(c, n, -1);
+	node_clear_spec(n);
+	n->labels = NULL;
+	memset(&n->alloc, 0, sizeof(n->alloc));
+	nodes_unlink(c, n);
+	node_maybe_drop(c, n);
+}
+
+sk_snode *sk_cache_node(const sk_cache *c, const char *name)
+{
+	sk_snode *n = sk__smap_get(&c->node_map, name);
+
+	return n && n->obj ? n : NULL;
+}
+
+void sk_cache_init(sk_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+static void free_node_cb(const char *key, void *val, void *ud)
+{
+	node_free(val);
+}
+
+void sk_cache_release(sk_cache *c)
+{
+	sk__smap_each(&c->node_map, free_node_cb, NULL);
+	sk__smap_release(&c->node_map);
+	sk__smap_release(&c->image_nodes);
+	free(c->nodes);
+	free(c->aff_pods);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- pods on nodes ---- */
+
+#define GROW(arr, n, cap)                                                   \
+	do {                                                                \
+		if ((n) == (cap)) {                                         \
+			(cap) = (cap) ? (cap) * 2 : 8;                      \
+			(arr) = xrealloc((arr), (cap) * sizeof(*(arr)));    \
+		}                                                           \
+	} while (0)
+
+static void account(sk_snode *n, const sk_spod *p, int sign)
+{
+	for (int i = 0; i < SK_RES_MAX; i++)
+		n->requested.v[i] += sign * p->req.v[i];
+	n->nz_cpu += sign * p->nz_cpu;
+	n->nz_mem += sign * p->nz_mem;
+}
+
+void sk_cache_pod_add(sk_cache *c, sk_spod *p)
+{
+	sk_snode *n;
+
+	if (p->node || !p->node_name)
+		return;
+	n = node_get_or_placeholder(c, p->node_name);
+	GROW(n->pods, n->npods, n->cap_pods);
+	p->node = n;
+	p->node_slot = n->npods;
+	n->pods[n->npods++] = p;
+	account(n, p, +1);
+	if (p->has_pod_affinity) {
+		GROW(c->aff_pods, c->naff, c->cap_aff);
+		p->aff_slot = c->naff;
+		c->aff_pods[c->naff++] = p;
+	}
+	c->npods++;
+}
+
+void sk_cache_pod_remove(sk_cache *c, sk_spod *p)
+{
+	sk_snode *n = p->node;
+
+	if (!n)
+		return;
+	n->pods[p->node_slot] = n->pods[--n->npods];
+	n->pods[p->node_slot]->node_slot = p->node_slot;
+	account(n, p, -1);
+	if (p->aff_slot >= 0) {
+		c->aff_pods[p->aff_slot] = c->aff_pods[--c->naff];
+		c->aff_pods[p->aff_slot]->aff_slot = p->aff_slot;
+		p->aff_slot = -1;
+	}
+	p->node = NULL;
+	p->node_slot = -1;
+	c->npods--;
+	node_maybe_drop(c, n);
+}
+
+void sk_cache_nominate(sk_cache *c, sk_spod *p, const char *node)
+{
+	sk_snode *n;
+
+	sk_cache_unnominate(c, p);
+	n = node_get_or_placeholder(c, node);
+	GROW(n->nominated, n->nnominated, n->cap_nominated);
+	p->nom_node = n;
+	p->nom_slot = n->nnominated;
+	n->nominated[n->nnominated++] = p;
+}
+
+void sk_cache_unnominate(sk_cache *c, sk_spod *p)
+{
+	sk_snode *n = p->nom_node;
+
+	if (!n)
+		return;
+	n->nominated[p->nom_slot] = n->nominated[--n->nnominated];
+	n->nominated[p->nom_slot]->nom_slot = p->nom_slot;
+	p->nom_node = NULL;
+	p->nom_slot = -1;
+	node_maybe_drop(c, n);
+}
+
+const char *sk_snode_label(const sk_snode *n, const char *key)
+{
+	return json_string_value(json_object_get(n->labels, key));
+}

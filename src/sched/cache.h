@@ -1,0 +1,148 @@
+/* The scheduler's cluster snapshot: nodes with their allocatable and
+ * requested resources, taints, labels, images, and the pods assigned to them
+ * (bound or assumed).
+ *
+ * Pods are parsed once into sk_spod (requests by upstream's PodRequests rule:
+ * max(sum of containers + native sidecars, max of init containers stacked on
+ * the sidecars started before them) + overhead). The cache references pods
+ * but never owns them: whoever created an sk_spod frees it after removing it
+ * from the cache. Every add/update/delete is O(1) amortised (hash maps, slot
+ * indices for removal). Not thread-safe: the scheduler serialises calls. */
+#ifndef SK_SCHED_CACHE_H
+#define SK_SCHED_CACHE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "sched/smap.h"
+#include "util/error.h"
+
+/* Resource slots: the four native ones, then extended resources interned on
+ * first sight ("nvidia.com/gpu", "hugepages-2Mi" …). cpu is in millicores,
+ * the others in whole units. */
+enum { SK_RES_CPU, SK_RES_MEMORY, SK_RES_EPHEMERAL, SK_RES_PODS, SK_RES_NFIXED };
+#define SK_RES_MAX 24
+
+typedef struct sk_res {
+	int64_t v[SK_RES_MAX];
+} sk_res;
+
+/* Index of resource name, interning it; -1 when the table is full. Thread-safe. */
+int sk_res_index(const char *name);
+/* Name of slot i (static storage) or NULL. */
+const char *sk_res_name(int i);
+/* Number of slots in use (>= SK_RES_NFIXED). */
+int sk_res_count(void);
+/* Parses a ResourceList object ({"cpu":"500m",...}) into r (zeroed first).
+ * Returns -1 on a malformed quantity. */
+int sk_res_parse(json_t *list, sk_res *r);
+
+/* Default non-zero requests used for scoring pods that set none (upstream
+ * DefaultMilliCPURequest / DefaultMemoryRequest). */
+#define SK_DEFAULT_MILLI_CPU 100
+#define SK_DEFAULT_MEMORY (200LL * 1024 * 1024)
+
+enum { SK_EFFECT_NOSCHEDULE = 1, SK_EFFECT_PREFER = 2, SK_EFFECT_NOEXECUTE = 4 };
+
+typedef struct sk_taint {
+	char *key, *value;
+	int effect;
+	char *msg; /* "node(s) had untolerated taint {key: value}" */
+} sk_taint;
+
+typedef struct sk_hostport {
+	char proto[8]; /* "TCP" (default), "UDP", "SCTP" */
+	char ip[48];   /* "0.0.0.0" when unset */
+	int port;
+} sk_hostport;
+
+struct sk_snode;
+
+typedef struct sk_spod {
+	char *key;  /* "namespace/name" */
+	char *ns, *name, *uid;
+	json_t *obj; /* owned reference to the Pod */
+	json_t *labels; /* borrowed from obj (never NULL: an empty object when unset) */
+	const char *sched_name;
+	sk_res req;          /* exact requests incl. overhead; v[SK_RES_PODS] = 1 */
+	int64_t nz_cpu, nz_mem; /* requests with upstream's non-zero defaults */
+	int32_t priority;
+	int has_priority;
+	int preempt_never;   /* spec.preemptionPolicy == Never */
+	int64_t created_ns;  /* metadata.creationTimestamp */
+	char *node_name;     /* spec.nodeName, or the node it is assumed on */
+	char *nominated;     /* status.nominatedNodeName or NULL */
+	char *group;         /* pod group label value or NULL */
+	int assumed;         /* bound by us, not yet seen bound */
+	int terminal;        /* phase Succeeded or Failed */
+	int deleting;        /* metadata.deletionTimestamp set */
+	int gated;           /* spec.schedulingGates not empty */
+	int reserved;        /* assumed and held by its gang until the quorum fits */
+	int has_pod_affinity;  /* any pod (anti-)affinity term */
+	int has_required_anti; /* requiredDuringScheduling pod anti-affinity */
+	sk_hostport *ports;
+	int nports;
+	/* cache bookkeeping */
+	struct sk_snode *node, *nom_node;
+	int node_slot, aff_slot, nom_slot;
+} sk_spod;
+
+typedef struct sk_snode {
+	char *name;
+	json_t *obj;    /* owned; NULL for a placeholder (pods seen before their node) */
+	json_t *labels; /* borrowed; an empty object when unset */
+	sk_res alloc, requested;
+	int64_t nz_cpu, nz_mem; /* requested with non-zero defaults */
+	int unschedulable;
+	int ready;
+	sk_taint *taints;
+	int ntaints;
+	sk_smap images; /* normalised image name -> (intptr) index+1 into image_size */
+	int64_t *image_size;
+	char **image_names;
+	int nimages;
+	sk_spod **pods;
+	int npods, cap_pods;
+	sk_spod **nominated; /* pods nominated to this node (preemption) */
+	int nnominated, cap_nominated;
+	int idx; /* position in sk_cache.nodes, -1 for a placeholder */
+} sk_snode;
+
+typedef struct sk_cache {
+	sk_smap node_map;  /* name -> sk_snode (incl. placeholders) */
+	sk_snode **nodes;  /* real nodes, in arrival order with swap-remove */
+	int nnodes, cap_nodes;
+	sk_smap image_nodes; /* image name -> (intptr) number of nodes having it */
+	sk_spod **aff_pods;  /* assigned pods with pod (anti-)affinity terms */
+	int naff, cap_aff;
+	int64_t npods;
+} sk_cache;
+
+/* Parses a Pod object (a new reference is taken). Returns NULL with err set
+ * on malformed quantities. Free with sk_spod_free. */
+sk_spod *sk_spod_new(json_t *pod, sk_error_t *err);
+void sk_spod_free(sk_spod *p);
+/* Sets p->node_name (copy); NULL clears it. */
+void sk_spod_set_node(sk_spod *p, const char *node);
+
+void sk_cache_init(sk_cache *c);
+/* Frees nodes; pods stay owned by their creator. */
+void sk_cache_release(sk_cache *c);
+/* Adds or updates a node from its Node object (a new reference is taken).
+ * Returns the node or NULL with err set. */
+sk_snode *sk_cache_node_upsert(sk_cache *c, json_t *node, sk_error_t *err);
+/* Removes a node; its pods stay accounted on a placeholder until removed. */
+void sk_cache_node_remove(sk_cache *c, const char *name);
+sk_snode *sk_cache_node(const sk_cache *c, const char *name);
+/* Accounts pod p on p->node_name (must be set, p not already in a cache). */
+void sk_cache_pod_add(sk_cache *c, sk_spod *p);
+/* Removes p from the node it is accounted on; no-op if not accounted. */
+void sk_cache_pod_remove(sk_cache *c, sk_spod *p);
+/* Nominated pods (preemptors waiting for victims to leave). */
+void sk_cache_nominate(sk_cache *c, sk_spod *p, const char *node);
+void sk_cache_unnominate(sk_cache *c, sk_spod *p);
+
+/* Node label value or NULL. */
+const char *sk_snode_label(const sk_snode *n, const char *key);
+
+#endif

@@ -1,0 +1,302 @@
+#include "sched/queue.h"
+
+#include <string.h>
+
+#include "util/util.h"
+
+/* ---- heap ---- */
+
+static void hswap(sk_qheap *h, int i, int j)
+{
+	sk_qpod *t = h->a[i];
+
+	h->a[i] = h->a[j];
+	h->a[j] = t;
+	h->a[i]->slot = i;
+	h->a[j]->slot = j;
+}
+
+static void hup(sk_qheap *h, int i)
+{
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (!h->less(h->a[i], h->a[p]))
+			break;
+		hswap(h, i, p);
+		i = p;
+	}
+}
+
+static void hdown(sk_qheap *h, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < h->n && h->less(h->a[l], h->a[m]))
+			m = l;
+		if (r < h->n && h->less(h->a[r], h->a[m]))
+			m = r;
+		if (m == i)
+			return;
+		hswap(h, i, m);
+		i = m;
+	}
+}
+
+static void hpush(sk_qheap *h, sk_qpod *e)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 64;
+		h->a = xrealloc(h->a, h->cap * sizeof(*h->a));
+	}
+	e->slot = h->n;
+	h->a[h->n++] = e;
+	hup(h, e->slot);
+}
+
+static void hremove(sk_qheap *h, int i)
+{
+	h->n--;
+	if (i != h->n) {
+		h->a[i] = h->a[h->n];
+		h->a[i]->slot = i;
+		hdown(h, i);
+		hup(h, i);
+	}
+}
+
+static int active_less(const sk_qpod *a, const sk_qpod *b)
+{
+	if (a->pod->priority != b->pod->priority)
+		return a->pod->priority > b->pod->priority;
+	if (a->pod->created_ns != b->pod->created_ns)
+		return a->pod->created_ns < b->pod->created_ns;
+	return a->seq < b->seq;
+}
+
+static int backoff_less(const sk_qpod *a, const sk_qpod *b)
+{
+	return a->backoff_until < b->backoff_until;
+}
+
+/* ---- queue ---- */
+
+void sk_queue_init(sk_queue *q)
+{
+	memset(q, 0, sizeof(*q));
+	sk__smap_init(&q->map);
+	q->active.less = active_less;
+	q->backoff.less = backoff_less;
+	q->initial_backoff = SK_Q_INITIAL_BACKOFF;
+	q->max_backoff = SK_Q_MAX_BACKOFF;
+	q->max_unsched = SK_Q_MAX_UNSCHED;
+}
+
+static void free_entry(const char *key, void *val, void *ud)
+{
+	free(val);
+}
+
+void sk_queue_release(sk_queue *q)
+{
+	sk__smap_each(&q->map, free_entry, NULL);
+	sk__smap_release(&q->map);
+	free(q->active.a);
+	free(q->backoff.a);
+	free(q->unsched);
+	memset(q, 0, sizeof(*q));
+}
+
+static void unlink_entry(sk_queue *q, sk_qpod *e)
+{
+	switch (e->where) {
+	case SK_Q_ACTIVE:
+		hremove(&q->active, e->slot);
+		break;
+	case SK_Q_BACKOFF:
+		hremove(&q->backoff, e->slot);
+		break;
+	case SK_Q_UNSCHED:
+		q->unsched[e->slot] = q->unsched[--q->nunsched];
+		q->unsched[e->slot]->slot = e->slot;
+		break;
+	}
+	e->where = SK_Q_NONE;
+	e->slot = -1;
+}
+
+static void to_active(sk_queue *q, sk_qpod *e)
+{
+	unlink_entry(q, e);
+	e->where = SK_Q_ACTIVE;
+	hpush(&q->active, e);
+}
+
+static void to_backoff(sk_queue *q, sk_qpod *e)
+{
+	unlink_entry(q, e);
+	e->where = SK_Q_BACKOFF;
+	hpush(&q->backoff, e);
+}
+
+static void to_unsched(sk_queue *q, sk_qpod *e, int64_t now)
+{
+	unlink_entry(q, e);
+	if (q->nunsched == q->cap_unsched) {
+		q->cap_unsched = q->cap_unsched ? q->cap_unsched * 2 : 64;
+		q->unsched = xrealloc(q->unsched, q->cap_unsched * sizeof(*q->unsched));
+	}
+	e->where = SK_Q_UNSCHED;
+	e->slot = q->nunsched;
+	e->unsched_since = now;
+	q->unsched[q->nunsched++] = e;
+}
+
+int64_t sk_queue_backoff_duration(const sk_queue *q, int attempts)
+{
+	int64_t d = q->initial_backoff;
+
+	for (int i = 1; i < attempts; i++) {
+		d *= 2;
+		if (d > q->max_backoff)
+			return q->max_backoff;
+	}
+	return d;
+}
+
+void sk_queue_add(sk_queue *q, sk_spod *p)
+{
+	sk_qpod *e = sk__smap_get(&q->map, p->key);
+
+	if (e) {
+		e->pod = p;
+		return;
+	}
+	e = xzalloc(sizeof(*e));
+	e->pod = p;
+	e->slot = -1;
+	e->seq = q->seq++;
+	sk__smap_put(&q->map, p->key, e);
+	to_active(q, e);
+}
+
+/* Moving out of the unschedulable set: backoff while still backing off. */
+static void move_out(sk_queue *q, sk_qpod *e, int64_t now)
+{
+	if (e->backoff_until > now)
+		to_backoff(q, e);
+	else
+		to_active(q, e);
+}
+
+void sk_queue_update(sk_queue *q, sk_spod *p, int64_t now)
+{
+	sk_qpod *e = sk__smap_get(&q->map, p->key);
+
+	if (!e)
+		return;
+	e->pod = p;
+	if (e->where == SK_Q_ACTIVE) {
+		hdown(&q->active, e->slot);
+		hup(&q->active, e->slot);
+	} else if (e->where == SK_Q_UNSCHED) {
+		move_out(q, e, now);
+	}
+}
+
+void sk_queue_delete(sk_queue *q, const char *key)
+{
+	sk_qpod *e = sk__smap_del(&q->map, key);
+
+	if (!e)
+		return;
+	unlink_entry(q, e);
+	free(e);
+}
+
+sk_spod *sk_queue_pop(sk_queue *q)
+{
+	sk_qpod *e;
+
+	if (!q->active.n)
+		return NULL;
+	e = q->active.a[0];
+	unlink_entry(q, e);
+	e->where = SK_Q_INFLIGHT;
+	e->cycle = ++q->cycle;
+	return e->pod;
+}
+
+void sk_queue_done(sk_queue *q, const char *key)
+{
+	sk_queue_delete(q, key);
+}
+
+static void failed(sk_queue *q, sk_qpod *e, int64_t now)
+{
+	e->attempts++;
+	e->last_attempt = now;
+	e->backoff_until = now + sk_queue_backoff_duration(q, e->attempts);
+}
+
+void sk_queue_unschedulable(sk_queue *q, const char *key, int64_t now)
+{
+	sk_qpod *e = sk__smap_get(&q->map, key);
+
+	if (!e)
+		return;
+	failed(q, e, now);
+	if (q->move_cycle >= e->cycle)
+		to_backoff(q, e);
+	else
+		to_unsched(q, e, now);
+}
+
+void sk_queue_backoff(sk_queue *q, const char *key, int64_t now)
+{
+	sk_qpod *e = sk__smap_get(&q->map, key);
+
+	if (!e)
+		return;
+	failed(q, e, now);
+	to_backoff(q, e);
+}
+
+void sk_queue_move_all(sk_queue *q, int64_t now)
+{
+	while (q->nunsched)
+		move_out(q, q->unsched[q->nunsched - 1], now);
+	q->move_cycle = q->cycle;
+}
+
+void sk_queue_flush(sk_queue *q, int64_t now)
+{
+	while (q->backoff.n && q->backoff.a[0]->backoff_until <= now)
+		to_active(q, q->backoff.a[0]);
+	for (int i = q->nunsched - 1; i >= 0; i--) {
+		sk_qpod *e = q->unsched[i];
+
+		if (now - e->unsched_since > q->max_unsched)
+			move_out(q, e, now);
+	}
+}
+
+int sk_queue_count(const sk_queue *q, int where)
+{
+	switch (where) {
+	case SK_Q_ACTIVE:
+		return q->active.n;
+	case SK_Q_BACKOFF:
+		return q->backoff.n;
+	case SK_Q_UNSCHED:
+		return q->nunsched;
+	default:
+		return (int)q->map.n;
+	}
+}
+
+sk_qpod *sk_queue_get(const sk_queue *q, const char *key)
+{
+	return sk__smap_get(&q->map, key);
+}
