@@ -29,11 +29,13 @@ all: build/skiff
 
 build/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' $(CFLAGS) $(WARN) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' $(CFLAGS) $(WARN) -c $< -o $@
 
 build/asan/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' -O1 -g $(SAN) $(WARN) -c $< -o $@
+	@echo "  CC-SAN  $<"
+	@$(CC) $(CPPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' -O1 -g $(SAN) $(WARN) -c $< -o $@
 
 build/libskiff.a: $(OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -56,7 +58,8 @@ build/unit/%: tests/unit/%.c build/libskiff-asan.a
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzzobj/%.o)
 build/fuzzobj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	@echo "  CC-FUZZ $<"
+	@clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 
 build/libskiff-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@; ar rcs $@ $^

@@ -42,7 +42,8 @@ struct sk_api {
 	sk_store *store;
 	sk_api_options opts;
 	pthread_mutex_t mu;
-	int shutting_down;
+	volatile int shutting_down;
+	int gc_enabled;               /* a garbage collector honours foreground/orphan finalizers */
 };
 
 /* Parsed request path. */
@@ -83,5 +84,13 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 int sk__wants_table(const sk_api_request *req);
 json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object);
+
+/* Admission on create (namespace exists and is not terminating, pod
+ * priority and service account, initial status). */
+int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
+/* Guaranteed, Burstable or BestEffort (static string). */
+const char *sk__pod_qos_class(json_t *pod);
+void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
+void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 
 #endif

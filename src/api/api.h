@@ -56,6 +56,10 @@ void sk_api_response_release(sk_api_response *r);
  * Creates the default namespaces on first start. */
 sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err);
 void sk_api_free(sk_api *api);
+/* Ends every open watch (so HTTP connection threads can finish) before stop. */
+void sk_api_shutdown(sk_api *api);
+/* Lets the API add foregroundDeletion/orphan finalizers (a collector runs). */
+void sk_api_set_gc_enabled(sk_api *api, int on);
 
 /* Handles one request; always fills resp (errors become Status objects). */
 void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);

@@ -1,0 +1,388 @@
+/* The API server object and its request entry point, admission, the
+ * namespace finalize subresource and Table conversion. */
+#include <string.h>
+
+#include "api/api-int.h"
+#include "api/defaults.h"
+#include "api/table.h"
+#include "util/quantity.h"
+#include "util/util.h"
+
+static const char *const default_namespaces[] = {"default", "kube-system", "kube-public", "kube-node-lease", NULL};
+
+static int ensure_namespaces(sk_api *api, sk_error_t *err)
+{
+	sk_client *c = sk_client_new_inproc(api);
+	int rc = 0;
+
+	for (int i = 0; default_namespaces[i]; i++) {
+		cleanup_json json_t *ns = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
+						   "metadata", "name", default_namespaces[i]);
+		cleanup_json json_t *out = NULL;
+		sk_error_t e = {0};
+
+		out = sk_client_create(c, "/api/v1/namespaces", ns, &e);
+		if (!out && e.code != SK_EEXISTS) {
+			*err = e;
+			rc = -1;
+			break;
+		}
+	}
+	sk_client_free(c);
+	return rc;
+}
+
+sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
+{
+	sk_api *api = xzalloc(sizeof(*api));
+
+	api->store = store;
+	if (opts)
+		api->opts = *opts;
+	if (!api->opts.max_body)
+		api->opts.max_body = 3 * 1024 * 1024;
+	if (!api->opts.bookmark_secs)
+		api->opts.bookmark_secs = 60;
+	pthread_mutex_init(&api->mu, NULL);
+	if (ensure_namespaces(api, err) < 0) {
+		sk_api_free(api);
+		return NULL;
+	}
+	return api;
+}
+
+void sk_api_shutdown(sk_api *api)
+{
+	api->shutting_down = 1;
+}
+
+void sk_api_set_gc_enabled(sk_api *api, int on)
+{
+	api->gc_enabled = on;
+}
+
+void sk_api_free(sk_api *api)
+{
+	if (!api)
+		return;
+	pthread_mutex_destroy(&api->mu);
+	free(api);
+}
+
+static int is_discovery(const char *p)
+{
+	if (!strcmp(p, "/api") || !strcmp(p, "/apis") || !strcmp(p, "/version") || !strcmp(p, "/healthz") ||
+	    !strcmp(p, "/livez") || !strcmp(p, "/readyz") || !strncmp(p, "/openapi/", 9) || !strcmp(p, "/api/v1"))
+		return 1;
+	if (!strncmp(p, "/apis/", 6)) {
+		const char *s = strchr(p + 6, '/');
+
+		return !s || !strchr(s + 1, '/');
+	}
+	return 0;
+}
+
+void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+	sk_path p;
+
+	memset(resp, 0, sizeof(*resp));
+	if (!req->user) {
+		sk__reply_status(resp, 401, "Unauthorized", "Unauthorized", NULL, NULL, NULL);
+		return;
+	}
+	if (req->body_len > api->opts.max_body) {
+		sk__reply_status(resp, 413, "RequestEntityTooLarge", "the server has received too large of a request body",
+				 NULL, NULL, NULL);
+		return;
+	}
+	if (req->content_type && strstr(req->content_type, "protobuf")) {
+		sk__reply_status(resp, 415, "UnsupportedMediaType",
+				 "the body of the request was in an unknown format - accepted media types include: "
+				 "application/json, application/merge-patch+json, application/json-patch+json, "
+				 "application/strategic-merge-patch+json, application/apply-patch+yaml",
+				 NULL, NULL, NULL);
+		return;
+	}
+	if (is_discovery(req->path)) {
+		if (strcmp(req->method, "GET")) {
+			sk__reply_status(resp, 405, "MethodNotAllowed",
+					 "the server does not allow this method on the requested resource", NULL, NULL,
+					 NULL);
+			return;
+		}
+		sk__handle_discovery(api, req, resp);
+		return;
+	}
+	if (sk__parse_path(req->path, &p, &err) < 0) {
+		sk__reply_error(resp, &err, NULL, NULL);
+		return;
+	}
+	sk__handle_resource(api, req, &p, resp);
+}
+
+/* ---- admission ---- */
+
+static int namespace_check(sk_api *api, const char *ns, sk_error_t *err)
+{
+	cleanup_free char *key = xasprintf("/registry/namespaces/%s", ns);
+	sk_store_kv kv;
+	int terminating;
+
+	if (sk_store_get(api->store, key, &kv, err) < 0)
+		return sk_error_set(err, SK_ENOTFOUND, "namespaces \"%s\" not found", ns);
+	terminating = strstr(kv.value, "\"deletionTimestamp\"") != NULL;
+	sk_store_kv_release(&kv);
+	if (terminating)
+		return sk_error_set(err, SK_EFORBIDDEN,
+				    "unable to create new content in namespace %s because it is being terminated", ns);
+	return 0;
+}
+
+static json_t *find_priority_class(sk_api *api, const char *name, int global_default)
+{
+	sk_store_list l = {0};
+	sk_error_t err = {0};
+	json_t *found = NULL;
+
+	if (sk_store_range(api->store, "/registry/priorityclasses/", NULL, 0, 0, &l, &err) < 0)
+		return NULL;
+	for (size_t i = 0; i < l.n && !found; i++) {
+		json_t *pc = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+		const char *n = json_string_value(json_object_get(json_object_get(pc, "metadata"), "name"));
+
+		if ((name && n && !strcmp(n, name)) || (!name && global_default && json_is_true(json_object_get(pc, "globalDefault"))))
+			found = pc;
+		else
+			json_decref(pc);
+	}
+	sk_store_list_release(&l);
+	return found;
+}
+
+static int admit_pod(sk_api *api, json_t *pod, sk_error_t *err)
+{
+	json_t *spec = json_object_get(pod, "spec");
+	const char *pcn = json_string_value(json_object_get(spec, "priorityClassName"));
+	cleanup_json json_t *pc = NULL;
+	int64_t prio = 0;
+
+	if (!json_is_object(spec))
+		return 0;
+	if (pcn && !strcmp(pcn, "system-node-critical"))
+		prio = 2000001000;
+	else if (pcn && !strcmp(pcn, "system-cluster-critical"))
+		prio = 2000000000;
+	else if (pcn && *pcn) {
+		pc = find_priority_class(api, pcn, 0);
+		if (!pc)
+			return sk_error_set(err, SK_EFORBIDDEN,
+					    "pods \"%s\" is forbidden: no PriorityClass with name %s was found",
+					    json_string_value(json_object_get(json_object_get(pod, "metadata"), "name")), pcn);
+	} else {
+		pc = find_priority_class(api, NULL, 1);
+		if (pc)
+			json_object_set(spec, "priorityClassName", json_object_get(json_object_get(pc, "metadata"), "name"));
+	}
+	if (pc) {
+		const char *pp = json_string_value(json_object_get(pc, "preemptionPolicy"));
+
+		prio = json_integer_value(json_object_get(pc, "value"));
+		if (!json_object_get(spec, "preemptionPolicy"))
+			json_object_set_new(spec, "preemptionPolicy", json_string(pp ? pp : "PreemptLowerPriority"));
+	}
+	json_object_set_new(spec, "priority", json_integer(prio));
+	if (!json_object_get(spec, "preemptionPolicy"))
+		json_object_set_new(spec, "preemptionPolicy", json_string("PreemptLowerPriority"));
+	sk_defaults_pod_tolerations(pod);
+	if (!json_string_value(json_object_get(spec, "serviceAccountName")))
+		json_object_set_new(spec, "serviceAccountName", json_string("default"));
+	if (!json_string_value(json_object_get(spec, "serviceAccount")))
+		json_object_set(spec, "serviceAccount", json_object_get(spec, "serviceAccountName"));
+	return 0;
+}
+
+static void init_pod_status(json_t *pod)
+{
+	json_t *st = json_object_get(pod, "status");
+
+	if (!json_is_object(st)) {
+		st = json_object();
+		json_object_set_new(pod, "status", st);
+	}
+	if (!json_string_value(json_object_get(st, "phase")))
+		json_object_set_new(st, "phase", json_string("Pending"));
+	if (!json_string_value(json_object_get(st, "qosClass")))
+		json_object_set_new(st, "qosClass", json_string(sk__pod_qos_class(pod)));
+}
+
+int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+
+	if (r->namespaced && namespace_check(api, json_string_value(json_object_get(meta, "namespace")), err) < 0)
+		return -1;
+	if (!strcmp(r->kind, "Pod")) {
+		if (admit_pod(api, obj, err) < 0)
+			return -1;
+		init_pod_status(obj);
+	} else if (!strcmp(r->kind, "Job")) {
+		if (sk_defaults_job_selector(obj, err) < 0)
+			return -1;
+	} else if (!strcmp(r->kind, "Namespace")) {
+		json_t *st = json_object();
+
+		json_object_set_new(st, "phase", json_string("Active"));
+		json_object_set_new(obj, "status", st);
+	} else if ((r->subresources & SK_SUB_STATUS) && strcmp(r->kind, "Node")) {
+		/* status is written through /status; a create starts without it */
+		json_object_del(obj, "status");
+		if (!strcmp(r->kind, "PersistentVolumeClaim") || !strcmp(r->kind, "PersistentVolume"))
+			json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Pending"));
+	}
+	return 0;
+}
+
+/* Guaranteed when every container has equal cpu and memory requests and
+ * limits; BestEffort when none has any; Burstable otherwise. */
+const char *sk__pod_qos_class(json_t *pod)
+{
+	json_t *spec = json_object_get(pod, "spec");
+	static const char *const lists[] = {"containers", "initContainers"};
+	int any = 0, guaranteed = 1;
+
+	for (int l = 0; l < 2; l++) {
+		size_t i;
+		json_t *c;
+
+		json_array_foreach(json_object_get(spec, lists[l]), i, c) {
+			json_t *res = json_object_get(c, "resources");
+			json_t *req = json_object_get(res, "requests"), *lim = json_object_get(res, "limits");
+			static const char *const names[] = {"cpu", "memory"};
+
+			if (json_object_size(req) || json_object_size(lim))
+				any = 1;
+			for (int n = 0; n < 2; n++) {
+				json_t *rq = json_object_get(req, names[n]), *lm = json_object_get(lim, names[n]);
+				int64_t a, b;
+
+				if (!lm) {
+					guaranteed = 0;
+					continue;
+				}
+				if (rq && (sk_quantity_milli(json_string_value(rq) ? json_string_value(rq) : "", &a) < 0 ||
+					   sk_quantity_milli(json_string_value(lm) ? json_string_value(lm) : "", &b) < 0 ||
+					   a != b))
+					guaranteed = 0;
+			}
+		}
+	}
+	if (!any)
+		return "BestEffort";
+	return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+/* PUT namespaces/NAME/finalize: replaces spec.finalizers; a terminating
+ * namespace with none left is deleted. */
+void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+	cleanup_json json_t *body = NULL;
+	int64_t rev;
+
+	body = json_loadb(req->body ? req->body : "", req->body_len, 0, NULL);
+	if (!json_is_object(body)) {
+		sk_error_set(&err, SK_EBADREQUEST, "the body of the request must be a Namespace");
+		goto fail;
+	}
+	for (int attempt = 0; attempt < 8; attempt++) {
+		cleanup_free char *key = sk__obj_key(p->res, NULL, p->name);
+		sk_store_kv kv;
+		cleanup_json json_t *ns = NULL;
+		json_t *spec, *fin = json_object_get(json_object_get(body, "spec"), "finalizers");
+		size_t len;
+
+		if (sk_store_get(api->store, key, &kv, &err) < 0) {
+			sk_error_set(&err, SK_ENOTFOUND, "namespaces \"%s\" not found", p->name);
+			goto fail;
+		}
+		ns = sk__obj_decode(kv.value, kv.len, kv.mod_rev);
+		rev = kv.mod_rev;
+		sk_store_kv_release(&kv);
+		spec = json_object_get(ns, "spec");
+		if (!json_is_object(spec)) {
+			spec = json_object();
+			json_object_set_new(ns, "spec", spec);
+		}
+		json_object_set_new(spec, "finalizers", fin ? json_deep_copy(fin) : json_array());
+		if (json_object_get(json_object_get(ns, "metadata"), "deletionTimestamp") && !json_array_size(fin) &&
+		    !json_array_size(json_object_get(json_object_get(ns, "metadata"), "finalizers"))) {
+			if (sk_store_delete(api->store, key, rev, NULL, &err) >= 0) {
+				sk__reply_json(resp, 200, ns);
+				return;
+			}
+		} else {
+			cleanup_free char *val = NULL;
+
+			json_object_del(json_object_get(ns, "metadata"), "resourceVersion");
+			val = sk__obj_encode(ns, &len);
+			rev = sk_store_update(api->store, key, val, len, rev, &err);
+			if (rev >= 0) {
+				char num[24];
+
+				snprintf(num, sizeof(num), "%lld", (long long)rev);
+				json_object_set_new(json_object_get(ns, "metadata"), "resourceVersion", json_string(num));
+				sk__reply_json(resp, 200, ns);
+				return;
+			}
+		}
+		if (err.code != SK_ECONFLICT)
+			goto fail;
+	}
+fail:
+	sk__reply_error(resp, &err, p->res, p->name);
+}
+
+/* ---- tables ---- */
+
+int sk__wants_table(const sk_api_request *req)
+{
+	return req->accept && strstr(req->accept, "as=Table") != NULL;
+}
+
+json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object)
+{
+	int64_t now = sk_now_ns() / 1000000000;
+	json_t *rows = json_array();
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(items, i, o) {
+		json_t *row = json_pack("{s:o}", "cells", sk_table_cells(r->kind, o, now));
+		json_t *conds = sk_table_row_conditions(r->kind, o);
+
+		if (conds)
+			json_object_set_new(row, "conditions", conds);
+		if (include_object) {
+			json_object_set(row, "object", o);
+		} else {
+			json_t *pm = json_pack("{s:s, s:s, s:O}", "kind", "PartialObjectMetadata", "apiVersion",
+					       "meta.k8s.io/v1", "metadata", json_object_get(o, "metadata"));
+
+			json_object_set_new(row, "object", pm);
+		}
+		json_array_append_new(rows, row);
+	}
+	return json_pack("{s:s, s:s, s:O, s:o, s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1", "metadata",
+			 list_meta, "columnDefinitions", sk_table_columns(r->kind), "rows", rows);
+}
+
+/* Pod logs are served by the node's agent; until an agent serves them the
+ * API answers that the container is not available. */
+void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	(void)api;
+	(void)req;
+	sk__reply_status(resp, 400, "BadRequest", "container logs are not available yet", p->res, p->name, NULL);
+}

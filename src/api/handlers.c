@@ -1,0 +1,1258 @@
+/* Kubernetes REST semantics for every served resource: create, get, list,
+ * update, patch, delete and the pod, scale and status subresources. */
+#include <gnutls/crypto.h>
+#include <string.h>
+
+#include "api/api-int.h"
+#include "api/apply.h"
+#include "api/defaults.h"
+#include "api/patch.h"
+#include "api/schema.h"
+#include "api/selector.h"
+#include "api/table.h"
+#include "api/validate.h"
+#include "util/util.h"
+
+#define PATCH_RETRIES 8
+
+static void now_rfc3339(char *buf, size_t len)
+{
+	sk_time_format(sk_now_ns() / 1000000000, buf, len);
+}
+
+static void new_uid(char *buf, size_t len)
+{
+	unsigned char b[16];
+
+	gnutls_rnd(GNUTLS_RND_NONCE, b, sizeof(b));
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* generateName suffix: 5 characters from upstream's alphabet. */
+static void name_suffix(char *buf)
+{
+	static const char alpha[] = "bcdfghjklmnpqrstvwxz2456789";
+	unsigned char b[5];
+
+	gnutls_rnd(GNUTLS_RND_NONCE, b, sizeof(b));
+	for (int i = 0; i < 5; i++)
+		buf[i] = alpha[b[i] % (sizeof(alpha) - 1)];
+	buf[5] = '\0';
+}
+
+static int is_dry_run(const sk_api_request *req)
+{
+	const char *d = sk__arg(req, "dryRun");
+
+	return d && !strcmp(d, "All");
+}
+
+static const char *field_manager(const sk_api_request *req, const char *dflt)
+{
+	const char *m = sk__arg(req, "fieldManager");
+
+	return m && *m ? m : dflt;
+}
+
+static json_t *meta_of(json_t *obj)
+{
+	json_t *m = json_object_get(obj, "metadata");
+
+	if (!json_is_object(m)) {
+		m = json_object();
+		json_object_set_new(obj, "metadata", m);
+	}
+	return m;
+}
+
+static const char *meta_str(json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
+}
+
+static int generation_tracked(const sk_api_resource *r)
+{
+	static const char *const kinds[] = {"Deployment", "ReplicaSet", "Job", "CronJob", "PodGroup", NULL};
+
+	for (int i = 0; kinds[i]; i++)
+		if (!strcmp(r->kind, kinds[i]))
+			return 1;
+	return 0;
+}
+
+/* Parses the request body as a JSON object (400 on failure). */
+static json_t *parse_body(const sk_api_request *req, sk_error_t *err)
+{
+	json_error_t jerr;
+	json_t *o;
+
+	if (!req->body || !req->body_len) {
+		sk_error_set(err, SK_EBADREQUEST, "the body of the request was empty");
+		return NULL;
+	}
+	o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!o) {
+		sk_error_set(err, SK_EBADREQUEST, "couldn't get version/kind; json parse error: %s", jerr.text);
+		return NULL;
+	}
+	if (!json_is_object(o)) {
+		json_decref(o);
+		sk_error_set(err, SK_EBADREQUEST, "the body of the request must be a JSON object");
+		return NULL;
+	}
+	return o;
+}
+
+/* Checks and fills kind/apiVersion. */
+static int check_type(const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	const char *av = json_string_value(json_object_get(obj, "apiVersion"));
+	char gv[96];
+
+	sk__resource_gv(r, gv, sizeof(gv));
+	if (av && *av && strcmp(av, gv))
+		return sk_error_set(err, SK_EBADREQUEST,
+				    "the API version in the data (%s) does not match the expected API version (%s)", av,
+				    gv);
+	if (kind && *kind && strcmp(kind, r->kind))
+		return sk_error_set(err, SK_EBADREQUEST, "the kind in the data (%s) does not match the expected kind (%s)",
+				    kind, r->kind);
+	json_object_set_new(obj, "kind", json_string(r->kind));
+	json_object_set_new(obj, "apiVersion", json_string(gv));
+	return 0;
+}
+
+static int check_namespace(const sk_api_resource *r, const sk_path *p, json_t *obj, sk_error_t *err)
+{
+	json_t *meta = meta_of(obj);
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+
+	if (!r->namespaced) {
+		json_object_del(meta, "namespace");
+		return 0;
+	}
+	if (ns && *ns && strcmp(ns, p->ns))
+		return sk_error_set(err, SK_EBADREQUEST,
+				    "the namespace of the provided object does not match the namespace sent on the request");
+	json_object_set_new(meta, "namespace", json_string(p->ns));
+	return 0;
+}
+
+/* Reads the current object; *rev gets its mod revision. */
+static json_t *load(sk_api *api, const sk_api_resource *r, const char *ns, const char *name, int64_t *rev,
+		    sk_error_t *err)
+{
+	cleanup_free char *key = sk__obj_key(r, ns, name);
+	sk_store_kv kv;
+	json_t *o;
+
+	if (sk_store_get(api->store, key, &kv, err) < 0) {
+		if (err->code == SK_ENOTFOUND)
+			sk_error_set(err, SK_ENOTFOUND, "%s \"%s\" not found", r->plural, name);
+		return NULL;
+	}
+	o = sk__obj_decode(kv.value, kv.len, kv.mod_rev);
+	*rev = kv.mod_rev;
+	sk_store_kv_release(&kv);
+	if (!o)
+		sk_error_set(err, SK_EINTERNAL, "%s \"%s\": stored object is corrupt", r->plural, name);
+	return o;
+}
+
+/* Unknown fields per fieldValidation: Strict rejects, Warn adds a warning. */
+static int check_fields(const sk_api_request *req, const sk_api_resource *r, json_t *obj, sk_api_response *resp,
+			sk_error_t *err)
+{
+	const char *fv = sk__arg(req, "fieldValidation");
+	const sk_schema *sc;
+	cleanup_json json_t *unknown = NULL;
+	size_t i;
+	json_t *u;
+	char buf[1024];
+	size_t off = 0;
+	int strict;
+
+	sc = sk_schema_for_kind(r->group, r->version, r->kind);
+	if (!sc)
+		return 0;
+	if (sk_schema_check_types(sc, obj, err) < 0)
+		return -1;
+	if (fv && !strcmp(fv, "Ignore"))
+		return 0;
+	strict = fv && !strcmp(fv, "Strict");
+	unknown = sk_schema_unknown_fields(sc, obj);
+	if (!unknown || !json_array_size(unknown))
+		return 0;
+	buf[0] = '\0';
+	json_array_foreach(unknown, i, u) {
+		off += (size_t)snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0, "%sunknown field \"%s\"",
+					i ? ", " : "", json_string_value(u));
+		if (off >= sizeof(buf))
+			break;
+	}
+	if (strict)
+		return sk_error_set(err, SK_EBADREQUEST, "strict decoding error: %s", buf);
+	free(resp->warning);
+	resp->warning = xasprintf("299 - \"%s\"", buf);
+	return 0;
+}
+
+static int validate(const sk_api_resource *r, json_t *obj, json_t *old, sk_api_response *resp)
+{
+	cleanup_json json_t *causes = sk_validate(r->kind, obj, old);
+	cleanup_free char *msg = NULL;
+
+	if (!causes || !json_array_size(causes))
+		return 0;
+	msg = sk_validate_message(r->kind, meta_str(obj, "name"), causes);
+	sk__reply_status(resp, 422, "Invalid", msg, r, meta_str(obj, "name"), causes);
+	/* details.kind is the Kind for Invalid, as upstream */
+	return -1;
+}
+
+static void reply_obj(sk_api_response *resp, int status, json_t *obj)
+{
+	sk__reply_json(resp, status, obj);
+}
+
+/* Writes obj as a new key. Returns the stored revision or -1. */
+static int64_t store_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	cleanup_free char *key = sk__obj_key(r, meta_str(obj, "namespace"), meta_str(obj, "name"));
+	size_t len;
+	cleanup_free char *val = sk__obj_encode(obj, &len);
+	int64_t rev = sk_store_create(api->store, key, val, len, err);
+
+	if (rev < 0 && err->code == SK_EEXISTS)
+		sk_error_set(err, SK_EEXISTS, "%s \"%s\" already exists", r->plural, meta_str(obj, "name"));
+	return rev;
+}
+
+static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, int64_t expect, sk_error_t *err)
+{
+	cleanup_free char *key = sk__obj_key(r, meta_str(obj, "namespace"), meta_str(obj, "name"));
+	size_t len;
+	cleanup_free char *val = sk__obj_encode(obj, &len);
+	int64_t rev = sk_store_update(api->store, key, val, len, expect, err);
+
+	if (rev < 0 && err->code == SK_ECONFLICT)
+		sk_error_set(err, SK_ECONFLICT,
+			     "Operation cannot be fulfilled on %s%s%s \"%s\": the object has been modified; please apply "
+			     "your changes to the latest version and try again",
+			     r->plural, r->group[0] ? "." : "", r->group, meta_str(obj, "name"));
+	else if (rev < 0 && err->code == SK_ENOTFOUND)
+		sk_error_set(err, SK_ENOTFOUND, "%s \"%s\" not found", r->plural, meta_str(obj, "name"));
+	return rev;
+}
+
+static void set_rv(json_t *obj, int64_t rev)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%lld", (long long)rev);
+	json_object_set_new(meta_of(obj), "resourceVersion", json_string(num));
+}
+
+/* ---- create ---- */
+
+static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path *p, json_t *obj,
+			  sk_api_response *resp, sk_error_t *err)
+{
+	const sk_api_resource *r = p->res;
+	json_t *meta;
+	const char *name, *gen;
+	char uid[40], ts[32], full[300];
+
+	if (check_type(r, obj, err) < 0 || check_namespace(r, p, obj, err) < 0)
+		return -1;
+	if (check_fields(req, r, obj, resp, err) < 0)
+		return -1;
+	meta = meta_of(obj);
+	name = json_string_value(json_object_get(meta, "name"));
+	gen = json_string_value(json_object_get(meta, "generateName"));
+	if ((!name || !*name) && gen && *gen) {
+		char sfx[6];
+
+		name_suffix(sfx);
+		snprintf(full, sizeof(full), "%.*s%s", 58, gen, sfx);
+		json_object_set_new(meta, "name", json_string(full));
+	}
+	new_uid(uid, sizeof(uid));
+	now_rfc3339(ts, sizeof(ts));
+	json_object_set_new(meta, "uid", json_string(uid));
+	json_object_set_new(meta, "creationTimestamp", json_string(ts));
+	json_object_del(meta, "resourceVersion");
+	json_object_del(meta, "deletionTimestamp");
+	json_object_del(meta, "deletionGracePeriodSeconds");
+	if (generation_tracked(r))
+		json_object_set_new(meta, "generation", json_integer(1));
+	else
+		json_object_del(meta, "generation");
+	sk_defaults_apply(r->kind, obj);
+	if (sk__admit_create(api, r, obj, err) < 0)
+		return -1;
+	if (validate(r, obj, NULL, resp) < 0)
+		return -2;
+	sk_managed_fields_update(NULL, obj, field_manager(req, "unknown"), json_string_value(json_object_get(obj, "apiVersion")),
+				 NULL);
+	return 0;
+}
+
+static void do_create(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+	cleanup_json json_t *obj = parse_body(req, &err);
+	int64_t rev;
+	int rc;
+
+	if (!obj)
+		goto fail;
+	if (p->all_namespaces && p->res->namespaced) {
+		sk_error_set(&err, SK_EBADREQUEST, "the namespace of the object must be set on the request");
+		goto fail;
+	}
+	rc = prepare_create(api, req, p, obj, resp, &err);
+	if (rc == -2)
+		return;
+	if (rc < 0)
+		goto fail;
+	if (is_dry_run(req)) {
+		reply_obj(resp, 201, obj);
+		return;
+	}
+	rev = store_create(api, p->res, obj, &err);
+	if (rev < 0)
+		goto fail;
+	set_rv(obj, rev);
+	reply_obj(resp, 201, obj);
+	return;
+fail:
+	sk__reply_error(resp, &err, p->res, meta_str(obj, "name"));
+}
+
+/* ---- get / list ---- */
+
+static void reply_one(sk_api *api, const sk_api_request *req, const sk_api_resource *r, const sk_store_kv *kv,
+		      sk_api_response *resp)
+{
+	size_t len;
+	char *body;
+
+	if (sk__wants_table(req)) {
+		cleanup_json json_t *items = json_array(), *meta = json_object(), *t = NULL;
+		json_t *o = sk__obj_decode(kv->value, kv->len, kv->mod_rev);
+		const char *io = sk__arg(req, "includeObject");
+
+		if (o)
+			json_array_append_new(items, o);
+		t = sk__to_table(r, items, meta, io && !strcmp(io, "Object"));
+		reply_obj(resp, 200, t);
+		return;
+	}
+	body = sk__obj_splice_rv(kv->value, kv->len, kv->mod_rev, &len);
+	sk__reply_raw(resp, 200, body, len);
+}
+
+static void do_get(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	cleanup_free char *key = sk__obj_key(p->res, p->ns, p->name);
+	sk_error_t err = {0};
+	sk_store_kv kv;
+
+	if (sk_store_get(api->store, key, &kv, &err) < 0) {
+		sk_error_set(&err, SK_ENOTFOUND, "%s%s%s \"%s\" not found", p->res->plural, p->res->group[0] ? "." : "",
+			     p->res->group, p->name);
+		sk__reply_error(resp, &err, p->res, p->name);
+		return;
+	}
+	reply_one(api, req, p->res, &kv, resp);
+	sk_store_kv_release(&kv);
+}
+
+/* Continue tokens: base64 of {"rv":N,"start":"key"} as upstream. */
+static char *encode_continue(int64_t rev, const char *key)
+{
+	cleanup_json json_t *t = json_pack("{s:s, s:I, s:s}", "v", "meta.k8s.io/v1", "rv", (json_int_t)rev, "start", key);
+	cleanup_free char *s = json_dumps(t, JSON_COMPACT);
+	gnutls_datum_t in = {(unsigned char *)s, (unsigned)strlen(s)}, out = {NULL, 0};
+	char *r;
+
+	if (gnutls_base64_encode2(&in, &out) < 0)
+		abort();
+	r = xstrndup((char *)out.data, out.size);
+	gnutls_free(out.data);
+	return r;
+}
+
+static int decode_continue(const char *tok, int64_t *rev, char **key, sk_error_t *err)
+{
+	gnutls_datum_t in = {(unsigned char *)tok, (unsigned)strlen(tok)}, out = {NULL, 0};
+	cleanup_json json_t *t = NULL;
+
+	if (gnutls_base64_decode2(&in, &out) < 0)
+		return sk_error_set(err, SK_EBADREQUEST, "continue key is not valid: illegal base64 data");
+	t = json_loadb((char *)out.data, out.size, 0, NULL);
+	gnutls_free(out.data);
+	if (!json_is_string(json_object_get(t, "start")) || !json_is_integer(json_object_get(t, "rv")))
+		return sk_error_set(err, SK_EBADREQUEST, "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+	*rev = json_integer_value(json_object_get(t, "rv"));
+	*key = xstrdup(json_string_value(json_object_get(t, "start")));
+	return 0;
+}
+
+typedef struct list_filter {
+	sk_label_selector *labels;
+	sk_field_selector *fields;
+} list_filter;
+
+static void list_filter_release(list_filter *f)
+{
+	sk_label_selector_free(f->labels);
+	sk_field_selector_free(f->fields);
+}
+
+static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_api_resource *r, sk_error_t *err)
+{
+	const char *ls = sk__arg(req, "labelSelector"), *fs = sk__arg(req, "fieldSelector");
+
+	memset(f, 0, sizeof(*f));
+	if (ls && *ls && !(f->labels = sk_label_selector_parse(ls, err)))
+		return -1;
+	if (fs && *fs) {
+		f->fields = sk_field_selector_parse(fs, err);
+		if (!f->fields || sk_field_selector_check(f->fields, r->kind, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int list_filter_match(const list_filter *f, json_t *obj)
+{
+	if (f->labels && !sk_label_selector_match(f->labels, json_object_get(json_object_get(obj, "metadata"), "labels")))
+		return 0;
+	if (f->fields && !sk_field_selector_match(f->fields, obj))
+		return 0;
+	return 1;
+}
+
+static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	const sk_api_resource *r = p->res;
+	cleanup_free char *prefix = sk__obj_prefix(r, p->all_namespaces ? NULL : p->ns);
+	cleanup_free char *after = NULL;
+	const char *lim = sk__arg(req, "limit"), *cont = sk__arg(req, "continue");
+	size_t limit = lim ? strtoul(lim, NULL, 10) : 0, got = 0;
+	int64_t rev = 0, list_rev = 0;
+	cleanup_json json_t *items = json_array();
+	json_t *lmeta = json_object();
+	cleanup_json json_t *list = NULL;
+	sk_error_t err = {0};
+	list_filter f;
+	char gv[96], num[24];
+	int more = 0;
+
+	if (list_filter_init(&f, req, r, &err) < 0) {
+		list_filter_release(&f);
+		json_decref(lmeta);
+		sk__reply_error(resp, &err, r, NULL);
+		return;
+	}
+	if (cont && *cont && decode_continue(cont, &rev, &after, &err) < 0)
+		goto fail;
+	for (;;) {
+		sk_store_list l = {0};
+		size_t chunk = limit ? limit - got + 1 : 0;
+		int exhausted;
+
+		if (sk_store_range(api->store, prefix, after, chunk, rev, &l, &err) < 0) {
+			if (err.code == SK_EGONE)
+				sk_error_set(&err, SK_EGONE,
+					     "The provided continue parameter is too old to display a consistent list "
+					     "result. You can start a new list without the continue parameter, or use "
+					     "the continue token in this response to retrieve the remainder of the "
+					     "results. Continuing with the provided token results in an inconsistent "
+					     "list - objects that were created, modified, or deleted between the time "
+					     "the first chunk was returned and now may show up in the list.");
+			goto fail;
+		}
+		list_rev = l.rev;
+		if (!rev && limit)
+			rev = l.rev;
+		for (size_t i = 0; i < l.n; i++) {
+			json_t *o;
+
+			if (limit && got == limit) {
+				more = 1;
+				break;
+			}
+			free(after);
+			after = xstrdup(l.items[i].key);
+			o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+			if (!o || !list_filter_match(&f, o)) {
+				json_decref(o);
+				continue;
+			}
+			json_array_append_new(items, o);
+			got++;
+		}
+		exhausted = !l.more;
+		sk_store_list_release(&l);
+		if (more || exhausted || !limit)
+			break;
+	}
+	if (more) {
+		cleanup_free char *tok = encode_continue(rev, after);
+
+		json_object_set_new(lmeta, "continue", json_string(tok));
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)(rev ? rev : list_rev));
+	json_object_set_new(lmeta, "resourceVersion", json_string(num));
+	list_filter_release(&f);
+	if (sk__wants_table(req)) {
+		const char *io = sk__arg(req, "includeObject");
+
+		list = sk__to_table(r, items, lmeta, io && !strcmp(io, "Object"));
+		json_decref(lmeta);
+		reply_obj(resp, 200, list);
+		return;
+	}
+	sk__resource_gv(r, gv, sizeof(gv));
+	{
+		char lk[96];
+
+		snprintf(lk, sizeof(lk), "%sList", r->kind);
+		list = json_pack("{s:s, s:s, s:o, s:O}", "kind", lk, "apiVersion", gv, "metadata", lmeta, "items", items);
+	}
+	reply_obj(resp, 200, list);
+	return;
+fail:
+	list_filter_release(&f);
+	json_decref(lmeta);
+	sk__reply_error(resp, &err, r, NULL);
+}
+
+/* ---- update and patch ---- */
+
+static int spec_changed(json_t *old, json_t *obj)
+{
+	json_t *a = json_object_get(old, "spec"), *b = json_object_get(obj, "spec");
+
+	if (!a && !b)
+		return 0;
+	return !a || !b || !json_equal(a, b);
+}
+
+/* Carries what clients cannot change from old into obj. For the main
+ * resource the status is kept; for /status only the status is taken. */
+static void carry_over(const sk_api_resource *r, json_t *old, json_t *obj, int status_sub)
+{
+	json_t *om = meta_of(old), *nm = meta_of(obj);
+	static const char *const fixed[] = {"uid", "creationTimestamp", "deletionTimestamp",
+					    "deletionGracePeriodSeconds", "generation", NULL};
+
+	if (status_sub) {
+		json_t *st = json_incref(json_object_get(obj, "status"));
+		json_t *mf = json_incref(json_object_get(nm, "managedFields"));
+		const char *k;
+		json_t *v;
+		void *tmp;
+
+		json_object_foreach_safe(obj, tmp, k, v)
+			json_object_del(obj, k);
+		json_object_update(obj, old);
+		json_object_set_new(obj, "metadata", json_deep_copy(om));
+		nm = meta_of(obj);
+		if (st)
+			json_object_set_new(obj, "status", st);
+		if (mf)
+			json_object_set_new(nm, "managedFields", mf);
+		return;
+	}
+	for (int i = 0; fixed[i]; i++) {
+		json_t *v = json_object_get(om, fixed[i]);
+
+		if (v)
+			json_object_set(nm, fixed[i], v);
+		else
+			json_object_del(nm, fixed[i]);
+	}
+	if (r->subresources & SK_SUB_STATUS) {
+		json_t *st = json_object_get(old, "status");
+
+		if (st)
+			json_object_set(obj, "status", st);
+		else
+			json_object_del(obj, "status");
+	}
+}
+
+/* Shared tail of PUT and PATCH: obj is the desired object, old the current
+ * one at revision rev. Fills resp. Returns -1 + err on failure (no reply). */
+static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *p, json_t *old, int64_t rev,
+			 json_t *obj, int status_sub, sk_api_response *resp, sk_error_t *err)
+{
+	const sk_api_resource *r = p->res;
+	const char *want_rv;
+	int64_t expect = rev, nrev;
+	json_t *fin;
+
+	if (check_type(r, obj, err) < 0 || check_namespace(r, p, obj, err) < 0)
+		return -1;
+	if (strcmp(meta_str(obj, "name") ? meta_str(obj, "name") : "", p->name))
+		return sk_error_set(err, SK_EBADREQUEST,
+				    "the name of the object (%s) does not match the name on the URL (%s)",
+				    meta_str(obj, "name") ? meta_str(obj, "name") : "", p->name);
+	want_rv = meta_str(obj, "resourceVersion");
+	if (want_rv && *want_rv && strtoll(want_rv, NULL, 10) != rev)
+		return sk_error_set(err, SK_ECONFLICT,
+				    "Operation cannot be fulfilled on %s%s%s \"%s\": the object has been modified; "
+				    "please apply your changes to the latest version and try again",
+				    r->plural, r->group[0] ? "." : "", r->group, p->name);
+	if (check_fields(req, r, obj, resp, err) < 0)
+		return -1;
+	carry_over(r, old, obj, status_sub);
+	sk_defaults_apply(r->kind, obj);
+	if (generation_tracked(r) && spec_changed(old, obj)) {
+		json_int_t g = json_integer_value(json_object_get(meta_of(old), "generation"));
+
+		json_object_set_new(meta_of(obj), "generation", json_integer(g + 1));
+	}
+	if (validate(r, obj, old, resp) < 0)
+		return 1;
+	sk_managed_fields_update(old, obj, field_manager(req, "unknown"),
+				 json_string_value(json_object_get(obj, "apiVersion")), status_sub ? "status" : NULL);
+	if (is_dry_run(req)) {
+		reply_obj(resp, 200, obj);
+		return 0;
+	}
+	/* An object being deleted goes once its last finalizer is removed. */
+	fin = json_object_get(meta_of(obj), "finalizers");
+	if (meta_str(obj, "deletionTimestamp") && json_array_size(fin) == 0 &&
+	    json_integer_value(json_object_get(meta_of(obj), "deletionGracePeriodSeconds")) == 0) {
+		cleanup_free char *key = sk__obj_key(r, p->ns, p->name);
+
+		nrev = sk_store_delete(api->store, key, expect, NULL, err);
+		if (nrev < 0)
+			return -1;
+		set_rv(obj, nrev);
+		reply_obj(resp, 200, obj);
+		return 0;
+	}
+	json_object_del(meta_of(obj), "resourceVersion");
+	nrev = store_update(api, r, obj, expect, err);
+	if (nrev < 0)
+		return -1;
+	set_rv(obj, nrev);
+	reply_obj(resp, 200, obj);
+	return 0;
+}
+
+static int allow_create_on_update(const sk_api_resource *r)
+{
+	return !strcmp(r->kind, "Event") || !strcmp(r->kind, "Endpoints") || !strcmp(r->kind, "Lease");
+}
+
+static void do_update(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+	cleanup_json json_t *obj = parse_body(req, &err);
+	cleanup_json json_t *old = NULL;
+	int64_t rev;
+
+	if (!obj)
+		goto fail;
+	old = load(api, p->res, p->ns, p->name, &rev, &err);
+	if (!old) {
+		if (err.code == SK_ENOTFOUND && allow_create_on_update(p->res) && !p->sub[0]) {
+			do_create(api, req, p, resp);
+			return;
+		}
+		goto fail;
+	}
+	if (finish_update(api, req, p, old, rev, obj, !strcmp(p->sub, "status"), resp, &err) >= 0)
+		return;
+fail:
+	sk__reply_error(resp, &err, p->res, p->name);
+}
+
+static json_t *apply_patch(const sk_api_request *req, const sk_api_resource *r, json_t *old, json_t *patch,
+			   int *is_apply, sk_error_t *err)
+{
+	const char *ct = req->content_type ? req->content_type : "";
+	size_t n = strcspn(ct, ";");
+
+	*is_apply = 0;
+	if (!strncmp(ct, SK_PATCH_MERGE, n) && n == strlen(SK_PATCH_MERGE))
+		return sk_merge_patch(old, patch);
+	if (!strncmp(ct, SK_PATCH_JSON, n) && n == strlen(SK_PATCH_JSON))
+		return sk_json_patch(old, patch, err);
+	if (!strncmp(ct, SK_PATCH_STRATEGIC, n) && n == strlen(SK_PATCH_STRATEGIC))
+		return sk_strategic_merge_patch(old, patch, r->kind, err);
+	if (!strncmp(ct, SK_PATCH_APPLY, n) && n == strlen(SK_PATCH_APPLY)) {
+		const char *force = sk__arg(req, "force");
+
+		*is_apply = 1;
+		return sk_apply(old, patch, r->kind, field_manager(req, ""), force && !strcmp(force, "true"), err);
+	}
+	sk_error_set(err, SK_EUNSUPPORTED,
+		     "the body of the request was in an unknown format - accepted media types include: "
+		     "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, "
+		     "application/strategic-merge-patch+json");
+	return NULL;
+}
+
+static json_t *parse_patch_body(const sk_api_request *req, sk_error_t *err)
+{
+	json_error_t jerr;
+	json_t *o;
+
+	if (!req->body || !req->body_len) {
+		sk_error_set(err, SK_EBADREQUEST, "the body of the request was empty");
+		return NULL;
+	}
+	o = json_loadb(req->body, req->body_len, 0, &jerr);
+	if (!o)
+		sk_error_set(err, SK_EBADREQUEST, "error decoding patch: %s", jerr.text);
+	return o;
+}
+
+static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+	cleanup_json json_t *patch = parse_patch_body(req, &err);
+	int status_sub = !strcmp(p->sub, "status");
+
+	if (!patch)
+		goto fail;
+	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
+		int64_t rev;
+		cleanup_json json_t *old = load(api, p->res, p->ns, p->name, &rev, &err);
+		cleanup_json json_t *obj = NULL;
+		int is_apply;
+
+		if (!old) {
+			const char *ct = req->content_type ? req->content_type : "";
+
+			if (err.code == SK_ENOTFOUND && !strncmp(ct, SK_PATCH_APPLY, strlen(SK_PATCH_APPLY)) &&
+			    !p->sub[0]) {
+				sk_api_request creq = *req;
+				cleanup_json json_t *applied = sk_apply(NULL, patch, p->res->kind,
+									field_manager(req, ""), 0, &err);
+				cleanup_free char *body = NULL;
+
+				if (!applied)
+					goto fail;
+				body = json_dumps(applied, JSON_COMPACT);
+				creq.body = body;
+				creq.body_len = strlen(body);
+				do_create(api, &creq, p, resp);
+				return;
+			}
+			goto fail;
+		}
+		obj = apply_patch(req, p->res, old, patch, &is_apply, &err);
+		if (!obj)
+			goto fail;
+		if (!json_is_object(obj)) {
+			sk_error_set(&err, SK_EBADREQUEST, "the patch did not produce an object");
+			goto fail;
+		}
+		/* a patch only sets a precondition when it names a resourceVersion */
+		if (!meta_str(patch, "resourceVersion"))
+			json_object_del(meta_of(obj), "resourceVersion");
+		if (finish_update(api, req, p, old, rev, obj, status_sub, resp, &err) >= 0)
+			return;
+		if (err.code != SK_ECONFLICT || meta_str(patch, "resourceVersion"))
+			goto fail;
+		sk_error_clear(&err);
+	}
+fail:
+	sk__reply_error(resp, &err, p->res, p->name);
+}
+
+/* ---- delete ---- */
+
+typedef struct delete_opts {
+	int64_t grace;            /* -1: not given */
+	const char *propagation;  /* NULL: default */
+	const char *pre_uid, *pre_rv;
+	int dry_run;
+} delete_opts;
+
+static int parse_delete_opts(const sk_api_request *req, json_t *body, delete_opts *o, sk_error_t *err)
+{
+	const char *g = sk__arg(req, "gracePeriodSeconds");
+	json_t *pre = json_object_get(body, "preconditions"), *dr = json_object_get(body, "dryRun");
+
+	memset(o, 0, sizeof(*o));
+	o->grace = -1;
+	if (g)
+		o->grace = strtoll(g, NULL, 10);
+	if (json_is_integer(json_object_get(body, "gracePeriodSeconds")))
+		o->grace = json_integer_value(json_object_get(body, "gracePeriodSeconds"));
+	o->propagation = sk__arg(req, "propagationPolicy");
+	if (json_is_string(json_object_get(body, "propagationPolicy")))
+		o->propagation = json_string_value(json_object_get(body, "propagationPolicy"));
+	if (json_is_true(json_object_get(body, "orphanDependents")))
+		o->propagation = "Orphan";
+	if (o->propagation && strcmp(o->propagation, "Orphan") && strcmp(o->propagation, "Background") &&
+	    strcmp(o->propagation, "Foreground"))
+		return sk_error_set(err, SK_EINVALID, "propagationPolicy: Unsupported value: \"%s\": supported values: "
+				    "\"Foreground\", \"Background\", \"Orphan\"", o->propagation);
+	o->pre_uid = json_string_value(json_object_get(pre, "uid"));
+	o->pre_rv = json_string_value(json_object_get(pre, "resourceVersion"));
+	o->dry_run = is_dry_run(req) || (json_is_array(dr) && json_array_size(dr));
+	return 0;
+}
+
+static int64_t pod_grace(json_t *pod, const delete_opts *o)
+{
+	const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
+	json_t *spec = json_object_get(pod, "spec");
+	int64_t g;
+
+	if (!json_string_value(json_object_get(spec, "nodeName")))
+		return 0;
+	if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
+		return 0;
+	g = o->grace >= 0 ? o->grace : json_integer_value(json_object_get(spec, "terminationGracePeriodSeconds"));
+	if (!json_object_get(spec, "terminationGracePeriodSeconds") && o->grace < 0)
+		g = 30;
+	return g < 0 ? 0 : g;
+}
+
+static void add_finalizer(json_t *obj, const char *f)
+{
+	json_t *fin = json_object_get(meta_of(obj), "finalizers");
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(fin)) {
+		fin = json_array();
+		json_object_set_new(meta_of(obj), "finalizers", fin);
+	}
+	json_array_foreach(fin, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), f))
+			return;
+	json_array_append_new(fin, json_string(f));
+}
+
+/* Deletes one object. Returns 0 with *out set to what to reply (new ref). */
+static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, const char *name, const delete_opts *o,
+		      json_t **out, sk_error_t *err)
+{
+	int64_t rev, nrev, grace = 0;
+	cleanup_json json_t *obj = load(api, r, ns, name, &rev, err);
+	json_t *meta, *fin;
+	int pending;
+
+	if (!obj)
+		return -1;
+	meta = meta_of(obj);
+	if (o->pre_uid && strcmp(o->pre_uid, meta_str(obj, "uid") ? meta_str(obj, "uid") : ""))
+		return sk_error_set(err, SK_ECONFLICT,
+				    "Precondition failed: UID in precondition: %s, UID in object meta: %s", o->pre_uid,
+				    meta_str(obj, "uid"));
+	if (o->pre_rv && strtoll(o->pre_rv, NULL, 10) != rev)
+		return sk_error_set(err, SK_ECONFLICT,
+				    "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in "
+				    "object meta: %lld", o->pre_rv, (long long)rev);
+	if (!strcmp(r->kind, "Pod"))
+		grace = pod_grace(obj, o);
+	if (api->gc_enabled && o->propagation && !strcmp(o->propagation, "Foreground"))
+		add_finalizer(obj, "foregroundDeletion");
+	if (api->gc_enabled && o->propagation && !strcmp(o->propagation, "Orphan"))
+		add_finalizer(obj, "orphan");
+	fin = json_object_get(meta, "finalizers");
+	pending = json_array_size(fin) > 0 ||
+		  (!strcmp(r->kind, "Namespace") && json_array_size(json_object_get(json_object_get(obj, "spec"), "finalizers")));
+	if (meta_str(obj, "deletionTimestamp")) {
+		/* already terminating: a shorter grace period (the agent's 0) finishes it */
+		json_int_t cur = json_integer_value(json_object_get(meta, "deletionGracePeriodSeconds"));
+
+		if (!(grace == 0 && cur > 0 && !strcmp(r->kind, "Pod") && o->grace == 0) || json_array_size(fin)) {
+			*out = json_incref(obj);
+			return 0;
+		}
+		pending = 0;
+	} else if (grace > 0 || pending) {
+		char ts[32];
+
+		sk_time_format(sk_now_ns() / 1000000000 + grace, ts, sizeof(ts));
+		json_object_set_new(meta, "deletionTimestamp", json_string(ts));
+		json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(grace));
+		if (!strcmp(r->kind, "Namespace")) {
+			json_t *st = json_object_get(obj, "status");
+
+			if (!json_is_object(st)) {
+				st = json_object();
+				json_object_set_new(obj, "status", st);
+			}
+			json_object_set_new(st, "phase", json_string("Terminating"));
+		}
+		if (o->dry_run) {
+			*out = json_incref(obj);
+			return 0;
+		}
+		json_object_del(meta, "resourceVersion");
+		nrev = store_update(api, r, obj, rev, err);
+		if (nrev < 0)
+			return -1;
+		set_rv(obj, nrev);
+		*out = json_incref(obj);
+		return 0;
+	}
+	if (o->dry_run) {
+		*out = json_incref(obj);
+		return 0;
+	}
+	{
+		cleanup_free char *key = sk__obj_key(r, ns, name);
+
+		nrev = sk_store_delete(api->store, key, rev, NULL, err);
+	}
+	if (nrev < 0)
+		return -1;
+	set_rv(obj, nrev);
+	*out = json_incref(obj);
+	return 0;
+}
+
+static void do_delete(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+	cleanup_json json_t *body = NULL, *out = NULL;
+	delete_opts o;
+
+	if (req->body && req->body_len) {
+		body = parse_body(req, &err);
+		if (!body)
+			goto fail;
+	}
+	if (parse_delete_opts(req, body, &o, &err) < 0)
+		goto fail;
+	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
+		if (delete_one(api, p->res, p->ns, p->name, &o, &out, &err) == 0) {
+			reply_obj(resp, 200, out);
+			return;
+		}
+		if (err.code != SK_ECONFLICT || o.pre_rv || o.pre_uid)
+			break;
+	}
+fail:
+	sk__reply_error(resp, &err, p->res, p->name);
+}
+
+static void do_delete_collection(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	cleanup_free char *prefix = sk__obj_prefix(p->res, p->all_namespaces ? NULL : p->ns);
+	cleanup_json json_t *body = NULL, *items = json_array();
+	sk_store_list l = {0};
+	sk_error_t err = {0};
+	list_filter f;
+	delete_opts o;
+	char gv[96], lk[96];
+
+	if (req->body && req->body_len && !(body = parse_body(req, &err)))
+		goto fail;
+	if (parse_delete_opts(req, body, &o, &err) < 0)
+		goto fail;
+	if (list_filter_init(&f, req, p->res, &err) < 0) {
+		list_filter_release(&f);
+		goto fail;
+	}
+	if (sk_store_range(api->store, prefix, NULL, 0, 0, &l, &err) < 0) {
+		list_filter_release(&f);
+		goto fail;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		cleanup_json json_t *obj = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+		json_t *out = NULL;
+		sk_error_t e2 = {0};
+
+		if (!obj || !list_filter_match(&f, obj))
+			continue;
+		if (delete_one(api, p->res, meta_str(obj, "namespace"), meta_str(obj, "name"), &o, &out, &e2) == 0)
+			json_array_append_new(items, out);
+	}
+	sk_store_list_release(&l);
+	list_filter_release(&f);
+	sk__resource_gv(p->res, gv, sizeof(gv));
+	snprintf(lk, sizeof(lk), "%sList", p->res->kind);
+	{
+		cleanup_json json_t *list = json_pack("{s:s, s:s, s:{}, s:O}", "kind", lk, "apiVersion", gv, "metadata",
+						     "items", items);
+
+		reply_obj(resp, 200, list);
+	}
+	return;
+fail:
+	sk__reply_error(resp, &err, p->res, NULL);
+}
+
+/* ---- pod subresources ---- */
+
+static void set_condition(json_t *obj, const char *type, const char *status, const char *reason, const char *msg)
+{
+	json_t *st = json_object_get(obj, "status"), *conds, *c;
+	size_t i;
+	char ts[32];
+
+	if (!json_is_object(st)) {
+		st = json_object();
+		json_object_set_new(obj, "status", st);
+	}
+	conds = json_object_get(st, "conditions");
+	if (!json_is_array(conds)) {
+		conds = json_array();
+		json_object_set_new(st, "conditions", conds);
+	}
+	now_rfc3339(ts, sizeof(ts));
+	json_array_foreach(conds, i, c) {
+		if (!strcmp(json_string_value(json_object_get(c, "type")) ? json_string_value(json_object_get(c, "type")) : "", type)) {
+			json_array_remove(conds, i);
+			break;
+		}
+	}
+	c = json_pack("{s:s, s:s, s:n, s:s}", "type", type, "status", status, "lastProbeTime", "lastTransitionTime", ts);
+	if (reason)
+		json_object_set_new(c, "reason", json_string(reason));
+	if (msg)
+		json_object_set_new(c, "message", json_string(msg));
+	json_array_append_new(conds, c);
+}
+
+static void reply_success(sk_api_response *resp, int code)
+{
+	cleanup_json json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:i}", "kind", "Status", "apiVersion", "v1",
+					    "metadata", "status", "Success", "code", code);
+
+	reply_obj(resp, code, st);
+}
+
+static void do_binding(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+	cleanup_json json_t *b = parse_body(req, &err);
+	const char *node = json_string_value(json_object_get(json_object_get(b, "target"), "name"));
+
+	if (!b)
+		goto fail;
+	if (!node || !*node) {
+		sk_error_set(&err, SK_EINVALID, "Binding.target.name: Required value");
+		goto fail;
+	}
+	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
+		int64_t rev;
+		cleanup_json json_t *pod = load(api, p->res, p->ns, p->name, &rev, &err);
+		json_t *spec;
+		const char *cur;
+
+		if (!pod)
+			goto fail;
+		spec = json_object_get(pod, "spec");
+		cur = json_string_value(json_object_get(spec, "nodeName"));
+		if (meta_str(pod, "deletionTimestamp")) {
+			sk_error_set(&err, SK_ECONFLICT, "pod %s is being deleted, cannot be assigned to a host", p->name);
+			goto fail;
+		}
+		if (cur && *cur) {
+			sk_error_set(&err, SK_ECONFLICT, "pod %s is already assigned to node \"%s\"", p->name, cur);
+			goto fail;
+		}
+		json_object_set_new(spec, "nodeName", json_string(node));
+		set_condition(pod, "PodScheduled", "True", NULL, NULL);
+		json_object_del(meta_of(pod), "resourceVersion");
+		if (store_update(api, p->res, pod, rev, &err) >= 0) {
+			reply_success(resp, 201);
+			return;
+		}
+		if (err.code != SK_ECONFLICT)
+			goto fail;
+	}
+fail:
+	sk__reply_error(resp, &err, p->res, p->name);
+}
+
+static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+	cleanup_json json_t *ev = parse_body(req, &err), *out = NULL;
+	delete_opts o = {.grace = -1};
+
+	if (!ev)
+		goto fail;
+	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
+		int64_t rev;
+		cleanup_json json_t *pod = load(api, p->res, p->ns, p->name, &rev, &err);
+
+		if (!pod)
+			goto fail;
+		if (meta_str(pod, "deletionTimestamp"))
+			break;
+		set_condition(pod, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting");
+		json_object_del(meta_of(pod), "resourceVersion");
+		if (store_update(api, p->res, pod, rev, &err) >= 0)
+			break;
+		if (err.code != SK_ECONFLICT)
+			goto fail;
+	}
+	{
+		json_t *dopt = json_object_get(ev, "deleteOptions");
+
+		if (json_is_integer(json_object_get(dopt, "gracePeriodSeconds")))
+			o.grace = json_integer_value(json_object_get(dopt, "gracePeriodSeconds"));
+	}
+	if (delete_one(api, p->res, p->ns, p->name, &o, &out, &err) < 0)
+		goto fail;
+	reply_success(resp, 201);
+	return;
+fail:
+	sk__reply_error(resp, &err, p->res, p->name);
+}
+
+/* ---- scale ---- */
+
+static json_t *to_scale(json_t *obj)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	json_t *spec = json_object_get(obj, "spec"), *st = json_object_get(obj, "status");
+	cleanup_free char *sel = sk_table_selector_string(json_object_get(spec, "selector"));
+
+	return json_pack("{s:s, s:s, s:{s:O*, s:O*, s:O*, s:O*, s:O*}, s:{s:I}, s:{s:I, s:s}}", "kind", "Scale",
+			 "apiVersion", "autoscaling/v1", "metadata", "name", json_object_get(meta, "name"), "namespace",
+			 json_object_get(meta, "namespace"), "uid", json_object_get(meta, "uid"), "resourceVersion",
+			 json_object_get(meta, "resourceVersion"), "creationTimestamp",
+			 json_object_get(meta, "creationTimestamp"), "spec", "replicas",
+			 (json_int_t)json_integer_value(json_object_get(spec, "replicas")), "status", "replicas",
+			 (json_int_t)json_integer_value(json_object_get(st, "replicas")), "selector", sel ? sel : "");
+}
+
+static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+
+	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
+		int64_t rev;
+		cleanup_json json_t *obj = load(api, p->res, p->ns, p->name, &rev, &err);
+		cleanup_json json_t *scale = NULL, *want = NULL, *body = NULL;
+		json_t *replicas;
+		int is_apply;
+
+		if (!obj)
+			break;
+		scale = to_scale(obj);
+		if (!strcmp(req->method, "GET")) {
+			reply_obj(resp, 200, scale);
+			return;
+		}
+		if (!strcmp(req->method, "PUT")) {
+			want = parse_body(req, &err);
+		} else {
+			body = parse_patch_body(req, &err);
+			want = body ? apply_patch(req, p->res, scale, body, &is_apply, &err) : NULL;
+		}
+		if (!want)
+			break;
+		replicas = json_object_get(json_object_get(want, "spec"), "replicas");
+		if (!json_is_integer(replicas) || json_integer_value(replicas) < 0) {
+			sk_error_set(&err, SK_EINVALID, "Scale.autoscaling \"%s\" is invalid: spec.replicas: Invalid value: "
+				     "must be greater than or equal to 0", p->name);
+			break;
+		}
+		json_object_set(json_object_get(obj, "spec"), "replicas", replicas);
+		if (spec_changed(scale, want)) {
+			json_int_t g = json_integer_value(json_object_get(meta_of(obj), "generation"));
+
+			json_object_set_new(meta_of(obj), "generation", json_integer(g + 1));
+		}
+		json_object_del(meta_of(obj), "resourceVersion");
+		rev = store_update(api, p->res, obj, rev, &err);
+		if (rev >= 0) {
+			cleanup_json json_t *out = NULL;
+
+			set_rv(obj, rev);
+			out = to_scale(obj);
+			reply_obj(resp, 200, out);
+			return;
+		}
+		if (err.code != SK_ECONFLICT)
+			break;
+	}
+	sk__reply_error(resp, &err, p->res, p->name);
+}
+
+/* ---- dispatch ---- */
+
+static void method_not_allowed(sk_api_response *resp, const sk_path *p, const char *method)
+{
+	cleanup_free char *msg = xasprintf("the server does not allow this method on the requested resource");
+
+	(void)method;
+	sk__reply_status(resp, 405, "MethodNotAllowed", msg, p->res, p->name, NULL);
+}
+
+void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	const char *m = req->method;
+	const char *w = sk__arg(req, "watch");
+
+	if (!p->name[0]) {
+		if (!strcmp(m, "GET") && w && (!strcmp(w, "true") || !strcmp(w, "1")))
+			sk__handle_watch(api, req, p, resp);
+		else if (!strcmp(m, "GET"))
+			do_list(api, req, p, resp);
+		else if (!strcmp(m, "POST"))
+			do_create(api, req, p, resp);
+		else if (!strcmp(m, "DELETE"))
+			do_delete_collection(api, req, p, resp);
+		else
+			method_not_allowed(resp, p, m);
+		return;
+	}
+	if (p->sub[0]) {
+		int sub = p->res->subresources;
+
+		if (!strcmp(p->sub, "status") && (sub & SK_SUB_STATUS)) {
+			if (!strcmp(m, "GET"))
+				do_get(api, req, p, resp);
+			else if (!strcmp(m, "PUT"))
+				do_update(api, req, p, resp);
+			else if (!strcmp(m, "PATCH"))
+				do_patch(api, req, p, resp);
+			else
+				method_not_allowed(resp, p, m);
+		} else if (!strcmp(p->sub, "finalize") && (sub & SK_SUB_FINALIZE) && !strcmp(m, "PUT")) {
+			sk__handle_finalize(api, req, p, resp);
+		} else if (!strcmp(p->sub, "scale") && (sub & SK_SUB_SCALE)) {
+			if (!strcmp(m, "GET") || !strcmp(m, "PUT") || !strcmp(m, "PATCH"))
+				do_scale(api, req, p, resp);
+			else
+				method_not_allowed(resp, p, m);
+		} else if (!strcmp(p->sub, "binding") && (sub & SK_SUB_BINDING) && !strcmp(m, "POST")) {
+			do_binding(api, req, p, resp);
+		} else if (!strcmp(p->sub, "eviction") && (sub & SK_SUB_EVICTION) && !strcmp(m, "POST")) {
+			do_eviction(api, req, p, resp);
+		} else if (!strcmp(p->sub, "log") && (sub & SK_SUB_LOG) && !strcmp(m, "GET")) {
+			sk__handle_log(api, req, p, resp);
+		} else {
+			sk__reply_status(resp, 404, "NotFound", "the server could not find the requested resource",
+					 p->res, p->name, NULL);
+		}
+		return;
+	}
+	if (!strcmp(m, "GET"))
+		do_get(api, req, p, resp);
+	else if (!strcmp(m, "PUT"))
+		do_update(api, req, p, resp);
+	else if (!strcmp(m, "PATCH"))
+		do_patch(api, req, p, resp);
+	else if (!strcmp(m, "DELETE"))
+		do_delete(api, req, p, resp);
+	else
+		method_not_allowed(resp, p, m);
+}

@@ -1,0 +1,224 @@
+/* First-start credentials of a server's data directory: a CA, a serving
+ * certificate, the admin and node bearer tokens and the admin kubeconfig.
+ * GnuTLS is skiff's one TLS library. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api/tls.h"
+#include "util/util.h"
+
+#define TEN_YEARS (10LL * 365 * 24 * 3600)
+
+static int gnutls_fail(sk_error_t *err, int rc, const char *what)
+{
+	return sk_error_set(err, SK_EINTERNAL, "%s: %s", what, gnutls_strerror(rc));
+}
+
+static int new_key(gnutls_x509_privkey_t *key, sk_error_t *err)
+{
+	int rc = gnutls_x509_privkey_init(key);
+
+	if (rc >= 0)
+		rc = gnutls_x509_privkey_generate(*key, GNUTLS_PK_ECDSA,
+						  GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0);
+	return rc < 0 ? gnutls_fail(err, rc, "generating key") : 0;
+}
+
+static void set_common(gnutls_x509_crt_t crt, const char *cn, int64_t now)
+{
+	unsigned char serial[16];
+
+	gnutls_rnd(GNUTLS_RND_NONCE, serial, sizeof(serial));
+	serial[0] &= 0x7f;
+	gnutls_x509_crt_set_version(crt, 3);
+	gnutls_x509_crt_set_serial(crt, serial, sizeof(serial));
+	gnutls_x509_crt_set_activation_time(crt, (time_t)(now - 3600));
+	gnutls_x509_crt_set_expiration_time(crt, (time_t)(now + TEN_YEARS));
+	gnutls_x509_crt_set_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, cn, (unsigned)strlen(cn));
+}
+
+static int write_pem(const char *path, gnutls_x509_crt_t crt, gnutls_x509_privkey_t key, sk_error_t *err)
+{
+	gnutls_datum_t d = {NULL, 0};
+	int rc = crt ? gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &d)
+		     : gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &d);
+
+	if (rc < 0)
+		return gnutls_fail(err, rc, "exporting PEM");
+	rc = sk_write_file(path, d.data, d.size, crt ? 0644 : 0600);
+	gnutls_free(d.data);
+	if (rc < 0)
+		return sk_error_errno(err, errno, "writing \"%s\"", path);
+	return 0;
+}
+
+static void add_san(gnutls_x509_crt_t crt, const char *host)
+{
+	unsigned char ip[16];
+
+	if (inet_pton(AF_INET, host, ip) == 1)
+		gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, ip, 4, GNUTLS_FSAN_APPEND);
+	else if (inet_pton(AF_INET6, host, ip) == 1)
+		gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, ip, 16, GNUTLS_FSAN_APPEND);
+	else
+		gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_DNSNAME, host, (unsigned)strlen(host),
+						     GNUTLS_FSAN_APPEND);
+}
+
+static int make_certs(const char *dir, const char *host, sk_error_t *err)
+{
+	gnutls_x509_privkey_t cakey = NULL, key = NULL;
+	gnutls_x509_crt_t ca = NULL, crt = NULL;
+	int64_t now = sk_now_ns() / 1000000000;
+	cleanup_free char *p1 = NULL, *p2 = NULL, *p3 = NULL, *p4 = NULL;
+	int rc = -1;
+
+	if (new_key(&cakey, err) < 0 || new_key(&key, err) < 0)
+		goto out;
+	gnutls_x509_crt_init(&ca);
+	set_common(ca, "skiff-ca", now);
+	gnutls_x509_crt_set_key(ca, cakey);
+	gnutls_x509_crt_set_basic_constraints(ca, 1, -1);
+	gnutls_x509_crt_set_key_usage(ca, GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN | GNUTLS_KEY_DIGITAL_SIGNATURE);
+	if ((rc = gnutls_x509_crt_sign2(ca, ca, cakey, GNUTLS_DIG_SHA256, 0)) < 0) {
+		rc = gnutls_fail(err, rc, "signing the CA");
+		goto out;
+	}
+	gnutls_x509_crt_init(&crt);
+	set_common(crt, "skiff-apiserver", now);
+	gnutls_x509_crt_set_key(crt, key);
+	gnutls_x509_crt_set_basic_constraints(crt, 0, -1);
+	gnutls_x509_crt_set_key_usage(crt, GNUTLS_KEY_DIGITAL_SIGNATURE | GNUTLS_KEY_KEY_ENCIPHERMENT);
+	gnutls_x509_crt_set_key_purpose_oid(crt, GNUTLS_KP_TLS_WWW_SERVER, 0);
+	add_san(crt, "127.0.0.1");
+	add_san(crt, "localhost");
+	add_san(crt, "::1");
+	if (strcmp(host, "127.0.0.1") && strcmp(host, "localhost") && strcmp(host, "0.0.0.0") && *host)
+		add_san(crt, host);
+	if ((rc = gnutls_x509_crt_sign2(crt, ca, cakey, GNUTLS_DIG_SHA256, 0)) < 0) {
+		rc = gnutls_fail(err, rc, "signing the serving certificate");
+		goto out;
+	}
+	p1 = xasprintf("%s/tls/ca.crt", dir);
+	p2 = xasprintf("%s/tls/ca.key", dir);
+	p3 = xasprintf("%s/tls/server.crt", dir);
+	p4 = xasprintf("%s/tls/server.key", dir);
+	rc = -1;
+	if (write_pem(p1, ca, NULL, err) < 0 || write_pem(p2, NULL, cakey, err) < 0 ||
+	    write_pem(p3, crt, NULL, err) < 0 || write_pem(p4, NULL, key, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (ca)
+		gnutls_x509_crt_deinit(ca);
+	if (crt)
+		gnutls_x509_crt_deinit(crt);
+	if (cakey)
+		gnutls_x509_privkey_deinit(cakey);
+	if (key)
+		gnutls_x509_privkey_deinit(key);
+	return rc;
+}
+
+static char *new_token(void)
+{
+	unsigned char b[24];
+	char *s = xmalloc(sizeof(b) * 2 + 1);
+
+	gnutls_rnd(GNUTLS_RND_KEY, b, sizeof(b));
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(s + 2 * i, 3, "%02x", b[i]);
+	return s;
+}
+
+static char *load_or_make_token(const char *path, sk_error_t *err)
+{
+	char *t = sk_read_file(path, NULL);
+
+	if (t) {
+		t[strcspn(t, "\r\n")] = '\0';
+		return t;
+	}
+	t = new_token();
+	if (sk_write_file(path, t, strlen(t), 0600) < 0) {
+		sk_error_errno(err, errno, "writing \"%s\"", path);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static int write_kubeconfig(const char *dir, const char *server, const char *ca_pem, const char *token,
+			    sk_error_t *err)
+{
+	gnutls_datum_t in = {(unsigned char *)ca_pem, (unsigned)strlen(ca_pem)}, out = {NULL, 0};
+	cleanup_free char *path = xasprintf("%s/kubeconfig", dir);
+	cleanup_free char *doc = NULL;
+	int rc;
+
+	if (gnutls_base64_encode2(&in, &out) < 0)
+		return sk_error_set(err, SK_EINTERNAL, "encoding the CA");
+	doc = xasprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: skiff\n  cluster:\n"
+			"    server: %s\n    certificate-authority-data: %.*s\n"
+			"contexts:\n- name: skiff\n  context:\n    cluster: skiff\n    user: admin\n"
+			"current-context: skiff\nusers:\n- name: admin\n  user:\n    token: %s\n",
+			server, (int)out.size, out.data, token);
+	gnutls_free(out.data);
+	rc = sk_write_file(path, doc, strlen(doc), 0600);
+	if (rc < 0)
+		return sk_error_errno(err, errno, "writing \"%s\"", path);
+	return 0;
+}
+
+int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, sk_error_t *err)
+{
+	cleanup_free char *tlsdir = xasprintf("%s/tls", dir), *crt = xasprintf("%s/tls/server.crt", dir);
+	cleanup_free char *adm = xasprintf("%s/token", dir), *node = xasprintf("%s/node-token", dir);
+	cleanup_free char *server = NULL;
+	const char *h = !strcmp(host, "0.0.0.0") || !*host ? "127.0.0.1" : host;
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	if (sk_mkdir_p(tlsdir, 0700) < 0)
+		return sk_error_errno(err, errno, "creating \"%s\"", tlsdir);
+	if (stat(crt, &st) < 0 && make_certs(dir, host, err) < 0)
+		return -1;
+	{
+		cleanup_free char *ca = xasprintf("%s/tls/ca.crt", dir), *key = xasprintf("%s/tls/server.key", dir);
+
+		t->ca_pem = sk_read_file(ca, NULL);
+		t->cert_pem = sk_read_file(crt, NULL);
+		t->key_pem = sk_read_file(key, NULL);
+	}
+	if (!t->ca_pem || !t->cert_pem || !t->key_pem) {
+		sk_tls_files_release(t);
+		return sk_error_errno(err, errno, "reading certificates under \"%s\"", tlsdir);
+	}
+	t->admin_token = load_or_make_token(adm, err);
+	t->node_token = t->admin_token ? load_or_make_token(node, err) : NULL;
+	if (!t->node_token) {
+		sk_tls_files_release(t);
+		return -1;
+	}
+	server = strchr(h, ':') ? xasprintf("https://[%s]:%d", h, port) : xasprintf("https://%s:%d", h, port);
+	if (write_kubeconfig(dir, server, t->ca_pem, t->admin_token, err) < 0) {
+		sk_tls_files_release(t);
+		return -1;
+	}
+	return 0;
+}
+
+void sk_tls_files_release(sk_tls_files *t)
+{
+	free(t->ca_pem);
+	free(t->cert_pem);
+	free(t->key_pem);
+	free(t->admin_token);
+	free(t->node_token);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,366 @@
+/* Watch: events are fed from the store's write path into a per-watch queue
+ * that the HTTP layer (or the in-process client) drains. */
+#include <string.h>
+
+#include "api/api-int.h"
+#include "api/selector.h"
+#include "util/util.h"
+
+#define MAX_QUEUED_BYTES (64u << 20)
+
+typedef struct wev {
+	struct wev *next;
+	size_t len;
+	char line[];          /* one JSON event + "\n" */
+} wev;
+
+struct sk_api_watch {
+	sk_api *api;
+	const sk_api_resource *res;
+	sk_label_selector *labels;
+	sk_field_selector *fields;
+	char *node_match;
+	int table;              /* 0: objects; 1: Tables of metadata; 2: Tables with objects */       /* `"nodeName":"X"` fast path for spec.nodeName=X */
+	sk_store_watch *sw;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	wev *head, *tail;
+	size_t queued;
+	int ended;
+	int bookmarks;
+	int64_t last_rev;
+	int64_t deadline_ns, next_bookmark_ns;
+};
+
+static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen);
+
+/* Events carry Table rows when the watch asked for as=Table. */
+static void push_line(sk_api_watch *w, const char *type, const char *obj, size_t olen)
+{
+	cleanup_json json_t *o = NULL, *items = NULL, *meta = NULL, *t = NULL;
+	cleanup_free char *s = NULL;
+
+	if (!w->table || !strcmp(type, "ERROR") || !strcmp(type, "BOOKMARK")) {
+		push_raw(w, type, obj, olen);
+		return;
+	}
+	o = json_loadb(obj, olen, 0, NULL);
+	if (!o)
+		return;
+	items = json_pack("[O]", o);
+	meta = json_pack("{s:O}", "resourceVersion", json_object_get(json_object_get(o, "metadata"), "resourceVersion"));
+	t = sk__to_table(w->res, items, meta, w->table == 2);
+	s = json_dumps(t, JSON_COMPACT);
+	push_raw(w, type, s, strlen(s));
+}
+
+static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen)
+{
+	size_t tl = strlen(type), n = 18 + tl + olen + 2;
+	wev *e = xmalloc(sizeof(*e) + n + 1);
+	int k = snprintf(e->line, n + 1, "{\"type\":\"%s\",\"object\":", type);
+
+	memcpy(e->line + k, obj, olen);
+	memcpy(e->line + k + olen, "}\n", 3);
+	e->len = (size_t)k + olen + 2;
+	e->next = NULL;
+	if (w->tail)
+		w->tail->next = e;
+	else
+		w->head = e;
+	w->tail = e;
+	w->queued += e->len;
+	if (w->queued > MAX_QUEUED_BYTES)
+		w->ended = 1;   /* a consumer this slow relists */
+}
+
+static int matches(sk_api_watch *w, const sk_store_kv *kv)
+{
+	cleanup_json json_t *o = NULL;
+	int ok = 1;
+
+	if (!kv)
+		return 0;
+	if (w->node_match && !memmem(kv->value, kv->len, w->node_match, strlen(w->node_match)))
+		return 0;
+	if (!w->labels && !w->fields)
+		return 1;
+	o = json_loadb(kv->value, kv->len, 0, NULL);
+	if (!o)
+		return 0;
+	if (w->labels)
+		ok = sk_label_selector_match(w->labels, json_object_get(json_object_get(o, "metadata"), "labels"));
+	if (ok && w->fields)
+		ok = sk_field_selector_match(w->fields, o);
+	return ok;
+}
+
+static void on_event(const sk_store_event *ev, void *ud)
+{
+	sk_api_watch *w = ud;
+	const sk_store_kv *src = ev->kv;
+	const char *type;
+	int now, before;
+	size_t len;
+	char *val;
+
+	now = ev->type != SK_STORE_DELETE && matches(w, ev->kv);
+	before = ev->prev ? matches(w, ev->prev) : 0;
+	if (ev->type == SK_STORE_DELETE) {
+		before = matches(w, ev->kv);
+		if (!before)
+			goto skip;
+		type = "DELETED";
+	} else if (now && before) {
+		type = "MODIFIED";
+	} else if (now) {
+		type = "ADDED";
+	} else if (before) {
+		type = "DELETED";
+		src = ev->prev;
+	} else {
+		goto skip;
+	}
+	val = sk__obj_splice_rv(src->value, src->len, ev->kv->mod_rev, &len);
+	pthread_mutex_lock(&w->mu);
+	if (!w->ended)
+		push_line(w, type, val, len);
+	w->last_rev = ev->kv->mod_rev;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	free(val);
+	return;
+skip:
+	pthread_mutex_lock(&w->mu);
+	w->last_rev = ev->kv->mod_rev;
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void push_error(sk_api_watch *w, int code, const char *reason, const char *msg)
+{
+	cleanup_json json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion",
+					    "v1", "metadata", "status", "Failure", "message", msg, "reason", reason,
+					    "code", code);
+	cleanup_free char *s = json_dumps(st, JSON_COMPACT);
+
+	pthread_mutex_lock(&w->mu);
+	push_raw(w, "ERROR", s, strlen(s));
+	w->ended = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void send_initial(sk_api_watch *w, const char *prefix, int64_t *rev)
+{
+	sk_store_list l = {0};
+	sk_error_t err = {0};
+
+	if (sk_store_range(w->api->store, prefix, NULL, 0, 0, &l, &err) < 0)
+		return;
+	*rev = l.rev;
+	pthread_mutex_lock(&w->mu);
+	for (size_t i = 0; i < l.n; i++) {
+		size_t len;
+		char *val;
+
+		if (!matches(w, &l.items[i]))
+			continue;
+		val = sk__obj_splice_rv(l.items[i].value, l.items[i].len, l.items[i].mod_rev, &len);
+		push_line(w, "ADDED", val, len);
+		free(val);
+	}
+	w->last_rev = l.rev;
+	pthread_mutex_unlock(&w->mu);
+	sk_store_list_release(&l);
+}
+
+static int watch_filters(sk_api_watch *w, const sk_api_request *req, sk_error_t *err)
+{
+	const char *ls = sk__arg(req, "labelSelector"), *fs = sk__arg(req, "fieldSelector");
+	const char *v;
+
+	if (ls && *ls && !(w->labels = sk_label_selector_parse(ls, err)))
+		return -1;
+	if (fs && *fs) {
+		w->fields = sk_field_selector_parse(fs, err);
+		if (!w->fields || sk_field_selector_check(w->fields, w->res->kind, err) < 0)
+			return -1;
+		if (!strcmp(w->res->kind, "Pod") && sk_field_selector_single_eq(w->fields, "spec.nodeName", &v) && *v)
+			w->node_match = xasprintf("\"nodeName\":\"%s\"", v);
+	}
+	return 0;
+}
+
+void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_api_watch *w = xzalloc(sizeof(*w));
+	const char *rvs = sk__arg(req, "resourceVersion"), *to = sk__arg(req, "timeoutSeconds");
+	const char *bm = sk__arg(req, "allowWatchBookmarks");
+	cleanup_free char *prefix = sk__obj_prefix(p->res, p->all_namespaces ? NULL : p->ns);
+	sk_error_t err = {0};
+	int64_t from = 0, timeout = to ? strtoll(to, NULL, 10) : 1800;
+
+	w->api = api;
+	w->res = p->res;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (watch_filters(w, req, &err) < 0) {
+		sk_api_watch_free(w);
+		sk__reply_error(resp, &err, p->res, NULL);
+		return;
+	}
+	if (p->name[0]) {
+		/* watch of a single object: fieldSelector metadata.name */
+	}
+	if (timeout <= 0)
+		timeout = 1800;
+	w->deadline_ns = sk_mono_ns() + timeout * 1000000000LL;
+	if (sk__wants_table(req)) {
+		const char *io = sk__arg(req, "includeObject");
+
+		w->table = io && !strcmp(io, "Object") ? 2 : 1;
+	}
+	w->bookmarks = bm && !strcmp(bm, "true");
+	w->next_bookmark_ns = sk_mono_ns() + (int64_t)api->opts.bookmark_secs * 1000000000LL;
+	if (!rvs || !*rvs || !strcmp(rvs, "0"))
+		send_initial(w, prefix, &from);
+	else
+		from = strtoll(rvs, NULL, 10);
+	w->last_rev = from;
+	w->sw = sk_store_watch_start(api->store, prefix, from, on_event, w, &err);
+	if (!w->sw) {
+		char msg[160];
+
+		if (err.code == SK_EGONE)
+			snprintf(msg, sizeof(msg), "too old resource version: %lld (%lld)", (long long)from,
+				 (long long)sk_store_compacted_rev(api->store));
+		else
+			snprintf(msg, sizeof(msg), "%s", err.msg);
+		push_error(w, err.code == SK_EGONE ? 410 : 500, err.code == SK_EGONE ? "Expired" : "InternalError", msg);
+	}
+	resp->status = 200;
+	resp->content_type = "application/json";
+	resp->watch = w;
+}
+
+static void maybe_bookmark(sk_api_watch *w)
+{
+	char *s;
+
+	if (!w->bookmarks || sk_mono_ns() < w->next_bookmark_ns)
+		return;
+	w->next_bookmark_ns = sk_mono_ns() + (int64_t)w->api->opts.bookmark_secs * 1000000000LL;
+	s = xasprintf("{\"kind\":\"%s\",\"apiVersion\":\"%s%s%s\",\"metadata\":{\"resourceVersion\":\"%lld\","
+		      "\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}",
+		      w->res->kind, w->res->group, w->res->group[0] ? "/" : "", w->res->version, (long long)w->last_rev);
+	push_raw(w, "BOOKMARK", s, strlen(s));
+	free(s);
+}
+
+/* Waits (mu held) until something is queued, the watch ends or timeout_ms passes. */
+static int wait_ready(sk_api_watch *w, int timeout_ms)
+{
+	int64_t until = sk_mono_ns() + (int64_t)timeout_ms * 1000000;
+
+	for (;;) {
+		struct timespec ts;
+		int64_t wake;
+
+		if ((sk_mono_ns() >= w->deadline_ns || w->api->shutting_down) && !w->head)
+			w->ended = 1;
+		maybe_bookmark(w);
+		if (w->head)
+			return 1;
+		if (w->ended || sk_mono_ns() >= until)
+			return w->ended ? -1 : 0;
+		wake = until;
+		if (w->deadline_ns < wake)
+			wake = w->deadline_ns;
+		if (w->bookmarks && w->next_bookmark_ns < wake)
+			wake = w->next_bookmark_ns;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		{
+			int64_t rel = wake - sk_mono_ns();
+			int64_t abs_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + (rel > 0 ? rel : 0);
+
+			ts.tv_sec = abs_ns / 1000000000;
+			ts.tv_nsec = abs_ns % 1000000000;
+		}
+		pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+	}
+}
+
+char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	int r;
+
+	pthread_mutex_lock(&w->mu);
+	r = wait_ready(w, timeout_ms);
+	if (r <= 0) {
+		pthread_mutex_unlock(&w->mu);
+		*len = r < 0 ? (size_t)-1 : 0;
+		return NULL;
+	}
+	buf = xmalloc(w->queued + 1);
+	while (w->head) {
+		wev *e = w->head;
+
+		memcpy(buf + n, e->line, e->len);
+		n += e->len;
+		w->head = e->next;
+		free(e);
+	}
+	w->tail = NULL;
+	w->queued = 0;
+	pthread_mutex_unlock(&w->mu);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t **obj)
+{
+	cleanup_json json_t *ev = NULL;
+	wev *e;
+	int r;
+
+	pthread_mutex_lock(&w->mu);
+	r = wait_ready(w, timeout_ms);
+	if (r <= 0) {
+		pthread_mutex_unlock(&w->mu);
+		return r;
+	}
+	e = w->head;
+	w->head = e->next;
+	if (!w->head)
+		w->tail = NULL;
+	w->queued -= e->len;
+	pthread_mutex_unlock(&w->mu);
+	ev = json_loadb(e->line, e->len, 0, NULL);
+	free(e);
+	*type = xstrdup(json_string_value(json_object_get(ev, "type")));
+	*obj = json_incref(json_object_get(ev, "object"));
+	return 1;
+}
+
+void sk_api_watch_free(sk_api_watch *w)
+{
+	if (!w)
+		return;
+	if (w->sw)
+		sk_store_unwatch(w->api->store, w->sw);
+	while (w->head) {
+		wev *e = w->head;
+
+		w->head = e->next;
+		free(e);
+	}
+	sk_label_selector_free(w->labels);
+	sk_field_selector_free(w->fields);
+	free(w->node_match);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}

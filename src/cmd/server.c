@@ -1,0 +1,70 @@
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "server/server.h"
+#include "util/util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: skiff server [--data-dir DIR] [--listen HOST:PORT] [--no-agent] [options]\n\n"
+		   "Runs the control plane (API server, scheduler, controllers) and, unless --no-agent,\n"
+		   "a node agent for this machine. On first start it creates DIR/kubeconfig.\n\n"
+		   "Options:\n"
+		   "  --data-dir DIR        state directory (default /var/lib/skiff)\n"
+		   "  --listen HOST:PORT    HTTPS address (default 127.0.0.1:6443)\n"
+		   "  --no-agent            do not run a node agent in this process\n"
+		   "  --node-name NAME      name of the embedded agent's node (default: hostname)\n"
+		   "  --simulate-gpus N     advertise N simulated GPUs on the embedded node\n"
+		   "  -v, --verbose         debug logging\n"
+		   "  -h, --help            this help\n");
+}
+
+int sk_cmd_server(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"data-dir", required_argument, NULL, 'd'}, {"listen", required_argument, NULL, 'l'},
+		{"no-agent", no_argument, NULL, 'n'},       {"node-name", required_argument, NULL, 'N'},
+		{"simulate-gpus", required_argument, NULL, 'g'}, {"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+	};
+	sk_server_options o = {.data_dir = "/var/lib/skiff", .listen = "127.0.0.1:6443", .agent = 1};
+	sk_error_t err = {0};
+	sk_server *s;
+	sigset_t set;
+	int c, sig;
+
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.data_dir = optarg; break;
+		case 'l': o.listen = optarg; break;
+		case 'n': o.agent = 0; break;
+		case 'N': o.node_name = optarg; break;
+		case 'g': o.simulate_gpus = atoi(optarg); break;
+		case 'v': sk_log_level = SK_LOG_DEBUG; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "skiff server: unexpected argument \"%s\"\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	s = sk_server_start(&o, &err);
+	if (!s)
+		die("%s", err.msg);
+	sigwait(&set, &sig);
+	sk_info("server", "received %s, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	sk_server_stop(s);
+	return 0;
+}

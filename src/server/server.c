@@ -1,0 +1,96 @@
+#include <errno.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/http.h"
+#include "api/tls.h"
+#include "server/server.h"
+#include "util/util.h"
+
+struct sk_server {
+	sk_store *store;
+	sk_api *api;
+	sk_http *http;
+	sk_tls_files tls;
+};
+
+static int split_listen(const char *listen, char *host, size_t hlen, int *port, sk_error_t *err)
+{
+	const char *colon = strrchr(listen, ':');
+	size_t n;
+	char *end;
+
+	if (!colon)
+		return sk_error_set(err, SK_EBADREQUEST, "--listen \"%s\": want HOST:PORT", listen);
+	n = (size_t)(colon - listen);
+	if (n && listen[0] == '[' && listen[n - 1] == ']') {
+		listen++;
+		n -= 2;
+	}
+	if (n >= hlen)
+		return sk_error_set(err, SK_EBADREQUEST, "--listen \"%s\": host too long", listen);
+	memcpy(host, listen, n);
+	host[n] = '\0';
+	*port = (int)strtol(colon + 1, &end, 10);
+	if (*end || *port <= 0 || *port > 65535)
+		return sk_error_set(err, SK_EBADREQUEST, "--listen \"%s\": bad port", listen);
+	if (!n)
+		snprintf(host, hlen, "0.0.0.0");
+	return 0;
+}
+
+sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
+{
+	sk_server *s = xzalloc(sizeof(*s));
+	cleanup_free char *uri = xasprintf("sqlite://%s", o->data_dir);
+	sk_api_options ao = {0};
+	sk_http_options ho = {0};
+	int64_t t0 = sk_mono_ns();
+	char host[256];
+	int port = 0;
+
+	if (split_listen(o->listen, host, sizeof(host), &port, err) < 0)
+		goto fail;
+	if (sk_mkdir_p(o->data_dir, 0700) < 0) {
+		sk_error_errno(err, errno, "creating data directory \"%s\"", o->data_dir);
+		goto fail;
+	}
+	s->store = sk_store_open(uri, NULL, err);
+	if (!s->store)
+		goto fail;
+	ao.server_address = o->listen;
+	s->api = sk_api_new(s->store, &ao, err);
+	if (!s->api)
+		goto fail;
+	if (sk_tls_setup(&s->tls, o->data_dir, host, port, err) < 0)
+		goto fail;
+	ho.host = host;
+	ho.port = port;
+	ho.cert_pem = s->tls.cert_pem;
+	ho.key_pem = s->tls.key_pem;
+	ho.admin_token = s->tls.admin_token;
+	ho.node_token = s->tls.node_token;
+	s->http = sk_http_start(s->api, &ho, err);
+	if (!s->http)
+		goto fail;
+	sk_info("server", "serving on https://%s (ready in %lld ms); kubeconfig: %s/kubeconfig", o->listen,
+		(long long)((sk_mono_ns() - t0) / 1000000), o->data_dir);
+	return s;
+fail:
+	sk_server_stop(s);
+	return NULL;
+}
+
+void sk_server_stop(sk_server *s)
+{
+	if (!s)
+		return;
+	if (s->api)
+		sk_api_shutdown(s->api);
+	sk_http_stop(s->http);
+	sk_api_free(s->api);
+	if (s->store)
+		sk_store_close(s->store);
+	sk_tls_files_release(&s->tls);
+	free(s);
+}

@@ -1,0 +1,22 @@
+/* The composition of a `skiff server` process: store, API server, HTTPS,
+ * scheduler, controllers and (optionally) the embedded node agent. */
+#ifndef SK_SERVER_SERVER_H
+#define SK_SERVER_SERVER_H
+
+#include "util/error.h"
+
+typedef struct sk_server sk_server;
+
+typedef struct sk_server_options {
+	const char *data_dir;
+	const char *listen;        /* HOST:PORT */
+	int agent;                 /* run the embedded node agent */
+	const char *node_name;
+	int simulate_gpus;
+} sk_server_options;
+
+sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);
+/* Stops every component and closes the store; frees s. */
+void sk_server_stop(sk_server *s);
+
+#endif

@@ -1,0 +1,88 @@
+"""The API server driven by the official Python client (python3-kubernetes)."""
+import threading
+
+from kubernetes import client, watch
+
+
+def pod_body(name, labels=None):
+    return client.V1Pod(
+        metadata=client.V1ObjectMeta(name=name, labels=labels or {"app": "py"}),
+        spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox:1.36",
+                                                             command=["sleep", "60"])]))
+
+
+def test_pods_create_list_watch_resume_delete(api_cluster):
+    api = client.CoreV1Api(api_cluster.api_client())
+    created = api.create_namespaced_pod("default", pod_body("py-1"))
+    assert created.metadata.uid and created.metadata.resource_version
+    assert created.spec.restart_policy == "Always"
+    lst = api.list_namespaced_pod("default", label_selector="app=py")
+    assert [p.metadata.name for p in lst.items] == ["py-1"]
+    rv = lst.metadata.resource_version
+
+    events = []
+    w = watch.Watch()
+    done = threading.Event()
+
+    def run():
+        for ev in w.stream(api.list_namespaced_pod, "default", label_selector="app=py", resource_version=rv,
+                           timeout_seconds=10):
+            events.append((ev["type"], ev["object"].metadata.name, ev["object"].metadata.resource_version))
+            if len(events) >= 3:
+                w.stop()
+        done.set()
+
+    t = threading.Thread(target=run)
+    t.start()
+    api.create_namespaced_pod("default", pod_body("py-2"))
+    api.patch_namespaced_pod("py-2", "default", {"metadata": {"annotations": {"a": "b"}}})
+    api.delete_namespaced_pod("py-2", "default")
+    done.wait(20)
+    t.join(5)
+    assert [e[0] for e in events] == ["ADDED", "MODIFIED", "DELETED"], events
+
+    # resuming from the resourceVersion of the first event replays the rest
+    resumed = []
+    for ev in watch.Watch().stream(api.list_namespaced_pod, "default", label_selector="app=py",
+                                   resource_version=events[0][2], timeout_seconds=2):
+        resumed.append(ev["type"])
+    assert resumed == ["MODIFIED", "DELETED"]
+    api.delete_namespaced_pod("py-1", "default")
+
+
+def test_deployments_roundtrip_and_models_decode(api_cluster):
+    apps = client.AppsV1Api(api_cluster.api_client())
+    core = client.CoreV1Api(api_cluster.api_client())
+    dep = client.V1Deployment(
+        metadata=client.V1ObjectMeta(name="py-dep"),
+        spec=client.V1DeploymentSpec(
+            replicas=2,
+            selector=client.V1LabelSelector(match_labels={"app": "py-dep"}),
+            template=client.V1PodTemplateSpec(metadata=client.V1ObjectMeta(labels={"app": "py-dep"}),
+                                              spec=client.V1PodSpec(containers=[client.V1Container(
+                                                  name="c", image="busybox:1.36")]))))
+    out = apps.create_namespaced_deployment("default", dep)
+    assert out.spec.strategy.type == "RollingUpdate"
+    assert out.spec.revision_history_limit == 10
+    got = apps.read_namespaced_deployment("py-dep", "default")
+    assert got.metadata.generation == 1
+    scale = apps.read_namespaced_deployment_scale("py-dep", "default")
+    assert scale.spec.replicas == 2
+    apps.patch_namespaced_deployment_scale("py-dep", "default", {"spec": {"replicas": 3}})
+    assert apps.read_namespaced_deployment("py-dep", "default").spec.replicas == 3
+    assert [d.metadata.name for d in apps.list_deployment_for_all_namespaces().items] == ["py-dep"]
+    # every listed type decodes into the client's models
+    core.list_namespace()
+    core.list_node()
+    core.list_event_for_all_namespaces()
+    core.list_config_map_for_all_namespaces()
+    core.list_service_for_all_namespaces()
+    apps.list_replica_set_for_all_namespaces()
+    client.BatchV1Api(api_cluster.api_client()).list_job_for_all_namespaces()
+    client.BatchV1Api(api_cluster.api_client()).list_cron_job_for_all_namespaces()
+    apps.delete_namespaced_deployment("py-dep", "default")
+    try:
+        apps.read_namespaced_deployment("py-dep", "default")
+        assert False, "deployment still there"
+    except client.exceptions.ApiException as e:
+        assert e.status == 404
