@@ -1,0 +1,88 @@
+#include "client/event.h"
+
+#include <gnutls/crypto.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "util/util.h"
+
+static const char *str(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* Event names are "<object>.<16 hex digits>" like client-go's. The suffix is
+ * a hash of reason, message and source, so repeats land on the same Event. */
+static void event_name(char *buf, size_t len, const char *obj, const char *reason, const char *msg,
+		       const char *component)
+{
+	unsigned char d[32];
+	cleanup_free char *key = xasprintf("%s\x1f%s\x1f%s\x1f%s", obj, reason, msg, component);
+
+	gnutls_hash_fast(GNUTLS_DIG_SHA256, key, strlen(key), d);
+	snprintf(buf, len, "%.200s.%02x%02x%02x%02x%02x%02x%02x%02x", obj, d[0], d[1], d[2], d[3], d[4], d[5], d[6],
+		 d[7]);
+}
+
+static json_t *new_event(json_t *obj, const char *name, const char *ns, const char *type, const char *reason,
+			 const char *component, const char *host, const char *msg, const char *ts, const char *mts)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	json_t *ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:i, "
+			       "s:s, s:s, s:s, s:s, s:s}",
+			       "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace", ns,
+			       "involvedObject", "kind", str(obj, "kind"), "apiVersion", str(obj, "apiVersion"), "name",
+			       str(meta, "name"), "namespace", str(meta, "namespace"), "uid", str(meta, "uid"),
+			       "reason", reason, "message", msg, "type", type, "count", 1, "firstTimestamp", ts,
+			       "lastTimestamp", ts, "eventTime", mts, "reportingComponent", component,
+			       "reportingInstance", host ? host : component);
+	json_t *src = json_pack("{s:s}", "component", component);
+
+	if (!*str(meta, "namespace"))
+		json_object_del(json_object_get(ev, "involvedObject"), "namespace");
+	if (host)
+		json_object_set_new(src, "host", json_string(host));
+	json_object_set_new(ev, "source", src);
+	json_object_set_new(ev, "eventTime", json_null());
+	(void)mts;
+	return ev;
+}
+
+void sk_event_record(sk_client *c, json_t *obj, const char *type, const char *reason, const char *component,
+		     const char *host, const char *fmt, ...)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	const char *ns = *str(meta, "namespace") ? str(meta, "namespace") : "default";
+	char name[256], ts[32], mts[40];
+	cleanup_free char *msg = NULL, *path = NULL, *ipath = NULL;
+	cleanup_json json_t *ev = NULL, *out = NULL;
+	sk_error_t err = {0};
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		abort();
+	sk_time_format(sk_now_ns() / 1000000000, ts, sizeof(ts));
+	sk_time_format_micro(sk_now_ns(), mts, sizeof(mts));
+	event_name(name, sizeof(name), str(meta, "name"), reason, msg, component);
+	path = xasprintf("/api/v1/namespaces/%s/events/%s", ns, name);
+	ev = sk_client_get(c, path, &err);
+	if (ev) {
+		cleanup_json json_t *patch = json_pack("{s:I, s:s}", "count",
+						       (json_int_t)json_integer_value(json_object_get(ev, "count")) + 1,
+						       "lastTimestamp", ts);
+
+		out = sk_client_patch(c, path, SK_PATCH_MERGE, patch, &err);
+	} else {
+		ev = new_event(obj, name, ns, type, reason, component, host, msg, ts, mts);
+		ipath = xasprintf("/api/v1/namespaces/%s/events", ns);
+		out = sk_client_create(c, ipath, ev, &err);
+	}
+	if (!out)
+		sk_debug("event", "recording %s event for %s: %s", reason, str(meta, "name"), err.msg);
+}
