@@ -246,6 +246,54 @@ static const struct pod_case pod_cases[] = {
 	  "1/1", "Init:0/2", "0" },
 };
 
+/* Cases from upstream's TestPrintPodWithRestartableInitContainer. */
+#define TWO_SIDECARS "'spec':{'initContainers':[{'name':'r1','restartPolicy':'Always'}," \
+	"{'name':'r2','restartPolicy':'Always'}],'containers':[{}]}"
+#define R1(state, started) "{'name':'r1','ready':false,'restartCount':3,'state':" state ",'started':" started "," \
+	"'lastState':{'terminated':{'exitCode':0,'finishedAt':'@10'}}}"
+
+static const struct pod_case upstream_sidecar_cases[] = {
+	{ "first sidecar running, not started", "{" META("") "," TWO_SIDECARS ",'status':{'phase':'Pending',"
+	  "'initContainerStatuses':[" R1("{'running':{}}", "false") ",{'name':'r2','ready':false,'state':{'waiting':{}},'started':false}],"
+	  "'containerStatuses':[{'ready':false,'restartCount':0,'state':{'waiting':{}}}],"
+	  "'conditions':[{'type':'Initialized','status':'False'}]}}",
+	  "0/3", "Init:0/2", "3 (10s ago)" },
+	{ "first started, second not", "{" META("") "," TWO_SIDECARS ",'status':{'phase':'Pending',"
+	  "'initContainerStatuses':[" R1("{'running':{}}", "true") ",{'name':'r2','ready':false,'state':{'running':{}},'started':false}],"
+	  "'containerStatuses':[{'ready':false,'restartCount':0,'state':{'waiting':{}}}],"
+	  "'conditions':[{'type':'Initialized','status':'False'}]}}",
+	  "0/3", "Init:1/2", "3 (10s ago)" },
+	{ "both started, app running", "{" META("") "," TWO_SIDECARS ",'status':{'phase':'Running',"
+	  "'initContainerStatuses':[" R1("{'running':{}}", "true") ",{'name':'r2','ready':false,'state':{'running':{}},'started':true}],"
+	  "'containerStatuses':[{'ready':true,'restartCount':4,'state':{'running':{}},"
+	  "'lastState':{'terminated':{'exitCode':0,'finishedAt':'@20'}}}],"
+	  "'conditions':[{'type':'Initialized','status':'True'}]}}",
+	  "1/3", "Running", "7 (10s ago)" },
+	{ "sidecars failed, app completed", "{" META("") "," TWO_SIDECARS ",'status':{'phase':'Succeeded',"
+	  "'initContainerStatuses':[" R1("{'terminated':{'reason':'Error','exitCode':137}}", "false") ","
+	  "{'name':'r2','ready':false,'state':{'terminated':{'reason':'Error','exitCode':137}},'started':false}],"
+	  "'containerStatuses':[{'ready':false,'restartCount':4,'state':{'terminated':{'reason':'Completed','exitCode':0}},"
+	  "'lastState':{'terminated':{'exitCode':0,'finishedAt':'@20'}}}],"
+	  "'conditions':[{'type':'Initialized','status':'True'}]}}",
+	  "0/3", "Completed", "7 (10s ago)" },
+	{ "statuses for unknown containers", "{" META("") ",'spec':{'initContainers':[{'name':'init1'},"
+	  "{'name':'sidecar1','restartPolicy':'Always'}],'containers':[{'name':'container1'}]},"
+	  "'status':{'phase':'Running','initContainerStatuses':[{'name':'initinvalid'},{'name':'init1'},{'name':'sidecar1'}],"
+	  "'containerStatuses':[{'name':'containerinvalid'},{'name':'container1'}]}}",
+	  "0/2", "Init:0/2", "0" },
+};
+
+static void test_pod_upstream_sidecar_cases(void **state)
+{
+	for (size_t i = 0; i < sizeof(upstream_sidecar_cases) / sizeof(upstream_sidecar_cases[0]); i++) {
+		const struct pod_case *c = &upstream_sidecar_cases[i];
+		cleanup_json json_t *cells = cells_of("Pod", c->json);
+
+		print_message("upstream sidecar case: %s\n", c->what);
+		ASSERT_CELLS(cells, "p", c->ready, c->status, c->restarts, "30s");
+	}
+}
+
 static void test_pod_status(void **state)
 {
 	for (size_t i = 0; i < sizeof(pod_cases) / sizeof(pod_cases[0]); i++) {
@@ -646,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_human_duration),
 		cmocka_unit_test(test_short_human_duration),
 		cmocka_unit_test(test_pod_status),
+		cmocka_unit_test(test_pod_upstream_sidecar_cases),
 		cmocka_unit_test(test_pod_wide),
 		cmocka_unit_test(test_pod_columns),
 		cmocka_unit_test(test_pod_row_conditions),
