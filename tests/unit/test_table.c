@@ -283,6 +283,84 @@ static const struct pod_case upstream_sidecar_cases[] = {
 	  "0/2", "Init:0/2", "0" },
 };
 
+/* Cases from upstream's TestPrintPod. */
+#define C1 "'spec':{'containers':[{}]}"
+#define C2 "'spec':{'containers':[{},{}]}"
+#define I1C1 "'spec':{'initContainers':[{}],'containers':[{}]}"
+#define I2C1 "'spec':{'initContainers':[{},{}],'containers':[{}]}"
+#define RUNNING_3 "{'ready':true,'restartCount':3,'state':{'running':{}}}"
+#define LAST(ago) "'lastState':{'terminated':{'finishedAt':'@" #ago "'}}"
+
+static const struct pod_case upstream_pod_cases[] = {
+	{ "test1", "{" META("") "," C2 ",'status':{'phase':'podPhase','containerStatuses':["
+	  RUNNING_3 ",{'restartCount':3}]}}", "1/2", "podPhase", "6" },
+	{ "test2", "{" META("") "," C2 ",'status':{'phase':'podPhase','containerStatuses':["
+	  RUNNING_3 ",{'state':{'waiting':{'reason':'ContainerWaitingReason'}},'restartCount':3}]}}",
+	  "1/2", "ContainerWaitingReason", "6" },
+	{ "test3", "{" META("") "," C2 ",'status':{'phase':'podPhase','containerStatuses':["
+	  "{'state':{'waiting':{'reason':'ContainerWaitingReason'}},'restartCount':3},"
+	  "{'state':{'terminated':{'reason':'ContainerTerminatedReason'}},'restartCount':3}]}}",
+	  "0/2", "ContainerWaitingReason", "6" },
+	{ "test4", "{" META("") "," C2 ",'status':{'phase':'podPhase','containerStatuses':["
+	  RUNNING_3 ",{'ready':true,'restartCount':3}]}}", "1/2", "podPhase", "6" },
+	{ "test5", "{" META("") "," C2 ",'status':{'reason':'podReason','phase':'podPhase','containerStatuses':["
+	  RUNNING_3 ",{'ready':true,'restartCount':3}]}}", "1/2", "podReason", "6" },
+	{ "test6", "{" META("") "," C2 ",'status':{'phase':'Running','reason':'','containerStatuses':["
+	  "{'ready':true,'restartCount':3,'state':{'terminated':{'reason':'Completed','exitCode':0}}},"
+	  RUNNING_3 "]}}", "1/2", "NotReady", "6" },
+	{ "test6 ready", "{" META("") "," C2 ",'status':{'phase':'Running','reason':'','containerStatuses':["
+	  "{'ready':true,'restartCount':3,'state':{'terminated':{'reason':'Completed','exitCode':0}}},"
+	  RUNNING_3 "],'conditions':[{'type':'Ready','status':'True'}]}}", "1/2", "Running", "6" },
+	{ "test7", "{" META("") "," I1C1 ",'status':{'phase':'podPhase','initContainerStatuses':["
+	  "{'ready':false,'restartCount':3,'state':{'running':{}}," LAST(10) "}],"
+	  "'containerStatuses':[{'ready':false,'restartCount':0,'state':{'waiting':{}}}]}}",
+	  "0/1", "Init:0/1", "3 (10s ago)" },
+	{ "test8", "{" META("") "," I2C1 ",'status':{'phase':'podPhase','initContainerStatuses':["
+	  "{'ready':false,'restartCount':3,'state':{'running':{}}," LAST(10) "},{'ready':false,'state':{'waiting':{}}}],"
+	  "'containerStatuses':[{'ready':false,'state':{'waiting':{}}}]}}",
+	  "0/1", "Init:0/2", "3 (10s ago)" },
+	{ "test9", "{" META("") "," I2C1 ",'status':{'phase':'podPhase','initContainerStatuses':["
+	  "{'ready':false,'state':{'terminated':{}}},{'ready':false,'restartCount':3,'state':{'running':{}}," LAST(10) "}],"
+	  "'containerStatuses':[{'ready':false,'state':{'waiting':{}}}]}}",
+	  "0/1", "Init:1/2", "3 (10s ago)" },
+	{ "test10", "{" META("") "," I2C1 ",'status':{'phase':'podPhase','initContainerStatuses':["
+	  "{'ready':false,'restartCount':2,'state':{'terminated':{}}," LAST(120) "},"
+	  "{'ready':false,'restartCount':3,'state':{'running':{}}," LAST(10) "}],"
+	  "'containerStatuses':[{'ready':false,'state':{'waiting':{}}}]}}",
+	  "0/1", "Init:1/2", "5 (10s ago)" },
+	{ "test11", "{" META("") "," I1C1 ",'status':{'phase':'Running','initContainerStatuses':["
+	  "{'ready':false,'restartCount':2,'state':{'terminated':{}}," LAST(120) "}],"
+	  "'containerStatuses':[{'ready':false,'restartCount':4,'state':{'running':{}}," LAST(20) "}]}}",
+	  "0/1", "Running", "4 (20s ago)" },
+	{ "test12", "{" META("") "," C1 ",'status':{'phase':'Running','containerStatuses':["
+	  "{'ready':true,'restartCount':3,'state':{'running':{}}," LAST(432000) "}]}}",
+	  "1/1", "Running", "3 (5d ago)" },
+	{ "test13", "{" META("") "," C2 ",'status':{'phase':'Running','containerStatuses':["
+	  "{'ready':true,'restartCount':0,'state':{'running':{}}},"
+	  "{'ready':true,'restartCount':3,'state':{'running':{}}," LAST(864000) "}]}}",
+	  "2/2", "Running", "3 (10d ago)" },
+	{ "test14", "{" META("") "," C2 ",'status':{'phase':'Running','containerStatuses':["
+	  "{'ready':true,'restartCount':6,'state':{'running':{}}," LAST(432000) "},"
+	  "{'ready':true,'restartCount':3,'state':{'running':{}}," LAST(1728000) "}]}}",
+	  "2/2", "Running", "9 (5d ago)" },
+	{ "test15", "{" META("") "," C2 ",'status':{'phase':'podPhase','conditions':["
+	  "{'type':'PodScheduled','status':'False','reason':'SchedulingGated'}]}}", "0/2", "SchedulingGated", "0" },
+	{ "test18", "{" META(",'deletionTimestamp':'@10'") "," C1 ",'status':{'phase':'Succeeded','containerStatuses':["
+	  "{'ready':false,'restartCount':0,'state':{'terminated':{'reason':'Completed','exitCode':0}}}]}}",
+	  "0/1", "Completed", "0" },
+};
+
+static void test_pod_upstream_cases(void **state)
+{
+	for (size_t i = 0; i < sizeof(upstream_pod_cases) / sizeof(upstream_pod_cases[0]); i++) {
+		const struct pod_case *c = &upstream_pod_cases[i];
+		cleanup_json json_t *cells = cells_of("Pod", c->json);
+
+		print_message("upstream pod case: %s\n", c->what);
+		ASSERT_CELLS(cells, "p", c->ready, c->status, c->restarts, "30s");
+	}
+}
+
 static void test_pod_upstream_sidecar_cases(void **state)
 {
 	for (size_t i = 0; i < sizeof(upstream_sidecar_cases) / sizeof(upstream_sidecar_cases[0]); i++) {
@@ -694,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_human_duration),
 		cmocka_unit_test(test_short_human_duration),
 		cmocka_unit_test(test_pod_status),
+		cmocka_unit_test(test_pod_upstream_cases),
 		cmocka_unit_test(test_pod_upstream_sidecar_cases),
 		cmocka_unit_test(test_pod_wide),
 		cmocka_unit_test(test_pod_columns),
