@@ -1,0 +1,40 @@
+/* Private to the validation module: error-list building and field paths. */
+#ifndef SK_API_VALIDATE_INT_H
+#define SK_API_VALIDATE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct sk__verr {
+	json_t *causes;   /* array of {reason, message, field} */
+};
+
+/* Field paths: "spec.containers" + child → "spec.containers.x";
+ * index → "spec.containers[0]"; key → "data[k]". Caller frees. */
+char *sk__vchild(const char *base, const char *name);
+char *sk__vindex(const char *base, size_t i);
+char *sk__vkey(const char *base, const char *key);
+
+/* Go's %q of s; caller frees. Go's rendering of a bad value (strings
+ * quoted, numbers plain, string maps as map[string]string{…}); caller frees. */
+char *sk__vquote(const char *s);
+char *sk__vrepr(json_t *v);
+
+void sk__vrequired(struct sk__verr *e, const char *field, const char *detail);
+void sk__vinvalid(struct sk__verr *e, const char *field, json_t *value, const char *detail);
+void sk__vinvalid_str(struct sk__verr *e, const char *field, const char *value, const char *detail);
+void sk__vinvalid_int(struct sk__verr *e, const char *field, int64_t value, const char *detail);
+/* supported: NULL-terminated, printed in the given order. */
+void sk__vnot_supported(struct sk__verr *e, const char *field, json_t *value, const char *const *supported);
+void sk__vduplicate(struct sk__verr *e, const char *field, json_t *value);
+void sk__vnot_found(struct sk__verr *e, const char *field, json_t *value);
+void sk__vforbidden(struct sk__verr *e, const char *field, const char *detail);
+void sk__vtoo_long(struct sk__verr *e, const char *field, int64_t max);
+
+/* Cron schedules as robfig/cron's standard parser accepts them; NULL when
+ * valid, else its error text (caller frees). */
+char *sk__vcron_parse(const char *schedule);
+
+#endif

@@ -1,0 +1,349 @@
+/* Validation building blocks: field errors in upstream wording, Go-style
+ * value rendering, and the cron schedule parser. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/validate-int.h"
+#include "util/util.h"
+
+char *sk__vchild(const char *base, const char *name)
+{
+	return base && *base ? xasprintf("%s.%s", base, name) : xstrdup(name);
+}
+
+char *sk__vindex(const char *base, size_t i)
+{
+	return xasprintf("%s[%zu]", base, i);
+}
+
+char *sk__vkey(const char *base, const char *key)
+{
+	return xasprintf("%s[%s]", base, key);
+}
+
+char *sk__vquote(const char *s)
+{
+	size_t len = strlen(s), n = 0;
+	char *out = xmalloc(len * 4 + 3);
+
+	out[n++] = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)*p;
+		} else if (*p == '\n') {
+			out[n++] = '\\'; out[n++] = 'n';
+		} else if (*p == '\t') {
+			out[n++] = '\\'; out[n++] = 't';
+		} else if (*p == '\r') {
+			out[n++] = '\\'; out[n++] = 'r';
+		} else if (*p < 0x20 || *p == 0x7f) {
+			n += (size_t)snprintf(out + n, 5, "\\x%02x", *p);
+		} else {
+			out[n++] = (char)*p;
+		}
+	}
+	out[n++] = '"';
+	out[n] = '\0';
+	return out;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* map[string]string{"a":"b", "c":"d"} with sorted keys, as Go's %#v. */
+static char *map_repr(json_t *m)
+{
+	size_t n = json_object_size(m), i = 0, len = 0;
+	const char **keys = xmalloc((n + 1) * sizeof(*keys));
+	char *out = xstrdup("map[string]string{");
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(m, k, v)
+		keys[i++] = k;
+	qsort(keys, n, sizeof(*keys), cmp_str);
+	for (i = 0; i < n; i++) {
+		cleanup_free char *qk = sk__vquote(keys[i]);
+		cleanup_free char *qv = sk__vquote(json_is_string(json_object_get(m, keys[i]))
+			? json_string_value(json_object_get(m, keys[i])) : "");
+		char *next = xasprintf("%s%s%s:%s", out, i ? ", " : "", qk, qv);
+
+		free(out);
+		out = next;
+	}
+	len = strlen(out);
+	out = xrealloc(out, len + 2);
+	out[len] = '}';
+	out[len + 1] = '\0';
+	free(keys);
+	return out;
+}
+
+char *sk__vrepr(json_t *v)
+{
+	char *s;
+
+	if (!v)
+		return xstrdup("null");
+	switch (json_typeof(v)) {
+	case JSON_STRING: return sk__vquote(json_string_value(v));
+	case JSON_INTEGER: return xasprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	case JSON_REAL: return xasprintf("%g", json_real_value(v));
+	case JSON_TRUE: return xstrdup("true");
+	case JSON_FALSE: return xstrdup("false");
+	case JSON_OBJECT: return map_repr(v);
+	default:
+		if (!v)
+			return xstrdup("null");
+		s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		return s ? s : xstrdup("null");
+	}
+}
+
+static void add(struct sk__verr *e, const char *reason, const char *field, char *msg)
+{
+	json_array_append_new(e->causes, json_pack("{s:s, s:s, s:s}", "reason", reason, "message", msg,
+						   "field", field ? field : ""));
+	free(msg);
+}
+
+static char *with_detail(const char *head, const char *detail)
+{
+	return detail && *detail ? xasprintf("%s: %s", head, detail) : xstrdup(head);
+}
+
+void sk__vrequired(struct sk__verr *e, const char *field, const char *detail)
+{
+	add(e, "FieldValueRequired", field, with_detail("Required value", detail));
+}
+
+void sk__vforbidden(struct sk__verr *e, const char *field, const char *detail)
+{
+	add(e, "FieldValueForbidden", field, with_detail("Forbidden", detail));
+}
+
+void sk__vtoo_long(struct sk__verr *e, const char *field, int64_t max)
+{
+	add(e, "FieldValueTooLong", field, xasprintf("Too long: may not be more than %" PRId64 " %s", max,
+		max == 1 ? "byte" : "bytes"));
+}
+
+static void add_value(struct sk__verr *e, const char *reason, const char *head, const char *field,
+		      const char *repr, const char *detail)
+{
+	cleanup_free char *h = xasprintf("%s: %s", head, repr);
+
+	add(e, reason, field, with_detail(h, detail));
+}
+
+void sk__vinvalid(struct sk__verr *e, const char *field, json_t *value, const char *detail)
+{
+	cleanup_free char *r = sk__vrepr(value);
+
+	add_value(e, "FieldValueInvalid", "Invalid value", field, r, detail);
+}
+
+void sk__vinvalid_str(struct sk__verr *e, const char *field, const char *value, const char *detail)
+{
+	cleanup_free char *r = sk__vquote(value ? value : "");
+
+	add_value(e, "FieldValueInvalid", "Invalid value", field, r, detail);
+}
+
+void sk__vinvalid_int(struct sk__verr *e, const char *field, int64_t value, const char *detail)
+{
+	cleanup_free char *r = xasprintf("%" PRId64, value);
+
+	add_value(e, "FieldValueInvalid", "Invalid value", field, r, detail);
+}
+
+void sk__vnot_supported(struct sk__verr *e, const char *field, json_t *value, const char *const *supported)
+{
+	cleanup_free char *r = value ? sk__vrepr(value) : xstrdup("\"\"");
+	cleanup_free char *list = xstrdup("supported values: ");
+
+	for (int i = 0; supported[i]; i++) {
+		cleanup_free char *q = sk__vquote(supported[i]);
+		char *next = xasprintf("%s%s%s", list, i ? ", " : "", q);
+
+		free(list);
+		list = next;
+	}
+	add_value(e, "FieldValueNotSupported", "Unsupported value", field, r, list);
+}
+
+void sk__vduplicate(struct sk__verr *e, const char *field, json_t *value)
+{
+	cleanup_free char *r = sk__vrepr(value);
+
+	add_value(e, "FieldValueDuplicate", "Duplicate value", field, r, NULL);
+}
+
+void sk__vnot_found(struct sk__verr *e, const char *field, json_t *value)
+{
+	cleanup_free char *r = sk__vrepr(value);
+
+	add_value(e, "FieldValueNotFound", "Not found", field, r, NULL);
+}
+
+/* ---- cron (robfig/cron/v3 ParseStandard) ---- */
+
+struct cron_field {
+	const char *name;
+	int min, max;
+	const char *const *names;   /* symbolic names, index = value - min */
+};
+
+static const char *const months[] = { "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
+	"oct", "nov", "dec", NULL };
+static const char *const days[] = { "sun", "mon", "tue", "wed", "thu", "fri", "sat", NULL };
+
+static const struct cron_field cron_fields[5] = {
+	{ "minute", 0, 59, NULL }, { "hour", 0, 23, NULL }, { "dom", 1, 31, NULL },
+	{ "month", 1, 12, months }, { "dow", 0, 6, days },
+};
+
+/* Parses a number or symbolic name; -1 with *err on failure. */
+static int cron_value(const char *s, size_t len, const struct cron_field *f, char **err)
+{
+	char buf[32];
+	char *end;
+	long v;
+
+	if (len == 0 || len >= sizeof(buf)) {
+		*err = xasprintf("failed to parse int from %.*s: strconv.Atoi: parsing \"%.*s\": invalid syntax",
+				 (int)len, s, (int)len, s);
+		return -1;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	for (int i = 0; f->names && f->names[i]; i++)
+		if (strcasecmp(buf, f->names[i]) == 0)
+			return f->min + i;
+	for (size_t i = 0; i < len; i++)
+		if (!isdigit((unsigned char)buf[i]) && !(i == 0 && (buf[0] == '-' || buf[0] == '+'))) {
+			*err = xasprintf("failed to parse int from %s: strconv.Atoi: parsing \"%s\": invalid syntax", buf, buf);
+			return -1;
+		}
+	v = strtol(buf, &end, 10);
+	if (v < 0) {
+		*err = xasprintf("negative number (%ld) not allowed: %s", v, buf);
+		return -1;
+	}
+	return v > 100000 ? 100000 : (int)v;
+}
+
+/* One comma-separated element: "*", "a", "a-b", with optional "/step". */
+static char *cron_range(const char *s, size_t len, const struct cron_field *f)
+{
+	const char *slash = memchr(s, '/', len);
+	size_t rlen = slash ? (size_t)(slash - s) : len;
+	const char *dash = memchr(s, '-', rlen);
+	char *err = NULL;
+	int lo, hi, step = 1;
+
+	if (rlen == 1 && (*s == '*' || *s == '?')) {
+		lo = f->min;
+		hi = f->max;
+	} else {
+		lo = cron_value(s, dash ? (size_t)(dash - s) : rlen, f, &err);
+		if (lo < 0)
+			return err;
+		hi = lo;
+		if (dash && (hi = cron_value(dash + 1, rlen - (size_t)(dash + 1 - s), f, &err)) < 0)
+			return err;
+	}
+	if (slash) {
+		step = cron_value(slash + 1, len - (size_t)(slash + 1 - s), f, &err);
+		if (step < 0)
+			return err;
+		if (step == 0)
+			return xasprintf("step of range should be a positive number: %.*s", (int)len, s);
+		if (!dash && !(rlen == 1 && (*s == '*' || *s == '?')))
+			hi = f->max;
+	}
+	if (lo < f->min)
+		return xasprintf("beginning of range (%d) below minimum (%d): %.*s", lo, f->min, (int)len, s);
+	if (hi > f->max)
+		return xasprintf("end of range (%d) above maximum (%d): %.*s", hi, f->max, (int)len, s);
+	if (lo > hi)
+		return xasprintf("beginning of range (%d) beyond end of range (%d): %.*s", lo, hi, (int)len, s);
+	return NULL;
+}
+
+static char *cron_field_parse(const char *s, size_t len, const struct cron_field *f)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && s[i] != ',')
+			continue;
+		char *err = cron_range(s + start, i - start, f);
+
+		if (err)
+			return err;
+		start = i + 1;
+	}
+	return NULL;
+}
+
+static const char *const descriptors[] = { "@yearly", "@annually", "@monthly", "@weekly", "@daily",
+	"@midnight", "@hourly", NULL };
+
+static char *cron_descriptor(const char *s)
+{
+	for (int i = 0; descriptors[i]; i++)
+		if (strcmp(s, descriptors[i]) == 0)
+			return NULL;
+	if (strncmp(s, "@every ", 7) == 0) {
+		const char *p = s + 7;
+
+		if (*p && strspn(p, "0123456789.hmsunµ") == strlen(p) && isdigit((unsigned char)*p))
+			return NULL;
+		return xasprintf("failed to parse duration %s: time: invalid duration %s", s, p);
+	}
+	return xasprintf("unrecognized descriptor: %s", s);
+}
+
+char *sk__vcron_parse(const char *schedule)
+{
+	const char *starts[8];
+	size_t lens[8];
+	int n = 0;
+	const char *p = schedule;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		return xstrdup("empty spec string");
+	if (*p == '@')
+		return cron_descriptor(p);
+	while (*p) {
+		const char *b = p;
+
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (n < 8) {
+			starts[n] = b;
+			lens[n] = (size_t)(p - b);
+		}
+		n++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+	}
+	if (n != 5)
+		return xasprintf("expected exactly 5 fields, found %d: [%s]", n, schedule);
+	for (int i = 0; i < 5; i++) {
+		char *err = cron_field_parse(starts[i], lens[i], &cron_fields[i]);
+
+		if (err)
+			return err;
+	}
+	return NULL;
+}

@@ -1,0 +1,2001 @@
+/* Validation of API objects after upstream pkg/apis/core/validation and
+ * friends: metadata, pods and pod templates, workloads, services, config,
+ * storage and scheduling objects, and the update rules. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api/schema.h"
+#include "api/validate-int.h"
+#include "api/validate.h"
+#include "util/quantity.h"
+#include "util/util.h"
+
+#define E struct sk__verr *e
+#define CHILD(var, base, name) cleanup_free char *var = sk__vchild(base, name)
+#define LIST(...) (const char *const[]){ __VA_ARGS__, NULL }
+
+/* ---- name formats (apimachinery pkg/util/validation) ---- */
+
+#define DNS1123_LABEL_FMT "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+#define DNS1123_SUBDOMAIN_FMT DNS1123_LABEL_FMT "(\\." DNS1123_LABEL_FMT ")*"
+#define QUALIFIED_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+
+static const char msg_dns1123_label[] = "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+	"characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+	"'123-abc', regex used for validation is '" DNS1123_LABEL_FMT "')";
+static const char msg_dns1123_subdomain[] = "a lowercase RFC 1123 subdomain must consist of lower case "
+	"alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+	"'example.com', regex used for validation is '" DNS1123_SUBDOMAIN_FMT "')";
+static const char msg_dns1035_label[] = "a DNS-1035 label must consist of lower case alphanumeric characters "
+	"or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  "
+	"or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+static const char msg_qualified[] = "must consist of alphanumeric characters, '-', '_' or '.', and must "
+	"start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+	"used for validation is '" QUALIFIED_FMT "')";
+static const char msg_label_value[] = "a valid label must be an empty string or consist of alphanumeric "
+	"characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  "
+	"or 'my_value',  or '12345', regex used for validation is '(" QUALIFIED_FMT ")?')";
+static const char msg_config_key[] = "a valid config key must consist of alphanumeric characters, '-', '_' "
+	"or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+
+/* Up to three messages about one value. */
+struct msgs {
+	const char *m[3];
+	char *owned[3];
+	int n;
+};
+
+static void msgs_add(struct msgs *m, const char *s)
+{
+	if (m->n < 3)
+		m->m[m->n++] = s;
+}
+
+static void msgs_add_owned(struct msgs *m, char *s)
+{
+	if (m->n < 3) {
+		m->owned[m->n] = s;
+		m->m[m->n++] = s;
+	} else {
+		free(s);
+	}
+}
+
+static void msgs_release(struct msgs *m)
+{
+	for (int i = 0; i < 3; i++)
+		free(m->owned[i]);
+}
+
+static bool is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool is_alnum(char c)
+{
+	return isalnum((unsigned char)c) != 0;
+}
+
+static bool match_label(const char *s, size_t len)
+{
+	if (len == 0 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[len - 1]))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!is_lower_alnum(s[i]) && s[i] != '-')
+			return false;
+	return true;
+}
+
+static bool match_subdomain(const char *s)
+{
+	const char *p = s;
+
+	for (;;) {
+		const char *dot = strchr(p, '.');
+		size_t len = dot ? (size_t)(dot - p) : strlen(p);
+
+		if (!match_label(p, len))
+			return false;
+		if (!dot)
+			return true;
+		p = dot + 1;
+	}
+}
+
+static bool match_qualified_part(const char *s, size_t len)
+{
+	if (len == 0 || !is_alnum(s[0]) || !is_alnum(s[len - 1]))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+static void check_label_fmt(const char *s, struct msgs *m)
+{
+	if (strlen(s) > 63)
+		msgs_add(m, "must be no more than 63 characters");
+	if (!match_label(s, strlen(s)))
+		msgs_add(m, msg_dns1123_label);
+}
+
+static void check_subdomain_fmt(const char *s, struct msgs *m)
+{
+	if (strlen(s) > 253)
+		msgs_add(m, "must be no more than 253 characters");
+	if (!match_subdomain(s))
+		msgs_add(m, msg_dns1123_subdomain);
+}
+
+static void check_dns1035_fmt(const char *s, struct msgs *m)
+{
+	size_t len = strlen(s);
+
+	if (len > 63)
+		msgs_add(m, "must be no more than 63 characters");
+	if (!match_label(s, len) || !(s[0] >= 'a' && s[0] <= 'z'))
+		msgs_add(m, msg_dns1035_label);
+}
+
+static const char *first(void (*fn)(const char *, struct msgs *), const char *s)
+{
+	struct msgs m = { 0 };
+
+	fn(s, &m);
+	return m.n ? m.m[0] : NULL;
+}
+
+const char *sk_validate_dns1123_subdomain(const char *s)
+{
+	return first(check_subdomain_fmt, s);
+}
+
+const char *sk_validate_dns1123_label(const char *s)
+{
+	return first(check_label_fmt, s);
+}
+
+const char *sk_validate_dns1035_label(const char *s)
+{
+	return first(check_dns1035_fmt, s);
+}
+
+static void check_qualified_name(const char *s, struct msgs *m)
+{
+	const char *slash = strchr(s, '/');
+	const char *name = s;
+
+	if (slash && strchr(slash + 1, '/')) {
+		msgs_add_owned(m, xasprintf("a qualified name %s with an optional DNS subdomain prefix and '/' "
+			"(e.g. 'example.com/MyName')", msg_qualified));
+		return;
+	}
+	if (slash) {
+		cleanup_free char *prefix = xstrndup(s, (size_t)(slash - s));
+		struct msgs pm = { 0 };
+
+		name = slash + 1;
+		if (!*prefix)
+			msgs_add(m, "prefix part must be non-empty");
+		else
+			check_subdomain_fmt(prefix, &pm);
+		for (int i = 0; i < pm.n; i++)
+			msgs_add_owned(m, xasprintf("prefix part %s", pm.m[i]));
+	}
+	if (!*name)
+		msgs_add(m, "name part must be non-empty");
+	else if (strlen(name) > 63)
+		msgs_add(m, "name part must be no more than 63 characters");
+	if (!match_qualified_part(name, strlen(name)))
+		msgs_add_owned(m, xasprintf("name part %s", msg_qualified));
+}
+
+static void check_label_value(const char *s, struct msgs *m)
+{
+	size_t len = strlen(s);
+
+	if (len > 63)
+		msgs_add(m, "must be no more than 63 characters");
+	if (len && !match_qualified_part(s, len))
+		msgs_add(m, msg_label_value);
+}
+
+static void check_config_key(const char *s, struct msgs *m)
+{
+	size_t len = strlen(s);
+
+	if (len > 253)
+		msgs_add(m, "must be no more than 253 characters");
+	if (!len || strspn(s, "-._abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != len)
+		msgs_add(m, msg_config_key);
+	if (strcmp(s, ".") == 0)
+		msgs_add(m, "must not be '.'");
+	else if (strcmp(s, "..") == 0)
+		msgs_add(m, "must not be '..'");
+	else if (strncmp(s, "..", 2) == 0)
+		msgs_add(m, "must not start with '..'");
+}
+
+/* Reports every message of fn(value) as Invalid on field. */
+static void invalid_each(E, const char *field, const char *value, void (*fn)(const char *, struct msgs *))
+{
+	struct msgs m = { 0 };
+
+	fn(value, &m);
+	for (int i = 0; i < m.n; i++)
+		sk__vinvalid_str(e, field, value, m.m[i]);
+	msgs_release(&m);
+}
+
+/* ---- JSON access ---- */
+
+static const char *str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static const char *str_or_empty(json_t *o, const char *k)
+{
+	const char *s = str(o, k);
+
+	return s ? s : "";
+}
+
+static bool has(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return v && !json_is_null(v);
+}
+
+static json_t *obj(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_object(v) ? v : NULL;
+}
+
+static json_t *arr(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_array(v) ? v : NULL;
+}
+
+static bool str_in(const char *s, const char *const *set)
+{
+	for (int i = 0; s && set[i]; i++)
+		if (strcmp(s, set[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Present string field must be one of set (absent/empty → Required when required). */
+static void enum_field(E, json_t *o, const char *base, const char *k, const char *const *set, bool required)
+{
+	json_t *v = json_object_get(o, k);
+	CHILD(p, base, k);
+
+	if (!v || json_is_null(v) || (json_is_string(v) && !*json_string_value(v))) {
+		if (required)
+			sk__vrequired(e, p, "");
+		else if (v && json_is_string(v))
+			sk__vnot_supported(e, p, v, set);
+		return;
+	}
+	if (!str_in(json_string_value(v), set))
+		sk__vnot_supported(e, p, v, set);
+}
+
+static bool int_field(json_t *o, const char *k, int64_t *out)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!json_is_integer(v))
+		return false;
+	*out = json_integer_value(v);
+	return true;
+}
+
+static void non_negative(E, json_t *o, const char *base, const char *k)
+{
+	int64_t v;
+	CHILD(p, base, k);
+
+	if (int_field(o, k, &v) && v < 0)
+		sk__vinvalid_int(e, p, v, "must be greater than or equal to 0");
+}
+
+static void positive(E, json_t *o, const char *base, const char *k, const char *msg)
+{
+	int64_t v;
+	CHILD(p, base, k);
+
+	if (int_field(o, k, &v) && v <= 0)
+		sk__vinvalid_int(e, p, v, msg);
+}
+
+/* ---- metadata ---- */
+
+enum name_rule { NAME_SUBDOMAIN, NAME_LABEL, NAME_DNS1035 };
+
+static void (*name_fn(enum name_rule r))(const char *, struct msgs *)
+{
+	return r == NAME_LABEL ? check_label_fmt : r == NAME_DNS1035 ? check_dns1035_fmt : check_subdomain_fmt;
+}
+
+static void validate_labels(E, json_t *labels, const char *p)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(labels, k, v) {
+		invalid_each(e, p, k, check_qualified_name);
+		if (json_is_string(v))
+			invalid_each(e, p, json_string_value(v), check_label_value);
+	}
+}
+
+static void lower_qualified(const char *s, struct msgs *m)
+{
+	cleanup_free char *low = xstrdup(s);
+
+	for (char *c = low; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	check_qualified_name(low, m);
+	/* Messages are static or owned; the value itself is reported unchanged. */
+}
+
+static void validate_annotations(E, json_t *ann, const char *p)
+{
+	const char *k;
+	json_t *v;
+	size_t total = 0;
+
+	json_object_foreach(ann, k, v) {
+		invalid_each(e, p, k, lower_qualified);
+		total += strlen(k) + (json_is_string(v) ? json_string_length(v) : 0);
+	}
+	if (total > 256 * 1024)
+		sk__vtoo_long(e, p, 256 * 1024);
+}
+
+/* The part of the name checks that applies to generateName: a trailing
+ * dash is allowed ("maskTrailingDash"). */
+static void validate_generate_name(E, const char *gen, enum name_rule rule)
+{
+	cleanup_free char *masked = xstrdup(gen);
+	size_t len = strlen(masked);
+	struct msgs m = { 0 };
+
+	if (len > 1 && masked[len - 1] == '-')
+		masked[len - 1] = 'a';
+	name_fn(rule)(masked, &m);
+	for (int i = 0; i < m.n; i++)
+		sk__vinvalid_str(e, "metadata.generateName", gen, m.m[i]);
+	msgs_release(&m);
+}
+
+static void validate_meta(E, json_t *o, bool namespaced, enum name_rule rule, const char *prefix)
+{
+	json_t *meta = obj(o, "metadata");
+	const char *name = str(meta, "name");
+	const char *gen = str(meta, "generateName");
+	const char *ns = str(meta, "namespace");
+	CHILD(mp, prefix, "metadata");
+	CHILD(np, mp, "name");
+	CHILD(nsp, mp, "namespace");
+	CHILD(lp, mp, "labels");
+	CHILD(ap, mp, "annotations");
+
+	if (gen && *gen && !*prefix)
+		validate_generate_name(e, gen, rule);
+	if (!*prefix) {
+		if (!name || !*name)
+			sk__vrequired(e, np, "name or generateName is required");
+		else
+			invalid_each(e, np, name, name_fn(rule));
+		if (namespaced && (!ns || !*ns))
+			sk__vrequired(e, nsp, "");
+		else if (namespaced)
+			invalid_each(e, nsp, ns, check_label_fmt);
+		else if (ns && *ns)
+			sk__vforbidden(e, nsp, "not allowed on this type");
+	}
+	validate_labels(e, obj(meta, "labels"), lp);
+	validate_annotations(e, obj(meta, "annotations"), ap);
+}
+
+static void validate_meta_update(E, json_t *o, json_t *old)
+{
+	static const char *const keys[] = { "name", "namespace", "uid", "creationTimestamp", NULL };
+	json_t *m = obj(o, "metadata"), *om = obj(old, "metadata");
+
+	for (int i = 0; keys[i]; i++) {
+		json_t *a = json_object_get(m, keys[i]), *b = json_object_get(om, keys[i]);
+		CHILD(p, "metadata", keys[i]);
+
+		if (b && !json_is_null(b) && !json_equal(a, b))
+			sk__vinvalid(e, p, a, "field is immutable");
+	}
+}
+
+/* ---- containers ---- */
+
+static const char *const pull_policies[] = { "Always", "IfNotPresent", "Never", NULL };
+static const char *const protocols[] = { "SCTP", "TCP", "UDP", NULL };
+static const char *const field_paths[] = { "metadata.annotations", "metadata.labels", "metadata.name",
+	"metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP",
+	"status.hostIPs", "status.podIP", "status.podIPs", NULL };
+
+static void validate_port_number(E, json_t *o, const char *base, const char *k, bool required)
+{
+	int64_t v;
+	CHILD(p, base, k);
+
+	if (!int_field(o, k, &v)) {
+		if (required)
+			sk__vrequired(e, p, "");
+		return;
+	}
+	if (v == 0 && !required)
+		return;
+	if (v < 1 || v > 65535)
+		sk__vinvalid_int(e, p, v, "must be between 1 and 65535, inclusive");
+}
+
+static void check_port_name(const char *s, struct msgs *m)
+{
+	size_t len = strlen(s);
+	bool letter = false;
+
+	if (len > 15)
+		msgs_add(m, "must be no more than 15 characters");
+	for (size_t i = 0; i < len; i++) {
+		if (!is_lower_alnum(s[i]) && s[i] != '-') {
+			msgs_add(m, "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+			break;
+		}
+		letter |= s[i] >= 'a' && s[i] <= 'z';
+	}
+	if (strstr(s, "--"))
+		msgs_add(m, "must not contain consecutive hyphens");
+	if (len && !letter)
+		msgs_add(m, "must contain at least one letter (a-z)");
+	if (len && (s[0] == '-' || s[len - 1] == '-'))
+		msgs_add(m, "must not begin or end with a hyphen");
+}
+
+static void validate_ports(E, json_t *ports, const char *base)
+{
+	cleanup_json json_t *names = json_object();
+	json_t *port;
+	size_t i;
+
+	json_array_foreach(ports, i, port) {
+		cleanup_free char *p = sk__vindex(base, i);
+		CHILD(np, p, "name");
+		const char *name = str(port, "name");
+
+		if (name && *name) {
+			invalid_each(e, np, name, check_port_name);
+			if (json_object_get(names, name))
+				sk__vduplicate(e, np, json_object_get(port, "name"));
+			json_object_set_new(names, name, json_true());
+		}
+		validate_port_number(e, port, p, "containerPort", true);
+		validate_port_number(e, port, p, "hostPort", false);
+		enum_field(e, port, p, "protocol", protocols, true);
+	}
+}
+
+static void check_env_name(const char *s, struct msgs *m)
+{
+	for (const char *c = s; *c; c++)
+		if (*c < 32 || *c > 126 || *c == '=') {
+			msgs_add(m, "a valid environment variable name must consist only of printable ASCII "
+				 "characters other than '='");
+			return;
+		}
+}
+
+static void validate_field_ref(E, json_t *ref, const char *p)
+{
+	const char *fp = str(ref, "fieldPath");
+	CHILD(fpp, p, "fieldPath");
+
+	if (!fp || !*fp) {
+		sk__vrequired(e, fpp, "");
+		return;
+	}
+	if ((strncmp(fp, "metadata.labels['", 17) == 0 || strncmp(fp, "metadata.annotations['", 22) == 0) &&
+	    fp[strlen(fp) - 1] == ']')
+		return;
+	if (!str_in(fp, field_paths))
+		sk__vnot_supported(e, fpp, json_object_get(ref, "fieldPath"), field_paths);
+}
+
+static void validate_key_ref(E, json_t *ref, const char *p)
+{
+	CHILD(kp, p, "key");
+	CHILD(np, p, "name");
+
+	if (!str(ref, "key") || !*str(ref, "key"))
+		sk__vrequired(e, kp, "");
+	else
+		invalid_each(e, kp, str(ref, "key"), check_config_key);
+	if (!str(ref, "name") || !*str(ref, "name"))
+		sk__vrequired(e, np, "");
+}
+
+static void validate_env_source(E, json_t *env, const char *p)
+{
+	json_t *from = obj(env, "valueFrom");
+	CHILD(fp, p, "valueFrom");
+	int n = 0;
+
+	if (!from)
+		return;
+	if (obj(from, "fieldRef")) {
+		CHILD(q, fp, "fieldRef");
+		n++;
+		validate_field_ref(e, obj(from, "fieldRef"), q);
+	}
+	if (obj(from, "resourceFieldRef")) {
+		CHILD(q, fp, "resourceFieldRef.resource");
+		n++;
+		if (!str(obj(from, "resourceFieldRef"), "resource"))
+			sk__vrequired(e, q, "");
+	}
+	if (obj(from, "configMapKeyRef")) {
+		CHILD(q, fp, "configMapKeyRef");
+		n++;
+		validate_key_ref(e, obj(from, "configMapKeyRef"), q);
+	}
+	if (obj(from, "secretKeyRef")) {
+		CHILD(q, fp, "secretKeyRef");
+		n++;
+		validate_key_ref(e, obj(from, "secretKeyRef"), q);
+	}
+	if (n == 0)
+		sk__vinvalid_str(e, fp, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`");
+	else if (n > 1)
+		sk__vinvalid_str(e, fp, "", "may not have more than one field specified at a time");
+	if (str(env, "value") && *str(env, "value"))
+		sk__vinvalid_str(e, fp, "", "may not be specified when `value` is not empty");
+}
+
+static void validate_env(E, json_t *envs, const char *base)
+{
+	json_t *env;
+	size_t i;
+
+	json_array_foreach(envs, i, env) {
+		cleanup_free char *p = sk__vindex(base, i);
+		CHILD(np, p, "name");
+		const char *name = str(env, "name");
+
+		if (!name || !*name)
+			sk__vrequired(e, np, "");
+		else
+			invalid_each(e, np, name, check_env_name);
+		validate_env_source(e, env, p);
+	}
+}
+
+/* Quantities per resource; requests must not exceed limits. */
+static void validate_resources(E, json_t *res, const char *base)
+{
+	json_t *limits = obj(res, "limits"), *requests = obj(res, "requests");
+	const char *k;
+	json_t *q;
+	CHILD(lp, base, "limits");
+	CHILD(rp, base, "requests");
+
+	json_object_foreach(limits, k, q) {
+		cleanup_free char *p = sk__vkey(lp, k);
+		int64_t v;
+
+		if (json_is_string(q) && sk_quantity_milli(json_string_value(q), &v) == 0 && v < 0)
+			sk__vinvalid(e, p, q, "must be greater than or equal to 0");
+	}
+	json_object_foreach(requests, k, q) {
+		cleanup_free char *p = sk__vkey(rp, k);
+		json_t *lim = json_object_get(limits, k);
+		int64_t r, l;
+
+		if (!json_is_string(q) || sk_quantity_milli(json_string_value(q), &r) < 0)
+			continue;
+		if (r < 0) {
+			sk__vinvalid(e, p, q, "must be greater than or equal to 0");
+			continue;
+		}
+		if (json_is_string(lim) && sk_quantity_milli(json_string_value(lim), &l) == 0 && r > l) {
+			cleanup_free char *d = xasprintf("must be less than or equal to %s limit of %s", k,
+							 json_string_value(lim));
+
+			sk__vinvalid(e, p, q, d);
+		}
+	}
+}
+
+static void validate_handler(E, json_t *h, const char *base, bool probe)
+{
+	static const char *const kinds[] = { "exec", "httpGet", "tcpSocket", "grpc", "sleep", NULL };
+	int n = 0;
+
+	for (int i = 0; kinds[i]; i++) {
+		CHILD(p, base, kinds[i]);
+
+		if (!obj(h, kinds[i]))
+			continue;
+		if (++n > 1)
+			sk__vforbidden(e, p, "may not specify more than 1 handler type");
+		if (strcmp(kinds[i], "httpGet") == 0)
+			enum_field(e, obj(h, kinds[i]), p, "scheme", LIST("HTTP", "HTTPS"), false);
+		if (strcmp(kinds[i], "exec") == 0 && !arr(obj(h, kinds[i]), "command")) {
+			CHILD(cp, p, "command");
+			sk__vrequired(e, cp, "");
+		}
+	}
+	if (n == 0)
+		sk__vrequired(e, base, "must specify a handler type");
+	(void)probe;
+}
+
+static void validate_probe(E, json_t *c, const char *base, const char *k, bool success_one)
+{
+	json_t *pr = obj(c, k);
+	CHILD(p, base, k);
+	int64_t v;
+
+	if (!pr)
+		return;
+	validate_handler(e, pr, p, true);
+	non_negative(e, pr, p, "initialDelaySeconds");
+	non_negative(e, pr, p, "timeoutSeconds");
+	non_negative(e, pr, p, "periodSeconds");
+	non_negative(e, pr, p, "successThreshold");
+	non_negative(e, pr, p, "failureThreshold");
+	if (success_one && int_field(pr, "successThreshold", &v) && v != 1) {
+		CHILD(sp, p, "successThreshold");
+		sk__vinvalid_int(e, sp, v, "must be 1");
+	}
+}
+
+static void validate_mounts(E, json_t *c, const char *base, json_t *volnames)
+{
+	cleanup_json json_t *paths = json_object();
+	json_t *m;
+	size_t i;
+	CHILD(mb, base, "volumeMounts");
+
+	json_array_foreach(arr(c, "volumeMounts"), i, m) {
+		cleanup_free char *p = sk__vindex(mb, i);
+		CHILD(np, p, "name");
+		CHILD(pp, p, "mountPath");
+		const char *name = str(m, "name"), *mp = str(m, "mountPath");
+
+		if (!name || !*name)
+			sk__vrequired(e, np, "");
+		else if (!json_object_get(volnames, name))
+			sk__vnot_found(e, np, json_object_get(m, "name"));
+		if (!mp || !*mp) {
+			sk__vrequired(e, pp, "");
+			continue;
+		}
+		if (json_object_get(paths, mp))
+			sk__vinvalid_str(e, pp, mp, "must be unique");
+		json_object_set_new(paths, mp, json_true());
+	}
+}
+
+struct ctr_ctx {
+	json_t *volnames;   /* volume name → true */
+	json_t *names;      /* container names seen, across all lists */
+	bool init;
+};
+
+static void validate_container(E, json_t *c, const char *p, struct ctr_ctx *x)
+{
+	const char *name = str(c, "name");
+	const char *rp = str(c, "restartPolicy");
+	bool sidecar = x->init && rp && strcmp(rp, "Always") == 0;
+	CHILD(np, p, "name");
+	CHILD(ip, p, "image");
+	CHILD(portp, p, "ports");
+	CHILD(envp, p, "env");
+	CHILD(resp, p, "resources");
+	CHILD(rpp, p, "restartPolicy");
+	CHILD(lcp, p, "lifecycle");
+
+	if (!name || !*name) {
+		sk__vrequired(e, np, "");
+	} else {
+		invalid_each(e, np, name, check_label_fmt);
+		if (json_object_get(x->names, name))
+			sk__vduplicate(e, np, json_object_get(c, "name"));
+		json_object_set_new(x->names, name, json_true());
+	}
+	if (!str(c, "image") || !*str(c, "image"))
+		sk__vrequired(e, ip, "");
+	enum_field(e, c, p, "imagePullPolicy", pull_policies, true);
+	enum_field(e, c, p, "terminationMessagePolicy", LIST("File", "FallbackToLogsOnError"), true);
+	validate_ports(e, arr(c, "ports"), portp);
+	validate_env(e, arr(c, "env"), envp);
+	validate_resources(e, obj(c, "resources"), resp);
+	validate_mounts(e, c, p, x->volnames);
+	if (x->init && has(c, "restartPolicy") && !sidecar)
+		sk__vnot_supported(e, rpp, json_object_get(c, "restartPolicy"), LIST("Always"));
+	else if (!x->init && has(c, "restartPolicy"))
+		sk__vforbidden(e, rpp, "may not be set for non-init containers");
+	if (x->init && !sidecar) {
+		static const char *const forbidden[] = { "lifecycle", "livenessProbe", "readinessProbe", "startupProbe", NULL };
+
+		for (int i = 0; forbidden[i]; i++)
+			if (has(c, forbidden[i])) {
+				CHILD(fp, p, forbidden[i]);
+				sk__vforbidden(e, fp, "may not be set for init containers without restartPolicy=Always");
+			}
+		return;
+	}
+	validate_probe(e, c, p, "livenessProbe", true);
+	validate_probe(e, c, p, "readinessProbe", false);
+	validate_probe(e, c, p, "startupProbe", true);
+	if (obj(obj(c, "lifecycle"), "postStart")) {
+		CHILD(hp, lcp, "postStart");
+		validate_handler(e, obj(obj(c, "lifecycle"), "postStart"), hp, false);
+	}
+	if (obj(obj(c, "lifecycle"), "preStop")) {
+		CHILD(hp, lcp, "preStop");
+		validate_handler(e, obj(obj(c, "lifecycle"), "preStop"), hp, false);
+	}
+}
+
+static void validate_containers(E, json_t *list, const char *p, struct ctr_ctx *x)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(list, i, c) {
+		cleanup_free char *cp = sk__vindex(p, i);
+
+		validate_container(e, c, cp, x);
+	}
+}
+
+/* ---- volumes ---- */
+
+static const char *const volume_sources[] = { "hostPath", "emptyDir", "secret", "persistentVolumeClaim",
+	"configMap", "downwardAPI", "projected", "nfs", "image", NULL };
+
+static void validate_mode(E, json_t *src, const char *p, const char *k)
+{
+	int64_t v;
+	CHILD(mp, p, k);
+
+	if (int_field(src, k, &v) && (v < 0 || v > 0777))
+		sk__vinvalid_int(e, mp, v, "must be a number between 0 and 0777 (octal), both inclusive");
+}
+
+static void validate_volume_source(E, json_t *vol, const char *k, const char *p)
+{
+	json_t *src = obj(vol, k);
+
+	if (strcmp(k, "hostPath") == 0 && (!str(src, "path") || !*str(src, "path"))) {
+		CHILD(q, p, "path");
+		sk__vrequired(e, q, "");
+	} else if (strcmp(k, "persistentVolumeClaim") == 0 && (!str(src, "claimName") || !*str(src, "claimName"))) {
+		CHILD(q, p, "claimName");
+		sk__vrequired(e, q, "");
+	} else if (strcmp(k, "secret") == 0 || strcmp(k, "configMap") == 0 || strcmp(k, "downwardAPI") == 0 ||
+		   strcmp(k, "projected") == 0) {
+		validate_mode(e, src, p, "defaultMode");
+	} else if (strcmp(k, "emptyDir") == 0) {
+		enum_field(e, src, p, "medium", LIST("", "HugePages", "Memory"), false);
+	}
+}
+
+static void validate_volumes(E, json_t *vols, json_t *names)
+{
+	json_t *vol;
+	size_t i;
+
+	json_array_foreach(vols, i, vol) {
+		cleanup_free char *p = sk__vindex("spec.volumes", i);
+		CHILD(np, p, "name");
+		const char *name = str(vol, "name");
+		int n = 0;
+
+		if (!name || !*name) {
+			sk__vrequired(e, np, "");
+		} else {
+			invalid_each(e, np, name, check_label_fmt);
+			if (json_object_get(names, name))
+				sk__vduplicate(e, np, json_object_get(vol, "name"));
+			json_object_set_new(names, name, json_true());
+		}
+		for (int k = 0; volume_sources[k]; k++) {
+			CHILD(sp, p, volume_sources[k]);
+
+			if (!obj(vol, volume_sources[k]))
+				continue;
+			if (++n > 1) {
+				sk__vforbidden(e, sp, "may not specify more than 1 volume type");
+				continue;
+			}
+			validate_volume_source(e, vol, volume_sources[k], sp);
+		}
+		if (n == 0)
+			sk__vrequired(e, p, "must specify a volume type");
+	}
+}
+
+/* ---- scheduling parts of the pod spec ---- */
+
+static void validate_tolerations(E, json_t *tols, const char *base)
+{
+	static const char *const effects[] = { "NoExecute", "NoSchedule", "PreferNoSchedule", NULL };
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(tols, i, t) {
+		cleanup_free char *p = sk__vindex(base, i);
+		CHILD(kp, p, "key");
+		CHILD(op, p, "operator");
+		CHILD(ep, p, "effect");
+		const char *key = str(t, "key"), *oper = str(t, "operator"), *eff = str(t, "effect");
+		const char *val = str(t, "value");
+
+		if (key && *key)
+			invalid_each(e, kp, key, check_qualified_name);
+		if ((!key || !*key) && oper && strcmp(oper, "Exists") != 0)
+			sk__vinvalid_str(e, op, oper, "operator must be Exists when `key` is empty, which means \"match all values and all keys\"");
+		if (has(t, "tolerationSeconds") && (!eff || strcmp(eff, "NoExecute") != 0))
+			sk__vinvalid_str(e, ep, eff ? eff : "", "effect must be 'NoExecute' when `tolerationSeconds` is set");
+		if (!oper || !*oper || strcmp(oper, "Equal") == 0) {
+			if (val && *val)
+				invalid_each(e, p, val, check_label_value);
+		} else if (strcmp(oper, "Exists") == 0) {
+			if (val && *val)
+				sk__vinvalid_str(e, op, val, "value must be empty when `operator` is 'Exists'");
+		} else {
+			sk__vnot_supported(e, op, json_object_get(t, "operator"), LIST("Equal", "Exists"));
+		}
+		if (eff && *eff)
+			enum_field(e, t, p, "effect", effects, false);
+	}
+}
+
+static void validate_ns_terms(E, json_t *terms, const char *base)
+{
+	static const char *const ops[] = { "DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn", NULL };
+	json_t *term, *req;
+	size_t i, j;
+
+	json_array_foreach(terms, i, term) {
+		cleanup_free char *tp = sk__vindex(base, i);
+		CHILD(mp, tp, "matchExpressions");
+
+		json_array_foreach(arr(term, "matchExpressions"), j, req) {
+			cleanup_free char *rp = sk__vindex(mp, j);
+			CHILD(vp, rp, "values");
+			const char *op = str(req, "operator");
+			size_t nv = json_array_size(arr(req, "values"));
+
+			enum_field(e, req, rp, "operator", ops, true);
+			if (op && (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) && nv == 0)
+				sk__vrequired(e, vp, "must be specified when `operator` is 'In' or 'NotIn'");
+			else if (op && (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) && nv)
+				sk__vforbidden(e, vp, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+			if (str(req, "key") && *str(req, "key")) {
+				CHILD(kp, rp, "key");
+				invalid_each(e, kp, str(req, "key"), check_qualified_name);
+			}
+		}
+	}
+}
+
+static void validate_affinity(E, json_t *aff)
+{
+	json_t *req = obj(obj(aff, "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution");
+	const char *p = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
+
+	if (!req)
+		return;
+	if (json_array_size(arr(req, "nodeSelectorTerms")) == 0)
+		sk__vrequired(e, p, "must have at least one node selector term");
+	validate_ns_terms(e, arr(req, "nodeSelectorTerms"), p);
+}
+
+static void validate_spread(E, json_t *list)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(list, i, c) {
+		cleanup_free char *p = sk__vindex("spec.topologySpreadConstraints", i);
+		CHILD(tk, p, "topologyKey");
+		CHILD(sk, p, "maxSkew");
+		int64_t v;
+
+		if (!int_field(c, "maxSkew", &v) || v <= 0)
+			sk__vinvalid_int(e, sk, int_field(c, "maxSkew", &v) ? v : 0, "must be greater than zero");
+		if (!str(c, "topologyKey") || !*str(c, "topologyKey"))
+			sk__vrequired(e, tk, "can not be empty");
+		enum_field(e, c, p, "whenUnsatisfiable", LIST("DoNotSchedule", "ScheduleAnyway"), true);
+		if (has(c, "minDomains"))
+			positive(e, c, p, "minDomains", "must be greater than 0");
+	}
+}
+
+static void validate_node_selector_map(E, json_t *sel)
+{
+	validate_labels(e, sel, "spec.nodeSelector");
+}
+
+static void validate_subdomain_field(E, json_t *spec, const char *k)
+{
+	const char *v = str(spec, k);
+	CHILD(p, "spec", k);
+
+	if (v && *v)
+		invalid_each(e, p, v, check_subdomain_fmt);
+}
+
+/* ---- pod spec ---- */
+
+static const char *const restart_policies[] = { "Always", "Never", "OnFailure", NULL };
+static const char *const dns_policies[] = { "ClusterFirst", "ClusterFirstWithHostNet", "Default", "None", NULL };
+
+/* prefix is "" for pods or e.g. "spec.template." for templates: the
+ * fields are reported below it. */
+static void validate_pod_spec_at(E, json_t *spec)
+{
+	cleanup_json json_t *volnames = json_object();
+	cleanup_json json_t *names = json_object();
+	struct ctr_ctx x = { volnames, names, false };
+	int64_t v;
+
+	validate_volumes(e, arr(spec, "volumes"), volnames);
+	if (json_array_size(arr(spec, "containers")) == 0)
+		sk__vrequired(e, "spec.containers", "");
+	x.init = true;
+	validate_containers(e, arr(spec, "initContainers"), "spec.initContainers", &x);
+	x.init = false;
+	validate_containers(e, arr(spec, "containers"), "spec.containers", &x);
+	enum_field(e, spec, "spec", "restartPolicy", restart_policies, true);
+	enum_field(e, spec, "spec", "dnsPolicy", dns_policies, true);
+	validate_node_selector_map(e, obj(spec, "nodeSelector"));
+	validate_subdomain_field(e, spec, "serviceAccountName");
+	validate_subdomain_field(e, spec, "priorityClassName");
+	validate_subdomain_field(e, spec, "runtimeClassName");
+	validate_subdomain_field(e, spec, "nodeName");
+	validate_tolerations(e, arr(spec, "tolerations"), "spec.tolerations");
+	validate_affinity(e, obj(spec, "affinity"));
+	validate_spread(e, arr(spec, "topologySpreadConstraints"));
+	if (int_field(spec, "activeDeadlineSeconds", &v) && (v < 1 || v > INT32_MAX))
+		sk__vinvalid_int(e, "spec.activeDeadlineSeconds", v, "must be between 1 and 2147483647, inclusive");
+	if (has(spec, "preemptionPolicy"))
+		enum_field(e, spec, "spec", "preemptionPolicy", LIST("Never", "PreemptLowerPriority"), false);
+	if (str(spec, "hostname") && *str(spec, "hostname"))
+		invalid_each(e, "spec.hostname", str(spec, "hostname"), check_label_fmt);
+}
+
+/* Validation of a nested pod spec reports paths below prefix: errors are
+ * collected with "spec." paths and re-rooted. */
+static void reroot(E, json_t *causes, const char *prefix)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(causes, i, c) {
+		const char *f = str(c, "field");
+		cleanup_free char *nf = xasprintf("%s%s", prefix, f ? f : "");
+
+		json_object_set_new(c, "field", json_string(nf));
+		json_array_append(e->causes, c);
+	}
+}
+
+static void validate_pod_spec(E, json_t *spec, const char *prefix)
+{
+	struct sk__verr sub = { json_array() };
+
+	validate_pod_spec_at(&sub, spec ? spec : json_object_get(NULL, ""));
+	reroot(e, sub.causes, prefix);
+	json_decref(sub.causes);
+}
+
+static void validate_pod(E, json_t *pod)
+{
+	json_t *spec = obj(pod, "spec");
+
+	validate_meta(e, pod, true, NAME_SUBDOMAIN, "");
+	if (!spec) {
+		sk__vrequired(e, "spec.containers", "");
+		return;
+	}
+	validate_pod_spec(e, spec, "");
+}
+
+/* The fields a pod update may change are copied from old to new in a
+ * scratch spec; anything else that differs is forbidden. */
+static void munge_images(json_t *spec, json_t *old_spec, const char *k)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(arr(spec, k), i, c) {
+		json_t *oc = json_array_get(arr(old_spec, k), i);
+
+		if (json_is_object(c) && json_is_object(oc)) {
+			if (has(oc, "image"))
+				json_object_set(c, "image", json_object_get(oc, "image"));
+			else
+				json_object_del(c, "image");
+		}
+	}
+}
+
+static void copy_field(json_t *dst, json_t *src, const char *k)
+{
+	if (has(src, k))
+		json_object_set(dst, k, json_object_get(src, k));
+	else
+		json_object_del(dst, k);
+}
+
+static bool tolerations_added_only(json_t *newt, json_t *oldt)
+{
+	json_t *t;
+	size_t i, j;
+
+	json_array_foreach(oldt, i, t) {
+		bool found = false;
+		json_t *n;
+
+		json_array_foreach(newt, j, n)
+			found |= json_equal(n, t);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static char *spec_diff(json_t *old_spec, json_t *new_spec)
+{
+	char *out = xstrdup("  core.PodSpec{\n");
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(new_spec, k, v) {
+		json_t *o = json_object_get(old_spec, k);
+
+		if (!json_equal(o, v)) {
+			cleanup_free char *a = o ? json_dumps(o, JSON_COMPACT | JSON_ENCODE_ANY) : xstrdup("nil");
+			cleanup_free char *b = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+			char *next = xasprintf("%s- \t%s: %s,\n+ \t%s: %s,\n", out, k, a ? a : "", k, b ? b : "");
+
+			free(out);
+			out = next;
+		}
+	}
+	json_object_foreach(old_spec, k, v) {
+		if (!json_object_get(new_spec, k)) {
+			cleanup_free char *a = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+			char *next = xasprintf("%s- \t%s: %s,\n", out, k, a ? a : "");
+
+			free(out);
+			out = next;
+		}
+	}
+	{
+		char *next = xasprintf("%s  }\n", out);
+
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+static void validate_pod_update(E, json_t *pod, json_t *old)
+{
+	json_t *spec = obj(pod, "spec"), *ospec = obj(old, "spec");
+	cleanup_json json_t *munged = spec ? json_deep_copy(spec) : json_object();
+	int64_t nv, ov;
+
+	if (int_field(spec, "activeDeadlineSeconds", &nv) && int_field(ospec, "activeDeadlineSeconds", &ov) && nv > ov)
+		sk__vinvalid_int(e, "spec.activeDeadlineSeconds", nv, "must be less than or equal to previous value");
+	if (has(ospec, "activeDeadlineSeconds") && !has(spec, "activeDeadlineSeconds"))
+		sk__vinvalid(e, "spec.activeDeadlineSeconds", json_null(), "must not update from a positive integer to nil value");
+	munge_images(munged, ospec, "containers");
+	munge_images(munged, ospec, "initContainers");
+	copy_field(munged, ospec, "activeDeadlineSeconds");
+	if (tolerations_added_only(arr(spec, "tolerations"), arr(ospec, "tolerations")))
+		copy_field(munged, ospec, "tolerations");
+	if (int_field(ospec, "terminationGracePeriodSeconds", &ov) && ov < 0 &&
+	    int_field(spec, "terminationGracePeriodSeconds", &nv) && nv == 1)
+		copy_field(munged, ospec, "terminationGracePeriodSeconds");
+	if (!json_equal(munged, ospec ? ospec : munged)) {
+		cleanup_free char *diff = spec_diff(ospec, munged);
+		cleanup_free char *msg = xasprintf("pod updates may not change fields other than "
+			"`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
+			"`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` "
+			"(allow it to be set to 1 if it was previously negative)\n%s", diff);
+
+		sk__vforbidden(e, "spec", msg);
+	}
+}
+
+/* ---- templates and selectors ---- */
+
+static bool selector_matches(json_t *sel, json_t *labels)
+{
+	const char *k;
+	json_t *v, *req;
+	size_t i;
+
+	json_object_foreach(obj(sel, "matchLabels"), k, v)
+		if (!json_equal(json_object_get(labels, k), v))
+			return false;
+	json_array_foreach(arr(sel, "matchExpressions"), i, req) {
+		const char *key = str(req, "key"), *op = str(req, "operator");
+		json_t *lv = key ? json_object_get(labels, key) : NULL;
+		bool in = false;
+		json_t *val;
+		size_t j;
+
+		json_array_foreach(arr(req, "values"), j, val)
+			in |= json_equal(val, lv);
+		if (!op || (strcmp(op, "In") == 0 && !in) || (strcmp(op, "NotIn") == 0 && in) ||
+		    (strcmp(op, "Exists") == 0 && !lv) || (strcmp(op, "DoesNotExist") == 0 && lv))
+			return false;
+	}
+	return true;
+}
+
+static bool selector_empty(json_t *sel)
+{
+	return json_object_size(obj(sel, "matchLabels")) == 0 && json_array_size(arr(sel, "matchExpressions")) == 0;
+}
+
+static void validate_label_selector(E, json_t *sel, const char *p)
+{
+	static const char *const ops[] = { "DoesNotExist", "Exists", "In", "NotIn", NULL };
+	CHILD(ml, p, "matchLabels");
+	CHILD(me, p, "matchExpressions");
+	json_t *req;
+	size_t i;
+
+	validate_labels(e, obj(sel, "matchLabels"), ml);
+	json_array_foreach(arr(sel, "matchExpressions"), i, req) {
+		cleanup_free char *rp = sk__vindex(me, i);
+		CHILD(vp, rp, "values");
+		const char *op = str(req, "operator");
+		size_t nv = json_array_size(arr(req, "values"));
+
+		enum_field(e, req, rp, "operator", ops, true);
+		if (op && (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) && nv == 0)
+			sk__vrequired(e, vp, "must be specified when `operator` is 'In' or 'NotIn'");
+		else if (op && (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) && nv)
+			sk__vforbidden(e, vp, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+	}
+}
+
+/* Selector and pod template of Deployment/ReplicaSet/Job (base "spec"). */
+static void validate_selector_template(E, json_t *spec, const char *base, bool need_selector, const char *kind)
+{
+	json_t *sel = obj(spec, "selector");
+	json_t *tmpl = obj(spec, "template");
+	json_t *labels = obj(obj(tmpl, "metadata"), "labels");
+	CHILD(sp, base, "selector");
+	CHILD(tp, base, "template");
+	CHILD(lp, tp, "metadata.labels");
+
+	if (!sel && need_selector) {
+		sk__vrequired(e, sp, "");
+	} else if (sel) {
+		validate_label_selector(e, sel, sp);
+		if (selector_empty(sel)) {
+			cleanup_free char *d = xasprintf("empty selector is invalid for %s", kind);
+
+			sk__vinvalid(e, sp, sel, d);
+		}
+	}
+	if (!tmpl) {
+		sk__vrequired(e, tp, "");
+		return;
+	}
+	if (sel && !selector_empty(sel) && !selector_matches(sel, labels ? labels : json_object_get(tmpl, "")))
+		sk__vinvalid(e, lp, labels, "`selector` does not match template `labels`");
+	{
+		cleanup_free char *prefix = xasprintf("%s.", tp);
+		CHILD(mp, tp, "metadata");
+		struct sk__verr sub = { json_array() };
+
+		validate_labels(&sub, labels, lp);
+		validate_annotations(&sub, obj(obj(tmpl, "metadata"), "annotations"), "spec.template.metadata.annotations");
+		json_array_extend(e->causes, sub.causes);
+		json_decref(sub.causes);
+		(void)mp;
+		validate_pod_spec(e, obj(tmpl, "spec"), prefix);
+	}
+}
+
+static void check_percent_or_int(E, json_t *ru, const char *base, const char *k)
+{
+	json_t *v = json_object_get(ru, k);
+	CHILD(p, base, k);
+
+	if (json_is_integer(v) && json_integer_value(v) < 0)
+		sk__vinvalid(e, p, v, "must be greater than or equal to 0");
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		size_t len = strlen(s);
+
+		if (len < 2 || s[len - 1] != '%' || strspn(s, "0123456789") != len - 1)
+			sk__vinvalid(e, p, v, "a valid percent string must be a numeric string followed by an ending '%' "
+				     "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')");
+		else if (atoi(s) > 100)
+			sk__vinvalid(e, p, v, "must not be greater than 100%");
+	}
+}
+
+static bool is_zero_intstr(json_t *v)
+{
+	return !v || (json_is_integer(v) && json_integer_value(v) == 0) ||
+		(json_is_string(v) && strcmp(json_string_value(v), "0%") == 0);
+}
+
+/* ---- apps ---- */
+
+static void validate_template_restart_always(E, json_t *spec)
+{
+	json_t *rp = json_object_get(obj(obj(spec, "template"), "spec"), "restartPolicy");
+
+	if (json_is_string(rp) && strcmp(json_string_value(rp), "Always") != 0)
+		sk__vnot_supported(e, "spec.template.spec.restartPolicy", rp, LIST("Always"));
+}
+
+static void validate_strategy(E, json_t *spec)
+{
+	json_t *st = obj(spec, "strategy");
+	json_t *ru = obj(st, "rollingUpdate");
+	const char *type = str(st, "type");
+	const char *p = "spec.strategy.rollingUpdate";
+
+	enum_field(e, st, "spec.strategy", "type", LIST("Recreate", "RollingUpdate"), true);
+	if (type && strcmp(type, "Recreate") == 0 && ru) {
+		sk__vforbidden(e, p, "may not be specified when strategy `type` is 'Recreate'");
+		return;
+	}
+	if (!ru)
+		return;
+	check_percent_or_int(e, ru, p, "maxUnavailable");
+	check_percent_or_int(e, ru, p, "maxSurge");
+	if (is_zero_intstr(json_object_get(ru, "maxUnavailable")) && is_zero_intstr(json_object_get(ru, "maxSurge")))
+		sk__vinvalid(e, "spec.strategy.rollingUpdate.maxUnavailable", json_object_get(ru, "maxUnavailable"),
+			     "may not be 0 when `maxSurge` is 0");
+}
+
+static void validate_deployment(E, json_t *d)
+{
+	json_t *spec = obj(d, "spec");
+	int64_t pd, mr = 0;
+
+	validate_meta(e, d, true, NAME_SUBDOMAIN, "");
+	non_negative(e, spec, "spec", "replicas");
+	validate_selector_template(e, spec, "spec", true, "deployment");
+	validate_template_restart_always(e, spec);
+	validate_strategy(e, spec);
+	non_negative(e, spec, "spec", "minReadySeconds");
+	non_negative(e, spec, "spec", "revisionHistoryLimit");
+	non_negative(e, spec, "spec", "progressDeadlineSeconds");
+	int_field(spec, "minReadySeconds", &mr);
+	if (int_field(spec, "progressDeadlineSeconds", &pd) && pd <= mr)
+		sk__vinvalid_int(e, "spec.progressDeadlineSeconds", pd, "must be greater than minReadySeconds");
+}
+
+static void validate_replicaset(E, json_t *rs)
+{
+	json_t *spec = obj(rs, "spec");
+
+	validate_meta(e, rs, true, NAME_SUBDOMAIN, "");
+	non_negative(e, spec, "spec", "replicas");
+	non_negative(e, spec, "spec", "minReadySeconds");
+	validate_selector_template(e, spec, "spec", true, "replicaset");
+	validate_template_restart_always(e, spec);
+}
+
+static void immutable(E, json_t *a, json_t *b, const char *k, const char *field)
+{
+	json_t *x = json_object_get(a, k), *y = json_object_get(b, k);
+
+	if (!json_equal(x ? x : json_null(), y ? y : json_null()))
+		sk__vinvalid(e, field, x ? x : json_null(), "field is immutable");
+}
+
+static void validate_selector_update(E, json_t *o, json_t *old)
+{
+	immutable(e, obj(o, "spec"), obj(old, "spec"), "selector", "spec.selector");
+}
+
+/* ---- batch ---- */
+
+static void validate_pod_failure_policy(E, json_t *spec, const char *base)
+{
+	json_t *pfp = obj(spec, "podFailurePolicy");
+	json_t *rule;
+	size_t i;
+	CHILD(rp, base, "podFailurePolicy.rules");
+	const char *restart = str(obj(obj(spec, "template"), "spec"), "restartPolicy");
+
+	if (!pfp)
+		return;
+	if (restart && strcmp(restart, "Never") != 0) {
+		CHILD(tp, base, "template.spec.restartPolicy");
+		sk__vinvalid_str(e, tp, restart, "only \"Never\" is supported when podFailurePolicy is specified");
+	}
+	json_array_foreach(arr(pfp, "rules"), i, rule) {
+		cleanup_free char *p = sk__vindex(rp, i);
+
+		enum_field(e, rule, p, "action", LIST("Count", "FailIndex", "FailJob", "Ignore"), true);
+		if (obj(rule, "onExitCodes") && arr(rule, "onPodConditions")) {
+			CHILD(q, p, "onExitCodes");
+			sk__vinvalid_str(e, p, "", "specifying both OnExitCodes and OnPodConditions is not supported");
+			(void)q;
+		}
+	}
+}
+
+/* JobSpec checks shared by Job and CronJob's jobTemplate (base
+ * "spec" or "spec.jobTemplate.spec"). */
+static void validate_job_spec(E, json_t *spec, const char *base, bool is_job)
+{
+	const char *mode = str(spec, "completionMode");
+	bool indexed = mode && strcmp(mode, "Indexed") == 0;
+	json_t *rp = json_object_get(obj(obj(spec, "template"), "spec"), "restartPolicy");
+	CHILD(tp, base, "template");
+	CHILD(rpp, tp, "spec.restartPolicy");
+	CHILD(cp, base, "completions");
+	int64_t v;
+
+	non_negative(e, spec, base, "parallelism");
+	non_negative(e, spec, base, "completions");
+	non_negative(e, spec, base, "backoffLimit");
+	non_negative(e, spec, base, "backoffLimitPerIndex");
+	non_negative(e, spec, base, "maxFailedIndexes");
+	non_negative(e, spec, base, "ttlSecondsAfterFinished");
+	if (has(spec, "activeDeadlineSeconds"))
+		positive(e, spec, base, "activeDeadlineSeconds", "must be greater than or equal to 0");
+	if (is_job || has(spec, "selector"))
+		validate_selector_template(e, spec, base, is_job, "job");
+	else {
+		cleanup_free char *prefix = xasprintf("%s.", tp);
+
+		validate_pod_spec(e, obj(obj(spec, "template"), "spec"), prefix);
+	}
+	if (!json_is_string(rp) || (strcmp(json_string_value(rp), "OnFailure") != 0 &&
+				    strcmp(json_string_value(rp), "Never") != 0))
+		sk__vnot_supported(e, rpp, rp, LIST("OnFailure", "Never"));
+	if (has(spec, "completionMode"))
+		enum_field(e, spec, base, "completionMode", LIST("NonIndexed", "Indexed"), false);
+	if (indexed && !has(spec, "completions"))
+		sk__vrequired(e, cp, "when completion mode is Indexed");
+	if (indexed && int_field(spec, "completions", &v) && v > 100000)
+		sk__vinvalid_int(e, cp, v, "must be less than or equal to 100000 when completion mode is Indexed");
+	if (has(spec, "backoffLimitPerIndex") && !indexed) {
+		CHILD(p, base, "backoffLimitPerIndex");
+		sk__vforbidden(e, p, "requires indexed completion mode");
+	}
+	if (has(spec, "maxFailedIndexes") && !has(spec, "backoffLimitPerIndex")) {
+		CHILD(p, base, "maxFailedIndexes");
+		sk__vforbidden(e, p, "cannot set maxFailedIndexes when backoffLimitPerIndex is not set");
+	}
+	if (has(spec, "podReplacementPolicy")) {
+		if (has(spec, "podFailurePolicy"))
+			enum_field(e, spec, base, "podReplacementPolicy", LIST("Failed"), false);
+		else
+			enum_field(e, spec, base, "podReplacementPolicy", LIST("Failed", "TerminatingOrFailed"), false);
+	}
+	validate_pod_failure_policy(e, spec, base);
+}
+
+static void validate_job(E, json_t *job)
+{
+	validate_meta(e, job, true, NAME_SUBDOMAIN, "");
+	validate_job_spec(e, obj(job, "spec"), "spec", true);
+}
+
+/* The scheduling directives of a suspended, never-started Job may change. */
+static void validate_job_update(E, json_t *job, json_t *old)
+{
+	json_t *spec = obj(job, "spec"), *ospec = obj(old, "spec");
+	bool mutable_sched = json_is_true(json_object_get(ospec, "suspend")) &&
+		!has(obj(old, "status"), "startTime");
+	json_t *t = obj(spec, "template"), *ot = obj(ospec, "template");
+
+	validate_selector_update(e, job, old);
+	immutable(e, spec, ospec, "completionMode", "spec.completionMode");
+	if (!(str(spec, "completionMode") && strcmp(str(spec, "completionMode"), "Indexed") == 0 &&
+	      json_equal(json_object_get(spec, "completions"), json_object_get(spec, "parallelism"))))
+		immutable(e, spec, ospec, "completions", "spec.completions");
+	if (t && ot && !json_equal(t, ot)) {
+		cleanup_json json_t *munged = json_deep_copy(t);
+		json_t *ms = obj(munged, "spec"), *os = obj(ot, "spec");
+
+		if (mutable_sched && ms) {
+			static const char *const sched[] = { "nodeSelector", "tolerations", "affinity", "schedulingGates", NULL };
+
+			for (int i = 0; sched[i]; i++)
+				copy_field(ms, os, sched[i]);
+			if (obj(munged, "metadata")) {
+				copy_field(obj(munged, "metadata"), obj(ot, "metadata"), "labels");
+				copy_field(obj(munged, "metadata"), obj(ot, "metadata"), "annotations");
+			}
+		}
+		if (!json_equal(munged, ot))
+			sk__vinvalid(e, "spec.template", json_string("core.PodTemplateSpec{...}"), "field is immutable");
+	}
+}
+
+static bool timezone_exists(const char *tz)
+{
+	cleanup_free char *path = NULL;
+	struct stat st;
+
+	if (!*tz || tz[0] == '/' || strstr(tz, "..") || strlen(tz) > 255)
+		return false;
+	if (strcmp(tz, "UTC") == 0)
+		return true;
+	path = xasprintf("/usr/share/zoneinfo/%s", tz);
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void validate_schedule(E, json_t *spec)
+{
+	const char *s = str(spec, "schedule");
+	cleanup_free char *err = NULL;
+
+	if (!s || !*s) {
+		sk__vrequired(e, "spec.schedule", "");
+		return;
+	}
+	if (strstr(s, "TZ")) {
+		sk__vinvalid_str(e, "spec.schedule", s, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead");
+		return;
+	}
+	if ((err = sk__vcron_parse(s)))
+		sk__vinvalid_str(e, "spec.schedule", s, err);
+}
+
+static void validate_cronjob(E, json_t *cj)
+{
+	json_t *spec = obj(cj, "spec");
+	const char *name = str(obj(cj, "metadata"), "name");
+	const char *tz = str(spec, "timeZone");
+	json_t *jt = obj(spec, "jobTemplate");
+
+	validate_meta(e, cj, true, NAME_SUBDOMAIN, "");
+	if (name && strlen(name) > 52)
+		sk__vinvalid_str(e, "metadata.name", name, "must be no more than 52 characters");
+	validate_schedule(e, spec);
+	if (tz && (strcmp(tz, "Local") == 0))
+		sk__vinvalid_str(e, "spec.timeZone", tz, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones");
+	else if (tz && !timezone_exists(tz)) {
+		cleanup_free char *d = xasprintf("unknown time zone %s", tz);
+
+		sk__vinvalid_str(e, "spec.timeZone", tz, d);
+	}
+	enum_field(e, spec, "spec", "concurrencyPolicy", LIST("Allow", "Forbid", "Replace"), true);
+	non_negative(e, spec, "spec", "startingDeadlineSeconds");
+	non_negative(e, spec, "spec", "successfulJobsHistoryLimit");
+	non_negative(e, spec, "spec", "failedJobsHistoryLimit");
+	if (!jt) {
+		sk__vrequired(e, "spec.jobTemplate", "");
+		return;
+	}
+	validate_labels(e, obj(obj(jt, "metadata"), "labels"), "spec.jobTemplate.metadata.labels");
+	validate_job_spec(e, obj(jt, "spec"), "spec.jobTemplate.spec", false);
+}
+
+/* ---- services ---- */
+
+static void validate_target_port(E, json_t *port, const char *p)
+{
+	json_t *tp = json_object_get(port, "targetPort");
+	CHILD(tpp, p, "targetPort");
+
+	if (json_is_integer(tp) && (json_integer_value(tp) < 1 || json_integer_value(tp) > 65535))
+		sk__vinvalid(e, tpp, tp, "must be between 1 and 65535, inclusive");
+	else if (json_is_string(tp))
+		invalid_each(e, tpp, json_string_value(tp), check_port_name);
+}
+
+static void validate_service_ports(E, json_t *spec, const char *type)
+{
+	cleanup_json json_t *names = json_object();
+	json_t *ports = arr(spec, "ports"), *port;
+	size_t i, n = json_array_size(ports);
+	bool node_ports = type && (strcmp(type, "NodePort") == 0 || strcmp(type, "LoadBalancer") == 0);
+
+	if (n == 0 && (!type || strcmp(type, "ExternalName") != 0) && !str_in(str(spec, "clusterIP"), LIST("None")))
+		sk__vrequired(e, "spec.ports", "");
+	json_array_foreach(ports, i, port) {
+		cleanup_free char *p = sk__vindex("spec.ports", i);
+		CHILD(np, p, "name");
+		CHILD(npp, p, "nodePort");
+		const char *name = str(port, "name");
+
+		if (n > 1 && (!name || !*name))
+			sk__vrequired(e, np, "");
+		if (name && *name) {
+			invalid_each(e, np, name, check_dns1035_fmt);
+			if (json_object_get(names, name))
+				sk__vduplicate(e, np, json_object_get(port, "name"));
+			json_object_set_new(names, name, json_true());
+		}
+		validate_port_number(e, port, p, "port", true);
+		enum_field(e, port, p, "protocol", protocols, true);
+		validate_target_port(e, port, p);
+		if (has(port, "nodePort") && json_integer_value(json_object_get(port, "nodePort")) != 0 && !node_ports) {
+			cleanup_free char *d = xasprintf("may not be used when `type` is '%s'", type ? type : "");
+
+			sk__vforbidden(e, npp, d);
+		}
+	}
+}
+
+static void validate_service(E, json_t *svc)
+{
+	json_t *spec = obj(svc, "spec");
+	const char *type = str(spec, "type");
+
+	validate_meta(e, svc, true, NAME_DNS1035, "");
+	enum_field(e, spec, "spec", "type", LIST("ClusterIP", "ExternalName", "LoadBalancer", "NodePort"), true);
+	enum_field(e, spec, "spec", "sessionAffinity", LIST("ClientIP", "None"), true);
+	if (type && strcmp(type, "ExternalName") == 0) {
+		const char *en = str(spec, "externalName");
+
+		if (!en || !*en)
+			sk__vrequired(e, "spec.externalName", "");
+		else
+			invalid_each(e, "spec.externalName", en, check_subdomain_fmt);
+	}
+	validate_service_ports(e, spec, type);
+	validate_labels(e, obj(spec, "selector"), "spec.selector");
+	if (has(spec, "internalTrafficPolicy"))
+		enum_field(e, spec, "spec", "internalTrafficPolicy", LIST("Cluster", "Local"), false);
+	if (has(spec, "externalTrafficPolicy"))
+		enum_field(e, spec, "spec", "externalTrafficPolicy", LIST("Cluster", "Local"), false);
+	if (has(spec, "ipFamilyPolicy"))
+		enum_field(e, spec, "spec", "ipFamilyPolicy", LIST("PreferDualStack", "RequireDualStack", "SingleStack"), false);
+}
+
+static void validate_service_update(E, json_t *svc, json_t *old)
+{
+	json_t *spec = obj(svc, "spec"), *ospec = obj(old, "spec");
+	const char *oip = str(ospec, "clusterIP"), *nip = str(spec, "clusterIP");
+
+	if (oip && *oip && nip && *nip && strcmp(oip, nip) != 0 && !str_in(str(spec, "type"), LIST("ExternalName")))
+		sk__vinvalid_str(e, "spec.clusterIPs[0]", nip, "may not change once set");
+}
+
+/* ---- config ---- */
+
+static void validate_keys(E, json_t *map, const char *base)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(map, k, v) {
+		cleanup_free char *p = sk__vkey(base, k);
+
+		invalid_each(e, p, k, check_config_key);
+	}
+}
+
+static void validate_configmap(E, json_t *cm)
+{
+	json_t *bin = obj(cm, "binaryData");
+	const char *k;
+	json_t *v;
+
+	validate_meta(e, cm, true, NAME_SUBDOMAIN, "");
+	validate_keys(e, obj(cm, "data"), "data");
+	validate_keys(e, bin, "binaryData");
+	json_object_foreach(bin, k, v)
+		if (json_object_get(obj(cm, "data"), k)) {
+			cleanup_free char *p = sk__vkey("binaryData", k);
+
+			sk__vinvalid_str(e, p, k, "duplicate of key present in data");
+		}
+}
+
+static void require_secret_key(E, json_t *s, const char *key)
+{
+	if (!json_object_get(obj(s, "data"), key)) {
+		cleanup_free char *p = sk__vkey("data", key);
+
+		sk__vrequired(e, p, "");
+	}
+}
+
+static void validate_secret(E, json_t *s)
+{
+	const char *type = str(s, "type");
+
+	validate_meta(e, s, true, NAME_SUBDOMAIN, "");
+	validate_keys(e, obj(s, "data"), "data");
+	validate_keys(e, obj(s, "stringData"), "stringData");
+	if (!type)
+		return;
+	if (strcmp(type, "kubernetes.io/dockerconfigjson") == 0)
+		require_secret_key(e, s, ".dockerconfigjson");
+	else if (strcmp(type, "kubernetes.io/dockercfg") == 0)
+		require_secret_key(e, s, ".dockercfg");
+	else if (strcmp(type, "kubernetes.io/tls") == 0) {
+		require_secret_key(e, s, "tls.crt");
+		require_secret_key(e, s, "tls.key");
+	} else if (strcmp(type, "kubernetes.io/ssh-auth") == 0) {
+		require_secret_key(e, s, "ssh-privatekey");
+	}
+}
+
+/* Secret and ConfigMap: `immutable` freezes data and itself. */
+static void validate_immutable_data(E, json_t *o, json_t *old, bool secret)
+{
+	if (!json_is_true(json_object_get(old, "immutable")))
+		goto type;
+	if (!json_is_true(json_object_get(o, "immutable")))
+		sk__vforbidden(e, "immutable", "field is immutable when `immutable` is set");
+	if (!json_equal(json_object_get(o, "data") ? json_object_get(o, "data") : json_null(),
+			json_object_get(old, "data") ? json_object_get(old, "data") : json_null()))
+		sk__vforbidden(e, "data", "field is immutable when `immutable` is set");
+	if (!secret && !json_equal(json_object_get(o, "binaryData") ? json_object_get(o, "binaryData") : json_null(),
+				   json_object_get(old, "binaryData") ? json_object_get(old, "binaryData") : json_null()))
+		sk__vforbidden(e, "binaryData", "field is immutable when `immutable` is set");
+type:
+	if (secret)
+		immutable(e, o, old, "type", "type");
+}
+
+static void validate_serviceaccount(E, json_t *sa)
+{
+	validate_meta(e, sa, true, NAME_SUBDOMAIN, "");
+}
+
+static void validate_quantity_map(E, json_t *m, const char *base)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(m, k, v) {
+		cleanup_free char *p = sk__vkey(base, k);
+		int64_t q;
+
+		if (json_is_string(v) && sk_quantity_milli(json_string_value(v), &q) == 0 && q < 0)
+			sk__vinvalid(e, p, v, "must be greater than or equal to 0");
+	}
+}
+
+static void validate_resourcequota(E, json_t *rq)
+{
+	validate_meta(e, rq, true, NAME_SUBDOMAIN, "");
+	validate_quantity_map(e, obj(obj(rq, "spec"), "hard"), "spec.hard");
+}
+
+static void validate_endpoints(E, json_t *ep)
+{
+	json_t *s, *port;
+	size_t i, j;
+
+	validate_meta(e, ep, true, NAME_SUBDOMAIN, "");
+	json_array_foreach(arr(ep, "subsets"), i, s) {
+		cleanup_free char *sp = sk__vindex("subsets", i);
+		CHILD(pp, sp, "ports");
+
+		json_array_foreach(arr(s, "ports"), j, port) {
+			cleanup_free char *p = sk__vindex(pp, j);
+
+			validate_port_number(e, port, p, "port", true);
+			enum_field(e, port, p, "protocol", protocols, true);
+		}
+	}
+}
+
+static void validate_event(E, json_t *ev)
+{
+	json_t *io = obj(ev, "involvedObject");
+	const char *ns = str(obj(ev, "metadata"), "namespace");
+	const char *ions = str(io, "namespace");
+
+	validate_meta(e, ev, true, NAME_SUBDOMAIN, "");
+	if (ions && *ions && ns && strcmp(ns, ions) != 0)
+		sk__vinvalid_str(e, "involvedObject.namespace", ions, "does not match event.namespace");
+	if (has(ev, "type"))
+		enum_field(e, ev, "", "type", LIST("Normal", "Warning"), false);
+}
+
+/* ---- cluster objects ---- */
+
+static void validate_namespace(E, json_t *ns)
+{
+	validate_meta(e, ns, false, NAME_LABEL, "");
+}
+
+static void validate_node(E, json_t *node)
+{
+	json_t *t;
+	size_t i;
+
+	validate_meta(e, node, false, NAME_SUBDOMAIN, "");
+	json_array_foreach(arr(obj(node, "spec"), "taints"), i, t) {
+		cleanup_free char *p = sk__vindex("spec.taints", i);
+		CHILD(kp, p, "key");
+		const char *key = str(t, "key");
+
+		if (!key || !*key)
+			sk__vrequired(e, kp, "");
+		else
+			invalid_each(e, kp, key, check_qualified_name);
+		enum_field(e, t, p, "effect", LIST("NoExecute", "NoSchedule", "PreferNoSchedule"), true);
+		if (str(t, "value") && *str(t, "value")) {
+			CHILD(vp, p, "value");
+			invalid_each(e, vp, str(t, "value"), check_label_value);
+		}
+	}
+	validate_quantity_map(e, obj(obj(node, "status"), "capacity"), "status.capacity");
+	validate_quantity_map(e, obj(obj(node, "status"), "allocatable"), "status.allocatable");
+}
+
+static void validate_lease(E, json_t *l)
+{
+	json_t *spec = obj(l, "spec");
+
+	validate_meta(e, l, true, NAME_SUBDOMAIN, "");
+	if (has(spec, "leaseDurationSeconds"))
+		positive(e, spec, "spec", "leaseDurationSeconds", "must be greater than 0");
+	non_negative(e, spec, "spec", "leaseTransitions");
+}
+
+static void validate_priorityclass(E, json_t *pc)
+{
+	const char *name = str(obj(pc, "metadata"), "name");
+	int64_t v;
+
+	validate_meta(e, pc, false, NAME_SUBDOMAIN, "");
+	if (name && strncmp(name, "system-", 7) == 0 && strcmp(name, "system-node-critical") != 0 &&
+	    strcmp(name, "system-cluster-critical") != 0)
+		sk__vforbidden(e, "metadata.name", "priority class names with 'system-' prefix are reserved");
+	if (!int_field(pc, "value", &v))
+		sk__vrequired(e, "value", "");
+	else if (v > 1000000000 && !(name && strncmp(name, "system-", 7) == 0))
+		sk__vforbidden(e, "value", "maximum allowed value of a user defined priority is 1000000000");
+	if (has(pc, "preemptionPolicy"))
+		enum_field(e, pc, "", "preemptionPolicy", LIST("Never", "PreemptLowerPriority"), false);
+}
+
+static void validate_priorityclass_update(E, json_t *pc, json_t *old)
+{
+	if (!json_equal(json_object_get(pc, "value"), json_object_get(old, "value")))
+		sk__vforbidden(e, "value", "may not be changed in an update.");
+	immutable(e, pc, old, "preemptionPolicy", "preemptionPolicy");
+}
+
+static void validate_runtimeclass(E, json_t *rc)
+{
+	const char *h = str(rc, "handler");
+
+	validate_meta(e, rc, false, NAME_SUBDOMAIN, "");
+	if (!h || !*h)
+		sk__vrequired(e, "handler", "");
+	else
+		invalid_each(e, "handler", h, check_label_fmt);
+	validate_quantity_map(e, obj(obj(rc, "overhead"), "podFixed"), "overhead.podFixed");
+}
+
+static void validate_podgroup(E, json_t *pg)
+{
+	json_t *spec = obj(pg, "spec");
+
+	validate_meta(e, pg, true, NAME_SUBDOMAIN, "");
+	non_negative(e, spec, "spec", "minMember");
+	non_negative(e, spec, "spec", "scheduleTimeoutSeconds");
+	validate_quantity_map(e, obj(spec, "minResources"), "spec.minResources");
+}
+
+static void validate_storageclass(E, json_t *sc)
+{
+	const char *prov = str(sc, "provisioner");
+
+	validate_meta(e, sc, false, NAME_SUBDOMAIN, "");
+	if (!prov || !*prov)
+		sk__vrequired(e, "provisioner", "");
+	else
+		invalid_each(e, "provisioner", prov, check_qualified_name);
+	enum_field(e, sc, "", "reclaimPolicy", LIST("Delete", "Retain"), false);
+	enum_field(e, sc, "", "volumeBindingMode", LIST("Immediate", "WaitForFirstConsumer"), false);
+}
+
+static void validate_storageclass_update(E, json_t *sc, json_t *old)
+{
+	if (!json_equal(json_object_get(sc, "provisioner"), json_object_get(old, "provisioner")))
+		sk__vforbidden(e, "provisioner", "updates to provisioner are forbidden.");
+	if (!json_equal(json_object_get(sc, "parameters") ? json_object_get(sc, "parameters") : json_null(),
+			json_object_get(old, "parameters") ? json_object_get(old, "parameters") : json_null()))
+		sk__vforbidden(e, "parameters", "updates to parameters are forbidden.");
+	immutable(e, sc, old, "reclaimPolicy", "reclaimPolicy");
+	immutable(e, sc, old, "volumeBindingMode", "volumeBindingMode");
+}
+
+static const char *const access_modes[] = { "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod", NULL };
+
+static void validate_access_modes(E, json_t *spec)
+{
+	json_t *m;
+	size_t i;
+
+	if (json_array_size(arr(spec, "accessModes")) == 0)
+		sk__vrequired(e, "spec.accessModes", "at least 1 access mode is required");
+	json_array_foreach(arr(spec, "accessModes"), i, m)
+		if (!json_is_string(m) || !str_in(json_string_value(m), access_modes))
+			sk__vnot_supported(e, "spec.accessModes", m, access_modes);
+}
+
+static void validate_pvc(E, json_t *pvc)
+{
+	json_t *spec = obj(pvc, "spec");
+	json_t *req = obj(obj(spec, "resources"), "requests");
+
+	validate_meta(e, pvc, true, NAME_SUBDOMAIN, "");
+	validate_access_modes(e, spec);
+	if (!json_object_get(req, "storage"))
+		sk__vrequired(e, "spec.resources[storage]", "");
+	validate_quantity_map(e, req, "spec.resources.requests");
+	if (has(spec, "volumeMode"))
+		enum_field(e, spec, "spec", "volumeMode", LIST("Block", "Filesystem"), false);
+}
+
+static void validate_pv(E, json_t *pv)
+{
+	static const char *const sources[] = { "hostPath", "local", "nfs", "csi", NULL };
+	json_t *spec = obj(pv, "spec");
+	int n = 0;
+
+	validate_meta(e, pv, false, NAME_SUBDOMAIN, "");
+	validate_access_modes(e, spec);
+	if (json_object_size(obj(spec, "capacity")) == 0)
+		sk__vrequired(e, "spec.capacity", "");
+	else if (!json_object_get(obj(spec, "capacity"), "storage"))
+		sk__vnot_supported(e, "spec.capacity", obj(spec, "capacity"), LIST("storage"));
+	validate_quantity_map(e, obj(spec, "capacity"), "spec.capacity");
+	for (int i = 0; sources[i]; i++)
+		n += obj(spec, sources[i]) != NULL;
+	if (n == 0)
+		sk__vrequired(e, "spec", "must specify a volume type");
+	else if (n > 1)
+		sk__vforbidden(e, "spec", "may not specify more than 1 volume type");
+	enum_field(e, spec, "spec", "persistentVolumeReclaimPolicy", LIST("Delete", "Recycle", "Retain"), false);
+}
+
+static void validate_binding(E, json_t *b)
+{
+	json_t *t = obj(b, "target");
+	const char *kind = str(t, "kind");
+
+	validate_meta(e, b, true, NAME_SUBDOMAIN, "");
+	if (kind && *kind && strcmp(kind, "Node") != 0)
+		sk__vnot_supported(e, "target.kind", json_object_get(t, "kind"), LIST("Node", "<empty>"));
+	if (!str(t, "name") || !*str(t, "name"))
+		sk__vrequired(e, "target.name", "");
+}
+
+static void validate_eviction(E, json_t *ev)
+{
+	json_t *opts = obj(ev, "deleteOptions");
+	int64_t v;
+
+	if (int_field(opts, "gracePeriodSeconds", &v) && v < 0)
+		sk__vinvalid_int(e, "deleteOptions.gracePeriodSeconds", v, "must be greater than or equal to 0");
+	if (has(opts, "propagationPolicy"))
+		enum_field(e, opts, "deleteOptions", "propagationPolicy", LIST("Background", "Foreground", "Orphan"), false);
+}
+
+/* ---- entry points ---- */
+
+static const struct {
+	const char *kind;
+	void (*create)(E, json_t *o);
+	void (*update)(E, json_t *o, json_t *old);   /* extra rules on update */
+} validators[] = {
+	{ "Pod", validate_pod, validate_pod_update },
+	{ "Deployment", validate_deployment, validate_selector_update },
+	{ "ReplicaSet", validate_replicaset, validate_selector_update },
+	{ "Job", validate_job, validate_job_update },
+	{ "CronJob", validate_cronjob, NULL },
+	{ "Service", validate_service, validate_service_update },
+	{ "ConfigMap", validate_configmap, NULL },
+	{ "Secret", validate_secret, NULL },
+	{ "ServiceAccount", validate_serviceaccount, NULL },
+	{ "ResourceQuota", validate_resourcequota, NULL },
+	{ "Endpoints", validate_endpoints, NULL },
+	{ "Event", validate_event, NULL },
+	{ "Namespace", validate_namespace, NULL },
+	{ "Node", validate_node, NULL },
+	{ "Lease", validate_lease, NULL },
+	{ "PriorityClass", validate_priorityclass, validate_priorityclass_update },
+	{ "RuntimeClass", validate_runtimeclass, NULL },
+	{ "PodGroup", validate_podgroup, NULL },
+	{ "StorageClass", validate_storageclass, validate_storageclass_update },
+	{ "PersistentVolumeClaim", validate_pvc, NULL },
+	{ "PersistentVolume", validate_pv, NULL },
+	{ "Binding", validate_binding, NULL },
+	{ "Eviction", validate_eviction, NULL },
+};
+
+json_t *sk_validate(const char *kind, json_t *o, json_t *old)
+{
+	struct sk__verr e = { json_array() };
+
+	for (size_t i = 0; kind && json_is_object(o) && i < sizeof(validators) / sizeof(validators[0]); i++) {
+		if (strcmp(validators[i].kind, kind) != 0)
+			continue;
+		validators[i].create(&e, o);
+		if (json_is_object(old)) {
+			validate_meta_update(&e, o, old);
+			if (strcmp(kind, "ConfigMap") == 0 || strcmp(kind, "Secret") == 0)
+				validate_immutable_data(&e, o, old, strcmp(kind, "Secret") == 0);
+			if (validators[i].update)
+				validators[i].update(&e, o, old);
+		}
+		break;
+	}
+	if (json_array_size(e.causes) == 0) {
+		json_decref(e.causes);
+		return NULL;
+	}
+	return e.causes;
+}
+
+/* Upstream prints field.Error as "<field>: <body>". */
+static char *cause_text(json_t *c)
+{
+	return xasprintf("%s: %s", str_or_empty(c, "field"), str_or_empty(c, "message"));
+}
+
+char *sk_validate_message(const char *kind, const char *name, json_t *causes)
+{
+	const sk_resource *r = kind ? sk_schema_resource_for_kind(kind) : NULL;
+	cleanup_free char *qkind = r && *r->group ? xasprintf("%s.%s", kind, r->group) : xstrdup(kind ? kind : "");
+	cleanup_json json_t *seen = json_object();
+	cleanup_free char *body = xstrdup("");
+	size_t n = 0, i;
+	json_t *c;
+
+	if (kind && strcmp(kind, "Eviction") == 0) {
+		free(qkind);
+		qkind = xstrdup("Eviction.policy");
+	}
+	json_array_foreach(causes, i, c) {
+		cleanup_free char *t = cause_text(c);
+		char *next;
+
+		if (json_object_get(seen, t))
+			continue;
+		json_object_set_new(seen, t, json_true());
+		next = xasprintf("%s%s%s", body, n ? ", " : "", t);
+		free(body);
+		body = next;
+		n++;
+	}
+	if (n > 1)
+		return xasprintf("%s \"%s\" is invalid: [%s]", qkind, name ? name : "", body);
+	return xasprintf("%s \"%s\" is invalid: %s", qkind, name ? name : "", body);
+}
