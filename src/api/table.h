@@ -11,7 +11,17 @@
  * them (upstream's column "type" does not always match its cell: a Deployment's
  * Up-to-date column says "string" and carries integers; we copy both).
  * Kinds without a printer get upstream's default table convertor:
- * "Name" and "Created At" (type date, RFC 3339 cell). */
+ * "Name" and "Created At" (type date, RFC 3339 cell).
+ *
+ * Printers: Namespace, Pod, Node, Event, ConfigMap, Secret, Service,
+ * Endpoints, ServiceAccount, ResourceQuota, PersistentVolume,
+ * PersistentVolumeClaim, StorageClass, Deployment, ReplicaSet, Job, CronJob,
+ * Lease, RuntimeClass, PriorityClass as upstream, and PodGroup
+ * (scheduling.x-k8s.io, no upstream printer) as our own:
+ * NAME MINMEMBER PHASE RUNNING AGE [SUCCEEDED FAILED].
+ * Deliberate departures: a Job with a true SuccessCriteriaMet condition
+ * prints that status (upstream 1.34; 1.32 printed Running); quantities print
+ * as stored, so the API server is expected to keep them canonical. */
 #ifndef SK_API_TABLE_H
 #define SK_API_TABLE_H
 
