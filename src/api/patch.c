@@ -16,11 +16,13 @@ struct field_meta {
 	const char *child;      /* table type of the value / list elements */
 	int merge;
 	const char *key;
+	int atomic;
 };
 
-#define OBJ(p) {p, "metadata", "ObjectMeta", 0, NULL}
-#define MERGE(p, f, c, k) {p, f, c, 1, k}
-#define TYPED(p, f, c) {p, f, c, 0, NULL}
+#define OBJ(p) {p, "metadata", "ObjectMeta", 0, NULL, 0}
+#define MERGE(p, f, c, k) {p, f, c, 1, k, 0}
+#define TYPED(p, f, c) {p, f, c, 0, NULL, 0}
+#define ATOMIC(p, f) {p, f, NULL, 0, NULL, 1}
 
 /* Types are named after the Go types they stand for; kinds that embed a
  * PodSpec reach it through PodTemplateSpec, so its rules live once. */
@@ -52,6 +54,7 @@ static const struct field_meta table[] = {
 	OBJ("Workload"), TYPED("Workload", "spec", "WorkloadSpec"),
 	TYPED("Workload", "status", "ConditionsStatus"),
 	TYPED("WorkloadSpec", "template", "PodTemplateSpec"),
+	ATOMIC("WorkloadSpec", "selector"),
 	OBJ("CronJob"), TYPED("CronJob", "spec", "CronJobSpec"),
 	TYPED("CronJobSpec", "jobTemplate", "JobTemplateSpec"),
 	TYPED("JobTemplateSpec", "metadata", "ObjectMeta"),
@@ -110,6 +113,7 @@ int sk__patch_lookup(const char *type, const char *field, struct sk__patch_meta 
 		meta->type = table[i].child;
 		meta->merge = table[i].merge;
 		meta->merge_key = table[i].key;
+		meta->atomic = table[i].atomic;
 		return 1;
 	}
 	return 0;

@@ -51,6 +51,7 @@ struct sk__patch_meta {
 	const char *type;       /* type name of the field's value or list elements; NULL if untyped */
 	int merge;              /* 1: list with patchStrategy merge */
 	const char *merge_key;  /* patchMergeKey for lists of maps, else NULL */
+	int atomic;             /* 1: a +structType=atomic struct (server-side apply owns it whole) */
 };
 
 /* The table type of a kind's top level, or NULL for kinds without one. */
