@@ -1,0 +1,478 @@
+/* HTTPS transport of sk_client (libcurl over GnuTLS).
+ *
+ * Requests reuse easy handles from a small free list, so connections stay
+ * open between requests of one client. A watch runs on its own thread with
+ * its own handle and splits the chunked body into JSON lines. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "client/client-int.h"
+#include "util/util.h"
+
+#define POOL_MAX 8
+
+typedef struct http_client {
+	char *server;
+	char *auth_header;  /* "Authorization: Bearer T" */
+	char *ca_file;      /* temporary file holding the CA, NULL: no verification */
+	pthread_mutex_t mu;
+	CURL *pool[POOL_MAX];
+	int npool;
+} http_client;
+
+typedef struct buf {
+	char *data;
+	size_t len, cap;
+} buf;
+
+struct sk_client_watch {
+	const struct sk_client_ops *ops;   /* must stay first (see sk_client_watch_stop) */
+	http_client *hc;
+	char *url;
+	sk_client_watch_cb cb;
+	void *ud;
+	pthread_t thread;
+	volatile int stop;
+	bool ended;          /* cb asked to stop or the stream ended */
+	buf line;
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+static void curl_init_once(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static void buf_append(buf *b, const char *p, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->data = xrealloc(b->data, b->cap);
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static size_t collect(char *p, size_t size, size_t nmemb, void *ud)
+{
+	buf_append(ud, p, size * nmemb);
+	return size * nmemb;
+}
+
+static char *make_url(http_client *hc, const char *path, const char *query)
+{
+	if (query && *query)
+		return xasprintf("%s%s?%s", hc->server, path, query);
+	return xasprintf("%s%s", hc->server, path);
+}
+
+static CURL *handle_get(http_client *hc)
+{
+	CURL *h = NULL;
+
+	pthread_mutex_lock(&hc->mu);
+	if (hc->npool > 0)
+		h = hc->pool[--hc->npool];
+	pthread_mutex_unlock(&hc->mu);
+	if (!h)
+		h = curl_easy_init();
+	else
+		curl_easy_reset(h);
+	if (!h)
+		abort();
+	return h;
+}
+
+static void handle_put(http_client *hc, CURL *h)
+{
+	pthread_mutex_lock(&hc->mu);
+	if (hc->npool < POOL_MAX) {
+		hc->pool[hc->npool++] = h;
+		h = NULL;
+	}
+	pthread_mutex_unlock(&hc->mu);
+	if (h)
+		curl_easy_cleanup(h);
+}
+
+/* Common options: TLS, auth header, timeouts. headers is owned by the caller. */
+static void setup_handle(http_client *hc, CURL *h, const char *url, struct curl_slist *headers)
+{
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	if (hc->ca_file) {
+		curl_easy_setopt(h, CURLOPT_CAINFO, hc->ca_file);
+	} else {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+}
+
+static struct curl_slist *base_headers(http_client *hc, const char *accept, const char *content_type)
+{
+	struct curl_slist *hl = NULL;
+	cleanup_free char *ct = content_type ? xasprintf("Content-Type: %s", content_type) : NULL;
+	cleanup_free char *ac = xasprintf("Accept: %s", accept);
+
+	hl = curl_slist_append(hl, hc->auth_header);
+	hl = curl_slist_append(hl, ac);
+	hl = curl_slist_append(hl, "User-Agent: skiff-agent/v1.32.0");
+	if (ct)
+		hl = curl_slist_append(hl, ct);
+	return hl;
+}
+
+/* Turns a non-2xx response into err (from its Status when it has one). */
+static void status_error(long code, const buf *body, const char *method, const char *path, sk_error_t *err)
+{
+	cleanup_json json_t *st = body->data ? json_loadb(body->data, body->len, 0, NULL) : NULL;
+	const char *reason = json_string_value(json_object_get(st, "reason"));
+	const char *msg = json_string_value(json_object_get(st, "message"));
+
+	if (msg)
+		sk_error_set(err, sk__client_code_from_reason(reason, (int)code), "%s", msg);
+	else
+		sk_error_set(err, sk__client_code_from_reason(NULL, (int)code), "%s %s: HTTP %ld: %.200s", method,
+			     path, code, body->data ? body->data : "");
+}
+
+/* Performs one request; the body ends up in *out. Returns the HTTP status or -1. */
+static long perform(http_client *hc, const char *method, const char *path, const char *query, const char *data,
+		    size_t dlen, const char *content_type, const char *accept, buf *out, sk_error_t *err)
+{
+	cleanup_free char *url = make_url(hc, path, query);
+	struct curl_slist *hl = base_headers(hc, accept, data ? content_type : NULL);
+	CURL *h = handle_get(hc);
+	long code = -1;
+	CURLcode rc;
+
+	setup_handle(hc, h, url, hl);
+	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 60000L);
+	if (data) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, data);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)dlen);
+	} else if (!strcmp(method, "GET")) {
+		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	}
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, out);
+	rc = curl_easy_perform(h);
+	if (rc != CURLE_OK)
+		sk_error_set(err, SK_EUNAVAILABLE, "%s %s: %s", method, path, curl_easy_strerror(rc));
+	else
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	curl_slist_free_all(hl);
+	handle_put(hc, h);
+	return code;
+}
+
+static json_t *http_request(sk_client *c, const char *method, const char *path, const char *query, json_t *body,
+			    const char *content_type, sk_error_t *err)
+{
+	http_client *hc = c->impl;
+	cleanup_free char *data = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	buf out = {0};
+	json_t *obj = NULL;
+	json_error_t jerr;
+	long code;
+
+	code = perform(hc, method, path, query, data, data ? strlen(data) : 0,
+		       content_type ? content_type : "application/json", "application/json", &out, err);
+	if (code < 0)
+		goto done;
+	if (code < 200 || code > 299) {
+		status_error(code, &out, method, path, err);
+		goto done;
+	}
+	obj = json_loadb(out.data ? out.data : "", out.len, 0, &jerr);
+	if (!obj)
+		sk_error_set(err, SK_EINTERNAL, "%s %s: bad JSON in response: %s", method, path, jerr.text);
+done:
+	free(out.data);
+	return obj;
+}
+
+static char *http_get_raw(sk_client *c, const char *path, const char *query, size_t *len, sk_error_t *err)
+{
+	http_client *hc = c->impl;
+	buf out = {0};
+	long code = perform(hc, "GET", path, query, NULL, 0, NULL, "*/*", &out, err);
+
+	if (code < 0) {
+		free(out.data);
+		return NULL;
+	}
+	if (code < 200 || code > 299) {
+		status_error(code, &out, "GET", path, err);
+		free(out.data);
+		return NULL;
+	}
+	if (len)
+		*len = out.len;
+	return out.data ? out.data : xstrdup("");
+}
+
+/* ---- watch ----------------------------------------------------------------- */
+
+static void watch_line(sk_client_watch *w, const char *line, size_t n)
+{
+	cleanup_json json_t *ev = NULL;
+	const char *type;
+
+	if (w->ended || n == 0)
+		return;
+	ev = json_loadb(line, n, 0, NULL);
+	type = json_string_value(json_object_get(ev, "type"));
+	if (!type) {
+		sk_warn("client", "watch %s: malformed event: %.100s", w->url, line);
+		return;
+	}
+	if (w->cb(type, json_object_get(ev, "object"), w->ud) != 0 || !strcmp(type, "ERROR"))
+		w->ended = true;
+}
+
+static size_t watch_write(char *p, size_t size, size_t nmemb, void *ud)
+{
+	sk_client_watch *w = ud;
+	size_t n = size * nmemb, start = 0;
+
+	if (w->stop)
+		return 0;
+	buf_append(&w->line, p, n);
+	for (size_t i = 0; i < w->line.len; i++) {
+		if (w->line.data[i] != '\n')
+			continue;
+		watch_line(w, w->line.data + start, i - start);
+		start = i + 1;
+	}
+	memmove(w->line.data, w->line.data + start, w->line.len - start);
+	w->line.len -= start;
+	return w->ended ? 0 : n;
+}
+
+static int watch_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	sk_client_watch *w = ud;
+
+	return w->stop ? 1 : 0;
+}
+
+static void *watch_thread(void *arg)
+{
+	sk_client_watch *w = arg;
+	http_client *hc = w->hc;
+	struct curl_slist *hl = base_headers(hc, "application/json", NULL);
+	CURL *h = curl_easy_init();
+	CURLcode rc;
+	long code = 0;
+
+	setup_handle(hc, h, w->url, hl);
+	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, watch_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, w);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, watch_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, w);
+	/* A dead server is noticed through keepalive, the stream through timeoutSeconds. */
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 10L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 5L);
+	rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	if (!w->stop && !w->ended) {
+		cleanup_json json_t *st = NULL;
+
+		if (code >= 300 && w->line.len)
+			st = json_loadb(w->line.data, w->line.len, 0, NULL);
+		if (rc != CURLE_OK && !st)
+			sk_debug("client", "watch %s: %s", w->url, curl_easy_strerror(rc));
+		w->cb("ERROR", st, w->ud);
+	}
+	curl_slist_free_all(hl);
+	curl_easy_cleanup(h);
+	return NULL;
+}
+
+static void http_watch_stop(sk_client_watch *w);
+
+static const struct sk_client_ops http_ops;
+
+static sk_client_watch *http_watch(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
+				   void *ud, sk_error_t *err)
+{
+	http_client *hc = c->impl;
+	sk_client_watch *w = xzalloc(sizeof(*w));
+	cleanup_free char *q = xasprintf("watch=true%s%s", query && *query ? "&" : "", query ? query : "");
+
+	w->ops = &http_ops;
+	w->hc = hc;
+	w->url = make_url(hc, path, q);
+	w->cb = cb;
+	w->ud = ud;
+	if (pthread_create(&w->thread, NULL, watch_thread, w) != 0) {
+		sk_error_errno(err, errno, "starting watch thread");
+		free(w->url);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static void http_watch_stop(sk_client_watch *w)
+{
+	w->stop = 1;
+	pthread_join(w->thread, NULL);
+	free(w->line.data);
+	free(w->url);
+	free(w);
+}
+
+static void hc_free(http_client *hc)
+{
+	for (int i = 0; i < hc->npool; i++)
+		curl_easy_cleanup(hc->pool[i]);
+	if (hc->ca_file) {
+		unlink(hc->ca_file);
+		free(hc->ca_file);
+	}
+	pthread_mutex_destroy(&hc->mu);
+	free(hc->server);
+	free(hc->auth_header);
+	free(hc);
+}
+
+static void http_free(sk_client *c)
+{
+	hc_free(c->impl);
+	free(c);
+}
+
+static const struct sk_client_ops http_ops = {
+	.request = http_request,
+	.get_raw = http_get_raw,
+	.watch = http_watch,
+	.watch_stop = http_watch_stop,
+	.free = http_free,
+};
+
+/* libcurl with GnuTLS wants the CA in a file. */
+static char *write_ca_file(const char *pem, sk_error_t *err)
+{
+	char tmpl[] = "/tmp/skiff-ca-XXXXXX";
+	int fd = mkstemp(tmpl);
+	size_t n = strlen(pem);
+
+	if (fd < 0) {
+		sk_error_errno(err, errno, "creating a CA file");
+		return NULL;
+	}
+	if (write(fd, pem, n) != (ssize_t)n) {
+		sk_error_errno(err, errno, "writing \"%s\"", tmpl);
+		close(fd);
+		unlink(tmpl);
+		return NULL;
+	}
+	close(fd);
+	return xstrdup(tmpl);
+}
+
+sk_client *sk_client_new_http(const char *server, const char *token, const char *ca_pem, sk_error_t *err)
+{
+	sk_client *c;
+	http_client *hc;
+	size_t n;
+
+	if (!server || strncmp(server, "https://", 8) != 0) {
+		sk_error_set(err, SK_EBADREQUEST, "server \"%s\": want https://HOST:PORT", server ? server : "");
+		return NULL;
+	}
+	pthread_once(&curl_once, curl_init_once);
+	hc = xzalloc(sizeof(*hc));
+	hc->server = xstrdup(server);
+	n = strlen(hc->server);
+	while (n > 8 && hc->server[n - 1] == '/')
+		hc->server[--n] = '\0';
+	hc->auth_header = xasprintf("Authorization: Bearer %s", token ? token : "");
+	pthread_mutex_init(&hc->mu, NULL);
+	if (ca_pem) {
+		hc->ca_file = write_ca_file(ca_pem, err);
+		if (!hc->ca_file) {
+			hc_free(hc);
+			return NULL;
+		}
+	}
+	c = xzalloc(sizeof(*c));
+	c->ops = &http_ops;
+	c->impl = hc;
+	return c;
+}
+
+/* The value after "key:" on a line of the kubeconfig skiff writes; malloc'd. */
+static char *yaml_value(const char *doc, const char *key)
+{
+	const char *p = doc;
+	size_t kl = strlen(key);
+
+	while ((p = strstr(p, key)) != NULL) {
+		bool at_line = p == doc || p[-1] == ' ' || p[-1] == '\n';
+
+		if (at_line && p[kl] == ':') {
+			const char *v = p + kl + 1;
+			size_t n;
+
+			v += strspn(v, " \t");
+			n = strcspn(v, "\r\n");
+			if (n >= 2 && (v[0] == '"' || v[0] == '\'')) {
+				v++;
+				n -= 2;
+			}
+			return xstrndup(v, n);
+		}
+		p += kl;
+	}
+	return NULL;
+}
+
+sk_client *sk_client_new_kubeconfig(const char *path, sk_error_t *err)
+{
+	cleanup_free char *doc = sk_read_file(path, NULL);
+	cleanup_free char *server = NULL, *token = NULL, *ca64 = NULL;
+	gnutls_datum_t in, out = {NULL, 0};
+	sk_client *c;
+
+	if (!doc) {
+		sk_error_errno(err, errno, "reading kubeconfig \"%s\"", path);
+		return NULL;
+	}
+	server = yaml_value(doc, "server");
+	token = yaml_value(doc, "token");
+	ca64 = yaml_value(doc, "certificate-authority-data");
+	if (!server || !token) {
+		sk_error_set(err, SK_EINVALID, "kubeconfig \"%s\": no server or token", path);
+		return NULL;
+	}
+	if (ca64) {
+		in.data = (unsigned char *)ca64;
+		in.size = (unsigned)strlen(ca64);
+		if (gnutls_base64_decode2(&in, &out) < 0) {
+			sk_error_set(err, SK_EINVALID, "kubeconfig \"%s\": bad certificate-authority-data", path);
+			return NULL;
+		}
+	}
+	{
+		cleanup_free char *pem = out.data ? xstrndup((char *)out.data, out.size) : NULL;
+
+		gnutls_free(out.data);
+		c = sk_client_new_http(server, token, pem, err);
+	}
+	return c;
+}
