@@ -6,6 +6,8 @@
 #include "cmd/cmd.h"
 
 static const struct sk_cmd cmds[] = {
+	{"server", "run the control plane and a node agent", sk_cmd_server},
+	{"kubectl", "run kubectl against this machine's cluster", sk_cmd_kubectl},
 	{"version", "print the skiff version", sk_cmd_version},
 	{"image", "manage the node's images (pull, import, ls, inspect, rm)", sk_cmd_image},
 };
