@@ -194,9 +194,14 @@ int sk_image_ref_parse(const char *s, sk_image_ref *out, sk_error_t *err)
 	if (split_domain(name, out) < 0 || !domain_ok(out->domain))
 		return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": invalid reference format", s);
 	if (!path_ok(out->path)) {
-		for (const char *p = out->path; *p; p++)
-			if (isupper((unsigned char)*p))
-				return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": repository name must be lowercase", s);
+		char lower[sizeof(out->path)];
+		size_t i;
+
+		for (i = 0; out->path[i]; i++)
+			lower[i] = (char)tolower((unsigned char)out->path[i]);
+		lower[i] = '\0';
+		if (strcmp(lower, out->path) && path_ok(lower))
+			return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": repository name must be lowercase", s);
 		return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": invalid reference format", s);
 	}
 	if (strlen(out->domain) + 1 + strlen(out->path) > 255)
