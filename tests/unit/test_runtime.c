@@ -233,6 +233,12 @@ static void oom(const char *handler)
 	struct sk_container *c = run(sb, handler, hog, 32 << 20);
 
 	wait_exit(c, 60000);
+	{
+		cleanup_free char *oomf = xasprintf("%s/oom", c->dir);
+		printf("oom (%s, cgroups %s): conmon oom file %s, cgroup oom_kill counter %s\n", handler,
+		       sk_cgroup_mode_name(E->rt.cgroup_mode), access(oomf, F_OK) == 0 ? "present" : "absent",
+		       sk_cgroup_oom_killed(c->cgroup_path) ? "set" : "unset");
+	}
 	assert_string_equal(c->reason, "OOMKilled");
 	assert_int_equal(c->exit_code, 137);
 	remove_container(c);
