@@ -9,15 +9,25 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include <curl/curl.h>
+
 #include "util/util.h"
 
 static const char *const subdirs[] = {"blobs/sha256", "ingest", "snapshots", "containers"};
 
+static void global_init(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);   /* before any pull thread runs */
+}
+
 sk_image_store *sk_image_store_open(const char *dir, sk_error_t *err)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
 	sk_image_store *s = xzalloc(sizeof(*s));
 	cleanup_free char *lock = NULL;
 
+	pthread_once(&once, global_init);
 	s->root = xasprintf("%s/images", dir);
 	s->lock_fd = -1;
 	pthread_mutex_init(&s->lock_mu, NULL);
