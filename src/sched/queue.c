@@ -270,6 +270,14 @@ void sk_queue_move_all(sk_queue *q, int64_t now)
 	q->move_cycle = q->cycle;
 }
 
+void sk_queue_activate(sk_queue *q, const char *key)
+{
+	sk_qpod *e = sk__smap_get(&q->map, key);
+
+	if (e && (e->where == SK_Q_UNSCHED || e->where == SK_Q_BACKOFF))
+		to_active(q, e);
+}
+
 void sk_queue_flush(sk_queue *q, int64_t now)
 {
 	while (q->backoff.n && q->backoff.a[0]->backoff_until <= now)

@@ -69,6 +69,9 @@ void sk_queue_unschedulable(sk_queue *q, const char *key, int64_t now);
 void sk_queue_backoff(sk_queue *q, const char *key, int64_t now);
 /* A cluster event that may make pods fit: unschedulable -> backoff/active. */
 void sk_queue_move_all(sk_queue *q, int64_t now);
+/* Moves one parked pod (backoff or unschedulable) to the active heap now,
+ * as upstream's Activate does for gang siblings. */
+void sk_queue_activate(sk_queue *q, const char *key);
 /* Moves expired backoffs to active and stale unschedulables back. */
 void sk_queue_flush(sk_queue *q, int64_t now);
 /* Backoff duration after attempts failures. */

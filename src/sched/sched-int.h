@@ -1,0 +1,101 @@
+/* Private state of the scheduler loop (sched.c), its reflectors
+ * (reflector.c) and API workers (worker.c). */
+#ifndef SK_SCHED_SCHED_INT_H
+#define SK_SCHED_SCHED_INT_H
+
+#include <pthread.h>
+
+#include "sched/core.h"
+#include "sched/gang.h"
+#include "sched/preempt.h"
+#include "sched/queue.h"
+#include "sched/sched.h"
+
+enum { SK_RES_NODES, SK_RES_PODS_W, SK_RES_PODGROUPS, SK_RES_PRIOCLASSES, SK_RES_RUNTIMECLASSES, SK_NREFLECTORS };
+
+struct sk_sched;
+
+/* One list+watch loop for a collection. apply runs under sched->mu. */
+struct sk_reflector {
+	struct sk_sched *s;
+	int kind;
+	const char *path;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int broken, stop;
+	int synced;
+};
+
+enum { JOB_BIND, JOB_FAIL, JOB_PREEMPT, JOB_PODGROUP_STATUS, JOB_EVENT };
+
+struct sk_job {
+	struct sk_job *next;
+	int kind;
+	char *ns, *name, *uid, *node;
+	char *msg;
+	json_t *body;        /* JOB_PREEMPT: victims array; JOB_PODGROUP_STATUS: status */
+	const char *profile; /* scheduler name (static for the scheduler's life) */
+};
+
+struct sk_sched {
+	sk_client *client;
+	sk_sched_profile *profiles;
+	int nprofiles;
+	sk_sched_options opts;
+	char *instance;
+
+	pthread_mutex_t mu; /* everything below up to the worker section */
+	pthread_cond_t wake;
+	int stop;
+	sk_cache cache;
+	sk_queue queue;
+	sk_gangs gangs;
+	sk_algo algo;
+	sk_smap pods;          /* key -> sk_spod, every pod seen */
+	sk_smap prio_classes;  /* name -> json PriorityClass (owned ref) */
+	sk_smap runtime_classes; /* name -> json RuntimeClass (owned ref) */
+	sk_smap dirty_gangs;   /* gang key -> (void *)1 */
+	sk_sched_stats stats;
+	struct sk_reflector refl[SK_NREFLECTORS];
+	pthread_t loop;
+
+	pthread_mutex_t jmu;   /* worker queue */
+	pthread_cond_t jcv, jidle;
+	struct sk_job *jhead, *jtail;
+	int jcount, jbusy;
+	pthread_t *workers;
+	int nworkers;
+	int jstop;
+
+	pthread_mutex_t emu;   /* event aggregation */
+	sk_smap events;        /* "podkey\x1freason" -> struct sk_evagg */
+};
+
+struct sk_evagg {
+	char *name;
+	int count;
+	char first[32];
+};
+
+/* reflector.c */
+void sk__sched_reflectors_start(struct sk_sched *s);
+void sk__sched_reflectors_stop(struct sk_sched *s);
+/* sched.c: applies one watch event / list item under s->mu */
+void sk__sched_apply(struct sk_sched *s, int kind, const char *type, json_t *obj);
+/* sched.c: after a relist, deletes objects of kind whose keys are not in seen */
+void sk__sched_prune(struct sk_sched *s, int kind, const sk_smap *seen);
+
+/* worker.c */
+void sk__sched_workers_start(struct sk_sched *s);
+void sk__sched_workers_stop(struct sk_sched *s);
+/* Queues a job (ownership passes to the pool). */
+void sk__sched_submit(struct sk_sched *s, struct sk_job *j);
+struct sk_job *sk__sched_job(int kind, const sk_spod *p, const char *node, const char *msg);
+void sk__sched_job_free(struct sk_job *j);
+/* Forgets aggregated events of a deleted pod. */
+void sk__sched_events_forget(struct sk_sched *s, const char *pod_key);
+/* sched.c: the binder reports a failed bind (takes s->mu). */
+void sk__sched_bind_failed(struct sk_sched *s, const char *ns, const char *name, const char *node, const char *msg);
+
+#endif

@@ -1,0 +1,317 @@
+/* API workers: binding, pod status, preemption victims, PodGroup status and
+ * events, off the decision loop. */
+#include "sched/sched-int.h"
+
+#include <string.h>
+
+#include "util/util.h"
+
+struct sk_job *sk__sched_job(int kind, const sk_spod *p, const char *node, const char *msg)
+{
+	struct sk_job *j = xzalloc(sizeof(*j));
+
+	j->kind = kind;
+	if (p) {
+		j->ns = xstrdup(p->ns);
+		j->name = xstrdup(p->name);
+		j->uid = xstrdup(p->uid);
+	}
+	j->node = node ? xstrdup(node) : NULL;
+	j->msg = msg ? xstrdup(msg) : NULL;
+	return j;
+}
+
+void sk__sched_job_free(struct sk_job *j)
+{
+	free(j->ns);
+	free(j->name);
+	free(j->uid);
+	free(j->node);
+	free(j->msg);
+	json_decref(j->body);
+	free(j);
+}
+
+void sk__sched_submit(struct sk_sched *s, struct sk_job *j)
+{
+	pthread_mutex_lock(&s->jmu);
+	if (s->jtail)
+		s->jtail->next = j;
+	else
+		s->jhead = j;
+	s->jtail = j;
+	s->jcount++;
+	pthread_cond_signal(&s->jcv);
+	pthread_mutex_unlock(&s->jmu);
+}
+
+static void now_rfc3339(char *buf, size_t len)
+{
+	sk_time_format(sk_now_ns() / 1000000000LL, buf, len);
+}
+
+/* ---- events ---- */
+
+static void event_key(char *buf, size_t len, const struct sk_job *j, const char *reason)
+{
+	snprintf(buf, len, "%s/%s\x1f%s", j->ns, j->name, reason);
+}
+
+/* Records a core/v1 Event about the job's pod; repeats of the same reason
+ * for the same pod bump count and lastTimestamp (upstream's aggregation). */
+static void record_event(struct sk_sched *s, const struct sk_job *j, const char *type, const char *reason,
+			 const char *action, const char *msg)
+{
+	char key[600], now[32], path[512];
+	struct sk_evagg *agg;
+	sk_error_t err = {0};
+	json_t *body, *r = NULL;
+
+	now_rfc3339(now, sizeof(now));
+	event_key(key, sizeof(key), j, reason);
+	pthread_mutex_lock(&s->emu);
+	agg = sk__smap_get(&s->events, key);
+	if (agg) {
+		int count = ++agg->count;
+
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events/%s", j->ns, agg->name);
+		pthread_mutex_unlock(&s->emu);
+		body = json_pack("{s:i, s:s, s:s}", "count", count, "lastTimestamp", now, "message", msg);
+		r = sk_client_patch(s->client, path, SK_PATCH_MERGE, body, &err);
+		json_decref(body);
+		if (r || err.code != SK_ENOTFOUND)
+			goto out;
+		/* The event expired: start a new one. */
+		sk_error_clear(&err);
+		pthread_mutex_lock(&s->emu);
+		if ((agg = sk__smap_del(&s->events, key))) {
+			free(agg->name);
+			free(agg);
+		}
+	}
+	agg = xzalloc(sizeof(*agg));
+	agg->name = xasprintf("%s.%llx", j->name, (unsigned long long)sk_now_ns());
+	agg->count = 1;
+	sk__smap_put(&s->events, key, agg);
+	body = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:{s:s}, s:s, s:s,"
+			 " s:s, s:s, s:i, s:s}",
+			 "apiVersion", "v1", "kind", "Event", "metadata", "name", agg->name, "namespace", j->ns,
+			 "involvedObject", "apiVersion", "v1", "kind", "Pod", "namespace", j->ns, "name", j->name,
+			 "uid", j->uid ? j->uid : "", "reason", reason, "message", msg, "type", type, "source",
+			 "component", j->profile ? j->profile : "default-scheduler", "reportingComponent",
+			 j->profile ? j->profile : "default-scheduler", "reportingInstance", s->instance,
+			 "firstTimestamp", now, "lastTimestamp", now, "count", 1, "action", action);
+	pthread_mutex_unlock(&s->emu);
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", j->ns);
+	r = sk_client_create(s->client, path, body, &err);
+	json_decref(body);
+out:
+	if (!r)
+		sk_debug("scheduler", "event %s for pod \"%s/%s\": %s", reason, j->ns, j->name, err.msg);
+	json_decref(r);
+	__atomic_add_fetch(&s->stats.events, 1, __ATOMIC_RELAXED);
+}
+
+void sk__sched_events_forget(struct sk_sched *s, const char *pod_key)
+{
+	static const char *reasons[] = {"Scheduled", "FailedScheduling", "Preempted"};
+	char key[600];
+
+	pthread_mutex_lock(&s->emu);
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		struct sk_evagg *agg;
+
+		snprintf(key, sizeof(key), "%s\x1f%s", pod_key, reasons[i]);
+		if ((agg = sk__smap_del(&s->events, key))) {
+			free(agg->name);
+			free(agg);
+		}
+	}
+	pthread_mutex_unlock(&s->emu);
+}
+
+/* ---- jobs ---- */
+
+static void do_bind(struct sk_sched *s, struct sk_job *j)
+{
+	char path[512], msg[1024];
+	sk_error_t err = {0};
+	json_t *body = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "Binding",
+				 "metadata", "name", j->name, "namespace", j->ns, "target", "kind", "Node", "name",
+				 j->node);
+	json_t *r;
+
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/binding", j->ns, j->name);
+	r = sk_client_create(s->client, path, body, &err);
+	json_decref(body);
+	if (!r) {
+		__atomic_add_fetch(&s->stats.bind_errors, 1, __ATOMIC_RELAXED);
+		snprintf(msg, sizeof(msg), "Binding rejected: %s", err.msg);
+		sk__sched_bind_failed(s, j->ns, j->name, j->node, msg);
+		if (err.code != SK_ENOTFOUND)
+			record_event(s, j, "Warning", "FailedScheduling", "Scheduling", msg);
+		return;
+	}
+	json_decref(r);
+	__atomic_add_fetch(&s->stats.bound, 1, __ATOMIC_RELAXED);
+	snprintf(msg, sizeof(msg), "Successfully assigned %s/%s to %s", j->ns, j->name, j->node);
+	record_event(s, j, "Normal", "Scheduled", "Binding", msg);
+}
+
+static int patch_pod_status(struct sk_sched *s, const char *ns, const char *name, json_t *status)
+{
+	char path[512];
+	sk_error_t err = {0};
+	json_t *body = json_pack("{s:O}", "status", status), *r;
+
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/status", ns, name);
+	r = sk_client_patch(s->client, path, SK_PATCH_STRATEGIC, body, &err);
+	json_decref(body);
+	if (!r) {
+		sk_debug("scheduler", "pod \"%s/%s\": status: %s", ns, name, err.msg);
+		return -1;
+	}
+	json_decref(r);
+	return 0;
+}
+
+static json_t *condition(const char *type, const char *status, const char *reason, const char *msg)
+{
+	char now[32];
+
+	now_rfc3339(now, sizeof(now));
+	return json_pack("{s:s, s:s, s:s, s:s, s:n, s:s}", "type", type, "status", status, "reason", reason,
+			 "message", msg, "lastProbeTime", "lastTransitionTime", now);
+}
+
+static void do_fail(struct sk_sched *s, struct sk_job *j)
+{
+	json_t *status = json_pack("{s:[o]}", "conditions",
+				   condition("PodScheduled", "False", "Unschedulable", j->msg));
+
+	if (j->node)
+		json_object_set_new(status, "nominatedNodeName", json_string(j->node));
+	patch_pod_status(s, j->ns, j->name, status);
+	json_decref(status);
+	record_event(s, j, "Warning", "FailedScheduling", "Scheduling", j->msg);
+}
+
+/* Victims get a DisruptionTarget condition, an event and a graceful DELETE
+ * (their own terminationGracePeriodSeconds); then the preemptor is
+ * nominated. */
+static void do_preempt(struct sk_sched *s, struct sk_job *j)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach (j->body, i, v) {
+		struct sk_job vj = {0};
+		char path[512], msg[512];
+		sk_error_t err = {0};
+		json_t *st;
+
+		vj.ns = (char *)json_string_value(json_object_get(v, "namespace"));
+		vj.name = (char *)json_string_value(json_object_get(v, "name"));
+		vj.uid = (char *)json_string_value(json_object_get(v, "uid"));
+		vj.profile = j->profile;
+		snprintf(msg, sizeof(msg), "%s: preempting to accommodate a higher priority pod",
+			 j->profile ? j->profile : "default-scheduler");
+		st = json_pack("{s:[o]}", "conditions", condition("DisruptionTarget", "True", "PreemptionByScheduler", msg));
+		patch_pod_status(s, vj.ns, vj.name, st);
+		json_decref(st);
+		snprintf(msg, sizeof(msg), "Preempted by pod %s on node %s", j->uid, j->node);
+		record_event(s, &vj, "Normal", "Preempted", "Preempting", msg);
+		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", vj.ns, vj.name);
+		if (sk_client_delete(s->client, path, NULL, &err) < 0 && err.code != SK_ENOTFOUND)
+			sk_warn("scheduler", "preemption: deleting pod \"%s/%s\": %s", vj.ns, vj.name, err.msg);
+	}
+	v = json_pack("{s:s}", "nominatedNodeName", j->node);
+	patch_pod_status(s, j->ns, j->name, v);
+	json_decref(v);
+}
+
+static void do_podgroup_status(struct sk_sched *s, struct sk_job *j)
+{
+	char path[512];
+	sk_error_t err = {0};
+	json_t *body = json_pack("{s:O}", "status", j->body), *r;
+
+	snprintf(path, sizeof(path), "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/%s/podgroups/%s/status", j->ns,
+		 j->name);
+	r = sk_client_patch(s->client, path, SK_PATCH_MERGE, body, &err);
+	json_decref(body);
+	if (!r)
+		sk_debug("scheduler", "podgroup \"%s/%s\": status: %s", j->ns, j->name, err.msg);
+	json_decref(r);
+}
+
+static void run_job(struct sk_sched *s, struct sk_job *j)
+{
+	switch (j->kind) {
+	case JOB_BIND:
+		do_bind(s, j);
+		break;
+	case JOB_FAIL:
+		do_fail(s, j);
+		break;
+	case JOB_PREEMPT:
+		do_preempt(s, j);
+		break;
+	case JOB_PODGROUP_STATUS:
+		do_podgroup_status(s, j);
+		break;
+	case JOB_EVENT:
+		record_event(s, j, "Warning", "FailedScheduling", "Scheduling", j->msg);
+		break;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct sk_sched *s = arg;
+
+	pthread_mutex_lock(&s->jmu);
+	for (;;) {
+		struct sk_job *j;
+
+		while (!s->jhead && !s->jstop)
+			pthread_cond_wait(&s->jcv, &s->jmu);
+		if (!s->jhead)
+			break;
+		j = s->jhead;
+		s->jhead = j->next;
+		if (!s->jhead)
+			s->jtail = NULL;
+		s->jbusy++;
+		pthread_mutex_unlock(&s->jmu);
+		run_job(s, j);
+		sk__sched_job_free(j);
+		pthread_mutex_lock(&s->jmu);
+		s->jbusy--;
+		s->jcount--;
+		if (!s->jcount)
+			pthread_cond_broadcast(&s->jidle);
+	}
+	pthread_mutex_unlock(&s->jmu);
+	return NULL;
+}
+
+void sk__sched_workers_start(struct sk_sched *s)
+{
+	s->workers = xzalloc(s->nworkers * sizeof(*s->workers));
+	for (int i = 0; i < s->nworkers; i++)
+		pthread_create(&s->workers[i], NULL, worker_main, s);
+}
+
+/* Drains the queue (pending API work still runs) and joins the workers. */
+void sk__sched_workers_stop(struct sk_sched *s)
+{
+	pthread_mutex_lock(&s->jmu);
+	s->jstop = 1;
+	pthread_cond_broadcast(&s->jcv);
+	pthread_mutex_unlock(&s->jmu);
+	for (int i = 0; i < s->nworkers; i++)
+		pthread_join(s->workers[i], NULL);
+	free(s->workers);
+	s->workers = NULL;
+}
