@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "runtime/container.h"
+#include "runtime/crilog.h"
 #include "runtime/runtime.h"
 #include "runtime/sandbox.h"
 #include "util/error.h"
@@ -344,6 +345,16 @@ static void test_readopt_after_restart(void **state)
 	assert_string_equal(xr.out, "in-readopt\n");
 	sk_exec_result_release(&xr);
 
+	{
+		static const char *const slow[] = {"sleep", "30", NULL};
+		int64_t t0 = sk_mono_ns();
+		assert_int_equal(sk_container_exec_sync(&E->rt, found, slow, 1, &xr, &err), 0);
+		assert_true(xr.timed_out);
+		assert_int_equal(xr.exit_code, 137);
+		assert_true(sk_mono_ns() - t0 < 10LL * 1000000000);
+		sk_exec_result_release(&xr);
+	}
+
 	assert_int_equal(sk_container_stop(&E->rt, found, 0, 10, &err), 0);
 	assert_int_equal(found->status, SK_CONTAINER_EXITED);
 	assert_int_equal(found->exit_code, 128 + SIGTERM);
@@ -391,6 +402,74 @@ static void test_remove_idempotent(void **state)
 	assert_int_equal(sk_sandbox_remove(&E->rt, sb->id, &err), 0);
 	assert_int_equal(sk_sandbox_remove(&E->rt, "never-existed", &err), 0);
 	sk_sandbox_free(sb);
+}
+
+struct log_sink {
+	char buf[8192];
+	size_t len;
+};
+
+static int log_collect(void *arg, const char *data, size_t len)
+{
+	struct log_sink *s = arg;
+
+	if (s->len + len < sizeof(s->buf)) {
+		memcpy(s->buf + s->len, data, len);
+		s->len += len;
+		s->buf[s->len] = '\0';
+	}
+	return 0;
+}
+
+/* The agent rotates the log by size and conmon reopens it: lines keep
+ * arriving in the new file and the rotated one holds the earlier ones. */
+static void test_log_rotation_reopen(void **state)
+{
+	static const char *const ticker[] = {"sh", "-c", "i=0; while true; do i=$((i+1)); echo line-$i; sleep 0.05; done", NULL};
+	struct sk_sandbox *sb;
+	struct sk_container *c;
+	struct sk_crilog_opts o = {.tail_lines = -1};
+	struct log_sink s = {0};
+	struct timespec ts = {0, 400 * 1000000};
+	sk_error_t err = {0};
+	char cmd[512];
+
+	REQUIRE_ENV();
+	sb = new_sandbox("logs");
+	c = run(sb, NULL, ticker, 0);
+	nanosleep(&ts, NULL);
+	assert_int_equal(sk_crilog_rotate(c->log_path, 3, &err), 0);
+	assert_int_equal(sk_container_reopen_log(&E->rt, c, &err), 0);
+	nanosleep(&ts, NULL);
+	assert_int_equal(sk_crilog_read(c->log_path, &o, log_collect, &s, NULL, &err), 0);
+	assert_non_null(strstr(s.buf, "line-"));
+	assert_null(strstr(s.buf, "line-1\n"));   /* the first lines went to the rotated file */
+	snprintf(cmd, sizeof(cmd), "grep -q 'stdout F line-1$' %s.*", c->log_path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(sk_container_stop(&E->rt, c, SIGKILL, 0, &err), 0);
+	assert_int_equal(c->exit_code, 137);
+	remove_container(c);
+	remove_sandbox(sb);
+}
+
+static void test_host_network(void **state)
+{
+	static const char *const show[] = {"sh", "-c", "cat /etc/hostname; ls /sys/class/net | grep -c . ", NULL};
+	struct sk_sandbox_config cfg = {.id = "sb-hostnet", .pod_name = "hostnet", .pod_namespace = "kube-system",
+					.pod_uid = "uid-hostnet", .qos = SK_QOS_GUARANTEED, .host_network = true};
+	struct sk_sandbox *sb = NULL;
+	struct sk_container *c;
+	sk_error_t err = {0};
+
+	REQUIRE_ENV();
+	assert_int_equal(sk_sandbox_create(&E->rt, &cfg, &sb, &err), 0);
+	assert_null(sb->ip);
+	assert_null(sb->netns_path);
+	c = run(sb, "runc", show, 0);
+	wait_exit(c, 20000);
+	assert_int_equal(c->exit_code, 0);
+	remove_container(c);
+	remove_sandbox(sb);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -457,6 +536,8 @@ int main(void)
 		cmocka_unit_test(test_stop_crun),
 		cmocka_unit_test(test_stop_runc),
 		cmocka_unit_test(test_remove_idempotent),
+		cmocka_unit_test(test_log_rotation_reopen),
+		cmocka_unit_test(test_host_network),
 		cmocka_unit_test(test_bench),
 		cmocka_unit_test(test_cleanup),
 	};
