@@ -260,7 +260,7 @@ static void set_rv(json_t *obj, int64_t rev)
 /* ---- create ---- */
 
 static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path *p, json_t *obj,
-			  sk_api_response *resp, sk_error_t *err)
+			  int from_apply, sk_api_response *resp, sk_error_t *err)
 {
 	const sk_api_resource *r = p->res;
 	json_t *meta;
@@ -297,12 +297,16 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 		return -1;
 	if (validate(r, obj, NULL, resp) < 0)
 		return -2;
-	sk_managed_fields_update(NULL, obj, field_manager(req, "unknown"), json_string_value(json_object_get(obj, "apiVersion")),
-				 NULL);
+	if (!from_apply)
+		sk_managed_fields_update(NULL, obj, field_manager(req, "unknown"),
+					 json_string_value(json_object_get(obj, "apiVersion")), NULL);
 	return 0;
 }
 
-static void do_create(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+/* Creates the object in the request body; from_apply marks a server-side
+ * apply that created it (its managedFields already name the applier). */
+static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p, int from_apply,
+		       sk_api_response *resp)
 {
 	sk_error_t err = {0};
 	cleanup_json json_t *obj = parse_body(req, &err);
@@ -315,7 +319,7 @@ static void do_create(sk_api *api, const sk_api_request *req, const sk_path *p, 
 		sk_error_set(&err, SK_EBADREQUEST, "the namespace of the object must be set on the request");
 		goto fail;
 	}
-	rc = prepare_create(api, req, p, obj, resp, &err);
+	rc = prepare_create(api, req, p, obj, from_apply, resp, &err);
 	if (rc == -2)
 		return;
 	if (rc < 0)
@@ -332,6 +336,11 @@ static void do_create(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	return;
 fail:
 	sk__reply_error(resp, &err, p->res, meta_str(obj, "name"));
+}
+
+static void do_create(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	create_obj(api, req, p, 0, resp);
 }
 
 /* ---- get / list ---- */
@@ -749,7 +758,7 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 				body = json_dumps(applied, JSON_COMPACT);
 				creq.body = body;
 				creq.body_len = strlen(body);
-				do_create(api, &creq, p, resp);
+				create_obj(api, &creq, p, 1, resp);
 				return;
 			}
 			goto fail;

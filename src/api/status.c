@@ -81,8 +81,12 @@ void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_api_
 {
 	const char *reason;
 	int http = sk__http_code(err->code, &reason);
+	cleanup_json json_t *causes = NULL;
 
-	sk__reply_status(resp, http, reason, err->msg, r, name, NULL);
+	/* kubectl prints an Invalid reply's causes, not its message */
+	if (err->code == SK_EINVALID)
+		causes = json_pack("[{s:s, s:s}]", "reason", "FieldValueInvalid", "message", err->msg);
+	sk__reply_status(resp, http, reason, err->msg, r, name, causes);
 }
 
 json_t *sk__status_ok(const sk_api_resource *r, const char *name, const char *uid)

@@ -91,7 +91,7 @@ def test_get_every_type_prints_tables(api_cluster):
 
 
 def test_selectors_and_all_namespaces(api_cluster):
-    api_cluster.kubectl("create", "namespace", "sel")
+    api_cluster.kubectl("create", "-f", "-", input='{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"sel"}}')
     for name, tier in [("a", "fe"), ("b", "be"), ("c", "fe")]:
         api_cluster.kubectl("apply", "-n", "sel", "-f", "-", input=POD % (name, tier))
     names = api_cluster.kubectl("get", "pods", "-n", "sel", "-l", "tier=fe", "-o", "name").stdout.split()
@@ -138,9 +138,12 @@ def test_replace_patch_label_annotate_scale(api_cluster):
     assert r.returncode != 0 and "the object has been modified" in r.stderr
     api_cluster.kubectl("patch", "deploy", "web", "--type=merge", "-p", '{"spec":{"paused":true}}')
     api_cluster.kubectl("patch", "deploy", "web", "--type=json", "-p",
-                        '[{"op":"replace","path":"/spec/minReadySeconds","value":5}]')
+                        '[{"op":"add","path":"/spec/minReadySeconds","value":5}]')
     api_cluster.kubectl("patch", "deploy", "web", "-p",
                         '{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"busybox:1.38"}]}}}}')
+    r = api_cluster.kubectl("patch", "deploy", "web", "--type=json", "-p",
+                            '[{"op":"replace","path":"/spec/nope","value":5}]', check=False)
+    assert r.returncode != 0 and "invalid" in r.stderr
     d = api_cluster.kjson("get", "deploy", "web")
     assert d["spec"]["paused"] is True and d["spec"]["minReadySeconds"] == 5
     assert d["spec"]["template"]["spec"]["containers"][0]["image"] == "busybox:1.38"
