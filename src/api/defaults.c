@@ -120,8 +120,9 @@ static void defaults_container(json_t *c, bool host_network)
 	json_t *v;
 	size_t i;
 
-	if (json_is_string(image) && json_string_length(image) > 0)
-		def_str(c, "imagePullPolicy", pull_policy(json_string_value(image)));
+	/* An unparsable or empty image has no tag: IfNotPresent, as upstream. */
+	def_str(c, "imagePullPolicy", json_is_string(image) && json_string_length(image) > 0
+		? pull_policy(json_string_value(image)) : "IfNotPresent");
 	def_str(c, "terminationMessagePath", "/dev/termination-log");
 	def_str(c, "terminationMessagePolicy", "File");
 	EACH_OBJ(json_object_get(c, "ports"), i, v) {
