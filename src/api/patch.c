@@ -172,13 +172,12 @@ static char *unescape_token(const char *s, size_t n)
 	return out;
 }
 
-static int pointer_parse(const char *s, struct pointer *p)
+/* A string that is not a pointer ("", "a") parses to no tokens. */
+static void pointer_parse(const char *s, struct pointer *p)
 {
 	memset(p, 0, sizeof(*p));
-	if (*s == '\0')
-		return 0;
 	if (*s != '/')
-		return -1;
+		return;
 	while (*s == '/') {
 		const char *e = strchr(s + 1, '/');
 		size_t n = e ? (size_t)(e - s - 1) : strlen(s + 1);
@@ -186,7 +185,6 @@ static int pointer_parse(const char *s, struct pointer *p)
 		p->tok[p->n++] = unescape_token(s + 1, n);
 		s += n + 1;
 	}
-	return 0;
 }
 
 /* strconv.Atoi-like: optional sign, decimal digits, fits in a long. */
@@ -231,125 +229,189 @@ static json_t *child(json_t *c, const char *tok)
 	return NULL;
 }
 
-/* The container holding the pointer's last token, or NULL. */
+/* findObject: the container holding the pointer's last token, or NULL
+ * when a step is missing or the pointer has no token (upstream's v4
+ * json-patch applies no operation to the whole document). */
 static json_t *parent_of(json_t *doc, const struct pointer *p)
 {
 	json_t *c = doc;
 
+	if (p->n == 0)
+		return NULL;
 	for (size_t i = 0; c && i + 1 < p->n; i++)
 		c = child(c, p->tok[i]);
-	return c;
+	return json_is_object(c) || json_is_array(c) ? c : NULL;
 }
 
-static json_t *get_value(json_t *doc, const struct pointer *p)
+/* Adds v (stolen) at key of container c. */
+static int container_add(json_t *c, const char *key, json_t *v, const char *path, sk_error_t *err)
 {
-	return p->n == 0 ? doc : child(parent_of(doc, p), p->tok[p->n - 1]);
-}
+	long i, n = (long)json_array_size(c);
 
-/* Adds v (stolen) under the pointer; *doc may be replaced for "". */
-static int op_add(json_t **doc, const struct pointer *p, json_t *v, const char *path, sk_error_t *err)
-{
-	json_t *c;
-	const char *key;
-	long i, n;
-
-	if (p->n == 0) {
-		json_decref(*doc);
-		*doc = v;
-		return 0;
-	}
-	c = parent_of(*doc, p);
-	key = p->tok[p->n - 1];
 	if (json_is_object(c))
-		return json_object_set_new(c, key, v) == 0 ? 0 : -1;
-	if (!json_is_array(c)) {
-		json_decref(v);
-		return sk_error_set(err, SK_EINVALID,
-				    "add operation does not apply: doc is missing path: \"%s\": missing value", path);
-	}
-	n = (long)json_array_size(c);
+		return json_object_set_new(c, key, v);
 	if (strcmp(key, "-") == 0)
-		return json_array_append_new(c, v) == 0 ? 0 : -1;
+		return json_array_append_new(c, v);
 	if (!parse_index(key, &i)) {
 		json_decref(v);
-		return sk_error_set(err, SK_EINVALID, "value was not a proper array index: '%s'", key);
+		return sk_error_set(err, SK_EINVALID, "error in add for path: '%s': value was not a proper array index: '%s'",
+				    path, key);
 	}
 	if (i < 0)
 		i += n + 1;
 	if (i < 0 || i > n) {
 		json_decref(v);
-		return sk_error_set(err, SK_EINVALID, "Unable to access invalid index: %s: invalid index referenced", key);
+		return sk_error_set(err, SK_EINVALID,
+				    "error in add for path: '%s': Unable to access invalid index: %s: invalid index referenced",
+				    path, key);
 	}
-	return json_array_insert_new(c, (size_t)i, v) == 0 ? 0 : -1;
+	return json_array_insert_new(c, (size_t)i, v);
 }
 
-static int op_remove(json_t *doc, const struct pointer *p, const char *what, const char *path, sk_error_t *err)
+/* Removes key of container c; what names the operation in messages. */
+static int container_remove(json_t *c, const char *key, const char *what, const char *path, sk_error_t *err)
 {
-	json_t *c = p->n ? parent_of(doc, p) : NULL;
-	const char *key = p->n ? p->tok[p->n - 1] : "";
+	long i;
 
-	if (json_is_object(c) && json_object_del(c, key) == 0)
-		return 0;
-	if (json_is_array(c)) {
-		long i = array_index(c, key);
-		if (i >= 0)
-			return json_array_remove(c, (size_t)i);
+	if (json_is_object(c)) {
+		if (json_object_del(c, key) == 0)
+			return 0;
+		return sk_error_set(err, SK_EINVALID,
+				    "error in %s for path: '%s': Unable to remove nonexistent key: %s: missing value",
+				    what, path, key);
 	}
-	return sk_error_set(err, SK_EINVALID, "%s operation does not apply: doc is missing path: \"%s\": missing value",
-			    what, path);
+	i = array_index(c, key);
+	if (i < 0)
+		return sk_error_set(err, SK_EINVALID,
+				    "error in %s for path: '%s': Unable to access invalid index: %s: invalid index referenced",
+				    what, path, key);
+	return json_array_remove(c, (size_t)i);
 }
 
-static int apply_op(json_t **doc, json_t *op, sk_error_t *err)
+static int do_add(json_t *doc, const struct pointer *p, const char *path, json_t *v, sk_error_t *err)
+{
+	json_t *c = parent_of(doc, p);
+
+	if (!c) {
+		json_decref(v);
+		return sk_error_set(err, SK_EINVALID,
+				    "add operation does not apply: doc is missing path: \"%s\": missing value", path);
+	}
+	return container_add(c, p->tok[p->n - 1], v, path, err);
+}
+
+static int do_remove(json_t *doc, const struct pointer *p, const char *path, sk_error_t *err)
+{
+	json_t *c = parent_of(doc, p);
+
+	if (!c)
+		return sk_error_set(err, SK_EINVALID,
+				    "remove operation does not apply: doc is missing path: \"%s\": missing value", path);
+	return container_remove(c, p->tok[p->n - 1], "remove", path, err);
+}
+
+static int do_replace(json_t *doc, const struct pointer *p, const char *path, json_t *v, sk_error_t *err)
+{
+	json_t *c = parent_of(doc, p);
+	const char *key;
+
+	if (!c)
+		return sk_error_set(err, SK_EINVALID,
+				    "replace operation does not apply: doc is missing path: %s: missing value", path);
+	key = p->tok[p->n - 1];
+	if (!child(c, key))
+		return sk_error_set(err, SK_EINVALID,
+				    "replace operation does not apply: doc is missing key: %s: missing value", path);
+	if (json_is_object(c))
+		return json_object_set(c, key, v);
+	return json_array_set(c, (size_t)array_index(c, key), v);
+}
+
+static int do_test(json_t *doc, const struct pointer *p, const char *path, json_t *v, sk_error_t *err)
+{
+	json_t *c = parent_of(doc, p), *cur;
+
+	if (!c)
+		return sk_error_set(err, SK_EINVALID, "test operation does not apply: is missing path: %s: missing value",
+				    path);
+	cur = child(c, p->tok[p->n - 1]);
+	if (cur ? json_equal(cur, v) : json_is_null(v))
+		return 0;
+	return sk_error_set(err, SK_EINVALID, "testing value %s failed: test failed", path);
+}
+
+/* move and copy: take the value at from (removing it for move, as
+ * upstream does first), then add it at path. */
+static int do_transfer(json_t *doc, bool move, const struct pointer *f, const char *from,
+		       const struct pointer *p, const char *path, sk_error_t *err)
+{
+	const char *what = move ? "move" : "copy";
+	json_t *c = parent_of(doc, f), *v;
+
+	if (!c)
+		return sk_error_set(err, SK_EINVALID, "%s operation does not apply: doc is missing from path: %s: missing value",
+				    what, from);
+	v = child(c, f->tok[f->n - 1]);
+	if (!v)
+		return sk_error_set(err, SK_EINVALID, "error in %s for path: '%s': missing value", what, from);
+	v = move ? json_incref(v) : json_deep_copy(v);
+	if (move && container_remove(c, f->tok[f->n - 1], "move", from, err) < 0) {
+		json_decref(v);
+		return -1;
+	}
+	c = parent_of(doc, p);
+	if (!c) {
+		json_decref(v);
+		return sk_error_set(err, SK_EINVALID,
+				    "%s operation does not apply: doc is missing destination path: %s: missing value",
+				    what, path);
+	}
+	return container_add(c, p->tok[p->n - 1], v, path, err);
+}
+
+static bool known_op(const char *kind)
+{
+	static const char *const ops[] = {"add", "remove", "replace", "test", "move", "copy", NULL};
+
+	for (size_t i = 0; ops[i]; i++)
+		if (strcmp(ops[i], kind) == 0)
+			return true;
+	return false;
+}
+
+static int apply_op(json_t *doc, json_t *op, sk_error_t *err)
 {
 	const char *kind = json_string_value(json_object_get(op, "op"));
 	const char *path = json_string_value(json_object_get(op, "path"));
 	const char *from = json_string_value(json_object_get(op, "from"));
-	json_t *value = json_object_get(op, "value"), *cur;
-	struct pointer p, f = {0};
-	int rc = 0;
+	json_t *value = json_object_get(op, "value");
+	struct pointer p = {0}, f = {0};
+	int rc;
 
 	if (!kind)
-		kind = "";
-	if (!path || pointer_parse(path, &p) < 0)
-		return sk_error_set(err, SK_EINVALID, "%s operation failed to decode path: missing value", kind);
+		kind = "unknown";
 	if (!value)
 		value = json_null();
-	if (strcmp(kind, "add") == 0) {
-		rc = op_add(doc, &p, json_deep_copy(value), path, err);
-	} else if (strcmp(kind, "remove") == 0) {
-		rc = op_remove(*doc, &p, "remove", path, err);
-	} else if (strcmp(kind, "replace") == 0) {
-		if (!get_value(*doc, &p))
-			rc = sk_error_set(err, SK_EINVALID,
-					  "replace operation does not apply: doc is missing key: %s: missing value", path);
-		else if (p.n == 0 || op_remove(*doc, &p, "replace", path, err) == 0)
-			rc = op_add(doc, &p, json_deep_copy(value), path, err);
-		else
-			rc = -1;
-	} else if (strcmp(kind, "test") == 0) {
-		cur = get_value(*doc, &p);
-		if (!(cur ? json_equal(cur, value) : json_is_null(value)))
-			rc = sk_error_set(err, SK_EINVALID, "testing value %s failed: test failed", path);
-	} else if (strcmp(kind, "move") == 0 || strcmp(kind, "copy") == 0) {
-		if (!from || pointer_parse(from, &f) < 0 || !(cur = get_value(*doc, &f))) {
-			rc = sk_error_set(err, SK_EINVALID,
-					  "%s operation does not apply: doc is missing from path: %s: missing value",
-					  kind, from ? from : "");
-		} else if (kind[0] == 'm' && strncmp(path, from, strlen(from)) == 0 &&
-			   (path[strlen(from)] == '/' )) {
-			rc = sk_error_set(err, SK_EINVALID, "move operation does not apply: path %s is a child of from %s",
-					  path, from);
-		} else {
-			cur = json_deep_copy(cur);
-			if (kind[0] == 'm' && op_remove(*doc, &f, "move", from, err) < 0) {
-				json_decref(cur);
-				rc = -1;
-			} else {
-				rc = op_add(doc, &p, cur, path, err);
-			}
-		}
+	if (!known_op(kind))
+		return sk_error_set(err, SK_EINVALID, "Unexpected kind: %s", kind);
+	if (!path)
+		return sk_error_set(err, SK_EINVALID, "%s operation failed to decode path: missing value", kind);
+	pointer_parse(path, &p);
+	if (!strcmp(kind, "add")) {
+		rc = do_add(doc, &p, path, json_deep_copy(value), err);
+	} else if (!strcmp(kind, "remove")) {
+		rc = do_remove(doc, &p, path, err);
+	} else if (!strcmp(kind, "replace")) {
+		json_t *v = json_deep_copy(value);
+		rc = do_replace(doc, &p, path, v, err);
+		json_decref(v);
+	} else if (!strcmp(kind, "test")) {
+		rc = do_test(doc, &p, path, value, err);
+	} else if (!from) {
+		rc = sk_error_set(err, SK_EINVALID, "%s operation failed to decode from: missing value", kind);
 	} else {
-		rc = sk_error_set(err, SK_EINVALID, "Unexpected kind: %s: unknown object type", kind);
+		pointer_parse(from, &f);
+		rc = do_transfer(doc, kind[0] == 'm', &f, from, &p, path, err);
 	}
 	pointer_release(&p);
 	pointer_release(&f);
@@ -374,7 +436,9 @@ json_t *sk_json_patch(json_t *doc, json_t *ops, sk_error_t *err)
 					    "json: cannot unmarshal value into Go value of type jsonpatch.Operation"), NULL;
 	out = json_deep_copy(doc);
 	json_array_foreach(ops, i, op) {
-		if (apply_op(&out, op, err) < 0) {
+		if (apply_op(out, op, err) < 0) {
+			if (err && !err->code)
+				sk_error_set(err, SK_EINVALID, "operation %zu could not be applied", i);
 			json_decref(out);
 			return NULL;
 		}

@@ -19,7 +19,9 @@ json_t *sk_merge_patch(json_t *target, json_t *patch);
 
 /* RFC 6902 as upstream's evanphx/json-patch applies it: add, remove,
  * replace, move, copy, test; JSON pointers with ~0/~1; "-" appends; array
- * indexes may be negative (counted from the end) like upstream.
+ * indexes may be negative (counted from the end) like upstream; the path ""
+ * (whole document) does not apply, as in upstream's v4 json-patch; a
+ * missing "value" counts as null. Messages are upstream's.
  * Errors:
  *   SK_EBADREQUEST  ops is not an array of objects (upstream 400);
  *   SK_ETOOLARGE    more than SK_JSON_PATCH_MAX_OPS operations (413);

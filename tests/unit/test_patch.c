@@ -125,7 +125,6 @@ static void test_json_patch(void **state)
 	check_jp("{\"foo\":1}", "[{\"op\":\"copy\",\"from\":\"/foo\",\"path\":\"/bar\"}]", "{\"foo\":1,\"bar\":1}");
 	check_jp("{\"foo\":[1,2,3]}", "[{\"op\":\"remove\",\"path\":\"/foo/-1\"}]", "{\"foo\":[1,2]}");
 	check_jp("{\"foo\":1}", "[{\"op\":\"test\",\"path\":\"/missing\",\"value\":null}]", "{\"foo\":1}");
-	check_jp("{\"foo\":1}", "[{\"op\":\"replace\",\"path\":\"\",\"value\":{\"x\":2}}]", "{\"x\":2}");
 	check_jp("{\"foo\":1}", "[]", "{\"foo\":1}");
 	/* rollout undo sends this shape */
 	check_jp("{\"metadata\":{\"annotations\":{\"a\":\"1\"}},\"spec\":{\"template\":{\"x\":1}}}",
@@ -145,7 +144,16 @@ static void test_json_patch(void **state)
 	jp_err("{\"foo\":1}", "[{\"op\":\"move\",\"from\":\"/nope\",\"path\":\"/bar\"}]", SK_EINVALID);
 	jp_err("{\"foo\":{}}", "[{\"op\":\"move\",\"from\":\"/foo\",\"path\":\"/foo/x\"}]", SK_EINVALID);
 	assert_string_equal(jp_err("{}", "[{\"op\":\"frob\",\"path\":\"/a\"}]", SK_EINVALID),
-			    "Unexpected kind: frob: unknown object type");
+			    "Unexpected kind: frob");
+	/* like upstream's v4 json-patch, no operation applies to the whole document */
+	assert_string_equal(jp_err("{\"foo\":1}", "[{\"op\":\"replace\",\"path\":\"\",\"value\":{}}]", SK_EINVALID),
+			    "replace operation does not apply: doc is missing path: : missing value");
+	assert_string_equal(jp_err("{\"foo\":\"bar\"}", "[{\"op\":\"remove\",\"path\":\"/nope\"}]", SK_EINVALID),
+			    "error in remove for path: '/nope': Unable to remove nonexistent key: nope: missing value");
+	assert_string_equal(jp_err("{\"foo\":\"bar\"}", "[{\"op\":\"replace\",\"path\":\"/nope\",\"value\":1}]", SK_EINVALID),
+			    "replace operation does not apply: doc is missing key: /nope: missing value");
+	assert_string_equal(jp_err("{\"foo\":{}}", "[{\"op\":\"move\",\"from\":\"/foo\",\"path\":\"/foo/x\"}]", SK_EINVALID),
+			    "move operation does not apply: doc is missing destination path: /foo/x: missing value");
 	jp_err("{}", "[{\"op\":\"add\",\"path\":\"a\",\"value\":1}]", SK_EINVALID);
 	jp_err("{}", "{\"op\":\"add\"}", SK_EBADREQUEST);
 	jp_err("{}", "[1]", SK_EBADREQUEST);
