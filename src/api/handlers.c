@@ -1197,6 +1197,17 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 
 /* ---- dispatch ---- */
 
+/* strconv.ParseBool's true values. */
+static int parse_bool(const char *v)
+{
+	static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True", NULL};
+
+	for (int i = 0; v && yes[i]; i++)
+		if (!strcmp(v, yes[i]))
+			return 1;
+	return 0;
+}
+
 static void method_not_allowed(sk_api_response *resp, const sk_path *p, const char *method)
 {
 	cleanup_free char *msg = xasprintf("the server does not allow this method on the requested resource");
@@ -1211,7 +1222,7 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 	const char *w = sk__arg(req, "watch");
 
 	if (!p->name[0]) {
-		if (!strcmp(m, "GET") && w && (!strcmp(w, "true") || !strcmp(w, "1")))
+		if (!strcmp(m, "GET") && parse_bool(w))
 			sk__handle_watch(api, req, p, resp);
 		else if (!strcmp(m, "GET"))
 			do_list(api, req, p, resp);

@@ -66,7 +66,7 @@ def test_kill9_keeps_acknowledged_writes(tmpdir_skiff):
 
 def test_restart_keeps_objects_and_sigterm_is_clean(tmpdir_skiff):
     c = Cluster(tmpdir_skiff, ["--no-agent"]).start()
-    c.kubectl("create", "namespace", "keep")
+    c.kubectl("create", "-f", "-", input='{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"keep"}}')
     c.kubectl("create", "-n", "keep", "-f", "-", input=json.dumps(
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kept"}, "data": {"a": "1"}}))
     rv = c.kjson("get", "cm", "-n", "keep", "kept")["metadata"]["resourceVersion"]
