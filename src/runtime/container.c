@@ -570,8 +570,10 @@ int sk_container_remove(struct sk_runtime *rt, struct sk_container *c, sk_error_
 	if (!WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0)
 		sk_debug("runtime", "container \"%s\": delete: %s", c->id, res.err);
 	sk__proc_result_release(&res);
-	if (c->status == SK_CONTAINER_EXITED && !c->reason)
-		set_exited(c, efile, c->exit_code);
+	/* A forced delete kills a live container; let conmon record the exit
+	 * before the files go, so it does not write them afterwards. */
+	if (c->status == SK_CONTAINER_RUNNING || c->status == SK_CONTAINER_CREATED)
+		sk_container_wait(rt, c, 2000, &e);
 	if (sk__rm_rf(c->dir) < 0)
 		return sk_error_errno(err, errno, "remove container \"%s\": \"%s\"", c->id, c->dir);
 	unlink(efile);

@@ -398,6 +398,23 @@ static void test_remove_idempotent(void **state)
 
 	REQUIRE_ENV();
 	sb = new_sandbox("twice");
+	{
+		/* created, never started, removed: conmon's exit file must not linger */
+		static const char *const t[] = {"true", NULL};
+		struct sk_container_config cfg = {.id = "ctr-unstarted", .name = "u", .sandbox = sb, .rootfs = E->rootfs,
+						  .args = t, .log_path = "/tmp/sktest-unstarted.log"};
+		struct sk_container *c = NULL;
+		char efile[160];
+
+		assert_int_equal(sk_container_create(&E->rt, &cfg, &c, &err), 0);
+		assert_int_equal(sk_container_remove(&E->rt, c, &err), 0);
+		assert_int_equal(sk_container_remove(&E->rt, c, &err), 0);
+		snprintf(efile, sizeof(efile), "%s/exits/%s", E->run_dir, c->id);
+		usleep(200000);
+		assert_int_not_equal(access(efile, F_OK), 0);
+		sk_container_free(c);
+		unlink(cfg.log_path);
+	}
 	assert_int_equal(sk_sandbox_remove(&E->rt, sb->id, &err), 0);
 	assert_int_equal(sk_sandbox_remove(&E->rt, sb->id, &err), 0);
 	assert_int_equal(sk_sandbox_remove(&E->rt, "never-existed", &err), 0);
