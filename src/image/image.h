@@ -64,8 +64,9 @@ typedef struct sk_image_info {
 	int layers;
 	/* Filled by sk_image_pull: */
 	int64_t fetched_bytes;   /* bytes downloaded from the registry */
-	int64_t fetch_ns;        /* manifests + blobs */
-	int64_t unpack_ns;       /* summed over layers (they unpack in parallel) */
+	int64_t fetch_ns;        /* wall time from the start until the last blob arrived */
+	int64_t unpack_ns;       /* summed over layers (they unpack in parallel, while
+	                            other layers download) */
 	int64_t total_ns;        /* the pull itself */
 	int64_t wait_ns;         /* waiting for a concurrent pull of the same image */
 	int blobs_cached;        /* layers already in the content store */

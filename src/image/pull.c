@@ -28,7 +28,7 @@ struct layer_job {
 	size_t next;
 	int failed;
 	sk_error_t err;
-	int64_t fetched, fetch_ns, unpack_ns, unpacked;
+	int64_t fetched, fetch_end, unpack_ns, unpacked;
 	int blobs_cached, snapshots_cached;
 };
 
@@ -48,7 +48,7 @@ static int fetch_layer(struct layer_job *j, const sk_image_desc *d, sk_error_t *
 {
 	cleanup_free char *partial = xasprintf("%s/ingest/%s.partial", j->s->root, d->digest + 7);
 	cleanup_close int lock = -1;
-	int64_t fetched = 0, t0 = sk_mono_ns();
+	int64_t fetched = 0, now;
 	int rc;
 
 	/* a partial file is resumed by one puller at a time */
@@ -64,9 +64,11 @@ static int fetch_layer(struct layer_job *j, const sk_image_desc *d, sk_error_t *
 	rc = sk__registry_blob_file(j->reg, d, partial, &fetched, err);
 	if (rc == 0)
 		rc = sk__blob_commit_file(j->s, partial, d->digest, err);
+	now = sk_mono_ns();
 	pthread_mutex_lock(&j->mu);
 	j->fetched += fetched;
-	j->fetch_ns += sk_mono_ns() - t0;
+	if (now > j->fetch_end)
+		j->fetch_end = now;
 	pthread_mutex_unlock(&j->mu);
 	return rc;
 }
@@ -259,7 +261,7 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	struct layer_job job = {0};
 	char digest[72], index_digest[72], name[700];
 	const char *platform = opts->platform ? opts->platform : default_platform();
-	int64_t t0 = sk_mono_ns(), tf;
+	int64_t t0 = sk_mono_ns();
 	int rc = -1;
 
 	reg = sk__registry_open(r, opts, err);
@@ -271,8 +273,7 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	chain = config ? sk__chain_ids(config, m.n_layers, err) : NULL;
 	if (!chain)
 		goto out;
-	tf = sk_mono_ns() - t0;
-	job = (struct layer_job){.s = s, .reg = reg, .m = &m, .chain = chain};
+	job = (struct layer_job){.s = s, .reg = reg, .m = &m, .chain = chain, .fetch_end = sk_mono_ns()};
 	if (fetch_layers(&job, opts->parallel, err) < 0)
 		goto out;
 	if (record(s, r, digest, index_digest, job.unpacked, err) < 0)
@@ -282,7 +283,7 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	if (sk_image_lookup(s, name, info, err) < 0)
 		goto out;
 	info->fetched_bytes = job.fetched;
-	info->fetch_ns = tf + job.fetch_ns;
+	info->fetch_ns = job.fetch_end - t0;
 	info->unpack_ns = job.unpack_ns;
 	info->blobs_cached = job.blobs_cached;
 	info->snapshots_cached = job.snapshots_cached;
