@@ -558,5 +558,8 @@ int main(void)
 		cmocka_unit_test(test_bench),
 		cmocka_unit_test(test_cleanup),
 	};
+	/* SK_TEST_FILTER="test_hello_*" runs a subset (cmocka pattern). */
+	if (getenv("SK_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("SK_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
