@@ -180,4 +180,11 @@ def test_rootfs_runs_busybox(images, node):
     assert r.returncode != 0 and "in use" in r.stderr
     skiff(node, "rootfs-remove", "ctr-1")
     assert not os.path.exists(os.path.join(node, "images", "containers", "ctr-1"))
+    # the new mount API (lowerdir+, used for images with many layers) gives the same view
+    r = subprocess.run([SKIFF, "image", "rootfs-prepare", "busybox:2", "ctr-2", "--data-dir", node],
+                       capture_output=True, text=True, env=dict(os.environ, SKIFF_IMAGE_MOUNT_API="new"))
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(r.stdout.strip(), "etc", "app.txt")) as f:
+        assert f.read() == "hello from layer 2\n"
+    skiff(node, "rootfs-remove", "ctr-2")
     skiff(node, "rm", "busybox:2")
