@@ -560,6 +560,19 @@ static int parse_all(struct parser *p, sk_label_selector *sel, sk_error_t *err)
 	}
 }
 
+/* Upstream keeps requirements sorted by key (stable): String() and the
+ * order errors are found in depend on it. */
+static void sort_by_key(sk_label_selector *sel)
+{
+	for (size_t i = 1; i < sel->n; i++) {
+		for (size_t j = i; j > 0 && strcmp(sel->reqs[j - 1].key, sel->reqs[j].key) > 0; j--) {
+			struct requirement t = sel->reqs[j - 1];
+			sel->reqs[j - 1] = sel->reqs[j];
+			sel->reqs[j] = t;
+		}
+	}
+}
+
 sk_label_selector *sk_label_selector_parse(const char *s, sk_error_t *err)
 {
 	sk_label_selector *sel = xzalloc(sizeof(*sel));
@@ -575,6 +588,7 @@ sk_label_selector *sk_label_selector_parse(const char *s, sk_error_t *err)
 		sk_label_selector_free(sel);
 		return NULL;
 	}
+	sort_by_key(sel);
 	return sel;
 }
 
@@ -658,10 +672,64 @@ sk_label_selector *sk_label_selector_from_json(json_t *js, sk_error_t *err)
 	json_array_foreach(json_object_get(js, "matchExpressions"), i, e)
 		if (expr_from_json(e, selector_push(sel), err) < 0)
 			goto fail;
+	sort_by_key(sel);
 	return sel;
 fail:
 	sk_label_selector_free(sel);
 	return NULL;
+}
+
+sk_label_selector *sk_label_selector_from_set(json_t *set)
+{
+	sk_label_selector *sel = xzalloc(sizeof(*sel));
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(set, k, v) {
+		struct requirement *r = selector_push(sel);
+		r->key = xstrdup(k);
+		r->op = OP_EQ;
+		requirement_add_value(r, xstrdup(json_is_string(v) ? json_string_value(v) : ""));
+	}
+	sort_by_key(sel);
+	return sel;
+}
+
+static void requirement_string(struct buf *b, const struct requirement *r)
+{
+	static const char *const ops[] = {
+		[OP_IN] = " in ", [OP_NOTIN] = " notin ", [OP_EQ] = "=", [OP_DEQ] = "==",
+		[OP_NEQ] = "!=", [OP_EXISTS] = "", [OP_NOTEXISTS] = "", [OP_GT] = ">", [OP_LT] = "<",
+	};
+
+	if (r->op == OP_NOTEXISTS)
+		buf_str(b, "!");
+	buf_str(b, r->key);
+	if (r->op == OP_EXISTS || r->op == OP_NOTEXISTS)
+		return;
+	buf_str(b, ops[r->op]);
+	if (r->op == OP_IN || r->op == OP_NOTIN)
+		buf_str(b, "(");
+	for (size_t i = 0; i < r->nvalues; i++) {
+		if (i)
+			buf_str(b, ",");
+		buf_str(b, r->values[i]);
+	}
+	if (r->op == OP_IN || r->op == OP_NOTIN)
+		buf_str(b, ")");
+}
+
+char *sk_label_selector_string(const sk_label_selector *sel)
+{
+	struct buf b = {0};
+
+	buf_str(&b, "");
+	for (size_t i = 0; !sel->nothing && i < sel->n; i++) {
+		if (i)
+			buf_str(&b, ",");
+		requirement_string(&b, &sel->reqs[i]);
+	}
+	return b.s;
 }
 
 /* ---- matching ---- */

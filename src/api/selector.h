@@ -29,6 +29,18 @@ sk_label_selector *sk_label_selector_parse(const char *s, sk_error_t *err);
  * want "nil selects all" (e.g. a PodDisruptionBudget) test for NULL first. */
 sk_label_selector *sk_label_selector_from_json(json_t *sel, sk_error_t *err);
 
+/* A selector from a plain map of labels (Service spec.selector,
+ * ReplicationController): every key must equal its value; NULL or {}
+ * gives one that matches everything (upstream SelectorFromSet). */
+sk_label_selector *sk_label_selector_from_set(json_t *set);
+
+/* The canonical string form, as upstream's Selector.String() (and thus
+ * metav1.FormatLabelSelector, Scale status.selector): requirements sorted
+ * by key, values sorted, e.g. "app=web,env in (a,b),!legacy". "" for a
+ * selector without requirements (FormatLabelSelector shows "<none>").
+ * Returns a malloc'd string the caller frees. */
+char *sk_label_selector_string(const sk_label_selector *sel);
+
 /* 1 when labels (an object of strings, or NULL for none) satisfy every
  * requirement of sel, else 0. */
 int sk_label_selector_match(const sk_label_selector *sel, json_t *labels);

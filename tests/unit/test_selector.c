@@ -146,6 +146,52 @@ static void test_label_from_json(void **state)
 	json_decref(l);
 }
 
+static void check_string(const char *in, const char *want)
+{
+	sk_error_t err = {0};
+	sk_label_selector *s = sk_label_selector_parse(in, &err);
+	char *got;
+
+	assert_non_null(s);
+	got = sk_label_selector_string(s);
+	assert_string_equal(got, want);
+	free(got);
+	sk_label_selector_free(s);
+}
+
+static void test_label_string(void **state)
+{
+	sk_error_t err = {0};
+	json_t *j = json_loads("{\"matchLabels\":{\"b\":\"2\",\"a\":\"1\"},\"matchExpressions\":["
+			       "{\"key\":\"c\",\"operator\":\"NotIn\",\"values\":[\"z\",\"y\"]},"
+			       "{\"key\":\"d\",\"operator\":\"DoesNotExist\"}]}", 0, NULL);
+	sk_label_selector *s = sk_label_selector_from_json(j, &err);
+	char *str = sk_label_selector_string(s);
+	json_t *set = json_pack("{s:s,s:s}", "x", "1", "app", "web"), *l;
+
+	assert_string_equal(str, "a=1,b=2,c notin (y,z),!d");
+	free(str);
+	sk_label_selector_free(s);
+	json_decref(j);
+	check_string("", "");
+	check_string("z=1, y in (b,a), x, !w, v!=2, u==3, t>4", "t>4,u==3,v!=2,!w,x,y in (a,b),z=1");
+
+	s = sk_label_selector_from_set(set);
+	str = sk_label_selector_string(s);
+	assert_string_equal(str, "app=web,x=1");
+	free(str);
+	l = json_pack("{s:s,s:s,s:s}", "x", "1", "app", "web", "other", "y");
+	assert_true(sk_label_selector_match(s, l));
+	json_object_set_new(l, "x", json_string("2"));
+	assert_false(sk_label_selector_match(s, l));
+	sk_label_selector_free(s);
+	s = sk_label_selector_from_set(NULL);
+	assert_true(sk_label_selector_match(s, l));
+	sk_label_selector_free(s);
+	json_decref(l);
+	json_decref(set);
+}
+
 static sk_field_selector *fparse(const char *s)
 {
 	sk_error_t err = {0};
@@ -262,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_label_messages),
 		cmocka_unit_test(test_label_match),
 		cmocka_unit_test(test_label_from_json),
+		cmocka_unit_test(test_label_string),
 		cmocka_unit_test(test_field_parse),
 		cmocka_unit_test(test_field_check),
 		cmocka_unit_test(test_field_match),
