@@ -437,6 +437,21 @@ static enum sk_container_status runtime_status(struct sk_runtime *rt, struct sk_
 	return st;
 }
 
+/* True when the conmon recorded in <dir>/conmon.pid still runs. */
+static bool conmon_alive(const struct sk_container *c)
+{
+	cleanup_free char *pidfile = xasprintf("%s/conmon.pid", c->dir);
+	cleanup_free char *pid = sk_read_file(pidfile, NULL);
+	cleanup_free char *comm_path = NULL;
+	cleanup_free char *comm = NULL;
+
+	if (!pid || atoi(pid) <= 1)
+		return false;
+	comm_path = xasprintf("/proc/%d/comm", atoi(pid));
+	comm = sk_read_file(comm_path, NULL);
+	return comm && !strncmp(comm, "conmon", 6);
+}
+
 int sk_container_refresh(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err)
 {
 	cleanup_free char *efile = exit_file(rt, c->id);
@@ -450,6 +465,10 @@ int sk_container_refresh(struct sk_runtime *rt, struct sk_container *c, sk_error
 		set_exited(c, efile, atoi(code));
 		return save(c, err);
 	}
+	/* Fast path for the agent's frequent polls: a started container whose
+	 * conmon is alive and has written no exit file is still running. */
+	if (c->status == SK_CONTAINER_RUNNING && conmon_alive(c))
+		return 0;
 	st = runtime_status(rt, c);
 	if (st == SK_CONTAINER_EXITED) {
 		/* conmon writes the exit file right after the runtime notices; recheck once. */
