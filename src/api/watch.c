@@ -56,10 +56,11 @@ static void push_line(sk_api_watch *w, const char *type, const char *obj, size_t
 
 static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen)
 {
-	size_t tl = strlen(type), n = 18 + tl + olen + 2;
-	wev *e = xmalloc(sizeof(*e) + n + 1);
-	int k = snprintf(e->line, n + 1, "{\"type\":\"%s\",\"object\":", type);
+	char head[64];
+	int k = snprintf(head, sizeof(head), "{\"type\":\"%s\",\"object\":", type);
+	wev *e = xmalloc(sizeof(*e) + (size_t)k + olen + 3);
 
+	memcpy(e->line, head, (size_t)k);
 	memcpy(e->line + k, obj, olen);
 	memcpy(e->line + k + olen, "}\n", 3);
 	e->len = (size_t)k + olen + 2;
