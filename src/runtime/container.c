@@ -704,6 +704,55 @@ int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const 
 	return rc < 0 ? sk_error_wrap(err, "exec in container \"%s\"", c->id) : 0;
 }
 
+static void exec_child(char *const argv[], int in_fd, int out_fd, int err_fd)
+{
+	sigset_t all;
+
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	/* dup to high numbers first so that the fds may be any of 0..2 */
+	in_fd = fcntl(in_fd, F_DUPFD, 10);
+	out_fd = fcntl(out_fd, F_DUPFD, 10);
+	err_fd = fcntl(err_fd, F_DUPFD, 10);
+	if (in_fd < 0 || out_fd < 0 || err_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
+	    dup2(err_fd, 2) < 0)
+		_exit(126);
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int in_fd,
+			  int out_fd, int err_fd, sk_error_t *err)
+{
+	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, err);
+	static int seq;
+	int n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+	cleanup_free char *proc_path = xasprintf("%s/exec-%d-s%d.json", c->dir, getpid(), n);
+	cleanup_free char *root = NULL;
+	int status;
+	pid_t pid;
+
+	if (!h || !args || !args[0])
+		return sk_error_set(err, SK_EINVALID, "exec in container \"%s\": no command", c->id);
+	if (write_exec_process(c, args, proc_path, err) < 0)
+		return -1;
+	root = xasprintf("--root=%s", h->root);
+	{
+		char *argv[] = {h->exec, root, "exec", "--process", proc_path, c->id, NULL};
+		pid = fork();
+		if (pid == 0)
+			exec_child(argv, in_fd, out_fd, err_fd);
+	}
+	if (pid < 0) {
+		unlink(proc_path);
+		return sk_error_errno(err, errno, "exec in container \"%s\": fork", c->id);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	unlink(proc_path);
+	return sk__proc_exit_code(status);
+}
+
 void sk_exec_result_release(struct sk_exec_result *res)
 {
 	free(res->out);

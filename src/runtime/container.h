@@ -93,6 +93,13 @@ int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const 
 			   int timeout_s, struct sk_exec_result *res, sk_error_t *err);
 void sk_exec_result_release(struct sk_exec_result *res);
 
+/* Runs args in the running container with the given file descriptors as its
+ * stdin, stdout and stderr (no TTY; for `kubectl exec` without -t) and
+ * blocks until it exits. Returns the exit code (>= 0), or -1 with err when it
+ * could not be run. The descriptors stay owned by the caller. */
+int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int in_fd,
+			  int out_fd, int err_fd, sk_error_t *err);
+
 /* Asks conmon to reopen the log file (after the caller rotated it). */
 int sk_container_reopen_log(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err);
 

@@ -346,6 +346,23 @@ static void test_readopt_after_restart(void **state)
 	sk_exec_result_release(&xr);
 
 	{
+		/* streaming exec: stdin in, stdout and stderr out through caller fds */
+		static const char *const cat[] = {"sh", "-c", "read x; echo got-$x; echo err >&2; exit 4", NULL};
+		int in[2], outp[2];
+		char buf[64] = {0};
+
+		assert_int_equal(pipe(in), 0);
+		assert_int_equal(pipe(outp), 0);
+		assert_int_equal(write(in[1], "abc\n", 4), 4);
+		close(in[1]);
+		assert_int_equal(sk_container_exec_fds(&E->rt, found, cat, in[0], outp[1], outp[1], &err), 4);
+		close(in[0]);
+		close(outp[1]);
+		assert_true(read(outp[0], buf, sizeof(buf) - 1) > 0);
+		close(outp[0]);
+		assert_non_null(strstr(buf, "got-abc\n"));
+	}
+	{
 		static const char *const slow[] = {"sleep", "30", NULL};
 		int64_t t0 = sk_mono_ns();
 		assert_int_equal(sk_container_exec_sync(&E->rt, found, slow, 1, &xr, &err), 0);
