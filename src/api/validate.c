@@ -1440,8 +1440,11 @@ static void validate_job_update(E, json_t *job, json_t *old)
 				copy_field(obj(munged, "metadata"), obj(ot, "metadata"), "annotations");
 			}
 		}
-		if (!json_equal(munged, ot))
-			sk__vinvalid(e, "spec.template", json_string("core.PodTemplateSpec{...}"), "field is immutable");
+		if (!json_equal(munged, ot)) {
+			cleanup_json json_t *v = json_string("core.PodTemplateSpec{...}");
+
+			sk__vinvalid(e, "spec.template", v, "field is immutable");
+		}
 	}
 }
 
