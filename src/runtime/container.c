@@ -119,6 +119,14 @@ static struct sk_container *from_json(const struct sk_runtime *rt, json_t *j)
 	return c;
 }
 
+/* Subcommands that never look at cgroups skip the hybrid-cgroup wrapper
+ * (it costs an unshare and two shells per call); create, exec and delete
+ * need it. */
+static bool cgroup_free(const char *subcommand)
+{
+	return !strcmp(subcommand, "start") || !strcmp(subcommand, "state") || !strcmp(subcommand, "kill");
+}
+
 /* Runs `<handler> --root=<root> <args...>`; output in res. */
 static int run_runtime(const struct sk_runtime_handler *h, const char *const *args, int timeout_ms,
 		       struct sk__proc_result *res, sk_error_t *err)
@@ -127,7 +135,7 @@ static int run_runtime(const struct sk_runtime_handler *h, const char *const *ar
 	char *argv[16];
 	size_t n = 0;
 
-	argv[n++] = h->exec;
+	argv[n++] = cgroup_free(args[0]) ? h->binary : h->exec;
 	argv[n++] = root;
 	for (; *args && n < 15; args++)
 		argv[n++] = (char *)*args;

@@ -17,10 +17,12 @@
  *
  * Runtime handlers ("RuntimeClass" handlers): "crun" and "runc". crun is the
  * default where it is installed. On a hybrid cgroup host crun refuses to run
- * ("cgroups in hybrid mode not supported"); there every crun invocation goes
- * through <run_dir>/bin/crun-hybrid, which enters a private mount namespace
+ * ("cgroups in hybrid mode not supported"); there every crun invocation that
+ * touches cgroups (create through conmon, exec, delete) goes through
+ * <run_dir>/bin/crun-hybrid, which enters a private mount namespace
  * (unshare -m), lazily unmounts /sys/fs/cgroup/unified there and execs crun,
- * so crun sees a plain v1 host. The host mount table is untouched. */
+ * so crun sees a plain v1 host; start, state and kill call crun directly.
+ * The host mount table is untouched. On v1 and v2 hosts crun runs as is. */
 #ifndef SK_RUNTIME_RUNTIME_H
 #define SK_RUNTIME_RUNTIME_H
 
