@@ -69,12 +69,14 @@ json_t *sk__chain_ids(json_t *config, size_t n_layers, sk_error_t *err);
 
 /* Unpacks one layer blob (tar, gzip or zstd) into the empty directory dest,
  * translating whiteouts for overlayfs and refusing anything that would leave
- * dest. *size gets the bytes of regular files written. */
-int sk__unpack_layer(const char *blob_path, const char *dest, int64_t *size, sk_error_t *err);
+ * dest. The uncompressed stream must hash to diff_id (unless NULL). *size
+ * gets the bytes of regular files written. */
+int sk__unpack_layer(const char *blob_path, const char *dest, const char *diff_id, int64_t *size,
+		     sk_error_t *err);
 /* Makes sure DIR/images/snapshots/CHAINHEX holds the layer; 1 when it was
  * already there, 0 when unpacked now (*size: bytes written), -1 on error. */
 int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
-			int64_t *size, sk_error_t *err);
+			const char *diff_id, int64_t *size, sk_error_t *err);
 /* malloc'd DIR/images/snapshots/HEX; caller frees. */
 char *sk__snapshot_path(const sk_image_store *s, const char *chain_id);
 /* Removes a directory tree (no symlinks followed). */

@@ -159,6 +159,7 @@ static int finish(sk_image_store *s, const char *manifest, json_t *names, json_t
 	for (i = 0; i < json_array_size(json_object_get(rec, "chain")); i++)
 		if (sk__snapshot_ensure(s, json_string_value(json_array_get(json_object_get(rec, "chain"), i)),
 					json_string_value(json_array_get(json_object_get(rec, "layers"), i)),
+					json_string_value(json_array_get(json_object_get(rec, "diffIds"), i)),
 					NULL, err) < 0)
 			return -1;
 	json_array_extend(all, names);

@@ -23,7 +23,7 @@ struct layer_job {
 	sk_image_store *s;
 	struct sk__registry *reg;
 	const sk_image_manifest *m;
-	json_t *chain;
+	json_t *chain, *diff_ids;
 	pthread_mutex_t mu;
 	size_t next;
 	int failed;
@@ -86,7 +86,8 @@ static int do_layer(struct layer_job *j, size_t i, sk_error_t *err)
 			return -1;
 	}
 	t0 = sk_mono_ns();
-	snap = sk__snapshot_ensure(j->s, chain, d->digest, &size, err);
+	snap = sk__snapshot_ensure(j->s, chain, d->digest, json_string_value(json_array_get(j->diff_ids, i)),
+				   &size, err);
 	if (snap < 0)
 		return -1;
 	pthread_mutex_lock(&j->mu);
@@ -273,7 +274,8 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	chain = config ? sk__chain_ids(config, m.n_layers, err) : NULL;
 	if (!chain)
 		goto out;
-	job = (struct layer_job){.s = s, .reg = reg, .m = &m, .chain = chain, .fetch_end = sk_mono_ns()};
+	job = (struct layer_job){.s = s, .reg = reg, .m = &m, .chain = chain,
+				   .diff_ids = json_object_get(json_object_get(config, "rootfs"), "diff_ids"), .fetch_end = sk_mono_ns()};
 	if (fetch_layers(&job, opts->parallel, err) < 0)
 		goto out;
 	if (record(s, r, digest, index_digest, job.unpacked, err) < 0)

@@ -42,7 +42,7 @@ char *sk__snapshot_path(const sk_image_store *s, const char *chain_id)
 }
 
 int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
-			int64_t *size_out, sk_error_t *err)
+			const char *diff_id, int64_t *size_out, sk_error_t *err)
 {
 	static int counter;
 	cleanup_free char *path = sk__snapshot_path(s, chain_id);
@@ -57,7 +57,7 @@ int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *lay
 			__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
 	if (mkdir(tmp, 0755) < 0)
 		return sk_error_errno(err, errno, "snapshot \"%s\": mkdir", chain_id);
-	if (sk__unpack_layer(blob, tmp, &size, err) < 0) {
+	if (sk__unpack_layer(blob, tmp, diff_id, &size, err) < 0) {
 		sk__rm_rf(tmp);
 		return -1;
 	}
@@ -149,7 +149,7 @@ static void touch_image(sk_image_store *s, const char *id)
 static json_t *ensure_snapshots(sk_image_store *s, const char *id, sk_error_t *err)
 {
 	cleanup_json json_t *idx = NULL;
-	json_t *rec, *chain, *layers;
+	json_t *rec, *chain, *layers, *diffs;
 
 	sk__lock(s, 0);
 	idx = sk__index_load(s);
@@ -157,13 +157,15 @@ static json_t *ensure_snapshots(sk_image_store *s, const char *id, sk_error_t *e
 	rec = json_object_get(json_object_get(idx, "images"), id);
 	chain = json_object_get(rec, "chain");
 	layers = json_object_get(rec, "layers");
+	diffs = json_object_get(rec, "diffIds");
 	if (!rec || json_array_size(chain) != json_array_size(layers)) {
 		sk_error_set(err, SK_ENOTFOUND, "image \"%s\": not found", id);
 		return NULL;
 	}
 	for (size_t i = 0; i < json_array_size(chain); i++)
 		if (sk__snapshot_ensure(s, json_string_value(json_array_get(chain, i)),
-					json_string_value(json_array_get(layers, i)), NULL, err) < 0)
+					json_string_value(json_array_get(layers, i)),
+					json_string_value(json_array_get(diffs, i)), NULL, err) < 0)
 			return NULL;
 	return json_incref(chain);
 }

@@ -264,8 +264,8 @@ static json_t *build_record(sk_image_store *s, const char *manifest_digest, sk_e
 		json_array_append_new(layers, json_string(m.layers[i].digest));
 		size += m.layers[i].size;
 	}
-	rec = json_pack("{s:s, s:o, s:O, s:I, s:I}", "config", m.config.digest, "layers", layers,
-			"chain", chain, "size", (json_int_t)size, "lastUsed",
+	rec = json_pack("{s:s, s:o, s:O, s:O, s:I, s:I}", "config", m.config.digest, "layers", layers,
+			"diffIds", json_object_get(json_object_get(config, "rootfs"), "diff_ids"), "chain", chain, "size", (json_int_t)size, "lastUsed",
 			(json_int_t)(sk_now_ns() / 1000000000));
 	sk_image_manifest_release(&m);
 	return rec;

@@ -308,11 +308,73 @@ static int unpack_entry(struct unpack *u, struct archive *a, struct archive_entr
 	}
 }
 
-int sk__unpack_layer(const char *blob_path, const char *dest, int64_t *size, sk_error_t *err)
+/* The tar reader pulls the decompressed stream through a second archive
+ * (format "raw", every filter), hashing it on the way: one pass both unpacks
+ * and computes the layer's diff ID. */
+struct tee {
+	struct archive *raw;
+	gnutls_hash_hd_t hash;
+	char buf[1 << 16];
+};
+
+static la_ssize_t tee_read(struct archive *a, void *arg, const void **buf)
+{
+	struct tee *t = arg;
+	la_ssize_t n = archive_read_data(t->raw, t->buf, sizeof(t->buf));
+
+	if (n < 0) {
+		archive_set_error(a, EIO, "%s", archive_error_string(t->raw) ? archive_error_string(t->raw) : "read error");
+		return -1;
+	}
+	gnutls_hash(t->hash, t->buf, n);
+	*buf = t->buf;
+	return n;
+}
+
+static int open_tee(struct tee *t, struct archive *tar, const char *blob_path, const char *layer,
+		    sk_error_t *err)
+{
+	struct archive_entry *e;
+
+	if (gnutls_hash_init(&t->hash, GNUTLS_DIG_SHA256) < 0)
+		abort();
+	t->raw = archive_read_new();
+	archive_read_support_filter_all(t->raw);
+	archive_read_support_format_raw(t->raw);
+	if (archive_read_open_filename(t->raw, blob_path, 1 << 20) != ARCHIVE_OK ||
+	    archive_read_next_header(t->raw, &e) != ARCHIVE_OK)
+		return sk_error_set(err, SK_EINVALID, "layer \"%s\": %s", layer, archive_error_string(t->raw));
+	archive_read_support_format_tar(tar);
+	if (archive_read_open(tar, t, NULL, tee_read, NULL) != ARCHIVE_OK)
+		return sk_error_set(err, SK_EINVALID, "layer \"%s\": %s", layer, archive_error_string(tar));
+	return 0;
+}
+
+/* Hashes what the tar reader left (end-of-archive padding) and compares. */
+static int check_diff_id(struct tee *t, const char *diff_id, const char *layer, sk_error_t *err)
+{
+	char got[72];
+	la_ssize_t n;
+
+	while ((n = archive_read_data(t->raw, t->buf, sizeof(t->buf))) > 0)
+		gnutls_hash(t->hash, t->buf, n);
+	sk__digest_finish(t->hash, got);
+	t->hash = NULL;
+	if (n < 0)
+		return sk_error_set(err, SK_EINVALID, "layer \"%s\": %s", layer, archive_error_string(t->raw));
+	if (diff_id && strcmp(diff_id, got))
+		return sk_error_set(err, SK_EINVALID, "layer \"%s\": diff ID mismatch (config says %s, content is %s)",
+				    layer, diff_id, got);
+	return 0;
+}
+
+int sk__unpack_layer(const char *blob_path, const char *dest, const char *diff_id, int64_t *size,
+		     sk_error_t *err)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
 	struct unpack u = {.err = err, .is_root = geteuid() == 0};
+	struct tee *t = xzalloc(sizeof(*t));
 	const char *slash = strrchr(blob_path, '/');
 	char layer[80];
 	int r, rc = -1;
@@ -325,12 +387,8 @@ int sk__unpack_layer(const char *blob_path, const char *dest, int64_t *size, sk_
 		sk_error_errno(err, errno, "snapshot \"%s\"", dest);
 		goto out;
 	}
-	archive_read_support_filter_all(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open_filename(a, blob_path, 1 << 20) != ARCHIVE_OK) {
-		sk_error_set(err, SK_EINVALID, "layer \"%s\": %s", layer, archive_error_string(a));
+	if (open_tee(t, a, blob_path, layer, err) < 0)
 		goto out;
-	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		u.entry = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
 		if (unpack_entry(&u, a, e) < 0)
@@ -341,6 +399,8 @@ int sk__unpack_layer(const char *blob_path, const char *dest, int64_t *size, sk_
 			     archive_error_string(a) ? archive_error_string(a) : "invalid archive");
 		goto out;
 	}
+	if (check_diff_id(t, diff_id, layer, err) < 0)
+		goto out;
 	if (size)
 		*size = u.size;
 	rc = 0;
@@ -348,5 +408,10 @@ out:
 	if (u.root >= 0)
 		close(u.root);
 	archive_read_free(a);
+	if (t->raw)
+		archive_read_free(t->raw);
+	if (t->hash)
+		gnutls_hash_deinit(t->hash, NULL);
+	free(t);
 	return rc;
 }

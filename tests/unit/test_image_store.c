@@ -110,7 +110,7 @@ static void test_malicious_refused(void **state)
 		sk_error_t err = {0};
 
 		assert_int_equal(mkdir(snap, 0755), 0);
-		if (sk__unpack_layer(layer, snap, NULL, &err) == 0)
+		if (sk__unpack_layer(layer, snap, NULL, NULL, &err) == 0)
 			fail_msg("layer %s was accepted", layer);
 		print_message("%s: %s\n", i < 6 ? evil[i] : "malicious", err.msg);
 		assert_non_null(strstr(err.msg, "layer \"sha256:"));
@@ -136,7 +136,7 @@ static void test_benign(void **state)
 
 	if (geteuid() != 0)
 		skip();
-	if (sk__unpack_layer(layer, dir, NULL, &err) < 0)
+	if (sk__unpack_layer(layer, dir, NULL, NULL, &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_int_equal(stat(p1, &a), 0);
 	assert_int_equal(stat(p2, &b), 0);
@@ -146,6 +146,41 @@ static void test_benign(void **state)
 	assert_string_equal(target, "/bin/busybox");            /* absolute symlinks are data */
 	assert_int_equal(lstat(p4, &f), 0);
 	assert_true(S_ISFIFO(f.st_mode));
+	sk__rm_rf(dir);
+}
+
+/* gzip, zstd and plain layers unpack; the uncompressed stream must match the diff ID */
+static void test_diff_id(void **state)
+{
+	cleanup_free char *dir = mktmp();
+	cleanup_free char *plain = xasprintf("%s/lower.tar", layers_dir);
+	cleanup_free char *data = NULL;
+	cleanup_free char *cmd = xasprintf("gzip -kc %s > %s/l.tar.gz && zstd -q -c %s > %s/l.tar.zst",
+					   plain, dir, plain, dir);
+	static const char *const names[] = {"lower.tar", "l.tar.gz", "l.tar.zst"};
+	char diff_id[72];
+	size_t len;
+
+	data = sk_read_file(plain, &len);
+	assert_non_null(data);
+	sk__digest_buf(data, len, diff_id);
+	if (system(cmd) != 0)
+		skip();
+	for (int i = 0; i < 3; i++) {
+		cleanup_free char *layer = i ? xasprintf("%s/%s", dir, names[i]) : xstrdup(plain);
+		cleanup_free char *ok = xasprintf("%s/ok%d", dir, i), *bad = xasprintf("%s/bad%d", dir, i);
+		cleanup_free char *x = xasprintf("%s/a/x", ok);
+		sk_error_t err = {0};
+
+		mkdir(ok, 0755);
+		mkdir(bad, 0755);
+		if (sk__unpack_layer(layer, ok, diff_id, NULL, &err) < 0)
+			fail_msg("%s: %s", names[i], err.msg);
+		assert_int_equal(access(x, F_OK), 0);
+		assert_int_equal(sk__unpack_layer(layer, bad, "sha256:0123456789abcdef0123456789abcdef"
+						  "0123456789abcdef0123456789abcdef", NULL, &err), -1);
+		assert_non_null(strstr(err.msg, "diff ID mismatch"));
+	}
 	sk__rm_rf(dir);
 }
 
@@ -167,8 +202,8 @@ static void test_whiteouts(void **state)
 	mkdir(lower, 0755);
 	mkdir(upper, 0755);
 	mkdir(merged, 0755);
-	assert_int_equal(sk__unpack_layer(l1, lower, NULL, &err), 0);
-	if (sk__unpack_layer(l2, upper, NULL, &err) < 0)
+	assert_int_equal(sk__unpack_layer(l1, lower, NULL, NULL, &err), 0);
+	if (sk__unpack_layer(l2, upper, NULL, NULL, &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_int_equal(lstat(wx, &st), 0);
 	assert_true(S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0));
@@ -301,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_blob_verified),
 		cmocka_unit_test(test_malicious_refused),
 		cmocka_unit_test(test_benign),
+		cmocka_unit_test(test_diff_id),
 		cmocka_unit_test(test_whiteouts),
 		cmocka_unit_test(test_shared_layers_and_gc),
 		cmocka_unit_test(test_lookup_remove),
