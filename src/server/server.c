@@ -4,6 +4,7 @@
 #include "api/api.h"
 #include "api/http.h"
 #include "api/tls.h"
+#include "ctrl/ctrl.h"
 #include "server/server.h"
 #include "util/util.h"
 
@@ -12,6 +13,8 @@ struct sk_server {
 	sk_api *api;
 	sk_http *http;
 	sk_tls_files tls;
+	sk_client *ctrl_client;
+	sk_ctrl *ctrl;
 };
 
 static int split_listen(const char *listen, char *host, size_t hlen, int *port, sk_error_t *err)
@@ -73,6 +76,10 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;
+	s->ctrl_client = sk_client_new_inproc(s->api);
+	s->ctrl = sk_ctrl_start(s->ctrl_client, NULL, err);
+	if (!s->ctrl)
+		goto fail;
 	sk_info("server", "serving on https://%s (ready in %lld ms); kubeconfig: %s/kubeconfig", o->listen,
 		(long long)((sk_mono_ns() - t0) / 1000000), o->data_dir);
 	return s;
@@ -85,6 +92,9 @@ void sk_server_stop(sk_server *s)
 {
 	if (!s)
 		return;
+	sk_ctrl_stop(s->ctrl);
+	if (s->ctrl_client)
+		sk_client_free(s->ctrl_client);
 	if (s->api)
 		sk_api_shutdown(s->api);
 	sk_http_stop(s->http);

@@ -1,0 +1,204 @@
+/* Internals shared by the controllers in src/ctrl/: the informer (a cached
+ * list + watch of one resource), the work queue, the worker framework and
+ * small helpers over Kubernetes objects.
+ *
+ * Objects handed out by an informer are shared and read-only: a caller that
+ * wants to change one makes a json_deep_copy first. */
+#ifndef SK_CTRL_CTRL_INT_H
+#define SK_CTRL_CTRL_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "api/selector.h"
+#include "client/client.h"
+#include "client/event.h"
+#include "ctrl/ctrl.h"
+#include "util/error.h"
+
+/* ---- informer (informer.c) ---- */
+
+typedef struct sk_informer sk_informer;
+
+enum { SK_INF_ADD, SK_INF_UPDATE, SK_INF_DELETE };
+
+/* Called on the informer's thread (or the thread of a write-through) with
+ * the previous object (NULL on add) and the new one (the last known state on
+ * delete). Both are borrowed. Handlers only enqueue keys. */
+typedef void (*sk_informer_fn)(void *ud, int ev, json_t *old, json_t *obj);
+
+/* An informer for the collection at path ("/api/v1/pods",
+ * "/apis/apps/v1/replicasets") whose objects are of kind/api_version.
+ * Handlers are added before sk__informer_start. */
+sk_informer *sk__informer_new(sk_client *c, const char *path, const char *api_version, const char *kind);
+void sk__informer_on(sk_informer *inf, sk_informer_fn fn, void *ud);
+/* Lists once (handlers see every object as an add), then keeps a watch on a
+ * thread, relisting after ERROR events or 410. */
+int sk__informer_start(sk_informer *inf, sk_error_t *err);
+/* Stops the watch thread and frees the informer and its cache. */
+void sk__informer_free(sk_informer *inf);
+/* Cached object (new reference, read-only) or NULL. */
+json_t *sk__informer_get(sk_informer *inf, const char *ns, const char *name);
+/* New array holding the cached objects of ns (NULL: all), read-only. */
+json_t *sk__informer_list(sk_informer *inf, const char *ns);
+/* Write-through of an object the caller just created or updated through
+ * the API (so the next sync does not act on stale state); the watch event
+ * with the same resourceVersion is then ignored. Borrowed. */
+void sk__informer_write(sk_informer *inf, json_t *obj);
+/* Write-through of a delete (obj as the DELETE reply returned it). */
+void sk__informer_forget(sk_informer *inf, json_t *obj);
+const char *sk__informer_kind(const sk_informer *inf);
+const char *sk__informer_api_version(const sk_informer *inf);
+/* The collection path given to sk__informer_new. */
+const char *sk__informer_path(const sk_informer *inf);
+
+/* ---- work queue (queue.c) ---- */
+
+typedef struct sk_queue sk_queue;
+
+sk_queue *sk__queue_new(void);
+void sk__queue_free(sk_queue *q);
+/* Adds key unless already waiting; a key being processed is re-added when done. */
+void sk__queue_add(sk_queue *q, const char *key);
+void sk__queue_add_after(sk_queue *q, const char *key, int64_t delay_ms);
+/* Requeues with per-key exponential backoff (5 ms doubling, 60 s cap). */
+void sk__queue_add_rate_limited(sk_queue *q, const char *key);
+/* Resets the key's backoff. */
+void sk__queue_forget(sk_queue *q, const char *key);
+/* Blocks for the next key (malloc'd, caller frees after sk__queue_done) or NULL after shutdown. */
+char *sk__queue_get(sk_queue *q);
+void sk__queue_done(sk_queue *q, const char *key);
+void sk__queue_shutdown(sk_queue *q);
+/* Delay before the next rate-limited retry of a key with n failures (ms). */
+int64_t sk__queue_backoff_ms(int n);
+
+/* ---- controller framework (ctrl.c) ---- */
+
+typedef struct sk_controller sk_controller;
+/* Reconciles one key; returns 0, or -1 to retry with backoff. */
+typedef int (*sk_sync_fn)(sk_controller *k, const char *key);
+
+struct sk_controller {
+	const char *name;
+	struct sk_ctrl *ctl;
+	sk_queue *q;
+	sk_sync_fn sync;
+	void *state;              /* controller-specific */
+	sk_informer *primary;     /* resynced every resync_secs (0: never) */
+	int resync_secs;
+	int nthreads;
+	pthread_t threads[8];
+	pthread_t resync_thread;
+	int has_resync;
+	volatile int stopping;
+};
+
+struct sk_ctrl {
+	sk_client *c;
+	sk_ctrl_options o;
+	sk_informer *pods, *rs, *deploy, *jobs, *cronjobs, *nodes, *leases, *namespaces;
+	sk_informer *extra[16];   /* further resources only the garbage collector watches */
+	int nextra;
+	sk_controller *ctrls[16];
+	int nctrls;
+	pthread_mutex_t stop_mu;
+	pthread_cond_t stop_cv;
+	int stopping;
+};
+
+/* Registers a controller with its queue; workers start with the others. */
+sk_controller *sk__controller_add(struct sk_ctrl *ctl, const char *name, sk_sync_fn sync, void *state);
+/* Handler that enqueues the object's own key. ud is the sk_controller. */
+void sk__enqueue_self(void *ud, int ev, json_t *old, json_t *obj);
+/* Sleeps up to ms unless the controllers are stopping; returns 1 when stopping. */
+int sk__ctrl_sleep(struct sk_ctrl *ctl, int64_t ms);
+
+/* Controllers (one file each). Each registers its handlers and controller. */
+int sk__replicaset_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__deployment_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__job_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__cronjob_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__ttl_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__namespace_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__nodelifecycle_init(struct sk_ctrl *ctl, sk_error_t *err);
+
+/* ---- object helpers (objutil.c) ---- */
+
+/* Value at a dotted path ("status.conditions"), borrowed, or NULL. */
+json_t *sk__jget(json_t *o, const char *path);
+const char *sk__jstr(json_t *o, const char *path);
+json_int_t sk__jint(json_t *o, const char *path, json_int_t def);
+/* Object at the dotted path, created (as {}) where missing. Borrowed. */
+json_t *sk__jobj(json_t *o, const char *path);
+const char *sk__name(json_t *o);
+const char *sk__ns(json_t *o);
+const char *sk__uid(json_t *o);
+/* "ns/name" or "name" (malloc'd). */
+char *sk__key(json_t *o);
+/* Splits "ns/name" into ns (or "") and name, into caller buffers. */
+void sk__split_key(const char *key, char *ns, size_t nslen, char *name, size_t namelen);
+/* Path of an object: prefix "/apis/apps/v1", plural, ns (NULL: cluster),
+ * name, sub (NULL or "status"). malloc'd. */
+char *sk__path(const char *prefix, const char *plural, const char *ns, const char *name, const char *sub);
+int64_t sk__now(void);
+/* Parses an RFC 3339 field at path; def when missing or bad. */
+int64_t sk__jtime(json_t *o, const char *path, int64_t def);
+json_t *sk__time_json(int64_t secs);
+/* The ownerReference with controller: true, borrowed, or NULL. */
+json_t *sk__controller_ref(json_t *obj);
+/* 1 when obj's controller is the owner with this uid. */
+int sk__controlled_by(json_t *obj, const char *uid);
+/* A new ownerReference to owner (controller, blockOwnerDeletion true). */
+json_t *sk__owner_ref(json_t *owner, const char *api_version, const char *kind);
+int sk__is_deleting(json_t *obj);
+
+/* Pods. */
+int sk__pod_terminal(json_t *pod);      /* phase Succeeded or Failed */
+int sk__pod_active(json_t *pod);        /* not terminal, not deleting */
+int sk__pod_ready(json_t *pod);
+/* When the Ready condition last turned True, or -1. */
+int64_t sk__pod_ready_since(json_t *pod);
+int sk__pod_available(json_t *pod, int64_t min_ready_secs, int64_t now);
+
+/* Conditions in status.conditions (status is the status object). */
+json_t *sk__cond_get(json_t *status, const char *type);
+/* Sets a condition; keeps lastTransitionTime when status is unchanged.
+ * with_probe adds lastProbeTime (Job), with_update lastUpdateTime
+ * (Deployment). Returns 1 when anything changed. */
+int sk__cond_set(json_t *status, const char *type, const char *st, const char *reason, const char *msg,
+		 int with_probe, int with_update);
+void sk__cond_remove(json_t *status, const char *type);
+
+/* A pod for template, owned by owner_ref (stolen), named by generate_name.
+ * New reference. */
+json_t *sk__pod_from_template(json_t *tmpl, json_t *owner_ref, const char *ns, const char *generate_name);
+
+/* Reads the pods of owner in ns: pods controlled by owner, plus orphans that
+ * match sel which are adopted (unless owner is being deleted); owned pods
+ * that no longer match are released. Returns a new array (read-only pods). */
+json_t *sk__claim_pods(struct sk_ctrl *ctl, json_t *owner, const char *api_version, const char *kind,
+		       const sk_label_selector *sel);
+/* The same for any objects in inf (ReplicaSets of a Deployment). */
+json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
+		  const char *api_version, const char *kind, const sk_label_selector *sel);
+
+/* Slow-start batches as upstream (1, 2, 4 … up to count); fn returns 0 or
+ * -1 per item; stops after a batch with failures. Returns the successes. */
+int sk__slow_start(int count, int (*fn)(void *ud, int i), void *ud);
+
+/* Deletes a pod (default grace) and writes the outcome through the cache. */
+int sk__delete_pod(struct sk_ctrl *ctl, json_t *pod, sk_error_t *err);
+/* Upstream's ActivePodsWithRanks order: 1 when a should be deleted before b
+ * (rank: pods of the same owner on the pod's node). */
+int sk__pod_delete_less(json_t *a, json_t *b, int rank_a, int rank_b);
+/* Enqueues the key of obj's controller when it is of kind. */
+void sk__enqueue_controller(sk_controller *k, json_t *obj, const char *kind);
+
+/* Updates status through the status subresource; writes through inf. */
+int sk__update_status(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *obj,
+		      sk_error_t *err);
+
+#endif

@@ -1,0 +1,215 @@
+/* Composition of the controllers: shared informers, worker threads and
+ * periodic resyncs. */
+#include <string.h>
+#include <time.h>
+
+#include "ctrl/ctrl-int.h"
+#include "util/util.h"
+
+sk_controller *sk__controller_add(struct sk_ctrl *ctl, const char *name, sk_sync_fn sync, void *state)
+{
+	sk_controller *k = xzalloc(sizeof(*k));
+
+	k->name = name;
+	k->ctl = ctl;
+	k->q = sk__queue_new();
+	k->sync = sync;
+	k->state = state;
+	if (ctl->nctrls < (int)(sizeof(ctl->ctrls) / sizeof(ctl->ctrls[0])))
+		ctl->ctrls[ctl->nctrls++] = k;
+	return k;
+}
+
+void sk__enqueue_self(void *ud, int ev, json_t *old, json_t *obj)
+{
+	sk_controller *k = ud;
+	cleanup_free char *key = sk__key(obj);
+
+	sk__queue_add(k->q, key);
+}
+
+void sk__enqueue_controller(sk_controller *k, json_t *obj, const char *kind)
+{
+	json_t *ref = sk__controller_ref(obj);
+	const char *rk = json_string_value(json_object_get(ref, "kind"));
+	const char *name = json_string_value(json_object_get(ref, "name"));
+
+	if (ref && rk && name && !strcmp(rk, kind)) {
+		cleanup_free char *key = xasprintf("%s/%s", sk__ns(obj), name);
+
+		sk__queue_add(k->q, key);
+	}
+}
+
+int sk__ctrl_sleep(struct sk_ctrl *ctl, int64_t ms)
+{
+	struct timespec ts;
+	int stop;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&ctl->stop_mu);
+	if (!ctl->stopping)
+		pthread_cond_timedwait(&ctl->stop_cv, &ctl->stop_mu, &ts);
+	stop = ctl->stopping;
+	pthread_mutex_unlock(&ctl->stop_mu);
+	return stop;
+}
+
+static void *worker(void *arg)
+{
+	sk_controller *k = arg;
+	char *key;
+
+	while ((key = sk__queue_get(k->q))) {
+		if (k->sync(k, key) < 0) {
+			sk__queue_add_rate_limited(k->q, key);
+		} else {
+			sk__queue_forget(k->q, key);
+		}
+		sk__queue_done(k->q, key);
+		free(key);
+	}
+	return NULL;
+}
+
+static void *resync(void *arg)
+{
+	sk_controller *k = arg;
+
+	while (!sk__ctrl_sleep(k->ctl, (int64_t)k->resync_secs * 1000)) {
+		cleanup_json json_t *all = sk__informer_list(k->primary, NULL);
+		json_t *o;
+		size_t i;
+
+		json_array_foreach(all, i, o) {
+			cleanup_free char *key = sk__key(o);
+
+			sk__queue_add(k->q, key);
+		}
+	}
+	return NULL;
+}
+
+static void controller_start(sk_controller *k)
+{
+	int want = k->ctl->o.workers < 8 ? k->ctl->o.workers : 8;
+
+	for (int i = 0; i < want; i++)
+		if (!pthread_create(&k->threads[i], NULL, worker, k))
+			k->nthreads++;
+	if (k->primary && k->resync_secs > 0)
+		k->has_resync = !pthread_create(&k->resync_thread, NULL, resync, k);
+}
+
+static void controller_stop(sk_controller *k)
+{
+	sk__queue_shutdown(k->q);
+	for (int i = 0; i < k->nthreads; i++)
+		pthread_join(k->threads[i], NULL);
+	if (k->has_resync)
+		pthread_join(k->resync_thread, NULL);
+}
+
+static void make_informers(struct sk_ctrl *ctl)
+{
+	ctl->pods = sk__informer_new(ctl->c, "/api/v1/pods", "v1", "Pod");
+	ctl->rs = sk__informer_new(ctl->c, "/apis/apps/v1/replicasets", "apps/v1", "ReplicaSet");
+	ctl->deploy = sk__informer_new(ctl->c, "/apis/apps/v1/deployments", "apps/v1", "Deployment");
+	ctl->jobs = sk__informer_new(ctl->c, "/apis/batch/v1/jobs", "batch/v1", "Job");
+	ctl->cronjobs = sk__informer_new(ctl->c, "/apis/batch/v1/cronjobs", "batch/v1", "CronJob");
+	ctl->nodes = sk__informer_new(ctl->c, "/api/v1/nodes", "v1", "Node");
+	ctl->leases = sk__informer_new(ctl->c, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+				       "coordination.k8s.io/v1", "Lease");
+	ctl->namespaces = sk__informer_new(ctl->c, "/api/v1/namespaces", "v1", "Namespace");
+}
+
+static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
+{
+	static __thread sk_informer *arr[32];
+	int k = 0;
+
+	arr[k++] = ctl->pods;
+	arr[k++] = ctl->rs;
+	arr[k++] = ctl->deploy;
+	arr[k++] = ctl->jobs;
+	arr[k++] = ctl->cronjobs;
+	arr[k++] = ctl->nodes;
+	arr[k++] = ctl->leases;
+	arr[k++] = ctl->namespaces;
+	for (int i = 0; i < ctl->nextra; i++)
+		arr[k++] = ctl->extra[i];
+	*n = k;
+	return arr;
+}
+
+sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
+{
+	struct sk_ctrl *ctl = xzalloc(sizeof(*ctl));
+	int (*inits[])(struct sk_ctrl *, sk_error_t *) = {
+		sk__replicaset_init, sk__deployment_init, sk__job_init,		  sk__cronjob_init,
+		sk__ttl_init,	     sk__gc_init,	  sk__namespace_init, sk__nodelifecycle_init,
+	};
+	sk_informer **infs;
+	int n;
+
+	ctl->c = c;
+	if (o)
+		ctl->o = *o;
+	if (ctl->o.workers <= 0)
+		ctl->o.workers = 2;
+	if (ctl->o.node_monitor_grace_secs <= 0)
+		ctl->o.node_monitor_grace_secs = 40;
+	if (ctl->o.pod_eviction_secs <= 0)
+		ctl->o.pod_eviction_secs = 300;
+	if (ctl->o.node_monitor_period_secs <= 0)
+		ctl->o.node_monitor_period_secs = 5;
+	pthread_mutex_init(&ctl->stop_mu, NULL);
+	pthread_cond_init(&ctl->stop_cv, NULL);
+	make_informers(ctl);
+	for (size_t i = 0; i < sizeof(inits) / sizeof(inits[0]); i++)
+		if (inits[i](ctl, err) < 0)
+			goto fail;
+	infs = all_informers(ctl, &n);
+	for (int i = 0; i < n; i++)
+		if (sk__informer_start(infs[i], err) < 0)
+			goto fail;
+	for (int i = 0; i < ctl->nctrls; i++)
+		controller_start(ctl->ctrls[i]);
+	sk_info("ctrl", "started %d controllers", ctl->nctrls);
+	return ctl;
+fail:
+	sk_ctrl_stop(ctl);
+	return NULL;
+}
+
+void sk_ctrl_stop(sk_ctrl *ctl)
+{
+	sk_informer **infs;
+	int n;
+
+	if (!ctl)
+		return;
+	pthread_mutex_lock(&ctl->stop_mu);
+	ctl->stopping = 1;
+	pthread_cond_broadcast(&ctl->stop_cv);
+	pthread_mutex_unlock(&ctl->stop_mu);
+	for (int i = 0; i < ctl->nctrls; i++)
+		controller_stop(ctl->ctrls[i]);
+	infs = all_informers(ctl, &n);
+	for (int i = 0; i < n; i++)
+		sk__informer_free(infs[i]);
+	for (int i = 0; i < ctl->nctrls; i++) {
+		sk__queue_free(ctl->ctrls[i]->q);
+		free(ctl->ctrls[i]->state);
+		free(ctl->ctrls[i]);
+	}
+	pthread_mutex_destroy(&ctl->stop_mu);
+	pthread_cond_destroy(&ctl->stop_cv);
+	free(ctl);
+}

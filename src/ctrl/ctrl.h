@@ -1,0 +1,28 @@
+/* The workload controllers (skiff's kube-controller-manager): ReplicaSet,
+ * Deployment, Job, CronJob, TTL-after-finished, garbage collector,
+ * namespace deletion and node lifecycle. They talk to the API only through
+ * an sk_client and are level-triggered: a restart resumes every rollout and
+ * Job from what the API holds. */
+#ifndef SK_CTRL_CTRL_H
+#define SK_CTRL_CTRL_H
+
+#include "client/client.h"
+#include "util/error.h"
+
+typedef struct sk_ctrl sk_ctrl;
+
+typedef struct sk_ctrl_options {
+	int workers;                  /* worker threads per controller (default 2) */
+	int node_monitor_grace_secs;  /* lease silence before Ready=Unknown (default 40) */
+	int pod_eviction_secs;        /* tolerationSeconds when a pod has none (default 300) */
+	int node_monitor_period_secs; /* node health check period (default 5) */
+} sk_ctrl_options;
+
+/* Starts every controller over c (borrowed; must outlive the sk_ctrl).
+ * o may be NULL for the defaults. Returns a handle for sk_ctrl_stop or
+ * NULL with err set when the initial lists fail. */
+sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err);
+/* Stops the controllers, joins their threads and frees ctl (NULL is fine). */
+void sk_ctrl_stop(sk_ctrl *ctl);
+
+#endif

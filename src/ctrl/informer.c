@@ -1,0 +1,304 @@
+/* A shared informer: list + watch of one resource with an in-memory cache
+ * keyed by namespace/name (after client-go's reflector and indexer). */
+#include <string.h>
+
+#include "ctrl/ctrl-int.h"
+#include "util/util.h"
+
+#define MAX_HANDLERS 8
+
+struct sk_informer {
+	sk_client *c;
+	char *path, *api_version, *kind;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	json_t *cache;       /* key -> object */
+	json_t *tombstones;  /* key -> rv of the delete we already applied */
+	char rv[32];         /* last resourceVersion seen */
+	struct { sk_informer_fn fn; void *ud; } h[MAX_HANDLERS];
+	int nh;
+	pthread_t thread;
+	int started, stop, watch_ended, need_list;
+};
+
+sk_informer *sk__informer_new(sk_client *c, const char *path, const char *api_version, const char *kind)
+{
+	sk_informer *inf = xzalloc(sizeof(*inf));
+
+	inf->c = c;
+	inf->path = xstrdup(path);
+	inf->api_version = xstrdup(api_version);
+	inf->kind = xstrdup(kind);
+	inf->cache = json_object();
+	inf->tombstones = json_object();
+	inf->need_list = 1;
+	pthread_mutex_init(&inf->mu, NULL);
+	pthread_cond_init(&inf->cv, NULL);
+	return inf;
+}
+
+void sk__informer_on(sk_informer *inf, sk_informer_fn fn, void *ud)
+{
+	if (inf->nh < MAX_HANDLERS) {
+		inf->h[inf->nh].fn = fn;
+		inf->h[inf->nh].ud = ud;
+		inf->nh++;
+	}
+}
+
+const char *sk__informer_kind(const sk_informer *inf) { return inf->kind; }
+const char *sk__informer_api_version(const sk_informer *inf) { return inf->api_version; }
+const char *sk__informer_path(const sk_informer *inf) { return inf->path; }
+
+static long long rv_of(json_t *obj)
+{
+	const char *rv = sk__jstr(obj, "metadata.resourceVersion");
+
+	return rv ? strtoll(rv, NULL, 10) : 0;
+}
+
+static void notify(sk_informer *inf, int ev, json_t *old, json_t *obj)
+{
+	for (int i = 0; i < inf->nh; i++)
+		inf->h[i].fn(inf->h[i].ud, ev, old, obj);
+}
+
+static void stamp_kind(sk_informer *inf, json_t *obj)
+{
+	if (!json_object_get(obj, "kind"))
+		json_object_set_new(obj, "kind", json_string(inf->kind));
+	if (!json_object_get(obj, "apiVersion"))
+		json_object_set_new(obj, "apiVersion", json_string(inf->api_version));
+}
+
+/* Applies an add/update; handlers run outside the lock. */
+static void apply_upsert(sk_informer *inf, json_t *in, int force)
+{
+	cleanup_free char *key = sk__key(in);
+	json_t *obj = json_deep_copy(in), *old;
+	json_t *tomb;
+	long long rv = rv_of(obj);
+
+	stamp_kind(inf, obj);
+	pthread_mutex_lock(&inf->mu);
+	tomb = json_object_get(inf->tombstones, key);
+	if (tomb && rv <= json_integer_value(tomb) && !force) {
+		pthread_mutex_unlock(&inf->mu);
+		json_decref(obj);
+		return;
+	}
+	old = json_incref(json_object_get(inf->cache, key));
+	if (old && rv_of(old) >= rv && !force) {
+		pthread_mutex_unlock(&inf->mu);
+		json_decref(old);
+		json_decref(obj);
+		return;
+	}
+	json_object_del(inf->tombstones, key);
+	json_object_set(inf->cache, key, obj);
+	pthread_mutex_unlock(&inf->mu);
+	notify(inf, old ? SK_INF_UPDATE : SK_INF_ADD, old, obj);
+	json_decref(old);
+	json_decref(obj);
+}
+
+static void apply_delete(sk_informer *inf, json_t *in)
+{
+	cleanup_free char *key = sk__key(in);
+	json_t *old;
+	long long rv = rv_of(in);
+
+	pthread_mutex_lock(&inf->mu);
+	old = json_incref(json_object_get(inf->cache, key));
+	json_object_set_new(inf->tombstones, key, json_integer(rv));
+	if (!old) {
+		pthread_mutex_unlock(&inf->mu);
+		return;
+	}
+	json_object_del(inf->cache, key);
+	pthread_mutex_unlock(&inf->mu);
+	notify(inf, SK_INF_DELETE, old, old);
+	json_decref(old);
+}
+
+void sk__informer_write(sk_informer *inf, json_t *obj)
+{
+	if (obj)
+		apply_upsert(inf, obj, 0);
+}
+
+void sk__informer_forget(sk_informer *inf, json_t *obj)
+{
+	if (obj)
+		apply_delete(inf, obj);
+}
+
+json_t *sk__informer_get(sk_informer *inf, const char *ns, const char *name)
+{
+	cleanup_free char *key = ns && *ns ? xasprintf("%s/%s", ns, name) : xstrdup(name);
+	json_t *o;
+
+	pthread_mutex_lock(&inf->mu);
+	o = json_incref(json_object_get(inf->cache, key));
+	pthread_mutex_unlock(&inf->mu);
+	return o;
+}
+
+json_t *sk__informer_list(sk_informer *inf, const char *ns)
+{
+	json_t *arr = json_array(), *v;
+	size_t nslen = ns ? strlen(ns) : 0;
+	const char *k;
+
+	pthread_mutex_lock(&inf->mu);
+	json_object_foreach(inf->cache, k, v) {
+		if (ns && (strncmp(k, ns, nslen) || k[nslen] != '/'))
+			continue;
+		json_array_append(arr, v);
+	}
+	pthread_mutex_unlock(&inf->mu);
+	return arr;
+}
+
+/* Lists the collection and reconciles the cache with it. */
+static int relist(sk_informer *inf, sk_error_t *err)
+{
+	cleanup_json json_t *list = sk_client_list(inf->c, inf->path, NULL, err);
+	cleanup_json json_t *seen = json_object(), *stale = json_array();
+	json_t *items, *v;
+	const char *k, *rv;
+	size_t i;
+
+	if (!list)
+		return -1;
+	items = json_object_get(list, "items");
+	json_array_foreach(items, i, v) {
+		cleanup_free char *key = sk__key(v);
+
+		json_object_set_new(seen, key, json_true());
+		apply_upsert(inf, v, 0);
+	}
+	pthread_mutex_lock(&inf->mu);
+	json_object_foreach(inf->cache, k, v)
+		if (!json_object_get(seen, k))
+			json_array_append(stale, v);
+	json_object_clear(inf->tombstones);
+	rv = sk__jstr(list, "metadata.resourceVersion");
+	snprintf(inf->rv, sizeof(inf->rv), "%s", rv ? rv : "0");
+	pthread_mutex_unlock(&inf->mu);
+	json_array_foreach(stale, i, v)
+		apply_delete(inf, v);
+	return 0;
+}
+
+static int on_event(const char *type, json_t *obj, void *ud)
+{
+	sk_informer *inf = ud;
+	const char *rv = sk__jstr(obj, "metadata.resourceVersion");
+
+	if (!strcmp(type, "ERROR")) {
+		pthread_mutex_lock(&inf->mu);
+		inf->need_list = 1;
+		inf->watch_ended = 1;
+		pthread_cond_broadcast(&inf->cv);
+		pthread_mutex_unlock(&inf->mu);
+		return 1;
+	}
+	if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED"))
+		apply_upsert(inf, obj, 0);
+	else if (!strcmp(type, "DELETED"))
+		apply_delete(inf, obj);
+	if (rv) {
+		pthread_mutex_lock(&inf->mu);
+		snprintf(inf->rv, sizeof(inf->rv), "%s", rv);
+		pthread_mutex_unlock(&inf->mu);
+	}
+	return 0;
+}
+
+static int wait_stop(sk_informer *inf, int ms)
+{
+	struct timespec ts;
+	int stop;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&inf->mu);
+	if (!inf->stop)
+		pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
+	stop = inf->stop;
+	pthread_mutex_unlock(&inf->mu);
+	return stop;
+}
+
+static void *informer_thread(void *arg)
+{
+	sk_informer *inf = arg;
+
+	while (!inf->stop) {
+		sk_error_t err = {0};
+		sk_client_watch *w;
+		cleanup_free char *q = NULL;
+
+		if (inf->need_list) {
+			if (relist(inf, &err) < 0) {
+				sk_warn("ctrl", "listing %s: %s", inf->path, err.msg);
+				wait_stop(inf, 1000);
+				continue;
+			}
+			inf->need_list = 0;
+		}
+		pthread_mutex_lock(&inf->mu);
+		q = xasprintf("resourceVersion=%s&allowWatchBookmarks=true", inf->rv);
+		inf->watch_ended = 0;
+		pthread_mutex_unlock(&inf->mu);
+		w = sk_client_watch_start(inf->c, inf->path, q, on_event, inf, &err);
+		if (!w) {
+			inf->need_list = 1;
+			wait_stop(inf, 1000);
+			continue;
+		}
+		pthread_mutex_lock(&inf->mu);
+		while (!inf->watch_ended && !inf->stop)
+			pthread_cond_wait(&inf->cv, &inf->mu);
+		pthread_mutex_unlock(&inf->mu);
+		sk_client_watch_stop(w);
+	}
+	return NULL;
+}
+
+int sk__informer_start(sk_informer *inf, sk_error_t *err)
+{
+	if (relist(inf, err) < 0)
+		return sk_error_wrap(err, "listing %s", inf->path);
+	inf->need_list = 0;
+	if (pthread_create(&inf->thread, NULL, informer_thread, inf))
+		return sk_error_set(err, SK_EINTERNAL, "informer %s: cannot start thread", inf->path);
+	inf->started = 1;
+	return 0;
+}
+
+void sk__informer_free(sk_informer *inf)
+{
+	if (!inf)
+		return;
+	pthread_mutex_lock(&inf->mu);
+	inf->stop = 1;
+	pthread_cond_broadcast(&inf->cv);
+	pthread_mutex_unlock(&inf->mu);
+	if (inf->started)
+		pthread_join(inf->thread, NULL);
+	json_decref(inf->cache);
+	json_decref(inf->tombstones);
+	pthread_mutex_destroy(&inf->mu);
+	pthread_cond_destroy(&inf->cv);
+	free(inf->path);
+	free(inf->api_version);
+	free(inf->kind);
+	free(inf);
+}

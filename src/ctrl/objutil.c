@@ -1,0 +1,370 @@
+/* Helpers over Kubernetes objects shared by the controllers. */
+#include <string.h>
+
+#include "ctrl/ctrl-int.h"
+#include "util/util.h"
+
+json_t *sk__jget(json_t *o, const char *path)
+{
+	char part[128];
+
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(part))
+			return NULL;
+		memcpy(part, path, n);
+		part[n] = '\0';
+		o = json_object_get(o, part);
+		path += n;
+		if (*path == '.')
+			path++;
+	}
+	return o;
+}
+
+const char *sk__jstr(json_t *o, const char *path) { return json_string_value(sk__jget(o, path)); }
+
+json_int_t sk__jint(json_t *o, const char *path, json_int_t def)
+{
+	json_t *v = sk__jget(o, path);
+
+	return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+json_t *sk__jobj(json_t *o, const char *path)
+{
+	char part[128];
+
+	while (*path) {
+		size_t n = strcspn(path, ".");
+		json_t *next;
+
+		if (n >= sizeof(part))
+			return NULL;
+		memcpy(part, path, n);
+		part[n] = '\0';
+		next = json_object_get(o, part);
+		if (!json_is_object(next)) {
+			next = json_object();
+			json_object_set_new(o, part, next);
+		}
+		o = next;
+		path += n;
+		if (*path == '.')
+			path++;
+	}
+	return o;
+}
+
+const char *sk__name(json_t *o) { return sk__jstr(o, "metadata.name"); }
+const char *sk__ns(json_t *o) { return sk__jstr(o, "metadata.namespace"); }
+const char *sk__uid(json_t *o) { return sk__jstr(o, "metadata.uid"); }
+
+char *sk__key(json_t *o)
+{
+	const char *ns = sk__ns(o), *name = sk__name(o);
+
+	return ns && *ns ? xasprintf("%s/%s", ns, name ? name : "") : xstrdup(name ? name : "");
+}
+
+void sk__split_key(const char *key, char *ns, size_t nslen, char *name, size_t namelen)
+{
+	const char *slash = strchr(key, '/');
+
+	if (!slash) {
+		snprintf(ns, nslen, "%s", "");
+		snprintf(name, namelen, "%s", key);
+		return;
+	}
+	snprintf(ns, nslen, "%.*s", (int)(slash - key), key);
+	snprintf(name, namelen, "%s", slash + 1);
+}
+
+char *sk__path(const char *prefix, const char *plural, const char *ns, const char *name, const char *sub)
+{
+	return xasprintf("%s%s%s/%s%s%s%s%s", prefix, ns && *ns ? "/namespaces/" : "", ns && *ns ? ns : "", plural,
+			 name ? "/" : "", name ? name : "", sub ? "/" : "", sub ? sub : "");
+}
+
+int64_t sk__now(void) { return sk_now_ns() / 1000000000; }
+
+int64_t sk__jtime(json_t *o, const char *path, int64_t def)
+{
+	const char *s = sk__jstr(o, path);
+	int64_t t;
+
+	if (!s || sk_time_parse(s, &t) < 0)
+		return def;
+	return t;
+}
+
+json_t *sk__time_json(int64_t secs)
+{
+	char buf[32];
+
+	sk_time_format(secs, buf, sizeof(buf));
+	return json_string(buf);
+}
+
+json_t *sk__controller_ref(json_t *obj)
+{
+	json_t *refs = sk__jget(obj, "metadata.ownerReferences"), *r;
+	size_t i;
+
+	json_array_foreach(refs, i, r)
+		if (json_is_true(json_object_get(r, "controller")))
+			return r;
+	return NULL;
+}
+
+int sk__controlled_by(json_t *obj, const char *uid)
+{
+	json_t *r = sk__controller_ref(obj);
+	const char *u = json_string_value(json_object_get(r, "uid"));
+
+	return r && u && uid && !strcmp(u, uid);
+}
+
+json_t *sk__owner_ref(json_t *owner, const char *api_version, const char *kind)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", api_version, "kind", kind, "name",
+			 sk__name(owner), "uid", sk__uid(owner), "controller", 1, "blockOwnerDeletion", 1);
+}
+
+int sk__is_deleting(json_t *obj) { return sk__jstr(obj, "metadata.deletionTimestamp") != NULL; }
+
+static const char *phase(json_t *pod) { return sk__jstr(pod, "status.phase"); }
+
+int sk__pod_terminal(json_t *pod)
+{
+	const char *p = phase(pod);
+
+	return p && (!strcmp(p, "Succeeded") || !strcmp(p, "Failed"));
+}
+
+int sk__pod_active(json_t *pod) { return !sk__pod_terminal(pod) && !sk__is_deleting(pod); }
+
+int sk__pod_ready(json_t *pod)
+{
+	json_t *c = sk__cond_get(json_object_get(pod, "status"), "Ready");
+
+	return c && !strcmp(json_string_value(json_object_get(c, "status")) ?: "", "True");
+}
+
+int64_t sk__pod_ready_since(json_t *pod)
+{
+	json_t *c = sk__cond_get(json_object_get(pod, "status"), "Ready");
+
+	if (!c || !sk__pod_ready(pod))
+		return -1;
+	return sk__jtime(c, "lastTransitionTime", 0);
+}
+
+int sk__pod_available(json_t *pod, int64_t min_ready_secs, int64_t now)
+{
+	int64_t since = sk__pod_ready_since(pod);
+
+	if (since < 0)
+		return 0;
+	return min_ready_secs <= 0 || since + min_ready_secs <= now;
+}
+
+json_t *sk__cond_get(json_t *status, const char *type)
+{
+	json_t *conds = json_object_get(status, "conditions"), *c;
+	size_t i;
+
+	json_array_foreach(conds, i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+
+		if (t && !strcmp(t, type))
+			return c;
+	}
+	return NULL;
+}
+
+static int str_differs(json_t *o, const char *k, const char *v)
+{
+	const char *cur = json_string_value(json_object_get(o, k));
+
+	return !cur || strcmp(cur, v ? v : "");
+}
+
+int sk__cond_set(json_t *status, const char *type, const char *st, const char *reason, const char *msg,
+		 int with_probe, int with_update)
+{
+	json_t *conds = json_object_get(status, "conditions"), *c = sk__cond_get(status, type);
+	json_t *now = sk__time_json(sk__now());
+	int changed = 0;
+
+	if (!json_is_array(conds)) {
+		conds = json_array();
+		json_object_set_new(status, "conditions", conds);
+	}
+	if (!c) {
+		c = json_object();
+		json_object_set_new(c, "type", json_string(type));
+		json_array_append_new(conds, c);
+		changed = 1;
+	}
+	if (str_differs(c, "status", st)) {
+		json_object_set_new(c, "status", json_string(st));
+		json_object_set(c, "lastTransitionTime", now);
+		changed = 1;
+	}
+	if (str_differs(c, "reason", reason) || str_differs(c, "message", msg))
+		changed = 1;
+	json_object_set_new(c, "reason", json_string(reason ? reason : ""));
+	json_object_set_new(c, "message", json_string(msg ? msg : ""));
+	if (!json_object_get(c, "lastTransitionTime"))
+		json_object_set(c, "lastTransitionTime", now);
+	if (with_probe && (changed || !json_object_get(c, "lastProbeTime")))
+		json_object_set(c, "lastProbeTime", now);
+	if (with_update && (changed || !json_object_get(c, "lastUpdateTime")))
+		json_object_set(c, "lastUpdateTime", now);
+	json_decref(now);
+	return changed;
+}
+
+void sk__cond_remove(json_t *status, const char *type)
+{
+	json_t *conds = json_object_get(status, "conditions"), *c;
+	size_t i;
+
+	json_array_foreach(conds, i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+
+		if (t && !strcmp(t, type)) {
+			json_array_remove(conds, i);
+			return;
+		}
+	}
+}
+
+json_t *sk__pod_from_template(json_t *tmpl, json_t *owner_ref, const char *ns, const char *generate_name)
+{
+	json_t *pod = json_object(), *meta = json_object(), *tm = json_object_get(tmpl, "metadata");
+	json_t *spec = json_deep_copy(json_object_get(tmpl, "spec"));
+	json_t *v;
+
+	json_object_set_new(pod, "apiVersion", json_string("v1"));
+	json_object_set_new(pod, "kind", json_string("Pod"));
+	json_object_set_new(meta, "generateName", json_string(generate_name));
+	json_object_set_new(meta, "namespace", json_string(ns));
+	if ((v = json_object_get(tm, "labels")))
+		json_object_set_new(meta, "labels", json_deep_copy(v));
+	if ((v = json_object_get(tm, "annotations")))
+		json_object_set_new(meta, "annotations", json_deep_copy(v));
+	if ((v = json_object_get(tm, "finalizers")))
+		json_object_set_new(meta, "finalizers", json_deep_copy(v));
+	json_object_set_new(meta, "ownerReferences", json_pack("[o]", owner_ref));
+	json_object_set_new(pod, "metadata", meta);
+	json_object_set_new(pod, "spec", spec ? spec : json_object());
+	return pod;
+}
+
+/* Sets or removes owner's controller reference on obj with a merge patch
+ * guarded by the object's resourceVersion. */
+static int patch_owner(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *obj,
+		       json_t *owner, const char *api_version, const char *kind, int adopt)
+{
+	cleanup_json json_t *refs = json_array(), *patch = NULL, *out = NULL;
+	cleanup_free char *path = sk__path(prefix, plural, sk__ns(obj), sk__name(obj), NULL);
+	json_t *r;
+	size_t i;
+	sk_error_t err = {0};
+
+	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r) {
+		const char *u = json_string_value(json_object_get(r, "uid"));
+
+		if (!adopt && u && !strcmp(u, sk__uid(owner)))
+			continue;
+		json_array_append(refs, r);
+	}
+	if (adopt)
+		json_array_append_new(refs, sk__owner_ref(owner, api_version, kind));
+	patch = json_pack("{s:{s:O, s:s?, s:s?}}", "metadata", "ownerReferences", refs, "uid", sk__uid(obj),
+			  "resourceVersion", sk__jstr(obj, "metadata.resourceVersion"));
+	out = sk_client_patch(ctl->c, path, SK_PATCH_MERGE, patch, &err);
+	if (!out) {
+		if (err.code != SK_ENOTFOUND)
+			sk_info("ctrl", "%s %s \"%s\": %s", adopt ? "adopting" : "releasing", kind, sk__name(obj),
+				err.msg);
+		return -1;
+	}
+	sk__informer_write(inf, out);
+	return 0;
+}
+
+json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
+		  const char *api_version, const char *kind, const sk_label_selector *sel)
+{
+	cleanup_json json_t *all = sk__informer_list(inf, sk__ns(owner));
+	json_t *out = json_array(), *o;
+	const char *uid = sk__uid(owner);
+	size_t i;
+
+	json_array_foreach(all, i, o) {
+		json_t *labels = sk__jget(o, "metadata.labels");
+		int match = sk_label_selector_match(sel, labels);
+		json_t *cref = sk__controller_ref(o);
+
+		if (cref) {
+			if (!sk__controlled_by(o, uid))
+				continue;
+			if (match || sk__is_deleting(owner)) {
+				json_array_append(out, o);
+				continue;
+			}
+			if (!sk__is_deleting(o))
+				patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 0);
+			continue;
+		}
+		if (!match || sk__is_deleting(owner) || sk__is_deleting(o) || sk_label_selector_empty(sel))
+			continue;
+		if (patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 1) == 0) {
+			json_t *now = sk__informer_get(inf, sk__ns(o), sk__name(o));
+
+			if (now)
+				json_array_append_new(out, now);
+		}
+	}
+	return out;
+}
+
+json_t *sk__claim_pods(struct sk_ctrl *ctl, json_t *owner, const char *api_version, const char *kind,
+		       const sk_label_selector *sel)
+{
+	return sk__claim(ctl, ctl->pods, "/api/v1", "pods", owner, api_version, kind, sel);
+}
+
+int sk__slow_start(int count, int (*fn)(void *ud, int i), void *ud)
+{
+	int done = 0, batch = 1;
+
+	while (done < count) {
+		int n = batch < count - done ? batch : count - done, ok = 0;
+
+		for (int i = 0; i < n; i++)
+			if (fn(ud, done + i) == 0)
+				ok++;
+		done += n;
+		if (ok < n)
+			return done - n + ok;
+		batch *= 2;
+	}
+	return done;
+}
+
+int sk__update_status(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *obj,
+		      sk_error_t *err)
+{
+	cleanup_free char *path = sk__path(prefix, plural, sk__ns(obj), sk__name(obj), "status");
+	cleanup_json json_t *out = sk_client_update(ctl->c, path, obj, err);
+
+	if (!out)
+		return -1;
+	sk__informer_write(inf, out);
+	return 0;
+}

@@ -1,0 +1,340 @@
+/* The ReplicaSet controller (after pkg/controller/replicaset): keeps
+ * spec.replicas active pods that match the selector, adopting orphans and
+ * releasing pods that stopped matching, and reports status. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl/ctrl-int.h"
+#include "util/util.h"
+
+#define RS_PREFIX "/apis/apps/v1"
+#define BURST_REPLICAS 500
+
+typedef struct rs_run {
+	sk_controller *k;
+	json_t *rs;
+	char err[256];
+} rs_run;
+
+static void enqueue_orphan_matches(sk_controller *k, json_t *pod)
+{
+	cleanup_json json_t *all = sk__informer_list(k->ctl->rs, sk__ns(pod));
+	json_t *rs;
+	size_t i;
+
+	json_array_foreach(all, i, rs) {
+		sk_error_t err = {0};
+		sk_label_selector *sel = sk_label_selector_from_json(sk__jget(rs, "spec.selector"), &err);
+
+		if (sel && sk_label_selector_match(sel, sk__jget(pod, "metadata.labels"))) {
+			cleanup_free char *key = sk__key(rs);
+
+			sk__queue_add(k->q, key);
+		}
+		sk_label_selector_free(sel);
+	}
+}
+
+static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
+{
+	sk_controller *k = ud;
+
+	if (old && old != pod)
+		sk__enqueue_controller(k, old, "ReplicaSet");
+	if (sk__controller_ref(pod))
+		sk__enqueue_controller(k, pod, "ReplicaSet");
+	else if (ev != SK_INF_DELETE)
+		enqueue_orphan_matches(k, pod);
+}
+
+/* Upstream's ActivePodsWithRanks ordering: pods earlier in the order are
+ * deleted first. */
+static int phase_rank(json_t *pod)
+{
+	const char *p = sk__jstr(pod, "status.phase");
+
+	if (!p || !strcmp(p, "Pending"))
+		return 0;
+	if (!strcmp(p, "Unknown"))
+		return 1;
+	return 2;
+}
+
+static json_int_t restarts(json_t *pod)
+{
+	json_t *cs;
+	size_t i;
+	json_int_t max = 0;
+
+	json_array_foreach(sk__jget(pod, "status.containerStatuses"), i, cs) {
+		json_int_t r = json_integer_value(json_object_get(cs, "restartCount"));
+
+		if (r > max)
+			max = r;
+	}
+	return max;
+}
+
+static long long deletion_cost(json_t *pod)
+{
+	json_t *ann = sk__jget(pod, "metadata.annotations");
+	const char *c = json_string_value(json_object_get(ann, "controller.kubernetes.io/pod-deletion-cost"));
+	return c ? strtoll(c, NULL, 10) : 0;
+}
+
+int sk__pod_delete_less(json_t *a, json_t *b, int rank_a, int rank_b)
+{
+	const char *na = sk__jstr(a, "spec.nodeName"), *nb = sk__jstr(b, "spec.nodeName");
+	int ra, rb;
+	int64_t ta, tb;
+
+	if ((na && *na) != (nb && *nb))
+		return !(na && *na);
+	if (phase_rank(a) != phase_rank(b))
+		return phase_rank(a) < phase_rank(b);
+	if (sk__pod_ready(a) != sk__pod_ready(b))
+		return !sk__pod_ready(a);
+	if (deletion_cost(a) != deletion_cost(b))
+		return deletion_cost(a) < deletion_cost(b);
+	if (rank_a != rank_b)
+		return rank_a > rank_b;
+	ra = sk__pod_ready(a);
+	rb = sk__pod_ready(b);
+	if (ra && rb) {
+		ta = sk__pod_ready_since(a);
+		tb = sk__pod_ready_since(b);
+		if (ta != tb)
+			return ta > tb;
+	}
+	if (restarts(a) != restarts(b))
+		return restarts(a) > restarts(b);
+	ta = sk__jtime(a, "metadata.creationTimestamp", 0);
+	tb = sk__jtime(b, "metadata.creationTimestamp", 0);
+	return ta > tb;
+}
+
+typedef struct ranked {
+	json_t *pod;
+	int rank;
+} ranked;
+
+static int ranked_cmp(const void *x, const void *y)
+{
+	const ranked *a = x, *b = y;
+
+	if (sk__pod_delete_less(a->pod, b->pod, a->rank, b->rank))
+		return -1;
+	if (sk__pod_delete_less(b->pod, a->pod, b->rank, a->rank))
+		return 1;
+	return 0;
+}
+
+/* Rank: how many of the active pods share the pod's node. */
+static ranked *rank_pods(json_t *pods, size_t *n)
+{
+	ranked *r = xzalloc((json_array_size(pods) + 1) * sizeof(*r));
+	json_t *p, *q;
+	size_t i, j;
+
+	json_array_foreach(pods, i, p) {
+		const char *node = sk__jstr(p, "spec.nodeName");
+
+		r[i].pod = p;
+		if (!node || !*node)
+			continue;
+		json_array_foreach(pods, j, q) {
+			const char *qn = sk__jstr(q, "spec.nodeName");
+
+			if (qn && !strcmp(qn, node))
+				r[i].rank++;
+		}
+	}
+	*n = json_array_size(pods);
+	qsort(r, *n, sizeof(*r), ranked_cmp);
+	return r;
+}
+
+static int create_one(void *ud, int i)
+{
+	rs_run *run = ud;
+	json_t *rs = run->rs;
+	cleanup_free char *gen = xasprintf("%s-", sk__name(rs));
+	cleanup_free char *path = sk__path("/api/v1", "pods", sk__ns(rs), NULL, NULL);
+	cleanup_json json_t *pod = sk__pod_from_template(sk__jget(rs, "spec.template"),
+							 sk__owner_ref(rs, "apps/v1", "ReplicaSet"), sk__ns(rs), gen);
+	cleanup_json json_t *out = NULL;
+	sk_error_t err = {0};
+
+	(void)i;
+	out = sk_client_create(run->k->ctl->c, path, pod, &err);
+	if (!out) {
+		snprintf(run->err, sizeof(run->err), "%s", err.msg);
+		sk_event_record(run->k->ctl->c, rs, "Warning", "FailedCreate", "replicaset-controller", NULL,
+				"Error creating: %s", err.msg);
+		return -1;
+	}
+	sk__informer_write(run->k->ctl->pods, out);
+	sk_event_record(run->k->ctl->c, rs, "Normal", "SuccessfulCreate", "replicaset-controller", NULL,
+			"Created pod: %s", sk__name(out));
+	return 0;
+}
+
+/* Deletes a pod through the API and writes the result through the cache. */
+int sk__delete_pod(struct sk_ctrl *ctl, json_t *pod, sk_error_t *err)
+{
+	cleanup_free char *path = sk__path("/api/v1", "pods", sk__ns(pod), sk__name(pod), NULL);
+	cleanup_json json_t *cur = NULL;
+
+	if (sk_client_delete(ctl->c, path, NULL, err) < 0 && err->code != SK_ENOTFOUND)
+		return -1;
+	cur = sk_client_get(ctl->c, path, NULL);
+	if (cur)
+		sk__informer_write(ctl->pods, cur);
+	else
+		sk__informer_forget(ctl->pods, pod);
+	return 0;
+}
+
+static int manage_replicas(rs_run *run, json_t *active)
+{
+	json_int_t want = sk__jint(run->rs, "spec.replicas", 1);
+	long diff = (long)json_array_size(active) - (long)want;
+
+	if (diff < 0) {
+		int n = (int)(-diff > BURST_REPLICAS ? BURST_REPLICAS : -diff);
+
+		return sk__slow_start(n, create_one, run) == n ? 0 : -1;
+	}
+	if (diff > 0) {
+		size_t n;
+		ranked *r = rank_pods(active, &n);
+		int rc = 0;
+
+		for (long i = 0; i < diff && i < BURST_REPLICAS; i++) {
+			sk_error_t err = {0};
+
+			if (sk__delete_pod(run->k->ctl, r[i].pod, &err) < 0) {
+				snprintf(run->err, sizeof(run->err), "%s", err.msg);
+				rc = -1;
+				continue;
+			}
+			sk_event_record(run->k->ctl->c, run->rs, "Normal", "SuccessfulDelete",
+					"replicaset-controller", NULL, "Deleted pod: %s", sk__name(r[i].pod));
+		}
+		free(r);
+		return rc;
+	}
+	return 0;
+}
+
+static int labels_superset(json_t *have, json_t *want)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(want, k, v) {
+		json_t *h = json_object_get(have, k);
+
+		if (!h || !json_equal(h, v))
+			return 0;
+	}
+	return 1;
+}
+
+static void set_or_del(json_t *st, const char *k, json_int_t v)
+{
+	if (v)
+		json_object_set_new(st, k, json_integer(v));
+	else
+		json_object_del(st, k);
+}
+
+/* Builds the new status into a copy of rs; returns the delay until a ready
+ * pod becomes available (ms, -1 for none). */
+static int64_t calc_status(json_t *rs, json_t *active, const char *create_err, int failed_delete)
+{
+	json_t *st = sk__jobj(rs, "status"), *p;
+	json_t *tlabels = sk__jget(rs, "spec.template.metadata.labels");
+	json_int_t mrs = sk__jint(rs, "spec.minReadySeconds", 0), full = 0, ready = 0, avail = 0;
+	int64_t now = sk__now(), wait = -1;
+	size_t i;
+
+	json_array_foreach(active, i, p) {
+		if (labels_superset(sk__jget(p, "metadata.labels"), tlabels))
+			full++;
+		if (!sk__pod_ready(p))
+			continue;
+		ready++;
+		if (sk__pod_available(p, mrs, now))
+			avail++;
+		else if (wait < 0 || (sk__pod_ready_since(p) + mrs - now) * 1000 < wait)
+			wait = (sk__pod_ready_since(p) + mrs - now) * 1000 + 100;
+	}
+	json_object_set_new(st, "replicas", json_integer((json_int_t)json_array_size(active)));
+	set_or_del(st, "fullyLabeledReplicas", full);
+	set_or_del(st, "readyReplicas", ready);
+	set_or_del(st, "availableReplicas", avail);
+	json_object_set_new(st, "observedGeneration", json_integer(sk__jint(rs, "metadata.generation", 0)));
+	if (create_err && !sk__cond_get(st, "ReplicaFailure"))
+		sk__cond_set(st, "ReplicaFailure", "True", failed_delete ? "FailedDelete" : "FailedCreate", create_err,
+			     0, 0);
+	else if (!create_err)
+		sk__cond_remove(st, "ReplicaFailure");
+	if (json_is_array(json_object_get(st, "conditions")) && !json_array_size(json_object_get(st, "conditions")))
+		json_object_del(st, "conditions");
+	return wait;
+}
+
+static int sync_rs(sk_controller *k, const char *key)
+{
+	char ns[256], name[256];
+	cleanup_json json_t *cached = NULL, *rs = NULL, *owned = NULL, *active = json_array();
+	sk_label_selector *sel;
+	sk_error_t err = {0};
+	rs_run run = {.k = k};
+	json_t *p;
+	size_t i;
+	int rc = 0;
+	int64_t wait;
+
+	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
+	cached = sk__informer_get(k->ctl->rs, ns, name);
+	if (!cached)
+		return 0;
+	sel = sk_label_selector_from_json(sk__jget(cached, "spec.selector"), &err);
+	if (!sel)
+		return 0;
+	owned = sk__claim_pods(k->ctl, cached, "apps/v1", "ReplicaSet", sel);
+	sk_label_selector_free(sel);
+	json_array_foreach(owned, i, p)
+		if (sk__pod_active(p))
+			json_array_append(active, p);
+	run.rs = cached;
+	if (!sk__is_deleting(cached))
+		rc = manage_replicas(&run, active);
+	json_decref(owned);
+	json_array_clear(active);
+	owned = sk__informer_list(k->ctl->pods, ns);
+	json_array_foreach(owned, i, p)
+		if (sk__pod_active(p) && sk__controlled_by(p, sk__uid(cached)))
+			json_array_append(active, p);
+	rs = json_deep_copy(cached);
+	wait = calc_status(rs, active, rc < 0 ? run.err : NULL, 0);
+	if (!json_equal(json_object_get(rs, "status"), json_object_get(cached, "status")) &&
+	    sk__update_status(k->ctl, k->ctl->rs, RS_PREFIX, "replicasets", rs, &err) < 0 && err.code != SK_ENOTFOUND)
+		return -1;
+	if (wait >= 0)
+		sk__queue_add_after(k->q, key, wait);
+	return rc;
+}
+
+int sk__replicaset_init(struct sk_ctrl *ctl, sk_error_t *err)
+{
+	sk_controller *k = sk__controller_add(ctl, "replicaset", sync_rs, NULL);
+
+	k->primary = ctl->rs;
+	k->resync_secs = 30;
+	sk__informer_on(ctl->rs, sk__enqueue_self, k);
+	sk__informer_on(ctl->pods, on_pod, k);
+	return 0;
+}
