@@ -1,10 +1,12 @@
 /* Schema lookups, the resource table, unknown-field detection and type
  * checks over the tables in schema-*.c. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api/schema-int.h"
+#include "util/quantity.h"
 #include "util/util.h"
 
 #define LIST(...) (const char *const[]){ __VA_ARGS__, NULL }
@@ -285,6 +287,42 @@ static bool type_ok(const sk_schema *s, json_t *v)
 	return true;
 }
 
+/* Index of the first byte Go's base64.StdEncoding rejects, or -1. */
+static long base64_error(const char *s, size_t len)
+{
+	size_t pad = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == '=' && len % 4 == 0 && i + 2 >= len) {
+			pad++;
+			continue;
+		}
+		if (pad || !(isalnum((unsigned char)c) || c == '+' || c == '/'))
+			return (long)i;
+	}
+	if (len % 4)
+		return (long)(len / 4 * 4);
+	return -1;
+}
+
+/* Values Go decodes with their own parsers: quantities and []byte. */
+static int check_value(const sk_schema *s, json_t *v, sk_error_t *err)
+{
+	int64_t q;
+	long bad;
+
+	if (s->type == SK_SCHEMA_QUANTITY && json_is_string(v) &&
+	    sk_quantity_milli(json_string_value(v), &q) < 0 && sk_quantity_value(json_string_value(v), &q) < 0)
+		return sk_error_set(err, SK_EBADREQUEST, "quantities must match the regular expression "
+				    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+	if (s->type == SK_SCHEMA_BYTE && json_is_string(v) &&
+	    (bad = base64_error(json_string_value(v), json_string_length(v))) >= 0)
+		return sk_error_set(err, SK_EBADREQUEST, "illegal base64 data at input byte %ld", bad);
+	return 0;
+}
+
 /* gopath is Go's dotted field path (no indices); owner the innermost struct. */
 static int check_walk(const sk_schema *s, json_t *v, const char *owner, const char *gopath,
 		      sk_error_t *err)
@@ -304,6 +342,8 @@ static int check_walk(const sk_schema *s, json_t *v, const char *owner, const ch
 		return sk_error_set(err, SK_EBADREQUEST, "json: cannot unmarshal %s into Go value of type %s",
 				    json_kind(v), t);
 	}
+	if (check_value(s, v, err) < 0)
+		return -1;
 	if (s->type == SK_SCHEMA_OBJECT && json_is_object(v)) {
 		const char *inner = s->name ? short_name(s->name) : owner;
 

@@ -105,6 +105,22 @@ static void test_check_types(void **state)
 	assert_int_equal(sk_schema_check_types(d, good, &err), 0);
 }
 
+static void test_check_values(void **state)
+{
+	const sk_schema *pod = sk_schema_for_kind("", "v1", "Pod");
+	const sk_schema *secret = sk_schema_for_kind("", "v1", "Secret");
+	cleanup_json json_t *q = parse("{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":\"1 core\"}}}]}}");
+	cleanup_json json_t *b = parse("{\"data\":{\"a\":\"YWJj\",\"b\":\"not base64!\"}}");
+	cleanup_json json_t *ok = parse("{\"data\":{\"a\":\"YQ==\",\"b\":\"\"}}");
+	sk_error_t err = { 0 };
+
+	assert_int_equal(sk_schema_check_types(pod, q, &err), -1);
+	assert_string_equal(err.msg, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+	assert_int_equal(sk_schema_check_types(secret, b, &err), -1);
+	assert_string_equal(err.msg, "illegal base64 data at input byte 3");
+	assert_int_equal(sk_schema_check_types(secret, ok, &err), 0);
+}
+
 static json_t *find_op(json_t *doc, const char *path, const char *method)
 {
 	return json_object_get(json_object_get(json_object_get(doc, "paths"), path), method);
@@ -189,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_fields),
 		cmocka_unit_test(test_unknown_none),
 		cmocka_unit_test(test_check_types),
+		cmocka_unit_test(test_check_values),
 		cmocka_unit_test(test_openapi_index),
 		cmocka_unit_test(test_openapi_core),
 		cmocka_unit_test(test_openapi_apps),
