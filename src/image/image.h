@@ -67,8 +67,8 @@ typedef struct sk_image_info {
 	int64_t fetch_ns;        /* wall time from the start until the last blob arrived */
 	int64_t unpack_ns;       /* summed over layers (they unpack in parallel, while
 	                            other layers download) */
-	int64_t total_ns;        /* the pull itself */
-	int64_t wait_ns;         /* waiting for a concurrent pull of the same image */
+	int64_t total_ns;        /* the pull as this caller saw it */
+	int64_t wait_ns;         /* of which waiting for another caller's pull (shared) */
 	int blobs_cached;        /* layers already in the content store */
 	int snapshots_cached;    /* layers already unpacked */
 	int shared;              /* 1 when the result came from another caller's pull */

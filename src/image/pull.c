@@ -369,7 +369,7 @@ int sk_image_pull(sk_image_store *s, const char *ref, const sk_pull_options *opt
 		flight_leave(s, f, 0, rc, err);
 		if (rc == 0 && sk_image_lookup(s, key, out, err) == 0) {
 			out->shared = 1;
-			out->wait_ns = sk_mono_ns() - t0;
+			out->wait_ns = out->total_ns = sk_mono_ns() - t0;
 			return 0;
 		}
 		return sk_error_wrap(err, "image \"%s\"", ref);
