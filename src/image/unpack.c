@@ -28,6 +28,9 @@ struct unpack {
 	int64_t size;
 	int is_root;        /* euid 0: ownership and device nodes can be set */
 	sk_error_t *err;
+	/* directory times, set at the end (their entries change them) */
+	struct dir_time { char *path; struct timespec ts[2]; } *dirs;
+	size_t n_dirs, cap_dirs;
 };
 
 static int fail(struct unpack *u, int code, const char *why)
@@ -198,6 +201,39 @@ static int write_file(struct unpack *u, struct archive *a, int dir, const char *
 	return 0;
 }
 
+static void defer_dir_time(struct unpack *u, const char *path, struct archive_entry *e)
+{
+	struct dir_time *d;
+
+	if (u->n_dirs == u->cap_dirs) {
+		u->cap_dirs = u->cap_dirs ? 2 * u->cap_dirs : 64;
+		u->dirs = xrealloc(u->dirs, u->cap_dirs * sizeof(*u->dirs));
+	}
+	d = &u->dirs[u->n_dirs++];
+	d->path = xstrdup(path);
+	d->ts[1] = (struct timespec){archive_entry_mtime(e), archive_entry_mtime_nsec(e)};
+	d->ts[0] = archive_entry_atime_is_set(e) ?
+		(struct timespec){archive_entry_atime(e), archive_entry_atime_nsec(e)} : d->ts[1];
+}
+
+static void apply_dir_times(struct unpack *u)
+{
+	u->err = NULL;   /* best effort */
+	for (size_t i = u->n_dirs; i-- > 0;) {
+		const char *base;
+		int dir = open_parent(u, u->dirs[i].path, &base, 0);
+
+		if (dir >= 0) {
+			utimensat(dir, base, u->dirs[i].ts, AT_SYMLINK_NOFOLLOW);
+			close(dir);
+		}
+		free(u->dirs[i].path);
+	}
+	free(u->dirs);
+	u->dirs = NULL;
+	u->n_dirs = 0;
+}
+
 static int make_dir(struct unpack *u, int dir, const char *name, struct archive_entry *e)
 {
 	cleanup_close int fd = -1;
@@ -290,7 +326,10 @@ static int unpack_entry(struct unpack *u, struct archive *a, struct archive_entr
 	case AE_IFREG:
 		return write_file(u, a, dir, base, e);
 	case AE_IFDIR:
-		return make_dir(u, dir, base, e);
+		if (make_dir(u, dir, base, e) < 0)
+			return -1;
+		defer_dir_time(u, path, e);
+		return 0;
 	case AE_IFLNK:
 		/* Symlinks are data: any target is fine, we never follow one. */
 		if (remove_at(dir, base) < 0)
@@ -401,10 +440,14 @@ int sk__unpack_layer(const char *blob_path, const char *dest, const char *diff_i
 	}
 	if (check_diff_id(t, diff_id, layer, err) < 0)
 		goto out;
+	apply_dir_times(&u);
 	if (size)
 		*size = u.size;
 	rc = 0;
 out:
+	for (size_t i = 0; i < u.n_dirs; i++)
+		free(u.dirs[i].path);
+	free(u.dirs);
 	if (u.root >= 0)
 		close(u.root);
 	archive_read_free(a);

@@ -146,6 +146,12 @@ static void test_benign(void **state)
 	assert_string_equal(target, "/bin/busybox");            /* absolute symlinks are data */
 	assert_int_equal(lstat(p4, &f), 0);
 	assert_true(S_ISFIFO(f.st_mode));
+	assert_int_equal(lstat(p4, &f), 0);
+	{
+		cleanup_free char *bin = xasprintf("%s/bin", dir);
+		assert_int_equal(stat(bin, &f), 0);
+		assert_int_equal(f.st_mtime, 1700000000);   /* set after its entries */
+	}
 	sk__rm_rf(dir);
 }
 
