@@ -371,6 +371,7 @@ int sk_container_create(struct sk_runtime *rt, const struct sk_container_config 
 	}
 	if (prepare_bundle(c, cfg, err) < 0 || spawn_conmon(rt, h, c, cfg->log_size_max, err) < 0 || save(c, err) < 0) {
 		sk_error_t e2 = {0};
+		c->status = SK_CONTAINER_UNKNOWN;   /* nothing to wait for */
 		sk_container_remove(rt, c, &e2);
 		sk_container_free(c);
 		return -1;
@@ -605,8 +606,10 @@ int sk_container_remove(struct sk_runtime *rt, struct sk_container *c, sk_error_
 		return sk_error_errno(err, errno, "remove container \"%s\": \"%s\"", c->id, c->dir);
 	unlink(efile);
 	unlink(sock);
-	if (!pod_has_containers(rt, c) && sk_cgroup_remove(c->pod_cgroup, err) < 0)
-		return sk_error_wrap(err, "remove container \"%s\"", c->id);
+	/* A container of the pod being created meanwhile keeps the pod cgroup
+	 * busy: that is fine, the last removal (or the sandbox's) takes it. */
+	if (!pod_has_containers(rt, c) && sk_cgroup_remove(c->pod_cgroup, &e) < 0)
+		sk_warn("runtime", "remove container \"%s\": %s", c->id, e.msg);
 	return 0;
 }
 
