@@ -130,7 +130,7 @@ int sk__blob_put(sk_image_store *s, const char *expect, const void *data, size_t
 		 char *out, sk_error_t *err)
 {
 	char digest[72];
-	cleanup_free char *path = NULL;
+	cleanup_free char *path = NULL, *tmp = NULL;
 
 	sk__digest_buf(data, len, digest);
 	if (expect && strcmp(expect, digest))
@@ -140,8 +140,15 @@ int sk__blob_put(sk_image_store *s, const char *expect, const void *data, size_t
 	path = sk__blob_path(s, digest);
 	if (access(path, F_OK) == 0)
 		return 0;
-	if (sk_write_file(path, data, len, 0644) < 0)
+	/* a private temporary name: other threads and processes may store the same blob */
+	tmp = sk__ingest_path(s, digest + 7);
+	if (sk_write_file(tmp, data, len, 0644) < 0)
 		return sk_error_errno(err, errno, "blob \"%s\": write", digest);
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return sk_error_errno(err, e, "blob \"%s\": rename", digest);
+	}
 	return 0;
 }
 
