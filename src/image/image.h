@@ -132,8 +132,11 @@ json_t *sk_image_config(sk_image_store *s, const char *ref, sk_error_t *err);
 
 /* Mounts overlayfs over the image's layer snapshots plus a fresh writable upper
  * layer at DIR/images/containers/ID/rootfs and returns that path (caller frees).
- * image is anything sk_image_lookup accepts. Unpacks layers that are missing.
- * The image counts as in use until sk_image_rootfs_remove. Idempotent. */
+ * image is anything sk_image_lookup accepts (use the imageID to be exact).
+ * Unpacks layers that are missing. The image counts as in use (GC, remove)
+ * until sk_image_rootfs_remove. Idempotent: an existing mount is returned.
+ * Images with many layers use the new mount API ("lowerdir+", Linux 6.8);
+ * SKIFF_IMAGE_MOUNT_API=new in the environment forces it (tests). Needs root. */
 char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *container_id,
 			      sk_error_t *err);
 /* Unmounts and deletes the container's upper layer. 0 also when absent. */
@@ -142,8 +145,9 @@ int sk_image_rootfs_remove(sk_image_store *s, const char *container_id, sk_error
 /* ---- garbage collection -------------------------------------------------- */
 
 typedef struct sk_gc_policy {
-	int high_percent;    /* start when the filesystem is more used than this */
-	int low_percent;     /* free least recently used images until below this */
+	int high_percent;    /* start when the filesystem is at least this used (0: always) */
+	int low_percent;     /* free least recently used images until below this
+	                        (0: every image not in use) */
 } sk_gc_policy;
 
 typedef struct sk_gc_result {
@@ -156,7 +160,9 @@ typedef struct sk_gc_result {
 /* Removes least recently used images while the filesystem holding the store is
  * above high (until below low), never an image whose id is in in_use (an
  * array of "sha256:.." strings, or NULL) nor one a container rootfs uses;
- * then deletes blobs and snapshots no remaining image references. */
+ * then deletes blobs and snapshots no remaining image references. Fails with
+ * SK_ECONFLICT (nothing done) while a pull, import or rootfs preparation runs
+ * on this store in any process: call again later. */
 int sk_image_gc(sk_image_store *s, const sk_gc_policy *policy, json_t *in_use,
 		sk_gc_result *res, sk_error_t *err);
 /* Only the second half: frees unreferenced blobs and snapshots. */
