@@ -1321,9 +1321,72 @@ static void immutable(E, json_t *a, json_t *b, const char *k, const char *field)
 		sk__vinvalid(e, field, x ? x : json_null(), "field is immutable");
 }
 
+/* Go's %#v of a []string: []string{"a", "b"} or []string(nil). */
+static char *strings_repr(json_t *list)
+{
+	char *out;
+	json_t *v;
+	size_t i;
+
+	if (!json_is_array(list))
+		return xstrdup("[]string(nil)");
+	out = xstrdup("[]string{");
+	json_array_foreach(list, i, v) {
+		cleanup_free char *q = sk__vquote(json_is_string(v) ? json_string_value(v) : "");
+		char *next = xasprintf("%s%s%s", out, i ? ", " : "", q);
+
+		free(out);
+		out = next;
+	}
+	{
+		char *next = xasprintf("%s}", out);
+
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+/* Go's %#v of a metav1.LabelSelector, as upstream prints it. */
+static char *selector_repr(json_t *sel)
+{
+	cleanup_free char *ml = NULL;
+	cleanup_free char *me = NULL;
+	json_t *req;
+	size_t i;
+
+	if (!sel)
+		return xstrdup("null");
+	ml = obj(sel, "matchLabels") ? sk__vrepr(obj(sel, "matchLabels")) : xstrdup("map[string]string(nil)");
+	if (json_array_size(arr(sel, "matchExpressions")) == 0)
+		return xasprintf("v1.LabelSelector{MatchLabels:%s, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}", ml);
+	me = xstrdup("");
+	json_array_foreach(arr(sel, "matchExpressions"), i, req) {
+		cleanup_free char *k = sk__vquote(str_or_empty(req, "key"));
+		cleanup_free char *op = sk__vquote(str_or_empty(req, "operator"));
+		cleanup_free char *vals = strings_repr(json_object_get(req, "values"));
+		char *next = xasprintf("%s%sv1.LabelSelectorRequirement{Key:%s, Operator:%s, Values:%s}", me,
+			i ? ", " : "", k, op, vals);
+
+		free(me);
+		me = next;
+	}
+	return xasprintf("v1.LabelSelector{MatchLabels:%s, MatchExpressions:[]v1.LabelSelectorRequirement{%s}}", ml, me);
+}
+
 static void validate_selector_update(E, json_t *o, json_t *old)
 {
-	immutable(e, obj(o, "spec"), obj(old, "spec"), "selector", "spec.selector");
+	json_t *sel = json_object_get(obj(o, "spec"), "selector");
+	json_t *osel = json_object_get(obj(old, "spec"), "selector");
+
+	if (!json_equal(sel ? sel : json_null(), osel ? osel : json_null())) {
+		cleanup_free char *r = selector_repr(json_is_object(sel) ? sel : NULL);
+		cleanup_free char *m = xasprintf("Invalid value: %s: field is immutable", r);
+
+		/* The value is a Go struct, rendered unquoted. */
+		json_array_append_new(e->causes, json_pack("{s:s, s:s, s:s}", "reason", "FieldValueInvalid",
+			"message", m, "field", "spec.selector"));
+	}
 }
 
 /* ---- batch ---- */
@@ -1960,6 +2023,19 @@ json_t *sk_validate(const char *kind, json_t *o, json_t *old)
 		}
 		break;
 	}
+	if (json_array_size(e.causes) == 0) {
+		json_decref(e.causes);
+		return NULL;
+	}
+	return e.causes;
+}
+
+json_t *sk_validate_status(const char *kind, json_t *o, json_t *old)
+{
+	struct sk__verr e = { json_array() };
+
+	if (kind && json_is_object(o) && json_is_object(old))
+		validate_meta_update(&e, o, old);
 	if (json_array_size(e.causes) == 0) {
 		json_decref(e.causes);
 		return NULL;

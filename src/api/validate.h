@@ -19,6 +19,14 @@
  * other objects (priorityClassName, runtimeClassName existence). */
 json_t *sk_validate(const char *kind, json_t *obj, json_t *old);
 
+/* Validation of writes to the status (and binding) subresources, where
+ * upstream checks only what the subresource may change: metadata name,
+ * namespace, uid and creationTimestamp stay as they were. Do not run
+ * sk_validate's update rules there: a status write or a binding must not
+ * trip "pod updates may not change fields other than …". Same return
+ * convention as sk_validate. */
+json_t *sk_validate_status(const char *kind, json_t *obj, json_t *old);
+
 /* Status message for a 422 Invalid reply, upstream style; caller frees:
  *   Pod "x" is invalid: spec.containers[0].image: Required value
  *   Deployment.apps "d" is invalid: [spec.selector: Required value, …]

@@ -199,9 +199,8 @@ static void test_deployment_update(void **state)
 	char *m = check_update("Deployment", DEPLOY("{\"app\":\"y\"}", "{\"app\":\"y\"}", ""),
 			       DEPLOY("{\"app\":\"x\"}", "{\"app\":\"x\"}", ""));
 
-	assert_non_null(m);
-	assert_non_null(strstr(m, "spec.selector: Invalid value: "));
-	assert_non_null(strstr(m, "field is immutable"));
+	assert_string_equal(m, "Deployment.apps \"d\" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:"
+			    "map[string]string{\"app\":\"y\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable");
 	free(m);
 }
 
@@ -311,6 +310,19 @@ static void test_cluster_objects(void **state)
 	       "PodGroup.scheduling.x-k8s.io \"g\" is invalid: spec.minMember: Invalid value: -1: must be greater than or equal to 0");
 }
 
+static void test_status_update(void **state)
+{
+	cleanup_json json_t *old = parse(POD("x", "{\"containers\":[" CTR "]}"));
+	cleanup_json json_t *pod = parse(POD("x", "{\"nodeName\":\"n1\",\"containers\":[" CTR "]}"));
+	cleanup_json json_t *renamed = parse(POD("y", "{\"containers\":[" CTR "]}"));
+	cleanup_json json_t *c = NULL;
+
+	assert_null(sk_validate_status("Pod", pod, old));
+	c = sk_validate_status("Pod", renamed, old);
+	assert_int_equal(json_array_size(c), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 0), "field")), "metadata.name");
+}
+
 static void test_message_dedup(void **state)
 {
 	cleanup_json json_t *c = parse("[{\"reason\":\"FieldValueRequired\",\"message\":\"Required value\",\"field\":\"a\"},"
@@ -341,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_namespace_service),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_cluster_objects),
+		cmocka_unit_test(test_status_update),
 		cmocka_unit_test(test_message_dedup),
 	};
 
