@@ -194,6 +194,32 @@ static void parse_ports(sk_spod *p, json_t *spec)
 	}
 }
 
+uint64_t sk_label_hash(const char *key, const char *value)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (const char *s = key; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	h = (h ^ 0x1f) * 1099511628211ULL;
+	for (const char *s = value; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h ^ (h >> 31);
+}
+
+static void hash_labels(sk_spod *p)
+{
+	const char *k;
+	json_t *v;
+
+	p->nlabels = 0;
+	if (!json_object_size(p->labels))
+		return;
+	p->label_hash = xmalloc(json_object_size(p->labels) * sizeof(uint64_t));
+	json_object_foreach (p->labels, k, v)
+		if (json_is_string(v))
+			p->label_hash[p->nlabels++] = sk_label_hash(k, json_string_value(v));
+}
+
 static int64_t parse_ts(const char *s)
 {
 	int64_t secs;
@@ -277,6 +303,7 @@ sk_spod *sk_spod_new(json_t *pod, sk_error_t *err)
 	p->gated = json_array_size(json_object_get(spec, "schedulingGates")) > 0;
 	parse_affinity(p, spec);
 	parse_ports(p, spec);
+	hash_labels(p);
 	p->node_slot = p->aff_slot = p->nom_slot = -1;
 	return p;
 }
@@ -293,6 +320,7 @@ void sk_spod_free(sk_spod *p)
 	free(p->nominated);
 	free(p->group);
 	free(p->ports);
+	free(p->label_hash);
 	json_decref(p->obj);
 	free(p);
 }
@@ -315,14 +343,15 @@ static void node_clear_spec(sk_snode *n)
 	free(n->taints);
 	n->taints = NULL;
 	n->ntaints = 0;
-	for (int i = 0; i < n->nimages; i++)
-		free(n->image_names[i]);
-	free(n->image_names);
+	free(n->lkey);
+	free(n->lpair);
+	n->lkey = n->lpair = NULL;
+	n->nlh = 0;
+	free(n->image_ids);
 	free(n->image_size);
-	n->image_names = NULL;
+	n->image_ids = NULL;
 	n->image_size = NULL;
 	n->nimages = 0;
-	sk__smap_release(&n->images);
 	json_decref(n->obj);
 	n->obj = NULL;
 }
@@ -373,26 +402,53 @@ static void parse_taints(sk_snode *n, json_t *spec)
 		add_taint(n, "node.kubernetes.io/not-ready", NULL, SK_EFFECT_NOSCHEDULE);
 }
 
-static void parse_images(sk_snode *n, json_t *status)
+static int image_intern(sk_cache *c, const char *name)
+{
+	intptr_t id = (intptr_t)sk__smap_get(&c->image_ids, name);
+
+	if (id)
+		return (int)id - 1;
+	if (c->nimage_ids == c->cap_image_ids) {
+		c->cap_image_ids = c->cap_image_ids ? c->cap_image_ids * 2 : 64;
+		c->image_nodes = xrealloc(c->image_nodes, c->cap_image_ids * sizeof(int));
+	}
+	c->image_nodes[c->nimage_ids] = 0;
+	sk__smap_put(&c->image_ids, name, (void *)(intptr_t)(c->nimage_ids + 1));
+	return c->nimage_ids++;
+}
+
+int sk_cache_image_id(const sk_cache *c, const char *name)
+{
+	return (int)(intptr_t)sk__smap_get(&c->image_ids, name) - 1;
+}
+
+static int has_image(const sk_snode *n, int id)
+{
+	for (int i = 0; i < n->nimages; i++)
+		if (n->image_ids[i] == id)
+			return 1;
+	return 0;
+}
+
+static void parse_images(sk_cache *c, sk_snode *n, json_t *status)
 {
 	size_t i, j;
 	json_t *img, *nm;
 
-	sk__smap_init(&n->images);
 	json_array_foreach (json_object_get(status, "images"), i, img) {
 		int64_t size = json_integer_value(json_object_get(img, "sizeBytes"));
 
 		json_array_foreach (json_object_get(img, "names"), j, nm) {
 			const char *s = json_string_value(nm);
+			int id;
 
-			if (!s || sk__smap_get(&n->images, s))
+			if (!s || has_image(n, id = image_intern(c, s)))
 				continue;
-			n->image_names = xrealloc(n->image_names, (n->nimages + 1) * sizeof(char *));
+			n->image_ids = xrealloc(n->image_ids, (n->nimages + 1) * sizeof(int));
 			n->image_size = xrealloc(n->image_size, (n->nimages + 1) * sizeof(int64_t));
-			n->image_names[n->nimages] = xstrdup(s);
+			n->image_ids[n->nimages] = id;
 			n->image_size[n->nimages] = size;
 			n->nimages++;
-			sk__smap_put(&n->images, s, (void *)(intptr_t)n->nimages);
 		}
 	}
 }
@@ -411,17 +467,35 @@ static int parse_ready(json_t *status)
 	return 0;
 }
 
+static void hash_node_labels(sk_snode *n)
+{
+	size_t cnt = json_object_size(n->labels);
+	const char *k;
+	json_t *v;
+
+	if (!cnt)
+		return;
+	n->lkey = xmalloc(cnt * sizeof(uint64_t));
+	n->lpair = xmalloc(cnt * sizeof(uint64_t));
+	json_object_foreach (n->labels, k, v)
+		if (json_is_string(v)) {
+			n->lkey[n->nlh] = sk__smap_hash(k);
+			n->lpair[n->nlh++] = sk_label_hash(k, json_string_value(v)) | 1;
+		}
+}
+
+uint64_t sk_snode_domain(const sk_snode *n, uint64_t key_hash)
+{
+	for (int i = 0; i < n->nlh; i++)
+		if (n->lkey[i] == key_hash)
+			return n->lpair[i];
+	return 0;
+}
+
 static void images_count(sk_cache *c, sk_snode *n, int delta)
 {
-	for (int i = 0; i < n->nimages; i++) {
-		const char *s = n->image_names[i];
-		intptr_t cnt = (intptr_t)sk__smap_get(&c->image_nodes, s) + delta;
-
-		if (cnt > 0)
-			sk__smap_put(&c->image_nodes, s, (void *)cnt);
-		else
-			sk__smap_del(&c->image_nodes, s);
-	}
+	for (int i = 0; i < n->nimages; i++)
+		c->image_nodes[n->image_ids[i]] += delta;
 }
 
 static sk_snode *node_get_or_placeholder(sk_cache *c, const char *name)
@@ -434,7 +508,6 @@ static sk_snode *node_get_or_placeholder(sk_cache *c, const char *name)
 	n->name = xstrdup(name);
 	n->idx = -1;
 	n->labels = NULL;
-	sk__smap_init(&n->images);
 	sk__smap_put(&c->node_map, name, n);
 	return n;
 }
@@ -486,7 +559,8 @@ sk_snode *sk_cache_node_upsert(sk_cache *c, json_t *node, sk_error_t *err)
 	n->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
 	n->ready = parse_ready(status);
 	parse_taints(n, spec);
-	parse_images(n, status);
+	hash_node_labels(n);
+	parse_images(c, n, status);
 	images_count(c, n, +1);
 	if (n->idx < 0)
 		nodes_append(c, n);
@@ -546,7 +620,8 @@ void sk_cache_release(sk_cache *c)
 {
 	sk__smap_each(&c->node_map, free_node_cb, NULL);
 	sk__smap_release(&c->node_map);
-	sk__smap_release(&c->image_nodes);
+	sk__smap_release(&c->image_ids);
+	free(c->image_nodes);
 	free(c->nodes);
 	free(c->aff_pods);
 	memset(c, 0, sizeof(*c));

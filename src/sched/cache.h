@@ -82,6 +82,8 @@ typedef struct sk_spod {
 	int has_required_anti; /* requiredDuringScheduling pod anti-affinity */
 	sk_hostport *ports;
 	int nports;
+	uint64_t *label_hash; /* sk_label_hash(key, value) of each label, for fast selectors */
+	int nlabels;
 	/* cache bookkeeping */
 	struct sk_snode *node, *nom_node;
 	int node_slot, aff_slot, nom_slot;
@@ -97,9 +99,10 @@ typedef struct sk_snode {
 	int ready;
 	sk_taint *taints;
 	int ntaints;
-	sk_smap images; /* normalised image name -> (intptr) index+1 into image_size */
+	uint64_t *lkey, *lpair; /* per label: sk__smap_hash(key), sk_label_hash(key, value) */
+	int nlh;
+	int *image_ids;      /* interned names (sk_cache.image_ids) of status.images */
 	int64_t *image_size;
-	char **image_names;
 	int nimages;
 	sk_spod **pods;
 	int npods, cap_pods;
@@ -112,11 +115,17 @@ typedef struct sk_cache {
 	sk_smap node_map;  /* name -> sk_snode (incl. placeholders) */
 	sk_snode **nodes;  /* real nodes, in arrival order with swap-remove */
 	int nnodes, cap_nodes;
-	sk_smap image_nodes; /* image name -> (intptr) number of nodes having it */
+	sk_smap image_ids;   /* image name -> (intptr) id + 1, never shrinks */
+	int *image_nodes;    /* id -> number of nodes having it */
+	int nimage_ids, cap_image_ids;
 	sk_spod **aff_pods;  /* assigned pods with pod (anti-)affinity terms */
 	int naff, cap_aff;
 	int64_t npods;
 } sk_cache;
+
+/* 64-bit hash of one label pair (key, value); selectors made of matchLabels
+ * only compare these instead of strings. */
+uint64_t sk_label_hash(const char *key, const char *value);
 
 /* Parses a Pod object (a new reference is taken). Returns NULL with err set
  * on malformed quantities. Free with sk_spod_free. */
@@ -141,6 +150,13 @@ void sk_cache_pod_remove(sk_cache *c, sk_spod *p);
 /* Nominated pods (preemptors waiting for victims to leave). */
 void sk_cache_nominate(sk_cache *c, sk_spod *p, const char *node);
 void sk_cache_unnominate(sk_cache *c, sk_spod *p);
+
+/* Interned id of an image name, -1 when no node ever reported it. */
+int sk_cache_image_id(const sk_cache *c, const char *name);
+
+/* The label pair hash of n's label with key hash key_hash, 0 when absent:
+ * a cheap topology domain id. */
+uint64_t sk_snode_domain(const sk_snode *n, uint64_t key_hash);
 
 /* Node label value or NULL. */
 const char *sk_snode_label(const sk_snode *n, const char *key);

@@ -106,8 +106,14 @@ static int select_host(sk_algo *a, const int64_t *scores, int n)
 	return best;
 }
 
-static void fail(sk_result *res, sk_cache *c, sk_fit *fits)
+/* The failure path re-runs the filters on every node to collect each
+ * node's reasons; the common path never allocates per-node statuses. */
+static void fail(sk_result *res, sk_cache *c, const sk_cycle *cy)
 {
+	sk_fit *fits = xzalloc((c->nnodes ? c->nnodes : 1) * sizeof(*fits));
+
+	for (int i = 0; i < c->nnodes; i++)
+		sk_filter(cy, c->nodes[i], &fits[i]);
 	res->fits = fits;
 	res->nfits = c->nnodes;
 	res->message = sk_fit_error_message(c->nnodes, fits, c->nnodes, NULL, NULL);
@@ -118,7 +124,7 @@ int sk_algo_schedule(sk_algo *a, const sk_sched_profile *prof, sk_spod *p, json_
 	sk_cache *c = a->cache;
 	int total = c->nnodes, want, start, i, nfeas = 0;
 	sk_snode **feasible;
-	sk_fit *fits, fit;
+	sk_fit fit;
 	int64_t *scores;
 	sk_cycle cy;
 
@@ -129,30 +135,23 @@ int sk_algo_schedule(sk_algo *a, const sk_sched_profile *prof, sk_spod *p, json_
 	}
 	want = sk_algo_nodes_to_find(prof ? prof->percentage_of_nodes_to_score : 0, total);
 	feasible = xmalloc(want * sizeof(*feasible));
-	fits = NULL;
 	sk_cycle_init(&cy, c, p, runtime_class);
 	start = a->next_start % total;
 	for (i = 0; i < total && nfeas < want; i++) {
 		sk_snode *n = c->nodes[(start + i) % total];
 
-		if (sk_filter(&cy, n, &fit)) {
+		if (sk_filter(&cy, n, &fit))
 			feasible[nfeas++] = n;
-			continue;
-		}
-		if (!fits)
-			fits = xzalloc(total * sizeof(*fits));
-		fits[n->idx] = fit;
 	}
 	a->next_start = (start + i) % total;
 	res->evaluated = i;
 	res->feasible = nfeas;
 	if (nfeas == 0) {
-		fail(res, c, fits);
+		fail(res, c, &cy);
 		sk_cycle_release(&cy);
 		free(feasible);
 		return -1;
 	}
-	free(fits);
 	if (nfeas == 1) {
 		res->node = feasible[0];
 	} else {

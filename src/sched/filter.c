@@ -268,21 +268,22 @@ static void nominated_requests(const sk_cycle *cy, const sk_snode *n, sk_res *ex
 
 int sk_filter_resources(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 {
-	sk_res extra = {{0}};
-	int npods = 0, nres = sk_res_count(), ok = 1;
+	sk_res extra;
+	int npods = 0, ok = 1;
 
-	if (n->nnominated)
+	if (n->nnominated) {
+		memset(&extra, 0, sizeof(extra));
 		nominated_requests(cy, n, &extra, &npods);
+	}
 	if (n->npods + npods + 1 > n->alloc.v[SK_RES_PODS]) {
 		fit_add(fit, SK_FIT_UNSCHEDULABLE, SK_MSG_TOO_MANY_PODS);
 		ok = 0;
 	}
-	for (int i = 0; i < nres; i++) {
+	for (int k = 0; k < cy->nreq; k++) {
+		int i = cy->req_idx[k];
 		int64_t want = cy->req.v[i];
 
-		if (i == SK_RES_PODS || want <= 0)
-			continue;
-		if (want > n->alloc.v[i] - n->requested.v[i] - extra.v[i]) {
+		if (want > n->alloc.v[i] - n->requested.v[i] - (n->nnominated ? extra.v[i] : 0)) {
 			fit_add(fit, SK_FIT_UNSCHEDULABLE, insufficient_msg(i));
 			ok = 0;
 		}
@@ -527,12 +528,28 @@ static int filter_interpod(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 
 /* ---- topology spread ---- */
 
+static int has_hash(const sk_spod *q, uint64_t h)
+{
+	for (int i = 0; i < q->nlabels; i++)
+		if (q->label_hash[i] == h)
+			return 1;
+	return 0;
+}
+
 static int spread_selects(const struct sk_spread *s, const sk_spod *owner, const sk_spod *q)
 {
 	size_t i;
 	json_t *k;
 
-	if (strcmp(owner->ns, q->ns) != 0 || q->deleting || !sk_selector_matches(s->selector, q->labels))
+	if (q->deleting || strcmp(owner->ns, q->ns) != 0)
+		return 0;
+	if (s->simple) {
+		for (int w = 0; w < s->nwant; w++)
+			if (!has_hash(q, s->want[w]))
+				return 0;
+		return 1;
+	}
+	if (!sk_selector_matches(s->selector, q->labels))
 		return 0;
 	json_array_foreach (s->match_label_keys, i, k) {
 		const char *key = json_string_value(k), *ov, *qv;
@@ -543,12 +560,94 @@ static int spread_selects(const struct sk_spread *s, const sk_spod *owner, const
 	return 1;
 }
 
+/* Compiles a matchLabels-only selector (with matchLabelKeys taking the
+ * owner's values) into label hashes. */
+static void spread_compile(struct sk_spread *s, const sk_spod *owner)
+{
+	json_t *ml = json_object_get(s->selector, "matchLabels"), *v;
+	size_t n = json_object_size(ml) + json_array_size(s->match_label_keys), i;
+	const char *k;
+
+	if (!json_is_object(s->selector) || json_array_size(json_object_get(s->selector, "matchExpressions")))
+		return;
+	s->want = xmalloc((n ? n : 1) * sizeof(uint64_t));
+	json_object_foreach (ml, k, v) {
+		if (!json_is_string(v)) {
+			free(s->want);
+			s->want = NULL;
+			s->nwant = 0;
+			return;
+		}
+		s->want[s->nwant++] = sk_label_hash(k, json_string_value(v));
+	}
+	json_array_foreach (s->match_label_keys, i, v) {
+		const char *key = json_string_value(v), *ov;
+
+		if (key && (ov = jstr(owner->labels, key)))
+			s->want[s->nwant++] = sk_label_hash(key, ov);
+	}
+	s->simple = 1;
+}
+
 static int node_has_keys(const sk_cycle *cy, const sk_snode *n, int hard)
 {
 	for (int i = 0; i < cy->nspread; i++)
-		if (cy->spread[i].hard == hard && !sk_snode_label(n, cy->spread[i].key))
+		if (cy->spread[i].hard == hard && !sk_snode_domain(n, cy->spread[i].key_hash))
 			return 0;
 	return 1;
+}
+
+static void u64tab_grow(struct sk_u64tab *t)
+{
+	struct sk_u64tab o = *t;
+
+	t->cap = o.cap ? o.cap * 2 : 16;
+	t->k = xzalloc(t->cap * sizeof(uint64_t));
+	t->v = xzalloc(t->cap * sizeof(int64_t));
+	t->n = 0;
+	for (int i = 0; i < o.cap; i++)
+		if (o.k[i]) {
+			int j = (int)(o.k[i] & (uint64_t)(t->cap - 1));
+
+			while (t->k[j])
+				j = (j + 1) & (t->cap - 1);
+			t->k[j] = o.k[i];
+			t->v[j] = o.v[i];
+			t->n++;
+		}
+	free(o.k);
+	free(o.v);
+}
+
+static void u64tab_add(struct sk_u64tab *t, uint64_t key, int64_t delta)
+{
+	int j;
+
+	if ((t->n + 1) * 2 > t->cap)
+		u64tab_grow(t);
+	j = (int)(key & (uint64_t)(t->cap - 1));
+	while (t->k[j] && t->k[j] != key)
+		j = (j + 1) & (t->cap - 1);
+	if (!t->k[j]) {
+		t->k[j] = key;
+		t->n++;
+	}
+	t->v[j] += delta;
+}
+
+int64_t sk__u64tab_get(const struct sk_u64tab *t, uint64_t key)
+{
+	int j;
+
+	if (!t->cap)
+		return 0;
+	j = (int)(key & (uint64_t)(t->cap - 1));
+	while (t->k[j]) {
+		if (t->k[j] == key)
+			return t->v[j];
+		j = (j + 1) & (t->cap - 1);
+	}
+	return 0;
 }
 
 static int spread_node_eligible(const sk_cycle *cy, const struct sk_spread *s, const sk_snode *n)
@@ -568,21 +667,20 @@ static void spread_count(sk_cycle *cy, struct sk_spread *s)
 
 	for (int i = 0; i < c->nnodes; i++) {
 		const sk_snode *n = c->nodes[i];
-		const char *v;
-		intptr_t cnt = 0;
+		uint64_t d;
+		int64_t cnt = 0;
 
 		if (!node_has_keys(cy, n, s->hard) || !spread_node_eligible(cy, s, n))
 			continue;
-		v = sk_snode_label(n, s->key);
+		d = sk_snode_domain(n, s->key_hash);
 		for (int j = 0; j < n->npods; j++)
 			cnt += spread_selects(s, cy->pod, n->pods[j]);
-		sk__smap_put(&s->counts, v, (void *)((intptr_t)sk__smap_get(&s->counts, v) + cnt));
+		u64tab_add(&s->counts, d, cnt);
 	}
-	for (size_t b = 0; b < s->counts.cap; b++)
-		for (sk_smap_ent *e = s->counts.b[b]; e; e = e->next)
-			if ((intptr_t)e->val < min)
-				min = (intptr_t)e->val;
-	ndomains = s->counts.n;
+	for (int i = 0; i < s->counts.cap; i++)
+		if (s->counts.k[i] && s->counts.v[i] < min)
+			min = s->counts.v[i];
+	ndomains = (size_t)s->counts.n;
 	s->min = ndomains == 0 || (int)ndomains < s->min_domains ? 0 : min;
 	s->weight = log((double)ndomains + 2);
 	s->self_match = spread_selects(s, cy->pod, cy->pod);
@@ -617,7 +715,8 @@ static void prefilter_spread(sk_cycle *cy)
 		s->honor_taints = policy_is(c, "nodeTaintsPolicy", "Honor", 0);
 		s->selector = json_object_get(c, "labelSelector");
 		s->match_label_keys = json_object_get(c, "matchLabelKeys");
-		sk__smap_init(&s->counts);
+		s->key_hash = sk__smap_hash(s->key);
+		spread_compile(s, cy->pod);
 		cy->nhard += s->hard;
 		cy->nspread++;
 	}
@@ -629,14 +728,14 @@ static int filter_spread(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 {
 	for (int i = 0; i < cy->nspread; i++) {
 		const struct sk_spread *s = &cy->spread[i];
-		const char *v;
+		uint64_t d;
 		int64_t skew;
 
 		if (!s->hard)
 			continue;
-		if (!(v = sk_snode_label(n, s->key)))
+		if (!(d = sk_snode_domain(n, s->key_hash)))
 			return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_SPREAD_LABEL), 0;
-		skew = (intptr_t)sk__smap_get(&s->counts, v) + s->self_match - s->min;
+		skew = sk__u64tab_get(&s->counts, d) + s->self_match - s->min;
 		if (skew > s->max_skew)
 			return fit_add(fit, SK_FIT_UNSCHEDULABLE, SK_MSG_SPREAD), 0;
 	}
@@ -696,6 +795,39 @@ static void apply_runtime_class(sk_cycle *cy, json_t *rc)
 	}
 }
 
+static void prepare_images(sk_cycle *cy)
+{
+	json_t *lists[2] = {json_object_get(cy->spec, "initContainers"), json_object_get(cy->spec, "containers")};
+	size_t i, n = json_array_size(lists[0]) + json_array_size(lists[1]);
+	json_t *ct;
+
+	cy->ncontainers = (int)n;
+	if (!n || !cy->cache->nimage_ids)
+		return;
+	cy->image_id = xzalloc(n * sizeof(int));
+	cy->image_nodes = xzalloc(n * sizeof(int64_t));
+	for (int l = 0; l < 2; l++)
+		json_array_foreach (lists[l], i, ct) {
+			const char *img = jstr(ct, "image"), *colon, *slash;
+			char *name;
+			int id;
+
+			if (!img)
+				continue;
+			colon = strrchr(img, ':');
+			slash = strrchr(img, '/');
+			/* upstream normalizedImageName: ":latest" when no tag or digest */
+			name = !colon || (slash && colon < slash) ? xasprintf("%s:latest", img) : xstrdup(img);
+			id = sk_cache_image_id(cy->cache, name);
+			free(name);
+			if (id < 0 || !cy->cache->image_nodes[id])
+				continue;
+			cy->image_id[cy->nimages] = id;
+			cy->image_nodes[cy->nimages] = cy->cache->image_nodes[id];
+			cy->nimages++;
+		}
+}
+
 void sk_cycle_init(sk_cycle *cy, sk_cache *c, sk_spod *p, json_t *runtime_class)
 {
 	json_t *na;
@@ -718,7 +850,14 @@ void sk_cycle_init(sk_cycle *cy, sk_cache *c, sk_spod *p, json_t *runtime_class)
 	if (json_is_object(json_object_get(na, REQUIRED)))
 		cy->required_terms = json_object_get(json_object_get(na, REQUIRED), "nodeSelectorTerms");
 	cy->preferred_terms = json_object_get(na, PREFERRED);
+	cy->node_name = jstr(cy->spec, "nodeName");
+	if (cy->node_name && !*cy->node_name)
+		cy->node_name = NULL;
 	apply_runtime_class(cy, runtime_class);
+	prepare_images(cy);
+	for (int i = 0; i < SK_RES_MAX; i++)
+		if (i != SK_RES_PODS && cy->req.v[i] > 0)
+			cy->req_idx[cy->nreq++] = i;
 	prefilter_interpod(cy);
 	prefilter_spread(cy);
 }
@@ -734,22 +873,27 @@ void sk_cycle_release(sk_cycle *cy)
 	sk__smap_release(&cy->anti_counts);
 	sk__smap_release(&cy->existing_anti);
 	sk__smap_release(&cy->ipa_score);
-	for (int i = 0; i < cy->nspread; i++)
-		sk__smap_release(&cy->spread[i].counts);
+	for (int i = 0; i < cy->nspread; i++) {
+		free(cy->spread[i].counts.k);
+		free(cy->spread[i].counts.v);
+		free(cy->spread[i].want);
+	}
 	free(cy->spread);
+	free(cy->image_id);
+	free(cy->image_nodes);
 	memset(cy, 0, sizeof(*cy));
 }
 
 int sk_filter(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 {
-	const char *want = jstr(cy->spec, "nodeName");
+	const char *want = cy->node_name;
 	const sk_taint *bad;
 
 	fit->code = SK_FIT_OK;
 	fit->n = 0;
 	if (n->unschedulable && !tolerates_unschedulable(cy))
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_UNSCHEDULABLE), 0;
-	if (want && *want && strcmp(want, n->name) != 0)
+	if (want && strcmp(want, n->name) != 0)
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_NODE_NAME), 0;
 	if (!sk_filter_tolerates(cy, n, SK_EFFECT_NOSCHEDULE | SK_EFFECT_NOEXECUTE, &bad))
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, bad->msg), 0;

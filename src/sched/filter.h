@@ -48,15 +48,25 @@ struct sk_podterm {
 	int32_t weight;          /* preferred terms */
 };
 
+/* Open-addressing table of non-zero 64-bit keys to counts. */
+struct sk_u64tab {
+	uint64_t *k;
+	int64_t *v;
+	int cap, n;
+};
+
 struct sk_spread {
 	const char *key;
+	uint64_t key_hash;
 	int max_skew, min_domains;
 	int hard;          /* DoNotSchedule */
 	int honor_affinity, honor_taints;
 	json_t *selector;
 	json_t *match_label_keys;
+	uint64_t *want;    /* matchLabels-only selector (+ matchLabelKeys) as label hashes */
+	int nwant, simple;
 	int self_match;
-	sk_smap counts;    /* topology value -> (intptr) matching pods */
+	struct sk_u64tab counts; /* domain (sk_snode_domain) -> matching pods */
 	int64_t min;
 	double weight;     /* soft: log(domains + 2) */
 };
@@ -79,6 +89,15 @@ typedef struct sk_cycle {
 	int aff_self_match;
 	sk_smap ipa_score;         /* "key\x1fvalue" -> (intptr) score */
 	int ipa_scoring;
+	const char *node_name;     /* spec.nodeName or NULL */
+	/* ImageLocality: interned ids of the containers' normalised images and
+	 * how many nodes have each */
+	int *image_id;
+	int64_t *image_nodes;
+	int nimages, ncontainers;
+	/* NodeResourcesFit: the resource slots the pod requests */
+	int req_idx[SK_RES_MAX];
+	int nreq;
 	/* PodTopologySpread */
 	struct sk_spread *spread;
 	int nspread, nhard;
@@ -106,5 +125,7 @@ int sk_selector_matches(json_t *selector, json_t *labels);
 /* One NodeSelectorTerm against a node (expressions on labels, fields on
  * metadata.name). An empty term matches nothing. */
 int sk_node_term_matches(json_t *term, const sk_snode *n);
+/* Count of key in t, 0 when absent. */
+int64_t sk__u64tab_get(const struct sk_u64tab *t, uint64_t key);
 
 #endif

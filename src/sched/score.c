@@ -74,42 +74,19 @@ int64_t sk_score_gpu_pack(const sk_cycle *cy, const sk_snode *n)
 #define IMAGE_MIN_THRESHOLD (23 * MB)
 #define IMAGE_MAX_CONTAINER_THRESHOLD (1000 * MB)
 
-static int64_t image_score(const sk_cycle *cy, const sk_snode *n, json_t *ct, int total)
-{
-	const char *img = json_string_value(json_object_get(ct, "image"));
-	const char *colon, *slash;
-	char buf[512];
-	intptr_t idx, spread;
-
-	if (!img)
-		return 0;
-	colon = strrchr(img, ':');
-	slash = strrchr(img, '/');
-	if (!colon || (slash && colon < slash))
-		snprintf(buf, sizeof(buf), "%s:latest", img);
-	else
-		snprintf(buf, sizeof(buf), "%s", img);
-	if (!(idx = (intptr_t)sk__smap_get(&n->images, buf)))
-		return 0;
-	spread = (intptr_t)sk__smap_get(&cy->cache->image_nodes, buf);
-	return (int64_t)((double)n->image_size[idx - 1] * ((double)spread / (double)total));
-}
-
 int64_t sk_score_image(const sk_cycle *cy, const sk_snode *n, int total)
 {
-	json_t *lists[2] = {json_object_get(cy->spec, "initContainers"), json_object_get(cy->spec, "containers")};
 	int64_t sum = 0, max;
-	size_t i, nct = 0;
-	json_t *ct;
 
-	if (!n->nimages || total <= 0)
+	if (!n->nimages || total <= 0 || !cy->nimages)
 		return 0;
-	for (int l = 0; l < 2; l++) {
-		json_array_foreach (lists[l], i, ct)
-			sum += image_score(cy, n, ct, total);
-		nct += json_array_size(lists[l]);
-	}
-	max = IMAGE_MAX_CONTAINER_THRESHOLD * (int64_t)nct;
+	for (int i = 0; i < cy->nimages; i++)
+		for (int j = 0; j < n->nimages; j++)
+			if (n->image_ids[j] == cy->image_id[i]) {
+				sum += (int64_t)((double)n->image_size[j] * ((double)cy->image_nodes[i] / (double)total));
+				break;
+			}
+	max = IMAGE_MAX_CONTAINER_THRESHOLD * (int64_t)cy->ncontainers;
 	if (sum < IMAGE_MIN_THRESHOLD)
 		sum = IMAGE_MIN_THRESHOLD;
 	else if (sum > max)
@@ -181,14 +158,14 @@ int64_t sk_score_spread_raw(const sk_cycle *cy, const sk_snode *n)
 
 	for (int i = 0; i < cy->nspread; i++) {
 		const struct sk_spread *s = &cy->spread[i];
-		const char *v;
+		uint64_t d;
 
 		if (s->hard)
 			continue;
-		if (!(v = sk_snode_label(n, s->key)))
+		if (!(d = sk_snode_domain(n, s->key_hash)))
 			return -1;
 		any = 1;
-		score += (double)(intptr_t)sk__smap_get(&s->counts, v) * s->weight + (double)(s->max_skew - 1);
+		score += (double)sk__u64tab_get(&s->counts, d) * s->weight + (double)(s->max_skew - 1);
 	}
 	return any ? (int64_t)llround(score) : 0;
 }

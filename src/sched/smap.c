@@ -76,6 +76,16 @@ void *sk__smap_get(const sk_smap *m, const char *key)
 	return *p ? (*p)->val : NULL;
 }
 
+void *sk__smap_geth(const sk_smap *m, const char *key, uint64_t hash)
+{
+	sk_smap_ent **p;
+
+	if (!m->cap)
+		return NULL;
+	p = slot(m, key, hash);
+	return *p ? (*p)->val : NULL;
+}
+
 void *sk__smap_put(sk_smap *m, const char *key, void *val)
 {
 	uint64_t h = sk__smap_hash(key);

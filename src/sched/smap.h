@@ -25,6 +25,8 @@ void sk__smap_init(sk_smap *m);
 /* Frees the entries (not the values). */
 void sk__smap_release(sk_smap *m);
 void *sk__smap_get(const sk_smap *m, const char *key);
+/* Same with hash = sk__smap_hash(key) computed once by the caller. */
+void *sk__smap_geth(const sk_smap *m, const char *key, uint64_t hash);
 /* Inserts or replaces; returns the previous value or NULL. */
 void *sk__smap_put(sk_smap *m, const char *key, void *val);
 /* Removes key; returns its value or NULL. */
