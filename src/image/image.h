@@ -53,7 +53,9 @@ const char *sk_image_store_dir(const sk_image_store *s);   /* DIR/images */
 typedef struct sk_image_info {
 	char *name;          /* the name asked for, normalised; NULL for a digest-only lookup */
 	char *id;            /* manifest digest "sha256:..", the imageID */
-	char *image_ref;     /* "docker.io/library/busybox@sha256:<manifest>" */
+	char *image_ref;     /* the pod status imageID: "docker.io/library/busybox@sha256:.."
+	                        with the digest the tag resolved to (the index of a
+	                        multi-platform image, else the manifest = id) */
 	char *config_digest; /* "sha256:.." */
 	json_t *repo_tags;   /* ["docker.io/library/busybox:1.36", ...] */
 	json_t *repo_digests;/* ["docker.io/library/busybox@sha256:<index or manifest>"] */

@@ -440,7 +440,16 @@ int sk__info_fill(sk_image_store *s, json_t *idx, const char *id, const char *na
 		if (!base)
 			base = json_string_value(json_array_get(info->repo_digests, 0));
 		cleanup_free char *repo = base ? repo_of(base) : NULL;
-		info->image_ref = repo ? xasprintf("%s@%s", repo, id) : xstrdup(id);
+		size_t i, rl = repo ? strlen(repo) : 0;
+		json_t *d;
+
+		/* what the tag resolved to (an index for multi-platform images), as containerd reports */
+		json_array_foreach(info->repo_digests, i, d)
+			if (repo && !info->image_ref && !strncmp(json_string_value(d), repo, rl) &&
+			    json_string_value(d)[rl] == '@')
+				info->image_ref = xstrdup(json_string_value(d));
+		if (!info->image_ref)
+			info->image_ref = repo ? xasprintf("%s@%s", repo, id) : xstrdup(id);
 	}
 	return 0;
 }

@@ -123,6 +123,10 @@ static void test_singleflight_resume(void **state)
 			assert_true(p[i].info.total_ns > 0);
 			assert_true(p[i].info.unpack_ns > 0);
 			assert_string_equal(json_string_value(json_array_get(p[i].info.repo_tags, 0)), ref);
+			/* pulled through an index: imageID names the index, id the amd64 manifest */
+			assert_string_not_equal(strchr(p[i].info.image_ref, '@') + 1, p[i].info.id);
+			assert_string_equal(json_string_value(json_array_get(p[i].info.repo_digests, 0)),
+					    p[i].info.image_ref);
 		}
 		sk_image_info_release(&p[i].info);
 	}
