@@ -1080,7 +1080,8 @@ static char *spec_diff(json_t *old_spec, json_t *new_spec)
 		if (!json_equal(o, v)) {
 			cleanup_free char *a = o ? json_dumps(o, JSON_COMPACT | JSON_ENCODE_ANY) : xstrdup("nil");
 			cleanup_free char *b = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-			char *next = xasprintf("%s- \t%s: %s,\n+ \t%s: %s,\n", out, k, a ? a : "", k, b ? b : "");
+			char *next = xasprintf("%s- \t%c%s: %s,\n+ \t%c%s: %s,\n", out, toupper((unsigned char)k[0]), k + 1,
+				a ? a : "", toupper((unsigned char)k[0]), k + 1, b ? b : "");
 
 			free(out);
 			out = next;
@@ -1089,7 +1090,7 @@ static char *spec_diff(json_t *old_spec, json_t *new_spec)
 	json_object_foreach(old_spec, k, v) {
 		if (!json_object_get(new_spec, k)) {
 			cleanup_free char *a = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-			char *next = xasprintf("%s- \t%s: %s,\n", out, k, a ? a : "");
+			char *next = xasprintf("%s- \t%c%s: %s,\n", out, toupper((unsigned char)k[0]), k + 1, a ? a : "");
 
 			free(out);
 			out = next;
@@ -1102,6 +1103,26 @@ static char *spec_diff(json_t *old_spec, json_t *new_spec)
 		out = next;
 	}
 	return out;
+}
+
+/* Scheduling gates may only be removed. */
+static void validate_gates_update(E, json_t *gates, json_t *old_gates)
+{
+	json_t *g, *o;
+	size_t i, j;
+
+	json_array_foreach(gates, i, g) {
+		bool found = false;
+
+		json_array_foreach(old_gates, j, o)
+			found |= json_equal(json_object_get(g, "name"), json_object_get(o, "name"));
+		if (!found) {
+			cleanup_free char *d = xasprintf("only deletion is allowed, but found new scheduling gate '%s'",
+							 str_or_empty(g, "name"));
+
+			sk__vforbidden(e, "spec.schedulingGates", d);
+		}
+	}
 }
 
 static void validate_pod_update(E, json_t *pod, json_t *old)
@@ -1117,6 +1138,8 @@ static void validate_pod_update(E, json_t *pod, json_t *old)
 	munge_images(munged, ospec, "containers");
 	munge_images(munged, ospec, "initContainers");
 	copy_field(munged, ospec, "activeDeadlineSeconds");
+	validate_gates_update(e, arr(spec, "schedulingGates"), arr(ospec, "schedulingGates"));
+	copy_field(munged, ospec, "schedulingGates");
 	if (tolerations_added_only(arr(spec, "tolerations"), arr(ospec, "tolerations")))
 		copy_field(munged, ospec, "tolerations");
 	if (int_field(ospec, "terminationGracePeriodSeconds", &ov) && ov < 0 &&
@@ -1259,8 +1282,12 @@ static void validate_template_restart_always(E, json_t *spec)
 {
 	json_t *rp = json_object_get(obj(obj(spec, "template"), "spec"), "restartPolicy");
 
+	json_t *ads = json_object_get(obj(obj(spec, "template"), "spec"), "activeDeadlineSeconds");
+
 	if (json_is_string(rp) && strcmp(json_string_value(rp), "Always") != 0)
 		sk__vnot_supported(e, "spec.template.spec.restartPolicy", rp, LIST("Always"));
+	if (ads && !json_is_null(ads))
+		sk__vinvalid(e, "spec.template.spec.activeDeadlineSeconds", ads, "activeDeadlineSeconds in ReplicaSet is not Supported");
 }
 
 static void validate_strategy(E, json_t *spec)
