@@ -157,6 +157,25 @@ static const sk_schema_field *field_of(const sk_schema *s, const char *name)
 	return NULL;
 }
 
+const sk_schema *sk_schema_child(const sk_schema *s, const char *name)
+{
+	const sk_schema_field *f;
+
+	if (!s || !name)
+		return NULL;
+	switch (s->type) {
+	case SK_SCHEMA_OBJECT:
+		f = field_of(s, name);
+		return f ? f->schema : NULL;
+	case SK_SCHEMA_MAP:
+		return s->items;
+	case SK_SCHEMA_ARRAY:
+		return sk_schema_child(s->items, name);
+	default:
+		return NULL;
+	}
+}
+
 static char *join_key(const char *path, const char *key)
 {
 	return *path ? xasprintf("%s.%s", path, key) : xstrdup(key);

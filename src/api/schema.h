@@ -3,7 +3,17 @@
  * OpenAPI v3 documents (openapi.h), and shared with defaulting/validation.
  *
  * Schemas are static const tables (src/api/schema-*.c); nothing here is
- * allocated or freed by callers except the JSON values documented below. */
+ * allocated or freed by callers except the JSON values documented below.
+ *
+ * Order on a write (create, update, patch result), as the kube-apiserver:
+ *   1. s = sk_schema_for_kind(group, version, kind)        (unknown → 404/400)
+ *   2. sk_schema_check_types(s, obj, &err)                 (→ 400 BadRequest)
+ *   3. sk_schema_unknown_fields(s, obj)                    (Strict → 400, Warn → warnings)
+ *   4. sk_defaults_apply(kind, obj)                        (defaults.h)
+ *   5. create only: name from generateName, uid; then sk_defaults_job_selector
+ *      for Jobs, sk_defaults_pod_tolerations + sk_defaults_pod_priority for Pods
+ *   6. causes = sk_validate(kind, obj, old_or_NULL)        (validate.h; → 422 with
+ *      sk_validate_message), or sk_validate_status for status/binding writes. */
 #ifndef SK_API_SCHEMA_H
 #define SK_API_SCHEMA_H
 
@@ -94,6 +104,11 @@ const sk_schema *sk_schema_for_kind(const char *group, const char *version, cons
 const sk_schema *sk_schema_by_name(const char *name);
 /* NULL-terminated list of every top-level kind schema. */
 extern const sk_schema *const sk_schema_kinds[];
+
+/* The schema of field name inside s: an object's property (NULL when
+ * unknown), a map's value type (any name), or for an array the element's
+ * field. Lets the patch code read merge keys and strategies from here. */
+const sk_schema *sk_schema_child(const sk_schema *s, const char *name);
 
 /* Returns a new JSON array (caller decrefs) of the paths of fields in obj
  * that the schema does not know, in document order, upstream style:

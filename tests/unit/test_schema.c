@@ -33,6 +33,17 @@ static void test_for_kind(void **state)
 	assert_null(sk_schema_for_kind("apps", "v1", "Pod"));
 	assert_null(sk_schema_for_kind("", "v1", "Frobnicator"));
 	assert_string_equal(sk_schema_by_name("io.k8s.api.core.v1.Container")->name, "io.k8s.api.core.v1.Container");
+	{
+		const sk_schema *spec = sk_schema_child(sk_schema_for_kind("", "v1", "Pod"), "spec");
+		const sk_schema *ctrs = sk_schema_child(spec, "containers");
+		const sk_schema *vols = sk_schema_child(spec, "volumes");
+
+		assert_string_equal(ctrs->merge_key, "name");
+		assert_string_equal(ctrs->patch_strategy, "merge");
+		assert_string_equal(vols->patch_strategy, "merge,retainKeys");
+		assert_string_equal(sk_schema_child(ctrs, "ports")->merge_key, "containerPort");
+		assert_null(sk_schema_child(spec, "nope"));
+	}
 }
 
 static void test_resources(void **state)
