@@ -9,6 +9,7 @@ static const struct sk_cmd cmds[] = {
 	{"server", "run the control plane and a node agent", sk_cmd_server},
 	{"kubectl", "run kubectl against this machine's cluster", sk_cmd_kubectl},
 	{"version", "print the skiff version", sk_cmd_version},
+	{"agent", "run a node agent that joins a cluster", sk_cmd_agent},
 	{"image", "manage the node's images (pull, import, ls, inspect, rm)", sk_cmd_image},
 };
 

@@ -1,0 +1,163 @@
+/* Internals of the node agent shared by the files of src/agent/. */
+#ifndef SK_AGENT_AGENT_INT_H
+#define SK_AGENT_AGENT_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "agent/agent.h"
+#include "image/image.h"
+#include "runtime/container.h"
+#include "runtime/runtime.h"
+#include "runtime/sandbox.h"
+
+#define SK_KUBELET_VERSION "v1.32.0"
+#define SK_COMPONENT "kubelet"
+
+enum probe_kind { PROBE_STARTUP = 0, PROBE_READINESS, PROBE_LIVENESS };
+enum ctr_kind { CTR_INIT = 0, CTR_SIDECAR, CTR_REGULAR };
+
+/* Per-container state kept by a pod worker. */
+struct ctr {
+	char *name;
+	enum ctr_kind kind;
+	struct sk_container *cur;   /* latest attempt on disk, or NULL */
+	struct sk_container *prev;  /* the attempt before, kept for lastState and --previous */
+	char *cur_msg, *prev_msg;   /* termination messages */
+	uint32_t restarts;
+	int64_t backoff_ms;         /* next back-off delay */
+	int64_t next_start_ns;      /* realtime: no (re)start before this */
+	char *wait_reason, *wait_msg; /* waiting state while no attempt runs */
+	bool done;                  /* init container finished successfully */
+	bool ready, started;        /* readiness, startup probe passed */
+	bool poststart_done;
+	int64_t probe_next_ns[3];
+	int probe_ok[3], probe_fail[3];
+	char *image_name, *image_id; /* as reported in status */
+	bool killing;               /* liveness failure: being restarted */
+};
+
+/* One pod bound to the node. `pod` and the flags are guarded by agent->mu;
+ * everything else belongs to the pod's worker thread. */
+struct apod {
+	struct sk_agent *a;
+	char *uid, *ns, *name;
+	json_t *pod;
+	bool gone;                  /* DELETED from the API (or absent on relist) */
+	bool wake;
+	bool finished;              /* worker returned; reaped by the housekeeper */
+	pthread_cond_t cond;
+	pthread_t thread;
+
+	struct sk_sandbox *sb;
+	char *sb_error;             /* last sandbox failure */
+	struct ctr *ctrs;
+	size_t nctrs;
+	json_t *mounts;             /* volume name -> {"path": host path, "tmpfs": bool} */
+	char *mount_error;          /* last volume failure */
+	json_t *last_status;        /* the status last written */
+	char *start_time;
+	char *pod_dir, *log_dir;
+	bool stopped;               /* terminal: containers stopped, sandbox removed */
+	struct sk_container **adopt; /* containers found on disk at start */
+	size_t nadopt;
+};
+
+struct sk_agent {
+	sk_client *c;
+	sk_agent_options o;
+	char *node_name, *data_dir, *run_dir, *pod_cidr, *bridge, *token;
+	struct sk_runtime rt;
+	sk_image_store *images;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	volatile bool stopping;
+	struct apod **pods;
+	size_t npods, cap;
+	pthread_t watch_thread, node_thread;
+	bool watch_started, node_started;
+	struct sk_logserver *ls;
+	int log_port;
+	struct sk_sandbox **disk_sb;    /* found on disk at start, not yet claimed */
+	size_t n_disk_sb;
+	struct sk_container **disk_c;
+	size_t n_disk_c;
+	bool listed;                    /* first pod list done: orphans may go */
+	int64_t backoff_base_ms, backoff_max_ms;
+};
+
+/* node.c */
+int sk__node_register(struct sk_agent *a, sk_error_t *err);
+void *sk__node_loop(void *arg);
+
+/* pod.c: the worker thread of one pod. */
+void *sk__pod_worker(void *arg);
+void sk__apod_free(struct apod *p);
+/* A snapshot of p->pod (new reference), NULL when none. */
+json_t *sk__apod_get(struct apod *p, bool *gone);
+
+/* spec.c: the runtime config of a container. The strings live in *arena. */
+struct arena {
+	void **p;
+	size_t n, cap;
+};
+void *sk__ag_arena_keep(struct arena *ar, void *p);
+void sk__ag_arena_release(struct arena *ar);
+/* Fills cfg for container spec `cs` of pod. *reason gets a static kubelet
+ * waiting reason ("CreateContainerConfigError") on failure. */
+int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, json_t *cs, struct ctr *k,
+			 const sk_image_info *img, const char *id, struct arena *ar, struct sk_container_config *cfg,
+			 const char **reason, sk_error_t *err);
+/* Resolved environment of container cs as "K=V" strings in a new JSON array. */
+json_t *sk__ag_container_env(struct sk_agent *a, json_t *pod, json_t *cs, json_t *image_env, sk_error_t *err);
+/* Expands $(VAR) references with env (array of "K=V"); malloc'd. */
+char *sk__ag_expand_vars(const char *s, json_t *env);
+/* Static "Guaranteed" / "Burstable" / "BestEffort". */
+const char *sk__ag_qos_class(json_t *pod);
+/* The value of a downward API fieldRef path; malloc'd or NULL. */
+char *sk__ag_field_ref(json_t *pod, const char *path);
+/* A resourceFieldRef value as a decimal string; malloc'd or NULL with err. */
+char *sk__ag_resource_ref(json_t *pod, json_t *ref, const char *default_ctr, sk_error_t *err);
+/* Decodes base64 text; malloc'd (NUL-terminated), length in *len. NULL on bad input. */
+char *sk__ag_b64_decode(const char *s, size_t *len);
+
+/* volume.c */
+int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_t *err);
+void sk__volumes_teardown(struct sk_agent *a, struct apod *p);
+
+/* localpath.c: a PVC's host directory, provisioning and binding a PV when needed. */
+char *sk__localpath_claim(struct sk_agent *a, const char *ns, const char *claim, sk_error_t *err);
+
+/* probe.c: runs one probe or hook handler; 0 success, -1 failure with msg. */
+int sk__probe_run(struct sk_agent *a, struct apod *p, struct sk_container *c, json_t *handler, int timeout_s,
+		  char **msg);
+
+/* status.c */
+json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod);
+void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t *st);
+
+/* logserver.c */
+struct sk_logserver;
+struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error_t *err);
+void sk__logserver_stop(struct sk_logserver *ls);
+
+/* agent.c */
+void sk__agent_wake(struct sk_agent *a, struct apod *p);
+/* The pod ns/name's uid if the agent knows it (malloc'd) or NULL. */
+char *sk__agent_pod_uid(struct sk_agent *a, const char *ns, const char *name);
+/* Hands over the containers found on disk for pod uid (array malloc'd). */
+void sk__agent_claim(struct sk_agent *a, const char *uid, struct sk_sandbox **sb, struct sk_container ***cs,
+		     size_t *n);
+/* Random hex id of 2*bytes characters; malloc'd. */
+char *sk__ag_random_hex(size_t bytes);
+/* Helpers over JSON. */
+const char *sk__ag_jstr(json_t *o, const char *path);   /* dotted path, NULL when absent */
+json_t *sk__ag_jget(json_t *o, const char *path);
+/* Event about the pod, component kubelet, this node. */
+void sk__ag_event(struct sk_agent *a, json_t *pod, const char *type, const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+#endif

@@ -1,0 +1,548 @@
+/* Agent lifecycle, the pod table fed by a watch on the node's pods, and the
+ * hand-over of containers found on disk to the pods they belong to. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent/agent-int.h"
+#include "client/event.h"
+#include "util/util.h"
+
+/* ---- small helpers --------------------------------------------------------- */
+
+json_t *sk__ag_jget(json_t *o, const char *path)
+{
+	char key[128];
+
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = json_object_get(o, key);
+		path += n;
+		if (*path == '.')
+			path++;
+	}
+	return o;
+}
+
+const char *sk__ag_jstr(json_t *o, const char *path)
+{
+	return json_string_value(sk__ag_jget(o, path));
+}
+
+char *sk__ag_random_hex(size_t bytes)
+{
+	unsigned char raw[64];
+	char *out = xmalloc(bytes * 2 + 1);
+	cleanup_close int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (bytes > sizeof(raw))
+		bytes = sizeof(raw);
+	if (fd < 0 || read(fd, raw, bytes) != (ssize_t)bytes) {
+		for (size_t i = 0; i < bytes; i++)
+			raw[i] = (unsigned char)(sk_now_ns() >> (i % 8)) ^ (unsigned char)rand();
+	}
+	for (size_t i = 0; i < bytes; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return out;
+}
+
+void sk__ag_event(struct sk_agent *a, json_t *pod, const char *type, const char *reason, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	json_t *ref;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ref = json_pack("{s:s, s:s, s:O}", "kind", "Pod", "apiVersion", "v1", "metadata",
+			json_object_get(pod, "metadata"));
+	sk_event_record(a->c, ref, type, reason, SK_COMPONENT, a->node_name, "%s", msg);
+	json_decref(ref);
+}
+
+/* ---- the pod table ----------------------------------------------------------- */
+
+void sk__agent_wake(struct sk_agent *a, struct apod *p)
+{
+	pthread_mutex_lock(&a->mu);
+	p->wake = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&a->mu);
+}
+
+static struct apod *find_locked(struct sk_agent *a, const char *uid)
+{
+	for (size_t i = 0; i < a->npods; i++)
+		if (!strcmp(a->pods[i]->uid, uid))
+			return a->pods[i];
+	return NULL;
+}
+
+char *sk__agent_pod_uid(struct sk_agent *a, const char *ns, const char *name)
+{
+	char *uid = NULL;
+
+	pthread_mutex_lock(&a->mu);
+	for (size_t i = 0; i < a->npods && !uid; i++)
+		if (!strcmp(a->pods[i]->ns, ns) && !strcmp(a->pods[i]->name, name) && !a->pods[i]->gone)
+			uid = xstrdup(a->pods[i]->uid);
+	pthread_mutex_unlock(&a->mu);
+	return uid;
+}
+
+static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
+{
+	struct apod *p = xzalloc(sizeof(*p));
+
+	p->a = a;
+	p->uid = xstrdup(uid);
+	p->ns = xstrdup(sk__ag_jstr(obj, "metadata.namespace") ? sk__ag_jstr(obj, "metadata.namespace") : "default");
+	p->name = xstrdup(sk__ag_jstr(obj, "metadata.name") ? sk__ag_jstr(obj, "metadata.name") : "");
+	p->pod = json_incref(obj);
+	pthread_cond_init(&p->cond, NULL);
+	if (a->npods == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->pods = xrealloc(a->pods, a->cap * sizeof(*a->pods));
+	}
+	a->pods[a->npods++] = p;
+	if (pthread_create(&p->thread, NULL, sk__pod_worker, p) != 0) {
+		sk_err("agent", "pod %s/%s: cannot start a worker thread", p->ns, p->name);
+		p->finished = true;
+		p->thread = 0;
+	}
+}
+
+/* Records the latest version of a pod from the API and wakes its worker. */
+static void upsert_pod(struct sk_agent *a, json_t *obj)
+{
+	const char *uid = sk__ag_jstr(obj, "metadata.uid");
+	struct apod *p;
+
+	if (!uid)
+		return;
+	pthread_mutex_lock(&a->mu);
+	p = find_locked(a, uid);
+	if (!p) {
+		if (!a->stopping)
+			add_pod_locked(a, obj, uid);
+	} else {
+		json_decref(p->pod);
+		p->pod = json_incref(obj);
+		p->gone = false;
+		p->wake = true;
+		pthread_cond_signal(&p->cond);
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+static void mark_gone(struct sk_agent *a, const char *uid)
+{
+	struct apod *p;
+
+	pthread_mutex_lock(&a->mu);
+	p = find_locked(a, uid);
+	if (p) {
+		p->gone = true;
+		p->wake = true;
+		pthread_cond_signal(&p->cond);
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+json_t *sk__apod_get(struct apod *p, bool *gone)
+{
+	json_t *r;
+
+	pthread_mutex_lock(&p->a->mu);
+	r = json_incref(p->pod);
+	if (gone)
+		*gone = p->gone;
+	pthread_mutex_unlock(&p->a->mu);
+	return r;
+}
+
+/* Joins workers that returned and frees their pods. */
+static void reap_workers(struct sk_agent *a)
+{
+	for (;;) {
+		struct apod *done = NULL;
+
+		pthread_mutex_lock(&a->mu);
+		for (size_t i = 0; i < a->npods; i++) {
+			if (a->pods[i]->finished) {
+				done = a->pods[i];
+				a->pods[i] = a->pods[--a->npods];
+				break;
+			}
+		}
+		pthread_mutex_unlock(&a->mu);
+		if (!done)
+			return;
+		if (done->thread)
+			pthread_join(done->thread, NULL);
+		sk__apod_free(done);
+	}
+}
+
+/* ---- containers and sandboxes found on disk ------------------------------------- */
+
+void sk__agent_claim(struct sk_agent *a, const char *uid, struct sk_sandbox **sb, struct sk_container ***cs,
+		     size_t *n)
+{
+	*sb = NULL;
+	*cs = NULL;
+	*n = 0;
+	pthread_mutex_lock(&a->mu);
+	for (size_t i = 0; i < a->n_disk_sb;) {
+		if (!strcmp(a->disk_sb[i]->pod_uid, uid)) {
+			if (!*sb)
+				*sb = a->disk_sb[i];
+			else
+				sk_sandbox_free(a->disk_sb[i]);
+			a->disk_sb[i] = a->disk_sb[--a->n_disk_sb];
+		} else {
+			i++;
+		}
+	}
+	for (size_t i = 0; i < a->n_disk_c;) {
+		if (a->disk_c[i]->pod_uid && !strcmp(a->disk_c[i]->pod_uid, uid)) {
+			*cs = xrealloc(*cs, (*n + 1) * sizeof(**cs));
+			(*cs)[(*n)++] = a->disk_c[i];
+			a->disk_c[i] = a->disk_c[--a->n_disk_c];
+		} else {
+			i++;
+		}
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+static void load_disk_state(struct sk_agent *a)
+{
+	sk_error_t err = {0};
+
+	if (sk_sandbox_list(&a->rt, &a->disk_sb, &a->n_disk_sb, &err) < 0)
+		sk_warn("agent", "listing sandboxes: %s", err.msg);
+	if (sk_container_list(&a->rt, &a->disk_c, &a->n_disk_c, &err) < 0)
+		sk_warn("agent", "listing containers: %s", err.msg);
+	if (a->n_disk_sb || a->n_disk_c)
+		sk_info("agent", "found %zu sandboxes and %zu containers from a previous run", a->n_disk_sb,
+			a->n_disk_c);
+}
+
+/* Removes what belongs to no pod the API knows (pods deleted while the agent was down). */
+static void remove_orphans(struct sk_agent *a)
+{
+	struct sk_sandbox **sbs;
+	struct sk_container **cs;
+	size_t nsb, nc;
+	sk_error_t err = {0};
+
+	pthread_mutex_lock(&a->mu);
+	sbs = steal_ptr(&a->disk_sb);
+	cs = steal_ptr(&a->disk_c);
+	nsb = a->n_disk_sb;
+	nc = a->n_disk_c;
+	a->n_disk_sb = a->n_disk_c = 0;
+	pthread_mutex_unlock(&a->mu);
+	for (size_t i = 0; i < nc; i++) {
+		sk_info("agent", "removing orphaned container %s (%s/%s)", cs[i]->id,
+			cs[i]->pod_namespace ? cs[i]->pod_namespace : "", cs[i]->pod_name ? cs[i]->pod_name : "");
+		sk_container_stop(&a->rt, cs[i], SIGKILL, 0, &err);
+		sk_container_remove(&a->rt, cs[i], &err);
+		sk_image_rootfs_remove(a->images, cs[i]->id, &err);
+		sk_container_free(cs[i]);
+	}
+	for (size_t i = 0; i < nsb; i++) {
+		sk_info("agent", "removing orphaned sandbox %s", sbs[i]->id);
+		if (sk_sandbox_remove(&a->rt, sbs[i]->id, &err) < 0)
+			sk_warn("agent", "sandbox %s: %s", sbs[i]->id, err.msg);
+		{
+			cleanup_free char *dir = xasprintf("%s/pods/%s", a->data_dir, sbs[i]->pod_uid);
+			struct apod tmp = {.a = a, .pod_dir = dir};
+
+			sk__volumes_teardown(a, &tmp);
+		}
+		sk_sandbox_free(sbs[i]);
+	}
+	free(sbs);
+	free(cs);
+}
+
+/* ---- watch ------------------------------------------------------------------- */
+
+struct watch_state {
+	struct sk_agent *a;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	bool ended;
+	char rv[32];
+};
+
+static int on_event(const char *type, json_t *obj, void *ud)
+{
+	struct watch_state *ws = ud;
+	const char *rv = sk__ag_jstr(obj, "metadata.resourceVersion");
+
+	if (!strcmp(type, "ERROR")) {
+		pthread_mutex_lock(&ws->mu);
+		ws->ended = true;
+		if (json_integer_value(json_object_get(obj, "code")) == 410)
+			ws->rv[0] = '\0';
+		pthread_cond_signal(&ws->cond);
+		pthread_mutex_unlock(&ws->mu);
+		return 1;
+	}
+	if (rv)
+		snprintf(ws->rv, sizeof(ws->rv), "%s", rv);
+	if (!strcmp(type, "BOOKMARK"))
+		return 0;
+	if (!strcmp(type, "DELETED"))
+		mark_gone(ws->a, sk__ag_jstr(obj, "metadata.uid") ? sk__ag_jstr(obj, "metadata.uid") : "");
+	else
+		upsert_pod(ws->a, obj);
+	return 0;
+}
+
+/* Lists the node's pods: new ones get workers, missing ones are gone. */
+static int relist(struct sk_agent *a, struct watch_state *ws, const char *selector, sk_error_t *err)
+{
+	cleanup_json json_t *list = sk_client_list(a->c, "/api/v1/pods", selector, err);
+	json_t *items = json_object_get(list, "items"), *it;
+	size_t i;
+
+	if (!list)
+		return -1;
+	json_array_foreach(items, i, it)
+		upsert_pod(a, it);
+	pthread_mutex_lock(&a->mu);
+	for (size_t k = 0; k < a->npods; k++) {
+		bool found = false;
+
+		json_array_foreach(items, i, it)
+			if (!strcmp(sk__ag_jstr(it, "metadata.uid") ? sk__ag_jstr(it, "metadata.uid") : "", a->pods[k]->uid))
+				found = true;
+		if (!found) {
+			a->pods[k]->gone = true;
+			pthread_cond_signal(&a->pods[k]->cond);
+		}
+	}
+	pthread_mutex_unlock(&a->mu);
+	snprintf(ws->rv, sizeof(ws->rv), "%s", sk__ag_jstr(list, "metadata.resourceVersion") ?
+						     sk__ag_jstr(list, "metadata.resourceVersion") : "");
+	return 0;
+}
+
+static void sleep_ms(struct sk_agent *a, int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&a->mu);
+	if (!a->stopping)
+		pthread_cond_timedwait(&a->cond, &a->mu, &ts);
+	pthread_mutex_unlock(&a->mu);
+}
+
+static void *watch_loop(void *arg)
+{
+	struct sk_agent *a = arg;
+	struct watch_state ws = {.a = a};
+	cleanup_free char *sel = xasprintf("fieldSelector=spec.nodeName%%3D%s", a->node_name);
+	bool need_list = true;
+
+	pthread_mutex_init(&ws.mu, NULL);
+	pthread_cond_init(&ws.cond, NULL);
+	while (!a->stopping) {
+		sk_error_t err = {0};
+		sk_client_watch *w;
+		cleanup_free char *q = NULL;
+
+		if (need_list) {
+			if (relist(a, &ws, sel, &err) < 0) {
+				sk_warn("agent", "listing pods: %s", err.msg);
+				sleep_ms(a, 1000);
+				continue;
+			}
+			if (!a->listed) {
+				a->listed = true;
+				remove_orphans(a);
+			}
+		}
+		q = xasprintf("%s&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=300", sel, ws.rv);
+		ws.ended = false;
+		w = sk_client_watch_start(a->c, "/api/v1/pods", q, on_event, &ws, &err);
+		if (!w) {
+			sk_warn("agent", "watching pods: %s", err.msg);
+			sleep_ms(a, 1000);
+			need_list = true;
+			continue;
+		}
+		pthread_mutex_lock(&ws.mu);
+		while (!ws.ended && !a->stopping) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 200 * 1000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&ws.cond, &ws.mu, &ts);
+		}
+		pthread_mutex_unlock(&ws.mu);
+		sk_client_watch_stop(w);
+		need_list = !ws.rv[0];
+		if (!a->stopping && need_list)
+			sleep_ms(a, 200);
+		else if (!a->stopping)
+			sleep_ms(a, 50);
+		reap_workers(a);
+	}
+	pthread_cond_destroy(&ws.cond);
+	pthread_mutex_destroy(&ws.mu);
+	return NULL;
+}
+
+/* ---- start and stop -------------------------------------------------------------- */
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int init_paths(struct sk_agent *a, const sk_agent_options *o, sk_error_t *err)
+{
+	char real[PATH_MAX];
+	uint32_t h;
+
+	if (!o->node_name || !*o->node_name || !o->data_dir)
+		return sk_error_set(err, SK_EINVALID, "agent: node name and data directory are required");
+	if (sk_mkdir_p(o->data_dir, 0700) < 0)
+		return sk_error_errno(err, errno, "creating \"%s\"", o->data_dir);
+	if (!realpath(o->data_dir, real))
+		return sk_error_errno(err, errno, "resolving \"%s\"", o->data_dir);
+	h = hash_str(real);
+	a->node_name = xstrdup(o->node_name);
+	a->data_dir = xstrdup(real);
+	a->run_dir = o->run_dir ? xstrdup(o->run_dir) : xasprintf("/run/skiff-%08x", h);
+	a->bridge = o->bridge ? xstrdup(o->bridge) : xasprintf("sk%08x", h);
+	a->pod_cidr = xstrdup(o->pod_cidr ? o->pod_cidr : "10.42.0.0/24");
+	a->token = o->node_token ? xstrdup(o->node_token) : NULL;
+	a->backoff_base_ms = o->backoff_base_ms > 0 ? o->backoff_base_ms : 10000;
+	a->backoff_max_ms = o->backoff_max_ms > 0 ? o->backoff_max_ms : 300000;
+	return 0;
+}
+
+static int init_runtime(struct sk_agent *a, sk_error_t *err)
+{
+	struct sk_runtime_opts ro = {0};
+
+	ro.run_dir = a->run_dir;
+	ro.data_dir = a->data_dir;
+	ro.pod_cidr = a->pod_cidr;
+	ro.bridge = a->bridge;
+	if (sk_runtime_init(&a->rt, &ro, err) < 0)
+		return sk_error_wrap(err, "agent: container runtime");
+	a->images = sk_image_store_open(a->data_dir, err);
+	if (!a->images)
+		return sk_error_wrap(err, "agent: image store");
+	return 0;
+}
+
+sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *err)
+{
+	struct sk_agent *a = xzalloc(sizeof(*a));
+	bool rt_ok = false;
+
+	a->c = c;
+	a->o = *o;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	if (init_paths(a, o, err) < 0)
+		goto fail;
+	a->o.node_name = a->node_name;
+	a->o.data_dir = a->data_dir;
+	if (init_runtime(a, err) < 0)
+		goto fail;
+	rt_ok = true;
+	a->log_port = o->log_port;
+	a->ls = sk__logserver_start(a, &a->log_port, err);
+	if (!a->ls)
+		goto fail;
+	if (sk__node_register(a, err) < 0)
+		goto fail;
+	load_disk_state(a);
+	if (pthread_create(&a->node_thread, NULL, sk__node_loop, a) == 0)
+		a->node_started = true;
+	if (pthread_create(&a->watch_thread, NULL, watch_loop, a) == 0)
+		a->watch_started = true;
+	sk_info("agent", "node %s: runtime %s, pod CIDR %s, logs on https://127.0.0.1:%d", a->node_name,
+		a->rt.default_handler, a->pod_cidr, a->log_port);
+	return a;
+fail:
+	if (!rt_ok)
+		a->rt.run_dir = NULL;
+	sk_agent_stop(a);
+	return NULL;
+}
+
+void sk_agent_stop(sk_agent *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->stopping = true;
+	pthread_cond_broadcast(&a->cond);
+	for (size_t i = 0; i < a->npods; i++)
+		pthread_cond_signal(&a->pods[i]->cond);
+	pthread_mutex_unlock(&a->mu);
+	if (a->watch_started)
+		pthread_join(a->watch_thread, NULL);
+	if (a->node_started)
+		pthread_join(a->node_thread, NULL);
+	for (size_t i = 0; i < a->npods; i++) {
+		if (a->pods[i]->thread)
+			pthread_join(a->pods[i]->thread, NULL);
+		sk__apod_free(a->pods[i]);
+	}
+	free(a->pods);
+	sk__logserver_stop(a->ls);
+	for (size_t i = 0; i < a->n_disk_sb; i++)
+		sk_sandbox_free(a->disk_sb[i]);
+	for (size_t i = 0; i < a->n_disk_c; i++)
+		sk_container_free(a->disk_c[i]);
+	free(a->disk_sb);
+	free(a->disk_c);
+	sk_image_store_free(a->images);
+	if (a->rt.run_dir)
+		sk_runtime_release(&a->rt);
+	free(a->node_name);
+	free(a->data_dir);
+	free(a->run_dir);
+	free(a->bridge);
+	free(a->pod_cidr);
+	free(a->token);
+	pthread_cond_destroy(&a->cond);
+	pthread_mutex_destroy(&a->mu);
+	free(a);
+}

@@ -1,0 +1,53 @@
+/* The node agent: skiff's kubelet.
+ *
+ * sk_agent_start registers the node, renews its Lease, watches the pods
+ * bound to it (fieldSelector spec.nodeName=NODE) and runs each one through
+ * the runtime layer (src/runtime: sandbox, conmon + crun/runc) with images
+ * from the image service (src/image), writing truthful pod status and
+ * events back through the client. An HTTPS endpoint (libmicrohttpd) serves
+ * container logs to the API server at node.status.daemonEndpoints.
+ *
+ * State on disk under data_dir (survives an agent restart, so running pods
+ * are re-adopted): images/ (image store), logs/<ns>_<pod>_<uid>/<ctr>/N.log,
+ * pods/<uid>/volumes/..., volumes/pvc-<uid>/ (local-path volumes), and the
+ * runtime's state under run_dir. */
+#ifndef SK_AGENT_AGENT_H
+#define SK_AGENT_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "client/client.h"
+#include "util/error.h"
+
+typedef struct sk_agent sk_agent;
+
+typedef struct sk_agent_options {
+	const char *node_name;      /* required */
+	const char *data_dir;       /* required; created */
+	const char *run_dir;        /* NULL: /run/skiff-<hash of data_dir> */
+	const char *pod_cidr;       /* NULL: "10.42.0.0/24" */
+	const char *bridge;         /* NULL: "sk" + hash of data_dir */
+	bool control_plane;         /* label node-role.kubernetes.io/control-plane */
+	int simulate_gpus;          /* advertise nvidia.com/gpu: N */
+	int backoff_base_ms;        /* CrashLoopBackOff/ImagePullBackOff base; 0: 10000 */
+	int backoff_max_ms;         /* 0: 300000 */
+	int log_port;               /* log endpoint port on 127.0.0.1; 0: any free port */
+	const char *node_token;     /* bearer token the API server presents to the log endpoint */
+	const char *cert_pem, *key_pem; /* log endpoint certificate; NULL: self-signed */
+	int64_t reserved_cpu_milli; /* system reservation subtracted from allocatable */
+	int64_t reserved_memory;    /* bytes */
+	int status_interval_s;      /* node status update period; 0: 10 */
+	int64_t log_max_size;       /* rotate container logs above this; 0: 10 MiB */
+	int log_max_files;          /* 0: 5 */
+} sk_agent_options;
+
+/* Starts the agent on client c (borrowed; must outlive the agent). Returns
+ * NULL with err when the runtime, image store, log endpoint or node
+ * registration fail. Stop and free with sk_agent_stop. */
+sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *err);
+/* Stops watching and serving; containers keep running under conmon so a
+ * restarted agent re-adopts them. */
+void sk_agent_stop(sk_agent *a);
+
+#endif

@@ -1,0 +1,454 @@
+/* The agent's HTTPS endpoint for container logs (kubelet's
+ * /containerLogs/{namespace}/{pod}/{container}), served with libmicrohttpd
+ * to the API server, which authenticates with the node token. The
+ * certificate is the caller's or a self-signed one made with GnuTLS on
+ * first start (<data>/tls/agent.{crt,key}).
+ *
+ * Each container attempt logs to <data>/logs/<ns>_<pod>_<uid>/<ctr>/<N>.log
+ * and <N>.id holds the runtime container id, so a follower can tell when
+ * the attempt has exited (conmon's exit file) and end the stream. */
+#include <dirent.h>
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "agent/agent-int.h"
+#include "runtime/crilog.h"
+#include "util/util.h"
+
+struct sk_logserver {
+	struct MHD_Daemon *d;
+	struct sk_agent *a;
+	char *cert, *key;
+};
+
+/* ---- certificate ------------------------------------------------------------- */
+
+static int gen_cert(char **cert_pem, char **key_pem, sk_error_t *err)
+{
+	gnutls_x509_privkey_t key = NULL;
+	gnutls_x509_crt_t crt = NULL;
+	gnutls_datum_t kd = {0}, cd = {0};
+	unsigned char serial[8];
+	struct in_addr lo;
+	time_t now = time(NULL);
+	int rc;
+
+	inet_pton(AF_INET, "127.0.0.1", &lo);
+	for (size_t i = 0; i < sizeof(serial); i++)
+		serial[i] = (unsigned char)((uint64_t)sk_now_ns() >> (i * 5));
+	serial[0] &= 0x7f;
+	if ((rc = gnutls_x509_privkey_init(&key)) < 0 ||
+	    (rc = gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0)) < 0 ||
+	    (rc = gnutls_x509_crt_init(&crt)) < 0 || (rc = gnutls_x509_crt_set_version(crt, 3)) < 0 ||
+	    (rc = gnutls_x509_crt_set_serial(crt, serial, sizeof(serial))) < 0 ||
+	    (rc = gnutls_x509_crt_set_activation_time(crt, now - 3600)) < 0 ||
+	    (rc = gnutls_x509_crt_set_expiration_time(crt, now + 10 * 365 * 86400)) < 0 ||
+	    (rc = gnutls_x509_crt_set_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, "skiff-agent", 11)) < 0 ||
+	    (rc = gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, &lo, 4, GNUTLS_FSAN_APPEND)) < 0 ||
+	    (rc = gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_DNSNAME, "localhost", 9, GNUTLS_FSAN_APPEND)) < 0 ||
+	    (rc = gnutls_x509_crt_set_key(crt, key)) < 0 ||
+	    (rc = gnutls_x509_crt_set_key_usage(crt, GNUTLS_KEY_DIGITAL_SIGNATURE)) < 0 ||
+	    (rc = gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0)) < 0 ||
+	    (rc = gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &cd)) < 0 ||
+	    (rc = gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &kd)) < 0) {
+		sk_error_set(err, SK_EINTERNAL, "log endpoint certificate: %s", gnutls_strerror(rc));
+	} else {
+		*cert_pem = xstrndup((char *)cd.data, cd.size);
+		*key_pem = xstrndup((char *)kd.data, kd.size);
+	}
+	gnutls_free(cd.data);
+	gnutls_free(kd.data);
+	if (crt)
+		gnutls_x509_crt_deinit(crt);
+	if (key)
+		gnutls_x509_privkey_deinit(key);
+	return rc < 0 ? -1 : 0;
+}
+
+static int load_or_make_cert(struct sk_agent *a, char **cert, char **key, sk_error_t *err)
+{
+	cleanup_free char *dir = xasprintf("%s/tls", a->data_dir);
+	cleanup_free char *cp = xasprintf("%s/agent.crt", dir), *kp = xasprintf("%s/agent.key", dir);
+
+	*cert = sk_read_file(cp, NULL);
+	*key = sk_read_file(kp, NULL);
+	if (*cert && *key)
+		return 0;
+	free(*cert);
+	free(*key);
+	*cert = *key = NULL;
+	if (gen_cert(cert, key, err) < 0)
+		return -1;
+	sk_mkdir_p(dir, 0700);
+	if (sk_write_file(kp, *key, strlen(*key), 0600) < 0 || sk_write_file(cp, *cert, strlen(*cert), 0644) < 0)
+		sk_warn("agent", "saving the log endpoint certificate: %s", strerror(errno));
+	return 0;
+}
+
+/* ---- finding logs ---------------------------------------------------------------- */
+
+/* Attempt numbers of the container's logs, highest first; returns how many. */
+static int attempts(const char *dir, long *out, int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long v = strtol(e->d_name, &end, 10);
+
+		if (end == e->d_name || strcmp(end, ".log") != 0)
+			continue;
+		if (n < max)
+			out[n++] = v;
+	}
+	closedir(d);
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (out[j] > out[i]) {
+				long t = out[i];
+				out[i] = out[j];
+				out[j] = t;
+			}
+	return n;
+}
+
+/* <data>/logs/<ns>_<pod>_<uid> of a known pod, or the newest such directory. */
+static char *pod_log_dir(struct sk_agent *a, const char *ns, const char *pod)
+{
+	cleanup_free char *uid = sk__agent_pod_uid(a, ns, pod);
+	cleanup_free char *base = xasprintf("%s/logs", a->data_dir);
+	cleanup_free char *prefix = xasprintf("%s_%s_", ns, pod);
+	char *best = NULL;
+	time_t best_t = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (uid)
+		return xasprintf("%s/%s%s", base, prefix, uid);
+	d = opendir(base);
+	while (d && (e = readdir(d)) != NULL) {
+		struct stat st;
+		cleanup_free char *path = NULL;
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)) || strchr(e->d_name + strlen(prefix), '_'))
+			continue;
+		path = xasprintf("%s/%s", base, e->d_name);
+		if (stat(path, &st) == 0 && (!best || st.st_mtime > best_t)) {
+			free(best);
+			best = steal_ptr(&path);
+			best_t = st.st_mtime;
+		}
+	}
+	if (d)
+		closedir(d);
+	return best;
+}
+
+/* True while the attempt whose log is path still runs. */
+static bool attempt_running(struct sk_agent *a, const char *log_path)
+{
+	cleanup_free char *idp = xasprintf("%.*s.id", (int)(strlen(log_path) - 4), log_path);
+	cleanup_free char *id = sk_read_file(idp, NULL);
+	cleanup_free char *efile = NULL, *cdir = NULL;
+
+	if (!id)
+		return false;
+	id[strcspn(id, "\n")] = '\0';
+	efile = xasprintf("%s/exits/%s", a->run_dir, id);
+	cdir = xasprintf("%s/containers/%s", a->run_dir, id);
+	return access(efile, F_OK) != 0 && access(cdir, F_OK) == 0;
+}
+
+/* ---- serving ------------------------------------------------------------------------ */
+
+struct follow {
+	struct sk_agent *a;
+	char *path;
+	struct sk_crilog_opts o;
+	int fd;               /* our end of the socketpair */
+	volatile int stop;
+	pthread_t reader, monitor;
+};
+
+static int send_cb(void *arg, const char *data, size_t len)
+{
+	struct follow *f = arg;
+
+	while (len > 0) {
+		ssize_t n = send(f->fd, data, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			f->stop = 1;
+			return 1;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void *monitor_thread(void *arg)
+{
+	struct follow *f = arg;
+	int exited_polls = 0;
+
+	while (!f->stop) {
+		struct pollfd p = {.fd = f->fd, .events = POLLRDHUP};
+		struct timespec ts = {0, 200 * 1000000};
+
+		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLRDHUP))) {
+			f->stop = 1;
+			break;
+		}
+		/* the attempt exited: give the reader time to drain, then end */
+		if (!attempt_running(f->a, f->path) && ++exited_polls > 3) {
+			f->stop = 1;
+			break;
+		}
+		if (f->a->stopping)
+			f->stop = 1;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void *reader_thread(void *arg)
+{
+	struct follow *f = arg;
+	sk_error_t err = {0};
+
+	pthread_create(&f->monitor, NULL, monitor_thread, f);
+	sk_crilog_read(f->path, &f->o, send_cb, f, &f->stop, &err);
+	f->stop = 1;
+	pthread_join(f->monitor, NULL);
+	close(f->fd);
+	free(f->path);
+	free(f);
+	return NULL;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, const char *msg)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+	ret = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+struct collect {
+	char *data;
+	size_t len, cap;
+};
+
+static int collect_cb(void *arg, const char *data, size_t len)
+{
+	struct collect *c = arg;
+
+	if (c->len + len + 1 > c->cap) {
+		c->cap = (c->len + len + 1) * 2;
+		c->data = xrealloc(c->data, c->cap);
+	}
+	memcpy(c->data + c->len, data, len);
+	c->len += len;
+	return 0;
+}
+
+static bool arg_true(struct MHD_Connection *conn, const char *key)
+{
+	const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
+
+	return v && (!strcmp(v, "true") || !strcmp(v, "1"));
+}
+
+static int64_t arg_int(struct MHD_Connection *conn, const char *key, int64_t def)
+{
+	const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
+
+	return v && *v ? strtoll(v, NULL, 10) : def;
+}
+
+static void read_opts(struct MHD_Connection *conn, struct sk_crilog_opts *o)
+{
+	const char *since = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "sinceTime");
+	int64_t ss = arg_int(conn, "sinceSeconds", 0);
+
+	o->tail_lines = arg_int(conn, "tailLines", -1);
+	o->limit_bytes = arg_int(conn, "limitBytes", 0);
+	o->timestamps = arg_true(conn, "timestamps");
+	o->follow = arg_true(conn, "follow");
+	if (ss > 0)
+		o->since_ns = sk_now_ns() - ss * 1000000000LL;
+	if (since && *since)
+		sk_crilog_parse_time(since, strlen(since), &o->since_ns);
+}
+
+static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection *conn, const char *ns,
+				  const char *pod, const char *ctr)
+{
+	cleanup_free char *pdir = pod_log_dir(ls->a, ns, pod);
+	cleanup_free char *cdir = pdir ? xasprintf("%s/%s", pdir, ctr) : NULL;
+	cleanup_free char *path = NULL, *msg = NULL;
+	struct sk_crilog_opts o = {0};
+	bool previous = arg_true(conn, "previous");
+	long att[64];
+	int n = cdir ? attempts(cdir, att, 64) : 0;
+
+	read_opts(conn, &o);
+	if (previous && n < 2) {
+		msg = xasprintf("previous terminated container \"%s\" in pod \"%s\" not found", ctr, pod);
+		return reply(conn, MHD_HTTP_BAD_REQUEST, msg);
+	}
+	if (n < 1) {
+		msg = xasprintf("container \"%s\" in pod \"%s\" is waiting to start: ContainerCreating", ctr, pod);
+		return reply(conn, MHD_HTTP_BAD_REQUEST, msg);
+	}
+	path = sk_crilog_path(pdir, ctr, (uint32_t)att[previous ? 1 : 0]);
+	if (previous || !o.follow || !attempt_running(ls->a, path)) {
+		struct collect c = {0};
+		struct MHD_Response *r;
+		enum MHD_Result ret;
+		sk_error_t err = {0};
+
+		o.follow = false;
+		sk_crilog_read(path, &o, collect_cb, &c, NULL, &err);
+		r = MHD_create_response_from_buffer(c.len, c.data ? c.data : (char *)"",
+						    c.data ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+		ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+		MHD_destroy_response(r);
+		return ret;
+	}
+	{
+		int sv[2];
+		struct follow *f;
+		struct MHD_Response *r;
+		enum MHD_Result ret;
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+			return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "socketpair failed");
+		f = xzalloc(sizeof(*f));
+		f->a = ls->a;
+		f->path = steal_ptr(&path);
+		f->o = o;
+		f->fd = sv[0];
+		if (pthread_create(&f->reader, NULL, reader_thread, f) != 0) {
+			close(sv[0]);
+			close(sv[1]);
+			free(f->path);
+			free(f);
+			return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "thread failed");
+		}
+		pthread_detach(f->reader);
+		r = MHD_create_response_from_pipe(sv[1]);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+		ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+		MHD_destroy_response(r);
+		return ret;
+	}
+}
+
+static bool authorized(struct sk_logserver *ls, struct MHD_Connection *conn)
+{
+	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+
+	if (!ls->a->token || !*ls->a->token)
+		return true;
+	return auth && !strncmp(auth, "Bearer ", 7) && !strcmp(auth + 7, ls->a->token);
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+			       const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+	struct sk_logserver *ls = cls;
+	char ns[254], pod[254], ctr[254];
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	if (!*con_cls) {
+		*con_cls = (void *)1;
+		return MHD_YES;
+	}
+	if (!strcmp(url, "/healthz"))
+		return reply(conn, MHD_HTTP_OK, "ok");
+	if (!authorized(ls, conn))
+		return reply(conn, MHD_HTTP_UNAUTHORIZED, "Unauthorized");
+	if (strcmp(method, "GET") != 0)
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
+	if (sscanf(url, "/containerLogs/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
+		return serve_logs(ls, conn, ns, pod, ctr);
+	return reply(conn, MHD_HTTP_NOT_FOUND, "not found");
+}
+
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+	char buf[512];
+
+	(void)cls;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	sk_debug("agent", "log endpoint: %s", buf);
+}
+
+struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error_t *err)
+{
+	struct sk_logserver *ls = xzalloc(sizeof(*ls));
+	struct sockaddr_in sa = {0};
+	const union MHD_DaemonInfo *di;
+
+	ls->a = a;
+	if (a->o.cert_pem && a->o.key_pem) {
+		ls->cert = xstrdup(a->o.cert_pem);
+		ls->key = xstrdup(a->o.key_pem);
+	} else if (load_or_make_cert(a, &ls->cert, &ls->key, err) < 0) {
+		free(ls);
+		return NULL;
+	}
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)*port);
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	ls->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS |
+					 MHD_USE_ERROR_LOG | MHD_USE_POLL,
+				 (uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa,
+				 MHD_OPTION_HTTPS_MEM_CERT, ls->cert, MHD_OPTION_HTTPS_MEM_KEY, ls->key,
+				 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
+				 MHD_OPTION_END);
+	if (!ls->d) {
+		sk_error_set(err, SK_EINTERNAL, "log endpoint: cannot listen on 127.0.0.1:%d", *port);
+		sk__logserver_stop(ls);
+		return NULL;
+	}
+	di = MHD_get_daemon_info(ls->d, MHD_DAEMON_INFO_BIND_PORT);
+	if (di)
+		*port = di->port;
+	return ls;
+}
+
+void sk__logserver_stop(struct sk_logserver *ls)
+{
+	if (!ls)
+		return;
+	if (ls->d)
+		MHD_stop_daemon(ls->d);
+	free(ls->cert);
+	free(ls->key);
+	free(ls);
+}

@@ -1,0 +1,330 @@
+/* The Node object: registration, periodic status (capacity, conditions,
+ * images, nodeInfo) and the kube-node-lease Lease renewed every 10 s. */
+#include <errno.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "agent/agent-int.h"
+#include "util/quantity.h"
+#include "util/util.h"
+
+#define LEASE_SECONDS 40
+#define LEASE_RENEW_S 10
+#define EVICTION_MEMORY (100LL << 20)
+
+static char *first_line(const char *path)
+{
+	char *s = sk_read_file(path, NULL);
+
+	if (s)
+		s[strcspn(s, "\r\n")] = '\0';
+	return s;
+}
+
+static char *os_image(void)
+{
+	cleanup_free char *rel = sk_read_file("/etc/os-release", NULL);
+	const char *p = rel ? strstr(rel, "PRETTY_NAME=") : NULL;
+	size_t n;
+
+	if (!p || (p != rel && p[-1] != '\n'))
+		return xstrdup("Linux");
+	p += strlen("PRETTY_NAME=");
+	if (*p == '"' || *p == '\'')
+		p++;
+	n = strcspn(p, "\"'\n");
+	return xstrndup(p, n);
+}
+
+/* "crun://1.8.1" from `crun --version` ("crun version 1.8.1"). */
+static char *runtime_version(struct sk_agent *a)
+{
+	const struct sk_runtime_handler *h = sk_runtime_handler(&a->rt, NULL, NULL);
+	cleanup_free char *cmd = NULL;
+	char line[256] = "";
+	const char *v;
+	FILE *f;
+
+	if (!h)
+		return xstrdup("unknown://0.0.0");
+	cmd = xasprintf("'%s' --version 2>/dev/null", h->binary);
+	f = popen(cmd, "r");
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		pclose(f);
+	}
+	line[strcspn(line, "\r\n")] = '\0';
+	v = strstr(line, "version ");
+	return xasprintf("%s://%s", h->name, v ? v + 8 : "unknown");
+}
+
+static int64_t meminfo(const char *key)
+{
+	cleanup_free char *s = sk_read_file("/proc/meminfo", NULL);
+	const char *p = s ? strstr(s, key) : NULL;
+
+	if (!p)
+		return 0;
+	return strtoll(p + strlen(key) + 1, NULL, 10) * 1024;
+}
+
+static json_t *quantity_bytes(int64_t b)
+{
+	char buf[32];
+
+	if (b % 1024 == 0)
+		snprintf(buf, sizeof(buf), "%lldKi", (long long)(b / 1024));
+	else
+		snprintf(buf, sizeof(buf), "%lld", (long long)b);
+	return json_string(buf);
+}
+
+static json_t *quantity_milli(int64_t m)
+{
+	char buf[32];
+
+	sk_quantity_format_milli(m, buf, sizeof(buf));
+	return json_string(buf);
+}
+
+static void resources(struct sk_agent *a, json_t **cap, json_t **alloc)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t mem = meminfo("MemTotal:");
+	struct statvfs vfs;
+	int64_t disk = 0;
+	int64_t cpu_alloc, mem_alloc;
+
+	if (statvfs(a->data_dir, &vfs) == 0)
+		disk = (int64_t)vfs.f_blocks * (int64_t)vfs.f_frsize;
+	cpu_alloc = ncpu * 1000 - a->o.reserved_cpu_milli;
+	mem_alloc = mem - a->o.reserved_memory - EVICTION_MEMORY;
+	*cap = json_pack("{s:o, s:o, s:o, s:s, s:s, s:s}", "cpu", quantity_milli(ncpu * 1000), "memory",
+			 quantity_bytes(mem), "ephemeral-storage", quantity_bytes(disk / 1024 * 1024), "pods", "110",
+			 "hugepages-1Gi", "0", "hugepages-2Mi", "0");
+	*alloc = json_pack("{s:o, s:o, s:o, s:s, s:s, s:s}", "cpu", quantity_milli(cpu_alloc > 0 ? cpu_alloc : 0),
+			   "memory", quantity_bytes(mem_alloc > 0 ? mem_alloc / 1024 * 1024 : 0),
+			   "ephemeral-storage", json_integer(0), "pods", "110", "hugepages-1Gi", "0", "hugepages-2Mi",
+			   "0");
+	{
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%lld", (long long)(disk / 10 * 9));
+		json_object_set_new(*alloc, "ephemeral-storage", json_string(buf));
+	}
+	if (a->o.simulate_gpus > 0) {
+		char g[16];
+
+		snprintf(g, sizeof(g), "%d", a->o.simulate_gpus);
+		json_object_set_new(*cap, "nvidia.com/gpu", json_string(g));
+		json_object_set_new(*alloc, "nvidia.com/gpu", json_string(g));
+	}
+}
+
+static json_t *node_info(struct sk_agent *a)
+{
+	struct utsname u;
+	cleanup_free char *mid = first_line("/etc/machine-id"), *boot = first_line("/proc/sys/kernel/random/boot_id");
+	cleanup_free char *uuid = first_line("/sys/class/dmi/id/product_uuid");
+	cleanup_free char *os = os_image(), *rtv = runtime_version(a);
+
+	uname(&u);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "machineID", mid ? mid : "",
+			 "systemUUID", uuid ? uuid : (mid ? mid : ""), "bootID", boot ? boot : "", "kernelVersion",
+			 u.release, "osImage", os, "containerRuntimeVersion", rtv, "kubeletVersion",
+			 SK_KUBELET_VERSION, "kubeProxyVersion", SK_KUBELET_VERSION, "operatingSystem", "linux",
+			 "architecture", "amd64");
+}
+
+static json_t *condition(const char *type, bool on, const char *reason, const char *msg, const char *now,
+			 json_t *old_conds)
+{
+	const char *status = on ? "True" : "False";
+	const char *since = now;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(old_conds, i, c) {
+		if (!strcmp(sk__ag_jstr(c, "type") ? sk__ag_jstr(c, "type") : "", type) &&
+		    !strcmp(sk__ag_jstr(c, "status") ? sk__ag_jstr(c, "status") : "", status) &&
+		    sk__ag_jstr(c, "lastTransitionTime"))
+			since = sk__ag_jstr(c, "lastTransitionTime");
+	}
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type", type, "status", status, "lastHeartbeatTime", now,
+			 "lastTransitionTime", since, "reason", reason, "message", msg);
+}
+
+static json_t *conditions(struct sk_agent *a, json_t *old_conds)
+{
+	char now[32];
+	struct statvfs vfs;
+	bool mem_low = meminfo("MemAvailable:") < EVICTION_MEMORY;
+	bool disk_low = false;
+	bool pid_low = false;
+	cleanup_free char *pidmax = first_line("/proc/sys/kernel/pid_max");
+	json_t *arr = json_array();
+
+	if (statvfs(a->data_dir, &vfs) == 0 && vfs.f_blocks)
+		disk_low = (double)vfs.f_bavail / (double)vfs.f_blocks < 0.10;
+	(void)pidmax;
+	sk_time_format(sk_now_ns() / 1000000000, now, sizeof(now));
+	json_array_append_new(arr, condition("MemoryPressure", mem_low,
+					     mem_low ? "KubeletHasInsufficientMemory" : "KubeletHasSufficientMemory",
+					     mem_low ? "kubelet has insufficient memory available"
+						     : "kubelet has sufficient memory available", now, old_conds));
+	json_array_append_new(arr, condition("DiskPressure", disk_low,
+					     disk_low ? "KubeletHasDiskPressure" : "KubeletHasNoDiskPressure",
+					     disk_low ? "kubelet has disk pressure" : "kubelet has no disk pressure", now,
+					     old_conds));
+	json_array_append_new(arr, condition("PIDPressure", pid_low, "KubeletHasSufficientPID",
+					     "kubelet has sufficient PID available", now, old_conds));
+	json_array_append_new(arr, condition("Ready", true, "KubeletReady", "kubelet is posting ready status", now,
+					     old_conds));
+	return arr;
+}
+
+static json_t *node_status(struct sk_agent *a, json_t *old)
+{
+	json_t *cap, *alloc, *st;
+	json_t *images = sk_image_list(a->images);
+	size_t i;
+	json_t *im;
+	char host[256] = "localhost";
+
+	gethostname(host, sizeof(host) - 1);
+	json_array_foreach(images, i, im)
+		json_object_del(im, "id");
+	resources(a, &cap, &alloc);
+	st = json_pack("{s:o, s:o, s:o, s:[{s:s, s:s}, {s:s, s:s}], s:{s:{s:i}}, s:o, s:o}", "capacity", cap,
+		       "allocatable", alloc, "conditions", conditions(a, sk__ag_jget(old, "status.conditions")),
+		       "addresses", "type", "InternalIP", "address", "127.0.0.1", "type", "Hostname", "address",
+		       a->node_name, "daemonEndpoints", "kubeletEndpoint", "Port", a->log_port, "nodeInfo",
+		       node_info(a), "images", images);
+	return st;
+}
+
+static json_t *node_object(struct sk_agent *a)
+{
+	json_t *labels = json_pack("{s:s, s:s, s:s, s:s, s:s}", "kubernetes.io/hostname", a->node_name,
+				   "kubernetes.io/os", "linux", "kubernetes.io/arch", "amd64", "beta.kubernetes.io/os",
+				   "linux", "beta.kubernetes.io/arch", "amd64");
+
+	if (a->o.control_plane)
+		json_object_set_new(labels, "node-role.kubernetes.io/control-plane", json_string(""));
+	return json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s, s:[s]}}", "apiVersion", "v1", "kind", "Node", "metadata",
+			 "name", a->node_name, "labels", labels, "spec", "podCIDR", a->pod_cidr, "podCIDRs",
+			 a->pod_cidr);
+}
+
+static int update_status(struct sk_agent *a, sk_error_t *err)
+{
+	cleanup_free char *path = xasprintf("/api/v1/nodes/%s/status", a->node_name);
+	cleanup_free char *npath = xasprintf("/api/v1/nodes/%s", a->node_name);
+	cleanup_json json_t *old = sk_client_get(a->c, npath, err);
+	cleanup_json json_t *patch = NULL, *r = NULL;
+
+	if (!old)
+		return -1;
+	patch = json_pack("{s:o}", "status", node_status(a, old));
+	r = sk_client_patch(a->c, path, SK_PATCH_MERGE, patch, err);
+	return r ? 0 : -1;
+}
+
+int sk__node_register(struct sk_agent *a, sk_error_t *err)
+{
+	cleanup_json json_t *obj = node_object(a);
+	cleanup_json json_t *r = sk_client_create(a->c, "/api/v1/nodes", obj, err);
+
+	if (!r && err->code == SK_EEXISTS) {
+		cleanup_free char *path = xasprintf("/api/v1/nodes/%s", a->node_name);
+		json_t *patch = json_pack("{s:{s:O}, s:O}", "metadata", "labels", sk__ag_jget(obj, "metadata.labels"),
+					  "spec", json_object_get(obj, "spec"));
+
+		sk_error_clear(err);
+		r = sk_client_patch(a->c, path, SK_PATCH_MERGE, patch, err);
+		json_decref(patch);
+	}
+	if (!r)
+		return sk_error_wrap(err, "registering node \"%s\"", a->node_name);
+	if (update_status(a, err) < 0)
+		return sk_error_wrap(err, "node \"%s\" status", a->node_name);
+	sk_info("agent", "registered node %s", a->node_name);
+	return 0;
+}
+
+static void renew_lease(struct sk_agent *a)
+{
+	cleanup_free char *path = xasprintf("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/%s",
+					    a->node_name);
+	cleanup_free char *npath = xasprintf("/api/v1/nodes/%s", a->node_name);
+	char now[40];
+	sk_error_t err = {0};
+	cleanup_json json_t *cur = sk_client_get(a->c, path, &err);
+	cleanup_json json_t *r = NULL;
+
+	sk_time_format_micro(sk_now_ns(), now, sizeof(now));
+	if (cur) {
+		json_t *spec = json_object_get(cur, "spec");
+
+		if (!json_is_object(spec)) {
+			spec = json_object();
+			json_object_set_new(cur, "spec", spec);
+		}
+		json_object_set_new(spec, "holderIdentity", json_string(a->node_name));
+		json_object_set_new(spec, "leaseDurationSeconds", json_integer(LEASE_SECONDS));
+		json_object_set_new(spec, "renewTime", json_string(now));
+		r = sk_client_update(a->c, path, cur, &err);
+	} else if (err.code == SK_ENOTFOUND) {
+		cleanup_json json_t *node = sk_client_get(a->c, npath, &err);
+		json_t *lease = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:i, s:s}}", "apiVersion",
+					  "coordination.k8s.io/v1", "kind", "Lease", "metadata", "name", a->node_name,
+					  "namespace", "kube-node-lease", "spec", "holderIdentity", a->node_name,
+					  "leaseDurationSeconds", LEASE_SECONDS, "renewTime", now);
+
+		if (node && sk__ag_jstr(node, "metadata.uid"))
+			json_object_set_new(json_object_get(lease, "metadata"), "ownerReferences",
+					    json_pack("[{s:s, s:s, s:s, s:s}]", "apiVersion", "v1", "kind", "Node", "name",
+						      a->node_name, "uid", sk__ag_jstr(node, "metadata.uid")));
+		r = sk_client_create(a->c,
+				     "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", lease, &err);
+		json_decref(lease);
+	}
+	if (!r)
+		sk_warn("agent", "renewing lease of node %s: %s", a->node_name, err.msg);
+}
+
+void *sk__node_loop(void *arg)
+{
+	struct sk_agent *a = arg;
+	int64_t next_status = 0, next_lease = 0;
+	int interval = a->o.status_interval_s > 0 ? a->o.status_interval_s : 10;
+
+	while (!a->stopping) {
+		int64_t now = sk_mono_ns();
+		struct timespec ts;
+
+		if (now >= next_lease) {
+			renew_lease(a);
+			next_lease = now + (int64_t)LEASE_RENEW_S * 1000000000;
+		}
+		if (now >= next_status) {
+			sk_error_t err = {0};
+
+			if (update_status(a, &err) < 0 && err.code == SK_ENOTFOUND)
+				sk__node_register(a, &err);
+			else if (err.code)
+				sk_warn("agent", "node status: %s", err.msg);
+			next_status = now + (int64_t)interval * 1000000000;
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_mutex_lock(&a->mu);
+		if (!a->stopping)
+			pthread_cond_timedwait(&a->cond, &a->mu, &ts);
+		pthread_mutex_unlock(&a->mu);
+	}
+	return NULL;
+}

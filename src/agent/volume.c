@@ -1,0 +1,362 @@
+/* Pod volumes on the host, under <data>/pods/<uid>/volumes/<plugin>/<name>,
+ * named after kubelet's plugin directories: emptyDir (disk, or tmpfs for
+ * medium Memory with sizeLimit), hostPath (with its type checks), configMap,
+ * secret (tmpfs), downwardAPI and projected (tmpfs) written as files with
+ * their modes, and persistentVolumeClaim through the local-path provisioner.
+ * Containers bind-mount these directories (spec.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include "agent/agent-int.h"
+#include "util/quantity.h"
+#include "util/util.h"
+
+#define TMPFS_MAGIC_NUM 0x01021994
+
+static bool is_tmpfs(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == TMPFS_MAGIC_NUM;
+}
+
+static int mount_tmpfs(const char *dir, int64_t size, sk_error_t *err)
+{
+	char opts[64] = "mode=0755";
+
+	if (is_tmpfs(dir))
+		return 0;
+	if (size > 0)
+		snprintf(opts, sizeof(opts), "mode=0777,size=%lld", (long long)size);
+	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		return sk_error_errno(err, errno, "mounting tmpfs at \"%s\"", dir);
+	return 0;
+}
+
+/* Writes data to dir/rel (creating parents) with mode. */
+static int write_file(const char *dir, const char *rel, const char *data, size_t len, int mode, sk_error_t *err)
+{
+	cleanup_free char *path = NULL;
+	char *slash;
+
+	if (!rel || !*rel || rel[0] == '/' || strstr(rel, ".."))
+		return sk_error_set(err, SK_EINVALID, "invalid volume file path \"%s\"", rel ? rel : "");
+	path = xasprintf("%s/%s", dir, rel);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	if (sk_mkdir_p(path, 0755) < 0)
+		return sk_error_errno(err, errno, "creating \"%s\"", path);
+	*slash = '/';
+	if (sk_write_file(path, data, len, mode) < 0)
+		return sk_error_errno(err, errno, "writing \"%s\"", path);
+	chmod(path, (mode_t)mode);
+	return 0;
+}
+
+static int mode_of(json_t *item, json_t *src, int def)
+{
+	json_t *m = json_object_get(item, "mode");
+
+	if (json_is_integer(m))
+		return (int)json_integer_value(m);
+	m = json_object_get(src, "defaultMode");
+	return json_is_integer(m) ? (int)json_integer_value(m) : def;
+}
+
+/* The decoded value of key in a ConfigMap/Secret; malloc'd or NULL. */
+static char *object_value(json_t *obj, bool secret, const char *key, size_t *len)
+{
+	const char *v = sk__ag_jstr(json_object_get(obj, "data"), key);
+
+	if (v && !secret) {
+		*len = strlen(v);
+		return xstrdup(v);
+	}
+	if (v)
+		return sk__ag_b64_decode(v, len);
+	v = sk__ag_jstr(json_object_get(obj, "binaryData"), key);
+	return v ? sk__ag_b64_decode(v, len) : NULL;
+}
+
+/* Writes a configMap or secret source (volume or projection) into dir. */
+static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secret, const char *dir,
+			sk_error_t *err)
+{
+	const char *name = sk__ag_jstr(src, secret ? "secretName" : "name");
+	bool optional = json_is_true(json_object_get(src, "optional"));
+	cleanup_free char *path = NULL;
+	cleanup_json json_t *obj = NULL;
+	json_t *items = json_object_get(src, "items"), *it;
+	size_t i;
+
+	if (!name)
+		name = sk__ag_jstr(src, "name");
+	path = xasprintf("/api/v1/namespaces/%s/%s/%s", sk__ag_jstr(pod, "metadata.namespace"),
+			 secret ? "secrets" : "configmaps", name ? name : "");
+	obj = sk_client_get(a->c, path, err);
+	if (!obj) {
+		if (err->code == SK_ENOTFOUND && optional) {
+			sk_error_clear(err);
+			return 0;
+		}
+		if (err->code == SK_ENOTFOUND)
+			return sk_error_set(err, SK_ENOTFOUND, "%s \"%s\" not found", secret ? "secret" : "configmap",
+					    name ? name : "");
+		return -1;
+	}
+	if (json_array_size(items)) {
+		json_array_foreach(items, i, it) {
+			size_t len = 0;
+			cleanup_free char *v = object_value(obj, secret, sk__ag_jstr(it, "key") ? sk__ag_jstr(it, "key") : "", &len);
+
+			if (!v) {
+				if (optional)
+					continue;
+				return sk_error_set(err, SK_ENOTFOUND, "configmap references non-existent config key: %s",
+						    sk__ag_jstr(it, "key") ? sk__ag_jstr(it, "key") : "");
+			}
+			if (write_file(dir, sk__ag_jstr(it, "path"), v, len, mode_of(it, src, 0644), err) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	{
+		const char *fields[] = {"data", "binaryData"};
+
+		for (int f = 0; f < 2; f++) {
+			const char *k;
+			json_t *v;
+
+			json_object_foreach(json_object_get(obj, fields[f]), k, v) {
+				size_t len = 0;
+				cleanup_free char *val = object_value(obj, secret, k, &len);
+
+				if (val && write_file(dir, k, val, len, mode_of(NULL, src, 0644), err) < 0)
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int write_downward(json_t *pod, json_t *src, const char *dir, sk_error_t *err)
+{
+	json_t *it;
+	size_t i;
+
+	json_array_foreach(json_object_get(src, "items"), i, it) {
+		cleanup_free char *v = NULL;
+
+		if (json_object_get(it, "fieldRef"))
+			v = sk__ag_field_ref(pod, sk__ag_jstr(it, "fieldRef.fieldPath") ? sk__ag_jstr(it, "fieldRef.fieldPath") : "");
+		else if (json_object_get(it, "resourceFieldRef"))
+			v = sk__ag_resource_ref(pod, json_object_get(it, "resourceFieldRef"), NULL, err);
+		if (!v)
+			return err->code ? -1 : sk_error_set(err, SK_EINVALID, "downward API item \"%s\" is not supported",
+							       sk__ag_jstr(it, "path") ? sk__ag_jstr(it, "path") : "");
+		if (write_file(dir, sk__ag_jstr(it, "path"), v, strlen(v), mode_of(it, src, 0644), err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_projected(struct sk_agent *a, json_t *pod, json_t *src, const char *dir, sk_error_t *err)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(src, "sources"), i, s) {
+		json_t *inner;
+
+		if ((inner = json_object_get(s, "configMap"))) {
+			json_t *c = json_deep_copy(inner);
+			int rc;
+
+			if (!json_object_get(c, "defaultMode") && json_object_get(src, "defaultMode"))
+				json_object_set(c, "defaultMode", json_object_get(src, "defaultMode"));
+			rc = write_object(a, pod, c, false, dir, err);
+			json_decref(c);
+			if (rc < 0)
+				return -1;
+		} else if ((inner = json_object_get(s, "secret"))) {
+			json_t *c = json_deep_copy(inner);
+			int rc;
+
+			if (!json_object_get(c, "defaultMode") && json_object_get(src, "defaultMode"))
+				json_object_set(c, "defaultMode", json_object_get(src, "defaultMode"));
+			rc = write_object(a, pod, c, true, dir, err);
+			json_decref(c);
+			if (rc < 0)
+				return -1;
+		} else if ((inner = json_object_get(s, "downwardAPI"))) {
+			if (write_downward(pod, inner, dir, err) < 0)
+				return -1;
+		} else if ((inner = json_object_get(s, "serviceAccountToken"))) {
+			/* skiff issues no service account tokens yet: an empty token file */
+			if (write_file(dir, sk__ag_jstr(inner, "path") ? sk__ag_jstr(inner, "path") : "token", "", 0, 0644, err) < 0)
+				return -1;
+		} else if ((inner = json_object_get(s, "clusterTrustBundle"))) {
+			continue;
+		}
+	}
+	return 0;
+}
+
+static int host_path(json_t *src, const char **out, sk_error_t *err)
+{
+	const char *path = sk__ag_jstr(src, "path");
+	const char *type = sk__ag_jstr(src, "type");
+	struct stat st;
+	bool exists;
+
+	if (!path)
+		return sk_error_set(err, SK_EINVALID, "hostPath without a path");
+	exists = stat(path, &st) == 0;
+	*out = path;
+	if (!type || !*type)
+		return 0;
+	if (!strcmp(type, "DirectoryOrCreate")) {
+		if (!exists && sk_mkdir_p(path, 0755) < 0)
+			return sk_error_errno(err, errno, "hostPath \"%s\"", path);
+		return 0;
+	}
+	if (!strcmp(type, "FileOrCreate")) {
+		if (!exists) {
+			int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+			if (fd < 0)
+				return sk_error_errno(err, errno, "hostPath \"%s\"", path);
+			close(fd);
+		}
+		return 0;
+	}
+	if (!exists)
+		return sk_error_set(err, SK_ENOTFOUND, "hostPath type check failed: %s is not a %s", path,
+				    !strcmp(type, "Directory") ? "directory" : (!strcmp(type, "File") ? "file" : type));
+	if ((!strcmp(type, "Directory") && !S_ISDIR(st.st_mode)) || (!strcmp(type, "File") && !S_ISREG(st.st_mode)) ||
+	    (!strcmp(type, "Socket") && !S_ISSOCK(st.st_mode)) || (!strcmp(type, "CharDevice") && !S_ISCHR(st.st_mode)) ||
+	    (!strcmp(type, "BlockDevice") && !S_ISBLK(st.st_mode)))
+		return sk_error_set(err, SK_EINVALID, "hostPath type check failed: %s is not a %s", path, type);
+	return 0;
+}
+
+/* Prepares one volume; *path is malloc'd. */
+static int setup_one(struct sk_agent *a, struct apod *p, json_t *pod, json_t *vol, char **path, bool *ro,
+		     sk_error_t *err)
+{
+	const char *name = sk__ag_jstr(vol, "name") ? sk__ag_jstr(vol, "name") : "";
+	json_t *src;
+	const char *plugin;
+	cleanup_free char *dir = NULL;
+
+	*ro = false;
+	*path = NULL;
+	if ((src = json_object_get(vol, "hostPath"))) {
+		const char *hp = NULL;
+
+		if (host_path(src, &hp, err) < 0)
+			return -1;
+		*path = xstrdup(hp);
+		return 0;
+	}
+	if ((src = json_object_get(vol, "persistentVolumeClaim"))) {
+		*path = sk__localpath_claim(a, p->ns, sk__ag_jstr(src, "claimName") ? sk__ag_jstr(src, "claimName") : "", err);
+		*ro = json_is_true(json_object_get(src, "readOnly"));
+		return *path ? 0 : -1;
+	}
+	if (json_object_get(vol, "emptyDir"))
+		plugin = "kubernetes.io~empty-dir";
+	else if (json_object_get(vol, "configMap"))
+		plugin = "kubernetes.io~configmap";
+	else if (json_object_get(vol, "secret"))
+		plugin = "kubernetes.io~secret";
+	else if (json_object_get(vol, "downwardAPI"))
+		plugin = "kubernetes.io~downward-api";
+	else if (json_object_get(vol, "projected"))
+		plugin = "kubernetes.io~projected";
+	else
+		return sk_error_set(err, SK_EINVALID, "volume \"%s\": unsupported volume type", name);
+	dir = xasprintf("%s/volumes/%s/%s", p->pod_dir, plugin, name);
+	if (sk_mkdir_p(dir, 0755) < 0)
+		return sk_error_errno(err, errno, "creating \"%s\"", dir);
+	if ((src = json_object_get(vol, "emptyDir"))) {
+		const char *medium = sk__ag_jstr(src, "medium");
+		int64_t size = 0;
+
+		if (sk__ag_jstr(src, "sizeLimit"))
+			sk_quantity_value(sk__ag_jstr(src, "sizeLimit"), &size);
+		if (medium && !strcmp(medium, "Memory") && mount_tmpfs(dir, size, err) < 0)
+			return -1;
+		chmod(dir, 0777);
+	} else {
+		*ro = true;
+		if ((json_object_get(vol, "secret") || json_object_get(vol, "projected")) && mount_tmpfs(dir, 0, err) < 0)
+			return -1;
+		if ((src = json_object_get(vol, "configMap")) && write_object(a, pod, src, false, dir, err) < 0)
+			return -1;
+		if ((src = json_object_get(vol, "secret")) && write_object(a, pod, src, true, dir, err) < 0)
+			return -1;
+		if ((src = json_object_get(vol, "downwardAPI")) && write_downward(pod, src, dir, err) < 0)
+			return -1;
+		if ((src = json_object_get(vol, "projected")) && write_projected(a, pod, src, dir, err) < 0)
+			return -1;
+	}
+	*path = steal_ptr(&dir);
+	return 0;
+}
+
+int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_t *err)
+{
+	json_t *mounts = json_object(), *vol;
+	size_t i;
+
+	json_array_foreach(sk__ag_jget(pod, "spec.volumes"), i, vol) {
+		char *path = NULL;
+		bool ro = false;
+
+		if (setup_one(a, p, pod, vol, &path, &ro, err) < 0) {
+			sk_error_wrap(err, "MountVolume.SetUp failed for volume \"%s\"",
+				      sk__ag_jstr(vol, "name") ? sk__ag_jstr(vol, "name") : "");
+			json_decref(mounts);
+			return -1;
+		}
+		json_object_set_new(mounts, sk__ag_jstr(vol, "name"), json_pack("{s:s, s:b}", "path", path, "readOnly", ro));
+		free(path);
+	}
+	json_decref(p->mounts);
+	p->mounts = mounts;
+	return 0;
+}
+
+void sk__volumes_teardown(struct sk_agent *a, struct apod *p)
+{
+	cleanup_free char *mi = sk_read_file("/proc/self/mountinfo", NULL);
+	cleanup_free char *prefix = xasprintf("%s/volumes/", p->pod_dir);
+	cleanup_free char *cmd = NULL;
+	char *line = mi, *next;
+
+	(void)a;
+	/* unmount deepest first: mountinfo lists parents before children */
+	for (int pass = 0; pass < 3 && mi; pass++) {
+		for (line = mi; line && *line; line = next) {
+			char target[4096];
+
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			if (sscanf(line, "%*s %*s %*s %*s %4095s", target) == 1 &&
+			    !strncmp(target, prefix, strlen(prefix)))
+				if (umount2(target, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
+					sk_warn("agent", "unmounting \"%s\": %s", target, strerror(errno));
+		}
+		free(mi);
+		mi = sk_read_file("/proc/self/mountinfo", NULL);
+	}
+	cmd = xasprintf("rm -rf '%s/volumes' '%s/containers'", p->pod_dir, p->pod_dir);
+	if (system(cmd) != 0)
+		sk_warn("agent", "removing volumes of %s failed", p->pod_dir);
+}

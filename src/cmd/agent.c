@@ -1,0 +1,131 @@
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "cmd/cmd.h"
+#include "util/quantity.h"
+#include "util/util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: skiff agent --server URL --token TOKEN --data-dir DIR [options]\n\n"
+		   "Runs a node agent (kubelet) that registers this machine as a Node and runs\n"
+		   "the pods bound to it.\n\n"
+		   "Options:\n"
+		   "  --server URL            API server, https://HOST:PORT\n"
+		   "  --token TOKEN           node token (the server's DIR/node-token)\n"
+		   "  --kubeconfig FILE       take server, CA and token from a kubeconfig instead\n"
+		   "  --ca-file FILE          CA certificate of the server (default: not verified)\n"
+		   "  --data-dir DIR          state directory (images, logs, volumes)\n"
+		   "  --run-dir DIR           runtime state (default /run/skiff-<hash of data dir>)\n"
+		   "  --node-name NAME        node name (default: hostname)\n"
+		   "  --pod-cidr CIDR         pod network of this node (default 10.42.0.0/24)\n"
+		   "  --bridge NAME           pod network bridge (default sk<hash>)\n"
+		   "  --simulate-gpus N       advertise N simulated nvidia.com/gpu\n"
+		   "  --log-port PORT         container log endpoint port (default: any free port)\n"
+		   "  --backoff-base-ms MS    restart back-off base (default 10000)\n"
+		   "  --backoff-max-ms MS     restart back-off cap (default 300000)\n"
+		   "  --system-reserved-cpu Q      cpu kept from allocatable (e.g. 500m)\n"
+		   "  --system-reserved-memory Q   memory kept from allocatable (e.g. 512Mi)\n"
+		   "  --control-plane         label the node as a control-plane node\n"
+		   "  -v, --verbose           debug logging\n"
+		   "  -h, --help              this help\n");
+}
+
+static char *read_trimmed(const char *path)
+{
+	char *s = sk_read_file(path, NULL);
+
+	if (!s)
+		die("cannot read \"%s\"", path);
+	s[strcspn(s, "\r\n")] = '\0';
+	return s;
+}
+
+int sk_cmd_agent(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"server", required_argument, NULL, 's'},      {"token", required_argument, NULL, 't'},
+		{"kubeconfig", required_argument, NULL, 'k'},  {"ca-file", required_argument, NULL, 'c'},
+		{"data-dir", required_argument, NULL, 'd'},    {"run-dir", required_argument, NULL, 'r'},
+		{"node-name", required_argument, NULL, 'N'},   {"pod-cidr", required_argument, NULL, 'p'},
+		{"bridge", required_argument, NULL, 'b'},      {"simulate-gpus", required_argument, NULL, 'g'},
+		{"log-port", required_argument, NULL, 'l'},    {"backoff-base-ms", required_argument, NULL, 'B'},
+		{"backoff-max-ms", required_argument, NULL, 'M'}, {"system-reserved-cpu", required_argument, NULL, 'C'},
+		{"system-reserved-memory", required_argument, NULL, 'R'}, {"control-plane", no_argument, NULL, 'P'},
+		{"verbose", no_argument, NULL, 'v'},           {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	sk_agent_options o = {0};
+	const char *server = NULL, *token = NULL, *kubeconfig = NULL, *ca_file = NULL;
+	char host[256] = "";
+	cleanup_free char *ca = NULL, *tok = NULL;
+	sk_error_t err = {0};
+	sk_client *client;
+	sk_agent *agent;
+	sigset_t set;
+	int c, sig;
+
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': server = optarg; break;
+		case 't': token = optarg; break;
+		case 'k': kubeconfig = optarg; break;
+		case 'c': ca_file = optarg; break;
+		case 'd': o.data_dir = optarg; break;
+		case 'r': o.run_dir = optarg; break;
+		case 'N': o.node_name = optarg; break;
+		case 'p': o.pod_cidr = optarg; break;
+		case 'b': o.bridge = optarg; break;
+		case 'g': o.simulate_gpus = atoi(optarg); break;
+		case 'l': o.log_port = atoi(optarg); break;
+		case 'B': o.backoff_base_ms = atoi(optarg); break;
+		case 'M': o.backoff_max_ms = atoi(optarg); break;
+		case 'C':
+			if (sk_quantity_milli(optarg, &o.reserved_cpu_milli) < 0)
+				die("--system-reserved-cpu \"%s\": not a quantity", optarg);
+			break;
+		case 'R':
+			if (sk_quantity_value(optarg, &o.reserved_memory) < 0)
+				die("--system-reserved-memory \"%s\": not a quantity", optarg);
+			break;
+		case 'P': o.control_plane = true; break;
+		case 'v': sk_log_level = SK_LOG_DEBUG; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc || !o.data_dir || (!kubeconfig && !server)) {
+		usage(stderr);
+		return 2;
+	}
+	if (token && token[0] == '@')
+		token = tok = read_trimmed(token + 1);
+	if (ca_file && !(ca = sk_read_file(ca_file, NULL)))
+		die("cannot read \"%s\"", ca_file);
+	client = kubeconfig ? sk_client_new_kubeconfig(kubeconfig, &err) : sk_client_new_http(server, token, ca, &err);
+	if (!client)
+		die("%s", err.msg);
+	if (!o.node_name) {
+		gethostname(host, sizeof(host) - 1);
+		o.node_name = host;
+	}
+	o.node_token = token;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	agent = sk_agent_start(client, &o, &err);
+	if (!agent)
+		die("%s", err.msg);
+	sigwait(&set, &sig);
+	sk_info("agent", "received %s, shutting down (containers keep running)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	sk_agent_stop(agent);
+	sk_client_free(client);
+	return 0;
+}
