@@ -715,6 +715,25 @@ static bool same_object(json_t *a, json_t *b)
 	return eq;
 }
 
+static void diff_object(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv,
+			const char *type);
+
+/* An object nobody tracked yet: upstream gives all its fields to the
+ * placeholder manager "before-first-apply" (operation Update), so the
+ * first apply conflicts where it changes them. */
+static void adopt_existing(struct managed *m, json_t *live, const char *type)
+{
+	json_t *empty = json_object(), *removed = json_object();
+	size_t at = managed_add(m, "before-first-apply", "Update",
+				json_string_value(json_object_get(live, "apiVersion")), NULL);
+
+	diff_object(m->v[at].set, removed, "", empty, live, type);
+	strip_set(m->v[at].set, NULL);
+	entry_touch(&m->v[at]);
+	json_decref(empty);
+	json_decref(removed);
+}
+
 json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager,
 		 int force, sk_error_t *err)
 {
@@ -733,6 +752,8 @@ json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *ma
 	if (!json_is_object(live))
 		live = NULL;
 	managed_load(&m, managed_fields_of(live));
+	if (live && m.n == 0)
+		adopt_existing(&m, live, type);
 	newset = json_object();
 	members_object(newset, "", applied, type);
 	strip_set(newset, NULL);

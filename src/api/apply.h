@@ -35,6 +35,8 @@
  * message, e.g.
  *   Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas
  * unless force is set, in which case the other managers lose those fields.
+ * A live object without managedFields first has all its fields given to
+ * the manager "before-first-apply" (operation Update), as upstream does.
  * Other errors: SK_EBADREQUEST when applied is not an object or carries
  * metadata.managedFields ("metadata.managedFields must be nil"). */
 json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager,

@@ -213,6 +213,23 @@ static void test_apply_keeps_shared_fields(void **state)
 	json_decref(v3);
 }
 
+static void test_apply_before_first_apply(void **state)
+{
+	sk_error_t err = {0};
+	json_t *untracked = J(DEPLOY("1", "nginx:1", ",\"extra\":\"x\""));
+	json_t *obj = apply(untracked, DEPLOY("1", "nginx:1", ""), "kubectl", 0, &err);
+
+	/* same values: shared; the fields nobody applied stay with the placeholder */
+	assert_non_null(obj);
+	assert_at(entry(obj, "before-first-apply", "Update"), "fieldsV1/f:metadata/f:labels/f:extra", "{}");
+	assert_at(obj, "metadata/labels/extra", "\"x\"");
+	json_decref(obj);
+	obj = apply(untracked, DEPLOY("4", "nginx:1", ""), "kubectl", 0, &err);
+	assert_null(obj);
+	assert_string_equal(err.msg, "Apply failed with 1 conflict: conflict with \"before-first-apply\" using apps/v1: .spec.replicas");
+	json_decref(untracked);
+}
+
 static void test_managed_fields_update(void **state)
 {
 	json_t *old = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"labels\":{\"a\":\"1\"}},"
@@ -265,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_apply_remove_container_field),
 		cmocka_unit_test(test_apply_conflict),
 		cmocka_unit_test(test_apply_keeps_shared_fields),
+		cmocka_unit_test(test_apply_before_first_apply),
 		cmocka_unit_test(test_managed_fields_update),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
