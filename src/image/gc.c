@@ -17,7 +17,7 @@
 
 #include "util/util.h"
 
-int sk__gc_lease(sk_image_store *s, int exclusive)
+int sk__img_gc_lease(sk_image_store *s, int exclusive)
 {
 	cleanup_free char *path = xasprintf("%s/gc.lock", s->root);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -82,7 +82,7 @@ static void sweep_dir(const char *dir, json_t *keep, int *count, int64_t *bytes,
 		path = xasprintf("%s/%s", dir, de->d_name);
 		tree_bytes = 0;
 		nftw(path, add_size, 16, FTW_PHYS | FTW_MOUNT);
-		if (sk__rm_rf(path) == 0) {
+		if (sk__image_rm_rf(path) == 0) {
 			*bytes += tree_bytes;
 			(*count)++;
 		}
@@ -104,9 +104,9 @@ static int sweep(sk_image_store *s, sk_gc_result *res)
 	int ingest = 0;
 	int64_t ingest_bytes = 0;
 
-	sk__lock(s, 0);
-	idx = sk__index_load(s);
-	sk__unlock(s);
+	sk__img_lock(s, 0);
+	idx = sk__img_index_load(s);
+	sk__img_unlock(s);
 	json_object_foreach(json_object_get(idx, "images"), id, rec)
 		mark_record(rec, blobs, snaps, id);
 	sweep_dir(bdir, blobs, &res->blobs_removed, &res->bytes_freed, "sha256:");
@@ -119,7 +119,7 @@ static int sweep(sk_image_store *s, sk_gc_result *res)
 int sk_image_prune(sk_image_store *s, sk_gc_result *res, sk_error_t *err)
 {
 	sk_gc_result local = {0};
-	int fd = sk__gc_lease(s, 1);
+	int fd = sk__img_gc_lease(s, 1);
 
 	if (!res)
 		res = &local;
@@ -176,7 +176,7 @@ int sk_image_gc(sk_image_store *s, const sk_gc_policy *policy, json_t *in_use,
 	memset(res, 0, sizeof(*res));
 	if (policy->high_percent > 0 && used_percent(s) < policy->high_percent)
 		return 0;
-	fd = sk__gc_lease(s, 1);
+	fd = sk__img_gc_lease(s, 1);
 	if (fd < 0)
 		return sk_error_set(err, SK_ECONFLICT, "image store \"%s\": a pull is in progress", s->root);
 	sweep(s, res);
@@ -184,20 +184,20 @@ int sk_image_gc(sk_image_store *s, const sk_gc_policy *policy, json_t *in_use,
 		cleanup_json json_t *idx = NULL, *containers = NULL;
 		char id[72];
 
-		sk__lock(s, 1);
-		idx = sk__index_load(s);
-		containers = sk__images_in_use(s);
+		sk__img_lock(s, 1);
+		idx = sk__img_index_load(s);
+		containers = sk__img_images_in_use(s);
 		if (!pick_victim(idx, in_use, containers, id)) {
-			sk__unlock(s);
+			sk__img_unlock(s);
 			break;
 		}
 		drop_image(idx, id);
-		if (sk__index_save(s, idx, err) < 0) {
-			sk__unlock(s);
+		if (sk__img_index_save(s, idx, err) < 0) {
+			sk__img_unlock(s);
 			close(fd);
 			return -1;
 		}
-		sk__unlock(s);
+		sk__img_unlock(s);
 		sk_info("image", "gc: removing image %s", id);
 		res->images_removed++;
 		sweep(s, res);

@@ -58,11 +58,11 @@ static int stage_entry(struct staged *st, struct archive *a, const char *name, s
 	while ((r = archive_read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK) {
 		gnutls_hash(h, buf, len);
 		if (pwrite(fd, buf, len, off) != (ssize_t)len) {
-			sk__digest_finish(h, digest);
+			sk__img_digest_finish(h, digest);
 			return sk_error_errno(err, errno, "import: write \"%s\"", file);
 		}
 	}
-	sk__digest_finish(h, digest);
+	sk__img_digest_finish(h, digest);
 	if (r != ARCHIVE_EOF)
 		return sk_error_set(err, SK_EINVALID, "import: \"%s\": %s", name, archive_error_string(a));
 	json_object_set_new(st->files, name, json_pack("{s:s, s:s}", "file", file, "digest", digest));
@@ -117,7 +117,7 @@ static int commit(sk_image_store *s, struct staged *st, const char *name, const 
 		return sk_error_set(err, SK_EINVALID, "import: \"%s\": digest mismatch (got %s)", name, got);
 	if (digest)
 		snprintf(digest, 72, "%s", got);
-	dst = sk__blob_path(s, got);
+	dst = sk__img_blob_path(s, got);
 	if (access(dst, F_OK) == 0)
 		return 0;
 	if (rename(json_string_value(json_object_get(f, "file")), dst) < 0)
@@ -152,12 +152,12 @@ static int finish(sk_image_store *s, const char *manifest, json_t *names, json_t
 
 	if (sk__image_record(s, manifest, names, err) < 0)
 		return -1;
-	sk__lock(s, 0);
-	idx = sk__index_load(s);
-	sk__unlock(s);
+	sk__img_lock(s, 0);
+	idx = sk__img_index_load(s);
+	sk__img_unlock(s);
 	rec = json_object_get(json_object_get(idx, "images"), manifest);
 	for (i = 0; i < json_array_size(json_object_get(rec, "chain")); i++)
-		if (sk__snapshot_ensure(s, json_string_value(json_array_get(json_object_get(rec, "chain"), i)),
+		if (sk__img_snapshot_ensure(s, json_string_value(json_array_get(json_object_get(rec, "chain"), i)),
 					json_string_value(json_array_get(json_object_get(rec, "layers"), i)),
 					json_string_value(json_array_get(json_object_get(rec, "diffIds"), i)),
 					NULL, err) < 0)
@@ -212,7 +212,7 @@ static int oci_manifest(sk_image_store *s, struct staged *st, const char *digest
 
 	if (!digest || sk_image_digest_check(digest, err) < 0)
 		return sk_error_wrap(err, "import: index.json");
-	body = sk__blob_read(s, digest, &len, err);
+	body = sk__img_blob_read(s, digest, &len, err);
 	if (!body || sk_image_manifest_parse(body, len, &m, err) < 0)
 		return sk_error_wrap(err, "import");
 	if (m.is_index) {
@@ -283,7 +283,7 @@ static int docker_entry(sk_image_store *s, struct staged *st, json_t *ent, json_
 		if (commit(s, st, json_string_value(v), NULL, NULL, err) < 0)
 			return -1;
 	body = json_dumps(man, JSON_COMPACT);
-	if (sk__blob_put(s, NULL, body, strlen(body), digest, err) < 0)
+	if (sk__img_blob_put(s, NULL, body, strlen(body), digest, err) < 0)
 		return -1;
 	json_array_foreach(json_object_get(ent, "RepoTags"), i, v)
 		if (json_string_value(v))
@@ -324,9 +324,9 @@ int sk_image_import(sk_image_store *s, const char *path, const char *base_name,
 	struct staged st = {.files = json_object()};
 	cleanup_json json_t *all = json_array();
 	cleanup_free char *base = base_name ? xstrdup(base_name) : default_base(path);
-	int lease = sk__gc_lease(s, 0), rc = -1;
+	int lease = sk__img_gc_lease(s, 0), rc = -1;
 
-	st.dir = sk__ingest_path(s, "import");
+	st.dir = sk__img_ingest_path(s, "import");
 	if (mkdir(st.dir, 0700) < 0) {
 		sk_error_errno(err, errno, "import: mkdir \"%s\"", st.dir);
 		goto out;
@@ -342,7 +342,7 @@ int sk_image_import(sk_image_store *s, const char *path, const char *base_name,
 	if (rc == 0 && names_out)
 		*names_out = json_incref(all);
 out:
-	sk__rm_rf(st.dir);
+	sk__image_rm_rf(st.dir);
 	free(st.dir);
 	json_decref(st.files);
 	if (lease >= 0)

@@ -11,12 +11,12 @@
 
 #include "util/util.h"
 
-struct sk__flight {
+struct sk__img_flight {
 	char *key;
 	int done, rc, refs;
 	sk_error_t err;
 	pthread_cond_t cond;
-	struct sk__flight *next;
+	struct sk__img_flight *next;
 };
 
 struct layer_job {
@@ -57,13 +57,13 @@ static int fetch_layer(struct layer_job *j, const sk_image_desc *d, sk_error_t *
 		close(lock);
 		lock = -1;
 	}
-	if (sk__blob_exists(j->s, d->digest)) {
+	if (sk__img_blob_exists(j->s, d->digest)) {
 		unlink(partial);
 		return 1;
 	}
-	rc = sk__registry_blob_file(j->reg, d, partial, &fetched, err);
+	rc = sk__img_registry_blob_file(j->reg, d, partial, &fetched, err);
 	if (rc == 0)
-		rc = sk__blob_commit_file(j->s, partial, d->digest, err);
+		rc = sk__img_blob_commit_file(j->s, partial, d->digest, err);
 	now = sk_mono_ns();
 	pthread_mutex_lock(&j->mu);
 	j->fetched += fetched;
@@ -80,13 +80,13 @@ static int do_layer(struct layer_job *j, size_t i, sk_error_t *err)
 	int cached = 1, snap;
 	int64_t t0, size = 0;
 
-	if (!sk__blob_exists(j->s, d->digest)) {
+	if (!sk__img_blob_exists(j->s, d->digest)) {
 		cached = fetch_layer(j, d, err);
 		if (cached < 0)
 			return -1;
 	}
 	t0 = sk_mono_ns();
-	snap = sk__snapshot_ensure(j->s, chain, d->digest, json_string_value(json_array_get(j->diff_ids, i)),
+	snap = sk__img_snapshot_ensure(j->s, chain, d->digest, json_string_value(json_array_get(j->diff_ids, i)),
 				   &size, err);
 	if (snap < 0)
 		return -1;
@@ -159,14 +159,14 @@ static int get_manifest(sk_image_store *s, struct sk__registry *reg, const char 
 	cleanup_free char *body = NULL, *ct = NULL;
 	size_t len;
 
-	if (sk__registry_manifest(reg, reference, &body, &len, &ct, err) < 0)
+	if (sk__img_registry_manifest(reg, reference, &body, &len, &ct, err) < 0)
 		return -1;
-	sk__digest_buf(body, len, digest);
+	sk__img_digest_buf(body, len, digest);
 	if (!strncmp(reference, "sha256:", 7) && strcmp(reference, digest))
 		return sk_error_set(err, SK_EINVALID, "manifest \"%s\": digest mismatch (got %s)", reference, digest);
 	if (sk_image_manifest_parse(body, len, m, err) < 0)
 		return -1;
-	if (sk__blob_put(s, digest, body, len, NULL, err) < 0) {
+	if (sk__img_blob_put(s, digest, body, len, NULL, err) < 0) {
 		sk_image_manifest_release(m);
 		return -1;
 	}
@@ -213,12 +213,12 @@ static json_t *get_config(sk_image_store *s, struct sk__registry *reg, const sk_
 	size_t len;
 	json_t *j;
 
-	if (!sk__blob_exists(s, m->config.digest)) {
-		if (sk__registry_blob_mem(reg, m->config.digest, &body, &len, err) < 0)
+	if (!sk__img_blob_exists(s, m->config.digest)) {
+		if (sk__img_registry_blob_mem(reg, m->config.digest, &body, &len, err) < 0)
 			return NULL;
-		if (sk__blob_put(s, m->config.digest, body, len, NULL, err) < 0)
+		if (sk__img_blob_put(s, m->config.digest, body, len, NULL, err) < 0)
 			return NULL;
-	} else if (!(body = sk__blob_read(s, m->config.digest, &len, err))) {
+	} else if (!(body = sk__img_blob_read(s, m->config.digest, &len, err))) {
 		return NULL;
 	}
 	j = json_loadb(body, len, 0, NULL);
@@ -241,15 +241,15 @@ static int record(sk_image_store *s, const sk_image_ref *r, const char *digest,
 						  index_digest[0] ? index_digest : digest));
 	if (sk__image_record(s, digest, names, err) < 0)
 		return -1;
-	sk__lock(s, 1);
-	idx = sk__index_load(s);
+	sk__img_lock(s, 1);
+	idx = sk__img_index_load(s);
 	rec = json_object_get(json_object_get(idx, "images"), digest);
 	if (rec && index_digest[0])
 		json_object_set_new(rec, "indexes", json_pack("[s]", index_digest));
 	if (rec)
 		json_object_set_new(rec, "unpackedSize", json_integer(unpacked));
-	sk__index_save(s, idx, NULL);
-	sk__unlock(s);
+	sk__img_index_save(s, idx, NULL);
+	sk__img_unlock(s);
 	return 0;
 }
 
@@ -265,13 +265,13 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	int64_t t0 = sk_mono_ns();
 	int rc = -1;
 
-	reg = sk__registry_open(r, opts, err);
+	reg = sk__img_registry_open(r, opts, err);
 	if (!reg)
 		return -1;
 	if (resolve(s, reg, r, platform, &m, digest, index_digest, err) < 0)
 		goto out;
 	config = get_config(s, reg, &m, err);
-	chain = config ? sk__chain_ids(config, m.n_layers, err) : NULL;
+	chain = config ? sk__img_chain_ids(config, m.n_layers, err) : NULL;
 	if (!chain)
 		goto out;
 	job = (struct layer_job){.s = s, .reg = reg, .m = &m, .chain = chain,
@@ -293,15 +293,15 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	rc = 0;
 out:
 	sk_image_manifest_release(&m);
-	sk__registry_free(reg);
+	sk__img_registry_free(reg);
 	return rc;
 }
 
 /* ---- singleflight ---- */
 
-static struct sk__flight *flight_join(sk_image_store *s, const char *key, int *leader)
+static struct sk__img_flight *flight_join(sk_image_store *s, const char *key, int *leader)
 {
-	struct sk__flight *f;
+	struct sk__img_flight *f;
 
 	pthread_mutex_lock(&s->flights_mu);
 	for (f = s->flights; f; f = f->next)
@@ -323,11 +323,11 @@ static struct sk__flight *flight_join(sk_image_store *s, const char *key, int *l
 	return f;
 }
 
-static void flight_leave(sk_image_store *s, struct sk__flight *f, int leader, int rc, sk_error_t *err)
+static void flight_leave(sk_image_store *s, struct sk__img_flight *f, int leader, int rc, sk_error_t *err)
 {
 	pthread_mutex_lock(&s->flights_mu);
 	if (leader) {
-		struct sk__flight **pp;
+		struct sk__img_flight **pp;
 		f->done = 1;
 		f->rc = rc;
 		if (err)
@@ -355,7 +355,7 @@ int sk_image_pull(sk_image_store *s, const char *ref, const sk_pull_options *opt
 	static const sk_pull_options none;
 	sk_image_ref r;
 	char key[700];
-	struct sk__flight *f;
+	struct sk__img_flight *f;
 	int leader, rc, lease;
 	int64_t t0 = sk_mono_ns();
 
@@ -374,7 +374,7 @@ int sk_image_pull(sk_image_store *s, const char *ref, const sk_pull_options *opt
 		}
 		return sk_error_wrap(err, "image \"%s\"", ref);
 	}
-	lease = sk__gc_lease(s, 0);
+	lease = sk__img_gc_lease(s, 0);
 	rc = do_pull(s, &r, opts ? opts : &none, out, err);
 	if (lease >= 0)
 		close(lease);

@@ -337,7 +337,7 @@ static int is_loopback(const char *host)
 	       !strncmp(host, "127.", 4) ? 1 : !strncmp(host, "[::1]", 5);
 }
 
-int sk__auth_find(json_t *const *auths, size_t n, const char *host, char **user, char **pass)
+int sk__img_auth_find(json_t *const *auths, size_t n, const char *host, char **user, char **pass)
 {
 	int hub = !strcmp(host, "docker.io");
 
@@ -389,7 +389,7 @@ static int ping(struct sk__registry *r, sk_error_t *err)
 	return rc;
 }
 
-struct sk__registry *sk__registry_open(const sk_image_ref *ref, const sk_pull_options *opts,
+struct sk__registry *sk__img_registry_open(const sk_image_ref *ref, const sk_pull_options *opts,
 				       sk_error_t *err)
 {
 	struct sk__registry *r = xzalloc(sizeof(*r));
@@ -405,7 +405,7 @@ struct sk__registry *sk__registry_open(const sk_image_ref *ref, const sk_pull_op
 	r->retries = opts->retries > 0 ? opts->retries : 3;
 	r->progress = opts->progress;
 	r->progress_arg = opts->progress_arg;
-	sk__auth_find(opts->auths, opts->n_auths, ref->domain, &r->user, &r->pass);
+	sk__img_auth_find(opts->auths, opts->n_auths, ref->domain, &r->user, &r->pass);
 	r->base = xasprintf("https://%s", endpoint);
 	if (ping(r, err) == 0)
 		return r;
@@ -416,11 +416,11 @@ struct sk__registry *sk__registry_open(const sk_image_ref *ref, const sk_pull_op
 		if (ping(r, err) == 0)
 			return r;
 	}
-	sk__registry_free(r);
+	sk__img_registry_free(r);
 	return NULL;
 }
 
-void sk__registry_free(struct sk__registry *r)
+void sk__img_registry_free(struct sk__registry *r)
 {
 	if (!r)
 		return;
@@ -435,7 +435,7 @@ void sk__registry_free(struct sk__registry *r)
 	free(r);
 }
 
-int sk__registry_manifest(struct sk__registry *r, const char *reference, char **body,
+int sk__img_registry_manifest(struct sk__registry *r, const char *reference, char **body,
 			  size_t *len, char **content_type, sk_error_t *err)
 {
 	cleanup_free char *path = xasprintf("%s/manifests/%s", r->repo, reference);
@@ -453,7 +453,7 @@ int sk__registry_manifest(struct sk__registry *r, const char *reference, char **
 	return 0;
 }
 
-int sk__registry_blob_mem(struct sk__registry *r, const char *digest, char **body, size_t *len,
+int sk__img_registry_blob_mem(struct sk__registry *r, const char *digest, char **body, size_t *len,
 			  sk_error_t *err)
 {
 	cleanup_free char *path = xasprintf("%s/blobs/%s", r->repo, digest);
@@ -464,7 +464,7 @@ int sk__registry_blob_mem(struct sk__registry *r, const char *digest, char **bod
 		resp_release(&rs);
 		return sk_error_wrap(err, "blob \"%s\"", digest);
 	}
-	sk__digest_buf(rs.mem ? rs.mem : "", rs.len, got);
+	sk__img_digest_buf(rs.mem ? rs.mem : "", rs.len, got);
 	if (strcmp(got, digest)) {
 		resp_release(&rs);
 		return sk_error_set(err, SK_EINVALID, "blob \"%s\": digest mismatch (got %s)", digest, got);
@@ -512,7 +512,7 @@ static int blob_attempt(struct sk__registry *r, const sk_image_desc *d, int fd, 
 	lseek(fd, 0, SEEK_END);
 	rc = request(r, path, NULL, have > 0 && have < d->size ? range : NULL, &rs, err);
 	*fetched += rs.written - (rs.written >= have ? have : 0);
-	sk__digest_finish(rs.hash, got);
+	sk__img_digest_finish(rs.hash, got);
 	if (rc < 0) {
 		int transient = err && err->code == SK_EUNAVAILABLE;
 		resp_release(&rs);
@@ -522,7 +522,7 @@ static int blob_attempt(struct sk__registry *r, const sk_image_desc *d, int fd, 
 	return rs.written == d->size ? 1 : 0;
 }
 
-int sk__registry_blob_file(struct sk__registry *r, const sk_image_desc *d, const char *path,
+int sk__img_registry_blob_file(struct sk__registry *r, const sk_image_desc *d, const char *path,
 			   int64_t *fetched, sk_error_t *err)
 {
 	cleanup_close int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);

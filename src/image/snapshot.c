@@ -24,7 +24,7 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
 }
 
-int sk__rm_rf(const char *path)
+int sk__image_rm_rf(const char *path)
 {
 	struct stat st;
 
@@ -36,17 +36,17 @@ int sk__rm_rf(const char *path)
 	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
-char *sk__snapshot_path(const sk_image_store *s, const char *chain_id)
+char *sk__img_snapshot_path(const sk_image_store *s, const char *chain_id)
 {
 	return xasprintf("%s/snapshots/%s", s->root, chain_id + 7);
 }
 
-int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
+int sk__img_snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
 			const char *diff_id, int64_t *size_out, sk_error_t *err)
 {
 	static int counter;
-	cleanup_free char *path = sk__snapshot_path(s, chain_id);
-	cleanup_free char *blob = sk__blob_path(s, layer_digest);
+	cleanup_free char *path = sk__img_snapshot_path(s, chain_id);
+	cleanup_free char *blob = sk__img_blob_path(s, layer_digest);
 	cleanup_free char *tmp = NULL;
 	struct stat st;
 	int64_t size = 0;
@@ -57,8 +57,8 @@ int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *lay
 			__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
 	if (mkdir(tmp, 0755) < 0)
 		return sk_error_errno(err, errno, "snapshot \"%s\": mkdir", chain_id);
-	if (sk__unpack_layer(blob, tmp, diff_id, &size, err) < 0) {
-		sk__rm_rf(tmp);
+	if (sk__img_unpack_layer(blob, tmp, diff_id, &size, err) < 0) {
+		sk__image_rm_rf(tmp);
 		return -1;
 	}
 	if (size_out)
@@ -66,7 +66,7 @@ int sk__snapshot_ensure(sk_image_store *s, const char *chain_id, const char *lay
 	chmod(tmp, 0755);
 	if (rename(tmp, path) < 0) {
 		int e = errno;
-		sk__rm_rf(tmp);
+		sk__image_rm_rf(tmp);
 		if (e == EEXIST || e == ENOTEMPTY)
 			return 1;    /* another puller won the race: same content */
 		return sk_error_errno(err, e, "snapshot \"%s\": rename", chain_id);
@@ -116,7 +116,7 @@ static int mount_layers(sk_image_store *s, json_t *chain, const char *cdir, cons
 	if (fd < 0)
 		return -1;
 	for (size_t i = json_array_size(chain); i-- > 0;) {
-		cleanup_free char *p = sk__snapshot_path(s, json_string_value(json_array_get(chain, i)));
+		cleanup_free char *p = sk__img_snapshot_path(s, json_string_value(json_array_get(chain, i)));
 		if (fsconfig(fd, FSCONFIG_SET_STRING, "lowerdir+", p, 0) < 0)
 			return -1;
 	}
@@ -135,14 +135,14 @@ static void touch_image(sk_image_store *s, const char *id)
 	cleanup_json json_t *idx = NULL;
 	json_t *rec;
 
-	sk__lock(s, 1);
-	idx = sk__index_load(s);
+	sk__img_lock(s, 1);
+	idx = sk__img_index_load(s);
 	rec = json_object_get(json_object_get(idx, "images"), id);
 	if (rec) {
 		json_object_set_new(rec, "lastUsed", json_integer(sk_now_ns() / 1000000000));
-		sk__index_save(s, idx, NULL);
+		sk__img_index_save(s, idx, NULL);
 	}
-	sk__unlock(s);
+	sk__img_unlock(s);
 }
 
 /* Unpacks the layers of a recorded image that are missing; returns the chain. */
@@ -151,9 +151,9 @@ static json_t *ensure_snapshots(sk_image_store *s, const char *id, sk_error_t *e
 	cleanup_json json_t *idx = NULL;
 	json_t *rec, *chain, *layers, *diffs;
 
-	sk__lock(s, 0);
-	idx = sk__index_load(s);
-	sk__unlock(s);
+	sk__img_lock(s, 0);
+	idx = sk__img_index_load(s);
+	sk__img_unlock(s);
 	rec = json_object_get(json_object_get(idx, "images"), id);
 	chain = json_object_get(rec, "chain");
 	layers = json_object_get(rec, "layers");
@@ -163,7 +163,7 @@ static json_t *ensure_snapshots(sk_image_store *s, const char *id, sk_error_t *e
 		return NULL;
 	}
 	for (size_t i = 0; i < json_array_size(chain); i++)
-		if (sk__snapshot_ensure(s, json_string_value(json_array_get(chain, i)),
+		if (sk__img_snapshot_ensure(s, json_string_value(json_array_get(chain, i)),
 					json_string_value(json_array_get(layers, i)),
 					json_string_value(json_array_get(diffs, i)), NULL, err) < 0)
 			return NULL;
@@ -200,11 +200,11 @@ char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *
 		sk_error_set(err, SK_EINVALID, "container \"%.128s\": invalid id", container_id);
 		return NULL;
 	}
-	lease = sk__gc_lease(s, 0);
-	sk__lock(s, 0);
-	idx = sk__index_load(s);
-	sk__unlock(s);
-	if (sk__resolve(s, idx, image, id, err) < 0)
+	lease = sk__img_gc_lease(s, 0);
+	sk__img_lock(s, 0);
+	idx = sk__img_index_load(s);
+	sk__img_unlock(s);
+	if (sk__img_resolve(s, idx, image, id, err) < 0)
 		return NULL;
 	cdir = xasprintf("%s/containers/%s", s->root, container_id);
 	rootfs = xasprintf("%s/rootfs", cdir);
@@ -230,7 +230,7 @@ char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *
 	touch_image(s, id);
 	return steal_ptr(&rootfs);
 fail:
-	sk__rm_rf(cdir);
+	sk__image_rm_rf(cdir);
 	return NULL;
 }
 
@@ -247,7 +247,7 @@ int sk_image_rootfs_remove(sk_image_store *s, const char *container_id, sk_error
 	while (is_overlay_mounted(rootfs, cdir))
 		if (umount2(rootfs, MNT_DETACH) < 0)
 			return sk_error_errno(err, errno, "container \"%s\": unmount", container_id);
-	if (sk__rm_rf(cdir) < 0)
+	if (sk__image_rm_rf(cdir) < 0)
 		return sk_error_errno(err, errno, "container \"%s\": remove", container_id);
 	return 0;
 }

@@ -68,14 +68,14 @@ const char *sk_image_store_dir(const sk_image_store *s)
 	return s->root;
 }
 
-void sk__lock(sk_image_store *s, int exclusive)
+void sk__img_lock(sk_image_store *s, int exclusive)
 {
 	pthread_mutex_lock(&s->lock_mu);
 	while (flock(s->lock_fd, exclusive ? LOCK_EX : LOCK_SH) < 0 && errno == EINTR)
 		;
 }
 
-void sk__unlock(sk_image_store *s)
+void sk__img_unlock(sk_image_store *s)
 {
 	flock(s->lock_fd, LOCK_UN);
 	pthread_mutex_unlock(&s->lock_mu);
@@ -83,7 +83,7 @@ void sk__unlock(sk_image_store *s)
 
 /* ---- digests and blobs ---- */
 
-void sk__digest_finish(gnutls_hash_hd_t h, char *out)
+void sk__img_digest_finish(gnutls_hash_hd_t h, char *out)
 {
 	unsigned char md[32];
 	int n = snprintf(out, 72, "sha256:");
@@ -93,32 +93,32 @@ void sk__digest_finish(gnutls_hash_hd_t h, char *out)
 		n += snprintf(out + n, 72 - n, "%02x", md[i]);
 }
 
-void sk__digest_buf(const void *data, size_t len, char *out)
+void sk__img_digest_buf(const void *data, size_t len, char *out)
 {
 	gnutls_hash_hd_t h;
 
 	if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0)
 		abort();
 	gnutls_hash(h, data, len);
-	sk__digest_finish(h, out);
+	sk__img_digest_finish(h, out);
 }
 
-char *sk__blob_path(const sk_image_store *s, const char *digest)
+char *sk__img_blob_path(const sk_image_store *s, const char *digest)
 {
 	return xasprintf("%s/blobs/sha256/%s", s->root, digest + 7);
 }
 
-int sk__blob_exists(const sk_image_store *s, const char *digest)
+int sk__img_blob_exists(const sk_image_store *s, const char *digest)
 {
 	cleanup_free char *p = NULL;
 
 	if (sk_image_digest_check(digest, NULL) < 0)
 		return 0;
-	p = sk__blob_path(s, digest);
+	p = sk__img_blob_path(s, digest);
 	return access(p, F_OK) == 0;
 }
 
-char *sk__ingest_path(const sk_image_store *s, const char *hint)
+char *sk__img_ingest_path(const sk_image_store *s, const char *hint)
 {
 	static int counter;
 
@@ -126,22 +126,22 @@ char *sk__ingest_path(const sk_image_store *s, const char *hint)
 			 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED), (long long)sk_mono_ns());
 }
 
-int sk__blob_put(sk_image_store *s, const char *expect, const void *data, size_t len,
+int sk__img_blob_put(sk_image_store *s, const char *expect, const void *data, size_t len,
 		 char *out, sk_error_t *err)
 {
 	char digest[72];
 	cleanup_free char *path = NULL, *tmp = NULL;
 
-	sk__digest_buf(data, len, digest);
+	sk__img_digest_buf(data, len, digest);
 	if (expect && strcmp(expect, digest))
 		return sk_error_set(err, SK_EINVALID, "blob \"%s\": digest mismatch (got %s)", expect, digest);
 	if (out)
 		snprintf(out, 72, "%s", digest);
-	path = sk__blob_path(s, digest);
+	path = sk__img_blob_path(s, digest);
 	if (access(path, F_OK) == 0)
 		return 0;
 	/* a private temporary name: other threads and processes may store the same blob */
-	tmp = sk__ingest_path(s, digest + 7);
+	tmp = sk__img_ingest_path(s, digest + 7);
 	if (sk_write_file(tmp, data, len, 0644) < 0)
 		return sk_error_errno(err, errno, "blob \"%s\": write", digest);
 	if (rename(tmp, path) < 0) {
@@ -165,13 +165,13 @@ static int hash_file(const char *path, char *out, sk_error_t *err)
 		abort();
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		gnutls_hash(h, buf, n);
-	sk__digest_finish(h, out);
+	sk__img_digest_finish(h, out);
 	if (n < 0)
 		return sk_error_errno(err, errno, "read \"%s\"", path);
 	return 0;
 }
 
-int sk__blob_commit_file(sk_image_store *s, const char *tmp_path, const char *expect,
+int sk__img_blob_commit_file(sk_image_store *s, const char *tmp_path, const char *expect,
 			 sk_error_t *err)
 {
 	char digest[72];
@@ -185,7 +185,7 @@ int sk__blob_commit_file(sk_image_store *s, const char *tmp_path, const char *ex
 		unlink(tmp_path);
 		return sk_error_set(err, SK_EINVALID, "blob \"%s\": digest mismatch (got %s)", expect, digest);
 	}
-	path = sk__blob_path(s, digest);
+	path = sk__img_blob_path(s, digest);
 	if (rename(tmp_path, path) < 0) {
 		int e = errno;
 		unlink(tmp_path);
@@ -194,14 +194,14 @@ int sk__blob_commit_file(sk_image_store *s, const char *tmp_path, const char *ex
 	return 0;
 }
 
-char *sk__blob_read(const sk_image_store *s, const char *digest, size_t *len, sk_error_t *err)
+char *sk__img_blob_read(const sk_image_store *s, const char *digest, size_t *len, sk_error_t *err)
 {
 	cleanup_free char *path = NULL;
 	char *data;
 
 	if (sk_image_digest_check(digest, err) < 0)
 		return NULL;
-	path = sk__blob_path(s, digest);
+	path = sk__img_blob_path(s, digest);
 	data = sk_read_file(path, len);
 	if (!data)
 		sk_error_errno(err, errno, "blob \"%s\"", digest);
@@ -210,7 +210,7 @@ char *sk__blob_read(const sk_image_store *s, const char *digest, size_t *len, sk
 
 /* ---- the index ---- */
 
-json_t *sk__index_load(sk_image_store *s)
+json_t *sk__img_index_load(sk_image_store *s)
 {
 	cleanup_free char *path = xasprintf("%s/index.json", s->root);
 	json_t *idx = json_load_file(path, 0, NULL);
@@ -226,7 +226,7 @@ json_t *sk__index_load(sk_image_store *s)
 	return idx;
 }
 
-int sk__index_save(sk_image_store *s, json_t *idx, sk_error_t *err)
+int sk__img_index_save(sk_image_store *s, json_t *idx, sk_error_t *err)
 {
 	cleanup_free char *path = xasprintf("%s/index.json", s->root);
 	cleanup_free char *data = json_dumps(idx, JSON_INDENT(1) | JSON_SORT_KEYS);
@@ -248,7 +248,7 @@ static json_t *build_record(sk_image_store *s, const char *manifest_digest, sk_e
 	size_t mlen, clen;
 	int64_t size;
 
-	mdata = sk__blob_read(s, manifest_digest, &mlen, err);
+	mdata = sk__img_blob_read(s, manifest_digest, &mlen, err);
 	if (!mdata || sk_image_manifest_parse(mdata, mlen, &m, err) < 0)
 		return NULL;
 	if (m.is_index) {
@@ -256,9 +256,9 @@ static json_t *build_record(sk_image_store *s, const char *manifest_digest, sk_e
 		sk_error_set(err, SK_EINVALID, "manifest \"%s\": is an index", manifest_digest);
 		return NULL;
 	}
-	cdata = sk__blob_read(s, m.config.digest, &clen, err);
+	cdata = sk__img_blob_read(s, m.config.digest, &clen, err);
 	config = cdata ? json_loadb(cdata, clen, 0, NULL) : NULL;
-	chain = config ? sk__chain_ids(config, m.n_layers, err) : NULL;
+	chain = config ? sk__img_chain_ids(config, m.n_layers, err) : NULL;
 	if (!chain) {
 		if (cdata && !config)
 			sk_error_set(err, SK_EINVALID, "config \"%s\": invalid JSON", m.config.digest);
@@ -289,18 +289,18 @@ int sk__image_record(sk_image_store *s, const char *manifest_digest, json_t *nam
 
 	if (!rec)
 		return -1;
-	sk__lock(s, 1);
-	idx = sk__index_load(s);
+	sk__img_lock(s, 1);
+	idx = sk__img_index_load(s);
 	json_object_set(json_object_get(idx, "images"), manifest_digest, rec);
 	json_array_foreach(names, i, v)
 		json_object_set_new(json_object_get(idx, "names"), json_string_value(v),
 				    json_string(manifest_digest));
-	rc = sk__index_save(s, idx, err);
-	sk__unlock(s);
+	rc = sk__img_index_save(s, idx, err);
+	sk__img_unlock(s);
 	return rc;
 }
 
-json_t *sk__chain_ids(json_t *config, size_t n_layers, sk_error_t *err)
+json_t *sk__img_chain_ids(json_t *config, size_t n_layers, sk_error_t *err)
 {
 	json_t *diff_ids = json_object_get(json_object_get(config, "rootfs"), "diff_ids");
 	json_t *out;
@@ -325,7 +325,7 @@ json_t *sk__chain_ids(json_t *config, size_t n_layers, sk_error_t *err)
 			snprintf(prev, sizeof(prev), "%s", d);
 		} else {
 			cleanup_free char *cat = xasprintf("%s %s", prev, d);
-			sk__digest_buf(cat, strlen(cat), prev);
+			sk__img_digest_buf(cat, strlen(cat), prev);
 		}
 		json_array_append_new(out, json_string(prev));
 	}
@@ -350,7 +350,7 @@ static int find_id_prefix(json_t *images, const char *hex, char *id)
 	return found == 1 ? 0 : -1;
 }
 
-int sk__resolve(sk_image_store *s, json_t *idx, const char *ref, char *id, sk_error_t *err)
+int sk__img_resolve(sk_image_store *s, json_t *idx, const char *ref, char *id, sk_error_t *err)
 {
 	json_t *images = json_object_get(idx, "images");
 	json_t *names = json_object_get(idx, "names");
@@ -403,7 +403,7 @@ static char *repo_of(const char *name)
 	return xstrdup(name);
 }
 
-int sk__info_fill(sk_image_store *s, json_t *idx, const char *id, const char *name,
+int sk__img_info_fill(sk_image_store *s, json_t *idx, const char *id, const char *name,
 		  sk_image_info *info, sk_error_t *err)
 {
 	json_t *rec = json_object_get(json_object_get(idx, "images"), id);
@@ -416,7 +416,7 @@ int sk__info_fill(sk_image_store *s, json_t *idx, const char *id, const char *na
 	memset(info, 0, sizeof(*info));
 	if (!rec || !cfg_digest)
 		return sk_error_set(err, SK_ENOTFOUND, "image \"%s\": not found", id);
-	cdata = sk__blob_read(s, cfg_digest, &clen, err);
+	cdata = sk__img_blob_read(s, cfg_digest, &clen, err);
 	if (!cdata || !(config = json_loadb(cdata, clen, 0, NULL)))
 		return sk_error_wrap(err, "image \"%s\": config", id);
 	info->name = name ? xstrdup(name) : NULL;
@@ -488,13 +488,13 @@ int sk_image_lookup(sk_image_store *s, const char *ref, sk_image_info *out, sk_e
 	char id[72];
 	int rc;
 
-	sk__lock(s, 0);
-	idx = sk__index_load(s);
-	sk__unlock(s);
-	if (sk__resolve(s, idx, ref, id, err) < 0)
+	sk__img_lock(s, 0);
+	idx = sk__img_index_load(s);
+	sk__img_unlock(s);
+	if (sk__img_resolve(s, idx, ref, id, err) < 0)
 		return -1;
 	name = strncmp(ref, "sha256:", 7) ? normalise_name(ref) : NULL;
-	rc = sk__info_fill(s, idx, id, name, out, err);
+	rc = sk__img_info_fill(s, idx, id, name, out, err);
 	return rc;
 }
 
@@ -505,16 +505,16 @@ int sk_image_is_present(sk_image_store *s, const char *ref)
 	char id[72];
 	size_t i;
 
-	sk__lock(s, 0);
-	idx = sk__index_load(s);
-	sk__unlock(s);
-	if (sk__resolve(s, idx, ref, id, NULL) < 0)
+	sk__img_lock(s, 0);
+	idx = sk__img_index_load(s);
+	sk__img_unlock(s);
+	if (sk__img_resolve(s, idx, ref, id, NULL) < 0)
 		return 0;
 	rec = json_object_get(json_object_get(idx, "images"), id);
-	if (!sk__blob_exists(s, id) || !sk__blob_exists(s, json_string_value(json_object_get(rec, "config"))))
+	if (!sk__img_blob_exists(s, id) || !sk__img_blob_exists(s, json_string_value(json_object_get(rec, "config"))))
 		return 0;
 	json_array_foreach(json_object_get(rec, "layers"), i, v)
-		if (!sk__blob_exists(s, json_string_value(v)))
+		if (!sk__img_blob_exists(s, json_string_value(v)))
 			return 0;
 	return 1;
 }
@@ -528,7 +528,7 @@ json_t *sk_image_config(sk_image_store *s, const char *ref, sk_error_t *err)
 
 	if (sk_image_lookup(s, ref, &info, err) < 0)
 		return NULL;
-	data = sk__blob_read(s, info.config_digest, &len, err);
+	data = sk__img_blob_read(s, info.config_digest, &len, err);
 	sk_image_info_release(&info);
 	if (!data)
 		return NULL;
@@ -544,9 +544,9 @@ json_t *sk_image_list(sk_image_store *s)
 	json_t *out = json_array(), *rec, *v;
 	const char *id, *name;
 
-	sk__lock(s, 0);
-	idx = sk__index_load(s);
-	sk__unlock(s);
+	sk__img_lock(s, 0);
+	idx = sk__img_index_load(s);
+	sk__img_unlock(s);
 	json_object_foreach(json_object_get(idx, "images"), id, rec) {
 		json_t *names = json_array();
 
@@ -562,7 +562,7 @@ json_t *sk_image_list(sk_image_store *s)
 	return out;
 }
 
-json_t *sk__images_in_use(sk_image_store *s)
+json_t *sk__img_images_in_use(sk_image_store *s)
 {
 	cleanup_free char *dir = xasprintf("%s/containers", s->root);
 	json_t *used = json_object();
@@ -592,10 +592,10 @@ int sk_image_remove(sk_image_store *s, const char *ref, sk_error_t *err)
 	char id[72];
 	int remaining = 0, rc = -1;
 
-	sk__lock(s, 1);
-	idx = sk__index_load(s);
+	sk__img_lock(s, 1);
+	idx = sk__img_index_load(s);
 	names = json_object_get(idx, "names");
-	if (sk__resolve(s, idx, ref, id, err) < 0)
+	if (sk__img_resolve(s, idx, ref, id, err) < 0)
 		goto out;
 	name = normalise_name(ref);
 	if (name && json_object_get(names, name) && strncmp(ref, "sha256:", 7))
@@ -607,15 +607,15 @@ int sk_image_remove(sk_image_store *s, const char *ref, sk_error_t *err)
 	json_object_foreach(names, key, v)
 		remaining += !strcmp(json_string_value(v), id);
 	if (!remaining) {
-		used = sk__images_in_use(s);
+		used = sk__img_images_in_use(s);
 		if (json_object_get(used, id)) {
 			sk_error_set(err, SK_ECONFLICT, "image \"%s\": in use by a container", ref);
 			goto out;
 		}
 		json_object_del(json_object_get(idx, "images"), id);
 	}
-	rc = sk__index_save(s, idx, err);
+	rc = sk__img_index_save(s, idx, err);
 out:
-	sk__unlock(s);
+	sk__img_unlock(s);
 	return rc;
 }

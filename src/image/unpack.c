@@ -122,7 +122,7 @@ static int remove_at(int dir, const char *name)
 	{
 		/* a non-empty directory: remove the tree (nftw never follows symlinks) */
 		cleanup_free char *path = xasprintf("/proc/self/fd/%d/%s", dir, name);
-		return sk__rm_rf(path);
+		return sk__image_rm_rf(path);
 	}
 }
 
@@ -397,7 +397,7 @@ static int check_diff_id(struct tee *t, const char *diff_id, const char *layer, 
 
 	while ((n = archive_read_data(t->raw, t->buf, sizeof(t->buf))) > 0)
 		gnutls_hash(t->hash, t->buf, n);
-	sk__digest_finish(t->hash, got);
+	sk__img_digest_finish(t->hash, got);
 	t->hash = NULL;
 	if (n < 0)
 		return sk_error_set(err, SK_EINVALID, "layer \"%s\": %s", layer, archive_error_string(t->raw));
@@ -407,7 +407,7 @@ static int check_diff_id(struct tee *t, const char *diff_id, const char *layer, 
 	return 0;
 }
 
-int sk__unpack_layer(const char *blob_path, const char *dest, const char *diff_id, int64_t *size,
+int sk__img_unpack_layer(const char *blob_path, const char *dest, const char *diff_id, int64_t *size,
 		     sk_error_t *err)
 {
 	struct archive *a = archive_read_new();

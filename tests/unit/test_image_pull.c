@@ -132,7 +132,7 @@ static void test_singleflight_resume(void **state)
 	}
 	assert_true(sk_image_is_present(s, ref));
 	sk_image_store_free(s);
-	sk__rm_rf(tmpl);
+	sk__image_rm_rf(tmpl);
 }
 
 static void test_errors(void **state)
@@ -157,7 +157,7 @@ static void test_errors(void **state)
 	assert_int_equal(sk_image_pull(s, "127.0.0.1:1/x:1", NULL, &info, &err), -1);
 	assert_int_equal(err.code, SK_EUNAVAILABLE);
 	sk_image_store_free(s);
-	sk__rm_rf(tmpl);
+	sk__image_rm_rf(tmpl);
 }
 
 static void test_auth_pick(void **state)
@@ -169,20 +169,20 @@ static void test_auth_pick(void **state)
 	};
 	char *user = NULL, *pass = NULL;
 
-	assert_int_equal(sk__auth_find(docs, 2, "docker.io", &user, &pass), 0);
+	assert_int_equal(sk__img_auth_find(docs, 2, "docker.io", &user, &pass), 0);
 	assert_string_equal(user, "user");
 	assert_string_equal(pass, "pa:ss");
 	free(user);
 	free(pass);
-	assert_int_equal(sk__auth_find(docs, 2, "127.0.0.1:5000", &user, &pass), 0);
+	assert_int_equal(sk__img_auth_find(docs, 2, "127.0.0.1:5000", &user, &pass), 0);
 	assert_string_equal(user, "u");
 	free(user);
 	free(pass);
-	assert_int_equal(sk__auth_find(docs, 2, "other:5000", &user, &pass), 0);
+	assert_int_equal(sk__img_auth_find(docs, 2, "other:5000", &user, &pass), 0);
 	assert_string_equal(user, "x");
 	free(user);
 	free(pass);
-	assert_int_equal(sk__auth_find(docs, 2, "quay.io", &user, &pass), -1);
+	assert_int_equal(sk__img_auth_find(docs, 2, "quay.io", &user, &pass), -1);
 	json_decref(docs[0]);
 	json_decref(docs[1]);
 }

@@ -64,7 +64,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	sk__rm_rf(layers_dir);
+	sk__image_rm_rf(layers_dir);
 	return 0;
 }
 
@@ -77,21 +77,21 @@ static void test_blob_verified(void **state)
 	cleanup_free char *tmp = NULL;
 
 	assert_non_null(s);
-	sk__digest_buf("hello", 5, digest);
+	sk__img_digest_buf("hello", 5, digest);
 	assert_string_equal(digest, "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
-	assert_int_equal(sk__blob_put(s, digest, "hello", 5, NULL, &err), 0);
-	assert_true(sk__blob_exists(s, digest));
-	sk__digest_buf("other", 5, other);
-	assert_int_equal(sk__blob_put(s, other, "hello", 5, NULL, &err), -1);
+	assert_int_equal(sk__img_blob_put(s, digest, "hello", 5, NULL, &err), 0);
+	assert_true(sk__img_blob_exists(s, digest));
+	sk__img_digest_buf("other", 5, other);
+	assert_int_equal(sk__img_blob_put(s, other, "hello", 5, NULL, &err), -1);
 	assert_non_null(strstr(err.msg, "digest mismatch"));
-	assert_false(sk__blob_exists(s, other));
-	tmp = sk__ingest_path(s, "t");
+	assert_false(sk__img_blob_exists(s, other));
+	tmp = sk__img_ingest_path(s, "t");
 	assert_int_equal(sk_write_file(tmp, "tampered", 8, 0644), 0);
-	assert_int_equal(sk__blob_commit_file(s, tmp, other, &err), -1);
+	assert_int_equal(sk__img_blob_commit_file(s, tmp, other, &err), -1);
 	assert_non_null(strstr(err.msg, "digest mismatch"));
 	assert_int_equal(access(tmp, F_OK), -1);
 	sk_image_store_free(s);
-	sk__rm_rf(dir);
+	sk__image_rm_rf(dir);
 }
 
 static void test_malicious_refused(void **state)
@@ -110,7 +110,7 @@ static void test_malicious_refused(void **state)
 		sk_error_t err = {0};
 
 		assert_int_equal(mkdir(snap, 0755), 0);
-		if (sk__unpack_layer(layer, snap, NULL, NULL, &err) == 0)
+		if (sk__img_unpack_layer(layer, snap, NULL, NULL, &err) == 0)
 			fail_msg("layer %s was accepted", layer);
 		print_message("%s: %s\n", i < 6 ? evil[i] : "malicious", err.msg);
 		assert_non_null(strstr(err.msg, "layer \"sha256:"));
@@ -118,7 +118,7 @@ static void test_malicious_refused(void **state)
 		assert_int_equal(access(outside, F_OK), -1);
 		assert_int_equal(access("/tmp/evil-abs", F_OK), -1);
 		assert_int_equal(access("/tmp/evil-rel", F_OK), -1);
-		sk__rm_rf(outer);
+		sk__image_rm_rf(outer);
 	}
 	assert_int_equal(stat("/etc/passwd", &pw1), 0);
 	assert_int_equal(pw0.st_nlink, pw1.st_nlink);
@@ -136,7 +136,7 @@ static void test_benign(void **state)
 
 	if (geteuid() != 0)
 		skip();
-	if (sk__unpack_layer(layer, dir, NULL, NULL, &err) < 0)
+	if (sk__img_unpack_layer(layer, dir, NULL, NULL, &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_int_equal(stat(p1, &a), 0);
 	assert_int_equal(stat(p2, &b), 0);
@@ -152,7 +152,7 @@ static void test_benign(void **state)
 		assert_int_equal(stat(bin, &f), 0);
 		assert_int_equal(f.st_mtime, 1700000000);   /* set after its entries */
 	}
-	sk__rm_rf(dir);
+	sk__image_rm_rf(dir);
 }
 
 /* gzip, zstd and plain layers unpack; the uncompressed stream must match the diff ID */
@@ -169,7 +169,7 @@ static void test_diff_id(void **state)
 
 	data = sk_read_file(plain, &len);
 	assert_non_null(data);
-	sk__digest_buf(data, len, diff_id);
+	sk__img_digest_buf(data, len, diff_id);
 	if (system(cmd) != 0)
 		skip();
 	for (int i = 0; i < 3; i++) {
@@ -180,14 +180,14 @@ static void test_diff_id(void **state)
 
 		mkdir(ok, 0755);
 		mkdir(bad, 0755);
-		if (sk__unpack_layer(layer, ok, diff_id, NULL, &err) < 0)
+		if (sk__img_unpack_layer(layer, ok, diff_id, NULL, &err) < 0)
 			fail_msg("%s: %s", names[i], err.msg);
 		assert_int_equal(access(x, F_OK), 0);
-		assert_int_equal(sk__unpack_layer(layer, bad, "sha256:0123456789abcdef0123456789abcdef"
+		assert_int_equal(sk__img_unpack_layer(layer, bad, "sha256:0123456789abcdef0123456789abcdef"
 						  "0123456789abcdef0123456789abcdef", NULL, &err), -1);
 		assert_non_null(strstr(err.msg, "diff ID mismatch"));
 	}
-	sk__rm_rf(dir);
+	sk__image_rm_rf(dir);
 }
 
 static void test_whiteouts(void **state)
@@ -208,8 +208,8 @@ static void test_whiteouts(void **state)
 	mkdir(lower, 0755);
 	mkdir(upper, 0755);
 	mkdir(merged, 0755);
-	assert_int_equal(sk__unpack_layer(l1, lower, NULL, NULL, &err), 0);
-	if (sk__unpack_layer(l2, upper, NULL, NULL, &err) < 0)
+	assert_int_equal(sk__img_unpack_layer(l1, lower, NULL, NULL, &err), 0);
+	if (sk__img_unpack_layer(l2, upper, NULL, NULL, &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_int_equal(lstat(wx, &st), 0);
 	assert_true(S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0));
@@ -227,7 +227,7 @@ static void test_whiteouts(void **state)
 			fail_msg("%s visible through the overlay", absent[i]);
 	}
 	umount2(merged, MNT_DETACH);
-	sk__rm_rf(dir);
+	sk__image_rm_rf(dir);
 }
 
 static void import(sk_image_store *s, const char *file, const char *name)
@@ -299,7 +299,7 @@ static void test_shared_layers_and_gc(void **state)
 	sk_image_info_release(&one);
 	sk_image_info_release(&two);
 	sk_image_store_free(s);
-	sk__rm_rf(dir);
+	sk__image_rm_rf(dir);
 }
 
 static void test_lookup_remove(void **state)
@@ -333,7 +333,7 @@ static void test_lookup_remove(void **state)
 	assert_int_equal(sk_image_remove(s, "localhost:5000/bb:1", &err), 0);
 	assert_false(sk_image_is_present(s, "localhost:5000/bb:1"));
 	sk_image_store_free(s);
-	sk__rm_rf(dir);
+	sk__image_rm_rf(dir);
 }
 
 int main(void)
