@@ -398,28 +398,36 @@ static void defaults_cronjob(json_t *cj)
 	defaults_template(get_obj(get_obj(spec, "jobTemplate"), "spec"));
 }
 
+/* Sets labels[key] = value unless the user set it: a conflict is then
+ * rejected by validation ("`selector` not auto-generated"). */
+static void keep_or_set(json_t *labels, const char *key, const char *value)
+{
+	def(labels, key, json_string(value));
+}
+
 int sk_defaults_job_selector(json_t *job, sk_error_t *err)
 {
 	json_t *meta = get_obj(job, "metadata");
 	json_t *spec = get_obj(job, "spec");
 	const char *uid = json_string_value(json_object_get(meta, "uid"));
 	const char *name = json_string_value(json_object_get(meta, "name"));
-	json_t *tmeta, *labels;
+	json_t *labels, *match;
 
 	if (!uid || !*uid)
 		return sk_error_set(err, SK_EINVALID, "job %s: metadata.uid is not set", name ? name : "");
+	if (!name)
+		name = "";
 	if (!spec || json_is_true(json_object_get(spec, "manualSelector")))
 		return 0;
-	json_object_set_new(spec, "selector", json_pack("{s:{s:s}}", "matchLabels",
-		"batch.kubernetes.io/controller-uid", uid));
-	tmeta = sub(sub(spec, "template"), "metadata");
-	labels = sub(tmeta, "labels");
-	if (!labels)
+	labels = sub(sub(sub(spec, "template"), "metadata"), "labels");
+	match = sub(sub(spec, "selector"), "matchLabels");
+	if (!labels || !match)
 		return 0;
-	json_object_set_new(labels, "batch.kubernetes.io/controller-uid", json_string(uid));
-	json_object_set_new(labels, "batch.kubernetes.io/job-name", json_string(name ? name : ""));
-	json_object_set_new(labels, "controller-uid", json_string(uid));
-	json_object_set_new(labels, "job-name", json_string(name ? name : ""));
+	keep_or_set(labels, "batch.kubernetes.io/controller-uid", uid);
+	keep_or_set(labels, "batch.kubernetes.io/job-name", name);
+	keep_or_set(labels, "controller-uid", uid);
+	keep_or_set(labels, "job-name", name);
+	keep_or_set(match, "batch.kubernetes.io/controller-uid", uid);
 	copy_template_labels(job, spec);
 	return 0;
 }

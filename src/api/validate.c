@@ -1444,6 +1444,48 @@ static void validate_pod_failure_policy(E, json_t *spec, const char *base)
 	}
 }
 
+/* Job selector: required, well formed, matching the template. */
+static void validate_job_selector(E, json_t *spec)
+{
+	json_t *sel = obj(spec, "selector");
+	json_t *labels = obj(obj(obj(spec, "template"), "metadata"), "labels");
+
+	if (!sel) {
+		sk__vrequired(e, "spec.selector", "");
+		return;
+	}
+	validate_label_selector(e, sel, "spec.selector");
+	if (!selector_matches(sel, labels))
+		sk__vinvalid(e, "spec.template.metadata.labels", labels, "`selector` does not match template `labels`");
+}
+
+/* A generated selector must select the labels generated from uid and name. */
+static void validate_generated_selector(E, json_t *job)
+{
+	json_t *spec = obj(job, "spec");
+	json_t *sel = obj(spec, "selector");
+	const char *uid = str(obj(job, "metadata"), "uid");
+	const char *name = str(obj(job, "metadata"), "name");
+	cleanup_json json_t *expected = NULL;
+
+	if (json_is_true(json_object_get(spec, "manualSelector")) || !sel)
+		return;
+	if (!uid || !*uid) {
+		sk__vrequired(e, "metadata.uid", "");
+		return;
+	}
+	expected = json_pack("{s:s, s:s, s:s, s:s}", "batch.kubernetes.io/controller-uid", uid,
+			     "batch.kubernetes.io/job-name", name ? name : "", "controller-uid", uid,
+			     "job-name", name ? name : "");
+	if (!selector_matches(sel, expected)) {
+		cleanup_free char *r = selector_repr(sel);
+		cleanup_free char *m = xasprintf("Invalid value: %s: `selector` not auto-generated", r);
+
+		json_array_append_new(e->causes, json_pack("{s:s, s:s, s:s}", "reason", "FieldValueInvalid",
+			"message", m, "field", "spec.selector"));
+	}
+}
+
 /* JobSpec checks shared by Job and CronJob's jobTemplate (base
  * "spec" or "spec.jobTemplate.spec"). */
 static void validate_job_spec(E, json_t *spec, const char *base, bool is_job)
@@ -1462,18 +1504,7 @@ static void validate_job_spec(E, json_t *spec, const char *base, bool is_job)
 	non_negative(e, spec, base, "backoffLimitPerIndex");
 	non_negative(e, spec, base, "maxFailedIndexes");
 	non_negative(e, spec, base, "ttlSecondsAfterFinished");
-	if (has(spec, "activeDeadlineSeconds"))
-		positive(e, spec, base, "activeDeadlineSeconds", "must be greater than or equal to 0");
-	if (is_job || has(spec, "selector"))
-		validate_selector_template(e, spec, base, is_job, "job");
-	else {
-		cleanup_free char *prefix = xasprintf("%s.", tp);
-
-		validate_pod_spec(e, obj(obj(spec, "template"), "spec"), prefix);
-	}
-	if (!json_is_string(rp) || (strcmp(json_string_value(rp), "OnFailure") != 0 &&
-				    strcmp(json_string_value(rp), "Never") != 0))
-		sk__vnot_supported(e, rpp, rp, LIST("OnFailure", "Never"));
+	non_negative(e, spec, base, "activeDeadlineSeconds");
 	if (has(spec, "completionMode"))
 		enum_field(e, spec, base, "completionMode", LIST("NonIndexed", "Indexed"), false);
 	if (indexed && !has(spec, "completions"))
@@ -1495,11 +1526,34 @@ static void validate_job_spec(E, json_t *spec, const char *base, bool is_job)
 			enum_field(e, spec, base, "podReplacementPolicy", LIST("Failed", "TerminatingOrFailed"), false);
 	}
 	validate_pod_failure_policy(e, spec, base);
+	if (!obj(spec, "template")) {
+		sk__vrequired(e, tp, "");
+	} else {
+		cleanup_free char *prefix = xasprintf("%s.", tp);
+		CHILD(lp, tp, "metadata.labels");
+
+		validate_labels(e, obj(obj(obj(spec, "template"), "metadata"), "labels"), lp);
+		validate_pod_spec(e, obj(obj(spec, "template"), "spec"), prefix);
+	}
+	if (!json_is_string(rp) || (strcmp(json_string_value(rp), "OnFailure") != 0 &&
+				    strcmp(json_string_value(rp), "Never") != 0))
+		sk__vnot_supported(e, rpp, rp, LIST("OnFailure", "Never"));
+	if (is_job) {
+		validate_job_selector(e, spec);
+	} else if (has(spec, "selector")) {
+		CHILD(sp, base, "selector");
+		sk__vinvalid(e, sp, json_object_get(spec, "selector"), "`selector` will be auto-generated");
+	}
+	if (!is_job && json_is_true(json_object_get(spec, "manualSelector"))) {
+		CHILD(mp, base, "manualSelector");
+		sk__vnot_supported(e, mp, json_true(), LIST("nil", "false"));
+	}
 }
 
 static void validate_job(E, json_t *job)
 {
 	validate_meta(e, job, true, NAME_SUBDOMAIN, "");
+	validate_generated_selector(e, job);
 	validate_job_spec(e, obj(job, "spec"), "spec", true);
 }
 

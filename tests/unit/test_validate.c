@@ -239,6 +239,24 @@ static void test_job(void **state)
 	free(m);
 }
 
+static void test_job_selector(void **state)
+{
+	cleanup_json json_t *wrong = job(JOB("Never", "\"selector\":{\"matchLabels\":{\"app\":\"x\"}},"));
+	cleanup_json json_t *manual = job("{" META("pi") ",\"spec\":{\"manualSelector\":true,\"selector\":{\"matchLabels\":"
+		"{\"app\":\"x\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"x\"}},\"spec\":{\"restartPolicy\":\"Never\","
+		"\"containers\":[" CTR "]}}}}");
+	cleanup_json json_t *c = sk_validate("Job", wrong, NULL);
+	char *m = sk_validate_message("Job", "pi", c);
+
+	assert_string_equal(m, "Job.batch \"pi\" is invalid: [spec.selector: Invalid value: v1.LabelSelector{MatchLabels:"
+		"map[string]string{\"app\":\"x\", \"batch.kubernetes.io/controller-uid\":\"1234\"}, MatchExpressions:"
+		"[]v1.LabelSelectorRequirement(nil)}: `selector` not auto-generated, spec.template.metadata.labels: Invalid value: "
+		"map[string]string{\"batch.kubernetes.io/controller-uid\":\"1234\", \"batch.kubernetes.io/job-name\":\"pi\", "
+		"\"controller-uid\":\"1234\", \"job-name\":\"pi\"}: `selector` does not match template `labels`]");
+	free(m);
+	assert_null(sk_validate("Job", manual, NULL));
+}
+
 #define CRON(schedule, extra) "{" META("cj") ",\"spec\":{\"schedule\":\"" schedule "\"," extra "\"jobTemplate\":{\"spec\":" \
 	"{\"template\":{\"spec\":{\"restartPolicy\":\"OnFailure\",\"containers\":[" CTR "]}}}}}}"
 
@@ -349,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_deployment),
 		cmocka_unit_test(test_deployment_update),
 		cmocka_unit_test(test_job),
+		cmocka_unit_test(test_job_selector),
 		cmocka_unit_test(test_cronjob),
 		cmocka_unit_test(test_namespace_service),
 		cmocka_unit_test(test_config),
