@@ -28,13 +28,15 @@ void sk_defaults_pod_tolerations(json_t *pod);
  * rejects an unknown priorityClassName before calling this. */
 void sk_defaults_pod_priority(json_t *pod, json_t *priority_class);
 
-/* Job create (after metadata.uid is set): unless spec.manualSelector is
- * true, sets spec.selector to matchLabels
- * {"batch.kubernetes.io/controller-uid": uid} and adds the labels
+/* Job create (after metadata.uid is set), upstream's generateSelector:
+ * unless spec.manualSelector is true, adds to the pod template the labels
  * batch.kubernetes.io/controller-uid, batch.kubernetes.io/job-name,
- * controller-uid and job-name to the pod template (and copies template
- * labels to metadata.labels when those are empty, as upstream's re-decode
- * does). Returns -1 with SK_EINVALID when the uid is missing. */
+ * controller-uid and job-name, and to spec.selector.matchLabels
+ * batch.kubernetes.io/controller-uid, each only where the user did not set
+ * it (a conflicting value is then rejected by sk_validate with "`selector`
+ * not auto-generated"); copies template labels to metadata.labels when
+ * those are empty, as upstream's re-decode does. Returns -1 with
+ * SK_EINVALID when the uid is missing. */
 int sk_defaults_job_selector(json_t *job, sk_error_t *err);
 
 /* The pod-template defaults (SetDefaults_PodSpec and everything below it),
