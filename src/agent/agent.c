@@ -446,7 +446,7 @@ static int init_paths(struct sk_agent *a, const sk_agent_options *o, sk_error_t 
 	a->data_dir = xstrdup(real);
 	a->run_dir = o->run_dir ? xstrdup(o->run_dir) : xasprintf("/run/skiff-%08x", h);
 	a->bridge = o->bridge ? xstrdup(o->bridge) : xasprintf("sk%08x", h);
-	a->pod_cidr = xstrdup(o->pod_cidr ? o->pod_cidr : "10.42.0.0/24");
+	a->pod_cidr = o->pod_cidr ? xstrdup(o->pod_cidr) : xasprintf("10.42.%u.0/24", h % 256);
 	a->token = o->node_token ? xstrdup(o->node_token) : NULL;
 	a->backoff_base_ms = o->backoff_base_ms > 0 ? o->backoff_base_ms : 10000;
 	a->backoff_max_ms = o->backoff_max_ms > 0 ? o->backoff_max_ms : 300000;

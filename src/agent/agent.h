@@ -26,7 +26,7 @@ typedef struct sk_agent_options {
 	const char *node_name;      /* required */
 	const char *data_dir;       /* required; created */
 	const char *run_dir;        /* NULL: /run/skiff-<hash of data_dir> */
-	const char *pod_cidr;       /* NULL: "10.42.0.0/24" */
+	const char *pod_cidr;       /* NULL: "10.42.<hash of data_dir % 256>.0/24" */
 	const char *bridge;         /* NULL: "sk" + hash of data_dir */
 	bool control_plane;         /* label node-role.kubernetes.io/control-plane */
 	int simulate_gpus;          /* advertise nvidia.com/gpu: N */

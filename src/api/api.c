@@ -378,11 +378,3 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 			 list_meta, "columnDefinitions", sk_table_columns(r->kind), "rows", rows);
 }
 
-/* Pod logs are served by the node's agent; until an agent serves them the
- * API answers that the container is not available. */
-void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
-{
-	(void)api;
-	(void)req;
-	sk__reply_status(resp, 400, "BadRequest", "container logs are not available yet", p->res, p->name, NULL);
-}

@@ -6,6 +6,7 @@
 
 #include "api/api-int.h"
 #include "api/http.h"
+#include "api/logs.h"
 #include "util/util.h"
 
 struct sk_http {
@@ -121,6 +122,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, sk_api_respons
 		s->w = steal_ptr(&r->watch);
 		s->conn = conn;
 		mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, watch_reader, s, watch_free);
+	} else if (r->stream) {
+		mr = MHD_create_response_from_pipe(sk_api_stream_take_fd(steal_ptr(&r->stream)));
 	} else {
 		mr = MHD_create_response_from_buffer(r->len, r->body ? r->body : (char *)"", r->body ? MHD_RESPMEM_MUST_FREE
 												   : MHD_RESPMEM_PERSISTENT);

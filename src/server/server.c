@@ -1,8 +1,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "api/api.h"
 #include "api/http.h"
+#include "api/logs.h"
 #include "api/tls.h"
 #include "ctrl/ctrl.h"
 #include "server/server.h"
@@ -15,6 +17,8 @@ struct sk_server {
 	sk_tls_files tls;
 	sk_client *ctrl_client;
 	sk_ctrl *ctrl;
+	sk_client *agent_client;
+	sk_agent *agent;
 };
 
 static int split_listen(const char *listen, char *host, size_t hlen, int *port, sk_error_t *err)
@@ -76,10 +80,27 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;
+	sk_api_set_node_token(s->tls.node_token);
 	s->ctrl_client = sk_client_new_inproc(s->api);
 	s->ctrl = sk_ctrl_start(s->ctrl_client, NULL, err);
 	if (!s->ctrl)
 		goto fail;
+	if (o->agent) {
+		cleanup_free char *agent_dir = xasprintf("%s/agent", o->data_dir);
+		sk_agent_options ag = {0};
+		char hostname[256] = "localhost";
+
+		gethostname(hostname, sizeof(hostname) - 1);
+		ag.node_name = o->node_name ? o->node_name : hostname;
+		ag.data_dir = agent_dir;
+		ag.control_plane = true;
+		ag.simulate_gpus = o->simulate_gpus;
+		ag.node_token = s->tls.node_token;
+		s->agent_client = sk_client_new_inproc(s->api);
+		s->agent = sk_agent_start(s->agent_client, &ag, err);
+		if (!s->agent)
+			goto fail;
+	}
 	sk_info("server", "serving on https://%s (ready in %lld ms); kubeconfig: %s/kubeconfig", o->listen,
 		(long long)((sk_mono_ns() - t0) / 1000000), o->data_dir);
 	return s;
@@ -92,6 +113,9 @@ void sk_server_stop(sk_server *s)
 {
 	if (!s)
 		return;
+	sk_agent_stop(s->agent);
+	if (s->agent_client)
+		sk_client_free(s->agent_client);
 	sk_ctrl_stop(s->ctrl);
 	if (s->ctrl_client)
 		sk_client_free(s->ctrl_client);

@@ -1,0 +1,399 @@
+/* GET /api/v1/namespaces/NS/pods/NAME/log: checks the pod and container as
+ * upstream's LogLocation does, then proxies to the node agent's
+ * /containerLogs/NS/NAME/CONTAINER with libcurl. Without follow the whole
+ * body is returned; with follow a thread copies the agent's chunks into a
+ * socket whose read end the HTTP layer streams (sk_api_stream_take_fd). */
+#include <curl/curl.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "api/api-int.h"
+#include "api/logs.h"
+#include "util/util.h"
+
+struct sk_api_stream {
+	int fd;
+};
+
+static pthread_mutex_t token_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *node_token;
+
+void sk_api_set_node_token(const char *token)
+{
+	pthread_mutex_lock(&token_mu);
+	free(node_token);
+	node_token = token ? xstrdup(token) : NULL;
+	pthread_mutex_unlock(&token_mu);
+}
+
+static char *auth_header(void)
+{
+	char *h;
+
+	pthread_mutex_lock(&token_mu);
+	h = xasprintf("Authorization: Bearer %s", node_token ? node_token : "");
+	pthread_mutex_unlock(&token_mu);
+	return h;
+}
+
+int sk_api_stream_take_fd(struct sk_api_stream *s)
+{
+	int fd = s->fd;
+
+	free(s);
+	return fd;
+}
+
+void sk_api_stream_free(struct sk_api_stream *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+}
+
+/* GET of an object through the handler itself (no HTTP in between). */
+static json_t *get_object(sk_api *api, const char *path, sk_api_response *resp)
+{
+	sk_api_request req = {.method = "GET", .path = path, .user = "system:admin"};
+	json_t *obj;
+
+	sk_api_handle(api, &req, resp);
+	if (resp->status >= 300)
+		return NULL;
+	obj = json_loadb(resp->body ? resp->body : "", resp->len, 0, NULL);
+	sk_api_response_release(resp);
+	return obj;
+}
+
+static const char *jstr(json_t *o, const char *k1, const char *k2)
+{
+	json_t *v = json_object_get(o, k1);
+
+	return json_string_value(k2 ? json_object_get(v, k2) : v);
+}
+
+/* Names of the pod's containers "[a b]" from spec list key. */
+static char *names(json_t *pod, const char *key)
+{
+	json_t *arr = json_object_get(json_object_get(pod, "spec"), key), *c;
+	char buf[1024];
+	size_t n = 0, i;
+
+	buf[n++] = '[';
+	json_array_foreach(arr, i, c)
+		if (n < sizeof(buf) - 2)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n - 1, "%s%s", i ? " " : "",
+					      jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "");
+	if (n > sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = ']';
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+static bool has_container(json_t *pod, const char *name)
+{
+	const char *keys[] = {"containers", "initContainers", "ephemeralContainers"};
+
+	for (int k = 0; k < 3; k++) {
+		json_t *arr = json_object_get(json_object_get(pod, "spec"), keys[k]), *c;
+		size_t i;
+
+		json_array_foreach(arr, i, c)
+			if (!strcmp(jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "", name))
+				return true;
+	}
+	return false;
+}
+
+/* The container to read, or NULL after replying with upstream's error. */
+static const char *pick_container(json_t *pod, const char *asked, const sk_path *p, sk_api_response *resp)
+{
+	json_t *ctrs = json_object_get(json_object_get(pod, "spec"), "containers");
+	cleanup_free char *msg = NULL;
+
+	if (asked && *asked) {
+		if (has_container(pod, asked))
+			return asked;
+		msg = xasprintf("container %s is not valid for pod %s", asked, p->name);
+	} else if (json_array_size(ctrs) == 1) {
+		return jstr(json_array_get(ctrs, 0), "name", NULL);
+	} else {
+		cleanup_free char *c = names(pod, "containers"), *ic = names(pod, "initContainers");
+
+		if (json_array_size(json_object_get(json_object_get(pod, "spec"), "initContainers")))
+			msg = xasprintf("a container name must be specified for pod %s, choose one of: %s or one of the init containers: %s",
+					p->name, c, ic);
+		else
+			msg = xasprintf("a container name must be specified for pod %s, choose one of: %s", p->name, c);
+	}
+	sk__reply_status(resp, 400, "BadRequest", msg, p->res, p->name, NULL);
+	return NULL;
+}
+
+/* https://IP:PORT of the pod's node, or NULL after replying. */
+static char *node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp)
+{
+	const char *node = jstr(pod, "spec", "nodeName");
+	cleanup_free char *path = NULL;
+	cleanup_json json_t *n = NULL;
+	cleanup_free char *msg = NULL;
+	json_t *addrs, *a;
+	const char *ip = "127.0.0.1";
+	json_int_t port;
+	size_t i;
+
+	if (!node || !*node) {
+		msg = xasprintf("pod %s does not have a host assigned", p->name);
+		sk__reply_status(resp, 400, "BadRequest", msg, p->res, p->name, NULL);
+		return NULL;
+	}
+	path = xasprintf("/api/v1/nodes/%s", node);
+	n = get_object(api, path, resp);
+	if (!n)
+		return NULL;
+	port = json_integer_value(json_object_get(json_object_get(json_object_get(json_object_get(n, "status"),
+		"daemonEndpoints"), "kubeletEndpoint"), "Port"));
+	addrs = json_object_get(json_object_get(n, "status"), "addresses");
+	json_array_foreach(addrs, i, a)
+		if (!strcmp(jstr(a, "type", NULL) ? jstr(a, "type", NULL) : "", "InternalIP") && jstr(a, "address", NULL))
+			ip = jstr(a, "address", NULL);
+	if (port <= 0) {
+		msg = xasprintf("node %s has no log endpoint", node);
+		sk__reply_status(resp, 503, "ServiceUnavailable", msg, p->res, p->name, NULL);
+		return NULL;
+	}
+	return strchr(ip, ':') ? xasprintf("https://[%s]:%lld", ip, (long long)port)
+			       : xasprintf("https://%s:%lld", ip, (long long)port);
+}
+
+/* The agent URL with the supported query parameters passed on. */
+static char *agent_url(const char *base, const sk_path *p, const char *ctr, const sk_api_request *req)
+{
+	static const char *const keys[] = {"follow", "previous", "timestamps", "tailLines", "sinceSeconds",
+					   "sinceTime", "limitBytes", NULL};
+	size_t cap = 1024, n;
+	char *url = xmalloc(cap);
+
+	n = (size_t)snprintf(url, cap, "%s/containerLogs/%s/%s/%s?", base, p->ns, p->name, ctr);
+	for (int i = 0; keys[i]; i++) {
+		const char *v = sk__arg(req, keys[i]);
+		char *esc;
+		size_t need;
+
+		if (!v)
+			continue;
+		esc = curl_easy_escape(NULL, v, 0);
+		need = strlen(keys[i]) + strlen(esc) + 3;
+		if (n + need >= cap) {
+			cap = (n + need) * 2;
+			url = xrealloc(url, cap);
+		}
+		n += (size_t)snprintf(url + n, cap - n, "%s=%s&", keys[i], esc);
+		curl_free(esc);
+	}
+	url[n - 1] = '\0';
+	return url;
+}
+
+struct body {
+	char *data;
+	size_t len;
+	int fd;              /* follow: write here instead */
+	long code;
+	CURL *h;
+};
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	struct body *b = ud;
+	size_t n = size * nmemb, off = 0;
+
+	if (!b->code)
+		curl_easy_getinfo(b->h, CURLINFO_RESPONSE_CODE, &b->code);
+	if (b->fd < 0 || b->code != 200) {
+		b->data = xrealloc(b->data, b->len + n + 1);
+		memcpy(b->data + b->len, ptr, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return n;
+	}
+	while (off < n) {
+		ssize_t w = send(b->fd, ptr + off, n - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return 0;
+		off += (size_t)w;
+	}
+	return n;
+}
+
+static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	struct body *b = ud;
+	struct pollfd p = {.fd = b->fd, .events = POLLRDHUP};
+
+	(void)dt;
+	(void)dn;
+	(void)ut;
+	(void)un;
+	if (b->fd < 0)
+		return 0;
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLRDHUP)) ? 1 : 0;
+}
+
+static CURL *make_handle(const char *url, struct curl_slist *hl, struct body *b, bool follow)
+{
+	CURL *h = curl_easy_init();
+
+	b->h = h;
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
+	if (follow) {
+		curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(h, CURLOPT_XFERINFODATA, b);
+	} else {
+		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 120000L);
+	}
+	return h;
+}
+
+struct follow_job {
+	char *url;
+	int fd;
+};
+
+static void *follow_thread(void *arg)
+{
+	struct follow_job *j = arg;
+	cleanup_free char *auth = auth_header();
+	struct curl_slist *hl = curl_slist_append(NULL, auth);
+	struct body b = {.fd = j->fd};
+	CURL *h = make_handle(j->url, hl, &b, true);
+
+	curl_easy_perform(h);
+	if (b.code != 200 && b.data)
+		send(j->fd, b.data, b.len, MSG_NOSIGNAL);
+	curl_easy_cleanup(h);
+	curl_slist_free_all(hl);
+	close(j->fd);
+	free(b.data);
+	free(j->url);
+	free(j);
+	return NULL;
+}
+
+static void start_follow(char *url, const sk_path *p, sk_api_response *resp)
+{
+	struct follow_job *j;
+	pthread_t t;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		free(url);
+		sk__reply_status(resp, 500, "InternalError", "socketpair failed", p->res, p->name, NULL);
+		return;
+	}
+	j = xzalloc(sizeof(*j));
+	j->url = url;
+	j->fd = sv[0];
+	if (pthread_create(&t, NULL, follow_thread, j) != 0) {
+		close(sv[0]);
+		close(sv[1]);
+		free(url);
+		free(j);
+		sk__reply_status(resp, 500, "InternalError", "cannot start a log stream", p->res, p->name, NULL);
+		return;
+	}
+	pthread_detach(t);
+	memset(resp, 0, sizeof(*resp));
+	resp->status = 200;
+	resp->content_type = "text/plain";
+	resp->stream = xzalloc(sizeof(*resp->stream));
+	resp->stream->fd = sv[1];
+}
+
+static void fetch_all(const char *url, const sk_path *p, sk_api_response *resp)
+{
+	cleanup_free char *auth = auth_header();
+	struct curl_slist *hl = curl_slist_append(NULL, auth);
+	struct body b = {.fd = -1};
+	CURL *h = make_handle(url, hl, &b, false);
+	CURLcode rc = curl_easy_perform(h);
+	long code = 0;
+
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_cleanup(h);
+	curl_slist_free_all(hl);
+	if (rc != CURLE_OK) {
+		cleanup_free char *msg = xasprintf("Get \"%s\": %s", url, curl_easy_strerror(rc));
+
+		free(b.data);
+		sk__reply_status(resp, 500, "InternalError", msg, p->res, p->name, NULL);
+		return;
+	}
+	if (code != 200) {
+		cleanup_free char *msg = b.data ? xstrdup(b.data) : xasprintf("log endpoint answered %ld", code);
+
+		free(b.data);
+		sk__reply_status(resp, code == 404 ? 404 : 400, code == 404 ? "NotFound" : "BadRequest", msg, p->res,
+				 p->name, NULL);
+		return;
+	}
+	sk__reply_raw(resp, 200, b.data ? b.data : xstrdup(""), b.len);
+	resp->content_type = "text/plain";
+}
+
+static bool arg_true(const sk_api_request *req, const char *key)
+{
+	const char *v = sk__arg(req, key);
+
+	return v && (!strcmp(v, "true") || !strcmp(v, "1"));
+}
+
+void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
+	cleanup_json json_t *pod = NULL;
+	cleanup_free char *base = NULL;
+	const char *ctr;
+	char *url;
+
+	if (strcmp(req->method, "GET") != 0) {
+		sk__reply_status(resp, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
+				 p->res, p->name, NULL);
+		return;
+	}
+	pod = get_object(api, path, resp);
+	if (!pod)
+		return;
+	ctr = pick_container(pod, sk__arg(req, "container"), p, resp);
+	if (!ctr)
+		return;
+	base = node_address(api, pod, p, resp);
+	if (!base)
+		return;
+	url = agent_url(base, p, ctr, req);
+	if (arg_true(req, "follow") && !arg_true(req, "previous")) {
+		start_follow(url, p, resp);
+		return;
+	}
+	fetch_all(url, p, resp);
+	free(url);
+}
