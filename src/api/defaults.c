@@ -123,6 +123,8 @@ static void defaults_container(json_t *c, bool host_network)
 	/* An unparsable or empty image has no tag: IfNotPresent, as upstream. */
 	def_str(c, "imagePullPolicy", json_is_string(image) && json_string_length(image) > 0
 		? pull_policy(json_string_value(image)) : "IfNotPresent");
+	/* Go serializes the non-pointer struct as {} even when empty. */
+	def(c, "resources", json_object());
 	def_str(c, "terminationMessagePath", "/dev/termination-log");
 	def_str(c, "terminationMessagePolicy", "File");
 	EACH_OBJ(json_object_get(c, "ports"), i, v) {
@@ -443,6 +445,7 @@ static void defaults_service(json_t *svc)
 
 	if (!spec)
 		return;
+	sub(sub(svc, "status"), "loadBalancer");   /* serialized as {} upstream */
 	def_str(spec, "sessionAffinity", "None");
 	def_str(spec, "type", "ClusterIP");
 	type = json_string_value(json_object_get(spec, "type"));

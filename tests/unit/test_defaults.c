@@ -66,6 +66,7 @@ static void test_pod(void **state)
 	ASSERT_STR(pod, "spec.containers[3].imagePullPolicy", "Always");
 	ASSERT_STR(pod, "spec.containers[4].imagePullPolicy", "Always");
 	ASSERT_STR(pod, "spec.containers[0].terminationMessagePath", "/dev/termination-log");
+	assert_true(json_is_object(at(pod, "spec.containers[1].resources")));
 	ASSERT_STR(pod, "spec.containers[0].terminationMessagePolicy", "File");
 	ASSERT_STR(pod, "spec.containers[0].ports[0].protocol", "TCP");
 	ASSERT_INT(pod, "spec.containers[0].livenessProbe.timeoutSeconds", 1);
@@ -209,6 +210,7 @@ static void test_service(void **state)
 	ASSERT_STR(s, "spec.ipFamilyPolicy", "SingleStack");
 	ASSERT_STR(s, "spec.ipFamilies[0]", "IPv4");
 	assert_null(at(s, "spec.externalTrafficPolicy"));
+	assert_true(json_is_object(at(s, "status.loadBalancer")));
 	sk_defaults_apply("Service", np);
 	ASSERT_STR(np, "spec.externalTrafficPolicy", "Cluster");
 }
