@@ -764,6 +764,34 @@ static int retain_keys(json_t *orig, json_t *patch, sk_error_t *err)
 	return 0;
 }
 
+/* validatePatchWithSetOrderList: the patch list's items (deletions and
+ * other directives aside) appear in the order list, in the same order. */
+static int check_order(json_t *patch_list, json_t *order, const char *key, sk_error_t *err)
+{
+	size_t pi = 0, oi = 0, np = json_array_size(patch_list), no = json_array_size(order);
+
+	while (pi < np && oi < no) {
+		json_t *pe = json_array_get(patch_list, pi);
+		if (json_is_object(pe) && json_object_get(pe, DIRECTIVE)) {
+			pi++;
+			continue;
+		}
+		if (index_in(order, pe, key) == (long)oi)
+			pi++;
+		oi++;
+	}
+	while (pi < np && json_is_object(json_array_get(patch_list, pi)) &&
+	       json_object_get(json_array_get(patch_list, pi), DIRECTIVE))
+		pi++;
+	if (pi < np) {
+		cleanup_free char *ps = dump(patch_list);
+		cleanup_free char *os = dump(order);
+		return sk_error_set(err, SK_EBADREQUEST,
+				    "The order in patch list:\n%s\n doesn't match " SET_ORDER " list:\n%s\n", ps, os);
+	}
+	return 0;
+}
+
 /* mergePatchIntoOriginal for one $setElementOrder/<field> directive: merges
  * the field's patch list and orders the result. */
 static int set_element_order(json_t *orig, json_t *patch, const char *type, const char *field,
@@ -788,6 +816,8 @@ static int set_element_order(json_t *orig, json_t *patch, const char *type, cons
 						    "map: %s does not contain declared merge key: %s", s, meta.merge_key);
 			}
 	}
+	if (pl && check_order(pl, order, meta.merge_key, err) < 0)
+		return -1;
 	server = ol ? json_copy(ol) : json_array();
 	if (!pl)
 		merged = json_incref(ol);

@@ -215,6 +215,11 @@ static void test_smp_lists(void **state)
 	check_smp("Pod", POD("[{\"name\":\"a\"},{\"name\":\"b\"}]"),
 		  "{\"spec\":{\"$setElementOrder/containers\":[{\"name\":\"b\"},{\"name\":\"a\"}]}}",
 		  POD("[{\"name\":\"b\"},{\"name\":\"a\"}]"));
+	/* deletions in the patch list are not part of the order */
+	check_smp("Pod", POD("[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]"),
+		  "{\"spec\":{\"$setElementOrder/containers\":[{\"name\":\"c\"},{\"name\":\"a\"}],"
+		  "\"containers\":[{\"name\":\"b\",\"$patch\":\"delete\"},{\"name\":\"a\",\"image\":\"i\"}]}}",
+		  POD("[{\"name\":\"c\"},{\"name\":\"a\",\"image\":\"i\"}]"));
 	/* $patch: delete removes by merge key */
 	check_smp("Pod", POD("[{\"name\":\"a\"},{\"name\":\"b\"}]"),
 		  POD("[{\"name\":\"a\",\"$patch\":\"delete\"}]"), POD("[{\"name\":\"b\"}]"));
@@ -337,6 +342,12 @@ static void test_smp_errors(void **state)
 	smp_err("Pod", "{\"metadata\":{\"finalizers\":[\"a\"]}}", "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":\"a\"}}");
 	smp_err("Pod", "{\"spec\":{}}", "{\"spec\":{\"$setElementOrder/containers\":{}}}");
 	smp_err("Pod", "{}", "[]");
+	/* patch list items must follow the $setElementOrder list */
+	smp_err("Pod", POD("[{\"name\":\"a\"},{\"name\":\"b\"}]"),
+		"{\"spec\":{\"$setElementOrder/containers\":[{\"name\":\"a\"},{\"name\":\"b\"}],"
+		"\"containers\":[{\"name\":\"b\"},{\"name\":\"a\"}]}}");
+	smp_err("Pod", POD("[{\"name\":\"a\"}]"),
+		"{\"spec\":{\"$setElementOrder/containers\":[{\"name\":\"a\"}],\"containers\":[{\"name\":\"z\"}]}}");
 	smp_err("Node", "{\"spec\":{\"podCIDRs\":[[1]]}}", "{\"spec\":{\"podCIDRs\":[[2]]}}");
 	assert_string_equal(smp_err("Pod", "{\"metadata\":{\"finalizers\":[{\"a\":1}]}}",
 				    "{\"metadata\":{\"finalizers\":[{\"a\":2}]}}"),
