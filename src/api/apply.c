@@ -546,19 +546,102 @@ static json_t *strip_nulls(json_t *v)
 
 static void apply_object(json_t *dst, json_t *src, const char *type, bool top);
 
-static void apply_list(json_t *dst, json_t *src, const struct sk__patch_meta *meta)
+/* Identities ("k:..."/"v:..." elements) of a keyed list; caller decrefs. */
+static json_t *list_ids(json_t *list, const struct sk__patch_meta *meta)
+{
+	json_t *ids = json_array(), *e;
+	size_t i;
+
+	json_array_foreach(list, i, e) {
+		char *id = item_elem(e, meta);
+		json_array_append_new(ids, json_string(id));
+		free(id);
+	}
+	return ids;
+}
+
+static long id_index(json_t *ids, const char *id)
 {
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(src, i, e) {
-		cleanup_free char *ie = item_elem(e, meta);
-		long at = find_item(dst, ie);
-		if (at < 0)
-			json_array_append_new(dst, strip_nulls(json_deep_copy(e)));
-		else if (meta->merge_key)
-			apply_object(json_array_get(dst, (size_t)at), e, meta->type, false);
+	json_array_foreach(ids, i, e)
+		if (strcmp(json_string_value(e), id) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* The live item merged with the applied one (live may be NULL). */
+static json_t *merged_item(json_t *live, json_t *applied, const struct sk__patch_meta *meta)
+{
+	json_t *out;
+
+	if (!live || !meta->merge_key)
+		return strip_nulls(json_deep_copy(applied));
+	out = json_deep_copy(live);
+	apply_object(out, applied, meta->type, false);
+	return out;
+}
+
+/* Next applied item that the live list also has, from position *from. */
+static const char *next_shared(json_t *rids, json_t *lids, size_t *from)
+{
+	while (*from < json_array_size(rids)) {
+		const char *id = json_string_value(json_array_get(rids, (*from)++));
+		if (id_index(lids, id) >= 0)
+			return id;
 	}
+	return NULL;
+}
+
+/* structured-merge-diff's list merge: applied items in applied order,
+ * live-only items kept where they were. Replaces dst's contents. */
+static void apply_list(json_t *dst, json_t *src, const struct sk__patch_meta *meta)
+{
+	json_t *lids = list_ids(dst, meta), *rids = list_ids(src, meta), *out = json_array(), *done = json_object();
+	size_t li = 0, ri = 0, ln = json_array_size(dst), rn = json_array_size(src), shared_at = 0;
+	const char *shared = next_shared(rids, lids, &shared_at);
+
+	while (li < ln || ri < rn) {
+		const char *lid = li < ln ? json_string_value(json_array_get(lids, li)) : NULL;
+		const char *rid = ri < rn ? json_string_value(json_array_get(rids, ri)) : NULL;
+		bool l_in_r = lid && id_index(rids, lid) >= 0;
+
+		if (lid && rid && strcmp(lid, rid) == 0) {
+			json_array_append_new(out, merged_item(json_array_get(dst, li), json_array_get(src, ri), meta));
+			json_object_set_new(done, rid, json_true());
+			li++, ri++;
+			shared = next_shared(rids, lids, &shared_at);
+			continue;
+		}
+		if (lid && rid && l_in_r && shared && strcmp(shared, lid) != 0) {
+			li++;
+			continue;
+		}
+		if (lid && (!l_in_r || json_object_get(done, lid))) {
+			if (!l_in_r)
+				json_array_append(out, json_array_get(dst, li));
+			li++;
+			continue;
+		}
+		if (rid) {
+			long at = id_index(lids, rid);
+			json_array_append_new(out, merged_item(at >= 0 ? json_array_get(dst, (size_t)at) : NULL,
+							       json_array_get(src, ri), meta));
+			json_object_set_new(done, rid, json_true());
+			ri++;
+			if (shared && strcmp(shared, rid) == 0)
+				shared = next_shared(rids, lids, &shared_at);
+			continue;
+		}
+		li++;   /* live item also applied, already merged */
+	}
+	json_array_clear(dst);
+	json_array_extend(dst, out);
+	json_decref(out);
+	json_decref(done);
+	json_decref(lids);
+	json_decref(rids);
 }
 
 /* Sets the applied fields in dst: maps merge, keyed lists merge by key. */

@@ -152,6 +152,44 @@ static void test_apply_remove_container_field(void **state)
 	json_decref(v2);
 }
 
+static const char *container_names(json_t *obj, char *buf, size_t len)
+{
+	json_t *c;
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(json_object_get(obj, "spec"), "containers"), i, c)
+		o += (size_t)snprintf(buf + o, len - o, "%s", json_string_value(json_object_get(c, "name")));
+	return buf;
+}
+
+static void test_apply_list_order(void **state)
+{
+	sk_error_t err = {0};
+	char buf[64];
+	json_t *a = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":["
+		      "{\"name\":\"a\"},{\"name\":\"b\"}]}}");
+	json_t *b = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":["
+		      "{\"name\":\"x\"}]}}");
+	json_t *c = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":["
+		      "{\"name\":\"b\",\"image\":\"i\"},{\"name\":\"a\"},{\"name\":\"c\"}]}}");
+	json_t *v1 = sk_apply(NULL, a, "Pod", "m", 0, &err);
+	json_t *v2 = sk_apply(v1, b, "Pod", "other", 0, &err);
+	json_t *v3 = sk_apply(v2, c, "Pod", "m", 0, &err);
+
+	assert_string_equal(container_names(v2, buf, sizeof(buf)), "abx");
+	/* applied items keep applied order; live-only items are interleaved where
+	 * the merge walk meets them (structured-merge-diff visitListItems) */
+	assert_string_equal(container_names(v3, buf, sizeof(buf)), "bxac");
+	assert_at(v3, "spec/containers/0/image", "\"i\"");
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+	json_decref(v1);
+	json_decref(v2);
+	json_decref(v3);
+}
+
 static void test_apply_conflict(void **state)
 {
 	sk_error_t err = {0};
@@ -280,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_apply_create),
 		cmocka_unit_test(test_apply_change_and_reapply),
 		cmocka_unit_test(test_apply_remove_container_field),
+		cmocka_unit_test(test_apply_list_order),
 		cmocka_unit_test(test_apply_conflict),
 		cmocka_unit_test(test_apply_keeps_shared_fields),
 		cmocka_unit_test(test_apply_before_first_apply),
