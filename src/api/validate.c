@@ -1068,9 +1068,17 @@ static bool tolerations_added_only(json_t *newt, json_t *oldt)
 	return true;
 }
 
+static char *spec_diff_named(const char *type, json_t *old_spec, json_t *new_spec);
+
 static char *spec_diff(json_t *old_spec, json_t *new_spec)
 {
-	char *out = xstrdup("  core.PodSpec{\n");
+	return spec_diff_named("core.PodSpec", old_spec, new_spec);
+}
+
+/* A cmp.Diff-like listing of the top-level fields that differ. */
+static char *spec_diff_named(const char *type, json_t *old_spec, json_t *new_spec)
+{
+	char *out = xasprintf("  %s{\n", type);
 	const char *k;
 	json_t *v;
 
@@ -2010,6 +2018,28 @@ static void validate_pvc(E, json_t *pvc)
 		enum_field(e, spec, "spec", "volumeMode", LIST("Block", "Filesystem"), false);
 }
 
+/* A claim's spec is immutable except resources.requests (bound claims),
+ * volumeAttributesClassName, and volumeName while it is unset. */
+static void validate_pvc_update(E, json_t *pvc, json_t *old)
+{
+	json_t *spec = obj(pvc, "spec"), *ospec = obj(old, "spec");
+	cleanup_json json_t *munged = spec ? json_deep_copy(spec) : json_object();
+	const char *phase = str(obj(old, "status"), "phase");
+
+	if (phase && strcmp(phase, "Bound") == 0 && obj(munged, "resources"))
+		copy_field(obj(munged, "resources"), obj(ospec, "resources"), "requests");
+	copy_field(munged, ospec, "volumeAttributesClassName");
+	if (!str(ospec, "volumeName") || !*str(ospec, "volumeName"))
+		copy_field(munged, ospec, "volumeName");
+	if (!json_equal(munged, ospec ? ospec : munged)) {
+		cleanup_free char *diff = spec_diff_named("core.PersistentVolumeClaimSpec", ospec, munged);
+		cleanup_free char *msg = xasprintf("spec is immutable after creation except resources.requests and "
+						   "volumeAttributesClassName for bound claims\n%s", diff);
+
+		sk__vforbidden(e, "spec", msg);
+	}
+}
+
 static void validate_pv(E, json_t *pv)
 {
 	static const char *const sources[] = { "hostPath", "local", "nfs", "csi", NULL };
@@ -2081,7 +2111,7 @@ static const struct {
 	{ "RuntimeClass", validate_runtimeclass, NULL },
 	{ "PodGroup", validate_podgroup, NULL },
 	{ "StorageClass", validate_storageclass, validate_storageclass_update },
-	{ "PersistentVolumeClaim", validate_pvc, NULL },
+	{ "PersistentVolumeClaim", validate_pvc, validate_pvc_update },
 	{ "PersistentVolume", validate_pv, NULL },
 	{ "Binding", validate_binding, NULL },
 	{ "Eviction", validate_eviction, NULL },

@@ -328,6 +328,26 @@ static void test_cluster_objects(void **state)
 	       "PodGroup.scheduling.x-k8s.io \"g\" is invalid: spec.minMember: Invalid value: -1: must be greater than or equal to 0");
 }
 
+static void test_pvc_update(void **state)
+{
+	const char *old = "{" META("c") ",\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":"
+		"{\"storage\":\"1Gi\"}}},\"status\":{\"phase\":\"Bound\"}}";
+	char *m = check_update("PersistentVolumeClaim", "{" META("c") ",\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],"
+		"\"volumeName\":\"pv1\",\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}", old);
+
+	assert_null(m);
+	m = check_update("PersistentVolumeClaim", "{" META("c") ",\"spec\":{\"accessModes\":[\"ReadWriteMany\"],"
+		"\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}", old);
+	assert_non_null(m);
+	{
+		const char *want = "PersistentVolumeClaim \"c\" is invalid: spec: Forbidden: spec is immutable after creation "
+			"except resources.requests and volumeAttributesClassName for bound claims\n";
+
+		assert_true(strncmp(m, want, strlen(want)) == 0);
+	}
+	free(m);
+}
+
 static void test_status_update(void **state)
 {
 	cleanup_json json_t *old = parse(POD("x", "{\"containers\":[" CTR "]}"));
@@ -372,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_namespace_service),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_cluster_objects),
+		cmocka_unit_test(test_pvc_update),
 		cmocka_unit_test(test_status_update),
 		cmocka_unit_test(test_message_dedup),
 	};
