@@ -994,10 +994,18 @@ static char *field_value(json_t *obj, const char *field)
 			c = json_string_value(json_object_get(obj, "reportingComponent"));
 		return xstrdup(c ? c : "");
 	}
-	if (strcmp(field, "status.podIPs") == 0 || strcmp(field, "status.podIP") == 0) {
-		const char *ip = json_string_value(get_path(obj, "status.podIP"));
+	if (strcmp(field, "status.podIP") == 0) {
+		const char *ip = json_string_value(json_object_get(json_array_get(get_path(obj, "status.podIPs"), 0), "ip"));
+		if (!ip)
+			ip = json_string_value(get_path(obj, "status.podIP"));
 		return xstrdup(ip ? ip : "");
 	}
+	/* accepted by upstream's conversion but absent from the pod's field set */
+	if (strcmp(field, "status.podIPs") == 0)
+		return xstrdup("");
+	/* the Job field set names status.succeeded so */
+	if (strcmp(field, "status.successful") == 0)
+		field = "status.succeeded";
 	v = get_path(obj, field);
 	if (json_is_string(v))
 		return xstrdup(json_string_value(v));
@@ -1009,7 +1017,7 @@ static char *field_value(json_t *obj, const char *field)
 		return xasprintf("%g", json_real_value(v));
 	if (strcmp(field, "spec.hostNetwork") == 0 || strcmp(field, "spec.unschedulable") == 0)
 		return xstrdup("false");
-	if (strcmp(field, "status.replicas") == 0 || strcmp(field, "status.successful") == 0)
+	if (strcmp(field, "status.replicas") == 0 || strcmp(field, "status.succeeded") == 0)
 		return xstrdup("0");
 	return xstrdup("");
 }

@@ -66,8 +66,10 @@ int sk_field_selector_check(sk_field_selector *sel, const char *kind, sk_error_t
 /* 1 when obj satisfies every term. A field's value is read from the dotted
  * path in obj: missing gives "" (or upstream's default: "false" for
  * spec.hostNetwork and spec.unschedulable, "0" for status.replicas and
- * status.successful), booleans "true"/"false", numbers decimal. Event's
- * "source" is source.component, falling back to reportingComponent. */
+ * status.successful), booleans "true"/"false", numbers decimal. As in
+ * upstream's field sets: Event's "source" is source.component, falling back
+ * to reportingComponent; a Job's status.successful is status.succeeded; a
+ * pod's status.podIP is status.podIPs[0].ip. */
 int sk_field_selector_match(const sk_field_selector *sel, json_t *obj);
 
 /* 1 when sel is exactly one term `field=value` (or ==), storing a pointer

@@ -295,7 +295,9 @@ static void test_field_match(void **state)
 	assert_true(fmatch("spec.schedulerName=", "Pod", pod));
 	assert_false(fmatch("spec.nodeName=", "Pod", pod));
 	assert_true(fmatch("spec.unschedulable=true", "Node", "{\"spec\":{\"unschedulable\":true}}"));
-	assert_true(fmatch("status.successful=3", "Job", "{\"status\":{\"succeeded\":1,\"successful\":3}}"));
+	assert_true(fmatch("status.successful=3", "Job", "{\"status\":{\"succeeded\":3}}"));
+	assert_true(fmatch("status.successful=0", "Job", "{\"status\":{}}"));
+	assert_true(fmatch("status.podIP=10.0.0.1", "Pod", "{\"status\":{\"podIPs\":[{\"ip\":\"10.0.0.1\"}]}}"));
 	assert_true(fmatch("source=kubelet", "Event", "{\"source\":{\"component\":\"kubelet\"}}"));
 	assert_true(fmatch("source=ctl", "Event", "{\"reportingComponent\":\"ctl\"}"));
 	assert_true(fmatch("involvedObject.name=p", "Event", "{\"involvedObject\":{\"name\":\"p\"}}"));
