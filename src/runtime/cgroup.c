@@ -1,6 +1,7 @@
 /* Cgroup layout detection, pod cgroup removal and OOM counters. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -198,4 +199,102 @@ bool sk_cgroup_oom_killed(const char *path)
 	if (sk_cgroup_mode_detect() == SK_CGROUP_V2)
 		return read_key(v2, "oom_kill") > 0;
 	return read_key(v1, "oom_kill") > 0;
+}
+
+static int write_value(const char *dir, const char *file, const char *value, sk_error_t *err)
+{
+	cleanup_free char *path = xasprintf("%s/%s", dir, file);
+	cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, value, strlen(value)) < 0)
+		return sk_error_errno(err, errno, "cgroup \"%s\": write %s", dir, file);
+	return 0;
+}
+
+/* mkdir -p of root+path, enabling cpu and memory for children on v2. */
+static int make_cgroup(const char *root, const char *path, bool v2, sk_error_t *err)
+{
+	cleanup_free char *dir = xasprintf("%s%s", root, path);
+	char *p = dir + strlen(root);
+
+	for (;;) {
+		char *slash = strchr(p + 1, '/');
+		if (slash)
+			*slash = '\0';
+		if (v2) {
+			cleanup_free char *parent = xstrndup(dir, (size_t)(strrchr(dir, '/') - dir));
+			sk_error_t ignore = {0};
+			write_value(parent, "cgroup.subtree_control", "+cpu +memory", &ignore);
+		}
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return sk_error_errno(err, errno, "cgroup \"%s\": mkdir", dir);
+		if (!slash)
+			return 0;
+		*slash = '/';
+		p = slash;
+	}
+}
+
+static int set_v1(const char *path, const struct sk_cgroup_pod_resources *res, sk_error_t *err)
+{
+	cleanup_free char *cpu = xasprintf(CG_ROOT "/cpu%s", path);
+	cleanup_free char *mem = xasprintf(CG_ROOT "/memory%s", path);
+	char buf[32];
+
+	if (make_cgroup(CG_ROOT "/cpu", path, false, err) < 0 || make_cgroup(CG_ROOT "/memory", path, false, err) < 0)
+		return -1;
+	if (res->cpu_shares) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)res->cpu_shares);
+		if (write_value(cpu, "cpu.shares", buf, err) < 0)
+			return -1;
+	}
+	if (res->cpu_quota > 0) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)res->cpu_quota);
+		if (write_value(cpu, "cpu.cfs_period_us", "100000", err) < 0 ||
+		    write_value(cpu, "cpu.cfs_quota_us", buf, err) < 0)
+			return -1;
+	}
+	if (res->memory_limit > 0) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)res->memory_limit);
+		if (write_value(mem, "memory.limit_in_bytes", buf, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int set_v2(const char *path, const struct sk_cgroup_pod_resources *res, sk_error_t *err)
+{
+	cleanup_free char *dir = xasprintf(CG_ROOT "%s", path);
+	char buf[48];
+
+	if (make_cgroup(CG_ROOT, path, true, err) < 0)
+		return -1;
+	if (res->cpu_shares) {
+		/* runc's ConvertCPUSharesToCgroupV2Value */
+		snprintf(buf, sizeof(buf), "%llu", 1 + ((unsigned long long)res->cpu_shares - 2) * 9999 / 262142);
+		if (write_value(dir, "cpu.weight", buf, err) < 0)
+			return -1;
+	}
+	if (res->cpu_quota > 0) {
+		snprintf(buf, sizeof(buf), "%lld 100000", (long long)res->cpu_quota);
+		if (write_value(dir, "cpu.max", buf, err) < 0)
+			return -1;
+	}
+	if (res->memory_limit > 0) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)res->memory_limit);
+		if (write_value(dir, "memory.max", buf, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int sk_cgroup_pod_set_resources(const char *path, const struct sk_cgroup_pod_resources *res, sk_error_t *err)
+{
+	if (!path || path[0] != '/' || strstr(path, ".."))
+		return sk_error_set(err, SK_EINVALID, "cgroup \"%s\": not an absolute path", path ? path : "");
+	if (res->cpu_shares == 1)
+		return sk_error_set(err, SK_EINVALID, "cgroup \"%s\": cpu shares must be >= 2", path);
+	if (sk_cgroup_mode_detect() == SK_CGROUP_V2)
+		return set_v2(path, res, err);
+	return set_v1(path, res, err);
 }

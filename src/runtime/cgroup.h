@@ -10,6 +10,7 @@
 #define SK_RUNTIME_CGROUP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "util/error.h"
 
@@ -40,6 +41,21 @@ char *sk_cgroup_pod_path(enum sk_qos qos, const char *pod_uid);
  * for exiting tasks. Missing directories are fine. Returns -1 with err when
  * some directory stays (tasks still in it). */
 int sk_cgroup_remove(const char *path, sk_error_t *err);
+
+/* Pod-level limits, as kubelet's pod container manager sets them on the pod
+ * cgroup: cpu shares from the sum of requests, and for pods whose containers
+ * all have limits a cpu quota and memory limit from the sums. */
+struct sk_cgroup_pod_resources {
+	uint64_t cpu_shares;    /* 0: leave as is (use sk_oci_cpu_shares of the summed requests) */
+	int64_t cpu_quota;      /* us per 100000 us period; 0: none */
+	int64_t memory_limit;   /* bytes; 0: none */
+};
+
+/* Creates the pod cgroup `path` in the cpu and memory controllers (v1) or the
+ * unified tree (v2: enabling cpu and memory in the ancestors) and writes the
+ * limits. Other v1 controllers are left to the OCI runtime, which copies
+ * cpuset parents correctly. Call before the pod's first container starts. */
+int sk_cgroup_pod_set_resources(const char *path, const struct sk_cgroup_pod_resources *res, sk_error_t *err);
 
 /* True when `path` exists in any hierarchy. */
 bool sk_cgroup_exists(const char *path);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/cgroup.h"
 #include "runtime/container.h"
 #include "runtime/crilog.h"
 #include "runtime/runtime.h"
@@ -506,6 +507,39 @@ static void test_host_network(void **state)
 	remove_sandbox(sb);
 }
 
+/* Pod-level limits on the pod cgroup, as kubelet sets them; a container
+ * without its own limit is OOM-killed by the pod's. */
+static void test_pod_resources(void **state)
+{
+	static const char *const hog[] = {"tail", "/dev/zero", NULL};
+	struct sk_cgroup_pod_resources res = {.cpu_shares = 512, .cpu_quota = 50000, .memory_limit = 32 << 20};
+	struct sk_sandbox *sb;
+	struct sk_container *c;
+	sk_error_t err = {0};
+	char path[256];
+	cleanup_free char *shares = NULL, *limit = NULL;
+
+	REQUIRE_ENV();
+	if (E->rt.cgroup_mode == SK_CGROUP_V2)
+		skip();   /* the file checks below are v1 ones */
+	sb = new_sandbox("podres");
+	assert_int_equal(sk_cgroup_pod_set_resources(sb->cgroup_parent, &res, &err), 0);
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.shares", sb->cgroup_parent);
+	shares = sk_read_file(path, NULL);
+	assert_non_null(shares);
+	assert_string_equal(shares, "512\n");
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", sb->cgroup_parent);
+	limit = sk_read_file(path, NULL);
+	assert_non_null(limit);
+	assert_string_equal(limit, "33554432\n");
+	c = run(sb, NULL, hog, 0);
+	wait_exit(c, 60000);
+	assert_string_equal(c->reason, "OOMKilled");
+	assert_int_equal(c->exit_code, 137);
+	remove_container(c);
+	remove_sandbox(sb);
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -572,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_remove_idempotent),
 		cmocka_unit_test(test_log_rotation_reopen),
 		cmocka_unit_test(test_host_network),
+		cmocka_unit_test(test_pod_resources),
 		cmocka_unit_test(test_bench),
 		cmocka_unit_test(test_cleanup),
 	};
