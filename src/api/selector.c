@@ -913,25 +913,26 @@ sk_field_selector *sk_field_selector_parse(const char *s, sk_error_t *err)
 struct kind_fields {
 	const char *kind;
 	const char *fields[16];
+	const char *msg;    /* upstream's message for others; NULL: "field label not supported: %s" */
 };
 
-/* Kinds with their own field label conversion upstream; all others accept
- * only metadata.name and metadata.namespace. */
+/* Kinds with their own field label conversion upstream; all others (apps/v1
+ * kinds included) accept only metadata.name and metadata.namespace. */
 static const struct kind_fields kind_fields[] = {
 	{"Pod", {"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
 		 "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
-		 "status.podIP", "status.podIPs", "status.nominatedNodeName", NULL}},
-	{"Node", {"metadata.name", "spec.unschedulable", NULL}},
-	{"ReplicationController", {"metadata.name", "metadata.namespace", "status.replicas", NULL}},
+		 "status.podIP", "status.podIPs", "status.nominatedNodeName", NULL}, NULL},
+	{"Node", {"metadata.name", "spec.unschedulable", NULL}, NULL},
+	{"ReplicationController", {"metadata.name", "metadata.namespace", "status.replicas", NULL}, NULL},
 	{"Event", {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
 		   "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
 		   "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type",
-		   "metadata.namespace", "metadata.name", NULL}},
-	{"Namespace", {"status.phase", "metadata.name", NULL}},
-	{"Secret", {"type", "metadata.namespace", "metadata.name", NULL}},
-	{"Service", {"metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type", NULL}},
-	{"ReplicaSet", {"metadata.name", "metadata.namespace", "status.replicas", NULL}},
-	{"Job", {"metadata.name", "metadata.namespace", "status.successful", NULL}},
+		   "metadata.namespace", "metadata.name", NULL}, NULL},
+	{"Namespace", {"status.phase", "metadata.name", NULL}, NULL},
+	{"Secret", {"type", "metadata.namespace", "metadata.name", NULL}, NULL},
+	{"Service", {"metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type", NULL}, NULL},
+	{"Job", {"metadata.name", "metadata.namespace", "status.successful", NULL},
+	 "field label \"%s\" not supported for batchv1.Job"},
 };
 
 static int check_field(struct term *t, const char *kind, sk_error_t *err)
@@ -948,7 +949,7 @@ static int check_field(struct term *t, const char *kind, sk_error_t *err)
 			t->field = xstrdup("spec.nodeName");
 			return 0;
 		}
-		return sk_error_set(err, SK_EBADREQUEST, "field label not supported: %s", t->field);
+		return sk_error_set(err, SK_EBADREQUEST, kf->msg ? kf->msg : "field label not supported: %s", t->field);
 	}
 	if (strcmp(t->field, "metadata.name") == 0 || strcmp(t->field, "metadata.namespace") == 0)
 		return 0;

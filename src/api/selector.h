@@ -57,10 +57,12 @@ sk_field_selector *sk_field_selector_parse(const char *s, sk_error_t *err);
 
 /* Checks every field of sel against what upstream supports for kind
  * ("Pod", "Event", ...). Unsupported fields fail with SK_EBADREQUEST and
- * upstream's message ("field label not supported: foo", or for kinds
- * without their own list `"foo" is not a known field selector: only
- * "metadata.name", "metadata.namespace"`). Rewrites the legacy alias
- * spec.host to spec.nodeName for pods. Returns 0 or -1. */
+ * upstream's message: "field label not supported: foo" (Pod, Node, Event,
+ * Namespace, Secret, Service, ReplicationController), `field label "foo"
+ * not supported for batchv1.Job`, and for every other kind (apps/v1 ones
+ * included) `"foo" is not a known field selector: only "metadata.name",
+ * "metadata.namespace"`. Rewrites the legacy alias spec.host to
+ * spec.nodeName for pods. Returns 0 or -1. */
 int sk_field_selector_check(sk_field_selector *sel, const char *kind, sk_error_t *err);
 
 /* 1 when obj satisfies every term. A field's value is read from the dotted

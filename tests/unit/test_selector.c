@@ -263,6 +263,9 @@ static void test_field_check(void **state)
 	assert_int_equal(err.code, SK_EBADREQUEST);
 	assert_string_equal(err.msg, "field label not supported: foo");
 	assert_int_equal(fcheck("metadata.namespace=x", "Node", &err), -1);
+	assert_int_equal(fcheck("status.active=1", "Job", &err), -1);
+	assert_string_equal(err.msg, "field label \"status.active\" not supported for batchv1.Job");
+	assert_int_equal(fcheck("status.replicas=1", "ReplicaSet", &err), -1);
 	assert_int_equal(fcheck("spec.replicas=1", "Deployment", &err), -1);
 	assert_string_equal(err.msg, "\"spec.replicas\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
 }
