@@ -318,6 +318,19 @@ static bool swap_limit_supported(void)
 
 	if (mode == SK_CGROUP_V1 || mode == SK_CGROUP_HYBRID)
 		return sk__exists("/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes");
+	if (mode == SK_CGROUP_V2) {
+		/* memory.swap.max exists only below the root, and only with swap accounting */
+		cleanup_free char *self = sk_read_file("/proc/self/cgroup", NULL);
+		const char *p = self ? strstr(self, "0::") : NULL;
+		cleanup_free char *own = NULL;
+
+		if (sk__exists("/sys/fs/cgroup/kubepods/memory.swap.max"))
+			return true;
+		if (!p)
+			return false;
+		own = xasprintf("/sys/fs/cgroup%.*s/memory.swap.max", (int)strcspn(p + 3, "\n"), p + 3);
+		return sk__exists(own);
+	}
 	return false;
 }
 

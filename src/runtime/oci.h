@@ -8,7 +8,9 @@
  * /etc/hostname and /dev/shm, the sandbox's net/ipc/uts namespaces joined by
  * path with new pid and mount namespaces, the cgroup
  * <pod cgroup>/<container id> (cgroup.h), cpu shares/quota, memory and pids
- * limits, the default device allowlist plus caller devices, and the
+ * limits (memory+swap = memory where swap accounting exists, so a limit means
+ * OOM rather than swapping, like kubelet's NoSwap), the default device
+ * allowlist plus caller devices, and the
  * io.kubernetes.* annotations. */
 #ifndef SK_RUNTIME_OCI_H
 #define SK_RUNTIME_OCI_H
