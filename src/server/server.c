@@ -81,6 +81,8 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	if (!s->http)
 		goto fail;
 	sk_api_set_node_token(s->tls.node_token);
+	/* the garbage collector honours foregroundDeletion and orphan */
+	sk_api_set_gc_enabled(s->api, 1);
 	s->ctrl_client = sk_client_new_inproc(s->api);
 	s->ctrl = sk_ctrl_start(s->ctrl_client, NULL, err);
 	if (!s->ctrl)
