@@ -6,9 +6,27 @@
 
 void sk_algo_init(sk_algo *a, sk_cache *c, uint64_t seed)
 {
+	memset(a, 0, sizeof(*a));
 	a->cache = c;
 	a->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
-	a->next_start = 0;
+}
+
+void sk_algo_release(sk_algo *a)
+{
+	free(a->feasible);
+	free(a->scores);
+	a->feasible = NULL;
+	a->scores = NULL;
+	a->cap = 0;
+}
+
+static void reserve(sk_algo *a, int n)
+{
+	if (n <= a->cap)
+		return;
+	a->cap = n;
+	a->feasible = xrealloc(a->feasible, n * sizeof(*a->feasible));
+	a->scores = xrealloc(a->scores, n * sizeof(*a->scores));
 }
 
 static uint64_t next_rand(sk_algo *a)
@@ -134,7 +152,8 @@ int sk_algo_schedule(sk_algo *a, const sk_sched_profile *prof, sk_spod *p, json_
 		return -1;
 	}
 	want = sk_algo_nodes_to_find(prof ? prof->percentage_of_nodes_to_score : 0, total);
-	feasible = xmalloc(want * sizeof(*feasible));
+	reserve(a, want);
+	feasible = a->feasible;
 	sk_cycle_init(&cy, c, p, runtime_class);
 	start = a->next_start % total;
 	for (i = 0; i < total && nfeas < want; i++) {
@@ -149,19 +168,16 @@ int sk_algo_schedule(sk_algo *a, const sk_sched_profile *prof, sk_spod *p, json_
 	if (nfeas == 0) {
 		fail(res, c, &cy);
 		sk_cycle_release(&cy);
-		free(feasible);
 		return -1;
 	}
 	if (nfeas == 1) {
 		res->node = feasible[0];
 	} else {
-		scores = xmalloc(nfeas * sizeof(*scores));
+		scores = a->scores;
 		sk_score_nodes(&cy, prof, feasible, nfeas, scores);
 		res->node = feasible[select_host(a, scores, nfeas)];
-		free(scores);
 	}
 	sk_cycle_release(&cy);
-	free(feasible);
 	return 0;
 }
 

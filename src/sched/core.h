@@ -12,6 +12,9 @@ typedef struct sk_algo {
 	sk_cache *cache;
 	uint64_t rng;       /* xorshift64 state, never 0 */
 	int next_start;     /* upstream nextStartNodeIndex */
+	sk_snode **feasible; /* scratch buffers reused across pods */
+	int64_t *scores;
+	int cap;
 } sk_algo;
 
 typedef struct sk_result {
@@ -23,6 +26,8 @@ typedef struct sk_result {
 } sk_result;
 
 void sk_algo_init(sk_algo *a, sk_cache *c, uint64_t seed);
+/* Frees the scratch buffers. */
+void sk_algo_release(sk_algo *a);
 /* Schedules p (not modifying the cache). Returns 0 with res->node set, or -1
  * with res->message and res->fits set. Release res with sk_result_release. */
 int sk_algo_schedule(sk_algo *a, const sk_sched_profile *prof, sk_spod *p, json_t *runtime_class,

@@ -682,6 +682,7 @@ void sk_sched_stop(sk_sched *s)
 	sk__sched_workers_stop(s);
 	sk_queue_release(&s->queue);
 	sk_gangs_release(&s->gangs);
+	sk_algo_release(&s->algo);
 	sk_cache_release(&s->cache);
 	sk__smap_each(&s->pods, free_pod_cb, NULL);
 	sk__smap_release(&s->pods);

@@ -232,7 +232,7 @@ static int has_soft_spread(const sk_cycle *cy)
 
 void sk_score_nodes(const sk_cycle *cy, const sk_sched_profile *prof, sk_snode *const *nodes, int n, int64_t *out)
 {
-	int64_t *tmp = xmalloc((size_t)(n ? n : 1) * sizeof(*tmp));
+	int64_t stack[512], *tmp = n <= 512 ? stack : xmalloc((size_t)n * sizeof(*tmp));
 	int total = cy->cache->nnodes, gpu_w = prof && prof->gpu_pack_weight ? prof->gpu_pack_weight : SK_WEIGHT_GPU_PACK;
 	int strategy = prof ? prof->strategy : SK_STRATEGY_LEAST_ALLOCATED;
 
@@ -269,5 +269,6 @@ void sk_score_nodes(const sk_cycle *cy, const sk_sched_profile *prof, sk_snode *
 		for (int i = 0; i < n; i++)
 			out[i] += SK_WEIGHT_SPREAD * tmp[i];
 	}
-	free(tmp);
+	if (tmp != stack)
+		free(tmp);
 }

@@ -80,6 +80,7 @@ static char *schedule(sk_cache *c, sk_spod *p, const char **node)
 	else
 		msg = xstrdup(r.message), *node = NULL;
 	sk_result_release(&r);
+	sk_algo_release(&a);
 	return msg;
 }
 
@@ -474,6 +475,7 @@ static void test_runtime_class(void **state)
 	assert_string_equal(r.node->name, "kata");
 	sk_result_release(&r);
 	sk_spod_free(p);
+	sk_algo_release(&a);
 	json_decref(rc);
 	sk_cache_release(&c);
 }

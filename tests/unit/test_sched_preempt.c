@@ -53,6 +53,7 @@ static void try_preempt(sk_cache *c, sk_spod *p, sk_preemption *pr, int *rc)
 	assert_int_equal(sk_algo_schedule(&a, NULL, p, NULL, &res), -1);
 	*rc = sk_preempt(c, p, NULL, &res, pr);
 	sk_result_release(&res);
+	sk_algo_release(&a);
 }
 
 static int has_victim(const sk_preemption *pr, const char *name)
@@ -166,6 +167,7 @@ static void test_nominated_pods_reserve(void **state)
 	assert_int_equal(sk_algo_schedule(&a, NULL, p, NULL, &res), 0);
 	sk_result_release(&res);
 	sk_spod_free(p);
+	sk_algo_release(&a);
 	sk_cache_unnominate(&c, nom);
 	sk_spod_free(nom);
 	sk_cache_release(&c);
