@@ -1,6 +1,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
 
@@ -198,6 +199,23 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 	}
 }
 
+/* Responses go out as several small TLS records: without TCP_NODELAY each
+ * request waits for the client's delayed ACK (40 ms). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *ci;
+	int one = 1;
+
+	(void)cls;
+	(void)socket_ctx;
+	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci)
+		setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
 static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
 	char buf[512];
@@ -238,7 +256,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	}
 	h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, sa,
 				MHD_OPTION_HTTPS_MEM_CERT, h->cert, MHD_OPTION_HTTPS_MEM_KEY, h->key,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_LISTENING_ADDRESS_REUSE,
 				(unsigned)1, MHD_OPTION_END);
 	if (!h->d) {

@@ -1,0 +1,219 @@
+"""A control plane plus a separate `skiff agent` process with real containers.
+
+The agent gets its own run directory, bridge and pod CIDR, and the busybox
+test images (tests/images/build.sh) imported into its image store as
+busybox:1 (root, cmd sh) and busybox:2 (user 1000). Skipped without root
+or the runtime tools."""
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from conftest import Cluster, ROOT, SKIFF
+
+
+def have_tools():
+    return (os.geteuid() == 0 and shutil.which("conmon") and (shutil.which("crun") or shutil.which("runc"))
+            and os.path.exists("/usr/lib/cni/bridge") and os.path.exists("/bin/busybox"))
+
+
+def images_dir():
+    out = subprocess.run(["bash", os.path.join(ROOT, "tests", "images", "build.sh")], capture_output=True,
+                         text=True, check=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def wait_for(fn, timeout=60, interval=0.25, what="condition"):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+class AgentCluster(Cluster):
+    def __init__(self, data_dir, node="e2e-node", backoff_ms=1000):
+        super().__init__(data_dir, ["--no-agent"])
+        self.node = node
+        self.backoff_ms = backoff_ms
+        self.agent_proc = None
+        self.agent_dir = os.path.join(data_dir, "agent")
+        tag = "%06x" % random.randrange(1 << 24)
+        self.run_dir = f"/run/skiff-e2e-{tag}"
+        self.bridge = f"ske{tag}"
+        self.pod_cidr = f"10.{random.randrange(100, 200)}.{random.randrange(0, 250)}.0/24"
+        self.agent_log = os.path.join(data_dir, "agent.log")
+        self.pod_uids = set()
+
+    def import_images(self):
+        d = images_dir()
+        for archive in ("busybox-oci.tar", "app-oci.tar"):
+            subprocess.run([SKIFF, "image", "import", "--data-dir", self.agent_dir, os.path.join(d, archive),
+                            "--name", "busybox"], check=True, capture_output=True)
+
+    def start_agent(self, timeout=30):
+        log = open(self.agent_log, "ab")
+        self.agent_proc = subprocess.Popen(
+            [SKIFF, "agent", "--server", f"https://127.0.0.1:{self.port}",
+             "--token", "@" + os.path.join(self.data_dir, "node-token"),
+             "--ca-file", os.path.join(self.data_dir, "tls", "ca.crt"),
+             "--data-dir", self.agent_dir, "--run-dir", self.run_dir, "--bridge", self.bridge,
+             "--pod-cidr", self.pod_cidr, "--node-name", self.node,
+             "--backoff-base-ms", str(self.backoff_ms)],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+        def ready():
+            if self.agent_proc.poll() is not None:
+                raise RuntimeError("skiff agent exited: " + self.agent_logs())
+            r = self.kubectl("get", "node", self.node, "-o", "json", check=False)
+            if r.returncode != 0:
+                return False
+            conds = json.loads(r.stdout).get("status", {}).get("conditions", [])
+            return any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
+        wait_for(ready, timeout, what="node Ready")
+        return self
+
+    def stop_agent(self, sig=signal.SIGTERM):
+        if self.agent_proc and self.agent_proc.poll() is None:
+            self.agent_proc.send_signal(sig)
+            try:
+                self.agent_proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.agent_proc.pid, signal.SIGKILL)
+                self.agent_proc.wait()
+        self.agent_proc = None
+
+    def agent_logs(self):
+        try:
+            with open(self.agent_log, errors="replace") as f:
+                return f.read()[-6000:]
+        except OSError:
+            return ""
+
+    def apply(self, manifest):
+        return self.kubectl("apply", "-f", "-", input=manifest)
+
+    def pod(self, name):
+        p = self.kjson("get", "pod", name)
+        self.pod_uids.add(p["metadata"]["uid"])
+        return p
+
+    def wait_pod(self, name, pred, timeout=60, what=None):
+        def check():
+            r = self.kubectl("get", "pod", name, "-o", "json", check=False)
+            if r.returncode != 0:
+                return False
+            p = json.loads(r.stdout)
+            self.pod_uids.add(p["metadata"]["uid"])
+            return p if pred(p) else False
+        try:
+            return wait_for(check, timeout, what=what or f"pod {name}")
+        except AssertionError:
+            r = self.kubectl("get", "pod", name, "-o", "json", check=False)
+            raise AssertionError(f"pod {name}: {what}\n{r.stdout[-3000:]}\nagent log:\n{self.agent_logs()}")
+
+    def wait_phase(self, name, phase, timeout=60):
+        return self.wait_pod(name, lambda p: p.get("status", {}).get("phase") == phase, timeout,
+                             what=f"phase {phase}")
+
+    def delete_all_pods(self, timeout=90):
+        self.kubectl("delete", "pods", "--all", "--wait=false", check=False)
+        wait_for(lambda: not self.kjson("get", "pods")["items"], timeout, what="pods gone")
+
+    def leftovers(self):
+        """Mounts, netns, cgroups and veths of pods that should be gone."""
+        found = []
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                target = line.split()[4]
+                if target.startswith(self.run_dir + "/") or target.startswith(self.agent_dir + "/pods"):
+                    found.append("mount " + target)
+        for sub in ("netns", "ipc", "uts"):
+            d = os.path.join(self.run_dir, sub)
+            if os.path.isdir(d):
+                found += [f"{sub} {n}" for n in os.listdir(d)]
+        r = subprocess.run(["ip", "-o", "link", "show", "master", self.bridge], capture_output=True, text=True)
+        found += ["veth " + l.split(":")[1].strip() for l in r.stdout.splitlines() if l.strip()]
+        for root, dirs, _ in os.walk("/sys/fs/cgroup"):
+            for d in dirs:
+                if d.startswith("pod") and d[3:] in self.pod_uids:
+                    found.append("cgroup " + os.path.join(root, d))
+            if root.count("/") > 6:
+                dirs[:] = []
+        return found
+
+    def cleanup(self):
+        try:
+            if self.agent_proc and self.proc:
+                self.delete_all_pods()
+        except Exception:
+            pass
+        self.stop_agent()
+        super().cleanup()
+        with open("/proc/self/mountinfo") as f:
+            targets = [l.split()[4] for l in f if l.split()[4].startswith((self.run_dir, self.agent_dir))]
+        for t in sorted(targets, reverse=True):
+            subprocess.run(["umount", "-l", t], capture_output=True)
+        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def agent_cluster():
+    if not have_tools():
+        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
+    d = tempfile.mkdtemp(prefix="skiff-e2e-agent-")
+    c = AgentCluster(d)
+    try:
+        c.start()
+        c.import_images()
+        c.start_agent()
+        yield c
+    finally:
+        c.cleanup()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_node_inventory(agent_cluster):
+    c = agent_cluster
+    out = c.kubectl("get", "nodes", "-o", "custom-columns=NAME:.metadata.name,RUNTIME:.status.nodeInfo."
+                    "containerRuntimeVersion,OS:.status.nodeInfo.osImage,KUBELET:.status.nodeInfo.kubeletVersion").stdout
+    line = [l for l in out.splitlines() if l.startswith(c.node)][0]
+    assert "v1.32.0" in line
+    assert "crun://" in line or "runc://" in line
+    node = c.kjson("get", "node", c.node)
+    st = node["status"]
+    for k in ("cpu", "memory", "ephemeral-storage", "pods"):
+        assert k in st["capacity"] and k in st["allocatable"]
+    info = st["nodeInfo"]
+    for k in ("machineID", "bootID", "systemUUID", "kernelVersion", "osImage", "containerRuntimeVersion",
+              "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture"):
+        assert k in info
+    assert info["architecture"] == "amd64" and info["operatingSystem"] == "linux"
+    types = {cd["type"]: cd for cd in st["conditions"]}
+    assert types["Ready"]["status"] == "True" and types["Ready"]["reason"] == "KubeletReady"
+    assert types["MemoryPressure"]["reason"] == "KubeletHasSufficientMemory"
+    assert st["daemonEndpoints"]["kubeletEndpoint"]["Port"] > 0
+    labels = node["metadata"]["labels"]
+    assert labels["kubernetes.io/hostname"] == c.node and labels["kubernetes.io/os"] == "linux"
+    assert any("docker.io/library/busybox:1" in n for im in st["images"] for n in im["names"])
+    assert node["spec"]["podCIDR"] == c.pod_cidr
+    lease = c.kjson("get", "lease", "-n", "kube-node-lease", c.node)
+    assert lease["spec"]["holderIdentity"] == c.node and lease["spec"]["renewTime"]
+
+
+def test_python_client_reads_node_and_pods(agent_cluster):
+    from kubernetes import client
+    v1 = client.CoreV1Api(agent_cluster.api_client())
+    node = v1.read_node(agent_cluster.node)
+    assert node.status.node_info.kubelet_version == "v1.32.0"
+    v1.list_namespaced_pod("default")
