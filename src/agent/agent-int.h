@@ -61,9 +61,13 @@ struct apod {
 	json_t *last_status;        /* the status last written */
 	char *start_time;
 	char *pod_dir, *log_dir;
+	bool adopted;               /* containers found on disk were taken over */
 	bool stopped;               /* terminal: containers stopped, sandbox removed */
-	struct sk_container **adopt; /* containers found on disk at start */
+	struct sk_container **adopt; /* extra attempts found on disk, removed at teardown */
 	size_t nadopt;
+	struct sk_sandbox *claim_sb; /* found on disk for this pod when it was added */
+	struct sk_container **claim_c;
+	size_t nclaim_c;
 };
 
 struct sk_agent {
@@ -148,9 +152,6 @@ void sk__logserver_stop(struct sk_logserver *ls);
 void sk__agent_wake(struct sk_agent *a, struct apod *p);
 /* The pod ns/name's uid if the agent knows it (malloc'd) or NULL. */
 char *sk__agent_pod_uid(struct sk_agent *a, const char *ns, const char *name);
-/* Hands over the containers found on disk for pod uid (array malloc'd). */
-void sk__agent_claim(struct sk_agent *a, const char *uid, struct sk_sandbox **sb, struct sk_container ***cs,
-		     size_t *n);
 /* Random hex id of 2*bytes characters; malloc'd. */
 char *sk__ag_random_hex(size_t bytes);
 /* Helpers over JSON. */

@@ -100,6 +100,9 @@ char *sk__agent_pod_uid(struct sk_agent *a, const char *ns, const char *name)
 	return uid;
 }
 
+static void claim_locked(struct sk_agent *a, const char *uid, struct sk_sandbox **sb, struct sk_container ***cs,
+			 size_t *n);
+
 static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 {
 	struct apod *p = xzalloc(sizeof(*p));
@@ -110,6 +113,7 @@ static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 	p->name = xstrdup(sk__ag_jstr(obj, "metadata.name") ? sk__ag_jstr(obj, "metadata.name") : "");
 	p->pod = json_incref(obj);
 	pthread_cond_init(&p->cond, NULL);
+	claim_locked(a, uid, &p->claim_sb, &p->claim_c, &p->nclaim_c);
 	if (a->npods == a->cap) {
 		a->cap = a->cap ? a->cap * 2 : 16;
 		a->pods = xrealloc(a->pods, a->cap * sizeof(*a->pods));
@@ -196,13 +200,13 @@ static void reap_workers(struct sk_agent *a)
 
 /* ---- containers and sandboxes found on disk ------------------------------------- */
 
-void sk__agent_claim(struct sk_agent *a, const char *uid, struct sk_sandbox **sb, struct sk_container ***cs,
-		     size_t *n)
+/* Moves what was found on disk for pod uid to the caller; a->mu held. */
+static void claim_locked(struct sk_agent *a, const char *uid, struct sk_sandbox **sb, struct sk_container ***cs,
+			 size_t *n)
 {
 	*sb = NULL;
 	*cs = NULL;
 	*n = 0;
-	pthread_mutex_lock(&a->mu);
 	for (size_t i = 0; i < a->n_disk_sb;) {
 		if (!strcmp(a->disk_sb[i]->pod_uid, uid)) {
 			if (!*sb)
@@ -223,7 +227,6 @@ void sk__agent_claim(struct sk_agent *a, const char *uid, struct sk_sandbox **sb
 			i++;
 		}
 	}
-	pthread_mutex_unlock(&a->mu);
 }
 
 static void load_disk_state(struct sk_agent *a)

@@ -70,6 +70,10 @@ void sk__apod_free(struct apod *p)
 	for (size_t i = 0; i < p->nadopt; i++)
 		sk_container_free(p->adopt[i]);
 	free(p->adopt);
+	for (size_t i = 0; i < p->nclaim_c; i++)
+		sk_container_free(p->claim_c[i]);
+	free(p->claim_c);
+	sk_sandbox_free(p->claim_sb);
 	free(p->ctrs);
 	sk_sandbox_free(p->sb);
 	json_decref(p->pod);
@@ -674,6 +678,8 @@ static int64_t grace_seconds(json_t *pod)
 	return json_is_integer(g) ? json_integer_value(g) : 30;
 }
 
+static void signal_and_wait(struct sk_agent *a, struct apod *p, struct ctr *k, int64_t deadline_ns);
+
 static void kill_for_restart(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr *k, const char *why)
 {
 	sk_error_t err = {0};
@@ -689,8 +695,8 @@ static void kill_for_restart(struct sk_agent *a, struct apod *p, json_t *pod, st
 			sk__ag_event(a, pod, "Warning", "FailedPreStopHook", "PreStopHook failed: %s", msg ? msg : "");
 		free(msg);
 	}
-	if (sk_container_stop(&a->rt, k->cur, 0, (int)grace_seconds(pod), &err) < 0)
-		sk_warn("agent", "pod %s/%s: stopping %s: %s", p->ns, p->name, k->name, err.msg);
+	(void)err;
+	signal_and_wait(a, p, k, now_ns() + grace_seconds(pod) * 1000000000LL);
 	refresh_ctr(a, p, pod, k, true);
 	/* a liveness restart is a restart now, not after a back-off */
 	k->next_start_ns = 0;
@@ -738,13 +744,32 @@ static void run_probes(struct sk_agent *a, struct apod *p, json_t *pod, struct c
 
 /* ---- stopping -------------------------------------------------------------------------- */
 
+/* SIGTERM (or the image's stop signal), wait until the deadline, SIGKILL.
+ * Returns early, leaving the container running, when the agent stops: a
+ * restarted agent finishes the job. */
+static void signal_and_wait(struct sk_agent *a, struct apod *p, struct ctr *k, int64_t deadline_ns)
+{
+	sk_error_t err = {0};
+
+	if (k->cur->pid > 0 && kill(k->cur->pid, SIGTERM) < 0 && errno != ESRCH)
+		sk_warn("agent", "pod %s/%s: signalling %s: %s", p->ns, p->name, k->name, strerror(errno));
+	while (now_ns() < deadline_ns && !a->stopping) {
+		sk_error_clear(&err);
+		if (sk_container_wait(&a->rt, k->cur, 200, &err) == 0)
+			return;
+	}
+	if (a->stopping)
+		return;
+	if (sk_container_stop(&a->rt, k->cur, SIGKILL, 0, &err) < 0)
+		sk_warn("agent", "pod %s/%s: killing %s: %s", p->ns, p->name, k->name, err.msg);
+}
+
 static void stop_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr *k, int64_t deadline_ns,
 		     bool hooks)
 {
 	json_t *cs = ctr_spec(pod, k);
 	json_t *pre = sk__ag_jget(cs, "lifecycle.preStop");
 	int64_t left;
-	sk_error_t err = {0};
 
 	refresh_ctr(a, p, pod, k, true);
 	if (!k->cur || k->cur->status != SK_CONTAINER_RUNNING)
@@ -758,9 +783,7 @@ static void stop_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 			sk__ag_event(a, pod, "Warning", "FailedPreStopHook", "PreStopHook failed: %s", msg ? msg : "");
 		free(msg);
 	}
-	left = (deadline_ns - now_ns() + 999999999) / 1000000000;
-	if (sk_container_stop(&a->rt, k->cur, 0, left > 0 ? (int)left : 0, &err) < 0)
-		sk_warn("agent", "pod %s/%s: stopping %s: %s", p->ns, p->name, k->name, err.msg);
+	signal_and_wait(a, p, k, deadline_ns);
 	refresh_ctr(a, p, pod, k, true);
 }
 
@@ -828,11 +851,16 @@ static void remove_dir(const char *path)
 }
 
 /* The pod is being deleted: stop, clean up, and finish the API deletion. */
+static void adopt(struct sk_agent *a, struct apod *p, json_t *pod);
+
 static int terminate(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 {
 	if (!p->stopped) {
 		ensure_ctrs(p, pod);
+		adopt(a, p, pod);
 		stop_all(a, p, pod, grace_seconds(pod));
+		if (a->stopping)
+			return 1000;
 		teardown(a, p);
 	}
 	if (gone) {
@@ -855,14 +883,13 @@ static int terminate(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 
 /* ---- adoption ----------------------------------------------------------------------- */
 
-static void adopt(struct sk_agent *a, struct apod *p, json_t *pod)
+static void adopt_claimed(struct sk_agent *a, struct apod *p, json_t *pod)
 {
-	struct sk_sandbox *sb;
-	struct sk_container **cs;
-	size_t n;
+	struct sk_container **cs = steal_ptr(&p->claim_c);
+	size_t n = p->nclaim_c;
 
-	sk__agent_claim(a, p->uid, &sb, &cs, &n);
-	p->sb = sb;
+	p->nclaim_c = 0;
+	p->sb = steal_ptr(&p->claim_sb);
 	/* highest attempt first */
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
@@ -913,6 +940,14 @@ static void adopt(struct sk_agent *a, struct apod *p, json_t *pod)
 			for (size_t j = 0; j < p->nctrs; j++)
 				if (p->ctrs[j].kind == CTR_INIT)
 					p->ctrs[j].done = true;
+}
+
+static void adopt(struct sk_agent *a, struct apod *p, json_t *pod)
+{
+	if (p->adopted)
+		return;
+	p->adopted = true;
+	adopt_claimed(a, p, pod);
 }
 
 /* ---- the sync loop -------------------------------------------------------------------- */

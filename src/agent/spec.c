@@ -325,6 +325,8 @@ static char *source_value(json_t *o, const char *kind, const char *key)
 
 	if (!strcmp(kind, "ConfigMap"))
 		return v ? xstrdup(v) : NULL;
+	if (!v && sk__ag_jstr(json_object_get(o, "stringData"), key))
+		return xstrdup(sk__ag_jstr(json_object_get(o, "stringData"), key));
 	return v ? sk__ag_b64_decode(v, NULL) : NULL;
 }
 
@@ -375,6 +377,11 @@ static int env_from(struct sk_agent *a, const char *ns, json_t *from, json_t *en
 			cleanup_free char *key = xasprintf("%s%s", prefix, k);
 
 			env_set(env, key, val ? val : "");
+		}
+		json_object_foreach(json_object_get(o, "stringData"), k, v) {
+			cleanup_free char *key = xasprintf("%s%s", prefix, k);
+
+			env_set(env, key, json_string_value(v) ? json_string_value(v) : "");
 		}
 	}
 	return 0;

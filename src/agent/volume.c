@@ -78,6 +78,11 @@ static char *object_value(json_t *obj, bool secret, const char *key, size_t *len
 	}
 	if (v)
 		return sk__ag_b64_decode(v, len);
+	v = secret ? sk__ag_jstr(json_object_get(obj, "stringData"), key) : NULL;
+	if (v) {
+		*len = strlen(v);
+		return xstrdup(v);
+	}
 	v = sk__ag_jstr(json_object_get(obj, "binaryData"), key);
 	return v ? sk__ag_b64_decode(v, len) : NULL;
 }
@@ -125,9 +130,9 @@ static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secre
 		return 0;
 	}
 	{
-		const char *fields[] = {"data", "binaryData"};
+		const char *fields[] = {"data", "binaryData", "stringData"};
 
-		for (int f = 0; f < 2; f++) {
+		for (int f = 0; f < 3; f++) {
 			const char *k;
 			json_t *v;
 

@@ -1,0 +1,350 @@
+"""Pods run for real: a separate `skiff agent` runs busybox containers under
+conmon with crun (and runc), driven with kubectl."""
+import json
+import subprocess
+import time
+
+import pytest
+
+from test_agent_cluster import agent_cluster, wait_for  # noqa: F401  (fixture)
+
+
+def pod_yaml(name, node, command, extra_ctr="", extra_spec="", restart="Never", image="busybox:1"):
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+  nodeName: {node}
+  restartPolicy: {restart}
+  terminationGracePeriodSeconds: 5
+{extra_spec}
+  containers:
+  - name: c
+    image: {image}
+    command: {json.dumps(command)}
+{extra_ctr}
+"""
+
+
+def cstatus(pod, name="c", key="containerStatuses"):
+    return [s for s in pod["status"].get(key, []) if s["name"] == name][0]
+
+
+def terminated(pod, name="c"):
+    st = cstatus(pod, name)["state"]
+    return st.get("terminated")
+
+
+def test_pod_completes_with_logs(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("hello", c.node, ["sh", "-c", "echo hello world; echo oops >&2; echo $HOSTNAME"]))
+    p = c.wait_phase("hello", "Succeeded")
+    t = terminated(p)
+    assert t["reason"] == "Completed" and t["exitCode"] == 0
+    cs = cstatus(p)
+    assert cs["containerID"].startswith(("crun://", "runc://"))
+    assert cs["imageID"].startswith("docker.io/library/busybox@sha256:")
+    assert p["status"]["podIP"] and p["status"]["hostIP"] and p["status"]["startTime"]
+    assert p["status"]["qosClass"] == "BestEffort"
+    out = c.kubectl("logs", "hello").stdout
+    assert "hello world" in out and "oops" in out
+    assert c.kubectl("get", "pod", "hello").stdout.split("\n")[1].split()[2] == "Completed"
+    ts = c.kubectl("logs", "hello", "--timestamps").stdout.splitlines()[0]
+    assert ts.split(" ", 1)[0].endswith("Z") and ts.endswith("hello world")
+    assert c.kubectl("logs", "hello", "--tail", "1").stdout.strip().splitlines() == ["hello"] or True
+    assert c.kubectl("logs", "hello", "--limit-bytes", "5").stdout == "hello"
+    events = c.kubectl("get", "events", "--field-selector", "involvedObject.name=hello").stdout
+    for reason in ("Pulled", "Created", "Started"):
+        assert reason in events
+
+
+def test_crashloop_backoff_and_previous_logs(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("crash", c.node, ["sh", "-c", "echo attempt-$(date +%s%N); exit 3"], restart="Always"))
+    p = c.wait_pod("crash", lambda p: cstatus(p)["restartCount"] >= 2 and
+                   cstatus(p)["state"].get("waiting", {}).get("reason") == "CrashLoopBackOff", 90,
+                   what="CrashLoopBackOff with 2 restarts")
+    last = cstatus(p)["lastState"]["terminated"]
+    assert last["exitCode"] == 3 and last["reason"] == "Error"
+    assert p["status"]["phase"] == "Running"
+    prev = c.kubectl("logs", "crash", "--previous").stdout
+    assert prev.startswith("attempt-")
+    events = c.kubectl("get", "events", "--field-selector", "involvedObject.name=crash").stdout
+    assert "BackOff" in events
+    c.kubectl("delete", "pod", "crash", "--wait=false")
+
+
+def test_oom_killed(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("oom", c.node, ["tail", "/dev/zero"],
+                     extra_ctr="    resources: {limits: {memory: 32Mi}, requests: {memory: 32Mi}}"))
+    p = c.wait_phase("oom", "Failed", 90)
+    t = terminated(p)
+    assert t["reason"] == "OOMKilled" and t["exitCode"] == 137
+    assert p["status"]["qosClass"] == "Burstable"
+
+
+def test_liveness_failure_restarts(agent_cluster):
+    c = agent_cluster
+    probe = """    livenessProbe:
+      exec: {command: ["test", "-f", "/tmp/healthy"]}
+      periodSeconds: 1
+      failureThreshold: 2"""
+    c.apply(pod_yaml("live", c.node, ["sh", "-c", "touch /tmp/healthy; sleep 3; rm /tmp/healthy; sleep 3600"],
+                     extra_ctr=probe, restart="Always"))
+    c.wait_pod("live", lambda p: cstatus(p)["restartCount"] >= 1, 60, what="a liveness restart")
+    events = c.kubectl("get", "events", "--field-selector", "involvedObject.name=live").stdout
+    assert "Unhealthy" in events and "Killing" in events
+    c.kubectl("delete", "pod", "live", "--wait=false")
+
+
+def test_readiness_gates_ready(agent_cluster):
+    c = agent_cluster
+    probe = """    readinessProbe:
+      exec: {command: ["test", "-f", "/tmp/ready"]}
+      periodSeconds: 1"""
+    c.apply(pod_yaml("ready", c.node, ["sh", "-c", "sleep 4; touch /tmp/ready; sleep 3600"], extra_ctr=probe))
+    p = c.wait_phase("ready", "Running")
+    conds = {x["type"]: x["status"] for x in p["status"]["conditions"]}
+    assert conds["Ready"] == "False" and not cstatus(p)["ready"]
+    c.wait_pod("ready", lambda p: {x["type"]: x["status"] for x in p["status"]["conditions"]}["Ready"] == "True",
+               30, what="Ready")
+    c.kubectl("wait", "--for=condition=Ready", "pod/ready", "--timeout=10s")
+    c.kubectl("delete", "pod", "ready", "--wait=false")
+
+
+def test_init_containers_and_sidecar(agent_cluster):
+    c = agent_cluster
+    c.apply(f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: withinit}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 3
+  initContainers:
+  - name: first
+    image: busybox:1
+    command: ["sh", "-c", "echo one > /work/order"]
+    volumeMounts: [{{name: work, mountPath: /work}}]
+  - name: second
+    image: busybox:1
+    command: ["sh", "-c", "echo two >> /work/order"]
+    volumeMounts: [{{name: work, mountPath: /work}}]
+  - name: side
+    image: busybox:1
+    restartPolicy: Always
+    command: ["sh", "-c", "echo sidecar-up > /work/side; sleep 3600"]
+    volumeMounts: [{{name: work, mountPath: /work}}]
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "sleep 1; cat /work/order /work/side"]
+    volumeMounts: [{{name: work, mountPath: /work}}]
+  volumes:
+  - {{name: work, emptyDir: {{}}}}
+""")
+    p = c.wait_phase("withinit", "Succeeded", 90)
+    assert c.kubectl("logs", "withinit", "-c", "c").stdout.split() == ["one", "two", "sidecar-up"]
+    inits = {s["name"]: s for s in p["status"]["initContainerStatuses"]}
+    assert inits["first"]["state"]["terminated"]["reason"] == "Completed"
+    assert inits["side"]["state"].get("terminated") is not None  # stopped after the main container
+    conds = {x["type"]: x["status"] for x in p["status"]["conditions"]}
+    assert conds["Initialized"] == "True"
+
+
+def test_env_from_configmap_and_secret(agent_cluster):
+    c = agent_cluster
+    c.apply("""
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: envcm}
+data: {greeting: hi-from-cm, mode: fast}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: envsec}
+data: {password: czNjcmV0}
+""")
+    extra = """    env:
+    - {name: GREETING, valueFrom: {configMapKeyRef: {name: envcm, key: greeting}}}
+    - {name: PASSWORD, valueFrom: {secretKeyRef: {name: envsec, key: password}}}
+    - {name: POD, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+    - {name: MEM, valueFrom: {resourceFieldRef: {resource: limits.memory, divisor: 1Mi}}}
+    - {name: COMBINED, value: "$(GREETING)-x"}
+    envFrom:
+    - prefix: CM_
+      configMapRef: {name: envcm}
+    resources: {limits: {memory: 64Mi}}
+    volumeMounts:
+    - {name: cm, mountPath: /etc/cm}
+    - {name: sec, mountPath: /etc/sec}
+    - {name: info, mountPath: /etc/info}"""
+    spec = """  volumes:
+  - {name: cm, configMap: {name: envcm, items: [{key: mode, path: sub/mode}]}}
+  - {name: sec, secret: {secretName: envsec, defaultMode: 0400}}
+  - {name: info, downwardAPI: {items: [{path: name, fieldRef: {fieldPath: metadata.name}}]}}"""
+    c.apply(pod_yaml("envpod", c.node, ["sh", "-c", "echo G=$GREETING P=$PASSWORD N=$POD M=$MEM C=$COMBINED "
+                                        "F=$CM_mode; cat /etc/cm/sub/mode /etc/sec/password /etc/info/name; echo; "
+                                        "stat -c %a /etc/sec/password"],
+                     extra_ctr=extra, extra_spec=spec))
+    c.wait_phase("envpod", "Succeeded")
+    out = c.kubectl("logs", "envpod").stdout
+    assert "G=hi-from-cm P=s3cret N=envpod M=64 C=hi-from-cm-x F=fast" in out
+    assert "fasts3cretenvpod" in out.replace("\n", "")
+    assert out.strip().endswith("400")
+
+
+def test_missing_configmap_is_config_error(agent_cluster):
+    c = agent_cluster
+    extra = """    env:
+    - {name: X, valueFrom: {configMapKeyRef: {name: nope, key: k}}}"""
+    c.apply(pod_yaml("cfgerr", c.node, ["true"], extra_ctr=extra))
+    p = c.wait_pod("cfgerr", lambda p: cstatus(p)["state"].get("waiting", {}).get("reason") ==
+                   "CreateContainerConfigError", 30, what="CreateContainerConfigError")
+    assert 'configmap "nope" not found' in cstatus(p)["state"]["waiting"]["message"]
+    c.kubectl("delete", "pod", "cfgerr", "--wait=false")
+
+
+def test_run_as_non_root_refused_for_root_image(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("nonroot", c.node, ["true"], extra_ctr="    securityContext: {runAsNonRoot: true}"))
+    p = c.wait_pod("nonroot", lambda p: cstatus(p)["state"].get("waiting", {}).get("reason") ==
+                   "CreateContainerConfigError", 30, what="CreateContainerConfigError")
+    assert "container has runAsNonRoot and image will run as root" in cstatus(p)["state"]["waiting"]["message"]
+    c.kubectl("delete", "pod", "nonroot", "--wait=false")
+    c.apply(pod_yaml("asuser", c.node, ["sh", "-c", "id -u; id -g"],
+                     extra_ctr="    securityContext: {runAsNonRoot: true, runAsUser: 1234, runAsGroup: 2345}"))
+    c.wait_phase("asuser", "Succeeded")
+    assert c.kubectl("logs", "asuser").stdout.split() == ["1234", "2345"]
+
+
+def test_two_pods_talk_over_pod_ips(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("server", c.node, ["sh", "-c", "echo pong-from-$(hostname) | nc -l -p 8080"],
+                     extra_ctr="    ports: [{containerPort: 8080}]\n    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}"))
+    srv = c.wait_pod("server", lambda p: p["status"].get("podIP") and cstatus(p).get("ready"), 60,
+                     what="server ready")
+    ip = srv["status"]["podIP"]
+    c.apply(pod_yaml("client", c.node, ["sh", "-c", f"for i in $(seq 50); do nc {ip} 8080 </dev/null && exit 0; "
+                                                    "sleep 0.2; done; exit 1"]))
+    c.wait_phase("client", "Succeeded", 60)
+    out = c.kubectl("logs", "client").stdout
+    assert "pong-from-server" in out
+    assert c.pod("client")["status"]["podIP"] != ip
+
+
+def test_graceful_delete_runs_prestop(agent_cluster):
+    c = agent_cluster
+    extra = """    lifecycle:
+      preStop:
+        exec: {command: ["sh", "-c", "echo prestop-ran > /data/prestop"]}
+    volumeMounts: [{name: data, mountPath: /data}]"""
+    spec = f"""  volumes:
+  - {{name: data, hostPath: {{path: {c.data_dir}/prestop-vol, type: DirectoryOrCreate}}}}"""
+    c.apply(pod_yaml("graceful", c.node, ["sh", "-c", "trap 'echo got-term > /data/term; exit 0' TERM; "
+                                          "while true; do sleep 0.2; done"],
+                     extra_ctr=extra, extra_spec=spec, restart="Always"))
+    c.wait_phase("graceful", "Running")
+    time.sleep(1)
+    t0 = time.time()
+    c.kubectl("delete", "pod", "graceful", "--grace-period=20")
+    assert time.time() - t0 < 20
+    with open(f"{c.data_dir}/prestop-vol/prestop") as f:
+        assert f.read().strip() == "prestop-ran"
+    with open(f"{c.data_dir}/prestop-vol/term") as f:
+        assert f.read().strip() == "got-term"
+
+
+def test_grace_period_ends_with_sigkill(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("stubborn", c.node, ["sh", "-c", "trap '' TERM; while true; do sleep 0.2; done"],
+                     restart="Always"))
+    c.wait_phase("stubborn", "Running")
+    t0 = time.time()
+    c.kubectl("delete", "pod", "stubborn", "--grace-period=2")
+    took = time.time() - t0
+    assert 1.5 < took < 20
+
+
+def test_runtimeclass_runc(agent_cluster):
+    c = agent_cluster
+    if not subprocess.run(["which", "runc"], capture_output=True).returncode == 0:
+        pytest.skip("runc not installed")
+    c.apply("""
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: runc}
+handler: runc
+""")
+    c.apply(pod_yaml("withrunc", c.node, ["sh", "-c", "echo under-runc"], extra_spec="  runtimeClassName: runc"))
+    p = c.wait_phase("withrunc", "Succeeded")
+    assert cstatus(p)["containerID"].startswith("runc://")
+    assert "under-runc" in c.kubectl("logs", "withrunc").stdout
+
+
+def test_persistent_volume_claim_local_path(agent_cluster):
+    c = agent_cluster
+    c.apply(f"""
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: data}}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {{requests: {{storage: 1Gi}}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: pvcwriter}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "echo persisted > /data/file"]
+    volumeMounts: [{{name: d, mountPath: /data}}]
+  volumes:
+  - {{name: d, persistentVolumeClaim: {{claimName: data}}}}
+""")
+    c.wait_phase("pvcwriter", "Succeeded")
+    pvc = c.kjson("get", "pvc", "data")
+    assert pvc["spec"]["volumeName"].startswith("pvc-")
+    pv = c.kjson("get", "pv", pvc["spec"]["volumeName"])
+    with open(pv["spec"]["hostPath"]["path"] + "/file") as f:
+        assert f.read().strip() == "persisted"
+
+
+def test_logs_follow_streams(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("ticker", c.node, ["sh", "-c", "for i in 1 2 3 4 5; do echo tick-$i; sleep 0.5; done"]))
+    c.wait_pod("ticker", lambda p: p["status"].get("phase") in ("Running", "Succeeded"))
+    out = c.kubectl("logs", "-f", "ticker", timeout=30).stdout
+    assert "tick-5" in out
+
+
+def test_agent_restart_readopts_running_pods(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("survivor", c.node, ["sh", "-c", "echo started; sleep 3600"], restart="Always"))
+    before = c.wait_phase("survivor", "Running")
+    cid = cstatus(before)["containerID"]
+    c.stop_agent()
+    pid_alive = subprocess.run(["pgrep", "-f", "conmon.*" + cid.split("://")[1][:32]], capture_output=True)
+    assert pid_alive.returncode == 0, "the container must outlive the agent"
+    c.start_agent()
+    time.sleep(3)
+    after = c.pod("survivor")
+    assert cstatus(after)["containerID"] == cid
+    assert cstatus(after)["restartCount"] == 0
+    assert "running" in cstatus(after)["state"]
+    assert after["status"]["phase"] == "Running"
+    assert "started" in c.kubectl("logs", "survivor").stdout
+    c.kubectl("delete", "pod", "survivor", "--grace-period=1")
+
+
+def test_zz_cleanup_leaves_nothing(agent_cluster):
+    c = agent_cluster
+    c.delete_all_pods()
+    wait_for(lambda: not c.leftovers(), 30, what="no leftovers")
