@@ -1691,7 +1691,7 @@ static void validate_service_ports(E, json_t *spec, const char *type)
 		if (n > 1 && (!name || !*name))
 			sk__vrequired(e, np, "");
 		if (name && *name) {
-			invalid_each(e, np, name, check_dns1035_fmt);
+			invalid_each(e, np, name, check_label_fmt);
 			if (json_object_get(names, name))
 				sk__vduplicate(e, np, json_object_get(port, "name"));
 			json_object_set_new(names, name, json_true());
