@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "util/util.h"
@@ -44,21 +45,43 @@ static const char *default_platform(void)
 	return buf;
 }
 
+/* Opens and locks the current partial download of a blob: one puller (thread
+ * or process) at a time resumes it. -1 when the blob got stored meanwhile. */
+static int lock_partial(sk_image_store *s, const char *digest, const char *partial, sk_error_t *err)
+{
+	for (;;) {
+		struct stat a, b;
+		int fd;
+
+		if (sk__img_blob_exists(s, digest))
+			return -1;
+		fd = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			sk_error_errno(err, errno, "blob \"%s\": open \"%s\"", digest, partial);
+			return -2;
+		}
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+		/* the holder before us may have renamed it into the store: then retry */
+		if (fstat(fd, &a) == 0 && stat(partial, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+			return fd;
+		close(fd);
+	}
+}
+
 static int fetch_layer(struct layer_job *j, const sk_image_desc *d, sk_error_t *err)
 {
 	cleanup_free char *partial = xasprintf("%s/ingest/%s.partial", j->s->root, d->digest + 7);
-	cleanup_close int lock = -1;
+	cleanup_close int lock = lock_partial(j->s, d->digest, partial, err);
 	int64_t fetched = 0, now;
 	int rc;
 
-	/* a partial file is resumed by one puller at a time */
-	lock = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lock >= 0 && flock(lock, LOCK_EX) < 0) {
-		close(lock);
-		lock = -1;
-	}
+	if (lock == -2)
+		return -1;
+	if (lock < 0)
+		return 1;
 	if (sk__img_blob_exists(j->s, d->digest)) {
-		unlink(partial);
+		unlink(partial);   /* a stale leftover; we hold its lock */
 		return 1;
 	}
 	rc = sk__img_registry_blob_file(j->reg, d, partial, &fetched, err);
