@@ -322,19 +322,19 @@ static int request(struct sk__registry *r, const char *path, const char *extra, 
 			return -1;
 		if (a == 0)
 			break;
-		resp_release(rs);
-		if (rs->fd >= 0) {   /* nothing was written for the 401; keep the file */
-		}
+		resp_release(rs);   /* a 401's body went to memory, never to rs->fd */
 	}
 	if (rs->status >= 200 && rs->status < 300)
 		return 0;
 	return registry_error(r, rs, err);
 }
 
+/* Docker treats loopback registries as insecure: plain HTTP allowed. */
 static int is_loopback(const char *host)
 {
-	return !strncmp(host, "localhost", 9) && (!host[9] || host[9] == ':') ? 1 :
-	       !strncmp(host, "127.", 4) ? 1 : !strncmp(host, "[::1]", 5);
+	if (!strncmp(host, "localhost", 9) && (!host[9] || host[9] == ':'))
+		return 1;
+	return !strncmp(host, "127.", 4) || !strncmp(host, "[::1]", 5);
 }
 
 int sk__img_auth_find(json_t *const *auths, size_t n, const char *host, char **user, char **pass)
