@@ -334,7 +334,10 @@ static int is_loopback(const char *host)
 {
 	if (!strncmp(host, "localhost", 9) && (!host[9] || host[9] == ':'))
 		return 1;
-	return !strncmp(host, "127.", 4) || !strncmp(host, "[::1]", 5);
+	if (!strncmp(host, "[::1]", 5))
+		return !host[5] || host[5] == ':';
+	/* 127.0.0.0/8 as an address, not a name like 127.example.com */
+	return !strncmp(host, "127.", 4) && strspn(host, "0123456789.") == strcspn(host, ":");
 }
 
 int sk__img_auth_find(json_t *const *auths, size_t n, const char *host, char **user, char **pass)
