@@ -343,6 +343,16 @@ static void pair_key(char *buf, size_t len, const char *key, const char *value)
 	snprintf(buf, len, "%s\x1f%s", key, value);
 }
 
+/* Remembers key (borrowed, from a pod's JSON) once in keys. */
+static void key_note(const char ***keys, int *n, const char *key)
+{
+	for (int i = 0; i < *n; i++)
+		if (strcmp((*keys)[i], key) == 0)
+			return;
+	*keys = xrealloc(*keys, (*n + 1) * sizeof(char *));
+	(*keys)[(*n)++] = key;
+}
+
 static void pair_add(sk_smap *m, const char *key, const char *value, intptr_t delta)
 {
 	char buf[512];
@@ -414,7 +424,10 @@ static void existing_anti(sk_cycle *cy)
 			const char *key = jstr(t, "topologyKey"), *v;
 
 			if (key && (v = sk_snode_label(q->node, key)) && term_matches(t, q, cy->pod))
+			{
 				pair_add(&cy->existing_anti, key, v, 1);
+				key_note(&cy->anti_keys, &cy->nanti_keys, key);
+			}
 		}
 	}
 }
@@ -440,7 +453,10 @@ static void score_terms(sk_cycle *cy, const struct sk_podterm *t, int n, const s
 
 	for (int i = 0; i < n; i++)
 		if ((v = sk_snode_label(where, t[i].topology_key)) && term_matches(t[i].term, owner, target))
+		{
 			pair_add(&cy->ipa_score, t[i].topology_key, v, sign * t[i].weight);
+			key_note(&cy->score_keys, &cy->nscore_keys, t[i].topology_key);
+		}
 }
 
 /* InterPodAffinity PreScore contribution of one existing pod q. */
@@ -512,17 +528,9 @@ static int filter_interpod(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 		if ((v = sk_snode_label(n, cy->anti[i].topology_key)) &&
 		    pair_get(&cy->anti_counts, cy->anti[i].topology_key, v) > 0)
 			return fit_add(fit, SK_FIT_UNSCHEDULABLE, SK_MSG_ANTI_AFFINITY), 0;
-	if (cy->existing_anti.n) {
-		for (size_t b = 0; b < cy->existing_anti.cap; b++)
-			for (sk_smap_ent *e = cy->existing_anti.b[b]; e; e = e->next) {
-				const char *sep = strchr(e->key, '\x1f');
-				char key[256];
-
-				snprintf(key, sizeof(key), "%.*s", (int)(sep - e->key), e->key);
-				if ((v = sk_snode_label(n, key)) && strcmp(v, sep + 1) == 0)
-					return fit_add(fit, SK_FIT_UNSCHEDULABLE, SK_MSG_EXISTING_ANTI), 0;
-			}
-	}
+	for (int i = 0; i < cy->nanti_keys; i++)
+		if ((v = sk_snode_label(n, cy->anti_keys[i])) && pair_get(&cy->existing_anti, cy->anti_keys[i], v) > 0)
+			return fit_add(fit, SK_FIT_UNSCHEDULABLE, SK_MSG_EXISTING_ANTI), 0;
 	return 1;
 }
 
@@ -873,6 +881,8 @@ void sk_cycle_release(sk_cycle *cy)
 	sk__smap_release(&cy->anti_counts);
 	sk__smap_release(&cy->existing_anti);
 	sk__smap_release(&cy->ipa_score);
+	free(cy->anti_keys);
+	free(cy->score_keys);
 	for (int i = 0; i < cy->nspread; i++) {
 		free(cy->spread[i].counts.k);
 		free(cy->spread[i].counts.v);

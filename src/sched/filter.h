@@ -88,6 +88,8 @@ typedef struct sk_cycle {
 	sk_smap aff_counts, anti_counts, existing_anti; /* "key\x1fvalue" -> (intptr) count */
 	int aff_self_match;
 	sk_smap ipa_score;         /* "key\x1fvalue" -> (intptr) score */
+	const char **anti_keys, **score_keys; /* distinct topology keys of existing_anti / ipa_score */
+	int nanti_keys, nscore_keys;
 	int ipa_scoring;
 	const char *node_name;     /* spec.nodeName or NULL */
 	/* ImageLocality: interned ids of the containers' normalised images and

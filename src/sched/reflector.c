@@ -73,8 +73,9 @@ static char *item_key(json_t *obj)
 }
 
 /* Lists the collection and replaces the scheduler's view. Returns the list's
- * resourceVersion (malloc'd) or NULL. */
-static char *relist(struct sk_reflector *r)
+ * resourceVersion (malloc'd) or NULL with *missing set when the API does not
+ * serve the resource (podgroups without the CRD). */
+static char *relist(struct sk_reflector *r, int *missing)
 {
 	sk_error_t err = {0};
 	json_t *list = sk_client_list(r->s->client, r->path, NULL, &err), *item;
@@ -84,7 +85,8 @@ static char *relist(struct sk_reflector *r)
 	char *out;
 
 	if (!list) {
-		if (err.code != SK_ENOTFOUND)
+		*missing = err.code == SK_ENOTFOUND;
+		if (!*missing)
 			sk_debug("scheduler", "list %s: %s", r->path, err.msg);
 		return NULL;
 	}
@@ -115,13 +117,14 @@ static void *reflector_main(void *arg)
 	struct sk_reflector *r = arg;
 
 	while (!stopping(r)) {
-		cleanup_free char *rv = relist(r);
+		int missing = 0;
+		cleanup_free char *rv = relist(r, &missing);
 		cleanup_free char *query = NULL;
 		sk_client_watch *w;
 		sk_error_t err = {0};
 
 		if (!rv) {
-			nap(r, 1000);
+			nap(r, missing ? 10000 : 1000);
 			continue;
 		}
 		query = xasprintf("resourceVersion=%s&allowWatchBookmarks=true", rv);

@@ -133,21 +133,22 @@ int64_t sk_score_node_affinity_raw(const sk_cycle *cy, const sk_snode *n)
 	return sum;
 }
 
+static intptr_t pair_score(const sk_cycle *cy, const char *key, const char *value)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s\x1f%s", key, value);
+	return (intptr_t)sk__smap_get(&cy->ipa_score, buf);
+}
+
 int64_t sk_score_interpod_raw(const sk_cycle *cy, const sk_snode *n)
 {
 	int64_t sum = 0;
+	const char *v;
 
-	if (!cy->ipa_score.n)
-		return 0;
-	for (size_t b = 0; b < cy->ipa_score.cap; b++)
-		for (sk_smap_ent *e = cy->ipa_score.b[b]; e; e = e->next) {
-			const char *sep = strchr(e->key, '\x1f'), *v;
-			char key[256];
-
-			snprintf(key, sizeof(key), "%.*s", (int)(sep - e->key), e->key);
-			if ((v = sk_snode_label(n, key)) && strcmp(v, sep + 1) == 0)
-				sum += (intptr_t)e->val;
-		}
+	for (int i = 0; i < cy->nscore_keys; i++)
+		if ((v = sk_snode_label(n, cy->score_keys[i])))
+			sum += pair_score(cy, cy->score_keys[i], v);
 	return sum;
 }
 

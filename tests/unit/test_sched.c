@@ -503,6 +503,46 @@ static void test_fit_error_sorting(void **state)
 	assert_int_equal(sk_algo_nodes_to_find(0, 150), 100);
 }
 
+static void test_preferred_affinity_and_soft_spread(void **state)
+{
+	sk_cache c;
+	sk_spod *q, *r, *p, *heavy;
+	const char *node;
+	char *msg;
+
+	sk_cache_init(&c);
+	add_node(&c, "n1", "8", "16Gi", 0, NULL, "\"zone\":\"a\"");
+	add_node(&c, "n2", "8", "16Gi", 0, NULL, "\"zone\":\"b\"");
+	add_node(&c, "n3", "8", "16Gi", 0, NULL, "\"zone\":\"b\"");
+	q = place(&c, mkpod("cache", NULL, CT("1", "1Gi"), "\"app\":\"cache\""), "n3");
+	r = place(&c, mkpod("web0", NULL, CT("1", "1Gi"), "\"app\":\"web\""), "n2");
+	/* preferred affinity to the cache pod's host wins over LeastAllocated */
+	p = mkpod("web1", "\"affinity\":{\"podAffinity\":{\"preferredDuringSchedulingIgnoredDuringExecution\":[{\"weight\":100,"
+		  "\"podAffinityTerm\":{\"labelSelector\":{\"matchLabels\":{\"app\":\"cache\"}},\"topologyKey\":\"kubernetes.io/hostname\"}}]}}",
+		  CT("1", "1Gi"), "\"app\":\"web\"");
+	msg = schedule(&c, p, &node);
+	assert_null(msg);
+	assert_string_equal(node, "n3");
+	sk_spod_free(p);
+	/* soft spread by zone: zone b has web0, so zone a (n1) wins although a
+	 * heavy pod makes it the most allocated node */
+	heavy = place(&c, mkpod("heavy", NULL, CT("4", "1Gi"), NULL), "n1");
+	p = mkpod("web2", "\"topologySpreadConstraints\":[{\"maxSkew\":1,\"topologyKey\":\"zone\","
+		  "\"whenUnsatisfiable\":\"ScheduleAnyway\",\"labelSelector\":{\"matchLabels\":{\"app\":\"web\"}}}]",
+		  CT("1", "1Gi"), "\"app\":\"web\"");
+	msg = schedule(&c, p, &node);
+	assert_null(msg);
+	assert_string_equal(node, "n1");
+	sk_spod_free(p);
+	sk_cache_pod_remove(&c, q);
+	sk_cache_pod_remove(&c, r);
+	sk_cache_pod_remove(&c, heavy);
+	sk_spod_free(q);
+	sk_spod_free(r);
+	sk_spod_free(heavy);
+	sk_cache_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_image_locality),
 		cmocka_unit_test(test_runtime_class),
 		cmocka_unit_test(test_fit_error_sorting),
+		cmocka_unit_test(test_preferred_affinity_and_soft_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
