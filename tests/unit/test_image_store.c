@@ -268,6 +268,19 @@ static void test_shared_layers_and_gc(void **state)
 	list = sk_image_list(s);
 	assert_int_equal(json_array_size(list), 2);
 
+	{
+		sk_gc_policy never = {100, 90};
+		int lease;
+
+		assert_int_equal(sk_image_gc(s, &never, NULL, &res, &err), 0);   /* below the high mark */
+		assert_int_equal(res.images_removed, 0);
+		lease = sk__img_gc_lease(s, 0);     /* what a pull or import in any process holds */
+		assert_true(lease >= 0);
+		assert_int_equal(sk_image_gc(s, &all, NULL, &res, &err), -1);
+		assert_int_equal(err.code, SK_ECONFLICT);
+		close(lease);
+		assert_true(sk_image_is_present(s, "busybox:2"));
+	}
 	rootfs = sk_image_rootfs_prepare(s, "busybox:1", "c1", &err);
 	if (!rootfs)
 		fail_msg("%s", err.msg);
