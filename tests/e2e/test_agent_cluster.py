@@ -114,7 +114,10 @@ class AgentCluster(Cluster):
                 return False
             p = json.loads(r.stdout)
             self.pod_uids.add(p["metadata"]["uid"])
-            return p if pred(p) else False
+            try:
+                return p if pred(p) else False
+            except (KeyError, IndexError):
+                return False
         try:
             return wait_for(check, timeout, what=what or f"pod {name}")
         except AssertionError:
