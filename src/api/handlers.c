@@ -448,70 +448,140 @@ static int list_filter_match(const list_filter *f, json_t *obj)
 	return 1;
 }
 
+/* Items of a list as stored text (resourceVersion spliced in), so a list
+ * that needs no Table is answered without decoding and re-encoding. */
+typedef struct raw_items {
+	char **v;
+	size_t *len;
+	size_t n, cap, bytes;
+} raw_items;
+
+static void raw_items_add(raw_items *ri, char *s, size_t len)
+{
+	if (ri->n == ri->cap) {
+		ri->cap = ri->cap ? ri->cap * 2 : 64;
+		ri->v = xrealloc(ri->v, ri->cap * sizeof(*ri->v));
+		ri->len = xrealloc(ri->len, ri->cap * sizeof(*ri->len));
+	}
+	ri->v[ri->n] = s;
+	ri->len[ri->n++] = len;
+	ri->bytes += len + 1;
+}
+
+static void raw_items_release(raw_items *ri)
+{
+	for (size_t i = 0; i < ri->n; i++)
+		free(ri->v[i]);
+	free(ri->v);
+	free(ri->len);
+	memset(ri, 0, sizeof(*ri));
+}
+
+/* Reads up to limit matching items after `*after` (advanced as it goes) at
+ * rev (0: now; set to the revision read on the first page of a limited
+ * list). *more is set when items remain. */
+static int collect(sk_api *api, const char *prefix, char **after, size_t limit, int64_t *rev, int64_t *list_rev,
+		   const list_filter *f, raw_items *out, int *more, sk_error_t *err)
+{
+	int filtered = f->labels || f->fields;
+
+	for (;;) {
+		sk_store_list l = {0};
+		size_t chunk = limit ? limit - out->n + 1 : 0;
+		int exhausted;
+
+		if (sk_store_range(api->store, prefix, *after, chunk, *rev, &l, err) < 0)
+			return -1;
+		*list_rev = l.rev;
+		if (!*rev && limit)
+			*rev = l.rev;
+		for (size_t i = 0; i < l.n; i++) {
+			size_t len;
+
+			if (limit && out->n == limit) {
+				*more = 1;
+				break;
+			}
+			free(*after);
+			*after = xstrdup(l.items[i].key);
+			if (filtered) {
+				cleanup_json json_t *o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+
+				if (!o || !list_filter_match(f, o))
+					continue;
+			}
+			{
+				char *v = sk__obj_splice_rv(l.items[i].value, l.items[i].len, l.items[i].mod_rev, &len);
+
+				raw_items_add(out, v, len);
+			}
+		}
+		exhausted = !l.more;
+		sk_store_list_release(&l);
+		if (*more || exhausted || !limit)
+			return 0;
+	}
+}
+
+/* Writes {"kind":…,"metadata":…,"items":[<raw items>]}: jansson makes the
+ * envelope with empty items, the stored texts go between the brackets. */
+static void reply_raw_list(sk_api_response *resp, const sk_api_resource *r, json_t *lmeta, const raw_items *ri)
+{
+	char gv[96], lk[96];
+	cleanup_json json_t *env = NULL;
+	cleanup_free char *head = NULL;
+	size_t hl, off;
+	char *body;
+
+	sk__resource_gv(r, gv, sizeof(gv));
+	snprintf(lk, sizeof(lk), "%sList", r->kind);
+	env = json_pack("{s:s, s:s, s:O, s:[]}", "kind", lk, "apiVersion", gv, "metadata", lmeta, "items");
+	head = json_dumps(env, JSON_COMPACT);
+	hl = strlen(head);              /* ends with "[]}" */
+	body = xmalloc(hl + ri->bytes + 1);
+	memcpy(body, head, hl - 2);
+	off = hl - 2;
+	for (size_t i = 0; i < ri->n; i++) {
+		if (i)
+			body[off++] = ',';
+		memcpy(body + off, ri->v[i], ri->len[i]);
+		off += ri->len[i];
+	}
+	memcpy(body + off, "]}", 2);
+	off += 2;
+	body[off] = '\0';
+	sk__reply_raw(resp, 200, body, off);
+}
+
 static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	const sk_api_resource *r = p->res;
 	cleanup_free char *prefix = sk__obj_prefix(r, p->all_namespaces ? NULL : p->ns);
 	cleanup_free char *after = NULL;
 	const char *lim = sk__arg(req, "limit"), *cont = sk__arg(req, "continue");
-	size_t limit = lim ? strtoul(lim, NULL, 10) : 0, got = 0;
+	size_t limit = lim ? strtoul(lim, NULL, 10) : 0;
 	int64_t rev = 0, list_rev = 0;
-	cleanup_json json_t *items = json_array();
-	json_t *lmeta = json_object();
-	cleanup_json json_t *list = NULL;
+	cleanup_json json_t *lmeta = json_object();
+	raw_items ri = {0};
 	sk_error_t err = {0};
 	list_filter f;
-	char gv[96], num[24];
+	char num[24];
 	int more = 0;
 
-	if (list_filter_init(&f, req, r, &err) < 0) {
-		list_filter_release(&f);
-		json_decref(lmeta);
-		sk__reply_error(resp, &err, r, NULL);
-		return;
-	}
+	if (list_filter_init(&f, req, r, &err) < 0)
+		goto fail;
 	if (cont && *cont && decode_continue(cont, &rev, &after, &err) < 0)
 		goto fail;
-	for (;;) {
-		sk_store_list l = {0};
-		size_t chunk = limit ? limit - got + 1 : 0;
-		int exhausted;
-
-		if (sk_store_range(api->store, prefix, after, chunk, rev, &l, &err) < 0) {
-			if (err.code == SK_EGONE)
-				sk_error_set(&err, SK_EGONE,
-					     "The provided continue parameter is too old to display a consistent list "
-					     "result. You can start a new list without the continue parameter, or use "
-					     "the continue token in this response to retrieve the remainder of the "
-					     "results. Continuing with the provided token results in an inconsistent "
-					     "list - objects that were created, modified, or deleted between the time "
-					     "the first chunk was returned and now may show up in the list.");
-			goto fail;
-		}
-		list_rev = l.rev;
-		if (!rev && limit)
-			rev = l.rev;
-		for (size_t i = 0; i < l.n; i++) {
-			json_t *o;
-
-			if (limit && got == limit) {
-				more = 1;
-				break;
-			}
-			free(after);
-			after = xstrdup(l.items[i].key);
-			o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
-			if (!o || !list_filter_match(&f, o)) {
-				json_decref(o);
-				continue;
-			}
-			json_array_append_new(items, o);
-			got++;
-		}
-		exhausted = !l.more;
-		sk_store_list_release(&l);
-		if (more || exhausted || !limit)
-			break;
+	if (collect(api, prefix, &after, limit, &rev, &list_rev, &f, &ri, &more, &err) < 0) {
+		if (err.code == SK_EGONE)
+			sk_error_set(&err, SK_EGONE,
+				     "The provided continue parameter is too old to display a consistent list result. "
+				     "You can start a new list without the continue parameter, or use the continue "
+				     "token in this response to retrieve the remainder of the results. Continuing with "
+				     "the provided token results in an inconsistent list - objects that were created, "
+				     "modified, or deleted between the time the first chunk was returned and now may "
+				     "show up in the list.");
+		goto fail;
 	}
 	if (more) {
 		cleanup_free char *tok = encode_continue(rev, after);
@@ -520,27 +590,27 @@ static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 	}
 	snprintf(num, sizeof(num), "%lld", (long long)(rev ? rev : list_rev));
 	json_object_set_new(lmeta, "resourceVersion", json_string(num));
-	list_filter_release(&f);
 	if (sk__wants_table(req)) {
 		const char *io = sk__arg(req, "includeObject");
+		cleanup_json json_t *items = json_array(), *t = NULL;
 
-		list = sk__to_table(r, items, lmeta, io && !strcmp(io, "Object"));
-		json_decref(lmeta);
-		reply_obj(resp, 200, list);
-		return;
-	}
-	sk__resource_gv(r, gv, sizeof(gv));
-	{
-		char lk[96];
+		for (size_t i = 0; i < ri.n; i++) {
+			json_t *o = json_loadb(ri.v[i], ri.len[i], 0, NULL);
 
-		snprintf(lk, sizeof(lk), "%sList", r->kind);
-		list = json_pack("{s:s, s:s, s:o, s:O}", "kind", lk, "apiVersion", gv, "metadata", lmeta, "items", items);
+			if (o)
+				json_array_append_new(items, o);
+		}
+		t = sk__to_table(r, items, lmeta, io && !strcmp(io, "Object"));
+		reply_obj(resp, 200, t);
+	} else {
+		reply_raw_list(resp, r, lmeta, &ri);
 	}
-	reply_obj(resp, 200, list);
+	raw_items_release(&ri);
+	list_filter_release(&f);
 	return;
 fail:
+	raw_items_release(&ri);
 	list_filter_release(&f);
-	json_decref(lmeta);
 	sk__reply_error(resp, &err, r, NULL);
 }
 
