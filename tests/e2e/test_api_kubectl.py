@@ -220,7 +220,7 @@ kind: Pod
 metadata: {name: q}
 spec: {containers: [{name: c, image: x, resources: {limits: {cpu: lots}}}]}
 """)
-    assert r.returncode != 0 and "cpu" in r.stderr
+    assert r.returncode != 0 and "quantities must match the regular expression" in r.stderr
     r = api_cluster.kubectl("get", "--raw", "/api/v1/namespaces/default/pods/x", "--server",
                             "https://127.0.0.1:%d" % api_cluster.port, "--token", "wrong", check=False)
     assert "Unauthorized" in r.stderr
