@@ -1,0 +1,365 @@
+/* API server benchmark: starts `skiff server` on a fresh data directory and
+ * measures, over HTTPS with keep-alive connections (libcurl):
+ *   - time from exec to a successful /readyz, idle RSS;
+ *   - durable pod creates/s from many concurrent clients;
+ *   - single-object GETs/s;
+ *   - LISTs of 1,000 pods;
+ *   - watch delivery latency (create → event received) to 1,000 watchers.
+ * Usage: api_bench SKIFF_BINARY [threads] [creates] */
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char base[128], auth[256], cafile[512];
+static int port;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static size_t sink(char *p, size_t s, size_t n, void *ud)
+{
+	(void)p;
+	(void)ud;
+	return s * n;
+}
+
+static CURL *handle(void)
+{
+	CURL *c = curl_easy_init();
+	static struct curl_slist *h;
+
+	if (!h) {
+		h = curl_slist_append(NULL, auth);
+		h = curl_slist_append(h, "Content-Type: application/json");
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_CAINFO, cafile);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	return c;
+}
+
+static long do_req(CURL *c, const char *method, const char *url, const char *body)
+{
+	long code = 0;
+
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	} else {
+		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	}
+	if (curl_easy_perform(c) != CURLE_OK)
+		return -1;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	return code;
+}
+
+static const char *POD = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+			 "\"labels\":{\"app\":\"bench\"},\"annotations\":{\"sent\":\"%.6f\"}},\"spec\":{\"containers\":"
+			 "[{\"name\":\"c\",\"image\":\"busybox:1.36\"}]}}";
+
+typedef struct job {
+	int id, n, ok;
+	const char *ns, *prefix;
+	double until;
+	long count;
+} job;
+
+static void *create_worker(void *arg)
+{
+	job *j = arg;
+	CURL *c = handle();
+	char url[256], body[1024], name[64];
+
+	snprintf(url, sizeof(url), "%s/api/v1/namespaces/%s/pods", base, j->ns);
+	for (int i = 0; i < j->n; i++) {
+		snprintf(name, sizeof(name), "%s-%d-%d", j->prefix, j->id, i);
+		snprintf(body, sizeof(body), POD, name, j->ns, wall_s());
+		if (do_req(c, "POST", url, body) == 201)
+			j->ok++;
+	}
+	curl_easy_cleanup(c);
+	return NULL;
+}
+
+static double run_creates(int threads, int total, const char *ns, const char *prefix, int *ok)
+{
+	pthread_t t[256];
+	job j[256];
+	double t0 = now_s();
+
+	*ok = 0;
+	for (int i = 0; i < threads; i++) {
+		j[i] = (job){.id = i, .n = total / threads, .ns = ns, .prefix = prefix};
+		pthread_create(&t[i], NULL, create_worker, &j[i]);
+	}
+	for (int i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		*ok += j[i].ok;
+	}
+	return now_s() - t0;
+}
+
+static void *get_worker(void *arg)
+{
+	job *j = arg;
+	CURL *c = handle();
+	char url[256];
+	unsigned seed = (unsigned)j->id * 7919u;
+
+	while (now_s() < j->until) {
+		snprintf(url, sizeof(url), "%s/api/v1/namespaces/%s/pods/%s-%d-%d", base, j->ns, j->prefix,
+			 (int)(rand_r(&seed) % 8), (int)(rand_r(&seed) % (unsigned)(j->n)));
+		if (do_req(c, "GET", url, NULL) == 200)
+			j->count++;
+	}
+	curl_easy_cleanup(c);
+	return NULL;
+}
+
+/* Watchers: one curl multi with W streaming GETs; each received line is
+ * timed against the "sent" annotation of the pod. */
+typedef struct wstate {
+	char buf[1 << 16];
+	size_t len;
+} wstate;
+
+static double *lat;
+static size_t nlat, caplat;
+
+static size_t on_watch(char *p, size_t s, size_t n, void *ud)
+{
+	wstate *w = ud;
+	size_t len = s * n, i;
+
+	if (w->len + len > sizeof(w->buf))
+		w->len = 0;
+	memcpy(w->buf + w->len, p, len);
+	w->len += len;
+	for (;;) {
+		char *nl = memchr(w->buf, '\n', w->len);
+		char *sent;
+
+		if (!nl)
+			break;
+		*nl = '\0';
+		sent = strstr(w->buf, "\"sent\":\"");
+		if (sent && strstr(w->buf, "\"ADDED\"")) {
+			double d = wall_s() - atof(sent + 8);
+
+			if (nlat == caplat) {
+				caplat = caplat ? caplat * 2 : 4096;
+				lat = realloc(lat, caplat * sizeof(*lat));
+			}
+			lat[nlat++] = d;
+		}
+		i = (size_t)(nl - w->buf) + 1;
+		memmove(w->buf, w->buf + i, w->len - i);
+		w->len -= i;
+	}
+	return len;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static volatile int watch_stop;
+
+static void *watch_pump(void *arg)
+{
+	CURLM *m = arg;
+	int running = 1;
+
+	while (!watch_stop && running) {
+		curl_multi_perform(m, &running);
+		curl_multi_poll(m, NULL, 0, 50, NULL);
+	}
+	return NULL;
+}
+
+static long rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kb = atol(line + 6);
+	fclose(f);
+	return kb;
+}
+
+int main(int argc, char **argv)
+{
+	int threads = argc > 2 ? atoi(argv[2]) : 32, total = argc > 3 ? atoi(argv[3]) : 8000, ok;
+	int watchers = 1000, wpods = 200;
+	char dir[] = "/tmp/skiff-bench-XXXXXX", listen[64], tok[256] = {0}, path[600];
+	double t0, t, ready = -1;
+	pid_t pid;
+	FILE *f;
+	CURL *c;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: api_bench SKIFF_BINARY [threads] [creates]\n");
+		return 2;
+	}
+	curl_global_init(CURL_GLOBAL_ALL);
+	mkdtemp(dir);
+	port = 20000 + getpid() % 20000;
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		freopen("/dev/null", "w", stderr);
+		execl(argv[1], argv[1], "server", "--data-dir", dir, "--listen", listen, "--no-agent", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(base, sizeof(base), "https://127.0.0.1:%d", port);
+	snprintf(cafile, sizeof(cafile), "%s/tls/ca.crt", dir);
+	snprintf(path, sizeof(path), "%s/token", dir);
+	for (int i = 0; i < 2000; i++) {
+		if ((f = fopen(path, "r"))) {
+			if (fgets(tok, sizeof(tok), f) && tok[0]) {
+				fclose(f);
+				snprintf(auth, sizeof(auth), "Authorization: Bearer %s", tok);
+				c = handle();
+				snprintf(path, sizeof(path), "%s/readyz", base);
+				if (do_req(c, "GET", path, NULL) == 200) {
+					ready = now_s() - t0;
+					curl_easy_cleanup(c);
+					break;
+				}
+				curl_easy_cleanup(c);
+				snprintf(path, sizeof(path), "%s/token", dir);
+			} else {
+				fclose(f);
+			}
+		}
+		usleep(2000);
+	}
+	printf("readyz_after_start_ms %.1f\n", ready * 1000);
+	sleep(2);
+	printf("idle_rss_mb %.1f\n", rss_kb(pid) / 1024.0);
+
+	t = run_creates(threads, total, "default", "p", &ok);
+	printf("creates %d ok %d threads %d seconds %.2f creates_per_s %.0f\n", total, ok, threads, t, ok / t);
+	t = run_creates(1, 500, "default", "q", &ok);
+	printf("creates_one_client %d seconds %.2f creates_per_s %.0f\n", ok, t, ok / t);
+
+	{
+		pthread_t th[64];
+		job j[64];
+		long gets = 0;
+		int gt = 16;
+		double until = now_s() + 5;
+
+		for (int i = 0; i < gt; i++) {
+			j[i] = (job){.id = i, .n = total / threads, .ns = "default", .prefix = "p", .until = until};
+			pthread_create(&th[i], NULL, get_worker, &j[i]);
+		}
+		for (int i = 0; i < gt; i++) {
+			pthread_join(th[i], NULL);
+			gets += j[i].count;
+		}
+		printf("gets_per_s %.0f (threads %d)\n", gets / 5.0, gt);
+	}
+	{
+		/* 1,000 pods in their own namespace, listed whole */
+		const char *ns = "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"list\"}}";
+		double t1, lists = 0;
+
+		c = handle();
+		snprintf(path, sizeof(path), "%s/api/v1/namespaces", base);
+		do_req(c, "POST", path, ns);
+		run_creates(10, 1000, "list", "l", &ok);
+		snprintf(path, sizeof(path), "%s/api/v1/namespaces/list/pods", base);
+		t1 = now_s();
+		while (now_s() - t1 < 5) {
+			do_req(c, "GET", path, NULL);
+			lists++;
+		}
+		printf("list_1000_pods_per_s %.1f (ms each %.1f)\n", lists / 5.0, 5000.0 / lists);
+		curl_easy_cleanup(c);
+	}
+	{
+		CURLM *m = curl_multi_init();
+		wstate *ws = calloc((size_t)watchers, sizeof(*ws));
+		char url[256], ns[200];
+		pthread_t pump;
+
+		c = handle();
+		snprintf(path, sizeof(path), "%s/api/v1/namespaces", base);
+		snprintf(ns, sizeof(ns), "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"watch\"}}");
+		do_req(c, "POST", path, ns);
+		curl_easy_cleanup(c);
+		curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, 0L);
+		snprintf(url, sizeof(url), "%s/api/v1/namespaces/watch/pods?watch=true&resourceVersion=%s&timeoutSeconds=600", base, "");
+		for (int i = 0; i < watchers; i++) {
+			CURL *e = handle();
+
+			curl_easy_setopt(e, CURLOPT_URL, url);
+			curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_watch);
+			curl_easy_setopt(e, CURLOPT_WRITEDATA, &ws[i]);
+			curl_multi_add_handle(m, e);
+		}
+		pthread_create(&pump, NULL, watch_pump, m);
+		sleep(5);
+		nlat = 0;
+		for (int i = 0; i < wpods; i++) {
+			char name[32];
+			int k;
+
+			snprintf(name, sizeof(name), "w%d", i);
+			run_creates(1, 1, "watch", name, &k);
+			usleep(20000);
+		}
+		sleep(3);
+		watch_stop = 1;
+		pthread_join(pump, NULL);
+		qsort(lat, nlat, sizeof(*lat), cmpd);
+		if (nlat)
+			printf("watch_watchers %d events_expected %d received %zu p50_ms %.2f p99_ms %.2f max_ms %.2f\n",
+			       watchers, watchers * wpods, nlat, lat[nlat / 2] * 1000, lat[nlat * 99 / 100] * 1000,
+			       lat[nlat - 1] * 1000);
+		printf("rss_after_mb %.1f\n", rss_kb(pid) / 1024.0);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	if (system(path) != 0)
+		return 1;
+	return 0;
+}

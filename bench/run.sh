@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# make bench: builds and runs every benchmark; figures go to stdout and to
+# build/bench/results.txt (copy the ones you quote into docs/BENCHMARKS.md
+# with the command that produced them).
+set -u
+cd "$(dirname "$0")/.."
+mkdir -p build/bench
+out=build/bench/results.txt
+: >"$out"
+LIBS="$(pkg-config --libs libmicrohttpd gnutls libcurl jansson sqlite3 libarchive libzstd libseccomp) -lpthread -ldl -lm"
+run() {
+	local name=$1; shift
+	echo "== $name: $*" | tee -a "$out"
+	"$@" 2>&1 | tee -a "$out"
+}
+cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/api_bench bench/api_bench.c -lcurl -ljansson -lpthread
+run api build/bench/api_bench build/skiff 32 8000
+if [ -f bench/store_bench.c ]; then
+	cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/store_bench bench/store_bench.c build/libskiff.a $LIBS
+	run store build/bench/store_bench
+fi
+for b in bench/sched_*.c; do
+	[ -f "$b" ] || continue
+	n=$(basename "$b" .c)
+	cc -O2 -D_GNU_SOURCE -Isrc -o "build/bench/$n" "$b" build/libskiff.a $LIBS && run "$n" "build/bench/$n"
+done
+for s in bench/*.sh; do
+	case "$s" in bench/run.sh) continue ;; esac
+	run "$(basename "$s" .sh)" bash "$s"
+done
+echo "results in $out"
