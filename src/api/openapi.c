@@ -94,6 +94,17 @@ static json_t *use_schema(json_t *comps, const sk_schema *s)
 	}
 }
 
+/* Properties refer to every named type through allOf, as upstream's
+ * documents do (kubectl explain then prints <IntOrString>, <Time>). */
+static json_t *use_property(json_t *comps, const sk_schema *s)
+{
+	if (s->name && s->type != SK_SCHEMA_OBJECT) {
+		add_component(comps, s);
+		return json_pack("{s:[o]}", "allOf", ref(s->name));
+	}
+	return use_schema(comps, s);
+}
+
 static json_t *gvk_list(const char *group, const char *version, const char *kind)
 {
 	return json_pack("[{s:s, s:s, s:s}]", "group", group, "kind", kind, "version", version);
@@ -108,7 +119,7 @@ static json_t *object_component(json_t *comps, const sk_schema *s)
 	if (s->doc)
 		json_object_set_new(out, "description", json_string(s->doc));
 	for (const sk_schema_field *f = s->fields; f && f->name; f++) {
-		json_t *p = use_schema(comps, f->schema);
+		json_t *p = use_property(comps, f->schema);
 
 		if (f->doc)
 			json_object_set_new(p, "description", json_string(f->doc));
@@ -140,6 +151,10 @@ static void add_component(json_t *comps, const sk_schema *s)
 		break;
 	case SK_SCHEMA_QUANTITY:
 		out = json_pack("{s:[{s:s},{s:s}]}", "oneOf", "type", "string", "type", "number");
+		break;
+	case SK_SCHEMA_INT_OR_STRING:
+		out = json_pack("{s:s, s:[{s:s},{s:s}]}", "format", "int-or-string", "oneOf", "type", "integer",
+				"type", "string");
 		break;
 	default:
 		out = inline_primitive(s);
