@@ -2160,19 +2160,24 @@ static char *cause_text(json_t *c)
 	return xasprintf("%s: %s", str_or_empty(c, "field"), str_or_empty(c, "message"));
 }
 
+/* The API group of a kind skiff serves ("" for core), or NULL. */
+static const char *kind_group(const char *kind)
+{
+	for (int i = 0; kind && sk_schema_kinds[i]; i++)
+		if (strcmp(sk_schema_kinds[i]->kind, kind) == 0)
+			return sk_schema_kinds[i]->group;
+	return NULL;
+}
+
 char *sk_validate_message(const char *kind, const char *name, json_t *causes)
 {
-	const sk_resource *r = kind ? sk_schema_resource_for_kind(kind) : NULL;
-	cleanup_free char *qkind = r && *r->group ? xasprintf("%s.%s", kind, r->group) : xstrdup(kind ? kind : "");
+	const char *group = kind_group(kind);
+	cleanup_free char *qkind = group && *group ? xasprintf("%s.%s", kind, group) : xstrdup(kind ? kind : "");
 	cleanup_json json_t *seen = json_object();
 	cleanup_free char *body = xstrdup("");
 	size_t n = 0, i;
 	json_t *c;
 
-	if (kind && strcmp(kind, "Eviction") == 0) {
-		free(qkind);
-		qkind = xstrdup("Eviction.policy");
-	}
 	json_array_foreach(causes, i, c) {
 		cleanup_free char *t = cause_text(c);
 		char *next;

@@ -369,6 +369,12 @@ static void test_message_dedup(void **state)
 
 	assert_string_equal(m, "Pod \"p\" is invalid: a: Required value");
 	free(m);
+	m = sk_validate_message("Scale", "d", c);
+	assert_string_equal(m, "Scale.autoscaling \"d\" is invalid: a: Required value");
+	free(m);
+	m = sk_validate_message("Eviction", "p", c);
+	assert_string_equal(m, "Eviction.policy \"p\" is invalid: a: Required value");
+	free(m);
 	assert_null(sk_validate("Unknown", c, NULL));
 }
 
