@@ -2074,6 +2074,11 @@ static void validate_binding(E, json_t *b)
 		sk__vrequired(e, "target.name", "");
 }
 
+static void validate_scale(E, json_t *sc)
+{
+	non_negative(e, obj(sc, "spec"), "spec", "replicas");
+}
+
 static void validate_eviction(E, json_t *ev)
 {
 	json_t *opts = obj(ev, "deleteOptions");
@@ -2115,6 +2120,7 @@ static const struct {
 	{ "PersistentVolume", validate_pv, NULL },
 	{ "Binding", validate_binding, NULL },
 	{ "Eviction", validate_eviction, NULL },
+	{ "Scale", validate_scale, NULL },
 };
 
 json_t *sk_validate(const char *kind, json_t *o, json_t *old)

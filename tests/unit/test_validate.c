@@ -323,6 +323,8 @@ static void test_cluster_objects(void **state)
 	EXPECT("StorageClass", "{\"metadata\":{\"name\":\"sc\"}}",
 	       "StorageClass.storage.k8s.io \"sc\" is invalid: provisioner: Required value");
 	EXPECT("Binding", "{" META("p") ",\"target\":{\"kind\":\"Node\"}}", "Binding \"p\" is invalid: target.name: Required value");
+	EXPECT("Scale", "{" META("d") ",\"spec\":{\"replicas\":-1}}",
+	       "Scale.autoscaling \"d\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0");
 	VALID("PodGroup", "{" META("g") ",\"spec\":{\"minMember\":3,\"minResources\":{\"cpu\":\"2\"}}}");
 	EXPECT("PodGroup", "{" META("g") ",\"spec\":{\"minMember\":-1}}",
 	       "PodGroup.scheduling.x-k8s.io \"g\" is invalid: spec.minMember: Invalid value: -1: must be greater than or equal to 0");
