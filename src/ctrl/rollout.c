@@ -84,8 +84,12 @@ void sk_rollout_safe_encode(const char *in, char *out, size_t len)
 
 static json_t *without_hash(json_t *tmpl)
 {
-	json_t *c = json_deep_copy(tmpl);
-	json_t *labels = json_object_get(json_object_get(c, "metadata"), "labels");
+	json_t *c = json_deep_copy(tmpl), *meta = json_object_get(c, "metadata");
+	json_t *labels = json_object_get(meta, "labels");
+
+	/* kubectl rollout undo sends "creationTimestamp": null: Go's zero time */
+	if (json_is_null(json_object_get(meta, "creationTimestamp")))
+		json_object_del(meta, "creationTimestamp");
 
 	json_object_del(labels, "pod-template-hash");
 	if (labels && !json_object_size(labels))

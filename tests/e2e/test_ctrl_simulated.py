@@ -1,0 +1,447 @@
+"""The workload controllers against `skiff server --no-agent`, with the test
+playing the node: it moves pods through their phases by patching pod status
+(issue: workload controllers)."""
+import datetime
+import json
+import os
+import tempfile
+import shutil
+import time
+
+import pytest
+
+from conftest import Cluster
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def wait(fn, timeout=30, what="condition"):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
+
+
+def apply(c, ns, manifest):
+    c.kubectl("-n", ns, "apply", "-f", "-", input=manifest)
+
+
+def make_ns(c, name):
+    c.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Namespace",
+                                                     "metadata": {"name": name}}))
+    return name
+
+
+def pods(c, ns, selector=None):
+    args = ["-n", ns, "get", "pods"] + (["-l", selector] if selector else [])
+    return c.kjson(*args)["items"]
+
+
+def set_status(c, ns, pod, status):
+    c.kubectl("-n", ns, "patch", "pod", pod, "--subresource=status", "--type=merge",
+              "-p", json.dumps({"status": status}))
+
+
+def run_ready(c, ns, pod):
+    t = now()
+    set_status(c, ns, pod, {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "True", "lastTransitionTime": t},
+        {"type": "ContainersReady", "status": "True", "lastTransitionTime": t}]})
+
+
+def finish(c, ns, pod, code=0, container="c", conditions=None):
+    t = now()
+    st = {"phase": "Succeeded" if code == 0 else "Failed",
+          "containerStatuses": [{"name": container, "ready": False, "restartCount": 0, "image": "busybox",
+                                 "imageID": "", "state": {"terminated": {
+                                     "exitCode": code, "reason": "Completed" if code == 0 else "Error",
+                                     "startedAt": t, "finishedAt": t}}}]}
+    if conditions:
+        st["conditions"] = conditions
+    set_status(c, ns, pod, st)
+
+
+def is_ready(p):
+    return any(x["type"] == "Ready" and x["status"] == "True" for x in p["status"].get("conditions", []))
+
+
+def cond(obj, type_):
+    for x in obj.get("status", {}).get("conditions", []):
+        if x["type"] == type_:
+            return x
+    return None
+
+
+DEPLOY = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: "busybox:1.36"}]}
+"""
+
+
+def ready_all(c, ns, sel):
+    for p in pods(c, ns, sel):
+        if not is_ready(p) and not p["metadata"].get("deletionTimestamp"):
+            run_ready(c, ns, p["metadata"]["name"])
+
+
+def test_deployment_rolling_update_and_rollout_commands(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-deploy")
+    apply(c, ns, DEPLOY)
+    wait(lambda: len(pods(c, ns, "app=web")) == 4, what="4 pods")
+    ready_all(c, ns, "app=web")
+    c.kubectl("-n", ns, "rollout", "status", "deployment/web", "--timeout=30s")
+    rs = c.kjson("-n", ns, "get", "rs")["items"]
+    assert len(rs) == 1
+    h = rs[0]["metadata"]["labels"]["pod-template-hash"]
+    assert rs[0]["metadata"]["name"] == "web-" + h
+    assert rs[0]["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "1"
+    ref = rs[0]["metadata"]["ownerReferences"][0]
+    assert ref["kind"] == "Deployment" and ref["controller"] and ref["blockOwnerDeletion"]
+    for p in pods(c, ns, "app=web"):
+        assert p["metadata"]["generateName"] == rs[0]["metadata"]["name"] + "-"
+
+    c.kubectl("-n", ns, "set", "image", "deployment/web", "c=busybox:1.37")
+    # play the node one readiness at a time; never fewer than replicas - maxUnavailable ready
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        ps = [p for p in pods(c, ns, "app=web") if not p["metadata"].get("deletionTimestamp")]
+        assert len(ps) <= 5, "more than replicas + maxSurge pods"
+        assert sum(1 for p in ps if is_ready(p)) >= 3, "below replicas - maxUnavailable ready"
+        d = c.kjson("-n", ns, "get", "deploy", "web")
+        st = d["status"]
+        if st.get("updatedReplicas") == 4 and st.get("availableReplicas") == 4 and st.get("replicas") == 4:
+            break
+        for p in ps:
+            if not is_ready(p):
+                run_ready(c, ns, p["metadata"]["name"])
+                break
+        time.sleep(0.3)
+    else:
+        raise AssertionError("rollout did not finish")
+    c.kubectl("-n", ns, "rollout", "status", "deployment/web", "--timeout=30s")
+    d = c.kjson("-n", ns, "get", "deploy", "web")
+    assert d["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
+    assert cond(d, "Available")["status"] == "True"
+    assert cond(d, "Progressing")["reason"] == "NewReplicaSetAvailable"
+    hist = c.kubectl("-n", ns, "rollout", "history", "deployment/web").stdout
+    assert "1" in hist and "2" in hist
+
+    c.kubectl("-n", ns, "rollout", "undo", "deployment/web", "--to-revision=1")
+    wait(lambda: c.kjson("-n", ns, "get", "deploy", "web")["metadata"]["annotations"].get(
+        "deployment.kubernetes.io/revision") == "3", what="revision 3")
+    old = [r for r in c.kjson("-n", ns, "get", "rs")["items"] if r["metadata"]["name"] == "web-" + h][0]
+    assert old["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+    assert old["metadata"]["annotations"]["deployment.kubernetes.io/revision-history"] == "1"
+    for _ in range(40):
+        ready_all(c, ns, "app=web")
+        st = c.kjson("-n", ns, "get", "deploy", "web")["status"]
+        if st.get("updatedReplicas") == 4 and st.get("availableReplicas") == 4 and st.get("replicas") == 4:
+            break
+        time.sleep(0.3)
+    c.kubectl("-n", ns, "rollout", "status", "deployment/web", "--timeout=30s")
+    imgs = {p["spec"]["containers"][0]["image"] for p in pods(c, ns, "app=web")}
+    assert imgs == {"busybox:1.36"}
+
+    c.kubectl("-n", ns, "rollout", "pause", "deployment/web")
+    c.kubectl("-n", ns, "set", "image", "deployment/web", "c=busybox:1.38")
+    time.sleep(1)
+    assert len(c.kjson("-n", ns, "get", "rs")["items"]) == 2, "paused deployment rolled out"
+    d = c.kjson("-n", ns, "get", "deploy", "web")
+    assert cond(d, "Progressing")["reason"] == "DeploymentPaused"
+    c.kubectl("-n", ns, "rollout", "resume", "deployment/web")
+    wait(lambda: len(c.kjson("-n", ns, "get", "rs")["items"]) == 3, what="third replica set")
+    c.kubectl("-n", ns, "rollout", "restart", "deployment/web")
+    d = c.kjson("-n", ns, "get", "deploy", "web")
+    assert "kubectl.kubernetes.io/restartedAt" in d["spec"]["template"]["metadata"]["annotations"]
+    wait(lambda: len(c.kjson("-n", ns, "get", "rs")["items"]) == 4, what="restart replica set")
+
+
+def test_replicaset_scale_adopt_release(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-rs")
+    c.kubectl("-n", ns, "apply", "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "orphan", "labels": {"app": "x"}},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}}))
+    apply(c, ns, """
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: x}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec: {containers: [{name: c, image: busybox}]}
+""")
+    wait(lambda: len(pods(c, ns, "app=x")) == 3, what="3 pods")
+    orphan = c.kjson("-n", ns, "get", "pod", "orphan")
+    assert orphan["metadata"]["ownerReferences"][0]["name"] == "x"
+    c.kubectl("-n", ns, "scale", "rs/x", "--replicas=1")
+    wait(lambda: len(pods(c, ns, "app=x")) == 1, what="scale down")
+    name = pods(c, ns, "app=x")[0]["metadata"]["name"]
+    c.kubectl("-n", ns, "label", "pod", name, "app=other", "--overwrite")
+    wait(lambda: not c.kjson("-n", ns, "get", "pod", name)["metadata"].get("ownerReferences"), what="release")
+    wait(lambda: len(pods(c, ns, "app=x")) == 1, what="replacement")
+    for p in pods(c, ns, "app=x"):
+        run_ready(c, ns, p["metadata"]["name"])
+    wait(lambda: c.kjson("-n", ns, "get", "rs", "x")["status"].get("availableReplicas") == 1, what="available")
+    st = c.kjson("-n", ns, "get", "rs", "x")["status"]
+    assert st["replicas"] == 1 and st["readyReplicas"] == 1 and st["fullyLabeledReplicas"] == 1
+    assert st["observedGeneration"] >= 2
+
+
+JOB_INDEXED = """
+apiVersion: batch/v1
+kind: Job
+metadata: {name: idx}
+spec:
+  completions: 8
+  parallelism: 3
+  completionMode: Indexed
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+"""
+
+
+def job(c, ns, name):
+    return c.kjson("-n", ns, "get", "job", name)
+
+
+def active_pods(c, ns, sel):
+    return [p for p in pods(c, ns, sel)
+            if p["status"].get("phase") not in ("Succeeded", "Failed") and not p["metadata"].get("deletionTimestamp")]
+
+
+def test_indexed_job_completes_each_index_once(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-idx")
+    apply(c, ns, JOB_INDEXED)
+    done = []
+    deadline = time.time() + 60
+    while time.time() < deadline and len(done) < 8:
+        act = active_pods(c, ns, "job-name=idx")
+        assert len(act) <= 3
+        for p in act:
+            ann = p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]
+            assert p["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"] == ann
+            assert p["spec"]["hostname"] == f"idx-{ann}"
+            assert p["metadata"]["name"].startswith(f"idx-{ann}-")
+            env = p["spec"]["containers"][0]["env"]
+            assert any(e["name"] == "JOB_COMPLETION_INDEX" for e in env)
+            assert "batch.kubernetes.io/job-tracking" in p["metadata"]["finalizers"]
+            finish(c, ns, p["metadata"]["name"])
+            done.append(int(ann))
+        time.sleep(0.3)
+    assert sorted(done) == list(range(8))
+    wait(lambda: cond(job(c, ns, "idx"), "Complete"), what="Complete")
+    j = job(c, ns, "idx")
+    assert j["status"]["succeeded"] == 8
+    assert j["status"]["completedIndexes"] == "0-7"
+    assert j["status"].get("failed", 0) == 0
+    assert j["status"]["completionTime"]
+    assert cond(j, "SuccessCriteriaMet")["status"] == "True"
+    for p in pods(c, ns, "job-name=idx"):
+        assert "batch.kubernetes.io/job-tracking" not in (p["metadata"].get("finalizers") or [])
+
+
+def simple_job(name, extra=""):
+    return f"""
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: {name}}}
+spec:
+{extra}
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: busybox}}]
+"""
+
+
+def test_backoff_limit_exceeded(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-backoff")
+    apply(c, ns, simple_job("bo", "  backoffLimit: 0"))
+    p = wait(lambda: active_pods(c, ns, "job-name=bo"), what="pod")[0]
+    finish(c, ns, p["metadata"]["name"], code=1)
+    j = wait(lambda: (lambda j: cond(j, "Failed") and j)(job(c, ns, "bo")), what="Failed")
+    assert cond(j, "Failed")["reason"] == "BackoffLimitExceeded"
+    assert cond(j, "FailureTarget")["reason"] == "BackoffLimitExceeded"
+    assert j["status"]["failed"] == 1
+    assert len(pods(c, ns, "job-name=bo")) == 1
+
+
+def test_backoff_delays_replacement(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-backoff2")
+    apply(c, ns, simple_job("bo2", "  backoffLimit: 3"))
+    p = wait(lambda: active_pods(c, ns, "job-name=bo2"), what="pod")[0]
+    finish(c, ns, p["metadata"]["name"], code=1)
+    wait(lambda: job(c, ns, "bo2")["status"].get("failed") == 1, what="failed count")
+    time.sleep(3)
+    assert not active_pods(c, ns, "job-name=bo2"), "replacement created before the 10 s backoff"
+    wait(lambda: active_pods(c, ns, "job-name=bo2"), timeout=20, what="replacement after backoff")
+
+
+def test_pod_failure_policy_fail_job(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-pfp")
+    apply(c, ns, simple_job("pfp", """  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: Ignore
+      onPodConditions: [{type: DisruptionTarget}]
+    - action: FailJob
+      onExitCodes: {containerName: c, operator: In, values: [42]}"""))
+    p = wait(lambda: active_pods(c, ns, "job-name=pfp"), what="pod")[0]
+    finish(c, ns, p["metadata"]["name"], code=137,
+           conditions=[{"type": "DisruptionTarget", "status": "True", "reason": "DeletionByTaintManager"}])
+    wait(lambda: len(pods(c, ns, "job-name=pfp")) == 2, what="replacement of an ignored failure")
+    assert job(c, ns, "pfp")["status"].get("failed", 0) == 0
+    p = wait(lambda: active_pods(c, ns, "job-name=pfp"), what="pod")[0]
+    finish(c, ns, p["metadata"]["name"], code=42)
+    j = wait(lambda: (lambda j: cond(j, "Failed") and j)(job(c, ns, "pfp")), what="Failed")
+    assert cond(j, "Failed")["reason"] == "PodFailurePolicy"
+    assert "exit code 42" in cond(j, "Failed")["message"]
+
+
+def test_suspend_and_resume(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-suspend")
+    apply(c, ns, simple_job("sus", "  suspend: true\n  parallelism: 2\n  completions: 2"))
+    wait(lambda: cond(job(c, ns, "sus"), "Suspended"), what="Suspended")
+    assert cond(job(c, ns, "sus"), "Suspended")["reason"] == "JobSuspended"
+    time.sleep(1)
+    assert pods(c, ns, "job-name=sus") == []
+    c.kubectl("-n", ns, "patch", "job", "sus", "--type=merge", "-p", '{"spec":{"suspend":false}}')
+    wait(lambda: len(active_pods(c, ns, "job-name=sus")) == 2, what="pods after resume")
+    j = job(c, ns, "sus")
+    assert cond(j, "Suspended")["status"] == "False" and cond(j, "Suspended")["reason"] == "JobResumed"
+    assert j["status"]["startTime"]
+    c.kubectl("-n", ns, "patch", "job", "sus", "--type=merge", "-p", '{"spec":{"suspend":true}}')
+    wait(lambda: not active_pods(c, ns, "job-name=sus"), what="pods deleted on suspend")
+    assert job(c, ns, "sus")["status"].get("failed", 0) == 0
+
+
+def test_ttl_after_finished(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-ttl")
+    apply(c, ns, simple_job("ttl", "  ttlSecondsAfterFinished: 1"))
+    p = wait(lambda: active_pods(c, ns, "job-name=ttl"), what="pod")[0]
+    finish(c, ns, p["metadata"]["name"])
+    wait(lambda: c.kubectl("-n", ns, "get", "job", "ttl", check=False).returncode != 0, what="job deleted")
+    wait(lambda: pods(c, ns, "job-name=ttl") == [], what="pods collected")
+
+
+def test_foreground_deletion_and_orphan(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-gc")
+    apply(c, ns, DEPLOY)
+    wait(lambda: len(pods(c, ns, "app=web")) == 4, what="pods")
+    c.kubectl("-n", ns, "delete", "deployment", "web", "--cascade=foreground", "--timeout=30s")
+    assert c.kjson("-n", ns, "get", "rs")["items"] == []
+    assert pods(c, ns) == []
+    apply(c, ns, DEPLOY)
+    wait(lambda: len(pods(c, ns, "app=web")) == 4, what="pods")
+    c.kubectl("-n", ns, "delete", "deployment", "web", "--cascade=orphan")
+    wait(lambda: c.kjson("-n", ns, "get", "rs")["items"] and
+         not c.kjson("-n", ns, "get", "rs")["items"][0]["metadata"].get("ownerReferences"), what="orphaned rs")
+    assert len(pods(c, ns, "app=web")) == 4
+    c.kubectl("-n", ns, "delete", "rs", "--all")
+    wait(lambda: pods(c, ns) == [], what="background collection of pods")
+
+
+def test_namespace_deletion_removes_contents(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-nsdel")
+    apply(c, ns, DEPLOY)
+    c.kubectl("-n", ns, "apply", "-f", "-", input=json.dumps(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "b"}}))
+    wait(lambda: len(pods(c, ns, "app=web")) == 4, what="pods")
+    c.kubectl("delete", "namespace", ns, "--timeout=30s")
+    assert c.kubectl("get", "namespace", ns, check=False).returncode != 0
+
+
+def test_cronjob_creates_jobs(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-cron")
+    apply(c, ns, """
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj}
+spec:
+  schedule: "*/1 * * * *"
+  concurrencyPolicy: Forbid
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox}]
+""")
+    jobs = wait(lambda: c.kjson("-n", ns, "get", "jobs")["items"], timeout=75, what="a scheduled job")
+    j = jobs[0]
+    ts = j["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"]
+    t = datetime.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+    assert j["metadata"]["name"] == f"cj-{int(t.timestamp()) // 60}"
+    assert j["metadata"]["ownerReferences"][0]["kind"] == "CronJob"
+    cj = c.kjson("-n", ns, "get", "cronjob", "cj")
+    assert cj["status"]["active"][0]["name"] == j["metadata"]["name"]
+    assert cj["status"]["lastScheduleTime"] == ts
+    p = wait(lambda: active_pods(c, ns, "job-name=" + j["metadata"]["name"]), what="pod")[0]
+    finish(c, ns, p["metadata"]["name"])
+    wait(lambda: c.kjson("-n", ns, "get", "cronjob", "cj")["status"].get("lastSuccessfulTime"), what="success")
+    assert not c.kjson("-n", ns, "get", "cronjob", "cj")["status"].get("active")
+
+
+def test_restart_mid_rollout_and_mid_job(tmpdir_skiff):
+    c = Cluster(tmpdir_skiff, ["--no-agent"]).start()
+    try:
+        ns = "default"
+        apply(c, ns, DEPLOY)
+        wait(lambda: len(pods(c, ns, "app=web")) == 4, what="pods")
+        ready_all(c, ns, "app=web")
+        c.kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+        apply(c, ns, JOB_INDEXED)
+        wait(lambda: len(active_pods(c, ns, "job-name=idx")) == 3, what="job pods")
+        for p in active_pods(c, ns, "job-name=idx")[:2]:
+            finish(c, ns, p["metadata"]["name"])
+        c.kubectl("set", "image", "deployment/web", "c=busybox:1.37")
+        wait(lambda: len(c.kjson("get", "rs")["items"]) == 2, what="new rs")
+        c.stop()
+        c.start()
+        for _ in range(100):
+            ready_all(c, ns, "app=web")
+            for p in active_pods(c, ns, "job-name=idx"):
+                finish(c, ns, p["metadata"]["name"])
+            d = c.kjson("get", "deploy", "web")["status"]
+            j = job(c, ns, "idx")
+            if d.get("updatedReplicas") == 4 and d.get("replicas") == 4 and d.get("availableReplicas") == 4 \
+                    and cond(j, "Complete"):
+                break
+            time.sleep(0.3)
+        c.kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+        j = job(c, ns, "idx")
+        assert cond(j, "Complete")
+        assert j["status"]["succeeded"] == 8
+        assert j["status"]["completedIndexes"] == "0-7"
+        assert len([p for p in pods(c, ns, "job-name=idx") if p["status"]["phase"] == "Succeeded"]) == 8
+    finally:
+        c.cleanup()
