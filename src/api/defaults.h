@@ -14,7 +14,8 @@
  * strategy defaults that do not need server state): Pod, Deployment,
  * ReplicaSet, Job, CronJob, Service, Namespace, Secret, Node, Endpoints,
  * PersistentVolume(Claim), StorageClass, PriorityClass and the templates
- * inside them. Idempotent. */
+ * inside them. For Secrets it also folds stringData into data (base64) and
+ * drops stringData, as upstream's conversion does. Idempotent. */
 void sk_defaults_apply(const char *kind, json_t *obj);
 
 /* Pod create admission (DefaultTolerationSeconds): adds NoExecute

@@ -230,6 +230,16 @@ static void test_misc(void **state)
 	ASSERT_STR(ns, "status.phase", "Active");
 	sk_defaults_apply("Secret", sec);
 	ASSERT_STR(sec, "type", "Opaque");
+	{
+		cleanup_json json_t *s2 = parse("{\"data\":{\"a\":\"eA==\",\"b\":\"eA==\"},\"stringData\":{\"b\":\"hello\",\"c\":\"ab\",\"d\":\"\"}}");
+
+		sk_defaults_apply("Secret", s2);
+		ASSERT_STR(s2, "data.a", "eA==");
+		ASSERT_STR(s2, "data.b", "aGVsbG8=");
+		ASSERT_STR(s2, "data.c", "YWI=");
+		ASSERT_STR(s2, "data.d", "");
+		assert_null(at(s2, "stringData"));
+	}
 	sk_defaults_apply("PersistentVolumeClaim", pvc);
 	ASSERT_STR(pvc, "spec.volumeMode", "Filesystem");
 	sk_defaults_apply("PersistentVolume", pv);
