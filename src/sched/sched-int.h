@@ -36,6 +36,7 @@ struct sk_job {
 	char *msg;
 	json_t *body;        /* JOB_PREEMPT: victims array; JOB_PODGROUP_STATUS: status */
 	const char *profile; /* scheduler name (static for the scheduler's life) */
+	const char *etype, *ereason, *eaction; /* JOB_EVENT (static strings) */
 };
 
 struct sk_sched {
@@ -62,7 +63,8 @@ struct sk_sched {
 
 	pthread_mutex_t jmu;   /* worker queue */
 	pthread_cond_t jcv, jidle;
-	struct sk_job *jhead, *jtail;
+	struct sk_job *jhead, *jtail; /* binds, status writes, preemption */
+	struct sk_job *lhead, *ltail; /* events and PodGroup status: after the above */
 	int jcount, jbusy;
 	pthread_t *workers;
 	int nworkers;
@@ -92,6 +94,9 @@ void sk__sched_workers_stop(struct sk_sched *s);
 /* Queues a job (ownership passes to the pool). */
 void sk__sched_submit(struct sk_sched *s, struct sk_job *j);
 struct sk_job *sk__sched_job(int kind, const sk_spod *p, const char *node, const char *msg);
+/* A JOB_EVENT about the pod of j. */
+struct sk_job *sk__sched_event_job(const struct sk_job *j, const char *type, const char *reason, const char *action,
+				   const char *msg);
 void sk__sched_job_free(struct sk_job *j);
 /* Forgets aggregated events of a deleted pod. */
 void sk__sched_events_forget(struct sk_sched *s, const char *pod_key);

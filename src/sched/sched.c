@@ -352,9 +352,14 @@ static void unschedulable(struct sk_sched *s, sk_spod *p, const char *msg, const
 {
 	s->stats.unschedulable++;
 	sk_queue_unschedulable(&s->queue, p->key, sk_mono_ns());
-	if (has_condition(p, msg, nominated))
-		sk__sched_submit(s, job(s, JOB_EVENT, p, NULL, msg));
-	else
+	if (has_condition(p, msg, nominated)) {
+		struct sk_job *j = job(s, JOB_EVENT, p, NULL, msg);
+
+		j->etype = "Warning";
+		j->ereason = "FailedScheduling";
+		j->eaction = "Scheduling";
+		sk__sched_submit(s, j);
+	} else
 		sk__sched_submit(s, job(s, JOB_FAIL, p, nominated, msg));
 }
 

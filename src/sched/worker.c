@@ -21,6 +21,23 @@ struct sk_job *sk__sched_job(int kind, const sk_spod *p, const char *node, const
 	return j;
 }
 
+struct sk_job *sk__sched_event_job(const struct sk_job *j, const char *type, const char *reason, const char *action,
+				   const char *msg)
+{
+	struct sk_job *e = xzalloc(sizeof(*e));
+
+	e->kind = JOB_EVENT;
+	e->ns = xstrdup(j->ns);
+	e->name = xstrdup(j->name);
+	e->uid = j->uid ? xstrdup(j->uid) : NULL;
+	e->msg = xstrdup(msg);
+	e->profile = j->profile;
+	e->etype = type;
+	e->ereason = reason;
+	e->eaction = action;
+	return e;
+}
+
 void sk__sched_job_free(struct sk_job *j)
 {
 	free(j->ns);
@@ -34,12 +51,15 @@ void sk__sched_job_free(struct sk_job *j)
 
 void sk__sched_submit(struct sk_sched *s, struct sk_job *j)
 {
+	int low = j->kind == JOB_EVENT || j->kind == JOB_PODGROUP_STATUS;
+	struct sk_job **head = low ? &s->lhead : &s->jhead, **tail = low ? &s->ltail : &s->jtail;
+
 	pthread_mutex_lock(&s->jmu);
-	if (s->jtail)
-		s->jtail->next = j;
+	if (*tail)
+		(*tail)->next = j;
 	else
-		s->jhead = j;
-	s->jtail = j;
+		*head = j;
+	*tail = j;
 	s->jcount++;
 	pthread_cond_signal(&s->jcv);
 	pthread_mutex_unlock(&s->jmu);
@@ -149,13 +169,13 @@ static void do_bind(struct sk_sched *s, struct sk_job *j)
 		snprintf(msg, sizeof(msg), "Binding rejected: %s", err.msg);
 		sk__sched_bind_failed(s, j->ns, j->name, j->node, msg);
 		if (err.code != SK_ENOTFOUND)
-			record_event(s, j, "Warning", "FailedScheduling", "Scheduling", msg);
+			sk__sched_submit(s, sk__sched_event_job(j, "Warning", "FailedScheduling", "Scheduling", msg));
 		return;
 	}
 	json_decref(r);
 	__atomic_add_fetch(&s->stats.bound, 1, __ATOMIC_RELAXED);
 	snprintf(msg, sizeof(msg), "Successfully assigned %s/%s to %s", j->ns, j->name, j->node);
-	record_event(s, j, "Normal", "Scheduled", "Binding", msg);
+	sk__sched_submit(s, sk__sched_event_job(j, "Normal", "Scheduled", "Binding", msg));
 }
 
 static int patch_pod_status(struct sk_sched *s, const char *ns, const char *name, json_t *status)
@@ -193,7 +213,7 @@ static void do_fail(struct sk_sched *s, struct sk_job *j)
 		json_object_set_new(status, "nominatedNodeName", json_string(j->node));
 	patch_pod_status(s, j->ns, j->name, status);
 	json_decref(status);
-	record_event(s, j, "Warning", "FailedScheduling", "Scheduling", j->msg);
+	sk__sched_submit(s, sk__sched_event_job(j, "Warning", "FailedScheduling", "Scheduling", j->msg));
 }
 
 /* Victims get a DisruptionTarget condition, an event and a graceful DELETE
@@ -261,7 +281,7 @@ static void run_job(struct sk_sched *s, struct sk_job *j)
 		do_podgroup_status(s, j);
 		break;
 	case JOB_EVENT:
-		record_event(s, j, "Warning", "FailedScheduling", "Scheduling", j->msg);
+		record_event(s, j, j->etype, j->ereason, j->eaction, j->msg);
 		break;
 	}
 }
@@ -274,14 +294,20 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct sk_job *j;
 
-		while (!s->jhead && !s->jstop)
+		while (!s->jhead && !s->lhead && !s->jstop)
 			pthread_cond_wait(&s->jcv, &s->jmu);
-		if (!s->jhead)
+		if (s->jhead) {
+			j = s->jhead;
+			if (!(s->jhead = j->next))
+				s->jtail = NULL;
+		} else if (s->lhead) {
+			j = s->lhead;
+			if (!(s->lhead = j->next))
+				s->ltail = NULL;
+		} else {
 			break;
-		j = s->jhead;
-		s->jhead = j->next;
-		if (!s->jhead)
-			s->jtail = NULL;
+		}
+		j->next = NULL;
 		s->jbusy++;
 		pthread_mutex_unlock(&s->jmu);
 		run_job(s, j);
