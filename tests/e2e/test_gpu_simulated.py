@@ -1,0 +1,166 @@
+"""Simulated GPUs end to end: a `skiff agent --simulate-gpus 2` node, the
+scheduler placing pods that ask for nvidia.com/gpu, the agent giving each
+container its own device (NVIDIA_VISIBLE_DEVICES), releasing it when the
+container ends, and keeping allocations across an agent restart.
+Needs the agent wired to src/gpu (docs/GPU.md)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import SKIFF
+from test_agent_cluster import AgentCluster, have_tools, wait_for
+
+GPUS = 2
+
+
+class GPUCluster(AgentCluster):
+    def start_agent(self, timeout=30):
+        log = open(self.agent_log, "ab")
+        self.agent_proc = subprocess.Popen(
+            [SKIFF, "agent", "--server", f"https://127.0.0.1:{self.port}",
+             "--token", "@" + os.path.join(self.data_dir, "node-token"),
+             "--ca-file", os.path.join(self.data_dir, "tls", "ca.crt"),
+             "--data-dir", self.agent_dir, "--run-dir", self.run_dir, "--bridge", self.bridge,
+             "--pod-cidr", self.pod_cidr, "--node-name", self.node,
+             "--backoff-base-ms", str(self.backoff_ms), "--simulate-gpus", str(GPUS)],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+        def ready():
+            if self.agent_proc.poll() is not None:
+                raise RuntimeError("skiff agent exited: " + self.agent_logs())
+            r = self.kubectl("get", "node", self.node, "-o", "json", check=False)
+            if r.returncode != 0:
+                return False
+            conds = json.loads(r.stdout).get("status", {}).get("conditions", [])
+            return any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
+        wait_for(ready, timeout, what="node Ready")
+        return self
+
+
+@pytest.fixture(scope="module")
+def gpu_cluster():
+    if not have_tools():
+        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
+    d = tempfile.mkdtemp(prefix="skiff-e2e-gpu-")
+    c = GPUCluster(d, node="gpu-node")
+    try:
+        c.start()
+        c.import_images()
+        c.start_agent()
+        yield c
+    finally:
+        c.cleanup()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def gpu_pod(name, command, node=None):
+    node_line = f"  nodeName: {node}\n" if node else ""
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+{node_line}  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1
+    command: {json.dumps(command)}
+    resources:
+      limits: {{nvidia.com/gpu: 1}}
+"""
+
+
+SHOW = "echo NVIDIA_VISIBLE_DEVICES=$NVIDIA_VISIBLE_DEVICES; echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; "
+
+
+def visible(c, name):
+    def get():
+        out = c.kubectl("logs", name, check=False).stdout
+        m = re.search(r"^NVIDIA_VISIBLE_DEVICES=(\S+)$", out, re.M)
+        return m.group(1) if m else None
+    return wait_for(get, 30, what=f"NVIDIA_VISIBLE_DEVICES in the log of {name}")
+
+
+def running(p):
+    return p["status"].get("phase") == "Running"
+
+
+def unschedulable(p):
+    conds = {x["type"]: x for x in p["status"].get("conditions", [])}
+    ps = conds.get("PodScheduled")
+    return ps and ps["status"] == "False" and "Insufficient nvidia.com/gpu" in ps.get("message", "")
+
+
+def test_node_advertises_simulated_gpus(gpu_cluster):
+    c = gpu_cluster
+    node = c.kjson("get", "node", c.node)
+    assert node["status"]["capacity"]["nvidia.com/gpu"] == str(GPUS)
+    assert node["status"]["allocatable"]["nvidia.com/gpu"] == str(GPUS)
+    labels = node["metadata"]["labels"]
+    assert labels["nvidia.com/gpu.present"] == "true"
+    assert labels["nvidia.com/gpu.count"] == str(GPUS)
+    assert labels["nvidia.com/gpu.product"] == "skiff-simulated"
+    assert labels["nvidia.com/gpu.memory"] == "81920"
+    assert labels["skiff.dev/gpu.simulated"] == "true"
+    out = c.kubectl("describe", "node", c.node).stdout
+    assert "nvidia.com/gpu" in out
+
+
+def test_exclusive_allocation_release_and_restart(gpu_cluster):
+    c = gpu_cluster
+    c.apply(gpu_pod("gpu-a", ["sh", "-c", SHOW + "sleep 3600"]))
+    c.apply(gpu_pod("gpu-b", ["sh", "-c", SHOW + "sleep 3600"]))
+    c.wait_pod("gpu-a", running, 90, what="Running")
+    c.wait_pod("gpu-b", running, 90, what="Running")
+    ua, ub = visible(c, "gpu-a"), visible(c, "gpu-b")
+    sims = {f"GPU-sim-{c.node}-{i}" for i in range(GPUS)}
+    assert ua in sims and ub in sims and ua != ub
+    assert "CUDA_VISIBLE_DEVICES=0" in c.kubectl("logs", "gpu-a").stdout
+
+    # which devices a container got: the pod annotation, shown by describe
+    pa = c.pod("gpu-a")
+    assert json.loads(pa["metadata"]["annotations"]["skiff.dev/gpu-devices"]) == {"c": [ua]}
+    assert "skiff.dev/gpu-devices" in c.kubectl("describe", "pod", "gpu-a").stdout
+
+    # the third pod does not fit
+    c.apply(gpu_pod("gpu-c", ["sh", "-c", SHOW + "exit 0"]))
+    p = c.wait_pod("gpu-c", unschedulable, 60, what="Unschedulable: Insufficient nvidia.com/gpu")
+    assert p["status"]["phase"] == "Pending"
+    assert "Insufficient nvidia.com/gpu" in c.kubectl("describe", "pod", "gpu-c").stdout
+
+    # agent restart: running containers keep their devices, none is handed out twice
+    c.stop_agent()
+    c.start_agent()
+    assert running(c.pod("gpu-a")) and running(c.pod("gpu-b"))
+    assert visible(c, "gpu-a") == ua and visible(c, "gpu-b") == ub
+    # a pod bound directly to the node (no scheduler) must be refused by the agent
+    c.apply(gpu_pod("gpu-direct", ["sh", "-c", SHOW + "sleep 3600"], node=c.node))
+    p = c.wait_pod("gpu-direct", lambda p: p["status"].get("phase") == "Failed", 60,
+                   what="Failed: no free GPU on the node")
+    assert p["status"].get("reason") in ("OutOfnvidia.com/gpu", "UnexpectedAdmissionError"), p["status"]
+    c.kubectl("delete", "pod", "gpu-direct", "--wait=false")
+
+    # deleting a pod ends its container and frees its device for gpu-c
+    c.kubectl("delete", "pod", "gpu-a", "--wait=true", timeout=90)
+    p = c.wait_phase("gpu-c", "Succeeded", 90)
+    assert visible(c, "gpu-c") == ua
+
+    # completion releases too: gpu-c has ended, so gpu-d gets the same device
+    c.apply(gpu_pod("gpu-d", ["sh", "-c", SHOW + "exit 0"]))
+    c.wait_phase("gpu-d", "Succeeded", 90)
+    assert visible(c, "gpu-d") == ua
+    c.delete_all_pods()
+
+
+def test_fractional_request_rejected(gpu_cluster):
+    c = gpu_cluster
+    r = c.kubectl("apply", "-f", "-", check=False, input=gpu_pod("gpu-frac", ["true"]).replace(
+        "nvidia.com/gpu: 1", "nvidia.com/gpu: 500m"))
+    assert r.returncode != 0
+    assert "nvidia.com/gpu" in r.stderr
