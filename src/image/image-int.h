@@ -32,6 +32,8 @@ struct sk_image_store {
 	struct sk__img_flight *flights; /* pulls in progress (singleflight) */
 };
 
+/* "linux/amd64" or "linux/arm64": this machine's platform. */
+const char *sk__img_default_platform(void);
 /* sha256 of a buffer as "sha256:<hex>" into out (>= 72 bytes). */
 void sk__img_digest_buf(const void *data, size_t len, char *out);
 /* Finishes h (and deinits it) into "sha256:<hex>". */

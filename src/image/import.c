@@ -216,12 +216,13 @@ static int oci_manifest(sk_image_store *s, struct staged *st, const char *digest
 	if (!body || sk_image_manifest_parse(body, len, &m, err) < 0)
 		return sk_error_wrap(err, "import");
 	if (m.is_index) {
-		int sel = sk_image_manifest_select(&m, "linux/amd64");
+		int sel = sk_image_manifest_select(&m, sk__img_default_platform());
 		char want[72];
 
 		if (sel < 0) {
 			sk_image_manifest_release(&m);
-			return sk_error_set(err, SK_ENOTFOUND, "import: no manifest for linux/amd64 in %s", digest);
+			return sk_error_set(err, SK_ENOTFOUND, "import: no manifest for %s in %s",
+					    sk__img_default_platform(), digest);
 		}
 		snprintf(want, sizeof(want), "%s", m.layers[sel].digest);
 		sk_image_manifest_release(&m);

@@ -33,16 +33,11 @@ struct layer_job {
 	int blobs_cached, snapshots_cached;
 };
 
-static const char *default_platform(void)
+const char *sk__img_default_platform(void)
 {
-	static char buf[64];
 	struct utsname u;
-	const char *arch = "amd64";
 
-	if (uname(&u) == 0 && !strcmp(u.machine, "aarch64"))
-		arch = "arm64";
-	snprintf(buf, sizeof(buf), "linux/%s", arch);
-	return buf;
+	return uname(&u) == 0 && !strcmp(u.machine, "aarch64") ? "linux/arm64" : "linux/amd64";
 }
 
 /* Opens and locks the current partial download of a blob: one puller (thread
@@ -284,7 +279,7 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	cleanup_json json_t *config = NULL, *chain = NULL;
 	struct layer_job job = {0};
 	char digest[72], index_digest[72], name[700];
-	const char *platform = opts->platform ? opts->platform : default_platform();
+	const char *platform = opts->platform ? opts->platform : sk__img_default_platform();
 	int64_t t0 = sk_mono_ns();
 	int rc = -1;
 
