@@ -59,7 +59,7 @@ static json_t *container_status(struct sk_agent *a, struct apod *p, json_t *cs, 
 			      k->image_name && *k->image_name ? k->image_name : image, "imageID",
 			      k->image_id ? k->image_id : "", "restartCount", k->restarts, "ready", k->ready);
 	struct sk_container *c = k->cur;
-	json_t *state, *last = json_object();
+	json_t *state, *last = NULL;
 
 	if (c) {
 		cleanup_free char *cid = container_id(a, c);
@@ -73,25 +73,23 @@ static json_t *container_status(struct sk_agent *a, struct apod *p, json_t *cs, 
 			r = k->kind == CTR_REGULAR && init_pending(p) ? "PodInitializing" : "ContainerCreating";
 		state = waiting(r, k->wait_msg);
 		if (k->prev)
-			json_object_set_new(o, "lastState", terminated(a, k->prev, k->prev_msg)), last = NULL;
+			last = terminated(a, k->prev, k->prev_msg);
 	} else if (c->status == SK_CONTAINER_RUNNING) {
 		state = json_pack("{s:{s:o}}", "running", "startedAt", ts_json(c->started_ns));
 		if (k->prev && k->prev->status == SK_CONTAINER_EXITED)
-			json_object_set_new(o, "lastState", terminated(a, k->prev, k->prev_msg)), last = NULL;
+			last = terminated(a, k->prev, k->prev_msg);
 	} else if (c->status == SK_CONTAINER_EXITED && k->wait_reason) {
 		state = waiting(k->wait_reason, k->wait_msg);
-		json_object_set_new(o, "lastState", terminated(a, c, k->cur_msg));
-		last = NULL;
+		last = terminated(a, c, k->cur_msg);
 	} else if (c->status == SK_CONTAINER_EXITED) {
 		state = terminated(a, c, k->cur_msg);
 		if (k->prev && k->prev->status == SK_CONTAINER_EXITED)
-			json_object_set_new(o, "lastState", terminated(a, k->prev, k->prev_msg)), last = NULL;
+			last = terminated(a, k->prev, k->prev_msg);
 	} else {
 		state = waiting("ContainerCreating", NULL);
 	}
 	json_object_set_new(o, "state", state);
-	if (last)
-		json_object_set_new(o, "lastState", last);
+	json_object_set_new(o, "lastState", last ? last : json_object());
 	if (k->kind != CTR_INIT)
 		json_object_set_new(o, "started", json_boolean(c && c->status == SK_CONTAINER_RUNNING && k->started));
 	else
