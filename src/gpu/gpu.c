@@ -184,18 +184,28 @@ static void set_int(json_t *o, const char *key, long long v)
 }
 
 /* GPU feature discovery's meaning: nvidia.com/cuda.driver.* is the kernel
- * driver version ("550.54.15"), nvidia.com/cuda.runtime.* the CUDA version
- * the driver supports. A non-numeric driver ("sim") gets no driver labels. */
+ * driver version as written ("535.104.05": 535, 104, 05), nvidia.com/
+ * cuda.runtime.* the CUDA version the driver supports. A driver version that
+ * is not dotted numbers ("sim") gets no driver labels. */
 static void version_labels(struct sk_gpu *g, json_t *labels)
 {
-	unsigned maj = 0, min = 0, rev = 0;
-	int parts = sscanf(g->t.driver_version, "%u.%u.%u", &maj, &min, &rev);
+	static const char *const keys[] = {"nvidia.com/cuda.driver.major", "nvidia.com/cuda.driver.minor",
+					   "nvidia.com/cuda.driver.rev"};
+	const char *p = g->t.driver_version;
+	char parts[3][16] = {"", "", "0"};
+	size_t i, n = 0;
 
-	if (parts >= 2) {
-		set_int(labels, "nvidia.com/cuda.driver.major", maj);
-		set_int(labels, "nvidia.com/cuda.driver.minor", min);
-		set_int(labels, "nvidia.com/cuda.driver.rev", parts == 3 ? rev : 0);
+	while (n < 3 && isdigit((unsigned char)*p)) {
+		size_t len = strspn(p, "0123456789");
+
+		snprintf(parts[n++], sizeof(parts[0]), "%.*s", (int)(len < 15 ? len : 15), p);
+		p += len;
+		if (*p != '.')
+			break;
+		p++;
 	}
+	for (i = 0; n >= 2 && i < 3; i++)
+		json_object_set_new(labels, keys[i], json_string(parts[i]));
 	if (g->t.cuda_version > 0) {
 		set_int(labels, "nvidia.com/cuda.runtime.major", g->t.cuda_version / 1000);
 		set_int(labels, "nvidia.com/cuda.runtime.minor", g->t.cuda_version % 1000 / 10);
