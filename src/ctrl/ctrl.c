@@ -1,5 +1,6 @@
 /* Composition of the controllers: shared informers, worker threads and
  * periodic resyncs. */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -148,6 +149,16 @@ static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
 	return arr;
 }
 
+/* Options left at 0 may come from the environment (seconds), so tests and
+ * operators can shorten the node timeouts without a flag. */
+static void env_default(int *v, const char *name)
+{
+	const char *e = getenv(name);
+
+	if (*v <= 0 && e && atoi(e) > 0)
+		*v = atoi(e);
+}
+
 sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 {
 	struct sk_ctrl *ctl = xzalloc(sizeof(*ctl));
@@ -161,6 +172,9 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 	ctl->c = c;
 	if (o)
 		ctl->o = *o;
+	env_default(&ctl->o.node_monitor_grace_secs, "SKIFF_NODE_MONITOR_GRACE_PERIOD");
+	env_default(&ctl->o.pod_eviction_secs, "SKIFF_POD_EVICTION_TIMEOUT");
+	env_default(&ctl->o.node_monitor_period_secs, "SKIFF_NODE_MONITOR_PERIOD");
 	if (ctl->o.workers <= 0)
 		ctl->o.workers = 2;
 	if (ctl->o.node_monitor_grace_secs <= 0)

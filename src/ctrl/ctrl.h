@@ -18,6 +18,9 @@ typedef struct sk_ctrl_options {
 	int node_monitor_period_secs; /* node health check period (default 5) */
 } sk_ctrl_options;
 
+/* Options left 0 take SKIFF_NODE_MONITOR_GRACE_PERIOD,
+ * SKIFF_POD_EVICTION_TIMEOUT and SKIFF_NODE_MONITOR_PERIOD (seconds) from
+ * the environment when set, else the defaults. */
 /* Starts every controller over c (borrowed; must outlive the sk_ctrl).
  * o may be NULL for the defaults. Returns a handle for sk_ctrl_stop or
  * NULL with err set when the initial lists fail. */

@@ -445,3 +445,141 @@ def test_restart_mid_rollout_and_mid_job(tmpdir_skiff):
         assert len([p for p in pods(c, ns, "job-name=idx") if p["status"]["phase"] == "Succeeded"]) == 8
     finally:
         c.cleanup()
+
+
+def test_progress_deadline_exceeded(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-pds")
+    apply(c, ns, DEPLOY.replace("replicas: 4", "replicas: 2\n  progressDeadlineSeconds: 2"))
+    d = wait(lambda: (lambda d: (cond(d, "Progressing") or {}).get("reason") == "ProgressDeadlineExceeded" and d)(
+        c.kjson("-n", ns, "get", "deploy", "web")), timeout=20, what="ProgressDeadlineExceeded")
+    assert cond(d, "Progressing")["status"] == "False"
+    assert cond(d, "Available")["reason"] == "MinimumReplicasUnavailable"
+    r = c.kubectl("-n", ns, "rollout", "status", "deployment/web", "--timeout=10s", check=False)
+    assert r.returncode != 0 and "exceeded its progress deadline" in r.stderr
+
+
+def test_recreate_strategy(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-recreate")
+    apply(c, ns, DEPLOY.replace("{type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 1}}",
+                                "{type: Recreate}"))
+    wait(lambda: len(pods(c, ns, "app=web")) == 4, what="pods")
+    ready_all(c, ns, "app=web")
+    c.kubectl("-n", ns, "set", "image", "deployment/web", "c=busybox:1.37")
+    wait(lambda: len(c.kjson("-n", ns, "get", "rs")["items"]) == 2, what="new rs")
+    imgs = wait(lambda: (lambda ps: len(ps) == 4 and {p["spec"]["containers"][0]["image"] for p in ps})(
+        pods(c, ns, "app=web")), what="new pods")
+    assert imgs == {"busybox:1.37"}
+
+
+def test_job_pod_replacement_policy_failed(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-prp")
+    apply(c, ns, simple_job("prp", "  podReplacementPolicy: Failed\n  backoffLimit: 5"))
+    p = wait(lambda: active_pods(c, ns, "job-name=prp"), what="pod")[0]["metadata"]["name"]
+    c.kubectl("-n", ns, "delete", "pod", p, "--wait=false")
+    wait(lambda: job(c, ns, "prp")["status"].get("terminating") == 1, what="terminating count")
+    time.sleep(1)
+    assert len(pods(c, ns, "job-name=prp")) == 1, "replaced a pod that is still terminating"
+    finish(c, ns, p, code=1)
+    wait(lambda: len(active_pods(c, ns, "job-name=prp")) == 1, timeout=20, what="replacement once failed")
+    assert job(c, ns, "prp")["status"]["failed"] == 1
+
+
+def test_job_backoff_limit_per_index(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-bpi")
+    apply(c, ns, simple_job("bpi", """  completions: 3
+  parallelism: 3
+  completionMode: Indexed
+  backoffLimitPerIndex: 0
+  maxFailedIndexes: 1"""))
+    wait(lambda: len(active_pods(c, ns, "job-name=bpi")) == 3, what="pods")
+    for p in active_pods(c, ns, "job-name=bpi"):
+        idx = p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]
+        finish(c, ns, p["metadata"]["name"], code=1 if idx == "1" else 0)
+    j = wait(lambda: (lambda j: cond(j, "Failed") and j)(job(c, ns, "bpi")), what="Failed")
+    assert cond(j, "Failed")["reason"] == "FailedIndexes"
+    assert j["status"]["failedIndexes"] == "1"
+    assert j["status"]["completedIndexes"] == "0,2"
+
+
+def test_job_success_policy(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-sp")
+    apply(c, ns, simple_job("sp", """  completions: 4
+  parallelism: 4
+  completionMode: Indexed
+  successPolicy:
+    rules: [{succeededIndexes: "0", succeededCount: 1}]"""))
+    wait(lambda: len(active_pods(c, ns, "job-name=sp")) == 4, what="pods")
+    p0 = [p for p in active_pods(c, ns, "job-name=sp")
+          if p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] == "0"][0]
+    finish(c, ns, p0["metadata"]["name"])
+    j = wait(lambda: (lambda j: cond(j, "Complete") and j)(job(c, ns, "sp")), what="Complete")
+    assert cond(j, "SuccessCriteriaMet")["reason"] == "SuccessPolicy"
+    assert j["status"]["completedIndexes"] == "0"
+    assert not active_pods(c, ns, "job-name=sp")
+
+
+def test_job_active_deadline(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-ads")
+    apply(c, ns, simple_job("ads", "  activeDeadlineSeconds: 2"))
+    j = wait(lambda: (lambda j: cond(j, "Failed") and j)(job(c, ns, "ads")), timeout=20, what="Failed")
+    assert cond(j, "Failed")["reason"] == "DeadlineExceeded"
+    assert not active_pods(c, ns, "job-name=ads")
+
+
+def micro_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def test_node_lifecycle_unreachable_and_eviction(tmpdir_skiff, monkeypatch):
+    monkeypatch.setenv("SKIFF_NODE_MONITOR_GRACE_PERIOD", "3")
+    monkeypatch.setenv("SKIFF_NODE_MONITOR_PERIOD", "1")
+    c = Cluster(tmpdir_skiff, ["--no-agent"]).start()
+    try:
+        c.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Node",
+                                                         "metadata": {"name": "n1"}}))
+        t = now()
+        c.kubectl("patch", "node", "n1", "--subresource=status", "--type=merge", "-p", json.dumps({"status": {
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "ok",
+                            "lastHeartbeatTime": t, "lastTransitionTime": t}]}}))
+        c.kubectl("apply", "-f", "-", input=json.dumps({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "n1", "namespace": "kube-node-lease"},
+            "spec": {"holderIdentity": "n1", "leaseDurationSeconds": 40, "renewTime": micro_now()}}))
+        for name, tol in (("short", {"key": "node.kubernetes.io/unreachable", "operator": "Exists",
+                                     "effect": "NoExecute", "tolerationSeconds": 1}),
+                          ("forever", {"key": "node.kubernetes.io/unreachable", "operator": "Exists",
+                                       "effect": "NoExecute"})):
+            c.kubectl("apply", "-f", "-", input=json.dumps({
+                "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"nodeName": "n1", "tolerations": [tol],
+                         "containers": [{"name": "c", "image": "busybox"}]}}))
+            run_ready(c, "default", name)
+        n = wait(lambda: (lambda n: (cond(n, "Ready") or {}).get("status") == "Unknown" and n)(
+            c.kjson("get", "node", "n1")), timeout=20, what="Ready=Unknown")
+        assert cond(n, "Ready")["reason"] == "NodeStatusUnknown"
+        assert cond(n, "Ready")["message"] == "Kubelet stopped posting node status."
+        n = wait(lambda: (lambda n: len(n["spec"].get("taints", [])) == 2 and n)(c.kjson("get", "node", "n1")),
+                 what="taints")
+        assert {(x["key"], x["effect"]) for x in n["spec"]["taints"]} == {
+            ("node.kubernetes.io/unreachable", "NoSchedule"), ("node.kubernetes.io/unreachable", "NoExecute")}
+        wait(lambda: (cond(c.kjson("get", "pod", "forever"), "Ready") or {}).get("status") == "False",
+             what="pod not ready")
+        p = wait(lambda: (lambda p: p["metadata"].get("deletionTimestamp") and p)(c.kjson("get", "pod", "short")),
+                 timeout=20, what="eviction")
+        dt = cond(p, "DisruptionTarget")
+        assert dt["status"] == "True" and dt["reason"] == "DeletionByTaintManager"
+        assert not c.kjson("get", "pod", "forever")["metadata"].get("deletionTimestamp")
+        # the node comes back
+        t = now()
+        c.kubectl("patch", "node", "n1", "--subresource=status", "--type=merge", "-p", json.dumps({"status": {
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "ok",
+                            "lastHeartbeatTime": t, "lastTransitionTime": t}]}}))
+        wait(lambda: not c.kjson("get", "node", "n1")["spec"].get("taints"), what="taints removed")
+    finally:
+        c.cleanup()
