@@ -135,11 +135,20 @@ static int cmd_ls(sk_image_store *s, struct opts *o)
 	return 0;
 }
 
+/* Called from the pull's threads: a line per finished layer, and at most one
+ * progress line a second. */
 static void on_progress(void *arg, const char *digest, int64_t done, int64_t total)
 {
+	static int64_t last;
+	int64_t now = sk_mono_ns(), prev = __atomic_load_n(&last, __ATOMIC_RELAXED);
+
 	(void)arg;
-	if (done == total)
+	if (done == total) {
 		fprintf(stderr, "  %.19s: done (%lld bytes)\n", digest, (long long)total);
+	} else if (now - prev > 1000000000 &&
+		   __atomic_compare_exchange_n(&last, &prev, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		fprintf(stderr, "  %.19s: %.1f/%.1f MB\n", digest, done / 1e6, total / 1e6);
+	}
 }
 
 static int cmd_pull(sk_image_store *s, struct opts *o, const char *ref)
