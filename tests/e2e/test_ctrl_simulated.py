@@ -583,3 +583,30 @@ def test_node_lifecycle_unreachable_and_eviction(tmpdir_skiff, monkeypatch):
         wait(lambda: not c.kjson("get", "node", "n1")["spec"].get("taints"), what="taints removed")
     finally:
         c.cleanup()
+
+
+def test_deployment_scale_during_rollout(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-scale")
+    apply(c, ns, DEPLOY)
+    wait(lambda: len(pods(c, ns, "app=web")) == 4, what="pods")
+    ready_all(c, ns, "app=web")
+    c.kubectl("-n", ns, "rollout", "status", "deployment/web", "--timeout=30s")
+    c.kubectl("-n", ns, "scale", "deployment/web", "--replicas=6")
+    wait(lambda: len(pods(c, ns, "app=web")) == 6, what="scale up")
+    ready_all(c, ns, "app=web")
+    c.kubectl("-n", ns, "set", "image", "deployment/web", "c=busybox:1.37")
+    wait(lambda: len(c.kjson("-n", ns, "get", "rs")["items"]) == 2, what="new rs")
+    c.kubectl("-n", ns, "scale", "deployment/web", "--replicas=3")
+    for _ in range(100):
+        ready_all(c, ns, "app=web")
+        st = c.kjson("-n", ns, "get", "deploy", "web")["status"]
+        if st.get("updatedReplicas") == 3 and st.get("replicas") == 3 and st.get("availableReplicas") == 3:
+            break
+        time.sleep(0.3)
+    c.kubectl("-n", ns, "rollout", "status", "deployment/web", "--timeout=30s")
+    ps = pods(c, ns, "app=web")
+    assert len(ps) == 3 and {p["spec"]["containers"][0]["image"] for p in ps} == {"busybox:1.37"}
+    sizes = {r["metadata"]["annotations"]["deployment.kubernetes.io/revision"]: r["spec"]["replicas"]
+             for r in c.kjson("-n", ns, "get", "rs")["items"]}
+    assert sizes == {"1": 0, "2": 3}
