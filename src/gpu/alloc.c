@@ -216,6 +216,20 @@ static size_t available(struct sk_gpu *g)
 	return n;
 }
 
+/* The allocation of an earlier attempt of the same container of the same
+ * pod: a restarted container keeps its devices, as with kubelet. */
+static struct sk__gpu_alloc *previous_attempt(struct sk_gpu *g, const char *pod_uid, const char *ctr)
+{
+	size_t i;
+
+	if (!pod_uid || !*pod_uid || !ctr || !*ctr)
+		return NULL;
+	for (i = 0; i < g->n_allocs; i++)
+		if (!strcmp(g->allocs[i].pod_uid, pod_uid) && !strcmp(g->allocs[i].container, ctr))
+			return &g->allocs[i];
+	return NULL;
+}
+
 static int allocate_locked(struct sk_gpu *g, const char *id, const char *pod_uid, const char *ctr, int64_t n,
 			   sk_error_t *err)
 {
@@ -223,6 +237,13 @@ static int allocate_locked(struct sk_gpu *g, const char *id, const char *pod_uid
 	struct sk__gpu_slot *picked;
 	size_t i;
 
+	if (!a && (a = previous_attempt(g, pod_uid, ctr))) {
+		sk_info("gpu", "container %s inherits the devices of %s (same pod container)", id, a->container_id);
+		free(a->container_id);
+		a->container_id = xstrdup(id);
+		if ((int64_t)a->n_slots == n)
+			return state_save(g, err);
+	}
 	if (a) {
 		if ((int64_t)a->n_slots != n)
 			return sk_error_set(err, SK_ECONFLICT, "container \"%s\" already holds %zu " SK_GPU_RESOURCE, id,
@@ -231,8 +252,8 @@ static int allocate_locked(struct sk_gpu *g, const char *id, const char *pod_uid
 	}
 	if (n > (int64_t)available(g))
 		return sk_error_set(err, SK_EUNAVAILABLE,
-				    "requested number of devices unavailable for " SK_GPU_RESOURCE
-				    ". Requested: %lld, Available: %zu",
+				    "Allocate failed due to requested number of devices unavailable for " SK_GPU_RESOURCE
+				    ". Requested: %lld, Available: %zu, which is unexpected",
 				    (long long)n, available(g));
 	picked = xzalloc(((size_t)n + 1) * sizeof(*picked));
 	for (i = 0; i < (size_t)n; i++)
@@ -263,10 +284,10 @@ int sk_gpu_allocate(sk_gpu *g, const char *container_id, const char *pod_uid, co
 	pthread_mutex_lock(&g->mu);
 	r = allocate_locked(g, container_id, pod_uid, container_name, n, err);
 	pthread_mutex_unlock(&g->mu);
-	if (r < 0)
+	if (r < 0 && err->code != SK_EUNAVAILABLE)
 		return sk_error_wrap(err, "allocating %lld " SK_GPU_RESOURCE " to container \"%s\"", (long long)n,
 				     container_id);
-	return 0;
+	return r;
 }
 
 static void remove_at(struct sk_gpu *g, size_t i)
@@ -289,6 +310,26 @@ int sk_gpu_release(sk_gpu *g, const char *container_id, sk_error_t *err)
 	}
 	pthread_mutex_unlock(&g->mu);
 	return r;
+}
+
+int sk_gpu_release_pod(sk_gpu *g, const char *pod_uid, sk_error_t *err)
+{
+	size_t i = 0;
+	int freed = 0;
+
+	pthread_mutex_lock(&g->mu);
+	while (i < g->n_allocs) {
+		if (strcmp(g->allocs[i].pod_uid, pod_uid)) {
+			i++;
+			continue;
+		}
+		remove_at(g, i);
+		freed++;
+	}
+	if (freed && state_save(g, err) < 0)
+		freed = -1;
+	pthread_mutex_unlock(&g->mu);
+	return freed;
 }
 
 static bool is_live(const char *id, const char *const *live)

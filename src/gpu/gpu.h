@@ -102,13 +102,20 @@ int64_t sk_gpu_container_request(json_t *container, sk_error_t *err);
 /* Gives container_id n devices (healthy ones only, never one held by
  * another container unless time-sliced) and persists it before returning.
  * Idempotent: a container that already holds devices keeps them (n must
- * match). pod_uid and container_name are recorded for sk_gpu_pod_devices.
- * -1 with err (SK_EUNAVAILABLE) when not enough devices are free. */
+ * match). A new attempt of a container (same pod_uid and container_name,
+ * new id) takes over the devices of the earlier attempt, as kubelet keeps a
+ * restarted container on its devices. -1 with err SK_EUNAVAILABLE and
+ * kubelet's message ("Allocate failed due to requested number of devices
+ * unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is
+ * unexpected") when not enough devices are free. */
 int sk_gpu_allocate(sk_gpu *g, const char *container_id, const char *pod_uid, const char *container_name,
 		    int64_t n, sk_error_t *err);
 /* Frees what container_id holds. 1 when it held devices, 0 when not, -1 when
  * the state could not be written (the devices are freed in memory anyway). */
 int sk_gpu_release(sk_gpu *g, const char *container_id, sk_error_t *err);
+/* Frees what every container of pod_uid holds (the pod reached Succeeded
+ * or Failed, or was deleted). Returns how many were freed or -1. */
+int sk_gpu_release_pod(sk_gpu *g, const char *pod_uid, sk_error_t *err);
 /* Frees the allocations of every container not in live_ids (NULL-terminated;
  * NULL means none is live). Returns how many were freed or -1. */
 int sk_gpu_reconcile(sk_gpu *g, const char *const *live_ids, sk_error_t *err);

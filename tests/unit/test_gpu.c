@@ -237,6 +237,32 @@ static void test_release_and_reconcile(void **state)
 	sk_gpu_close(g);
 }
 
+/* A restarted container (new id, same pod and name) keeps its devices even
+ * when the node is full; the whole pod's devices go at once when it ends. */
+static void test_restart_keeps_devices_and_release_pod(void **state)
+{
+	struct fixture *f = *state;
+	sk_gpu *g = open_sim(f, 2, 0);
+	sk_error_t err = {0};
+	cleanup_free char *u1 = NULL, *u1b = NULL;
+
+	assert_int_equal(sk_gpu_allocate(g, "attempt0", "pod-a", "trainer", 1, &err), 0);
+	assert_int_equal(sk_gpu_allocate(g, "other", "pod-b", "main", 1, &err), 0);
+	u1 = uuid_of(g, "attempt0");
+	assert_int_equal(sk_gpu_allocate(g, "attempt1", "pod-a", "trainer", 1, &err), 0);
+	u1b = uuid_of(g, "attempt1");
+	assert_string_equal(u1, u1b);
+	assert_null(sk_gpu_container_devices(g, "attempt0"));
+	assert_int_equal(sk_gpu_release(g, "attempt0", &err), 0);   /* removing the old attempt frees nothing */
+	assert_int_equal(sk_gpu_allocate(g, "x", "pod-c", "main", 1, &err), -1);
+	assert_string_equal(err.msg, "Allocate failed due to requested number of devices unavailable for "
+				     "nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected");
+	assert_int_equal(sk_gpu_release_pod(g, "pod-a", &err), 1);
+	assert_int_equal(sk_gpu_release_pod(g, "pod-a", &err), 0);
+	assert_int_equal(sk_gpu_allocate(g, "x", "pod-c", "main", 1, &err), 0);
+	sk_gpu_close(g);
+}
+
 static void test_time_slicing(void **state)
 {
 	struct fixture *f = *state;
@@ -614,6 +640,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exclusive_allocation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_double_allocation_after_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release_and_reconcile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_keeps_devices_and_release_pod, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_slicing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_flip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_thread_reads_hook, setup, teardown),
