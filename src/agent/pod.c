@@ -291,10 +291,11 @@ static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr 
 		return -1;
 	}
 	if (k->wait_reason && !strcmp(k->wait_reason, "ErrImagePull") && now_ns() < k->next_start_ns) {
-		char msg[512];
+		char msg[1024];
 
-		snprintf(msg, sizeof(msg), "Back-off pulling image \"%s\"", image);
-		sk__ag_event(a, pod, "Normal", "BackOff", "%s", msg);
+		snprintf(msg, sizeof(msg), "Back-off pulling image \"%s\": ErrImagePull: %s", image,
+			 k->wait_msg ? k->wait_msg : "");
+		sk__ag_event(a, pod, "Normal", "BackOff", "Back-off pulling image \"%s\"", image);
 		set_wait(k, "ImagePullBackOff", msg);
 		return -1;
 	}
@@ -321,7 +322,7 @@ static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr 
 			snprintf(msg, sizeof(msg), "Failed to pull image \"%s\": %s", image, err.msg);
 			sk__ag_event(a, pod, "Warning", "Failed", "%s", msg);
 			sk__ag_event(a, pod, "Warning", "Failed", "Error: ErrImagePull");
-			set_wait(k, "ErrImagePull", msg);
+			set_wait(k, "ErrImagePull", err.msg);
 			k->backoff_ms = k->backoff_ms ? k->backoff_ms * 2 : a->backoff_base_ms;
 			if (k->backoff_ms > a->backoff_max_ms)
 				k->backoff_ms = a->backoff_max_ms;

@@ -345,6 +345,41 @@ def test_agent_restart_readopts_running_pods(agent_cluster):
     c.kubectl("delete", "pod", "survivor", "--grace-period=1")
 
 
+def test_image_pull_errors(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("neverpull", c.node, ["true"], image="nothere:1",
+                     extra_ctr="    imagePullPolicy: Never"))
+    p = c.wait_pod("neverpull", lambda p: cstatus(p)["state"]["waiting"]["reason"] == "ErrImageNeverPull", 30,
+                   what="ErrImageNeverPull")
+    assert "is not present with pull policy of Never" in cstatus(p)["state"]["waiting"]["message"]
+    c.apply(pod_yaml("badpull", c.node, ["true"], image="127.0.0.1:1/none:1"))
+    c.wait_pod("badpull", lambda p: cstatus(p)["state"]["waiting"]["reason"] == "ImagePullBackOff", 60,
+               what="ImagePullBackOff")
+    events = c.kubectl("get", "events", "--field-selector", "involvedObject.name=badpull").stdout
+    assert "Failed to pull image" in events and "Pulling" in events
+    status = c.kubectl("get", "pod", "badpull").stdout
+    assert "ImagePullBackOff" in status or "ErrImagePull" in status
+    c.kubectl("delete", "pod", "neverpull", "badpull", "--wait=false")
+
+
+def test_http_probes_and_named_port(agent_cluster):
+    c = agent_cluster
+    extra = """    ports: [{name: web, containerPort: 8080}]
+    readinessProbe:
+      httpGet: {path: /index.html, port: web}
+      periodSeconds: 1
+    livenessProbe:
+      httpGet: {path: /index.html, port: 8080}
+      periodSeconds: 1
+      failureThreshold: 3"""
+    c.apply(pod_yaml("httpd", c.node, ["sh", "-c", "mkdir -p /www; echo ok > /www/index.html; "
+                                       "httpd -f -p 8080 -h /www"], extra_ctr=extra, restart="Always"))
+    p = c.wait_pod("httpd", lambda p: cstatus(p).get("ready"), 60, what="ready through httpGet")
+    time.sleep(3)
+    assert cstatus(c.pod("httpd"))["restartCount"] == 0
+    c.kubectl("delete", "pod", "httpd", "--wait=false")
+
+
 def test_zz_cleanup_leaves_nothing(agent_cluster):
     c = agent_cluster
     c.delete_all_pods()
