@@ -180,7 +180,8 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 	if (!sc)
 		return 0;
 	if (sk_schema_check_types(sc, obj, err) < 0)
-		return -1;
+		return sk_error_wrap(err, "%s in version \"%s\" cannot be handled as a %s", r->kind, r->version,
+				     r->kind);
 	if (fv && !strcmp(fv, "Ignore"))
 		return 0;
 	strict = fv && !strcmp(fv, "Strict");
@@ -201,9 +202,9 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 	return 0;
 }
 
-static int validate(const sk_api_resource *r, json_t *obj, json_t *old, sk_api_response *resp)
+static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub, sk_api_response *resp)
 {
-	cleanup_json json_t *causes = sk_validate(r->kind, obj, old);
+	cleanup_json json_t *causes = status_sub ? sk_validate_status(r->kind, obj, old) : sk_validate(r->kind, obj, old);
 	cleanup_free char *msg = NULL;
 
 	if (!causes || !json_array_size(causes))
@@ -295,7 +296,7 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 	sk_defaults_apply(r->kind, obj);
 	if (sk__admit_create(api, r, obj, err) < 0)
 		return -1;
-	if (validate(r, obj, NULL, resp) < 0)
+	if (validate(r, obj, NULL, 0, resp) < 0)
 		return -2;
 	if (!from_apply)
 		sk_managed_fields_update(NULL, obj, field_manager(req, "unknown"),
@@ -672,7 +673,7 @@ static void carry_over(const sk_api_resource *r, json_t *old, json_t *obj, int s
 /* Shared tail of PUT and PATCH: obj is the desired object, old the current
  * one at revision rev. Fills resp. Returns -1 + err on failure (no reply). */
 static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *p, json_t *old, int64_t rev,
-			 json_t *obj, int status_sub, sk_api_response *resp, sk_error_t *err)
+			 json_t *obj, int status_sub, int is_apply, sk_api_response *resp, sk_error_t *err)
 {
 	const sk_api_resource *r = p->res;
 	const char *want_rv;
@@ -700,10 +701,13 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 
 		json_object_set_new(meta_of(obj), "generation", json_integer(g + 1));
 	}
-	if (validate(r, obj, old, resp) < 0)
+	if (validate(r, obj, old, status_sub, resp) < 0)
 		return 1;
-	sk_managed_fields_update(old, obj, field_manager(req, "unknown"),
-				 json_string_value(json_object_get(obj, "apiVersion")), status_sub ? "status" : NULL);
+	/* an apply already recorded its manager's ownership */
+	if (!is_apply)
+		sk_managed_fields_update(old, obj, field_manager(req, "unknown"),
+					 json_string_value(json_object_get(obj, "apiVersion")),
+					 status_sub ? "status" : NULL);
 	if (is_dry_run(req)) {
 		reply_obj(resp, 200, obj);
 		return 0;
@@ -752,7 +756,7 @@ static void do_update(sk_api *api, const sk_api_request *req, const sk_path *p, 
 		}
 		goto fail;
 	}
-	if (finish_update(api, req, p, old, rev, obj, !strcmp(p->sub, "status"), resp, &err) >= 0)
+	if (finish_update(api, req, p, old, rev, obj, !strcmp(p->sub, "status"), 0, resp, &err) >= 0)
 		return;
 fail:
 	sk__reply_error(resp, &err, p->res, p->name);
@@ -843,7 +847,7 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 		/* a patch only sets a precondition when it names a resourceVersion */
 		if (!meta_str(patch, "resourceVersion"))
 			json_object_del(meta_of(obj), "resourceVersion");
-		if (finish_update(api, req, p, old, rev, obj, status_sub, resp, &err) >= 0)
+		if (finish_update(api, req, p, old, rev, obj, status_sub, is_apply, resp, &err) >= 0)
 			return;
 		if (err.code != SK_ECONFLICT || meta_str(patch, "resourceVersion"))
 			goto fail;

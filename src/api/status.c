@@ -52,9 +52,32 @@ void sk__reply_json(sk_api_response *resp, int status, json_t *obj)
 	sk__reply_raw(resp, status, s, strlen(s));
 }
 
-void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg,
-		      const sk_api_resource *r, const char *name, json_t *causes)
+/* JSON strings must be UTF-8: names and messages built from a request path
+ * may not be, so such bytes become '?'. Returns s or a malloc'd copy in *tmp. */
+static const char *utf8_safe(const char *s, char **tmp)
 {
+	json_t *probe;
+
+	*tmp = NULL;
+	if (!s)
+		return NULL;
+	probe = json_string(s);
+	if (probe) {
+		json_decref(probe);
+		return s;
+	}
+	*tmp = xstrdup(s);
+	for (char *p = *tmp; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	return *tmp;
+}
+
+void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg_in,
+		      const sk_api_resource *r, const char *name_in, json_t *causes)
+{
+	cleanup_free char *t1 = NULL, *t2 = NULL;
+	const char *msg = utf8_safe(msg_in, &t1), *name = utf8_safe(name_in, &t2);
 	cleanup_json json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion",
 					    "v1", "metadata", "status", "Failure", "message", msg, "reason",
 					    reason, "code", code);
