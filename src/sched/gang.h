@@ -8,8 +8,12 @@
  * - Reserve/Permit: a member that fits is assumed on its node ("reserved")
  *   and waits; once reserved + already scheduled members reach minMember,
  *   all waiting members are bound together;
- * - a member that does not fit rejects the group's waiting members (their
- *   reservations are dropped so they never starve other pods), and after
+ * - PostFilter: a member that does not fit (or fails PreFilter) rejects the
+ *   group's waiting members ("optimistic rejection in PostFilter"; their
+ *   reservations are dropped so they never starve other pods) unless at most
+ *   10% of minMember is missing, and adds "PodGroup NS/NAME gets rejected due
+ *   to Pod P is unschedulable even after PostFilter" to its message (gang
+ *   members do not preempt); after
  *   spec.scheduleTimeoutSeconds (default 60) of waiting the same happens with
  *   upstream's "rejected due to timeout after waiting …" message.
  *

@@ -432,20 +432,32 @@ static json_t *runtime_class(struct sk_sched *s, sk_spod *p)
 	return rc ? sk__smap_get(&s->runtime_classes, rc) : NULL;
 }
 
+/* Coscheduling's PostFilter: unless the group is (nearly, within 10%) complete,
+ * drop its reservations and say so. Returns the message (malloc'd) or NULL. */
+static char *gang_post_filter(struct sk_sched *s, sk_gang *g, const sk_spod *p)
+{
+	struct sk_gang_counts c;
+	int assigned;
+
+	sk_gang_counts(g, &c);
+	assigned = c.scheduled + g->nwaiting;
+	if (assigned >= g->min_member || (float)(g->min_member - assigned) / (float)g->min_member <= 0.1f)
+		return NULL;
+	if (g->nwaiting)
+		gang_reject(s, g, "optimistic rejection in PostFilter");
+	return xasprintf("PodGroup %s gets rejected due to Pod %s is unschedulable even after PostFilter", g->key,
+			 p->name);
+}
+
 static void schedule_failed(struct sk_sched *s, sk_spod *p, sk_gang *g, json_t *rc, sk_result *res)
 {
 	char *post = NULL, *msg;
 	char *nominated = NULL;
 
-	if (g) {
-		struct sk_gang_counts c;
-
-		sk_gang_counts(g, &c);
-		if (g->nwaiting && c.scheduled + g->nwaiting < g->min_member)
-			gang_reject(s, g, "optimistic rejection in PostFilter");
-	} else if (!s->opts.disable_preemption && res->fits) {
+	if (g)
+		post = gang_post_filter(s, g, p);
+	else if (!s->opts.disable_preemption && res->fits)
 		post = post_filter(s, p, rc, res, &nominated);
-	}
 	msg = res->fits ? sk_fit_error_message(res->nfits, res->fits, res->nfits, NULL, post) : xstrdup(res->message);
 	unschedulable(s, p, msg, nominated);
 	free(msg);
@@ -462,11 +474,13 @@ static void schedule_one(struct sk_sched *s, sk_spod *p)
 
 	s->stats.attempts++;
 	if (g && sk_gang_prefilter(g, p, &pre) < 0) {
-		char *msg = sk_fit_error_message(s->cache.nnodes, NULL, 0, pre, NULL);
+		char *post = gang_post_filter(s, g, p);
+		char *msg = sk_fit_error_message(s->cache.nnodes, NULL, 0, pre, post);
 
 		unschedulable(s, p, msg, NULL);
 		free(msg);
 		free(pre);
+		free(post);
 		return;
 	}
 	if (sk_algo_schedule(&s->algo, prof, p, rc, &res) < 0) {
@@ -634,7 +648,7 @@ sk_sched *sk_sched_start(sk_client *c, const sk_sched_options *opts, sk_error_t 
 	s->profiles = copy_profiles(opts, &s->nprofiles);
 	s->opts.profiles = s->profiles;
 	s->instance = xstrdup(opts && opts->instance ? opts->instance : "skiff");
-	s->nworkers = opts && opts->workers > 0 ? opts->workers : 8;
+	s->nworkers = opts && opts->workers > 0 ? opts->workers : 16;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	pthread_mutex_init(&s->jmu, NULL);

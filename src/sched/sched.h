@@ -22,7 +22,7 @@ typedef struct sk_sched sk_sched;
 typedef struct sk_sched_options {
 	const sk_sched_profile *profiles; /* NULL: one "default-scheduler" profile */
 	int nprofiles;
-	int workers;            /* API workers, default 8 */
+	int workers;            /* API workers, default 16 (binds are store writes) */
 	uint64_t seed;          /* tie-break generator seed, 0 = fixed default */
 	int disable_preemption;
 	const char *instance;   /* reportingInstance of events, default "skiff" */

@@ -226,7 +226,8 @@ static void test_gang_too_few_members(void **state)
 	for (int k = 0; k < 500 && !(msg = condition_msg("m0")); k++)
 		usleep(5000);
 	assert_string_equal(msg, "0/1 nodes are available: pre-filter pod m0 cannot find enough sibling pods, "
-				 "current pods number: 1, minMember of group: 3.");
+				 "current pods number: 1, minMember of group: 3. PodGroup default/g gets rejected due to "
+				 "Pod m0 is unschedulable even after PostFilter");
 	wait_for(pg_phase_is, "Pending");
 	mock_add("/api/v1/pods", pod_json("m1", "1", 0, 0, "g"));
 	mock_add("/api/v1/pods", pod_json("m2", "1", 0, 0, "g"));
