@@ -4,6 +4,7 @@
 
 #include "api/api-int.h"
 #include "api/defaults.h"
+#include "api/protobuf.h"
 #include "api/table.h"
 #include "util/quantity.h"
 #include "util/util.h"
@@ -98,11 +99,31 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		return;
 	}
 	if (req->content_type && strstr(req->content_type, "protobuf")) {
-		sk__reply_status(resp, 415, "UnsupportedMediaType",
-				 "the body of the request was in an unknown format - accepted media types include: "
-				 "application/json, application/merge-patch+json, application/json-patch+json, "
-				 "application/strategic-merge-patch+json, application/apply-patch+yaml",
-				 NULL, NULL, NULL);
+		/* Typed clients send protobuf bodies (never for PATCH): decode into JSON. */
+		cleanup_json json_t *obj = NULL;
+		cleanup_free char *json = NULL;
+		sk_api_request jreq = *req;
+
+		if (strcmp(req->method, "POST") && strcmp(req->method, "PUT") && strcmp(req->method, "DELETE")) {
+			sk__reply_status(resp, 415, "UnsupportedMediaType",
+					 "the body of the request was in an unknown format - accepted media types include: "
+					 "application/json, application/merge-patch+json, application/json-patch+json, "
+					 "application/strategic-merge-patch+json, application/apply-patch+yaml",
+					 NULL, NULL, NULL);
+			return;
+		}
+		if (req->body_len) {
+			obj = sk_protobuf_decode(req->body, req->body_len, &err);
+			if (!obj) {
+				sk__reply_error(resp, &err, NULL, NULL);
+				return;
+			}
+			json = json_dumps(obj, JSON_COMPACT);
+			jreq.body = json;
+			jreq.body_len = strlen(json);
+		}
+		jreq.content_type = "application/json";
+		sk_api_handle(api, &jreq, resp);
 		return;
 	}
 	if (is_discovery(req->path)) {
