@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "agent/agent.h"
+#include "gpu/gpu.h"
 #include "image/image.h"
 #include "runtime/container.h"
 #include "runtime/runtime.h"
@@ -58,6 +59,7 @@ struct apod {
 	size_t nctrs;
 	json_t *mounts;             /* volume name -> {"path": host path, "tmpfs": bool} */
 	char *mount_error;          /* last volume failure */
+	char *reject_reason, *reject_msg; /* admission failure: the pod is Failed */
 	json_t *last_status;        /* the status last written */
 	char *start_time;
 	char *pod_dir, *log_dir;
@@ -76,6 +78,8 @@ struct sk_agent {
 	char *node_name, *data_dir, *run_dir, *pod_cidr, *bridge, *token;
 	struct sk_runtime rt;
 	sk_image_store *images;
+	sk_gpu *gpu;
+	volatile bool node_dirty;       /* push node status now (GPU health changed) */
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	volatile bool stopping;

@@ -456,6 +456,51 @@ static int init_paths(struct sk_agent *a, const sk_agent_options *o, sk_error_t 
 	return 0;
 }
 
+/* GPU health changed (health thread): an event on the Node, status now. */
+static void gpu_health_changed(const struct sk_gpu_device *d, bool healthy, const char *reason, void *ud)
+{
+	struct sk_agent *a = ud;
+	json_t *ref = json_pack("{s:s, s:s, s:{s:s, s:s}}", "kind", "Node", "apiVersion", "v1", "metadata", "name",
+				a->node_name, "uid", a->node_name);
+
+	sk_event_record(a->c, ref, healthy ? "Normal" : "Warning", healthy ? "GPUHealthy" : "GPUUnhealthy",
+			SK_COMPONENT, a->node_name, "device %s %s: %s", d->uuid,
+			healthy ? "is healthy again" : "is unhealthy", reason);
+	json_decref(ref);
+	pthread_mutex_lock(&a->mu);
+	a->node_dirty = true;
+	pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->mu);
+}
+
+static int init_gpu(struct sk_agent *a, sk_error_t *err)
+{
+	sk_gpu_options go = {0};
+
+	go.node_name = a->node_name;
+	go.data_dir = a->data_dir;
+	go.simulate = a->o.simulate_gpus;
+	go.replicas = a->o.gpu_replicas;
+	go.quiet_period_s = a->o.gpu_quiet_period_s;
+	go.on_health = gpu_health_changed;
+	go.ud = a;
+	a->gpu = sk_gpu_open(&go, err);
+	return a->gpu ? 0 : sk_error_wrap(err, "agent: GPUs");
+}
+
+/* Frees GPU allocations of containers that no longer exist on disk. */
+static void reconcile_gpus(struct sk_agent *a)
+{
+	const char **ids = xzalloc((a->n_disk_c + 1) * sizeof(char *));
+	sk_error_t err = {0};
+
+	for (size_t i = 0; i < a->n_disk_c; i++)
+		ids[i] = a->disk_c[i]->id;
+	if (sk_gpu_reconcile(a->gpu, ids, &err) < 0)
+		sk_warn("agent", "GPU allocations: %s", err.msg);
+	free(ids);
+}
+
 static int init_runtime(struct sk_agent *a, sk_error_t *err)
 {
 	struct sk_runtime_opts ro = {0};
@@ -488,13 +533,16 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	if (init_runtime(a, err) < 0)
 		goto fail;
 	rt_ok = true;
+	if (init_gpu(a, err) < 0)
+		goto fail;
 	a->log_port = o->log_port;
 	a->ls = sk__logserver_start(a, &a->log_port, err);
 	if (!a->ls)
 		goto fail;
+	load_disk_state(a);
+	reconcile_gpus(a);
 	if (sk__node_register(a, err) < 0)
 		goto fail;
-	load_disk_state(a);
 	if (pthread_create(&a->node_thread, NULL, sk__node_loop, a) == 0)
 		a->node_started = true;
 	if (pthread_create(&a->watch_thread, NULL, watch_loop, a) == 0)
@@ -530,6 +578,7 @@ void sk_agent_stop(sk_agent *a)
 	}
 	free(a->pods);
 	sk__logserver_stop(a->ls);
+	sk_gpu_close(a->gpu);
 	for (size_t i = 0; i < a->n_disk_sb; i++)
 		sk_sandbox_free(a->disk_sb[i]);
 	for (size_t i = 0; i < a->n_disk_c; i++)

@@ -29,7 +29,9 @@ typedef struct sk_agent_options {
 	const char *pod_cidr;       /* NULL: "10.42.<hash of data_dir % 256>.0/24" */
 	const char *bridge;         /* NULL: "sk" + hash of data_dir */
 	bool control_plane;         /* label node-role.kubernetes.io/control-plane */
-	int simulate_gpus;          /* advertise nvidia.com/gpu: N */
+	int simulate_gpus;          /* N simulated nvidia.com/gpu devices (src/gpu) */
+	int gpu_replicas;           /* time-slicing: each GPU counts as R; <= 1 exclusive */
+	int gpu_quiet_period_s;     /* unhealthy GPU turns healthy after this; 0: 300 */
 	int backoff_base_ms;        /* CrashLoopBackOff/ImagePullBackOff base; 0: 10000 */
 	int backoff_max_ms;         /* 0: 300000 */
 	int log_port;               /* log endpoint port on 127.0.0.1; 0: any free port */

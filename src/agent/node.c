@@ -115,13 +115,7 @@ static void resources(struct sk_agent *a, json_t **cap, json_t **alloc)
 		snprintf(buf, sizeof(buf), "%lld", (long long)(disk / 10 * 9));
 		json_object_set_new(*alloc, "ephemeral-storage", json_string(buf));
 	}
-	if (a->o.simulate_gpus > 0) {
-		char g[16];
-
-		snprintf(g, sizeof(g), "%d", a->o.simulate_gpus);
-		json_object_set_new(*cap, "nvidia.com/gpu", json_string(g));
-		json_object_set_new(*alloc, "nvidia.com/gpu", json_string(g));
-	}
+	sk_gpu_node_capacity(a->gpu, *cap, *alloc, NULL);
 }
 
 static json_t *node_info(struct sk_agent *a)
@@ -214,6 +208,7 @@ static json_t *node_object(struct sk_agent *a)
 
 	if (a->o.control_plane)
 		json_object_set_new(labels, "node-role.kubernetes.io/control-plane", json_string(""));
+	sk_gpu_node_capacity(a->gpu, NULL, NULL, labels);
 	return json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s, s:[s]}}", "apiVersion", "v1", "kind", "Node", "metadata",
 			 "name", a->node_name, "labels", labels, "spec", "podCIDR", a->pod_cidr, "podCIDRs",
 			 a->pod_cidr);
@@ -310,7 +305,8 @@ void *sk__node_loop(void *arg)
 			renew_lease(a);
 			next_lease = now + (int64_t)LEASE_RENEW_S * 1000000000;
 		}
-		if (now >= next_status) {
+		if (now >= next_status || a->node_dirty) {
+			a->node_dirty = false;
 			sk_error_t err = {0};
 
 			if (update_status(a, &err) < 0 && err.code == SK_ENOTFOUND)

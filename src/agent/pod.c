@@ -82,6 +82,8 @@ void sk__apod_free(struct apod *p)
 	pthread_cond_destroy(&p->cond);
 	free(p->sb_error);
 	free(p->mount_error);
+	free(p->reject_reason);
+	free(p->reject_msg);
 	free(p->start_time);
 	free(p->pod_dir);
 	free(p->log_dir);
@@ -475,6 +477,65 @@ static void run_post_start(struct sk_agent *a, struct apod *p, json_t *pod, json
 	free(msg);
 }
 
+/* GPUs for the container (src/gpu, docs/GPU.md): allocation, then devices,
+ * mounts and env added to cfg. An allocation failure rejects the pod as
+ * kubelet's admission does (UnexpectedAdmissionError). */
+static int gpu_prepare(struct sk_agent *a, struct apod *p, json_t *cs, struct ctr *k, const char *id,
+		       struct arena *ar, struct sk_container_config *cfg, struct sk_gpu_injection *inj, bool *held,
+		       const char **reason, sk_error_t *err)
+{
+	int64_t n = sk_gpu_container_request(cs, err);
+	struct sk_mount *m;
+
+	if (n < 0) {
+		*reason = "CreateContainerConfigError";
+		return -1;
+	}
+	if (n > 0 && sk_gpu_allocate(a->gpu, id, p->uid, k->name, n, err) < 0) {
+		*reason = "UnexpectedAdmissionError";
+		free(p->reject_reason);
+		free(p->reject_msg);
+		p->reject_reason = xstrdup("UnexpectedAdmissionError");
+		p->reject_msg = xstrdup(err->msg);
+		return -1;
+	}
+	*held = n > 0;
+	if (sk_gpu_inject(a->gpu, id, inj, err) < 0) {
+		*reason = "CreateContainerError";
+		return -1;
+	}
+	if (inj->env)
+		cfg->extra_env = (const char *const *)inj->env;
+	if (inj->n_devices) {
+		cfg->devices = inj->devices;
+		cfg->n_devices = inj->n_devices;
+	}
+	if (inj->n_mounts) {
+		m = sk__ag_arena_keep(ar, xzalloc((cfg->n_mounts + inj->n_mounts) * sizeof(*m)));
+		memcpy(m, cfg->mounts, cfg->n_mounts * sizeof(*m));
+		memcpy(m + cfg->n_mounts, inj->mounts, inj->n_mounts * sizeof(*m));
+		cfg->mounts = m;
+		cfg->n_mounts += inj->n_mounts;
+	}
+	return 0;
+}
+
+/* The skiff.dev/gpu-devices annotation on the pod. */
+static void gpu_annotate(struct sk_agent *a, struct apod *p)
+{
+	cleanup_free char *ann = sk_gpu_pod_annotation(a->gpu, p->uid);
+	cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
+	cleanup_json json_t *patch = NULL, *r = NULL;
+	sk_error_t err = {0};
+
+	if (!ann)
+		return;
+	patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", SK_GPU_ANNOTATION, ann);
+	r = sk_client_patch(a->c, path, SK_PATCH_MERGE, patch, &err);
+	if (!r)
+		sk_warn("agent", "pod %s/%s: GPU annotation: %s", p->ns, p->name, err.msg);
+}
+
 /* Creates and starts the next attempt of container k. */
 static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr *k)
 {
@@ -489,6 +550,8 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	const char *reason = NULL;
 	sk_error_t err = {0};
 	uint32_t attempt = k->cur ? k->restarts + 1 : k->restarts;
+	struct sk_gpu_injection inj = {0};
+	bool gpu_held = false;
 
 	if (!cs || ensure_image(a, pod, cs, k, &img) < 0)
 		return -1;
@@ -518,10 +581,15 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		k->restarts = saved;
 	}
 	cfg.handler = handler && *handler ? handler : NULL;
+	if (gpu_prepare(a, p, cs, k, id, &ar, &cfg, &inj, &gpu_held, &reason, &err) < 0)
+		goto fail;
 	if (sk_container_create(&a->rt, &cfg, &c, &err) < 0) {
 		reason = "CreateContainerError";
 		goto fail;
 	}
+	sk_gpu_injection_release(&inj);
+	if (gpu_held)
+		gpu_annotate(a, p);
 	{
 		cleanup_free char *idp = xasprintf("%.*s.id", (int)(strlen(c->log_path) - 4), c->log_path);
 
@@ -559,6 +627,11 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	run_post_start(a, p, pod, cs, k);
 	return 0;
 fail:
+	sk_gpu_injection_release(&inj);
+	if (gpu_held) {
+		sk_error_t e2 = {0};
+		sk_gpu_release(a->gpu, id, &e2);
+	}
 	if (rootfs) {
 		sk_error_t e2 = {0};
 		sk_image_rootfs_remove(a->images, id, &e2);
@@ -594,8 +667,13 @@ static void maybe_restart(struct sk_agent *a, struct apod *p, json_t *pod, struc
 {
 	int64_t now = now_ns();
 
-	if (!should_restart(pod, k))
+	if (!should_restart(pod, k)) {
+		sk_error_t err = {0};
+
+		if (k->cur && k->cur->status == SK_CONTAINER_EXITED)
+			sk_gpu_release(a->gpu, k->cur->id, &err);
 		return;
+	}
 	if (k->cur->finished_ns && k->cur->started_ns &&
 	    k->cur->finished_ns - k->cur->started_ns > 2 * a->backoff_max_ms * 1000000)
 		k->backoff_ms = 0;
@@ -840,6 +918,8 @@ static void teardown(struct sk_agent *a, struct apod *p)
 		p->sb = NULL;
 	}
 	sk__volumes_teardown(a, p);
+	if (sk_gpu_release_pod(a->gpu, p->uid, &err) < 0)
+		sk_warn("agent", "pod %s/%s: releasing GPUs: %s", p->ns, p->name, err.msg);
 	p->stopped = true;
 }
 
@@ -1113,6 +1193,11 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		rotate_logs(a, p);
 	}
 	st = sk__ag_pod_status(a, p, pod);
+	if (phase_terminal(sk__ag_jstr(st, "phase"))) {
+		sk_error_t err = {0};
+
+		sk_gpu_release_pod(a->gpu, p->uid, &err);
+	}
 	sk__ag_status_write(a, p, pod, st);
 	if (phase_terminal(sk__ag_jstr(st, "phase"))) {
 		stop_all(a, p, pod, grace_seconds(pod));

@@ -293,6 +293,11 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 		json_decref(init_statuses);
 	if (!strcmp(ph, "Pending"))
 		failure_note(p, st);
+	if (p->reject_reason) {
+		json_object_set_new(st, "phase", json_string("Failed"));
+		json_object_set_new(st, "reason", json_string(p->reject_reason));
+		json_object_set_new(st, "message", json_string(p->reject_msg ? p->reject_msg : ""));
+	}
 	return st;
 }
 

@@ -26,6 +26,8 @@ static void usage(FILE *f)
 		   "  --pod-cidr CIDR         pod network of this node (default 10.42.0.0/24)\n"
 		   "  --bridge NAME           pod network bridge (default sk<hash>)\n"
 		   "  --simulate-gpus N       advertise N simulated nvidia.com/gpu\n"
+		   "  --gpu-replicas R        time-slicing: each GPU counts as R (default 1)\n"
+		   "  --gpu-quiet-period S    seconds without a critical XID before a GPU is healthy again\n"
 		   "  --log-port PORT         container log endpoint port (default: any free port)\n"
 		   "  --backoff-base-ms MS    restart back-off base (default 10000)\n"
 		   "  --backoff-max-ms MS     restart back-off cap (default 300000)\n"
@@ -57,6 +59,7 @@ int sk_cmd_agent(int argc, char **argv)
 		{"log-port", required_argument, NULL, 'l'},    {"backoff-base-ms", required_argument, NULL, 'B'},
 		{"backoff-max-ms", required_argument, NULL, 'M'}, {"system-reserved-cpu", required_argument, NULL, 'C'},
 		{"system-reserved-memory", required_argument, NULL, 'R'}, {"control-plane", no_argument, NULL, 'P'},
+		{"gpu-replicas", required_argument, NULL, 'G'}, {"gpu-quiet-period", required_argument, NULL, 'Q'},
 		{"verbose", no_argument, NULL, 'v'},           {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -94,6 +97,8 @@ int sk_cmd_agent(int argc, char **argv)
 				die("--system-reserved-memory \"%s\": not a quantity", optarg);
 			break;
 		case 'P': o.control_plane = true; break;
+		case 'G': o.gpu_replicas = atoi(optarg); break;
+		case 'Q': o.gpu_quiet_period_s = atoi(optarg); break;
 		case 'v': sk_log_level = SK_LOG_DEBUG; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -53,6 +53,7 @@ class AgentCluster(Cluster):
         self.pod_cidr = f"10.{random.randrange(100, 200)}.{random.randrange(0, 250)}.0/24"
         self.agent_log = os.path.join(data_dir, "agent.log")
         self.pod_uids = set()
+        self.agent_extra = []
 
     def import_images(self):
         d = images_dir()
@@ -68,7 +69,7 @@ class AgentCluster(Cluster):
              "--ca-file", os.path.join(self.data_dir, "tls", "ca.crt"),
              "--data-dir", self.agent_dir, "--run-dir", self.run_dir, "--bridge", self.bridge,
              "--pod-cidr", self.pod_cidr, "--node-name", self.node,
-             "--backoff-base-ms", str(self.backoff_ms)],
+             "--backoff-base-ms", str(self.backoff_ms)] + self.agent_extra,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
         def ready():
