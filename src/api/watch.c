@@ -8,19 +8,52 @@
 
 #define MAX_QUEUED_BYTES (64u << 20)
 
+/* One encoded event line, shared by every watcher that gets it. */
+typedef struct wline {
+	int ref;              /* atomic */
+	size_t len;
+	char data[];          /* {"type":…,"object":…}\n */
+} wline;
+
 typedef struct wev {
 	struct wev *next;
-	size_t len;
-	char line[];          /* one JSON event + "\n" */
+	wline *l;
 } wev;
+
+static wline *wline_new(const char *type, const char *obj, size_t olen)
+{
+	char head[64];
+	int k = snprintf(head, sizeof(head), "{\"type\":\"%s\",\"object\":", type);
+	wline *l = xmalloc(sizeof(*l) + (size_t)k + olen + 3);
+
+	l->ref = 1;
+	memcpy(l->data, head, (size_t)k);
+	memcpy(l->data + k, obj, olen);
+	memcpy(l->data + k + olen, "}\n", 3);
+	l->len = (size_t)k + olen + 2;
+	return l;
+}
+
+static void wline_unref(wline *l)
+{
+	int r;
+
+	if (!l)
+		return;
+	r = __atomic_sub_fetch(&l->ref, 1, __ATOMIC_ACQ_REL);
+	if (r < 0)
+		abort();
+	if (r == 0)
+		free(l);
+}
 
 struct sk_api_watch {
 	sk_api *api;
 	const sk_api_resource *res;
 	sk_label_selector *labels;
 	sk_field_selector *fields;
-	char *node_match;
-	int table;              /* 0: objects; 1: Tables of metadata; 2: Tables with objects */       /* `"nodeName":"X"` fast path for spec.nodeName=X */
+	char *node_match;       /* `"nodeName":"X"` fast path for spec.nodeName=X */
+	int table;              /* 0: objects; 1: Tables of metadata; 2: Tables with objects */
 	sk_store_watch *sw;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -54,25 +87,36 @@ static void push_line(sk_api_watch *w, const char *type, const char *obj, size_t
 	push_raw(w, type, s, strlen(s));
 }
 
-static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen)
+/* Queues l (taking a reference). Called with w->mu held. */
+static void push_wline(sk_api_watch *w, wline *l)
 {
-	char head[64];
-	int k = snprintf(head, sizeof(head), "{\"type\":\"%s\",\"object\":", type);
-	wev *e = xmalloc(sizeof(*e) + (size_t)k + olen + 3);
+	wev *e = xmalloc(sizeof(*e));
 
-	memcpy(e->line, head, (size_t)k);
-	memcpy(e->line + k, obj, olen);
-	memcpy(e->line + k + olen, "}\n", 3);
-	e->len = (size_t)k + olen + 2;
+	__atomic_add_fetch(&l->ref, 1, __ATOMIC_RELAXED);
+	e->l = l;
 	e->next = NULL;
 	if (w->tail)
 		w->tail->next = e;
 	else
 		w->head = e;
 	w->tail = e;
-	w->queued += e->len;
+	w->queued += l->len;
 	if (w->queued > MAX_QUEUED_BYTES)
 		w->ended = 1;   /* a consumer this slow relists */
+}
+
+static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen)
+{
+	wline *l = wline_new(type, obj, olen);
+
+	push_wline(w, l);
+	wline_unref(l);
+}
+
+static void wev_free(wev *e)
+{
+	wline_unref(e->l);
+	free(e);
 }
 
 static int matches(sk_api_watch *w, const sk_store_kv *kv)
@@ -94,6 +138,57 @@ static int matches(sk_api_watch *w, const sk_store_kv *kv)
 	if (ok && w->fields)
 		ok = sk_field_selector_match(w->fields, o);
 	return ok;
+}
+
+/* Store callbacks for one write run on the store's writer thread, one
+ * watcher after the other: the encoded line is made once and shared. The
+ * per-thread cache keeps a reference until the next event, and a key
+ * destructor drops it when the writer thread exits. */
+typedef struct line_cache {
+	int64_t rev;
+	const char *type;
+	const sk_store_kv *src;
+	wline *l;
+} line_cache;
+
+static pthread_key_t cache_key;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+
+static void cache_free(void *p)
+{
+	line_cache *c = p;
+
+	wline_unref(c->l);
+	free(c);
+}
+
+static void cache_init(void)
+{
+	pthread_key_create(&cache_key, cache_free);
+}
+
+static wline *shared_line(const char *type, const sk_store_kv *src, int64_t rev)
+{
+	line_cache *c;
+	size_t len;
+	char *val;
+
+	pthread_once(&cache_once, cache_init);
+	c = pthread_getspecific(cache_key);
+	if (!c) {
+		c = xzalloc(sizeof(*c));
+		pthread_setspecific(cache_key, c);
+	}
+	if (c->l && c->rev == rev && c->type == type && c->src == src)
+		return c->l;
+	wline_unref(c->l);
+	val = sk__obj_splice_rv(src->value, src->len, rev, &len);
+	c->l = wline_new(type, val, len);
+	c->rev = rev;
+	c->type = type;
+	c->src = src;
+	free(val);
+	return c->l;
 }
 
 static void on_event(const sk_store_event *ev, void *ud)
@@ -122,14 +217,22 @@ static void on_event(const sk_store_event *ev, void *ud)
 	} else {
 		goto skip;
 	}
-	val = sk__obj_splice_rv(src->value, src->len, ev->kv->mod_rev, &len);
-	pthread_mutex_lock(&w->mu);
-	if (!w->ended)
-		push_line(w, type, val, len);
+	if (w->table) {
+		val = sk__obj_splice_rv(src->value, src->len, ev->kv->mod_rev, &len);
+		pthread_mutex_lock(&w->mu);
+		if (!w->ended)
+			push_line(w, type, val, len);
+		free(val);
+	} else {
+		wline *l = shared_line(type, src, ev->kv->mod_rev);
+
+		pthread_mutex_lock(&w->mu);
+		if (!w->ended)
+			push_wline(w, l);
+	}
 	w->last_rev = ev->kv->mod_rev;
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
-	free(val);
 	return;
 skip:
 	pthread_mutex_lock(&w->mu);
@@ -308,10 +411,10 @@ char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len)
 	while (w->head) {
 		wev *e = w->head;
 
-		memcpy(buf + n, e->line, e->len);
-		n += e->len;
+		memcpy(buf + n, e->l->data, e->l->len);
+		n += e->l->len;
 		w->head = e->next;
-		free(e);
+		wev_free(e);
 	}
 	w->tail = NULL;
 	w->queued = 0;
@@ -337,10 +440,10 @@ int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t
 	w->head = e->next;
 	if (!w->head)
 		w->tail = NULL;
-	w->queued -= e->len;
+	w->queued -= e->l->len;
 	pthread_mutex_unlock(&w->mu);
-	ev = json_loadb(e->line, e->len, 0, NULL);
-	free(e);
+	ev = json_loadb(e->l->data, e->l->len, 0, NULL);
+	wev_free(e);
 	*type = xstrdup(json_string_value(json_object_get(ev, "type")));
 	*obj = json_incref(json_object_get(ev, "object"));
 	return 1;
@@ -356,7 +459,7 @@ void sk_api_watch_free(sk_api_watch *w)
 		wev *e = w->head;
 
 		w->head = e->next;
-		free(e);
+		wev_free(e);
 	}
 	sk_label_selector_free(w->labels);
 	sk_field_selector_free(w->fields);
