@@ -150,6 +150,7 @@ typedef struct wstate {
 
 static double *lat;
 static size_t nlat, caplat;
+static pthread_mutex_t lat_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t on_watch(char *p, size_t s, size_t n, void *ud)
 {
@@ -171,11 +172,13 @@ static size_t on_watch(char *p, size_t s, size_t n, void *ud)
 		if (sent && strstr(w->buf, "\"ADDED\"")) {
 			double d = wall_s() - atof(sent + 8);
 
+			pthread_mutex_lock(&lat_mu);
 			if (nlat == caplat) {
 				caplat = caplat ? caplat * 2 : 4096;
 				lat = realloc(lat, caplat * sizeof(*lat));
 			}
 			lat[nlat++] = d;
+			pthread_mutex_unlock(&lat_mu);
 		}
 		i = (size_t)(nl - w->buf) + 1;
 		memmove(w->buf, w->buf + i, w->len - i);
@@ -315,29 +318,34 @@ int main(int argc, char **argv)
 		curl_easy_cleanup(c);
 	}
 	{
-		CURLM *m = curl_multi_init();
+		enum { PUMPS = 4 };
+		CURLM *m[PUMPS];
 		wstate *ws = calloc((size_t)watchers, sizeof(*ws));
 		char url[256], ns[200];
-		pthread_t pump;
+		pthread_t pump[PUMPS];
 
 		c = handle();
 		snprintf(path, sizeof(path), "%s/api/v1/namespaces", base);
 		snprintf(ns, sizeof(ns), "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"watch\"}}");
 		do_req(c, "POST", path, ns);
 		curl_easy_cleanup(c);
-		curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, 0L);
-		snprintf(url, sizeof(url), "%s/api/v1/namespaces/watch/pods?watch=true&resourceVersion=%s&timeoutSeconds=600", base, "");
+		snprintf(url, sizeof(url), "%s/api/v1/namespaces/watch/pods?watch=true&timeoutSeconds=600", base);
+		for (int p = 0; p < PUMPS; p++)
+			m[p] = curl_multi_init();
 		for (int i = 0; i < watchers; i++) {
 			CURL *e = handle();
 
 			curl_easy_setopt(e, CURLOPT_URL, url);
 			curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_watch);
 			curl_easy_setopt(e, CURLOPT_WRITEDATA, &ws[i]);
-			curl_multi_add_handle(m, e);
+			curl_multi_add_handle(m[i % PUMPS], e);
 		}
-		pthread_create(&pump, NULL, watch_pump, m);
+		for (int p = 0; p < PUMPS; p++)
+			pthread_create(&pump[p], NULL, watch_pump, m[p]);
 		sleep(5);
+		pthread_mutex_lock(&lat_mu);
 		nlat = 0;
+		pthread_mutex_unlock(&lat_mu);
 		for (int i = 0; i < wpods; i++) {
 			char name[32];
 			int k;
@@ -348,7 +356,8 @@ int main(int argc, char **argv)
 		}
 		sleep(3);
 		watch_stop = 1;
-		pthread_join(pump, NULL);
+		for (int p = 0; p < PUMPS; p++)
+			pthread_join(pump[p], NULL);
 		qsort(lat, nlat, sizeof(*lat), cmpd);
 		if (nlat)
 			printf("watch_watchers %d events_expected %d received %zu p50_ms %.2f p99_ms %.2f max_ms %.2f\n",
