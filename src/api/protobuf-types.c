@@ -6,8 +6,8 @@
  * fields by number (both binary-searched); message references are indices
  * into sk__pb_messages, named in the comment beside them.
  *
- * Regenerate with the script described in src/api/protobuf.c when upstream
- * adds fields; fields not listed here are skipped on decode. */
+ * Regenerate with src/api/protobuf-types-gen.py when upstream adds fields
+ * (tables from k8s.io/api v0.35.7); fields not listed here are skipped on decode. */
 #include "api/protobuf-int.h"
 
 #define R SK__PB_REPEATED

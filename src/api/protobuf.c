@@ -1,20 +1,24 @@
 /* Kubernetes protobuf request bodies into JSON.
  *
- * A small schema-driven reader instead of a protobuf library: protobuf-c and
- * libprotobuf need generated code per message (hundreds of Kubernetes types,
- * and a C++ toolchain for the latter), and upb's reflection API is not
- * packaged in Debian. The reader only knows the four wire types the
- * Kubernetes types use (varint, 64-bit, length-delimited, 32-bit), rejects
- * groups and malformed input, bounds nesting depth and checks every length
- * against the bytes left. What each field means comes from the tables in
- * protobuf-types.c, generated from upstream's generated.proto files and the
- * Go types' json tags (gen-protobuf-types.py, kept beside the task report).
+ * A small schema-driven reader instead of a protobuf library: Debian's
+ * protobuf-c and libprotobuf decode only through descriptors that protoc
+ * generates from the .proto files (every Kubernetes package vendored and
+ * compiled at build time), and would still not know the JSON mapping (json
+ * names, omitempty, inlined structs) that the Go types define. The reader
+ * knows the four wire types the Kubernetes types use (varint, 64-bit,
+ * length-delimited, 32-bit), rejects groups and malformed input, bounds
+ * nesting depth and checks every length against the bytes left. What each
+ * field means comes from the tables in protobuf-types.c, generated from
+ * upstream's generated.proto files and the Go types' json tags by
+ * protobuf-types-gen.py.
  *
  * JSON follows encoding/json on the upstream Go types, the shape the API
  * server already handles: go-to-protobuf writes non-pointer fields even when
  * they are zero, so a zero value is dropped unless the field is a pointer or
  * has no omitempty (SK__PB_KEEPZERO); nested messages are always emitted
- * ("emptyDir": {}); an empty metav1.Time is the zero time and is dropped. */
+ * ("emptyDir": {}); an empty metav1.Time is the zero time and is dropped, and
+ * so is a zero non-pointer IntOrString (Go would write 0) so that defaulting
+ * (targetPort = port) applies. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
