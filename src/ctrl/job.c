@@ -491,8 +491,14 @@ static void add_index_env(json_t *containers, int idx)
 
 	(void)idx;
 	json_array_foreach(containers, i, c) {
-		json_t *env = json_object_get(c, "env");
+		json_t *env = json_object_get(c, "env"), *e;
+		size_t j;
+		int have = 0;
 
+		json_array_foreach(env, j, e)
+			have |= !strcmp(json_string_value(json_object_get(e, "name")) ?: "", "JOB_COMPLETION_INDEX");
+		if (have)
+			continue;
 		if (!json_is_array(env)) {
 			env = json_array();
 			json_object_set_new(c, "env", env);
@@ -503,9 +509,22 @@ static void add_index_env(json_t *containers, int idx)
 	}
 }
 
+/* "<job>-<index>-", the job name cut so the prefix stays within the 58
+ * characters a generated name may take, as upstream. */
+static char *indexed_generate_name(const char *job, int idx)
+{
+	char suffix[32];
+	int n = snprintf(suffix, sizeof(suffix), "-%d-", idx);
+	int keep = (int)strlen(job);
+
+	if (keep + n > 58)
+		keep = 58 - n;
+	return xasprintf("%.*s%s", keep, job, suffix);
+}
+
 static json_t *job_pod(jctx *x, int idx)
 {
-	cleanup_free char *gen = idx >= 0 ? xasprintf("%s-%d-", sk__name(x->job), idx) : xasprintf("%s-", sk__name(x->job));
+	cleanup_free char *gen = idx >= 0 ? indexed_generate_name(sk__name(x->job), idx) : xasprintf("%s-", sk__name(x->job));
 	json_t *pod = sk__pod_from_template(sk__jget(x->job, "spec.template"), sk__owner_ref(x->job, "batch/v1", "Job"),
 					    sk__ns(x->job), gen);
 	json_t *fin = sk__jget(pod, "metadata.finalizers");

@@ -610,3 +610,23 @@ def test_deployment_scale_during_rollout(api_cluster):
     sizes = {r["metadata"]["annotations"]["deployment.kubernetes.io/revision"]: r["spec"]["replicas"]
              for r in c.kjson("-n", ns, "get", "rs")["items"]}
     assert sizes == {"1": 0, "2": 3}
+
+
+def test_revision_history_limit(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-history")
+    apply(c, ns, DEPLOY.replace("replicas: 4", "replicas: 1\n  revisionHistoryLimit: 1"))
+    for v in ("1.37", "1.38", "1.39"):
+        wait(lambda: pods(c, ns, "app=web"), what="pods")
+        ready_all(c, ns, "app=web")
+        c.kubectl("-n", ns, "set", "image", "deployment/web", f"c=busybox:{v}")
+        for _ in range(60):
+            ready_all(c, ns, "app=web")
+            st = c.kjson("-n", ns, "get", "deploy", "web")["status"]
+            if st.get("updatedReplicas") == 1 and st.get("replicas") == 1 and st.get("availableReplicas") == 1:
+                break
+            time.sleep(0.3)
+    wait(lambda: len(c.kjson("-n", ns, "get", "rs")["items"]) == 2, what="old replica sets pruned")
+    revs = sorted(r["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
+                  for r in c.kjson("-n", ns, "get", "rs")["items"])
+    assert revs == ["3", "4"]

@@ -1,0 +1,129 @@
+"""The workload controllers with real containers: a separate `skiff agent`
+runs the pods the controllers create (the pod templates name the node, so
+no scheduler is needed). Skipped without root or the runtime tools."""
+import json
+import time
+
+import pytest
+
+from test_agent_cluster import agent_cluster, wait_for  # noqa: F401  (fixture)
+
+
+def cond(obj, type_):
+    for x in obj.get("status", {}).get("conditions", []):
+        if x["type"] == type_:
+            return x
+    return None
+
+
+def is_ready(p):
+    return any(x["type"] == "Ready" and x["status"] == "True" for x in p["status"].get("conditions", []))
+
+
+MODEL = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: model}}
+spec:
+  replicas: 3
+  selector: {{matchLabels: {{app: model}}}}
+  strategy: {{type: RollingUpdate, rollingUpdate: {{maxSurge: 1, maxUnavailable: 1}}}}
+  template:
+    metadata: {{labels: {{app: model}}}}
+    spec:
+      nodeName: {node}
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: c
+        image: busybox:1
+        command: ["sh", "-c", "sleep 3; touch /tmp/loaded; exec sleep 3600"]
+        env: [{{name: VERSION, value: "{version}"}}]
+        readinessProbe:
+          exec: {{command: ["cat", "/tmp/loaded"]}}
+          periodSeconds: 1
+"""
+
+
+def test_slow_model_server_rollout_keeps_capacity(agent_cluster):
+    c = agent_cluster
+    c.apply(MODEL.format(node=c.node, version="1"))
+    c.kubectl("rollout", "status", "deployment/model", "--timeout=90s")
+    c.apply(MODEL.format(node=c.node, version="2"))
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        ps = [p for p in c.kjson("get", "pods", "-l", "app=model")["items"]
+              if not p["metadata"].get("deletionTimestamp")]
+        assert sum(1 for p in ps if is_ready(p)) >= 2, "fewer than replicas - maxUnavailable ready pods"
+        st = c.kjson("get", "deploy", "model")["status"]
+        if st.get("updatedReplicas") == 3 and st.get("availableReplicas") == 3 and st.get("replicas") == 3:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError("rollout did not finish")
+    c.kubectl("rollout", "status", "deployment/model", "--timeout=60s")
+    c.kubectl("delete", "deployment", "model", "--cascade=foreground", "--timeout=60s")
+    wait_for(lambda: not c.kjson("get", "pods", "-l", "app=model")["items"], 60, what="pods gone")
+
+
+JOB = """
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: {name}}}
+spec:
+{extra}
+  template:
+    spec:
+      nodeName: {node}
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: main
+        image: busybox:1
+        command: ["sh", "-c", {cmd}]
+"""
+
+
+def job(c, name):
+    return c.kjson("get", "job", name)
+
+
+def test_indexed_job_runs_each_index(agent_cluster):
+    c = agent_cluster
+    c.apply(JOB.format(name="idx", node=c.node, cmd=json.dumps('echo index=$JOB_COMPLETION_INDEX host=$(hostname)'),
+                       extra="  completions: 3\n  parallelism: 2\n  completionMode: Indexed"))
+    wait_for(lambda: cond(job(c, "idx"), "Complete"), 120, what="Complete")
+    j = job(c, "idx")
+    assert j["status"]["succeeded"] == 3 and j["status"]["completedIndexes"] == "0-2"
+    seen = set()
+    for p in c.kjson("get", "pods", "-l", "job-name=idx")["items"]:
+        out = c.kubectl("logs", p["metadata"]["name"]).stdout
+        idx = p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]
+        assert f"index={idx} host=idx-{idx}" in out
+        seen.add(idx)
+    assert seen == {"0", "1", "2"}
+    c.kubectl("delete", "job", "idx", "--cascade=foreground", "--timeout=60s")
+
+
+def test_pod_failure_policy_exit_code(agent_cluster):
+    c = agent_cluster
+    c.apply(JOB.format(name="pfp", node=c.node, cmd=json.dumps("exit 42"), extra="""  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes: {containerName: main, operator: In, values: [42]}"""))
+    wait_for(lambda: cond(job(c, "pfp"), "Failed"), 120, what="Failed")
+    f = cond(job(c, "pfp"), "Failed")
+    assert f["reason"] == "PodFailurePolicy" and "exit code 42" in f["message"]
+    assert len(c.kjson("get", "pods", "-l", "job-name=pfp")["items"]) == 1
+    c.kubectl("delete", "job", "pfp", "--cascade=foreground", "--timeout=60s")
+
+
+def test_backoff_limit_with_real_failures(agent_cluster):
+    c = agent_cluster
+    c.apply(JOB.format(name="bo", node=c.node, cmd=json.dumps("exit 1"), extra="  backoffLimit: 1"))
+    wait_for(lambda: cond(job(c, "bo"), "Failed"), 120, what="Failed")
+    j = job(c, "bo")
+    assert cond(j, "Failed")["reason"] == "BackoffLimitExceeded"
+    assert j["status"]["failed"] == 2
+    assert len(c.kjson("get", "pods", "-l", "job-name=bo")["items"]) == 2
+    c.kubectl("delete", "job", "bo", "--cascade=foreground", "--timeout=60s")
