@@ -205,6 +205,19 @@ void sk_queue_update(sk_queue *q, sk_spod *p, int64_t now)
 	}
 }
 
+void sk_queue_replace(sk_queue *q, sk_spod *p)
+{
+	sk_qpod *e = sk__smap_get(&q->map, p->key);
+
+	if (!e)
+		return;
+	e->pod = p;
+	if (e->where == SK_Q_ACTIVE) {
+		hdown(&q->active, e->slot);
+		hup(&q->active, e->slot);
+	}
+}
+
 void sk_queue_delete(sk_queue *q, const char *key)
 {
 	sk_qpod *e = sk__smap_del(&q->map, key);

@@ -57,6 +57,8 @@ void sk_queue_add(sk_queue *q, sk_spod *p);
 /* Points the entry at a new version of the pod; an unschedulable pod is moved
  * (its spec may now fit). No-op for unknown pods. */
 void sk_queue_update(sk_queue *q, sk_spod *p, int64_t now);
+/* Points the entry at a new version without moving it (status-only updates). */
+void sk_queue_replace(sk_queue *q, sk_spod *p);
 void sk_queue_delete(sk_queue *q, const char *key);
 /* Pops the best active pod, marking it in flight; NULL when none. */
 sk_spod *sk_queue_pop(sk_queue *q);

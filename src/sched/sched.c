@@ -96,6 +96,16 @@ static void activate_siblings(struct sk_sched *s, const sk_spod *p)
 			sk_queue_activate(&s->queue, e->key);
 }
 
+/* Upstream requeues an unschedulable pod only when something other than its
+ * status changed (our own condition write must not retry it). */
+static int scheduling_changed(const sk_spod *old, const sk_spod *p)
+{
+	return !json_equal(json_object_get(old->obj, "spec"), json_object_get(p->obj, "spec")) ||
+	       !json_equal(old->labels, p->labels) ||
+	       !json_equal(json_object_get(json_object_get(old->obj, "metadata"), "annotations"),
+			   json_object_get(json_object_get(p->obj, "metadata"), "annotations"));
+}
+
 static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
 {
 	json_t *meta = json_object_get(obj, "metadata");
@@ -138,7 +148,9 @@ static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
 	if (p->node_name && !p->terminal)
 		sk_cache_pod_add(&s->cache, p);
 	if (pending_ours(s, p)) {
-		if (old && sk_queue_get(&s->queue, key))
+		if (old && sk_queue_get(&s->queue, key) && !scheduling_changed(old, p))
+			sk_queue_replace(&s->queue, p);
+		else if (old && sk_queue_get(&s->queue, key))
 			sk_queue_update(&s->queue, p, sk_mono_ns());
 		else
 			sk_queue_add(&s->queue, p);
@@ -149,7 +161,7 @@ static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
 	} else if (!p->assumed) {
 		sk_queue_delete(&s->queue, key);
 	} else if (old) {
-		sk_queue_update(&s->queue, p, sk_mono_ns());
+		sk_queue_replace(&s->queue, p);
 	}
 	if (old)
 		sk_spod_free(old);
