@@ -557,6 +557,30 @@ fail:
 	return NULL;
 }
 
+/* With no sandbox and no container left, the node's run directory and
+ * bridge go too, so a stopped idle agent leaves nothing behind. */
+static void cleanup_if_idle(struct sk_agent *a)
+{
+	struct sk_sandbox **sbs = NULL;
+	struct sk_container **cs = NULL;
+	size_t nsb = 0, nc = 0;
+	sk_error_t err = {0};
+	cleanup_free char *cmd = NULL;
+
+	if (sk_sandbox_list(&a->rt, &sbs, &nsb, &err) == 0 && sk_container_list(&a->rt, &cs, &nc, &err) == 0 &&
+	    nsb == 0 && nc == 0) {
+		cmd = xasprintf("ip link del '%s' 2>/dev/null; rm -rf '%s'", a->bridge, a->run_dir);
+		if (system(cmd) != 0)
+			sk_debug("agent", "cleaning up %s", a->run_dir);
+	}
+	for (size_t i = 0; i < nsb; i++)
+		sk_sandbox_free(sbs[i]);
+	for (size_t i = 0; i < nc; i++)
+		sk_container_free(cs[i]);
+	free(sbs);
+	free(cs);
+}
+
 void sk_agent_stop(sk_agent *a)
 {
 	if (!a)
@@ -586,8 +610,10 @@ void sk_agent_stop(sk_agent *a)
 	free(a->disk_sb);
 	free(a->disk_c);
 	sk_image_store_free(a->images);
-	if (a->rt.run_dir)
+	if (a->rt.run_dir) {
+		cleanup_if_idle(a);
 		sk_runtime_release(&a->rt);
+	}
 	free(a->node_name);
 	free(a->data_dir);
 	free(a->run_dir);
