@@ -536,6 +536,19 @@ static void gpu_annotate(struct sk_agent *a, struct apod *p)
 		sk_warn("agent", "pod %s/%s: GPU annotation: %s", p->ns, p->name, err.msg);
 }
 
+/* Keeps the logs of the two newest attempts, as kubelet keeps two containers. */
+static void prune_logs(struct apod *p, struct ctr *k, uint32_t attempt)
+{
+	cleanup_free char *cmd = NULL;
+
+	if (attempt < 2)
+		return;
+	cmd = xasprintf("rm -f '%s/%s/%u.log' '%s/%s/%u.id' '%s/%s/%u.log.'*", p->log_dir, k->name, attempt - 2,
+			p->log_dir, k->name, attempt - 2, p->log_dir, k->name, attempt - 2);
+	if (system(cmd) != 0)
+		sk_debug("agent", "pruning logs of %s", k->name);
+}
+
 /* Creates and starts the next attempt of container k. */
 static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr *k)
 {
@@ -606,6 +619,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		goto fail;
 	}
 	sk__ag_event(a, pod, "Normal", "Started", "Started container %s", k->name);
+	prune_logs(p, k, attempt);
 	drop_attempt(a, k->prev);
 	free(k->prev_msg);
 	k->prev = k->cur;

@@ -380,6 +380,25 @@ def test_http_probes_and_named_port(agent_cluster):
     c.kubectl("delete", "pod", "httpd", "--wait=false")
 
 
+def test_python_client_reads_pods_and_logs(agent_cluster):
+    from kubernetes import client
+    c = agent_cluster
+    v1 = client.CoreV1Api(c.api_client())
+    body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pyclient"},
+            "spec": {"nodeName": c.node, "restartPolicy": "Never",
+                     "initContainers": [{"name": "i", "image": "busybox:1", "command": ["true"]}],
+                     "containers": [{"name": "c", "image": "busybox:1", "command": ["sh", "-c", "echo from-python"]}]}}
+    v1.create_namespaced_pod("default", body)
+    wait_for(lambda: v1.read_namespaced_pod("pyclient", "default").status.phase == "Succeeded", 60,
+             what="Succeeded")
+    pod = v1.read_namespaced_pod("pyclient", "default")
+    st = pod.status.container_statuses[0]
+    assert st.image_id and st.restart_count == 0 and st.state.terminated.exit_code == 0
+    assert pod.status.init_container_statuses[0].state.terminated.reason == "Completed"
+    assert v1.read_namespaced_pod_log("pyclient", "default").strip() == "from-python"
+    assert [p.metadata.name for p in v1.list_namespaced_pod("default", field_selector=f"spec.nodeName={c.node}").items]
+
+
 def test_zz_cleanup_leaves_nothing(agent_cluster):
     c = agent_cluster
     c.delete_all_pods()
