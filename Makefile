@@ -44,16 +44,19 @@ build/libskiff-asan.a: $(ASAN_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
 build/skiff: $(CMD_OBJ) build/libskiff.a
-	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) build/libskiff.a $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) build/libskiff.a $(LDLIBS)
 
 # ASan+UBSan build of the whole binary, used by part of the end-to-end suite.
 build/skiff-asan: $(CMD_SRC:%.c=build/asan/%.o) build/libskiff-asan.a
-	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 asan: build/skiff-asan
 
 build/unit/%: tests/unit/%.c build/libskiff-asan.a
 	@mkdir -p build/unit
-	$(CC) $(CPPFLAGS) -O1 -g $(SAN) $(WARN) -o $@ $< build/libskiff-asan.a $(LDLIBS) -lcmocka
+	@echo "  LD-UNIT $@"
+	@$(CC) $(CPPFLAGS) -O1 -g $(SAN) $(WARN) -o $@ $< build/libskiff-asan.a $(LDLIBS) -lcmocka
 
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzzobj/%.o)
 build/fuzzobj/%.o: %.c $(HDRS)
@@ -66,7 +69,8 @@ build/libskiff-fuzz.a: $(FUZZ_OBJ)
 
 build/fuzz/%: fuzz/%.c build/libskiff-fuzz.a
 	@mkdir -p build/fuzz
-	clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
+	@echo "  LD-FUZZ $@"
+	@clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
 
 deps:
 	@bash scripts/deps.sh
