@@ -228,8 +228,8 @@ def test_two_pods_talk_over_pod_ips(agent_cluster):
     srv = c.wait_pod("server", lambda p: p["status"].get("podIP") and cstatus(p).get("ready"), 60,
                      what="server ready")
     ip = srv["status"]["podIP"]
-    c.apply(pod_yaml("client", c.node, ["sh", "-c", f"for i in $(seq 50); do nc {ip} 8080 </dev/null && exit 0; "
-                                                    "sleep 0.2; done; exit 1"]))
+    c.apply(pod_yaml("client", c.node, ["sh", "-c", f"for i in $(seq 50); do o=$(nc {ip} 8080 </dev/null); "
+                                                    "case $o in pong*) echo $o; exit 0;; esac; sleep 0.2; done; exit 1"]))
     c.pod_uids.add(srv["metadata"]["uid"])
     c.wait_phase("client", "Succeeded", 60)
     out = c.kubectl("logs", "client").stdout
