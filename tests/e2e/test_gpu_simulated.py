@@ -112,14 +112,18 @@ def test_node_advertises_simulated_gpus(gpu_cluster):
     assert "nvidia.com/gpu" in out
 
 
-def test_exclusive_allocation_release_and_restart(gpu_cluster):
+def test_agent_exclusive_allocation_release_and_restart(gpu_cluster):
+    """The agent alone (pods bound with nodeName): distinct devices, refusal
+    when none is free, allocations kept across an agent restart, release
+    when a pod is deleted or completes."""
     c = gpu_cluster
-    c.apply(gpu_pod("gpu-a", ["sh", "-c", SHOW + "sleep 3600"]))
-    c.apply(gpu_pod("gpu-b", ["sh", "-c", SHOW + "sleep 3600"]))
+    n = c.node
+    c.apply(gpu_pod("gpu-a", ["sh", "-c", SHOW + "sleep 3600"], node=n))
+    c.apply(gpu_pod("gpu-b", ["sh", "-c", SHOW + "sleep 3600"], node=n))
     c.wait_pod("gpu-a", running, 90, what="Running")
     c.wait_pod("gpu-b", running, 90, what="Running")
     ua, ub = visible(c, "gpu-a"), visible(c, "gpu-b")
-    sims = {f"GPU-sim-{c.node}-{i}" for i in range(GPUS)}
+    sims = {f"GPU-sim-{n}-{i}" for i in range(GPUS)}
     assert ua in sims and ub in sims and ua != ub
     assert "CUDA_VISIBLE_DEVICES=0" in c.kubectl("logs", "gpu-a").stdout
 
@@ -128,33 +132,52 @@ def test_exclusive_allocation_release_and_restart(gpu_cluster):
     assert json.loads(pa["metadata"]["annotations"]["skiff.dev/gpu-devices"]) == {"c": [ua]}
     assert "skiff.dev/gpu-devices" in c.kubectl("describe", "pod", "gpu-a").stdout
 
-    # the third pod does not fit
-    c.apply(gpu_pod("gpu-c", ["sh", "-c", SHOW + "exit 0"]))
-    p = c.wait_pod("gpu-c", unschedulable, 60, what="Unschedulable: Insufficient nvidia.com/gpu")
-    assert p["status"]["phase"] == "Pending"
-    assert "Insufficient nvidia.com/gpu" in c.kubectl("describe", "pod", "gpu-c").stdout
-
     # agent restart: running containers keep their devices, none is handed out twice
     c.stop_agent()
     c.start_agent()
     assert running(c.pod("gpu-a")) and running(c.pod("gpu-b"))
     assert visible(c, "gpu-a") == ua and visible(c, "gpu-b") == ub
-    # a pod bound directly to the node (no scheduler) must be refused by the agent
-    c.apply(gpu_pod("gpu-direct", ["sh", "-c", SHOW + "sleep 3600"], node=c.node))
+    c.apply(gpu_pod("gpu-direct", ["sh", "-c", SHOW + "sleep 3600"], node=n))
     p = c.wait_pod("gpu-direct", lambda p: p["status"].get("phase") == "Failed", 60,
                    what="Failed: no free GPU on the node")
     assert p["status"].get("reason") in ("OutOfnvidia.com/gpu", "UnexpectedAdmissionError"), p["status"]
+    assert "nvidia.com/gpu" in p["status"].get("message", "")
     c.kubectl("delete", "pod", "gpu-direct", "--wait=false")
 
-    # deleting a pod ends its container and frees its device for gpu-c
+    # deleting a pod ends its container and frees its device
     c.kubectl("delete", "pod", "gpu-a", "--wait=true", timeout=90)
-    p = c.wait_phase("gpu-c", "Succeeded", 90)
+    c.apply(gpu_pod("gpu-c", ["sh", "-c", SHOW + "exit 0"], node=n))
+    c.wait_phase("gpu-c", "Succeeded", 90)
     assert visible(c, "gpu-c") == ua
 
     # completion releases too: gpu-c has ended, so gpu-d gets the same device
-    c.apply(gpu_pod("gpu-d", ["sh", "-c", SHOW + "exit 0"]))
+    c.apply(gpu_pod("gpu-d", ["sh", "-c", SHOW + "exit 0"], node=n))
     c.wait_phase("gpu-d", "Succeeded", 90)
     assert visible(c, "gpu-d") == ua
+    c.delete_all_pods()
+
+
+def test_scheduler_places_gpu_pods(gpu_cluster):
+    """Through the scheduler: 2 GPUs, three pods asking 1 each: two Running
+    on different devices, one Pending with Insufficient nvidia.com/gpu until
+    one of the others completes. Needs a scheduler in `skiff server`."""
+    c = gpu_cluster
+    c.apply(gpu_pod("sched-a", ["sh", "-c", SHOW + "sleep 3600"]))
+    c.apply(gpu_pod("sched-b", ["sh", "-c", SHOW + "sleep 5; exit 0"]))
+    c.wait_pod("sched-a", running, 90, what="Running (scheduled)")
+    c.wait_pod("sched-b", lambda p: p["status"].get("phase") in ("Running", "Succeeded"), 90,
+               what="Running (scheduled)")
+    ua, ub = visible(c, "sched-a"), visible(c, "sched-b")
+    assert ua != ub
+    c.apply(gpu_pod("sched-c", ["sh", "-c", SHOW + "exit 0"]))
+    if c.pod("sched-b")["status"].get("phase") != "Succeeded":
+        p = c.wait_pod("sched-c", unschedulable, 60, what="Unschedulable: Insufficient nvidia.com/gpu")
+        assert p["status"]["phase"] == "Pending"
+        assert "Insufficient nvidia.com/gpu" in c.kubectl("describe", "pod", "sched-c").stdout
+    # sched-b completes, its device goes to sched-c
+    c.wait_phase("sched-b", "Succeeded", 60)
+    c.wait_phase("sched-c", "Succeeded", 90)
+    assert visible(c, "sched-c") == ub
     c.delete_all_pods()
 
 

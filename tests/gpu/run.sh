@@ -11,7 +11,8 @@
 # nvidia.com/gpu: 1 that prints `nvidia-smi -L` and runs the vector add,
 # checks the output, prints the node's GPU labels and PASS or FAIL.
 # Cleans up after itself; finishes within 5 minutes.
-#   sudo tests/gpu/run.sh            KEEP=1 keeps the data dir for a post-mortem
+#   sudo tests/gpu/run.sh            KEEP=1 keeps the data dir for a post-mortem;
+#                                    SKIFF_SERVER_ARGS adds server flags
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -148,7 +149,8 @@ skopeo copy -q "oci:$work/oci:gpu1" "oci-archive:$work/gpu-test.tar:1" || fail "
 # --- the cluster -----------------------------------------------------------
 say "starting skiff server on 127.0.0.1:$PORT"
 mkdir -p "$DATA"
-setsid "$SKIFF" server --data-dir "$DATA" --listen "127.0.0.1:$PORT" >"$TMP/server.log" 2>&1 &
+# shellcheck disable=SC2086  # SKIFF_SERVER_ARGS is a list of flags
+setsid "$SKIFF" server --data-dir "$DATA" --listen "127.0.0.1:$PORT" ${SKIFF_SERVER_ARGS:-} >"$TMP/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 400); do
 	[ -f "$KUBECONFIG" ] && [ "$(k get --raw /readyz 2>/dev/null)" = ok ] && break
