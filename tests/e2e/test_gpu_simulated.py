@@ -187,3 +187,31 @@ def test_fractional_request_rejected(gpu_cluster):
         "nvidia.com/gpu: 1", "nvidia.com/gpu: 500m"))
     assert r.returncode != 0
     assert "nvidia.com/gpu" in r.stderr
+
+
+def test_health_flip_via_inject_hook(gpu_cluster):
+    """A critical XID (injected through DATA/gpu/inject-xid) makes a device
+    unhealthy: allocatable drops and the node gets a Warning event saying
+    why; recovery brings it back."""
+    c = gpu_cluster
+    hook = os.path.join(c.agent_dir, "gpu", "inject-xid")
+
+    def alloc():
+        return c.kjson("get", "node", c.node)["status"]["allocatable"].get("nvidia.com/gpu")
+
+    def events():
+        return c.kubectl("get", "events", "-A", "--field-selector", f"involvedObject.name={c.node}").stdout
+
+    with open(hook, "w") as f:
+        f.write("1 13\n")      # application XID: ignored
+    wait_for(lambda: not os.path.exists(hook), 10, what="hook consumed")
+    with open(hook, "w") as f:
+        f.write(f"GPU-sim-{c.node}-1 79\n")
+    wait_for(lambda: alloc() == str(GPUS - 1), 30, what="allocatable drops")
+    ev = wait_for(lambda: "GPUUnhealthy" in events() and events(), 30, what="GPUUnhealthy event")
+    assert "XID 79" in ev and f"GPU-sim-{c.node}-1" in ev
+    assert c.kjson("get", "node", c.node)["status"]["capacity"]["nvidia.com/gpu"] == str(GPUS)
+    with open(hook, "w") as f:
+        f.write("1 ok\n")
+    wait_for(lambda: alloc() == str(GPUS), 30, what="allocatable back")
+    wait_for(lambda: "GPUHealthy" in events(), 30, what="GPUHealthy event")
