@@ -7,6 +7,7 @@ import time
 import pytest
 
 from test_agent_cluster import agent_cluster, wait_for  # noqa: F401  (fixture)
+from conftest import tmpdir_skiff  # noqa: F401  (fixture)
 
 
 def cond(obj, type_):
@@ -127,3 +128,45 @@ def test_backoff_limit_with_real_failures(agent_cluster):
     assert j["status"]["failed"] == 2
     assert len(c.kjson("get", "pods", "-l", "job-name=bo")["items"]) == 2
     c.kubectl("delete", "job", "bo", "--cascade=foreground", "--timeout=60s")
+
+
+def test_node_loss_evicts_and_controllers_replace(tmpdir_skiff, monkeypatch):
+    from test_agent_cluster import AgentCluster, have_tools
+    if not have_tools():
+        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
+    monkeypatch.setenv("SKIFF_NODE_MONITOR_GRACE_PERIOD", "4")
+    monkeypatch.setenv("SKIFF_NODE_MONITOR_PERIOD", "1")
+    monkeypatch.setenv("SKIFF_POD_EVICTION_TIMEOUT", "2")
+    c = AgentCluster(tmpdir_skiff, node="lossy-node")
+    try:
+        c.start()
+        c.import_images()
+        c.start_agent()
+        # the API server adds 300 s tolerations by default (DefaultTolerationSeconds); shorten them
+        c.apply(MODEL.format(node=c.node, version="1").replace("replicas: 3", "replicas: 2").replace(
+            "      terminationGracePeriodSeconds: 1\n",
+            "      terminationGracePeriodSeconds: 1\n      tolerations: [{key: node.kubernetes.io/unreachable, "
+            "operator: Exists, effect: NoExecute, tolerationSeconds: 2}]\n"))
+        c.kubectl("rollout", "status", "deployment/model", "--timeout=90s")
+        before = {p["metadata"]["name"] for p in c.kjson("get", "pods", "-l", "app=model")["items"]}
+        c.stop_agent(sig=9)
+        n = wait_for(lambda: (lambda n: (cond(n, "Ready") or {}).get("status") == "Unknown" and n)(
+            c.kjson("get", "node", c.node)), 30, what="Ready=Unknown")
+        assert cond(n, "Ready")["reason"] == "NodeStatusUnknown"
+        wait_for(lambda: {(t["key"], t["effect"]) for t in c.kjson("get", "node", c.node)["spec"].get("taints", [])}
+                 == {("node.kubernetes.io/unreachable", "NoSchedule"),
+                     ("node.kubernetes.io/unreachable", "NoExecute")}, 20, what="taints")
+
+        def evicted():
+            ps = {p["metadata"]["name"]: p for p in c.kjson("get", "pods", "-l", "app=model")["items"]}
+            return all(ps.get(n, {}).get("metadata", {}).get("deletionTimestamp") and
+                       (cond(ps[n], "DisruptionTarget") or {}).get("reason") == "DeletionByTaintManager"
+                       for n in before)
+        wait_for(evicted, 30, what="evictions")
+        wait_for(lambda: len({p["metadata"]["name"] for p in c.kjson("get", "pods", "-l", "app=model")["items"]}
+                             - before) == 2, 30, what="replacements")
+        c.start_agent()
+        wait_for(lambda: not c.kjson("get", "node", c.node)["spec"].get("taints"), 30, what="taints removed")
+        c.kubectl("rollout", "status", "deployment/model", "--timeout=90s")
+    finally:
+        c.cleanup()
