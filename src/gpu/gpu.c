@@ -2,8 +2,11 @@
  * and labels, and the container request. */
 #include <ctype.h>
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "gpu/gpu-int.h"
 #include "util/quantity.h"
@@ -83,6 +86,32 @@ static void discover(struct sk_gpu *g, const sk_gpu_options *o)
 	g->last_xid_ns = xzalloc((g->t.n ? g->t.n : 1) * sizeof(*g->last_xid_ns));
 }
 
+extern char **environ;
+
+/* CUDA needs /dev/nvidia-uvm, which appears only once the nvidia-uvm module
+ * is loaded (on a fresh boot, by the first CUDA program run as root). Like
+ * nvidia-container-toolkit, let the driver's setuid helper nvidia-modprobe
+ * load it and create the nodes. Best effort. */
+static void ensure_uvm(struct sk_gpu *g)
+{
+	char *const argv[] = {"nvidia-modprobe", "-u", "-c=0", NULL};
+	cleanup_free char *uvm = xasprintf("%s/nvidia-uvm", g->dev_dir);
+	struct stat st;
+	pid_t pid;
+	int status = 0;
+
+	if (stat(uvm, &st) == 0)
+		return;
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0) {
+		sk_warn("gpu", "%s missing and no nvidia-modprobe: CUDA in containers may fail", uvm);
+		return;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (stat(uvm, &st) < 0)
+		sk_warn("gpu", "%s still missing after nvidia-modprobe -u: CUDA in containers may fail", uvm);
+}
+
 sk_gpu *sk_gpu_open(const sk_gpu_options *o, sk_error_t *err)
 {
 	struct sk_gpu *g;
@@ -105,6 +134,8 @@ sk_gpu *sk_gpu_open(const sk_gpu_options *o, sk_error_t *err)
 	g->on_health = o->on_health;
 	g->ud = o->ud;
 	discover(g, o);
+	if (g->nvml && !o->dev_dir)
+		ensure_uvm(g);
 	if (sk_mkdir_p(g->dir, 0700) < 0) {
 		sk_error_errno(err, errno, "gpu: creating \"%s\"", g->dir);
 		goto fail;
