@@ -19,6 +19,8 @@ GPUS = 2
 
 
 class GPUCluster(AgentCluster):
+    gpu_args = ["--simulate-gpus", str(GPUS)]
+
     def start_agent(self, timeout=30):
         log = open(self.agent_log, "ab")
         self.agent_proc = subprocess.Popen(
@@ -27,7 +29,7 @@ class GPUCluster(AgentCluster):
              "--ca-file", os.path.join(self.data_dir, "tls", "ca.crt"),
              "--data-dir", self.agent_dir, "--run-dir", self.run_dir, "--bridge", self.bridge,
              "--pod-cidr", self.pod_cidr, "--node-name", self.node,
-             "--backoff-base-ms", str(self.backoff_ms), "--simulate-gpus", str(GPUS)],
+             "--backoff-base-ms", str(self.backoff_ms)] + self.gpu_args,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
         def ready():
@@ -215,3 +217,41 @@ def test_health_flip_via_inject_hook(gpu_cluster):
         f.write("1 ok\n")
     wait_for(lambda: alloc() == str(GPUS), 30, what="allocatable back")
     wait_for(lambda: "GPUHealthy" in events(), 30, what="GPUHealthy event")
+
+
+@pytest.fixture(scope="module")
+def sliced_cluster():
+    if not have_tools():
+        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
+    d = tempfile.mkdtemp(prefix="skiff-e2e-gputs-")
+    c = GPUCluster(d, node="gpu-sliced")
+    c.gpu_args = ["--simulate-gpus", "1", "--gpu-replicas", "2"]
+    try:
+        c.start()
+        c.import_images()
+        c.start_agent()
+        yield c
+    finally:
+        c.cleanup()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_time_slicing_shares_one_device(sliced_cluster):
+    """--gpu-replicas 2: one device advertised as 2, two pods share it, a
+    third is refused."""
+    c = sliced_cluster
+    node = c.kjson("get", "node", c.node)
+    assert node["status"]["capacity"]["nvidia.com/gpu"] == "2"
+    labels = node["metadata"]["labels"]
+    assert labels["nvidia.com/gpu.replicas"] == "2"
+    assert labels["nvidia.com/gpu.count"] == "1"
+    assert labels["nvidia.com/gpu.product"] == "skiff-simulated-SHARED"
+    assert labels["nvidia.com/gpu.sharing-strategy"] == "time-slicing"
+    for name in ("ts-a", "ts-b"):
+        c.apply(gpu_pod(name, ["sh", "-c", SHOW + "sleep 3600"], node=c.node))
+    for name in ("ts-a", "ts-b"):
+        c.wait_pod(name, running, 90, what="Running")
+    assert visible(c, "ts-a") == visible(c, "ts-b") == f"GPU-sim-{c.node}-0"
+    c.apply(gpu_pod("ts-c", ["sh", "-c", SHOW + "sleep 3600"], node=c.node))
+    c.wait_pod("ts-c", lambda p: p["status"].get("phase") == "Failed", 60, what="Failed: no free replica")
+    c.delete_all_pods()
