@@ -86,8 +86,15 @@ static char *relist(struct sk_reflector *r, int *missing)
 
 	if (!list) {
 		*missing = err.code == SK_ENOTFOUND;
-		if (!*missing)
+		if (!*missing) {
 			sk_debug("scheduler", "list %s: %s", r->path, err.msg);
+			return NULL;
+		}
+		/* A resource the API does not serve is an empty, synced one. */
+		pthread_mutex_lock(&r->s->mu);
+		r->synced = 1;
+		pthread_cond_broadcast(&r->s->wake);
+		pthread_mutex_unlock(&r->s->mu);
 		return NULL;
 	}
 	sk__smap_init(&seen);

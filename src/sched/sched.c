@@ -555,9 +555,14 @@ static void gang_status_flush(struct sk_sched *s)
 	sk__smap_release(&s->dirty_gangs);
 }
 
+/* Like upstream's WaitForCacheSync: no decision before every collection
+ * (PodGroups and PriorityClasses included) has been listed once. */
 static int synced(const struct sk_sched *s)
 {
-	return s->refl[SK_RES_NODES].synced && s->refl[SK_RES_PODS_W].synced;
+	for (int k = 0; k < SK_NREFLECTORS; k++)
+		if (!s->refl[k].synced)
+			return 0;
+	return 1;
 }
 
 static void wait_tick(struct sk_sched *s)

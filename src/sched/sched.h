@@ -33,7 +33,7 @@ typedef struct sk_sched_stats {
 	int pending;            /* pods in the queue (any state) */
 	int active;             /* pods ready to be tried now */
 	int inflight_jobs;      /* API requests not yet done */
-	int synced;             /* nodes and pods listed at least once */
+	int synced;             /* every watched collection listed at least once */
 } sk_sched_stats;
 
 /* Starts the scheduler on client c (borrowed: it must outlive the
