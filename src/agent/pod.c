@@ -1158,6 +1158,24 @@ static void stop_sidecars_if_done(struct sk_agent *a, struct apod *p, json_t *po
 		}
 }
 
+/* spec.activeDeadlineSeconds: kubelet fails a pod active for longer. */
+static bool past_deadline(struct apod *p, json_t *pod)
+{
+	json_t *d = sk__ag_jget(pod, "spec.activeDeadlineSeconds");
+	int64_t start;
+
+	if (!json_is_integer(d) || !p->start_time || sk_time_parse(p->start_time, &start) < 0)
+		return false;
+	if (now_ns() / 1000000000 - start < json_integer_value(d))
+		return false;
+	if (!p->reject_reason) {
+		p->reject_reason = xstrdup("DeadlineExceeded");
+		p->reject_msg = xasprintf("Pod was active on the node longer than the specified deadline");
+		sk__ag_event(p->a, pod, "Normal", "DeadlineExceeded", "%s", p->reject_msg);
+	}
+	return true;
+}
+
 static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 {
 	int64_t next_wake = now_ns() + SYNC_MS * 1000000LL;
@@ -1187,7 +1205,9 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		last_full = sk_mono_ns();
 	for (size_t i = 0; i < p->nctrs; i++)
 		refresh_ctr(a, p, pod, &p->ctrs[i], full);
-	if (ensure_sandbox(a, p, pod) == 0) {
+	if (past_deadline(p, pod)) {
+		/* the status below is Failed; everything is stopped with it */
+	} else if (ensure_sandbox(a, p, pod) == 0) {
 		if (!p->mounts) {
 			sk_error_t err = {0};
 

@@ -33,6 +33,8 @@ static void usage(FILE *f)
 		   "  --backoff-max-ms MS     restart back-off cap (default 300000)\n"
 		   "  --system-reserved-cpu Q      cpu kept from allocatable (e.g. 500m)\n"
 		   "  --system-reserved-memory Q   memory kept from allocatable (e.g. 512Mi)\n"
+		   "  --container-log-max-size Q   rotate a container log above this size (default 10Mi)\n"
+		   "  --container-log-max-files N  rotated files kept per container (default 5)\n"
 		   "  --control-plane         label the node as a control-plane node\n"
 		   "  -v, --verbose           debug logging\n"
 		   "  -h, --help              this help\n");
@@ -59,6 +61,8 @@ int sk_cmd_agent(int argc, char **argv)
 		{"log-port", required_argument, NULL, 'l'},    {"backoff-base-ms", required_argument, NULL, 'B'},
 		{"backoff-max-ms", required_argument, NULL, 'M'}, {"system-reserved-cpu", required_argument, NULL, 'C'},
 		{"system-reserved-memory", required_argument, NULL, 'R'}, {"control-plane", no_argument, NULL, 'P'},
+		{"container-log-max-size", required_argument, NULL, 'L'},
+		{"container-log-max-files", required_argument, NULL, 'F'},
 		{"gpu-replicas", required_argument, NULL, 'G'}, {"gpu-quiet-period", required_argument, NULL, 'Q'},
 		{"verbose", no_argument, NULL, 'v'},           {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -97,6 +101,11 @@ int sk_cmd_agent(int argc, char **argv)
 				die("--system-reserved-memory \"%s\": not a quantity", optarg);
 			break;
 		case 'P': o.control_plane = true; break;
+		case 'L':
+			if (sk_quantity_value(optarg, &o.log_max_size) < 0)
+				die("--container-log-max-size \"%s\": not a quantity", optarg);
+			break;
+		case 'F': o.log_max_files = atoi(optarg); break;
 		case 'G': o.gpu_replicas = atoi(optarg); break;
 		case 'Q': o.gpu_quiet_period_s = atoi(optarg); break;
 		case 'v': sk_log_level = SK_LOG_DEBUG; break;

@@ -53,7 +53,7 @@ class AgentCluster(Cluster):
         self.pod_cidr = f"10.{random.randrange(100, 200)}.{random.randrange(0, 250)}.0/24"
         self.agent_log = os.path.join(data_dir, "agent.log")
         self.pod_uids = set()
-        self.agent_extra = []
+        self.agent_extra = ["--container-log-max-size", "16Ki", "--container-log-max-files", "3"]
 
     def import_images(self):
         d = images_dir()

@@ -73,7 +73,7 @@ def gpu_cluster():
     try:
         c.start()
         c.import_images()
-        c.agent_extra = ["--simulate-gpus", "2"]
+        c.agent_extra += ["--simulate-gpus", "2"]
         c.start_agent()
         yield c
     finally:

@@ -399,6 +399,36 @@ def test_python_client_reads_pods_and_logs(agent_cluster):
     assert [p.metadata.name for p in v1.list_namespaced_pod("default", field_selector=f"spec.nodeName={c.node}").items]
 
 
+def test_log_rotation_by_size(agent_cluster):
+    import glob
+    import os
+    c = agent_cluster
+    c.apply(pod_yaml("chatty", c.node, ["sh", "-c", "i=0; while [ $i -lt 4000 ]; do "
+                                        "echo line-$i-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; i=$((i+1)); "
+                                        "[ $((i % 200)) = 0 ] && sleep 0.3; done; sleep 3; echo final-line; sleep 3600"],
+                     restart="Always"))
+    p = c.wait_pod("chatty", lambda p: "running" in cstatus(p)["state"])
+    uid = p["metadata"]["uid"]
+
+    def rotated():
+        files = glob.glob(os.path.join(c.agent_dir, "logs", f"default_chatty_{uid}", "c", "0.log*"))
+        return len(files) >= 2 and files
+    files = wait_for(rotated, 60, what="a rotated log")
+    time.sleep(8)
+    files = glob.glob(os.path.join(c.agent_dir, "logs", f"default_chatty_{uid}", "c", "0.log*"))
+    assert len(files) <= 3
+    wait_for(lambda: c.kubectl("logs", "chatty", "--tail", "1").stdout.strip() == "final-line", 30,
+             what="the live log after rotation")
+    c.kubectl("delete", "pod", "chatty", "--wait=false")
+
+
+def test_active_deadline_fails_pod(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("deadline", c.node, ["sleep", "3600"], extra_spec="  activeDeadlineSeconds: 2"))
+    p = c.wait_phase("deadline", "Failed", 60)
+    assert p["status"]["reason"] == "DeadlineExceeded"
+
+
 def test_zz_cleanup_leaves_nothing(agent_cluster):
     c = agent_cluster
     c.delete_all_pods()
