@@ -85,7 +85,8 @@ struct sk_controller {
 	struct sk_ctrl *ctl;
 	sk_queue *q;
 	sk_sync_fn sync;
-	void *state;              /* controller-specific */
+	void *state;              /* controller-specific, freed with release (or free) */
+	void (*release)(void *state);
 	sk_informer *primary;     /* resynced every resync_secs (0: never) */
 	int resync_secs;
 	int nthreads;

@@ -220,7 +220,10 @@ void sk_ctrl_stop(sk_ctrl *ctl)
 		sk__informer_free(infs[i]);
 	for (int i = 0; i < ctl->nctrls; i++) {
 		sk__queue_free(ctl->ctrls[i]->q);
-		free(ctl->ctrls[i]->state);
+		if (ctl->ctrls[i]->release)
+			ctl->ctrls[i]->release(ctl->ctrls[i]->state);
+		else
+			free(ctl->ctrls[i]->state);
 		free(ctl->ctrls[i]);
 	}
 	pthread_mutex_destroy(&ctl->stop_mu);

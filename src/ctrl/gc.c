@@ -4,6 +4,7 @@
  * removing that finalizer, and strips ownerReferences from the dependents
  * of an owner with the orphan finalizer. The ownership graph is read from
  * the shared informers of every resource the controllers watch. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctrl/ctrl-int.h"
@@ -21,6 +22,8 @@ typedef struct gc_state {
 	sk_informer *infs[32];
 	gc_hook hooks[32];
 	int n;
+	pthread_mutex_t mu;
+	json_t *owners;   /* owner uid -> {"<informer index>|<key>": true} */
 } gc_state;
 
 static gc_state *state(sk_controller *k) { return k->state; }
@@ -96,21 +99,64 @@ static int refs_uid(json_t *obj, const char *uid)
 }
 
 /* Every cached object that names uid among its owners, as pairs
- * [informer index, object]. */
+ * [informer index, object], from the owner index. */
 static json_t *dependents(gc_state *g, const char *uid)
 {
-	json_t *out = json_array();
+	json_t *out = json_array(), *keys, *v;
+	const char *k;
 
-	for (int i = 0; i < g->n; i++) {
-		cleanup_json json_t *all = sk__informer_list(g->infs[i], NULL);
+	pthread_mutex_lock(&g->mu);
+	keys = json_deep_copy(json_object_get(g->owners, uid ? uid : ""));
+	pthread_mutex_unlock(&g->mu);
+	json_object_foreach(keys, k, v) {
+		int idx = atoi(k);
+		char ns[256], name[256];
 		json_t *o;
-		size_t j;
 
-		json_array_foreach(all, j, o)
-			if (refs_uid(o, uid))
-				json_array_append_new(out, json_pack("[i, O]", i, o));
+		if (idx < 0 || idx >= g->n || !strchr(k, '|'))
+			continue;
+		sk__split_key(strchr(k, '|') + 1, ns, sizeof(ns), name, sizeof(name));
+		o = sk__informer_get(g->infs[idx], ns, name);
+		if (o && refs_uid(o, uid))
+			json_array_append_new(out, json_pack("[i, o]", idx, o));
+		else
+			json_decref(o);
 	}
+	json_decref(keys);
 	return out;
+}
+
+/* Moves obj's entries in the owner index from old's owners to its own. */
+static void index_owners(gc_state *g, int idx, json_t *old, json_t *obj, int gone)
+{
+	cleanup_free char *ok = sk__key(obj);
+	cleanup_free char *key = xasprintf("%d|%s", idx, ok);
+	json_t *r;
+	size_t i;
+
+	pthread_mutex_lock(&g->mu);
+	json_array_foreach(sk__jget(old, "metadata.ownerReferences"), i, r) {
+		const char *u = json_string_value(json_object_get(r, "uid"));
+		json_t *set = json_object_get(g->owners, u ? u : "");
+
+		json_object_del(set, key);
+		if (set && !json_object_size(set))
+			json_object_del(g->owners, u);
+	}
+	json_array_foreach(gone ? NULL : sk__jget(obj, "metadata.ownerReferences"), i, r) {
+		const char *u = json_string_value(json_object_get(r, "uid"));
+		json_t *set;
+
+		if (!u)
+			continue;
+		set = json_object_get(g->owners, u);
+		if (!set) {
+			set = json_object();
+			json_object_set_new(g->owners, u, set);
+		}
+		json_object_set_new(set, key, json_true());
+	}
+	pthread_mutex_unlock(&g->mu);
 }
 
 static int remove_finalizer(sk_controller *k, sk_informer *inf, json_t *obj, const char *fin)
@@ -350,6 +396,7 @@ static void on_event(void *ud, int ev, json_t *old, json_t *obj)
 	gc_hook *h = ud;
 	gc_state *g = state(h->k);
 
+	index_owners(g, inf_index(g, h->inf), old, obj, ev == SK_INF_DELETE);
 	if (ev == SK_INF_DELETE) {
 		cleanup_json json_t *deps = dependents(g, sk__uid(obj));
 		json_t *pair;
@@ -373,11 +420,24 @@ static void add_extra(struct sk_ctrl *ctl, const char *path, const char *gv, con
 		ctl->extra[ctl->nextra++] = sk__informer_new(ctl->c, path, gv, kind);
 }
 
+static void gc_release(void *state)
+{
+	gc_state *g = state;
+
+	json_decref(g->owners);
+	pthread_mutex_destroy(&g->mu);
+	free(g);
+}
+
 int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err)
 {
 	gc_state *g = xzalloc(sizeof(*g));
 	sk_controller *k = sk__controller_add(ctl, "garbage-collector", sync_gc, g);
 	sk_informer *base[] = {ctl->pods, ctl->rs, ctl->deploy, ctl->jobs, ctl->cronjobs, ctl->nodes, ctl->leases};
+
+	k->release = gc_release;
+	pthread_mutex_init(&g->mu, NULL);
+	g->owners = json_object();
 
 	add_extra(ctl, "/api/v1/configmaps", "v1", "ConfigMap");
 	add_extra(ctl, "/api/v1/secrets", "v1", "Secret");
