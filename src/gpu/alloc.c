@@ -160,19 +160,20 @@ static int free_replica(struct sk_gpu *g, size_t dev, const struct sk__gpu_slot 
 	return -1;
 }
 
+/* Free replicas of device dev: replicas minus every slot held on it (by
+ * allocations, whatever their replica number, so lowering --gpu-replicas
+ * never overcommits a device, and by this request's picks so far). */
 static int free_count(struct sk_gpu *g, size_t dev, const struct sk__gpu_slot *picked, size_t n_picked)
 {
-	int r, n = 0;
-	size_t k;
+	const char *uuid = g->t.devs[dev].uuid;
+	size_t i, j, used = 0;
 
-	for (r = 0; r < g->replicas; r++) {
-		bool used = slot_taken(g, g->t.devs[dev].uuid, r);
-
-		for (k = 0; k < n_picked && !used; k++)
-			used = picked[k].replica == r && !strcmp(picked[k].uuid, g->t.devs[dev].uuid);
-		n += !used;
-	}
-	return n;
+	for (i = 0; i < g->n_allocs; i++)
+		for (j = 0; j < g->allocs[i].n_slots; j++)
+			used += !strcmp(g->allocs[i].slots[j].uuid, uuid);
+	for (j = 0; j < n_picked; j++)
+		used += !strcmp(picked[j].uuid, uuid);
+	return used >= (size_t)g->replicas ? 0 : g->replicas - (int)used;
 }
 
 /* Picks one slot: the healthy device with the most free replicas not yet

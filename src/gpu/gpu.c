@@ -281,6 +281,18 @@ out:
 	pthread_mutex_unlock(&g->mu);
 }
 
+void sk_gpu_node_forget_stale(json_t *old, json_t *now)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(old, k, v) {
+		if ((strncmp(k, "nvidia.com/", 11) && strncmp(k, "skiff.dev/gpu.", 14)) || json_object_get(now, k))
+			continue;
+		json_object_set_new(now, k, json_null());
+	}
+}
+
 static int quantity_count(json_t *v, const char *what, int64_t *out, sk_error_t *err)
 {
 	const char *s = json_string_value(v);

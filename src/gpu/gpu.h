@@ -93,6 +93,12 @@ bool sk_gpu_simulated(sk_gpu *g);
  * may be NULL; nothing is added on a node without devices. */
 void sk_gpu_node_capacity(sk_gpu *g, json_t *capacity, json_t *allocatable, json_t *labels);
 
+/* For merge patches of the Node: sets to null every key of old (the node's
+ * current labels, capacity or allocatable) that this module owns
+ * ("nvidia.com/…", "skiff.dev/gpu.…") and now lacks, so devices and labels
+ * that went away (driver removed, fewer simulated GPUs) are removed. */
+void sk_gpu_node_forget_stale(json_t *old, json_t *now);
+
 /* The nvidia.com/gpu count a container asks for, from its spec (the
  * Kubernetes container object): limits, or requests when limits lack it.
  * 0 when none; -1 with err when not a whole number, negative, or requests

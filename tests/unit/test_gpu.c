@@ -113,6 +113,39 @@ static void test_simulated_discovery(void **state)
 	sk_gpu_close(g);
 }
 
+static void test_forget_stale(void **state)
+{
+	cleanup_json json_t *old = json_pack("{s:s, s:s, s:s, s:s}", "kubernetes.io/hostname", "n1",
+					     "nvidia.com/gpu.present", "true", "nvidia.com/gpu.count", "2",
+					     "skiff.dev/gpu.simulated", "true");
+	cleanup_json json_t *now = json_pack("{s:s, s:s}", "kubernetes.io/hostname", "n1", "nvidia.com/gpu.count", "1");
+
+	sk_gpu_node_forget_stale(old, now);
+	assert_int_equal(json_object_size(now), 4);
+	assert_true(json_is_null(json_object_get(now, "nvidia.com/gpu.present")));
+	assert_true(json_is_null(json_object_get(now, "skiff.dev/gpu.simulated")));
+	assert_string_equal(jstr(now, "nvidia.com/gpu.count"), "1");
+	assert_string_equal(jstr(now, "kubernetes.io/hostname"), "n1");
+}
+
+static void test_lower_replicas_never_overcommits(void **state)
+{
+	struct fixture *f = *state;
+	sk_gpu *g = open_sim(f, 1, 3);
+	sk_error_t err = {0};
+
+	assert_int_equal(sk_gpu_allocate(g, "a", "pa", "c", 1, &err), 0);
+	assert_int_equal(sk_gpu_allocate(g, "b", "pb", "c", 1, &err), 0);
+	sk_gpu_close(g);
+	g = open_sim(f, 1, 0);   /* back to exclusive: the device is taken twice over */
+	assert_int_equal(sk_gpu_allocate(g, "c", "pc", "c", 1, &err), -1);
+	assert_int_equal(sk_gpu_release(g, "a", &err), 1);
+	assert_int_equal(sk_gpu_allocate(g, "c", "pc", "c", 1, &err), -1);
+	assert_int_equal(sk_gpu_release(g, "b", &err), 1);
+	assert_int_equal(sk_gpu_allocate(g, "c", "pc", "c", 1, &err), 0);
+	sk_gpu_close(g);
+}
+
 static void test_no_nvml_no_gpus(void **state)
 {
 	struct fixture *f = *state;
@@ -645,6 +678,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_health_flip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_health_thread_reads_hook, setup, teardown),
 		cmocka_unit_test(test_container_request),
+		cmocka_unit_test(test_forget_stale),
+		cmocka_unit_test_setup_teardown(test_lower_replicas_never_overcommits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pod_annotation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_table_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oci_injection, setup, teardown),
