@@ -566,7 +566,18 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	struct sk_gpu_injection inj = {0};
 	bool gpu_held = false;
 
-	if (!cs || ensure_image(a, pod, cs, k, &img) < 0)
+	if (!cs)
+		return -1;
+	{
+		/* configuration errors first: no pull or rootfs for a pod that cannot start */
+		cleanup_json json_t *env = sk__ag_container_env(a, pod, cs, NULL, &err);
+
+		if (!env) {
+			reason = "CreateContainerConfigError";
+			goto fail;
+		}
+	}
+	if (ensure_image(a, pod, cs, k, &img) < 0)
 		return -1;
 	free(k->image_name);
 	free(k->image_id);
@@ -656,6 +667,8 @@ fail:
 	if (!k->wait_reason || strcmp(k->wait_reason, reason ? reason : "") || strcmp(k->wait_msg ? k->wait_msg : "", err.msg))
 		sk__ag_event(a, pod, "Warning", "Failed", "Error: %s", err.msg);
 	set_wait(k, reason ? reason : "CreateContainerError", err.msg);
+	if (!k->cur)
+		k->next_start_ns = now_ns() + 2000000000LL;
 	return -1;
 }
 
