@@ -630,3 +630,31 @@ def test_revision_history_limit(api_cluster):
     revs = sorted(r["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
                   for r in c.kjson("-n", ns, "get", "rs")["items"])
     assert revs == ["3", "4"]
+
+
+def test_create_job_from_cronjob(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-cronmanual")
+    apply(c, ns, """
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: yearly}
+spec:
+  schedule: "@yearly"
+  timeZone: "Europe/Berlin"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox}]
+""")
+    c.kubectl("-n", ns, "create", "job", "manual", "--from=cronjob/yearly")
+    wait(lambda: (c.kjson("-n", ns, "get", "cronjob", "yearly")["status"].get("active") or [{}])[0].get("name")
+         == "manual", what="manual job in active")
+    p = wait(lambda: active_pods(c, ns, "job-name=manual"), what="pod")[0]
+    finish(c, ns, p["metadata"]["name"])
+    wait(lambda: cond(job(c, ns, "manual"), "Complete"), what="Complete")
+    wait(lambda: c.kjson("-n", ns, "get", "cronjob", "yearly")["status"].get("lastSuccessfulTime"), what="success")
+    time.sleep(1)
+    assert c.kjson("-n", ns, "get", "job", "manual")["metadata"]["name"] == "manual"
