@@ -89,6 +89,7 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 	sk_path p;
 
 	memset(resp, 0, sizeof(*resp));
+	resp->want_obj = req->want_obj;
 	if (!req->user) {
 		sk__reply_status(resp, 401, "Unauthorized", "Unauthorized", NULL, NULL, NULL);
 		return;
@@ -312,7 +313,7 @@ void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *
 	cleanup_json json_t *body = NULL;
 	int64_t rev;
 
-	body = json_loadb(req->body ? req->body : "", req->body_len, 0, NULL);
+	body = req->body_obj ? json_incref(req->body_obj) : json_loadb(req->body ? req->body : "", req->body_len, 0, NULL);
 	if (!json_is_object(body)) {
 		sk_error_set(&err, SK_EBADREQUEST, "the body of the request must be a Namespace");
 		goto fail;

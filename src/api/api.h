@@ -38,6 +38,8 @@ typedef struct sk_api_request {
 	const char *content_type;     /* NULL: application/json */
 	const char *accept;           /* NULL: application/json */
 	const char *user;             /* authenticated user name; NULL rejects with 401 */
+	json_t *body_obj;             /* in-process: the body already decoded (borrowed; body unused) */
+	int want_obj;                 /* in-process: return objects in resp->obj, not as text */
 } sk_api_request;
 
 typedef struct sk_api_response {
@@ -48,6 +50,8 @@ typedef struct sk_api_response {
 	char *warning;                /* malloc'd "299 - \"...\"" Warning header value or NULL */
 	sk_api_watch *watch;          /* non-NULL: stream events with sk_api_watch_next */
 	struct sk_api_stream *stream; /* non-NULL: stream raw bytes (pod logs follow) */
+	json_t *obj;                  /* with want_obj: the reply object (new reference) instead of body */
+	int want_obj;
 } sk_api_response;
 
 void sk_api_response_release(sk_api_response *r);

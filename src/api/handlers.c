@@ -89,6 +89,8 @@ static json_t *parse_body(const sk_api_request *req, sk_error_t *err)
 	json_error_t jerr;
 	json_t *o;
 
+	if (req->body_obj && json_is_object(req->body_obj))
+		return json_deep_copy(req->body_obj);
 	if (!req->body || !req->body_len) {
 		sk_error_set(err, SK_EBADREQUEST, "the body of the request was empty");
 		return NULL;
@@ -793,6 +795,8 @@ static json_t *parse_patch_body(const sk_api_request *req, sk_error_t *err)
 	json_error_t jerr;
 	json_t *o;
 
+	if (req->body_obj)
+		return json_deep_copy(req->body_obj);
 	if (!req->body || !req->body_len) {
 		sk_error_set(err, SK_EBADREQUEST, "the body of the request was empty");
 		return NULL;
@@ -832,6 +836,7 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 				body = json_dumps(applied, JSON_COMPACT);
 				creq.body = body;
 				creq.body_len = strlen(body);
+				creq.body_obj = NULL;
 				create_obj(api, &creq, p, 1, resp);
 				return;
 			}
@@ -1011,7 +1016,7 @@ static void do_delete(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	cleanup_json json_t *body = NULL, *out = NULL;
 	delete_opts o;
 
-	if (req->body && req->body_len) {
+	if (req->body_obj || (req->body && req->body_len)) {
 		body = parse_body(req, &err);
 		if (!body)
 			goto fail;
@@ -1040,7 +1045,7 @@ static void do_delete_collection(sk_api *api, const sk_api_request *req, const s
 	delete_opts o;
 	char gv[96], lk[96];
 
-	if (req->body && req->body_len && !(body = parse_body(req, &err)))
+	if ((req->body_obj || (req->body && req->body_len)) && !(body = parse_body(req, &err)))
 		goto fail;
 	if (parse_delete_opts(req, body, &o, &err) < 0)
 		goto fail;

@@ -79,7 +79,8 @@ static void args_release(args *a)
 
 static void fill_error(const sk_api_response *resp, sk_error_t *err)
 {
-	cleanup_json json_t *st = json_loadb(resp->body ? resp->body : "", resp->len, 0, NULL);
+	cleanup_json json_t *st = resp->obj ? json_incref(resp->obj)
+					    : json_loadb(resp->body ? resp->body : "", resp->len, 0, NULL);
 	const char *reason = json_string_value(json_object_get(st, "reason"));
 	const char *msg = json_string_value(json_object_get(st, "message"));
 
@@ -89,7 +90,6 @@ static void fill_error(const sk_api_response *resp, sk_error_t *err)
 static void do_request(sk_client *c, const char *method, const char *path, const char *query, json_t *body,
 		       const char *ctype, sk_api_response *resp)
 {
-	cleanup_free char *b = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	sk_api_request req = {0};
 	args a;
 
@@ -98,8 +98,9 @@ static void do_request(sk_client *c, const char *method, const char *path, const
 	req.path = path;
 	req.args = a.a;
 	req.nargs = a.n;
-	req.body = b;
-	req.body_len = b ? strlen(b) : 0;
+	/* objects pass without a JSON round trip; the server works on a copy */
+	req.body_obj = body;
+	req.want_obj = 1;
 	req.content_type = ctype;
 	req.user = INPROC_USER;
 	sk_api_handle(c->impl, &req, resp);
@@ -118,6 +119,8 @@ static json_t *inproc_request(sk_client *c, const char *method, const char *path
 		sk_error_set(err, SK_EBADREQUEST, "use sk_client_watch_start for watches");
 	} else if (resp.status >= 400) {
 		fill_error(&resp, err);
+	} else if (resp.obj) {
+		out = json_incref(resp.obj);
 	} else {
 		out = json_loadb(resp.body ? resp.body : "", resp.len, 0, NULL);
 		if (!out)
@@ -135,6 +138,9 @@ static char *inproc_get_raw(sk_client *c, const char *path, const char *query, s
 	do_request(c, "GET", path, query, NULL, NULL, &resp);
 	if (resp.status >= 400) {
 		fill_error(&resp, err);
+	} else if (resp.obj) {
+		out = json_dumps(resp.obj, JSON_COMPACT);
+		*len = out ? strlen(out) : 0;
 	} else {
 		out = steal_ptr(&resp.body);
 		*len = resp.len;

@@ -45,7 +45,16 @@ void sk__reply_raw(sk_api_response *resp, int status, char *body, size_t len)
 
 void sk__reply_json(sk_api_response *resp, int status, json_t *obj)
 {
-	char *s = json_dumps(obj, JSON_COMPACT);
+	char *s;
+
+	if (resp->want_obj) {
+		json_decref(resp->obj);
+		resp->obj = json_incref(obj);
+		resp->status = status;
+		resp->content_type = "application/json";
+		return;
+	}
+	s = json_dumps(obj, JSON_COMPACT);
 
 	if (!s)
 		abort();
@@ -141,6 +150,8 @@ const char *sk__arg(const sk_api_request *req, const char *key)
 
 void sk_api_response_release(sk_api_response *r)
 {
+	json_decref(r->obj);
+	r->obj = NULL;
 	free(r->body);
 	free(r->warning);
 	r->body = r->warning = NULL;
