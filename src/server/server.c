@@ -7,6 +7,7 @@
 #include "api/logs.h"
 #include "api/tls.h"
 #include "ctrl/ctrl.h"
+#include "sched/sched.h"
 #include "server/server.h"
 #include "util/util.h"
 
@@ -17,6 +18,8 @@ struct sk_server {
 	sk_tls_files tls;
 	sk_client *ctrl_client;
 	sk_ctrl *ctrl;
+	sk_client *sched_client;
+	sk_sched *sched;
 	sk_client *agent_client;
 	sk_agent *agent;
 };
@@ -87,6 +90,10 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->ctrl = sk_ctrl_start(s->ctrl_client, NULL, err);
 	if (!s->ctrl)
 		goto fail;
+	s->sched_client = sk_client_new_inproc(s->api);
+	s->sched = sk_sched_start(s->sched_client, NULL, err);
+	if (!s->sched)
+		goto fail;
 	if (o->agent) {
 		cleanup_free char *agent_dir = xasprintf("%s/agent", o->data_dir);
 		sk_agent_options ag = {0};
@@ -118,6 +125,9 @@ void sk_server_stop(sk_server *s)
 	sk_agent_stop(s->agent);
 	if (s->agent_client)
 		sk_client_free(s->agent_client);
+	sk_sched_stop(s->sched);
+	if (s->sched_client)
+		sk_client_free(s->sched_client);
 	sk_ctrl_stop(s->ctrl);
 	if (s->ctrl_client)
 		sk_client_free(s->ctrl_client);
