@@ -242,15 +242,16 @@ static int field_value(const sk__pb_message *m, const sk__pb_field *f, int kind,
 static int map_entry(const sk__pb_message *m, const sk__pb_field *f, const pb_field *pf, json_t *obj, int depth,
 		     sk_error_t *err)
 {
-	pb_reader r = {pf->data, pf->data + pf->len, m->name};
 	const uint8_t *key = (const uint8_t *)"";
 	size_t klen = 0;
 	pb_field e, val = {0};
 	int have_val = 0, rc;
 	json_t *v = NULL;
+	pb_reader r;
 
 	if (pf->wt != WT_LEN)
 		return bad(err, m->name, f->num, "wrong wire type for a map entry");
+	r = (pb_reader){pf->data, pf->data + pf->len, m->name};
 	while ((rc = next_field(&r, &e, err)) > 0) {
 		if (e.num == 1) {
 			if (e.wt != WT_LEN)
@@ -584,7 +585,7 @@ int sk_protobuf_is_magic(const void *buf, size_t len)
 
 static json_t *decode_envelope(const uint8_t *buf, size_t len, int depth, sk_error_t *err)
 {
-	pb_reader r = {buf + 4, buf + len, "runtime.Unknown"};
+	pb_reader r;
 	cleanup_free char *api_version = NULL, *kind = NULL;
 	const uint8_t *raw = NULL;
 	size_t raw_len = 0;
@@ -597,6 +598,7 @@ static json_t *decode_envelope(const uint8_t *buf, size_t len, int depth, sk_err
 		return bad(err, "runtime.Unknown", 0, "nesting too deep"), NULL;
 	if (!sk_protobuf_is_magic(buf, len))
 		return bad(err, "body", 0, "missing the \"k8s\\0\" prefix"), NULL;
+	r = (pb_reader){buf + 4, buf + len, "runtime.Unknown"};
 	while ((rc = next_field(&r, &pf, err)) > 0) {
 		if (pf.num == 1 && pf.wt == WT_LEN) {
 			pb_reader t = {pf.data, pf.data + pf.len, "runtime.TypeMeta"};

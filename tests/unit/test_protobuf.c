@@ -433,6 +433,53 @@ static void test_raw_extension_and_fields(void **state)
 			      "\"time\":\"1970-01-01T00:00:00Z\",\"fieldsV1\":{\"f:data\":{}}}]}}");
 }
 
+static void test_job_policies_and_lease(void **state)
+{
+	pbuf job = {0}, spec = {0}, pfp = {0}, rule = {0}, codes = {0}, cond = {0}, sp = {0}, sr = {0}, lease = {0},
+	     ls = {0}, body;
+
+	object_meta(&job, 1, "train", "ml");
+	f_varint(&spec, 7, 0); /* backoffLimit is a pointer: 0 stays */
+	f_str(&spec, 9, "Indexed");
+	f_varint(&spec, 2, 4);
+	f_str(&rule, 1, "FailJob");
+	f_str(&codes, 1, "main");
+	f_str(&codes, 2, "In");
+	f_varint(&codes, 3, 42);
+	f_varint(&codes, 3, (uint64_t)(int64_t)-1);
+	f_msg(&rule, 2, &codes);
+	f_msg(&pfp, 1, &rule);
+	f_str(&rule, 1, "Ignore");
+	f_str(&cond, 1, "DisruptionTarget");
+	f_str(&cond, 2, "True");
+	f_msg(&rule, 3, &cond);
+	f_msg(&pfp, 1, &rule);
+	f_msg(&spec, 11, &pfp);
+	f_str(&sr, 1, "0-2");
+	f_varint(&sr, 2, 1);
+	f_msg(&sp, 1, &sr);
+	f_msg(&spec, 16, &sp);
+	f_msg(&job, 2, &spec);
+	body = envelope("batch/v1", "Job", &job);
+	assert_decodes(&body, "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"train\","
+			      "\"namespace\":\"ml\"},\"spec\":{\"backoffLimit\":0,\"completionMode\":\"Indexed\","
+			      "\"completions\":4,\"podFailurePolicy\":{\"rules\":[{\"action\":\"FailJob\","
+			      "\"onExitCodes\":{\"containerName\":\"main\",\"operator\":\"In\",\"values\":[42,-1]}},"
+			      "{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":\"DisruptionTarget\","
+			      "\"status\":\"True\"}]}]},\"successPolicy\":{\"rules\":[{\"succeededIndexes\":\"0-2\","
+			      "\"succeededCount\":1}]}}}");
+
+	object_meta(&lease, 1, "node-1", "kube-node-lease");
+	f_str(&ls, 1, "node-1");
+	f_varint(&ls, 2, 40);
+	time_msg(&ls, 4, 1700000000, 5000);
+	f_msg(&lease, 2, &ls);
+	body = envelope("coordination.k8s.io/v1", "Lease", &lease);
+	assert_decodes(&body, "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":"
+			      "{\"name\":\"node-1\",\"namespace\":\"kube-node-lease\"},\"spec\":{\"holderIdentity\":"
+			      "\"node-1\",\"leaseDurationSeconds\":40,\"renewTime\":\"2023-11-14T22:13:20.000005Z\"}}");
+}
+
 static void test_unknown_fields_skipped(void **state)
 {
 	pbuf cm = {0}, body;
@@ -475,6 +522,14 @@ static void test_malformed(void **state)
 	body = envelope("v1", "ConfigMap", &cm);
 	assert_fails(&body, "wrong wire type");
 
+	f_varint(&cm, 2, 1); /* a map entry as a varint (found by fuzzing) */
+	body = envelope("v1", "ConfigMap", &cm);
+	assert_fails(&body, "wrong wire type for a map entry");
+
+	put(&cm, "k8s", 3); /* shorter than the magic */
+	assert_fails(&cm, "prefix");
+	cm = (pbuf){0};
+
 	varint(&cm, 5 << 3 | 3); /* a group */
 	body = envelope("v1", "ConfigMap", &cm);
 	assert_fails(&body, "groups are not supported");
@@ -510,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_service_intorstring),
 		cmocka_unit_test(test_eviction_and_priorityclass),
 		cmocka_unit_test(test_raw_extension_and_fields),
+		cmocka_unit_test(test_job_policies_and_lease),
 		cmocka_unit_test(test_unknown_fields_skipped),
 		cmocka_unit_test(test_malformed),
 	};
