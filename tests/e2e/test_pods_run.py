@@ -429,6 +429,25 @@ def test_active_deadline_fails_pod(agent_cluster):
     assert p["status"]["reason"] == "DeadlineExceeded"
 
 
+def test_termination_messages(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("termmsg", c.node, ["sh", "-c", "echo all-done > /dev/termination-log; exit 0"]))
+    c.apply(pod_yaml("fallback", c.node, ["sh", "-c", "echo last-words; exit 4"],
+                     extra_ctr="    terminationMessagePolicy: FallbackToLogsOnError"))
+    p = c.wait_phase("termmsg", "Succeeded")
+    assert terminated(p)["message"].strip() == "all-done"
+    p = c.wait_phase("fallback", "Failed")
+    assert terminated(p)["message"].strip() == "last-words" and terminated(p)["exitCode"] == 4
+
+
+def test_host_network_pod(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("hostnet", c.node, ["sh", "-c", "ip link show lo >/dev/null && echo host-net-ok"],
+                     extra_spec="  hostNetwork: true"))
+    c.wait_phase("hostnet", "Succeeded")
+    assert "host-net-ok" in c.kubectl("logs", "hostnet").stdout
+
+
 def test_zz_cleanup_leaves_nothing(agent_cluster):
     c = agent_cluster
     c.delete_all_pods()
