@@ -588,6 +588,50 @@ static void validate_env(E, json_t *envs, const char *base)
 	}
 }
 
+/* Extended resources (nvidia.com/gpu…): a domain-qualified name outside
+ * kubernetes.io, counted in whole units and never overcommitted. */
+static bool extended_resource(const char *name)
+{
+	const char *slash = strchr(name, '/');
+
+	return slash && strncmp(name, "kubernetes.io/", 14) && !strstr(name, ".kubernetes.io/") &&
+	       strncmp(name, "requests.", 9);
+}
+
+static void validate_extended(E, json_t *limits, json_t *requests, const char *lp, const char *rp)
+{
+	const char *k;
+	json_t *q;
+
+	json_object_foreach(limits, k, q) {
+		cleanup_free char *p = sk__vkey(lp, k);
+		int64_t v;
+
+		if (extended_resource(k) && json_is_string(q) && sk_quantity_milli(json_string_value(q), &v) == 0 &&
+		    v % 1000)
+			sk__vinvalid(e, p, q, "must be an integer");
+	}
+	json_object_foreach(requests, k, q) {
+		cleanup_free char *p = sk__vkey(rp, k);
+		json_t *lim = json_object_get(limits, k);
+		int64_t r, l;
+
+		if (!extended_resource(k) || !json_is_string(q) || sk_quantity_milli(json_string_value(q), &r) < 0)
+			continue;
+		if (r % 1000)
+			sk__vinvalid(e, p, q, "must be an integer");
+		if (!lim) {
+			cleanup_free char *lk = sk__vkey(lp, k);
+
+			sk__vrequired(e, lk, "Limit must be set for non overcommitable resources");
+		} else if (json_is_string(lim) && sk_quantity_milli(json_string_value(lim), &l) == 0 && l != r) {
+			cleanup_free char *d = xasprintf("must be equal to %s limit of %s", k, json_string_value(lim));
+
+			sk__vinvalid(e, p, q, d);
+		}
+	}
+}
+
 /* Quantities per resource; requests must not exceed limits. */
 static void validate_resources(E, json_t *res, const char *base)
 {
@@ -622,6 +666,7 @@ static void validate_resources(E, json_t *res, const char *base)
 			sk__vinvalid(e, p, q, d);
 		}
 	}
+	validate_extended(e, limits, requests, lp, rp);
 }
 
 static void validate_handler(E, json_t *h, const char *base, bool probe)

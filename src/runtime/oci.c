@@ -148,13 +148,28 @@ static bool env_has(json_t *env, const char *key)
 	return false;
 }
 
+/* Removes KEY=… entries from env (extra_env overrides the image's value). */
+static void env_unset(json_t *env, const char *entry)
+{
+	size_t klen = strcspn(entry, "=");
+
+	for (size_t i = json_array_size(env); i-- > 0;) {
+		const char *s = json_string_value(json_array_get(env, i));
+
+		if (s && !strncmp(s, entry, klen) && s[klen] == '=')
+			json_array_remove(env, i);
+	}
+}
+
 static json_t *environment(const struct sk_container_config *c)
 {
 	json_t *env = strv(c->env);
 	const char *const *p;
 
-	for (p = c->extra_env; p && *p; p++)
+	for (p = c->extra_env; p && *p; p++) {
+		env_unset(env, *p);
 		json_array_append_new(env, json_string(*p));
+	}
 	if (!env_has(env, "PATH"))
 		json_array_append_new(env, json_string("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
 	if (!env_has(env, "HOSTNAME")) {
