@@ -34,6 +34,7 @@ enum {
 	SK__PB_FIELDSV1,    /* {1: JSON bytes} -> the embedded JSON */
 	SK__PB_INTORSTRING, /* {1: type, 2: intVal, 3: strVal} -> number or string */
 	SK__PB_RAWEXT,      /* {1: JSON or k8s protobuf bytes} -> the embedded object */
+	SK__PB_ITEMS,       /* {1: repeated string items} (ExtraValue, Verbs) -> an array */
 };
 
 typedef struct sk__pb_field {

@@ -15,7 +15,8 @@ AM = os.environ.get('APIMACHINERY_REPO', '/work/.mirror/kubernetes+apimachinery/
 REF = 'v0.35.7'
 PKGS = [(API, g) for g in ['core/v1', 'apps/v1', 'batch/v1', 'policy/v1', 'scheduling/v1', 'coordination/v1',
                            'storage/v1', 'node/v1', 'events/v1', 'networking/v1', 'rbac/v1', 'autoscaling/v1',
-                           'autoscaling/v2', 'discovery/v1']] + \
+                           'autoscaling/v2', 'discovery/v1', 'authentication/v1',
+                           'authorization/v1', 'certificates/v1']] + \
        [(AM, g) for g in ['pkg/api/resource', 'pkg/apis/meta/v1', 'pkg/runtime', 'pkg/util/intstr']]
 
 SPECIAL = {
@@ -27,6 +28,10 @@ SPECIAL = {
     'k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1': 'FIELDSV1',
     'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'INTORSTRING',
     'k8s.io.apimachinery.pkg.runtime.RawExtension': 'RAWEXT',
+    'k8s.io.apimachinery.pkg.apis.meta.v1.Verbs': 'ITEMS',
+    'k8s.io.api.authentication.v1.ExtraValue': 'ITEMS',
+    'k8s.io.api.authorization.v1.ExtraValue': 'ITEMS',
+    'k8s.io.api.certificates.v1.ExtraValue': 'ITEMS',
 }
 SCALAR = {'string': 'STRING', 'bytes': 'BYTES', 'bool': 'BOOL', 'int32': 'INT32', 'int64': 'INT64'}
 

@@ -546,9 +546,16 @@ static int decode_message(const uint8_t *buf, size_t len, const sk__pb_message *
 	*out = NULL;
 	if (depth > MAX_DEPTH)
 		return bad(err, m->name, 0, "nesting too deep");
-	if (m->special != SK__PB_PLAIN)
+	if (m->special != SK__PB_PLAIN && m->special != SK__PB_ITEMS)
 		return decode_special(buf, len, m, depth, out, err);
 	*out = decode_plain(buf, len, m, depth, err);
+	if (*out && m->special == SK__PB_ITEMS) {
+		json_t *items = json_object_get(*out, "items");
+
+		items = json_is_array(items) ? json_incref(items) : json_array();
+		json_decref(*out);
+		*out = items;
+	}
 	return *out ? 0 : -1;
 }
 

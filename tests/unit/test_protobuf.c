@@ -480,6 +480,28 @@ static void test_job_policies_and_lease(void **state)
 			      "\"node-1\",\"leaseDurationSeconds\":40,\"renewTime\":\"2023-11-14T22:13:20.000005Z\"}}");
 }
 
+static void test_subject_access_review_extra(void **state)
+{
+	pbuf sar = {0}, spec = {0}, e = {0}, ev = {0}, body;
+
+	f_msg(&sar, 1, &e);
+	f_str(&spec, 3, "alice");
+	f_str(&spec, 4, "dev");
+	f_str(&e, 1, "scopes");
+	f_str(&ev, 1, "read");
+	f_str(&ev, 1, "write");
+	f_msg(&e, 2, &ev);
+	f_msg(&spec, 5, &e);
+	f_str(&e, 1, "none"); /* an empty ExtraValue is an empty array */
+	f_msg(&e, 2, &ev);
+	f_msg(&spec, 5, &e);
+	f_msg(&sar, 2, &spec);
+	body = envelope("authorization.k8s.io/v1", "SubjectAccessReview", &sar);
+	assert_decodes(&body, "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SubjectAccessReview\","
+			      "\"metadata\":{},\"spec\":{\"user\":\"alice\",\"groups\":[\"dev\"],"
+			      "\"extra\":{\"scopes\":[\"read\",\"write\"],\"none\":[]}}}");
+}
+
 static void test_unknown_fields_skipped(void **state)
 {
 	pbuf cm = {0}, body;
@@ -566,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_eviction_and_priorityclass),
 		cmocka_unit_test(test_raw_extension_and_fields),
 		cmocka_unit_test(test_job_policies_and_lease),
+		cmocka_unit_test(test_subject_access_review_extra),
 		cmocka_unit_test(test_unknown_fields_skipped),
 		cmocka_unit_test(test_malformed),
 	};
