@@ -15,6 +15,7 @@ int sk_cmd_server(int argc, char **argv);
 int sk_cmd_kubectl(int argc, char **argv);
 int sk_cmd_image(int argc, char **argv);
 int sk_cmd_agent(int argc, char **argv);
+int sk_cmd_bench(int argc, char **argv);
 
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

@@ -11,6 +11,7 @@ static const struct sk_cmd cmds[] = {
 	{"version", "print the skiff version", sk_cmd_version},
 	{"agent", "run a node agent that joins a cluster", sk_cmd_agent},
 	{"image", "manage the node's images (pull, import, ls, inspect, rm)", sk_cmd_image},
+	{"bench", "benchmark the scheduler on hollow nodes (API and store in the loop)", sk_cmd_bench},
 };
 
 void die(const char *fmt, ...)
