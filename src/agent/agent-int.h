@@ -64,6 +64,8 @@ struct apod {
 	char *start_time;
 	char *pod_dir, *log_dir;
 	bool adopted;               /* containers found on disk were taken over */
+	bool admitted, released;    /* counted against allocatable (under agent->mu) */
+	int64_t req_cpu, req_mem;   /* effective requests, milli-cpu and bytes */
 	bool stopped;               /* terminal: containers stopped, sandbox removed */
 	struct sk_container **adopt; /* extra attempts found on disk, removed at teardown */
 	size_t nadopt;
@@ -131,6 +133,9 @@ char *sk__ag_field_ref(json_t *pod, const char *path);
 char *sk__ag_resource_ref(json_t *pod, json_t *ref, const char *default_ctr, sk_error_t *err);
 /* Decodes base64 text; malloc'd (NUL-terminated), length in *len. NULL on bad input. */
 char *sk__ag_b64_decode(const char *s, size_t *len);
+
+/* admit.c: 0 when the pod fits the node, else -1 with p->reject_* set. */
+int sk__ag_admit(struct sk_agent *a, struct apod *p, json_t *pod);
 
 /* volume.c */
 int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_t *err);

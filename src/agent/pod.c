@@ -945,6 +945,9 @@ static void teardown(struct sk_agent *a, struct apod *p)
 		p->sb = NULL;
 	}
 	sk__volumes_teardown(a, p);
+	pthread_mutex_lock(&a->mu);
+	p->released = true;
+	pthread_mutex_unlock(&a->mu);
 	if (sk_gpu_release_pod(a->gpu, p->uid, &err) < 0)
 		sk_warn("agent", "pod %s/%s: releasing GPUs: %s", p->ns, p->name, err.msg);
 	p->stopped = true;
@@ -1209,6 +1212,18 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		p->start_time = xstrdup(s ? s : buf);
 		adopt(a, p, pod);
 	}
+	if (!p->admitted && !p->reject_reason) {
+		bool running = p->sb || (sk__ag_jstr(pod, "status.phase") &&
+					 strcmp(sk__ag_jstr(pod, "status.phase"), "Pending") != 0);
+
+		if (running) {
+			pthread_mutex_lock(&a->mu);
+			p->admitted = true;
+			pthread_mutex_unlock(&a->mu);
+		} else {
+			sk__ag_admit(a, p, pod);
+		}
+	}
 	if (phase_terminal(sk__ag_jstr(pod, "status.phase")) && !p->last_status) {
 		/* finished before a restart of the agent: nothing runs again */
 		teardown(a, p);
@@ -1218,7 +1233,7 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		last_full = sk_mono_ns();
 	for (size_t i = 0; i < p->nctrs; i++)
 		refresh_ctr(a, p, pod, &p->ctrs[i], full);
-	if (past_deadline(p, pod)) {
+	if (p->reject_reason || past_deadline(p, pod)) {
 		/* the status below is Failed; everything is stopped with it */
 	} else if (ensure_sandbox(a, p, pod) == 0) {
 		if (!p->mounts) {

@@ -448,6 +448,14 @@ def test_host_network_pod(agent_cluster):
     assert "host-net-ok" in c.kubectl("logs", "hostnet").stdout
 
 
+def test_admission_rejects_pod_over_allocatable(agent_cluster):
+    c = agent_cluster
+    c.apply(pod_yaml("toobig", c.node, ["true"], extra_ctr="    resources: {requests: {cpu: \"1000\"}}"))
+    p = c.wait_phase("toobig", "Failed", 30)
+    assert p["status"]["reason"] == "OutOfcpu"
+    assert p["status"]["message"].startswith("Pod was rejected: Node didn't have enough resource: cpu")
+
+
 def test_zz_cleanup_leaves_nothing(agent_cluster):
     c = agent_cluster
     c.delete_all_pods()
