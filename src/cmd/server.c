@@ -20,6 +20,9 @@ static void usage(FILE *f)
 		   "  --no-agent            do not run a node agent in this process\n"
 		   "  --node-name NAME      name of the embedded agent's node (default: hostname)\n"
 		   "  --simulate-gpus N     advertise N simulated GPUs on the embedded node\n"
+		   "  --gpu-replicas R      time-slicing: each GPU counts as R (no memory or fault isolation)\n"
+		   "  --gpu-quiet-period S  seconds without a critical XID before a GPU is healthy again\n"
+		   "  --watch-history S     keep S seconds of history for watch resumption (default 300)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -30,6 +33,8 @@ int sk_cmd_server(int argc, char **argv)
 		{"data-dir", required_argument, NULL, 'd'}, {"listen", required_argument, NULL, 'l'},
 		{"no-agent", no_argument, NULL, 'n'},       {"node-name", required_argument, NULL, 'N'},
 		{"simulate-gpus", required_argument, NULL, 'g'}, {"verbose", no_argument, NULL, 'v'},
+		{"gpu-replicas", required_argument, NULL, 'G'}, {"gpu-quiet-period", required_argument, NULL, 'Q'},
+		{"watch-history", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	sk_server_options o = {.data_dir = "/var/lib/skiff", .listen = "127.0.0.1:6443", .agent = 1};
@@ -45,6 +50,9 @@ int sk_cmd_server(int argc, char **argv)
 		case 'n': o.agent = 0; break;
 		case 'N': o.node_name = optarg; break;
 		case 'g': o.simulate_gpus = atoi(optarg); break;
+		case 'G': o.gpu_replicas = atoi(optarg); break;
+		case 'Q': o.gpu_quiet_period_s = atoi(optarg); break;
+		case 'H': o.watch_history_secs = atoll(optarg); break;
 		case 'v': sk_log_level = SK_LOG_DEBUG; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -65,7 +65,15 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		sk_error_errno(err, errno, "creating data directory \"%s\"", o->data_dir);
 		goto fail;
 	}
-	s->store = sk_store_open(uri, NULL, err);
+	{
+		sk_store_options so = {0};
+
+		if (o->watch_history_secs > 0) {
+			so.min_history_secs = o->watch_history_secs;
+			so.max_history_events = -1;
+		}
+		s->store = sk_store_open(uri, &so, err);
+	}
 	if (!s->store)
 		goto fail;
 	ao.server_address = o->listen;
@@ -104,6 +112,8 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		ag.data_dir = agent_dir;
 		ag.control_plane = true;
 		ag.simulate_gpus = o->simulate_gpus;
+		ag.gpu_replicas = o->gpu_replicas;
+		ag.gpu_quiet_period_s = o->gpu_quiet_period_s;
 		ag.node_token = s->tls.node_token;
 		s->agent_client = sk_client_new_inproc(s->api);
 		s->agent = sk_agent_start(s->agent_client, &ag, err);

@@ -86,3 +86,28 @@ def test_deployments_roundtrip_and_models_decode(api_cluster):
         assert False, "deployment still there"
     except client.exceptions.ApiException as e:
         assert e.status == 404
+
+
+def test_watch_from_compacted_revision_is_expired(tmpdir_skiff):
+    import time
+    from conftest import Cluster
+    c = Cluster(tmpdir_skiff, ["--no-agent", "--watch-history", "1"]).start()
+    try:
+        core = client.CoreV1Api(c.api_client())
+        for i in range(5):
+            core.create_namespaced_config_map("default", client.V1ConfigMap(
+                metadata=client.V1ObjectMeta(name=f"h{i}"), data={"i": str(i)}))
+        deadline = time.time() + 30
+        status = None
+        while time.time() < deadline and status != 410:
+            try:
+                for _ in watch.Watch().stream(core.list_namespaced_config_map, "default", resource_version="2",
+                                              timeout_seconds=1):
+                    pass
+            except client.exceptions.ApiException as e:
+                status = e.status
+                assert "too old resource version" in str(e.reason) + str(e.body)
+            time.sleep(0.5)
+        assert status == 410
+    finally:
+        c.cleanup()
