@@ -1262,8 +1262,13 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 	}
 	sk__ag_status_write(a, p, pod, st);
 	if (phase_terminal(sk__ag_jstr(st, "phase"))) {
+		cleanup_json json_t *after = NULL;
+
 		stop_all(a, p, pod, grace_seconds(pod));
 		teardown(a, p);
+		/* the sandbox is gone: PodReadyToStartContainers turns False */
+		after = sk__ag_pod_status(a, p, pod);
+		sk__ag_status_write(a, p, pod, after);
 		return 5000;
 	}
 	{

@@ -324,7 +324,7 @@ int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_
 		bool ro = false;
 
 		if (setup_one(a, p, pod, vol, &path, &ro, err) < 0) {
-			sk_error_wrap(err, "MountVolume.SetUp failed for volume \"%s\"",
+			sk_error_wrap(err, "MountVolume.SetUp failed for volume \"%s\" ",
 				      sk__ag_jstr(vol, "name") ? sk__ag_jstr(vol, "name") : "");
 			json_decref(mounts);
 			return -1;

@@ -117,8 +117,11 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		ag.node_token = s->tls.node_token;
 		s->agent_client = sk_client_new_inproc(s->api);
 		s->agent = sk_agent_start(s->agent_client, &ag, err);
-		if (!s->agent)
-			goto fail;
+		if (!s->agent) {
+			/* the control plane serves on without a node of its own */
+			sk_warn("server", "node agent not started: %s", err->msg);
+			sk_error_clear(err);
+		}
 	}
 	sk_info("server", "serving on https://%s (ready in %lld ms); kubeconfig: %s/kubeconfig", o->listen,
 		(long long)((sk_mono_ns() - t0) / 1000000), o->data_dir);
