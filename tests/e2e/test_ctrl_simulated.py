@@ -658,3 +658,24 @@ spec:
     wait(lambda: c.kjson("-n", ns, "get", "cronjob", "yearly")["status"].get("lastSuccessfulTime"), what="success")
     time.sleep(1)
     assert c.kjson("-n", ns, "get", "job", "manual")["metadata"]["name"] == "manual"
+
+
+def test_job_fail_index_action(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-failindex")
+    apply(c, ns, simple_job("fi", """  completions: 2
+  parallelism: 2
+  completionMode: Indexed
+  backoffLimitPerIndex: 3
+  podFailurePolicy:
+    rules:
+    - action: FailIndex
+      onExitCodes: {operator: In, values: [3]}"""))
+    wait(lambda: len(active_pods(c, ns, "job-name=fi")) == 2, what="pods")
+    for p in active_pods(c, ns, "job-name=fi"):
+        idx = p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]
+        finish(c, ns, p["metadata"]["name"], code=3 if idx == "0" else 0)
+    j = wait(lambda: (lambda j: cond(j, "Failed") and j)(job(c, ns, "fi")), what="Failed")
+    assert cond(j, "Failed")["reason"] == "FailedIndexes"
+    assert j["status"]["failedIndexes"] == "0" and j["status"]["completedIndexes"] == "1"
+    assert len(pods(c, ns, "job-name=fi")) == 2, "a failed index was retried"
