@@ -7,9 +7,17 @@ empty store (a fresh skiff data dir; a fresh containerd root with its own
 daemon). Before each run: sync and drop the page cache (when allowed), so
 both read the registry's blobs from disk and start with no dirty pages.
 
-Two times per run: "pull" is the command's wall time; "+sync" adds a sync(1)
+Per run: "pull" is the command's wall time; "+sync" adds a sync(1)
 right after, i.e. until what the pull wrote is on disk (containerd fsyncs
-its blobs and metadata, skiff does not).
+its blobs and metadata, skiff does not); "cpu" is the CPU time of the client
+(skiff; ctr plus the containerd daemon) during the pull, steadier than wall
+time on a loaded machine. The registry's CPU time and the load average are
+printed with each run.
+
+containerd runs as Debian installs it: without pigz, so Go's gzip
+(CONTAINERD_DISABLE_PIGZ=1 makes that so even where pigz is installed). When
+unpigz is installed, a third contender, "containerd+unpigz", lets containerd
+decompress with it (its default when unpigz is in PATH).
 
     bench/image_bench.py [--runs N] [--skiff build/skiff] [--only skiff|containerd]
 Needs root (containerd, overlay snapshots), docker-registry, skopeo, ctr.
@@ -17,6 +25,7 @@ Needs root (containerd, overlay snapshots), docker-registry, skopeo, ctr.
 import argparse
 import json
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -43,14 +52,30 @@ def drop_caches():
         return False
 
 
-def timed(cmd, **kw):
+def proc_cpu(pid):
+    """CPU seconds of a running process (all threads, and its waited-for children)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def timed(cmd, daemon_pid=None):
+    """Wall time of cmd, wall time until a sync after it finished, and the CPU
+    seconds cmd (plus daemon_pid, the server doing the work) used."""
+    c0 = children_cpu() + (proc_cpu(daemon_pid) if daemon_pid else 0)
     t0 = time.monotonic()
-    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    r = subprocess.run(cmd, capture_output=True, text=True)
     t1 = time.monotonic()
+    cpu = children_cpu() + (proc_cpu(daemon_pid) if daemon_pid else 0) - c0
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}): {r.stdout[-2000:]} {r.stderr[-2000:]}")
     subprocess.run(["sync"], check=True)
-    return t1 - t0, time.monotonic() - t0, r
+    return t1 - t0, time.monotonic() - t0, cpu, r
 
 
 def mounts_under(path):
@@ -62,7 +87,7 @@ class Containerd:
     """containerd with a private config: its own root, state and socket under
     a temporary directory, no CRI plugin."""
 
-    def __init__(self, parent):
+    def __init__(self, parent, pigz=False):
         self.dir = tempfile.mkdtemp(prefix="ctrd-", dir=parent)
         self.sock = os.path.join(self.dir, "containerd.sock")
         cfg = os.path.join(self.dir, "config.toml")
@@ -84,7 +109,12 @@ disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.b
   address = ""
 ''')
         self.log = open(os.path.join(self.dir, "containerd.log"), "wb")
-        self.proc = subprocess.Popen(["containerd", "--config", cfg], stdout=self.log,
+        # containerd decompresses with unpigz when it finds one in PATH (Debian's
+        # containerd does not pull in pigz): off unless asked for
+        env = dict(os.environ)
+        if not pigz:
+            env["CONTAINERD_DISABLE_PIGZ"] = "1"
+        self.proc = subprocess.Popen(["containerd", "--config", cfg], stdout=self.log, env=env,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -116,26 +146,26 @@ def run_skiff(skiff, host, scratch, layers):
     data = tempfile.mkdtemp(prefix="skiff-", dir=scratch)
     try:
         dropped = drop_caches()
-        pull, synced, r = timed([skiff, "image", "pull", "--data-dir", data, f"{host}/{REF_PATH}"])
+        pull, synced, cpu, r = timed([skiff, "image", "pull", "--data-dir", data, f"{host}/{REF_PATH}"])
         snaps = [s for s in os.listdir(os.path.join(data, "images", "snapshots")) if not s.startswith(".")]
         if len(snaps) != layers:
             raise RuntimeError(f"skiff: {len(snaps)} snapshots, want {layers}")
         last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
-        return pull, synced, dropped, last
+        return pull, synced, cpu, dropped, last
     finally:
         shutil.rmtree(data, ignore_errors=True)
 
 
-def run_containerd(host, scratch, layers):
-    c = Containerd(scratch)
+def run_containerd(host, scratch, layers, pigz=False):
+    c = Containerd(scratch, pigz)
     try:
         dropped = drop_caches()
-        pull, synced, _ = timed(c.ctr("image", "pull", "--plain-http", f"{host}/{REF_PATH}"))
+        pull, synced, cpu, _ = timed(c.ctr("image", "pull", "--plain-http", f"{host}/{REF_PATH}"), c.proc.pid)
         snaps = subprocess.run(c.ctr("snapshots", "ls"), capture_output=True, text=True, check=True).stdout
         n = sum(1 for line in snaps.splitlines()[1:] if "Committed" in line)
         if n != layers:
             raise RuntimeError(f"containerd: {n} committed snapshots, want {layers}:\n{snaps}")
-        return pull, synced, dropped, ""
+        return pull, synced, cpu, dropped, ""
     finally:
         c.stop()
 
@@ -144,7 +174,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", "5")))
     ap.add_argument("--skiff", default=os.path.join(root, "build", "skiff"))
-    ap.add_argument("--only", choices=["skiff", "containerd"])
+    ap.add_argument("--only", choices=["skiff", "containerd", "containerd+unpigz"])
+    ap.add_argument("--no-pigz", action="store_true", help="skip containerd+unpigz")
     args = ap.parse_args()
 
     image = subprocess.run([sys.executable, os.path.join(here, "image_build.py")], check=True,
@@ -157,33 +188,43 @@ def main():
     print(f"containerd: {ver}; skiff: {args.skiff}; {os.cpu_count()} CPUs")
     scratch = tempfile.mkdtemp(prefix="skiff-imgbench-")
     res = {"skiff": [], "containerd": []}
+    who_all = ["skiff", "containerd"]
+    if shutil.which("unpigz") and not args.no_pigz:
+        res["containerd+unpigz"] = []
+        who_all.append("containerd+unpigz")
     try:
         with Registry() as reg:
             reg.push(f"oci:{image}:1", REF_PATH)
             print(f"registry: {reg.host} (docker-registry, plain HTTP, loopback)")
             for i in range(args.runs):
-                for who in ("skiff", "containerd") if i % 2 == 0 else ("containerd", "skiff"):
+                for who in who_all if i % 2 == 0 else reversed(who_all):
                     if args.only and who != args.only:
                         continue
+                    with open("/proc/loadavg") as f:
+                        load = f.read().split()[0]
+                    r0 = proc_cpu(reg.proc.pid)
                     if who == "skiff":
-                        p, s, dropped, note = run_skiff(args.skiff, reg.host, scratch, sizes["layers"])
+                        p, s, cpu, dropped, note = run_skiff(args.skiff, reg.host, scratch, sizes["layers"])
                     else:
-                        p, s, dropped, note = run_containerd(reg.host, scratch, sizes["layers"])
-                    res[who].append((p, s))
-                    print(f"run {i + 1} {who:10s} pull {p:6.2f}s  +sync {s:6.2f}s"
+                        p, s, cpu, dropped, note = run_containerd(reg.host, scratch, sizes["layers"],
+                                                                  pigz=who.endswith("unpigz"))
+                    res[who].append((p, s, cpu))
+                    print(f"run {i + 1} {who:17s} pull {p:6.2f}s  +sync {s:6.2f}s  cpu {cpu:5.2f}s  "
+                          f"(registry cpu {proc_cpu(reg.proc.pid) - r0:4.2f}s, load {load})"
                           f"{'' if dropped else '  (page cache NOT dropped)'}  {note}", flush=True)
     finally:
         for m in reversed(mounts_under(scratch)):
             subprocess.run(["umount", "-l", m])
         shutil.rmtree(scratch, ignore_errors=True)
-    med = {w: (statistics.median(p for p, _ in v), statistics.median(s for _, s in v))
-           for w, v in res.items() if v}
-    for w, (p, s) in med.items():
-        print(f"median {w:10s} pull {p:6.2f}s  +sync {s:6.2f}s  "
+    med = {w: [statistics.median(x[k] for x in v) for k in range(3)] for w, v in res.items() if v}
+    for w, (p, s, cpu) in med.items():
+        print(f"median {w:17s} pull {p:6.2f}s  +sync {s:6.2f}s  cpu {cpu:5.2f}s  "
               f"({sizes['compressed'] / 1e6 / p:.0f} MB/s compressed)")
-    if len(med) == 2:
-        print(f"ratio skiff/containerd: pull {med['skiff'][0] / med['containerd'][0]:.2f}  "
-              f"+sync {med['skiff'][1] / med['containerd'][1]:.2f}  (target <= 0.50)")
+    for other in ("containerd", "containerd+unpigz"):
+        if "skiff" in med and other in med:
+            sk, ct = med["skiff"], med[other]
+            print(f"ratio skiff/{other} (medians): pull {sk[0] / ct[0]:.2f}  +sync {sk[1] / ct[1]:.2f}  "
+                  f"cpu {sk[2] / ct[2]:.2f}  (target: pull <= 0.50 against containerd)")
 
 
 if __name__ == "__main__":

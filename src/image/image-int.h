@@ -75,6 +75,30 @@ json_t *sk__img_chain_ids(json_t *config, size_t n_layers, sk_error_t *err);
  * gets the bytes of regular files written. */
 int sk__img_unpack_layer(const char *blob_path, const char *dest, const char *diff_id, int64_t *size,
 		     sk_error_t *err);
+/* A layer blob being downloaded into a file while it is unpacked: the
+ * downloader reports the bytes written (sk__img_stream_update), the unpacker
+ * reads fd up to avail, waits for more, and reaches the end only once state
+ * is 1 (complete and verified); -1 (failed, or avail went back: a restarted
+ * download) makes its reads fail. */
+struct sk__img_stream {
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	int fd;             /* the partial file, open for reading */
+	int64_t avail;      /* bytes of the blob in the file so far */
+	int64_t want;       /* the reader waits for this much (0: not waiting) */
+	int state;          /* 0 arriving, 1 complete and verified, -1 failed */
+};
+/* Reports avail bytes written (a smaller value than before fails the stream)
+ * and, when state is not 0, the outcome. */
+void sk__img_stream_update(struct sk__img_stream *st, int64_t avail, int state);
+/* sk__img_unpack_layer from a stream; digest names the layer in messages. */
+int sk__img_unpack_layer_stream(struct sk__img_stream *st, const char *digest, const char *dest,
+			    const char *diff_id, int64_t *size, sk_error_t *err);
+/* sk__img_snapshot_ensure from a stream: 0 when unpacked (the blob verified),
+ * 1 when the snapshot was there, -1 on error (the stream failed or the layer
+ * is invalid; unpacking the stored blob tells which). */
+int sk__img_snapshot_stream(sk_image_store *s, const char *chain_id, struct sk__img_stream *st,
+			const char *layer_digest, const char *diff_id, int64_t *size, sk_error_t *err);
 /* Makes sure DIR/images/snapshots/CHAINHEX holds the layer; 1 when it was
  * already there, 0 when unpacked now (*size: bytes written), -1 on error. */
 int sk__img_snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,

@@ -31,7 +31,79 @@ struct layer_job {
 	sk_error_t err;
 	int64_t fetched, fetch_end, unpack_ns, unpacked;
 	int blobs_cached, snapshots_cached;
+	void (*progress)(void *arg, const char *digest, int64_t done, int64_t total);
+	void *progress_arg;
 };
+
+/* A layer unpacked while it downloads: a thread reads the partial file as
+ * the bytes arrive (sk__img_stream) and commits the snapshot once the blob
+ * is complete and verified. */
+struct stream_unpack {
+	struct layer_job *j;
+	size_t i;
+	struct sk__img_stream st;
+	pthread_t th;
+	int rc;
+	int64_t size, ns;
+	sk_error_t err;
+};
+
+/* The stream of the blob this thread is downloading: the registry client's
+ * progress callback runs in the thread that called it. */
+static __thread struct sk__img_stream *cur_stream;
+static __thread const char *cur_digest;
+
+static void pull_progress(void *arg, const char *digest, int64_t done, int64_t total)
+{
+	struct layer_job *j = arg;
+
+	if (cur_stream && digest && !strcmp(digest, cur_digest))
+		sk__img_stream_update(cur_stream, done, 0);
+	if (j->progress)
+		j->progress(j->progress_arg, digest, done, total);
+}
+
+static void *stream_unpack_main(void *arg)
+{
+	struct stream_unpack *u = arg;
+	const sk_image_desc *d = &u->j->m->layers[u->i];
+	int64_t t0 = sk_mono_ns();
+
+	u->rc = sk__img_snapshot_stream(u->j->s, json_string_value(json_array_get(u->j->chain, u->i)), &u->st,
+				    d->digest, json_string_value(json_array_get(u->j->diff_ids, u->i)),
+				    &u->size, &u->err);
+	u->ns = sk_mono_ns() - t0;
+	return NULL;
+}
+
+static struct stream_unpack *stream_start(struct layer_job *j, size_t i, const char *partial)
+{
+	struct stream_unpack *u = xzalloc(sizeof(*u));
+
+	u->j = j;
+	u->i = i;
+	u->st.fd = open(partial, O_RDONLY | O_CLOEXEC);
+	pthread_mutex_init(&u->st.mu, NULL);
+	pthread_cond_init(&u->st.cond, NULL);
+	if (u->st.fd >= 0 && pthread_create(&u->th, NULL, stream_unpack_main, u) == 0)
+		return u;
+	if (u->st.fd >= 0)
+		close(u->st.fd);
+	pthread_mutex_destroy(&u->st.mu);
+	pthread_cond_destroy(&u->st.cond);
+	free(u);
+	return NULL;
+}
+
+/* Tells the unpacker the outcome and waits for it. */
+static void stream_finish(struct stream_unpack *u, int ok, int64_t size)
+{
+	sk__img_stream_update(&u->st, ok ? size : 0, ok ? 1 : -1);
+	pthread_join(u->th, NULL);
+	close(u->st.fd);
+	pthread_mutex_destroy(&u->st.mu);
+	pthread_cond_destroy(&u->st.cond);
+}
 
 const char *sk__img_default_platform(void)
 {
@@ -64,10 +136,30 @@ static int lock_partial(sk_image_store *s, const char *digest, const char *parti
 	}
 }
 
-static int fetch_layer(struct layer_job *j, const sk_image_desc *d, sk_error_t *err)
+/* The partial file is complete and was verified while it arrived
+ * (sk__img_registry_blob_file): into the store without hashing it again. */
+static int commit_verified(sk_image_store *s, const char *partial, const char *digest, sk_error_t *err)
 {
+	cleanup_free char *path = sk__img_blob_path(s, digest);
+
+	if (rename(partial, path) < 0) {
+		int e = errno;
+		unlink(partial);
+		return sk_error_errno(err, e, "blob \"%s\": rename", digest);
+	}
+	return 0;
+}
+
+/* Downloads layer i's blob into the store: 0, 1 when it got there meanwhile,
+ * -1 on error. With stream, the layer is unpacked as it arrives: *unpacked
+ * gets the finished unpacker (or NULL when none ran). */
+static int fetch_layer(struct layer_job *j, size_t i, int stream, struct stream_unpack **unpacked,
+		       sk_error_t *err)
+{
+	const sk_image_desc *d = &j->m->layers[i];
 	cleanup_free char *partial = xasprintf("%s/ingest/%s.partial", j->s->root, d->digest + 7);
 	cleanup_close int lock = lock_partial(j->s, d->digest, partial, err);
+	struct stream_unpack *u = NULL;
 	int64_t fetched = 0, now;
 	int rc;
 
@@ -79,10 +171,19 @@ static int fetch_layer(struct layer_job *j, const sk_image_desc *d, sk_error_t *
 		unlink(partial);   /* a stale leftover; we hold its lock */
 		return 1;
 	}
+	if (stream && (u = stream_start(j, i, partial))) {
+		cur_stream = &u->st;
+		cur_digest = d->digest;
+	}
 	rc = sk__img_registry_blob_file(j->reg, d, partial, &fetched, err);
+	cur_stream = NULL;
 	if (rc == 0)
-		rc = sk__img_blob_commit_file(j->s, partial, d->digest, err);
+		rc = commit_verified(j->s, partial, d->digest, err);
 	now = sk_mono_ns();
+	if (u) {
+		stream_finish(u, rc == 0, d->size);
+		*unpacked = u;
+	}
 	pthread_mutex_lock(&j->mu);
 	j->fetched += fetched;
 	if (now > j->fetch_end)
@@ -95,17 +196,35 @@ static int do_layer(struct layer_job *j, size_t i, sk_error_t *err)
 {
 	const sk_image_desc *d = &j->m->layers[i];
 	const char *chain = json_string_value(json_array_get(j->chain, i));
+	struct stream_unpack *u = NULL;
 	int cached = 1, snap;
-	int64_t t0, size = 0;
+	int64_t t0, size = 0, ns = 0;
 
 	if (!sk__img_blob_exists(j->s, d->digest)) {
-		cached = fetch_layer(j, d, err);
-		if (cached < 0)
+		cleanup_free char *snap_path = sk__img_snapshot_path(j->s, chain);
+		/* SKIFF_IMAGE_STREAM=0: download, then unpack (benchmarks) */
+		int stream = access(snap_path, F_OK) < 0 &&
+			     !(getenv("SKIFF_IMAGE_STREAM") && !strcmp(getenv("SKIFF_IMAGE_STREAM"), "0"));
+
+		cached = fetch_layer(j, i, stream, &u, err);
+		if (cached < 0) {
+			free(u);
 			return -1;
+		}
 	}
-	t0 = sk_mono_ns();
-	snap = sk__img_snapshot_ensure(j->s, chain, d->digest, json_string_value(json_array_get(j->diff_ids, i)),
-				   &size, err);
+	if (u && u->rc >= 0) {
+		snap = u->rc;
+		size = u->size;
+		ns = u->ns;
+	} else {
+		/* not streamed, or the stream failed: from the stored blob (which
+		 * also tells an invalid layer from a restarted download) */
+		t0 = sk_mono_ns();
+		snap = sk__img_snapshot_ensure(j->s, chain, d->digest, json_string_value(json_array_get(j->diff_ids, i)),
+					   &size, err);
+		ns = sk_mono_ns() - t0;
+	}
+	free(u);
 	if (snap < 0)
 		return -1;
 	pthread_mutex_lock(&j->mu);
@@ -113,7 +232,7 @@ static int do_layer(struct layer_job *j, size_t i, sk_error_t *err)
 	j->snapshots_cached += snap;
 	j->unpacked += size;
 	if (!snap)
-		j->unpack_ns += sk_mono_ns() - t0;
+		j->unpack_ns += ns;
 	pthread_mutex_unlock(&j->mu);
 	return 0;
 }
@@ -277,13 +396,16 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	struct sk__registry *reg = NULL;
 	sk_image_manifest m = {0};
 	cleanup_json json_t *config = NULL, *chain = NULL;
-	struct layer_job job = {0};
+	struct layer_job job = {.progress = opts->progress, .progress_arg = opts->progress_arg};
+	sk_pull_options o = *opts;
 	char digest[72], index_digest[72], name[700];
 	const char *platform = opts->platform ? opts->platform : sk__img_default_platform();
 	int64_t t0 = sk_mono_ns();
 	int rc = -1;
 
-	reg = sk__img_registry_open(r, opts, err);
+	o.progress = pull_progress;   /* feeds the layers unpacked as they arrive */
+	o.progress_arg = &job;
+	reg = sk__img_registry_open(r, &o, err);
 	if (!reg)
 		return -1;
 	if (resolve(s, reg, r, platform, &m, digest, index_digest, err) < 0)
@@ -293,7 +415,8 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	if (!chain)
 		goto out;
 	job = (struct layer_job){.s = s, .reg = reg, .m = &m, .chain = chain,
-				   .diff_ids = json_object_get(json_object_get(config, "rootfs"), "diff_ids"), .fetch_end = sk_mono_ns()};
+				   .diff_ids = json_object_get(json_object_get(config, "rootfs"), "diff_ids"), .fetch_end = sk_mono_ns(),
+				   .progress = opts->progress, .progress_arg = opts->progress_arg};
 	if (fetch_layers(&job, opts->parallel, err) < 0)
 		goto out;
 	if (record(s, r, digest, index_digest, job.unpacked, err) < 0)

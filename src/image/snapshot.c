@@ -41,12 +41,12 @@ char *sk__img_snapshot_path(const sk_image_store *s, const char *chain_id)
 	return xasprintf("%s/snapshots/%s", s->root, chain_id + 7);
 }
 
-int sk__img_snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
-			const char *diff_id, int64_t *size_out, sk_error_t *err)
+static int snapshot_make(sk_image_store *s, const char *chain_id, struct sk__img_stream *stream,
+			 const char *layer_digest, const char *diff_id, int64_t *size_out, sk_error_t *err)
 {
 	static int counter;
 	cleanup_free char *path = sk__img_snapshot_path(s, chain_id);
-	cleanup_free char *blob = sk__img_blob_path(s, layer_digest);
+	cleanup_free char *blob = stream ? NULL : sk__img_blob_path(s, layer_digest);
 	cleanup_free char *tmp = NULL;
 	struct stat st;
 	int64_t size = 0;
@@ -57,7 +57,8 @@ int sk__img_snapshot_ensure(sk_image_store *s, const char *chain_id, const char 
 			__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
 	if (mkdir(tmp, 0755) < 0)
 		return sk_error_errno(err, errno, "snapshot \"%s\": mkdir", chain_id);
-	if (sk__img_unpack_layer(blob, tmp, diff_id, &size, err) < 0) {
+	if ((stream ? sk__img_unpack_layer_stream(stream, layer_digest, tmp, diff_id, &size, err) :
+		      sk__img_unpack_layer(blob, tmp, diff_id, &size, err)) < 0) {
 		sk__image_rm_rf(tmp);
 		return -1;
 	}
@@ -72,6 +73,18 @@ int sk__img_snapshot_ensure(sk_image_store *s, const char *chain_id, const char 
 		return sk_error_errno(err, e, "snapshot \"%s\": rename", chain_id);
 	}
 	return 0;
+}
+
+int sk__img_snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
+			const char *diff_id, int64_t *size_out, sk_error_t *err)
+{
+	return snapshot_make(s, chain_id, NULL, layer_digest, diff_id, size_out, err);
+}
+
+int sk__img_snapshot_stream(sk_image_store *s, const char *chain_id, struct sk__img_stream *st,
+			const char *layer_digest, const char *diff_id, int64_t *size_out, sk_error_t *err)
+{
+	return snapshot_make(s, chain_id, st, layer_digest, diff_id, size_out, err);
 }
 
 static int valid_container_id(const char *id)

@@ -370,8 +370,64 @@ static la_ssize_t tee_read(struct archive *a, void *arg, const void **buf)
 	return n;
 }
 
-static int open_tee(struct tee *t, struct archive *tar, const char *blob_path, const char *layer,
-		    sk_error_t *err)
+/* A blob still arriving (sk__img_stream): reads what the downloader has
+ * written, waits for more, and ends only once the blob is complete and
+ * verified; a failed or restarted download is a read error. */
+struct stream_src {
+	struct sk__img_stream *st;
+	int64_t off;
+	char buf[1 << 20];
+};
+
+static la_ssize_t stream_read(struct archive *a, void *arg, const void **buf)
+{
+	struct stream_src *ss = arg;
+	struct sk__img_stream *st = ss->st;
+	int64_t n;
+	ssize_t r;
+
+	pthread_mutex_lock(&st->mu);
+	while (st->state == 0 && st->avail < ss->off + (int64_t)sizeof(ss->buf)) {
+		st->want = ss->off + (int64_t)sizeof(ss->buf);
+		pthread_cond_wait(&st->cond, &st->mu);
+	}
+	st->want = 0;
+	n = st->state < 0 ? -1 : st->avail - ss->off;
+	pthread_mutex_unlock(&st->mu);
+	if (n < 0) {
+		archive_set_error(a, EIO, "download failed");
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	if (n > (int64_t)sizeof(ss->buf))
+		n = sizeof(ss->buf);
+	r = pread(st->fd, ss->buf, n, ss->off);
+	if (r <= 0) {
+		archive_set_error(a, EIO, "short read of the arriving blob");
+		return -1;
+	}
+	ss->off += r;
+	*buf = ss->buf;
+	return r;
+}
+
+void sk__img_stream_update(struct sk__img_stream *st, int64_t avail, int state)
+{
+	pthread_mutex_lock(&st->mu);
+	if (avail < st->avail)
+		st->state = -1;   /* the download started over: what was read may be stale */
+	else
+		st->avail = avail;
+	if (state)
+		st->state = st->state < 0 ? -1 : state;
+	if (st->state || (st->want && st->avail >= st->want))
+		pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->mu);
+}
+
+static int open_tee(struct tee *t, struct archive *tar, const char *blob_path, struct stream_src *src,
+		    const char *layer, sk_error_t *err)
 {
 	struct archive_entry *e;
 
@@ -380,7 +436,8 @@ static int open_tee(struct tee *t, struct archive *tar, const char *blob_path, c
 	t->raw = archive_read_new();
 	archive_read_support_filter_all(t->raw);
 	archive_read_support_format_raw(t->raw);
-	if (archive_read_open_filename(t->raw, blob_path, 1 << 20) != ARCHIVE_OK ||
+	if ((src ? archive_read_open(t->raw, src, NULL, stream_read, NULL) :
+		   archive_read_open_filename(t->raw, blob_path, 1 << 20)) != ARCHIVE_OK ||
 	    archive_read_next_header(t->raw, &e) != ARCHIVE_OK)
 		return sk_error_set(err, SK_EINVALID, "layer \"%s\": %s", layer, archive_error_string(t->raw));
 	archive_read_support_format_tar(tar);
@@ -407,18 +464,24 @@ static int check_diff_id(struct tee *t, const char *diff_id, const char *layer, 
 	return 0;
 }
 
-int sk__img_unpack_layer(const char *blob_path, const char *dest, const char *diff_id, int64_t *size,
-		     sk_error_t *err)
+static int unpack_layer(const char *blob_path, struct sk__img_stream *st, const char *digest,
+			const char *dest, const char *diff_id, int64_t *size, sk_error_t *err)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
 	struct unpack u = {.err = err, .is_root = geteuid() == 0};
 	struct tee *t = xzalloc(sizeof(*t));
-	const char *slash = strrchr(blob_path, '/');
+	struct stream_src *src = st ? xzalloc(sizeof(*src)) : NULL;
+	const char *slash = blob_path ? strrchr(blob_path, '/') : NULL;
 	char layer[80];
 	int r, rc = -1;
 
-	snprintf(layer, sizeof(layer), "sha256:%.64s", slash ? slash + 1 : blob_path);
+	if (src)
+		src->st = st;
+	if (digest)
+		snprintf(layer, sizeof(layer), "%.72s", digest);
+	else
+		snprintf(layer, sizeof(layer), "sha256:%.64s", slash ? slash + 1 : blob_path);
 	u.layer = layer;
 	u.entry = "";
 	u.root = open(dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -426,7 +489,7 @@ int sk__img_unpack_layer(const char *blob_path, const char *dest, const char *di
 		sk_error_errno(err, errno, "snapshot \"%s\"", dest);
 		goto out;
 	}
-	if (open_tee(t, a, blob_path, layer, err) < 0)
+	if (open_tee(t, a, blob_path, src, layer, err) < 0)
 		goto out;
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		u.entry = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
@@ -456,5 +519,18 @@ out:
 	if (t->hash)
 		gnutls_hash_deinit(t->hash, NULL);
 	free(t);
+	free(src);
 	return rc;
+}
+
+int sk__img_unpack_layer(const char *blob_path, const char *dest, const char *diff_id, int64_t *size,
+		     sk_error_t *err)
+{
+	return unpack_layer(blob_path, NULL, NULL, dest, diff_id, size, err);
+}
+
+int sk__img_unpack_layer_stream(struct sk__img_stream *st, const char *digest, const char *dest,
+			    const char *diff_id, int64_t *size, sk_error_t *err)
+{
+	return unpack_layer(NULL, st, digest, dest, diff_id, size, err);
 }
