@@ -158,6 +158,8 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 void sk__logserver_stop(struct sk_logserver *ls);
 
 /* agent.c */
+/* Joins pod workers that finished (their pods are gone) and frees them. */
+void sk__agent_reap(struct sk_agent *a);
 void sk__agent_wake(struct sk_agent *a, struct apod *p);
 /* The pod ns/name's uid if the agent knows it (malloc'd) or NULL. */
 char *sk__agent_pod_uid(struct sk_agent *a, const char *ns, const char *name);

@@ -176,7 +176,7 @@ json_t *sk__apod_get(struct apod *p, bool *gone)
 }
 
 /* Joins workers that returned and frees their pods. */
-static void reap_workers(struct sk_agent *a)
+void sk__agent_reap(struct sk_agent *a)
 {
 	for (;;) {
 		struct apod *done = NULL;
@@ -415,7 +415,7 @@ static void *watch_loop(void *arg)
 			sleep_ms(a, 200);
 		else if (!a->stopping)
 			sleep_ms(a, 50);
-		reap_workers(a);
+		sk__agent_reap(a);
 	}
 	pthread_cond_destroy(&ws.cond);
 	pthread_mutex_destroy(&ws.mu);

@@ -315,6 +315,7 @@ void *sk__node_loop(void *arg)
 				sk_warn("agent", "node status: %s", err.msg);
 			next_status = now + (int64_t)interval * 1000000000;
 		}
+		sk__agent_reap(a);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1;
 		pthread_mutex_lock(&a->mu);
