@@ -703,6 +703,12 @@ int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, jso
 	env = sk__ag_container_env(a, pod, cs, json_object_get(img->config, "Env"), err);
 	if (!env)
 		return -1;
+	if (!env_lookup(env, "HOSTNAME", 8)) {
+		/* what containerd's CRI plugin adds first */
+		const char *h = sk__ag_jstr(pod, "spec.hostname");
+
+		json_array_insert_new(env, 0, json_sprintf("HOSTNAME=%s", h ? h : sk__ag_jstr(pod, "metadata.name")));
+	}
 	cfg->id = id;
 	cfg->name = k->name;
 	cfg->attempt = k->restarts;

@@ -49,6 +49,7 @@ def test_pod_completes_with_logs(agent_cluster):
     assert p["status"]["qosClass"] == "BestEffort"
     out = c.kubectl("logs", "hello").stdout
     assert "hello world" in out and "oops" in out
+    assert "hello" in out.splitlines()  # $HOSTNAME is the pod name
     assert c.kubectl("get", "pod", "hello").stdout.split("\n")[1].split()[2] == "Completed"
     ts = c.kubectl("logs", "hello", "--timestamps").stdout.splitlines()[0]
     assert ts.split(" ", 1)[0].startswith("20") and ts.endswith("hello world")
