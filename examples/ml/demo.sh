@@ -13,7 +13,8 @@
 #   KUBECONFIG=.skiff/kubeconfig examples/ml/demo.sh
 # Environment: ML_NAMESPACE (ml), ML_REGISTRY_PORT/ML_REGISTRY_DIR (registry.sh),
 # ML_CRON_WAIT (seconds to wait for the first scoring Job, 0 = don't; 90),
-# ML_SUMMARY (JSON results, default $SKIFF_DATA/ml-demo.json), ML_TRAIN_STEPS (300).
+# ML_SUMMARY (JSON results, default $SKIFF_DATA/ml-demo.json), ML_TRAIN_STEPS (300),
+# ML_EVICT (1; 0 skips the eviction of a training worker).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -73,8 +74,8 @@ wait_until() {
 }
 pod_of_index() { # JOB INDEX -> name of the newest non-terminating pod
 	k get pods -l "batch.kubernetes.io/job-name=$1,batch.kubernetes.io/job-completion-index=$2" \
-		-o jsonpath='{range .items[?(!@.metadata.deletionTimestamp)]}{.metadata.creationTimestamp} {.metadata.name}{"\n"}{end}' |
-		sort | tail -1 | cut -d' ' -f2
+		-o jsonpath='{range .items[*]}{.metadata.creationTimestamp} {.metadata.name} {.metadata.deletionTimestamp}{"\n"}{end}' |
+		awk 'NF == 2' | sort | tail -1 | cut -d' ' -f2
 }
 logs_have() { k logs "$1" 2>/dev/null | grep -q -- "$2"; }
 job_done() { [ "$(k get job "$1" -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}')" = True ]; }
@@ -108,9 +109,8 @@ note "registry http://$reg (storage ${ML_REGISTRY_DIR:-$SKIFF_DATA/registry}; st
 note "image $IMAGE"
 skopeo inspect --tls-verify=false --raw "docker://$IMAGE" | python3 -c '
 import json, sys
-m = json.load(sys.stdin)
-for i, l in enumerate(m["layers"], 1):
-    print(f"    layer {i}: {l[\"digest\"][:19]}... {l[\"size\"] / 1e6:6.1f} MB")'
+for i, l in enumerate(json.load(sys.stdin)["layers"], 1):
+    print("    layer %d: %s... %6.1f MB" % (i, l["digest"][:19], l["size"] / 1e6))'
 record image "\"$IMAGE\""
 
 if kubectl get namespace "$NS" >/dev/null 2>&1; then
@@ -135,21 +135,23 @@ victim="$(pod_of_index train-v1 1)"
 note "worker 1 ($victim) so far:"
 k logs "$victim" | tail -3 | sed 's/^/      /'
 
-step "evict worker 1 mid-training (Eviction API, as a node drain does)"
-printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"%s","namespace":"%s"}}' "$victim" "$NS" |
-	kubectl create --raw "/api/v1/namespaces/$NS/pods/$victim/eviction" -f - >/dev/null
-note "evicted $victim; its condition: $(k get pod "$victim" -o jsonpath='{range .status.conditions[?(@.type=="DisruptionTarget")]}{.type}={.status} ({.reason}){end}' 2>/dev/null || echo gone)"
-wait_until 180 "a replacement for worker 1" sh -c \
-	"p=\$(kubectl -n $NS get pods -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx '$victim' | head -1) && [ -n \"\$p\" ] && kubectl -n $NS logs \$p | grep -q 'resumed from step\|starting from step'"
-replacement="$(k get pods -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx "$victim" | head -1)"
-resumed="$(k logs "$replacement" | grep -o 'resumed from step [0-9]*' | head -1 | grep -o '[0-9]*$' || true)"
-k logs "$replacement" | grep -m1 'resumed from step\|starting from step' | sed 's/^/    replacement: /'
-if [ -z "$resumed" ] || [ "$resumed" -le 0 ]; then
-	echo "the replacement of worker 1 did not resume from a checkpoint" >&2
-	exit 1
+if [ "${ML_EVICT:-1}" = 1 ]; then
+	step "evict worker 1 mid-training (Eviction API, as a node drain does)"
+	printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"%s","namespace":"%s"}}' "$victim" "$NS" |
+		kubectl create --raw "/api/v1/namespaces/$NS/pods/$victim/eviction" -f - >/dev/null
+	note "evicted $victim; its condition: $(k get pod "$victim" -o jsonpath='{range .status.conditions[?(@.type=="DisruptionTarget")]}{.type}={.status} ({.reason}){end}' 2>/dev/null || echo gone)"
+	wait_until 180 "a replacement for worker 1" sh -c \
+		"p=\$(kubectl -n $NS get pods -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx '$victim' | head -1) && [ -n \"\$p\" ] && kubectl -n $NS logs \$p | grep -q 'resumed from step\|starting from step'"
+	replacement="$(k get pods -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx "$victim" | head -1)"
+	resumed="$(k logs "$replacement" | grep -o 'resumed from step [0-9]*' | head -1 | grep -o '[0-9]*$' || true)"
+	k logs "$replacement" | grep -m1 'resumed from step\|starting from step' | sed 's/^/    replacement: /'
+	if [ -z "$resumed" ] || [ "$resumed" -le 0 ]; then
+		echo "the replacement of worker 1 did not resume from a checkpoint" >&2
+		exit 1
+	fi
+	note "replacement $replacement resumed from step $resumed"
+	record resumed "{\"victim\": \"$victim\", \"replacement\": \"$replacement\", \"step\": $resumed}"
 fi
-note "replacement $replacement resumed from step $resumed"
-record resumed "{\"victim\": \"$victim\", \"replacement\": \"$replacement\", \"step\": $resumed}"
 
 step "wait for the training Job to complete"
 wait_job train-v1 300
@@ -158,7 +160,7 @@ k get pods -l batch.kubernetes.io/job-name=train-v1
 completed="$(k get job train-v1 -o jsonpath='{.status.completedIndexes}')"
 failed="$(k get job train-v1 -o jsonpath='{.status.failed}')"
 note "completed indexes: $completed; failures counted: ${failed:-0} (the eviction was ignored by podFailurePolicy)"
-k logs "$replacement" | grep 'averaged model' | sed 's/^/    /' || k logs "$(pod_of_index train-v1 0)" | grep 'averaged model' | sed 's/^/    /' || true
+k logs "${replacement:-none}" 2>/dev/null | grep 'averaged model' | sed 's/^/    /' || k logs "$(pod_of_index train-v1 0)" | grep 'averaged model' | sed 's/^/    /' || true
 pv="$(k get pvc ml-data -o jsonpath='{.spec.volumeName}')"
 hostdir="$(kubectl get pv "$pv" -o jsonpath='{.spec.hostPath.path}{.spec.local.path}' 2>/dev/null || true)"
 model_file=""

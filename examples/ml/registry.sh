@@ -13,7 +13,7 @@ pidf="$dir/registry.pid"
 
 running() { [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; }
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-answers() { curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:$1/v2/"; }
+answers() { curl -fs -o /dev/null --max-time 1 "http://127.0.0.1:$1/v2/"; }
 
 case "${1:-}" in
 start)
