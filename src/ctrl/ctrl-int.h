@@ -37,7 +37,11 @@ void sk__informer_on(sk_informer *inf, sk_informer_fn fn, void *ud);
 /* Lists once (handlers see every object as an add), then keeps a watch on a
  * thread, relisting after ERROR events or 410. */
 int sk__informer_start(sk_informer *inf, sk_error_t *err);
-/* Stops the watch thread and frees the informer and its cache. */
+/* Stops the watch thread: no handler runs after it returns. Controllers
+ * stop every informer before freeing any, since handlers read the caches
+ * of other informers. Idempotent. */
+void sk__informer_stop(sk_informer *inf);
+/* Stops (if needed) and frees the informer and its cache. */
 void sk__informer_free(sk_informer *inf);
 /* Cached object (new reference, read-only) or NULL. */
 json_t *sk__informer_get(sk_informer *inf, const char *ns, const char *name);

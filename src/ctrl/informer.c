@@ -283,7 +283,7 @@ int sk__informer_start(sk_informer *inf, sk_error_t *err)
 	return 0;
 }
 
-void sk__informer_free(sk_informer *inf)
+void sk__informer_stop(sk_informer *inf)
 {
 	if (!inf)
 		return;
@@ -293,6 +293,14 @@ void sk__informer_free(sk_informer *inf)
 	pthread_mutex_unlock(&inf->mu);
 	if (inf->started)
 		pthread_join(inf->thread, NULL);
+	inf->started = 0;
+}
+
+void sk__informer_free(sk_informer *inf)
+{
+	if (!inf)
+		return;
+	sk__informer_stop(inf);
 	json_decref(inf->cache);
 	json_decref(inf->tombstones);
 	pthread_mutex_destroy(&inf->mu);
