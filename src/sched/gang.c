@@ -172,6 +172,19 @@ void sk_gang_counts(const sk_gang *g, struct sk_gang_counts *c)
 	sk__smap_each(&g->members, count_cb, c);
 }
 
+int sk_gang_scheduled(const sk_gang *g)
+{
+	int n = 0;
+
+	for (size_t b = 0; b < g->members.cap; b++)
+		for (sk_smap_ent *e = g->members.b[b]; e; e = e->next) {
+			const sk_spod *p = e->val;
+
+			n += p->node_name && !p->reserved;
+		}
+	return n;
+}
+
 int sk_gang_prefilter(const sk_gang *g, const sk_spod *p, char **msg)
 {
 	if ((int)g->members.n >= g->min_member)
@@ -184,8 +197,6 @@ int sk_gang_prefilter(const sk_gang *g, const sk_spod *p, char **msg)
 
 int sk_gang_reserve(sk_gang *g, sk_spod *p, int64_t now)
 {
-	struct sk_gang_counts c;
-
 	if (g->nwaiting == g->cap_waiting) {
 		g->cap_waiting = g->cap_waiting ? g->cap_waiting * 2 : 8;
 		g->waiting = xrealloc(g->waiting, g->cap_waiting * sizeof(*g->waiting));
@@ -194,8 +205,7 @@ int sk_gang_reserve(sk_gang *g, sk_spod *p, int64_t now)
 		g->wait_since = now;
 	p->reserved = 1;
 	g->waiting[g->nwaiting++] = p;
-	sk_gang_counts(g, &c);
-	return c.scheduled + g->nwaiting >= g->min_member;
+	return g->nwaiting >= g->min_member || sk_gang_scheduled(g) + g->nwaiting >= g->min_member;
 }
 
 sk_spod **sk_gang_take_waiting(sk_gang *g, int *n)

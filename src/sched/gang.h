@@ -69,6 +69,9 @@ void sk_gangs_pod_remove(sk_gangs *g, const sk_spod *p);
 sk_gang *sk_gangs_for_pod(const sk_gangs *g, const sk_spod *p);
 
 void sk_gang_counts(const sk_gang *g, struct sk_gang_counts *c);
+/* Members bound or assumed on a node and not merely reserved (the
+ * "scheduled" of sk_gang_counts without reading each pod's status). */
+int sk_gang_scheduled(const sk_gang *g);
 /* PreFilter: 0, or -1 with *msg (malloc'd) set. */
 int sk_gang_prefilter(const sk_gang *g, const sk_spod *p, char **msg);
 /* Reserves assumed member p; returns 1 when the quorum is reached (take the

@@ -84,12 +84,15 @@ static void pod_forget(struct sk_sched *s, sk_spod *old, int deleted)
 		sk_queue_move_all(&s->queue, sk_mono_ns());
 }
 
-/* Parked gang siblings get another chance when a member arrives. */
+/* Parked gang siblings get another chance when a member arrives, once the
+ * group has enough members to pass PreFilter: before that every retry fails
+ * again and writes a status and an event, which made a 1,000-member gang
+ * O(members²) attempts while its pods were being created. */
 static void activate_siblings(struct sk_sched *s, const sk_spod *p)
 {
 	sk_gang *g = sk_gangs_for_pod(&s->gangs, p);
 
-	if (!g)
+	if (!g || (int)g->members.n < g->min_member)
 		return;
 	for (size_t b = 0; b < g->members.cap; b++)
 		for (sk_smap_ent *e = g->members.b[b]; e; e = e->next)
@@ -448,11 +451,8 @@ static json_t *runtime_class(struct sk_sched *s, sk_spod *p)
  * drop its reservations and say so. Returns the message (malloc'd) or NULL. */
 static char *gang_post_filter(struct sk_sched *s, sk_gang *g, const sk_spod *p)
 {
-	struct sk_gang_counts c;
-	int assigned;
+	int assigned = sk_gang_scheduled(g) + g->nwaiting;
 
-	sk_gang_counts(g, &c);
-	assigned = c.scheduled + g->nwaiting;
 	if (assigned >= g->min_member || (float)(g->min_member - assigned) / (float)g->min_member <= 0.1f)
 		return NULL;
 	if (g->nwaiting)

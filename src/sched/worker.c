@@ -204,11 +204,32 @@ static json_t *condition(const char *type, const char *status, const char *reaso
 			 "message", msg, "lastProbeTime", "lastTransitionTime", now);
 }
 
+/* A pod placed since its failure was queued (a gang that reached quorum, a
+ * retry that fit) would get a stale PodScheduled=False: skip the write, as
+ * upstream's API dispatcher drops a status patch that a binding overtakes. */
+static int placed_since(struct sk_sched *s, const struct sk_job *j)
+{
+	char key[512];
+	sk_spod *p;
+	int placed;
+
+	snprintf(key, sizeof(key), "%s/%s", j->ns, j->name);
+	pthread_mutex_lock(&s->mu);
+	p = sk__smap_get(&s->pods, key);
+	placed = p && p->node_name;
+	pthread_mutex_unlock(&s->mu);
+	return placed;
+}
+
 static void do_fail(struct sk_sched *s, struct sk_job *j)
 {
-	json_t *status = json_pack("{s:[o]}", "conditions",
-				   condition("PodScheduled", "False", "Unschedulable", j->msg));
+	json_t *status;
 
+	if (placed_since(s, j)) {
+		sk__sched_submit(s, sk__sched_event_job(j, "Warning", "FailedScheduling", "Scheduling", j->msg));
+		return;
+	}
+	status = json_pack("{s:[o]}", "conditions", condition("PodScheduled", "False", "Unschedulable", j->msg));
 	if (j->node)
 		json_object_set_new(status, "nominatedNodeName", json_string(j->node));
 	patch_pod_status(s, j->ns, j->name, status);
