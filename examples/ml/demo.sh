@@ -140,8 +140,12 @@ if [ "${ML_EVICT:-1}" = 1 ]; then
 	printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"%s","namespace":"%s"}}' "$victim" "$NS" |
 		kubectl create --raw "/api/v1/namespaces/$NS/pods/$victim/eviction" -f - >/dev/null
 	note "evicted $victim; its condition: $(k get pod "$victim" -o jsonpath='{range .status.conditions[?(@.type=="DisruptionTarget")]}{.type}={.status} ({.reason}){end}' 2>/dev/null || echo gone)"
-	wait_until 180 "a replacement for worker 1" sh -c \
-		"p=\$(kubectl -n $NS get pods -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx '$victim' | head -1) && [ -n \"\$p\" ] && kubectl -n $NS logs \$p | grep -q 'resumed from step\|starting from step'"
+	if ! wait_until 180 "a replacement for worker 1" sh -c \
+		"p=\$(kubectl -n $NS get pods -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx '$victim' | head -1) && [ -n \"\$p\" ] && kubectl -n $NS logs \$p | grep -q 'resumed from step\|starting from step'"; then
+		note "the evicted pod now: $(k get pod "$victim" -o jsonpath='deletionTimestamp={.metadata.deletionTimestamp} phase={.status.phase} state={.status.containerStatuses[0].state} finalizers={.metadata.finalizers}' 2>&1)"
+		note "(a Job pod keeps its batch.kubernetes.io/job-tracking finalizer until the node reports it terminal)"
+		exit 1
+	fi
 	replacement="$(k get pods -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx "$victim" | head -1)"
 	resumed="$(k logs "$replacement" | grep -o 'resumed from step [0-9]*' | head -1 | grep -o '[0-9]*$' || true)"
 	k logs "$replacement" | grep -m1 'resumed from step\|starting from step' | sed 's/^/    replacement: /'
