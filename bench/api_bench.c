@@ -79,8 +79,10 @@ static long do_req(CURL *c, const char *method, const char *url, const char *bod
 }
 
 static const char *POD = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
-			 "\"labels\":{\"app\":\"bench\"},\"annotations\":{\"sent\":\"%.6f\"}},\"spec\":{\"containers\":"
+			 "\"labels\":{\"app\":\"bench\"},\"annotations\":{\"sent\":\"%.6f\"}},\"spec\":{\"schedulerName\":\"api-bench\",\"containers\":"
 			 "[{\"name\":\"c\",\"image\":\"busybox:1.36\"}]}}";
+
+static int failures_shown;
 
 typedef struct job {
 	int id, n, ok;
@@ -98,9 +100,14 @@ static void *create_worker(void *arg)
 	snprintf(url, sizeof(url), "%s/api/v1/namespaces/%s/pods", base, j->ns);
 	for (int i = 0; i < j->n; i++) {
 		snprintf(name, sizeof(name), "%s-%d-%d", j->prefix, j->id, i);
+		long code;
+
 		snprintf(body, sizeof(body), POD, name, j->ns, wall_s());
-		if (do_req(c, "POST", url, body) == 201)
+		code = do_req(c, "POST", url, body);
+		if (code == 201)
 			j->ok++;
+		else if (__atomic_fetch_add(&failures_shown, 1, __ATOMIC_RELAXED) < 5)
+			fprintf(stderr, "create %s: HTTP %ld\n", name, code);
 	}
 	curl_easy_cleanup(c);
 	return NULL;
@@ -239,6 +246,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: api_bench SKIFF_BINARY [threads] [creates]\n");
 		return 2;
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	curl_global_init(CURL_GLOBAL_ALL);
 	mkdtemp(dir);
 	port = 20000 + getpid() % 20000;
