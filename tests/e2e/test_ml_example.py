@@ -176,9 +176,15 @@ def ml_cluster():
     finally:
         env = dict(os.environ, ML_REGISTRY_DIR=os.path.join(d, "registry"))
         subprocess.run([os.path.join(ML, "down.sh")], env=env, capture_output=True)
-        try:
-            c.kubectl("delete", "namespace", "ml", "--wait=false", check=False)
-            c.kubectl("-n", "ml", "delete", "deploy,job,cronjob,pods", "--all", "--wait=false", check=False)
+        try:  # stop the example's pods while the agent still runs (cleanup() only clears "default")
+            c.kubectl("-n", "ml", "delete", "cronjob,deploy,job,pods", "--all", "--wait=false", check=False)
+            deadline = time.time() + 90
+            while time.time() < deadline and c.kjson("-n", "ml", "get", "pods")["items"]:
+                if time.time() > deadline - 30:  # pods stuck on a finalizer: let them go
+                    for p in c.kjson("-n", "ml", "get", "pods")["items"]:
+                        c.kubectl("-n", "ml", "patch", "pod", p["metadata"]["name"], "--type=merge",
+                                  "-p", '{"metadata":{"finalizers":null}}', check=False)
+                time.sleep(1)
         except Exception:
             pass
         c.cleanup()
