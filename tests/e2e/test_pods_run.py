@@ -457,6 +457,33 @@ def test_admission_rejects_pod_over_allocatable(agent_cluster):
     assert p["status"]["message"].startswith("Pod was rejected: Node didn't have enough resource: cpu")
 
 
+def test_deployment_pods_scheduled_and_ready(agent_cluster):
+    c = agent_cluster
+    c.apply("""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: c
+        image: busybox:1
+        command: ["sh", "-c", "touch /tmp/ok; sleep 3600"]
+        readinessProbe: {exec: {command: ["test", "-f", "/tmp/ok"]}, periodSeconds: 1}
+""")
+    c.kubectl("rollout", "status", "deployment/web", "--timeout=90s", timeout=120)
+    pods = c.kjson("get", "pods", "-l", "app=web")["items"]
+    assert len(pods) == 2 and all(p["spec"]["nodeName"] == c.node for p in pods)
+    for p in pods:
+        c.pod_uids.add(p["metadata"]["uid"])
+    c.kubectl("delete", "deployment", "web")
+
+
 def test_zz_cleanup_leaves_nothing(agent_cluster):
     c = agent_cluster
     c.delete_all_pods()
