@@ -137,8 +137,14 @@ k logs "$victim" | tail -3 | sed 's/^/      /'
 
 if [ "${ML_EVICT:-1}" = 1 ]; then
 	step "evict worker 1 mid-training (Eviction API, as a node drain does)"
-	printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"%s","namespace":"%s"}}' "$victim" "$NS" |
-		kubectl create --raw "/api/v1/namespaces/$NS/pods/$victim/eviction" -f - >/dev/null
+	# a 409 Conflict (the pod changed under the eviction) or 429 (budget) is retried, as kubectl drain does
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		printf '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"%s","namespace":"%s"}}' "$victim" "$NS" |
+			kubectl create --raw "/api/v1/namespaces/$NS/pods/$victim/eviction" -f - >/dev/null 2>"$work/evict.err" && break
+		grep -q 'Conflict\|TooManyRequests\|429\|409' "$work/evict.err" && [ "$try" -lt 10 ] || { cat "$work/evict.err" >&2; exit 1; }
+		note "eviction attempt $try: $(head -1 "$work/evict.err"); retrying"
+		sleep 0.5
+	done
 	note "evicted $victim; its condition: $(k get pod "$victim" -o jsonpath='{range .status.conditions[?(@.type=="DisruptionTarget")]}{.type}={.status} ({.reason}){end}' 2>/dev/null || echo gone)"
 	if ! wait_until 180 "a replacement for worker 1" sh -c \
 		"p=\$(kubectl -n $NS get pods -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx '$victim' | head -1) && [ -n \"\$p\" ] && kubectl -n $NS logs \$p | grep -q 'resumed from step\|starting from step'"; then
@@ -163,7 +169,11 @@ k get job train-v1 -o wide
 k get pods -l batch.kubernetes.io/job-name=train-v1
 completed="$(k get job train-v1 -o jsonpath='{.status.completedIndexes}')"
 failed="$(k get job train-v1 -o jsonpath='{.status.failed}')"
-note "completed indexes: $completed; failures counted: ${failed:-0} (the eviction was ignored by podFailurePolicy)"
+if [ "${ML_EVICT:-1}" = 1 ] && [ "${failed:-0}" = 0 ]; then
+	note "completed indexes: $completed; failures counted: 0 (podFailurePolicy: Ignore on DisruptionTarget)"
+else
+	note "completed indexes: $completed; failures counted: ${failed:-0}"
+fi
 k logs "${replacement:-none}" 2>/dev/null | grep 'averaged model' | sed 's/^/    /' || k logs "$(pod_of_index train-v1 0)" | grep 'averaged model' | sed 's/^/    /' || true
 pv="$(k get pvc ml-data -o jsonpath='{.spec.volumeName}')"
 hostdir="$(kubectl get pv "$pv" -o jsonpath='{.spec.hostPath.path}{.spec.local.path}' 2>/dev/null || true)"
