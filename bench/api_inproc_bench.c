@@ -3,6 +3,7 @@
  * as HTTPS), to separate the API's own cost from TLS and HTTP.
  * Usage: api_inproc_bench [threads] [creates] */
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -61,15 +62,26 @@ static void *getter(void *arg)
 	return NULL;
 }
 
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static double last_cpu;
+
 static double run(void *(*fn)(void *), int threads)
 {
 	pthread_t t[256];
-	double t0 = now_s();
+	double t0 = now_s(), c0 = cpu_s();
 
 	for (long i = 0; i < threads; i++)
 		pthread_create(&t[i], NULL, fn, (void *)i);
 	for (int i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
+	last_cpu = cpu_s() - c0;
 	return now_s() - t0;
 }
 
@@ -91,9 +103,11 @@ int main(int argc, char **argv)
 	}
 	per_thread = total / threads;
 	t = run(creator, threads);
-	printf("inproc creates %d threads %d creates_per_s %.0f\n", per_thread * threads, threads, per_thread * threads / t);
+	printf("inproc creates %d threads %d creates_per_s %.0f cpu_us_per_create %.0f\n", per_thread * threads, threads,
+	       per_thread * threads / t, last_cpu * 1e6 / (per_thread * threads));
 	t = run(getter, threads);
-	printf("inproc gets %d threads %d gets_per_s %.0f\n", per_thread * threads, threads, per_thread * threads / t);
+	printf("inproc gets %d threads %d gets_per_s %.0f cpu_us_per_get %.0f\n", per_thread * threads, threads,
+	       per_thread * threads / t, last_cpu * 1e6 / (per_thread * threads));
 	sk_api_free(api);
 	sk_store_close(st);
 	free(uri);

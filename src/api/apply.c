@@ -16,7 +16,27 @@
 
 static char *join(const char *prefix, const char *elem)
 {
-	return *prefix ? xasprintf("%s" SEP "%s", prefix, elem) : xstrdup(elem);
+	size_t a = strlen(prefix), b = strlen(elem), sl = strlen(SEP);
+	char *s;
+
+	if (!a)
+		return xstrdup(elem);
+	s = xmalloc(a + sl + b + 1);
+	memcpy(s, prefix, a);
+	memcpy(s + a, SEP, sl);
+	memcpy(s + a + sl, elem, b + 1);
+	return s;
+}
+
+/* p followed by s, malloc'd (hot: one per field of every write). */
+static char *prefixed(const char *p, const char *s)
+{
+	size_t a = strlen(p), b = strlen(s);
+	char *r = xmalloc(a + b + 1);
+
+	memcpy(r, p, a);
+	memcpy(r + a, s, b + 1);
+	return r;
 }
 
 static bool has_prefix(const char *s, const char *p)
@@ -312,7 +332,7 @@ static void members_object(json_t *set, const char *path, json_t *obj, const cha
 
 	json_object_foreach(obj, k, v) {
 		struct sk__patch_meta meta;
-		cleanup_free char *e = xasprintf("f:%s", k);
+		cleanup_free char *e = prefixed("f:", k);
 		cleanup_free char *p = join(path, e);
 		if (json_is_null(v))
 			continue;
@@ -362,10 +382,15 @@ static void strip_set(json_t *set, const char *subresource)
 		bool drop = status ? !in_status : in_status;
 		if (!strcmp(k, "f:apiVersion") || !strcmp(k, "f:kind") || !strcmp(k, "f:metadata"))
 			drop = true;
-		for (size_t i = 0; meta_fields[i]; i++) {
-			cleanup_free char *p = xasprintf("f:metadata" SEP "f:%s", meta_fields[i]);
-			if (strcmp(k, p) == 0 || (has_prefix(k, p) && k[strlen(p)] == SEPC))
-				drop = true;
+		if (has_prefix(k, "f:metadata" SEP "f:")) {
+			const char *f = k + strlen("f:metadata" SEP "f:");
+
+			for (size_t i = 0; meta_fields[i]; i++) {
+				size_t n = strlen(meta_fields[i]);
+
+				if (!strncmp(f, meta_fields[i], n) && (f[n] == '\0' || f[n] == SEPC))
+					drop = true;
+			}
 		}
 		if (drop)
 			json_object_del(set, k);
@@ -898,7 +923,7 @@ static void added_children(json_t *changed, const char *path, json_t *obj, const
 
 	json_object_foreach(obj, k, c) {
 		struct sk__patch_meta meta;
-		cleanup_free char *e = xasprintf("f:%s", k);
+		cleanup_free char *e = prefixed("f:", k);
 		cleanup_free char *p = join(path, e);
 		if (json_is_null(c))
 			continue;
@@ -994,14 +1019,14 @@ static void diff_object(json_t *changed, json_t *removed, const char *path, json
 
 	json_object_foreach(nv, k, v) {
 		struct sk__patch_meta meta;
-		cleanup_free char *e = xasprintf("f:%s", k);
+		cleanup_free char *e = prefixed("f:", k);
 		cleanup_free char *p = join(path, e);
 		sk__patch_lookup(type, k, &meta);
 		diff_value(changed, removed, p, k, json_object_get(ov, k), v, &meta);
 	}
 	json_object_foreach(ov, k, v) {
 		if (!json_object_get(nv, k) && !json_is_null(v)) {
-			cleanup_free char *e = xasprintf("f:%s", k);
+			cleanup_free char *e = prefixed("f:", k);
 			cleanup_free char *p = join(path, e);
 			set_add(removed, p);
 		}
