@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/logs.h"
 #include "util/util.h"
 
 static const struct {
@@ -152,6 +153,10 @@ void sk_api_response_release(sk_api_response *r)
 {
 	json_decref(r->obj);
 	r->obj = NULL;
+	if (r->stream) {
+		sk_api_stream_free(r->stream);
+		r->stream = NULL;
+	}
 	free(r->body);
 	free(r->warning);
 	r->body = r->warning = NULL;
