@@ -42,6 +42,8 @@ static json_t *new_event(json_t *obj, const char *name, const char *ns, const ch
 
 	if (!*str(meta, "namespace"))
 		json_object_del(json_object_get(ev, "involvedObject"), "namespace");
+	if (*str(obj, "fieldPath"))
+		json_object_set_new(json_object_get(ev, "involvedObject"), "fieldPath", json_string(str(obj, "fieldPath")));
 	if (host)
 		json_object_set_new(src, "host", json_string(host));
 	json_object_set_new(ev, "source", src);
@@ -69,7 +71,12 @@ void sk_event_record(sk_client *c, json_t *obj, const char *type, const char *re
 		abort();
 	sk_time_format(sk_now_ns() / 1000000000, ts, sizeof(ts));
 	sk_time_format_micro(sk_now_ns(), mts, sizeof(mts));
-	event_name(name, sizeof(name), str(meta, "name"), reason, msg, component);
+	{
+		/* repeats aggregate per object part: the hash covers the field path */
+		cleanup_free char *hashed = xasprintf("%s\x1f%s", msg, str(obj, "fieldPath"));
+
+		event_name(name, sizeof(name), str(meta, "name"), reason, hashed, component);
+	}
 	path = xasprintf("/api/v1/namespaces/%s/events/%s", ns, name);
 	ev = sk_client_get(c, path, &err);
 	if (ev) {

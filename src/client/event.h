@@ -10,7 +10,8 @@
 #include "client/client.h"
 
 /* Records an Event about obj (any object with kind, apiVersion, metadata:
- * name, namespace, uid). type is "Normal" or "Warning"; component names the
+ * name, namespace, uid; an optional top-level "fieldPath" such as
+ * "spec.containers{web}" names the part of it). type is "Normal" or "Warning"; component names the
  * source ("default-scheduler", "kubelet", "job-controller"); host is the
  * node for agent events (NULL otherwise). Failures are logged, not
  * returned: events are best effort, as upstream. */
