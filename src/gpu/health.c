@@ -211,13 +211,7 @@ static bool wait_stop(struct sk_gpu *g, int ms)
 	struct timespec ts;
 	bool stop;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	sk_deadline_after_ms(&ts, ms);
 	pthread_mutex_lock(&g->mu);
 	if (!g->stop)
 		pthread_cond_timedwait(&g->stop_cv, &g->mu, &ts);

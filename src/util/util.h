@@ -36,6 +36,9 @@ static inline int steal_fd(int *fd) { int r = *fd; *fd = -1; return r; }
 /* Clocks. */
 int64_t sk_now_ns(void);          /* CLOCK_REALTIME in ns */
 int64_t sk_mono_ns(void);         /* CLOCK_MONOTONIC in ns */
+/* Absolute CLOCK_REALTIME deadline ms from now, for pthread_cond_timedwait. */
+struct timespec;
+void sk_deadline_after_ms(struct timespec *ts, int64_t ms);
 /* Formats seconds since the epoch as RFC 3339 UTC "2006-01-02T15:04:05Z" into buf (>= 21 bytes). */
 void sk_time_format(int64_t secs, char *buf, size_t len);
 /* RFC 3339 with microseconds, "2006-01-02T15:04:05.000000Z" (>= 28 bytes). */
