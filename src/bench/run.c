@@ -178,7 +178,7 @@ static void *creator_main(void *arg)
 
 static int create_all(struct bench *b, struct track *t, sk_error_t *err)
 {
-	int n = b->o->workers > 0 ? b->o->workers : 8;
+	int n = b->o->workers > 0 ? b->o->workers : 64;
 	pthread_t *th = xzalloc((size_t)n * sizeof(*th));
 
 	b->cur = t;

@@ -18,7 +18,7 @@ static void usage(FILE *f)
 		   "  --nodes N           hollow nodes (default 500)\n"
 		   "  --pods M            pods to create (default 10000)\n"
 		   "  --gang G            then create a PodGroup with G members and time its placement (default 0)\n"
-		   "  --workers W         pod creator threads (default 8)\n"
+		   "  --workers W         pod creator threads (default 64: creates are durable, group-committed)\n"
 		   "  --sched-workers W   scheduler API workers (default: the scheduler's)\n"
 		   "  --hollow-workers W  hollow node status writers (default 16)\n"
 		   "  --gpus N            nvidia.com/gpu per hollow node (default 0)\n"
@@ -48,7 +48,7 @@ int sk_cmd_bench(int argc, char **argv)
 		{"data-dir", required_argument, NULL, 'd'},       {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},                 {NULL, 0, NULL, 0},
 	};
-	sk_bench_options o = {.nodes = 500, .pods = 10000, .workers = 8};
+	sk_bench_options o = {.nodes = 500, .pods = 10000, .workers = 64};
 	sk_error_t err = {0};
 	int c;
 
