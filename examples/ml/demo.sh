@@ -153,8 +153,9 @@ if [ "${ML_EVICT:-1}" = 1 ]; then
 		exit 1
 	fi
 	replacement="$(k get pods -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx "$victim" | head -1)"
-	resumed="$(k logs "$replacement" | grep -o 'resumed from step [0-9]*' | head -1 | grep -o '[0-9]*$' || true)"
-	k logs "$replacement" | grep -m1 'resumed from step\|starting from step' | sed 's/^/    replacement: /'
+	replacement_log="$(k logs "$replacement")"
+	resumed="$(grep -o 'resumed from step [0-9]*' <<<"$replacement_log" | head -1 | grep -o '[0-9]*$' || true)"
+	grep -m1 'resumed from step\|starting from step' <<<"$replacement_log" | sed 's/^/    replacement: /'
 	if [ -z "$resumed" ] || [ "$resumed" -le 0 ]; then
 		echo "the replacement of worker 1 did not resume from a checkpoint" >&2
 		exit 1
@@ -229,8 +230,10 @@ k get cronjob batch-score
 if [ "$CRON_WAIT" -gt 0 ]; then
 	note "waiting up to ${CRON_WAIT}s for its first Job"
 	cron_ok() {
-		k get jobs -l app.kubernetes.io/component=batch-scoring \
-			-o jsonpath='{range .items[?(@.status.succeeded==1)]}{.metadata.name}{"\n"}{end}' | head -1 | grep .
+		local out
+		out="$(k get jobs -l app.kubernetes.io/component=batch-scoring \
+			-o jsonpath='{range .items[?(@.status.succeeded==1)]}{.metadata.name}{"\n"}{end}')"
+		[ -n "$out" ] && echo "${out%%$'\n'*}"
 	}
 	if wait_until "$CRON_WAIT" "the first batch-score Job" cron_ok; then
 		cj="$(cron_ok)"
