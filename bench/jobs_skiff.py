@@ -6,6 +6,10 @@ create) records when each Job gets condition Complete. Prints one JSON line:
 
   {"jobs": N, "create_s": .., "total_s": .., "jobs_per_s": N / total_s, ...}
 
+With SKIFF_PID set, also "cpu_s": CPU seconds the server process (API server,
+scheduler, controllers, embedded agent, and the children it reaped) used
+during the measurement.
+
 total_s runs from just before `kubectl create` starts to the watch event
 that shows the last Job Complete (creation time counts). Afterwards every
 Job is deleted (background propagation) and the helper waits until no pod is
@@ -19,6 +23,7 @@ measured work); '-' (default) leaves it unset and deletes after the run.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,16 +54,34 @@ def complete(obj):
     return None
 
 
+def cpu_s(pid):
+    """CPU seconds of process pid and its reaped children (0 when unknown)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def main():
     kubeconfig, image, n, cpu = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     sleep_s = sys.argv[5] if len(sys.argv) > 5 else "1"
     ttl = int(sys.argv[6]) if len(sys.argv) > 6 and sys.argv[6] != "-" else None
+    cache = tempfile.mkdtemp(prefix="skiff-kcache-")
+    try:
+        return run(kubeconfig, image, n, cpu, sleep_s, ttl, cache)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def run(kubeconfig, image, n, cpu, sleep_s, ttl, cache):
     from kubernetes import client, config
     cfg = client.Configuration()
     config.load_kube_config(config_file=kubeconfig, client_configuration=cfg)
     api = client.ApiClient(cfg)
     batch = client.BatchV1Api(api)
-    kc = [KUBECTL, "--kubeconfig", kubeconfig, "--cache-dir", tempfile.mkdtemp(prefix="skiff-kcache-")]
+    kc = [KUBECTL, "--kubeconfig", kubeconfig, "--cache-dir", cache]
 
     # A multi-document YAML stream (each document a JSON object). A v1 List would be
     # the same number of requests, but kubectl validates a List against /openapi/v2,
@@ -109,6 +132,8 @@ def main():
     th = threading.Thread(target=raw_watcher, daemon=True)
     th.start()
     time.sleep(0.3)
+    server_pid = int(os.environ.get("SKIFF_PID", "0"))
+    c0 = cpu_s(server_pid) if server_pid else 0.0
     t0 = time.monotonic()
     r = subprocess.run(kc + ["create", "-f", manifest], capture_output=True, text=True)
     t_created = time.monotonic()
@@ -123,11 +148,14 @@ def main():
                           "watch_errors": watch_err, "create_s": round(t_created - t0, 3)}))
         return 1
     t_end = max(t for _, t in done.values())
+    c1 = cpu_s(server_pid) if server_pid else 0.0
     failed = sum(1 for k, _ in done.values() if k == "Failed")
     times = sorted(t - t0 for _, t in done.values())
     res = {"jobs": n, "failed": failed, "pods_failed": pods_failed[0], "create_s": round(t_created - t0, 3),
            "first_complete_s": round(times[0], 3), "total_s": round(t_end - t0, 3),
            "jobs_per_s": round(n / (t_end - t0), 3)}
+    if server_pid:
+        res["cpu_s"] = round(c1 - c0, 1)
 
     # Say why, before the pods go: the first few failed Jobs' pods, warning events.
     if failed or pods_failed[0]:

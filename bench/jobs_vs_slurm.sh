@@ -14,7 +14,10 @@
 #   ONLY=skiff|slurm  run one side only
 #
 # Throughput = N / (time from the first submission to the last completion);
-# submission time counts on both sides.
+# submission time counts on both sides. "cpu s": CPU seconds used during the
+# measurement by the skiff server process / by slurmctld + slurmd, each with the
+# children it reaped (not the per-job supervisors conmon / slurmstepd, which are
+# daemonized) -- less sensitive to the load of a shared machine than wall-clock.
 #  Slurm: NodeName=localhost CPUs=$CONC (SlurmdParameters=config_overrides), CR_Core,
 #         1 CPU per job -> at most CONC jobs at once; 1000 sequential
 #         `sbatch --wrap 'sleep 1'`; done when `squeue` (polled every 0.2 s) is empty.
@@ -60,15 +63,23 @@ cleanup() {
 	local i
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}" 10; done
 	pids=()
-	# The node agent may leave container rootfs overlays mounted in its data dir.
-	grep -o " $work/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" || true; done
-	rm -rf "$work"
+	# The agent may leave rootfs overlays mounted in the data dir: unmount those.
+	grep -o " $work/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m"; done || true
+	rm -rf "$work" 2>/dev/null || { sleep 1; rm -rf "$work"; }
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 now() { date +%s.%N; }
+cpu_of() {  # cpu_of PID...: CPU seconds of the processes and their reaped children
+	local p tot=0 tick
+	tick=$(getconf CLK_TCK)
+	for p in "$@"; do
+		tot=$((tot + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13 + $14 + $15}')))
+	done
+	echo "$tot $tick" | awk '{printf "%.2f", $1 / $2}'
+}
 wait_until() {  # wait_until SECONDS WHAT CMD...: poll CMD every 0.2 s
 	local t=$1 what=$2 i
 	shift 2
@@ -109,6 +120,7 @@ run_slurm() {
 		return 1
 	fi
 	cd "$d"
+	c0=$(cpu_of "$ctld_pid" "$slurmd_pid")
 	t0=$(now)
 	for ((i = 0; i < N; i++)); do
 		sbatch -Q --wrap "sleep $SLEEP" -o /dev/null -J "sleep-$i" >/dev/null
@@ -120,19 +132,20 @@ run_slurm() {
 		sleep 0.2
 	done
 	t2=$(now)
+	c1=$(cpu_of "$ctld_pid" "$slurmd_pid")
 	cd "$root"
 	ok=$(scontrol show job -o | grep -c 'JobState=COMPLETED' || true)
 	stop_pid "$slurmd_pid"
 	stop_pid "$ctld_pid"
 	stop_pid "$munge_pid"
 	unset SLURM_CONF
-	/usr/bin/python3 - "$r" "$N" "$t0" "$t1" "$t2" "$ok" >>"$results" <<-'EOF'
+	/usr/bin/python3 - "$r" "$N" "$t0" "$t1" "$t2" "$ok" "$c0" "$c1" >>"$results" <<-'EOF'
 	import json, sys
-	r, n, t0, t1, t2, ok = sys.argv[1:]
+	r, n, t0, t1, t2, ok, c0, c1 = sys.argv[1:]
 	n, t0, t1, t2 = int(n), float(t0), float(t1), float(t2)
 	print(json.dumps({"side": "slurm", "round": int(r), "jobs": n, "completed": int(ok),
 	                  "create_s": round(t1 - t0, 3), "total_s": round(t2 - t0, 3),
-	                  "jobs_per_s": round(n / (t2 - t0), 3)}))
+	                  "jobs_per_s": round(n / (t2 - t0), 3), "cpu_s": round(float(c1) - float(c0), 1)}))
 	EOF
 	tail -n1 "$results"
 }
@@ -158,7 +171,7 @@ run_skiff() {
 	esac
 	req="$((alloc / CONC))m"
 	echo "skiff round $r: node allocatable cpu ${alloc}m, each pod requests $req -> at most $CONC at once" >&2
-	/usr/bin/python3 bench/jobs_skiff.py "$d/kubeconfig" "$image" "$N" "$req" "$SLEEP" "$TTL" >"$d/result.json" || rc=$?
+	SKIFF_PID=$srv_pid /usr/bin/python3 bench/jobs_skiff.py "$d/kubeconfig" "$image" "$N" "$req" "$SLEEP" "$TTL" >"$d/result.json" || rc=$?
 	stop_pid "$srv_pid"
 	if [ $rc -ne 0 ] || ! grep -q jobs_per_s "$d/result.json"; then
 		echo "skiff round $r failed: $(cat "$d/result.json")" >&2
@@ -189,14 +202,15 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 n, conc, sleep = sys.argv[2:5]
 med = {}
 print(f"\n{n} jobs of 'sleep {sleep}', at most {conc} at once (ideal {int(conc) / float(sleep):.1f} jobs/s)")
-print(f"{'side':6} {'runs':>4} {'jobs/s (median)':>16} {'all runs':>24} {'submit s':>9} {'total s':>8}")
+print(f"{'side':6} {'runs':>4} {'jobs/s (median)':>16} {'all runs':>24} {'submit s':>9} {'total s':>8} {'cpu s':>6}")
 for side in ("skiff", "slurm"):
     rs = [x for x in rows if x["side"] == side]
     if not rs:
         continue
     med[side] = statistics.median(x["jobs_per_s"] for x in rs)
     print(f"{side:6} {len(rs):>4} {med[side]:>16.2f} {' '.join('%.2f' % x['jobs_per_s'] for x in rs):>24} "
-          f"{statistics.median(x['create_s'] for x in rs):>9.1f} {statistics.median(x['total_s'] for x in rs):>8.1f}")
+          f"{statistics.median(x['create_s'] for x in rs):>9.1f} {statistics.median(x['total_s'] for x in rs):>8.1f} "
+          f"{statistics.median(x.get('cpu_s', 0) for x in rs):>6.1f}")
 pf = [x.get("pods_failed", 0) for x in rows if x["side"] == "skiff"]
 if pf:
     print(f"skiff pods rejected by the node and retried (OutOfcpu), per run: {' '.join(map(str, pf))}")
