@@ -167,6 +167,7 @@ static int relist(sk_informer *inf, sk_error_t *err)
 	cleanup_json json_t *seen = json_object(), *stale = json_array();
 	json_t *items, *v;
 	const char *k, *rv;
+	long long list_rv;
 	size_t i;
 
 	if (!list)
@@ -178,12 +179,20 @@ static int relist(sk_informer *inf, sk_error_t *err)
 		json_object_set_new(seen, key, json_true());
 		apply_upsert(inf, v, 0);
 	}
-	pthread_mutex_lock(&inf->mu);
-	json_object_foreach(inf->cache, k, v)
-		if (!json_object_get(seen, k))
-			json_array_append(stale, v);
-	json_object_clear(inf->tombstones);
 	rv = sk__jstr(list, "metadata.resourceVersion");
+	list_rv = rv ? strtoll(rv, NULL, 10) : 0;
+	pthread_mutex_lock(&inf->mu);
+	/* an object written through after the list's snapshot is not stale */
+	json_object_foreach(inf->cache, k, v)
+		if (!json_object_get(seen, k) && (!list_rv || rv_of(v) <= list_rv))
+			json_array_append(stale, v);
+	{
+		void *tmp;
+
+		json_object_foreach_safe(inf->tombstones, tmp, k, v)
+			if (!list_rv || json_integer_value(v) <= list_rv)
+				json_object_del(inf->tombstones, k);
+	}
 	snprintf(inf->rv, sizeof(inf->rv), "%s", rv ? rv : "0");
 	pthread_mutex_unlock(&inf->mu);
 	json_array_foreach(stale, i, v)

@@ -162,7 +162,14 @@ def test_node_loss_evicts_and_controllers_replace(tmpdir_skiff, monkeypatch):
             return all(ps.get(n, {}).get("metadata", {}).get("deletionTimestamp") and
                        (cond(ps[n], "DisruptionTarget") or {}).get("reason") == "DeletionByTaintManager"
                        for n in before)
-        wait_for(evicted, 30, what="evictions")
+        try:
+            wait_for(evicted, 30, what="evictions")
+        except AssertionError:
+            ps = c.kjson("get", "pods", "-l", "app=model")["items"]
+            raise AssertionError("no evictions: " + json.dumps(
+                [(p["metadata"]["name"], p["metadata"].get("deletionTimestamp"), p["spec"].get("tolerations"),
+                  p["status"].get("conditions")) for p in ps]) + "\nnode: " +
+                json.dumps(c.kjson("get", "node", c.node)["spec"]) + "\nserver log:\n" + c.log())
         wait_for(lambda: len({p["metadata"]["name"] for p in c.kjson("get", "pods", "-l", "app=model")["items"]}
                              - before) == 2, 30, what="replacements")
         c.start_agent()
