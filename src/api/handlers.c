@@ -222,26 +222,66 @@ static void reply_obj(sk_api_response *resp, int status, json_t *obj)
 	sk__reply_json(resp, status, obj);
 }
 
-/* Writes obj as a new key. Returns the stored revision or -1. */
-static int64_t store_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+static void set_rv(json_t *obj, int64_t rev)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%lld", (long long)rev);
+	json_object_set_new(meta_of(obj), "resourceVersion", json_string(num));
+}
+
+/* The stored text of a write, reused for the reply (no second encoding). */
+typedef struct stored {
+	char *text;
+	size_t len;
+} stored;
+
+/* Replies with the object just written at rev: in-process callers get obj
+ * itself, HTTP callers the stored text with its resourceVersion. */
+static void reply_stored(sk_api_response *resp, int status, json_t *obj, stored *st, int64_t rev)
+{
+	size_t len;
+	char *body;
+
+	if (resp->want_obj || !st->text) {
+		set_rv(obj, rev);
+		reply_obj(resp, status, obj);
+		return;
+	}
+	body = sk__obj_splice_rv(st->text, st->len, rev, &len);
+	sk__reply_raw(resp, status, body, len);
+}
+
+/* Writes obj as a new key. Returns the stored revision or -1; st (if not
+ * NULL) receives the stored text (caller frees st->text). */
+static int64_t store_create(sk_api *api, const sk_api_resource *r, json_t *obj, stored *st, sk_error_t *err)
 {
 	cleanup_free char *key = sk__obj_key(r, meta_str(obj, "namespace"), meta_str(obj, "name"));
 	size_t len;
 	cleanup_free char *val = sk__obj_encode(obj, &len);
 	int64_t rev = sk_store_create(api->store, key, val, len, err);
 
+	if (st && rev >= 0) {
+		st->text = steal_ptr(&val);
+		st->len = len;
+	}
 	if (rev < 0 && err->code == SK_EEXISTS)
 		sk_error_set(err, SK_EEXISTS, "%s \"%s\" already exists", r->plural, meta_str(obj, "name"));
 	return rev;
 }
 
-static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, int64_t expect, sk_error_t *err)
+static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, int64_t expect, stored *st,
+			    sk_error_t *err)
 {
 	cleanup_free char *key = sk__obj_key(r, meta_str(obj, "namespace"), meta_str(obj, "name"));
 	size_t len;
 	cleanup_free char *val = sk__obj_encode(obj, &len);
 	int64_t rev = sk_store_update(api->store, key, val, len, expect, err);
 
+	if (st && rev >= 0) {
+		st->text = steal_ptr(&val);
+		st->len = len;
+	}
 	if (rev < 0 && err->code == SK_ECONFLICT)
 		sk_error_set(err, SK_ECONFLICT,
 			     "Operation cannot be fulfilled on %s%s%s \"%s\": the object has been modified; please apply "
@@ -252,13 +292,6 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	return rev;
 }
 
-static void set_rv(json_t *obj, int64_t rev)
-{
-	char num[24];
-
-	snprintf(num, sizeof(num), "%lld", (long long)rev);
-	json_object_set_new(meta_of(obj), "resourceVersion", json_string(num));
-}
 
 /* ---- create ---- */
 
@@ -313,6 +346,7 @@ static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p,
 {
 	sk_error_t err = {0};
 	cleanup_json json_t *obj = parse_body(req, &err);
+	stored st = {0};
 	int64_t rev;
 	int rc;
 
@@ -331,11 +365,11 @@ static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p,
 		reply_obj(resp, 201, obj);
 		return;
 	}
-	rev = store_create(api, p->res, obj, &err);
+	rev = store_create(api, p->res, obj, &st, &err);
 	if (rev < 0)
 		goto fail;
-	set_rv(obj, rev);
-	reply_obj(resp, 201, obj);
+	reply_stored(resp, 201, obj, &st, rev);
+	free(st.text);
 	return;
 fail:
 	sk__reply_error(resp, &err, p->res, meta_str(obj, "name"));
@@ -728,11 +762,15 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 		return 0;
 	}
 	json_object_del(meta_of(obj), "resourceVersion");
-	nrev = store_update(api, r, obj, expect, err);
-	if (nrev < 0)
-		return -1;
-	set_rv(obj, nrev);
-	reply_obj(resp, 200, obj);
+	{
+		stored st = {0};
+
+		nrev = store_update(api, r, obj, expect, &st, err);
+		if (nrev < 0)
+			return -1;
+		reply_stored(resp, 200, obj, &st, nrev);
+		free(st.text);
+	}
 	return 0;
 }
 
@@ -987,7 +1025,7 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 			return 0;
 		}
 		json_object_del(meta, "resourceVersion");
-		nrev = store_update(api, r, obj, rev, err);
+		nrev = store_update(api, r, obj, rev, NULL, err);
 		if (nrev < 0)
 			return -1;
 		set_rv(obj, nrev);
@@ -1155,7 +1193,7 @@ static void do_binding(sk_api *api, const sk_api_request *req, const sk_path *p,
 		json_object_set_new(spec, "nodeName", json_string(node));
 		set_condition(pod, "PodScheduled", "True", NULL, NULL);
 		json_object_del(meta_of(pod), "resourceVersion");
-		if (store_update(api, p->res, pod, rev, &err) >= 0) {
+		if (store_update(api, p->res, pod, rev, NULL, &err) >= 0) {
 			reply_success(resp, 201);
 			return;
 		}
@@ -1184,7 +1222,7 @@ static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p
 			break;
 		set_condition(pod, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting");
 		json_object_del(meta_of(pod), "resourceVersion");
-		if (store_update(api, p->res, pod, rev, &err) >= 0)
+		if (store_update(api, p->res, pod, rev, NULL, &err) >= 0)
 			break;
 		if (err.code != SK_ECONFLICT)
 			goto fail;
@@ -1259,7 +1297,7 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			json_object_set_new(meta_of(obj), "generation", json_integer(g + 1));
 		}
 		json_object_del(meta_of(obj), "resourceVersion");
-		rev = store_update(api, p->res, obj, rev, &err);
+		rev = store_update(api, p->res, obj, rev, NULL, &err);
 		if (rev >= 0) {
 			cleanup_json json_t *out = NULL;
 

@@ -11,6 +11,7 @@
 /* One encoded event line, shared by every watcher that gets it. */
 typedef struct wline {
 	int ref;              /* atomic */
+	json_t *event;        /* decoded once for in-process watchers (atomic pointer) */
 	size_t len;
 	char data[];          /* {"type":…,"object":…}\n */
 } wline;
@@ -27,6 +28,7 @@ static wline *wline_new(const char *type, const char *obj, size_t olen)
 	wline *l = xmalloc(sizeof(*l) + (size_t)k + olen + 3);
 
 	l->ref = 1;
+	l->event = NULL;
 	memcpy(l->data, head, (size_t)k);
 	memcpy(l->data + k, obj, olen);
 	memcpy(l->data + k + olen, "}\n", 3);
@@ -43,8 +45,28 @@ static void wline_unref(wline *l)
 	r = __atomic_sub_fetch(&l->ref, 1, __ATOMIC_ACQ_REL);
 	if (r < 0)
 		abort();
-	if (r == 0)
+	if (r == 0) {
+		json_decref(l->event);
 		free(l);
+	}
+}
+
+/* The decoded event, parsed by the first in-process watcher that needs it
+ * and shared (read-only) by the others. */
+static json_t *wline_event(wline *l)
+{
+	json_t *ev = __atomic_load_n(&l->event, __ATOMIC_ACQUIRE), *expected = NULL;
+
+	if (ev)
+		return ev;
+	ev = json_loadb(l->data, l->len, 0, NULL);
+	if (!ev)
+		return NULL;
+	if (!__atomic_compare_exchange_n(&l->event, &expected, ev, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		json_decref(ev);
+		return expected;
+	}
+	return ev;
 }
 
 struct sk_api_watch {
@@ -426,7 +448,6 @@ char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len)
 
 int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t **obj)
 {
-	cleanup_json json_t *ev = NULL;
 	wev *e;
 	int r;
 
@@ -442,10 +463,14 @@ int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t
 		w->tail = NULL;
 	w->queued -= e->l->len;
 	pthread_mutex_unlock(&w->mu);
-	ev = json_loadb(e->l->data, e->l->len, 0, NULL);
+	{
+		json_t *shared = wline_event(e->l);
+
+		/* each consumer gets its own copy: callers may keep and change it */
+		*type = xstrdup(json_string_value(json_object_get(shared, "type")));
+		*obj = json_deep_copy(json_object_get(shared, "object"));
+	}
 	wev_free(e);
-	*type = xstrdup(json_string_value(json_object_get(ev, "type")));
-	*obj = json_incref(json_object_get(ev, "object"));
 	return 1;
 }
 

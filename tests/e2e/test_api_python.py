@@ -7,7 +7,9 @@ from kubernetes import client, watch
 def pod_body(name, labels=None):
     return client.V1Pod(
         metadata=client.V1ObjectMeta(name=name, labels=labels or {"app": "py"}),
-        spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox:1.36",
+        # a scheduler nobody runs: no other writer touches these pods
+        spec=client.V1PodSpec(scheduler_name="e2e-none",
+                              containers=[client.V1Container(name="c", image="busybox:1.36",
                                                              command=["sleep", "60"])]))
 
 
