@@ -973,6 +973,13 @@ static int terminate(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		if (a->stopping)
 			return 1000;
 		teardown(a, p);
+		if (!gone) {
+			/* report the terminated containers and the terminal phase before the final
+			 * delete: a finalizer (a Job's job-tracking) waits for it */
+			cleanup_json json_t *st = sk__ag_pod_status(a, p, pod);
+
+			sk__ag_status_write(a, p, pod, st);
+		}
 	}
 	if (gone) {
 		remove_dir(p->log_dir);

@@ -657,6 +657,30 @@ static void security_of(json_t *pod, json_t *cs, struct arena *ar, struct sk_con
 	cfg->n_additional_gids = n;
 }
 
+/* Lowering oom_score_adj needs CAP_SYS_RESOURCE; without it (some sandboxes
+ * and VMs drop it) Guaranteed pods would fail to start: clamp at 0 instead. */
+static bool can_lower_oom_score(void)
+{
+	static int cached = -1;
+	char line[256];
+	FILE *f;
+
+	if (cached >= 0)
+		return cached;
+	cached = 1;
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return cached;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CapEff:", 7)) {
+			unsigned long long caps = strtoull(line + 7, NULL, 16);
+
+			cached = (caps >> 24) & 1; /* CAP_SYS_RESOURCE */
+		}
+	fclose(f);
+	return cached;
+}
+
 static int oom_score_adj(json_t *pod, int64_t mem_request)
 {
 	const char *qos = sk__ag_qos_class(pod);
@@ -664,7 +688,7 @@ static int oom_score_adj(json_t *pod, int64_t mem_request)
 	int64_t adj;
 
 	if (!strcmp(qos, "Guaranteed"))
-		return -997;
+		return can_lower_oom_score() ? -997 : 0;
 	if (!strcmp(qos, "BestEffort"))
 		return 1000;
 	adj = cap > 0 ? 1000 - (1000 * mem_request) / cap : 2;

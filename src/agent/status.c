@@ -312,7 +312,9 @@ void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t
 	patch = json_pack("{s:O}", "status", st);
 	if (!json_object_get(st, "message"))
 		json_object_set_new(json_object_get(patch, "status"), "message", json_null());
-	r = sk_client_patch(a->c, path, SK_PATCH_MERGE, patch, &err);
+	/* a strategic merge patch merges conditions by type, so conditions others
+	 * own (DisruptionTarget from an eviction, readiness gates) are kept */
+	r = sk_client_patch(a->c, path, SK_PATCH_STRATEGIC, patch, &err);
 	if (!r) {
 		if (err.code != SK_ENOTFOUND)
 			sk_warn("agent", "pod %s/%s: writing status: %s", p->ns, p->name, err.msg);

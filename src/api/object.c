@@ -16,9 +16,14 @@ char *sk__obj_encode(json_t *obj, size_t *len)
 	json_object_set(out, "kind", json_object_get(obj, "kind"));
 	json_object_set(out, "apiVersion", json_object_get(obj, "apiVersion"));
 	json_object_set_new(m, "resourceVersion", json_string(""));
-	json_object_foreach(meta, k, v)
-		if (strcmp(k, "resourceVersion"))
-			json_object_set(m, k, v);
+	json_object_foreach(meta, k, v) {
+		if (!strcmp(k, "resourceVersion"))
+			continue;
+		/* omitempty lists and maps of ObjectMeta are dropped when empty */
+		if ((json_is_array(v) && !json_array_size(v)) || (json_is_object(v) && !json_object_size(v)))
+			continue;
+		json_object_set(m, k, v);
+	}
 	json_object_set_new(out, "metadata", m);
 	json_object_foreach(obj, k, v)
 		if (strcmp(k, "kind") && strcmp(k, "apiVersion") && strcmp(k, "metadata"))
