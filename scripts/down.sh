@@ -11,3 +11,5 @@ else
 	echo "skiff is not running"
 fi
 rm -f "$pidf"
+[ -x examples/ml/down.sh ] && examples/ml/down.sh
+exit 0
