@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,11 @@ int sk_cmd_server(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* the API allocates and frees many small JSON values per request: keep
+	 * freed memory in the heap rather than trimming it back each time */
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_TOP_PAD, 64 << 20);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
