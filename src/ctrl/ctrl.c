@@ -47,13 +47,7 @@ int sk__ctrl_sleep(struct sk_ctrl *ctl, int64_t ms)
 	struct timespec ts;
 	int stop;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	sk_deadline_after_ms(&ts, ms);
 	pthread_mutex_lock(&ctl->stop_mu);
 	if (!ctl->stopping)
 		pthread_cond_timedwait(&ctl->stop_cv, &ctl->stop_mu, &ts);

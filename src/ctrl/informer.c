@@ -230,13 +230,7 @@ static int wait_stop(sk_informer *inf, int ms)
 	struct timespec ts;
 	int stop;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	sk_deadline_after_ms(&ts, ms);
 	pthread_mutex_lock(&inf->mu);
 	if (!inf->stop)
 		pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);

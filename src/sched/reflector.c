@@ -28,13 +28,7 @@ static void nap(struct sk_reflector *r, int ms)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	sk_deadline_after_ms(&ts, ms);
 	pthread_mutex_lock(&r->mu);
 	if (!r->stop)
 		pthread_cond_timedwait(&r->cv, &r->mu, &ts);
