@@ -1333,6 +1333,24 @@ static void method_not_allowed(sk_api_response *resp, const sk_path *p, const ch
 	sk__reply_status(resp, 405, "MethodNotAllowed", msg, p->res, p->name, NULL);
 }
 
+/* GET, PUT, PATCH (and DELETE for the object itself) of one object or its status. */
+static void dispatch_object(sk_api *api, const sk_api_request *req, const sk_path *p, int allow_delete,
+			    sk_api_response *resp)
+{
+	const char *m = req->method;
+
+	if (!strcmp(m, "GET"))
+		do_get(api, req, p, resp);
+	else if (!strcmp(m, "PUT"))
+		do_update(api, req, p, resp);
+	else if (!strcmp(m, "PATCH"))
+		do_patch(api, req, p, resp);
+	else if (allow_delete && !strcmp(m, "DELETE"))
+		do_delete(api, req, p, resp);
+	else
+		method_not_allowed(resp, p, m);
+}
+
 void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	const char *m = req->method;
@@ -1355,14 +1373,7 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 		int sub = p->res->subresources;
 
 		if (!strcmp(p->sub, "status") && (sub & SK_SUB_STATUS)) {
-			if (!strcmp(m, "GET"))
-				do_get(api, req, p, resp);
-			else if (!strcmp(m, "PUT"))
-				do_update(api, req, p, resp);
-			else if (!strcmp(m, "PATCH"))
-				do_patch(api, req, p, resp);
-			else
-				method_not_allowed(resp, p, m);
+			dispatch_object(api, req, p, 0, resp);
 		} else if (!strcmp(p->sub, "finalize") && (sub & SK_SUB_FINALIZE) && !strcmp(m, "PUT")) {
 			sk__handle_finalize(api, req, p, resp);
 		} else if (!strcmp(p->sub, "scale") && (sub & SK_SUB_SCALE)) {
@@ -1382,14 +1393,5 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 		}
 		return;
 	}
-	if (!strcmp(m, "GET"))
-		do_get(api, req, p, resp);
-	else if (!strcmp(m, "PUT"))
-		do_update(api, req, p, resp);
-	else if (!strcmp(m, "PATCH"))
-		do_patch(api, req, p, resp);
-	else if (!strcmp(m, "DELETE"))
-		do_delete(api, req, p, resp);
-	else
-		method_not_allowed(resp, p, m);
+	dispatch_object(api, req, p, 1, resp);
 }
