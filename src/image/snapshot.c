@@ -195,7 +195,8 @@ static int make_container_dirs(const char *cdir, const char *id, sk_error_t *err
 		return sk_error_errno(err, errno, "container \"%s\": write image", cdir);
 	for (size_t i = 0; i < 3; i++) {
 		cleanup_free char *p = xasprintf("%s/%s", cdir, sub[i]);
-		if (mkdir(p, i == 2 ? 0755 : 0700) < 0 && errno != EEXIST)
+		/* the upper dir's mode becomes the container's "/": 0755 lets non-root users in */
+		if (mkdir(p, i == 1 ? 0700 : 0755) < 0 && errno != EEXIST)
 			return sk_error_errno(err, errno, "container \"%s\": mkdir %s", cdir, sub[i]);
 	}
 	return 0;
