@@ -10,7 +10,7 @@ for kv in "$@"; do
 	v="${v//\\/\\\\}"; v="${v//|/\\|}"; v="${v//&/\\&}"
 	args+=(-e "s|@$k@|$v|g")
 done
-out="$(sed "${args[@]}" "$tmpl")"
+out="$(sed -e "" "${args[@]}" "$tmpl")"
 if grep -q '@[A-Z_]*@' <<<"$out"; then
 	echo "render.sh: $tmpl: unset placeholders: $(grep -o '@[A-Z_]*@' <<<"$out" | sort -u | tr '\n' ' ')" >&2
 	exit 1
