@@ -140,12 +140,9 @@ static void reply_text(sk_api_response *resp, int status, const char *text)
 	resp->content_type = "text/plain; charset=utf-8";
 }
 
-static void not_found(sk_api_response *resp, const char *path)
+static void not_found(sk_api_response *resp)
 {
-	cleanup_free char *msg = xasprintf("the server could not find the requested resource");
-
-	(void)path;
-	sk__reply_status(resp, 404, "NotFound", msg, NULL, NULL, NULL);
+	sk__reply_status(resp, 404, "NotFound", "the server could not find the requested resource", NULL, NULL, NULL);
 }
 
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp)
@@ -184,7 +181,7 @@ void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_respons
 		out = one_group(g);
 	}
 	if (!out) {
-		not_found(resp, p);
+		not_found(resp);
 		return;
 	}
 	sk__reply_json(resp, 200, out);

@@ -1327,10 +1327,9 @@ static int parse_bool(const char *v)
 
 static void method_not_allowed(sk_api_response *resp, const sk_path *p, const char *method)
 {
-	cleanup_free char *msg = xasprintf("the server does not allow this method on the requested resource");
-
 	(void)method;
-	sk__reply_status(resp, 405, "MethodNotAllowed", msg, p->res, p->name, NULL);
+	sk__reply_status(resp, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
+			 p->res, p->name, NULL);
 }
 
 /* GET, PUT, PATCH (and DELETE for the object itself) of one object or its status. */

@@ -335,9 +335,6 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 		sk__reply_error(resp, &err, p->res, NULL);
 		return;
 	}
-	if (p->name[0]) {
-		/* watch of a single object: fieldSelector metadata.name */
-	}
 	if (timeout <= 0)
 		timeout = 1800;
 	w->deadline_ns = sk_mono_ns() + timeout * 1000000000LL;
