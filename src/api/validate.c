@@ -917,6 +917,20 @@ static void validate_tolerations(E, json_t *tols, const char *base)
 	}
 }
 
+/* A selector requirement's operator, and values present exactly when it needs them. */
+static void validate_requirement(E, json_t *req, const char *rp, const char *const *ops)
+{
+	CHILD(vp, rp, "values");
+	const char *op = str(req, "operator");
+	size_t nv = json_array_size(arr(req, "values"));
+
+	enum_field(e, req, rp, "operator", ops, true);
+	if (op && (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) && nv == 0)
+		sk__vrequired(e, vp, "must be specified when `operator` is 'In' or 'NotIn'");
+	else if (op && (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) && nv)
+		sk__vforbidden(e, vp, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+}
+
 static void validate_ns_terms(E, json_t *terms, const char *base)
 {
 	static const char *const ops[] = { "DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn", NULL };
@@ -929,15 +943,8 @@ static void validate_ns_terms(E, json_t *terms, const char *base)
 
 		json_array_foreach(arr(term, "matchExpressions"), j, req) {
 			cleanup_free char *rp = sk__vindex(mp, j);
-			CHILD(vp, rp, "values");
-			const char *op = str(req, "operator");
-			size_t nv = json_array_size(arr(req, "values"));
 
-			enum_field(e, req, rp, "operator", ops, true);
-			if (op && (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) && nv == 0)
-				sk__vrequired(e, vp, "must be specified when `operator` is 'In' or 'NotIn'");
-			else if (op && (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) && nv)
-				sk__vforbidden(e, vp, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+			validate_requirement(e, req, rp, ops);
 			if (str(req, "key") && *str(req, "key")) {
 				CHILD(kp, rp, "key");
 				invalid_each(e, kp, str(req, "key"), check_qualified_name);
@@ -1252,15 +1259,8 @@ static void validate_label_selector(E, json_t *sel, const char *p)
 	validate_labels(e, obj(sel, "matchLabels"), ml);
 	json_array_foreach(arr(sel, "matchExpressions"), i, req) {
 		cleanup_free char *rp = sk__vindex(me, i);
-		CHILD(vp, rp, "values");
-		const char *op = str(req, "operator");
-		size_t nv = json_array_size(arr(req, "values"));
 
-		enum_field(e, req, rp, "operator", ops, true);
-		if (op && (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) && nv == 0)
-			sk__vrequired(e, vp, "must be specified when `operator` is 'In' or 'NotIn'");
-		else if (op && (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0) && nv)
-			sk__vforbidden(e, vp, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+		validate_requirement(e, req, rp, ops);
 	}
 }
 
