@@ -90,7 +90,7 @@ static json_t *parse_body(const sk_api_request *req, sk_error_t *err)
 	json_t *o;
 
 	if (req->body_obj && json_is_object(req->body_obj))
-		return json_deep_copy(req->body_obj);
+		return req->body_owned ? json_incref(req->body_obj) : json_deep_copy(req->body_obj);
 	if (!req->body || !req->body_len) {
 		sk_error_set(err, SK_EBADREQUEST, "the body of the request was empty");
 		return NULL;

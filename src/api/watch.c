@@ -443,7 +443,7 @@ char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len)
 	return buf;
 }
 
-int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t **obj)
+int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, int shared_obj, char **type, json_t **obj)
 {
 	wev *e;
 	int r;
@@ -463,9 +463,10 @@ int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t
 	{
 		json_t *shared = wline_event(e->l);
 
-		/* each consumer gets its own copy: callers may keep and change it */
+		/* each consumer gets its own copy unless it promised not to change it */
 		*type = xstrdup(json_string_value(json_object_get(shared, "type")));
-		*obj = json_deep_copy(json_object_get(shared, "object"));
+		*obj = shared_obj ? json_incref(json_object_get(shared, "object"))
+				  : json_deep_copy(json_object_get(shared, "object"));
 	}
 	wev_free(e);
 	return 1;
