@@ -364,14 +364,15 @@ static void members_value(json_t *set, const char *path, json_t *v, const struct
 	set_add(set, path);
 }
 
+static const char *const meta_fields[] = {
+	"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+	"managedFields", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", NULL,
+};
+
 /* Drops what upstream never tracks (stripmeta.go) and, for the main
  * resource, status; for the status subresource, all but status. */
 static void strip_set(json_t *set, const char *subresource)
 {
-	static const char *const meta_fields[] = {
-		"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
-		"managedFields", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", NULL,
-	};
 	bool status = subresource && strcmp(subresource, "status") == 0;
 	const char *k;
 	json_t *v;
@@ -1033,6 +1034,54 @@ static void diff_object(json_t *changed, json_t *removed, const char *path, json
 	}
 }
 
+/* Whether every path under the top-level field k, or under metadata's
+ * field k (in_meta), is one that strip_set drops: such fields need no diff. */
+static bool untracked(const char *k, bool in_meta, bool status)
+{
+	if (in_meta) {
+		for (size_t i = 0; meta_fields[i]; i++)
+			if (!strcmp(k, meta_fields[i]))
+				return true;
+		return false;
+	}
+	return status ? strncmp(k, "status", 6) != 0 : strcmp(k, "status") == 0;
+}
+
+/* diff_object for a whole object (path "") or its metadata, leaving out
+ * fields whose paths strip_set drops (the status of a main-resource write,
+ * all but the status of a status write, managedFields …). */
+static void diff_tracked(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv,
+			 const char *type, bool status)
+{
+	bool in_meta = *path != '\0';
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(nv, k, v) {
+		struct sk__patch_meta meta;
+		cleanup_free char *e = NULL, *p = NULL;
+		json_t *o;
+
+		if (untracked(k, in_meta, status))
+			continue;
+		e = prefixed("f:", k);
+		p = join(path, e);
+		sk__patch_lookup(type, k, &meta);
+		o = json_object_get(ov, k);
+		if (!in_meta && !strcmp(k, "metadata") && json_is_object(o) && json_is_object(v) && !meta.atomic)
+			diff_tracked(changed, removed, p, o, v, meta.type, status);
+		else
+			diff_value(changed, removed, p, k, o, v, &meta);
+	}
+	json_object_foreach(ov, k, v) {
+		if (!untracked(k, in_meta, status) && !json_object_get(nv, k) && !json_is_null(v)) {
+			cleanup_free char *e = prefixed("f:", k);
+			cleanup_free char *p = join(path, e);
+			set_add(removed, p);
+		}
+	}
+}
+
 void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 			      const char *api_version, const char *subresource)
 {
@@ -1053,7 +1102,8 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 	managed_load(&m, mf);
 	changed = json_object();
 	removed = json_object();
-	diff_object(changed, removed, "", old ? old : empty, new_obj, type);
+	diff_tracked(changed, removed, "", old ? old : empty, new_obj, type,
+		     subresource && !strcmp(subresource, "status"));
 	strip_set(changed, subresource);
 	strip_set(removed, subresource);
 	for (size_t i = 0; i < m.n; i++) {
