@@ -52,20 +52,23 @@ static void wline_unref(wline *l)
 }
 
 /* The decoded event, parsed by the first in-process watcher that needs it
- * and shared (read-only) by the others. */
+ * and shared (read-only) by the others. Watchers of one event usually ask at
+ * the same moment: a lock (one of a few, by line) lets only one of them parse. */
 static json_t *wline_event(wline *l)
 {
-	json_t *ev = __atomic_load_n(&l->event, __ATOMIC_ACQUIRE), *expected = NULL;
+	static pthread_mutex_t locks[16] = {[0 ... 15] = PTHREAD_MUTEX_INITIALIZER};
+	pthread_mutex_t *mu = &locks[((uintptr_t)l >> 6) % 16];
+	json_t *ev = __atomic_load_n(&l->event, __ATOMIC_ACQUIRE);
 
 	if (ev)
 		return ev;
-	ev = json_loadb(l->data, l->len, 0, NULL);
-	if (!ev)
-		return NULL;
-	if (!__atomic_compare_exchange_n(&l->event, &expected, ev, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		json_decref(ev);
-		return expected;
+	pthread_mutex_lock(mu);
+	ev = l->event;
+	if (!ev) {
+		ev = json_loadb(l->data, l->len, 0, NULL);
+		__atomic_store_n(&l->event, ev, __ATOMIC_RELEASE);
 	}
+	pthread_mutex_unlock(mu);
 	return ev;
 }
 
