@@ -262,13 +262,13 @@ static void tree_insert(json_t *tree, const char *path)
 
 	for (;;) {
 		const char *sep = strchr(path, SEPC);
-		cleanup_free char *elem = xstrndup(path, sep ? (size_t)(sep - path) : strlen(path));
-		json_t *child = json_object_get(node, elem);
+		size_t len = sep ? (size_t)(sep - path) : strlen(path);
+		json_t *child = json_object_getn(node, path, len);
 		bool existed = child != NULL;
 
 		if (!child) {
 			child = json_object();
-			json_object_set_new(node, elem, child);
+			json_object_setn_new(node, path, len, child);
 		}
 		/* a node that is itself a member and has children carries "." */
 		if (existed && ((!sep && json_object_size(child)) || (sep && !json_object_size(child))))
