@@ -39,6 +39,7 @@ typedef struct sk_api_request {
 	const char *accept;           /* NULL: application/json */
 	const char *user;             /* authenticated user name; NULL rejects with 401 */
 	json_t *body_obj;             /* in-process: the body already decoded (borrowed; body unused) */
+	int body_owned;               /* in-process: body_obj is the handler's to change in place */
 	int want_obj;                 /* in-process: return objects in resp->obj, not as text */
 } sk_api_request;
 
@@ -74,8 +75,10 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
  * (as (size_t)-1) when the watch has ended (timeoutSeconds, shutdown, error). */
 char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len);
 /* Like sk_api_watch_next but hands decoded events one at a time to the
- * in-process client: returns 1 and fills *type and *obj (new ref), 0 on timeout, -1 at end. */
-int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t **obj);
+ * in-process client: returns 1 and fills *type and *obj (new ref), 0 on timeout, -1 at end.
+ * With shared, *obj is the event's one decoded object, shared by every
+ * watcher that got it (nobody may change it); otherwise a private copy. */
+int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, int shared, char **type, json_t **obj);
 void sk_api_watch_free(sk_api_watch *w);
 
 /* In-process client: requests go through sk_api_handle as user "system:admin"

@@ -28,15 +28,17 @@ static char *join(const char *prefix, const char *elem)
 	return s;
 }
 
-/* p followed by s, malloc'd (hot: one per field of every write). */
-static char *prefixed(const char *p, const char *s)
+/* join(path, "f:" field) in one allocation (hot: every field of every write). */
+static char *field_path(const char *path, const char *field)
 {
-	size_t a = strlen(p), b = strlen(s);
-	char *r = xmalloc(a + b + 1);
+	size_t a = strlen(path), b = strlen(field), sl = a ? strlen(SEP) : 0;
+	char *s = xmalloc(a + sl + 2 + b + 1);
 
-	memcpy(r, p, a);
-	memcpy(r + a, s, b + 1);
-	return r;
+	memcpy(s, path, a);
+	memcpy(s + a, SEP, sl);
+	memcpy(s + a + sl, "f:", 2);
+	memcpy(s + a + sl + 2, field, b + 1);
+	return s;
 }
 
 static bool has_prefix(const char *s, const char *p)
@@ -262,13 +264,13 @@ static void tree_insert(json_t *tree, const char *path)
 
 	for (;;) {
 		const char *sep = strchr(path, SEPC);
-		cleanup_free char *elem = xstrndup(path, sep ? (size_t)(sep - path) : strlen(path));
-		json_t *child = json_object_get(node, elem);
+		size_t len = sep ? (size_t)(sep - path) : strlen(path);
+		json_t *child = json_object_getn(node, path, len);
 		bool existed = child != NULL;
 
 		if (!child) {
 			child = json_object();
-			json_object_set_new(node, elem, child);
+			json_object_setn_new(node, path, len, child);
 		}
 		/* a node that is itself a member and has children carries "." */
 		if (existed && ((!sep && json_object_size(child)) || (sep && !json_object_size(child))))
@@ -332,8 +334,7 @@ static void members_object(json_t *set, const char *path, json_t *obj, const cha
 
 	json_object_foreach(obj, k, v) {
 		struct sk__patch_meta meta;
-		cleanup_free char *e = prefixed("f:", k);
-		cleanup_free char *p = join(path, e);
+		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(v))
 			continue;
 		sk__patch_lookup(type, k, &meta);
@@ -364,14 +365,15 @@ static void members_value(json_t *set, const char *path, json_t *v, const struct
 	set_add(set, path);
 }
 
+static const char *const meta_fields[] = {
+	"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+	"managedFields", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", NULL,
+};
+
 /* Drops what upstream never tracks (stripmeta.go) and, for the main
  * resource, status; for the status subresource, all but status. */
 static void strip_set(json_t *set, const char *subresource)
 {
-	static const char *const meta_fields[] = {
-		"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
-		"managedFields", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", NULL,
-	};
 	bool status = subresource && strcmp(subresource, "status") == 0;
 	const char *k;
 	json_t *v;
@@ -923,8 +925,7 @@ static void added_children(json_t *changed, const char *path, json_t *obj, const
 
 	json_object_foreach(obj, k, c) {
 		struct sk__patch_meta meta;
-		cleanup_free char *e = prefixed("f:", k);
-		cleanup_free char *p = join(path, e);
+		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(c))
 			continue;
 		sk__patch_lookup(type, k, &meta);
@@ -1019,15 +1020,59 @@ static void diff_object(json_t *changed, json_t *removed, const char *path, json
 
 	json_object_foreach(nv, k, v) {
 		struct sk__patch_meta meta;
-		cleanup_free char *e = prefixed("f:", k);
-		cleanup_free char *p = join(path, e);
+		cleanup_free char *p = field_path(path, k);
 		sk__patch_lookup(type, k, &meta);
 		diff_value(changed, removed, p, k, json_object_get(ov, k), v, &meta);
 	}
 	json_object_foreach(ov, k, v) {
 		if (!json_object_get(nv, k) && !json_is_null(v)) {
-			cleanup_free char *e = prefixed("f:", k);
-			cleanup_free char *p = join(path, e);
+			cleanup_free char *p = field_path(path, k);
+			set_add(removed, p);
+		}
+	}
+}
+
+/* Whether every path under the top-level field k, or under metadata's
+ * field k (in_meta), is one that strip_set drops: such fields need no diff. */
+static bool untracked(const char *k, bool in_meta, bool status)
+{
+	if (in_meta) {
+		for (size_t i = 0; meta_fields[i]; i++)
+			if (!strcmp(k, meta_fields[i]))
+				return true;
+		return false;
+	}
+	return status ? strncmp(k, "status", 6) != 0 : strcmp(k, "status") == 0;
+}
+
+/* diff_object for a whole object (path "") or its metadata, leaving out
+ * fields whose paths strip_set drops (the status of a main-resource write,
+ * all but the status of a status write, managedFields …). */
+static void diff_tracked(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv,
+			 const char *type, bool status)
+{
+	bool in_meta = *path != '\0';
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(nv, k, v) {
+		struct sk__patch_meta meta;
+		cleanup_free char *p = NULL;
+		json_t *o;
+
+		if (untracked(k, in_meta, status))
+			continue;
+		p = field_path(path, k);
+		sk__patch_lookup(type, k, &meta);
+		o = json_object_get(ov, k);
+		if (!in_meta && !strcmp(k, "metadata") && json_is_object(o) && json_is_object(v) && !meta.atomic)
+			diff_tracked(changed, removed, p, o, v, meta.type, status);
+		else
+			diff_value(changed, removed, p, k, o, v, &meta);
+	}
+	json_object_foreach(ov, k, v) {
+		if (!untracked(k, in_meta, status) && !json_object_get(nv, k) && !json_is_null(v)) {
+			cleanup_free char *p = field_path(path, k);
 			set_add(removed, p);
 		}
 	}
@@ -1053,7 +1098,8 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 	managed_load(&m, mf);
 	changed = json_object();
 	removed = json_object();
-	diff_object(changed, removed, "", old ? old : empty, new_obj, type);
+	diff_tracked(changed, removed, "", old ? old : empty, new_obj, type,
+		     subresource && !strcmp(subresource, "status"));
 	strip_set(changed, subresource);
 	strip_set(removed, subresource);
 	for (size_t i = 0; i < m.n; i++) {

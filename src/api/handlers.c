@@ -90,7 +90,7 @@ static json_t *parse_body(const sk_api_request *req, sk_error_t *err)
 	json_t *o;
 
 	if (req->body_obj && json_is_object(req->body_obj))
-		return json_deep_copy(req->body_obj);
+		return req->body_owned ? json_incref(req->body_obj) : json_deep_copy(req->body_obj);
 	if (!req->body || !req->body_len) {
 		sk_error_set(err, SK_EBADREQUEST, "the body of the request was empty");
 		return NULL;
@@ -680,7 +680,9 @@ static void carry_over(const sk_api_resource *r, json_t *old, json_t *obj, int s
 		json_object_foreach_safe(obj, tmp, k, v)
 			json_object_del(obj, k);
 		json_object_update(obj, old);
-		json_object_set_new(obj, "metadata", json_deep_copy(om));
+		/* a shallow copy: the write only sets and deletes fields of its
+		 * own metadata (resourceVersion, managedFields) */
+		json_object_set_new(obj, "metadata", json_copy(om));
 		nm = meta_of(obj);
 		if (st)
 			json_object_set_new(obj, "status", st);

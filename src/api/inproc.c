@@ -14,6 +14,7 @@ typedef struct inproc_watch {
 	sk_client_watch_cb cb;
 	void *ud;
 	pthread_t thread;
+	int shared;             /* events' objects are shared, read-only */
 	volatile int stop;
 } inproc_watch;
 
@@ -88,7 +89,7 @@ static void fill_error(const sk_api_response *resp, sk_error_t *err)
 }
 
 static void do_request(sk_client *c, const char *method, const char *path, const char *query, json_t *body,
-		       const char *ctype, sk_api_response *resp)
+		       int owned, const char *ctype, sk_api_response *resp)
 {
 	sk_api_request req = {0};
 	args a;
@@ -98,8 +99,10 @@ static void do_request(sk_client *c, const char *method, const char *path, const
 	req.path = path;
 	req.args = a.a;
 	req.nargs = a.n;
-	/* objects pass without a JSON round trip; the server works on a copy */
+	/* objects pass without a JSON round trip; the server works on a copy
+	 * unless the caller gave the body up */
 	req.body_obj = body;
+	req.body_owned = owned;
 	req.want_obj = 1;
 	req.content_type = ctype;
 	req.user = INPROC_USER;
@@ -107,13 +110,13 @@ static void do_request(sk_client *c, const char *method, const char *path, const
 	args_release(&a);
 }
 
-static json_t *inproc_request(sk_client *c, const char *method, const char *path, const char *query, json_t *body,
-			      const char *ctype, sk_error_t *err)
+static json_t *request(sk_client *c, const char *method, const char *path, const char *query, json_t *body,
+		       int owned, const char *ctype, sk_error_t *err)
 {
 	sk_api_response resp;
 	json_t *out = NULL;
 
-	do_request(c, method, path, query, body, ctype, &resp);
+	do_request(c, method, path, query, body, owned, ctype, &resp);
 	if (resp.watch) {
 		sk_api_watch_free(resp.watch);
 		sk_error_set(err, SK_EBADREQUEST, "use sk_client_watch_start for watches");
@@ -130,12 +133,28 @@ static json_t *inproc_request(sk_client *c, const char *method, const char *path
 	return out;
 }
 
+static json_t *inproc_request(sk_client *c, const char *method, const char *path, const char *query, json_t *body,
+			      const char *ctype, sk_error_t *err)
+{
+	return request(c, method, path, query, body, 0, ctype, err);
+}
+
+/* The server changes body in place: only when nobody else holds it. */
+static json_t *inproc_request_take(sk_client *c, const char *method, const char *path, json_t *body,
+				   sk_error_t *err)
+{
+	json_t *out = request(c, method, path, NULL, body, body && body->refcount == 1, NULL, err);
+
+	json_decref(body);
+	return out;
+}
+
 static char *inproc_get_raw(sk_client *c, const char *path, const char *query, size_t *len, sk_error_t *err)
 {
 	sk_api_response resp;
 	char *out = NULL;
 
-	do_request(c, "GET", path, query, NULL, NULL, &resp);
+	do_request(c, "GET", path, query, NULL, 0, NULL, &resp);
 	if (resp.status >= 400) {
 		fill_error(&resp, err);
 	} else if (resp.obj) {
@@ -158,7 +177,7 @@ static void *watch_thread(void *arg)
 	while (!iw->stop) {
 		char *type = NULL;
 		json_t *obj = NULL;
-		int r = sk_api_watch_next_event(iw->w, 200, &type, &obj);
+		int r = sk_api_watch_next_event(iw->w, 200, iw->shared, &type, &obj);
 		int stop = 0;
 
 		if (r < 0) {
@@ -181,14 +200,14 @@ static void *watch_thread(void *arg)
 
 static const struct sk_client_ops inproc_ops;
 
-static sk_client_watch *inproc_watch_start(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
-					   void *ud, sk_error_t *err)
+static sk_client_watch *watch_start(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
+				    void *ud, int shared, sk_error_t *err)
 {
 	cleanup_free char *q = xasprintf("watch=true%s%s", query && *query ? "&" : "", query ? query : "");
 	sk_api_response resp;
 	inproc_watch *iw;
 
-	do_request(c, "GET", path, q, NULL, NULL, &resp);
+	do_request(c, "GET", path, q, NULL, 0, NULL, &resp);
 	if (!resp.watch) {
 		fill_error(&resp, err);
 		sk_api_response_release(&resp);
@@ -199,6 +218,7 @@ static sk_client_watch *inproc_watch_start(sk_client *c, const char *path, const
 	iw->w = resp.watch;
 	iw->cb = cb;
 	iw->ud = ud;
+	iw->shared = shared;
 	sk_api_response_release(&resp);
 	if (pthread_create(&iw->thread, NULL, watch_thread, iw) != 0) {
 		sk_api_watch_free(iw->w);
@@ -207,6 +227,18 @@ static sk_client_watch *inproc_watch_start(sk_client *c, const char *path, const
 		return NULL;
 	}
 	return (sk_client_watch *)iw;
+}
+
+static sk_client_watch *inproc_watch_start(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
+					   void *ud, sk_error_t *err)
+{
+	return watch_start(c, path, query, cb, ud, 0, err);
+}
+
+static sk_client_watch *inproc_watch_shared(sk_client *c, const char *path, const char *query,
+					    sk_client_watch_cb cb, void *ud, sk_error_t *err)
+{
+	return watch_start(c, path, query, cb, ud, 1, err);
 }
 
 static void inproc_watch_stop(sk_client_watch *cw)
@@ -226,8 +258,10 @@ static void inproc_free(sk_client *c)
 
 static const struct sk_client_ops inproc_ops = {
 	.request = inproc_request,
+	.request_take = inproc_request_take,
 	.get_raw = inproc_get_raw,
 	.watch = inproc_watch_start,
+	.watch_shared = inproc_watch_shared,
 	.watch_stop = inproc_watch_stop,
 	.free = inproc_free,
 };

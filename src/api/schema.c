@@ -176,12 +176,28 @@ const sk_schema *sk_schema_child(const sk_schema *s, const char *name)
 	}
 }
 
-static char *join_key(const char *path, const char *key)
+/* A field path as the walks below descend, spelled out only for a message
+ * (every write walks every field; few fields are reported). */
+struct path {
+	const struct path *up;
+	const char *key;        /* NULL: list index idx */
+	size_t idx;
+};
+
+/* "spec.containers[0].image" (keys joined by dots, indices in brackets). */
+static char *path_str(const struct path *p)
 {
-	return *path ? xasprintf("%s.%s", path, key) : xstrdup(key);
+	cleanup_free char *up = NULL;
+
+	if (!p)
+		return xstrdup("");
+	up = path_str(p->up);
+	if (!p->key)
+		return xasprintf("%s[%zu]", up, p->idx);
+	return *up ? xasprintf("%s.%s", up, p->key) : xstrdup(p->key);
 }
 
-static void unknown_walk(const sk_schema *s, json_t *v, const char *path, json_t *out)
+static void unknown_walk(const sk_schema *s, json_t *v, const struct path *path, json_t *out)
 {
 	const char *key;
 	json_t *child;
@@ -192,24 +208,27 @@ static void unknown_walk(const sk_schema *s, json_t *v, const char *path, json_t
 	if (s->type == SK_SCHEMA_OBJECT && json_is_object(v)) {
 		json_object_foreach(v, key, child) {
 			const sk_schema_field *f = field_of(s, key);
-			cleanup_free char *p = join_key(path, key);
+			struct path p = {path, key, 0};
 
-			if (!f)
-				json_array_append_new(out, json_string(p));
-			else
-				unknown_walk(f->schema, child, p, out);
+			if (!f) {
+				cleanup_free char *ps = path_str(&p);
+
+				json_array_append_new(out, json_string(ps));
+			} else {
+				unknown_walk(f->schema, child, &p, out);
+			}
 		}
 	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
 		json_object_foreach(v, key, child) {
-			cleanup_free char *p = join_key(path, key);
+			struct path p = {path, key, 0};
 
-			unknown_walk(s->items, child, p, out);
+			unknown_walk(s->items, child, &p, out);
 		}
 	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
 		json_array_foreach(v, i, child) {
-			cleanup_free char *p = xasprintf("%s[%zu]", path, i);
+			struct path p = {path, NULL, i};
 
-			unknown_walk(s->items, child, p, out);
+			unknown_walk(s->items, child, &p, out);
 		}
 	}
 }
@@ -218,7 +237,7 @@ json_t *sk_schema_unknown_fields(const sk_schema *schema, json_t *obj)
 {
 	json_t *out = json_array();
 
-	unknown_walk(schema, obj, "", out);
+	unknown_walk(schema, obj, NULL, out);
 	return out;
 }
 
@@ -342,8 +361,8 @@ static int check_value(const sk_schema *s, json_t *v, sk_error_t *err)
 	return 0;
 }
 
-/* gopath is Go's dotted field path (no indices); owner the innermost struct. */
-static int check_walk(const sk_schema *s, json_t *v, const char *owner, const char *gopath,
+/* gp is Go's field path (keys only, no indices); owner the innermost struct. */
+static int check_walk(const sk_schema *s, json_t *v, const char *owner, const struct path *gp,
 		      sk_error_t *err)
 {
 	const char *key;
@@ -351,6 +370,7 @@ static int check_walk(const sk_schema *s, json_t *v, const char *owner, const ch
 	size_t i;
 
 	if (!type_ok(s, v)) {
+		cleanup_free char *gopath = path_str(gp);
 		char t[160];
 
 		go_type(s, t, sizeof(t));
@@ -368,21 +388,20 @@ static int check_walk(const sk_schema *s, json_t *v, const char *owner, const ch
 
 		json_object_foreach(v, key, child) {
 			const sk_schema_field *f = field_of(s, key);
-			cleanup_free char *p = NULL;
+			struct path p = {gp, key, 0};
 
 			if (!f)
 				continue;
-			p = join_key(gopath, key);
-			if (check_walk(f->schema, child, inner, p, err) < 0)
+			if (check_walk(f->schema, child, inner, &p, err) < 0)
 				return -1;
 		}
 	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
 		json_object_foreach(v, key, child)
-			if (check_walk(s->items, child, owner, gopath, err) < 0)
+			if (check_walk(s->items, child, owner, gp, err) < 0)
 				return -1;
 	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
 		json_array_foreach(v, i, child)
-			if (check_walk(s->items, child, owner, gopath, err) < 0)
+			if (check_walk(s->items, child, owner, gp, err) < 0)
 				return -1;
 	}
 	return 0;
@@ -392,5 +411,5 @@ int sk_schema_check_types(const sk_schema *schema, json_t *obj, sk_error_t *err)
 {
 	if (!schema)
 		return 0;
-	return check_walk(schema, obj, schema->name ? short_name(schema->name) : "", "", err);
+	return check_walk(schema, obj, schema->name ? short_name(schema->name) : "", NULL, err);
 }

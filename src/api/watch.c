@@ -52,20 +52,23 @@ static void wline_unref(wline *l)
 }
 
 /* The decoded event, parsed by the first in-process watcher that needs it
- * and shared (read-only) by the others. */
+ * and shared (read-only) by the others. Watchers of one event usually ask at
+ * the same moment: a lock (one of a few, by line) lets only one of them parse. */
 static json_t *wline_event(wline *l)
 {
-	json_t *ev = __atomic_load_n(&l->event, __ATOMIC_ACQUIRE), *expected = NULL;
+	static pthread_mutex_t locks[16] = {[0 ... 15] = PTHREAD_MUTEX_INITIALIZER};
+	pthread_mutex_t *mu = &locks[((uintptr_t)l >> 6) % 16];
+	json_t *ev = __atomic_load_n(&l->event, __ATOMIC_ACQUIRE);
 
 	if (ev)
 		return ev;
-	ev = json_loadb(l->data, l->len, 0, NULL);
-	if (!ev)
-		return NULL;
-	if (!__atomic_compare_exchange_n(&l->event, &expected, ev, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		json_decref(ev);
-		return expected;
+	pthread_mutex_lock(mu);
+	ev = l->event;
+	if (!ev) {
+		ev = json_loadb(l->data, l->len, 0, NULL);
+		__atomic_store_n(&l->event, ev, __ATOMIC_RELEASE);
 	}
+	pthread_mutex_unlock(mu);
 	return ev;
 }
 
@@ -443,7 +446,7 @@ char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len)
 	return buf;
 }
 
-int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t **obj)
+int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, int shared_obj, char **type, json_t **obj)
 {
 	wev *e;
 	int r;
@@ -463,9 +466,10 @@ int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, char **type, json_t
 	{
 		json_t *shared = wline_event(e->l);
 
-		/* each consumer gets its own copy: callers may keep and change it */
+		/* each consumer gets its own copy unless it promised not to change it */
 		*type = xstrdup(json_string_value(json_object_get(shared, "type")));
-		*obj = json_deep_copy(json_object_get(shared, "object"));
+		*obj = shared_obj ? json_incref(json_object_get(shared, "object"))
+				  : json_deep_copy(json_object_get(shared, "object"));
 	}
 	wev_free(e);
 	return 1;

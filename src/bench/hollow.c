@@ -85,9 +85,8 @@ struct reg {
 
 static int create_one(sk_client *c, const char *path, json_t *obj, sk_error_t *err)
 {
-	json_t *r = sk_client_create(c, path, obj, err);
+	json_t *r = sk_client_create_take(c, path, obj, err);
 
-	json_decref(obj);
 	if (!r && err->code == SK_EEXISTS) {
 		sk_error_clear(err);
 		return 0;
@@ -221,7 +220,8 @@ static int list_and_watch(sk_hollow *h, sk_error_t *err)
 		consider_locked(h, "ADDED", item);
 	pthread_mutex_unlock(&h->mu);
 	q = xasprintf("resourceVersion=%s&allowWatchBookmarks=true", jstr(list, "metadata", "resourceVersion"));
-	h->watch = sk_client_watch_start(h->c, "/api/v1/pods", q, on_pod, h, err);
+	/* pods are only read (status writes build their own bodies) */
+	h->watch = sk_client_watch_start_shared(h->c, "/api/v1/pods", q, on_pod, h, err);
 	return h->watch ? 0 : -1;
 }
 
@@ -282,20 +282,27 @@ static json_t *container_statuses(json_t *pod, const char *now, uint64_t seq)
 	return out;
 }
 
-/* Sets pod's status to what a kubelet reports once its containers run. */
-static void set_running(sk_hollow *h, json_t *pod, int node, uint64_t seq)
+/* The body of a pods/status PUT for pod (read only: it may be the watch's
+ * shared object): pod's identity and resourceVersion and the status a kubelet
+ * reports once its containers run. */
+static json_t *running_status(json_t *pod, int node, uint64_t seq)
 {
 	char now[32], pod_ip[32], host_ip[32];
-	json_t *status = json_object_get(pod, "status");
+	json_t *body = json_pack("{s:s, s:s, s:{s:s?, s:s?, s:s?, s:s?}}", "apiVersion", "v1", "kind", "Pod", "metadata",
+				 "name", jstr(pod, "metadata", "name"), "namespace", jstr(pod, "metadata", "namespace"),
+				 "uid", jstr(pod, "metadata", "uid"), "resourceVersion",
+				 jstr(pod, "metadata", "resourceVersion"));
+	json_t *status = json_deep_copy(json_object_get(pod, "status"));
 
 	sk_time_format(sk_now_ns() / 1000000000LL, now, sizeof(now));
 	snprintf(pod_ip, sizeof(pod_ip), "10.%d.%d.%d", 64 + (int)((seq >> 16) & 0x3f), (int)((seq >> 8) & 0xff),
 		 (int)(seq & 0xff));
 	snprintf(host_ip, sizeof(host_ip), "10.128.%d.%d", (node >> 8) & 0xff, node & 0xff);
 	if (!json_is_object(status)) {
+		json_decref(status);
 		status = json_object();
-		json_object_set_new(pod, "status", status);
 	}
+	json_object_set_new(body, "status", status);
 	json_object_set_new(status, "phase", json_string("Running"));
 	json_object_set_new(status, "hostIP", json_string(host_ip));
 	json_object_set_new(status, "hostIPs", json_pack("[{s:s}]", "ip", host_ip));
@@ -308,6 +315,7 @@ static void set_running(sk_hollow *h, json_t *pod, int node, uint64_t seq)
 				      condition("Initialized", now), condition("Ready", now),
 				      condition("ContainersReady", now), condition("PodScheduled", now)));
 	json_object_set_new(status, "containerStatuses", container_statuses(pod, now, seq));
+	return body;
 }
 
 /* PUTs the Running status; on a conflict re-reads the pod and tries again. */
@@ -323,8 +331,7 @@ static void write_status(sk_hollow *h, json_t *pod, int node)
 		sk_error_t err = {0};
 		json_t *r;
 
-		set_running(h, cur, node, seq);
-		r = sk_client_update(h->c, path, cur, &err);
+		r = sk_client_update_take(h->c, path, running_status(cur, node, seq), &err);
 		json_decref(cur);
 		if (r) {
 			json_decref(r);

@@ -156,8 +156,7 @@ static void *creator_main(void *arg)
 			return NULL;
 		p = pod_object(t, i);
 		t0 = sk_mono_ns();
-		r = sk_client_create(b->c, "/api/v1/namespaces/" NS "/pods", p, &err);
-		json_decref(p);
+		r = sk_client_create_take(b->c, "/api/v1/namespaces/" NS "/pods", p, &err);
 		pthread_mutex_lock(&b->mu);
 		t->created[i] = t0;
 		if (!t->first_create || t0 < t->first_create)

@@ -35,6 +35,27 @@ json_t *sk_client_patch(sk_client *c, const char *path, const char *content_type
 	return sk_client_do(c, "PATCH", path, NULL, patch, content_type, err);
 }
 
+static json_t *do_take(sk_client *c, const char *method, const char *path, json_t *obj, sk_error_t *err)
+{
+	json_t *r;
+
+	if (c->ops->request_take)
+		return c->ops->request_take(c, method, path, obj, err);
+	r = sk_client_do(c, method, path, NULL, obj, NULL, err);
+	json_decref(obj);
+	return r;
+}
+
+json_t *sk_client_create_take(sk_client *c, const char *path, json_t *obj, sk_error_t *err)
+{
+	return do_take(c, "POST", path, obj, err);
+}
+
+json_t *sk_client_update_take(sk_client *c, const char *path, json_t *obj, sk_error_t *err)
+{
+	return do_take(c, "PUT", path, obj, err);
+}
+
 int sk_client_delete(sk_client *c, const char *path, json_t *options, sk_error_t *err)
 {
 	json_t *r = sk_client_do(c, "DELETE", path, NULL, options, NULL, err);
@@ -53,6 +74,14 @@ char *sk_client_get_raw(sk_client *c, const char *path, const char *query, size_
 sk_client_watch *sk_client_watch_start(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
 				       void *ud, sk_error_t *err)
 {
+	return c->ops->watch(c, path, query, cb, ud, err);
+}
+
+sk_client_watch *sk_client_watch_start_shared(sk_client *c, const char *path, const char *query,
+					      sk_client_watch_cb cb, void *ud, sk_error_t *err)
+{
+	if (c->ops->watch_shared)
+		return c->ops->watch_shared(c, path, query, cb, ud, err);
 	return c->ops->watch(c, path, query, cb, ud, err);
 }
 

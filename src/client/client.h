@@ -51,6 +51,12 @@ json_t *sk_client_create(sk_client *c, const char *path, json_t *obj, sk_error_t
 json_t *sk_client_update(sk_client *c, const char *path, json_t *obj, sk_error_t *err);
 json_t *sk_client_patch(sk_client *c, const char *path, const char *content_type, json_t *patch, sk_error_t *err);
 int sk_client_delete(sk_client *c, const char *path, json_t *options, sk_error_t *err);
+/* Like sk_client_create / sk_client_update, but they take obj: the caller's
+ * reference and the whole tree under it, which nothing else may share. The
+ * in-process transport lets the server work on it in place instead of on a
+ * deep copy. */
+json_t *sk_client_create_take(sk_client *c, const char *path, json_t *obj, sk_error_t *err);
+json_t *sk_client_update_take(sk_client *c, const char *path, json_t *obj, sk_error_t *err);
 
 /* Watch events. type is "ADDED", "MODIFIED", "DELETED", "BOOKMARK" or
  * "ERROR"; obj is borrowed for the call. Return 0 to go on, non-zero to stop. */
@@ -64,6 +70,11 @@ typedef int (*sk_client_watch_cb)(const char *type, json_t *obj, void *ud);
  * Returns a handle to stop with sk_client_watch_stop, or NULL. */
 sk_client_watch *sk_client_watch_start(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
 				       void *ud, sk_error_t *err);
+/* Like sk_client_watch_start, but obj may be the one decoded object that the
+ * in-process transport hands to every watcher of the event: neither cb nor
+ * anyone it passes a reference to may change it. */
+sk_client_watch *sk_client_watch_start_shared(sk_client *c, const char *path, const char *query,
+					      sk_client_watch_cb cb, void *ud, sk_error_t *err);
 /* Stops the watch and joins its thread; cb is not called after it returns. */
 void sk_client_watch_stop(sk_client_watch *w);
 

@@ -88,7 +88,7 @@ void sk_event_record(sk_client *c, json_t *obj, const char *type, const char *re
 	} else {
 		ev = new_event(obj, name, ns, type, reason, component, host, msg, ts, mts);
 		ipath = xasprintf("/api/v1/namespaces/%s/events", ns);
-		out = sk_client_create(c, ipath, ev, &err);
+		out = sk_client_create_take(c, ipath, steal_ptr(&ev), &err);
 	}
 	if (!out)
 		sk_debug("event", "recording %s event for %s: %s", reason, str(meta, "name"), err.msg);

@@ -132,7 +132,8 @@ static void *reflector_main(void *arg)
 		pthread_mutex_lock(&r->mu);
 		r->broken = 0;
 		pthread_mutex_unlock(&r->mu);
-		w = sk_client_watch_start(r->s->client, r->path, query, on_event, r, &err);
+		/* the scheduler only reads (and keeps) the objects it is sent */
+		w = sk_client_watch_start_shared(r->s->client, r->path, query, on_event, r, &err);
 		if (!w) {
 			sk_debug("scheduler", "watch %s: %s", r->path, err.msg);
 			nap(r, 1000);

@@ -123,8 +123,7 @@ static void record_event(struct sk_sched *s, const struct sk_job *j, const char 
 			 "firstTimestamp", now, "lastTimestamp", now, "count", 1, "action", action);
 	pthread_mutex_unlock(&s->emu);
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", j->ns);
-	r = sk_client_create(s->client, path, body, &err);
-	json_decref(body);
+	r = sk_client_create_take(s->client, path, body, &err);
 out:
 	if (!r)
 		sk_debug("scheduler", "event %s for pod \"%s/%s\": %s", reason, j->ns, j->name, err.msg);
@@ -162,8 +161,7 @@ static void do_bind(struct sk_sched *s, struct sk_job *j)
 	json_t *r;
 
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/binding", j->ns, j->name);
-	r = sk_client_create(s->client, path, body, &err);
-	json_decref(body);
+	r = sk_client_create_take(s->client, path, body, &err);
 	if (!r) {
 		__atomic_add_fetch(&s->stats.bind_errors, 1, __ATOMIC_RELAXED);
 		snprintf(msg, sizeof(msg), "Binding rejected: %s", err.msg);
