@@ -10,8 +10,10 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import urllib.request
 
 import pytest
@@ -261,6 +263,54 @@ def test_malicious_layer_refused(agent_cluster, registry, attack):  # noqa: F811
     imgs = c.kjson("get", "node", c.node)["status"].get("images", [])
     assert not [im for im in imgs if any("evil" in n for n in im["names"])]
     c.kubectl("delete", "pod", name, "--wait=false")
+
+
+@pytest.fixture
+def gc_cluster(registry):
+    """An agent of its own whose image GC always runs (the filesystem is more
+    than 1% full) and frees every image no pod uses."""
+    from test_agent_cluster import AgentCluster, have_tools
+    if not have_tools():
+        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
+    d = tempfile.mkdtemp(prefix="skiff-e2e-gc-")
+    c = AgentCluster(d, node="gc-node")
+    c.agent_extra += ["--image-gc-high-threshold", "1", "--image-gc-low-threshold", "1"]
+    try:
+        c.start()
+        c.import_images()
+        c.start_agent()
+        yield c
+    finally:
+        c.cleanup()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_image_gc_frees_unused_images_keeps_those_in_use(gc_cluster, registry):
+    c = gc_cluster
+    keep, drop = f"{registry.host}/busybox:2", f"{registry.host}/busybox:1"
+    c.apply(pod_yaml("keeper", keep, ["sleep", "3600"]))
+    c.apply(pod_yaml("once", drop, ["true"]))
+    c.wait_pod("keeper", lambda p: "running" in cstatus(p)["state"], 120, what="running")
+    c.wait_phase("once", "Succeeded", 120)
+    c.kubectl("delete", "pod", "once")
+    _, man1 = manifest_of(registry, "busybox:1")
+    _, man2 = manifest_of(registry, "busybox:2")
+    blobs = store(c, "blobs", "sha256")
+
+    def collected():
+        names = [n for im in c.kjson("get", "node", c.node)["status"].get("images", []) for n in im["names"]]
+        return names if drop not in names and not os.path.exists(
+            os.path.join(blobs, man1["config"]["digest"].split(":")[1])) else False
+    names = wait_for(collected, 60, what="image GC to remove " + drop)
+    assert keep in names and "docker.io/library/busybox:1" not in names, names   # imported, unused
+    for layer in man2["layers"]:     # busybox:1's only layer is busybox:2's base: it stays
+        assert os.path.exists(os.path.join(blobs, layer["digest"].split(":")[1]))
+    assert len(os.listdir(store(c, "snapshots"))) == 2
+    assert "image gc: removed" in c.agent_logs()
+    p = c.pod("keeper")
+    assert "running" in cstatus(p)["state"] and cstatus(p)["restartCount"] == 0
+    c.delete_all_pods()
+    wait_for(lambda: not c.leftovers(), 30, what="no leftovers")
 
 
 def test_zz_cleanup_leaves_nothing(agent_cluster):  # noqa: F811
