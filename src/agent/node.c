@@ -302,10 +302,12 @@ static json_t *images_of_pods(struct sk_agent *a)
 	for (size_t n = 0; n < a->npods; n++) {
 		static const char *const lists[] = {"spec.initContainers", "spec.containers"};
 
-		for (size_t l = 0; l < 2 && a->pods[n]->pod && !a->pods[n]->gone; l++)
-			json_array_foreach(sk__ag_jget(a->pods[n]->pod, lists[l]), i, v)
+		for (size_t l = 0; l < 2 && a->pods[n]->pod && !a->pods[n]->gone; l++) {
+			json_array_foreach(sk__ag_jget(a->pods[n]->pod, lists[l]), i, v) {
 				if (sk__ag_jstr(v, "image"))
 					json_array_append_new(names, json_string(sk__ag_jstr(v, "image")));
+			}
+		}
 	}
 	pthread_mutex_unlock(&a->mu);
 	json_array_foreach(names, i, v) {
@@ -333,7 +335,7 @@ static void image_gc(struct sk_agent *a)
 
 	if (p.high_percent >= 100 || statvfs(sk_image_store_dir(a->images), &st) < 0 || !st.f_blocks ||
 	    (int)((st.f_blocks - st.f_bavail) * 100 / st.f_blocks) < p.high_percent)
-		return;   /* the common case, without resolving the pods' images */
+		return; /* the common case, without resolving the pods' images */
 	in_use = images_of_pods(a);
 	if (sk_image_gc(a->images, &p, in_use, &r, &err) < 0) {
 		if (err.code != SK_ECONFLICT)
