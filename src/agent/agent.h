@@ -42,6 +42,11 @@ typedef struct sk_agent_options {
 	int status_interval_s;      /* node status update period; 0: 10 */
 	int64_t log_max_size;       /* rotate container logs above this; 0: 10 MiB */
 	int log_max_files;          /* 0: 5 */
+	/* Image GC, checked with every node status update: above high percent
+	 * of the image filesystem used, least recently used images no container
+	 * uses are removed until below low. 0: 85 and 80; high 100: never. */
+	int image_gc_high_percent;
+	int image_gc_low_percent;
 } sk_agent_options;
 
 /* Starts the agent on client c (borrowed; must outlive the agent). Returns

@@ -291,6 +291,62 @@ static void renew_lease(struct sk_agent *a)
 		sk_warn("agent", "renewing lease of node %s: %s", a->node_name, err.msg);
 }
 
+/* Ids of the stored images that the containers of the node's pods name
+ * (new array): GC keeps them even before a container has a root filesystem. */
+static json_t *images_of_pods(struct sk_agent *a)
+{
+	json_t *names = json_array(), *ids = json_array(), *v;
+	size_t i;
+
+	pthread_mutex_lock(&a->mu);
+	for (size_t n = 0; n < a->npods; n++) {
+		static const char *const lists[] = {"spec.initContainers", "spec.containers"};
+
+		for (size_t l = 0; l < 2 && a->pods[n]->pod && !a->pods[n]->gone; l++) {
+			json_array_foreach(sk__ag_jget(a->pods[n]->pod, lists[l]), i, v) {
+				if (sk__ag_jstr(v, "image"))
+					json_array_append_new(names, json_string(sk__ag_jstr(v, "image")));
+			}
+		}
+	}
+	pthread_mutex_unlock(&a->mu);
+	json_array_foreach(names, i, v) {
+		sk_image_info info = {0};
+		sk_error_t err = {0};
+
+		if (sk_image_lookup(a->images, json_string_value(v), &info, &err) == 0)
+			json_array_append_new(ids, json_string(info.id));
+		sk_image_info_release(&info);
+	}
+	json_decref(names);
+	return ids;
+}
+
+/* The kubelet's image GC: keeps the images of the node's pods and those of
+ * containers with a root filesystem; a pull in progress postpones it. */
+static void image_gc(struct sk_agent *a)
+{
+	sk_gc_policy p = {.high_percent = a->o.image_gc_high_percent > 0 ? a->o.image_gc_high_percent : 85,
+			  .low_percent = a->o.image_gc_low_percent > 0 ? a->o.image_gc_low_percent : 80};
+	sk_gc_result r = {0};
+	sk_error_t err = {0};
+	cleanup_json json_t *in_use = NULL;
+	struct statvfs st;
+
+	if (p.high_percent >= 100 || statvfs(sk_image_store_dir(a->images), &st) < 0 || !st.f_blocks ||
+	    (int)((st.f_blocks - st.f_bavail) * 100 / st.f_blocks) < p.high_percent)
+		return; /* the common case, without resolving the pods' images */
+	in_use = images_of_pods(a);
+	if (sk_image_gc(a->images, &p, in_use, &r, &err) < 0) {
+		if (err.code != SK_ECONFLICT)
+			sk_warn("agent", "image gc: %s", err.msg);
+		return;
+	}
+	if (r.images_removed || r.blobs_removed || r.snapshots_removed)
+		sk_info("agent", "image gc: removed %d images, %d blobs, %d snapshots, freed %lld bytes",
+			r.images_removed, r.blobs_removed, r.snapshots_removed, (long long)r.bytes_freed);
+}
+
 void *sk__node_loop(void *arg)
 {
 	struct sk_agent *a = arg;
@@ -309,6 +365,7 @@ void *sk__node_loop(void *arg)
 			a->node_dirty = false;
 			sk_error_t err = {0};
 
+			image_gc(a);
 			if (update_status(a, &err) < 0 && err.code == SK_ENOTFOUND)
 				sk__node_register(a, &err);
 			else if (err.code)

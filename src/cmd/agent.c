@@ -35,6 +35,9 @@ static void usage(FILE *f)
 		   "  --system-reserved-memory Q   memory kept from allocatable (e.g. 512Mi)\n"
 		   "  --container-log-max-size Q   rotate a container log above this size (default 10Mi)\n"
 		   "  --container-log-max-files N  rotated files kept per container (default 5)\n"
+		   "  --image-gc-high-threshold P  remove unused images when the image filesystem is P%% full\n"
+		   "                               (default 85; 100 disables image GC)\n"
+		   "  --image-gc-low-threshold P   ... until it is below P%% (default 80)\n"
 		   "  --control-plane         label the node as a control-plane node\n"
 		   "  -v, --verbose           debug logging\n"
 		   "  -h, --help              this help\n");
@@ -64,6 +67,8 @@ int sk_cmd_agent(int argc, char **argv)
 		{"container-log-max-size", required_argument, NULL, 'L'},
 		{"container-log-max-files", required_argument, NULL, 'F'},
 		{"gpu-replicas", required_argument, NULL, 'G'}, {"gpu-quiet-period", required_argument, NULL, 'Q'},
+		{"image-gc-high-threshold", required_argument, NULL, 'H'},
+		{"image-gc-low-threshold", required_argument, NULL, 'W'},
 		{"verbose", no_argument, NULL, 'v'},           {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -108,6 +113,8 @@ int sk_cmd_agent(int argc, char **argv)
 		case 'F': o.log_max_files = atoi(optarg); break;
 		case 'G': o.gpu_replicas = atoi(optarg); break;
 		case 'Q': o.gpu_quiet_period_s = atoi(optarg); break;
+		case 'H': o.image_gc_high_percent = atoi(optarg); break;
+		case 'W': o.image_gc_low_percent = atoi(optarg); break;
 		case 'v': sk_log_level = SK_LOG_DEBUG; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -155,6 +155,8 @@ def test_manifests_render_and_pass_server_dry_run(api_cluster):
             c = out["spec"]["template"]["spec"]["containers"][0]
             assert c["resources"]["requests"] == c["resources"]["limits"]
             assert out["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+            sc = out["spec"]["template"]["spec"]["securityContext"]
+            assert sc["runAsNonRoot"] is True and sc["runAsUser"] != 0
 
 
 def have_demo_tools():
