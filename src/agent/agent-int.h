@@ -72,7 +72,12 @@ struct apod {
 	struct sk_sandbox *claim_sb; /* found on disk for this pod when it was added */
 	struct sk_container **claim_c;
 	size_t nclaim_c;
+	int64_t t0_ns;              /* monotonic: first seen from the API (for SKIFF_TRACE) */
 };
+
+/* One step of a pod's start with the time since the agent first saw it (SKIFF_TRACE=1). */
+#define SK_POD_TRACE(p, step) \
+	sk_trace("pod %s/%s: %s +%.1f ms", (p)->ns, (p)->name, step, (double)(sk_mono_ns() - (p)->t0_ns) / 1e6)
 
 struct sk_agent {
 	sk_client *c;

@@ -112,6 +112,8 @@ static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 	p->ns = xstrdup(sk__ag_jstr(obj, "metadata.namespace") ? sk__ag_jstr(obj, "metadata.namespace") : "default");
 	p->name = xstrdup(sk__ag_jstr(obj, "metadata.name") ? sk__ag_jstr(obj, "metadata.name") : "");
 	p->pod = json_incref(obj);
+	p->t0_ns = sk_mono_ns();
+	SK_POD_TRACE(p, "seen");
 	pthread_cond_init(&p->cond, NULL);
 	claim_locked(a, uid, &p->claim_sb, &p->claim_c, &p->nclaim_c);
 	if (a->npods == a->cap) {

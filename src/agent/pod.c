@@ -410,6 +410,7 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	}
 	aliases[na] = NULL;
 	cfg.host_aliases = na ? aliases : NULL;
+	SK_POD_TRACE(p, "sandbox begin");
 	if (sk_sandbox_create(&a->rt, &cfg, &p->sb, &err) < 0) {
 		if (!p->sb_error || strcmp(p->sb_error, err.msg))
 			sk__ag_event(a, pod, "Warning", "FailedCreatePodSandBox", "Failed to create pod sandbox: %s",
@@ -423,6 +424,7 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	}
 	for (i = 0; i < na; i++)
 		free((char *)aliases[i]);
+	SK_POD_TRACE(p, "sandbox end");
 	return p->sb ? 0 : -1;
 }
 
@@ -577,8 +579,10 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 			goto fail;
 		}
 	}
+	SK_POD_TRACE(p, "container begin");
 	if (ensure_image(a, pod, cs, k, &img) < 0)
 		return -1;
+	SK_POD_TRACE(p, "image ready");
 	free(k->image_name);
 	free(k->image_id);
 	k->image_name = xstrdup(img.name ? img.name : (sk__ag_jstr(cs, "image") ? sk__ag_jstr(cs, "image") : ""));
@@ -594,6 +598,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		goto fail;
 	}
 	cfg.rootfs = rootfs;
+	SK_POD_TRACE(p, "rootfs mounted");
 	{
 		uint32_t saved = k->restarts;
 
@@ -607,10 +612,12 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	cfg.handler = handler && *handler ? handler : NULL;
 	if (gpu_prepare(a, p, cs, k, id, &ar, &cfg, &inj, &gpu_held, &reason, &err) < 0)
 		goto fail;
+	SK_POD_TRACE(p, "config built");
 	if (sk_container_create(&a->rt, &cfg, &c, &err) < 0) {
 		reason = "CreateContainerError";
 		goto fail;
 	}
+	SK_POD_TRACE(p, "container created");
 	sk_gpu_injection_release(&inj);
 	if (gpu_held)
 		gpu_annotate(a, p);
@@ -629,6 +636,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		c = NULL;
 		goto fail;
 	}
+	SK_POD_TRACE(p, "container started");
 	sk__ag_event(a, pod, "Normal", "Started", "Started container %s", k->name);
 	prune_logs(p, k, attempt);
 	drop_attempt(a, k->prev);
@@ -650,6 +658,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	sk__ag_arena_release(&ar);
 	sk_image_info_release(&img);
 	run_post_start(a, p, pod, cs, k);
+	SK_POD_TRACE(p, "container done");
 	return 0;
 fail:
 	sk_gpu_injection_release(&inj);
@@ -1229,6 +1238,7 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 			pthread_mutex_unlock(&a->mu);
 		} else {
 			sk__ag_admit(a, p, pod);
+			SK_POD_TRACE(p, "admitted");
 		}
 	}
 	if (phase_terminal(sk__ag_jstr(pod, "status.phase")) && !p->last_status) {

@@ -358,6 +358,8 @@ int sk_container_create(struct sk_runtime *rt, const struct sk_container_config 
 {
 	const struct sk_runtime_handler *h = sk_runtime_handler(rt, cfg->handler, err);
 	struct sk_container *c;
+	sk_error_t e2 = {0};
+	int64_t t0;
 
 	if (!h)
 		return sk_error_wrap(err, "create container \"%s\"", cfg->id ? cfg->id : "");
@@ -369,15 +371,23 @@ int sk_container_create(struct sk_runtime *rt, const struct sk_container_config 
 		sk_container_free(c);
 		return sk_error_set(err, SK_EEXISTS, "create container \"%s\": already exists", cfg->id);
 	}
-	if (prepare_bundle(c, cfg, err) < 0 || spawn_conmon(rt, h, c, cfg->log_size_max, err) < 0 || save(c, err) < 0) {
-		sk_error_t e2 = {0};
-		c->status = SK_CONTAINER_UNKNOWN;   /* nothing to wait for */
-		sk_container_remove(rt, c, &e2);
-		sk_container_free(c);
-		return -1;
-	}
+	t0 = sk_mono_ns();
+	if (prepare_bundle(c, cfg, err) < 0)
+		goto fail;
+	sk_trace("container %s: bundle %.1f ms", c->id, (double)(sk_mono_ns() - t0) / 1e6);
+	t0 = sk_mono_ns();
+	if (spawn_conmon(rt, h, c, cfg->log_size_max, err) < 0)
+		goto fail;
+	sk_trace("container %s: conmon + %s create %.1f ms", c->id, h->name, (double)(sk_mono_ns() - t0) / 1e6);
+	if (save(c, err) < 0)
+		goto fail;
 	*out = c;
 	return 0;
+fail:
+	c->status = SK_CONTAINER_UNKNOWN;   /* nothing to wait for */
+	sk_container_remove(rt, c, &e2);
+	sk_container_free(c);
+	return -1;
 }
 
 int sk_container_start(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err)

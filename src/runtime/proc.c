@@ -123,6 +123,7 @@ int sk__proc_run(char *const argv[], char *const envp[], const char *input,
 		 int timeout_ms, struct sk__proc_result *res, sk_error_t *err)
 {
 	int pin[2], pout[2], perr[2];
+	int64_t t0 = sk_mono_ns(), t1;
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
@@ -139,6 +140,7 @@ int sk__proc_run(char *const argv[], char *const envp[], const char *input,
 	pid = fork();
 	if (pid == 0)
 		child_exec(argv, envp, pin[0], pout[1], perr[1]);
+	t1 = sk_mono_ns();
 	close(pin[0]), close(pout[1]), close(perr[1]);
 	if (pid < 0) {
 		close(pin[1]), close(pout[0]), close(perr[0]);
@@ -146,7 +148,11 @@ int sk__proc_run(char *const argv[], char *const envp[], const char *input,
 	}
 	fcntl(pin[1], F_SETFL, O_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
-	return pump(pid, pin[1], pout[0], perr[0], input, timeout_ms, res);
+	pump(pid, pin[1], pout[0], perr[0], input, timeout_ms, res);
+	sk_trace("exec %s %s: %.1f ms (spawn %.1f ms)", argv[0],
+		 argv[1] ? argv[1] : (envp && envp[0] ? envp[0] : ""),
+		 (double)(sk_mono_ns() - t0) / 1e6, (double)(t1 - t0) / 1e6);
+	return 0;
 }
 
 void sk__proc_result_release(struct sk__proc_result *res)

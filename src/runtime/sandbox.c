@@ -215,12 +215,17 @@ static int setup(struct sk_runtime *rt, struct sk_sandbox *sb, const struct sk_s
 {
 	if (sk_mkdir_p(sb->dir, 0755) < 0)
 		return sk_error_errno(err, errno, "sandbox \"%s\": mkdir", sb->id);
+	int64_t t0 = sk_mono_ns();
+
 	/* Record first so that a crash half-way leaves something sk_sandbox_remove can find. */
 	if (save(sb, err) < 0 || create_namespaces(sb, err) < 0 || mount_shm(sb, err) < 0)
 		return -1;
+	sk_trace("sandbox %s: namespaces and shm %.1f ms", sb->id, (double)(sk_mono_ns() - t0) / 1e6);
 	if (!sb->host_network) {
+		t0 = sk_mono_ns();
 		if (sk_cni_add(rt, sb->id, sb->netns_path, &sb->cni_result, err) < 0)
 			return -1;
+		sk_trace("sandbox %s: cni add %.1f ms", sb->id, (double)(sk_mono_ns() - t0) / 1e6);
 		sb->ip = sk_cni_result_ip(sb->cni_result);
 		if (!sb->ip)
 			return sk_error_set(err, SK_EINTERNAL, "sandbox \"%s\": cni result has no IP", sb->id);
