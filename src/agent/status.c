@@ -309,12 +309,19 @@ void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t
 
 	if (p->last_status && json_equal(p->last_status, st))
 		return;
-	patch = json_pack("{s:O}", "status", st);
+	/* a shallow copy: "message": null below must not change st, which is
+	 * kept to compare the next status with */
+	patch = json_pack("{s:o}", "status", json_copy(st));
 	if (!json_object_get(st, "message"))
 		json_object_set_new(json_object_get(patch, "status"), "message", json_null());
 	/* a strategic merge patch merges conditions by type, so conditions others
 	 * own (DisruptionTarget from an eviction, readiness gates) are kept */
 	r = sk_client_patch(a->c, path, SK_PATCH_STRATEGIC, patch, &err);
+	if (sk_trace_on()) {
+		cleanup_free char *what = xasprintf("status %s written", sk__ag_jstr(st, "phase") ? sk__ag_jstr(st, "phase") : "?");
+
+		SK_POD_TRACE(p, what);
+	}
 	if (!r) {
 		if (err.code != SK_ENOTFOUND)
 			sk_warn("agent", "pod %s/%s: writing status: %s", p->ns, p->name, err.msg);
