@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -14,7 +15,6 @@
 #include "util/util.h"
 
 static const char *const ns_kinds[] = {"netns", "ipc", "uts"};
-static const char *const ns_proc[] = {"/proc/self/ns/net", "/proc/self/ns/ipc", "/proc/self/ns/uts"};
 
 static char *ns_path(const struct sk_runtime *rt, int kind, const char *id)
 {
@@ -48,16 +48,43 @@ static void fill_paths(const struct sk_runtime *rt, struct sk_sandbox *sb)
 	sb->cgroup_parent = sk_cgroup_pod_path(sb->qos, sb->pod_uid);
 }
 
-/* The child unshares and bind-mounts its own namespace files onto the
- * targets (we share its mount namespace), then exits: the mounts keep the
- * namespaces alive. Only async-signal-safe calls after fork. */
+struct ns_job {
+	const struct sk_sandbox *sb;
+	const char *const *targets;
+	int flags, failed_errno;
+	const char *failed;
+};
+
+/* Namespaces belong to threads: this short-lived thread unshares, names the
+ * new UTS namespace and bind-mounts its own namespace files onto the
+ * targets (the mount namespace is shared with the process), which keeps
+ * the namespaces alive after it ends. No fork of the agent. */
+static void *ns_thread(void *arg)
+{
+	static const char *const self[] = {"/proc/thread-self/ns/net", "/proc/thread-self/ns/ipc",
+					   "/proc/thread-self/ns/uts"};
+	struct ns_job *j = arg;
+
+	if (unshare(j->flags) < 0) {
+		j->failed = "unshare";
+	} else if (!j->sb->host_network && sethostname(j->sb->hostname, strlen(j->sb->hostname)) < 0) {
+		j->failed = "sethostname";
+	} else {
+		for (int i = 0; i < 3 && !j->failed; i++)
+			if (j->targets[i] && mount(self[i], j->targets[i], NULL, MS_BIND, NULL) < 0)
+				j->failed = j->targets[i];
+	}
+	if (j->failed)
+		j->failed_errno = errno;
+	return NULL;
+}
+
 static int create_namespaces(const struct sk_sandbox *sb, sk_error_t *err)
 {
 	const char *targets[3] = {sb->netns_path, sb->ipc_path, sb->uts_path};
-	int flags = CLONE_NEWIPC | (sb->host_network ? 0 : CLONE_NEWNET | CLONE_NEWUTS);
-	size_t hlen = strlen(sb->hostname);
-	int i, status;
-	pid_t pid;
+	struct ns_job j = {sb, targets, CLONE_NEWIPC | (sb->host_network ? 0 : CLONE_NEWNET | CLONE_NEWUTS), 0, NULL};
+	pthread_t t;
+	int i, rc;
 
 	for (i = 0; i < 3; i++) {
 		int fd;
@@ -68,24 +95,12 @@ static int create_namespaces(const struct sk_sandbox *sb, sk_error_t *err)
 			return sk_error_errno(err, errno, "sandbox \"%s\": create \"%s\"", sb->id, targets[i]);
 		close(fd);
 	}
-	pid = fork();
-	if (pid < 0)
-		return sk_error_errno(err, errno, "sandbox \"%s\": fork", sb->id);
-	if (pid == 0) {
-		if (unshare(flags) < 0)
-			_exit(10);
-		if (!sb->host_network && sethostname(sb->hostname, hlen) < 0)
-			_exit(11);
-		for (i = 0; i < 3; i++)
-			if (targets[i] && mount(ns_proc[i], targets[i], NULL, MS_BIND, NULL) < 0)
-				_exit(12 + i);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return sk_error_set(err, SK_EINTERNAL, "sandbox \"%s\": namespace setup failed (status %d)", sb->id,
-				    sk__proc_exit_code(status));
+	rc = pthread_create(&t, NULL, ns_thread, &j);
+	if (rc != 0)
+		return sk_error_errno(err, rc, "sandbox \"%s\": namespace thread", sb->id);
+	pthread_join(t, NULL);
+	if (j.failed)
+		return sk_error_errno(err, j.failed_errno, "sandbox \"%s\": namespace setup: %s", sb->id, j.failed);
 	return 0;
 }
 
