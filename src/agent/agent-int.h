@@ -50,6 +50,7 @@ struct apod {
 	bool gone;                  /* DELETED from the API (or absent on relist) */
 	bool wake;
 	bool finished;              /* worker returned; reaped by the housekeeper */
+	bool parked;                /* worker returned, the pod stays (terminal, not deleted) */
 	pthread_cond_t cond;
 	pthread_t thread;
 

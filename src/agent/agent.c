@@ -103,6 +103,28 @@ char *sk__agent_pod_uid(struct sk_agent *a, const char *ns, const char *name)
 static void claim_locked(struct sk_agent *a, const char *uid, struct sk_sandbox **sb, struct sk_container ***cs,
 			 size_t *n);
 
+static void start_worker_locked(struct apod *p)
+{
+	p->parked = false;
+	if (pthread_create(&p->thread, NULL, sk__pod_worker, p) != 0) {
+		sk_err("agent", "pod %s/%s: cannot start a worker thread", p->ns, p->name);
+		p->finished = true;
+		p->thread = 0;
+	}
+}
+
+/* A parked pod's worker has returned (or is returning: it parks with
+ * a->mu held and takes it no more); join it and start a new one. */
+static void unpark_locked(struct apod *p)
+{
+	if (!p->parked)
+		return;
+	if (p->thread)
+		pthread_join(p->thread, NULL);
+	p->thread = 0;
+	start_worker_locked(p);
+}
+
 static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 {
 	struct apod *p = xzalloc(sizeof(*p));
@@ -121,11 +143,7 @@ static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 		a->pods = xrealloc(a->pods, a->cap * sizeof(*a->pods));
 	}
 	a->pods[a->npods++] = p;
-	if (pthread_create(&p->thread, NULL, sk__pod_worker, p) != 0) {
-		sk_err("agent", "pod %s/%s: cannot start a worker thread", p->ns, p->name);
-		p->finished = true;
-		p->thread = 0;
-	}
+	start_worker_locked(p);
 }
 
 /* Records the latest version of a pod from the API and wakes its worker. */
@@ -147,6 +165,8 @@ static void upsert_pod(struct sk_agent *a, json_t *obj)
 		p->gone = false;
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
+		if (!a->stopping)
+			unpark_locked(p);
 	}
 	pthread_mutex_unlock(&a->mu);
 }
@@ -161,6 +181,8 @@ static void mark_gone(struct sk_agent *a, const char *uid)
 		p->gone = true;
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
+		if (!a->stopping)
+			unpark_locked(p);
 	}
 	pthread_mutex_unlock(&a->mu);
 }
@@ -339,6 +361,8 @@ static int relist(struct sk_agent *a, struct watch_state *ws, const char *select
 		if (!found) {
 			a->pods[k]->gone = true;
 			pthread_cond_signal(&a->pods[k]->cond);
+			if (!a->stopping)
+				unpark_locked(a->pods[k]);
 		}
 	}
 	pthread_mutex_unlock(&a->mu);

@@ -1208,6 +1208,25 @@ static bool past_deadline(struct apod *p, json_t *pod)
 	return true;
 }
 
+static bool any_running(struct apod *p)
+{
+	for (size_t i = 0; i < p->nctrs; i++)
+		if (p->ctrs[i].cur && p->ctrs[i].cur->status != SK_CONTAINER_EXITED)
+			return true;
+	return false;
+}
+
+/* A terminal pod whose containers have all exited no longer counts against
+ * the node's allocatable (kubelet's admission skips terminal pods), though
+ * its teardown has yet to run: the scheduler frees its requests on seeing
+ * the terminal phase and may bind the next pod at once. */
+static void release(struct sk_agent *a, struct apod *p)
+{
+	pthread_mutex_lock(&a->mu);
+	p->released = true;
+	pthread_mutex_unlock(&a->mu);
+}
+
 static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 {
 	int64_t next_wake = now_ns() + SYNC_MS * 1000000LL;
@@ -1277,11 +1296,14 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 
 		sk_gpu_release_pod(a->gpu, p->uid, &err);
 	}
+	if (phase_terminal(sk__ag_jstr(st, "phase")) && !any_running(p))
+		release(a, p);
 	sk__ag_status_write(a, p, pod, st);
 	if (phase_terminal(sk__ag_jstr(st, "phase"))) {
 		cleanup_json json_t *after = NULL;
 
 		stop_all(a, p, pod, grace_seconds(pod));
+		release(a, p);
 		teardown(a, p);
 		/* the sandbox is gone: PodReadyToStartContainers turns False */
 		after = sk__ag_pod_status(a, p, pod);
@@ -1300,10 +1322,12 @@ void *sk__pod_worker(void *arg)
 	struct apod *p = arg;
 	struct sk_agent *a = p->a;
 
-	p->pod_dir = xasprintf("%s/pods/%s", a->data_dir, p->uid);
-	p->log_dir = xasprintf("%s/logs/%s_%s_%s", a->data_dir, p->ns, p->name, p->uid);
-	sk_mkdir_p(p->pod_dir, 0750);
-	sk_mkdir_p(p->log_dir, 0755);
+	if (!p->pod_dir) {
+		p->pod_dir = xasprintf("%s/pods/%s", a->data_dir, p->uid);
+		p->log_dir = xasprintf("%s/logs/%s_%s_%s", a->data_dir, p->ns, p->name, p->uid);
+		sk_mkdir_p(p->pod_dir, 0750);
+		sk_mkdir_p(p->log_dir, 0755);
+	}
 	while (!a->stopping) {
 		bool gone = false;
 		cleanup_json json_t *pod = sk__apod_get(p, &gone);
@@ -1312,6 +1336,18 @@ void *sk__pod_worker(void *arg)
 
 		if (delay < 0)
 			break;
+		if (p->stopped && !gone && !sk__ag_jstr(pod, "metadata.deletionTimestamp")) {
+			/* terminal and torn down: nothing to do until the pod is
+			 * deleted, so no thread waits for it (the agent starts a
+			 * worker again on the pod's next change) */
+			pthread_mutex_lock(&a->mu);
+			if (!p->wake && !a->stopping) {
+				p->parked = true;
+				pthread_mutex_unlock(&a->mu);
+				return NULL;
+			}
+			pthread_mutex_unlock(&a->mu);
+		}
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += delay / 1000;
 		ts.tv_nsec += (long)(delay % 1000) * 1000000;

@@ -257,9 +257,18 @@ static void failure_note(struct apod *p, json_t *st)
 
 json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 {
-	json_t *statuses = json_array(), *init_statuses = json_array();
+	json_t *statuses, *init_statuses;
 	json_t *st;
 	const char *ph;
+
+	/* rejected at admission: phase, reason and message only, as kubelet's
+	 * rejectPod writes (kubectl shows the reason, OutOfcpu) */
+	if (p->reject_reason && !p->admitted)
+		return json_pack("{s:s, s:s, s:s, s:s, s:s}", "phase", "Failed", "reason", p->reject_reason, "message",
+				 p->reject_msg ? p->reject_msg : "", "qosClass", sk__ag_qos_class(pod), "startTime",
+				 p->start_time);
+	statuses = json_array();
+	init_statuses = json_array();
 
 	for (size_t i = 0; i < p->nctrs; i++) {
 		struct ctr *k = &p->ctrs[i];

@@ -455,6 +455,24 @@ def test_admission_rejects_pod_over_allocatable(agent_cluster):
     p = c.wait_phase("toobig", "Failed", 30)
     assert p["status"]["reason"] == "OutOfcpu"
     assert p["status"]["message"].startswith("Pod was rejected: Node didn't have enough resource: cpu")
+    # as kubelet's rejection: no container statuses, so kubectl shows the reason
+    assert not p["status"].get("containerStatuses")
+    assert "OutOfcpu" in c.kubectl("get", "pod", "toobig", "--no-headers").stdout
+
+
+def test_admission_skips_finished_pods(agent_cluster):
+    """A Succeeded pod no longer counts against allocatable: a pod needing
+    all of the node's cpu runs right after another one finished (kubelet's
+    admission skips terminal pods; the scheduler frees them the same way)."""
+    c = agent_cluster
+    node = json.loads(c.kubectl("get", "node", c.node, "-o", "json").stdout)
+    cpu = node["status"]["allocatable"]["cpu"]
+    res = f"    resources: {{requests: {{cpu: \"{cpu}\"}}}}"
+    for i in range(3):
+        c.apply(pod_yaml(f"whole-{i}", c.node, ["true"], extra_ctr=res))
+        p = c.wait_pod(f"whole-{i}", lambda p: p.get("status", {}).get("phase") in ("Succeeded", "Failed"),
+                       60, what="finished")
+        assert p["status"]["phase"] == "Succeeded", p["status"]
 
 
 def test_deployment_pods_scheduled_and_ready(agent_cluster):
