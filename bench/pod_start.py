@@ -130,8 +130,13 @@ def run_burst(c, v1, n):
 
 
 def delete_all(c, v1):
+    """Deletes the bench pods and waits until the node has torn them all down:
+    pods still terminating count against the node's 110 pods."""
     v1.delete_collection_namespaced_pod("default", label_selector="bench", grace_period_seconds=0)
     wait_for(lambda: not v1.list_namespaced_pod("default").items, 300, what="bench pods deleted")
+    sandboxes = os.path.join(c.run_dir, "sandboxes")
+    wait_for(lambda: not os.path.isdir(sandboxes) or not os.listdir(sandboxes), 300, interval=0.5,
+             what="sandboxes removed")
 
 
 def main():

@@ -361,6 +361,42 @@ static const char *const *dns_list(json_t *arr, const char **buf, size_t max)
 	return buf;
 }
 
+static void drop_sandbox(struct sk_agent *a, struct apod *p)
+{
+	sk_error_t err = {0};
+
+	if (sk_sandbox_remove(&a->rt, p->sb->id, &err) < 0)
+		sk_warn("agent", "pod %s/%s: removing sandbox: %s", p->ns, p->name, err.msg);
+	sk_sandbox_free(p->sb);
+	p->sb = NULL;
+}
+
+static void sandbox_failed(struct sk_agent *a, struct apod *p, json_t *pod, const char *msg)
+{
+	if (!p->sb_error || strcmp(p->sb_error, msg))
+		sk__ag_event(a, pod, "Warning", "FailedCreatePodSandBox", "Failed to create pod sandbox: %s", msg);
+	free(p->sb_error);
+	p->sb_error = xstrdup(msg);
+}
+
+/* Waits for the sandbox's network (attached while the first container is
+ * prepared). On failure the sandbox goes (its containers must be gone) and
+ * the next sync makes a new one. */
+static int network_ready(struct sk_agent *a, struct apod *p, json_t *pod)
+{
+	sk_error_t err = {0};
+
+	if (!p->sb || !p->sb->net)
+		return p->sb ? 0 : -1;
+	if (sk_sandbox_network_wait(p->sb, &err) == 0) {
+		SK_POD_TRACE(p, "network ready");
+		return 0;
+	}
+	sandbox_failed(a, p, pod, err.msg);
+	drop_sandbox(a, p);
+	return -1;
+}
+
 static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 {
 	struct sk_sandbox_config cfg = {0};
@@ -410,13 +446,10 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	}
 	aliases[na] = NULL;
 	cfg.host_aliases = na ? aliases : NULL;
+	cfg.network_async = true;
 	SK_POD_TRACE(p, "sandbox begin");
 	if (sk_sandbox_create(&a->rt, &cfg, &p->sb, &err) < 0) {
-		if (!p->sb_error || strcmp(p->sb_error, err.msg))
-			sk__ag_event(a, pod, "Warning", "FailedCreatePodSandBox", "Failed to create pod sandbox: %s",
-				  err.msg);
-		free(p->sb_error);
-		p->sb_error = xstrdup(err.msg);
+		sandbox_failed(a, p, pod, err.msg);
 		p->sb = NULL;
 	} else {
 		free(p->sb_error);
@@ -568,7 +601,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	struct sk_gpu_injection inj = {0};
 	bool gpu_held = false;
 
-	if (!cs)
+	if (!cs || !p->sb)
 		return -1;
 	{
 		/* configuration errors first: no pull or rootfs for a pod that cannot start */
@@ -628,6 +661,19 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 			sk_warn("agent", "writing \"%s\": %s", idp, strerror(errno));
 	}
 	sk__ag_event(a, pod, "Normal", "Created", "Created container %s", k->name);
+	if (p->sb->net && sk_sandbox_network_wait(p->sb, &err) < 0) {
+		sk_error_t e2 = {0};
+
+		/* the container goes before its sandbox; the next sync makes a new one */
+		sk_container_remove(&a->rt, c, &e2);
+		sk_container_free(c);
+		c = NULL;
+		sandbox_failed(a, p, pod, err.msg);
+		drop_sandbox(a, p);
+		reason = "CreateContainerError";
+		goto fail;
+	}
+	SK_POD_TRACE(p, "network ready");
 	if (sk_container_start(&a->rt, c, &err) < 0) {
 		reason = "RunContainerError";
 		sk_error_t e2 = {0};
@@ -948,6 +994,8 @@ static void teardown(struct sk_agent *a, struct apod *p)
 		drop_attempt(a, p->adopt[i]);
 	p->nadopt = 0;
 	if (p->sb) {
+		sk_sandbox_network_wait(p->sb, &err);
+		sk_error_clear(&err);
 		if (sk_sandbox_remove(&a->rt, p->sb->id, &err) < 0)
 			sk_warn("agent", "pod %s/%s: removing sandbox: %s", p->ns, p->name, err.msg);
 		sk_sandbox_free(p->sb);
@@ -1290,6 +1338,7 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		stop_sidecars_if_done(a, p, pod);
 		rotate_logs(a, p);
 	}
+	network_ready(a, p, pod);
 	st = sk__ag_pod_status(a, p, pod);
 	if (phase_terminal(sk__ag_jstr(st, "phase"))) {
 		sk_error_t err = {0};
