@@ -80,6 +80,13 @@ struct apod {
 #define SK_POD_TRACE(p, step) \
 	sk_trace("pod %s/%s: %s +%.1f ms", (p)->ns, (p)->name, step, (double)(sk_mono_ns() - (p)->t0_ns) / 1e6)
 
+/* A pod Event waiting for the recorder thread. */
+struct ag_event {
+	struct ag_event *next;
+	json_t *ref;
+	char *type, *reason, *msg;
+};
+
 struct sk_agent {
 	sk_client *c;
 	sk_agent_options o;
@@ -102,6 +109,17 @@ struct sk_agent {
 	struct sk_container **disk_c;
 	size_t n_disk_c;
 	bool listed;                    /* first pod list done: orphans may go */
+	/* Events are recorded by one thread (in order), off the pods' paths;
+	 * guarded by ev_mu. */
+	pthread_mutex_t ev_mu;
+	pthread_cond_t ev_cond;
+	struct ag_event *ev_head, *ev_tail;
+	size_t ev_n;
+	bool ev_stop, ev_started;
+	pthread_t ev_thread;
+	int exit_fd;                    /* inotify on <run_dir>/exits, or -1 */
+	pthread_t exit_thread;
+	bool exit_started;
 	int64_t backoff_base_ms, backoff_max_ms;
 };
 
