@@ -31,11 +31,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from test_agent_cluster import AgentCluster, have_tools, wait_for  # noqa: E402
 
 
+RUNTIME_CLASS = None
+
+
 def pod(name, node, label):
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"bench": label}},
-            "spec": {"nodeName": node, "terminationGracePeriodSeconds": 0,
-                     "containers": [{"name": "c", "image": "busybox:1", "command": ["sleep", "3600"],
-                                     "imagePullPolicy": "Never"}]}}
+    p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"bench": label}},
+         "spec": {"nodeName": node, "terminationGracePeriodSeconds": 0,
+                  "containers": [{"name": "c", "image": "busybox:1", "command": ["sleep", "3600"],
+                                  "imagePullPolicy": "Never"}]}}
+    if RUNTIME_CLASS:
+        p["spec"]["runtimeClassName"] = RUNTIME_CLASS
+    return p
 
 
 class Watcher:
@@ -144,6 +150,7 @@ def main():
     ap.add_argument("n", nargs="?", type=int, default=100)
     ap.add_argument("--mode", choices=["sequential", "burst", "both"], default="both")
     ap.add_argument("--keep", action="store_true", help="keep the data directory (agent.log)")
+    ap.add_argument("--runtime", help="OCI runtime handler for the pods (a RuntimeClass of that name)")
     args = ap.parse_args()
     if not have_tools():
         print("pod_start: skipped (needs root and the runtime tools)")
@@ -157,6 +164,11 @@ def main():
         c.import_images()
         c.start_agent()
         v1 = client.CoreV1Api(c.api_client())
+        if args.runtime:
+            global RUNTIME_CLASS
+            RUNTIME_CLASS = args.runtime
+            c.apply(f"apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {{name: {args.runtime}}}\n"
+                    f"handler: {args.runtime}\n")
         print(f"pod_start: load average {os.getloadavg()[0]:.1f}, runtime log {c.agent_log}", flush=True)
         if args.mode in ("sequential", "both"):
             rc |= run_sequential(c, v1, args.n)
