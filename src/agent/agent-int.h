@@ -50,6 +50,7 @@ struct apod {
 	bool gone;                  /* DELETED from the API (or absent on relist) */
 	bool wake;
 	bool finished;              /* worker returned; reaped by the housekeeper */
+	bool parked;                /* worker returned, the pod stays (terminal, not deleted) */
 	pthread_cond_t cond;
 	pthread_t thread;
 
@@ -72,6 +73,18 @@ struct apod {
 	struct sk_sandbox *claim_sb; /* found on disk for this pod when it was added */
 	struct sk_container **claim_c;
 	size_t nclaim_c;
+	int64_t t0_ns;              /* monotonic: first seen from the API (for SKIFF_TRACE) */
+};
+
+/* One step of a pod's start with the time since the agent first saw it (SKIFF_TRACE=1). */
+#define SK_POD_TRACE(p, step) \
+	sk_trace("pod %s/%s: %s +%.1f ms", (p)->ns, (p)->name, step, (double)(sk_mono_ns() - (p)->t0_ns) / 1e6)
+
+/* A pod Event waiting for the recorder thread. */
+struct ag_event {
+	struct ag_event *next;
+	json_t *ref;
+	char *type, *reason, *msg;
 };
 
 struct sk_agent {
@@ -96,6 +109,17 @@ struct sk_agent {
 	struct sk_container **disk_c;
 	size_t n_disk_c;
 	bool listed;                    /* first pod list done: orphans may go */
+	/* Events are recorded by one thread (in order), off the pods' paths;
+	 * guarded by ev_mu. */
+	pthread_mutex_t ev_mu;
+	pthread_cond_t ev_cond;
+	struct ag_event *ev_head, *ev_tail;
+	size_t ev_n;
+	bool ev_stop, ev_started;
+	pthread_t ev_thread;
+	int exit_fd;                    /* inotify on <run_dir>/exits, or -1 */
+	pthread_t exit_thread;
+	bool exit_started;
 	int64_t backoff_base_ms, backoff_max_ms;
 };
 

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <time.h>
 
 #include "agent/agent-int.h"
@@ -55,19 +57,114 @@ char *sk__ag_random_hex(size_t bytes)
 	return out;
 }
 
+#define EVENT_QUEUE_MAX 1000
+#define EVENT_DRAIN_NS (2 * 1000000000LL)
+
+static void ev_free(struct ag_event *e)
+{
+	json_decref(e->ref);
+	free(e->type);
+	free(e->reason);
+	free(e->msg);
+	free(e);
+}
+
+/* Queues the Event for the recorder thread: a pod's start does not wait for
+ * its Events (kubelet's recorder is asynchronous too). Beyond a full queue
+ * Events are dropped, as client-go's broadcaster drops them. */
 void sk__ag_event(struct sk_agent *a, json_t *pod, const char *type, const char *reason, const char *fmt, ...)
 {
+	struct ag_event *e;
 	char msg[1024];
 	va_list ap;
-	json_t *ref;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ref = json_pack("{s:s, s:s, s:O}", "kind", "Pod", "apiVersion", "v1", "metadata",
-			json_object_get(pod, "metadata"));
-	sk_event_record(a->c, ref, type, reason, SK_COMPONENT, a->node_name, "%s", msg);
-	json_decref(ref);
+	e = xzalloc(sizeof(*e));
+	e->ref = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "kind", "Pod", "apiVersion", "v1", "metadata", "name",
+			   sk__ag_jstr(pod, "metadata.name") ?: "", "namespace", sk__ag_jstr(pod, "metadata.namespace") ?: "",
+			   "uid", sk__ag_jstr(pod, "metadata.uid") ?: "");
+	e->type = xstrdup(type);
+	e->reason = xstrdup(reason);
+	e->msg = xstrdup(msg);
+	pthread_mutex_lock(&a->ev_mu);
+	if (a->ev_n >= EVENT_QUEUE_MAX || !a->ev_started) {
+		pthread_mutex_unlock(&a->ev_mu);
+		sk_debug("agent", "dropping %s event for %s", reason, sk__ag_jstr(pod, "metadata.name") ?: "");
+		ev_free(e);
+		return;
+	}
+	if (a->ev_tail)
+		a->ev_tail->next = e;
+	else
+		a->ev_head = e;
+	a->ev_tail = e;
+	a->ev_n++;
+	pthread_cond_signal(&a->ev_cond);
+	pthread_mutex_unlock(&a->ev_mu);
+}
+
+/* Records queued Events in order; on stop, what is queued gets up to two
+ * seconds more. */
+static void *event_loop(void *arg)
+{
+	struct sk_agent *a = arg;
+	int64_t drain_until = 0;
+
+	pthread_mutex_lock(&a->ev_mu);
+	for (;;) {
+		struct ag_event *e;
+
+		while (!a->ev_head && !a->ev_stop)
+			pthread_cond_wait(&a->ev_cond, &a->ev_mu);
+		if (a->ev_stop && !drain_until)
+			drain_until = sk_mono_ns() + EVENT_DRAIN_NS;
+		if (!a->ev_head || (drain_until && sk_mono_ns() > drain_until))
+			break;
+		e = a->ev_head;
+		a->ev_head = e->next;
+		if (!a->ev_head)
+			a->ev_tail = NULL;
+		a->ev_n--;
+		pthread_mutex_unlock(&a->ev_mu);
+		sk_event_record(a->c, e->ref, e->type, e->reason, SK_COMPONENT, a->node_name, "%s", e->msg);
+		ev_free(e);
+		pthread_mutex_lock(&a->ev_mu);
+	}
+	pthread_mutex_unlock(&a->ev_mu);
+	return NULL;
+}
+
+static void events_start(struct sk_agent *a)
+{
+	pthread_mutex_lock(&a->ev_mu);
+	a->ev_started = pthread_create(&a->ev_thread, NULL, event_loop, a) == 0;
+	pthread_mutex_unlock(&a->ev_mu);
+}
+
+static void events_stop(struct sk_agent *a)
+{
+	bool started;
+
+	pthread_mutex_lock(&a->ev_mu);
+	a->ev_stop = true;
+	started = a->ev_started;
+	pthread_cond_broadcast(&a->ev_cond);
+	pthread_mutex_unlock(&a->ev_mu);
+	if (started)
+		pthread_join(a->ev_thread, NULL);
+	pthread_mutex_lock(&a->ev_mu);
+	a->ev_started = false;
+	while (a->ev_head) {
+		struct ag_event *e = a->ev_head;
+
+		a->ev_head = e->next;
+		ev_free(e);
+	}
+	a->ev_tail = NULL;
+	a->ev_n = 0;
+	pthread_mutex_unlock(&a->ev_mu);
 }
 
 /* ---- the pod table ----------------------------------------------------------- */
@@ -103,6 +200,28 @@ char *sk__agent_pod_uid(struct sk_agent *a, const char *ns, const char *name)
 static void claim_locked(struct sk_agent *a, const char *uid, struct sk_sandbox **sb, struct sk_container ***cs,
 			 size_t *n);
 
+static void start_worker_locked(struct apod *p)
+{
+	p->parked = false;
+	if (pthread_create(&p->thread, NULL, sk__pod_worker, p) != 0) {
+		sk_err("agent", "pod %s/%s: cannot start a worker thread", p->ns, p->name);
+		p->finished = true;
+		p->thread = 0;
+	}
+}
+
+/* A parked pod's worker has returned (or is returning: it parks with
+ * a->mu held and takes it no more); join it and start a new one. */
+static void unpark_locked(struct apod *p)
+{
+	if (!p->parked)
+		return;
+	if (p->thread)
+		pthread_join(p->thread, NULL);
+	p->thread = 0;
+	start_worker_locked(p);
+}
+
 static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 {
 	struct apod *p = xzalloc(sizeof(*p));
@@ -112,6 +231,8 @@ static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 	p->ns = xstrdup(sk__ag_jstr(obj, "metadata.namespace") ? sk__ag_jstr(obj, "metadata.namespace") : "default");
 	p->name = xstrdup(sk__ag_jstr(obj, "metadata.name") ? sk__ag_jstr(obj, "metadata.name") : "");
 	p->pod = json_incref(obj);
+	p->t0_ns = sk_mono_ns();
+	SK_POD_TRACE(p, "seen");
 	pthread_cond_init(&p->cond, NULL);
 	claim_locked(a, uid, &p->claim_sb, &p->claim_c, &p->nclaim_c);
 	if (a->npods == a->cap) {
@@ -119,11 +240,7 @@ static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 		a->pods = xrealloc(a->pods, a->cap * sizeof(*a->pods));
 	}
 	a->pods[a->npods++] = p;
-	if (pthread_create(&p->thread, NULL, sk__pod_worker, p) != 0) {
-		sk_err("agent", "pod %s/%s: cannot start a worker thread", p->ns, p->name);
-		p->finished = true;
-		p->thread = 0;
-	}
+	start_worker_locked(p);
 }
 
 /* Records the latest version of a pod from the API and wakes its worker. */
@@ -145,6 +262,8 @@ static void upsert_pod(struct sk_agent *a, json_t *obj)
 		p->gone = false;
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
+		if (!a->stopping)
+			unpark_locked(p);
 	}
 	pthread_mutex_unlock(&a->mu);
 }
@@ -159,6 +278,8 @@ static void mark_gone(struct sk_agent *a, const char *uid)
 		p->gone = true;
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
+		if (!a->stopping)
+			unpark_locked(p);
 	}
 	pthread_mutex_unlock(&a->mu);
 }
@@ -337,6 +458,8 @@ static int relist(struct sk_agent *a, struct watch_state *ws, const char *select
 		if (!found) {
 			a->pods[k]->gone = true;
 			pthread_cond_signal(&a->pods[k]->cond);
+			if (!a->stopping)
+				unpark_locked(a->pods[k]);
 		}
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -420,6 +543,65 @@ static void *watch_loop(void *arg)
 	pthread_cond_destroy(&ws.cond);
 	pthread_mutex_destroy(&ws.mu);
 	return NULL;
+}
+
+/* ---- container exits ------------------------------------------------------------ */
+
+/* conmon writes <run_dir>/exits/<container id> when a container exits: the
+ * pod's worker wakes at once instead of at its next periodic sync. */
+static void wake_for_exit(struct sk_agent *a, const char *id)
+{
+	cleanup_free char *path = xasprintf("%s/containers/%s/container.json", a->run_dir, id);
+	cleanup_json json_t *j = id[0] != '.' && !strchr(id, '/') ? json_load_file(path, 0, NULL) : NULL;
+	const char *uid = sk__ag_jstr(j, "podUID");
+	struct apod *p;
+
+	if (!uid)
+		return;
+	pthread_mutex_lock(&a->mu);
+	p = find_locked(a, uid);
+	if (p && !a->stopping) {
+		p->wake = true;
+		pthread_cond_signal(&p->cond);
+		unpark_locked(p);
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+static void *exit_loop(void *arg)
+{
+	struct sk_agent *a = arg;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	while (!a->stopping) {
+		struct pollfd pfd = {a->exit_fd, POLLIN, 0};
+		ssize_t n;
+
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		n = read(a->exit_fd, buf, sizeof(buf));
+		for (char *q = buf; n > 0 && q < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)q;
+
+			if (ev->len)
+				wake_for_exit(a, ev->name);
+			q += sizeof(*ev) + ev->len;
+		}
+	}
+	return NULL;
+}
+
+static void exits_start(struct sk_agent *a)
+{
+	cleanup_free char *dir = xasprintf("%s/exits", a->run_dir);
+
+	a->exit_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (a->exit_fd < 0 || inotify_add_watch(a->exit_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO) < 0) {
+		sk_warn("agent", "watching \"%s\": %s (container exits are seen at the next sync)", dir,
+			strerror(errno));
+		return;
+	}
+	a->exit_started = pthread_create(&a->exit_thread, NULL, exit_loop, a) == 0;
 }
 
 /* ---- start and stop -------------------------------------------------------------- */
@@ -522,10 +704,14 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	struct sk_agent *a = xzalloc(sizeof(*a));
 	bool rt_ok = false;
 
+	a->exit_fd = -1;
 	a->c = c;
 	a->o = *o;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cond, NULL);
+	pthread_mutex_init(&a->ev_mu, NULL);
+	pthread_cond_init(&a->ev_cond, NULL);
+	events_start(a);
 	if (init_paths(a, o, err) < 0)
 		goto fail;
 	a->o.node_name = a->node_name;
@@ -545,6 +731,7 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 		goto fail;
 	if (pthread_create(&a->node_thread, NULL, sk__node_loop, a) == 0)
 		a->node_started = true;
+	exits_start(a);
 	if (pthread_create(&a->watch_thread, NULL, watch_loop, a) == 0)
 		a->watch_started = true;
 	sk_info("agent", "node %s: runtime %s, pod CIDR %s, logs on https://127.0.0.1:%d", a->node_name,
@@ -595,12 +782,17 @@ void sk_agent_stop(sk_agent *a)
 		pthread_join(a->watch_thread, NULL);
 	if (a->node_started)
 		pthread_join(a->node_thread, NULL);
+	if (a->exit_started)
+		pthread_join(a->exit_thread, NULL);
+	if (a->exit_fd >= 0)
+		close(a->exit_fd);
 	for (size_t i = 0; i < a->npods; i++) {
 		if (a->pods[i]->thread)
 			pthread_join(a->pods[i]->thread, NULL);
 		sk__apod_free(a->pods[i]);
 	}
 	free(a->pods);
+	events_stop(a);
 	sk__logserver_stop(a->ls);
 	sk_gpu_close(a->gpu);
 	for (size_t i = 0; i < a->n_disk_sb; i++)
@@ -622,5 +814,7 @@ void sk_agent_stop(sk_agent *a)
 	free(a->token);
 	pthread_cond_destroy(&a->cond);
 	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->ev_cond);
+	pthread_mutex_destroy(&a->ev_mu);
 	free(a);
 }

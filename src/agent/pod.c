@@ -361,6 +361,42 @@ static const char *const *dns_list(json_t *arr, const char **buf, size_t max)
 	return buf;
 }
 
+static void drop_sandbox(struct sk_agent *a, struct apod *p)
+{
+	sk_error_t err = {0};
+
+	if (sk_sandbox_remove(&a->rt, p->sb->id, &err) < 0)
+		sk_warn("agent", "pod %s/%s: removing sandbox: %s", p->ns, p->name, err.msg);
+	sk_sandbox_free(p->sb);
+	p->sb = NULL;
+}
+
+static void sandbox_failed(struct sk_agent *a, struct apod *p, json_t *pod, const char *msg)
+{
+	if (!p->sb_error || strcmp(p->sb_error, msg))
+		sk__ag_event(a, pod, "Warning", "FailedCreatePodSandBox", "Failed to create pod sandbox: %s", msg);
+	free(p->sb_error);
+	p->sb_error = xstrdup(msg);
+}
+
+/* Waits for the sandbox's network (attached while the first container is
+ * prepared). On failure the sandbox goes (its containers must be gone) and
+ * the next sync makes a new one. */
+static int network_ready(struct sk_agent *a, struct apod *p, json_t *pod)
+{
+	sk_error_t err = {0};
+
+	if (!p->sb || !p->sb->net)
+		return p->sb ? 0 : -1;
+	if (sk_sandbox_network_wait(p->sb, &err) == 0) {
+		SK_POD_TRACE(p, "network ready");
+		return 0;
+	}
+	sandbox_failed(a, p, pod, err.msg);
+	drop_sandbox(a, p);
+	return -1;
+}
+
 static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 {
 	struct sk_sandbox_config cfg = {0};
@@ -410,12 +446,10 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	}
 	aliases[na] = NULL;
 	cfg.host_aliases = na ? aliases : NULL;
+	cfg.network_async = true;
+	SK_POD_TRACE(p, "sandbox begin");
 	if (sk_sandbox_create(&a->rt, &cfg, &p->sb, &err) < 0) {
-		if (!p->sb_error || strcmp(p->sb_error, err.msg))
-			sk__ag_event(a, pod, "Warning", "FailedCreatePodSandBox", "Failed to create pod sandbox: %s",
-				  err.msg);
-		free(p->sb_error);
-		p->sb_error = xstrdup(err.msg);
+		sandbox_failed(a, p, pod, err.msg);
 		p->sb = NULL;
 	} else {
 		free(p->sb_error);
@@ -423,6 +457,7 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	}
 	for (i = 0; i < na; i++)
 		free((char *)aliases[i]);
+	SK_POD_TRACE(p, "sandbox end");
 	return p->sb ? 0 : -1;
 }
 
@@ -566,7 +601,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	struct sk_gpu_injection inj = {0};
 	bool gpu_held = false;
 
-	if (!cs)
+	if (!cs || !p->sb)
 		return -1;
 	{
 		/* configuration errors first: no pull or rootfs for a pod that cannot start */
@@ -577,8 +612,10 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 			goto fail;
 		}
 	}
+	SK_POD_TRACE(p, "container begin");
 	if (ensure_image(a, pod, cs, k, &img) < 0)
 		return -1;
+	SK_POD_TRACE(p, "image ready");
 	free(k->image_name);
 	free(k->image_id);
 	k->image_name = xstrdup(img.name ? img.name : (sk__ag_jstr(cs, "image") ? sk__ag_jstr(cs, "image") : ""));
@@ -594,6 +631,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		goto fail;
 	}
 	cfg.rootfs = rootfs;
+	SK_POD_TRACE(p, "rootfs mounted");
 	{
 		uint32_t saved = k->restarts;
 
@@ -607,10 +645,12 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	cfg.handler = handler && *handler ? handler : NULL;
 	if (gpu_prepare(a, p, cs, k, id, &ar, &cfg, &inj, &gpu_held, &reason, &err) < 0)
 		goto fail;
+	SK_POD_TRACE(p, "config built");
 	if (sk_container_create(&a->rt, &cfg, &c, &err) < 0) {
 		reason = "CreateContainerError";
 		goto fail;
 	}
+	SK_POD_TRACE(p, "container created");
 	sk_gpu_injection_release(&inj);
 	if (gpu_held)
 		gpu_annotate(a, p);
@@ -621,6 +661,19 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 			sk_warn("agent", "writing \"%s\": %s", idp, strerror(errno));
 	}
 	sk__ag_event(a, pod, "Normal", "Created", "Created container %s", k->name);
+	if (p->sb->net && sk_sandbox_network_wait(p->sb, &err) < 0) {
+		sk_error_t e2 = {0};
+
+		/* the container goes before its sandbox; the next sync makes a new one */
+		sk_container_remove(&a->rt, c, &e2);
+		sk_container_free(c);
+		c = NULL;
+		sandbox_failed(a, p, pod, err.msg);
+		drop_sandbox(a, p);
+		reason = "CreateContainerError";
+		goto fail;
+	}
+	SK_POD_TRACE(p, "network ready");
 	if (sk_container_start(&a->rt, c, &err) < 0) {
 		reason = "RunContainerError";
 		sk_error_t e2 = {0};
@@ -629,6 +682,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		c = NULL;
 		goto fail;
 	}
+	SK_POD_TRACE(p, "container started");
 	sk__ag_event(a, pod, "Normal", "Started", "Started container %s", k->name);
 	prune_logs(p, k, attempt);
 	drop_attempt(a, k->prev);
@@ -650,6 +704,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	sk__ag_arena_release(&ar);
 	sk_image_info_release(&img);
 	run_post_start(a, p, pod, cs, k);
+	SK_POD_TRACE(p, "container done");
 	return 0;
 fail:
 	sk_gpu_injection_release(&inj);
@@ -939,6 +994,8 @@ static void teardown(struct sk_agent *a, struct apod *p)
 		drop_attempt(a, p->adopt[i]);
 	p->nadopt = 0;
 	if (p->sb) {
+		sk_sandbox_network_wait(p->sb, &err);
+		sk_error_clear(&err);
 		if (sk_sandbox_remove(&a->rt, p->sb->id, &err) < 0)
 			sk_warn("agent", "pod %s/%s: removing sandbox: %s", p->ns, p->name, err.msg);
 		sk_sandbox_free(p->sb);
@@ -1199,6 +1256,25 @@ static bool past_deadline(struct apod *p, json_t *pod)
 	return true;
 }
 
+static bool any_running(struct apod *p)
+{
+	for (size_t i = 0; i < p->nctrs; i++)
+		if (p->ctrs[i].cur && p->ctrs[i].cur->status != SK_CONTAINER_EXITED)
+			return true;
+	return false;
+}
+
+/* A terminal pod whose containers have all exited no longer counts against
+ * the node's allocatable (kubelet's admission skips terminal pods), though
+ * its teardown has yet to run: the scheduler frees its requests on seeing
+ * the terminal phase and may bind the next pod at once. */
+static void release(struct sk_agent *a, struct apod *p)
+{
+	pthread_mutex_lock(&a->mu);
+	p->released = true;
+	pthread_mutex_unlock(&a->mu);
+}
+
 static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 {
 	int64_t next_wake = now_ns() + SYNC_MS * 1000000LL;
@@ -1229,6 +1305,7 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 			pthread_mutex_unlock(&a->mu);
 		} else {
 			sk__ag_admit(a, p, pod);
+			SK_POD_TRACE(p, "admitted");
 		}
 	}
 	if (phase_terminal(sk__ag_jstr(pod, "status.phase")) && !p->last_status) {
@@ -1261,17 +1338,21 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		stop_sidecars_if_done(a, p, pod);
 		rotate_logs(a, p);
 	}
+	network_ready(a, p, pod);
 	st = sk__ag_pod_status(a, p, pod);
 	if (phase_terminal(sk__ag_jstr(st, "phase"))) {
 		sk_error_t err = {0};
 
 		sk_gpu_release_pod(a->gpu, p->uid, &err);
 	}
+	if (phase_terminal(sk__ag_jstr(st, "phase")) && !any_running(p))
+		release(a, p);
 	sk__ag_status_write(a, p, pod, st);
 	if (phase_terminal(sk__ag_jstr(st, "phase"))) {
 		cleanup_json json_t *after = NULL;
 
 		stop_all(a, p, pod, grace_seconds(pod));
+		release(a, p);
 		teardown(a, p);
 		/* the sandbox is gone: PodReadyToStartContainers turns False */
 		after = sk__ag_pod_status(a, p, pod);
@@ -1290,10 +1371,12 @@ void *sk__pod_worker(void *arg)
 	struct apod *p = arg;
 	struct sk_agent *a = p->a;
 
-	p->pod_dir = xasprintf("%s/pods/%s", a->data_dir, p->uid);
-	p->log_dir = xasprintf("%s/logs/%s_%s_%s", a->data_dir, p->ns, p->name, p->uid);
-	sk_mkdir_p(p->pod_dir, 0750);
-	sk_mkdir_p(p->log_dir, 0755);
+	if (!p->pod_dir) {
+		p->pod_dir = xasprintf("%s/pods/%s", a->data_dir, p->uid);
+		p->log_dir = xasprintf("%s/logs/%s_%s_%s", a->data_dir, p->ns, p->name, p->uid);
+		sk_mkdir_p(p->pod_dir, 0750);
+		sk_mkdir_p(p->log_dir, 0755);
+	}
 	while (!a->stopping) {
 		bool gone = false;
 		cleanup_json json_t *pod = sk__apod_get(p, &gone);
@@ -1302,6 +1385,18 @@ void *sk__pod_worker(void *arg)
 
 		if (delay < 0)
 			break;
+		if (p->stopped && !gone && !sk__ag_jstr(pod, "metadata.deletionTimestamp")) {
+			/* terminal and torn down: nothing to do until the pod is
+			 * deleted, so no thread waits for it (the agent starts a
+			 * worker again on the pod's next change) */
+			pthread_mutex_lock(&a->mu);
+			if (!p->wake && !a->stopping) {
+				p->parked = true;
+				pthread_mutex_unlock(&a->mu);
+				return NULL;
+			}
+			pthread_mutex_unlock(&a->mu);
+		}
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += delay / 1000;
 		ts.tv_nsec += (long)(delay % 1000) * 1000000;

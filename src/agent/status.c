@@ -257,9 +257,18 @@ static void failure_note(struct apod *p, json_t *st)
 
 json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 {
-	json_t *statuses = json_array(), *init_statuses = json_array();
+	json_t *statuses, *init_statuses;
 	json_t *st;
 	const char *ph;
+
+	/* rejected at admission: phase, reason and message only, as kubelet's
+	 * rejectPod writes (kubectl shows the reason, OutOfcpu) */
+	if (p->reject_reason && !p->admitted)
+		return json_pack("{s:s, s:s, s:s, s:s, s:s}", "phase", "Failed", "reason", p->reject_reason, "message",
+				 p->reject_msg ? p->reject_msg : "", "qosClass", sk__ag_qos_class(pod), "startTime",
+				 p->start_time);
+	statuses = json_array();
+	init_statuses = json_array();
 
 	for (size_t i = 0; i < p->nctrs; i++) {
 		struct ctr *k = &p->ctrs[i];
@@ -309,12 +318,19 @@ void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t
 
 	if (p->last_status && json_equal(p->last_status, st))
 		return;
-	patch = json_pack("{s:O}", "status", st);
+	/* a shallow copy: "message": null below must not change st, which is
+	 * kept to compare the next status with */
+	patch = json_pack("{s:o}", "status", json_copy(st));
 	if (!json_object_get(st, "message"))
 		json_object_set_new(json_object_get(patch, "status"), "message", json_null());
 	/* a strategic merge patch merges conditions by type, so conditions others
 	 * own (DisruptionTarget from an eviction, readiness gates) are kept */
 	r = sk_client_patch(a->c, path, SK_PATCH_STRATEGIC, patch, &err);
+	if (sk_trace_on()) {
+		cleanup_free char *what = xasprintf("status %s written", sk__ag_jstr(st, "phase") ? sk__ag_jstr(st, "phase") : "?");
+
+		SK_POD_TRACE(p, what);
+	}
 	if (!r) {
 		if (err.code != SK_ENOTFOUND)
 			sk_warn("agent", "pod %s/%s: writing status: %s", p->ns, p->name, err.msg);

@@ -241,24 +241,6 @@ static void conmon_argv(struct sk_runtime *rt, const struct sk_runtime_handler *
 	argv[n] = NULL;
 }
 
-/* In the child: sync pipe on fd 3, start pipe on fd 4, stdio to /dev/null
- * and conmon's own stderr to <dir>/conmon.log. Async-signal-safe only. */
-static void conmon_child(char **argv, char **envp, int sync_w, int start_r, int logfd)
-{
-	int devnull = open("/dev/null", O_RDWR);
-	sigset_t all;
-
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(logfd >= 0 ? logfd : devnull, 2) < 0)
-		_exit(126);
-	if (dup2(sync_w, 3) < 0 || dup2(start_r, 4) < 0)
-		_exit(126);
-	setsid();
-	execve(argv[0], argv, envp);
-	_exit(127);
-}
-
 /* Reads conmon's {"data": pid, "message": ...} line from the sync pipe. */
 static int read_sync(int fd, const char *id, int *pid, sk_error_t *err)
 {
@@ -326,14 +308,20 @@ static int spawn_conmon(struct sk_runtime *rt, const struct sk_runtime_handler *
 		rc = sk_error_errno(err, errno, "container \"%s\": pipe", c->id);
 		goto out;
 	}
-	pid = fork();
-	if (pid == 0)
-		conmon_child(argv, envp, sync_p[1], start_p[0], logfd);
+	/* stdio to /dev/null, conmon's own stderr to <dir>/conmon.log, sync
+	 * pipe on fd 3, start pipe on fd 4 */
+	{
+		cleanup_close int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+		int fds[5] = {devnull, devnull, logfd >= 0 ? logfd : devnull, sync_p[1], start_p[0]};
+
+		rc = devnull < 0 ? sk_error_errno(err, errno, "container \"%s\": open /dev/null", c->id)
+				 : sk__proc_spawn(&pid, argv, envp, fds, 5, true, err);
+	}
 	close(sync_p[1]);
 	close(start_p[0]);
-	if (pid < 0) {
+	if (rc < 0) {
 		close(sync_p[0]), close(start_p[1]);
-		rc = sk_error_errno(err, errno, "container \"%s\": fork conmon", c->id);
+		sk_error_wrap(err, "container \"%s\": conmon", c->id);
 		goto out;
 	}
 	/* conmon waits for this before creating the container. */
@@ -358,6 +346,8 @@ int sk_container_create(struct sk_runtime *rt, const struct sk_container_config 
 {
 	const struct sk_runtime_handler *h = sk_runtime_handler(rt, cfg->handler, err);
 	struct sk_container *c;
+	sk_error_t e2 = {0};
+	int64_t t0;
 
 	if (!h)
 		return sk_error_wrap(err, "create container \"%s\"", cfg->id ? cfg->id : "");
@@ -369,15 +359,23 @@ int sk_container_create(struct sk_runtime *rt, const struct sk_container_config 
 		sk_container_free(c);
 		return sk_error_set(err, SK_EEXISTS, "create container \"%s\": already exists", cfg->id);
 	}
-	if (prepare_bundle(c, cfg, err) < 0 || spawn_conmon(rt, h, c, cfg->log_size_max, err) < 0 || save(c, err) < 0) {
-		sk_error_t e2 = {0};
-		c->status = SK_CONTAINER_UNKNOWN;   /* nothing to wait for */
-		sk_container_remove(rt, c, &e2);
-		sk_container_free(c);
-		return -1;
-	}
+	t0 = sk_mono_ns();
+	if (prepare_bundle(c, cfg, err) < 0)
+		goto fail;
+	sk_trace("container %s: bundle %.1f ms", c->id, (double)(sk_mono_ns() - t0) / 1e6);
+	t0 = sk_mono_ns();
+	if (spawn_conmon(rt, h, c, cfg->log_size_max, err) < 0)
+		goto fail;
+	sk_trace("container %s: conmon + %s create %.1f ms", c->id, h->name, (double)(sk_mono_ns() - t0) / 1e6);
+	if (save(c, err) < 0)
+		goto fail;
 	*out = c;
 	return 0;
+fail:
+	c->status = SK_CONTAINER_UNKNOWN;   /* nothing to wait for */
+	sk_container_remove(rt, c, &e2);
+	sk_container_free(c);
+	return -1;
 }
 
 int sk_container_start(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err)
@@ -715,23 +713,6 @@ int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const 
 	return rc < 0 ? sk_error_wrap(err, "exec in container \"%s\"", c->id) : 0;
 }
 
-static void exec_child(char *const argv[], int in_fd, int out_fd, int err_fd)
-{
-	sigset_t all;
-
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	/* dup to high numbers first so that the fds may be any of 0..2 */
-	in_fd = fcntl(in_fd, F_DUPFD, 10);
-	out_fd = fcntl(out_fd, F_DUPFD, 10);
-	err_fd = fcntl(err_fd, F_DUPFD, 10);
-	if (in_fd < 0 || out_fd < 0 || err_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
-	    dup2(err_fd, 2) < 0)
-		_exit(126);
-	execv(argv[0], argv);
-	_exit(127);
-}
-
 int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int in_fd,
 			  int out_fd, int err_fd, sk_error_t *err)
 {
@@ -750,13 +731,12 @@ int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const c
 	root = xasprintf("--root=%s", h->root);
 	{
 		char *argv[] = {h->exec, root, "exec", "--process", proc_path, c->id, NULL};
-		pid = fork();
-		if (pid == 0)
-			exec_child(argv, in_fd, out_fd, err_fd);
-	}
-	if (pid < 0) {
-		unlink(proc_path);
-		return sk_error_errno(err, errno, "exec in container \"%s\": fork", c->id);
+		int fds[3] = {in_fd, out_fd, err_fd};
+
+		if (sk__proc_spawn(&pid, argv, NULL, fds, 3, false, err) < 0) {
+			unlink(proc_path);
+			return sk_error_wrap(err, "exec in container \"%s\"", c->id);
+		}
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,19 +42,47 @@ static void buf_read(int *fd, struct buf *b)
 	b->data[b->len] = '\0';
 }
 
-static void child_exec(char *const argv[], char *const envp[], int in, int out, int errfd)
+int sk__proc_spawn(pid_t *pid, char *const argv[], char *const envp[], const int *fds, int nfds, bool setsid,
+		   sk_error_t *err)
 {
-	sigset_t all;
+	extern char **environ;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, def;
+	int rc, high[8];
 
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(errfd, 2) < 0)
-		_exit(126);
-	if (envp)
-		execve(argv[0], argv, envp);
-	else
-		execv(argv[0], argv);
-	_exit(127);
+	if (nfds > 8)
+		return sk_error_set(err, SK_EINVALID, "run \"%s\": too many descriptors", argv[0]);
+	/* Sources are moved above the targets first so that a dup2 onto
+	 * 0..nfds-1 cannot overwrite a source still to be copied. */
+	for (int i = 0; i < nfds; i++) {
+		high[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, nfds);
+		if (high[i] < 0) {
+			rc = errno;
+			for (int j = 0; j < i; j++)
+				close(high[j]);
+			return sk_error_errno(err, rc, "run \"%s\": dup", argv[0]);
+		}
+	}
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	for (int i = 0; i < nfds; i++)
+		posix_spawn_file_actions_adddup2(&fa, high[i], i);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &def);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+						(setsid ? POSIX_SPAWN_SETSID : 0));
+	rc = posix_spawn(pid, argv[0], &fa, &attr, argv, envp ? envp : environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	for (int i = 0; i < nfds; i++)
+		close(high[i]);
+	if (rc != 0)
+		return sk_error_errno(err, rc, "run \"%s\": spawn", argv[0]);
+	return 0;
 }
 
 static void feed_input(int *fd, const char *input, size_t *off)
@@ -123,7 +152,9 @@ int sk__proc_run(char *const argv[], char *const envp[], const char *input,
 		 int timeout_ms, struct sk__proc_result *res, sk_error_t *err)
 {
 	int pin[2], pout[2], perr[2];
+	int64_t t0 = sk_mono_ns(), t1;
 	pid_t pid;
+	int rc;
 
 	memset(res, 0, sizeof(*res));
 	if (pipe2(pin, O_CLOEXEC) < 0)
@@ -136,17 +167,24 @@ int sk__proc_run(char *const argv[], char *const envp[], const char *input,
 		close(pin[0]), close(pin[1]), close(pout[0]), close(pout[1]);
 		return sk_error_errno(err, errno, "run \"%s\": pipe", argv[0]);
 	}
-	pid = fork();
-	if (pid == 0)
-		child_exec(argv, envp, pin[0], pout[1], perr[1]);
+	{
+		int fds[3] = {pin[0], pout[1], perr[1]};
+
+		rc = sk__proc_spawn(&pid, argv, envp, fds, 3, false, err);
+	}
+	t1 = sk_mono_ns();
 	close(pin[0]), close(pout[1]), close(perr[1]);
-	if (pid < 0) {
+	if (rc < 0) {
 		close(pin[1]), close(pout[0]), close(perr[0]);
-		return sk_error_errno(err, errno, "run \"%s\": fork", argv[0]);
+		return -1;
 	}
 	fcntl(pin[1], F_SETFL, O_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
-	return pump(pid, pin[1], pout[0], perr[0], input, timeout_ms, res);
+	pump(pid, pin[1], pout[0], perr[0], input, timeout_ms, res);
+	sk_trace("exec %s %s: %.1f ms (spawn %.1f ms)", argv[0],
+		 argv[1] ? argv[1] : (envp && envp[0] ? envp[0] : ""),
+		 (double)(sk_mono_ns() - t0) / 1e6, (double)(t1 - t0) / 1e6);
+	return 0;
 }
 
 void sk__proc_result_release(struct sk__proc_result *res)

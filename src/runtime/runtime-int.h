@@ -25,6 +25,12 @@ struct sk__proc_result {
  * status), -1 with err when it could not be started. */
 int sk__proc_run(char *const argv[], char *const envp[], const char *input,
 		 int timeout_ms, struct sk__proc_result *res, sk_error_t *err);
+/* Starts argv[0] (absolute path) with envp (NULL: inherit) and fds[i] as
+ * its descriptor i (i < nfds <= 8; others close on exec), signals unblocked and SIGPIPE default, in a
+ * new session when `setsid`. posix_spawn: no copy of this (large, threaded)
+ * process's page tables, unlike fork(). The caller waits for *pid. */
+int sk__proc_spawn(pid_t *pid, char *const argv[], char *const envp[], const int *fds, int nfds, bool setsid,
+		   sk_error_t *err);
 void sk__proc_result_release(struct sk__proc_result *res);
 /* Exit code of a wait status: the code, or 128+signal. */
 int sk__proc_exit_code(int status);

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -14,7 +15,6 @@
 #include "util/util.h"
 
 static const char *const ns_kinds[] = {"netns", "ipc", "uts"};
-static const char *const ns_proc[] = {"/proc/self/ns/net", "/proc/self/ns/ipc", "/proc/self/ns/uts"};
 
 static char *ns_path(const struct sk_runtime *rt, int kind, const char *id)
 {
@@ -23,8 +23,11 @@ static char *ns_path(const struct sk_runtime *rt, int kind, const char *id)
 
 void sk_sandbox_free(struct sk_sandbox *sb)
 {
+	sk_error_t e = {0};
+
 	if (!sb)
 		return;
+	sk_sandbox_network_wait(sb, &e);
 	free(sb->id), free(sb->pod_name), free(sb->pod_namespace), free(sb->pod_uid), free(sb->hostname);
 	free(sb->ip), free(sb->netns_path), free(sb->ipc_path), free(sb->uts_path), free(sb->dir);
 	free(sb->hosts_path), free(sb->resolv_path), free(sb->hostname_path), free(sb->shm_path);
@@ -48,16 +51,43 @@ static void fill_paths(const struct sk_runtime *rt, struct sk_sandbox *sb)
 	sb->cgroup_parent = sk_cgroup_pod_path(sb->qos, sb->pod_uid);
 }
 
-/* The child unshares and bind-mounts its own namespace files onto the
- * targets (we share its mount namespace), then exits: the mounts keep the
- * namespaces alive. Only async-signal-safe calls after fork. */
+struct ns_job {
+	const struct sk_sandbox *sb;
+	const char *const *targets;
+	int flags, failed_errno;
+	const char *failed;
+};
+
+/* Namespaces belong to threads: this short-lived thread unshares, names the
+ * new UTS namespace and bind-mounts its own namespace files onto the
+ * targets (the mount namespace is shared with the process), which keeps
+ * the namespaces alive after it ends. No fork of the agent. */
+static void *ns_thread(void *arg)
+{
+	static const char *const self[] = {"/proc/thread-self/ns/net", "/proc/thread-self/ns/ipc",
+					   "/proc/thread-self/ns/uts"};
+	struct ns_job *j = arg;
+
+	if (unshare(j->flags) < 0) {
+		j->failed = "unshare";
+	} else if (!j->sb->host_network && sethostname(j->sb->hostname, strlen(j->sb->hostname)) < 0) {
+		j->failed = "sethostname";
+	} else {
+		for (int i = 0; i < 3 && !j->failed; i++)
+			if (j->targets[i] && mount(self[i], j->targets[i], NULL, MS_BIND, NULL) < 0)
+				j->failed = j->targets[i];
+	}
+	if (j->failed)
+		j->failed_errno = errno;
+	return NULL;
+}
+
 static int create_namespaces(const struct sk_sandbox *sb, sk_error_t *err)
 {
 	const char *targets[3] = {sb->netns_path, sb->ipc_path, sb->uts_path};
-	int flags = CLONE_NEWIPC | (sb->host_network ? 0 : CLONE_NEWNET | CLONE_NEWUTS);
-	size_t hlen = strlen(sb->hostname);
-	int i, status;
-	pid_t pid;
+	struct ns_job j = {sb, targets, CLONE_NEWIPC | (sb->host_network ? 0 : CLONE_NEWNET | CLONE_NEWUTS), 0, NULL};
+	pthread_t t;
+	int i, rc;
 
 	for (i = 0; i < 3; i++) {
 		int fd;
@@ -68,24 +98,12 @@ static int create_namespaces(const struct sk_sandbox *sb, sk_error_t *err)
 			return sk_error_errno(err, errno, "sandbox \"%s\": create \"%s\"", sb->id, targets[i]);
 		close(fd);
 	}
-	pid = fork();
-	if (pid < 0)
-		return sk_error_errno(err, errno, "sandbox \"%s\": fork", sb->id);
-	if (pid == 0) {
-		if (unshare(flags) < 0)
-			_exit(10);
-		if (!sb->host_network && sethostname(sb->hostname, hlen) < 0)
-			_exit(11);
-		for (i = 0; i < 3; i++)
-			if (targets[i] && mount(ns_proc[i], targets[i], NULL, MS_BIND, NULL) < 0)
-				_exit(12 + i);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return sk_error_set(err, SK_EINTERNAL, "sandbox \"%s\": namespace setup failed (status %d)", sb->id,
-				    sk__proc_exit_code(status));
+	rc = pthread_create(&t, NULL, ns_thread, &j);
+	if (rc != 0)
+		return sk_error_errno(err, rc, "sandbox \"%s\": namespace thread", sb->id);
+	pthread_join(t, NULL);
+	if (j.failed)
+		return sk_error_errno(err, j.failed_errno, "sandbox \"%s\": namespace setup: %s", sb->id, j.failed);
 	return 0;
 }
 
@@ -104,7 +122,20 @@ static void append(char **s, const char *fmt, const char *a, const char *b)
 	*s = n;
 }
 
-static int write_hosts(const struct sk_sandbox *sb, const struct sk_sandbox_config *cfg, sk_error_t *err)
+/* In place, not by rename: containers created before the pod IP was known
+ * bind-mount this inode. */
+static int rewrite_text(const char *path, const char *text, sk_error_t *err)
+{
+	cleanup_close int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	size_t len = strlen(text);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		return sk_error_errno(err, errno, "write \"%s\"", path);
+	return 0;
+}
+
+static int write_hosts(const struct sk_sandbox *sb, const char *const *host_aliases, bool in_place,
+		       sk_error_t *err)
 {
 	cleanup_free char *s = NULL;
 	size_t i;
@@ -122,9 +153,9 @@ static int write_hosts(const struct sk_sandbox *sb, const struct sk_sandbox_conf
 		    "fe00::2\tip6-allrouters\n");
 	if (sb->ip)
 		append(&s, "%s%s\t%s\n", sb->ip, sb->hostname);
-	for (i = 0; cfg->host_aliases && cfg->host_aliases[i]; i++)
-		append(&s, "%s%s\n%s", cfg->host_aliases[i], NULL);
-	return write_text(sb->hosts_path, s, err);
+	for (i = 0; host_aliases && host_aliases[i]; i++)
+		append(&s, "%s%s\n%s", host_aliases[i], NULL);
+	return in_place ? rewrite_text(sb->hosts_path, s, err) : write_text(sb->hosts_path, s, err);
 }
 
 static bool loopback_nameserver(const char *line)
@@ -210,29 +241,111 @@ static int save(const struct sk_sandbox *sb, sk_error_t *err)
 	return sk__json_save(path, j, err);
 }
 
+struct sk__sandbox_net {
+	pthread_t thread;
+	const struct sk_runtime *rt;
+	struct sk_sandbox *sb;
+	char **aliases;
+	int rc;
+	sk_error_t err;
+};
+
+static void net_free(struct sk__sandbox_net *n)
+{
+	for (size_t i = 0; n->aliases && n->aliases[i]; i++)
+		free(n->aliases[i]);
+	free(n->aliases);
+	free(n);
+}
+
+/* CNI ADD, then the pod IP into hosts and sandbox.json. */
+static int attach_network(const struct sk_runtime *rt, struct sk_sandbox *sb, const char *const *aliases,
+			  sk_error_t *err)
+{
+	int64_t t0 = sk_mono_ns();
+
+	if (sk_cni_add(rt, sb->id, sb->netns_path, &sb->cni_result, err) < 0)
+		return -1;
+	sk_trace("sandbox %s: cni add %.1f ms", sb->id, (double)(sk_mono_ns() - t0) / 1e6);
+	sb->ip = sk_cni_result_ip(sb->cni_result);
+	if (!sb->ip)
+		return sk_error_set(err, SK_EINTERNAL, "sandbox \"%s\": cni result has no IP", sb->id);
+	if (write_hosts(sb, aliases, true, err) < 0)
+		return -1;
+	return save(sb, err);
+}
+
+static void *net_thread(void *arg)
+{
+	struct sk__sandbox_net *n = arg;
+
+	n->rc = attach_network(n->rt, n->sb, (const char *const *)n->aliases, &n->err);
+	return NULL;
+}
+
+static int start_network(const struct sk_runtime *rt, struct sk_sandbox *sb, const char *const *aliases,
+			 sk_error_t *err)
+{
+	struct sk__sandbox_net *n = xzalloc(sizeof(*n));
+	size_t cnt = 0;
+	int rc;
+
+	while (aliases && aliases[cnt])
+		cnt++;
+	n->aliases = xzalloc((cnt + 1) * sizeof(char *));
+	for (size_t i = 0; i < cnt; i++)
+		n->aliases[i] = xstrdup(aliases[i]);
+	n->rt = rt;
+	n->sb = sb;
+	rc = pthread_create(&n->thread, NULL, net_thread, n);
+	if (rc != 0) {
+		net_free(n);
+		return sk_error_errno(err, rc, "sandbox \"%s\": network thread", sb->id);
+	}
+	sb->net = n;
+	return 0;
+}
+
+int sk_sandbox_network_wait(struct sk_sandbox *sb, sk_error_t *err)
+{
+	struct sk__sandbox_net *n = sb->net;
+	int rc;
+
+	if (!n)
+		return 0;
+	pthread_join(n->thread, NULL);
+	sb->net = NULL;
+	rc = n->rc;
+	if (rc < 0)
+		*err = n->err;
+	net_free(n);
+	return rc < 0 ? sk_error_wrap(err, "create sandbox") : 0;
+}
+
 static int setup(struct sk_runtime *rt, struct sk_sandbox *sb, const struct sk_sandbox_config *cfg,
 		 sk_error_t *err)
 {
+	int64_t t0 = sk_mono_ns();
+
 	if (sk_mkdir_p(sb->dir, 0755) < 0)
 		return sk_error_errno(err, errno, "sandbox \"%s\": mkdir", sb->id);
 	/* Record first so that a crash half-way leaves something sk_sandbox_remove can find. */
 	if (save(sb, err) < 0 || create_namespaces(sb, err) < 0 || mount_shm(sb, err) < 0)
 		return -1;
-	if (!sb->host_network) {
-		if (sk_cni_add(rt, sb->id, sb->netns_path, &sb->cni_result, err) < 0)
-			return -1;
-		sb->ip = sk_cni_result_ip(sb->cni_result);
-		if (!sb->ip)
-			return sk_error_set(err, SK_EINTERNAL, "sandbox \"%s\": cni result has no IP", sb->id);
-	}
-	if (write_hosts(sb, cfg, err) < 0 || write_resolv(sb, cfg, err) < 0)
+	sk_trace("sandbox %s: namespaces and shm %.1f ms", sb->id, (double)(sk_mono_ns() - t0) / 1e6);
+	/* hosts gets the pod IP once the network is attached */
+	if (write_hosts(sb, cfg->host_aliases, false, err) < 0 || write_resolv(sb, cfg, err) < 0)
 		return -1;
 	{
 		cleanup_free char *hn = xasprintf("%s\n", sb->hostname);
 		if (write_text(sb->hostname_path, hn, err) < 0)
 			return -1;
 	}
-	return save(sb, err);
+	if (sb->host_network)
+		return save(sb, err);
+	if (cfg->network_async)
+		return start_network(rt, sb, cfg->host_aliases, err);
+	return attach_network(rt, sb, cfg->host_aliases, err);
 }
 
 int sk_sandbox_create(struct sk_runtime *rt, const struct sk_sandbox_config *cfg,

@@ -35,7 +35,13 @@ struct sk_sandbox_config {
 	const char *const *dns_options;
 	/* Extra /etc/hosts lines ("10.0.0.1\tfoo bar"), NULL-terminated; may be NULL. */
 	const char *const *host_aliases;
+	/* Attach the network (CNI ADD) in a background thread, so that the
+	 * caller can prepare containers meanwhile; sk_sandbox_network_wait
+	 * before starting a container or reading ip. */
+	bool network_async;
 };
+
+struct sk__sandbox_net;
 
 struct sk_sandbox {
 	char *id, *pod_name, *pod_namespace, *pod_uid, *hostname;
@@ -50,12 +56,16 @@ struct sk_sandbox {
 	char *cgroup_parent; /* "/kubepods/<qos>/pod<uid>" */
 	int64_t created_ns;
 	json_t *cni_result;  /* owned; NULL with host_network */
+	struct sk__sandbox_net *net; /* network attaching in the background, or NULL */
 };
 
 /* Creates namespaces, files and the network. On failure everything created
  * is removed again. *out is freed with sk_sandbox_free. */
 int sk_sandbox_create(struct sk_runtime *rt, const struct sk_sandbox_config *cfg,
 		      struct sk_sandbox **out, sk_error_t *err);
+/* Waits for a background network attachment (no-op without one). On
+ * failure the sandbox is unusable: remove it (after its containers). */
+int sk_sandbox_network_wait(struct sk_sandbox *sb, sk_error_t *err);
 /* Loads sandbox.json of `id` (SK_ENOTFOUND when absent). */
 int sk_sandbox_load(struct sk_runtime *rt, const char *id, struct sk_sandbox **out, sk_error_t *err);
 /* Lists sandboxes recorded on disk: *out is a malloc'd array of *n pointers;

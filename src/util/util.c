@@ -153,6 +153,18 @@ int sk_time_parse(const char *s, int64_t *secs)
 	return 0;
 }
 
+bool sk_trace_on(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *e = getenv("SKIFF_TRACE");
+
+		on = e && *e && strcmp(e, "0") != 0;
+	}
+	return on;
+}
+
 void sk_log(int level, const char *component, const char *fmt, ...)
 {
 	static const char lv[] = "EWID";

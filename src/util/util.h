@@ -3,6 +3,7 @@
 #ifndef SK_UTIL_UTIL_H
 #define SK_UTIL_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,10 @@ void sk_log(int level, const char *component, const char *fmt, ...)
 #define sk_warn(comp, ...) sk_log(SK_LOG_WARN, comp, __VA_ARGS__)
 #define sk_err(comp, ...) sk_log(SK_LOG_ERROR, comp, __VA_ARGS__)
 #define sk_debug(comp, ...) do { if (sk_log_level >= SK_LOG_DEBUG) sk_log(SK_LOG_DEBUG, comp, __VA_ARGS__); } while (0)
+/* Step timings for latency work: on when the environment has SKIFF_TRACE=1,
+ * logged at info level under component "trace". */
+bool sk_trace_on(void);
+#define sk_trace(...) do { if (sk_trace_on()) sk_log(SK_LOG_INFO, "trace", __VA_ARGS__); } while (0)
 
 /* Files. Read a whole file (NUL-terminated, length in *len if not NULL); NULL + errno on failure. */
 char *sk_read_file(const char *path, size_t *len);

@@ -159,6 +159,11 @@ class AgentCluster(Cluster):
         try:
             if self.agent_proc and self.proc:
                 self.delete_all_pods()
+                # pods force-deleted from the API are still being torn down by the
+                # agent; stopping it now would leave their containers running
+                sandboxes = os.path.join(self.run_dir, "sandboxes")
+                wait_for(lambda: not os.path.isdir(sandboxes) or not os.listdir(sandboxes), 60, interval=0.5,
+                         what="sandboxes removed")
         except Exception:
             pass
         self.stop_agent()

@@ -27,6 +27,15 @@ spec:
 """
 
 
+def wait_events(c, name, *texts):
+    """The agent records Events in the background: wait until the pod's
+    Events show every text."""
+    def seen():
+        ev = c.kubectl("get", "events", "--field-selector", f"involvedObject.name={name}").stdout
+        return all(t in ev for t in texts)
+    wait_for(seen, 30, what=f"events {texts} of {name}")
+
+
 def cstatus(pod, name="c", key="containerStatuses"):
     return [s for s in pod["status"].get(key, []) if s["name"] == name][0]
 
@@ -57,9 +66,7 @@ def test_pod_completes_with_logs(agent_cluster):
     # last line of the whole log, whichever it is
     assert c.kubectl("logs", "hello", "--tail", "1").stdout.splitlines() == out.splitlines()[-1:]
     assert c.kubectl("logs", "hello", "--limit-bytes", "5").stdout == "hello"
-    events = c.kubectl("get", "events", "--field-selector", "involvedObject.name=hello").stdout
-    for reason in ("Pulled", "Created", "Started"):
-        assert reason in events
+    wait_events(c, "hello", "Pulled", "Created", "Started")
 
 
 def test_crashloop_backoff_and_previous_logs(agent_cluster):
@@ -73,8 +80,7 @@ def test_crashloop_backoff_and_previous_logs(agent_cluster):
     assert p["status"]["phase"] == "Running"
     prev = c.kubectl("logs", "crash", "--previous").stdout
     assert prev.startswith("attempt-")
-    events = c.kubectl("get", "events", "--field-selector", "involvedObject.name=crash").stdout
-    assert "BackOff" in events
+    wait_events(c, "crash", "BackOff")
     c.kubectl("delete", "pod", "crash", "--wait=false")
 
 
@@ -97,8 +103,7 @@ def test_liveness_failure_restarts(agent_cluster):
     c.apply(pod_yaml("live", c.node, ["sh", "-c", "touch /tmp/healthy; sleep 3; rm /tmp/healthy; sleep 3600"],
                      extra_ctr=probe, restart="Always"))
     c.wait_pod("live", lambda p: cstatus(p)["restartCount"] >= 1, 60, what="a liveness restart")
-    events = c.kubectl("get", "events", "--field-selector", "involvedObject.name=live").stdout
-    assert "Unhealthy" in events and "Killing" in events
+    wait_events(c, "live", "Unhealthy", "Killing")
     c.kubectl("delete", "pod", "live", "--wait=false")
 
 
@@ -358,8 +363,7 @@ def test_image_pull_errors(agent_cluster):
     c.apply(pod_yaml("badpull", c.node, ["true"], image="127.0.0.1:1/none:1"))
     c.wait_pod("badpull", lambda p: cstatus(p)["state"]["waiting"]["reason"] == "ImagePullBackOff", 60,
                what="ImagePullBackOff")
-    events = c.kubectl("get", "events", "--field-selector", "involvedObject.name=badpull").stdout
-    assert "Failed to pull image" in events and "Pulling" in events
+    wait_events(c, "badpull", "Failed to pull image", "Pulling")
     status = c.kubectl("get", "pod", "badpull").stdout
     assert "ImagePullBackOff" in status or "ErrImagePull" in status
     c.kubectl("delete", "pod", "neverpull", "badpull", "--wait=false")
@@ -457,6 +461,24 @@ def test_admission_rejects_pod_over_allocatable(agent_cluster):
     p = c.wait_phase("toobig", "Failed", 30)
     assert p["status"]["reason"] == "OutOfcpu"
     assert p["status"]["message"].startswith("Pod was rejected: Node didn't have enough resource: cpu")
+    # as kubelet's rejection: no container statuses, so kubectl shows the reason
+    assert not p["status"].get("containerStatuses")
+    assert "OutOfcpu" in c.kubectl("get", "pod", "toobig", "--no-headers").stdout
+
+
+def test_admission_skips_finished_pods(agent_cluster):
+    """A Succeeded pod no longer counts against allocatable: a pod needing
+    all of the node's cpu runs right after another one finished (kubelet's
+    admission skips terminal pods; the scheduler frees them the same way)."""
+    c = agent_cluster
+    node = json.loads(c.kubectl("get", "node", c.node, "-o", "json").stdout)
+    cpu = node["status"]["allocatable"]["cpu"]
+    res = f"    resources: {{requests: {{cpu: \"{cpu}\"}}}}"
+    for i in range(3):
+        c.apply(pod_yaml(f"whole-{i}", c.node, ["true"], extra_ctr=res))
+        p = c.wait_pod(f"whole-{i}", lambda p: p.get("status", {}).get("phase") in ("Succeeded", "Failed"),
+                       60, what="finished")
+        assert p["status"]["phase"] == "Succeeded", p["status"]
 
 
 def test_deployment_pods_scheduled_and_ready(agent_cluster):
