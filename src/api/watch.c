@@ -85,6 +85,7 @@ struct sk_api_watch {
 	wev *head, *tail;
 	size_t queued;
 	int ended;
+	int waiting;            /* the consumer sleeps on cv */
 	int bookmarks;
 	int64_t last_rev;
 	int64_t deadline_ns, next_bookmark_ns;
@@ -216,6 +217,19 @@ static wline *shared_line(const char *type, const sk_store_kv *src, int64_t rev)
 	return c->l;
 }
 
+/* Called with w->mu held. Wakes the consumer only if it sleeps, once per
+ * burst, and after the unlock, so that it does not wake into a held mutex
+ * (two futex wakes per event on the store's writer thread otherwise). */
+static void unlock_and_wake(sk_api_watch *w)
+{
+	int wake = w->waiting;
+
+	w->waiting = 0;
+	pthread_mutex_unlock(&w->mu);
+	if (wake)
+		pthread_cond_signal(&w->cv);
+}
+
 static void on_event(const sk_store_event *ev, void *ud)
 {
 	sk_api_watch *w = ud;
@@ -256,8 +270,7 @@ static void on_event(const sk_store_event *ev, void *ud)
 			push_wline(w, l);
 	}
 	w->last_rev = ev->kv->mod_rev;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	unlock_and_wake(w);
 	return;
 skip:
 	pthread_mutex_lock(&w->mu);
@@ -275,8 +288,7 @@ static void push_error(sk_api_watch *w, int code, const char *reason, const char
 	pthread_mutex_lock(&w->mu);
 	push_raw(w, "ERROR", s, strlen(s));
 	w->ended = 1;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	unlock_and_wake(w);
 }
 
 static void send_initial(sk_api_watch *w, const char *prefix, int64_t *rev)
@@ -412,7 +424,9 @@ static int wait_ready(sk_api_watch *w, int timeout_ms)
 			ts.tv_sec = abs_ns / 1000000000;
 			ts.tv_nsec = abs_ns % 1000000000;
 		}
+		w->waiting = 1;
 		pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+		w->waiting = 0;
 	}
 }
 
