@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,6 +166,11 @@ typedef struct wstate {
 static int nready;
 
 static double *lat;
+/* fan-out: per watch pod wN, when its first watcher got it; each delivery's
+ * lag behind that first one (the write path excluded) */
+enum { MAX_WPODS = 4096 };
+static double first_rx[MAX_WPODS], *rx, *spread;
+static int *rx_pod;
 static size_t nlat, caplat;
 static pthread_mutex_t lat_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -196,6 +202,17 @@ static size_t on_watch(char *p, size_t s, size_t n, void *ud)
 			if (nlat == caplat) {
 				caplat = caplat ? caplat * 2 : 4096;
 				lat = realloc(lat, caplat * sizeof(*lat));
+			}
+			{
+				const char *nm = strstr(w->buf, "\"name\":\"w");
+				int pod = nm ? atoi(nm + 9) : -1;
+
+				rx = realloc(rx, caplat * sizeof(*rx));
+				rx_pod = realloc(rx_pod, caplat * sizeof(*rx_pod));
+				rx[nlat] = wall_s();
+				rx_pod[nlat] = pod >= 0 && pod < MAX_WPODS ? pod : -1;
+				if (rx_pod[nlat] >= 0 && (first_rx[pod] == 0 || rx[nlat] < first_rx[pod]))
+					first_rx[pod] = rx[nlat];
 			}
 			lat[nlat++] = d;
 			pthread_mutex_unlock(&lat_mu);
@@ -303,6 +320,11 @@ static long rss_kb(pid_t pid)
 			kb = atol(line + 6);
 	fclose(f);
 	return kb;
+}
+
+static double tv_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + tv->tv_usec / 1e6;
 }
 
 /* utime + stime of pid, in clock ticks */
@@ -433,6 +455,7 @@ watch:
 		pthread_t pth[PUMPS];
 		double *cl = calloc((size_t)wpods, sizeof(*cl));
 		long cpu0;
+		struct rusage ru0, ru1;
 
 		c = handle();
 		snprintf(path, sizeof(path), "%s/api/v1/namespaces", base);
@@ -467,6 +490,7 @@ watch:
 		nlat = 0;
 		pthread_mutex_unlock(&lat_mu);
 		cpu0 = cpu_ticks(pid);
+		getrusage(RUSAGE_SELF, &ru0);
 		for (int i = 0; i < wpods; i++) {
 			char name[32];
 			int k;
@@ -476,9 +500,12 @@ watch:
 			usleep((useconds_t)gap_us);
 		}
 		sleep(3);
+		getrusage(RUSAGE_SELF, &ru1);
 		qsort(cl, (size_t)wpods, sizeof(*cl), cmpd);
-		printf("watch_creates p50_ms %.2f max_ms %.2f server_cpu_ms_per_event %.1f\n", cl[wpods / 2] * 1000,
-		       cl[wpods - 1] * 1000, (double)(cpu_ticks(pid) - cpu0) * 1000.0 / (double)sysconf(_SC_CLK_TCK) / wpods);
+		printf("watch_creates p50_ms %.2f max_ms %.2f server_cpu_ms_per_event %.1f client_cpu_ms_per_event %.1f\n",
+		       cl[wpods / 2] * 1000, cl[wpods - 1] * 1000,
+		       (double)(cpu_ticks(pid) - cpu0) * 1000.0 / (double)sysconf(_SC_CLK_TCK) / wpods,
+		       (tv_s(&ru1.ru_utime) + tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_utime) - tv_s(&ru0.ru_stime)) * 1000 / wpods);
 		free(cl);
 		watch_stop = 1;
 		for (int p = 0; p < PUMPS; p++)
@@ -488,6 +515,18 @@ watch:
 			printf("watch_watchers %d events_per_s %.0f events_expected %d received %zu p50_ms %.2f p99_ms %.2f "
 			       "max_ms %.2f\n", watchers, 1e6 / gap_us, watchers * wpods, nlat, lat[nlat / 2] * 1000,
 			       lat[nlat * 99 / 100] * 1000, lat[nlat - 1] * 1000);
+		if (nlat) {
+			size_t ns = 0;
+
+			spread = calloc(nlat, sizeof(*spread));
+			for (size_t i = 0; i < nlat; i++)
+				if (rx_pod[i] >= 0)
+					spread[ns++] = rx[i] - first_rx[rx_pod[i]];
+			qsort(spread, ns, sizeof(*spread), cmpd);
+			if (ns)
+				printf("watch_fanout (after the first watcher got the event) p50_ms %.2f p99_ms %.2f max_ms %.2f\n",
+				       spread[ns / 2] * 1000, spread[ns * 99 / 100] * 1000, spread[ns - 1] * 1000);
+		}
 		printf("rss_after_mb %.1f\n", rss_kb(pid) / 1024.0);
 	}
 	kill(pid, SIGTERM);
