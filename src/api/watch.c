@@ -113,11 +113,30 @@ static void push_line(sk_api_watch *w, const char *type, const char *obj, size_t
 	push_raw(w, type, s, strlen(s));
 }
 
+static void wev_free(wev *e);
+
+/* Ends the watch and frees what it holds; the consumer sees the end at once. */
+static void drop_queue(sk_api_watch *w)
+{
+	while (w->head) {
+		wev *e = w->head;
+
+		w->head = e->next;
+		wev_free(e);
+	}
+	w->tail = NULL;
+	w->queued = 0;
+	w->ended = 1;
+}
+
 /* Queues l (taking a reference). Called with w->mu held. */
 static void push_wline(sk_api_watch *w, wline *l)
 {
-	wev *e = xmalloc(sizeof(*e));
+	wev *e;
 
+	if (w->ended)
+		return;
+	e = xmalloc(sizeof(*e));
 	__atomic_add_fetch(&l->ref, 1, __ATOMIC_RELAXED);
 	e->l = l;
 	e->next = NULL;
@@ -128,7 +147,7 @@ static void push_wline(sk_api_watch *w, wline *l)
 	w->tail = e;
 	w->queued += l->len;
 	if (w->queued > MAX_QUEUED_BYTES)
-		w->ended = 1;   /* a consumer this slow relists */
+		drop_queue(w);  /* a consumer this slow is closed and relists */
 }
 
 static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen)
