@@ -1,5 +1,8 @@
 /* A shared informer: list + watch of one resource with an in-memory cache
- * keyed by namespace/name (after client-go's reflector and indexer). */
+ * keyed by namespace/name (after client-go's reflector and indexer), and an
+ * index of the cached objects by their controller's uid (orphans by
+ * namespace), as upstream's PodControllerUIDIndex, so a controller reads the
+ * objects it may own without scanning the namespace. */
 #include <string.h>
 
 #include "ctrl/ctrl-int.h"
@@ -14,6 +17,7 @@ struct sk_informer {
 	pthread_cond_t cv;
 	json_t *cache;       /* key -> object */
 	json_t *tombstones;  /* key -> rv of the delete we already applied */
+	json_t *owners;      /* owner_key -> {key -> object} */
 	char rv[32];         /* last resourceVersion seen */
 	struct { sk_informer_fn fn; void *ud; } h[MAX_HANDLERS];
 	int nh;
@@ -31,6 +35,7 @@ sk_informer *sk__informer_new(sk_client *c, const char *path, const char *api_ve
 	inf->kind = xstrdup(kind);
 	inf->cache = json_object();
 	inf->tombstones = json_object();
+	inf->owners = json_object();
 	inf->need_list = 1;
 	pthread_mutex_init(&inf->mu, NULL);
 	pthread_cond_init(&inf->cv, NULL);
@@ -71,6 +76,39 @@ static void stamp_kind(sk_informer *inf, json_t *obj)
 		json_object_set_new(obj, "apiVersion", json_string(inf->api_version));
 }
 
+/* The owner index's key of obj: its controller's uid, or "/" and the
+ * namespace for an object without a controller (a uid holds no '/'). */
+static char *owner_key(json_t *obj)
+{
+	const char *uid = json_string_value(json_object_get(sk__controller_ref(obj), "uid"));
+	const char *ns = sk__ns(obj);
+
+	return uid ? xstrdup(uid) : xasprintf("/%s", ns ? ns : "");
+}
+
+/* Moves key from old's bucket to obj's (either may be NULL). Under mu. */
+static void index_owner(sk_informer *inf, const char *key, json_t *old, json_t *obj)
+{
+	if (old) {
+		cleanup_free char *ok = owner_key(old);
+		json_t *set = json_object_get(inf->owners, ok);
+
+		json_object_del(set, key);
+		if (set && !json_object_size(set))
+			json_object_del(inf->owners, ok);
+	}
+	if (obj) {
+		cleanup_free char *nk = owner_key(obj);
+		json_t *set = json_object_get(inf->owners, nk);
+
+		if (!set) {
+			set = json_object();
+			json_object_set_new(inf->owners, nk, set);
+		}
+		json_object_set(set, key, obj);
+	}
+}
+
 /* Applies an add/update; handlers run outside the lock. */
 static void apply_upsert(sk_informer *inf, json_t *in, int force)
 {
@@ -96,6 +134,7 @@ static void apply_upsert(sk_informer *inf, json_t *in, int force)
 	}
 	json_object_del(inf->tombstones, key);
 	json_object_set(inf->cache, key, obj);
+	index_owner(inf, key, old, obj);
 	pthread_mutex_unlock(&inf->mu);
 	notify(inf, old ? SK_INF_UPDATE : SK_INF_ADD, old, obj);
 	json_decref(old);
@@ -116,6 +155,7 @@ static void apply_delete(sk_informer *inf, json_t *in)
 		return;
 	}
 	json_object_del(inf->cache, key);
+	index_owner(inf, key, old, NULL);
 	pthread_mutex_unlock(&inf->mu);
 	notify(inf, SK_INF_DELETE, old, old);
 	json_decref(old);
@@ -157,6 +197,38 @@ json_t *sk__informer_list(sk_informer *inf, const char *ns)
 		json_array_append(arr, v);
 	}
 	pthread_mutex_unlock(&inf->mu);
+	return arr;
+}
+
+/* Appends the objects in bucket bkey that are in ns to arr. */
+static void append_bucket(sk_informer *inf, json_t *arr, const char *bkey, const char *ns)
+{
+	json_t *set, *v;
+	const char *k;
+
+	pthread_mutex_lock(&inf->mu);
+	set = json_object_get(inf->owners, bkey);
+	json_object_foreach(set, k, v)
+		if (!strcmp(sk__ns(v) ?: "", ns ?: ""))
+			json_array_append(arr, v);
+	pthread_mutex_unlock(&inf->mu);
+}
+
+json_t *sk__informer_owned(sk_informer *inf, const char *ns, const char *uid)
+{
+	json_t *arr = json_array();
+
+	if (uid && *uid)
+		append_bucket(inf, arr, uid, ns);
+	return arr;
+}
+
+json_t *sk__informer_orphans(sk_informer *inf, const char *ns)
+{
+	cleanup_free char *bkey = xasprintf("/%s", ns ? ns : "");
+	json_t *arr = json_array();
+
+	append_bucket(inf, arr, bkey, ns);
 	return arr;
 }
 
@@ -306,6 +378,7 @@ void sk__informer_free(sk_informer *inf)
 	sk__informer_stop(inf);
 	json_decref(inf->cache);
 	json_decref(inf->tombstones);
+	json_decref(inf->owners);
 	pthread_mutex_destroy(&inf->mu);
 	pthread_cond_destroy(&inf->cv);
 	free(inf->path);
