@@ -99,6 +99,8 @@ struct sk_controller {
 	void (*release)(void *state);
 	sk_informer *primary;     /* resynced every resync_secs (0: never) */
 	int resync_secs;
+	int (*resync_if)(json_t *obj); /* NULL, or 0 for a primary object the resync skips */
+	int workers;              /* worker threads (0: sk_ctrl_options.workers) */
 	int nthreads;
 	pthread_t threads[8];
 	pthread_t resync_thread;

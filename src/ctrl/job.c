@@ -905,12 +905,18 @@ static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 	}
 }
 
+/* A finished Job has nothing left to reconcile but its pods' finalizers,
+ * and pod events bring those; upstream does not requeue it either. */
+static int job_unfinished(json_t *job) { return !job_finished(job) || sk__is_deleting(job); }
+
 int sk__job_init(struct sk_ctrl *ctl, sk_error_t *err)
 {
 	sk_controller *k = sk__controller_add(ctl, "job", sync_job, NULL);
 
 	k->primary = ctl->jobs;
 	k->resync_secs = 30;
+	k->resync_if = job_unfinished;
+	k->workers = 5; /* upstream's --concurrent-job-syncs */
 	sk__informer_on(ctl->jobs, sk__enqueue_self, k);
 	sk__informer_on(ctl->pods, on_pod, k);
 	return 0;
