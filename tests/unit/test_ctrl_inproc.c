@@ -269,8 +269,10 @@ static void test_deployment_rollout_and_foreground_delete(void **state)
 	WAIT(all_ready(f, "labelSelector=app%3Dweb") && status_int(f, d, "availableReplicas") == 2);
 	out = sk_client_patch(f->c, d, SK_PATCH_STRATEGIC, patch, &err);
 	assert_non_null(out);
-	WAIT(all_ready(f, "labelSelector=app%3Dweb") && status_int(f, d, "updatedReplicas") == 2 &&
-	     status_int(f, d, "availableReplicas") == 2 && status_int(f, d, "replicas") == 2);
+	/* observedGeneration: not the status from before the patch */
+	WAIT(all_ready(f, "labelSelector=app%3Dweb") && status_int(f, d, "observedGeneration") == 2 &&
+	     status_int(f, d, "updatedReplicas") == 2 && status_int(f, d, "availableReplicas") == 2 &&
+	     status_int(f, d, "replicas") == 2);
 	assert_int_equal(count(f, "/apis/apps/v1/namespaces/default/replicasets", NULL), 2);
 	assert_int_equal(sk_client_delete(f->c, d, opts, &err), 0);
 	WAIT(count(f, "/apis/apps/v1/namespaces/default/deployments", NULL) == 0);
