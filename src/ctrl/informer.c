@@ -109,11 +109,13 @@ static void index_owner(sk_informer *inf, const char *key, json_t *old, json_t *
 	}
 }
 
-/* Applies an add/update; handlers run outside the lock. */
-static void apply_upsert(sk_informer *inf, json_t *in, int force)
+/* Applies an add/update; handlers run outside the lock. With take, in is an
+ * object nobody else holds or changes (a watch event's or list item's, which
+ * the client drops afterwards): the cache keeps it without a copy. */
+static void apply_upsert(sk_informer *inf, json_t *in, int force, int take)
 {
 	cleanup_free char *key = sk__key(in);
-	json_t *obj = json_deep_copy(in), *old;
+	json_t *obj = take ? json_incref(in) : json_deep_copy(in), *old;
 	json_t *tomb;
 	long long rv = rv_of(obj);
 
@@ -164,7 +166,7 @@ static void apply_delete(sk_informer *inf, json_t *in)
 void sk__informer_write(sk_informer *inf, json_t *obj)
 {
 	if (obj)
-		apply_upsert(inf, obj, 0);
+		apply_upsert(inf, obj, 0, 0);
 }
 
 void sk__informer_forget(sk_informer *inf, json_t *obj)
@@ -249,7 +251,7 @@ static int relist(sk_informer *inf, sk_error_t *err)
 		cleanup_free char *key = sk__key(v);
 
 		json_object_set_new(seen, key, json_true());
-		apply_upsert(inf, v, 0);
+		apply_upsert(inf, v, 0, 1);
 	}
 	rv = sk__jstr(list, "metadata.resourceVersion");
 	list_rv = rv ? strtoll(rv, NULL, 10) : 0;
@@ -286,7 +288,7 @@ static int on_event(const char *type, json_t *obj, void *ud)
 		return 1;
 	}
 	if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED"))
-		apply_upsert(inf, obj, 0);
+		apply_upsert(inf, obj, 0, 1);
 	else if (!strcmp(type, "DELETED"))
 		apply_delete(inf, obj);
 	if (rv) {
