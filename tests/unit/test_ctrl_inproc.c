@@ -127,7 +127,8 @@ static void set_phase(struct fx *f, json_t *pod, const char *phase, int ready)
 	patch = json_pack("{s:{s:s, s:[{s:s, s:s, s:s}]}}", "status", "phase", phase, "conditions", "type", "Ready",
 			  "status", ready ? "True" : "False", "lastTransitionTime", ts);
 	out = sk_client_patch(f->c, path, SK_PATCH_MERGE, patch, &err);
-	if (!out)
+	/* a pod listed a moment ago may be gone (a rollout deletes old pods) */
+	if (!out && err.code != SK_ENOTFOUND)
 		fail_msg("status %s: %s", path, err.msg);
 }
 
