@@ -80,6 +80,7 @@ def main():
     mode = sys.argv[4] if len(sys.argv) > 4 else "Indexed"
     ttl = int(os.environ["TTL"]) if os.environ.get("TTL", "") not in ("", "-") else None
     from kubernetes import client
+    from kubernetes.client.rest import ApiException
     d = tempfile.mkdtemp(prefix="skiff-bench-jobs-")
     c = Cluster(d, ["--no-agent"]).start()
     stop, all_done = threading.Event(), threading.Event()
@@ -94,8 +95,12 @@ def main():
             if typ != "ADDED" or name in seen or (p.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
                 return False
             seen.add(name)
-            node_api.patch_namespaced_pod_status(name, "default",
-                                                 [{"op": "add", "path": "/status/phase", "value": "Succeeded"}])
+            try:
+                node_api.patch_namespaced_pod_status(name, "default",
+                                                     [{"op": "add", "path": "/status/phase", "value": "Succeeded"}])
+            except ApiException as e:
+                if e.status != 404:  # the controller may delete a pod it no longer wants
+                    raise
             return False
 
         def on_job(typ, o):
