@@ -23,8 +23,10 @@
 #         `sbatch --wrap 'sleep 1'`; done when `squeue` (polled every 0.2 s) is empty.
 #  skiff: `skiff server` with its embedded node agent, busybox image imported,
 #         every pod requests allocatable_cpu/CONC (2 CPUs, CONC 10 -> 200m) -> at most
-#         CONC pods at once; one `kubectl create -f` of N Jobs (one YAML file); done when a
-#         watch has seen every Job Complete (bench/jobs_skiff.py).
+#         CONC pods at once; one `kubectl create --validate=false -f` of N Jobs (one YAML
+#         file, one request after the other; KUBECTL_VALIDATE=strict for kubectl's default
+#         client-side validation, see bench/jobs_skiff.py); done when a watch has seen every
+#         Job Complete (bench/jobs_skiff.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -187,7 +189,8 @@ run_skiff() {
 }
 
 echo "jobs_vs_slurm: $N jobs of 'sleep $SLEEP', at most $CONC at once, $ROUNDS round(s), $(nproc) CPUs," \
-	"load $(cut -d' ' -f1-3 /proc/loadavg), skiff $(git rev-parse --short HEAD), $(slurmctld -V)" >&2
+	"load $(cut -d' ' -f1-3 /proc/loadavg), skiff $(git rev-parse --short HEAD), $(slurmctld -V)," \
+	"kubectl --validate=${KUBECTL_VALIDATE:-false}" >&2
 for ((r = 1; r <= ROUNDS; r++)); do
 	if ((r % 2)); then order="skiff slurm"; else order="slurm skiff"; fi
 	for side in $order; do

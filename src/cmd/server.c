@@ -24,8 +24,27 @@ static void usage(FILE *f)
 		   "  --gpu-replicas R      time-slicing: each GPU counts as R (no memory or fault isolation)\n"
 		   "  --gpu-quiet-period S  seconds without a critical XID before a GPU is healthy again\n"
 		   "  --watch-history S     keep S seconds of history for watch resumption (default 300)\n"
+		   "  --node-monitor-grace-period S  seconds without a node heartbeat before the node\n"
+		   "                        is marked Ready=Unknown (default 40)\n"
+		   "  --node-monitor-period S  seconds between node health checks (default 5)\n"
+		   "  --pod-eviction-timeout S  seconds a pod without a toleration stays on an\n"
+		   "                        unreachable or not-ready node before eviction (default 300)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
+}
+
+/* A node-lifecycle timing in seconds ("40" or "40s"). The controllers read
+ * these from the environment (sk_ctrl_start), so a flag sets the variable
+ * and wins over one inherited. */
+static void node_timing(const char *env, const char *flag, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (end == arg || (*end && strcmp(end, "s")) || v <= 0 || v > 86400 * 365)
+		die("%s: want a positive number of seconds, got \"%s\"", flag, arg);
+	if (setenv(env, arg, 1) < 0)
+		die("%s: %s", flag, strerror(errno));
 }
 
 int sk_cmd_server(int argc, char **argv)
@@ -36,6 +55,9 @@ int sk_cmd_server(int argc, char **argv)
 		{"simulate-gpus", required_argument, NULL, 'g'}, {"verbose", no_argument, NULL, 'v'},
 		{"gpu-replicas", required_argument, NULL, 'G'}, {"gpu-quiet-period", required_argument, NULL, 'Q'},
 		{"watch-history", required_argument, NULL, 'H'},
+		{"node-monitor-grace-period", required_argument, NULL, 'R'},
+		{"node-monitor-period", required_argument, NULL, 'P'},
+		{"pod-eviction-timeout", required_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	sk_server_options o = {.data_dir = "/var/lib/skiff", .listen = "127.0.0.1:6443", .agent = 1};
@@ -54,6 +76,9 @@ int sk_cmd_server(int argc, char **argv)
 		case 'G': o.gpu_replicas = atoi(optarg); break;
 		case 'Q': o.gpu_quiet_period_s = atoi(optarg); break;
 		case 'H': o.watch_history_secs = atoll(optarg); break;
+		case 'R': node_timing("SKIFF_NODE_MONITOR_GRACE_PERIOD", "--node-monitor-grace-period", optarg); break;
+		case 'P': node_timing("SKIFF_NODE_MONITOR_PERIOD", "--node-monitor-period", optarg); break;
+		case 'E': node_timing("SKIFF_POD_EVICTION_TIMEOUT", "--pod-eviction-timeout", optarg); break;
 		case 'v': sk_log_level = SK_LOG_DEBUG; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

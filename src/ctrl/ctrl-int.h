@@ -47,6 +47,12 @@ void sk__informer_free(sk_informer *inf);
 json_t *sk__informer_get(sk_informer *inf, const char *ns, const char *name);
 /* New array holding the cached objects of ns (NULL: all), read-only. */
 json_t *sk__informer_list(sk_informer *inf, const char *ns);
+/* New array holding the cached objects of ns whose controller (the
+ * ownerReference with controller: true) has uid, read-only; from the owner
+ * index, without a scan. */
+json_t *sk__informer_owned(sk_informer *inf, const char *ns, const char *uid);
+/* New array holding the cached objects of ns without a controller. */
+json_t *sk__informer_orphans(sk_informer *inf, const char *ns);
 /* Write-through of an object the caller just created or updated through
  * the API (so the next sync does not act on stale state); the watch event
  * with the same resourceVersion is then ignored. Borrowed. */
@@ -93,6 +99,8 @@ struct sk_controller {
 	void (*release)(void *state);
 	sk_informer *primary;     /* resynced every resync_secs (0: never) */
 	int resync_secs;
+	int (*resync_if)(json_t *obj); /* NULL, or 0 for a primary object the resync skips */
+	int workers;              /* worker threads (0: sk_ctrl_options.workers) */
 	int nthreads;
 	pthread_t threads[8];
 	pthread_t resync_thread;

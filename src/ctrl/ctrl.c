@@ -83,8 +83,11 @@ static void *resync(void *arg)
 		size_t i;
 
 		json_array_foreach(all, i, o) {
-			cleanup_free char *key = sk__key(o);
+			cleanup_free char *key = NULL;
 
+			if (k->resync_if && !k->resync_if(o))
+				continue;
+			key = sk__key(o);
 			sk__queue_add(k->q, key);
 		}
 	}
@@ -93,7 +96,10 @@ static void *resync(void *arg)
 
 static void controller_start(sk_controller *k)
 {
-	int want = k->ctl->o.workers < 8 ? k->ctl->o.workers : 8;
+	int want = k->workers > 0 ? k->workers : k->ctl->o.workers;
+
+	if (want > 8)
+		want = 8;
 
 	for (int i = 0; i < want; i++)
 		if (!pthread_create(&k->threads[i], NULL, worker, k))

@@ -1,5 +1,8 @@
 /* A shared informer: list + watch of one resource with an in-memory cache
- * keyed by namespace/name (after client-go's reflector and indexer). */
+ * keyed by namespace/name (after client-go's reflector and indexer), and an
+ * index of the cached objects by their controller's uid (orphans by
+ * namespace), as upstream's PodControllerUIDIndex, so a controller reads the
+ * objects it may own without scanning the namespace. */
 #include <string.h>
 
 #include "ctrl/ctrl-int.h"
@@ -14,6 +17,7 @@ struct sk_informer {
 	pthread_cond_t cv;
 	json_t *cache;       /* key -> object */
 	json_t *tombstones;  /* key -> rv of the delete we already applied */
+	json_t *owners;      /* owner_key -> {key -> object} */
 	char rv[32];         /* last resourceVersion seen */
 	struct { sk_informer_fn fn; void *ud; } h[MAX_HANDLERS];
 	int nh;
@@ -31,6 +35,7 @@ sk_informer *sk__informer_new(sk_client *c, const char *path, const char *api_ve
 	inf->kind = xstrdup(kind);
 	inf->cache = json_object();
 	inf->tombstones = json_object();
+	inf->owners = json_object();
 	inf->need_list = 1;
 	pthread_mutex_init(&inf->mu, NULL);
 	pthread_cond_init(&inf->cv, NULL);
@@ -71,11 +76,46 @@ static void stamp_kind(sk_informer *inf, json_t *obj)
 		json_object_set_new(obj, "apiVersion", json_string(inf->api_version));
 }
 
-/* Applies an add/update; handlers run outside the lock. */
-static void apply_upsert(sk_informer *inf, json_t *in, int force)
+/* The owner index's key of obj: its controller's uid, or "/" and the
+ * namespace for an object without a controller (a uid holds no '/'). */
+static char *owner_key(json_t *obj)
+{
+	const char *uid = json_string_value(json_object_get(sk__controller_ref(obj), "uid"));
+	const char *ns = sk__ns(obj);
+
+	return uid ? xstrdup(uid) : xasprintf("/%s", ns ? ns : "");
+}
+
+/* Moves key from old's bucket to obj's (either may be NULL). Under mu. */
+static void index_owner(sk_informer *inf, const char *key, json_t *old, json_t *obj)
+{
+	if (old) {
+		cleanup_free char *ok = owner_key(old);
+		json_t *set = json_object_get(inf->owners, ok);
+
+		json_object_del(set, key);
+		if (set && !json_object_size(set))
+			json_object_del(inf->owners, ok);
+	}
+	if (obj) {
+		cleanup_free char *nk = owner_key(obj);
+		json_t *set = json_object_get(inf->owners, nk);
+
+		if (!set) {
+			set = json_object();
+			json_object_set_new(inf->owners, nk, set);
+		}
+		json_object_set(set, key, obj);
+	}
+}
+
+/* Applies an add/update; handlers run outside the lock. With take, in is an
+ * object nobody else holds or changes (a watch event's or list item's, which
+ * the client drops afterwards): the cache keeps it without a copy. */
+static void apply_upsert(sk_informer *inf, json_t *in, int force, int take)
 {
 	cleanup_free char *key = sk__key(in);
-	json_t *obj = json_deep_copy(in), *old;
+	json_t *obj = take ? json_incref(in) : json_deep_copy(in), *old;
 	json_t *tomb;
 	long long rv = rv_of(obj);
 
@@ -96,6 +136,7 @@ static void apply_upsert(sk_informer *inf, json_t *in, int force)
 	}
 	json_object_del(inf->tombstones, key);
 	json_object_set(inf->cache, key, obj);
+	index_owner(inf, key, old, obj);
 	pthread_mutex_unlock(&inf->mu);
 	notify(inf, old ? SK_INF_UPDATE : SK_INF_ADD, old, obj);
 	json_decref(old);
@@ -116,6 +157,7 @@ static void apply_delete(sk_informer *inf, json_t *in)
 		return;
 	}
 	json_object_del(inf->cache, key);
+	index_owner(inf, key, old, NULL);
 	pthread_mutex_unlock(&inf->mu);
 	notify(inf, SK_INF_DELETE, old, old);
 	json_decref(old);
@@ -124,7 +166,7 @@ static void apply_delete(sk_informer *inf, json_t *in)
 void sk__informer_write(sk_informer *inf, json_t *obj)
 {
 	if (obj)
-		apply_upsert(inf, obj, 0);
+		apply_upsert(inf, obj, 0, 0);
 }
 
 void sk__informer_forget(sk_informer *inf, json_t *obj)
@@ -160,6 +202,38 @@ json_t *sk__informer_list(sk_informer *inf, const char *ns)
 	return arr;
 }
 
+/* Appends the objects in bucket bkey that are in ns to arr. */
+static void append_bucket(sk_informer *inf, json_t *arr, const char *bkey, const char *ns)
+{
+	json_t *set, *v;
+	const char *k;
+
+	pthread_mutex_lock(&inf->mu);
+	set = json_object_get(inf->owners, bkey);
+	json_object_foreach(set, k, v)
+		if (!strcmp(sk__ns(v) ?: "", ns ?: ""))
+			json_array_append(arr, v);
+	pthread_mutex_unlock(&inf->mu);
+}
+
+json_t *sk__informer_owned(sk_informer *inf, const char *ns, const char *uid)
+{
+	json_t *arr = json_array();
+
+	if (uid && *uid)
+		append_bucket(inf, arr, uid, ns);
+	return arr;
+}
+
+json_t *sk__informer_orphans(sk_informer *inf, const char *ns)
+{
+	cleanup_free char *bkey = xasprintf("/%s", ns ? ns : "");
+	json_t *arr = json_array();
+
+	append_bucket(inf, arr, bkey, ns);
+	return arr;
+}
+
 /* Lists the collection and reconciles the cache with it. */
 static int relist(sk_informer *inf, sk_error_t *err)
 {
@@ -177,7 +251,7 @@ static int relist(sk_informer *inf, sk_error_t *err)
 		cleanup_free char *key = sk__key(v);
 
 		json_object_set_new(seen, key, json_true());
-		apply_upsert(inf, v, 0);
+		apply_upsert(inf, v, 0, 1);
 	}
 	rv = sk__jstr(list, "metadata.resourceVersion");
 	list_rv = rv ? strtoll(rv, NULL, 10) : 0;
@@ -214,7 +288,7 @@ static int on_event(const char *type, json_t *obj, void *ud)
 		return 1;
 	}
 	if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED"))
-		apply_upsert(inf, obj, 0);
+		apply_upsert(inf, obj, 0, 1);
 	else if (!strcmp(type, "DELETED"))
 		apply_delete(inf, obj);
 	if (rv) {
@@ -306,6 +380,7 @@ void sk__informer_free(sk_informer *inf)
 	sk__informer_stop(inf);
 	json_decref(inf->cache);
 	json_decref(inf->tombstones);
+	json_decref(inf->owners);
 	pthread_mutex_destroy(&inf->mu);
 	pthread_cond_destroy(&inf->cv);
 	free(inf->path);

@@ -275,7 +275,10 @@ static void set_index_strings(jctx *x)
 	}
 }
 
-/* The tracking protocol: record, persist, release finalizers, count. */
+/* The tracking protocol: record, persist, release finalizers, count.
+ * Returns 1 after releasing finalizers (x->pods is then stale), 0 when
+ * there was nothing to release: the counts are then only in x->nj, and
+ * the caller persists them with the rest of the status in one update. */
 static int track(jctx *x)
 {
 	cleanup_json json_t *release = NULL;
@@ -288,10 +291,10 @@ static int track(jctx *x)
 	if (x->fail_reason && !sk__cond_get(jst(x), "FailureTarget"))
 		sk__cond_set(jst(x), "FailureTarget", "True", x->fail_reason, x->fail_msg, 1, 0);
 	set_index_strings(x);
-	if (flush_status(x) < 0)
-		return -1;
 	if (!json_array_size(release))
 		return 0;
+	if (flush_status(x) < 0)
+		return -1;
 	json_array_foreach(release, i, p)
 		if (remove_finalizer(x->k->ctl, p) < 0)
 			return -1;
@@ -813,7 +816,7 @@ static int sync_job_obj(jctx *x)
 	if (!x->pods && load_pods(x) < 0)
 		return 0;
 	if (job_finished(x->nj) || sk__is_deleting(x->job))
-		return 0;
+		return flush_status(x);
 	compute_failed_indexes(x);
 	active = active_pods(x);
 	if (json_is_true(sk__jget(x->job, "spec.suspend")) && !finished_cond(x->nj, "FailureTarget")) {
@@ -905,12 +908,18 @@ static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 	}
 }
 
+/* A finished Job has nothing left to reconcile but its pods' finalizers,
+ * and pod events bring those; upstream does not requeue it either. */
+static int job_unfinished(json_t *job) { return !job_finished(job) || sk__is_deleting(job); }
+
 int sk__job_init(struct sk_ctrl *ctl, sk_error_t *err)
 {
 	sk_controller *k = sk__controller_add(ctl, "job", sync_job, NULL);
 
 	k->primary = ctl->jobs;
 	k->resync_secs = 30;
+	k->resync_if = job_unfinished;
+	k->workers = 5; /* upstream's --concurrent-job-syncs */
 	sk__informer_on(ctl->jobs, sk__enqueue_self, k);
 	sk__informer_on(ctl->pods, on_pod, k);
 	return 0;

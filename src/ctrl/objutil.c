@@ -300,35 +300,27 @@ static int patch_owner(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix
 json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
 		  const char *api_version, const char *kind, const sk_label_selector *sel)
 {
-	cleanup_json json_t *all = sk__informer_list(inf, sk__ns(owner));
+	cleanup_json json_t *owned = sk__informer_owned(inf, sk__ns(owner), sk__uid(owner));
+	cleanup_json json_t *orphans = sk__informer_orphans(inf, sk__ns(owner));
 	json_t *out = json_array(), *o;
-	const char *uid = sk__uid(owner);
 	size_t i;
 
-	json_array_foreach(all, i, o) {
-		json_t *labels = sk__jget(o, "metadata.labels");
-		int match = sk_label_selector_match(sel, labels);
-		json_t *cref = sk__controller_ref(o);
+	json_array_foreach(owned, i, o) {
+		if (sk_label_selector_match(sel, sk__jget(o, "metadata.labels")) || sk__is_deleting(owner))
+			json_array_append(out, o);
+		else if (!sk__is_deleting(o))
+			patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 0);
+	}
+	if (sk__is_deleting(owner) || sk_label_selector_empty(sel))
+		return out;
+	json_array_foreach(orphans, i, o) {
+		json_t *now;
 
-		if (cref) {
-			if (!sk__controlled_by(o, uid))
-				continue;
-			if (match || sk__is_deleting(owner)) {
-				json_array_append(out, o);
-				continue;
-			}
-			if (!sk__is_deleting(o))
-				patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 0);
+		if (sk__is_deleting(o) || !sk_label_selector_match(sel, sk__jget(o, "metadata.labels")))
 			continue;
-		}
-		if (!match || sk__is_deleting(owner) || sk__is_deleting(o) || sk_label_selector_empty(sel))
-			continue;
-		if (patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 1) == 0) {
-			json_t *now = sk__informer_get(inf, sk__ns(o), sk__name(o));
-
-			if (now)
-				json_array_append_new(out, now);
-		}
+		if (patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 1) == 0 &&
+		    (now = sk__informer_get(inf, sk__ns(o), sk__name(o))))
+			json_array_append_new(out, now);
 	}
 	return out;
 }

@@ -314,9 +314,9 @@ static int sync_rs(sk_controller *k, const char *key)
 		rc = manage_replicas(&run, active);
 	json_decref(owned);
 	json_array_clear(active);
-	owned = sk__informer_list(k->ctl->pods, ns);
+	owned = sk__informer_owned(k->ctl->pods, ns, sk__uid(cached));
 	json_array_foreach(owned, i, p)
-		if (sk__pod_active(p) && sk__controlled_by(p, sk__uid(cached)))
+		if (sk__pod_active(p))
 			json_array_append(active, p);
 	rs = json_deep_copy(cached);
 	wait = calc_status(rs, active, rc < 0 ? run.err : NULL, 0);

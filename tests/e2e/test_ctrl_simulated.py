@@ -537,9 +537,10 @@ def micro_now():
 
 
 def test_node_lifecycle_unreachable_and_eviction(tmpdir_skiff, monkeypatch):
-    monkeypatch.setenv("SKIFF_NODE_MONITOR_GRACE_PERIOD", "3")
-    monkeypatch.setenv("SKIFF_NODE_MONITOR_PERIOD", "1")
-    c = Cluster(tmpdir_skiff, ["--no-agent"]).start()
+    # the flags set what the environment variables set (SKIFF_NODE_MONITOR_PERIOD ...)
+    monkeypatch.setenv("SKIFF_NODE_MONITOR_GRACE_PERIOD", "600")
+    c = Cluster(tmpdir_skiff, ["--no-agent", "--node-monitor-grace-period", "3",
+                               "--node-monitor-period", "1s"]).start()
     try:
         c.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Node",
                                                          "metadata": {"name": "n1"}}))

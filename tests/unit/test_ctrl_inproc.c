@@ -1,6 +1,6 @@
 /* The controllers against the real API server through the in-process client
  * (sqlite store in a temporary directory), with the test playing the node:
- * ReplicaSet scaling, a Deployment rollout, Job tracking across a controller
+ * ReplicaSet scaling, adoption and release, a Deployment rollout, Job tracking across a controller
  * restart (no finished pod lost or counted twice), foreground deletion and
  * namespace deletion. */
 #include <setjmp.h>
@@ -127,7 +127,8 @@ static void set_phase(struct fx *f, json_t *pod, const char *phase, int ready)
 	patch = json_pack("{s:{s:s, s:[{s:s, s:s, s:s}]}}", "status", "phase", phase, "conditions", "type", "Ready",
 			  "status", ready ? "True" : "False", "lastTransitionTime", ts);
 	out = sk_client_patch(f->c, path, SK_PATCH_MERGE, patch, &err);
-	if (!out)
+	/* a pod listed a moment ago may be gone (a rollout deletes old pods) */
+	if (!out && err.code != SK_ENOTFOUND)
 		fail_msg("status %s: %s", path, err.msg);
 }
 
@@ -183,6 +184,62 @@ static void test_replicaset_scales(void **state)
 	WAIT(status_int(f, "/apis/apps/v1/namespaces/default/replicasets/rs", "replicas") == 1);
 }
 
+/* Name of the controller of the pod (NULL: none), borrowed from pod. */
+static const char *controller_of(json_t *pod)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(pod, "metadata"), "ownerReferences"), i, r)
+		if (json_is_true(json_object_get(r, "controller")))
+			return json_string_value(json_object_get(r, "name"));
+	return NULL;
+}
+
+static int controlled_by(struct fx *f, const char *pod, const char *owner)
+{
+	cleanup_free char *path = xasprintf("/api/v1/namespaces/default/pods/%s", pod);
+	cleanup_json json_t *o = get(f, path);
+	const char *c = o ? controller_of(o) : NULL;
+
+	return o && (owner ? c && !strcmp(c, owner) : !c);
+}
+
+/* Claiming through the owner index: an orphan that matches is adopted, an
+ * owned pod that stops matching is released and replaced. */
+static void test_replicaset_adopts_and_releases(void **state)
+{
+	struct fx *f = *state;
+	cleanup_json json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "app", "other"), *out = NULL;
+	cleanup_json json_t *ps = NULL;
+	cleanup_free char *path = NULL;
+	sk_error_t err = {0};
+	const char *victim = NULL;
+	json_t *p;
+	size_t i;
+
+	create(f, "/api/v1/namespaces/default/pods",
+	       "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"orphan\",\"labels\":{\"app\":\"ad\"}},"
+	       "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}");
+	create(f, "/apis/apps/v1/namespaces/default/replicasets",
+	       "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"metadata\":{\"name\":\"ad\"},\"spec\":{\"replicas\":2,"
+	       "\"selector\":{\"matchLabels\":{\"app\":\"ad\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"ad\"}},"
+	       "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}}}");
+	WAIT(controlled_by(f, "orphan", "ad") &&
+	     status_int(f, "/apis/apps/v1/namespaces/default/replicasets/ad", "replicas") == 2);
+	assert_int_equal(count(f, "/api/v1/namespaces/default/pods", NULL), 2);
+	ps = items(f, "/api/v1/namespaces/default/pods", NULL);
+	json_array_foreach(ps, i, p)
+		if (strcmp(json_string_value(json_object_get(json_object_get(p, "metadata"), "name")), "orphan"))
+			victim = json_string_value(json_object_get(json_object_get(p, "metadata"), "name"));
+	assert_non_null(victim);
+	path = xasprintf("/api/v1/namespaces/default/pods/%s", victim);
+	out = sk_client_patch(f->c, path, SK_PATCH_MERGE, patch, &err);
+	assert_non_null(out);
+	WAIT(controlled_by(f, victim, NULL) && count(f, "/api/v1/namespaces/default/pods", "labelSelector=app%3Dad") == 2);
+	assert_true(controlled_by(f, "orphan", "ad"));
+}
+
 static int all_ready(struct fx *f, const char *sel)
 {
 	cleanup_json json_t *ps = items(f, "/api/v1/namespaces/default/pods", sel);
@@ -213,8 +270,10 @@ static void test_deployment_rollout_and_foreground_delete(void **state)
 	WAIT(all_ready(f, "labelSelector=app%3Dweb") && status_int(f, d, "availableReplicas") == 2);
 	out = sk_client_patch(f->c, d, SK_PATCH_STRATEGIC, patch, &err);
 	assert_non_null(out);
-	WAIT(all_ready(f, "labelSelector=app%3Dweb") && status_int(f, d, "updatedReplicas") == 2 &&
-	     status_int(f, d, "availableReplicas") == 2 && status_int(f, d, "replicas") == 2);
+	/* observedGeneration: not the status from before the patch */
+	WAIT(all_ready(f, "labelSelector=app%3Dweb") && status_int(f, d, "observedGeneration") == 2 &&
+	     status_int(f, d, "updatedReplicas") == 2 && status_int(f, d, "availableReplicas") == 2 &&
+	     status_int(f, d, "replicas") == 2);
 	assert_int_equal(count(f, "/apis/apps/v1/namespaces/default/replicasets", NULL), 2);
 	assert_int_equal(sk_client_delete(f->c, d, opts, &err), 0);
 	WAIT(count(f, "/apis/apps/v1/namespaces/default/deployments", NULL) == 0);
@@ -292,6 +351,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_replicaset_scales, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replicaset_adopts_and_releases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deployment_rollout_and_foreground_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_survives_controller_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_deletion, setup, teardown),
