@@ -309,13 +309,14 @@ static int spawn_conmon(struct sk_runtime *rt, const struct sk_runtime_handler *
 		goto out;
 	}
 	/* stdio to /dev/null, conmon's own stderr to <dir>/conmon.log, sync
-	 * pipe on fd 3, start pipe on fd 4 */
+	 * pipe on fd 3, start pipe on fd 4; started in <dir>, where conmon
+	 * writes its "oom" file */
 	{
 		cleanup_close int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 		int fds[5] = {devnull, devnull, logfd >= 0 ? logfd : devnull, sync_p[1], start_p[0]};
 
 		rc = devnull < 0 ? sk_error_errno(err, errno, "container \"%s\": open /dev/null", c->id)
-				 : sk__proc_spawn(&pid, argv, envp, fds, 5, true, err);
+				 : sk__proc_spawn_in(&pid, argv, envp, fds, 5, true, c->dir, err);
 	}
 	close(sync_p[1]);
 	close(start_p[0]);

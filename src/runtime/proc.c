@@ -45,6 +45,12 @@ static void buf_read(int *fd, struct buf *b)
 int sk__proc_spawn(pid_t *pid, char *const argv[], char *const envp[], const int *fds, int nfds, bool setsid,
 		   sk_error_t *err)
 {
+	return sk__proc_spawn_in(pid, argv, envp, fds, nfds, setsid, NULL, err);
+}
+
+int sk__proc_spawn_in(pid_t *pid, char *const argv[], char *const envp[], const int *fds, int nfds, bool setsid,
+		      const char *cwd, sk_error_t *err)
+{
 	extern char **environ;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -71,6 +77,8 @@ int sk__proc_spawn(pid_t *pid, char *const argv[], char *const envp[], const int
 	posix_spawnattr_init(&attr);
 	for (int i = 0; i < nfds; i++)
 		posix_spawn_file_actions_adddup2(&fa, high[i], i);
+	if (cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &def);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |

@@ -31,6 +31,9 @@ int sk__proc_run(char *const argv[], char *const envp[], const char *input,
  * process's page tables, unlike fork(). The caller waits for *pid. */
 int sk__proc_spawn(pid_t *pid, char *const argv[], char *const envp[], const int *fds, int nfds, bool setsid,
 		   sk_error_t *err);
+/* The same, started in directory cwd (NULL: the caller's). */
+int sk__proc_spawn_in(pid_t *pid, char *const argv[], char *const envp[], const int *fds, int nfds, bool setsid,
+		      const char *cwd, sk_error_t *err);
 void sk__proc_result_release(struct sk__proc_result *res);
 /* Exit code of a wait status: the code, or 128+signal. */
 int sk__proc_exit_code(int status);
