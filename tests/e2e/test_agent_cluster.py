@@ -4,6 +4,7 @@ The agent gets its own run directory, bridge and pod CIDR, and the busybox
 test images (tests/images/build.sh) imported into its image store as
 busybox:1 (root, cmd sh) and busybox:2 (user 1000). Skipped without root
 or the runtime tools."""
+import contextlib
 import json
 import os
 import random
@@ -178,12 +179,17 @@ class AgentCluster(Cluster):
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def agent_cluster():
+@contextlib.contextmanager
+def running_cluster(prefix, cls=None, setup=None, **kw):
+    """A started server and agent (cls, default AgentCluster, made with kw) with
+    the test images imported, in a fresh directory; setup(c) runs before the
+    start. Skips without the runtime tools; cleans up after."""
     if not have_tools():
         pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-e2e-agent-")
-    c = AgentCluster(d)
+    d = tempfile.mkdtemp(prefix=prefix)
+    c = (cls or AgentCluster)(d, **kw)
+    if setup:
+        setup(c)
     try:
         c.start()
         c.import_images()
@@ -192,6 +198,12 @@ def agent_cluster():
     finally:
         c.cleanup()
         shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def agent_cluster():
+    with running_cluster("skiff-e2e-agent-") as c:
+        yield c
 
 
 def test_node_inventory(agent_cluster):

@@ -6,14 +6,12 @@ Needs the agent wired to src/gpu (docs/GPU.md)."""
 import json
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 
 import pytest
 
 from conftest import SKIFF
-from test_agent_cluster import AgentCluster, have_tools, wait_for
+from test_agent_cluster import AgentCluster, running_cluster, wait_for
 
 GPUS = 2
 
@@ -46,18 +44,8 @@ class GPUCluster(AgentCluster):
 
 @pytest.fixture(scope="module")
 def gpu_cluster():
-    if not have_tools():
-        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-e2e-gpu-")
-    c = GPUCluster(d, node="gpu-node")
-    try:
-        c.start()
-        c.import_images()
-        c.start_agent()
+    with running_cluster("skiff-e2e-gpu-", GPUCluster, node="gpu-node") as c:
         yield c
-    finally:
-        c.cleanup()
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def gpu_pod(name, command, node=None):
@@ -221,19 +209,10 @@ def test_health_flip_via_inject_hook(gpu_cluster):
 
 @pytest.fixture(scope="module")
 def sliced_cluster():
-    if not have_tools():
-        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-e2e-gputs-")
-    c = GPUCluster(d, node="gpu-sliced")
-    c.gpu_args = ["--simulate-gpus", "1", "--gpu-replicas", "2"]
-    try:
-        c.start()
-        c.import_images()
-        c.start_agent()
+    def setup(c):
+        c.gpu_args = ["--simulate-gpus", "1", "--gpu-replicas", "2"]
+    with running_cluster("skiff-e2e-gputs-", GPUCluster, setup, node="gpu-sliced") as c:
         yield c
-    finally:
-        c.cleanup()
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def test_time_slicing_shares_one_device(sliced_cluster):

@@ -10,10 +10,8 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import urllib.request
 
 import pytest
@@ -269,20 +267,12 @@ def test_malicious_layer_refused(agent_cluster, registry, attack):  # noqa: F811
 def gc_cluster(registry):
     """An agent of its own whose image GC always runs (the filesystem is more
     than 1% full) and frees every image no pod uses."""
-    from test_agent_cluster import AgentCluster, have_tools
-    if not have_tools():
-        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-e2e-gc-")
-    c = AgentCluster(d, node="gc-node")
-    c.agent_extra += ["--image-gc-high-threshold", "1", "--image-gc-low-threshold", "1"]
-    try:
-        c.start()
-        c.import_images()
-        c.start_agent()
+    from test_agent_cluster import running_cluster
+
+    def setup(c):
+        c.agent_extra += ["--image-gc-high-threshold", "1", "--image-gc-low-threshold", "1"]
+    with running_cluster("skiff-e2e-gc-", setup=setup, node="gc-node") as c:
         yield c
-    finally:
-        c.cleanup()
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def test_image_gc_frees_unused_images_keeps_those_in_use(gc_cluster, registry):
