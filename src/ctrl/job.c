@@ -253,9 +253,18 @@ static json_t *record_finished(jctx *x, int *changed)
 			record_failure_policy(x, p, &ignored);
 		if (ignored)
 			continue;
+		if (ok && x->indexed) {
+			/* as upstream: the completion index is the record, and a
+			 * second pod of a completed index counts for nothing */
+			int idx = pod_index(p);
+
+			if (idx >= 0 && idx < x->completions && !sk_index_set_has(&x->completed, idx)) {
+				sk_index_set_add(&x->completed, idx);
+				*changed = 1;
+			}
+			continue;
+		}
 		json_array_append_new(uncounted(x, ok ? "succeeded" : "failed"), json_string(uid));
-		if (ok && x->indexed && pod_index(p) >= 0 && pod_index(p) < x->completions)
-			sk_index_set_add(&x->completed, pod_index(p));
 		*changed = 1;
 	}
 	return release;
@@ -269,6 +278,7 @@ static void set_index_strings(jctx *x)
 		return;
 	c = sk_index_set_format(&x->completed);
 	json_object_set_new(jst(x), "completedIndexes", json_string(c));
+	json_object_set_new(jst(x), "succeeded", json_integer(sk_index_set_count(&x->completed)));
 	if (sk__jget(x->job, "spec.backoffLimitPerIndex")) {
 		f = sk_index_set_format(&x->failed_idx);
 		json_object_set_new(jst(x), "failedIndexes", json_string(f));
@@ -597,13 +607,21 @@ static int index_active(json_t *active, int idx)
  * and out of backoff. */
 static int pick_indexes(jctx *x, json_t *active, int64_t n, int *out)
 {
+	sk_index_set done;
+	json_t *p;
+	size_t j;
 	int k = 0;
 
+	/* succeeded pods not recorded yet (they finished after tracking) */
+	sk_index_set_init(&done, x->completions);
+	json_array_foreach(x->pods, j, p)
+		if (is_phase(p, "Succeeded") && pod_index(p) >= 0 && pod_index(p) < x->completions)
+			sk_index_set_add(&done, pod_index(p));
 	for (int64_t i = 0; i < x->completions && k < n; i++) {
 		int64_t wait;
 
 		if (sk_index_set_has(&x->completed, i) || sk_index_set_has(&x->failed_idx, i) ||
-		    index_active(active, (int)i))
+		    sk_index_set_has(&done, i) || index_active(active, (int)i))
 			continue;
 		wait = remaining_backoff(x, (int)i);
 		if (wait > 0) {
@@ -613,6 +631,7 @@ static int pick_indexes(jctx *x, json_t *active, int64_t n, int *out)
 		}
 		out[k++] = (int)i;
 	}
+	sk_index_set_release(&done);
 	return k;
 }
 
@@ -813,8 +832,12 @@ static int sync_job_obj(jctx *x)
 		if (r == 0)
 			break;
 	}
-	if (!x->pods && load_pods(x) < 0)
+	if (!x->pods) {
+		/* pods kept finishing through every round: their records are
+		 * not in x->nj, so starting replacements now could overshoot */
+		x->requeue_ms = 0;
 		return 0;
+	}
 	if (job_finished(x->nj) || sk__is_deleting(x->job))
 		return flush_status(x);
 	compute_failed_indexes(x);

@@ -261,6 +261,72 @@ def test_indexed_job_completes_each_index_once(api_cluster):
         assert "batch.kubernetes.io/job-tracking" not in (p["metadata"].get("finalizers") or [])
 
 
+def test_indexed_jobs_under_churn_create_each_index_once(api_cluster):
+    """Pods that succeed the moment they appear keep the controller's
+    tracking rounds busy; it must still start exactly one pod per index
+    and count each index once (a sync that gave up tracking used to start
+    a second pod for an index whose pod had just succeeded)."""
+    import threading
+    from kubernetes import client
+    c = api_cluster
+    ns = make_ns(c, "ctrl-churn")
+    v1, batch = client.CoreV1Api(c.api_client()), client.BatchV1Api(c.api_client())
+    seen, stop, errors = set(), threading.Event(), []
+
+    def node():
+        rv = v1.list_namespaced_pod(ns, limit=1).metadata.resource_version
+        node_api = client.CoreV1Api(c.api_client())
+        while not stop.is_set():
+            r = v1.list_namespaced_pod(ns, watch=True, resource_version=rv, timeout_seconds=5,
+                                       _preload_content=False)
+            buf = b""
+            for chunk in r.stream(65536):
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    ev = json.loads(line)
+                    obj = ev["object"]
+                    if ev["type"] == "ERROR":
+                        errors.append(obj)
+                        return
+                    rv = obj["metadata"]["resourceVersion"]
+                    name = obj["metadata"]["name"]
+                    if ev["type"] != "ADDED" or name in seen:
+                        continue
+                    seen.add(name)
+                    try:
+                        node_api.patch_namespaced_pod_status(
+                            name, ns, [{"op": "add", "path": "/status/phase", "value": "Succeeded"}])
+                    except client.rest.ApiException as e:
+                        if e.status != 404:
+                            errors.append(str(e))
+
+    t = threading.Thread(target=node, daemon=True)
+    t.start()
+    time.sleep(0.5)
+    names = [f"churn-{i}" for i in range(6)]
+    for n in names:
+        batch.create_namespaced_job(ns, {
+            "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": n},
+            "spec": {"completions": 20, "parallelism": 5, "completionMode": "Indexed",
+                     "template": {"spec": {"restartPolicy": "Never",
+                                           "containers": [{"name": "c", "image": "busybox:1"}]}}}})
+    try:
+        for n in names:
+            wait(lambda n=n: cond(job(c, ns, n), "Complete"), timeout=120, what=f"job {n} Complete")
+    finally:
+        stop.set()
+        t.join(10)
+    assert not errors
+    for n in names:
+        st = job(c, ns, n)["status"]
+        assert st["succeeded"] == 20 and st["completedIndexes"] == "0-19", st
+        made = pods(c, ns, f"job-name={n}")
+        idx = sorted(int(p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]) for p in made)
+        assert idx == list(range(20)), f"job {n}: pods per index {idx}"
+    assert len(seen) == 120
+
+
 def simple_job(name, extra=""):
     return f"""
 apiVersion: batch/v1
