@@ -3,9 +3,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
-/* openapi.h lands with the schema module */
-json_t *sk_openapi_index(void);
-json_t *sk_openapi_doc(const char *gv_path);
+#include "api/openapi.h"
 #include "util/util.h"
 #include "util/version.h"
 
@@ -145,6 +143,25 @@ static void not_found(sk_api_response *resp)
 	sk__reply_status(resp, 404, "NotFound", "the server could not find the requested resource", NULL, NULL, NULL);
 }
 
+/* client-go asks for application/com.github.proto-openapi.spec.v2@v1.0+protobuf */
+static void reply_openapi_v2(const sk_api_request *req, sk_api_response *resp)
+{
+	const char *body_json;
+	size_t len;
+
+	if (req->accept && strstr(req->accept, "protobuf")) {
+		const unsigned char *pb = sk_openapi_v2_protobuf(&len);
+		char *body = xmalloc(len ? len : 1);
+
+		memcpy(body, pb, len);
+		sk__reply_raw(resp, 200, body, len);
+		resp->content_type = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+		return;
+	}
+	body_json = sk_openapi_v2_json(&len);
+	sk__reply_raw(resp, 200, xstrdup(body_json), len);
+}
+
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp)
 {
 	const char *p = req->path;
@@ -171,6 +188,9 @@ void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_respons
 		out = group_list();
 	} else if (!strcmp(p, "/api/v1")) {
 		out = resource_list("", "v1");
+	} else if (!strcmp(p, "/openapi/v2")) {
+		reply_openapi_v2(req, resp);
+		return;
 	} else if (!strcmp(p, "/openapi/v3")) {
 		out = sk_openapi_index();
 	} else if (!strncmp(p, "/openapi/v3/", 12)) {

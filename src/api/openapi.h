@@ -25,4 +25,11 @@ json_t *sk_openapi_doc(const char *gv_path);
  * and live until exit; NULL when gv_path is unknown. */
 const char *sk_openapi_doc_text(const char *gv_path, const char **hash);
 
+/* The OpenAPI v2 document served under /openapi/v2 (openapi-v2.c): every
+ * group version's schemas as Swagger 2.0 definitions, no paths. As compact
+ * JSON, or as gnostic's openapi_v2.Document protobuf (what client-go asks
+ * for). Owned by a cache that lives until exit; *len gets the size. */
+const char *sk_openapi_v2_json(size_t *len);
+const unsigned char *sk_openapi_v2_protobuf(size_t *len);
+
 #endif

@@ -127,6 +127,39 @@ def test_apply_create_change_unchanged_and_server_side(api_cluster):
     api_cluster.kubectl("delete", "deploy", "web", "ssa")
 
 
+def test_apply_list_file_validated_against_openapi_v2(api_cluster):
+    """kubectl validates the items of a `kind: List` file against /openapi/v2
+    (protobuf); `get -o yaml` output applies back."""
+    c = api_cluster
+    lst = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"l{i}"}, "data": {"x": str(i)}}
+        for i in range(2)]}
+    r = c.kubectl("apply", "-f", "-", input=json.dumps(lst))
+    assert "configmap/l0 created" in r.stdout and "configmap/l1 created" in r.stdout
+    r = c.kubectl("apply", "-f", "-", input=json.dumps(lst))
+    assert "configmap/l0 unchanged" in r.stdout
+    back = c.kubectl("get", "cm", "l0", "l1", "-o", "yaml").stdout
+    assert "kind: List" in back
+    c.kubectl("apply", "-f", "-", input=back)
+    bad = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "l2"}, "bogus": 1},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "l3"},
+         "spec": {"replicas": "three", "selector": {"matchLabels": {"a": "b"}},
+                  "template": {"metadata": {"labels": {"a": "b"}},
+                               "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}]}
+    r = c.kubectl("apply", "-f", "-", input=json.dumps(bad), check=False)
+    assert r.returncode != 0
+    assert 'unknown field "bogus" in io.k8s.api.core.v1.ConfigMap' in r.stderr
+    assert 'io.k8s.api.apps.v1.DeploymentSpec.replicas: got "string", expected "integer"' in r.stderr
+    assert c.kubectl("get", "cm", "l2", check=False).returncode != 0
+    doc = json.loads(c.kubectl("get", "--raw", "/openapi/v2").stdout)
+    assert doc["swagger"] == "2.0"
+    pod = doc["definitions"]["io.k8s.api.core.v1.Pod"]
+    assert pod["x-kubernetes-group-version-kind"] == [{"group": "", "kind": "Pod", "version": "v1"}]
+    assert pod["properties"]["spec"]["$ref"] == "#/definitions/io.k8s.api.core.v1.PodSpec"
+    c.kubectl("delete", "cm", "l0", "l1")
+
+
 def test_replace_patch_label_annotate_scale(api_cluster):
     api_cluster.kubectl("apply", "-f", "-", input=DEPLOY % 1)
     d = api_cluster.kjson("get", "deploy", "web")
