@@ -404,6 +404,7 @@ static void strip_set(json_t *set, const char *subresource)
 struct entry {
 	char *manager, *operation, *api_version, *time, *subresource;
 	json_t *set;
+	json_t *orig;   /* the entry as it was, written back as is while its set is not loaded */
 };
 
 struct managed {
@@ -433,7 +434,110 @@ static size_t managed_add(struct managed *m, const char *manager, const char *op
 	return m->n++;
 }
 
-static void managed_load(struct managed *m, json_t *list)
+/* ---- entries kept as they are ----
+ *
+ * An Update changes the fields of one manager, usually. The other entries
+ * are written back as they are, without turning their FieldsV1 into a set
+ * and back, when that round trip gives the same JSON (managed_dump's keys in
+ * its order, a tree as set_to_fields builds it) and the update touches none
+ * of their fields. */
+
+/* Whether node is a FieldsV1 tree as set_to_fields builds it: non-empty
+ * keys in strcmp order (which is path order while no key holds a byte below
+ * SEP), "." first in a member that has children, leaves empty. */
+static bool tree_canonical(json_t *node, bool top)
+{
+	const char *k, *prev = NULL;
+	size_t i = 0;
+	json_t *c;
+
+	json_object_foreach(node, k, c) {
+		if (!json_is_object(c))
+			return false;
+		if (!strcmp(k, ".")) {
+			if (top || i || json_object_size(c) || json_object_size(node) < 2)
+				return false;
+		} else {
+			if (!*k || (prev && strcmp(prev, k) >= 0))
+				return false;
+			for (const char *q = k; *q; q++)
+				if ((unsigned char)*q <= SEPC)
+					return false;
+			if (json_object_size(c) && !tree_canonical(c, false))
+				return false;
+			prev = k;
+		}
+		i++;
+	}
+	return true;
+}
+
+/* Whether managed_dump writes entry e back exactly as it is. */
+static bool entry_canonical(json_t *e)
+{
+	static const char *const keys[] = {"manager", "operation", "apiVersion", "time",
+					   "fieldsType", "fieldsV1", "subresource"};
+	static const bool required[] = {true, true, false, false, true, true, false};
+	const size_t nkeys = sizeof(keys) / sizeof(keys[0]);
+	size_t at = 0;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(e, k, v) {
+		while (at < nkeys && strcmp(keys[at], k)) {
+			if (required[at])
+				return false;
+			at++;
+		}
+		if (at == nkeys)
+			return false;
+		if (!strcmp(k, "fieldsV1")) {
+			if (!json_is_object(v) || !json_object_size(v) || !tree_canonical(v, true))
+				return false;
+		} else if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v)) {
+			return false;
+		} else if ((!strcmp(k, "fieldsType") && strcmp(json_string_value(v), "FieldsV1")) ||
+			   (!strcmp(k, "subresource") && !*json_string_value(v))) {
+			return false;
+		}
+		at++;
+	}
+	return at > 5;
+}
+
+/* Whether the FieldsV1 tree holds path or a path below it, i.e. whether
+ * set_remove_under(path) would change its set. */
+static bool tree_has(json_t *tree, const char *path)
+{
+	json_t *node = tree;
+
+	for (;;) {
+		const char *sep = strchr(path, SEPC);
+		size_t len = sep ? (size_t)(sep - path) : strlen(path);
+
+		node = json_object_getn(node, path, len);
+		if (!node)
+			return false;
+		if (!sep)
+			return true;
+		path = sep + 1;
+	}
+}
+
+static bool tree_touched(json_t *tree, json_t *set)
+{
+	const char *p;
+	json_t *v;
+
+	json_object_foreach(set, p, v)
+		if (tree_has(tree, p))
+			return true;
+	return false;
+}
+
+/* Reads the entries of list; with keep, entries that round-trip unchanged
+ * keep their JSON in orig and their set stays unloaded (entry_load). */
+static void managed_load_entries(struct managed *m, json_t *list, bool keep)
 {
 	json_t *e;
 	size_t i;
@@ -454,15 +558,33 @@ static void managed_load(struct managed *m, json_t *list)
 			x->operation = xstrdup("");
 		x->api_version = str_or_null(e, "apiVersion");
 		x->time = str_or_null(e, "time");
-		if (json_is_object(f))
+		if (keep && entry_canonical(e))
+			x->orig = json_incref(e);
+		else if (json_is_object(f))
 			fields_to_set(x->set, "", f);
 	}
+}
+
+static void managed_load(struct managed *m, json_t *list)
+{
+	managed_load_entries(m, list, false);
+}
+
+/* Loads the set of an entry kept as it was; it is written anew from then on. */
+static void entry_load(struct entry *e)
+{
+	if (!e->orig)
+		return;
+	fields_to_set(e->set, "", json_object_get(e->orig, "fieldsV1"));
+	json_decref(e->orig);
+	e->orig = NULL;
 }
 
 static void managed_release(struct managed *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		struct entry *e = &m->v[i];
+		json_decref(e->orig);
 		free(e->manager);
 		free(e->operation);
 		free(e->api_version);
@@ -498,6 +620,10 @@ static json_t *managed_dump(struct managed *m)
 	for (size_t i = 0; i < m->n; i++) {
 		struct entry *e = &m->v[i];
 		json_t *o;
+		if (e->orig) {
+			json_array_append(out, e->orig);
+			continue;
+		}
 		if (json_object_size(e->set) == 0)
 			continue;
 		o = json_object();
@@ -964,6 +1090,22 @@ static void added(json_t *changed, const char *path, const char *field, json_t *
 static void diff_object(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv,
 			const char *type);
 
+/* Index of the first item of list with item's identity, or -1: what
+ * find_item(list, item_elem(item)) finds, without the text round trip. */
+static long find_same(json_t *list, json_t *item, const struct sk__patch_meta *meta)
+{
+	json_t *id = meta->merge_key ? json_object_get(item, meta->merge_key) : item, *e;
+	size_t i;
+
+	json_array_foreach(list, i, e) {
+		json_t *eid = meta->merge_key ? json_object_get(e, meta->merge_key) : e;
+
+		if (json_is_object(e) == (meta->merge_key != NULL) && eid && json_equal(eid, id))
+			return (long)i;
+	}
+	return -1;
+}
+
 static void diff_list(json_t *changed, json_t *removed, const char *path, json_t *ol, json_t *nl,
 		      const struct sk__patch_meta *meta)
 {
@@ -973,7 +1115,7 @@ static void diff_list(json_t *changed, json_t *removed, const char *path, json_t
 	json_array_foreach(nl, i, e) {
 		cleanup_free char *ie = item_elem(e, meta);
 		cleanup_free char *p = join(path, ie);
-		long at = find_item(ol, ie);
+		long at = find_same(ol, e, meta);
 		if (at < 0) {
 			set_add(changed, p);
 			if (meta->merge_key)
@@ -983,8 +1125,8 @@ static void diff_list(json_t *changed, json_t *removed, const char *path, json_t
 		}
 	}
 	json_array_foreach(ol, i, e) {
-		cleanup_free char *ie = item_elem(e, meta);
-		if (find_item(nl, ie) < 0) {
+		if (find_same(nl, e, meta) < 0) {
+			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
 			set_add(removed, p);
 		}
@@ -1095,7 +1237,7 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 		old = NULL;
 	if (!json_array_size(mf) && old)
 		mf = managed_fields_of(old);
-	managed_load(&m, mf);
+	managed_load_entries(&m, mf, true);
 	changed = json_object();
 	removed = json_object();
 	diff_tracked(changed, removed, "", old ? old : empty, new_obj, type,
@@ -1103,6 +1245,13 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 	strip_set(changed, subresource);
 	strip_set(removed, subresource);
 	for (size_t i = 0; i < m.n; i++) {
+		if (m.v[i].orig) {
+			json_t *f = json_object_get(m.v[i].orig, "fieldsV1");
+
+			if (!tree_touched(f, changed) && !tree_touched(f, removed))
+				continue;
+			entry_load(&m.v[i]);
+		}
 		json_object_foreach(changed, p, v)
 			set_remove_under(m.v[i].set, p);
 		json_object_foreach(removed, p, v)
@@ -1112,7 +1261,13 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 		mine = managed_find(&m, manager, "Update", api_version, subresource);
 		if (mine < 0)
 			mine = (long)managed_add(&m, manager, "Update", api_version, subresource);
-		json_object_update(m.v[mine].set, changed);
+		entry_load(&m.v[mine]);
+		if (json_object_size(m.v[mine].set)) {
+			json_object_update(m.v[mine].set, changed);
+		} else {        /* a new entry (a create): changed is its set */
+			json_decref(m.v[mine].set);
+			m.v[mine].set = json_incref(changed);
+		}
 		entry_touch(&m.v[mine]);
 	}
 	managed_store(&m, new_obj);

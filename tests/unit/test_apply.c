@@ -312,6 +312,33 @@ static void test_managed_fields_update(void **state)
 	json_decref(new_obj);
 }
 
+/* Entries an update does not touch come back as they were; one given in
+ * another shape (keys out of order, a leaf that is not {}) is rewritten in
+ * the shape managedFields are always written in. */
+static void test_managed_fields_untouched_entries(void **state)
+{
+	json_t *old = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"managedFields\":["
+			"{\"manager\":\"a\",\"operation\":\"Update\",\"apiVersion\":\"v1\",\"time\":\"2020-01-01T00:00:00Z\","
+			"\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:spec\":{\"f:x\":{},\"f:y\":{}}}},"
+			"{\"manager\":\"b\",\"operation\":\"Update\",\"time\":\"2020-01-01T00:00:00Z\",\"fieldsType\":\"FieldsV1\","
+			"\"fieldsV1\":{\"f:spec\":{\"f:z\":true,\"f:w\":{}}}}]},\"spec\":{\"x\":1,\"y\":2,\"z\":3,\"w\":4}}");
+	json_t *new_obj = json_deep_copy(old), *mf;
+	cleanup_free char *a = NULL, *b = NULL;
+
+	json_object_set_new(json_object_get(new_obj, "spec"), "v", json_integer(5));
+	sk_managed_fields_update(old, new_obj, "c", "v1", NULL);
+	mf = json_object_get(json_object_get(new_obj, "metadata"), "managedFields");
+	assert_int_equal(json_array_size(mf), 3);
+	a = json_dumps(json_array_get(mf, 0), JSON_COMPACT);
+	assert_string_equal(a, "{\"manager\":\"a\",\"operation\":\"Update\",\"apiVersion\":\"v1\","
+			    "\"time\":\"2020-01-01T00:00:00Z\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:spec\":{\"f:x\":{},\"f:y\":{}}}}");
+	b = json_dumps(json_object_get(json_array_get(mf, 1), "fieldsV1"), JSON_COMPACT);
+	assert_string_equal(b, "{\"f:spec\":{\"f:w\":{},\"f:z\":{}}}");
+	assert_at(json_array_get(mf, 2), "fieldsV1/f:spec/f:v", "{}");
+	json_decref(old);
+	json_decref(new_obj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_apply_keeps_shared_fields),
 		cmocka_unit_test(test_apply_before_first_apply),
 		cmocka_unit_test(test_managed_fields_update),
+		cmocka_unit_test(test_managed_fields_untouched_entries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
