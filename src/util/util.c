@@ -101,13 +101,27 @@ void sk_deadline_after_ms(struct timespec *ts, int64_t ms)
 	}
 }
 
+/* Writes mostly stamp the current second, several times per object: each
+ * thread keeps the last second it formatted. */
 void sk_time_format(int64_t secs, char *buf, size_t len)
 {
-	time_t t = (time_t)secs;
-	struct tm tm;
+	static __thread int64_t last_secs = INT64_MIN;
+	static __thread char last[32];
+	size_t n;
 
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (secs != last_secs) {
+		time_t t = (time_t)secs;
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(last, sizeof(last), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		last_secs = secs;
+	}
+	n = strlen(last);
+	if (len > n)
+		memcpy(buf, last, n + 1);
+	else if (len)
+		buf[0] = '\0';
 }
 
 void sk_time_format_micro(int64_t ns, char *buf, size_t len)

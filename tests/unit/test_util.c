@@ -15,6 +15,11 @@ static void test_time_roundtrip(void **state)
 
 	sk_time_format(1700000000, buf, sizeof(buf));
 	assert_string_equal(buf, "2023-11-14T22:13:20Z");
+	sk_time_format(1700000001, buf, sizeof(buf));
+	assert_string_equal(buf, "2023-11-14T22:13:21Z");
+	sk_time_format(1700000001, buf, 8);             /* too small: empty, as strftime leaves nothing useful */
+	assert_string_equal(buf, "");
+	sk_time_format(1700000000, buf, sizeof(buf));
 	assert_int_equal(sk_time_parse(buf, &t), 0);
 	assert_int_equal(t, 1700000000);
 	assert_int_equal(sk_time_parse("2023-11-14T23:13:20.5+01:00", &t), 0);
