@@ -4,7 +4,7 @@
 #   make bench      benchmarks (not part of test)
 #   make demo       start a one-node cluster and run the example
 CC       ?= gcc
-PKGS     := libmicrohttpd gnutls libcurl jansson sqlite3 libarchive libzstd libseccomp
+PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wvla -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-nonliteral -Wno-format-truncation
 CPPFLAGS := -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
