@@ -11,6 +11,7 @@
 #include "api/selector.h"
 #include "api/table.h"
 #include "api/validate.h"
+#include "util/json.h"
 #include "util/util.h"
 
 #define PATCH_RETRIES 8
@@ -95,7 +96,7 @@ static json_t *parse_body(const sk_api_request *req, sk_error_t *err)
 		sk_error_set(err, SK_EBADREQUEST, "the body of the request was empty");
 		return NULL;
 	}
-	o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	o = sk_json_loadb_ex(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!o) {
 		sk_error_set(err, SK_EBADREQUEST, "couldn't get version/kind; json parse error: %s", jerr.text);
 		return NULL;
@@ -632,7 +633,7 @@ static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 		cleanup_json json_t *items = json_array(), *t = NULL;
 
 		for (size_t i = 0; i < ri.n; i++) {
-			json_t *o = json_loadb(ri.v[i], ri.len[i], 0, NULL);
+			json_t *o = sk_json_loadb(ri.v[i], ri.len[i]);
 
 			if (o)
 				json_array_append_new(items, o);
@@ -841,7 +842,7 @@ static json_t *parse_patch_body(const sk_api_request *req, sk_error_t *err)
 		sk_error_set(err, SK_EBADREQUEST, "the body of the request was empty");
 		return NULL;
 	}
-	o = json_loadb(req->body, req->body_len, 0, &jerr);
+	o = sk_json_loadb_ex(req->body, req->body_len, 0, &jerr);
 	if (!o)
 		sk_error_set(err, SK_EBADREQUEST, "error decoding patch: %s", jerr.text);
 	return o;

@@ -4,6 +4,7 @@
 
 #include "api/api-int.h"
 #include "client/client-int.h"
+#include "util/json.h"
 #include "util/util.h"
 
 #define INPROC_USER "system:admin"
@@ -125,7 +126,7 @@ static json_t *request(sk_client *c, const char *method, const char *path, const
 	} else if (resp.obj) {
 		out = json_incref(resp.obj);
 	} else {
-		out = json_loadb(resp.body ? resp.body : "", resp.len, 0, NULL);
+		out = sk_json_loadb(resp.body ? resp.body : "", resp.len);
 		if (!out)
 			sk_error_set(err, SK_EINTERNAL, "%s %s: response is not JSON", method, path);
 	}
@@ -158,8 +159,7 @@ static char *inproc_get_raw(sk_client *c, const char *path, const char *query, s
 	if (resp.status >= 400) {
 		fill_error(&resp, err);
 	} else if (resp.obj) {
-		out = json_dumps(resp.obj, JSON_COMPACT);
-		*len = out ? strlen(out) : 0;
+		out = sk_json_dumps(resp.obj, len);
 	} else {
 		out = steal_ptr(&resp.body);
 		*len = resp.len;

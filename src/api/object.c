@@ -1,11 +1,15 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "util/json.h"
 #include "util/util.h"
 
 static const char RV_MARK[] = "\"metadata\":{\"resourceVersion\":\"";
 
-char *sk__obj_encode(json_t *obj, size_t *len)
+/* The stored text: kind, apiVersion, then metadata led by an empty
+ * resourceVersion (sk__obj_splice_rv fills it in), the rest in obj's order.
+ * jansson's way builds the reordered object and dumps it. */
+static char *encode_jansson(json_t *obj, size_t *len)
 {
 	cleanup_json json_t *out = json_object();
 	json_t *meta = json_object_get(obj, "metadata");
@@ -35,6 +39,64 @@ char *sk__obj_encode(json_t *obj, size_t *len)
 	return s;
 }
 
+static int gen_member(yajl_gen g, const char *k, json_t *v)
+{
+	if (yajl_gen_string(g, (const unsigned char *)k, strlen(k)) != yajl_gen_status_ok)
+		return -1;
+	return sk_json_gen(g, v);
+}
+
+/* The same text written through yajl, without the reordered copy. */
+static int gen_stored(yajl_gen g, json_t *obj)
+{
+	json_t *meta = json_object_get(obj, "metadata"), *v;
+	const char *k;
+
+	if (yajl_gen_map_open(g) != yajl_gen_status_ok)
+		return -1;
+	if ((v = json_object_get(obj, "kind")) && gen_member(g, "kind", v) < 0)
+		return -1;
+	if ((v = json_object_get(obj, "apiVersion")) && gen_member(g, "apiVersion", v) < 0)
+		return -1;
+	if (yajl_gen_string(g, (const unsigned char *)"metadata", 8) != yajl_gen_status_ok ||
+	    yajl_gen_map_open(g) != yajl_gen_status_ok ||
+	    yajl_gen_string(g, (const unsigned char *)"resourceVersion", 15) != yajl_gen_status_ok ||
+	    yajl_gen_string(g, (const unsigned char *)"", 0) != yajl_gen_status_ok)
+		return -1;
+	json_object_foreach(meta, k, v) {
+		if (!strcmp(k, "resourceVersion") || (json_is_array(v) && !json_array_size(v)) ||
+		    (json_is_object(v) && !json_object_size(v)))
+			continue;
+		if (gen_member(g, k, v) < 0)
+			return -1;
+	}
+	if (yajl_gen_map_close(g) != yajl_gen_status_ok)
+		return -1;
+	json_object_foreach(obj, k, v)
+		if (strcmp(k, "kind") && strcmp(k, "apiVersion") && strcmp(k, "metadata") && gen_member(g, k, v) < 0)
+			return -1;
+	return yajl_gen_map_close(g) == yajl_gen_status_ok ? 0 : -1;
+}
+
+char *sk__obj_encode(json_t *obj, size_t *len)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	const unsigned char *buf;
+	char *s = NULL;
+	size_t n;
+
+	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
+	if (gen_stored(g, obj) == 0 && yajl_gen_get_buf(g, &buf, &n) == yajl_gen_status_ok) {
+		s = xmalloc(n + 1);
+		memcpy(s, buf, n);
+		s[n] = '\0';
+		*len = n;
+	}
+	yajl_gen_free(g);
+	/* what yajl cannot write (nesting beyond its generator's depth) */
+	return s ? s : encode_jansson(obj, len);
+}
+
 char *sk__obj_splice_rv(const char *val, size_t len, int64_t rev, size_t *out_len)
 {
 	const char *p = memmem(val, len, RV_MARK, sizeof(RV_MARK) - 1);
@@ -60,7 +122,7 @@ char *sk__obj_splice_rv(const char *val, size_t len, int64_t rev, size_t *out_le
 
 json_t *sk__obj_decode(const char *val, size_t len, int64_t rev)
 {
-	json_t *o = json_loadb(val, len, 0, NULL);
+	json_t *o = sk_json_loadb(val, len);
 	json_t *meta;
 	char num[24];
 

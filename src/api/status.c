@@ -2,6 +2,7 @@
 
 #include "api/api-int.h"
 #include "api/logs.h"
+#include "util/json.h"
 #include "util/util.h"
 
 static const struct {
@@ -46,6 +47,7 @@ void sk__reply_raw(sk_api_response *resp, int status, char *body, size_t len)
 
 void sk__reply_json(sk_api_response *resp, int status, json_t *obj)
 {
+	size_t len;
 	char *s;
 
 	if (resp->want_obj) {
@@ -55,11 +57,10 @@ void sk__reply_json(sk_api_response *resp, int status, json_t *obj)
 		resp->content_type = "application/json";
 		return;
 	}
-	s = json_dumps(obj, JSON_COMPACT);
-
+	s = sk_json_dumps(obj, &len);
 	if (!s)
 		abort();
-	sk__reply_raw(resp, status, s, strlen(s));
+	sk__reply_raw(resp, status, s, len);
 }
 
 /* JSON strings must be UTF-8: names and messages built from a request path

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "client/client-int.h"
+#include "util/json.h"
 #include "util/util.h"
 
 #define POOL_MAX 8
@@ -180,13 +181,14 @@ static json_t *http_request(sk_client *c, const char *method, const char *path, 
 			    const char *content_type, sk_error_t *err)
 {
 	http_client *hc = c->impl;
-	cleanup_free char *data = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	size_t dlen = 0;
+	cleanup_free char *data = body ? sk_json_dumps(body, &dlen) : NULL;
 	buf out = {0};
 	json_t *obj = NULL;
 	json_error_t jerr;
 	long code;
 
-	code = perform(hc, method, path, query, data, data ? strlen(data) : 0,
+	code = perform(hc, method, path, query, data, dlen,
 		       content_type ? content_type : "application/json", "application/json", &out, err);
 	if (code < 0)
 		goto done;
@@ -194,7 +196,7 @@ static json_t *http_request(sk_client *c, const char *method, const char *path, 
 		status_error(code, &out, method, path, err);
 		goto done;
 	}
-	obj = json_loadb(out.data ? out.data : "", out.len, 0, &jerr);
+	obj = sk_json_loadb_ex(out.data ? out.data : "", out.len, 0, &jerr);
 	if (!obj)
 		sk_error_set(err, SK_EINTERNAL, "%s %s: bad JSON in response: %s", method, path, jerr.text);
 done:
@@ -231,7 +233,7 @@ static void watch_line(sk_client_watch *w, const char *line, size_t n)
 
 	if (w->ended || n == 0)
 		return;
-	ev = json_loadb(line, n, 0, NULL);
+	ev = sk_json_loadb(line, n);
 	type = json_string_value(json_object_get(ev, "type"));
 	if (!type) {
 		sk_warn("client", "watch %s: malformed event: %.100s", w->url, line);
