@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 mkdir -p build/bench
 out=build/bench/results.txt
 : >"$out"
-LIBS="$(pkg-config --libs libmicrohttpd gnutls libcurl jansson sqlite3 libarchive libzstd libseccomp) -lpthread -ldl -lm"
+LIBS="$(pkg-config --libs libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp) -lpthread -ldl -lm"
 run() {
 	local name=$1; shift
 	echo "== $name: $*" | tee -a "$out"
