@@ -159,6 +159,7 @@ static char *inproc_get_raw(sk_client *c, const char *path, const char *query, s
 	if (resp.status >= 400) {
 		fill_error(&resp, err);
 	} else if (resp.obj) {
+		*len = 0;
 		out = sk_json_dumps(resp.obj, len);
 	} else {
 		out = steal_ptr(&resp.body);
