@@ -99,14 +99,20 @@ static void activate_siblings(struct sk_sched *s, const sk_spod *p)
 			sk_queue_activate(&s->queue, e->key);
 }
 
+/* json_equal, with two absent values equal (json_equal(NULL, NULL) is 0). */
+static int same_json(json_t *a, json_t *b)
+{
+	return a == b || json_equal(a, b);
+}
+
 /* Upstream requeues an unschedulable pod only when something other than its
  * status changed (our own condition write must not retry it). */
 static int scheduling_changed(const sk_spod *old, const sk_spod *p)
 {
-	return !json_equal(json_object_get(old->obj, "spec"), json_object_get(p->obj, "spec")) ||
-	       !json_equal(old->labels, p->labels) ||
-	       !json_equal(json_object_get(json_object_get(old->obj, "metadata"), "annotations"),
-			   json_object_get(json_object_get(p->obj, "metadata"), "annotations"));
+	return !same_json(json_object_get(old->obj, "spec"), json_object_get(p->obj, "spec")) ||
+	       !same_json(old->labels, p->labels) ||
+	       !same_json(json_object_get(json_object_get(old->obj, "metadata"), "annotations"),
+			  json_object_get(json_object_get(p->obj, "metadata"), "annotations"));
 }
 
 static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
@@ -178,11 +184,11 @@ static int node_changed(const sk_snode *n, json_t *obj)
 
 	if (!o)
 		return 1;
-	return !json_equal(json_object_get(o, "spec"), json_object_get(obj, "spec")) ||
-	       !json_equal(json_object_get(json_object_get(o, "metadata"), "labels"),
-			   json_object_get(json_object_get(obj, "metadata"), "labels")) ||
-	       !json_equal(json_object_get(json_object_get(o, "status"), "allocatable"),
-			   json_object_get(json_object_get(obj, "status"), "allocatable"));
+	return !same_json(json_object_get(o, "spec"), json_object_get(obj, "spec")) ||
+	       !same_json(json_object_get(json_object_get(o, "metadata"), "labels"),
+			  json_object_get(json_object_get(obj, "metadata"), "labels")) ||
+	       !same_json(json_object_get(json_object_get(o, "status"), "allocatable"),
+			  json_object_get(json_object_get(obj, "status"), "allocatable"));
 }
 
 static void apply_node(struct sk_sched *s, const char *type, json_t *obj)
