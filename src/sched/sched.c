@@ -8,6 +8,12 @@
 #define COMPONENT "scheduler"
 #define TICK_NS (200LL * 1000000)
 
+/* The cluster events of assigned pods (upstream AssignedPodAdd and
+ * AssignedPodDelete, which includes a pod reaching a terminal phase): who
+ * registered for them. */
+#define QH_ASSIGNED_POD_ADD (SK_QH_PODS)
+#define QH_ASSIGNED_POD_DELETE (SK_QH_RESOURCES | SK_QH_PODS)
+
 static const char *jstr(json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
@@ -81,7 +87,7 @@ static void pod_forget(struct sk_sched *s, sk_spod *old, int deleted)
 		sk_spod_free(old);
 	}
 	if (freed)
-		sk_queue_move_all(&s->queue, sk_mono_ns());
+		sk_queue_move(&s->queue, QH_ASSIGNED_POD_DELETE, sk_mono_ns());
 }
 
 /* Parked gang siblings get another chance when a member arrives, once the
@@ -122,7 +128,7 @@ static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
 	char key[512];
 	sk_spod *old, *p;
 	sk_error_t err = {0};
-	int was_assigned;
+	int was_assigned, was_bound;
 
 	if (!name)
 		return;
@@ -141,6 +147,7 @@ static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
 	}
 	resolve_priority(s, p);
 	was_assigned = old && old->node && !old->terminal;
+	was_bound = old && jstr(json_object_get(old->obj, "spec"), "nodeName") && !old->terminal;
 	if (old) {
 		/* A stale event must not undo our assumption or reservation. */
 		if (old->assumed && !p->node_name) {
@@ -175,7 +182,9 @@ static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
 	if (old)
 		sk_spod_free(old);
 	if (was_assigned && (p->terminal || !p->node))
-		sk_queue_move_all(&s->queue, sk_mono_ns());
+		sk_queue_move(&s->queue, QH_ASSIGNED_POD_DELETE, sk_mono_ns());
+	else if (!was_bound && p->node && !p->terminal && jstr(json_object_get(p->obj, "spec"), "nodeName"))
+		sk_queue_move(&s->queue, QH_ASSIGNED_POD_ADD, sk_mono_ns());
 }
 
 static int node_changed(const sk_snode *n, json_t *obj)
@@ -369,10 +378,10 @@ static int has_condition(const sk_spod *p, const char *msg, const char *nominate
 	return 0;
 }
 
-static void unschedulable(struct sk_sched *s, sk_spod *p, const char *msg, const char *nominated)
+static void unschedulable(struct sk_sched *s, sk_spod *p, const char *msg, const char *nominated, unsigned rejected)
 {
 	s->stats.unschedulable++;
-	sk_queue_unschedulable(&s->queue, p->key, sk_mono_ns());
+	sk_queue_unschedulable(&s->queue, p->key, rejected, sk_mono_ns());
 	if (has_condition(p, msg, nominated)) {
 		struct sk_job *j = job(s, JOB_EVENT, p, NULL, msg);
 
@@ -392,7 +401,7 @@ static void gang_reject(struct sk_sched *s, sk_gang *g, const char *msg)
 
 	for (int i = 0; i < n; i++) {
 		unassume(s, w[i]);
-		unschedulable(s, w[i], msg, NULL);
+		unschedulable(s, w[i], msg, NULL, 0);
 	}
 	free(w);
 	sk__smap_put(&s->dirty_gangs, g->key, (void *)1);
@@ -467,6 +476,31 @@ static char *gang_post_filter(struct sk_sched *s, sk_gang *g, const sk_spod *p)
 			 p->name);
 }
 
+/* The plugin families whose filters rejected the pod on some node (upstream
+ * Diagnosis.UnschedulablePlugins), from their reasons. */
+static unsigned rejected_by(const sk_result *res)
+{
+	static const char *const pods[] = {SK_MSG_NODE_PORTS, SK_MSG_SPREAD,	     SK_MSG_SPREAD_LABEL,
+					   SK_MSG_AFFINITY,   SK_MSG_ANTI_AFFINITY, SK_MSG_EXISTING_ANTI};
+	unsigned m = 0;
+
+	if (!res->fits)
+		return SK_QH_NODE;
+	for (int i = 0; i < res->nfits; i++)
+		for (int k = 0; k < res->fits[i].n; k++) {
+			const char *r = res->fits[i].reasons[k];
+			unsigned f = SK_QH_NODE;
+
+			if (strncmp(r, "Insufficient ", 13) == 0 || strcmp(r, SK_MSG_TOO_MANY_PODS) == 0)
+				f = SK_QH_RESOURCES;
+			for (size_t j = 0; j < sizeof(pods) / sizeof(pods[0]); j++)
+				if (strcmp(r, pods[j]) == 0)
+					f = SK_QH_PODS;
+			m |= f;
+		}
+	return m;
+}
+
 static void schedule_failed(struct sk_sched *s, sk_spod *p, sk_gang *g, json_t *rc, sk_result *res)
 {
 	char *post = NULL, *msg;
@@ -477,7 +511,8 @@ static void schedule_failed(struct sk_sched *s, sk_spod *p, sk_gang *g, json_t *
 	else if (!s->opts.disable_preemption && res->fits)
 		post = post_filter(s, p, rc, res, &nominated);
 	msg = res->fits ? sk_fit_error_message(res->nfits, res->fits, res->nfits, NULL, post) : xstrdup(res->message);
-	unschedulable(s, p, msg, nominated);
+	/* a gang member may also wait for its siblings */
+	unschedulable(s, p, msg, nominated, rejected_by(res) | (g ? SK_QH_OTHER : 0));
 	free(msg);
 	free(post);
 }
@@ -495,7 +530,7 @@ static void schedule_one(struct sk_sched *s, sk_spod *p)
 		char *post = gang_post_filter(s, g, p);
 		char *msg = sk_fit_error_message(s->cache.nnodes, NULL, 0, pre, post);
 
-		unschedulable(s, p, msg, NULL);
+		unschedulable(s, p, msg, NULL, SK_QH_OTHER);
 		free(msg);
 		free(pre);
 		free(post);
