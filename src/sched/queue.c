@@ -103,9 +103,16 @@ void sk_queue_init(sk_queue *q)
 	q->max_unsched = SK_Q_MAX_UNSCHED;
 }
 
+static void entry_free(sk_qpod *e)
+{
+	free(e->cond_msg);
+	free(e->cond_nominated);
+	free(e);
+}
+
 static void free_entry(const char *key, void *val, void *ud)
 {
-	free(val);
+	entry_free(val);
 }
 
 void sk_queue_release(sk_queue *q)
@@ -250,7 +257,7 @@ void sk_queue_delete(sk_queue *q, const char *key)
 	if (!e)
 		return;
 	unlink_entry(q, e);
-	free(e);
+	entry_free(e);
 }
 
 sk_spod *sk_queue_pop(sk_queue *q)

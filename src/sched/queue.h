@@ -60,6 +60,9 @@ typedef struct sk_qpod {
 	int64_t backoff_until;
 	int64_t unsched_since;
 	int64_t cycle;         /* scheduling cycle of its last pop */
+	/* the PodScheduled=False condition last submitted for the pod (owned by
+	 * the entry, set by the scheduler loop to skip repeating the write) */
+	char *cond_msg, *cond_nominated;
 } sk_qpod;
 
 typedef struct sk_qheap {

@@ -7,6 +7,8 @@
 
 #define COMPONENT "scheduler"
 #define TICK_NS (200LL * 1000000)
+/* How often repeats of an aggregated event are written (worker.c). */
+#define EVENT_REFRESH_NS (30LL * 1000000000)
 
 /* The cluster events of assigned pods (upstream AssignedPodAdd and
  * AssignedPodDelete, which includes a pod reaching a terminal phase): who
@@ -378,19 +380,57 @@ static int has_condition(const sk_spod *p, const char *msg, const char *nominate
 	return 0;
 }
 
+static int has_pod_scheduled(const sk_spod *p)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach (json_object_get(json_object_get(p->obj, "status"), "conditions"), i, c)
+		if (jstr(c, "type") && strcmp(jstr(c, "type"), "PodScheduled") == 0)
+			return 1;
+	return 0;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* A pod retried before the watch brought back the condition of its last
+ * failure would write it again: the queue entry remembers what was
+ * submitted, which counts while the pod shows no PodScheduled condition. */
+static int condition_submitted(const sk_qpod *e, const sk_spod *p, const char *msg, const char *nominated)
+{
+	return e && e->cond_msg && strcmp(e->cond_msg, msg) == 0 && same_str(e->cond_nominated, nominated) &&
+	       !has_pod_scheduled(p);
+}
+
+/* A repeated failure with the same condition writes nothing itself: the
+ * status patch is skipped (upstream compares with the informer's pod) and
+ * the event is aggregated by the workers (a series, written now and then). */
 static void unschedulable(struct sk_sched *s, sk_spod *p, const char *msg, const char *nominated, unsigned rejected)
 {
+	sk_qpod *e;
+
 	s->stats.unschedulable++;
 	sk_queue_unschedulable(&s->queue, p->key, rejected, sk_mono_ns());
-	if (has_condition(p, msg, nominated)) {
+	e = sk_queue_get(&s->queue, p->key);
+	if (has_condition(p, msg, nominated) || condition_submitted(e, p, msg, nominated)) {
 		struct sk_job *j = job(s, JOB_EVENT, p, NULL, msg);
 
 		j->etype = "Warning";
 		j->ereason = "FailedScheduling";
 		j->eaction = "Scheduling";
 		sk__sched_submit(s, j);
-	} else
+	} else {
+		if (e) {
+			free(e->cond_msg);
+			free(e->cond_nominated);
+			e->cond_msg = xstrdup(msg);
+			e->cond_nominated = nominated ? xstrdup(nominated) : NULL;
+		}
 		sk__sched_submit(s, job(s, JOB_FAIL, p, nominated, msg));
+	}
 }
 
 /* Drops the group's reservations and parks the waiting members. */
@@ -622,7 +662,7 @@ static void wait_tick(struct sk_sched *s)
 static void *loop_main(void *arg)
 {
 	struct sk_sched *s = arg;
-	int64_t last_tick = 0;
+	int64_t last_tick = 0, last_refresh = sk_mono_ns();
 
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
@@ -634,6 +674,10 @@ static void *loop_main(void *arg)
 			gang_tick(s, now);
 			gang_status_flush(s);
 			last_tick = now;
+		}
+		if (now - last_refresh >= EVENT_REFRESH_NS) {
+			sk__sched_submit(s, sk__sched_job(JOB_EVENTS_REFRESH, NULL, NULL, NULL));
+			last_refresh = now;
 		}
 		if (!synced(s) || !(p = sk_queue_pop(&s->queue))) {
 			gang_status_flush(s);
@@ -743,6 +787,7 @@ static void free_evagg_cb(const char *key, void *val, void *ud)
 	struct sk_evagg *a = val;
 
 	free(a->name);
+	free(a->msg);
 	free(a);
 }
 
@@ -790,6 +835,8 @@ void sk_sched_get_stats(sk_sched *s, sk_sched_stats *st)
 	st->bound = __atomic_load_n(&s->stats.bound, __ATOMIC_RELAXED);
 	st->bind_errors = __atomic_load_n(&s->stats.bind_errors, __ATOMIC_RELAXED);
 	st->events = __atomic_load_n(&s->stats.events, __ATOMIC_RELAXED);
+	st->status_writes = __atomic_load_n(&s->stats.status_writes, __ATOMIC_RELAXED);
+	st->event_writes = __atomic_load_n(&s->stats.event_writes, __ATOMIC_RELAXED);
 	st->pending = sk_queue_count(&s->queue, SK_Q_NONE);
 	st->active = sk_queue_count(&s->queue, SK_Q_ACTIVE);
 	st->synced = synced(s);
