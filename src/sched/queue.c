@@ -222,6 +222,22 @@ static void move_out(sk_queue *q, sk_qpod *e, int64_t now)
 		to_active(q, e);
 }
 
+/* A new version of the pod may sort differently in the heaps that compare
+ * pods: the active one and the rejected pods' backoff. */
+static void reorder(sk_queue *q, sk_qpod *e)
+{
+	sk_qheap *h;
+
+	if (e->where == SK_Q_ACTIVE)
+		h = &q->active;
+	else if (e->where == SK_Q_BACKOFF && !e->error)
+		h = &q->backoff;
+	else
+		return;
+	hdown(h, e->slot);
+	hup(h, e->slot);
+}
+
 void sk_queue_update(sk_queue *q, sk_spod *p, int64_t now)
 {
 	sk_qpod *e = sk__smap_get(&q->map, p->key);
@@ -229,12 +245,10 @@ void sk_queue_update(sk_queue *q, sk_spod *p, int64_t now)
 	if (!e)
 		return;
 	e->pod = p;
-	if (e->where == SK_Q_ACTIVE) {
-		hdown(&q->active, e->slot);
-		hup(&q->active, e->slot);
-	} else if (e->where == SK_Q_UNSCHED) {
+	if (e->where == SK_Q_UNSCHED)
 		move_out(q, e, now);
-	}
+	else
+		reorder(q, e);
 }
 
 void sk_queue_replace(sk_queue *q, sk_spod *p)
@@ -244,10 +258,7 @@ void sk_queue_replace(sk_queue *q, sk_spod *p)
 	if (!e)
 		return;
 	e->pod = p;
-	if (e->where == SK_Q_ACTIVE) {
-		hdown(&q->active, e->slot);
-		hup(&q->active, e->slot);
-	}
+	reorder(q, e);
 }
 
 void sk_queue_delete(sk_queue *q, const char *key)

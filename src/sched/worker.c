@@ -114,6 +114,7 @@ static void record_event(struct sk_sched *s, const struct sk_job *j, const char 
 			 const char *action, const char *msg)
 {
 	char key[600], now[32], path[512];
+	cleanup_free char *name = NULL;
 	struct sk_evagg *agg;
 	sk_error_t err = {0};
 	json_t *body, *r = NULL;
@@ -125,7 +126,6 @@ static void record_event(struct sk_sched *s, const struct sk_job *j, const char 
 	agg = sk__smap_get(&s->events, key);
 	if (agg) {
 		int same = strcmp(agg->msg, msg) == 0, count = ++agg->count;
-		char *name;
 
 		snprintf(agg->last, sizeof(agg->last), "%s", now);
 		if (!same) {
@@ -140,9 +140,9 @@ static void record_event(struct sk_sched *s, const struct sk_job *j, const char 
 		name = xstrdup(agg->name);
 		pthread_mutex_unlock(&s->emu);
 		r = event_patch(s, j->ns, name, count, now, msg, &err);
-		free(name);
 		if (r || err.code != SK_ENOTFOUND)
 			goto out;
+		free(steal_ptr(&name));
 		/* The event expired: start a new one. */
 		sk_error_clear(&err);
 		pthread_mutex_lock(&s->emu);
@@ -163,15 +163,20 @@ static void record_event(struct sk_sched *s, const struct sk_job *j, const char 
 			 "component", j->profile ? j->profile : "default-scheduler", "reportingComponent",
 			 j->profile ? j->profile : "default-scheduler", "reportingInstance", s->instance,
 			 "firstTimestamp", now, "lastTimestamp", now, "count", 1, "action", action);
+	name = xstrdup(agg->name);
 	pthread_mutex_unlock(&s->emu);
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", j->ns);
 	r = sk_client_create_take(s->client, path, body, &err);
 	__atomic_add_fetch(&s->stats.event_writes, 1, __ATOMIC_RELAXED);
+	/* the pod may have been deleted (sk__sched_events_forget) meanwhile */
 	pthread_mutex_lock(&s->emu);
-	if (r)
-		agg->created = 1; /* repeats meanwhile are written by the refresh */
-	else
-		evagg_drop(s, key, agg);
+	agg = sk__smap_get(&s->events, key);
+	if (agg && strcmp(agg->name, name) == 0) {
+		if (r)
+			agg->created = 1; /* repeats meanwhile are written by the refresh */
+		else
+			evagg_drop(s, key, agg);
+	}
 	pthread_mutex_unlock(&s->emu);
 out:
 	if (!r)
