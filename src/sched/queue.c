@@ -328,6 +328,17 @@ void sk_queue_unschedulable(sk_queue *q, const char *key, unsigned rejected, int
 		to_unsched(q, e, now);
 }
 
+void sk_queue_rejected(sk_queue *q, const char *key, unsigned rejected, int64_t now)
+{
+	sk_qpod *e = sk__smap_get(&q->map, key);
+
+	if (!e)
+		return;
+	unlink_entry(q, e);
+	failed(q, e, 0, rejected & SK_QH_ALL ? rejected & SK_QH_ALL : SK_QH_ALL, now);
+	to_backoff(q, e);
+}
+
 void sk_queue_backoff(sk_queue *q, const char *key, int64_t now)
 {
 	sk_qpod *e = sk__smap_get(&q->map, key);

@@ -107,6 +107,10 @@ void sk_queue_done(sk_queue *q, const char *key);
  * backoff when an event for one of those families arrived while it was
  * being scheduled. */
 void sk_queue_unschedulable(sk_queue *q, const char *key, unsigned rejected, int64_t now);
+/* The in-flight pod was rejected because another pod failed (a waiting
+ * gang member whose sibling did not fit): that failure is the event that
+ * may help it, so it goes to backoff as after a move during its attempt. */
+void sk_queue_rejected(sk_queue *q, const char *key, unsigned rejected, int64_t now);
 /* The in-flight pod failed for another reason (bind error): backoff. */
 void sk_queue_backoff(sk_queue *q, const char *key, int64_t now);
 /* A cluster event that may help pods rejected by the SK_QH_* families in

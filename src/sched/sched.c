@@ -407,13 +407,19 @@ static int condition_submitted(const sk_qpod *e, const sk_spod *p, const char *m
 
 /* A repeated failure with the same condition writes nothing itself: the
  * status patch is skipped (upstream compares with the informer's pod) and
- * the event is aggregated by the workers (a series, written now and then). */
-static void unschedulable(struct sk_sched *s, sk_spod *p, const char *msg, const char *nominated, unsigned rejected)
+ * the event is aggregated by the workers (a series, written now and then).
+ * waiting: a gang member rejected in Permit because a sibling failed, which
+ * backs off instead of waiting for an event (that failure is the event). */
+static void unschedulable(struct sk_sched *s, sk_spod *p, const char *msg, const char *nominated, unsigned rejected,
+			  int waiting)
 {
 	sk_qpod *e;
 
 	s->stats.unschedulable++;
-	sk_queue_unschedulable(&s->queue, p->key, rejected, sk_mono_ns());
+	if (waiting)
+		sk_queue_rejected(&s->queue, p->key, rejected, sk_mono_ns());
+	else
+		sk_queue_unschedulable(&s->queue, p->key, rejected, sk_mono_ns());
 	e = sk_queue_get(&s->queue, p->key);
 	if (has_condition(p, msg, nominated) || condition_submitted(e, p, msg, nominated)) {
 		struct sk_job *j = job(s, JOB_EVENT, p, NULL, msg);
@@ -433,15 +439,17 @@ static void unschedulable(struct sk_sched *s, sk_spod *p, const char *msg, const
 	}
 }
 
-/* Drops the group's reservations and parks the waiting members. */
-static void gang_reject(struct sk_sched *s, sk_gang *g, const char *msg)
+/* Drops the group's reservations and parks the waiting members; retry: a
+ * sibling failed (PostFilter), they back off instead of waiting for an
+ * event, so the members still tried in this round take the room. */
+static void gang_reject(struct sk_sched *s, sk_gang *g, const char *msg, int retry)
 {
 	int n;
 	sk_spod **w = sk_gang_take_waiting(g, &n);
 
 	for (int i = 0; i < n; i++) {
 		unassume(s, w[i]);
-		unschedulable(s, w[i], msg, NULL, 0);
+		unschedulable(s, w[i], msg, NULL, 0, retry);
 	}
 	free(w);
 	sk__smap_put(&s->dirty_gangs, g->key, (void *)1);
@@ -511,7 +519,7 @@ static char *gang_post_filter(struct sk_sched *s, sk_gang *g, const sk_spod *p)
 	if (assigned >= g->min_member || (float)(g->min_member - assigned) / (float)g->min_member <= 0.1f)
 		return NULL;
 	if (g->nwaiting)
-		gang_reject(s, g, "optimistic rejection in PostFilter");
+		gang_reject(s, g, "optimistic rejection in PostFilter", 1);
 	return xasprintf("PodGroup %s gets rejected due to Pod %s is unschedulable even after PostFilter", g->key,
 			 p->name);
 }
@@ -552,7 +560,7 @@ static void schedule_failed(struct sk_sched *s, sk_spod *p, sk_gang *g, json_t *
 		post = post_filter(s, p, rc, res, &nominated);
 	msg = res->fits ? sk_fit_error_message(res->nfits, res->fits, res->nfits, NULL, post) : xstrdup(res->message);
 	/* a gang member may also wait for its siblings */
-	unschedulable(s, p, msg, nominated, rejected_by(res) | (g ? SK_QH_OTHER : 0));
+	unschedulable(s, p, msg, nominated, rejected_by(res) | (g ? SK_QH_OTHER : 0), 0);
 	free(msg);
 	free(post);
 }
@@ -570,7 +578,7 @@ static void schedule_one(struct sk_sched *s, sk_spod *p)
 		char *post = gang_post_filter(s, g, p);
 		char *msg = sk_fit_error_message(s->cache.nnodes, NULL, 0, pre, post);
 
-		unschedulable(s, p, msg, NULL, SK_QH_OTHER);
+		unschedulable(s, p, msg, NULL, SK_QH_OTHER, 0);
 		free(msg);
 		free(pre);
 		free(post);
@@ -602,7 +610,7 @@ static void gang_tick(struct sk_sched *s, int64_t now)
 			if (!sk_gang_timed_out(g, now))
 				continue;
 			msg = sk_gang_timeout_message(g);
-			gang_reject(s, g, msg);
+			gang_reject(s, g, msg, 0);
 			free(msg);
 		}
 }

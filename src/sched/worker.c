@@ -306,7 +306,10 @@ static json_t *condition(const char *type, const char *status, const char *reaso
 
 /* A pod placed since its failure was queued (a gang that reached quorum, a
  * retry that fit) would get a stale PodScheduled=False: skip the write, as
- * upstream's API dispatcher drops a status patch that a binding overtakes. */
+ * upstream's API dispatcher drops a status patch that a binding overtakes.
+ * A gang member reserved again (waiting in Permit, no binding yet) still
+ * gets it: retried from the backoff queue at once, it may wait there for
+ * the rest of its group. */
 static int placed_since(struct sk_sched *s, const struct sk_job *j)
 {
 	char key[512];
@@ -316,7 +319,7 @@ static int placed_since(struct sk_sched *s, const struct sk_job *j)
 	snprintf(key, sizeof(key), "%s/%s", j->ns, j->name);
 	pthread_mutex_lock(&s->mu);
 	p = sk__smap_get(&s->pods, key);
-	placed = p && p->node_name;
+	placed = p && p->node_name && !p->reserved;
 	pthread_mutex_unlock(&s->mu);
 	return placed;
 }
