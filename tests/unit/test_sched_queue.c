@@ -153,6 +153,10 @@ static void test_pop_from_backoff(void **state)
 	assert_ptr_equal(sk_queue_pop(&q), a);
 	assert_ptr_equal(sk_queue_pop(&q), b);
 	assert_null(sk_queue_pop(&q));
+	/* a gang member rejected for a sibling's failure backs off, not parks */
+	sk_queue_rejected(&q, b->key, 0, now);
+	assert_int_equal(sk_queue_get(&q, b->key)->where, SK_Q_BACKOFF);
+	assert_ptr_equal(sk_queue_pop(&q), b);
 	/* a failed binding goes to the error backoff, which is not popped early */
 	sk_queue_backoff(&q, c->key, now);
 	assert_int_equal(sk_queue_count(&q, SK_Q_BACKOFF), 1);
