@@ -109,7 +109,7 @@ static void run(int nnodes, int npods)
 			sk_queue_done(&q, p->key);
 			scheduled++;
 		} else {
-			sk_queue_unschedulable(&q, p->key, sk_mono_ns());
+			sk_queue_unschedulable(&q, p->key, 0, sk_mono_ns());
 			failed++;
 		}
 		sk_result_release(&r);

@@ -75,7 +75,16 @@ static int active_less(const sk_qpod *a, const sk_qpod *b)
 	return a->seq < b->seq;
 }
 
+/* Rejected pods: by backoff window, then as the active heap (upstream
+ * lessBackoffCompletedWithPriority). */
 static int backoff_less(const sk_qpod *a, const sk_qpod *b)
+{
+	if (a->backoff_until != b->backoff_until)
+		return a->backoff_until < b->backoff_until;
+	return active_less(a, b);
+}
+
+static int error_backoff_less(const sk_qpod *a, const sk_qpod *b)
 {
 	return a->backoff_until < b->backoff_until;
 }
@@ -88,14 +97,22 @@ void sk_queue_init(sk_queue *q)
 	sk__smap_init(&q->map);
 	q->active.less = active_less;
 	q->backoff.less = backoff_less;
+	q->error_backoff.less = error_backoff_less;
 	q->initial_backoff = SK_Q_INITIAL_BACKOFF;
 	q->max_backoff = SK_Q_MAX_BACKOFF;
 	q->max_unsched = SK_Q_MAX_UNSCHED;
 }
 
+static void entry_free(sk_qpod *e)
+{
+	free(e->cond_msg);
+	free(e->cond_nominated);
+	free(e);
+}
+
 static void free_entry(const char *key, void *val, void *ud)
 {
-	free(val);
+	entry_free(val);
 }
 
 void sk_queue_release(sk_queue *q)
@@ -104,6 +121,7 @@ void sk_queue_release(sk_queue *q)
 	sk__smap_release(&q->map);
 	free(q->active.a);
 	free(q->backoff.a);
+	free(q->error_backoff.a);
 	free(q->unsched);
 	memset(q, 0, sizeof(*q));
 }
@@ -115,7 +133,7 @@ static void unlink_entry(sk_queue *q, sk_qpod *e)
 		hremove(&q->active, e->slot);
 		break;
 	case SK_Q_BACKOFF:
-		hremove(&q->backoff, e->slot);
+		hremove(e->error ? &q->error_backoff : &q->backoff, e->slot);
 		break;
 	case SK_Q_UNSCHED:
 		q->unsched[e->slot] = q->unsched[--q->nunsched];
@@ -137,7 +155,7 @@ static void to_backoff(sk_queue *q, sk_qpod *e)
 {
 	unlink_entry(q, e);
 	e->where = SK_Q_BACKOFF;
-	hpush(&q->backoff, e);
+	hpush(e->error ? &q->error_backoff : &q->backoff, e);
 }
 
 static void to_unsched(sk_queue *q, sk_qpod *e, int64_t now)
@@ -181,13 +199,43 @@ void sk_queue_add(sk_queue *q, sk_spod *p)
 	to_active(q, e);
 }
 
+static int64_t window(int64_t t)
+{
+	return t - t % SK_Q_WINDOW;
+}
+
+/* Rejected pods back off until the end of their expiry's window (upstream
+ * isPodBackingoff with the ordering windows); errors until the expiry. */
+int sk_queue_backing_off(const sk_queue *q, const sk_qpod *e, int64_t now)
+{
+	if (e->error)
+		return e->backoff_until > now;
+	return e->backoff_until >= window(now);
+}
+
 /* Moving out of the unschedulable set: backoff while still backing off. */
 static void move_out(sk_queue *q, sk_qpod *e, int64_t now)
 {
-	if (e->backoff_until > now)
+	if (sk_queue_backing_off(q, e, now))
 		to_backoff(q, e);
 	else
 		to_active(q, e);
+}
+
+/* A new version of the pod may sort differently in the heaps that compare
+ * pods: the active one and the rejected pods' backoff. */
+static void reorder(sk_queue *q, sk_qpod *e)
+{
+	sk_qheap *h;
+
+	if (e->where == SK_Q_ACTIVE)
+		h = &q->active;
+	else if (e->where == SK_Q_BACKOFF && !e->error)
+		h = &q->backoff;
+	else
+		return;
+	hdown(h, e->slot);
+	hup(h, e->slot);
 }
 
 void sk_queue_update(sk_queue *q, sk_spod *p, int64_t now)
@@ -197,12 +245,10 @@ void sk_queue_update(sk_queue *q, sk_spod *p, int64_t now)
 	if (!e)
 		return;
 	e->pod = p;
-	if (e->where == SK_Q_ACTIVE) {
-		hdown(&q->active, e->slot);
-		hup(&q->active, e->slot);
-	} else if (e->where == SK_Q_UNSCHED) {
+	if (e->where == SK_Q_UNSCHED)
 		move_out(q, e, now);
-	}
+	else
+		reorder(q, e);
 }
 
 void sk_queue_replace(sk_queue *q, sk_spod *p)
@@ -212,10 +258,7 @@ void sk_queue_replace(sk_queue *q, sk_spod *p)
 	if (!e)
 		return;
 	e->pod = p;
-	if (e->where == SK_Q_ACTIVE) {
-		hdown(&q->active, e->slot);
-		hup(&q->active, e->slot);
-	}
+	reorder(q, e);
 }
 
 void sk_queue_delete(sk_queue *q, const char *key)
@@ -225,16 +268,19 @@ void sk_queue_delete(sk_queue *q, const char *key)
 	if (!e)
 		return;
 	unlink_entry(q, e);
-	free(e);
+	entry_free(e);
 }
 
 sk_spod *sk_queue_pop(sk_queue *q)
 {
 	sk_qpod *e;
 
-	if (!q->active.n)
+	if (q->active.n)
+		e = q->active.a[0];
+	else if (q->backoff.n)
+		e = q->backoff.a[0];
+	else
 		return NULL;
-	e = q->active.a[0];
 	unlink_entry(q, e);
 	e->where = SK_Q_INFLIGHT;
 	e->cycle = ++q->cycle;
@@ -246,24 +292,51 @@ void sk_queue_done(sk_queue *q, const char *key)
 	sk_queue_delete(q, key);
 }
 
-static void failed(sk_queue *q, sk_qpod *e, int64_t now)
+/* Only for an in-flight entry (in no heap): error and backoff_until are
+ * heap keys. */
+static void failed(sk_queue *q, sk_qpod *e, int error, unsigned rejected, int64_t now)
 {
 	e->attempts++;
 	e->last_attempt = now;
+	e->error = error;
+	e->rejected = rejected;
 	e->backoff_until = now + sk_queue_backoff_duration(q, e->attempts);
+	if (!error)
+		e->backoff_until = window(e->backoff_until);
 }
 
-void sk_queue_unschedulable(sk_queue *q, const char *key, int64_t now)
+/* An event for one of the families that rejected e arrived since its pop. */
+static int moved_since_pop(const sk_queue *q, const sk_qpod *e)
+{
+	for (int i = 0; i < SK_QH_NFAMILIES; i++)
+		if ((e->rejected & (1u << i)) && q->move_cycle[i] >= e->cycle)
+			return 1;
+	return 0;
+}
+
+void sk_queue_unschedulable(sk_queue *q, const char *key, unsigned rejected, int64_t now)
 {
 	sk_qpod *e = sk__smap_get(&q->map, key);
 
 	if (!e)
 		return;
-	failed(q, e, now);
-	if (q->move_cycle >= e->cycle)
+	unlink_entry(q, e);
+	failed(q, e, 0, rejected & SK_QH_ALL ? rejected & SK_QH_ALL : SK_QH_ALL, now);
+	if (moved_since_pop(q, e))
 		to_backoff(q, e);
 	else
 		to_unsched(q, e, now);
+}
+
+void sk_queue_rejected(sk_queue *q, const char *key, unsigned rejected, int64_t now)
+{
+	sk_qpod *e = sk__smap_get(&q->map, key);
+
+	if (!e)
+		return;
+	unlink_entry(q, e);
+	failed(q, e, 0, rejected & SK_QH_ALL ? rejected & SK_QH_ALL : SK_QH_ALL, now);
+	to_backoff(q, e);
 }
 
 void sk_queue_backoff(sk_queue *q, const char *key, int64_t now)
@@ -272,15 +345,28 @@ void sk_queue_backoff(sk_queue *q, const char *key, int64_t now)
 
 	if (!e)
 		return;
-	failed(q, e, now);
+	unlink_entry(q, e);
+	failed(q, e, 1, 0, now);
 	to_backoff(q, e);
+}
+
+void sk_queue_move(sk_queue *q, unsigned event, int64_t now)
+{
+	/* move_out swaps the last entry into slot i: one already visited */
+	for (int i = q->nunsched - 1; i >= 0; i--) {
+		sk_qpod *e = q->unsched[i];
+
+		if (e->rejected & event)
+			move_out(q, e, now);
+	}
+	for (int i = 0; i < SK_QH_NFAMILIES; i++)
+		if (event & (1u << i))
+			q->move_cycle[i] = q->cycle;
 }
 
 void sk_queue_move_all(sk_queue *q, int64_t now)
 {
-	while (q->nunsched)
-		move_out(q, q->unsched[q->nunsched - 1], now);
-	q->move_cycle = q->cycle;
+	sk_queue_move(q, SK_QH_ALL, now);
 }
 
 void sk_queue_activate(sk_queue *q, const char *key)
@@ -293,8 +379,10 @@ void sk_queue_activate(sk_queue *q, const char *key)
 
 void sk_queue_flush(sk_queue *q, int64_t now)
 {
-	while (q->backoff.n && q->backoff.a[0]->backoff_until <= now)
+	while (q->backoff.n && !sk_queue_backing_off(q, q->backoff.a[0], now))
 		to_active(q, q->backoff.a[0]);
+	while (q->error_backoff.n && !sk_queue_backing_off(q, q->error_backoff.a[0], now))
+		to_active(q, q->error_backoff.a[0]);
 	for (int i = q->nunsched - 1; i >= 0; i--) {
 		sk_qpod *e = q->unsched[i];
 
@@ -309,7 +397,7 @@ int sk_queue_count(const sk_queue *q, int where)
 	case SK_Q_ACTIVE:
 		return q->active.n;
 	case SK_Q_BACKOFF:
-		return q->backoff.n;
+		return q->backoff.n + q->error_backoff.n;
 	case SK_Q_UNSCHED:
 		return q->nunsched;
 	default:

@@ -27,7 +27,7 @@ struct sk_reflector {
 	int synced;
 };
 
-enum { JOB_BIND, JOB_FAIL, JOB_PREEMPT, JOB_PODGROUP_STATUS, JOB_EVENT };
+enum { JOB_BIND, JOB_FAIL, JOB_PREEMPT, JOB_PODGROUP_STATUS, JOB_EVENT, JOB_EVENTS_REFRESH };
 
 struct sk_job {
 	struct sk_job *next;
@@ -74,10 +74,16 @@ struct sk_sched {
 	sk_smap events;        /* "podkey\x1freason" -> struct sk_evagg */
 };
 
+/* One Event object per pod and reason. Repeats with the same message are
+ * counted here (upstream's event series): the second occurrence is written
+ * at once, later ones by the periodic refresh (JOB_EVENTS_REFRESH). */
 struct sk_evagg {
 	char *name;
-	int count;
-	char first[32];
+	char *msg;          /* message of the last occurrence */
+	int count;          /* occurrences */
+	int written;        /* count the API object has */
+	int created;        /* the create returned: patches may follow */
+	char last[32];      /* lastTimestamp of the last occurrence */
 };
 
 /* reflector.c */
@@ -98,6 +104,9 @@ struct sk_job *sk__sched_job(int kind, const sk_spod *p, const char *node, const
 struct sk_job *sk__sched_event_job(const struct sk_job *j, const char *type, const char *reason, const char *action,
 				   const char *msg);
 void sk__sched_job_free(struct sk_job *j);
+/* Writes the counts of aggregated events that changed since their last
+ * write (a worker runs it for JOB_EVENTS_REFRESH). */
+void sk__sched_events_refresh(struct sk_sched *s);
 /* Forgets aggregated events of a deleted pod. */
 void sk__sched_events_forget(struct sk_sched *s, const char *pod_key);
 /* sched.c: the binder reports a failed bind (takes s->mu). */

@@ -7,6 +7,14 @@
 
 #define COMPONENT "scheduler"
 #define TICK_NS (200LL * 1000000)
+/* How often repeats of an aggregated event are written (worker.c). */
+#define EVENT_REFRESH_NS (30LL * 1000000000)
+
+/* The cluster events of assigned pods (upstream AssignedPodAdd and
+ * AssignedPodDelete, which includes a pod reaching a terminal phase): who
+ * registered for them. */
+#define QH_ASSIGNED_POD_ADD (SK_QH_PODS)
+#define QH_ASSIGNED_POD_DELETE (SK_QH_RESOURCES | SK_QH_PODS)
 
 static const char *jstr(json_t *o, const char *k)
 {
@@ -81,7 +89,7 @@ static void pod_forget(struct sk_sched *s, sk_spod *old, int deleted)
 		sk_spod_free(old);
 	}
 	if (freed)
-		sk_queue_move_all(&s->queue, sk_mono_ns());
+		sk_queue_move(&s->queue, QH_ASSIGNED_POD_DELETE, sk_mono_ns());
 }
 
 /* Parked gang siblings get another chance when a member arrives, once the
@@ -99,14 +107,20 @@ static void activate_siblings(struct sk_sched *s, const sk_spod *p)
 			sk_queue_activate(&s->queue, e->key);
 }
 
+/* json_equal, with two absent values equal (json_equal(NULL, NULL) is 0). */
+static int same_json(json_t *a, json_t *b)
+{
+	return a == b || json_equal(a, b);
+}
+
 /* Upstream requeues an unschedulable pod only when something other than its
  * status changed (our own condition write must not retry it). */
 static int scheduling_changed(const sk_spod *old, const sk_spod *p)
 {
-	return !json_equal(json_object_get(old->obj, "spec"), json_object_get(p->obj, "spec")) ||
-	       !json_equal(old->labels, p->labels) ||
-	       !json_equal(json_object_get(json_object_get(old->obj, "metadata"), "annotations"),
-			   json_object_get(json_object_get(p->obj, "metadata"), "annotations"));
+	return !same_json(json_object_get(old->obj, "spec"), json_object_get(p->obj, "spec")) ||
+	       !same_json(old->labels, p->labels) ||
+	       !same_json(json_object_get(json_object_get(old->obj, "metadata"), "annotations"),
+			  json_object_get(json_object_get(p->obj, "metadata"), "annotations"));
 }
 
 static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
@@ -116,7 +130,7 @@ static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
 	char key[512];
 	sk_spod *old, *p;
 	sk_error_t err = {0};
-	int was_assigned;
+	int was_assigned, was_bound;
 
 	if (!name)
 		return;
@@ -135,6 +149,7 @@ static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
 	}
 	resolve_priority(s, p);
 	was_assigned = old && old->node && !old->terminal;
+	was_bound = old && jstr(json_object_get(old->obj, "spec"), "nodeName") && !old->terminal;
 	if (old) {
 		/* A stale event must not undo our assumption or reservation. */
 		if (old->assumed && !p->node_name) {
@@ -169,7 +184,9 @@ static void apply_pod(struct sk_sched *s, const char *type, json_t *obj)
 	if (old)
 		sk_spod_free(old);
 	if (was_assigned && (p->terminal || !p->node))
-		sk_queue_move_all(&s->queue, sk_mono_ns());
+		sk_queue_move(&s->queue, QH_ASSIGNED_POD_DELETE, sk_mono_ns());
+	else if (!was_bound && p->node && !p->terminal && jstr(json_object_get(p->obj, "spec"), "nodeName"))
+		sk_queue_move(&s->queue, QH_ASSIGNED_POD_ADD, sk_mono_ns());
 }
 
 static int node_changed(const sk_snode *n, json_t *obj)
@@ -178,11 +195,11 @@ static int node_changed(const sk_snode *n, json_t *obj)
 
 	if (!o)
 		return 1;
-	return !json_equal(json_object_get(o, "spec"), json_object_get(obj, "spec")) ||
-	       !json_equal(json_object_get(json_object_get(o, "metadata"), "labels"),
-			   json_object_get(json_object_get(obj, "metadata"), "labels")) ||
-	       !json_equal(json_object_get(json_object_get(o, "status"), "allocatable"),
-			   json_object_get(json_object_get(obj, "status"), "allocatable"));
+	return !same_json(json_object_get(o, "spec"), json_object_get(obj, "spec")) ||
+	       !same_json(json_object_get(json_object_get(o, "metadata"), "labels"),
+			  json_object_get(json_object_get(obj, "metadata"), "labels")) ||
+	       !same_json(json_object_get(json_object_get(o, "status"), "allocatable"),
+			  json_object_get(json_object_get(obj, "status"), "allocatable"));
 }
 
 static void apply_node(struct sk_sched *s, const char *type, json_t *obj)
@@ -363,30 +380,76 @@ static int has_condition(const sk_spod *p, const char *msg, const char *nominate
 	return 0;
 }
 
-static void unschedulable(struct sk_sched *s, sk_spod *p, const char *msg, const char *nominated)
+static int has_pod_scheduled(const sk_spod *p)
 {
+	json_t *c;
+	size_t i;
+
+	json_array_foreach (json_object_get(json_object_get(p->obj, "status"), "conditions"), i, c)
+		if (jstr(c, "type") && strcmp(jstr(c, "type"), "PodScheduled") == 0)
+			return 1;
+	return 0;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* A pod retried before the watch brought back the condition of its last
+ * failure would write it again: the queue entry remembers what was
+ * submitted, which counts while the pod shows no PodScheduled condition. */
+static int condition_submitted(const sk_qpod *e, const sk_spod *p, const char *msg, const char *nominated)
+{
+	return e && e->cond_msg && strcmp(e->cond_msg, msg) == 0 && same_str(e->cond_nominated, nominated) &&
+	       !has_pod_scheduled(p);
+}
+
+/* A repeated failure with the same condition writes nothing itself: the
+ * status patch is skipped (upstream compares with the informer's pod) and
+ * the event is aggregated by the workers (a series, written now and then).
+ * waiting: a gang member rejected in Permit because a sibling failed, which
+ * backs off instead of waiting for an event (that failure is the event). */
+static void unschedulable(struct sk_sched *s, sk_spod *p, const char *msg, const char *nominated, unsigned rejected,
+			  int waiting)
+{
+	sk_qpod *e;
+
 	s->stats.unschedulable++;
-	sk_queue_unschedulable(&s->queue, p->key, sk_mono_ns());
-	if (has_condition(p, msg, nominated)) {
+	if (waiting)
+		sk_queue_rejected(&s->queue, p->key, rejected, sk_mono_ns());
+	else
+		sk_queue_unschedulable(&s->queue, p->key, rejected, sk_mono_ns());
+	e = sk_queue_get(&s->queue, p->key);
+	if (has_condition(p, msg, nominated) || condition_submitted(e, p, msg, nominated)) {
 		struct sk_job *j = job(s, JOB_EVENT, p, NULL, msg);
 
 		j->etype = "Warning";
 		j->ereason = "FailedScheduling";
 		j->eaction = "Scheduling";
 		sk__sched_submit(s, j);
-	} else
+	} else {
+		if (e) {
+			free(e->cond_msg);
+			free(e->cond_nominated);
+			e->cond_msg = xstrdup(msg);
+			e->cond_nominated = nominated ? xstrdup(nominated) : NULL;
+		}
 		sk__sched_submit(s, job(s, JOB_FAIL, p, nominated, msg));
+	}
 }
 
-/* Drops the group's reservations and parks the waiting members. */
-static void gang_reject(struct sk_sched *s, sk_gang *g, const char *msg)
+/* Drops the group's reservations and parks the waiting members; retry: a
+ * sibling failed (PostFilter), they back off instead of waiting for an
+ * event, so the members still tried in this round take the room. */
+static void gang_reject(struct sk_sched *s, sk_gang *g, const char *msg, int retry)
 {
 	int n;
 	sk_spod **w = sk_gang_take_waiting(g, &n);
 
 	for (int i = 0; i < n; i++) {
 		unassume(s, w[i]);
-		unschedulable(s, w[i], msg, NULL);
+		unschedulable(s, w[i], msg, NULL, 0, retry);
 	}
 	free(w);
 	sk__smap_put(&s->dirty_gangs, g->key, (void *)1);
@@ -456,9 +519,34 @@ static char *gang_post_filter(struct sk_sched *s, sk_gang *g, const sk_spod *p)
 	if (assigned >= g->min_member || (float)(g->min_member - assigned) / (float)g->min_member <= 0.1f)
 		return NULL;
 	if (g->nwaiting)
-		gang_reject(s, g, "optimistic rejection in PostFilter");
+		gang_reject(s, g, "optimistic rejection in PostFilter", 1);
 	return xasprintf("PodGroup %s gets rejected due to Pod %s is unschedulable even after PostFilter", g->key,
 			 p->name);
+}
+
+/* The plugin families whose filters rejected the pod on some node (upstream
+ * Diagnosis.UnschedulablePlugins), from their reasons. */
+static unsigned rejected_by(const sk_result *res)
+{
+	static const char *const pods[] = {SK_MSG_NODE_PORTS, SK_MSG_SPREAD,	     SK_MSG_SPREAD_LABEL,
+					   SK_MSG_AFFINITY,   SK_MSG_ANTI_AFFINITY, SK_MSG_EXISTING_ANTI};
+	unsigned m = 0;
+
+	if (!res->fits)
+		return SK_QH_NODE;
+	for (int i = 0; i < res->nfits; i++)
+		for (int k = 0; k < res->fits[i].n; k++) {
+			const char *r = res->fits[i].reasons[k];
+			unsigned f = SK_QH_NODE;
+
+			if (strncmp(r, "Insufficient ", 13) == 0 || strcmp(r, SK_MSG_TOO_MANY_PODS) == 0)
+				f = SK_QH_RESOURCES;
+			for (size_t j = 0; j < sizeof(pods) / sizeof(pods[0]); j++)
+				if (strcmp(r, pods[j]) == 0)
+					f = SK_QH_PODS;
+			m |= f;
+		}
+	return m;
 }
 
 static void schedule_failed(struct sk_sched *s, sk_spod *p, sk_gang *g, json_t *rc, sk_result *res)
@@ -471,7 +559,8 @@ static void schedule_failed(struct sk_sched *s, sk_spod *p, sk_gang *g, json_t *
 	else if (!s->opts.disable_preemption && res->fits)
 		post = post_filter(s, p, rc, res, &nominated);
 	msg = res->fits ? sk_fit_error_message(res->nfits, res->fits, res->nfits, NULL, post) : xstrdup(res->message);
-	unschedulable(s, p, msg, nominated);
+	/* a gang member may also wait for its siblings */
+	unschedulable(s, p, msg, nominated, rejected_by(res) | (g ? SK_QH_OTHER : 0), 0);
 	free(msg);
 	free(post);
 }
@@ -489,7 +578,7 @@ static void schedule_one(struct sk_sched *s, sk_spod *p)
 		char *post = gang_post_filter(s, g, p);
 		char *msg = sk_fit_error_message(s->cache.nnodes, NULL, 0, pre, post);
 
-		unschedulable(s, p, msg, NULL);
+		unschedulable(s, p, msg, NULL, SK_QH_OTHER, 0);
 		free(msg);
 		free(pre);
 		free(post);
@@ -521,7 +610,7 @@ static void gang_tick(struct sk_sched *s, int64_t now)
 			if (!sk_gang_timed_out(g, now))
 				continue;
 			msg = sk_gang_timeout_message(g);
-			gang_reject(s, g, msg);
+			gang_reject(s, g, msg, 0);
 			free(msg);
 		}
 }
@@ -581,7 +670,7 @@ static void wait_tick(struct sk_sched *s)
 static void *loop_main(void *arg)
 {
 	struct sk_sched *s = arg;
-	int64_t last_tick = 0;
+	int64_t last_tick = 0, last_refresh = sk_mono_ns();
 
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
@@ -593,6 +682,10 @@ static void *loop_main(void *arg)
 			gang_tick(s, now);
 			gang_status_flush(s);
 			last_tick = now;
+		}
+		if (now - last_refresh >= EVENT_REFRESH_NS) {
+			sk__sched_submit(s, sk__sched_job(JOB_EVENTS_REFRESH, NULL, NULL, NULL));
+			last_refresh = now;
 		}
 		if (!synced(s) || !(p = sk_queue_pop(&s->queue))) {
 			gang_status_flush(s);
@@ -702,6 +795,7 @@ static void free_evagg_cb(const char *key, void *val, void *ud)
 	struct sk_evagg *a = val;
 
 	free(a->name);
+	free(a->msg);
 	free(a);
 }
 
@@ -749,6 +843,8 @@ void sk_sched_get_stats(sk_sched *s, sk_sched_stats *st)
 	st->bound = __atomic_load_n(&s->stats.bound, __ATOMIC_RELAXED);
 	st->bind_errors = __atomic_load_n(&s->stats.bind_errors, __ATOMIC_RELAXED);
 	st->events = __atomic_load_n(&s->stats.events, __ATOMIC_RELAXED);
+	st->status_writes = __atomic_load_n(&s->stats.status_writes, __ATOMIC_RELAXED);
+	st->event_writes = __atomic_load_n(&s->stats.event_writes, __ATOMIC_RELAXED);
 	st->pending = sk_queue_count(&s->queue, SK_Q_NONE);
 	st->active = sk_queue_count(&s->queue, SK_Q_ACTIVE);
 	st->synced = synced(s);

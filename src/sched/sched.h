@@ -30,6 +30,8 @@ typedef struct sk_sched_options {
 
 typedef struct sk_sched_stats {
 	uint64_t attempts, scheduled, bound, bind_errors, unschedulable, preemptions, events;
+	uint64_t status_writes;  /* PodScheduled=False patches of unschedulable pods */
+	uint64_t event_writes;   /* Event creates and patches */
 	int pending;            /* pods in the queue (any state) */
 	int active;             /* pods ready to be tried now */
 	int inflight_jobs;      /* API requests not yet done */

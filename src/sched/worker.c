@@ -51,7 +51,7 @@ void sk__sched_job_free(struct sk_job *j)
 
 void sk__sched_submit(struct sk_sched *s, struct sk_job *j)
 {
-	int low = j->kind == JOB_EVENT || j->kind == JOB_PODGROUP_STATUS;
+	int low = j->kind == JOB_EVENT || j->kind == JOB_EVENTS_REFRESH || j->kind == JOB_PODGROUP_STATUS;
 	struct sk_job **head = low ? &s->lhead : &s->jhead, **tail = low ? &s->ltail : &s->jtail;
 
 	pthread_mutex_lock(&s->jmu);
@@ -77,41 +77,83 @@ static void event_key(char *buf, size_t len, const struct sk_job *j, const char 
 	snprintf(buf, len, "%s/%s\x1f%s", j->ns, j->name, reason);
 }
 
-/* Records a core/v1 Event about the job's pod; repeats of the same reason
- * for the same pod bump count and lastTimestamp (upstream's aggregation). */
+static void evagg_free(struct sk_evagg *a)
+{
+	free(a->name);
+	free(a->msg);
+	free(a);
+}
+
+/* Drops the aggregation of key when it is still agg (under s->emu). */
+static void evagg_drop(struct sk_sched *s, const char *key, struct sk_evagg *agg)
+{
+	if (sk__smap_get(&s->events, key) == agg)
+		evagg_free(sk__smap_del(&s->events, key));
+}
+
+static json_t *event_patch(struct sk_sched *s, const char *ns, const char *name, int count, const char *last,
+			   const char *msg, sk_error_t *err)
+{
+	char path[512];
+	json_t *body = json_pack("{s:i, s:s, s:s}", "count", count, "lastTimestamp", last, "message", msg), *r;
+
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events/%s", ns, name);
+	r = sk_client_patch(s->client, path, SK_PATCH_MERGE, body, err);
+	json_decref(body);
+	__atomic_add_fetch(&s->stats.event_writes, 1, __ATOMIC_RELAXED);
+	return r;
+}
+
+/* Records a core/v1 Event about the job's pod. A repeat of the same reason
+ * for the same pod bumps count and lastTimestamp of the same object
+ * (upstream's aggregation); with the same message only the second
+ * occurrence is written at once, later ones when sk__sched_events_refresh
+ * runs (upstream's EventSeries, refreshed periodically), so a pod that keeps
+ * failing for the same reason costs no write per attempt. */
 static void record_event(struct sk_sched *s, const struct sk_job *j, const char *type, const char *reason,
 			 const char *action, const char *msg)
 {
 	char key[600], now[32], path[512];
+	cleanup_free char *name = NULL;
 	struct sk_evagg *agg;
 	sk_error_t err = {0};
 	json_t *body, *r = NULL;
 
+	__atomic_add_fetch(&s->stats.events, 1, __ATOMIC_RELAXED);
 	now_rfc3339(now, sizeof(now));
 	event_key(key, sizeof(key), j, reason);
 	pthread_mutex_lock(&s->emu);
 	agg = sk__smap_get(&s->events, key);
 	if (agg) {
-		int count = ++agg->count;
+		int same = strcmp(agg->msg, msg) == 0, count = ++agg->count;
 
-		snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events/%s", j->ns, agg->name);
+		snprintf(agg->last, sizeof(agg->last), "%s", now);
+		if (!same) {
+			free(agg->msg);
+			agg->msg = xstrdup(msg);
+		}
+		if ((same && count > 2) || !agg->created) {
+			pthread_mutex_unlock(&s->emu);
+			return;
+		}
+		agg->written = count;
+		name = xstrdup(agg->name);
 		pthread_mutex_unlock(&s->emu);
-		body = json_pack("{s:i, s:s, s:s}", "count", count, "lastTimestamp", now, "message", msg);
-		r = sk_client_patch(s->client, path, SK_PATCH_MERGE, body, &err);
-		json_decref(body);
+		r = event_patch(s, j->ns, name, count, now, msg, &err);
 		if (r || err.code != SK_ENOTFOUND)
 			goto out;
+		free(steal_ptr(&name));
 		/* The event expired: start a new one. */
 		sk_error_clear(&err);
 		pthread_mutex_lock(&s->emu);
-		if ((agg = sk__smap_del(&s->events, key))) {
-			free(agg->name);
-			free(agg);
-		}
+		evagg_drop(s, key, agg);
 	}
 	agg = xzalloc(sizeof(*agg));
 	agg->name = xasprintf("%s.%llx", j->name, (unsigned long long)sk_now_ns());
+	agg->msg = xstrdup(msg);
 	agg->count = 1;
+	agg->written = 1;
+	snprintf(agg->last, sizeof(agg->last), "%s", now);
 	sk__smap_put(&s->events, key, agg);
 	body = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:{s:s}, s:s, s:s,"
 			 " s:s, s:s, s:i, s:s}",
@@ -121,14 +163,76 @@ static void record_event(struct sk_sched *s, const struct sk_job *j, const char 
 			 "component", j->profile ? j->profile : "default-scheduler", "reportingComponent",
 			 j->profile ? j->profile : "default-scheduler", "reportingInstance", s->instance,
 			 "firstTimestamp", now, "lastTimestamp", now, "count", 1, "action", action);
+	name = xstrdup(agg->name);
 	pthread_mutex_unlock(&s->emu);
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/events", j->ns);
 	r = sk_client_create_take(s->client, path, body, &err);
+	__atomic_add_fetch(&s->stats.event_writes, 1, __ATOMIC_RELAXED);
+	/* the pod may have been deleted (sk__sched_events_forget) meanwhile */
+	pthread_mutex_lock(&s->emu);
+	agg = sk__smap_get(&s->events, key);
+	if (agg && strcmp(agg->name, name) == 0) {
+		if (r)
+			agg->created = 1; /* repeats meanwhile are written by the refresh */
+		else
+			evagg_drop(s, key, agg);
+	}
+	pthread_mutex_unlock(&s->emu);
 out:
 	if (!r)
 		sk_debug("scheduler", "event %s for pod \"%s/%s\": %s", reason, j->ns, j->name, err.msg);
 	json_decref(r);
-	__atomic_add_fetch(&s->stats.events, 1, __ATOMIC_RELAXED);
+}
+
+struct evwrite {
+	char *key, *ns, *name, *msg;
+	char last[32];
+	int count;
+};
+
+static void collect_dirty(const char *key, void *val, void *ud)
+{
+	struct sk_evagg *a = val;
+	struct evwrite **w = ud;
+	const char *sep = strchr(key, '/');
+
+	if (!a->created || a->written == a->count || !sep)
+		return;
+	a->written = a->count;
+	**w = (struct evwrite){xstrdup(key), xstrndup(key, (size_t)(sep - key)), xstrdup(a->name), xstrdup(a->msg),
+			       "", a->count};
+	snprintf((*w)->last, sizeof((*w)->last), "%s", a->last);
+	(*w)++;
+}
+
+void sk__sched_events_refresh(struct sk_sched *s)
+{
+	struct evwrite *w, *end;
+
+	pthread_mutex_lock(&s->emu);
+	w = xzalloc((s->events.n + 1) * sizeof(*w));
+	end = w;
+	sk__smap_each(&s->events, collect_dirty, &end);
+	pthread_mutex_unlock(&s->emu);
+	for (struct evwrite *e = w; e < end; e++) {
+		sk_error_t err = {0};
+		json_t *r = event_patch(s, e->ns, e->name, e->count, e->last, e->msg, &err);
+
+		if (!r && err.code == SK_ENOTFOUND) {
+			struct sk_evagg *a;
+
+			pthread_mutex_lock(&s->emu);
+			if ((a = sk__smap_get(&s->events, e->key)) && strcmp(a->name, e->name) == 0)
+				evagg_drop(s, e->key, a);
+			pthread_mutex_unlock(&s->emu);
+		}
+		json_decref(r);
+		free(e->key);
+		free(e->ns);
+		free(e->name);
+		free(e->msg);
+	}
+	free(w);
 }
 
 void sk__sched_events_forget(struct sk_sched *s, const char *pod_key)
@@ -141,10 +245,8 @@ void sk__sched_events_forget(struct sk_sched *s, const char *pod_key)
 		struct sk_evagg *agg;
 
 		snprintf(key, sizeof(key), "%s\x1f%s", pod_key, reasons[i]);
-		if ((agg = sk__smap_del(&s->events, key))) {
-			free(agg->name);
-			free(agg);
-		}
+		if ((agg = sk__smap_del(&s->events, key)))
+			evagg_free(agg);
 	}
 	pthread_mutex_unlock(&s->emu);
 }
@@ -204,7 +306,10 @@ static json_t *condition(const char *type, const char *status, const char *reaso
 
 /* A pod placed since its failure was queued (a gang that reached quorum, a
  * retry that fit) would get a stale PodScheduled=False: skip the write, as
- * upstream's API dispatcher drops a status patch that a binding overtakes. */
+ * upstream's API dispatcher drops a status patch that a binding overtakes.
+ * A gang member reserved again (waiting in Permit, no binding yet) still
+ * gets it: retried from the backoff queue at once, it may wait there for
+ * the rest of its group. */
 static int placed_since(struct sk_sched *s, const struct sk_job *j)
 {
 	char key[512];
@@ -214,7 +319,7 @@ static int placed_since(struct sk_sched *s, const struct sk_job *j)
 	snprintf(key, sizeof(key), "%s/%s", j->ns, j->name);
 	pthread_mutex_lock(&s->mu);
 	p = sk__smap_get(&s->pods, key);
-	placed = p && p->node_name;
+	placed = p && p->node_name && !p->reserved;
 	pthread_mutex_unlock(&s->mu);
 	return placed;
 }
@@ -230,6 +335,7 @@ static void do_fail(struct sk_sched *s, struct sk_job *j)
 	status = json_pack("{s:[o]}", "conditions", condition("PodScheduled", "False", "Unschedulable", j->msg));
 	if (j->node)
 		json_object_set_new(status, "nominatedNodeName", json_string(j->node));
+	__atomic_add_fetch(&s->stats.status_writes, 1, __ATOMIC_RELAXED);
 	patch_pod_status(s, j->ns, j->name, status);
 	json_decref(status);
 	sk__sched_submit(s, sk__sched_event_job(j, "Warning", "FailedScheduling", "Scheduling", j->msg));
@@ -301,6 +407,9 @@ static void run_job(struct sk_sched *s, struct sk_job *j)
 		break;
 	case JOB_EVENT:
 		record_event(s, j, j->etype, j->ereason, j->eaction, j->msg);
+		break;
+	case JOB_EVENTS_REFRESH:
+		sk__sched_events_refresh(s);
 		break;
 	}
 }

@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "sched/sched.h"
+#include "sched/sched-int.h"
 #include "test_sched_mock.h"
 
 /* ---- tests ---- */
@@ -283,6 +283,116 @@ static void test_profiles_and_priority_class(void **state)
 	sk_client_free(c);
 }
 
+struct attempts_arg {
+	sk_sched *s;
+	uint64_t n;
+};
+
+static int attempts_at_least(void *arg)
+{
+	struct attempts_arg *a = arg;
+	sk_sched_stats st;
+
+	sk_sched_get_stats(a->s, &st);
+	return st.attempts >= a->n;
+}
+
+static int conditions_set(void *arg)
+{
+	return condition_msg("w1") && condition_msg("w2");
+}
+
+/* A node change that helps nobody: the pending pods are tried again. */
+static void touch_node(sk_sched *s, int round)
+{
+	char r[16];
+	json_t *n;
+	sk_sched_stats st;
+	struct attempts_arg a = {s, 0};
+
+	sk_sched_get_stats(s, &st);
+	a.n = st.attempts + 2;
+	snprintf(r, sizeof(r), "%d", round);
+	n = json_pack("{s:{s:s, s:{s:s, s:s}}, s:{s:[]}, s:{s:{s:s, s:s, s:s}, s:[{s:s, s:s}]}}", "metadata", "name",
+		      "n1", "labels", "kubernetes.io/hostname", "n1", "round", r, "spec", "taints", "status",
+		      "allocatable", "cpu", "1", "memory", "64Gi", "pods", "110", "conditions", "type", "Ready", "status",
+		      "True");
+	mock_add("/api/v1/nodes", n);
+	wait_for(attempts_at_least, &a);
+	assert_int_equal(sk_sched_wait_idle(s, 5000), 0);
+}
+
+/* Pods that keep failing for the same reason: the first failure writes the
+ * condition and creates the event, the second bumps the event's count, later
+ * ones write nothing until the refresh; a pod that finishes or is deleted
+ * wakes the pods its node's resources were missing for (AssignedPodDelete),
+ * without waiting for the five-minute flush. */
+static void test_repeated_failures_and_wake(void **state)
+{
+	sk_client *c = mock_new();
+	sk_sched_stats st0, st;
+	sk_error_t err = {0};
+	const char *msg = "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No "
+			  "preemption victims found for incoming pod.";
+	sk_sched *s;
+	json_t *run;
+
+	add_node("n1", "1", 0, NULL);
+	mock_add("/api/v1/pods", pod_json("run", "1", 0, 0, NULL));
+	s = sk_sched_start(c, NULL, &err);
+	assert_non_null(s);
+	wait_for(binds_at_least, (void *)(intptr_t)1);
+	assert_int_equal(sk_sched_wait_idle(s, 5000), 0);
+	sk_sched_get_stats(s, &st0);
+	mock_add("/api/v1/pods", pod_json("w1", "1", 0, 0, NULL));
+	mock_add("/api/v1/pods", pod_json("w2", "1", 0, 0, NULL));
+	wait_for(conditions_set, NULL);
+	assert_int_equal(sk_sched_wait_idle(s, 5000), 0);
+	assert_string_equal(condition_msg("w1"), msg);
+	sk_sched_get_stats(s, &st);
+	assert_int_equal(st.status_writes - st0.status_writes, 2);
+	assert_int_equal(st.event_writes - st0.event_writes, 2); /* two FailedScheduling creates */
+	st0 = st;
+	/* second failure: no status write, the event's count goes to 2 */
+	touch_node(s, 1);
+	sk_sched_get_stats(s, &st);
+	assert_int_equal(st.status_writes, st0.status_writes);
+	assert_int_equal(st.event_writes - st0.event_writes, 2);
+	st0 = st;
+	/* third and fourth: nothing written */
+	touch_node(s, 2);
+	touch_node(s, 3);
+	sk_sched_get_stats(s, &st);
+	assert_int_equal(st.status_writes, st0.status_writes);
+	assert_int_equal(st.event_writes, st0.event_writes);
+	assert_int_equal(st.unschedulable - st0.unschedulable, 4);
+	/* the refresh writes each count once */
+	sk__sched_events_refresh(s);
+	sk__sched_events_refresh(s);
+	sk_sched_get_stats(s, &st);
+	assert_int_equal(st.event_writes - st0.event_writes, 2);
+	/* "run" succeeds: one waiting pod gets its cpu */
+	pthread_mutex_lock(&M.mu);
+	run = json_deep_copy(get_obj("/api/v1/pods", "default", "run"));
+	json_object_set_new(json_object_get(run, "status"), "phase", json_string("Succeeded"));
+	emit("/api/v1/pods", "MODIFIED", run);
+	pthread_mutex_unlock(&M.mu);
+	wait_for(binds_at_least, (void *)(intptr_t)2);
+	assert_int_equal(sk_sched_wait_idle(s, 5000), 0);
+	assert_true(!node_of("w1") != !node_of("w2"));
+	/* the bound one is deleted: the other one follows */
+	assert_int_equal(sk_client_delete(c, node_of("w1") ? "/api/v1/namespaces/default/pods/w1"
+							   : "/api/v1/namespaces/default/pods/w2",
+					  NULL, &err),
+			 0);
+	wait_for(binds_at_least, (void *)(intptr_t)3);
+	assert_int_equal(sk_sched_wait_idle(s, 5000), 0);
+	sk_sched_get_stats(s, &st);
+	assert_int_equal(st.pending, 0);
+	sk_sched_stop(s);
+	sk_client_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_gang_all_or_nothing),
 		cmocka_unit_test(test_gang_too_few_members),
 		cmocka_unit_test(test_profiles_and_priority_class),
+		cmocka_unit_test(test_repeated_failures_and_wake),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
