@@ -278,21 +278,45 @@ static void do_bind(struct sk_sched *s, struct sk_job *j)
 	sk__sched_submit(s, sk__sched_event_job(j, "Normal", "Scheduled", "Binding", msg));
 }
 
-static int patch_pod_status(struct sk_sched *s, const char *ns, const char *name, json_t *status)
+/* rv (NULL or "" for none) makes the patch conditional on that version. */
+static int patch_pod_status(struct sk_sched *s, const char *ns, const char *name, json_t *status, const char *rv)
 {
 	char path[512];
 	sk_error_t err = {0};
 	json_t *body = json_pack("{s:O}", "status", status), *r;
+
+	if (rv && *rv)
+		json_object_set_new(body, "metadata", json_pack("{s:s}", "resourceVersion", rv));
 
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/status", ns, name);
 	r = sk_client_patch(s->client, path, SK_PATCH_STRATEGIC, body, &err);
 	json_decref(body);
 	if (!r) {
 		sk_debug("scheduler", "pod \"%s/%s\": status: %s", ns, name, err.msg);
-		return -1;
+		return err.code == SK_ECONFLICT ? 1 : -1;
 	}
 	json_decref(r);
 	return 0;
+}
+
+/* The resourceVersion of the pod as stored now when it is still unbound,
+ * into rv; 0, or -1 when it is bound or gone. */
+static int unbound_now(struct sk_sched *s, const char *ns, const char *name, char *rv, size_t rvlen)
+{
+	char path[512];
+	sk_error_t err = {0};
+	json_t *pod;
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s", ns, name);
+	pod = sk_client_get(s->client, path, &err);
+	if (!pod)
+		return -1;
+	rc = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName")) ? -1 : 0;
+	snprintf(rv, rvlen, "%s", json_string_value(json_object_get(json_object_get(pod, "metadata"),
+								      "resourceVersion")) ?: "");
+	json_decref(pod);
+	return rc;
 }
 
 static json_t *condition(const char *type, const char *status, const char *reason, const char *msg)
@@ -309,8 +333,11 @@ static json_t *condition(const char *type, const char *status, const char *reaso
  * upstream's API dispatcher drops a status patch that a binding overtakes.
  * A gang member reserved again (waiting in Permit, no binding yet) still
  * gets it: retried from the backoff queue at once, it may wait there for
- * the rest of its group. */
-static int placed_since(struct sk_sched *s, const struct sk_job *j)
+ * the rest of its group. Otherwise copies the resourceVersion the scheduler
+ * knows into rv: the patch is made conditional on it, so a binding that
+ * lands between this check and the patch (a worker may be binding the pod
+ * right now after a retry from the backoff queue) makes it a conflict. */
+static int placed_since(struct sk_sched *s, const struct sk_job *j, char *rv, size_t rvlen)
 {
 	char key[512];
 	sk_spod *p;
@@ -319,16 +346,19 @@ static int placed_since(struct sk_sched *s, const struct sk_job *j)
 	snprintf(key, sizeof(key), "%s/%s", j->ns, j->name);
 	pthread_mutex_lock(&s->mu);
 	p = sk__smap_get(&s->pods, key);
-	placed = p && p->node_name && !p->reserved;
+	placed = !p || (p->node_name && !p->reserved);
+	snprintf(rv, rvlen, "%s", p ? json_string_value(json_object_get(json_object_get(p->obj, "metadata"),
+									  "resourceVersion")) ?: "" : "");
 	pthread_mutex_unlock(&s->mu);
 	return placed;
 }
 
 static void do_fail(struct sk_sched *s, struct sk_job *j)
 {
+	char rv[32];
 	json_t *status;
 
-	if (placed_since(s, j)) {
+	if (placed_since(s, j, rv, sizeof(rv))) {
 		sk__sched_submit(s, sk__sched_event_job(j, "Warning", "FailedScheduling", "Scheduling", j->msg));
 		return;
 	}
@@ -336,7 +366,10 @@ static void do_fail(struct sk_sched *s, struct sk_job *j)
 	if (j->node)
 		json_object_set_new(status, "nominatedNodeName", json_string(j->node));
 	__atomic_add_fetch(&s->stats.status_writes, 1, __ATOMIC_RELAXED);
-	patch_pod_status(s, j->ns, j->name, status);
+	/* a conflict: the pod changed after the scheduler's copy; write the
+	 * verdict unless that change was its binding */
+	if (patch_pod_status(s, j->ns, j->name, status, rv) == 1 && unbound_now(s, j->ns, j->name, rv, sizeof(rv)) == 0)
+		patch_pod_status(s, j->ns, j->name, status, rv);
 	json_decref(status);
 	sk__sched_submit(s, sk__sched_event_job(j, "Warning", "FailedScheduling", "Scheduling", j->msg));
 }
@@ -362,7 +395,7 @@ static void do_preempt(struct sk_sched *s, struct sk_job *j)
 		snprintf(msg, sizeof(msg), "%s: preempting to accommodate a higher priority pod",
 			 j->profile ? j->profile : "default-scheduler");
 		st = json_pack("{s:[o]}", "conditions", condition("DisruptionTarget", "True", "PreemptionByScheduler", msg));
-		patch_pod_status(s, vj.ns, vj.name, st);
+		patch_pod_status(s, vj.ns, vj.name, st, NULL);
 		json_decref(st);
 		snprintf(msg, sizeof(msg), "Preempted by pod %s on node %s", j->uid, j->node);
 		record_event(s, &vj, "Normal", "Preempted", "Preempting", msg);
@@ -371,7 +404,7 @@ static void do_preempt(struct sk_sched *s, struct sk_job *j)
 			sk_warn("scheduler", "preemption: deleting pod \"%s/%s\": %s", vj.ns, vj.name, err.msg);
 	}
 	v = json_pack("{s:s}", "nominatedNodeName", j->node);
-	patch_pod_status(s, j->ns, j->name, v);
+	patch_pod_status(s, j->ns, j->name, v, NULL);
 	json_decref(v);
 }
 
