@@ -4,6 +4,7 @@
 
 #include "api/api-int.h"
 #include "api/selector.h"
+#include "util/json.h"
 #include "util/util.h"
 
 #define MAX_QUEUED_BYTES (64u << 20)
@@ -65,7 +66,7 @@ static json_t *wline_event(wline *l)
 	pthread_mutex_lock(mu);
 	ev = l->event;
 	if (!ev) {
-		ev = json_loadb(l->data, l->len, 0, NULL);
+		ev = sk_json_loadb(l->data, l->len);
 		__atomic_store_n(&l->event, ev, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(mu);
@@ -103,7 +104,7 @@ static void push_line(sk_api_watch *w, const char *type, const char *obj, size_t
 		push_raw(w, type, obj, olen);
 		return;
 	}
-	o = json_loadb(obj, olen, 0, NULL);
+	o = sk_json_loadb(obj, olen);
 	if (!o)
 		return;
 	items = json_pack("[O]", o);
@@ -175,7 +176,7 @@ static int matches(sk_api_watch *w, const sk_store_kv *kv)
 		return 0;
 	if (!w->labels && !w->fields)
 		return 1;
-	o = json_loadb(kv->value, kv->len, 0, NULL);
+	o = sk_json_loadb(kv->value, kv->len);
 	if (!o)
 		return 0;
 	if (w->labels)
