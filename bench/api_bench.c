@@ -174,54 +174,71 @@ static int *rx_pod;
 static size_t nlat, caplat;
 static pthread_mutex_t lat_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* Records one ADDED line of a watch pod: its latency and receive time. */
+static void record_line(const char *line, size_t n)
+{
+	const char *sent = memmem(line, n, "\"sent\":\"", 8), *nm;
+	double now;
+	int pod;
+
+	if (!sent || !memmem(line, n, "\"ADDED\"", 7))
+		return;
+	now = wall_s();
+	nm = memmem(line, n, "\"name\":\"w", 9);
+	pod = nm ? atoi(nm + 9) : -1;
+	pthread_mutex_lock(&lat_mu);
+	if (nlat == caplat) {
+		caplat = caplat ? caplat * 2 : 4096;
+		lat = realloc(lat, caplat * sizeof(*lat));
+		rx = realloc(rx, caplat * sizeof(*rx));
+		rx_pod = realloc(rx_pod, caplat * sizeof(*rx_pod));
+	}
+	rx[nlat] = now;
+	rx_pod[nlat] = pod >= 0 && pod < MAX_WPODS ? pod : -1;
+	if (rx_pod[nlat] >= 0 && (first_rx[pod] == 0 || now < first_rx[pod]))
+		first_rx[pod] = now;
+	lat[nlat++] = now - atof(sent + 8);
+	pthread_mutex_unlock(&lat_mu);
+}
+
+/* Lines are handled in place; only a partial line at the end of a chunk is
+ * copied, to be completed by the next one. */
 static size_t on_watch(char *p, size_t s, size_t n, void *ud)
 {
 	wstate *w = ud;
-	size_t len = s * n, i;
+	size_t len = s * n;
+	char *nl;
 
-	if (w->len + len > sizeof(w->buf))
-		w->len = 0;
-	memcpy(w->buf + w->len, p, len);
-	w->len += len;
-	for (;;) {
-		char *nl = memchr(w->buf, '\n', w->len);
-		char *sent;
+	while (len) {
+		const char *line = p;
+		size_t ll;
 
-		if (!nl)
+		nl = memchr(p, '\n', len);
+		if (!nl) {
+			if (w->len + len > sizeof(w->buf))
+				w->len = 0;
+			memcpy(w->buf + w->len, p, len);
+			w->len += len;
 			break;
-		*nl = '\0';
-		if (!w->ready && strstr(w->buf, "\"name\":\"ready-0-0\"")) {
+		}
+		ll = (size_t)(nl - p);
+		if (w->len) {
+			if (w->len + ll > sizeof(w->buf))
+				w->len = 0;
+			memcpy(w->buf + w->len, p, ll);
+			line = w->buf;
+			ll += w->len;
+			w->len = 0;
+		}
+		if (!w->ready && memmem(line, ll, "\"name\":\"ready-0-0\"", 19)) {
 			w->ready = 1;
 			__atomic_add_fetch(&nready, 1, __ATOMIC_RELAXED);
 		}
-		sent = strstr(w->buf, "\"sent\":\"");
-		if (sent && strstr(w->buf, "\"ADDED\"")) {
-			double d = wall_s() - atof(sent + 8);
-
-			pthread_mutex_lock(&lat_mu);
-			if (nlat == caplat) {
-				caplat = caplat ? caplat * 2 : 4096;
-				lat = realloc(lat, caplat * sizeof(*lat));
-			}
-			{
-				const char *nm = strstr(w->buf, "\"name\":\"w");
-				int pod = nm ? atoi(nm + 9) : -1;
-
-				rx = realloc(rx, caplat * sizeof(*rx));
-				rx_pod = realloc(rx_pod, caplat * sizeof(*rx_pod));
-				rx[nlat] = wall_s();
-				rx_pod[nlat] = pod >= 0 && pod < MAX_WPODS ? pod : -1;
-				if (rx_pod[nlat] >= 0 && (first_rx[pod] == 0 || rx[nlat] < first_rx[pod]))
-					first_rx[pod] = rx[nlat];
-			}
-			lat[nlat++] = d;
-			pthread_mutex_unlock(&lat_mu);
-		}
-		i = (size_t)(nl - w->buf) + 1;
-		memmove(w->buf, w->buf + i, w->len - i);
-		w->len -= i;
+		record_line(line, ll);
+		len -= (size_t)(nl - p) + 1;
+		p = nl + 1;
 	}
-	return len;
+	return s * n;
 }
 
 static int cmpd(const void *a, const void *b)
