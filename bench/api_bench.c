@@ -163,6 +163,7 @@ typedef struct wstate {
 	int ready;            /* saw the "ready" pod: connected and streaming */
 } wstate;
 
+#define READY_NAME "\"name\":\"ready-0-0\""
 static int nready;
 
 static double *lat;
@@ -230,7 +231,7 @@ static size_t on_watch(char *p, size_t s, size_t n, void *ud)
 			ll += w->len;
 			w->len = 0;
 		}
-		if (!w->ready && memmem(line, ll, "\"name\":\"ready-0-0\"", 19)) {
+		if (!w->ready && memmem(line, ll, READY_NAME, sizeof(READY_NAME) - 1)) {
 			w->ready = 1;
 			__atomic_add_fetch(&nready, 1, __ATOMIC_RELAXED);
 		}
