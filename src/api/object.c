@@ -47,9 +47,9 @@ static int gen_member(yajl_gen g, const char *k, json_t *v)
 }
 
 /* The same text written through yajl, without the reordered copy. */
-static int gen_stored(yajl_gen g, json_t *obj)
+static int gen_stored(yajl_gen g, void *ud)
 {
-	json_t *meta = json_object_get(obj, "metadata"), *v;
+	json_t *obj = ud, *meta = json_object_get(obj, "metadata"), *v;
 	const char *k;
 
 	if (yajl_gen_map_open(g) != yajl_gen_status_ok)
@@ -80,19 +80,8 @@ static int gen_stored(yajl_gen g, json_t *obj)
 
 char *sk__obj_encode(json_t *obj, size_t *len)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
-	const unsigned char *buf;
-	char *s = NULL;
-	size_t n;
+	char *s = sk_json_gen_text(gen_stored, obj, len);
 
-	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
-	if (gen_stored(g, obj) == 0 && yajl_gen_get_buf(g, &buf, &n) == yajl_gen_status_ok) {
-		s = xmalloc(n + 1);
-		memcpy(s, buf, n);
-		s[n] = '\0';
-		*len = n;
-	}
-	yajl_gen_free(g);
 	/* what yajl cannot write (nesting beyond its generator's depth) */
 	return s ? s : encode_jansson(obj, len);
 }

@@ -282,23 +282,37 @@ int sk_json_gen(yajl_gen g, const json_t *v)
 	return -1;
 }
 
-char *sk_json_dumps(const json_t *v, size_t *len)
+char *sk_json_gen_text(int (*fill)(yajl_gen g, void *ud), void *ud, size_t *len)
 {
-	yajl_gen g;
+	yajl_gen g = yajl_gen_alloc(NULL);
 	const unsigned char *buf;
 	size_t n = 0;
 	char *out = NULL;
 
-	if (!v)
-		return NULL;
-	g = yajl_gen_alloc(NULL);
 	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
-	if (sk_json_gen(g, v) == 0 && yajl_gen_get_buf(g, &buf, &n) == yajl_gen_status_ok) {
+	if (fill(g, ud) == 0 && yajl_gen_get_buf(g, &buf, &n) == yajl_gen_status_ok) {
 		out = xmalloc(n + 1);
 		memcpy(out, buf, n);
 		out[n] = '\0';
+		*len = n;
 	}
 	yajl_gen_free(g);
+	return out;
+}
+
+static int gen_value(yajl_gen g, void *v)
+{
+	return sk_json_gen(g, v);
+}
+
+char *sk_json_dumps(const json_t *v, size_t *len)
+{
+	size_t n = 0;
+	char *out;
+
+	if (!v)
+		return NULL;
+	out = sk_json_gen_text(gen_value, (void *)v, &n);
 	if (!out) {
 		out = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 		n = out ? strlen(out) : 0;

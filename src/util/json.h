@@ -28,4 +28,9 @@ char *sk_json_dumps(const json_t *v, size_t *len);
  * back to json_dumps. */
 int sk_json_gen(yajl_gen g, const json_t *v);
 
+/* Runs fill over a fresh compact generator (UTF-8 checked) and returns
+ * its text (caller frees) with the length in *len, or NULL when fill
+ * returned non-zero or the generator refused. */
+char *sk_json_gen_text(int (*fill)(yajl_gen g, void *ud), void *ud, size_t *len);
+
 #endif
