@@ -314,14 +314,25 @@ static int moved_since_pop(const sk_queue *q, const sk_qpod *e)
 	return 0;
 }
 
-void sk_queue_unschedulable(sk_queue *q, const char *key, unsigned rejected, int64_t now)
+/* The entry of a pod the filters rejected, recorded as failed; NULL when
+ * the pod is no longer queued. */
+static sk_qpod *reject(sk_queue *q, const char *key, unsigned rejected, int64_t now)
 {
 	sk_qpod *e = sk__smap_get(&q->map, key);
 
+	if (e) {
+		unlink_entry(q, e);
+		failed(q, e, 0, rejected & SK_QH_ALL ? rejected & SK_QH_ALL : SK_QH_ALL, now);
+	}
+	return e;
+}
+
+void sk_queue_unschedulable(sk_queue *q, const char *key, unsigned rejected, int64_t now)
+{
+	sk_qpod *e = reject(q, key, rejected, now);
+
 	if (!e)
 		return;
-	unlink_entry(q, e);
-	failed(q, e, 0, rejected & SK_QH_ALL ? rejected & SK_QH_ALL : SK_QH_ALL, now);
 	if (moved_since_pop(q, e))
 		to_backoff(q, e);
 	else
@@ -330,13 +341,10 @@ void sk_queue_unschedulable(sk_queue *q, const char *key, unsigned rejected, int
 
 void sk_queue_rejected(sk_queue *q, const char *key, unsigned rejected, int64_t now)
 {
-	sk_qpod *e = sk__smap_get(&q->map, key);
+	sk_qpod *e = reject(q, key, rejected, now);
 
-	if (!e)
-		return;
-	unlink_entry(q, e);
-	failed(q, e, 0, rejected & SK_QH_ALL ? rejected & SK_QH_ALL : SK_QH_ALL, now);
-	to_backoff(q, e);
+	if (e)
+		to_backoff(q, e);
 }
 
 void sk_queue_backoff(sk_queue *q, const char *key, int64_t now)
