@@ -63,8 +63,12 @@ static json_t *to_v2(json_t *s)
 	json_t *out = json_object(), *v, *all = json_object_get(s, "allOf");
 	const char *k;
 
-	if (json_array_size(all) == 1 && json_object_get(json_array_get(all, 0), "$ref"))
-		s = json_array_get(all, 0), json_object_set(out, "description", json_object_get(s, "description"));
+	if (json_array_size(all) == 1 && json_object_get(json_array_get(all, 0), "$ref")) {
+		/* the wrapper carries the description; the reference replaces it */
+		if (json_object_get(s, "description"))
+			json_object_set(out, "description", json_object_get(s, "description"));
+		s = json_array_get(all, 0);
+	}
 	if (json_object_get(s, "oneOf") || json_object_get(s, "anyOf"))
 		json_object_set_new(out, "type", json_string("string"));
 	json_object_foreach(s, k, v) {
@@ -84,14 +88,11 @@ static json_t *to_v2(json_t *s)
 			json_object_set(out, k, v);
 		}
 	}
-	if (json_is_null(json_object_get(out, "description")))
-		json_object_del(out, "description");
 	return out;
 }
 
 static json_t *build_json(void)
 {
-	static const char *gv_skip[] = {"api", "apis"};
 	json_t *defs = json_object(), *idx = sk_openapi_index(), *e;
 	const char *path;
 
@@ -99,11 +100,9 @@ static json_t *build_json(void)
 		cleanup_json json_t *doc = NULL;
 		json_t *schemas, *sv;
 		const char *name;
-		int skip = 0;
 
-		for (size_t i = 0; i < sizeof(gv_skip) / sizeof(gv_skip[0]); i++)
-			skip |= !strcmp(path, gv_skip[i]);
-		if (skip || !(doc = sk_openapi_doc(path)))
+		/* "api" and "apis" are the discovery documents: no schemas */
+		if (!strcmp(path, "api") || !strcmp(path, "apis") || !(doc = sk_openapi_doc(path)))
 			continue;
 		schemas = json_object_get(json_object_get(doc, "components"), "schemas");
 		json_object_foreach(schemas, name, sv)
@@ -244,7 +243,7 @@ static void enc_schema(pbuf *b, json_t *s)
 
 static void encode_doc(pbuf *b, json_t *doc)
 {
-	pbuf info = {0}, paths = {0}, defs = {0};
+	pbuf info = {0}, defs = {0};
 	json_t *v;
 	const char *k;
 
@@ -252,8 +251,7 @@ static void encode_doc(pbuf *b, json_t *doc)
 	put_str(&info, INFO_TITLE, "Kubernetes");
 	put_str(&info, INFO_VERSION, "v1.32.0");
 	put_msg(b, DOC_INFO, &info);
-	put_bytes(b, DOC_PATHS, "", 0);
-	free(paths.p);
+	put_bytes(b, DOC_PATHS, "", 0); /* an empty Paths message */
 	json_object_foreach(json_object_get(doc, "definitions"), k, v)
 		enc_named_schema(&defs, LIST_ITEM, k, v);
 	put_msg(b, DOC_DEFINITIONS, &defs);
