@@ -607,21 +607,13 @@ static int index_active(json_t *active, int idx)
  * and out of backoff. */
 static int pick_indexes(jctx *x, json_t *active, int64_t n, int *out)
 {
-	sk_index_set done;
-	json_t *p;
-	size_t j;
 	int k = 0;
 
-	/* succeeded pods not recorded yet (they finished after tracking) */
-	sk_index_set_init(&done, x->completions);
-	json_array_foreach(x->pods, j, p)
-		if (is_phase(p, "Succeeded") && pod_index(p) >= 0 && pod_index(p) < x->completions)
-			sk_index_set_add(&done, pod_index(p));
 	for (int64_t i = 0; i < x->completions && k < n; i++) {
 		int64_t wait;
 
 		if (sk_index_set_has(&x->completed, i) || sk_index_set_has(&x->failed_idx, i) ||
-		    sk_index_set_has(&done, i) || index_active(active, (int)i))
+		    index_active(active, (int)i))
 			continue;
 		wait = remaining_backoff(x, (int)i);
 		if (wait > 0) {
@@ -631,7 +623,6 @@ static int pick_indexes(jctx *x, json_t *active, int64_t n, int *out)
 		}
 		out[k++] = (int)i;
 	}
-	sk_index_set_release(&done);
 	return k;
 }
 
