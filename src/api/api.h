@@ -79,6 +79,17 @@ char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len);
  * With shared, *obj is the event's one decoded object, shared by every
  * watcher that got it (nobody may change it); otherwise a private copy. */
 int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, int shared, char **type, json_t **obj);
+/* Event-loop consumers (the HTTP server) never block: sk_api_watch_take
+ * returns what is queued as one malloc'd buffer like sk_api_watch_next,
+ * NULL with *len = -1 when the watch has ended, or NULL with *len = 0 after
+ * calling park(arg) with the watch's lock held; the next event, the end of
+ * the watch or a due sk_api_watch_tick then calls the waker set with
+ * sk_api_watch_set_waker once, from the thread that caused it, without the
+ * lock. sk_api_watch_tick (about once a second) wakes a parked consumer
+ * whose timeout or bookmark is due, whose server shuts down, or with force. */
+void sk_api_watch_set_waker(sk_api_watch *w, void (*wake)(void *), void *arg);
+char *sk_api_watch_take(sk_api_watch *w, void (*park)(void *), void *arg, size_t *len);
+void sk_api_watch_tick(sk_api_watch *w, int force);
 void sk_api_watch_free(sk_api_watch *w);
 
 /* In-process client: requests go through sk_api_handle as user "system:admin"

@@ -2,7 +2,13 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "api/api-int.h"
@@ -10,40 +16,75 @@
 #include "api/logs.h"
 #include "util/util.h"
 
+/* The server runs one event loop per core (libmicrohttpd's thread pool over
+ * epoll) instead of a thread per connection: a watch event reaches 1,000
+ * watchers without 1,000 thread wake-ups and context switches. Nothing may
+ * block a loop, so requests that can wait (writes wait for their durable
+ * commit; log requests call the node agent) run on worker threads while
+ * their connection is suspended, and streams (watches, followed logs) park
+ * their connection when they have nothing to send: the event's writer
+ * resumes it. A ticker wakes parked streams whose timeout or bookmark is
+ * due and notices clients that went away. */
 struct sk_http {
 	struct MHD_Daemon *d;
 	sk_api *api;
 	char *admin_token, *node_token;
 	char *cert, *key;
+
+	pthread_mutex_t mu;           /* guards the job queue, workers and the stream registry */
+	pthread_cond_t job_cv, done_cv, tick_cv;
+	struct conn_ctx *jobs_head, *jobs_tail;
+	pthread_t *workers;
+	size_t nworkers, idle, busy;
+	struct stream_ctx *streams;
+	pthread_t ticker;
+	int ticker_started, stopping;
 };
+
+enum { MAX_WORKERS = 512, PIPE_BUFFER_MAX = 1 << 20 };
 
 typedef struct conn_ctx {
 	char *body;
 	size_t len, cap;
 	int too_large;
+	int state;                    /* 0: reading; 1: queued to a worker; 2: answered by it */
+	struct MHD_Connection *conn;
+	sk_api_request req;
+	sk_api_response resp;
+	struct conn_ctx *next;        /* job queue */
+	sk_api_arg args[64];
+	size_t nargs;
 } conn_ctx;
 
 typedef struct stream_ctx {
-	sk_api_watch *w;
+	sk_http *h;
 	struct MHD_Connection *conn;
+	int sock;                     /* the client's socket, to notice it went away */
+	int gone;                     /* atomic: the ticker saw the client close */
+	struct stream_ctx *prev, *next;
+	/* a watch: */
+	sk_api_watch *w;
 	char *buf;
 	size_t len, off;
+	/* a pipe (followed logs), read by a pump thread into data: */
+	int fd;
+	pthread_t pump;
+	pthread_mutex_t mu;
+	pthread_cond_t room;
+	char *data;
+	size_t dlen;
+	int eof, closing, parked;
 } stream_ctx;
-
-typedef struct arg_collect {
-	sk_api_arg a[64];
-	size_t n;
-} arg_collect;
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-	arg_collect *c = cls;
+	conn_ctx *c = cls;
 
 	(void)kind;
-	if (c->n < 64) {
-		c->a[c->n].key = key;
-		c->a[c->n].value = value ? value : "";
-		c->n++;
+	if (c->nargs < 64) {
+		c->args[c->nargs].key = key;
+		c->args[c->nargs].value = value ? value : "";
+		c->nargs++;
 	}
 	return MHD_YES;
 }
@@ -62,17 +103,28 @@ static const char *authenticate(sk_http *h, struct MHD_Connection *conn)
 	return NULL;
 }
 
-static int client_gone(struct MHD_Connection *conn)
+static int client_gone(int fd)
 {
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-	struct pollfd p;
+	struct pollfd p = {.fd = fd, .events = POLLRDHUP};
 
-	if (!ci)
-		return 0;
-	p.fd = ci->connect_fd;
-	p.events = POLLRDHUP;
-	p.revents = 0;
-	return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* Parking and waking a stream's connection: park runs on the connection's
+ * event loop (inside the content reader), wake on any thread, exactly once
+ * per park. */
+static void park_conn(void *arg)
+{
+	stream_ctx *s = arg;
+
+	MHD_suspend_connection(s->conn);
+}
+
+static void wake_conn(void *arg)
+{
+	stream_ctx *s = arg;
+
+	MHD_resume_connection(s->conn);
 }
 
 static ssize_t watch_reader(void *cls, uint64_t pos, char *buf, size_t max)
@@ -84,16 +136,13 @@ static ssize_t watch_reader(void *cls, uint64_t pos, char *buf, size_t max)
 		size_t n;
 
 		free(s->buf);
-		s->buf = sk_api_watch_next(s->w, 1000, &n);
-		s->off = 0;
-		s->len = 0;
-		if (!s->buf && n == (size_t)-1)
-			return MHD_CONTENT_READER_END_OF_STREAM;
-		if (!s->buf) {
-			if (client_gone(s->conn))
-				return MHD_CONTENT_READER_END_WITH_ERROR;
-			continue;
-		}
+		s->buf = NULL;
+		s->off = s->len = 0;
+		if (__atomic_load_n(&s->gone, __ATOMIC_ACQUIRE))
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		s->buf = sk_api_watch_take(s->w, park_conn, s, &n);
+		if (!s->buf)
+			return n == (size_t)-1 ? MHD_CONTENT_READER_END_OF_STREAM : 0;
 		s->len = n;
 	}
 	if (max > s->len - s->off)
@@ -103,28 +152,197 @@ static ssize_t watch_reader(void *cls, uint64_t pos, char *buf, size_t max)
 	return (ssize_t)max;
 }
 
-static void watch_free(void *cls)
+/* Followed logs: a pump thread moves what the log stream's socket gives
+ * into s->data (at most PIPE_BUFFER_MAX ahead of the client). */
+static void *pipe_pump(void *arg)
+{
+	stream_ctx *s = arg;
+	char tmp[16384];
+
+	for (;;) {
+		ssize_t n = read(s->fd, tmp, sizeof(tmp));
+		int fire;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		pthread_mutex_lock(&s->mu);
+		while (n > 0 && s->dlen >= PIPE_BUFFER_MAX && !s->closing)
+			pthread_cond_wait(&s->room, &s->mu);
+		if (n > 0 && !s->closing) {
+			s->data = xrealloc(s->data, s->dlen + (size_t)n);
+			memcpy(s->data + s->dlen, tmp, (size_t)n);
+			s->dlen += (size_t)n;
+		} else {
+			s->eof = 1;
+		}
+		fire = s->parked;
+		s->parked = 0;
+		pthread_mutex_unlock(&s->mu);
+		if (fire)
+			wake_conn(s);
+		if (n <= 0 || s->eof)
+			return NULL;
+	}
+}
+
+static ssize_t pipe_reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	stream_ctx *s = cls;
+	ssize_t r;
 
-	sk_api_watch_free(s->w);
-	free(s->buf);
+	(void)pos;
+	if (__atomic_load_n(&s->gone, __ATOMIC_ACQUIRE))
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	pthread_mutex_lock(&s->mu);
+	if (s->dlen) {
+		if (max > s->dlen)
+			max = s->dlen;
+		memcpy(buf, s->data, max);
+		memmove(s->data, s->data + max, s->dlen - max);
+		s->dlen -= max;
+		pthread_cond_signal(&s->room);
+		r = (ssize_t)max;
+	} else if (s->eof || __atomic_load_n(&s->h->stopping, __ATOMIC_ACQUIRE)) {
+		r = MHD_CONTENT_READER_END_OF_STREAM;
+	} else {
+		s->parked = 1;
+		park_conn(s);
+		r = 0;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
+static void stream_register(sk_http *h, stream_ctx *s)
+{
+	pthread_mutex_lock(&h->mu);
+	s->next = h->streams;
+	if (h->streams)
+		h->streams->prev = s;
+	h->streams = s;
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* The response is destroyed: the connection ended or moves on to its next request. */
+static void stream_free(void *cls)
+{
+	stream_ctx *s = cls;
+	sk_http *h = s->h;
+
+	pthread_mutex_lock(&h->mu);
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		h->streams = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	pthread_mutex_unlock(&h->mu);
+	if (s->w) {
+		sk_api_watch_free(s->w);
+		free(s->buf);
+	} else {
+		pthread_mutex_lock(&s->mu);
+		s->closing = 1;
+		pthread_cond_signal(&s->room);
+		pthread_mutex_unlock(&s->mu);
+		shutdown(s->fd, SHUT_RDWR);
+		pthread_join(s->pump, NULL);
+		close(s->fd);
+		free(s->data);
+	}
+	pthread_cond_destroy(&s->room);
+	pthread_mutex_destroy(&s->mu);
 	free(s);
 }
 
-static enum MHD_Result send_response(struct MHD_Connection *conn, sk_api_response *r)
+static stream_ctx *stream_new(sk_http *h, struct MHD_Connection *conn)
+{
+	stream_ctx *s = xzalloc(sizeof(*s));
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	s->h = h;
+	s->conn = conn;
+	s->sock = ci ? ci->connect_fd : -1;
+	s->fd = -1;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->room, NULL);
+	return s;
+}
+
+/* Once a second: wake parked streams that have something due (a watch's
+ * timeout or bookmark, the server's shutdown) or whose client went away. */
+static void tick_streams(sk_http *h, int force)
+{
+	pthread_mutex_lock(&h->mu);
+	for (stream_ctx *s = h->streams; s; s = s->next) {
+		int gone = client_gone(s->sock);
+
+		if (gone)
+			__atomic_store_n(&s->gone, 1, __ATOMIC_RELEASE);
+		if (s->w) {
+			sk_api_watch_tick(s->w, gone || force);
+		} else {
+			int fire;
+
+			pthread_mutex_lock(&s->mu);
+			fire = s->parked && (gone || force);
+			if (fire)
+				s->parked = 0;
+			pthread_mutex_unlock(&s->mu);
+			if (fire)
+				wake_conn(s);
+		}
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void *ticker(void *arg)
+{
+	sk_http *h = arg;
+
+	pthread_mutex_lock(&h->mu);
+	while (!h->stopping) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&h->tick_cv, &h->mu, &ts);
+		if (h->stopping)
+			break;
+		pthread_mutex_unlock(&h->mu);
+		tick_streams(h, 0);
+		pthread_mutex_lock(&h->mu);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk_api_response *r)
 {
 	struct MHD_Response *mr;
 	enum MHD_Result ret;
 
 	if (r->watch) {
-		stream_ctx *s = xzalloc(sizeof(*s));
+		stream_ctx *s = stream_new(h, conn);
 
 		s->w = steal_ptr(&r->watch);
-		s->conn = conn;
-		mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, watch_reader, s, watch_free);
+		sk_api_watch_set_waker(s->w, wake_conn, s);
+		stream_register(h, s);
+		mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, watch_reader, s, stream_free);
 	} else if (r->stream) {
-		mr = MHD_create_response_from_pipe(sk_api_stream_take_fd(steal_ptr(&r->stream)));
+		stream_ctx *s = stream_new(h, conn);
+
+		s->fd = sk_api_stream_take_fd(steal_ptr(&r->stream));
+		if (pthread_create(&s->pump, NULL, pipe_pump, s) != 0) {
+			close(s->fd);
+			pthread_cond_destroy(&s->room);
+			pthread_mutex_destroy(&s->mu);
+			free(s);
+			sk_api_response_release(r);
+			return MHD_NO;
+		}
+		stream_register(h, s);
+		mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, pipe_reader, s, stream_free);
 	} else {
 		mr = MHD_create_response_from_buffer(r->len, r->body ? r->body : (char *)"", r->body ? MHD_RESPMEM_MUST_FREE
 												   : MHD_RESPMEM_PERSISTENT);
@@ -140,14 +358,88 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, sk_api_respons
 	return ret;
 }
 
+/* Requests that never wait run on the event loop; the rest (writes wait
+ * for their commit, logs for the node agent) on a worker. */
+static int runs_inline(const sk_api_request *req)
+{
+	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
+		return 0;
+	return !strstr(req->path, "/log") && !strstr(req->path, "/proxy");
+}
+
+static void *worker(void *arg)
+{
+	sk_http *h = arg;
+
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		conn_ctx *c;
+
+		while (!h->jobs_head && !h->stopping)
+			pthread_cond_wait(&h->job_cv, &h->mu);
+		if (!h->jobs_head)
+			break;
+		c = h->jobs_head;
+		h->jobs_head = c->next;
+		if (!h->jobs_head)
+			h->jobs_tail = NULL;
+		h->idle--;
+		pthread_mutex_unlock(&h->mu);
+		sk_api_handle(h->api, &c->req, &c->resp);
+		c->state = 2;
+		MHD_resume_connection(c->conn);
+		pthread_mutex_lock(&h->mu);
+		h->idle++;
+		h->busy--;
+		pthread_cond_broadcast(&h->done_cv);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+/* Counts a request in for a worker, unless the server stops (then it runs
+ * inline: no connection may be suspended once stopping is set). */
+static int reserve_worker(sk_http *h)
+{
+	int ok;
+
+	pthread_mutex_lock(&h->mu);
+	ok = !h->stopping;
+	if (ok)
+		h->busy++;
+	pthread_mutex_unlock(&h->mu);
+	return ok;
+}
+
+/* Queues c (its connection suspended) for a worker, starting one if none is idle. */
+static void dispatch(sk_http *h, conn_ctx *c)
+{
+	pthread_mutex_lock(&h->mu);
+	c->next = NULL;
+	if (h->jobs_tail)
+		h->jobs_tail->next = c;
+	else
+		h->jobs_head = c;
+	h->jobs_tail = c;
+	if (h->idle < h->busy && h->nworkers < MAX_WORKERS) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, worker, h) == 0) {
+			h->workers = xrealloc(h->workers, (h->nworkers + 1) * sizeof(*h->workers));
+			h->workers[h->nworkers++] = t;
+			h->idle++;
+		}
+	}
+	pthread_cond_signal(&h->job_cv);
+	pthread_mutex_unlock(&h->mu);
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 			       const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
 	sk_http *h = cls;
 	conn_ctx *c = *con_cls;
-	sk_api_request req = {0};
 	sk_api_response resp;
-	arg_collect args = {.n = 0};
 
 	(void)version;
 	if (!c) {
@@ -169,20 +461,37 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
-	req.method = method;
-	req.path = url;
-	req.args = args.a;
-	req.nargs = args.n;
-	req.body = c->body;
-	req.body_len = c->too_large ? h->api->opts.max_body + 1 : c->len;
-	req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-	req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	req.user = authenticate(h, conn);
-	if (!req.user && (!strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz")))
-		req.user = "system:anonymous";
-	sk_api_handle(h->api, &req, &resp);
-	return send_response(conn, &resp);
+	if (c->state == 2) {
+		c->state = 0;
+		resp = c->resp;
+		memset(&c->resp, 0, sizeof(c->resp));
+		return send_response(h, conn, &resp);
+	}
+	if (c->state == 1)
+		return MHD_YES;   /* resumed early: cannot happen, the worker resumes after answering */
+	c->nargs = 0;
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, c);
+	memset(&c->req, 0, sizeof(c->req));
+	c->req.method = method;
+	c->req.path = url;
+	c->req.args = c->args;
+	c->req.nargs = c->nargs;
+	c->req.body = c->body;
+	c->req.body_len = c->too_large ? h->api->opts.max_body + 1 : c->len;
+	c->req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	c->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	c->req.user = authenticate(h, conn);
+	if (!c->req.user && (!strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz")))
+		c->req.user = "system:anonymous";
+	if (runs_inline(&c->req) || !reserve_worker(h)) {
+		sk_api_handle(h->api, &c->req, &resp);
+		return send_response(h, conn, &resp);
+	}
+	c->state = 1;
+	c->conn = conn;
+	MHD_suspend_connection(conn);
+	dispatch(h, c);
+	return MHD_YES;
 }
 
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -193,6 +502,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 	(void)conn;
 	(void)toe;
 	if (c) {
+		sk_api_response_release(&c->resp);
 		free(c->body);
 		free(c);
 		*con_cls = NULL;
@@ -232,9 +542,25 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	struct sockaddr_in6 a6 = {0};
 	struct sockaddr_in a4 = {0};
 	struct sockaddr *sa;
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS |
-			 MHD_USE_ERROR_LOG | MHD_USE_POLL;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG |
+			 MHD_ALLOW_SUSPEND_RESUME;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned loops = ncpu > 4 ? (unsigned)(ncpu > 16 ? 16 : ncpu) : 4;
+	struct rlimit rl;
+	pthread_condattr_t ca;
 
+	/* a watch is a connection: let thousands of them in */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->job_cv, NULL);
+	pthread_cond_init(&h->done_cv, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->tick_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	h->api = api;
 	h->admin_token = xstrdup(o->admin_token);
 	h->node_token = xstrdup(o->node_token);
@@ -258,21 +584,53 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 				MHD_OPTION_HTTPS_MEM_CERT, h->cert, MHD_OPTION_HTTPS_MEM_KEY, h->key,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-				(unsigned)1, MHD_OPTION_END);
+				(unsigned)1, MHD_OPTION_THREAD_POOL_SIZE, loops, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned)60000, MHD_OPTION_END);
 	if (!h->d) {
 		sk_http_stop(h);
 		sk_error_set(err, SK_EINTERNAL, "cannot listen on %s:%d (address in use?)", o->host, o->port);
 		return NULL;
 	}
+	if (pthread_create(&h->ticker, NULL, ticker, h) == 0)
+		h->ticker_started = 1;
 	return h;
 }
 
+/* libmicrohttpd must not be stopped with a suspended connection: streams
+ * are ended first (every one parked before the shutdown flag is woken; none
+ * parks after it), then the requests on workers are waited for. */
 void sk_http_stop(sk_http *h)
 {
+	struct timespec until;
+
 	if (!h)
 		return;
+	sk_api_shutdown(h->api);
+	pthread_mutex_lock(&h->mu);
+	__atomic_store_n(&h->stopping, 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&h->tick_cv);
+	pthread_mutex_unlock(&h->mu);
+	if (h->ticker_started)
+		pthread_join(h->ticker, NULL);
+	tick_streams(h, 1);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	pthread_mutex_lock(&h->mu);
+	while (h->busy && pthread_cond_timedwait(&h->done_cv, &h->mu, &until) == 0)
+		;
+	pthread_mutex_unlock(&h->mu);
 	if (h->d)
 		MHD_stop_daemon(h->d);
+	pthread_mutex_lock(&h->mu);
+	pthread_cond_broadcast(&h->job_cv);
+	pthread_mutex_unlock(&h->mu);
+	for (size_t i = 0; i < h->nworkers; i++)
+		pthread_join(h->workers[i], NULL);
+	free(h->workers);
+	pthread_cond_destroy(&h->job_cv);
+	pthread_cond_destroy(&h->done_cv);
+	pthread_cond_destroy(&h->tick_cv);
+	pthread_mutex_destroy(&h->mu);
 	free(h->admin_token);
 	free(h->node_token);
 	free(h->cert);

@@ -88,6 +88,9 @@ struct sk_api_watch {
 	size_t queued;
 	int ended;
 	int waiting;            /* the consumer sleeps on wake (set and cleared under mu) */
+	int parked;             /* an event-loop consumer waits for wake_fn (set and cleared under mu) */
+	void (*wake_fn)(void *);
+	void *wake_arg;
 	int bookmarks;
 	int64_t last_rev;
 	int64_t deadline_ns, next_bookmark_ns;
@@ -246,12 +249,15 @@ static wline *shared_line(const char *type, const sk_store_kv *src, int64_t rev)
  * the server's CPU with 1,000 watchers). */
 static void unlock_and_wake(sk_api_watch *w)
 {
-	int wake = w->waiting;
+	int wake = w->waiting, fire = w->parked;
 
 	w->waiting = 0;
+	w->parked = 0;
 	pthread_mutex_unlock(&w->mu);
 	if (wake)
 		sem_post(&w->wake);
+	if (fire)
+		w->wake_fn(w->wake_arg);
 }
 
 static void on_event(const sk_store_event *ev, void *ud)
@@ -480,6 +486,72 @@ char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len)
 	buf[n] = '\0';
 	*len = n;
 	return buf;
+}
+
+void sk_api_watch_set_waker(sk_api_watch *w, void (*wake)(void *), void *arg)
+{
+	pthread_mutex_lock(&w->mu);
+	w->wake_fn = wake;
+	w->wake_arg = arg;
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* The end of the watch (timeoutSeconds, shutdown) with nothing left to send. Called with mu held. */
+static int watch_over(sk_api_watch *w)
+{
+	if ((sk_mono_ns() >= w->deadline_ns || w->api->shutting_down) && !w->head)
+		w->ended = 1;
+	return w->ended && !w->head;
+}
+
+char *sk_api_watch_take(sk_api_watch *w, void (*park)(void *), void *arg, size_t *len)
+{
+	char *buf;
+	size_t n = 0;
+
+	pthread_mutex_lock(&w->mu);
+	maybe_bookmark(w);
+	if (watch_over(w)) {
+		pthread_mutex_unlock(&w->mu);
+		*len = (size_t)-1;
+		return NULL;
+	}
+	if (!w->head) {
+		/* parked under mu: an event pushed after this sees parked and wakes */
+		w->parked = 1;
+		park(arg);
+		pthread_mutex_unlock(&w->mu);
+		*len = 0;
+		return NULL;
+	}
+	buf = xmalloc(w->queued + 1);
+	while (w->head) {
+		wev *e = w->head;
+
+		memcpy(buf + n, e->l->data, e->l->len);
+		n += e->l->len;
+		w->head = e->next;
+		wev_free(e);
+	}
+	w->tail = NULL;
+	w->queued = 0;
+	pthread_mutex_unlock(&w->mu);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+void sk_api_watch_tick(sk_api_watch *w, int force)
+{
+	int64_t now = sk_mono_ns();
+
+	pthread_mutex_lock(&w->mu);
+	if (!w->parked || (!force && now < w->deadline_ns && !w->api->shutting_down &&
+			   !(w->bookmarks && now >= w->next_bookmark_ns))) {
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	unlock_and_wake(w);
 }
 
 int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, int shared_obj, char **type, json_t **obj)
