@@ -392,8 +392,22 @@ int sk_bench_run(const sk_bench_options *o, FILE *out, sk_error_t *err)
 		(double)(sk_mono_ns() - t0) / 1e9);
 	if (!(w = sk_store_watch_start(store, POD_PREFIX, 0, on_pod, &b, err)))
 		goto out;
-	if (o->pods > 0 && run_pods(&b, store, h, out, err) < 0)
-		goto out;
+	if (o->pods > 0) {
+		int64_t c0 = cpu_ns(), t1;
+		sk_sched_stats st;
+
+		if (run_pods(&b, store, h, out, err) < 0)
+			goto out;
+		/* the scheduler writes its Events after bindings (as upstream's
+		 * event broadcaster, asynchronously): say when they were done too */
+		t1 = sk_mono_ns();
+		sk_sched_wait_idle(s, 60000);
+		sk_sched_get_stats(s, &st);
+		fprintf(out, "pods: %llu scheduler Events written %.3fs after the last pod was Running; "
+			"cpu with them %.3fs (%.0f pods/cpu-s)\n", (unsigned long long)st.events,
+			(double)(sk_mono_ns() - t1) / 1e9, (double)(cpu_ns() - c0) / 1e9,
+			(double)o->pods / ((double)(cpu_ns() - c0) / 1e9));
+	}
 	if (o->gang > 0 && run_gang(&b, store, h, out, err) < 0)
 		goto out;
 	rc = 0;
