@@ -31,11 +31,12 @@ struct sk_http {
 	char *admin_token, *node_token;
 	char *cert, *key;
 
-	pthread_mutex_t mu;           /* guards the job queue, workers and the stream registry */
+	pthread_mutex_t mu;           /* guards the job queue, the workers and stopping */
 	pthread_cond_t job_cv, done_cv, tick_cv;
 	struct conn_ctx *jobs_head, *jobs_tail;
 	pthread_t *workers;
 	size_t nworkers, idle, busy;
+	pthread_mutex_t smu;          /* guards the stream registry (the ticker walks it) */
 	struct stream_ctx *streams;
 	pthread_t ticker;
 	int ticker_started, stopping;
@@ -215,12 +216,12 @@ static ssize_t pipe_reader(void *cls, uint64_t pos, char *buf, size_t max)
 
 static void stream_register(sk_http *h, stream_ctx *s)
 {
-	pthread_mutex_lock(&h->mu);
+	pthread_mutex_lock(&h->smu);
 	s->next = h->streams;
 	if (h->streams)
 		h->streams->prev = s;
 	h->streams = s;
-	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_unlock(&h->smu);
 }
 
 /* The response is destroyed: the connection ended or moves on to its next request. */
@@ -229,14 +230,14 @@ static void stream_free(void *cls)
 	stream_ctx *s = cls;
 	sk_http *h = s->h;
 
-	pthread_mutex_lock(&h->mu);
+	pthread_mutex_lock(&h->smu);
 	if (s->prev)
 		s->prev->next = s->next;
 	else
 		h->streams = s->next;
 	if (s->next)
 		s->next->prev = s->prev;
-	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_unlock(&h->smu);
 	if (s->w) {
 		sk_api_watch_free(s->w);
 		free(s->buf);
@@ -273,7 +274,7 @@ static stream_ctx *stream_new(sk_http *h, struct MHD_Connection *conn)
  * timeout or bookmark, the server's shutdown) or whose client went away. */
 static void tick_streams(sk_http *h, int force)
 {
-	pthread_mutex_lock(&h->mu);
+	pthread_mutex_lock(&h->smu);
 	for (stream_ctx *s = h->streams; s; s = s->next) {
 		int gone = client_gone(s->sock);
 
@@ -293,7 +294,7 @@ static void tick_streams(sk_http *h, int force)
 				wake_conn(s);
 		}
 	}
-	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_unlock(&h->smu);
 }
 
 static void *ticker(void *arg)
@@ -555,6 +556,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	pthread_mutex_init(&h->mu, NULL);
+	pthread_mutex_init(&h->smu, NULL);
 	pthread_cond_init(&h->job_cv, NULL);
 	pthread_cond_init(&h->done_cv, NULL);
 	pthread_condattr_init(&ca);
@@ -631,6 +633,7 @@ void sk_http_stop(sk_http *h)
 	pthread_cond_destroy(&h->done_cv);
 	pthread_cond_destroy(&h->tick_cv);
 	pthread_mutex_destroy(&h->mu);
+	pthread_mutex_destroy(&h->smu);
 	free(h->admin_token);
 	free(h->node_token);
 	free(h->cert);
