@@ -76,6 +76,9 @@ int sk__http_code(int skcode, const char **reason);
 json_t *sk__status_ok(const sk_api_resource *r, const char *name, const char *uid);
 
 const char *sk__arg(const sk_api_request *req, const char *key);
+/* A boolean query parameter, true as Go's strconv.ParseBool reads it ("true",
+ * "True", "1", …: the Python client sends "True"). */
+int sk__arg_bool(const sk_api_request *req, const char *key);
 
 /* Request handlers (handlers.c, watch.c, discovery.c). */
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp);

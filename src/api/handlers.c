@@ -819,10 +819,8 @@ static json_t *apply_patch(const sk_api_request *req, const sk_api_resource *r, 
 	if (!strncmp(ct, SK_PATCH_STRATEGIC, n) && n == strlen(SK_PATCH_STRATEGIC))
 		return sk_strategic_merge_patch(old, patch, r->kind, err);
 	if (!strncmp(ct, SK_PATCH_APPLY, n) && n == strlen(SK_PATCH_APPLY)) {
-		const char *force = sk__arg(req, "force");
-
 		*is_apply = 1;
-		return sk_apply(old, patch, r->kind, field_manager(req, ""), force && !strcmp(force, "true"), err);
+		return sk_apply(old, patch, r->kind, field_manager(req, ""), sk__arg_bool(req, "force"), err);
 	}
 	sk_error_set(err, SK_EUNSUPPORTED,
 		     "the body of the request was in an unknown format - accepted media types include: "
@@ -1317,17 +1315,6 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 
 /* ---- dispatch ---- */
 
-/* strconv.ParseBool's true values. */
-static int parse_bool(const char *v)
-{
-	static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True", NULL};
-
-	for (int i = 0; v && yes[i]; i++)
-		if (!strcmp(v, yes[i]))
-			return 1;
-	return 0;
-}
-
 static void method_not_allowed(sk_api_response *resp, const sk_path *p, const char *method)
 {
 	(void)method;
@@ -1356,10 +1343,9 @@ static void dispatch_object(sk_api *api, const sk_api_request *req, const sk_pat
 void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	const char *m = req->method;
-	const char *w = sk__arg(req, "watch");
 
 	if (!p->name[0]) {
-		if (!strcmp(m, "GET") && parse_bool(w))
+		if (!strcmp(m, "GET") && sk__arg_bool(req, "watch"))
 			sk__handle_watch(api, req, p, resp);
 		else if (!strcmp(m, "GET"))
 			do_list(api, req, p, resp);

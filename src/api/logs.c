@@ -360,13 +360,6 @@ static void fetch_all(const char *url, const sk_path *p, sk_api_response *resp)
 	resp->content_type = "text/plain";
 }
 
-static bool arg_true(const sk_api_request *req, const char *key)
-{
-	const char *v = sk__arg(req, key);
-
-	return v && (!strcmp(v, "true") || !strcmp(v, "1"));
-}
-
 void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
@@ -390,7 +383,7 @@ void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 	if (!base)
 		return;
 	url = agent_url(base, p, ctr, req);
-	if (arg_true(req, "follow") && !arg_true(req, "previous")) {
+	if (sk__arg_bool(req, "follow") && !sk__arg_bool(req, "previous")) {
 		start_follow(url, p, resp);
 		return;
 	}

@@ -150,6 +150,17 @@ const char *sk__arg(const sk_api_request *req, const char *key)
 	return NULL;
 }
 
+int sk__arg_bool(const sk_api_request *req, const char *key)
+{
+	static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True", NULL};
+	const char *v = sk__arg(req, key);
+
+	for (int i = 0; v && yes[i]; i++)
+		if (!strcmp(v, yes[i]))
+			return 1;
+	return 0;
+}
+
 void sk_api_response_release(sk_api_response *r)
 {
 	json_decref(r->obj);

@@ -97,6 +97,7 @@ struct sk_api_watch {
 };
 
 static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen);
+static int64_t next_bookmark(const sk_api_watch *w, int64_t now);
 
 /* Events carry Table rows when the watch asked for as=Table. */
 static void push_line(sk_api_watch *w, const char *type, const char *obj, size_t olen)
@@ -366,7 +367,6 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 {
 	sk_api_watch *w = xzalloc(sizeof(*w));
 	const char *rvs = sk__arg(req, "resourceVersion"), *to = sk__arg(req, "timeoutSeconds");
-	const char *bm = sk__arg(req, "allowWatchBookmarks");
 	cleanup_free char *prefix = sk__obj_prefix(p->res, p->all_namespaces ? NULL : p->ns);
 	sk_error_t err = {0};
 	int64_t from = 0, timeout = to ? strtoll(to, NULL, 10) : 1800;
@@ -388,8 +388,8 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 
 		w->table = io && !strcmp(io, "Object") ? 2 : 1;
 	}
-	w->bookmarks = bm && !strcmp(bm, "true");
-	w->next_bookmark_ns = sk_mono_ns() + (int64_t)api->opts.bookmark_secs * 1000000000LL;
+	w->bookmarks = sk__arg_bool(req, "allowWatchBookmarks");
+	w->next_bookmark_ns = next_bookmark(w, sk_mono_ns());
 	if (!rvs || !*rvs || !strcmp(rvs, "0"))
 		send_initial(w, prefix, &from);
 	else
@@ -411,15 +411,27 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	resp->watch = w;
 }
 
+/* When the next bookmark is due, as upstream's cacheWatcher.nextBookmarkTime:
+ * every bookmark interval, and 2 s before the watch's deadline so that the
+ * client resumes from a recent revision; never after that. */
+static int64_t next_bookmark(const sk_api_watch *w, int64_t now)
+{
+	int64_t t = now + (int64_t)w->api->opts.bookmark_secs * 1000000000LL;
+
+	if (w->deadline_ns - 2000000000LL < t)
+		t = w->deadline_ns - 2000000000LL;
+	return t < now ? INT64_MAX : t;
+}
+
 static void maybe_bookmark(sk_api_watch *w)
 {
+	int64_t now = sk_mono_ns();
 	char *s;
 
-	if (!w->bookmarks || sk_mono_ns() < w->next_bookmark_ns)
+	if (!w->bookmarks || now < w->next_bookmark_ns)
 		return;
-	w->next_bookmark_ns = sk_mono_ns() + (int64_t)w->api->opts.bookmark_secs * 1000000000LL;
-	s = xasprintf("{\"kind\":\"%s\",\"apiVersion\":\"%s%s%s\",\"metadata\":{\"resourceVersion\":\"%lld\","
-		      "\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}",
+	w->next_bookmark_ns = next_bookmark(w, now);
+	s = xasprintf("{\"kind\":\"%s\",\"apiVersion\":\"%s%s%s\",\"metadata\":{\"resourceVersion\":\"%lld\"}}",
 		      w->res->kind, w->res->group, w->res->group[0] ? "/" : "", w->res->version, (long long)w->last_rev);
 	push_raw(w, "BOOKMARK", s, strlen(s));
 	free(s);

@@ -113,3 +113,31 @@ def test_watch_from_compacted_revision_is_expired(tmpdir_skiff):
         assert status == 410
     finally:
         c.cleanup()
+
+
+def test_watch_bookmark_before_timeout_resumes_without_relist(api_cluster):
+    """With allowWatchBookmarks (the Python client sends it as "True") the
+    server sends a BOOKMARK 2 s before the watch's timeoutSeconds (as
+    upstream's watch cache does), carrying the latest revision, from which the
+    client resumes without missing a change."""
+    api = client.CoreV1Api(api_cluster.api_client())
+    api.create_namespaced_pod("default", pod_body("bm-1", {"app": "bm"}))
+    rv = api.list_namespaced_pod("default", label_selector="app=bm").metadata.resource_version
+    # a change the bookmark's revision must be at or after (another label: not in the watch)
+    api.create_namespaced_pod("default", pod_body("bm-other", {"app": "other"}))
+    seen = []
+    for ev in watch.Watch().stream(api.list_namespaced_pod, "default", label_selector="app=bm",
+                                   resource_version=rv, timeout_seconds=4, allow_watch_bookmarks=True):
+        # the client hands a BOOKMARK over undecoded
+        seen.append((ev["type"], ev["raw_object"]["metadata"]["resourceVersion"]))
+    bookmarks = [r for t, r in seen if t == "BOOKMARK"]
+    assert [t for t, _ in seen] == ["BOOKMARK"], seen
+    assert int(bookmarks[0]) > int(rv)
+    # resuming from the bookmark sees what happened after it, and only that
+    api.create_namespaced_pod("default", pod_body("bm-2", {"app": "bm"}))
+    after = [(ev["type"], ev["object"].metadata.name) for ev in
+             watch.Watch().stream(api.list_namespaced_pod, "default", label_selector="app=bm",
+                                  resource_version=bookmarks[0], timeout_seconds=1)]
+    assert after == [("ADDED", "bm-2")], after
+    for name in ("bm-1", "bm-2", "bm-other"):
+        api.delete_namespaced_pod(name, "default")
