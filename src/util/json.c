@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ typedef struct build {
 	yajl_handle h;
 	size_t end;             /* offset just past the root value */
 	int unique;             /* a duplicate key stops the parse */
+	int ascii;              /* the text is ASCII: every string yajl hands over is valid UTF-8 */
 } build;
 
 /* Adds v (consumed) to the innermost open container. Returns 0 to stop
@@ -46,25 +48,26 @@ static int add(build *b, json_t *v)
 			json_decref(v);
 			return 0;
 		}
+		if (b->ascii)
+			return json_object_setn_new_nocheck(top, b->key, b->klen, v) == 0;
 		return json_object_setn_new(top, b->key, b->klen, v) == 0;
 	}
 	return json_array_append_new(top, v) == 0;
 }
 
+/* c (consumed) becomes the innermost open container; its parent, if any,
+ * holds the one reference (no reference count round trip: those are
+ * atomic, and a pod has dozens of containers). */
 static int open_container(build *b, json_t *c)
 {
-	if (b->n && !add(b, json_incref(c))) {
+	if (b->n) {
+		if (!add(b, c))
+			return 0;
+	} else if (b->root) {
 		json_decref(c);
 		return 0;
-	}
-	if (!b->n) {
-		if (b->root) {
-			json_decref(c);
-			return 0;
-		}
-		b->root = c;
 	} else {
-		json_decref(c);         /* the parent holds it */
+		b->root = c;
 	}
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
@@ -123,9 +126,12 @@ static int on_number(void *ctx, const char *s, size_t n)
 
 static int on_string(void *ctx, const unsigned char *s, size_t n)
 {
-	/* \u0000 is refused by jansson; json_stringn checks the UTF-8 as jansson does */
+	/* \u0000 is refused by jansson; json_stringn checks the UTF-8 as jansson does
+	 * (not needed for an ASCII text) */
 	if (memchr(s, '\0', n))
 		return 0;
+	if (((build *)ctx)->ascii)
+		return add(ctx, json_stringn_nocheck((const char *)s, n));
 	return add(ctx, json_stringn((const char *)s, n));
 }
 
@@ -174,14 +180,31 @@ static int jansson_decides(const char *buf, size_t len)
 
 	if (memchr(buf, '\0', len) || memchr(buf, '\v', len) || memchr(buf, '\f', len))
 		return 1;
-	while ((p = memmem(p, (size_t)(end - p), "\\u", 2))) {
-		p += 2;
-		if (p < end && (*p == 'd' || *p == 'D'))
+	/* "\u" followed by d or D, found with memchr: memmem is slow on texts
+	 * full of escaped quotes (managedFields' keys) */
+	for (; (p = memchr(p, '\\', (size_t)(end - p))); p++)
+		if (end - p >= 3 && p[1] == 'u' && (p[2] == 'd' || p[2] == 'D'))
 			return 1;
-	}
 	for (p = buf; p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'); p++)
 		;
 	return p == end || (*p != '{' && *p != '[');
+}
+
+/* No byte of the text has its high bit set. yajl turns the escapes of such
+ * a text into valid UTF-8 (surrogates go to jansson, see above), so its
+ * strings and keys need not be checked again. */
+static int is_ascii(const char *buf, size_t len)
+{
+	uint64_t acc = 0, w;
+	size_t i = 0;
+
+	for (; i + sizeof(w) <= len; i += sizeof(w)) {
+		memcpy(&w, buf + i, sizeof(w));
+		acc |= w;
+	}
+	for (; i < len; i++)
+		acc |= (unsigned char)buf[i];
+	return !(acc & 0x8080808080808080ull);
 }
 
 /* yajl takes a partial token after the value for the end of the text:
@@ -204,6 +227,7 @@ static json_t *load(const char *buf, size_t len, size_t flags, json_error_t *jer
 		return json_loadb(buf, len, flags, jerr);
 	if (jansson_decides(buf, len))
 		return json_loadb(buf, len, flags, jerr);
+	b.ascii = is_ascii(buf, len);
 	h = yajl_alloc(&callbacks, NULL, &b);
 	b.h = h;
 	ok = yajl_parse(h, (const unsigned char *)buf, len) == yajl_status_ok &&

@@ -21,6 +21,9 @@ static const char *const good[] = {
 	"[9223372036854775807,-9223372036854775808,1.5,-2.5e-3,1E2,1e+2,0.1,1e-400]",
 	"[true,false,null,[[]],{\"\":{}}]",
 	"{\"dup\":1,\"x\":2,\"dup\":3}",
+	/* ASCII texts whose escapes make non-ASCII strings */
+	"{\"\\u00e9\\u20ac\":\"\\u07ff\\uffff\\\\\",\"k:{\\\"name\\\":\\\"c\\\"}\":{}}",
+	"[\"\\\\ud800\",\"\\u0080\"]",
 	"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p\",\"labels\":{\"a\":\"b\"}},"
 	"\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}",
 };
