@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -38,7 +39,7 @@
 
 enum { OP_CREATE, OP_UPDATE, OP_DELETE, OP_COMPACT };
 
-/* One queued write; lives on the caller's stack until done is set. */
+/* One queued write; lives on the caller's stack until done is posted. */
 struct wreq {
 	int op;
 	sk__blob *key, *val;           /* owned by the caller */
@@ -46,10 +47,10 @@ struct wreq {
 	/* results, set by the writer */
 	int64_t rev;
 	sk_error_t err;
-	int done, accepted;
+	int accepted;
 	int64_t create_rev, prev_create_rev, prev_mod_rev;
 	sk__blob *prev_val;            /* a reference the caller drops */
-	pthread_cond_t cv;             /* signalled with qmu held once done is set */
+	sem_t done;                    /* posted once the results are set; the caller may then free r */
 	struct wreq *next;
 };
 
@@ -76,7 +77,7 @@ struct sqlite_store {
 	pthread_mutex_t rmu;                    /* guards rdb */
 	sk__sdb rdb;
 
-	pthread_mutex_t qmu;                    /* guards the queue and req->done */
+	pthread_mutex_t qmu;                    /* guards the queue */
 	pthread_cond_t qcv;
 	struct wreq *qhead, **qtail;
 	int stop;
@@ -85,7 +86,7 @@ struct sqlite_store {
 
 	/* writer thread only */
 	sk__sdb wdb;
-	struct wreq *cwait;                     /* compaction requests in progress */
+	struct wreq *cwait;                     /* compaction requests in progress (writer only) */
 	struct rev_sample samples[NSAMPLES];
 	size_t nsamples;
 	int64_t sample_every_ns, last_ckpt_ns, last_compact_ns, compact_lag;
@@ -171,13 +172,12 @@ static int compaction_due(struct sqlite_store *s, int64_t target, int64_t now, i
 	return idle || target - s->compacted >= s->compact_lag || now - s->last_compact_ns >= COMPACT_EVERY_NS;
 }
 
-/* Marks r done and wakes its caller; r must not be touched afterwards. */
-static void finish(struct sqlite_store *s, struct wreq *r)
+/* Marks r done and wakes its caller; r must not be touched afterwards. A
+ * semaphore, posted without qmu: a condition variable signalled under qmu
+ * woke each caller into the held qmu, a second sleep and wakeup per write. */
+static void finish(struct wreq *r)
 {
-	pthread_mutex_lock(&s->qmu);
-	r->done = 1;
-	pthread_cond_signal(&r->cv);
-	pthread_mutex_unlock(&s->qmu);
+	sem_post(&r->done);
 }
 
 static int64_t pending_compaction(struct sqlite_store *s)
@@ -211,7 +211,7 @@ static void finish_compactions(struct sqlite_store *s, const sk_error_t *err)
 				sk__sdb_checkpoint(&s->wdb);
 			r->rev = s->compacted;
 		}
-		finish(s, r);
+		finish(r);
 	}
 }
 
@@ -376,17 +376,14 @@ static void process(struct sqlite_store *s, struct wreq *batch)
 	for (struct wreq *r = batch; r; r = r->next)
 		reqs[n++] = r;
 	write_batch(s, reqs, n);
-	pthread_mutex_lock(&s->qmu);
 	for (size_t i = 0; i < n; i++) {
 		if (reqs[i]->op == OP_COMPACT) {
 			reqs[i]->next = s->cwait;
 			s->cwait = reqs[i];
 			continue;
 		}
-		reqs[i]->done = 1;
-		pthread_cond_signal(&reqs[i]->cv);
+		finish(reqs[i]);
 	}
-	pthread_mutex_unlock(&s->qmu);
 }
 
 /* Takes up to MAX_BATCH queued requests; qmu held. */
@@ -460,14 +457,14 @@ static void submit(struct sqlite_store *s, struct wreq *r)
 		return;
 	}
 	r->next = NULL;
-	pthread_cond_init(&r->cv, NULL);
+	sem_init(&r->done, 0, 0);
 	*s->qtail = r;
 	s->qtail = &r->next;
 	pthread_cond_signal(&s->qcv);
-	while (!r->done)
-		pthread_cond_wait(&r->cv, &s->qmu);
 	pthread_mutex_unlock(&s->qmu);
-	pthread_cond_destroy(&r->cv);
+	while (sem_wait(&r->done) < 0)
+		;       /* EINTR */
+	sem_destroy(&r->done);
 }
 
 static int64_t do_write(struct sqlite_store *s, struct wreq *r, sk_store_kv *prev, sk_error_t *err)
