@@ -7,6 +7,7 @@
 
 #include "api/apply.h"
 #include "api/patch.h"
+#include "util/json.h"
 #include "util/util.h"
 
 #define SEP "\x1f"
@@ -52,9 +53,11 @@ static char *dump(json_t *v)
 	return s ? s : xstrdup("null");
 }
 
+/* Paths join keys of jansson objects and element texts of valid values:
+ * valid UTF-8, which json_object_set_new would check again. */
 static void set_add(json_t *set, const char *path)
 {
-	json_object_set_new(set, path, json_true());
+	json_object_set_new_nocheck(set, path, json_true());
 }
 
 /* 1 when set holds path or a path below it. */
@@ -127,10 +130,51 @@ static bool keyed_list(json_t *list, const struct sk__patch_meta *meta)
 	return true;
 }
 
+struct elem_gen {
+	const char *key;        /* the merge key, or NULL for a set member */
+	json_t *v;
+};
+
+static int gen_elem(yajl_gen g, void *ud)
+{
+	struct elem_gen *x = ud;
+
+	if (!x->key)
+		return sk_json_gen(g, x->v);
+	if (yajl_gen_map_open(g) != yajl_gen_status_ok ||
+	    yajl_gen_string(g, (const unsigned char *)x->key, strlen(x->key)) != yajl_gen_status_ok ||
+	    sk_json_gen(g, x->v) < 0)
+		return -1;
+	return yajl_gen_map_close(g) == yajl_gen_status_ok ? 0 : -1;
+}
+
+/* item_elem's text for a scalar identity, written by yajl as dump() writes
+ * it (no key to sort), or NULL. Hot: every item of a keyed list (a pod's
+ * conditions, containers, container statuses …) of every write. */
+static char *scalar_elem(json_t *e, const struct sk__patch_meta *meta)
+{
+	struct elem_gen x = {meta->merge_key, meta->merge_key ? json_object_get(e, meta->merge_key) : e};
+	cleanup_free char *s = NULL;
+	size_t n = 0;
+	char *out;
+
+	if (!json_is_string(x.v) && !json_is_integer(x.v) && !json_is_boolean(x.v))
+		return NULL;
+	s = sk_json_gen_text(gen_elem, &x, &n);
+	if (!s)
+		return NULL;
+	out = xmalloc(n + 3);
+	memcpy(out, x.key ? "k:" : "v:", 2);
+	memcpy(out + 2, s, n + 1);
+	return out;
+}
+
 static char *item_elem(json_t *e, const struct sk__patch_meta *meta)
 {
 	char *s, *out;
 
+	if ((out = scalar_elem(e, meta)))
+		return out;
 	if (meta->merge_key) {
 		json_t *k = json_pack("{sO}", meta->merge_key, json_object_get(e, meta->merge_key));
 		s = dump(k);
@@ -270,7 +314,7 @@ static void tree_insert(json_t *tree, const char *path)
 
 		if (!child) {
 			child = json_object();
-			json_object_setn_new(node, path, len, child);
+			json_object_setn_new_nocheck(node, path, len, child);   /* see set_add */
 		}
 		/* a node that is itself a member and has children carries "." */
 		if (existed && ((!sep && json_object_size(child)) || (sep && !json_object_size(child))))
