@@ -26,7 +26,8 @@ struct sk_hollow {
 	int nodes, gpus, nworkers;
 
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv;         /* a job was queued, or stop (the writers wait) */
+	pthread_cond_t kcv;        /* rewatch or stop (the keeper waits) */
 	struct hjob *head, *tail;
 	int queued, stop, rewatch;
 	sk_smap seen;              /* uid -> (void *)1: pods already queued or written */
@@ -196,7 +197,7 @@ static int on_pod(const char *type, json_t *obj, void *ud)
 	pthread_mutex_lock(&h->mu);
 	if (!strcmp(type, "ERROR")) {
 		h->rewatch = 1;
-		pthread_cond_broadcast(&h->cv);
+		pthread_cond_signal(&h->kcv);
 	} else if (obj && strcmp(type, "BOOKMARK")) {
 		consider_locked(h, type, obj);
 	}
@@ -234,7 +235,7 @@ static void *keeper_main(void *arg)
 		sk_error_t err = {0};
 
 		if (!h->rewatch) {
-			pthread_cond_wait(&h->cv, &h->mu);
+			pthread_cond_wait(&h->kcv, &h->mu);
 			continue;
 		}
 		h->rewatch = 0;
@@ -390,6 +391,7 @@ sk_hollow *sk_hollow_start(sk_client *c, const sk_hollow_options *o, sk_error_t 
 	h->nworkers = o && o->workers > 0 ? o->workers : DEFAULT_WORKERS;
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->cv, NULL);
+	pthread_cond_init(&h->kcv, NULL);
 	sk__smap_init(&h->seen);
 	h->workers = xzalloc((size_t)h->nworkers * sizeof(*h->workers));
 	if (register_nodes(h, !(o && o->no_leases), err) < 0 || list_and_watch(h, err) < 0)
@@ -417,6 +419,7 @@ void sk_hollow_stop(sk_hollow *h)
 	pthread_mutex_lock(&h->mu);
 	h->stop = 1;
 	pthread_cond_broadcast(&h->cv);
+	pthread_cond_signal(&h->kcv);
 	pthread_mutex_unlock(&h->mu);
 	for (int i = 0; i < h->nworkers; i++)
 		if (h->workers[i])
@@ -433,6 +436,7 @@ void sk_hollow_stop(sk_hollow *h)
 	}
 	sk__smap_release(&h->seen);
 	pthread_cond_destroy(&h->cv);
+	pthread_cond_destroy(&h->kcv);
 	pthread_mutex_destroy(&h->mu);
 	free(h->workers);
 	free(h->prefix);

@@ -74,18 +74,23 @@ static int64_t cpu_ns(void)
 
 #define POD_PREFIX "/registry/pods/" NS "/"
 
-static void observe(struct track *t, int i, int bound, int running, int64_t now)
+/* Records pod i's progress. Returns 1 when that completed the set's
+ * binding or running, what wait_for waits for. */
+static int observe(struct track *t, int i, int bound, int running, int64_t now)
 {
+	int done = 0;
+
 	if (bound && !t->bound[i]) {
 		t->bound[i] = now;
-		t->nbound++;
+		done |= ++t->nbound == t->n;
 		t->last_bound = now;
 	}
 	if (running && !t->running[i]) {
 		t->running[i] = now;
-		t->nrunning++;
+		done |= ++t->nrunning == t->n;
 		t->last_running = now;
 	}
+	return done;
 }
 
 static void on_pod(const sk_store_event *ev, void *ud)
@@ -95,7 +100,7 @@ static void on_pod(const sk_store_event *ev, void *ud)
 	const char *name = ev->kv->key + strlen(POD_PREFIX);
 	int64_t now = sk_mono_ns();
 	struct track *ts[2] = {&b->pods, &b->gang};
-	int bound, running;
+	int bound, running, done = 0;
 
 	if (ev->type != SK_STORE_UPDATE)
 		return;
@@ -113,9 +118,12 @@ static void on_pod(const sk_store_event *ev, void *ud)
 			continue;
 		i = strtol(name + pl, &end, 10);
 		if (!*end && i >= 0 && i < ts[k]->n)
-			observe(ts[k], (int)i, bound, running, now);
+			done |= observe(ts[k], (int)i, bound, running, now);
 	}
-	pthread_cond_broadcast(&b->cv);
+	/* not once per write: the store's writer thread would wake the driver
+	 * 20,000 times (wait_for also looks every 10 ms) */
+	if (done)
+		pthread_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 }
 
