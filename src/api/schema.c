@@ -149,10 +149,13 @@ const sk_schema *sk_schema_by_name(const char *name)
 	return NULL;
 }
 
+/* A linear scan (a PodSpec has some 40 fields), run for every key of every
+ * write twice (types, unknown fields): the first byte rules out most
+ * fields without a call. */
 static const sk_schema_field *field_of(const sk_schema *s, const char *name)
 {
 	for (const sk_schema_field *f = s->fields; f && f->name; f++)
-		if (strcmp(f->name, name) == 0)
+		if (f->name[0] == name[0] && strcmp(f->name, name) == 0)
 			return f;
 	return NULL;
 }
