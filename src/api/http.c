@@ -1,15 +1,15 @@
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include <string.h>
 
 #include "api/api-int.h"
 #include "api/http.h"
