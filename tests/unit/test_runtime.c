@@ -252,7 +252,11 @@ static void test_oom_runc(void **state) { REQUIRE_ENV(); oom("runc"); }
 
 static void test_pod_network(void **state)
 {
-	static const char *const server[] = {"sh", "-c", "nc -l -p 8080 > /tmp/got && cat /tmp/got", NULL};
+	/* nc's stdin must not end: busybox nc shuts its side of the connection
+	 * at stdin EOF, and a client that sees that before it has read its own
+	 * stdin exits without sending (lost under load) */
+	static const char *const server[] = {
+		"sh", "-c", "mkfifo /tmp/in && exec 3<>/tmp/in && nc -l -p 8080 <&3 > /tmp/got && cat /tmp/got", NULL};
 	struct sk_sandbox *a, *b;
 	struct sk_container *srv, *cli;
 	char script[256];
