@@ -49,7 +49,7 @@ typedef struct sk_api_response {
 	size_t len;
 	const char *content_type;     /* static string */
 	char *warning;                /* malloc'd "299 - \"...\"" Warning header value or NULL */
-	sk_api_watch *watch;          /* non-NULL: stream events with sk_api_watch_next */
+	sk_api_watch *watch;          /* non-NULL: stream events with sk_api_watch_take */
 	struct sk_api_stream *stream; /* non-NULL: stream raw bytes (pod logs follow) */
 	json_t *obj;                  /* with want_obj: the reply object (new reference) instead of body */
 	int want_obj;
@@ -69,20 +69,16 @@ void sk_api_set_gc_enabled(sk_api *api, int on);
 /* Handles one request; always fills resp (errors become Status objects). */
 void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);
 
-/* Streaming watch: waits up to timeout_ms for the next chunk of
- * newline-terminated watch events. Returns a malloc'd buffer (length in *len),
- * NULL with *len = 0 when nothing arrived in time, or NULL with *len = -1
- * (as (size_t)-1) when the watch has ended (timeoutSeconds, shutdown, error). */
-char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len);
-/* Like sk_api_watch_next but hands decoded events one at a time to the
- * in-process client: returns 1 and fills *type and *obj (new ref), 0 on timeout, -1 at end.
+/* Hands decoded events one at a time to the in-process client, waiting up
+ * to timeout_ms: returns 1 and fills *type and *obj (new ref), 0 on timeout, -1 at end.
  * With shared, *obj is the event's one decoded object, shared by every
  * watcher that got it (nobody may change it); otherwise a private copy. */
 int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, int shared, char **type, json_t **obj);
 /* Event-loop consumers (the HTTP server) never block: sk_api_watch_take
- * returns what is queued as one malloc'd buffer like sk_api_watch_next,
- * NULL with *len = -1 when the watch has ended, or NULL with *len = 0 after
- * calling park(arg) with the watch's lock held; the next event, the end of
+ * returns what is queued as one malloc'd buffer of newline-terminated watch
+ * events (length in *len), NULL with *len = -1 when the watch has ended
+ * (timeoutSeconds, shutdown, error), or NULL with *len = 0 after calling
+ * park(arg) with the watch's lock held; the next event, the end of
  * the watch or a due sk_api_watch_tick then calls the waker set with
  * sk_api_watch_set_waker once, from the thread that caused it, without the
  * lock. sk_api_watch_tick (about once a second) wakes a parked consumer

@@ -437,6 +437,14 @@ static void maybe_bookmark(sk_api_watch *w)
 	free(s);
 }
 
+/* The end of the watch (timeoutSeconds, shutdown) with nothing left to send. Called with mu held. */
+static int watch_over(sk_api_watch *w)
+{
+	if ((sk_mono_ns() >= w->deadline_ns || w->api->shutting_down) && !w->head)
+		w->ended = 1;
+	return w->ended && !w->head;
+}
+
 /* Waits (mu held) until something is queued, the watch ends or timeout_ms passes. */
 static int wait_ready(sk_api_watch *w, int timeout_ms)
 {
@@ -446,8 +454,7 @@ static int wait_ready(sk_api_watch *w, int timeout_ms)
 		struct timespec ts;
 		int64_t wake;
 
-		if ((sk_mono_ns() >= w->deadline_ns || w->api->shutting_down) && !w->head)
-			w->ended = 1;
+		watch_over(w);
 		maybe_bookmark(w);
 		if (w->head)
 			return 1;
@@ -470,50 +477,12 @@ static int wait_ready(sk_api_watch *w, int timeout_ms)
 	}
 }
 
-char *sk_api_watch_next(sk_api_watch *w, int timeout_ms, size_t *len)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	int r;
-
-	pthread_mutex_lock(&w->mu);
-	r = wait_ready(w, timeout_ms);
-	if (r <= 0) {
-		pthread_mutex_unlock(&w->mu);
-		*len = r < 0 ? (size_t)-1 : 0;
-		return NULL;
-	}
-	buf = xmalloc(w->queued + 1);
-	while (w->head) {
-		wev *e = w->head;
-
-		memcpy(buf + n, e->l->data, e->l->len);
-		n += e->l->len;
-		w->head = e->next;
-		wev_free(e);
-	}
-	w->tail = NULL;
-	w->queued = 0;
-	pthread_mutex_unlock(&w->mu);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 void sk_api_watch_set_waker(sk_api_watch *w, void (*wake)(void *), void *arg)
 {
 	pthread_mutex_lock(&w->mu);
 	w->wake_fn = wake;
 	w->wake_arg = arg;
 	pthread_mutex_unlock(&w->mu);
-}
-
-/* The end of the watch (timeoutSeconds, shutdown) with nothing left to send. Called with mu held. */
-static int watch_over(sk_api_watch *w)
-{
-	if ((sk_mono_ns() >= w->deadline_ns || w->api->shutting_down) && !w->head)
-		w->ended = 1;
-	return w->ended && !w->head;
 }
 
 char *sk_api_watch_take(sk_api_watch *w, void (*park)(void *), void *arg, size_t *len)
