@@ -360,12 +360,14 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 }
 
 /* Requests that never wait run on the event loop; the rest (writes wait
- * for their commit, logs for the node agent) on a worker. */
+ * for their commit, pods/log for the node agent) on a worker. */
 static int runs_inline(const sk_api_request *req)
 {
+	size_t n = strlen(req->path);
+
 	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
 		return 0;
-	return !strstr(req->path, "/log") && !strstr(req->path, "/proxy");
+	return n < 4 || strcmp(req->path + n - 4, "/log");
 }
 
 static void *worker(void *arg)
@@ -468,8 +470,6 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		memset(&c->resp, 0, sizeof(c->resp));
 		return send_response(h, conn, &resp);
 	}
-	if (c->state == 1)
-		return MHD_YES;   /* resumed early: cannot happen, the worker resumes after answering */
 	c->nargs = 0;
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, c);
 	memset(&c->req, 0, sizeof(c->req));
