@@ -1,11 +1,17 @@
 # skiff build. Sources are found by wildcard: add a file under src/<layer>/ and it is built.
-#   make            build/skiff
+#   make            build/skiff (says which command installs the packages when they are missing)
+#   make deps       install the Debian packages (scripts/deps.sh, as root)
 #   make test       deps, unit tests (ASan+UBSan), fuzz smoke runs, end-to-end tests
+#   make unit T=test_store      one unit test (or several, space-separated)
+#   make e2e K=watch            end-to-end tests whose names match (pytest -k)
 #   make bench      benchmarks (not part of test)
 #   make demo       start a one-node cluster and run the example
+# demo, test and bench install the packages first and then build in a sub-make,
+# so the pkg-config flags below are computed after the install.
 CC       ?= gcc
 PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp
 CFLAGS   ?= -O2 -g
+DEPFLAGS  = -MMD -MP
 WARN     := -Wall -Wextra -Werror -Wvla -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-nonliteral -Wno-format-truncation
 CPPFLAGS := -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
@@ -15,9 +21,18 @@ LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
 MALLOC_LIBS := -Wl,--push-state,--no-as-needed -lmimalloc -Wl,--pop-state
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
+# Goals that need no libraries: they install them, or call a sub-make that
+# parses this file again once they are installed.
+NOLIB_GOALS := deps demo test bench down clean help
+ifneq ($(filter-out $(NOLIB_GOALS),$(or $(MAKECMDGOALS),all)),)
+PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))))
+ifneq ($(PKG_MISSING),)
+$(error missing build libraries ($(PKG_MISSING)): run 'make deps' (as root: installs the Debian packages of scripts/deps.d/), then 'make' again; 'make demo' and 'make test' do both)
+endif
+endif
+
 LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cmd/*'))
 CMD_SRC  := $(sort $(wildcard src/cmd/*.c))
-HDRS     := $(shell find src -name '*.h')
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
@@ -31,15 +46,15 @@ FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 .PHONY: all test unit fuzz e2e bench demo down deps clean asan
 all: build/skiff
 
-build/obj/%.o: %.c $(HDRS)
+build/obj/%.o: %.c build/obj/%.d
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' $(CFLAGS) $(WARN) -c $< -o $@
+	@$(CC) $(CPPFLAGS) $(DEPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' $(CFLAGS) $(WARN) -c $< -o $@
 
-build/asan/%.o: %.c $(HDRS)
+build/asan/%.o: %.c build/asan/%.d
 	@mkdir -p $(dir $@)
 	@echo "  CC-SAN  $<"
-	@$(CC) $(CPPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' -O1 -g $(SAN) $(WARN) -c $< -o $@
+	@$(CC) $(CPPFLAGS) $(DEPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' -O1 -g $(SAN) $(WARN) -c $< -o $@
 
 build/libskiff.a: $(OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -60,13 +75,13 @@ asan: build/skiff-asan
 build/unit/%: tests/unit/%.c build/libskiff-asan.a
 	@mkdir -p build/unit
 	@echo "  LD-UNIT $@"
-	@$(CC) $(CPPFLAGS) -O1 -g $(SAN) $(WARN) -o $@ $< build/libskiff-asan.a $(LDLIBS) -lcmocka
+	@$(CC) $(CPPFLAGS) $(DEPFLAGS) -O1 -g $(SAN) $(WARN) -o $@ $< build/libskiff-asan.a $(LDLIBS) -lcmocka
 
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzzobj/%.o)
-build/fuzzobj/%.o: %.c $(HDRS)
+build/fuzzobj/%.o: %.c build/fuzzobj/%.d
 	@mkdir -p $(dir $@)
 	@echo "  CC-FUZZ $<"
-	@clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	@clang $(CPPFLAGS) $(DEPFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 
 build/libskiff-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -74,28 +89,33 @@ build/libskiff-fuzz.a: $(FUZZ_OBJ)
 build/fuzz/%: fuzz/%.c build/libskiff-fuzz.a
 	@mkdir -p build/fuzz
 	@echo "  LD-FUZZ $@"
-	@clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
+	@clang $(CPPFLAGS) $(DEPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
 
 deps:
 	@bash scripts/deps.sh
 
-unit: $(UNIT_BIN)
-	@bash tests/run-unit.sh $(UNIT_BIN)
+# T=test_store (or "test_store test_json") runs only those unit tests.
+UNIT_SEL := $(if $(T),$(addprefix build/unit/,$(T)),$(UNIT_BIN))
+unit: $(UNIT_SEL)
+	@bash tests/run-unit.sh $(UNIT_SEL)
 
 fuzz: $(FUZZ_BIN)
 	@bash tests/run-fuzz.sh $(FUZZ_BIN)
 
+# K=EXPR selects end-to-end tests by name (pytest -k EXPR), e.g. K=watch.
 e2e: build/skiff build/skiff-asan
-	@bash tests/run-e2e.sh
+	@bash tests/run-e2e.sh $(if $(K),-k '$(K)')
 
 test: deps
 	@$(MAKE) --no-print-directory all asan
 	@bash tests/run-all.sh
 
-bench: deps all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	@bash bench/run.sh
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@bash scripts/demo.sh
 
 down:
@@ -103,3 +123,9 @@ down:
 
 clean:
 	rm -rf build
+
+# Header dependencies written by the compiler (-MMD -MP) next to each object;
+# an object without its .d file (built before it existed) is rebuilt.
+build/obj/%.d build/asan/%.d build/fuzzobj/%.d: ;
+.PRECIOUS: build/obj/%.d build/asan/%.d build/fuzzobj/%.d
+-include $(shell find build -name '*.d' 2>/dev/null)
