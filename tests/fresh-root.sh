@@ -62,7 +62,7 @@ if [ -f "$base" ]; then
 else
 	say "base root: mmdebstrap $suite (minbase + $base_pkgs) from ${sources[*]}"
 	rm -f "$cache"/base-$suite-*.tar.tmp
-	mmdebstrap --quiet --variant=minbase --include="$base_pkgs" "${aptopts[@]}" \
+	mmdebstrap --quiet --format=tar --variant=minbase --include="$base_pkgs" "${aptopts[@]}" \
 		--customize-hook="$hook" "$suite" "$base.tmp" "${sources[@]}" ||
 		fail "mmdebstrap could not make the base root"
 	mv "$base.tmp" "$base"
