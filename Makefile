@@ -43,7 +43,7 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
-.PHONY: all test unit fuzz e2e bench demo down deps clean asan
+.PHONY: all test unit fuzz e2e bench demo down deps clean asan test-bins
 all: build/skiff
 
 build/obj/%.o: %.c build/obj/%.d
@@ -93,6 +93,9 @@ build/fuzz/%: fuzz/%.c build/libskiff-fuzz.a
 
 deps:
 	@bash scripts/deps.sh
+
+# Every test binary built, none run (tests/fresh-root.sh).
+test-bins: all asan $(UNIT_BIN) $(FUZZ_BIN)
 
 # T=test_store (or "test_store test_json") runs only those unit tests.
 UNIT_SEL := $(if $(T),$(addprefix build/unit/,$(T)),$(UNIT_BIN))

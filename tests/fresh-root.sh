@@ -6,7 +6,8 @@
 # namespace:
 #   1. `make` without the packages must fail and name `make deps`;
 #   2. `make deps` (scripts/deps.sh) installs every package of scripts/deps.d/;
-#   3. `make` builds build/skiff;
+#   3. `make` builds build/skiff, then `make test-bins` the sanitizer, unit
+#      and fuzz binaries (built, not run: the tests run in .ci/run's make test);
 #   4. `build/skiff version` and `build/skiff server --help` run.
 # A package missing from scripts/deps.d/ fails step 3 or 4 here.
 #
@@ -100,6 +101,9 @@ say "2. make deps"
 make deps || fail "make deps (scripts/deps.sh) failed"
 say "3. make"
 make -j"$(nproc)" || fail "the build failed after make deps: a package is missing from scripts/deps.d/"
+make -j"$(nproc)" test-bins >/tmp/test-bins.log 2>&1 || { tail -30 /tmp/test-bins.log
+	fail "building the test binaries failed after make deps: a package is missing from scripts/deps.d/"; }
+say "   test binaries: $(ls build/unit build/fuzz | grep -c '^test_\|^fuzz_') built"
 say "4. build/skiff version; build/skiff server --help"
 build/skiff version || fail "build/skiff version"
 build/skiff server --help >/tmp/help.txt 2>&1 || { cat /tmp/help.txt; fail "build/skiff server --help"; }
