@@ -3,6 +3,7 @@
 #   make test       deps, unit tests (ASan+UBSan), fuzz smoke runs, end-to-end tests
 #   make bench      benchmarks (not part of test)
 #   make demo       start a one-node cluster and run the example
+#   make generate   regenerate committed generated code
 CC       ?= gcc
 PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp
 CFLAGS   ?= -O2 -g
@@ -28,7 +29,7 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
-.PHONY: all test unit fuzz e2e bench demo down deps clean asan
+.PHONY: all test unit fuzz e2e bench demo down deps clean asan generate
 all: build/skiff
 
 build/obj/%.o: %.c $(HDRS)
@@ -78,6 +79,25 @@ build/fuzz/%: fuzz/%.c build/libskiff-fuzz.a
 
 deps:
 	@bash scripts/deps.sh
+
+# Generated code (docs/DEVELOPING.md). src/api/protobuf-types.c is rendered
+# from the committed description of k8s.io/api and apimachinery at
+# K8S_API_REF; that description is extracted again only when K8S_API_REPO and
+# APIMACHINERY_REPO name the upstream git repositories.
+K8S_API_REF := v0.32.13
+PB_DESC     := scripts/gen/k8s-protobuf-$(K8S_API_REF).tsv
+PYTHON      ?= python3
+export PYTHON
+
+generate:
+ifneq ($(K8S_API_REPO)$(APIMACHINERY_REPO),)
+	@echo "  EXTRACT $(PB_DESC)"
+	@$(PYTHON) scripts/gen-protobuf-types.py extract --api "$(K8S_API_REPO)" \
+		--apimachinery "$(APIMACHINERY_REPO)" --ref $(K8S_API_REF) -o $(PB_DESC)
+endif
+	@echo "  RENDER  src/api/protobuf-types.c"
+	@$(PYTHON) scripts/gen-protobuf-types.py render $(PB_DESC) -o src/api/protobuf-types.c
+
 
 unit: $(UNIT_BIN)
 	@bash tests/run-unit.sh $(UNIT_BIN)
