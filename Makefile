@@ -3,7 +3,7 @@
 #   make test       deps, unit tests (ASan+UBSan), fuzz smoke runs, end-to-end tests
 #   make bench      benchmarks (not part of test)
 #   make demo       start a one-node cluster and run the example
-#   make generate   regenerate committed generated code
+#   make generate   regenerate committed generated code (check-generated: CI's comparison)
 CC       ?= gcc
 PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp
 CFLAGS   ?= -O2 -g
@@ -29,7 +29,7 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
-.PHONY: all test unit fuzz e2e bench demo down deps clean asan generate
+.PHONY: all test unit fuzz e2e bench demo down deps clean asan generate check-generated
 all: build/skiff
 
 build/obj/%.o: %.c $(HDRS)
@@ -98,6 +98,8 @@ endif
 	@echo "  RENDER  src/api/protobuf-types.c"
 	@$(PYTHON) scripts/gen-protobuf-types.py render $(PB_DESC) -o src/api/protobuf-types.c
 
+check-generated:
+	@bash scripts/check-generated.sh $(K8S_API_REF) $(if $(K8S_API_REPO)$(APIMACHINERY_REPO),"$(K8S_API_REPO)" "$(APIMACHINERY_REPO)")
 
 unit: $(UNIT_BIN)
 	@bash tests/run-unit.sh $(UNIT_BIN)
