@@ -24,8 +24,10 @@ v0."$minor".*) ;;
 *) bad "$desc describes k8s.io/api $ref, but skiff serves Kubernetes 1.${minor:-?} (src/util/version.h)" ;;
 esac
 for f in scripts/gen/k8s-protobuf-*.tsv; do
-	[ "$f" = "$desc" ] || bad "$f: not the pinned tag $ref (remove it)"
+	[ ! -e "$f" ] || [ "$f" = "$desc" ] || bad "$f: not the pinned tag $ref (remove it)"
 done
+[ -f "$desc" ] || { bad "$desc: missing (make generate K8S_API_REPO=DIR APIMACHINERY_REPO=DIR extracts it)"; exit 1; }
+head -1 "$desc" | grep -qF -- "extract --ref $ref; DO NOT EDIT." || bad "$desc: its first line does not name tag $ref"
 
 if [ $# -eq 3 ]; then
 	"$py" scripts/gen-protobuf-types.py extract --api "$2" --apimachinery "$3" --ref "$ref" -o "$tmp/desc.tsv"
