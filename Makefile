@@ -6,6 +6,7 @@
 #   make e2e K=watch            end-to-end tests whose names match (pytest -k)
 #   make bench      benchmarks (not part of test)
 #   make demo       start a one-node cluster and run the example
+#   make generate   regenerate committed generated code (check-generated: CI's comparison)
 # demo, test and bench install the packages first and then build in a sub-make,
 # so the pkg-config flags below are computed after the install.
 CC       ?= gcc
@@ -23,7 +24,7 @@ VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # Goals that need no libraries: they install them, or call a sub-make that
 # parses this file again once they are installed.
-NOLIB_GOALS := deps demo test bench down clean help
+NOLIB_GOALS := deps demo test bench down clean help generate check-generated
 ifneq ($(filter-out $(NOLIB_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)
@@ -43,7 +44,7 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
-.PHONY: all test unit fuzz e2e bench demo down deps clean asan test-bins
+.PHONY: all test unit fuzz e2e bench demo down deps clean asan test-bins generate check-generated
 all: build/skiff
 
 build/obj/%.o: %.c build/obj/%.d
@@ -101,6 +102,27 @@ test-bins: all asan $(UNIT_BIN) $(FUZZ_BIN)
 UNIT_SEL := $(if $(T),$(addprefix build/unit/,$(T)),$(UNIT_BIN))
 unit: $(UNIT_SEL)
 	@bash tests/run-unit.sh $(UNIT_SEL)
+
+# Generated code (docs/DEVELOPING.md). src/api/protobuf-types.c is rendered
+# from the committed description of k8s.io/api and apimachinery at
+# K8S_API_REF; that description is extracted again only when K8S_API_REPO and
+# APIMACHINERY_REPO name the upstream git repositories.
+K8S_API_REF := v0.32.13
+PB_DESC     := scripts/gen/k8s-protobuf-$(K8S_API_REF).tsv
+PYTHON      ?= python3
+export PYTHON
+
+generate:
+ifneq ($(K8S_API_REPO)$(APIMACHINERY_REPO),)
+	@echo "  EXTRACT $(PB_DESC)"
+	@$(PYTHON) scripts/gen-protobuf-types.py extract --api "$(K8S_API_REPO)" \
+		--apimachinery "$(APIMACHINERY_REPO)" --ref $(K8S_API_REF) -o $(PB_DESC)
+endif
+	@echo "  RENDER  src/api/protobuf-types.c"
+	@$(PYTHON) scripts/gen-protobuf-types.py render $(PB_DESC) -o src/api/protobuf-types.c
+
+check-generated:
+	@bash scripts/check-generated.sh $(K8S_API_REF) $(if $(K8S_API_REPO)$(APIMACHINERY_REPO),"$(K8S_API_REPO)" "$(APIMACHINERY_REPO)")
 
 fuzz: $(FUZZ_BIN)
 	@bash tests/run-fuzz.sh $(FUZZ_BIN)

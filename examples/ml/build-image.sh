@@ -8,12 +8,18 @@
 # prints "<layout>:<tag>" on stdout. Cached: layers 1+2 are keyed by a hash of
 # this script and the Debian mirror/suite/packages, layer 3 by a hash of the
 # code, so a second run with unchanged inputs does nothing and a code change
-# only rebuilds the last layer. Needs root (mmdebstrap, umoci unpack).
+# only rebuilds the last layer. Packages come from SKIFF_DEBIAN_MIRROR, by
+# default the Debian mirror of this machine's apt sources (scripts/apt-mirror.sh).
+# Needs root (mmdebstrap, umoci unpack).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cache="${ML_IMAGE_CACHE:-$root/build/ml-image}"
-mirror="${SKIFF_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+mirror="${SKIFF_DEBIAN_MIRROR:-}"
+if [ -z "$mirror" ]; then
+	mirror="$(bash "$root/scripts/apt-mirror.sh")" ||
+		{ echo "build-image.sh: set SKIFF_DEBIAN_MIRROR to a Debian mirror URL" >&2; exit 1; }
+fi
 suite=bookworm
 pkgs=python3-minimal,python3-numpy
 code=(mlcore.py train.py serve.py score.py)

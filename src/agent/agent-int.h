@@ -15,7 +15,6 @@
 #include "runtime/runtime.h"
 #include "runtime/sandbox.h"
 
-#define SK_KUBELET_VERSION "v1.32.0"
 #define SK_COMPONENT "kubelet"
 
 enum probe_kind { PROBE_STARTUP = 0, PROBE_READINESS, PROBE_LIVENESS };

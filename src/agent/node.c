@@ -9,6 +9,7 @@
 #include "agent/agent-int.h"
 #include "util/quantity.h"
 #include "util/util.h"
+#include "util/version.h"
 
 #define LEASE_SECONDS 40
 #define LEASE_RENEW_S 10
@@ -129,7 +130,7 @@ static json_t *node_info(struct sk_agent *a)
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "machineID", mid ? mid : "",
 			 "systemUUID", uuid ? uuid : (mid ? mid : ""), "bootID", boot ? boot : "", "kernelVersion",
 			 u.release, "osImage", os, "containerRuntimeVersion", rtv, "kubeletVersion",
-			 SK_KUBELET_VERSION, "kubeProxyVersion", SK_KUBELET_VERSION, "operatingSystem", "linux",
+			 SK_KUBE_VERSION, "kubeProxyVersion", SK_KUBE_VERSION, "operatingSystem", "linux",
 			 "architecture", "amd64");
 }
 

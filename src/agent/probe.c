@@ -14,6 +14,7 @@
 
 #include "agent/agent-int.h"
 #include "util/util.h"
+#include "util/version.h"
 
 /* A port given as a number or a container port name. */
 static int resolve_port(struct apod *p, const char *ctr, json_t *port)
@@ -96,7 +97,7 @@ static int run_http(struct apod *p, const char *ctr, json_t *h, int timeout_s, c
 	const char *scheme = sk__ag_jstr(h, "scheme") ? sk__ag_jstr(h, "scheme") : "HTTP";
 	cleanup_free char *url = xasprintf("%s://%s:%d%s%s", !strcasecmp(scheme, "HTTPS") ? "https" : "http", host,
 					   port, path[0] == '/' ? "" : "/", path);
-	struct curl_slist *hl = curl_slist_append(NULL, "User-Agent: kube-probe/1.32");
+	struct curl_slist *hl = curl_slist_append(NULL, "User-Agent: kube-probe/" SK_KUBE_MAJOR_MINOR);
 	CURL *c = curl_easy_init();
 	json_t *hdr;
 	size_t i;

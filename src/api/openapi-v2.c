@@ -23,6 +23,7 @@
 
 #include "api/openapi.h"
 #include "util/util.h"
+#include "util/version.h"
 
 /* gnostic openapi_v2 field numbers */
 enum {
@@ -111,7 +112,7 @@ static json_t *build_json(void)
 	}
 	json_decref(idx);
 	return json_pack("{s:s, s:{s:s, s:s}, s:{}, s:o}", "swagger", "2.0", "info", "title", "Kubernetes",
-			 "version", "v1.32.0", "paths", "definitions", defs);
+			 "version", SK_KUBE_VERSION, "paths", "definitions", defs);
 }
 
 /* ---- protobuf (gnostic openapi_v2.Document) ---- */
@@ -249,7 +250,7 @@ static void encode_doc(pbuf *b, json_t *doc)
 
 	put_str(b, DOC_SWAGGER, "2.0");
 	put_str(&info, INFO_TITLE, "Kubernetes");
-	put_str(&info, INFO_VERSION, "v1.32.0");
+	put_str(&info, INFO_VERSION, SK_KUBE_VERSION);
 	put_msg(b, DOC_INFO, &info);
 	put_bytes(b, DOC_PATHS, "", 0); /* an empty Paths message */
 	json_object_foreach(json_object_get(doc, "definitions"), k, v)

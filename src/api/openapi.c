@@ -9,6 +9,7 @@
 #include "api/openapi.h"
 #include "api/schema.h"
 #include "util/util.h"
+#include "util/version.h"
 
 #define MAX_DOCS 24
 #define PATCH_REF "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
@@ -480,7 +481,7 @@ static json_t *base_doc(const char *title)
 
 static json_t *build_gv(const char *group, const char *version)
 {
-	json_t *doc = base_doc("v1.32.0");
+	json_t *doc = base_doc(SK_KUBE_VERSION);
 	json_t *paths = json_object_get(doc, "paths");
 	json_t *comps = json_object();
 	cleanup_free char *prefix = *group ? xasprintf("/apis/%s/%s", group, version) : xstrdup("/api/v1");

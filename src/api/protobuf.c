@@ -10,7 +10,7 @@
  * nesting depth and checks every length against the bytes left. What each
  * field means comes from the tables in protobuf-types.c, generated from
  * upstream's generated.proto files and the Go types' json tags by
- * protobuf-types-gen.py.
+ * scripts/gen-protobuf-types.py.
  *
  * JSON follows encoding/json on the upstream Go types, the shape the API
  * server already handles: go-to-protobuf writes non-pointer fields even when

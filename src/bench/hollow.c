@@ -9,6 +9,7 @@
 
 #include "sched/smap.h"
 #include "util/util.h"
+#include "util/version.h"
 
 #define DEFAULT_WORKERS 16
 
@@ -61,7 +62,7 @@ static json_t *node_object(const sk_hollow *h, int i)
 		      name, "kubernetes.io/os", "linux", "type", "hollow", "status", "capacity", cap, "allocatable", cap,
 		      "conditions", "type", "Ready", "status", "True", "reason", "KubeletReady", "message",
 		      "hollow node is ready", "addresses", "type", "InternalIP", "address", ip, "type", "Hostname",
-		      "address", name, "nodeInfo", "kubeletVersion", "v1.31.0-skiff-hollow", "operatingSystem", "linux",
+		      "address", name, "nodeInfo", "kubeletVersion", SK_KUBE_VERSION "-skiff-hollow", "operatingSystem", "linux",
 		      "architecture", "amd64", "containerRuntimeVersion", "hollow://0");
 	json_decref(cap);
 	return n;

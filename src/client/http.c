@@ -13,6 +13,7 @@
 #include "client/client-int.h"
 #include "util/json.h"
 #include "util/util.h"
+#include "util/version.h"
 
 #define POOL_MAX 8
 
@@ -126,7 +127,7 @@ static struct curl_slist *base_headers(http_client *hc, const char *accept, cons
 
 	hl = curl_slist_append(hl, hc->auth_header);
 	hl = curl_slist_append(hl, ac);
-	hl = curl_slist_append(hl, "User-Agent: skiff-agent/v1.32.0");
+	hl = curl_slist_append(hl, "User-Agent: skiff-agent/" SK_KUBE_VERSION);
 	if (ct)
 		hl = curl_slist_append(hl, ct);
 	return hl;

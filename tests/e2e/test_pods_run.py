@@ -135,22 +135,22 @@ spec:
   initContainers:
   - name: first
     image: busybox:1
-    command: ["sh", "-c", "echo one > /work/order"]
-    volumeMounts: [{{name: work, mountPath: /work}}]
+    command: ["sh", "-c", "echo one > /shared/order"]
+    volumeMounts: [{{name: work, mountPath: /shared}}]
   - name: second
     image: busybox:1
-    command: ["sh", "-c", "echo two >> /work/order"]
-    volumeMounts: [{{name: work, mountPath: /work}}]
+    command: ["sh", "-c", "echo two >> /shared/order"]
+    volumeMounts: [{{name: work, mountPath: /shared}}]
   - name: side
     image: busybox:1
     restartPolicy: Always
-    command: ["sh", "-c", "echo sidecar-up > /work/side; sleep 3600"]
-    volumeMounts: [{{name: work, mountPath: /work}}]
+    command: ["sh", "-c", "echo sidecar-up > /shared/side; sleep 3600"]
+    volumeMounts: [{{name: work, mountPath: /shared}}]
   containers:
   - name: c
     image: busybox:1
-    command: ["sh", "-c", "sleep 1; cat /work/order /work/side"]
-    volumeMounts: [{{name: work, mountPath: /work}}]
+    command: ["sh", "-c", "sleep 1; cat /shared/order /shared/side"]
+    volumeMounts: [{{name: work, mountPath: /shared}}]
   volumes:
   - {{name: work, emptyDir: {{}}}}
 """)
