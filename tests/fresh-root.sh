@@ -74,19 +74,19 @@ fi
 
 work=$(mktemp -d /var/tmp/skiff-fresh-root.XXXXXX)
 cleanup() {
-	if [ "${SKIFF_ROOT_KEEP:-0}" = 1 ]; then say "root kept in $work/root"; return; fi
+	if [ "${SKIFF_ROOT_KEEP:-0}" = 1 ]; then say "root kept in $work/fs"; return; fi
 	# The namespace's mounts went with it; --one-file-system never crosses into one that did not.
 	rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/root"
-tar -xf "$base" -C "$work/root"
-mkdir -p "$work/root/src/skiff"
-git -C "$src" archive --format=tar HEAD | tar -x -C "$work/root/src/skiff"
-cp /etc/resolv.conf "$work/root/etc/resolv.conf" 2>/dev/null || true
-say "root ready in $work/root ($(git -C "$src" rev-parse --short HEAD), clean export)"
+mkdir -p "$work/fs"
+tar -xf "$base" -C "$work/fs"
+mkdir -p "$work/fs/src/skiff"
+git -C "$src" archive --format=tar HEAD | tar -x -C "$work/fs/src/skiff"
+cp /etc/resolv.conf "$work/fs/etc/resolv.conf" 2>/dev/null || true
+say "root ready in $work/fs ($(git -C "$src" rev-parse --short HEAD), clean export)"
 
-cat >"$work/root/src/steps.sh" <<'STEPS'
+cat >"$work/fs/src/steps.sh" <<'STEPS'
 set -uo pipefail
 cd /src/skiff
 t0=$SECONDS
@@ -121,5 +121,5 @@ unshare --mount --pid --fork --propagation private /bin/bash -c '
 	mount -t sysfs sysfs "$r/sys"
 	mount -t tmpfs tmpfs "$r/tmp"
 	exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-		/bin/bash /src/steps.sh' _ "$work/root" || fail "see the step above"
+		/bin/bash /src/steps.sh' _ "$work/fs" || fail "see the step above"
 say "passed"
