@@ -138,7 +138,8 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		return;
 	}
 	if (sk__parse_path(req->path, &p, &err) < 0) {
-		sk__reply_error(resp, &err, NULL, NULL);
+		/* an unserved path: upstream's not-found handler sends empty details */
+		sk__reply_error(resp, &err, NULL, err.code == SK_ENOTFOUND ? "" : NULL);
 		return;
 	}
 	sk__handle_resource(api, req, &p, resp);
@@ -245,23 +246,32 @@ int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_erro
 
 	if (r->namespaced && namespace_check(api, json_string_value(json_object_get(meta, "namespace")), err) < 0)
 		return -1;
+	if (!strcmp(r->kind, "Job") && sk_defaults_job_selector(obj, err) < 0)
+		return -1;
 	if (!strcmp(r->kind, "Pod")) {
 		if (admit_pod(api, obj, err) < 0)
 			return -1;
 		init_pod_status(obj);
-	} else if (!strcmp(r->kind, "Job")) {
-		if (sk_defaults_job_selector(obj, err) < 0)
-			return -1;
 	} else if (!strcmp(r->kind, "Namespace")) {
 		json_t *st = json_object();
 
 		json_object_set_new(st, "phase", json_string("Active"));
 		json_object_set_new(obj, "status", st);
 	} else if ((r->subresources & SK_SUB_STATUS) && strcmp(r->kind, "Node")) {
-		/* status is written through /status; a create starts without it */
-		json_object_del(obj, "status");
+		/* status is written through /status: a create starts from the
+		 * zero status, as upstream's PrepareForCreate, in the form Go
+		 * serializes it (structs and fields without omitempty stay) */
+		json_t *st;
+
 		if (!strcmp(r->kind, "PersistentVolumeClaim") || !strcmp(r->kind, "PersistentVolume"))
-			json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Pending"));
+			st = json_pack("{s:s}", "phase", "Pending");
+		else if (!strcmp(r->kind, "Service"))
+			st = json_pack("{s:{}}", "loadBalancer");
+		else if (!strcmp(r->kind, "ReplicaSet"))
+			st = json_pack("{s:i}", "replicas", 0);
+		else
+			st = json_object();
+		json_object_set_new(obj, "status", st);
 	}
 	return 0;
 }

@@ -48,7 +48,7 @@ typedef struct sk_api_response {
 	char *body;                   /* malloc'd; freed by sk_api_response_release */
 	size_t len;
 	const char *content_type;     /* static string */
-	char *warning;                /* malloc'd "299 - \"...\"" Warning header value or NULL */
+	char *warning;                /* malloc'd Warning header values (299 - "..."), one per line, or NULL */
 	sk_api_watch *watch;          /* non-NULL: stream events with sk_api_watch_take */
 	struct sk_api_stream *stream; /* non-NULL: stream raw bytes (pod logs follow) */
 	json_t *obj;                  /* with want_obj: the reply object (new reference) instead of body */

@@ -140,7 +140,7 @@ static void reply_text(sk_api_response *resp, int status, const char *text)
 
 static void not_found(sk_api_response *resp)
 {
-	sk__reply_status(resp, 404, "NotFound", "the server could not find the requested resource", NULL, NULL, NULL);
+	sk__reply_status(resp, 404, "NotFound", "the server could not find the requested resource", NULL, "", NULL);
 }
 
 /* client-go asks for application/com.github.proto-openapi.spec.v2@v1.0+protobuf */

@@ -155,7 +155,8 @@ static json_t *load(sk_api *api, const sk_api_resource *r, const char *ns, const
 
 	if (sk_store_get(api->store, key, &kv, err) < 0) {
 		if (err->code == SK_ENOTFOUND)
-			sk_error_set(err, SK_ENOTFOUND, "%s \"%s\" not found", r->plural, name);
+			sk_error_set(err, SK_ENOTFOUND, "%s%s%s \"%s\" not found", r->plural, r->group[0] ? "." : "",
+				     r->group, name);
 		return NULL;
 	}
 	o = sk__obj_decode(kv.value, kv.len, kv.mod_rev);
@@ -166,7 +167,40 @@ static json_t *load(sk_api *api, const sk_api_resource *r, const char *ns, const
 	return o;
 }
 
-/* Unknown fields per fieldValidation: Strict rejects, Warn adds a warning. */
+/* Adds one Warning header value (299 - "text", quotes and backslashes
+ * escaped as upstream's NewWarningHeader) to resp; warnings beyond 4 KiB in
+ * all are dropped, as upstream's recorder truncates them. */
+static void add_warning(sk_api_response *resp, const char *text)
+{
+	size_t have = resp->warning ? strlen(resp->warning) : 0, n = 0;
+	char *w = xmalloc(2 * strlen(text) + 10);
+
+	memcpy(w, "299 - \"", 7);
+	n = 7;
+	for (const char *c = text; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			w[n++] = '\\';
+		w[n++] = *c;
+	}
+	w[n++] = '"';
+	w[n] = '\0';
+	if (have + n + 1 > 4096) {
+		free(w);
+		return;
+	}
+	if (!resp->warning) {
+		resp->warning = w;
+		return;
+	}
+	resp->warning = xrealloc(resp->warning, have + n + 2);
+	resp->warning[have] = '\n';      /* one header per line (http.c) */
+	memcpy(resp->warning + have + 1, w, n + 1);
+	free(w);
+}
+
+/* Unknown fields per fieldValidation (default Warn): Strict rejects the
+ * request; Warn and Ignore drop them from the object, as upstream's decoder
+ * into typed structs does, and Warn sends one Warning header each. */
 static int check_fields(const sk_api_request *req, const sk_api_resource *r, json_t *obj, sk_api_response *resp,
 			sk_error_t *err)
 {
@@ -175,9 +209,6 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 	cleanup_json json_t *unknown = NULL;
 	size_t i;
 	json_t *u;
-	char buf[1024];
-	size_t off = 0;
-	int strict;
 
 	sc = sk_schema_for_kind(r->group, r->version, r->kind);
 	if (!sc)
@@ -185,23 +216,30 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 	if (sk_schema_check_types(sc, obj, err) < 0)
 		return sk_error_wrap(err, "%s in version \"%s\" cannot be handled as a %s", r->kind, r->version,
 				     r->kind);
+	if (fv && !strcmp(fv, "Strict")) {
+		char buf[1024];
+		size_t off = 0;
+
+		unknown = sk_schema_unknown_fields(sc, obj);
+		if (!json_array_size(unknown))
+			return 0;
+		buf[0] = '\0';
+		json_array_foreach(unknown, i, u) {
+			off += (size_t)snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0,
+						"%sunknown field \"%s\"", i ? ", " : "", json_string_value(u));
+			if (off >= sizeof(buf))
+				break;
+		}
+		return sk_error_set(err, SK_EBADREQUEST, "strict decoding error: %s", buf);
+	}
+	unknown = sk_schema_prune_unknown(sc, obj);
 	if (fv && !strcmp(fv, "Ignore"))
 		return 0;
-	strict = fv && !strcmp(fv, "Strict");
-	unknown = sk_schema_unknown_fields(sc, obj);
-	if (!unknown || !json_array_size(unknown))
-		return 0;
-	buf[0] = '\0';
 	json_array_foreach(unknown, i, u) {
-		off += (size_t)snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0, "%sunknown field \"%s\"",
-					i ? ", " : "", json_string_value(u));
-		if (off >= sizeof(buf))
-			break;
+		cleanup_free char *text = xasprintf("unknown field \"%s\"", json_string_value(u));
+
+		add_warning(resp, text);
 	}
-	if (strict)
-		return sk_error_set(err, SK_EBADREQUEST, "strict decoding error: %s", buf);
-	free(resp->warning);
-	resp->warning = xasprintf("299 - \"%s\"", buf);
 	return 0;
 }
 
@@ -267,7 +305,8 @@ static int64_t store_create(sk_api *api, const sk_api_resource *r, json_t *obj, 
 		st->len = len;
 	}
 	if (rev < 0 && err->code == SK_EEXISTS)
-		sk_error_set(err, SK_EEXISTS, "%s \"%s\" already exists", r->plural, meta_str(obj, "name"));
+		sk_error_set(err, SK_EEXISTS, "%s%s%s \"%s\" already exists", r->plural, r->group[0] ? "." : "",
+			     r->group, meta_str(obj, "name"));
 	return rev;
 }
 
@@ -289,7 +328,8 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 			     "your changes to the latest version and try again",
 			     r->plural, r->group[0] ? "." : "", r->group, meta_str(obj, "name"));
 	else if (rev < 0 && err->code == SK_ENOTFOUND)
-		sk_error_set(err, SK_ENOTFOUND, "%s \"%s\" not found", r->plural, meta_str(obj, "name"));
+		sk_error_set(err, SK_ENOTFOUND, "%s%s%s \"%s\" not found", r->plural, r->group[0] ? "." : "",
+			     r->group, meta_str(obj, "name"));
 	return rev;
 }
 
@@ -348,8 +388,9 @@ static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p,
 	sk_error_t err = {0};
 	cleanup_json json_t *obj = parse_body(req, &err);
 	stored st = {0};
+	const char *name, *gen;
 	int64_t rev;
-	int rc;
+	int rc, generated;
 
 	if (!obj)
 		goto fail;
@@ -357,6 +398,9 @@ static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p,
 		sk_error_set(&err, SK_EBADREQUEST, "the namespace of the object must be set on the request");
 		goto fail;
 	}
+	name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+	gen = json_string_value(json_object_get(json_object_get(obj, "metadata"), "generateName"));
+	generated = (!name || !*name) && gen && *gen;
 	rc = prepare_create(api, req, p, obj, from_apply, resp, &err);
 	if (rc == -2)
 		return;
@@ -367,6 +411,18 @@ static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p,
 		return;
 	}
 	rev = store_create(api, p->res, obj, &st, &err);
+	/* RetryGenerateName (on by default since 1.31): a generated name that
+	 * collides is drawn again, 8 attempts in all as upstream's store. */
+	for (int tries = 1; rev < 0 && err.code == SK_EEXISTS && generated && tries < 8; tries++) {
+		char sfx[6], full[300];
+
+		gen = json_string_value(json_object_get(meta_of(obj), "generateName"));
+		name_suffix(sfx);
+		snprintf(full, sizeof(full), "%.*s%s", 58, gen ? gen : "", sfx);
+		json_object_set_new(meta_of(obj), "name", json_string(full));
+		sk_error_clear(&err);
+		rev = store_create(api, p->res, obj, &st, &err);
+	}
 	if (rev < 0)
 		goto fail;
 	reply_stored(resp, 201, obj, &st, rev);
@@ -1376,8 +1432,9 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 		} else if (!strcmp(p->sub, "log") && (sub & SK_SUB_LOG) && !strcmp(m, "GET")) {
 			sk__handle_log(api, req, p, resp);
 		} else {
+			/* as upstream's not-found handler: empty details */
 			sk__reply_status(resp, 404, "NotFound", "the server could not find the requested resource",
-					 p->res, p->name, NULL);
+					 NULL, "", NULL);
 		}
 		return;
 	}

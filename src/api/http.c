@@ -345,14 +345,25 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 		stream_register(h, s);
 		mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, pipe_reader, s, stream_free);
 	} else {
+		/* kube-apiserver's JSON encoder ends every object with a newline */
+		if (r->body && r->len && r->body[r->len - 1] != '\n' &&
+		    (!r->content_type || !strncmp(r->content_type, "application/json", 16))) {
+			r->body = xrealloc(r->body, r->len + 1);
+			r->body[r->len++] = '\n';
+		}
 		mr = MHD_create_response_from_buffer(r->len, r->body ? r->body : (char *)"", r->body ? MHD_RESPMEM_MUST_FREE
 												   : MHD_RESPMEM_PERSISTENT);
 		r->body = NULL;
 	}
 	MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type ? r->content_type : "application/json");
 	MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
-	if (r->warning)
-		MHD_add_response_header(mr, "Warning", r->warning);
+	/* one Warning header per line of r->warning */
+	for (char *w = r->warning, *nl; w && *w; w = nl ? nl + 1 : NULL) {
+		nl = strchr(w, '\n');
+		if (nl)
+			*nl = '\0';
+		MHD_add_response_header(mr, "Warning", w);
+	}
 	ret = MHD_queue_response(conn, (unsigned)r->status, mr);
 	MHD_destroy_response(mr);
 	sk_api_response_release(r);

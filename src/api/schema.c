@@ -200,38 +200,45 @@ static char *path_str(const struct path *p)
 	return *up ? xasprintf("%s.%s", up, p->key) : xstrdup(p->key);
 }
 
-static void unknown_walk(const sk_schema *s, json_t *v, const struct path *path, json_t *out)
+/* Appends the path of each field the schema does not know to out (when not
+ * NULL) and, with prune, deletes it from v. */
+static void unknown_walk(const sk_schema *s, json_t *v, const struct path *path, json_t *out, int prune)
 {
 	const char *key;
 	json_t *child;
+	void *tmp;
 	size_t i;
 
 	if (!s || !v)
 		return;
 	if (s->type == SK_SCHEMA_OBJECT && json_is_object(v)) {
-		json_object_foreach(v, key, child) {
+		json_object_foreach_safe(v, tmp, key, child) {
 			const sk_schema_field *f = field_of(s, key);
 			struct path p = {path, key, 0};
 
 			if (!f) {
-				cleanup_free char *ps = path_str(&p);
+				if (out) {
+					cleanup_free char *ps = path_str(&p);
 
-				json_array_append_new(out, json_string(ps));
+					json_array_append_new(out, json_string(ps));
+				}
+				if (prune)
+					json_object_del(v, key);
 			} else {
-				unknown_walk(f->schema, child, &p, out);
+				unknown_walk(f->schema, child, &p, out, prune);
 			}
 		}
 	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
 		json_object_foreach(v, key, child) {
 			struct path p = {path, key, 0};
 
-			unknown_walk(s->items, child, &p, out);
+			unknown_walk(s->items, child, &p, out, prune);
 		}
 	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
 		json_array_foreach(v, i, child) {
 			struct path p = {path, NULL, i};
 
-			unknown_walk(s->items, child, &p, out);
+			unknown_walk(s->items, child, &p, out, prune);
 		}
 	}
 }
@@ -240,7 +247,15 @@ json_t *sk_schema_unknown_fields(const sk_schema *schema, json_t *obj)
 {
 	json_t *out = json_array();
 
-	unknown_walk(schema, obj, NULL, out);
+	unknown_walk(schema, obj, NULL, out, 0);
+	return out;
+}
+
+json_t *sk_schema_prune_unknown(const sk_schema *schema, json_t *obj)
+{
+	json_t *out = json_array();
+
+	unknown_walk(schema, obj, NULL, out, 1);
 	return out;
 }
 

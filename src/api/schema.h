@@ -122,6 +122,9 @@ const sk_schema *sk_schema_child(const sk_schema *s, const char *name);
  *     299 - "unknown field \"P\""   (text: unknown field "P")
  *   fieldValidation=Ignore → nothing. */
 json_t *sk_schema_unknown_fields(const sk_schema *schema, json_t *obj);
+/* The same paths, and each of those fields is deleted from obj (what a Go
+ * decoder into typed structs drops). Caller owns the array. */
+json_t *sk_schema_prune_unknown(const sk_schema *schema, json_t *obj);
 
 /* Checks the JSON types of known fields (null is always accepted, as Go
  * decodes it to the zero value). On the first mismatch fills err with

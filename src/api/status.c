@@ -89,9 +89,9 @@ void sk__reply_status(sk_api_response *resp, int code, const char *reason, const
 {
 	cleanup_free char *t1 = NULL, *t2 = NULL;
 	const char *msg = utf8_safe(msg_in, &t1), *name = utf8_safe(name_in, &t2);
-	cleanup_json json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion",
-					    "v1", "metadata", "status", "Failure", "message", msg, "reason",
-					    reason, "code", code);
+	/* metav1.Status's field order: kind, apiVersion, metadata, status, message, reason, details, code */
+	cleanup_json json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s}", "kind", "Status", "apiVersion", "v1",
+					    "metadata", "status", "Failure", "message", msg, "reason", reason);
 	json_t *details = NULL;
 
 	if (r || name || causes) {
@@ -107,6 +107,7 @@ void sk__reply_status(sk_api_response *resp, int code, const char *reason, const
 			json_object_set(details, "causes", causes);
 		json_object_set_new(st, "details", details);
 	}
+	json_object_set_new(st, "code", json_integer(code));
 	free(resp->body);
 	sk__reply_json(resp, code, st);
 }
