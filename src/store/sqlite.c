@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "store/fault.h"
 #include "store/sqlite-int.h"
 #include "util/util.h"
 
@@ -857,6 +858,7 @@ sk_store *sk__sqlite_open(const char *dir, const sk_store_options *opts, sk_erro
 		sk_error_errno(err, errno, "store \"%s\": mkdir", dir);
 		return NULL;
 	}
+	sk__fault_setup();
 	s = xzalloc(sizeof(*s));
 	s->base.ops = &sqlite_ops;
 	s->path = xasprintf("%s/state.db", dir);
