@@ -37,6 +37,7 @@
 #define IDLE_WAIT_NS (100 * 1000000LL)
 #define CHECKPOINT_EVERY_NS (1000 * 1000000LL)
 #define COMPACT_EVERY_NS (100 * 1000000LL)
+#define COMPACT_RETRY_NS (1000 * 1000000LL)
 
 enum { OP_CREATE, OP_UPDATE, OP_DELETE, OP_COMPACT };
 
@@ -90,8 +91,10 @@ struct sqlite_store {
 	struct wreq *cwait;                     /* compaction requests in progress (writer only) */
 	struct rev_sample samples[NSAMPLES];
 	size_t nsamples;
-	int64_t sample_every_ns, last_ckpt_ns, last_compact_ns, compact_lag;
+	int64_t sample_every_ns, last_ckpt_ns, last_compact_ns, compact_failed_ns, compact_lag;
 	int dirty, behind;
+	int unsure;                             /* a failed commit whose outcome is not known yet */
+	sk_error_t broken;                      /* code != 0: the database is unusable, writes are refused */
 };
 
 #define S(base) ((struct sqlite_store *)(base))
@@ -222,15 +225,25 @@ static void maintain(struct sqlite_store *s, int idle)
 	sk_error_t err = {0};
 	int r = 0;
 
+	if (s->broken.code) {
+		/* Nothing more is written to a database that cannot be trusted. */
+		if (s->cwait)
+			finish_compactions(s, &s->broken);
+		return;
+	}
 	sample_rev(s, now);
 	target = compact_target(s, now);
 	want = pending_compaction(s);
-	if (want > s->compacted || compaction_due(s, target, now, idle)) {
+	if (want > s->compacted ||
+	    (now - s->compact_failed_ns >= COMPACT_RETRY_NS && compaction_due(s, target, now, idle))) {
 		r = compact_step(s, want > target ? want : target, &err);
 		s->last_compact_ns = now;
 	}
-	if (r < 0)
+	if (r < 0) {
+		/* A full disk fails every step: retry once a second, not on every idle wakeup. */
 		sk_warn("store", "compaction: %s", err.msg);
+		s->compact_failed_ns = now;
+	}
 	if (s->cwait)
 		finish_compactions(s, r < 0 ? &err : NULL);
 	s->behind = r > 0;
@@ -325,14 +338,107 @@ static void publish(struct sqlite_store *s, struct wreq **reqs, size_t n, int64_
 	pthread_mutex_unlock(&s->wmu);
 }
 
-static void fail_accepted(struct wreq **reqs, size_t n, const sk_error_t *err)
+/* Fails every write of reqs (not compactions) with err. */
+static void fail_all(struct wreq **reqs, size_t n, const sk_error_t *err)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (reqs[i]->op == OP_COMPACT)
+			continue;
 		reqs[i]->err = *err;
 		reqs[i]->rev = -1;
 		reqs[i]->accepted = 0;
 		sk__blob_unref(steal_ptr(&reqs[i]->prev_val));
 	}
+}
+
+/* Marks the database unusable: every later write is refused with why, reads
+ * go on from memory. */
+static void latch(struct sqlite_store *s, const char *why)
+{
+	if (s->broken.code)
+		return;
+	sk_error_set(&s->broken, SK_EUNAVAILABLE,
+		     "store: the database is unusable (%s): writes are refused until the server restarts, reads "
+		     "are served from memory", why);
+	sk_err("store", "%s", s->broken.msg);
+}
+
+/* After a failed commit that did not take effect: drops what the failed
+ * transaction may have left in the WAL past the last commit. */
+static void drop_failed_frames(struct sqlite_store *s)
+{
+	sk_error_t err = {0};
+
+	if (sk__sdb_drop_wal(&s->wdb, &err) < 0)
+		sk_warn("store", "after a failed commit: %s (until a commit succeeds, a crash may bring back the "
+			"failed write)", err.msg);
+}
+
+/* Learns whether a failed commit of the nok revisions after s->rev took
+ * effect all the same: 1 when it did, 0 when it did not, -1 when that cannot
+ * be read now (s->unsure is set then, and the next batch asks again). The
+ * log disagreeing with memory in any other way latches the store. */
+static int committed(struct sqlite_store *s, int64_t nok)
+{
+	sk_error_t err = {0};
+	int64_t last;
+	char why[96];
+
+	if (sk__sdb_last_rev(&s->wdb, &last, &err) < 0) {
+		s->unsure = 1;
+		return -1;
+	}
+	s->unsure = 0;
+	if (last == s->rev + nok && nok > 0)
+		return 1;
+	if (last != s->rev) {
+		snprintf(why, sizeof(why), "the log ends at revision %lld, memory at %lld", (long long)last,
+			 (long long)s->rev);
+		latch(s, why);
+	}
+	return 0;
+}
+
+/* Refuses the batch when the store is latched, or when an earlier failed
+ * commit's outcome is still unknown (asking again first). */
+static int refuse(struct sqlite_store *s, struct wreq **reqs, size_t n)
+{
+	sk_error_t err = {0};
+
+	if (s->unsure && !s->broken.code && committed(s, 0) == 0)
+		drop_failed_frames(s);
+	if (s->broken.code)
+		err = s->broken;
+	else if (s->unsure)
+		sk_error_set(&err, SK_EINTERNAL, "store: cannot read the log to check an earlier failed commit");
+	else
+		return 0;
+	fail_all(reqs, n, &err);
+	return 1;
+}
+
+/* The commit of the batch failed (err): fails its accepted writes, and
+ * those that were refused only because of an earlier write of the batch get
+ * the same error (they were checked against a state that never was). */
+static void fail_batch(struct sqlite_store *s, struct wreq **reqs, size_t n, const sk_error_t *err)
+{
+	sk_error_t e = {0};
+
+	if (s->broken.code)
+		e = s->broken;
+	else
+		sk_error_set(&e, SK_EINTERNAL, "%s; the write was not stored", err->msg);
+	for (size_t i = 0; i < n; i++) {
+		struct wreq *r = reqs[i];
+
+		if (r->op == OP_COMPACT || r->accepted)
+			continue;
+		if (check(r, sk__memtab_find(&s->tab, r->key->data)) == 0)
+			r->accepted = 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (reqs[i]->accepted)
+			fail_all(&reqs[i], 1, &e);
 }
 
 /* Validates, commits and publishes the writes among reqs[0..n). */
@@ -344,6 +450,8 @@ static void write_batch(struct sqlite_store *s, struct wreq **reqs, size_t n)
 	sk__memtab overlay;
 	size_t nok = 0;
 
+	if (refuse(s, reqs, n))
+		return;
 	sk__memtab_init(&overlay);
 	for (size_t i = 0; i < n; i++) {
 		if (reqs[i]->op != OP_COMPACT && accept(s, &overlay, reqs[i], s->rev + 1 + (int64_t)nok, &rows[nok]) == 0)
@@ -355,9 +463,19 @@ static void write_batch(struct sqlite_store *s, struct wreq **reqs, size_t n)
 	if (nok == 0)
 		return;
 	if (sk__sdb_write(&s->wdb, rows, nok, &err) < 0) {
-		sk_err("store", "write: %s", err.msg);
-		fail_accepted(ok, nok, &err);
-		return;
+		int unusable = sk__sdb_unusable(&s->wdb), done = unusable ? 0 : committed(s, (int64_t)nok);
+
+		if (done == 1) {
+			sk_warn("store", "write: %s, but the batch of %zu is committed", err.msg, nok);
+		} else {
+			sk_err("store", "write of %zu: %s", nok, err.msg);
+			if (unusable)
+				latch(s, err.msg);
+			fail_batch(s, reqs, n, &err);
+			if (done == 0 && !s->broken.code)
+				drop_failed_frames(s);
+			return;
+		}
 	}
 	add64(&s->commits, 1);
 	add64(&s->writes, (int64_t)nok);
