@@ -376,15 +376,14 @@ static void drop_failed_frames(struct sqlite_store *s)
 
 /* Learns whether a failed commit of the nok revisions after s->rev took
  * effect all the same: 1 when it did, 0 when it did not, -1 when that cannot
- * be read now (s->unsure is set then, and the next batch asks again). The
- * log disagreeing with memory in any other way latches the store. */
-static int committed(struct sqlite_store *s, int64_t nok)
+ * be read now (err says why; s->unsure is set, and the next batch asks
+ * again). The log disagreeing with memory in any other way latches the store. */
+static int committed(struct sqlite_store *s, int64_t nok, sk_error_t *err)
 {
-	sk_error_t err = {0};
 	int64_t last;
 	char why[96];
 
-	if (sk__sdb_last_rev(&s->wdb, &last, &err) < 0) {
+	if (sk__sdb_last_rev(&s->wdb, &last, err) < 0) {
 		s->unsure = 1;
 		return -1;
 	}
@@ -405,12 +404,12 @@ static int refuse(struct sqlite_store *s, struct wreq **reqs, size_t n)
 {
 	sk_error_t err = {0};
 
-	if (s->unsure && !s->broken.code && committed(s, 0) == 0)
+	if (s->unsure && !s->broken.code && committed(s, 0, &err) == 0)
 		drop_failed_frames(s);
 	if (s->broken.code)
 		err = s->broken;
 	else if (s->unsure)
-		sk_error_set(&err, SK_EINTERNAL, "store: cannot read the log to check an earlier failed commit");
+		sk_error_wrap(&err, "store: cannot check an earlier failed commit, the write was not stored");
 	else
 		return 0;
 	fail_all(reqs, n, &err);
@@ -463,7 +462,8 @@ static void write_batch(struct sqlite_store *s, struct wreq **reqs, size_t n)
 	if (nok == 0)
 		return;
 	if (sk__sdb_write(&s->wdb, rows, nok, &err) < 0) {
-		int unusable = sk__sdb_unusable(&s->wdb), done = unusable ? 0 : committed(s, (int64_t)nok);
+		sk_error_t qerr = {0};
+		int unusable = sk__sdb_unusable(&s->wdb), done = unusable ? 0 : committed(s, (int64_t)nok, &qerr);
 
 		if (done == 1) {
 			sk_warn("store", "write: %s, but the batch of %zu is committed", err.msg, nok);
