@@ -14,7 +14,13 @@
  * Compaction runs on the writer thread between batches, one short
  * transaction of at most COMPACT_WINDOW revisions at a time (explicit
  * sk_store_compact calls too: they wait while writes go on), and the WAL is
- * checkpointed (TRUNCATE) and free pages vacuumed when the writer is idle. */
+ * checkpointed (TRUNCATE) and free pages vacuumed when the writer is idle.
+ *
+ * A failed commit fails every write of its batch and changes nothing in
+ * memory; the writer then checks the log's last revision (SQLite may report
+ * an error for a commit that took effect) and drops the WAL's tail. An error
+ * that makes the file untrustworthy latches writes off (s->broken); reads
+ * go on from memory. See docs/ARCHITECTURE.md. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
