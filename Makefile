@@ -41,6 +41,9 @@ OBJ      := $(LIB_SRC:%.c=build/obj/%.o)
 CMD_OBJ  := $(CMD_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/%.o)
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# The ASan build (build/skiff-asan, unit tests) has the store's fault injection
+# (src/store/fault.c, docs/DEVELOPING.md); build/skiff never does.
+FAULT    := -DSK_FAULT_INJECTION
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
@@ -55,7 +58,7 @@ build/obj/%.o: %.c build/obj/%.d
 build/asan/%.o: %.c build/asan/%.d
 	@mkdir -p $(dir $@)
 	@echo "  CC-SAN  $<"
-	@$(CC) $(CPPFLAGS) $(DEPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' -O1 -g $(SAN) $(WARN) -c $< -o $@
+	@$(CC) $(CPPFLAGS) $(DEPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' -O1 -g $(SAN) $(FAULT) $(WARN) -c $< -o $@
 
 build/libskiff.a: $(OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -76,7 +79,7 @@ asan: build/skiff-asan
 build/unit/%: tests/unit/%.c build/libskiff-asan.a
 	@mkdir -p build/unit
 	@echo "  LD-UNIT $@"
-	@$(CC) $(CPPFLAGS) $(DEPFLAGS) -O1 -g $(SAN) $(WARN) -o $@ $< build/libskiff-asan.a $(LDLIBS) -lcmocka
+	@$(CC) $(CPPFLAGS) $(DEPFLAGS) -O1 -g $(SAN) $(FAULT) $(WARN) -o $@ $< build/libskiff-asan.a $(LDLIBS) -lcmocka
 
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzzobj/%.o)
 build/fuzzobj/%.o: %.c build/fuzzobj/%.d

@@ -14,6 +14,7 @@ static const char schema_sql[] =
 
 static int db_error(sk__sdb *d, sk_error_t *err, const char *what)
 {
+	d->rc = sqlite3_extended_errcode(d->db);
 	return sk_error_set(err, SK_EINTERNAL, "store: %s: %s", what, sqlite3_errmsg(d->db));
 }
 
@@ -40,7 +41,8 @@ static int prepare_writer(sk__sdb *d, sk_error_t *err)
 	    prepare(d, "DELETE FROM log WHERE rev IN (SELECT prev_rev FROM log WHERE rev > ?1 AND rev <= ?2 AND prev_rev > 0)",
 		    &d->cmp_prev, err) < 0 ||
 	    prepare(d, "DELETE FROM log WHERE rev > ?1 AND rev <= ?2 AND deleted = 1", &d->cmp_tomb, err) < 0 ||
-	    prepare(d, "INSERT OR REPLACE INTO meta(k, v) VALUES ('compacted_rev', ?1)", &d->meta_set, err) < 0)
+	    prepare(d, "INSERT OR REPLACE INTO meta(k, v) VALUES ('compacted_rev', ?1)", &d->meta_set, err) < 0 ||
+	    prepare(d, "SELECT COALESCE(MAX(rev), 0) FROM log", &d->last, err) < 0)
 		return -1;
 	return 0;
 }
@@ -72,7 +74,8 @@ fail:
 
 void sk__sdb_close(sk__sdb *d)
 {
-	sqlite3_stmt **sts[] = {&d->begin, &d->commit, &d->rollback, &d->ins, &d->cmp_prev, &d->cmp_tomb, &d->meta_set};
+	sqlite3_stmt **sts[] = {&d->begin, &d->commit, &d->rollback, &d->ins, &d->cmp_prev, &d->cmp_tomb, &d->meta_set,
+				&d->last};
 
 	for (size_t i = 0; i < sizeof(sts) / sizeof(sts[0]); i++) {
 		sqlite3_finalize(*sts[i]);
@@ -169,7 +172,7 @@ static int insert_row(sk__sdb *d, const sk__row *r, sk_error_t *err)
 int sk__sdb_write(sk__sdb *d, const sk__row *rows, size_t n, sk_error_t *err)
 {
 	if (step_done(d, d->begin, err, "begin") < 0)
-		return -1;
+		goto fail;
 	for (size_t i = 0; i < n; i++)
 		if (insert_row(d, &rows[i], err) < 0)
 			goto fail;
@@ -206,6 +209,36 @@ fail:
 	if (!sqlite3_get_autocommit(d->db))
 		step_done(d, d->rollback, NULL, "rollback");
 	return -1;
+}
+
+int sk__sdb_last_rev(sk__sdb *d, int64_t *rev, sk_error_t *err)
+{
+	int rc = sqlite3_step(d->last);
+
+	*rev = rc == SQLITE_ROW ? sqlite3_column_int64(d->last, 0) : 0;
+	sqlite3_reset(d->last);
+	if (rc != SQLITE_ROW)
+		return db_error(d, err, "read the last revision");
+	return 0;
+}
+
+int sk__sdb_drop_wal(sk__sdb *d, sk_error_t *err)
+{
+	if (sqlite3_wal_checkpoint_v2(d->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL) != SQLITE_OK)
+		return db_error(d, err, "checkpoint");
+	return 0;
+}
+
+int sk__sdb_unusable(const sk__sdb *d)
+{
+	switch (d->rc & 0xff) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+		return 1;
+	}
+	return 0;
 }
 
 void sk__sdb_checkpoint(sk__sdb *d)

@@ -28,7 +28,8 @@ typedef struct sk__row {
 typedef struct sk__sdb {
 	sqlite3 *db;
 	sqlite3_stmt *begin, *commit, *rollback, *ins;
-	sqlite3_stmt *cmp_prev, *cmp_tomb, *meta_set;
+	sqlite3_stmt *cmp_prev, *cmp_tomb, *meta_set, *last;
+	int rc;                        /* extended result code of the last failure */
 } sk__sdb;
 
 /* Opens path (creating the schema when writer is set) with WAL,
@@ -39,6 +40,17 @@ void sk__sdb_close(sk__sdb *d);
 int sk__sdb_load(sk__sdb *d, sk__memtab *t, int64_t *rev, int64_t *compacted, int64_t *rows, sk_error_t *err);
 /* Inserts rows in one transaction and commits (durable on return 0). */
 int sk__sdb_write(sk__sdb *d, const sk__row *rows, size_t n, sk_error_t *err);
+/* Reads the newest revision in the log (to learn whether a failed commit
+ * took effect all the same). */
+int sk__sdb_last_rev(sk__sdb *d, int64_t *rev, sk_error_t *err);
+/* After a failed commit: checkpoints and truncates the WAL, so frames the
+ * failed transaction wrote past the last commit (an fsync that failed after
+ * the frames were written) cannot be recovered as committed after a crash. */
+int sk__sdb_drop_wal(sk__sdb *d, sk_error_t *err);
+/* 1 when the last failure means the file cannot be written or trusted:
+ * corrupt, not a database, read-only (also: moved or deleted while open),
+ * cannot be opened. */
+int sk__sdb_unusable(const sk__sdb *d);
 /* Compacts the revisions (lo, hi] in one transaction and records hi as the
  * compacted revision; *removed gets the number of rows deleted. */
 int sk__sdb_compact(sk__sdb *d, int64_t lo, int64_t hi, int64_t *removed, sk_error_t *err);

@@ -14,7 +14,13 @@
  * Compaction runs on the writer thread between batches, one short
  * transaction of at most COMPACT_WINDOW revisions at a time (explicit
  * sk_store_compact calls too: they wait while writes go on), and the WAL is
- * checkpointed (TRUNCATE) and free pages vacuumed when the writer is idle. */
+ * checkpointed (TRUNCATE) and free pages vacuumed when the writer is idle.
+ *
+ * A failed commit fails every write of its batch and changes nothing in
+ * memory; the writer then checks the log's last revision (SQLite may report
+ * an error for a commit that took effect) and drops the WAL's tail. An error
+ * that makes the file untrustworthy latches writes off (s->broken); reads
+ * go on from memory. See docs/ARCHITECTURE.md. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -24,6 +30,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "store/fault.h"
 #include "store/sqlite-int.h"
 #include "util/util.h"
 
@@ -36,6 +43,7 @@
 #define IDLE_WAIT_NS (100 * 1000000LL)
 #define CHECKPOINT_EVERY_NS (1000 * 1000000LL)
 #define COMPACT_EVERY_NS (100 * 1000000LL)
+#define COMPACT_RETRY_NS (1000 * 1000000LL)
 
 enum { OP_CREATE, OP_UPDATE, OP_DELETE, OP_COMPACT };
 
@@ -89,8 +97,10 @@ struct sqlite_store {
 	struct wreq *cwait;                     /* compaction requests in progress (writer only) */
 	struct rev_sample samples[NSAMPLES];
 	size_t nsamples;
-	int64_t sample_every_ns, last_ckpt_ns, last_compact_ns, compact_lag;
+	int64_t sample_every_ns, last_ckpt_ns, last_compact_ns, compact_failed_ns, compact_lag;
 	int dirty, behind;
+	int unsure;                             /* a failed commit whose outcome is not known yet */
+	sk_error_t broken;                      /* code != 0: the database is unusable, writes are refused */
 };
 
 #define S(base) ((struct sqlite_store *)(base))
@@ -221,15 +231,25 @@ static void maintain(struct sqlite_store *s, int idle)
 	sk_error_t err = {0};
 	int r = 0;
 
+	if (s->broken.code) {
+		/* Nothing more is written to a database that cannot be trusted. */
+		if (s->cwait)
+			finish_compactions(s, &s->broken);
+		return;
+	}
 	sample_rev(s, now);
 	target = compact_target(s, now);
 	want = pending_compaction(s);
-	if (want > s->compacted || compaction_due(s, target, now, idle)) {
+	if (want > s->compacted ||
+	    (now - s->compact_failed_ns >= COMPACT_RETRY_NS && compaction_due(s, target, now, idle))) {
 		r = compact_step(s, want > target ? want : target, &err);
 		s->last_compact_ns = now;
 	}
-	if (r < 0)
+	if (r < 0) {
+		/* A full disk fails every step: retry once a second, not on every idle wakeup. */
 		sk_warn("store", "compaction: %s", err.msg);
+		s->compact_failed_ns = now;
+	}
 	if (s->cwait)
 		finish_compactions(s, r < 0 ? &err : NULL);
 	s->behind = r > 0;
@@ -324,14 +344,106 @@ static void publish(struct sqlite_store *s, struct wreq **reqs, size_t n, int64_
 	pthread_mutex_unlock(&s->wmu);
 }
 
-static void fail_accepted(struct wreq **reqs, size_t n, const sk_error_t *err)
+/* Fails every write of reqs (not compactions) with err. */
+static void fail_all(struct wreq **reqs, size_t n, const sk_error_t *err)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (reqs[i]->op == OP_COMPACT)
+			continue;
 		reqs[i]->err = *err;
 		reqs[i]->rev = -1;
 		reqs[i]->accepted = 0;
 		sk__blob_unref(steal_ptr(&reqs[i]->prev_val));
 	}
+}
+
+/* Marks the database unusable: every later write is refused with why, reads
+ * go on from memory. */
+static void latch(struct sqlite_store *s, const char *why)
+{
+	if (s->broken.code)
+		return;
+	sk_error_set(&s->broken, SK_EUNAVAILABLE,
+		     "store: the database is unusable (%s): writes are refused until the server restarts, reads "
+		     "are served from memory", why);
+	sk_err("store", "%s", s->broken.msg);
+}
+
+/* After a failed commit that did not take effect: drops what the failed
+ * transaction may have left in the WAL past the last commit. */
+static void drop_failed_frames(struct sqlite_store *s)
+{
+	sk_error_t err = {0};
+
+	if (sk__sdb_drop_wal(&s->wdb, &err) < 0)
+		sk_warn("store", "after a failed commit: %s (until a commit succeeds, a crash may bring back the "
+			"failed write)", err.msg);
+}
+
+/* Learns whether a failed commit of the nok revisions after s->rev took
+ * effect all the same: 1 when it did, 0 when it did not, -1 when that cannot
+ * be read now (err says why; s->unsure is set, and the next batch asks
+ * again). The log disagreeing with memory in any other way latches the store. */
+static int committed(struct sqlite_store *s, int64_t nok, sk_error_t *err)
+{
+	int64_t last;
+	char why[96];
+
+	if (sk__sdb_last_rev(&s->wdb, &last, err) < 0) {
+		s->unsure = 1;
+		return -1;
+	}
+	s->unsure = 0;
+	if (last == s->rev + nok && nok > 0)
+		return 1;
+	if (last != s->rev) {
+		snprintf(why, sizeof(why), "the log ends at revision %lld, memory at %lld", (long long)last,
+			 (long long)s->rev);
+		latch(s, why);
+	}
+	return 0;
+}
+
+/* Refuses the batch when the store is latched, or when an earlier failed
+ * commit's outcome is still unknown (asking again first). */
+static int refuse(struct sqlite_store *s, struct wreq **reqs, size_t n)
+{
+	sk_error_t err = {0};
+
+	if (s->unsure && !s->broken.code && committed(s, 0, &err) == 0)
+		drop_failed_frames(s);
+	if (s->broken.code)
+		err = s->broken;
+	else if (s->unsure)
+		sk_error_wrap(&err, "store: cannot check an earlier failed commit, the write was not stored");
+	else
+		return 0;
+	fail_all(reqs, n, &err);
+	return 1;
+}
+
+/* The commit of the batch failed (err): fails its accepted writes, and
+ * those that were refused only because of an earlier write of the batch get
+ * the same error (they were checked against a state that never was). */
+static void fail_batch(struct sqlite_store *s, struct wreq **reqs, size_t n, const sk_error_t *err)
+{
+	sk_error_t e = {0};
+
+	if (s->broken.code)
+		e = s->broken;
+	else
+		sk_error_set(&e, SK_EINTERNAL, "%s; the write was not stored", err->msg);
+	for (size_t i = 0; i < n; i++) {
+		struct wreq *r = reqs[i];
+
+		if (r->op == OP_COMPACT || r->accepted)
+			continue;
+		if (check(r, sk__memtab_find(&s->tab, r->key->data)) == 0)
+			r->accepted = 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (reqs[i]->accepted)
+			fail_all(&reqs[i], 1, &e);
 }
 
 /* Validates, commits and publishes the writes among reqs[0..n). */
@@ -343,6 +455,8 @@ static void write_batch(struct sqlite_store *s, struct wreq **reqs, size_t n)
 	sk__memtab overlay;
 	size_t nok = 0;
 
+	if (refuse(s, reqs, n))
+		return;
 	sk__memtab_init(&overlay);
 	for (size_t i = 0; i < n; i++) {
 		if (reqs[i]->op != OP_COMPACT && accept(s, &overlay, reqs[i], s->rev + 1 + (int64_t)nok, &rows[nok]) == 0)
@@ -354,9 +468,20 @@ static void write_batch(struct sqlite_store *s, struct wreq **reqs, size_t n)
 	if (nok == 0)
 		return;
 	if (sk__sdb_write(&s->wdb, rows, nok, &err) < 0) {
-		sk_err("store", "write: %s", err.msg);
-		fail_accepted(ok, nok, &err);
-		return;
+		sk_error_t qerr = {0};
+		int unusable = sk__sdb_unusable(&s->wdb), done = unusable ? 0 : committed(s, (int64_t)nok, &qerr);
+
+		if (done == 1) {
+			sk_warn("store", "write: %s, but the batch of %zu is committed", err.msg, nok);
+		} else {
+			sk_err("store", "write of %zu: %s", nok, err.msg);
+			if (unusable)
+				latch(s, err.msg);
+			fail_batch(s, reqs, n, &err);
+			if (done == 0 && !s->broken.code)
+				drop_failed_frames(s);
+			return;
+		}
 	}
 	add64(&s->commits, 1);
 	add64(&s->writes, (int64_t)nok);
@@ -857,6 +982,7 @@ sk_store *sk__sqlite_open(const char *dir, const sk_store_options *opts, sk_erro
 		sk_error_errno(err, errno, "store \"%s\": mkdir", dir);
 		return NULL;
 	}
+	sk__fault_setup();
 	s = xzalloc(sizeof(*s));
 	s->base.ops = &sqlite_ops;
 	s->path = xasprintf("%s/state.db", dir);
