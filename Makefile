@@ -6,6 +6,7 @@
 #   make e2e K=watch            end-to-end tests whose names match (pytest -k)
 #   make bench      benchmarks (not part of test)
 #   make demo       start a one-node cluster and run the example
+#   make format     clang-format over src/ (make test checks it)
 #   make generate   regenerate committed generated code (check-generated: CI's comparison)
 # demo, test and bench install the packages first and then build in a sub-make,
 # so the pkg-config flags below are computed after the install.
@@ -24,7 +25,7 @@ VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # Goals that need no libraries: they install them, or call a sub-make that
 # parses this file again once they are installed.
-NOLIB_GOALS := deps demo test bench down clean help generate check-generated
+NOLIB_GOALS := deps demo test bench down clean help generate check-generated format
 ifneq ($(filter-out $(NOLIB_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)
@@ -47,7 +48,7 @@ FAULT    := -DSK_FAULT_INJECTION
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
-.PHONY: all test unit fuzz e2e bench demo down deps clean asan test-bins generate check-generated
+.PHONY: all test unit fuzz e2e bench demo down deps clean asan test-bins generate check-generated format
 all: build/skiff
 
 build/obj/%.o: %.c build/obj/%.d
@@ -123,6 +124,10 @@ ifneq ($(K8S_API_REPO)$(APIMACHINERY_REPO),)
 endif
 	@echo "  RENDER  src/api/protobuf-types.c"
 	@$(PYTHON) scripts/gen-protobuf-types.py render $(PB_DESC) -o src/api/protobuf-types.c
+
+# clang-format over src/ (.clang-format); make test checks it (scripts/format.sh --check).
+format:
+	@bash scripts/format.sh
 
 check-generated:
 	@bash scripts/check-generated.sh $(K8S_API_REF) $(if $(K8S_API_REPO)$(APIMACHINERY_REPO),"$(K8S_API_REPO)" "$(APIMACHINERY_REPO)")

@@ -32,7 +32,8 @@ static int64_t pod_request(json_t *pod, const char *res, bool milli)
 	size_t i;
 	int64_t sum = 0, sidecars = 0, init_max = 0;
 
-	json_array_foreach(sk__ag_jget(pod, "spec.initContainers"), i, c) {
+	json_array_foreach(sk__ag_jget(pod, "spec.initContainers"), i, c)
+	{
 		const char *rp = sk__ag_jstr(c, "restartPolicy");
 		int64_t v = req_of(c, res, milli);
 
@@ -41,8 +42,7 @@ static int64_t pod_request(json_t *pod, const char *res, bool milli)
 		else if (v + sidecars > init_max)
 			init_max = v + sidecars;
 	}
-	json_array_foreach(sk__ag_jget(pod, "spec.containers"), i, c)
-		sum += req_of(c, res, milli);
+	json_array_foreach(sk__ag_jget(pod, "spec.containers"), i, c) sum += req_of(c, res, milli);
 	sum += sidecars;
 	return sum > init_max ? sum : init_max;
 }
@@ -74,15 +74,18 @@ int sk__ag_admit(struct sk_agent *a, struct apod *p, json_t *pod)
 	}
 	if (pods + 1 > MAX_PODS) {
 		p->reject_reason = xstrdup("OutOfpods");
-		p->reject_msg = xasprintf("Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: %lld, capacity: %d",
+		p->reject_msg = xasprintf("Pod was rejected: Node didn't have enough resource: pods, requested: 1, "
+					  "used: %lld, capacity: %d",
 					  (long long)pods, MAX_PODS);
 	} else if (cpu > 0 && used_cpu + cpu > cap_cpu) {
 		p->reject_reason = xstrdup("OutOfcpu");
-		p->reject_msg = xasprintf("Pod was rejected: Node didn't have enough resource: cpu, requested: %lld, used: %lld, capacity: %lld",
+		p->reject_msg = xasprintf("Pod was rejected: Node didn't have enough resource: cpu, requested: %lld, "
+					  "used: %lld, capacity: %lld",
 					  (long long)cpu, (long long)used_cpu, (long long)cap_cpu);
 	} else if (mem > 0 && used_mem + mem > cap_mem) {
 		p->reject_reason = xstrdup("OutOfmemory");
-		p->reject_msg = xasprintf("Pod was rejected: Node didn't have enough resource: memory, requested: %lld, used: %lld, capacity: %lld",
+		p->reject_msg = xasprintf("Pod was rejected: Node didn't have enough resource: memory, requested: "
+					  "%lld, used: %lld, capacity: %lld",
 					  (long long)mem, (long long)used_mem, (long long)cap_mem);
 	} else {
 		p->admitted = true;

@@ -24,20 +24,20 @@ enum ctr_kind { CTR_INIT = 0, CTR_SIDECAR, CTR_REGULAR };
 struct ctr {
 	char *name;
 	enum ctr_kind kind;
-	struct sk_container *cur;   /* latest attempt on disk, or NULL */
-	struct sk_container *prev;  /* the attempt before, kept for lastState and --previous */
-	char *cur_msg, *prev_msg;   /* termination messages */
+	struct sk_container *cur;  /* latest attempt on disk, or NULL */
+	struct sk_container *prev; /* the attempt before, kept for lastState and --previous */
+	char *cur_msg, *prev_msg;  /* termination messages */
 	uint32_t restarts;
-	int64_t backoff_ms;         /* next back-off delay */
-	int64_t next_start_ns;      /* realtime: no (re)start before this */
+	int64_t backoff_ms;           /* next back-off delay */
+	int64_t next_start_ns;        /* realtime: no (re)start before this */
 	char *wait_reason, *wait_msg; /* waiting state while no attempt runs */
-	bool done;                  /* init container finished successfully */
-	bool ready, started;        /* readiness, startup probe passed */
+	bool done;                    /* init container finished successfully */
+	bool ready, started;          /* readiness, startup probe passed */
 	bool poststart_done;
 	int64_t probe_next_ns[3];
 	int probe_ok[3], probe_fail[3];
 	char *image_name, *image_id; /* as reported in status */
-	bool killing;               /* liveness failure: being restarted */
+	bool killing;                /* liveness failure: being restarted */
 };
 
 /* One pod bound to the node. `pod` and the flags are guarded by agent->mu;
@@ -46,33 +46,33 @@ struct apod {
 	struct sk_agent *a;
 	char *uid, *ns, *name;
 	json_t *pod;
-	bool gone;                  /* DELETED from the API (or absent on relist) */
+	bool gone; /* DELETED from the API (or absent on relist) */
 	bool wake;
-	bool finished;              /* worker returned; reaped by the housekeeper */
-	bool parked;                /* worker returned, the pod stays (terminal, not deleted) */
+	bool finished; /* worker returned; reaped by the housekeeper */
+	bool parked;   /* worker returned, the pod stays (terminal, not deleted) */
 	pthread_cond_t cond;
 	pthread_t thread;
 
 	struct sk_sandbox *sb;
-	char *sb_error;             /* last sandbox failure */
+	char *sb_error; /* last sandbox failure */
 	struct ctr *ctrs;
 	size_t nctrs;
-	json_t *mounts;             /* volume name -> {"path": host path, "tmpfs": bool} */
-	char *mount_error;          /* last volume failure */
+	json_t *mounts;                   /* volume name -> {"path": host path, "tmpfs": bool} */
+	char *mount_error;                /* last volume failure */
 	char *reject_reason, *reject_msg; /* admission failure: the pod is Failed */
-	json_t *last_status;        /* the status last written */
+	json_t *last_status;              /* the status last written */
 	char *start_time;
 	char *pod_dir, *log_dir;
-	bool adopted;               /* containers found on disk were taken over */
-	bool admitted, released;    /* counted against allocatable (under agent->mu) */
-	int64_t req_cpu, req_mem;   /* effective requests, milli-cpu and bytes */
-	bool stopped;               /* terminal: containers stopped, sandbox removed */
+	bool adopted;                /* containers found on disk were taken over */
+	bool admitted, released;     /* counted against allocatable (under agent->mu) */
+	int64_t req_cpu, req_mem;    /* effective requests, milli-cpu and bytes */
+	bool stopped;                /* terminal: containers stopped, sandbox removed */
 	struct sk_container **adopt; /* extra attempts found on disk, removed at teardown */
 	size_t nadopt;
 	struct sk_sandbox *claim_sb; /* found on disk for this pod when it was added */
 	struct sk_container **claim_c;
 	size_t nclaim_c;
-	int64_t t0_ns;              /* monotonic: first seen from the API (for SKIFF_TRACE) */
+	int64_t t0_ns; /* monotonic: first seen from the API (for SKIFF_TRACE) */
 };
 
 /* One step of a pod's start with the time since the agent first saw it (SKIFF_TRACE=1). */
@@ -93,7 +93,7 @@ struct sk_agent {
 	struct sk_runtime rt;
 	sk_image_store *images;
 	sk_gpu *gpu;
-	volatile bool node_dirty;       /* push node status now (GPU health changed) */
+	volatile bool node_dirty; /* push node status now (GPU health changed) */
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	volatile bool stopping;
@@ -103,11 +103,11 @@ struct sk_agent {
 	bool watch_started, node_started;
 	struct sk_logserver *ls;
 	int log_port;
-	struct sk_sandbox **disk_sb;    /* found on disk at start, not yet claimed */
+	struct sk_sandbox **disk_sb; /* found on disk at start, not yet claimed */
 	size_t n_disk_sb;
 	struct sk_container **disk_c;
 	size_t n_disk_c;
-	bool listed;                    /* first pod list done: orphans may go */
+	bool listed; /* first pod list done: orphans may go */
 	/* Events are recorded by one thread (in order), off the pods' paths;
 	 * guarded by ev_mu. */
 	pthread_mutex_t ev_mu;
@@ -116,7 +116,7 @@ struct sk_agent {
 	size_t ev_n;
 	bool ev_stop, ev_started;
 	pthread_t ev_thread;
-	int exit_fd;                    /* inotify on <run_dir>/exits, or -1 */
+	int exit_fd; /* inotify on <run_dir>/exits, or -1 */
 	pthread_t exit_thread;
 	bool exit_started;
 	int64_t backoff_base_ms, backoff_max_ms;
@@ -142,8 +142,8 @@ void sk__ag_arena_release(struct arena *ar);
 /* Fills cfg for container spec `cs` of pod. *reason gets a static kubelet
  * waiting reason ("CreateContainerConfigError") on failure. */
 int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, json_t *cs, struct ctr *k,
-			 const sk_image_info *img, const char *id, struct arena *ar, struct sk_container_config *cfg,
-			 const char **reason, sk_error_t *err);
+			    const sk_image_info *img, const char *id, struct arena *ar, struct sk_container_config *cfg,
+			    const char **reason, sk_error_t *err);
 /* Resolved environment of container cs as "K=V" strings in a new JSON array. */
 json_t *sk__ag_container_env(struct sk_agent *a, json_t *pod, json_t *cs, json_t *image_env, sk_error_t *err);
 /* Expands $(VAR) references with env (array of "K=V"); malloc'd. */
@@ -189,7 +189,7 @@ char *sk__agent_pod_uid(struct sk_agent *a, const char *ns, const char *name);
 /* Random hex id of 2*bytes characters; malloc'd. */
 char *sk__ag_random_hex(size_t bytes);
 /* Helpers over JSON. */
-const char *sk__ag_jstr(json_t *o, const char *path);   /* dotted path, NULL when absent */
+const char *sk__ag_jstr(json_t *o, const char *path); /* dotted path, NULL when absent */
 json_t *sk__ag_jget(json_t *o, const char *path);
 /* Event about the pod, component kubelet, this node. */
 void sk__ag_event(struct sk_agent *a, json_t *pod, const char *type, const char *reason, const char *fmt, ...)

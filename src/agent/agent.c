@@ -35,10 +35,7 @@ json_t *sk__ag_jget(json_t *o, const char *path)
 	return o;
 }
 
-const char *sk__ag_jstr(json_t *o, const char *path)
-{
-	return json_string_value(sk__ag_jget(o, path));
-}
+const char *sk__ag_jstr(json_t *o, const char *path) { return json_string_value(sk__ag_jget(o, path)); }
 
 char *sk__ag_random_hex(size_t bytes)
 {
@@ -83,8 +80,8 @@ void sk__ag_event(struct sk_agent *a, json_t *pod, const char *type, const char 
 	va_end(ap);
 	e = xzalloc(sizeof(*e));
 	e->ref = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "kind", "Pod", "apiVersion", "v1", "metadata", "name",
-			   sk__ag_jstr(pod, "metadata.name") ?: "", "namespace", sk__ag_jstr(pod, "metadata.namespace") ?: "",
-			   "uid", sk__ag_jstr(pod, "metadata.uid") ?: "");
+			   sk__ag_jstr(pod, "metadata.name") ?: "", "namespace",
+			   sk__ag_jstr(pod, "metadata.namespace") ?: "", "uid", sk__ag_jstr(pod, "metadata.uid") ?: "");
 	e->type = xstrdup(type);
 	e->reason = xstrdup(reason);
 	e->msg = xstrdup(msg);
@@ -446,15 +443,15 @@ static int relist(struct sk_agent *a, struct watch_state *ws, const char *select
 
 	if (!list)
 		return -1;
-	json_array_foreach(items, i, it)
-		upsert_pod(a, it);
+	json_array_foreach(items, i, it) upsert_pod(a, it);
 	pthread_mutex_lock(&a->mu);
 	for (size_t k = 0; k < a->npods; k++) {
 		bool found = false;
 
-		json_array_foreach(items, i, it)
-			if (!strcmp(sk__ag_jstr(it, "metadata.uid") ? sk__ag_jstr(it, "metadata.uid") : "", a->pods[k]->uid))
-				found = true;
+		json_array_foreach(
+			items, i,
+			it) if (!strcmp(sk__ag_jstr(it, "metadata.uid") ? sk__ag_jstr(it, "metadata.uid") : "",
+					a->pods[k]->uid)) found = true;
 		if (!found) {
 			a->pods[k]->gone = true;
 			pthread_cond_signal(&a->pods[k]->cond);
@@ -463,8 +460,8 @@ static int relist(struct sk_agent *a, struct watch_state *ws, const char *select
 		}
 	}
 	pthread_mutex_unlock(&a->mu);
-	snprintf(ws->rv, sizeof(ws->rv), "%s", sk__ag_jstr(list, "metadata.resourceVersion") ?
-						     sk__ag_jstr(list, "metadata.resourceVersion") : "");
+	snprintf(ws->rv, sizeof(ws->rv), "%s",
+		 sk__ag_jstr(list, "metadata.resourceVersion") ? sk__ag_jstr(list, "metadata.resourceVersion") : "");
 	return 0;
 }
 

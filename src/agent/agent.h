@@ -23,25 +23,25 @@
 typedef struct sk_agent sk_agent;
 
 typedef struct sk_agent_options {
-	const char *node_name;      /* required */
-	const char *data_dir;       /* required; created */
-	const char *run_dir;        /* NULL: /run/skiff-<hash of data_dir> */
-	const char *pod_cidr;       /* NULL: "10.42.<hash of data_dir % 256>.0/24" */
-	const char *bridge;         /* NULL: "sk" + hash of data_dir */
-	bool control_plane;         /* label node-role.kubernetes.io/control-plane */
-	int simulate_gpus;          /* N simulated nvidia.com/gpu devices (src/gpu) */
-	int gpu_replicas;           /* time-slicing: each GPU counts as R; <= 1 exclusive */
-	int gpu_quiet_period_s;     /* unhealthy GPU turns healthy after this; 0: 300 */
-	int backoff_base_ms;        /* CrashLoopBackOff/ImagePullBackOff base; 0: 10000 */
-	int backoff_max_ms;         /* 0: 300000 */
-	int log_port;               /* log endpoint port on 127.0.0.1; 0: any free port */
-	const char *node_token;     /* bearer token the API server presents to the log endpoint */
+	const char *node_name;          /* required */
+	const char *data_dir;           /* required; created */
+	const char *run_dir;            /* NULL: /run/skiff-<hash of data_dir> */
+	const char *pod_cidr;           /* NULL: "10.42.<hash of data_dir % 256>.0/24" */
+	const char *bridge;             /* NULL: "sk" + hash of data_dir */
+	bool control_plane;             /* label node-role.kubernetes.io/control-plane */
+	int simulate_gpus;              /* N simulated nvidia.com/gpu devices (src/gpu) */
+	int gpu_replicas;               /* time-slicing: each GPU counts as R; <= 1 exclusive */
+	int gpu_quiet_period_s;         /* unhealthy GPU turns healthy after this; 0: 300 */
+	int backoff_base_ms;            /* CrashLoopBackOff/ImagePullBackOff base; 0: 10000 */
+	int backoff_max_ms;             /* 0: 300000 */
+	int log_port;                   /* log endpoint port on 127.0.0.1; 0: any free port */
+	const char *node_token;         /* bearer token the API server presents to the log endpoint */
 	const char *cert_pem, *key_pem; /* log endpoint certificate; NULL: self-signed */
-	int64_t reserved_cpu_milli; /* system reservation subtracted from allocatable */
-	int64_t reserved_memory;    /* bytes */
-	int status_interval_s;      /* node status update period; 0: 10 */
-	int64_t log_max_size;       /* rotate container logs above this; 0: 10 MiB */
-	int log_max_files;          /* 0: 5 */
+	int64_t reserved_cpu_milli;     /* system reservation subtracted from allocatable */
+	int64_t reserved_memory;        /* bytes */
+	int status_interval_s;          /* node status update period; 0: 10 */
+	int64_t log_max_size;           /* rotate container logs above this; 0: 10 MiB */
+	int log_max_files;              /* 0: 5 */
 	/* Image GC, checked with every node status update: above high percent
 	 * of the image filesystem used, least recently used images no container
 	 * uses are removed until below low. 0: 85 and 80; high 100: never. */

@@ -55,12 +55,14 @@ static json_t *provision(struct sk_agent *a, json_t *pvc, sk_error_t *err)
 	pv = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:{s:s}, s:o, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, s:s}}",
 		       "apiVersion", "v1", "kind", "PersistentVolume", "metadata", "name", name, "annotations",
 		       "pv.kubernetes.io/provisioned-by", "skiff.io/local-path", "spec", "capacity", "storage",
-		       size ? size : "1Gi", "accessModes", modes ? json_incref(modes) : json_pack("[s]", "ReadWriteOnce"), "hostPath",
-		       "path", dir, "type", "DirectoryOrCreate", "claimRef", "apiVersion", "v1", "kind",
-		       "PersistentVolumeClaim", "namespace", sk__ag_jstr(pvc, "metadata.namespace"), "name",
-		       sk__ag_jstr(pvc, "metadata.name"), "uid", uid, "persistentVolumeReclaimPolicy", "Delete");
+		       size ? size : "1Gi", "accessModes",
+		       modes ? json_incref(modes) : json_pack("[s]", "ReadWriteOnce"), "hostPath", "path", dir, "type",
+		       "DirectoryOrCreate", "claimRef", "apiVersion", "v1", "kind", "PersistentVolumeClaim",
+		       "namespace", sk__ag_jstr(pvc, "metadata.namespace"), "name", sk__ag_jstr(pvc, "metadata.name"),
+		       "uid", uid, "persistentVolumeReclaimPolicy", "Delete");
 	if (sk__ag_jstr(pvc, "spec.storageClassName"))
-		json_object_set(json_object_get(pv, "spec"), "storageClassName", sk__ag_jget(pvc, "spec.storageClassName"));
+		json_object_set(json_object_get(pv, "spec"), "storageClassName",
+				sk__ag_jget(pvc, "spec.storageClassName"));
 	created = sk_client_create(a->c, "/api/v1/persistentvolumes", pv, err);
 	if (!created && err->code == SK_EEXISTS) {
 		cleanup_free char *path = xasprintf("/api/v1/persistentvolumes/%s", name);

@@ -47,14 +47,16 @@ static int gen_cert(char **cert_pem, char **key_pem, sk_error_t *err)
 		serial[i] = (unsigned char)((uint64_t)sk_now_ns() >> (i * 5));
 	serial[0] &= 0x7f;
 	if ((rc = gnutls_x509_privkey_init(&key)) < 0 ||
-	    (rc = gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0)) < 0 ||
+	    (rc = gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1),
+					       0)) < 0 ||
 	    (rc = gnutls_x509_crt_init(&crt)) < 0 || (rc = gnutls_x509_crt_set_version(crt, 3)) < 0 ||
 	    (rc = gnutls_x509_crt_set_serial(crt, serial, sizeof(serial))) < 0 ||
 	    (rc = gnutls_x509_crt_set_activation_time(crt, now - 3600)) < 0 ||
 	    (rc = gnutls_x509_crt_set_expiration_time(crt, now + 10 * 365 * 86400)) < 0 ||
 	    (rc = gnutls_x509_crt_set_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, "skiff-agent", 11)) < 0 ||
 	    (rc = gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, &lo, 4, GNUTLS_FSAN_APPEND)) < 0 ||
-	    (rc = gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_DNSNAME, "localhost", 9, GNUTLS_FSAN_APPEND)) < 0 ||
+	    (rc = gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_DNSNAME, "localhost", 9, GNUTLS_FSAN_APPEND)) <
+		    0 ||
 	    (rc = gnutls_x509_crt_set_key(crt, key)) < 0 ||
 	    (rc = gnutls_x509_crt_set_key_usage(crt, GNUTLS_KEY_DIGITAL_SIGNATURE)) < 0 ||
 	    (rc = gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0)) < 0 ||
@@ -178,7 +180,7 @@ struct follow {
 	struct sk_agent *a;
 	char *path;
 	struct sk_crilog_opts o;
-	int fd;               /* our end of the socketpair */
+	int fd; /* our end of the socketpair */
 	volatile int stop;
 	pthread_t reader, monitor;
 };
@@ -300,8 +302,8 @@ static void read_opts(struct MHD_Connection *conn, struct sk_crilog_opts *o)
 		sk_crilog_parse_time(since, strlen(since), &o->since_ns);
 }
 
-static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection *conn, const char *ns,
-				  const char *pod, const char *ctr)
+static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection *conn, const char *ns, const char *pod,
+				  const char *ctr)
 {
 	cleanup_free char *pdir = pod_log_dir(ls->a, ns, pod);
 	cleanup_free char *cdir = pdir ? xasprintf("%s/%s", pdir, ctr) : NULL;

@@ -107,9 +107,8 @@ static void resources(struct sk_agent *a, json_t **cap, json_t **alloc)
 			 quantity_bytes(mem), "ephemeral-storage", quantity_bytes(disk / 1024 * 1024), "pods", "110",
 			 "hugepages-1Gi", "0", "hugepages-2Mi", "0");
 	*alloc = json_pack("{s:o, s:o, s:o, s:s, s:s, s:s}", "cpu", quantity_milli(cpu_alloc > 0 ? cpu_alloc : 0),
-			   "memory", quantity_bytes(mem_alloc > 0 ? mem_alloc / 1024 * 1024 : 0),
-			   "ephemeral-storage", json_integer(0), "pods", "110", "hugepages-1Gi", "0", "hugepages-2Mi",
-			   "0");
+			   "memory", quantity_bytes(mem_alloc > 0 ? mem_alloc / 1024 * 1024 : 0), "ephemeral-storage",
+			   json_integer(0), "pods", "110", "hugepages-1Gi", "0", "hugepages-2Mi", "0");
 	{
 		char buf[32];
 
@@ -129,9 +128,8 @@ static json_t *node_info(struct sk_agent *a)
 	uname(&u);
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "machineID", mid ? mid : "",
 			 "systemUUID", uuid ? uuid : (mid ? mid : ""), "bootID", boot ? boot : "", "kernelVersion",
-			 u.release, "osImage", os, "containerRuntimeVersion", rtv, "kubeletVersion",
-			 SK_KUBE_VERSION, "kubeProxyVersion", SK_KUBE_VERSION, "operatingSystem", "linux",
-			 "architecture", "amd64");
+			 u.release, "osImage", os, "containerRuntimeVersion", rtv, "kubeletVersion", SK_KUBE_VERSION,
+			 "kubeProxyVersion", SK_KUBE_VERSION, "operatingSystem", "linux", "architecture", "amd64");
 }
 
 static json_t *condition(const char *type, bool on, const char *reason, const char *msg, const char *now,
@@ -142,7 +140,8 @@ static json_t *condition(const char *type, bool on, const char *reason, const ch
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(old_conds, i, c) {
+	json_array_foreach(old_conds, i, c)
+	{
 		if (!strcmp(sk__ag_jstr(c, "type") ? sk__ag_jstr(c, "type") : "", type) &&
 		    !strcmp(sk__ag_jstr(c, "status") ? sk__ag_jstr(c, "status") : "", status) &&
 		    sk__ag_jstr(c, "lastTransitionTime"))
@@ -169,15 +168,16 @@ static json_t *conditions(struct sk_agent *a, json_t *old_conds)
 	json_array_append_new(arr, condition("MemoryPressure", mem_low,
 					     mem_low ? "KubeletHasInsufficientMemory" : "KubeletHasSufficientMemory",
 					     mem_low ? "kubelet has insufficient memory available"
-						     : "kubelet has sufficient memory available", now, old_conds));
+						     : "kubelet has sufficient memory available",
+					     now, old_conds));
 	json_array_append_new(arr, condition("DiskPressure", disk_low,
 					     disk_low ? "KubeletHasDiskPressure" : "KubeletHasNoDiskPressure",
-					     disk_low ? "kubelet has disk pressure" : "kubelet has no disk pressure", now,
-					     old_conds));
+					     disk_low ? "kubelet has disk pressure" : "kubelet has no disk pressure",
+					     now, old_conds));
 	json_array_append_new(arr, condition("PIDPressure", pid_low, "KubeletHasSufficientPID",
 					     "kubelet has sufficient PID available", now, old_conds));
-	json_array_append_new(arr, condition("Ready", true, "KubeletReady", "kubelet is posting ready status", now,
-					     old_conds));
+	json_array_append_new(
+		arr, condition("Ready", true, "KubeletReady", "kubelet is posting ready status", now, old_conds));
 	return arr;
 }
 
@@ -190,8 +190,7 @@ static json_t *node_status(struct sk_agent *a, json_t *old)
 	char host[256] = "localhost";
 
 	gethostname(host, sizeof(host) - 1);
-	json_array_foreach(images, i, im)
-		json_object_del(im, "id");
+	json_array_foreach(images, i, im) json_object_del(im, "id");
 	resources(a, &cap, &alloc);
 	st = json_pack("{s:o, s:o, s:o, s:[{s:s, s:s}, {s:s, s:s}], s:{s:{s:i}}, s:o, s:o}", "capacity", cap,
 		       "allocatable", alloc, "conditions", conditions(a, sk__ag_jget(old, "status.conditions")),
@@ -282,10 +281,10 @@ static void renew_lease(struct sk_agent *a)
 
 		if (node && sk__ag_jstr(node, "metadata.uid"))
 			json_object_set_new(json_object_get(lease, "metadata"), "ownerReferences",
-					    json_pack("[{s:s, s:s, s:s, s:s}]", "apiVersion", "v1", "kind", "Node", "name",
-						      a->node_name, "uid", sk__ag_jstr(node, "metadata.uid")));
-		r = sk_client_create(a->c,
-				     "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", lease, &err);
+					    json_pack("[{s:s, s:s, s:s, s:s}]", "apiVersion", "v1", "kind", "Node",
+						      "name", a->node_name, "uid", sk__ag_jstr(node, "metadata.uid")));
+		r = sk_client_create(a->c, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", lease,
+				     &err);
 		json_decref(lease);
 	}
 	if (!r)
@@ -304,14 +303,16 @@ static json_t *images_of_pods(struct sk_agent *a)
 		static const char *const lists[] = {"spec.initContainers", "spec.containers"};
 
 		for (size_t l = 0; l < 2 && a->pods[n]->pod && !a->pods[n]->gone; l++) {
-			json_array_foreach(sk__ag_jget(a->pods[n]->pod, lists[l]), i, v) {
+			json_array_foreach(sk__ag_jget(a->pods[n]->pod, lists[l]), i, v)
+			{
 				if (sk__ag_jstr(v, "image"))
 					json_array_append_new(names, json_string(sk__ag_jstr(v, "image")));
 			}
 		}
 	}
 	pthread_mutex_unlock(&a->mu);
-	json_array_foreach(names, i, v) {
+	json_array_foreach(names, i, v)
+	{
 		sk_image_info info = {0};
 		sk_error_t err = {0};
 

@@ -17,10 +17,7 @@
 
 /* ---- helpers ------------------------------------------------------------------- */
 
-static int64_t now_ns(void)
-{
-	return sk_now_ns();
-}
+static int64_t now_ns(void) { return sk_now_ns(); }
 
 static const char *restart_policy(json_t *pod)
 {
@@ -34,9 +31,8 @@ static json_t *ctr_spec(json_t *pod, const struct ctr *k)
 	json_t *arr = sk__ag_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
 	size_t i;
 
-	json_array_foreach(arr, i, c)
-		if (!strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "", k->name))
-			return c;
+	json_array_foreach(arr, i,
+			   c) if (!strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "", k->name)) return c;
 	return NULL;
 }
 
@@ -109,11 +105,13 @@ static void ensure_ctrs(struct apod *p, json_t *pod)
 	if (p->ctrs)
 		return;
 	p->ctrs = xzalloc((json_array_size(init) + json_array_size(regular) + 1) * sizeof(struct ctr));
-	json_array_foreach(init, i, c) {
+	json_array_foreach(init, i, c)
+	{
 		p->ctrs[n].name = xstrdup(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "");
 		p->ctrs[n++].kind = is_sidecar(c) ? CTR_SIDECAR : CTR_INIT;
 	}
-	json_array_foreach(regular, i, c) {
+	json_array_foreach(regular, i, c)
+	{
 		p->ctrs[n].name = xstrdup(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "");
 		p->ctrs[n++].kind = CTR_REGULAR;
 	}
@@ -206,8 +204,8 @@ static void refresh_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct 
 		k->cur_msg = termination_message(p, ctr_spec(pod, k), k->cur);
 		k->ready = false;
 		if (k->cur->reason && !strcmp(k->cur->reason, "OOMKilled"))
-			sk__ag_event(a, pod, "Warning", "OOMKilling", "Container %s was OOM-killed (memory limit exceeded)",
-				  k->name);
+			sk__ag_event(a, pod, "Warning", "OOMKilling",
+				     "Container %s was OOM-killed (memory limit exceeded)", k->name);
 	}
 }
 
@@ -233,8 +231,10 @@ static json_t *pull_auths(struct sk_agent *a, json_t *pod)
 	json_t *out = json_array(), *ref;
 	size_t i;
 
-	json_array_foreach(sk__ag_jget(pod, "spec.imagePullSecrets"), i, ref) {
-		cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/secrets/%s", sk__ag_jstr(pod, "metadata.namespace"),
+	json_array_foreach(sk__ag_jget(pod, "spec.imagePullSecrets"), i, ref)
+	{
+		cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/secrets/%s",
+						    sk__ag_jstr(pod, "metadata.namespace"),
 						    sk__ag_jstr(ref, "name") ? sk__ag_jstr(ref, "name") : "");
 		sk_error_t err = {0};
 		cleanup_json json_t *sec = sk_client_get(a->c, path, &err);
@@ -280,7 +280,8 @@ static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr 
 
 	if (present && strcmp(policy, "Always") != 0) {
 		if (sk_image_lookup(a->images, image, img, &err) == 0) {
-			sk__ag_event(a, pod, "Normal", "Pulled", "Container image \"%s\" already present on machine", image);
+			sk__ag_event(a, pod, "Normal", "Pulled", "Container image \"%s\" already present on machine",
+				     image);
 			return 0;
 		}
 	}
@@ -312,8 +313,7 @@ static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr 
 		json_t *e;
 		int rc;
 
-		json_array_foreach(auths, i, e)
-			av[i] = e;
+		json_array_foreach(auths, i, e) av[i] = e;
 		po.auths = av;
 		po.n_auths = json_array_size(auths);
 		rc = sk_image_pull(a->images, image, &po, img, &err);
@@ -338,8 +338,8 @@ static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr 
 		fmt_dur(img->total_ns ? img->total_ns : sk_mono_ns() - t0, d1, sizeof(d1));
 		fmt_dur(sk_mono_ns() - t0, d2, sizeof(d2));
 		sk__ag_event(a, pod, "Normal", "Pulled",
-			  "Successfully pulled image \"%s\" in %s (%s including waiting). Image size: %lld bytes.", image,
-			  d1, d2, (long long)img->size);
+			     "Successfully pulled image \"%s\" in %s (%s including waiting). Image size: %lld bytes.",
+			     image, d1, d2, (long long)img->size);
 	}
 	k->backoff_ms = 0;
 	return 0;
@@ -354,9 +354,7 @@ static const char *const *dns_list(json_t *arr, const char **buf, size_t max)
 
 	if (!json_array_size(arr))
 		return NULL;
-	json_array_foreach(arr, i, e)
-		if (n + 1 < max && json_string_value(e))
-			buf[n++] = json_string_value(e);
+	json_array_foreach(arr, i, e) if (n + 1 < max && json_string_value(e)) buf[n++] = json_string_value(e);
 	buf[n] = NULL;
 	return buf;
 }
@@ -425,22 +423,24 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 		json_t *o;
 		size_t n = 0;
 
-		json_array_foreach(json_object_get(dns, "options"), i, o) {
+		json_array_foreach(json_object_get(dns, "options"), i, o)
+		{
 			if (n < 15 && sk__ag_jstr(o, "name"))
 				opts[n++] = sk__ag_jstr(o, "name");
 		}
 		cfg.dns_options = n ? opts : NULL;
 	}
-	json_array_foreach(sk__ag_jget(pod, "spec.hostAliases"), i, ha) {
+	json_array_foreach(sk__ag_jget(pod, "spec.hostAliases"), i, ha)
+	{
 		json_t *h;
 		size_t j;
 		char line[512];
-		size_t l = (size_t)snprintf(line, sizeof(line), "%s\t", sk__ag_jstr(ha, "ip") ? sk__ag_jstr(ha, "ip") : "");
+		size_t l = (size_t)snprintf(line, sizeof(line), "%s\t",
+					    sk__ag_jstr(ha, "ip") ? sk__ag_jstr(ha, "ip") : "");
 
-		json_array_foreach(json_object_get(ha, "hostnames"), j, h)
-			if (l < sizeof(line))
-				l += (size_t)snprintf(line + l, sizeof(line) - l, "%s%s", j ? " " : "",
-						      json_string_value(h) ? json_string_value(h) : "");
+		json_array_foreach(json_object_get(ha, "hostnames"), j, h) if (l < sizeof(line))
+			l += (size_t)snprintf(line + l, sizeof(line) - l, "%s%s", j ? " " : "",
+					      json_string_value(h) ? json_string_value(h) : "");
 		if (na < 62)
 			aliases[na++] = xstrdup(line);
 	}
@@ -515,9 +515,9 @@ static void run_post_start(struct sk_agent *a, struct apod *p, json_t *pod, json
 /* GPUs for the container (src/gpu, docs/GPU.md): allocation, then devices,
  * mounts and env added to cfg. An allocation failure rejects the pod as
  * kubelet's admission does (UnexpectedAdmissionError). */
-static int gpu_prepare(struct sk_agent *a, struct apod *p, json_t *cs, struct ctr *k, const char *id,
-		       struct arena *ar, struct sk_container_config *cfg, struct sk_gpu_injection *inj, bool *held,
-		       const char **reason, sk_error_t *err)
+static int gpu_prepare(struct sk_agent *a, struct apod *p, json_t *cs, struct ctr *k, const char *id, struct arena *ar,
+		       struct sk_container_config *cfg, struct sk_gpu_injection *inj, bool *held, const char **reason,
+		       sk_error_t *err)
 {
 	int64_t n = sk_gpu_container_request(cs, err);
 	struct sk_mount *m;
@@ -719,7 +719,8 @@ fail:
 	free(rootfs);
 	sk__ag_arena_release(&ar);
 	sk_image_info_release(&img);
-	if (!k->wait_reason || strcmp(k->wait_reason, reason ? reason : "") || strcmp(k->wait_msg ? k->wait_msg : "", err.msg))
+	if (!k->wait_reason || strcmp(k->wait_reason, reason ? reason : "") ||
+	    strcmp(k->wait_msg ? k->wait_msg : "", err.msg))
 		sk__ag_event(a, pod, "Warning", "Failed", "Error: %s", err.msg);
 	set_wait(k, reason ? reason : "CreateContainerError", err.msg);
 	if (!k->cur)
@@ -767,13 +768,14 @@ static void maybe_restart(struct sk_agent *a, struct apod *p, json_t *pod, struc
 				 (long long)(k->backoff_ms / 2000 ? k->backoff_ms / 2000 : 1), k->name, p->name, p->ns,
 				 p->uid);
 			set_wait(k, "CrashLoopBackOff", msg);
-			sk__ag_event(a, pod, "Warning", "BackOff", "Back-off restarting failed container %s in pod %s_%s(%s)",
-				  k->name, p->name, p->ns, p->uid);
+			sk__ag_event(a, pod, "Warning", "BackOff",
+				     "Back-off restarting failed container %s in pod %s_%s(%s)", k->name, p->name,
+				     p->ns, p->uid);
 		}
 		return;
 	}
-	if (start_ctr(a, p, pod, k) == 0 || (k->wait_reason && strcmp(k->wait_reason, "ImagePullBackOff") &&
-					     strcmp(k->wait_reason, "ErrImagePull"))) {
+	if (start_ctr(a, p, pod, k) == 0 ||
+	    (k->wait_reason && strcmp(k->wait_reason, "ImagePullBackOff") && strcmp(k->wait_reason, "ErrImagePull"))) {
 		k->next_start_ns = now_ns() + k->backoff_ms * 1000000;
 		k->backoff_ms = k->backoff_ms ? k->backoff_ms * 2 : a->backoff_base_ms;
 		if (k->backoff_ms > a->backoff_max_ms)
@@ -794,8 +796,8 @@ static int64_t probe_i(json_t *pr, const char *key, int64_t def)
 
 /* Runs probe `kind` of a running container when due; returns its verdict
  * change: 1 passed threshold, -1 failed threshold, 0 nothing new. */
-static int probe_step(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr *k, enum probe_kind kind,
-		      json_t *pr, int64_t *next_wake)
+static int probe_step(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr *k, enum probe_kind kind, json_t *pr,
+		      int64_t *next_wake)
 {
 	static const char *const names[] = {"Startup", "Readiness", "Liveness"};
 	int64_t now = now_ns();
@@ -925,8 +927,7 @@ static void signal_and_wait(struct sk_agent *a, struct apod *p, struct ctr *k, i
 		sk_warn("agent", "pod %s/%s: killing %s: %s", p->ns, p->name, k->name, err.msg);
 }
 
-static void stop_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr *k, int64_t deadline_ns,
-		     bool hooks)
+static void stop_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr *k, int64_t deadline_ns, bool hooks)
 {
 	json_t *cs = ctr_spec(pod, k);
 	json_t *pre = sk__ag_jget(cs, "lifecycle.preStop");
@@ -958,8 +959,8 @@ static void stop_all(struct sk_agent *a, struct apod *p, json_t *pod, int64_t gr
 			stop_ctr(a, p, pod, &p->ctrs[i], deadline, true);
 	for (size_t i = p->nctrs; i-- > 0;)
 		if (p->ctrs[i].kind == CTR_SIDECAR)
-			stop_ctr(a, p, pod, &p->ctrs[i], deadline > now_ns() + 2000000000LL ? deadline
-										 : now_ns() + 2000000000LL, true);
+			stop_ctr(a, p, pod, &p->ctrs[i],
+				 deadline > now_ns() + 2000000000LL ? deadline : now_ns() + 2000000000LL, true);
 }
 
 /* Removes containers, sandbox and volumes; logs stay until the pod is gone. */
@@ -1080,7 +1081,8 @@ static void adopt_claimed(struct sk_agent *a, struct apod *p, json_t *pod)
 			k->cur = cs[i];
 			k->restarts = cs[i]->attempt;
 			k->poststart_done = true;
-			k->image_name = xstrdup(sk__ag_jstr(ctr_spec(pod, k), "image") ? sk__ag_jstr(ctr_spec(pod, k), "image") : "");
+			k->image_name = xstrdup(
+				sk__ag_jstr(ctr_spec(pod, k), "image") ? sk__ag_jstr(ctr_spec(pod, k), "image") : "");
 			k->image_id = xstrdup(cs[i]->image_ref ? cs[i]->image_ref : "");
 			if (cs[i]->image_id && cs[i]->image_ref && strchr(cs[i]->image_ref, '@') == NULL) {
 				sk_image_info info = {0};

@@ -85,7 +85,8 @@ const char *sk__ag_qos_class(json_t *pod)
 
 	if (sk__ag_jstr(pod, "status.qosClass"))
 		return sk__ag_jstr(pod, "status.qosClass");
-	json_array_foreach(ctrs, i, c) {
+	json_array_foreach(ctrs, i, c)
+	{
 		json_t *r = json_object_get(c, "resources");
 		const char *names[] = {"cpu", "memory"};
 
@@ -132,9 +133,8 @@ static json_t *find_container(json_t *pod, const char *name)
 		json_t *arr = sk__ag_jget(pod, lists[l]), *c;
 		size_t i;
 
-		json_array_foreach(arr, i, c)
-			if (name && !strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "", name))
-				return c;
+		json_array_foreach(arr, i, c) if (name && !strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "",
+								  name)) return c;
 	}
 	return NULL;
 }
@@ -190,7 +190,8 @@ static char *map_lines(json_t *m)
 	char *out = xzalloc(cap);
 	void *tmp;
 
-	json_object_foreach_safe(m, tmp, k, v) {
+	json_object_foreach_safe(m, tmp, k, v)
+	{
 		cleanup_free char *line = xasprintf("%s%s=\"%s\"", n ? "\n" : "", k,
 						    json_string_value(v) ? json_string_value(v) : "");
 		size_t l = strlen(line);
@@ -207,9 +208,9 @@ static char *map_lines(json_t *m)
 
 char *sk__ag_field_ref(json_t *pod, const char *path)
 {
-	static const char *const simple[] = {"metadata.name", "metadata.namespace", "metadata.uid",
-					     "spec.nodeName", "spec.serviceAccountName", "status.podIP",
-					     "status.hostIP", NULL};
+	static const char *const simple[] = {
+		"metadata.name",           "metadata.namespace", "metadata.uid",  "spec.nodeName",
+		"spec.serviceAccountName", "status.podIP",       "status.hostIP", NULL};
 	char key[256];
 
 	for (int i = 0; simple[i]; i++)
@@ -243,7 +244,8 @@ static void env_set(json_t *env, const char *k, const char *v)
 	size_t kl = strlen(k), i;
 	json_t *e;
 
-	json_array_foreach(env, i, e) {
+	json_array_foreach(env, i, e)
+	{
 		const char *s = json_string_value(e);
 
 		if (!strncmp(s, k, kl) && s[kl] == '=') {
@@ -259,7 +261,8 @@ static const char *env_lookup(json_t *env, const char *k, size_t kl)
 	size_t i;
 	json_t *e;
 
-	json_array_foreach(env, i, e) {
+	json_array_foreach(env, i, e)
+	{
 		const char *s = json_string_value(e);
 
 		if (!strncmp(s, k, kl) && s[kl] == '=')
@@ -313,8 +316,8 @@ static json_t *get_source(struct sk_agent *a, const char *ns, const char *kind, 
 	json_t *o = sk_client_get(a->c, path, err);
 
 	if (!o && err->code == SK_ENOTFOUND)
-		sk_error_set(err, SK_ENOTFOUND, "%s \"%s\" not found", !strcmp(kind, "ConfigMap") ? "configmap" : "secret",
-			     name);
+		sk_error_set(err, SK_ENOTFOUND, "%s \"%s\" not found",
+			     !strcmp(kind, "ConfigMap") ? "configmap" : "secret", name);
 	return o;
 }
 
@@ -357,11 +360,13 @@ static int env_from(struct sk_agent *a, const char *ns, json_t *from, json_t *en
 	size_t i;
 	json_t *f;
 
-	json_array_foreach(from, i, f) {
+	json_array_foreach(from, i, f)
+	{
 		const char *kind = json_object_get(f, "configMapRef") ? "ConfigMap" : "Secret";
 		json_t *ref = json_object_get(f, kind[0] == 'C' ? "configMapRef" : "secretRef");
 		const char *prefix = sk__ag_jstr(f, "prefix") ? sk__ag_jstr(f, "prefix") : "";
-		cleanup_json json_t *o = get_source(a, ns, kind, sk__ag_jstr(ref, "name") ? sk__ag_jstr(ref, "name") : "", err);
+		cleanup_json json_t *o = get_source(a, ns, kind,
+						    sk__ag_jstr(ref, "name") ? sk__ag_jstr(ref, "name") : "", err);
 		const char *k;
 		json_t *v;
 
@@ -372,13 +377,15 @@ static int env_from(struct sk_agent *a, const char *ns, json_t *from, json_t *en
 			}
 			return -1;
 		}
-		json_object_foreach(json_object_get(o, "data"), k, v) {
+		json_object_foreach(json_object_get(o, "data"), k, v)
+		{
 			cleanup_free char *val = source_value(o, kind, k);
 			cleanup_free char *key = xasprintf("%s%s", prefix, k);
 
 			env_set(env, key, val ? val : "");
 		}
-		json_object_foreach(json_object_get(o, "stringData"), k, v) {
+		json_object_foreach(json_object_get(o, "stringData"), k, v)
+		{
 			cleanup_free char *key = xasprintf("%s%s", prefix, k);
 
 			env_set(env, key, json_string_value(v) ? json_string_value(v) : "");
@@ -399,10 +406,12 @@ static int env_var(struct sk_agent *a, json_t *pod, json_t *cs, json_t *e, json_
 	if (!vf) {
 		val = sk__ag_expand_vars(sk__ag_jstr(e, "value") ? sk__ag_jstr(e, "value") : "", env);
 	} else if (json_object_get(vf, "fieldRef")) {
-		val = sk__ag_field_ref(pod, sk__ag_jstr(vf, "fieldRef.fieldPath") ? sk__ag_jstr(vf, "fieldRef.fieldPath") : "");
+		val = sk__ag_field_ref(
+			pod, sk__ag_jstr(vf, "fieldRef.fieldPath") ? sk__ag_jstr(vf, "fieldRef.fieldPath") : "");
 		if (!val)
-			return sk_error_set(err, SK_EINVALID, "unsupported fieldPath \"%s\"",
-					    sk__ag_jstr(vf, "fieldRef.fieldPath") ? sk__ag_jstr(vf, "fieldRef.fieldPath") : "");
+			return sk_error_set(
+				err, SK_EINVALID, "unsupported fieldPath \"%s\"",
+				sk__ag_jstr(vf, "fieldRef.fieldPath") ? sk__ag_jstr(vf, "fieldRef.fieldPath") : "");
 	} else if (json_object_get(vf, "resourceFieldRef")) {
 		val = sk__ag_resource_ref(pod, json_object_get(vf, "resourceFieldRef"), sk__ag_jstr(cs, "name"), err);
 		if (!val)
@@ -427,14 +436,11 @@ json_t *sk__ag_container_env(struct sk_agent *a, json_t *pod, json_t *cs, json_t
 	json_t *env = json_array(), *e;
 	size_t i;
 
-	json_array_foreach(image_env, i, e)
-		if (json_string_value(e) && strchr(json_string_value(e), '='))
-			json_array_append(env, e);
+	json_array_foreach(image_env, i, e) if (json_string_value(e) && strchr(json_string_value(e), '='))
+		json_array_append(env, e);
 	if (env_from(a, sk__ag_jstr(pod, "metadata.namespace"), json_object_get(cs, "envFrom"), env, err) < 0)
 		goto fail;
-	json_array_foreach(json_object_get(cs, "env"), i, e)
-		if (env_var(a, pod, cs, e, env, err) < 0)
-			goto fail;
+	json_array_foreach(json_object_get(cs, "env"), i, e) if (env_var(a, pod, cs, e, env, err) < 0) goto fail;
 	return env;
 fail:
 	json_decref(env);
@@ -517,14 +523,17 @@ static int resolve_user(json_t *pod, json_t *cs, const sk_image_info *img, const
 		if (!json_is_integer(ru) && user && *user && !all_digits(uname)) {
 			*reason = "CreateContainerConfigError";
 			return sk_error_set(err, SK_EINVALID,
-					    "container has runAsNonRoot and image has non-numeric user (%s), cannot verify user is non-root (pod: \"%s_%s(%s)\", container: %s)",
-					    uname, sk__ag_jstr(pod, "metadata.name"), sk__ag_jstr(pod, "metadata.namespace"),
-					    sk__ag_jstr(pod, "metadata.uid"), sk__ag_jstr(cs, "name"));
+					    "container has runAsNonRoot and image has non-numeric user (%s), cannot "
+					    "verify user is non-root (pod: \"%s_%s(%s)\", container: %s)",
+					    uname, sk__ag_jstr(pod, "metadata.name"),
+					    sk__ag_jstr(pod, "metadata.namespace"), sk__ag_jstr(pod, "metadata.uid"),
+					    sk__ag_jstr(cs, "name"));
 		}
 		if (u == 0) {
 			*reason = "CreateContainerConfigError";
 			return sk_error_set(err, SK_EINVALID,
-					    "container has runAsNonRoot and image will run as root (pod: \"%s_%s(%s)\", container: %s)",
+					    "container has runAsNonRoot and image will run as root (pod: "
+					    "\"%s_%s(%s)\", container: %s)",
 					    sk__ag_jstr(pod, "metadata.name"), sk__ag_jstr(pod, "metadata.namespace"),
 					    sk__ag_jstr(pod, "metadata.uid"), sk__ag_jstr(cs, "name"));
 		}
@@ -556,11 +565,13 @@ static const char *const *argv_of(json_t *cs, json_t *image_config, json_t *env,
 		parts[0] = ient;
 		parts[1] = icmd;
 	}
-	argv = sk__ag_arena_keep(ar, xzalloc((json_array_size(parts[0]) + json_array_size(parts[1]) + 1) * sizeof(char *)));
+	argv = sk__ag_arena_keep(ar,
+				 xzalloc((json_array_size(parts[0]) + json_array_size(parts[1]) + 1) * sizeof(char *)));
 	for (int p = 0; p < 2; p++) {
 		bool from_pod = parts[p] == cmd || parts[p] == args;
 
-		json_array_foreach(parts[p], i, e) {
+		json_array_foreach(parts[p], i, e)
+		{
 			const char *s = json_string_value(e) ? json_string_value(e) : "";
 
 			argv[n++] = from_pod ? sk__ag_arena_keep(ar, sk__ag_expand_vars(s, env)) : s;
@@ -586,14 +597,14 @@ static const char *const *strv_of(json_t *arr, struct arena *ar)
 
 /* ---- mounts --------------------------------------------------------------------------- */
 
-static int mounts_of(struct apod *p, json_t *cs, struct arena *ar, struct sk_container_config *cfg,
-		     sk_error_t *err)
+static int mounts_of(struct apod *p, json_t *cs, struct arena *ar, struct sk_container_config *cfg, sk_error_t *err)
 {
 	json_t *vms = json_object_get(cs, "volumeMounts"), *vm;
 	struct sk_mount *m = sk__ag_arena_keep(ar, xzalloc((json_array_size(vms) + 1) * sizeof(*m)));
 	size_t i, n = 0;
 
-	json_array_foreach(vms, i, vm) {
+	json_array_foreach(vms, i, vm)
+	{
 		const char *vname = sk__ag_jstr(vm, "name") ? sk__ag_jstr(vm, "name") : "";
 		json_t *vol = json_object_get(p->mounts, vname);
 		const char *host = sk__ag_jstr(vol, "path");
@@ -647,10 +658,9 @@ static void security_of(json_t *pod, json_t *cs, struct arena *ar, struct sk_con
 	cfg->readonly_rootfs = json_is_true(json_object_get(sc, "readOnlyRootFilesystem"));
 	cfg->no_new_privileges = json_is_false(ape);
 	cfg->seccomp = seccomp && !strcmp(seccomp, "RuntimeDefault") && !cfg->privileged ? SK_SECCOMP_RUNTIME_DEFAULT
-										       : SK_SECCOMP_UNCONFINED;
+											 : SK_SECCOMP_UNCONFINED;
 	gids = sk__ag_arena_keep(ar, xzalloc((json_array_size(sup) + 2) * sizeof(*gids)));
-	json_array_foreach(sup, i, g)
-		gids[n++] = (uint32_t)json_integer_value(g);
+	json_array_foreach(sup, i, g) gids[n++] = (uint32_t)json_integer_value(g);
 	if (json_is_integer(fsg))
 		gids[n++] = (uint32_t)json_integer_value(fsg);
 	cfg->additional_gids = gids;
@@ -712,8 +722,8 @@ static void resources_of(json_t *pod, json_t *cs, struct sk_container_config *cf
 }
 
 int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, json_t *cs, struct ctr *k,
-			 const sk_image_info *img, const char *id, struct arena *ar, struct sk_container_config *cfg,
-			 const char **reason, sk_error_t *err)
+			    const sk_image_info *img, const char *id, struct arena *ar, struct sk_container_config *cfg,
+			    const char **reason, sk_error_t *err)
 {
 	cleanup_json json_t *env = NULL;
 	const char *rootfs = cfg->rootfs;
@@ -741,11 +751,12 @@ int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, jso
 	if (!cfg->args[0])
 		return sk_error_set(err, SK_EINVALID, "no command specified");
 	envv = sk__ag_arena_keep(ar, xzalloc((json_array_size(env) + 1) * sizeof(char *)));
-	json_array_foreach(env, i, e)
-		envv[i] = sk__ag_arena_keep(ar, xstrdup(json_string_value(e)));
+	json_array_foreach(env, i, e) envv[i] = sk__ag_arena_keep(ar, xstrdup(json_string_value(e)));
 	cfg->env = envv;
-	cfg->cwd = wd && *wd ? wd : (sk__ag_jstr(img->config, "WorkingDir") && *sk__ag_jstr(img->config, "WorkingDir")
-					     ? sk__ag_jstr(img->config, "WorkingDir") : "/");
+	cfg->cwd = wd && *wd ? wd
+			     : (sk__ag_jstr(img->config, "WorkingDir") && *sk__ag_jstr(img->config, "WorkingDir")
+					? sk__ag_jstr(img->config, "WorkingDir")
+					: "/");
 	if (resolve_user(pod, cs, img, rootfs, &cfg->uid, &cfg->gid, reason, err) < 0)
 		return -1;
 	security_of(pod, cs, ar, cfg);

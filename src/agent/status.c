@@ -114,7 +114,8 @@ static __attribute__((noinline)) const char *phase(struct apod *p, json_t *pod, 
 	}
 	if (init_pending(p))
 		return "Pending";
-	json_array_foreach(statuses, i, s) {
+	json_array_foreach(statuses, i, s)
+	{
 		json_t *st = json_object_get(s, "state");
 
 		total++;
@@ -157,10 +158,10 @@ static json_t *cond(json_t *old, const char *type, bool ok, const char *reason, 
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(sk__ag_jget(old, "status.conditions"), i, c)
-		if (!strcmp(sk__ag_jstr(c, "type") ? sk__ag_jstr(c, "type") : "", type) &&
-		    !strcmp(sk__ag_jstr(c, "status") ? sk__ag_jstr(c, "status") : "", status) && sk__ag_jstr(c, "lastTransitionTime"))
-			since = sk__ag_jstr(c, "lastTransitionTime");
+	json_array_foreach(sk__ag_jget(old, "status.conditions"), i,
+			   c) if (!strcmp(sk__ag_jstr(c, "type") ? sk__ag_jstr(c, "type") : "", type) &&
+				  !strcmp(sk__ag_jstr(c, "status") ? sk__ag_jstr(c, "status") : "", status) &&
+				  sk__ag_jstr(c, "lastTransitionTime")) since = sk__ag_jstr(c, "lastTransitionTime");
 	c = json_pack("{s:s, s:s, s:n, s:s}", "type", type, "status", status, "lastProbeTime", "lastTransitionTime",
 		      since);
 	if (reason)
@@ -179,13 +180,15 @@ static char *names_where(json_t *statuses, bool want_ready)
 	bool first = true;
 
 	n += (size_t)snprintf(buf, sizeof(buf), "[");
-	json_array_foreach(statuses, i, s) {
+	json_array_foreach(statuses, i, s)
+	{
 		bool ready = json_is_true(json_object_get(s, "ready"));
 
 		if (ready == want_ready)
 			continue;
 		if (n < sizeof(buf))
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", first ? "" : " ", sk__ag_jstr(s, "name"));
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", first ? "" : " ",
+					      sk__ag_jstr(s, "name"));
 		first = false;
 	}
 	if (n < sizeof(buf))
@@ -205,7 +208,8 @@ static json_t *conditions(struct apod *p, json_t *pod, json_t *statuses, json_t 
 	size_t i;
 	json_t *s;
 
-	json_array_foreach(init_statuses, i, s) {
+	json_array_foreach(init_statuses, i, s)
+	{
 		struct ctr *k = NULL;
 
 		for (size_t j = 0; j < p->nctrs; j++)
@@ -225,8 +229,8 @@ static json_t *conditions(struct apod *p, json_t *pod, json_t *statuses, json_t 
 	sk_time_format(sk_now_ns() / 1000000000, now, sizeof(now));
 	json_array_append_new(arr, cond(pod, "PodReadyToStartContainers", p->sb != NULL, NULL, NULL, now));
 	if (initialized) {
-		json_array_append_new(arr, cond(pod, "Initialized", true, done && !init_statuses ? "PodCompleted" : NULL,
-						NULL, now));
+		json_array_append_new(
+			arr, cond(pod, "Initialized", true, done && !init_statuses ? "PodCompleted" : NULL, NULL, now));
 	} else {
 		cleanup_free char *m = xasprintf("containers with incomplete status: [%s]", uninit ? uninit : "");
 		json_array_append_new(arr, cond(pod, "Initialized", false, "ContainersNotInitialized", m, now));
@@ -272,18 +276,18 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 
 	for (size_t i = 0; i < p->nctrs; i++) {
 		struct ctr *k = &p->ctrs[i];
-		json_t *cs = NULL, *arr = sk__ag_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
+		json_t *cs = NULL,
+		       *arr = sk__ag_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
 		size_t j;
 
-		json_array_foreach(arr, j, c)
-			if (!strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "", k->name))
-				cs = c;
+		json_array_foreach(
+			arr, j, c) if (!strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "", k->name)) cs = c;
 		json_array_append_new(k->kind == CTR_REGULAR ? statuses : init_statuses, container_status(a, p, cs, k));
 	}
 	ph = phase(p, pod, statuses);
 	st = json_pack("{s:s, s:o, s:s, s:[{s:s}], s:s, s:s}", "phase", ph, "conditions",
-		       conditions(p, pod, statuses, json_array_size(init_statuses) ? init_statuses : NULL, ph), "hostIP",
-		       "127.0.0.1", "hostIPs", "ip", "127.0.0.1", "startTime", p->start_time, "qosClass",
+		       conditions(p, pod, statuses, json_array_size(init_statuses) ? init_statuses : NULL, ph),
+		       "hostIP", "127.0.0.1", "hostIPs", "ip", "127.0.0.1", "startTime", p->start_time, "qosClass",
 		       sk__ag_qos_class(pod));
 	if (p->sb && p->sb->ip) {
 		json_object_set_new(st, "podIP", json_string(p->sb->ip));
@@ -327,7 +331,8 @@ void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t
 	 * own (DisruptionTarget from an eviction, readiness gates) are kept */
 	r = sk_client_patch(a->c, path, SK_PATCH_STRATEGIC, patch, &err);
 	if (sk_trace_on()) {
-		cleanup_free char *what = xasprintf("status %s written", sk__ag_jstr(st, "phase") ? sk__ag_jstr(st, "phase") : "?");
+		cleanup_free char *what = xasprintf("status %s written",
+						    sk__ag_jstr(st, "phase") ? sk__ag_jstr(st, "phase") : "?");
 
 		SK_POD_TRACE(p, what);
 	}

@@ -88,8 +88,7 @@ static char *object_value(json_t *obj, bool secret, const char *key, size_t *len
 }
 
 /* Writes a configMap or secret source (volume or projection) into dir. */
-static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secret, const char *dir,
-			sk_error_t *err)
+static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secret, const char *dir, sk_error_t *err)
 {
 	const char *name = sk__ag_jstr(src, secret ? "secretName" : "name");
 	bool optional = json_is_true(json_object_get(src, "optional"));
@@ -114,14 +113,17 @@ static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secre
 		return -1;
 	}
 	if (json_array_size(items)) {
-		json_array_foreach(items, i, it) {
+		json_array_foreach(items, i, it)
+		{
 			size_t len = 0;
-			cleanup_free char *v = object_value(obj, secret, sk__ag_jstr(it, "key") ? sk__ag_jstr(it, "key") : "", &len);
+			cleanup_free char *v = object_value(obj, secret,
+							    sk__ag_jstr(it, "key") ? sk__ag_jstr(it, "key") : "", &len);
 
 			if (!v) {
 				if (optional)
 					continue;
-				return sk_error_set(err, SK_ENOTFOUND, "configmap references non-existent config key: %s",
+				return sk_error_set(err, SK_ENOTFOUND,
+						    "configmap references non-existent config key: %s",
 						    sk__ag_jstr(it, "key") ? sk__ag_jstr(it, "key") : "");
 			}
 			if (write_file(dir, sk__ag_jstr(it, "path"), v, len, mode_of(it, src, 0644), err) < 0)
@@ -136,7 +138,8 @@ static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secre
 			const char *k;
 			json_t *v;
 
-			json_object_foreach(json_object_get(obj, fields[f]), k, v) {
+			json_object_foreach(json_object_get(obj, fields[f]), k, v)
+			{
 				size_t len = 0;
 				cleanup_free char *val = object_value(obj, secret, k, &len);
 
@@ -153,16 +156,20 @@ static int write_downward(json_t *pod, json_t *src, const char *dir, sk_error_t 
 	json_t *it;
 	size_t i;
 
-	json_array_foreach(json_object_get(src, "items"), i, it) {
+	json_array_foreach(json_object_get(src, "items"), i, it)
+	{
 		cleanup_free char *v = NULL;
 
 		if (json_object_get(it, "fieldRef"))
-			v = sk__ag_field_ref(pod, sk__ag_jstr(it, "fieldRef.fieldPath") ? sk__ag_jstr(it, "fieldRef.fieldPath") : "");
+			v = sk__ag_field_ref(pod, sk__ag_jstr(it, "fieldRef.fieldPath")
+							  ? sk__ag_jstr(it, "fieldRef.fieldPath")
+							  : "");
 		else if (json_object_get(it, "resourceFieldRef"))
 			v = sk__ag_resource_ref(pod, json_object_get(it, "resourceFieldRef"), NULL, err);
 		if (!v)
-			return err->code ? -1 : sk_error_set(err, SK_EINVALID, "downward API item \"%s\" is not supported",
-							       sk__ag_jstr(it, "path") ? sk__ag_jstr(it, "path") : "");
+			return err->code ? -1
+					 : sk_error_set(err, SK_EINVALID, "downward API item \"%s\" is not supported",
+							sk__ag_jstr(it, "path") ? sk__ag_jstr(it, "path") : "");
 		if (write_file(dir, sk__ag_jstr(it, "path"), v, strlen(v), mode_of(it, src, 0644), err) < 0)
 			return -1;
 	}
@@ -174,7 +181,8 @@ static int write_projected(struct sk_agent *a, json_t *pod, json_t *src, const c
 	json_t *s;
 	size_t i;
 
-	json_array_foreach(json_object_get(src, "sources"), i, s) {
+	json_array_foreach(json_object_get(src, "sources"), i, s)
+	{
 		json_t *inner;
 
 		if ((inner = json_object_get(s, "configMap"))) {
@@ -202,7 +210,8 @@ static int write_projected(struct sk_agent *a, json_t *pod, json_t *src, const c
 				return -1;
 		} else if ((inner = json_object_get(s, "serviceAccountToken"))) {
 			/* skiff issues no service account tokens yet: an empty token file */
-			if (write_file(dir, sk__ag_jstr(inner, "path") ? sk__ag_jstr(inner, "path") : "token", "", 0, 0644, err) < 0)
+			if (write_file(dir, sk__ag_jstr(inner, "path") ? sk__ag_jstr(inner, "path") : "token", "", 0,
+				       0644, err) < 0)
 				return -1;
 		} else if ((inner = json_object_get(s, "clusterTrustBundle"))) {
 			continue;
@@ -243,7 +252,8 @@ static int host_path(json_t *src, const char **out, sk_error_t *err)
 		return sk_error_set(err, SK_ENOTFOUND, "hostPath type check failed: %s is not a %s", path,
 				    !strcmp(type, "Directory") ? "directory" : (!strcmp(type, "File") ? "file" : type));
 	if ((!strcmp(type, "Directory") && !S_ISDIR(st.st_mode)) || (!strcmp(type, "File") && !S_ISREG(st.st_mode)) ||
-	    (!strcmp(type, "Socket") && !S_ISSOCK(st.st_mode)) || (!strcmp(type, "CharDevice") && !S_ISCHR(st.st_mode)) ||
+	    (!strcmp(type, "Socket") && !S_ISSOCK(st.st_mode)) ||
+	    (!strcmp(type, "CharDevice") && !S_ISCHR(st.st_mode)) ||
 	    (!strcmp(type, "BlockDevice") && !S_ISBLK(st.st_mode)))
 		return sk_error_set(err, SK_EINVALID, "hostPath type check failed: %s is not a %s", path, type);
 	return 0;
@@ -269,7 +279,8 @@ static int setup_one(struct sk_agent *a, struct apod *p, json_t *pod, json_t *vo
 		return 0;
 	}
 	if ((src = json_object_get(vol, "persistentVolumeClaim"))) {
-		*path = sk__localpath_claim(a, p->ns, sk__ag_jstr(src, "claimName") ? sk__ag_jstr(src, "claimName") : "", err);
+		*path = sk__localpath_claim(a, p->ns,
+					    sk__ag_jstr(src, "claimName") ? sk__ag_jstr(src, "claimName") : "", err);
 		*ro = json_is_true(json_object_get(src, "readOnly"));
 		return *path ? 0 : -1;
 	}
@@ -299,7 +310,8 @@ static int setup_one(struct sk_agent *a, struct apod *p, json_t *pod, json_t *vo
 		chmod(dir, 0777);
 	} else {
 		*ro = true;
-		if ((json_object_get(vol, "secret") || json_object_get(vol, "projected")) && mount_tmpfs(dir, 0, err) < 0)
+		if ((json_object_get(vol, "secret") || json_object_get(vol, "projected")) &&
+		    mount_tmpfs(dir, 0, err) < 0)
 			return -1;
 		if ((src = json_object_get(vol, "configMap")) && write_object(a, pod, src, false, dir, err) < 0)
 			return -1;
@@ -319,7 +331,8 @@ int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_
 	json_t *mounts = json_object(), *vol;
 	size_t i;
 
-	json_array_foreach(sk__ag_jget(pod, "spec.volumes"), i, vol) {
+	json_array_foreach(sk__ag_jget(pod, "spec.volumes"), i, vol)
+	{
 		char *path = NULL;
 		bool ro = false;
 
@@ -329,7 +342,8 @@ int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_
 			json_decref(mounts);
 			return -1;
 		}
-		json_object_set_new(mounts, sk__ag_jstr(vol, "name"), json_pack("{s:s, s:b}", "path", path, "readOnly", ro));
+		json_object_set_new(mounts, sk__ag_jstr(vol, "name"),
+				    json_pack("{s:s, s:b}", "path", path, "readOnly", ro));
 		free(path);
 	}
 	json_decref(p->mounts);

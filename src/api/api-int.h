@@ -18,16 +18,16 @@ enum {
 
 /* One served resource. */
 typedef struct sk_api_resource {
-	const char *group;         /* "" for core */
+	const char *group; /* "" for core */
 	const char *version;
 	const char *kind;
 	const char *plural;
 	const char *singular;
 	int namespaced;
-	const char *short_names;   /* comma-separated or NULL */
-	const char *categories;    /* "all" or NULL */
-	int subresources;          /* SK_SUB_* */
-	int has_spec;              /* generation bumps on spec change; status only via /status */
+	const char *short_names; /* comma-separated or NULL */
+	const char *categories;  /* "all" or NULL */
+	int subresources;        /* SK_SUB_* */
+	int has_spec;            /* generation bumps on spec change; status only via /status */
 } sk_api_resource;
 
 extern const sk_api_resource sk__resources[];
@@ -43,7 +43,7 @@ struct sk_api {
 	sk_api_options opts;
 	pthread_mutex_t mu;
 	volatile int shutting_down;
-	int gc_enabled;               /* a garbage collector honours foreground/orphan finalizers */
+	int gc_enabled; /* a garbage collector honours foreground/orphan finalizers */
 };
 
 /* Parsed request path. */
@@ -51,8 +51,8 @@ typedef struct sk_path {
 	const sk_api_resource *res;
 	char group[64], version[32];
 	char ns[254], name[254];
-	char sub[32];                 /* subresource or "" */
-	int all_namespaces;           /* collection across namespaces */
+	char sub[32];       /* subresource or "" */
+	int all_namespaces; /* collection across namespaces */
 } sk_path;
 
 /* Object storage encoding: key order kind, apiVersion, metadata (with
@@ -70,8 +70,8 @@ char *sk__obj_prefix(const sk_api_resource *r, const char *ns);
 void sk__reply_json(sk_api_response *resp, int status, json_t *obj);
 void sk__reply_raw(sk_api_response *resp, int status, char *body, size_t len);
 void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_api_resource *r, const char *name);
-void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg,
-		      const sk_api_resource *r, const char *name, json_t *causes);
+void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg, const sk_api_resource *r,
+		      const char *name, json_t *causes);
 int sk__http_code(int skcode, const char **reason);
 json_t *sk__status_ok(const sk_api_resource *r, const char *name, const char *uid);
 

@@ -18,7 +18,7 @@ static int ensure_namespaces(sk_api *api, sk_error_t *err)
 
 	for (int i = 0; default_namespaces[i]; i++) {
 		cleanup_json json_t *ns = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
-						   "metadata", "name", default_namespaces[i]);
+						    "metadata", "name", default_namespaces[i]);
 		cleanup_json json_t *out = NULL;
 		sk_error_t e = {0};
 
@@ -52,15 +52,9 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	return api;
 }
 
-void sk_api_shutdown(sk_api *api)
-{
-	api->shutting_down = 1;
-}
+void sk_api_shutdown(sk_api *api) { api->shutting_down = 1; }
 
-void sk_api_set_gc_enabled(sk_api *api, int on)
-{
-	api->gc_enabled = on;
-}
+void sk_api_set_gc_enabled(sk_api *api, int on) { api->gc_enabled = on; }
 
 void sk_api_free(sk_api *api)
 {
@@ -95,8 +89,8 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		return;
 	}
 	if (req->body_len > api->opts.max_body) {
-		sk__reply_status(resp, 413, "RequestEntityTooLarge", "the server has received too large of a request body",
-				 NULL, NULL, NULL);
+		sk__reply_status(resp, 413, "RequestEntityTooLarge",
+				 "the server has received too large of a request body", NULL, NULL, NULL);
 		return;
 	}
 	if (req->content_type && strstr(req->content_type, "protobuf")) {
@@ -106,11 +100,12 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		sk_api_request jreq = *req;
 
 		if (strcmp(req->method, "POST") && strcmp(req->method, "PUT") && strcmp(req->method, "DELETE")) {
-			sk__reply_status(resp, 415, "UnsupportedMediaType",
-					 "the body of the request was in an unknown format - accepted media types include: "
-					 "application/json, application/merge-patch+json, application/json-patch+json, "
-					 "application/strategic-merge-patch+json, application/apply-patch+yaml",
-					 NULL, NULL, NULL);
+			sk__reply_status(
+				resp, 415, "UnsupportedMediaType",
+				"the body of the request was in an unknown format - accepted media types include: "
+				"application/json, application/merge-patch+json, application/json-patch+json, "
+				"application/strategic-merge-patch+json, application/apply-patch+yaml",
+				NULL, NULL, NULL);
 			return;
 		}
 		if (req->body_len) {
@@ -175,7 +170,8 @@ static json_t *find_priority_class(sk_api *api, const char *name, int global_def
 		json_t *pc = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
 		const char *n = json_string_value(json_object_get(json_object_get(pc, "metadata"), "name"));
 
-		if ((name && n && !strcmp(n, name)) || (!name && global_default && json_is_true(json_object_get(pc, "globalDefault"))))
+		if ((name && n && !strcmp(n, name)) ||
+		    (!name && global_default && json_is_true(json_object_get(pc, "globalDefault"))))
 			found = pc;
 		else
 			json_decref(pc);
@@ -200,13 +196,14 @@ static int admit_pod(sk_api *api, json_t *pod, sk_error_t *err)
 	else if (pcn && *pcn) {
 		pc = find_priority_class(api, pcn, 0);
 		if (!pc)
-			return sk_error_set(err, SK_EFORBIDDEN,
-					    "pods \"%s\" is forbidden: no PriorityClass with name %s was found",
-					    json_string_value(json_object_get(json_object_get(pod, "metadata"), "name")), pcn);
+			return sk_error_set(
+				err, SK_EFORBIDDEN, "pods \"%s\" is forbidden: no PriorityClass with name %s was found",
+				json_string_value(json_object_get(json_object_get(pod, "metadata"), "name")), pcn);
 	} else {
 		pc = find_priority_class(api, NULL, 1);
 		if (pc)
-			json_object_set(spec, "priorityClassName", json_object_get(json_object_get(pc, "metadata"), "name"));
+			json_object_set(spec, "priorityClassName",
+					json_object_get(json_object_get(pc, "metadata"), "name"));
 	}
 	if (pc) {
 		const char *pp = json_string_value(json_object_get(pc, "preemptionPolicy"));
@@ -288,7 +285,8 @@ const char *sk__pod_qos_class(json_t *pod)
 		size_t i;
 		json_t *c;
 
-		json_array_foreach(json_object_get(spec, lists[l]), i, c) {
+		json_array_foreach(json_object_get(spec, lists[l]), i, c)
+		{
 			json_t *res = json_object_get(c, "resources");
 			json_t *req = json_object_get(res, "requests"), *lim = json_object_get(res, "limits");
 			static const char *const names[] = {"cpu", "memory"};
@@ -303,9 +301,10 @@ const char *sk__pod_qos_class(json_t *pod)
 					guaranteed = 0;
 					continue;
 				}
-				if (rq && (sk_quantity_milli(json_string_value(rq) ? json_string_value(rq) : "", &a) < 0 ||
-					   sk_quantity_milli(json_string_value(lm) ? json_string_value(lm) : "", &b) < 0 ||
-					   a != b))
+				if (rq &&
+				    (sk_quantity_milli(json_string_value(rq) ? json_string_value(rq) : "", &a) < 0 ||
+				     sk_quantity_milli(json_string_value(lm) ? json_string_value(lm) : "", &b) < 0 ||
+				     a != b))
 					guaranteed = 0;
 			}
 		}
@@ -323,7 +322,8 @@ void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *
 	cleanup_json json_t *body = NULL;
 	int64_t rev;
 
-	body = req->body_obj ? json_incref(req->body_obj) : json_loadb(req->body ? req->body : "", req->body_len, 0, NULL);
+	body = req->body_obj ? json_incref(req->body_obj)
+			     : json_loadb(req->body ? req->body : "", req->body_len, 0, NULL);
 	if (!json_is_object(body)) {
 		sk_error_set(&err, SK_EBADREQUEST, "the body of the request must be a Namespace");
 		goto fail;
@@ -364,7 +364,8 @@ void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *
 				char num[24];
 
 				snprintf(num, sizeof(num), "%lld", (long long)rev);
-				json_object_set_new(json_object_get(ns, "metadata"), "resourceVersion", json_string(num));
+				json_object_set_new(json_object_get(ns, "metadata"), "resourceVersion",
+						    json_string(num));
 				sk__reply_json(resp, 200, ns);
 				return;
 			}
@@ -378,10 +379,7 @@ fail:
 
 /* ---- tables ---- */
 
-int sk__wants_table(const sk_api_request *req)
-{
-	return req->accept && strstr(req->accept, "as=Table") != NULL;
-}
+int sk__wants_table(const sk_api_request *req) { return req->accept && strstr(req->accept, "as=Table") != NULL; }
 
 json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object)
 {
@@ -390,7 +388,8 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 	size_t i;
 	json_t *o;
 
-	json_array_foreach(items, i, o) {
+	json_array_foreach(items, i, o)
+	{
 		json_t *row = json_pack("{s:o}", "cells", sk_table_cells(r->kind, o, now));
 		json_t *conds = sk_table_row_conditions(r->kind, o);
 
@@ -409,4 +408,3 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 	return json_pack("{s:s, s:s, s:O, s:o, s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1", "metadata",
 			 list_meta, "columnDefinitions", sk_table_columns(r->kind), "rows", rows);
 }
-

@@ -18,9 +18,9 @@ typedef struct sk_api sk_api;
 typedef struct sk_api_watch sk_api_watch;
 
 typedef struct sk_api_options {
-	const char *server_address;   /* "127.0.0.1:6443", for /api serverAddressByClientCIDRs */
-	size_t max_body;              /* request bodies over this get 413 (default 3 MiB) */
-	int bookmark_secs;            /* watch bookmark interval (default 60) */
+	const char *server_address; /* "127.0.0.1:6443", for /api serverAddressByClientCIDRs */
+	size_t max_body;            /* request bodies over this get 413 (default 3 MiB) */
+	int bookmark_secs;          /* watch bookmark interval (default 60) */
 } sk_api_options;
 
 /* Query parameters as decoded key/value pairs. */
@@ -30,22 +30,22 @@ typedef struct sk_api_arg {
 
 typedef struct sk_api_request {
 	const char *method;
-	const char *path;             /* URL path, decoded */
+	const char *path; /* URL path, decoded */
 	const sk_api_arg *args;
 	size_t nargs;
 	const char *body;
 	size_t body_len;
-	const char *content_type;     /* NULL: application/json */
-	const char *accept;           /* NULL: application/json */
-	const char *user;             /* authenticated user name; NULL rejects with 401 */
-	json_t *body_obj;             /* in-process: the body already decoded (borrowed; body unused) */
-	int body_owned;               /* in-process: body_obj is the handler's to change in place */
-	int want_obj;                 /* in-process: return objects in resp->obj, not as text */
+	const char *content_type; /* NULL: application/json */
+	const char *accept;       /* NULL: application/json */
+	const char *user;         /* authenticated user name; NULL rejects with 401 */
+	json_t *body_obj;         /* in-process: the body already decoded (borrowed; body unused) */
+	int body_owned;           /* in-process: body_obj is the handler's to change in place */
+	int want_obj;             /* in-process: return objects in resp->obj, not as text */
 } sk_api_request;
 
 typedef struct sk_api_response {
-	int status;                   /* HTTP status */
-	char *body;                   /* malloc'd; freed by sk_api_response_release */
+	int status; /* HTTP status */
+	char *body; /* malloc'd; freed by sk_api_response_release */
 	size_t len;
 	const char *content_type;     /* static string */
 	char *warning;                /* malloc'd Warning header values (299 - "..."), one per line, or NULL */

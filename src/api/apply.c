@@ -42,10 +42,7 @@ static char *field_path(const char *path, const char *field)
 	return s;
 }
 
-static bool has_prefix(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
-}
+static bool has_prefix(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
 static char *dump(json_t *v)
 {
@@ -55,10 +52,7 @@ static char *dump(json_t *v)
 
 /* Paths join keys of jansson objects and element texts of valid values:
  * valid UTF-8, which json_object_set_new would check again. */
-static void set_add(json_t *set, const char *path)
-{
-	json_object_set_new_nocheck(set, path, json_true());
-}
+static void set_add(json_t *set, const char *path) { json_object_set_new_nocheck(set, path, json_true()); }
 
 /* 1 when set holds path or a path below it. */
 static bool set_covers(json_t *set, const char *path)
@@ -67,9 +61,7 @@ static bool set_covers(json_t *set, const char *path)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(set, k, v)
-		if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC))
-			return true;
+	json_object_foreach(set, k, v) if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC)) return true;
 	return false;
 }
 
@@ -80,9 +72,8 @@ static void set_remove_under(json_t *set, const char *path)
 	json_t *v;
 	void *tmp;
 
-	json_object_foreach_safe(set, tmp, k, v)
-		if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC))
-			json_object_del(set, k);
+	json_object_foreach_safe(set, tmp, k, v) if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC))
+		json_object_del(set, k);
 }
 
 /* Splits a path into its elements; caller frees each and the array. */
@@ -119,7 +110,8 @@ static bool keyed_list(json_t *list, const struct sk__patch_meta *meta)
 
 	if (!meta->merge || !json_is_array(list))
 		return false;
-	json_array_foreach(list, i, e) {
+	json_array_foreach(list, i, e)
+	{
 		if (meta->merge_key) {
 			if (!json_is_object(e) || !json_object_get(e, meta->merge_key))
 				return false;
@@ -131,7 +123,7 @@ static bool keyed_list(json_t *list, const struct sk__patch_meta *meta)
 }
 
 struct elem_gen {
-	const char *key;        /* the merge key, or NULL for a set member */
+	const char *key; /* the merge key, or NULL for a set member */
 	json_t *v;
 };
 
@@ -200,15 +192,14 @@ static long find_item(json_t *list, const char *elem)
 		json_decref(want);
 		return -1;
 	}
-	json_array_foreach(list, i, e) {
+	json_array_foreach(list, i, e)
+	{
 		bool ok;
 		if (elem[0] == 'v') {
 			ok = json_equal(e, want);
 		} else {
 			ok = json_is_object(e) && json_is_object(want);
-			json_object_foreach(want, k, kv)
-				if (ok && !json_equal(json_object_get(e, k), kv))
-					ok = false;
+			json_object_foreach(want, k, kv) if (ok && !json_equal(json_object_get(e, k), kv)) ok = false;
 		}
 		if (ok) {
 			found = (long)i;
@@ -281,7 +272,8 @@ static char *path_string(const char *path)
 			json_t *k = json_loads(e + 2, 0, NULL), *v;
 			const char *name;
 			char *inner = xstrdup("");
-			json_object_foreach(k, name, v) {
+			json_object_foreach(k, name, v)
+			{
 				cleanup_free char *vs = dump(v);
 				char *t = xasprintf("%s%s%s=%s", inner, *inner ? "," : "", name, vs);
 				free(inner);
@@ -314,7 +306,7 @@ static void tree_insert(json_t *tree, const char *path)
 
 		if (!child) {
 			child = json_object();
-			json_object_setn_new_nocheck(node, path, len, child);   /* see set_add */
+			json_object_setn_new_nocheck(node, path, len, child); /* see set_add */
 		}
 		/* a node that is itself a member and has children carries "." */
 		if (existed && ((!sep && json_object_size(child)) || (sep && !json_object_size(child))))
@@ -326,10 +318,7 @@ static void tree_insert(json_t *tree, const char *path)
 	}
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 static json_t *set_to_fields(json_t *set)
 {
@@ -338,8 +327,7 @@ static json_t *set_to_fields(json_t *set)
 	const char **keys = xmalloc((n ? n : 1) * sizeof(char *));
 	const char *k;
 
-	json_object_foreach(set, k, v)
-		keys[i++] = k;
+	json_object_foreach(set, k, v) keys[i++] = k;
 	qsort(keys, n, sizeof(char *), cmp_str);
 	for (i = 0; i < n; i++)
 		tree_insert(tree, keys[i]);
@@ -352,7 +340,8 @@ static void fields_to_set(json_t *set, const char *prefix, json_t *node)
 	const char *k;
 	json_t *child;
 
-	json_object_foreach(node, k, child) {
+	json_object_foreach(node, k, child)
+	{
 		cleanup_free char *p = NULL;
 		if (strcmp(k, ".") == 0) {
 			if (*prefix)
@@ -376,7 +365,8 @@ static void members_object(json_t *set, const char *path, json_t *obj, const cha
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(obj, k, v) {
+	json_object_foreach(obj, k, v)
+	{
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(v))
@@ -397,7 +387,8 @@ static void members_value(json_t *set, const char *path, json_t *v, const struct
 		return;
 	}
 	if (json_is_array(v) && json_array_size(v) && keyed_list(v, meta)) {
-		json_array_foreach(v, i, e) {
+		json_array_foreach(v, i, e)
+		{
 			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
 			set_add(set, p);
@@ -410,8 +401,18 @@ static void members_value(json_t *set, const char *path, json_t *v, const struct
 }
 
 static const char *const meta_fields[] = {
-	"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
-	"managedFields", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", NULL,
+	"name",
+	"namespace",
+	"creationTimestamp",
+	"selfLink",
+	"uid",
+	"clusterName",
+	"generation",
+	"managedFields",
+	"resourceVersion",
+	"deletionTimestamp",
+	"deletionGracePeriodSeconds",
+	NULL,
 };
 
 /* Drops what upstream never tracks (stripmeta.go) and, for the main
@@ -423,7 +424,8 @@ static void strip_set(json_t *set, const char *subresource)
 	json_t *v;
 	void *tmp;
 
-	json_object_foreach_safe(set, tmp, k, v) {
+	json_object_foreach_safe(set, tmp, k, v)
+	{
 		bool in_status = strcmp(k, "f:status") == 0 || has_prefix(k, "f:status" SEP);
 		bool drop = status ? !in_status : in_status;
 		if (!strcmp(k, "f:apiVersion") || !strcmp(k, "f:kind") || !strcmp(k, "f:metadata"))
@@ -448,7 +450,7 @@ static void strip_set(json_t *set, const char *subresource)
 struct entry {
 	char *manager, *operation, *api_version, *time, *subresource;
 	json_t *set;
-	json_t *orig;   /* the entry as it was, written back as is while its set is not loaded */
+	json_t *orig; /* the entry as it was, written back as is while its set is not loaded */
 };
 
 struct managed {
@@ -462,8 +464,8 @@ static char *str_or_null(json_t *obj, const char *key)
 	return s ? xstrdup(s) : NULL;
 }
 
-static size_t managed_add(struct managed *m, const char *manager, const char *op,
-			  const char *api_version, const char *subresource)
+static size_t managed_add(struct managed *m, const char *manager, const char *op, const char *api_version,
+			  const char *subresource)
 {
 	struct entry *e;
 
@@ -495,7 +497,8 @@ static bool tree_canonical(json_t *node, bool top)
 	size_t i = 0;
 	json_t *c;
 
-	json_object_foreach(node, k, c) {
+	json_object_foreach(node, k, c)
+	{
 		if (!json_is_object(c))
 			return false;
 		if (!strcmp(k, ".")) {
@@ -519,15 +522,16 @@ static bool tree_canonical(json_t *node, bool top)
 /* Whether managed_dump writes entry e back exactly as it is. */
 static bool entry_canonical(json_t *e)
 {
-	static const char *const keys[] = {"manager", "operation", "apiVersion", "time",
-					   "fieldsType", "fieldsV1", "subresource"};
+	static const char *const keys[] = {"manager",    "operation", "apiVersion", "time",
+					   "fieldsType", "fieldsV1",  "subresource"};
 	static const bool required[] = {true, true, false, false, true, true, false};
 	const size_t nkeys = sizeof(keys) / sizeof(keys[0]);
 	size_t at = 0;
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(e, k, v) {
+	json_object_foreach(e, k, v)
+	{
 		while (at < nkeys && strcmp(keys[at], k)) {
 			if (required[at])
 				return false;
@@ -573,9 +577,7 @@ static bool tree_touched(json_t *tree, json_t *set)
 	const char *p;
 	json_t *v;
 
-	json_object_foreach(set, p, v)
-		if (tree_has(tree, p))
-			return true;
+	json_object_foreach(set, p, v) if (tree_has(tree, p)) return true;
 	return false;
 }
 
@@ -586,7 +588,8 @@ static void managed_load_entries(struct managed *m, json_t *list, bool keep)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(list, i, e) {
+	json_array_foreach(list, i, e)
+	{
 		const char *ft = json_string_value(json_object_get(e, "fieldsType"));
 		struct entry *x;
 		json_t *f = json_object_get(e, "fieldsV1");
@@ -609,10 +612,7 @@ static void managed_load_entries(struct managed *m, json_t *list, bool keep)
 	}
 }
 
-static void managed_load(struct managed *m, json_t *list)
-{
-	managed_load_entries(m, list, false);
-}
+static void managed_load(struct managed *m, json_t *list) { managed_load_entries(m, list, false); }
 
 /* Loads the set of an entry kept as it was; it is written anew from then on. */
 static void entry_load(struct entry *e)
@@ -639,14 +639,11 @@ static void managed_release(struct managed *m)
 	free(m->v);
 }
 
-static bool str_eq(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "") == 0;
-}
+static bool str_eq(const char *a, const char *b) { return strcmp(a ? a : "", b ? b : "") == 0; }
 
 /* The entry of (manager, op, subresource[, api_version when not NULL]), or -1. */
-static long managed_find(struct managed *m, const char *manager, const char *op,
-			 const char *api_version, const char *subresource)
+static long managed_find(struct managed *m, const char *manager, const char *op, const char *api_version,
+			 const char *subresource)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		struct entry *e = &m->v[i];
@@ -728,15 +725,15 @@ static json_t *strip_nulls(json_t *v)
 	size_t i;
 
 	if (json_is_object(v)) {
-		json_object_foreach_safe(v, tmp, k, c) {
+		json_object_foreach_safe(v, tmp, k, c)
+		{
 			if (json_is_null(c))
 				json_object_del(v, k);
 			else
 				strip_nulls(c);
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, c)
-			strip_nulls(c);
+		json_array_foreach(v, i, c) strip_nulls(c);
 	}
 	return v;
 }
@@ -749,7 +746,8 @@ static json_t *list_ids(json_t *list, const struct sk__patch_meta *meta)
 	json_t *ids = json_array(), *e;
 	size_t i;
 
-	json_array_foreach(list, i, e) {
+	json_array_foreach(list, i, e)
+	{
 		char *id = item_elem(e, meta);
 		json_array_append_new(ids, json_string(id));
 		free(id);
@@ -762,9 +760,7 @@ static long id_index(json_t *ids, const char *id)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(ids, i, e)
-		if (strcmp(json_string_value(e), id) == 0)
-			return (long)i;
+	json_array_foreach(ids, i, e) if (strcmp(json_string_value(e), id) == 0) return (long)i;
 	return -1;
 }
 
@@ -831,7 +827,7 @@ static void apply_list(json_t *dst, json_t *src, const struct sk__patch_meta *me
 				shared = next_shared(rids, lids, &shared_at);
 			continue;
 		}
-		li++;   /* live item also applied, already merged */
+		li++; /* live item also applied, already merged */
 	}
 	json_array_clear(dst);
 	json_array_extend(dst, out);
@@ -847,7 +843,8 @@ static void apply_object(json_t *dst, json_t *src, const char *type, bool top)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(src, k, v) {
+	json_object_foreach(src, k, v)
+	{
 		struct sk__patch_meta meta;
 		json_t *cur = json_object_get(dst, k);
 		if (json_is_null(v) || (top && strcmp(k, "status") == 0))
@@ -876,7 +873,8 @@ static void remove_dropped(json_t *obj, struct managed *m, size_t mine, json_t *
 	const char *p;
 	json_t *v;
 
-	json_object_foreach(m->v[mine].set, p, v) {
+	json_object_foreach(m->v[mine].set, p, v)
+	{
 		if (set_covers(newset, p) || owned_by_others(m, mine, p))
 			continue;
 		delete_at(obj, p);
@@ -898,7 +896,8 @@ static json_t *find_conflicts(struct managed *m, long mine, json_t *newset, json
 	for (size_t i = 0; live && i < m->n; i++) {
 		if ((long)i == mine)
 			continue;
-		json_object_foreach(m->v[i].set, p, v) {
+		json_object_foreach(m->v[i].set, p, v)
+		{
 			const char *last = last_elem(p);
 			json_t *lv, *nv;
 			if (!json_object_get(newset, p) || has_prefix(last, "k:") || has_prefix(last, "v:"))
@@ -951,7 +950,8 @@ static int conflict_error(sk_error_t *err, struct managed *m, json_t *conflicts)
 		return sk_error_set(err, SK_ECONFLICT, "Apply failed with 1 conflict: conflict with %s: %s", who, path);
 	}
 	/* "manager\npath" lines sorted by manager, then grouped */
-	json_array_foreach(conflicts, i, c) {
+	json_array_foreach(conflicts, i, c)
+	{
 		cleanup_free char *who = manager_string(&m->v[json_integer_value(json_array_get(c, 0))]);
 		cleanup_free char *path = path_string(json_string_value(json_array_get(c, 1)));
 		lines[i] = xasprintf("%s\n%s", who, path);
@@ -995,8 +995,7 @@ static bool same_object(json_t *a, json_t *b)
 	return eq;
 }
 
-static void diff_object(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv,
-			const char *type);
+static void diff_object(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv, const char *type);
 
 /* An object nobody tracked yet: upstream gives all its fields to the
  * placeholder manager "before-first-apply" (operation Update), so the
@@ -1014,8 +1013,7 @@ static void adopt_existing(struct managed *m, json_t *live, const char *type)
 	json_decref(removed);
 }
 
-json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager,
-		 int force, sk_error_t *err)
+json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager, int force, sk_error_t *err)
 {
 	const char *type = sk__patch_kind_type(kind);
 	const char *api_version = json_string_value(json_object_get(applied, "apiVersion"));
@@ -1049,9 +1047,8 @@ json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *ma
 		result = NULL;
 		goto out;
 	}
-	json_array_foreach(conflicts, i, c)
-		json_object_del(m.v[json_integer_value(json_array_get(c, 0))].set,
-				json_string_value(json_array_get(c, 1)));
+	json_array_foreach(conflicts, i, c) json_object_del(m.v[json_integer_value(json_array_get(c, 0))].set,
+							    json_string_value(json_array_get(c, 1)));
 	changed = mine < 0 || !json_equal(m.v[mine].set, newset) || !same_object(live, result);
 	if (mine < 0)
 		mine = (long)managed_add(&m, manager, "Apply", api_version, NULL);
@@ -1075,9 +1072,9 @@ out:
 static bool is_map_field(const char *field)
 {
 	static const char *const maps[] = {
-		"labels", "annotations", "nodeSelector", "data", "stringData", "binaryData", "limits",
-		"requests", "capacity", "allocatable", "hard", "used", "matchLabels", "selector",
-		"overhead", "parameters", NULL,
+		"labels",      "annotations", "nodeSelector", "data",        "stringData", "binaryData",
+		"limits",      "requests",    "capacity",     "allocatable", "hard",       "used",
+		"matchLabels", "selector",    "overhead",     "parameters",  NULL,
 	};
 	for (size_t i = 0; maps[i]; i++)
 		if (strcmp(maps[i], field) == 0)
@@ -1085,15 +1082,15 @@ static bool is_map_field(const char *field)
 	return false;
 }
 
-static void added(json_t *changed, const char *path, const char *field, json_t *v,
-		  const struct sk__patch_meta *meta);
+static void added(json_t *changed, const char *path, const char *field, json_t *v, const struct sk__patch_meta *meta);
 
 static void added_children(json_t *changed, const char *path, json_t *obj, const char *type)
 {
 	const char *k;
 	json_t *c;
 
-	json_object_foreach(obj, k, c) {
+	json_object_foreach(obj, k, c)
+	{
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(c))
@@ -1106,8 +1103,7 @@ static void added_children(json_t *changed, const char *path, json_t *obj, const
 /* Update semantics: a new subtree makes every node a member, except
  * intermediate structs (upstream diffs typed objects, whose structs exist
  * empty before). */
-static void added(json_t *changed, const char *path, const char *field, json_t *v,
-		  const struct sk__patch_meta *meta)
+static void added(json_t *changed, const char *path, const char *field, json_t *v, const struct sk__patch_meta *meta)
 {
 	json_t *e;
 	size_t i;
@@ -1119,7 +1115,8 @@ static void added(json_t *changed, const char *path, const char *field, json_t *
 		return;
 	}
 	if (json_is_array(v) && json_array_size(v) && keyed_list(v, meta)) {
-		json_array_foreach(v, i, e) {
+		json_array_foreach(v, i, e)
+		{
 			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
 			set_add(changed, p);
@@ -1131,8 +1128,7 @@ static void added(json_t *changed, const char *path, const char *field, json_t *
 	set_add(changed, path);
 }
 
-static void diff_object(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv,
-			const char *type);
+static void diff_object(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv, const char *type);
 
 /* Index of the first item of list with item's identity, or -1: what
  * find_item(list, item_elem(item)) finds, without the text round trip. */
@@ -1141,7 +1137,8 @@ static long find_same(json_t *list, json_t *item, const struct sk__patch_meta *m
 	json_t *id = meta->merge_key ? json_object_get(item, meta->merge_key) : item, *e;
 	size_t i;
 
-	json_array_foreach(list, i, e) {
+	json_array_foreach(list, i, e)
+	{
 		json_t *eid = meta->merge_key ? json_object_get(e, meta->merge_key) : e;
 
 		if (json_is_object(e) == (meta->merge_key != NULL) && eid && json_equal(eid, id))
@@ -1156,7 +1153,8 @@ static void diff_list(json_t *changed, json_t *removed, const char *path, json_t
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(nl, i, e) {
+	json_array_foreach(nl, i, e)
+	{
 		cleanup_free char *ie = item_elem(e, meta);
 		cleanup_free char *p = join(path, ie);
 		long at = find_same(ol, e, meta);
@@ -1168,7 +1166,8 @@ static void diff_list(json_t *changed, json_t *removed, const char *path, json_t
 			diff_object(changed, removed, p, json_array_get(ol, (size_t)at), e, meta->type);
 		}
 	}
-	json_array_foreach(ol, i, e) {
+	json_array_foreach(ol, i, e)
+	{
 		if (find_same(nl, e, meta) < 0) {
 			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
@@ -1177,8 +1176,8 @@ static void diff_list(json_t *changed, json_t *removed, const char *path, json_t
 	}
 }
 
-static void diff_value(json_t *changed, json_t *removed, const char *path, const char *field,
-		       json_t *ov, json_t *nv, const struct sk__patch_meta *meta)
+static void diff_value(json_t *changed, json_t *removed, const char *path, const char *field, json_t *ov, json_t *nv,
+		       const struct sk__patch_meta *meta)
 {
 	if (json_is_null(ov))
 		ov = NULL;
@@ -1198,19 +1197,20 @@ static void diff_value(json_t *changed, json_t *removed, const char *path, const
 	}
 }
 
-static void diff_object(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv,
-			const char *type)
+static void diff_object(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv, const char *type)
 {
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(nv, k, v) {
+	json_object_foreach(nv, k, v)
+	{
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
 		sk__patch_lookup(type, k, &meta);
 		diff_value(changed, removed, p, k, json_object_get(ov, k), v, &meta);
 	}
-	json_object_foreach(ov, k, v) {
+	json_object_foreach(ov, k, v)
+	{
 		if (!json_object_get(nv, k) && !json_is_null(v)) {
 			cleanup_free char *p = field_path(path, k);
 			set_add(removed, p);
@@ -1234,14 +1234,15 @@ static bool untracked(const char *k, bool in_meta, bool status)
 /* diff_object for a whole object (path "") or its metadata, leaving out
  * fields whose paths strip_set drops (the status of a main-resource write,
  * all but the status of a status write, managedFields …). */
-static void diff_tracked(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv,
-			 const char *type, bool status)
+static void diff_tracked(json_t *changed, json_t *removed, const char *path, json_t *ov, json_t *nv, const char *type,
+			 bool status)
 {
 	bool in_meta = *path != '\0';
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(nv, k, v) {
+	json_object_foreach(nv, k, v)
+	{
 		struct sk__patch_meta meta;
 		cleanup_free char *p = NULL;
 		json_t *o;
@@ -1256,7 +1257,8 @@ static void diff_tracked(json_t *changed, json_t *removed, const char *path, jso
 		else
 			diff_value(changed, removed, p, k, o, v, &meta);
 	}
-	json_object_foreach(ov, k, v) {
+	json_object_foreach(ov, k, v)
+	{
 		if (!untracked(k, in_meta, status) && !json_object_get(nv, k) && !json_is_null(v)) {
 			cleanup_free char *p = field_path(path, k);
 			set_add(removed, p);
@@ -1264,8 +1266,8 @@ static void diff_tracked(json_t *changed, json_t *removed, const char *path, jso
 	}
 }
 
-void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
-			      const char *api_version, const char *subresource)
+void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager, const char *api_version,
+			      const char *subresource)
 {
 	const char *type = sk__patch_kind_type(json_string_value(json_object_get(new_obj, "kind")));
 	json_t *mf = managed_fields_of(new_obj), *changed, *removed, *empty = json_object(), *v;
@@ -1296,10 +1298,8 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 				continue;
 			entry_load(&m.v[i]);
 		}
-		json_object_foreach(changed, p, v)
-			set_remove_under(m.v[i].set, p);
-		json_object_foreach(removed, p, v)
-			set_remove_under(m.v[i].set, p);
+		json_object_foreach(changed, p, v) set_remove_under(m.v[i].set, p);
+		json_object_foreach(removed, p, v) set_remove_under(m.v[i].set, p);
 	}
 	if (json_object_size(changed)) {
 		mine = managed_find(&m, manager, "Update", api_version, subresource);
@@ -1308,7 +1308,7 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 		entry_load(&m.v[mine]);
 		if (json_object_size(m.v[mine].set)) {
 			json_object_update(m.v[mine].set, changed);
-		} else {        /* a new entry (a create): changed is its set */
+		} else { /* a new entry (a create): changed is its set */
 			json_decref(m.v[mine].set);
 			m.v[mine].set = json_incref(changed);
 		}

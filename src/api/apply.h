@@ -39,8 +39,7 @@
  * the manager "before-first-apply" (operation Update), as upstream does.
  * Other errors: SK_EBADREQUEST when applied is not an object or carries
  * metadata.managedFields ("metadata.managedFields must be nil"). */
-json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager,
-		 int force, sk_error_t *err);
+json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager, int force, sk_error_t *err);
 
 /* Records a non-apply write (POST, PUT, PATCH) by manager in
  * new_obj.metadata.managedFields, modifying new_obj in place. old is the
@@ -51,7 +50,7 @@ json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *ma
  * is NULL or "" for the main resource, else e.g. "status"; the entry then
  * carries "subresource". If new_obj has no managedFields (clients that do
  * not know them), old's are carried over first, as upstream does. */
-void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
-			      const char *api_version, const char *subresource);
+void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager, const char *api_version,
+			      const char *subresource);
 
 #endif

@@ -121,19 +121,21 @@ static void defaults_container(json_t *c, bool host_network)
 	size_t i;
 
 	/* An unparsable or empty image has no tag: IfNotPresent, as upstream. */
-	def_str(c, "imagePullPolicy", json_is_string(image) && json_string_length(image) > 0
-		? pull_policy(json_string_value(image)) : "IfNotPresent");
+	def_str(c, "imagePullPolicy",
+		json_is_string(image) && json_string_length(image) > 0 ? pull_policy(json_string_value(image))
+								       : "IfNotPresent");
 	/* Go serializes the non-pointer struct as {} even when empty. */
 	def(c, "resources", json_object());
 	def_str(c, "terminationMessagePath", "/dev/termination-log");
 	def_str(c, "terminationMessagePolicy", "File");
-	EACH_OBJ(json_object_get(c, "ports"), i, v) {
+	EACH_OBJ(json_object_get(c, "ports"), i, v)
+	{
 		def_str(v, "protocol", "TCP");
 		if (host_network && json_object_get(v, "containerPort"))
 			def(v, "hostPort", json_deep_copy(json_object_get(v, "containerPort")));
 	}
 	EACH_OBJ(json_object_get(c, "env"), i, v)
-		defaults_field_refs(get_obj(v, "valueFrom"));
+	defaults_field_refs(get_obj(v, "valueFrom"));
 	defaults_probe(get_obj(c, "livenessProbe"));
 	defaults_probe(get_obj(c, "readinessProbe"));
 	defaults_probe(get_obj(c, "startupProbe"));
@@ -146,14 +148,16 @@ static void containers_each(json_t *arr, bool host_network)
 	size_t i;
 
 	EACH_OBJ(arr, i, c)
-		defaults_container(c, host_network);
+	defaults_container(c, host_network);
 }
 
 /* ---- volumes ---- */
 
 static const char *const volume_sources[] = {
-	"hostPath", "emptyDir", "secret", "persistentVolumeClaim", "configMap", "downwardAPI",
-	"projected", "nfs", "image", "csi", "ephemeral", "iscsi", "local", NULL,
+	"hostPath",  "emptyDir",    "secret",    "persistentVolumeClaim",
+	"configMap", "downwardAPI", "projected", "nfs",
+	"image",     "csi",         "ephemeral", "iscsi",
+	"local",     NULL,
 };
 
 static void defaults_downward_items(json_t *items)
@@ -162,7 +166,7 @@ static void defaults_downward_items(json_t *items)
 	size_t i;
 
 	EACH_OBJ(items, i, v)
-		defaults_field_refs(v);
+	defaults_field_refs(v);
 }
 
 static void defaults_volume(json_t *vol)
@@ -190,7 +194,8 @@ static void defaults_volume(json_t *vol)
 		json_t *src;
 
 		def(s, "defaultMode", json_integer(420));
-		EACH_OBJ(json_object_get(s, "sources"), i, src) {
+		EACH_OBJ(json_object_get(s, "sources"), i, src)
+		{
 			json_t *tok = get_obj(src, "serviceAccountToken");
 
 			if (tok)
@@ -220,7 +225,7 @@ void sk_defaults_pod_spec(json_t *spec)
 	containers_each(json_object_get(spec, "containers"), host_network);
 	containers_each(json_object_get(spec, "ephemeralContainers"), host_network);
 	EACH_OBJ(json_object_get(spec, "volumes"), i, v)
-		defaults_volume(v);
+	defaults_volume(v);
 }
 
 /* If limits are set but requests are not, requests default to limits. */
@@ -229,7 +234,8 @@ static void requests_from_limits(json_t *containers)
 	json_t *c;
 	size_t i;
 
-	EACH_OBJ(containers, i, c) {
+	EACH_OBJ(containers, i, c)
+	{
 		json_t *res = get_obj(c, "resources");
 		json_t *limits = get_obj(res, "limits");
 		json_t *requests;
@@ -241,8 +247,7 @@ static void requests_from_limits(json_t *containers)
 		requests = sub(res, "requests");
 		if (!requests)
 			continue;
-		json_object_foreach(limits, key, q)
-			def(requests, key, json_deep_copy(q));
+		json_object_foreach(limits, key, q) def(requests, key, json_deep_copy(q));
 	}
 }
 
@@ -268,7 +273,8 @@ static bool tolerates(json_t *tolerations, const char *key)
 	json_t *t;
 	size_t i;
 
-	EACH_OBJ(tolerations, i, t) {
+	EACH_OBJ(tolerations, i, t)
+	{
 		const char *k = json_string_value(json_object_get(t, "key"));
 		const char *e = json_string_value(json_object_get(t, "effect"));
 		const char *op = json_string_value(json_object_get(t, "operator"));
@@ -285,7 +291,7 @@ static bool tolerates(json_t *tolerations, const char *key)
 
 void sk_defaults_pod_tolerations(json_t *pod)
 {
-	static const char *const keys[] = { "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable" };
+	static const char *const keys[] = {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"};
 	json_t *spec = get_obj(pod, "spec");
 	json_t *tols;
 
@@ -297,8 +303,9 @@ void sk_defaults_pod_tolerations(json_t *pod)
 		return;
 	for (size_t i = 0; i < 2; i++)
 		if (!tolerates(tols, keys[i]))
-			json_array_append_new(tols, json_pack("{s:s, s:s, s:s, s:I}", "key", keys[i],
-				"operator", "Exists", "effect", "NoExecute", "tolerationSeconds", (json_int_t)300));
+			json_array_append_new(tols,
+					      json_pack("{s:s, s:s, s:s, s:I}", "key", keys[i], "operator", "Exists",
+							"effect", "NoExecute", "tolerationSeconds", (json_int_t)300));
 }
 
 void sk_defaults_pod_priority(json_t *pod, json_t *priority_class)
@@ -310,8 +317,8 @@ void sk_defaults_pod_priority(json_t *pod, json_t *priority_class)
 	if (!spec)
 		return;
 	def(spec, "priority", json_integer(json_is_integer(value) ? json_integer_value(value) : 0));
-	def(spec, "preemptionPolicy", json_is_string(policy) ? json_deep_copy(policy)
-		: json_string("PreemptLowerPriority"));
+	def(spec, "preemptionPolicy",
+	    json_is_string(policy) ? json_deep_copy(policy) : json_string("PreemptLowerPriority"));
 }
 
 /* ---- workloads ---- */
@@ -373,8 +380,8 @@ static void defaults_job_spec(json_t *job, json_t *spec)
 	def_str(spec, "completionMode", "NonIndexed");
 	def(spec, "suspend", json_false());
 	EACH_OBJ(json_object_get(pfp, "rules"), i, rule)
-		EACH_OBJ(json_object_get(rule, "onPodConditions"), j, pat)
-			def_str(pat, "status", "True");
+	EACH_OBJ(json_object_get(rule, "onPodConditions"), j, pat)
+	def_str(pat, "status", "True");
 	def_str(spec, "podReplacementPolicy", pfp ? "Failed" : "TerminatingOrFailed");
 	defaults_template(spec);
 }
@@ -402,10 +409,7 @@ static void defaults_cronjob(json_t *cj)
 
 /* Sets labels[key] = value unless the user set it: a conflict is then
  * rejected by validation ("`selector` not auto-generated"). */
-static void keep_or_set(json_t *labels, const char *key, const char *value)
-{
-	def(labels, key, json_string(value));
-}
+static void keep_or_set(json_t *labels, const char *key, const char *value) { def(labels, key, json_string(value)); }
 
 int sk_defaults_job_selector(json_t *job, sk_error_t *err)
 {
@@ -445,11 +449,12 @@ static void defaults_service(json_t *svc)
 
 	if (!spec)
 		return;
-	sub(sub(svc, "status"), "loadBalancer");   /* serialized as {} upstream */
+	sub(sub(svc, "status"), "loadBalancer"); /* serialized as {} upstream */
 	def_str(spec, "sessionAffinity", "None");
 	def_str(spec, "type", "ClusterIP");
 	type = json_string_value(json_object_get(spec, "type"));
-	EACH_OBJ(json_object_get(spec, "ports"), i, p) {
+	EACH_OBJ(json_object_get(spec, "ports"), i, p)
+	{
 		json_t *tp = json_object_get(p, "targetPort");
 
 		def_str(p, "protocol", "TCP");
@@ -492,8 +497,8 @@ static void defaults_endpoints(json_t *ep)
 	size_t i, j;
 
 	EACH_OBJ(json_object_get(ep, "subsets"), i, s)
-		EACH_OBJ(json_object_get(s, "ports"), j, p)
-			def_str(p, "protocol", "TCP");
+	EACH_OBJ(json_object_get(s, "ports"), j, p)
+	def_str(p, "protocol", "TCP");
 }
 
 static void defaults_pv(json_t *pv)
@@ -550,7 +555,8 @@ static void fold_string_data(json_t *s)
 
 	if (sd && json_object_size(sd)) {
 		data = sub(s, "data");
-		json_object_foreach(sd, k, v) {
+		json_object_foreach(sd, k, v)
+		{
 			cleanup_free char *b = NULL;
 
 			if (!json_is_string(v) || !data)
@@ -569,29 +575,26 @@ static void defaults_secret(json_t *s)
 	def_str(s, "type", "Opaque");
 }
 
-static void defaults_priorityclass(json_t *pc)
-{
-	def_str(pc, "preemptionPolicy", "PreemptLowerPriority");
-}
+static void defaults_priorityclass(json_t *pc) { def_str(pc, "preemptionPolicy", "PreemptLowerPriority"); }
 
 static const struct {
 	const char *kind;
 	void (*fn)(json_t *obj);
 } defaulters[] = {
-	{ "Pod", defaults_pod },
-	{ "Deployment", defaults_deployment },
-	{ "ReplicaSet", defaults_replicaset },
-	{ "Job", defaults_job },
-	{ "CronJob", defaults_cronjob },
-	{ "Service", defaults_service },
-	{ "Namespace", defaults_namespace },
-	{ "Node", defaults_node },
-	{ "Endpoints", defaults_endpoints },
-	{ "PersistentVolume", defaults_pv },
-	{ "PersistentVolumeClaim", defaults_pvc },
-	{ "StorageClass", defaults_storageclass },
-	{ "Secret", defaults_secret },
-	{ "PriorityClass", defaults_priorityclass },
+	{"Pod", defaults_pod},
+	{"Deployment", defaults_deployment},
+	{"ReplicaSet", defaults_replicaset},
+	{"Job", defaults_job},
+	{"CronJob", defaults_cronjob},
+	{"Service", defaults_service},
+	{"Namespace", defaults_namespace},
+	{"Node", defaults_node},
+	{"Endpoints", defaults_endpoints},
+	{"PersistentVolume", defaults_pv},
+	{"PersistentVolumeClaim", defaults_pvc},
+	{"StorageClass", defaults_storageclass},
+	{"Secret", defaults_secret},
+	{"PriorityClass", defaults_priorityclass},
 };
 
 void sk_defaults_apply(const char *kind, json_t *obj)

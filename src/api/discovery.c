@@ -10,8 +10,8 @@
 static json_t *verbs_for(const sk_api_resource *r)
 {
 	(void)r;
-	return json_pack("[s,s,s,s,s,s,s,s]", "create", "delete", "deletecollection", "get", "list", "patch",
-			 "update", "watch");
+	return json_pack("[s,s,s,s,s,s,s,s]", "create", "delete", "deletecollection", "get", "list", "patch", "update",
+			 "watch");
 }
 
 static json_t *split_list(const char *csv)
@@ -54,8 +54,8 @@ static json_t *resource_list(const char *group, const char *version)
 
 		if (strcmp(r->group, group) || strcmp(r->version, version))
 			continue;
-		e = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", r->plural, "singularName", r->singular,
-			      "namespaced", r->namespaced, "kind", r->kind, "verbs", verbs_for(r));
+		e = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", r->plural, "singularName", r->singular, "namespaced",
+			      r->namespaced, "kind", r->kind, "verbs", verbs_for(r));
 		if (r->short_names)
 			json_object_set_new(e, "shortNames", split_list(r->short_names));
 		if (r->categories)
@@ -106,10 +106,9 @@ static json_t *group_list(void)
 		if (seen)
 			continue;
 		sk__resource_gv(r, gv, sizeof(gv));
-		json_array_append_new(groups,
-				      json_pack("{s:s, s:[{s:s, s:s}], s:{s:s, s:s}}", "name", r->group, "versions",
-						"groupVersion", gv, "version", r->version, "preferredVersion",
-						"groupVersion", gv, "version", r->version));
+		json_array_append_new(groups, json_pack("{s:s, s:[{s:s, s:s}], s:{s:s, s:s}}", "name", r->group,
+							"versions", "groupVersion", gv, "version", r->version,
+							"preferredVersion", "groupVersion", gv, "version", r->version));
 	}
 	return json_pack("{s:s, s:s, s:o}", "kind", "APIGroupList", "apiVersion", "v1", "groups", groups);
 }
@@ -120,7 +119,8 @@ static json_t *one_group(const char *group)
 	size_t i;
 	json_t *g;
 
-	json_array_foreach(json_object_get(all, "groups"), i, g) {
+	json_array_foreach(json_object_get(all, "groups"), i, g)
+	{
 		if (!strcmp(json_string_value(json_object_get(g, "name")), group)) {
 			json_t *out = json_deep_copy(g);
 
@@ -236,10 +236,7 @@ static size_t split_path(const char *path, const char **seg, size_t *seglen, siz
 	return *path ? max + 1 : n;
 }
 
-static int seg_is(const char *s, size_t n, const char *lit)
-{
-	return strlen(lit) == n && !memcmp(s, lit, n);
-}
+static int seg_is(const char *s, size_t n, const char *lit) { return strlen(lit) == n && !memcmp(s, lit, n); }
 
 int sk__parse_path(const char *path, sk_path *p, sk_error_t *err)
 {

@@ -16,10 +16,7 @@
 
 #define PATCH_RETRIES 8
 
-static void now_rfc3339(char *buf, size_t len)
-{
-	sk_time_format(sk_now_ns() / 1000000000, buf, len);
-}
+static void now_rfc3339(char *buf, size_t len) { sk_time_format(sk_now_ns() / 1000000000, buf, len); }
 
 static void new_uid(char *buf, size_t len)
 {
@@ -122,8 +119,8 @@ static int check_type(const sk_api_resource *r, json_t *obj, sk_error_t *err)
 				    "the API version in the data (%s) does not match the expected API version (%s)", av,
 				    gv);
 	if (kind && *kind && strcmp(kind, r->kind))
-		return sk_error_set(err, SK_EBADREQUEST, "the kind in the data (%s) does not match the expected kind (%s)",
-				    kind, r->kind);
+		return sk_error_set(err, SK_EBADREQUEST,
+				    "the kind in the data (%s) does not match the expected kind (%s)", kind, r->kind);
 	json_object_set_new(obj, "kind", json_string(r->kind));
 	json_object_set_new(obj, "apiVersion", json_string(gv));
 	return 0;
@@ -139,8 +136,9 @@ static int check_namespace(const sk_api_resource *r, const sk_path *p, json_t *o
 		return 0;
 	}
 	if (ns && *ns && strcmp(ns, p->ns))
-		return sk_error_set(err, SK_EBADREQUEST,
-				    "the namespace of the provided object does not match the namespace sent on the request");
+		return sk_error_set(
+			err, SK_EBADREQUEST,
+			"the namespace of the provided object does not match the namespace sent on the request");
 	json_object_set_new(meta, "namespace", json_string(p->ns));
 	return 0;
 }
@@ -193,7 +191,7 @@ static void add_warning(sk_api_response *resp, const char *text)
 		return;
 	}
 	resp->warning = xrealloc(resp->warning, have + n + 2);
-	resp->warning[have] = '\n';      /* one header per line (http.c) */
+	resp->warning[have] = '\n'; /* one header per line (http.c) */
 	memcpy(resp->warning + have + 1, w, n + 1);
 	free(w);
 }
@@ -224,7 +222,8 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 		if (!json_array_size(unknown))
 			return 0;
 		buf[0] = '\0';
-		json_array_foreach(unknown, i, u) {
+		json_array_foreach(unknown, i, u)
+		{
 			off += (size_t)snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0,
 						"%sunknown field \"%s\"", i ? ", " : "", json_string_value(u));
 			if (off >= sizeof(buf))
@@ -235,7 +234,8 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 	unknown = sk_schema_prune_unknown(sc, obj);
 	if (fv && !strcmp(fv, "Ignore"))
 		return 0;
-	json_array_foreach(unknown, i, u) {
+	json_array_foreach(unknown, i, u)
+	{
 		cleanup_free char *text = xasprintf("unknown field \"%s\"", json_string_value(u));
 
 		add_warning(resp, text);
@@ -245,7 +245,8 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 
 static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub, sk_api_response *resp)
 {
-	cleanup_json json_t *causes = status_sub ? sk_validate_status(r->kind, obj, old) : sk_validate(r->kind, obj, old);
+	cleanup_json json_t *causes = status_sub ? sk_validate_status(r->kind, obj, old)
+						 : sk_validate(r->kind, obj, old);
 	cleanup_free char *msg = NULL;
 
 	if (!causes || !json_array_size(causes))
@@ -256,10 +257,7 @@ static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int stat
 	return -1;
 }
 
-static void reply_obj(sk_api_response *resp, int status, json_t *obj)
-{
-	sk__reply_json(resp, status, obj);
-}
+static void reply_obj(sk_api_response *resp, int status, json_t *obj) { sk__reply_json(resp, status, obj); }
 
 static void set_rv(json_t *obj, int64_t rev)
 {
@@ -323,21 +321,21 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 		st->len = len;
 	}
 	if (rev < 0 && err->code == SK_ECONFLICT)
-		sk_error_set(err, SK_ECONFLICT,
-			     "Operation cannot be fulfilled on %s%s%s \"%s\": the object has been modified; please apply "
-			     "your changes to the latest version and try again",
-			     r->plural, r->group[0] ? "." : "", r->group, meta_str(obj, "name"));
+		sk_error_set(
+			err, SK_ECONFLICT,
+			"Operation cannot be fulfilled on %s%s%s \"%s\": the object has been modified; please apply "
+			"your changes to the latest version and try again",
+			r->plural, r->group[0] ? "." : "", r->group, meta_str(obj, "name"));
 	else if (rev < 0 && err->code == SK_ENOTFOUND)
-		sk_error_set(err, SK_ENOTFOUND, "%s%s%s \"%s\" not found", r->plural, r->group[0] ? "." : "",
-			     r->group, meta_str(obj, "name"));
+		sk_error_set(err, SK_ENOTFOUND, "%s%s%s \"%s\" not found", r->plural, r->group[0] ? "." : "", r->group,
+			     meta_str(obj, "name"));
 	return rev;
 }
 
-
 /* ---- create ---- */
 
-static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path *p, json_t *obj,
-			  int from_apply, sk_api_response *resp, sk_error_t *err)
+static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path *p, json_t *obj, int from_apply,
+			  sk_api_response *resp, sk_error_t *err)
 {
 	const sk_api_resource *r = p->res;
 	json_t *meta;
@@ -382,8 +380,7 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 
 /* Creates the object in the request body; from_apply marks a server-side
  * apply that created it (its managedFields already name the applier). */
-static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p, int from_apply,
-		       sk_api_response *resp)
+static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p, int from_apply, sk_api_response *resp)
 {
 	sk_error_t err = {0};
 	cleanup_json json_t *obj = parse_body(req, &err);
@@ -479,7 +476,8 @@ static void do_get(sk_api *api, const sk_api_request *req, const sk_path *p, sk_
 /* Continue tokens: base64 of {"rv":N,"start":"key"} as upstream. */
 static char *encode_continue(int64_t rev, const char *key)
 {
-	cleanup_json json_t *t = json_pack("{s:s, s:I, s:s}", "v", "meta.k8s.io/v1", "rv", (json_int_t)rev, "start", key);
+	cleanup_json json_t *t = json_pack("{s:s, s:I, s:s}", "v", "meta.k8s.io/v1", "rv", (json_int_t)rev, "start",
+					   key);
 	cleanup_free char *s = json_dumps(t, JSON_COMPACT);
 	gnutls_datum_t in = {(unsigned char *)s, (unsigned)strlen(s)}, out = {NULL, 0};
 	char *r;
@@ -501,7 +499,9 @@ static int decode_continue(const char *tok, int64_t *rev, char **key, sk_error_t
 	t = json_loadb((char *)out.data, out.size, 0, NULL);
 	gnutls_free(out.data);
 	if (!json_is_string(json_object_get(t, "start")) || !json_is_integer(json_object_get(t, "rv")))
-		return sk_error_set(err, SK_EBADREQUEST, "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+		return sk_error_set(
+			err, SK_EBADREQUEST,
+			"continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
 	*rev = json_integer_value(json_object_get(t, "rv"));
 	*key = xstrdup(json_string_value(json_object_get(t, "start")));
 	return 0;
@@ -535,7 +535,8 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 
 static int list_filter_match(const list_filter *f, json_t *obj)
 {
-	if (f->labels && !sk_label_selector_match(f->labels, json_object_get(json_object_get(obj, "metadata"), "labels")))
+	if (f->labels &&
+	    !sk_label_selector_match(f->labels, json_object_get(json_object_get(obj, "metadata"), "labels")))
 		return 0;
 	if (f->fields && !sk_field_selector_match(f->fields, obj))
 		return 0;
@@ -599,7 +600,8 @@ static int collect(sk_api *api, const char *prefix, char **after, size_t limit, 
 			free(*after);
 			*after = xstrdup(l.items[i].key);
 			if (filtered) {
-				cleanup_json json_t *o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+				cleanup_json json_t *o = sk__obj_decode(l.items[i].value, l.items[i].len,
+									l.items[i].mod_rev);
 
 				if (!o || !list_filter_match(f, o))
 					continue;
@@ -631,7 +633,7 @@ static void reply_raw_list(sk_api_response *resp, const sk_api_resource *r, json
 	snprintf(lk, sizeof(lk), "%sList", r->kind);
 	env = json_pack("{s:s, s:s, s:O, s:[]}", "kind", lk, "apiVersion", gv, "metadata", lmeta, "items");
 	head = json_dumps(env, JSON_COMPACT);
-	hl = strlen(head);              /* ends with "[]}" */
+	hl = strlen(head); /* ends with "[]}" */
 	body = xmalloc(hl + ri->bytes + 1);
 	memcpy(body, head, hl - 2);
 	off = hl - 2;
@@ -724,8 +726,8 @@ static int spec_changed(json_t *old, json_t *obj)
 static void carry_over(const sk_api_resource *r, json_t *old, json_t *obj, int status_sub)
 {
 	json_t *om = meta_of(old), *nm = meta_of(obj);
-	static const char *const fixed[] = {"uid", "creationTimestamp", "deletionTimestamp",
-					    "deletionGracePeriodSeconds", "generation", NULL};
+	static const char *const fixed[] = {
+		"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", NULL};
 
 	if (status_sub) {
 		json_t *st = json_incref(json_object_get(obj, "status"));
@@ -734,8 +736,7 @@ static void carry_over(const sk_api_resource *r, json_t *old, json_t *obj, int s
 		json_t *v;
 		void *tmp;
 
-		json_object_foreach_safe(obj, tmp, k, v)
-			json_object_del(obj, k);
+		json_object_foreach_safe(obj, tmp, k, v) json_object_del(obj, k);
 		json_object_update(obj, old);
 		/* a shallow copy: the write only sets and deletes fields of its
 		 * own metadata (resourceVersion, managedFields) */
@@ -960,8 +961,8 @@ fail:
 /* ---- delete ---- */
 
 typedef struct delete_opts {
-	int64_t grace;            /* -1: not given */
-	const char *propagation;  /* NULL: default */
+	int64_t grace;           /* -1: not given */
+	const char *propagation; /* NULL: default */
 	const char *pre_uid, *pre_rv;
 	int dry_run;
 } delete_opts;
@@ -984,8 +985,10 @@ static int parse_delete_opts(const sk_api_request *req, json_t *body, delete_opt
 		o->propagation = "Orphan";
 	if (o->propagation && strcmp(o->propagation, "Orphan") && strcmp(o->propagation, "Background") &&
 	    strcmp(o->propagation, "Foreground"))
-		return sk_error_set(err, SK_EINVALID, "propagationPolicy: Unsupported value: \"%s\": supported values: "
-				    "\"Foreground\", \"Background\", \"Orphan\"", o->propagation);
+		return sk_error_set(err, SK_EINVALID,
+				    "propagationPolicy: Unsupported value: \"%s\": supported values: "
+				    "\"Foreground\", \"Background\", \"Orphan\"",
+				    o->propagation);
 	o->pre_uid = json_string_value(json_object_get(pre, "uid"));
 	o->pre_rv = json_string_value(json_object_get(pre, "resourceVersion"));
 	o->dry_run = is_dry_run(req) || (json_is_array(dr) && json_array_size(dr));
@@ -1018,9 +1021,7 @@ static void add_finalizer(json_t *obj, const char *f)
 		fin = json_array();
 		json_object_set_new(meta_of(obj), "finalizers", fin);
 	}
-	json_array_foreach(fin, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), f))
-			return;
+	json_array_foreach(fin, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), f)) return;
 	json_array_append_new(fin, json_string(f));
 }
 
@@ -1043,7 +1044,8 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 	if (o->pre_rv && strtoll(o->pre_rv, NULL, 10) != rev)
 		return sk_error_set(err, SK_ECONFLICT,
 				    "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in "
-				    "object meta: %lld", o->pre_rv, (long long)rev);
+				    "object meta: %lld",
+				    o->pre_rv, (long long)rev);
 	if (!strcmp(r->kind, "Pod"))
 		grace = pod_grace(obj, o);
 	if (api->gc_enabled && o->propagation && !strcmp(o->propagation, "Foreground"))
@@ -1052,7 +1054,8 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 		add_finalizer(obj, "orphan");
 	fin = json_object_get(meta, "finalizers");
 	pending = json_array_size(fin) > 0 ||
-		  (!strcmp(r->kind, "Namespace") && json_array_size(json_object_get(json_object_get(obj, "spec"), "finalizers")));
+		  (!strcmp(r->kind, "Namespace") &&
+		   json_array_size(json_object_get(json_object_get(obj, "spec"), "finalizers")));
 	if (meta_str(obj, "deletionTimestamp")) {
 		/* already terminating: a shorter grace period (the agent's 0) finishes it */
 		json_int_t cur = json_integer_value(json_object_get(meta, "deletionGracePeriodSeconds"));
@@ -1168,7 +1171,7 @@ static void do_delete_collection(sk_api *api, const sk_api_request *req, const s
 	snprintf(lk, sizeof(lk), "%sList", p->res->kind);
 	{
 		cleanup_json json_t *list = json_pack("{s:s, s:s, s:{}, s:O}", "kind", lk, "apiVersion", gv, "metadata",
-						     "items", items);
+						      "items", items);
 
 		reply_obj(resp, 200, list);
 	}
@@ -1195,13 +1198,18 @@ static void set_condition(json_t *obj, const char *type, const char *status, con
 		json_object_set_new(st, "conditions", conds);
 	}
 	now_rfc3339(ts, sizeof(ts));
-	json_array_foreach(conds, i, c) {
-		if (!strcmp(json_string_value(json_object_get(c, "type")) ? json_string_value(json_object_get(c, "type")) : "", type)) {
+	json_array_foreach(conds, i, c)
+	{
+		if (!strcmp(json_string_value(json_object_get(c, "type"))
+				    ? json_string_value(json_object_get(c, "type"))
+				    : "",
+			    type)) {
 			json_array_remove(conds, i);
 			break;
 		}
 	}
-	c = json_pack("{s:s, s:s, s:n, s:s}", "type", type, "status", status, "lastProbeTime", "lastTransitionTime", ts);
+	c = json_pack("{s:s, s:s, s:n, s:s}", "type", type, "status", status, "lastProbeTime", "lastTransitionTime",
+		      ts);
 	if (reason)
 		json_object_set_new(c, "reason", json_string(reason));
 	if (msg)
@@ -1240,7 +1248,8 @@ static void do_binding(sk_api *api, const sk_api_request *req, const sk_path *p,
 		spec = json_object_get(pod, "spec");
 		cur = json_string_value(json_object_get(spec, "nodeName"));
 		if (meta_str(pod, "deletionTimestamp")) {
-			sk_error_set(&err, SK_ECONFLICT, "pod %s is being deleted, cannot be assigned to a host", p->name);
+			sk_error_set(&err, SK_ECONFLICT, "pod %s is being deleted, cannot be assigned to a host",
+				     p->name);
 			goto fail;
 		}
 		if (cur && *cur) {
@@ -1343,8 +1352,10 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			break;
 		replicas = json_object_get(json_object_get(want, "spec"), "replicas");
 		if (!json_is_integer(replicas) || json_integer_value(replicas) < 0) {
-			sk_error_set(&err, SK_EINVALID, "Scale.autoscaling \"%s\" is invalid: spec.replicas: Invalid value: "
-				     "must be greater than or equal to 0", p->name);
+			sk_error_set(&err, SK_EINVALID,
+				     "Scale.autoscaling \"%s\" is invalid: spec.replicas: Invalid value: "
+				     "must be greater than or equal to 0",
+				     p->name);
 			break;
 		}
 		json_object_set(json_object_get(obj, "spec"), "replicas", replicas);
@@ -1374,8 +1385,8 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 static void method_not_allowed(sk_api_response *resp, const sk_path *p, const char *method)
 {
 	(void)method;
-	sk__reply_status(resp, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
-			 p->res, p->name, NULL);
+	sk__reply_status(resp, 405, "MethodNotAllowed",
+			 "the server does not allow this method on the requested resource", p->res, p->name, NULL);
 }
 
 /* GET, PUT, PATCH (and DELETE for the object itself) of one object or its status. */

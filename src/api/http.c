@@ -31,12 +31,12 @@ struct sk_http {
 	char *admin_token, *node_token;
 	char *cert, *key;
 
-	pthread_mutex_t mu;           /* guards the job queue, the workers and stopping */
+	pthread_mutex_t mu; /* guards the job queue, the workers and stopping */
 	pthread_cond_t job_cv, done_cv, tick_cv;
 	struct conn_ctx *jobs_head, *jobs_tail;
 	pthread_t *workers;
 	size_t nworkers, idle, busy;
-	pthread_mutex_t smu;          /* guards the stream registry (the ticker walks it) */
+	pthread_mutex_t smu; /* guards the stream registry (the ticker walks it) */
 	struct stream_ctx *streams;
 	pthread_t ticker;
 	int ticker_started, stopping;
@@ -48,11 +48,11 @@ typedef struct conn_ctx {
 	char *body;
 	size_t len, cap;
 	int too_large;
-	int state;                    /* 0: reading; 1: queued to a worker; 2: answered by it */
+	int state; /* 0: reading; 1: queued to a worker; 2: answered by it */
 	struct MHD_Connection *conn;
 	sk_api_request req;
 	sk_api_response resp;
-	struct conn_ctx *next;        /* job queue */
+	struct conn_ctx *next; /* job queue */
 	sk_api_arg args[64];
 	size_t nargs;
 } conn_ctx;
@@ -60,8 +60,8 @@ typedef struct conn_ctx {
 typedef struct stream_ctx {
 	sk_http *h;
 	struct MHD_Connection *conn;
-	int sock;                     /* the client's socket, to notice it went away */
-	int gone;                     /* atomic: the ticker saw the client close */
+	int sock; /* the client's socket, to notice it went away */
+	int gone; /* atomic: the ticker saw the client close */
 	struct stream_ctx *prev, *next;
 	/* a watch: */
 	sk_api_watch *w;
@@ -351,11 +351,12 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 			r->body = xrealloc(r->body, r->len + 1);
 			r->body[r->len++] = '\n';
 		}
-		mr = MHD_create_response_from_buffer(r->len, r->body ? r->body : (char *)"", r->body ? MHD_RESPMEM_MUST_FREE
-												   : MHD_RESPMEM_PERSISTENT);
+		mr = MHD_create_response_from_buffer(r->len, r->body ? r->body : (char *)"",
+						     r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 		r->body = NULL;
 	}
-	MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type ? r->content_type : "application/json");
+	MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
+				r->content_type ? r->content_type : "application/json");
 	MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
 	/* one Warning header per line of r->warning */
 	for (char *w = r->warning, *nl; w && *w; w = nl ? nl + 1 : NULL) {
@@ -595,10 +596,10 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	}
 	h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, sa,
 				MHD_OPTION_HTTPS_MEM_CERT, h->cert, MHD_OPTION_HTTPS_MEM_KEY, h->key,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-				(unsigned)1, MHD_OPTION_THREAD_POOL_SIZE, loops, MHD_OPTION_CONNECTION_LIMIT,
-				(unsigned)60000, MHD_OPTION_END);
+				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+				h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
+				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_THREAD_POOL_SIZE, loops,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)60000, MHD_OPTION_END);
 	if (!h->d) {
 		sk_http_stop(h);
 		sk_error_set(err, SK_EINTERNAL, "cannot listen on %s:%d (address in use?)", o->host, o->port);

@@ -7,11 +7,11 @@
 typedef struct sk_http sk_http;
 
 typedef struct sk_http_options {
-	const char *host;          /* listen address, "127.0.0.1" */
+	const char *host; /* listen address, "127.0.0.1" */
 	int port;
 	const char *cert_pem, *key_pem;
-	const char *admin_token;   /* user "admin" */
-	const char *node_token;    /* user "system:node" */
+	const char *admin_token; /* user "admin" */
+	const char *node_token;  /* user "system:node" */
 } sk_http_options;
 
 sk_http *sk_http_start(sk_api *api, const sk_http_options *opts, sk_error_t *err);

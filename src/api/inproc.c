@@ -10,12 +10,12 @@
 #define INPROC_USER "system:admin"
 
 typedef struct inproc_watch {
-	const struct sk_client_ops *ops;   /* first, see sk_client_watch_stop */
+	const struct sk_client_ops *ops; /* first, see sk_client_watch_stop */
 	sk_api_watch *w;
 	sk_client_watch_cb cb;
 	void *ud;
 	pthread_t thread;
-	int shared;             /* events' objects are shared, read-only */
+	int shared; /* events' objects are shared, read-only */
 	volatile int stop;
 } inproc_watch;
 
@@ -89,8 +89,8 @@ static void fill_error(const sk_api_response *resp, sk_error_t *err)
 	sk_error_set(err, sk__client_code_from_reason(reason, resp->status), "%s", msg ? msg : "request failed");
 }
 
-static void do_request(sk_client *c, const char *method, const char *path, const char *query, json_t *body,
-		       int owned, const char *ctype, sk_api_response *resp)
+static void do_request(sk_client *c, const char *method, const char *path, const char *query, json_t *body, int owned,
+		       const char *ctype, sk_api_response *resp)
 {
 	sk_api_request req = {0};
 	args a;
@@ -111,8 +111,8 @@ static void do_request(sk_client *c, const char *method, const char *path, const
 	args_release(&a);
 }
 
-static json_t *request(sk_client *c, const char *method, const char *path, const char *query, json_t *body,
-		       int owned, const char *ctype, sk_error_t *err)
+static json_t *request(sk_client *c, const char *method, const char *path, const char *query, json_t *body, int owned,
+		       const char *ctype, sk_error_t *err)
 {
 	sk_api_response resp;
 	json_t *out = NULL;
@@ -141,8 +141,7 @@ static json_t *inproc_request(sk_client *c, const char *method, const char *path
 }
 
 /* The server changes body in place: only when nobody else holds it. */
-static json_t *inproc_request_take(sk_client *c, const char *method, const char *path, json_t *body,
-				   sk_error_t *err)
+static json_t *inproc_request_take(sk_client *c, const char *method, const char *path, json_t *body, sk_error_t *err)
 {
 	json_t *out = request(c, method, path, NULL, body, body && body->refcount == 1, NULL, err);
 
@@ -201,8 +200,8 @@ static void *watch_thread(void *arg)
 
 static const struct sk_client_ops inproc_ops;
 
-static sk_client_watch *watch_start(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
-				    void *ud, int shared, sk_error_t *err)
+static sk_client_watch *watch_start(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb, void *ud,
+				    int shared, sk_error_t *err)
 {
 	cleanup_free char *q = xasprintf("watch=true%s%s", query && *query ? "&" : "", query ? query : "");
 	sk_api_response resp;
@@ -236,8 +235,8 @@ static sk_client_watch *inproc_watch_start(sk_client *c, const char *path, const
 	return watch_start(c, path, query, cb, ud, 0, err);
 }
 
-static sk_client_watch *inproc_watch_shared(sk_client *c, const char *path, const char *query,
-					    sk_client_watch_cb cb, void *ud, sk_error_t *err)
+static sk_client_watch *inproc_watch_shared(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
+					    void *ud, sk_error_t *err)
 {
 	return watch_start(c, path, query, cb, ud, 1, err);
 }
@@ -252,10 +251,7 @@ static void inproc_watch_stop(sk_client_watch *cw)
 	free(iw);
 }
 
-static void inproc_free(sk_client *c)
-{
-	free(c);
-}
+static void inproc_free(sk_client *c) { free(c); }
 
 static const struct sk_client_ops inproc_ops = {
 	.request = inproc_request,

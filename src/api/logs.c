@@ -86,10 +86,8 @@ static char *names(json_t *pod, const char *key)
 	size_t n = 0, i;
 
 	buf[n++] = '[';
-	json_array_foreach(arr, i, c)
-		if (n < sizeof(buf) - 2)
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n - 1, "%s%s", i ? " " : "",
-					      jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "");
+	json_array_foreach(arr, i, c) if (n < sizeof(buf) - 2) n += (size_t)snprintf(
+		buf + n, sizeof(buf) - n - 1, "%s%s", i ? " " : "", jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "");
 	if (n > sizeof(buf) - 2)
 		n = sizeof(buf) - 2;
 	buf[n++] = ']';
@@ -105,9 +103,8 @@ static bool has_container(json_t *pod, const char *name)
 		json_t *arr = json_object_get(json_object_get(pod, "spec"), keys[k]), *c;
 		size_t i;
 
-		json_array_foreach(arr, i, c)
-			if (!strcmp(jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "", name))
-				return true;
+		json_array_foreach(
+			arr, i, c) if (!strcmp(jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "", name)) return true;
 	}
 	return false;
 }
@@ -128,7 +125,8 @@ static const char *pick_container(json_t *pod, const char *asked, const sk_path 
 		cleanup_free char *c = names(pod, "containers"), *ic = names(pod, "initContainers");
 
 		if (json_array_size(json_object_get(json_object_get(pod, "spec"), "initContainers")))
-			msg = xasprintf("a container name must be specified for pod %s, choose one of: %s or one of the init containers: %s",
+			msg = xasprintf("a container name must be specified for pod %s, choose one of: %s or one of "
+					"the init containers: %s",
 					p->name, c, ic);
 		else
 			msg = xasprintf("a container name must be specified for pod %s, choose one of: %s", p->name, c);
@@ -158,12 +156,12 @@ static char *node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_res
 	n = get_object(api, path, resp);
 	if (!n)
 		return NULL;
-	port = json_integer_value(json_object_get(json_object_get(json_object_get(json_object_get(n, "status"),
-		"daemonEndpoints"), "kubeletEndpoint"), "Port"));
+	port = json_integer_value(json_object_get(
+		json_object_get(json_object_get(json_object_get(n, "status"), "daemonEndpoints"), "kubeletEndpoint"),
+		"Port"));
 	addrs = json_object_get(json_object_get(n, "status"), "addresses");
-	json_array_foreach(addrs, i, a)
-		if (!strcmp(jstr(a, "type", NULL) ? jstr(a, "type", NULL) : "", "InternalIP") && jstr(a, "address", NULL))
-			ip = jstr(a, "address", NULL);
+	json_array_foreach(addrs, i, a) if (!strcmp(jstr(a, "type", NULL) ? jstr(a, "type", NULL) : "", "InternalIP") &&
+					    jstr(a, "address", NULL)) ip = jstr(a, "address", NULL);
 	if (port <= 0) {
 		msg = xasprintf("node %s has no log endpoint", node);
 		sk__reply_status(resp, 503, "ServiceUnavailable", msg, p->res, p->name, NULL);
@@ -176,8 +174,8 @@ static char *node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_res
 /* The agent URL with the supported query parameters passed on. */
 static char *agent_url(const char *base, const sk_path *p, const char *ctr, const sk_api_request *req)
 {
-	static const char *const keys[] = {"follow", "previous", "timestamps", "tailLines", "sinceSeconds",
-					   "sinceTime", "limitBytes", NULL};
+	static const char *const keys[] = {"follow",       "previous",  "timestamps", "tailLines",
+					   "sinceSeconds", "sinceTime", "limitBytes", NULL};
 	size_t cap = 1024, n;
 	char *url = xmalloc(cap);
 
@@ -205,7 +203,7 @@ static char *agent_url(const char *base, const sk_path *p, const char *ctr, cons
 struct body {
 	char *data;
 	size_t len;
-	int fd;              /* follow: write here instead */
+	int fd; /* follow: write here instead */
 	long code;
 	CURL *h;
 };
@@ -369,8 +367,9 @@ void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 	char *url;
 
 	if (strcmp(req->method, "GET") != 0) {
-		sk__reply_status(resp, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
-				 p->res, p->name, NULL);
+		sk__reply_status(resp, 405, "MethodNotAllowed",
+				 "the server does not allow this method on the requested resource", p->res, p->name,
+				 NULL);
 		return;
 	}
 	pod = get_object(api, path, resp);

@@ -18,7 +18,7 @@
 #define DELOPTS_REF "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
 
 struct doc {
-	char *path;        /* "api/v1" */
+	char *path; /* "api/v1" */
 	json_t *json;
 	char *text;
 	char hash[33];
@@ -42,16 +42,26 @@ static void add_component(json_t *comps, const sk_schema *s);
 static json_t *inline_primitive(const sk_schema *s)
 {
 	switch (s->type) {
-	case SK_SCHEMA_STRING: return json_pack("{s:s, s:s}", "type", "string", "default", "");
-	case SK_SCHEMA_BYTE: return json_pack("{s:s, s:s}", "type", "string", "format", "byte");
-	case SK_SCHEMA_INT32: return json_pack("{s:s, s:s}", "type", "integer", "format", "int32");
-	case SK_SCHEMA_INT64: return json_pack("{s:s, s:s}", "type", "integer", "format", "int64");
-	case SK_SCHEMA_BOOLEAN: return json_pack("{s:s}", "type", "boolean");
-	case SK_SCHEMA_NUMBER: return json_pack("{s:s, s:s}", "type", "number", "format", "double");
-	case SK_SCHEMA_DATE_TIME: return json_pack("{s:s, s:s}", "type", "string", "format", "date-time");
-	case SK_SCHEMA_INT_OR_STRING: return json_pack("{s:s, s:s}", "type", "string", "format", "int-or-string");
-	case SK_SCHEMA_QUANTITY: return json_pack("{s:s}", "type", "string");
-	default: return json_pack("{s:s, s:b}", "type", "object", "x-kubernetes-preserve-unknown-fields", 1);
+	case SK_SCHEMA_STRING:
+		return json_pack("{s:s, s:s}", "type", "string", "default", "");
+	case SK_SCHEMA_BYTE:
+		return json_pack("{s:s, s:s}", "type", "string", "format", "byte");
+	case SK_SCHEMA_INT32:
+		return json_pack("{s:s, s:s}", "type", "integer", "format", "int32");
+	case SK_SCHEMA_INT64:
+		return json_pack("{s:s, s:s}", "type", "integer", "format", "int64");
+	case SK_SCHEMA_BOOLEAN:
+		return json_pack("{s:s}", "type", "boolean");
+	case SK_SCHEMA_NUMBER:
+		return json_pack("{s:s, s:s}", "type", "number", "format", "double");
+	case SK_SCHEMA_DATE_TIME:
+		return json_pack("{s:s, s:s}", "type", "string", "format", "date-time");
+	case SK_SCHEMA_INT_OR_STRING:
+		return json_pack("{s:s, s:s}", "type", "string", "format", "int-or-string");
+	case SK_SCHEMA_QUANTITY:
+		return json_pack("{s:s}", "type", "string");
+	default:
+		return json_pack("{s:s, s:b}", "type", "object", "x-kubernetes-preserve-unknown-fields", 1);
 	}
 }
 
@@ -154,8 +164,8 @@ static void add_component(json_t *comps, const sk_schema *s)
 		out = json_pack("{s:[{s:s},{s:s}]}", "oneOf", "type", "string", "type", "number");
 		break;
 	case SK_SCHEMA_INT_OR_STRING:
-		out = json_pack("{s:s, s:[{s:s},{s:s}]}", "format", "int-or-string", "oneOf", "type", "integer",
-				"type", "string");
+		out = json_pack("{s:s, s:[{s:s},{s:s}]}", "format", "int-or-string", "oneOf", "type", "integer", "type",
+				"string");
 		break;
 	default:
 		out = inline_primitive(s);
@@ -167,10 +177,7 @@ static void add_component(json_t *comps, const sk_schema *s)
 	json_object_set_new(comps, s->name, out);
 }
 
-static char *list_name(const sk_schema *s)
-{
-	return xasprintf("%sList", s->name);
-}
+static char *list_name(const sk_schema *s) { return xasprintf("%sList", s->name); }
 
 static void add_list_component(json_t *comps, const sk_schema *s)
 {
@@ -181,21 +188,22 @@ static void add_list_component(json_t *comps, const sk_schema *s)
 
 	add_component(comps, s);
 	add_component(comps, sk_schema_by_name(LISTMETA_REF));
-	items = json_pack("{s:s, s:{s:o, s:[o]}}", "type", "array", "items", "default", json_object(),
-			  "allOf", ref(s->name));
-	json_object_set_new(comps, name, json_pack("{s:s, s:s, s:[s], s:{s:{s:s}, s:o, s:{s:s}, s:{s:o, s:[o]}}, s:o}",
-		"description", doc, "type", "object", "required", "items", "properties",
-		"apiVersion", "type", "string", "items", items, "kind", "type", "string",
-		"metadata", "default", json_object(), "allOf", ref(LISTMETA_REF),
-		"x-kubernetes-group-version-kind", gvk_list(s->group, s->version, kind)));
+	items = json_pack("{s:s, s:{s:o, s:[o]}}", "type", "array", "items", "default", json_object(), "allOf",
+			  ref(s->name));
+	json_object_set_new(comps, name,
+			    json_pack("{s:s, s:s, s:[s], s:{s:{s:s}, s:o, s:{s:s}, s:{s:o, s:[o]}}, s:o}",
+				      "description", doc, "type", "object", "required", "items", "properties",
+				      "apiVersion", "type", "string", "items", items, "kind", "type", "string",
+				      "metadata", "default", json_object(), "allOf", ref(LISTMETA_REF),
+				      "x-kubernetes-group-version-kind", gvk_list(s->group, s->version, kind)));
 }
 
 /* ---- operations ---- */
 
 static json_t *param(const char *name, const char *in, const char *type, const char *desc)
 {
-	json_t *p = json_pack("{s:s, s:s, s:s, s:{s:s, s:b}}", "name", name, "in", in, "description", desc,
-			      "schema", "type", type, "uniqueItems", 1);
+	json_t *p = json_pack("{s:s, s:s, s:s, s:{s:s, s:b}}", "name", name, "in", in, "description", desc, "schema",
+			      "type", type, "uniqueItems", 1);
 
 	if (strcmp(in, "path") == 0)
 		json_object_set_new(p, "required", json_true());
@@ -207,24 +215,36 @@ static json_t *write_params(bool patch)
 	json_t *ps = json_array();
 
 	json_array_append_new(ps, param("dryRun", "query", "string",
-		"When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed"));
-	json_array_append_new(ps, param("fieldManager", "query", "string",
-		"fieldManager is a name associated with the actor or entity that is making these changes."));
-	json_array_append_new(ps, param("fieldValidation", "query", "string",
-		"fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore - Warn (default) - Strict"));
+					"When present, indicates that modifications should not be persisted. Valid "
+					"values are: - All: all dry run stages will be processed"));
+	json_array_append_new(
+		ps, param("fieldManager", "query", "string",
+			  "fieldManager is a name associated with the actor or entity that is making these changes."));
+	json_array_append_new(
+		ps,
+		param("fieldValidation", "query", "string",
+		      "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) "
+		      "containing unknown or duplicate fields. Valid values are: - Ignore - Warn (default) - Strict"));
 	if (patch)
 		json_array_append_new(ps, param("force", "query", "boolean",
-			"Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people."));
+						"Force is going to \"force\" Apply requests. It means user will "
+						"re-acquire conflicting fields owned by other people."));
 	return ps;
 }
 
 static json_t *list_params(void)
 {
 	static const char *const names[][2] = {
-		{ "allowWatchBookmarks", "boolean" }, { "continue", "string" }, { "fieldSelector", "string" },
-		{ "labelSelector", "string" }, { "limit", "integer" }, { "resourceVersion", "string" },
-		{ "resourceVersionMatch", "string" }, { "sendInitialEvents", "boolean" },
-		{ "timeoutSeconds", "integer" }, { "watch", "boolean" },
+		{"allowWatchBookmarks", "boolean"},
+		{"continue", "string"},
+		{"fieldSelector", "string"},
+		{"labelSelector", "string"},
+		{"limit", "integer"},
+		{"resourceVersion", "string"},
+		{"resourceVersionMatch", "string"},
+		{"sendInitialEvents", "boolean"},
+		{"timeoutSeconds", "integer"},
+		{"watch", "boolean"},
 	};
 	json_t *ps = json_array();
 
@@ -255,19 +275,19 @@ static json_t *content(const char *schema_name, bool yaml)
 }
 
 struct opctx {
-	const char *group, *version, *kind;   /* GVK of the body */
-	const char *schema;                   /* its component name */
-	const char *id_prefix;                /* "CoreV1Namespaced" */
-	const char *id_suffix;                /* "Pod", "PodStatus" */
+	const char *group, *version, *kind; /* GVK of the body */
+	const char *schema;                 /* its component name */
+	const char *id_prefix;              /* "CoreV1Namespaced" */
+	const char *id_suffix;              /* "Pod", "PodStatus" */
 	const char *tag;
 };
 
 static json_t *operation(const struct opctx *c, const char *verb, const char *action, const char *desc)
 {
 	cleanup_free char *id = xasprintf("%s%s%s", verb, c->id_prefix, c->id_suffix);
-	json_t *op = json_pack("{s:s, s:s, s:[s], s:s, s:{s:s, s:s, s:s}}", "description", desc,
-		"operationId", id, "tags", c->tag, "x-kubernetes-action", action,
-		"x-kubernetes-group-version-kind", "group", c->group, "version", c->version, "kind", c->kind);
+	json_t *op = json_pack("{s:s, s:s, s:[s], s:s, s:{s:s, s:s, s:s}}", "description", desc, "operationId", id,
+			       "tags", c->tag, "x-kubernetes-action", action, "x-kubernetes-group-version-kind",
+			       "group", c->group, "version", c->version, "kind", c->kind);
 	json_t *ok = json_pack("{s:s, s:o}", "description", "OK", "content", content(c->schema, true));
 	json_t *responses = json_pack("{s:o, s:{s:s}}", "200", ok, "401", "description", "Unauthorized");
 
@@ -275,20 +295,19 @@ static json_t *operation(const struct opctx *c, const char *verb, const char *ac
 	return op;
 }
 
-static json_t *op_read(const struct opctx *c)
-{
-	return operation(c, "read", "get", "read the specified object");
-}
+static json_t *op_read(const struct opctx *c) { return operation(c, "read", "get", "read the specified object"); }
 
 static json_t *op_write(const struct opctx *c, const char *verb, const char *action, bool created)
 {
-	json_t *op = operation(c, verb, action, strcmp(action, "put") == 0 ? "replace the specified object"
-		: "create an object");
+	json_t *op = operation(c, verb, action,
+			       strcmp(action, "put") == 0 ? "replace the specified object" : "create an object");
 
 	json_object_set_new(op, "parameters", write_params(false));
-	json_object_set_new(op, "requestBody", json_pack("{s:o, s:b}", "content", content(c->schema, true), "required", 1));
+	json_object_set_new(op, "requestBody",
+			    json_pack("{s:o, s:b}", "content", content(c->schema, true), "required", 1));
 	if (created)
-		json_object_set_new(json_object_get(op, "responses"), "201",
+		json_object_set_new(
+			json_object_get(op, "responses"), "201",
 			json_pack("{s:s, s:o}", "description", "Created", "content", content(c->schema, true)));
 	return op;
 }
@@ -317,8 +336,8 @@ static json_t *op_delete(const struct opctx *c, bool collection)
 	op = operation(&s, collection ? "deletecollection" : "delete", collection ? "deletecollection" : "delete",
 		       collection ? "delete collection of objects" : "delete an object");
 	json_object_set_new(op, "parameters", delete_params());
-	json_object_set_new(op, "requestBody", json_pack("{s:{s:{s:o}}}", "content", "application/json",
-		"schema", ref(DELOPTS_REF)));
+	json_object_set_new(op, "requestBody",
+			    json_pack("{s:{s:{s:o}}}", "content", "application/json", "schema", ref(DELOPTS_REF)));
 	return op;
 }
 
@@ -349,9 +368,8 @@ static json_t *path_params(bool ns, bool named)
 		json_array_append_new(ps, param("name", "path", "string", "name of the object"));
 	if (ns)
 		json_array_append_new(ps, param("namespace", "path", "string",
-			"object name and auth scope, such as for teams and projects"));
-	json_array_append_new(ps, param("pretty", "query", "string",
-		"If 'true', then the output is pretty printed."));
+						"object name and auth scope, such as for teams and projects"));
+	json_array_append_new(ps, param("pretty", "query", "string", "If 'true', then the output is pretty printed."));
 	return ps;
 }
 
@@ -422,13 +440,13 @@ static void add_resource(json_t *paths, json_t *comps, const sk_resource *r, con
 {
 	const sk_schema *s = sk_schema_for_kind(r->group, r->version, r->kind);
 	cleanup_free char *list_path = r->namespaced ? xasprintf("%s/namespaces/{namespace}/%s", prefix, r->plural)
-		: xasprintf("%s/%s", prefix, r->plural);
+						     : xasprintf("%s/%s", prefix, r->plural);
 	cleanup_free char *item_path = xasprintf("%s/{name}", list_path);
 	cleanup_free char *lname = NULL;
 	cleanup_free char *gv = camel_group(r->group, r->version);
 	cleanup_free char *idp = xasprintf("%s%s", gv, r->namespaced ? "Namespaced" : "");
 	cleanup_free char *tag = tag_of(r->group, r->version);
-	struct opctx c = { r->group, r->version, r->kind, NULL, idp, r->kind, tag };
+	struct opctx c = {r->group, r->version, r->kind, NULL, idp, r->kind, tag};
 	json_t *coll = json_object(), *item = json_object();
 
 	if (!s)
@@ -466,17 +484,17 @@ static void add_resource(json_t *paths, json_t *comps, const sk_resource *r, con
 
 		a.id_prefix = gv;
 		a.id_suffix = id;
-		json_object_set_new(paths, all, json_pack("{s:o, s:o}", "get", op_list(&a, lname, "list"),
-			"parameters", path_params(false, false)));
+		json_object_set_new(paths, all,
+				    json_pack("{s:o, s:o}", "get", op_list(&a, lname, "list"), "parameters",
+					      path_params(false, false)));
 	}
 }
 
 static json_t *base_doc(const char *title)
 {
-	return json_pack("{s:s, s:{s:s, s:s}, s:{}, s:{s:{s:{s:s, s:o}}}}", "openapi", "3.0.0",
-		"info", "title", "Kubernetes", "version", title, "paths",
-		"components", "securitySchemes", "BearerToken", "type", "apiKey",
-		"description", json_string("Bearer Token authentication"));
+	return json_pack("{s:s, s:{s:s, s:s}, s:{}, s:{s:{s:{s:s, s:o}}}}", "openapi", "3.0.0", "info", "title",
+			 "Kubernetes", "version", title, "paths", "components", "securitySchemes", "BearerToken",
+			 "type", "apiKey", "description", json_string("Bearer Token authentication"));
 }
 
 static json_t *build_gv(const char *group, const char *version)
@@ -489,8 +507,10 @@ static json_t *build_gv(const char *group, const char *version)
 	json_object_set_new(json_object_get(doc, "components"), "schemas", comps);
 	add_component(comps, sk_schema_by_name(STATUS_REF));
 	add_component(comps, sk_schema_by_name(DELOPTS_REF));
-	json_object_set_new(comps, PATCH_REF, json_pack("{s:s, s:s}", "type", "object", "description",
-		"Patch is provided to give a concrete name and type to the Kubernetes PATCH request body."));
+	json_object_set_new(
+		comps, PATCH_REF,
+		json_pack("{s:s, s:s}", "type", "object", "description",
+			  "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body."));
 	for (const sk_resource *r = sk_schema_resources; r->kind; r++)
 		if (strcmp(r->group, group) == 0 && strcmp(r->version, version) == 0)
 			add_resource(paths, comps, r, prefix);
@@ -502,8 +522,8 @@ static json_t *build_discovery(const char *p)
 	json_t *doc = base_doc("unversioned");
 	bool apis = strcmp(p, "apis") == 0;
 	json_t *op = json_pack("{s:s, s:s, s:[s], s:{s:{s:s}}}", "description", "get available API versions",
-		"operationId", apis ? "getAPIVersions" : "getCoreAPIVersions", "tags", apis ? "apis" : "core",
-		"responses", "200", "description", "OK");
+			       "operationId", apis ? "getAPIVersions" : "getCoreAPIVersions", "tags",
+			       apis ? "apis" : "core", "responses", "200", "description", "OK");
 	cleanup_free char *path = xasprintf("/%s/", p);
 
 	json_object_set_new(json_object_get(doc, "paths"), path, json_pack("{s:o}", "get", op));
@@ -541,7 +561,7 @@ static void build_all(void)
 	add_doc("apis", build_discovery("apis"));
 	for (const sk_resource *r = sk_schema_resources; r->kind && ndocs < MAX_DOCS; r++) {
 		cleanup_free char *p = *r->group ? xasprintf("apis/%s/%s", r->group, r->version)
-			: xasprintf("api/%s", r->version);
+						 : xasprintf("api/%s", r->version);
 		bool seen = false;
 
 		for (int i = 0; i < ndocs; i++)

@@ -11,18 +11,30 @@
 /* ---- the merge-strategy table (patchStrategy/patchMergeKey tags) ---- */
 
 struct field_meta {
-	const char *parent;     /* table type holding the field */
+	const char *parent; /* table type holding the field */
 	const char *field;
-	const char *child;      /* table type of the value / list elements */
+	const char *child; /* table type of the value / list elements */
 	int merge;
 	const char *key;
 	int atomic;
 };
 
-#define OBJ(p) {p, "metadata", "ObjectMeta", 0, NULL, 0}
-#define MERGE(p, f, c, k) {p, f, c, 1, k, 0}
-#define TYPED(p, f, c) {p, f, c, 0, NULL, 0}
-#define ATOMIC(p, f) {p, f, NULL, 0, NULL, 1}
+#define OBJ(p) \
+	{ \
+		p, "metadata", "ObjectMeta", 0, NULL, 0 \
+	}
+#define MERGE(p, f, c, k) \
+	{ \
+		p, f, c, 1, k, 0 \
+	}
+#define TYPED(p, f, c) \
+	{ \
+		p, f, c, 0, NULL, 0 \
+	}
+#define ATOMIC(p, f) \
+	{ \
+		p, f, NULL, 0, NULL, 1 \
+	}
 
 /* Types are named after the Go types they stand for; kinds that embed a
  * PodSpec reach it through PodTemplateSpec, so its rules live once. */
@@ -30,8 +42,11 @@ static const struct field_meta table[] = {
 	MERGE("ObjectMeta", "finalizers", NULL, NULL),
 	MERGE("ObjectMeta", "ownerReferences", NULL, "uid"),
 
-	OBJ("Pod"), TYPED("Pod", "spec", "PodSpec"), TYPED("Pod", "status", "PodStatus"),
-	TYPED("PodTemplateSpec", "metadata", "ObjectMeta"), TYPED("PodTemplateSpec", "spec", "PodSpec"),
+	OBJ("Pod"),
+	TYPED("Pod", "spec", "PodSpec"),
+	TYPED("Pod", "status", "PodStatus"),
+	TYPED("PodTemplateSpec", "metadata", "ObjectMeta"),
+	TYPED("PodTemplateSpec", "spec", "PodSpec"),
 	MERGE("PodSpec", "containers", "Container", "name"),
 	MERGE("PodSpec", "initContainers", "Container", "name"),
 	MERGE("PodSpec", "ephemeralContainers", "Container", "name"),
@@ -51,44 +66,68 @@ static const struct field_meta table[] = {
 	MERGE("PodStatus", "resourceClaimStatuses", NULL, "name"),
 
 	/* Deployment, ReplicaSet, StatefulSet, DaemonSet, Job: spec.template */
-	OBJ("Workload"), TYPED("Workload", "spec", "WorkloadSpec"),
+	OBJ("Workload"),
+	TYPED("Workload", "spec", "WorkloadSpec"),
 	TYPED("Workload", "status", "ConditionsStatus"),
 	TYPED("WorkloadSpec", "template", "PodTemplateSpec"),
 	ATOMIC("WorkloadSpec", "selector"),
-	OBJ("CronJob"), TYPED("CronJob", "spec", "CronJobSpec"),
+	OBJ("CronJob"),
+	TYPED("CronJob", "spec", "CronJobSpec"),
 	TYPED("CronJobSpec", "jobTemplate", "JobTemplateSpec"),
 	TYPED("JobTemplateSpec", "metadata", "ObjectMeta"),
 	TYPED("JobTemplateSpec", "spec", "WorkloadSpec"),
 	MERGE("ConditionsStatus", "conditions", NULL, "type"),
 
-	OBJ("Node"), TYPED("Node", "spec", "NodeSpec"), TYPED("Node", "status", "NodeStatus"),
+	OBJ("Node"),
+	TYPED("Node", "spec", "NodeSpec"),
+	TYPED("Node", "status", "NodeStatus"),
 	MERGE("NodeSpec", "podCIDRs", NULL, NULL),
 	MERGE("NodeStatus", "conditions", NULL, "type"),
 	MERGE("NodeStatus", "addresses", NULL, "type"),
 
-	OBJ("Service"), TYPED("Service", "spec", "ServiceSpec"),
+	OBJ("Service"),
+	TYPED("Service", "spec", "ServiceSpec"),
 	TYPED("Service", "status", "ConditionsStatus"),
 	MERGE("ServiceSpec", "ports", NULL, "port"),
 
 	/* Namespace, PersistentVolumeClaim: status.conditions by type */
-	OBJ("WithConditions"), TYPED("WithConditions", "status", "ConditionsStatus"),
+	OBJ("WithConditions"),
+	TYPED("WithConditions", "status", "ConditionsStatus"),
 
-	OBJ("ServiceAccount"), MERGE("ServiceAccount", "secrets", NULL, "name"),
+	OBJ("ServiceAccount"),
+	MERGE("ServiceAccount", "secrets", NULL, "name"),
 
 	OBJ("Object"),
 };
 
-static const struct { const char *kind, *type; } kinds[] = {
-	{"Pod", "Pod"}, {"Deployment", "Workload"}, {"ReplicaSet", "Workload"},
-	{"StatefulSet", "Workload"}, {"DaemonSet", "Workload"}, {"Job", "Workload"},
-	{"ReplicationController", "Workload"}, {"PodTemplate", "PodTemplateSpec"},
-	{"CronJob", "CronJob"}, {"Node", "Node"}, {"Service", "Service"},
-	{"Namespace", "WithConditions"}, {"PersistentVolumeClaim", "WithConditions"},
+static const struct {
+	const char *kind, *type;
+} kinds[] = {
+	{"Pod", "Pod"},
+	{"Deployment", "Workload"},
+	{"ReplicaSet", "Workload"},
+	{"StatefulSet", "Workload"},
+	{"DaemonSet", "Workload"},
+	{"Job", "Workload"},
+	{"ReplicationController", "Workload"},
+	{"PodTemplate", "PodTemplateSpec"},
+	{"CronJob", "CronJob"},
+	{"Node", "Node"},
+	{"Service", "Service"},
+	{"Namespace", "WithConditions"},
+	{"PersistentVolumeClaim", "WithConditions"},
 	{"ServiceAccount", "ServiceAccount"},
-	{"Endpoints", "Object"}, {"ConfigMap", "Object"}, {"Secret", "Object"},
-	{"Event", "Object"}, {"ResourceQuota", "Object"}, {"PersistentVolume", "Object"},
-	{"StorageClass", "Object"}, {"Lease", "Object"}, {"RuntimeClass", "Object"},
-	{"PriorityClass", "Object"}, {"LimitRange", "Object"},
+	{"Endpoints", "Object"},
+	{"ConfigMap", "Object"},
+	{"Secret", "Object"},
+	{"Event", "Object"},
+	{"ResourceQuota", "Object"},
+	{"PersistentVolume", "Object"},
+	{"StorageClass", "Object"},
+	{"Lease", "Object"},
+	{"RuntimeClass", "Object"},
+	{"PriorityClass", "Object"},
+	{"LimitRange", "Object"},
 	{"PodDisruptionBudget", "WithConditions"},
 };
 
@@ -131,7 +170,8 @@ json_t *sk_merge_patch(json_t *target, json_t *patch)
 	if (!json_is_object(patch))
 		return json_deep_copy(patch);
 	out = json_is_object(target) ? json_deep_copy(target) : json_object();
-	json_object_foreach(patch, k, v) {
+	json_object_foreach(patch, k, v)
+	{
 		if (json_is_null(v))
 			json_object_del(out, k);
 		else
@@ -256,16 +296,17 @@ static int container_add(json_t *c, const char *key, json_t *v, const char *path
 		return json_array_append_new(c, v);
 	if (!parse_index(key, &i)) {
 		json_decref(v);
-		return sk_error_set(err, SK_EINVALID, "error in add for path: '%s': value was not a proper array index: '%s'",
-				    path, key);
+		return sk_error_set(err, SK_EINVALID,
+				    "error in add for path: '%s': value was not a proper array index: '%s'", path, key);
 	}
 	if (i < 0)
 		i += n + 1;
 	if (i < 0 || i > n) {
 		json_decref(v);
-		return sk_error_set(err, SK_EINVALID,
-				    "error in add for path: '%s': Unable to access invalid index: %s: invalid index referenced",
-				    path, key);
+		return sk_error_set(
+			err, SK_EINVALID,
+			"error in add for path: '%s': Unable to access invalid index: %s: invalid index referenced",
+			path, key);
 	}
 	return json_array_insert_new(c, (size_t)i, v);
 }
@@ -284,9 +325,10 @@ static int container_remove(json_t *c, const char *key, const char *what, const 
 	}
 	i = array_index(c, key);
 	if (i < 0)
-		return sk_error_set(err, SK_EINVALID,
-				    "error in %s for path: '%s': Unable to access invalid index: %s: invalid index referenced",
-				    what, path, key);
+		return sk_error_set(
+			err, SK_EINVALID,
+			"error in %s for path: '%s': Unable to access invalid index: %s: invalid index referenced",
+			what, path, key);
 	return json_array_remove(c, (size_t)i);
 }
 
@@ -308,7 +350,8 @@ static int do_remove(json_t *doc, const struct pointer *p, const char *path, sk_
 
 	if (!c)
 		return sk_error_set(err, SK_EINVALID,
-				    "remove operation does not apply: doc is missing path: \"%s\": missing value", path);
+				    "remove operation does not apply: doc is missing path: \"%s\": missing value",
+				    path);
 	return container_remove(c, p->tok[p->n - 1], "remove", path, err);
 }
 
@@ -334,8 +377,8 @@ static int do_test(json_t *doc, const struct pointer *p, const char *path, json_
 	json_t *c = parent_of(doc, p), *cur;
 
 	if (!c)
-		return sk_error_set(err, SK_EINVALID, "test operation does not apply: is missing path: %s: missing value",
-				    path);
+		return sk_error_set(err, SK_EINVALID,
+				    "test operation does not apply: is missing path: %s: missing value", path);
 	cur = child(c, p->tok[p->n - 1]);
 	if (cur ? json_equal(cur, v) : json_is_null(v))
 		return 0;
@@ -344,15 +387,16 @@ static int do_test(json_t *doc, const struct pointer *p, const char *path, json_
 
 /* move and copy: take the value at from (removing it for move, as
  * upstream does first), then add it at path. */
-static int do_transfer(json_t *doc, bool move, const struct pointer *f, const char *from,
-		       const struct pointer *p, const char *path, sk_error_t *err)
+static int do_transfer(json_t *doc, bool move, const struct pointer *f, const char *from, const struct pointer *p,
+		       const char *path, sk_error_t *err)
 {
 	const char *what = move ? "move" : "copy";
 	json_t *c = parent_of(doc, f), *v;
 
 	if (!c)
-		return sk_error_set(err, SK_EINVALID, "%s operation does not apply: doc is missing from path: %s: missing value",
-				    what, from);
+		return sk_error_set(err, SK_EINVALID,
+				    "%s operation does not apply: doc is missing from path: %s: missing value", what,
+				    from);
 	v = child(c, f->tok[f->n - 1]);
 	if (!v)
 		return sk_error_set(err, SK_EINVALID, "error in %s for path: '%s': missing value", what, from);
@@ -426,18 +470,20 @@ json_t *sk_json_patch(json_t *doc, json_t *ops, sk_error_t *err)
 	size_t i;
 
 	if (!json_is_array(ops))
-		return sk_error_set(err, SK_EBADREQUEST, "json: cannot unmarshal %s into Go value of type jsonpatch.Patch",
-				    json_is_object(ops) ? "object" : "value"), NULL;
+		return sk_error_set(err, SK_EBADREQUEST,
+				    "json: cannot unmarshal %s into Go value of type jsonpatch.Patch",
+				    json_is_object(ops) ? "object" : "value"),
+		       NULL;
 	if (json_array_size(ops) > SK_JSON_PATCH_MAX_OPS)
-		return sk_error_set(err, SK_ETOOLARGE,
-				    "The allowed maximum operations in a JSON patch is %d, got %zu",
-				    SK_JSON_PATCH_MAX_OPS, json_array_size(ops)), NULL;
-	json_array_foreach(ops, i, op)
-		if (!json_is_object(op))
-			return sk_error_set(err, SK_EBADREQUEST,
-					    "json: cannot unmarshal value into Go value of type jsonpatch.Operation"), NULL;
+		return sk_error_set(err, SK_ETOOLARGE, "The allowed maximum operations in a JSON patch is %d, got %zu",
+				    SK_JSON_PATCH_MAX_OPS, json_array_size(ops)),
+		       NULL;
+	json_array_foreach(ops, i, op) if (!json_is_object(op)) return sk_error_set(
+		err, SK_EBADREQUEST, "json: cannot unmarshal value into Go value of type jsonpatch.Operation"),
+		NULL;
 	out = json_deep_copy(doc);
-	json_array_foreach(ops, i, op) {
+	json_array_foreach(ops, i, op)
+	{
 		if (apply_op(out, op, err) < 0) {
 			if (err && !err->code)
 				sk_error_set(err, SK_EINVALID, "operation %zu could not be applied", i);
@@ -455,10 +501,7 @@ json_t *sk_json_patch(json_t *doc, json_t *ops, sk_error_t *err)
 #define SET_ORDER "$setElementOrder/"
 #define DELETE_PRIM "$deleteFromPrimitiveList/"
 
-static bool has_prefix(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
-}
+static bool has_prefix(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
 /* Compact JSON text for messages; malloc'd. */
 static char *dump(json_t *v)
@@ -480,8 +523,8 @@ static int bad_patch_type(sk_error_t *err, json_t *directive, json_t *map)
 }
 
 static json_t *merge_map(json_t *orig, json_t *patch, const char *type, sk_error_t *err);
-static json_t *merge_list(json_t *orig, json_t *patch, const char *type,
-			  const struct sk__patch_meta *meta, sk_error_t *err);
+static json_t *merge_list(json_t *orig, json_t *patch, const char *type, const struct sk__patch_meta *meta,
+			  sk_error_t *err);
 
 /* A patch value taken where the original has nothing (or another type):
  * directives are resolved and nulls dropped by merging into an empty value. */
@@ -508,7 +551,8 @@ static long index_in(json_t *list, json_t *elem, const char *key)
 
 	if (!id)
 		return -1;
-	json_array_foreach(list, i, e) {
+	json_array_foreach(list, i, e)
+	{
 		json_t *eid = identity(e, key);
 		if (eid && json_equal(eid, id))
 			return (long)i;
@@ -570,8 +614,7 @@ static json_t *normalize_order(json_t *merged, json_t *order, json_t *server, co
 	json_t *in = json_array(), *rest = json_array(), *e;
 	size_t i;
 
-	json_array_foreach(merged, i, e)
-		json_array_append(index_in(order, e, key) >= 0 ? in : rest, e);
+	json_array_foreach(merged, i, e) json_array_append(index_in(order, e, key) >= 0 ? in : rest, e);
 	json_decref(merged);
 	sort_by_order(in, order, key);
 	sort_by_order(rest, server, key);
@@ -586,7 +629,8 @@ static int element_kind(json_t *a, json_t *b, sk_error_t *err)
 	size_t i;
 
 	for (int l = 0; l < 2; l++) {
-		json_array_foreach(lists[l], i, e) {
+		json_array_foreach(lists[l], i, e)
+		{
 			int k = json_is_object(e) ? 1 : 0;
 			if (json_is_array(e))
 				return sk_error_set(err, SK_EBADREQUEST, "lists of lists are not supported");
@@ -616,7 +660,8 @@ static json_t *special_elements(json_t **orig, json_t *patch, const char *key, s
 	bool replace = false;
 	size_t i;
 
-	json_array_foreach(patch, i, e) {
+	json_array_foreach(patch, i, e)
+	{
 		json_t *d = json_object_get(e, DIRECTIVE);
 		const char *ds = json_string_value(d);
 		if (!d) {
@@ -626,15 +671,17 @@ static json_t *special_elements(json_t **orig, json_t *patch, const char *key, s
 			if (!v) {
 				cleanup_free char *m = dump(e);
 				json_decref(rest);
-				return sk_error_set(err, SK_EBADREQUEST, "map: %s does not contain declared merge key: %s",
-						    m, key), NULL;
+				return sk_error_set(err, SK_EBADREQUEST,
+						    "map: %s does not contain declared merge key: %s", m, key),
+				       NULL;
 			}
 			delete_matching(*orig, key, v);
 		} else if (ds && strcmp(ds, "replace") == 0) {
 			replace = true;
 		} else if (ds && strcmp(ds, "merge") == 0) {
 			json_decref(rest);
-			return sk_error_set(err, SK_EBADREQUEST, "merging lists cannot yet be specified in the patch"), NULL;
+			return sk_error_set(err, SK_EBADREQUEST, "merging lists cannot yet be specified in the patch"),
+			       NULL;
 		} else {
 			json_decref(rest);
 			return bad_patch_type(err, d, e), NULL;
@@ -652,12 +699,14 @@ static int merge_by_key(json_t *orig, json_t *patch, const char *type, const cha
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(patch, i, e) {
+	json_array_foreach(patch, i, e)
+	{
 		json_t *v = json_object_get(e, key), *m;
 		long at;
 		if (!v) {
 			cleanup_free char *s = dump(e);
-			return sk_error_set(err, SK_EBADREQUEST, "map: %s does not contain declared merge key: %s", s, key);
+			return sk_error_set(err, SK_EBADREQUEST, "map: %s does not contain declared merge key: %s", s,
+					    key);
 		}
 		at = index_in(orig, e, key);
 		if (at >= 0)
@@ -679,15 +728,13 @@ static void append_unique(json_t *out, json_t *v)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(out, i, e)
-		if (json_equal(e, v))
-			return;
+	json_array_foreach(out, i, e) if (json_equal(e, v)) return;
 	json_array_append(out, v);
 }
 
 /* mergeSlice for a merge-strategy list. Steals orig, borrows patch. */
-static json_t *merge_list(json_t *orig, json_t *patch, const char *type,
-			  const struct sk__patch_meta *meta, sk_error_t *err)
+static json_t *merge_list(json_t *orig, json_t *patch, const char *type, const struct sk__patch_meta *meta,
+			  sk_error_t *err)
 {
 	json_t *server, *merged, *rest, *e;
 	const char *key = meta->merge_key;
@@ -702,10 +749,8 @@ static json_t *merge_list(json_t *orig, json_t *patch, const char *type,
 	server = json_copy(orig);
 	if (kind == 0) {
 		merged = json_array();
-		json_array_foreach(orig, i, e)
-			append_unique(merged, e);
-		json_array_foreach(patch, i, e)
-			append_unique(merged, e);
+		json_array_foreach(orig, i, e) append_unique(merged, e);
+		json_array_foreach(patch, i, e) append_unique(merged, e);
 		json_decref(orig);
 		key = NULL;
 	} else {
@@ -745,21 +790,21 @@ static int retain_keys(json_t *orig, json_t *patch, sk_error_t *err)
 		return 0;
 	if (!json_is_array(keys))
 		return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of retainKeys");
-	json_object_foreach(patch, k, v) {
+	json_object_foreach(patch, k, v)
+	{
 		bool found = false;
 		if (json_is_null(v) || k[0] == '$')
 			continue;
-		json_array_foreach(keys, i, e)
-			if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
-				found = true;
+		json_array_foreach(keys, i, e) if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
+			found = true;
 		if (!found)
 			return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of retainKeys");
 	}
-	json_object_foreach_safe(orig, tmp, k, v) {
+	json_object_foreach_safe(orig, tmp, k, v)
+	{
 		bool found = false;
-		json_array_foreach(keys, i, e)
-			if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
-				found = true;
+		json_array_foreach(keys, i, e) if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
+			found = true;
 		if (!found)
 			json_object_del(orig, k);
 	}
@@ -796,8 +841,8 @@ static int check_order(json_t *patch_list, json_t *order, const char *key, sk_er
 
 /* mergePatchIntoOriginal for one $setElementOrder/<field> directive: merges
  * the field's patch list and orders the result. */
-static int set_element_order(json_t *orig, json_t *patch, const char *type, const char *field,
-			     json_t *order, sk_error_t *err)
+static int set_element_order(json_t *orig, json_t *patch, const char *type, const char *field, json_t *order,
+			     sk_error_t *err)
 {
 	json_t *ol = json_object_get(orig, field), *pl = json_object_get(patch, field), *merged, *server, *e;
 	struct sk__patch_meta meta;
@@ -811,12 +856,12 @@ static int set_element_order(json_t *orig, json_t *patch, const char *type, cons
 		return 0;
 	sk__patch_lookup(type, field, &meta);
 	if (meta.merge_key) {
-		json_array_foreach(order, i, e)
-			if (!json_object_get(e, meta.merge_key)) {
-				cleanup_free char *s = dump(e);
-				return sk_error_set(err, SK_EBADREQUEST,
-						    "map: %s does not contain declared merge key: %s", s, meta.merge_key);
-			}
+		json_array_foreach(order, i, e) if (!json_object_get(e, meta.merge_key))
+		{
+			cleanup_free char *s = dump(e);
+			return sk_error_set(err, SK_EBADREQUEST, "map: %s does not contain declared merge key: %s", s,
+					    meta.merge_key);
+		}
 	}
 	if (pl && check_order(pl, order, meta.merge_key, err) < 0)
 		return -1;
@@ -833,8 +878,9 @@ static int set_element_order(json_t *orig, json_t *patch, const char *type, cons
 		json_decref(server);
 		return -1;
 	}
-	merged = normalize_order(merged, order, server, json_array_size(merged) &&
-				 json_is_object(json_array_get(merged, 0)) ? meta.merge_key : NULL);
+	merged = normalize_order(merged, order, server,
+				 json_array_size(merged) && json_is_object(json_array_get(merged, 0)) ? meta.merge_key
+												      : NULL);
 	json_decref(server);
 	json_object_set_new(orig, field, merged);
 	return 0;
@@ -850,7 +896,8 @@ static int delete_from_list(json_t *orig, const char *field, json_t *values, sk_
 		return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of primitive list");
 	if (!json_is_array(list))
 		return 0;
-	json_array_foreach(values, i, v) {
+	json_array_foreach(values, i, v)
+	{
 		for (size_t j = json_array_size(list); j > 0; j--)
 			if (json_equal(json_array_get(list, j - 1), v))
 				json_array_remove(list, j - 1);
@@ -918,11 +965,13 @@ static json_t *merge_map(json_t *orig, json_t *patch, const char *type, sk_error
 	}
 	if (retain_keys(out, patch, err) < 0)
 		goto fail;
-	json_object_foreach(patch, k, v) {
+	json_object_foreach(patch, k, v)
+	{
 		if (has_prefix(k, SET_ORDER) && set_element_order(out, patch, type, k + strlen(SET_ORDER), v, err) < 0)
 			goto fail;
 	}
-	json_object_foreach(patch, k, v) {
+	json_object_foreach(patch, k, v)
+	{
 		if (strcmp(k, RETAIN_KEYS) == 0 || has_prefix(k, SET_ORDER) || ordered_field(patch, k))
 			continue;
 		if (has_prefix(k, DELETE_PRIM)) {

@@ -43,17 +43,16 @@ json_t *sk_json_patch(json_t *doc, json_t *ops, sk_error_t *err);
  * Errors: SK_EBADREQUEST with upstream's message for a malformed patch
  * ("invalid patch format of retainKeys", "map: {...} does not contain
  * declared merge key: name", "unknown patch type: x in map: {...}"). */
-json_t *sk_strategic_merge_patch(json_t *original, json_t *patch, const char *kind,
-				 sk_error_t *err);
+json_t *sk_strategic_merge_patch(json_t *original, json_t *patch, const char *kind, sk_error_t *err);
 
 /* ---- shared with apply.c: the merge-strategy table ---- */
 
 /* Patch metadata of one field inside a type of the table. */
 struct sk__patch_meta {
-	const char *type;       /* type name of the field's value or list elements; NULL if untyped */
-	int merge;              /* 1: list with patchStrategy merge */
-	const char *merge_key;  /* patchMergeKey for lists of maps, else NULL */
-	int atomic;             /* 1: a +structType=atomic struct (server-side apply owns it whole) */
+	const char *type;      /* type name of the field's value or list elements; NULL if untyped */
+	int merge;             /* 1: list with patchStrategy merge */
+	const char *merge_key; /* patchMergeKey for lists of maps, else NULL */
+	int atomic;            /* 1: a +structType=atomic struct (server-side apply owns it whole) */
 };
 
 /* The table type of a kind's top level, or NULL for kinds without one. */

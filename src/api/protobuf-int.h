@@ -9,11 +9,11 @@
 /* Wire kinds of a field's value (the map value for SK__PB_MAP fields). */
 enum {
 	SK__PB_STRING,
-	SK__PB_BYTES,   /* base64 in JSON */
+	SK__PB_BYTES, /* base64 in JSON */
 	SK__PB_BOOL,
 	SK__PB_INT32,
 	SK__PB_INT64,
-	SK__PB_MSG,     /* msg: index into sk__pb_messages */
+	SK__PB_MSG, /* msg: index into sk__pb_messages */
 };
 
 /* Field flags. */
@@ -39,14 +39,14 @@ enum {
 
 typedef struct sk__pb_field {
 	uint32_t num;
-	const char *json;   /* "" for SK__PB_INLINE */
+	const char *json; /* "" for SK__PB_INLINE */
 	uint8_t kind;
 	uint8_t flags;
-	int16_t msg;        /* -1 unless kind is SK__PB_MSG */
+	int16_t msg; /* -1 unless kind is SK__PB_MSG */
 } sk__pb_field;
 
 typedef struct sk__pb_message {
-	const char *name;   /* full proto name: "k8s.io.api.core.v1.PodSpec" */
+	const char *name; /* full proto name: "k8s.io.api.core.v1.PodSpec" */
 	uint8_t special;
 	const sk__pb_field *fields; /* sorted by num */
 	uint16_t nfields;

@@ -36,14 +36,14 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I
 typedef struct pb_field {
 	uint32_t num;
 	int wt;
-	uint64_t v;         /* WT_VARINT */
+	uint64_t v;          /* WT_VARINT */
 	const uint8_t *data; /* WT_LEN */
 	size_t len;
 } pb_field;
 
 typedef struct pb_reader {
 	const uint8_t *p, *end;
-	const char *msg;    /* message name, for errors */
+	const char *msg; /* message name, for errors */
 } pb_reader;
 
 static int bad(sk_error_t *err, const char *msg, uint32_t num, const char *what)
@@ -164,7 +164,8 @@ static json_t *base64(const uint8_t *p, size_t n)
 	size_t o = 0;
 
 	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
 
 		s[o++] = tbl[v >> 18 & 63];
 		s[o++] = tbl[v >> 12 & 63];
@@ -203,8 +204,8 @@ static json_t *decode_envelope(const uint8_t *buf, size_t len, int depth, sk_err
 
 /* Converts one occurrence of field f (wire data in pf) into *out; *out may be
  * left NULL for a value JSON leaves out (the zero metav1.Time). */
-static int field_value(const sk__pb_message *m, const sk__pb_field *f, int kind, int msg, const pb_field *pf,
-		       int depth, json_t **out, sk_error_t *err)
+static int field_value(const sk__pb_message *m, const sk__pb_field *f, int kind, int msg, const pb_field *pf, int depth,
+		       json_t **out, sk_error_t *err)
 {
 	*out = NULL;
 	if (kind == SK__PB_STRING || kind == SK__PB_BYTES || kind == SK__PB_MSG) {
@@ -268,7 +269,8 @@ static int map_entry(const sk__pb_message *m, const sk__pb_field *f, const pb_fi
 	if (!have_val) {
 		/* An absent value is the type's zero value. */
 		val.num = 2;
-		val.wt = f->kind == SK__PB_STRING || f->kind == SK__PB_BYTES || f->kind == SK__PB_MSG ? WT_LEN : WT_VARINT;
+		val.wt = f->kind == SK__PB_STRING || f->kind == SK__PB_BYTES || f->kind == SK__PB_MSG ? WT_LEN
+												      : WT_VARINT;
 		val.data = (const uint8_t *)"";
 	}
 	if (field_value(m, f, f->kind, f->msg, &val, depth, &v, err) < 0)
@@ -585,10 +587,7 @@ static const sk__pb_message *message_for(const char *api_version, const char *ki
 	return m;
 }
 
-int sk_protobuf_is_magic(const void *buf, size_t len)
-{
-	return len >= 4 && !memcmp(buf, "k8s\0", 4);
-}
+int sk_protobuf_is_magic(const void *buf, size_t len) { return len >= 4 && !memcmp(buf, "k8s\0", 4); }
 
 static json_t *decode_envelope(const uint8_t *buf, size_t len, int depth, sk_error_t *err)
 {
@@ -647,7 +646,8 @@ static json_t *decode_envelope(const uint8_t *buf, size_t len, int depth, sk_err
 	if (json_is_object(body))
 		json_object_update(obj, body);
 	json_decref(body);
-	if (!json_string_value(json_object_get(obj, "apiVersion")) || !json_string_value(json_object_get(obj, "kind"))) {
+	if (!json_string_value(json_object_get(obj, "apiVersion")) ||
+	    !json_string_value(json_object_get(obj, "kind"))) {
 		json_decref(obj);
 		return bad(err, "runtime.TypeMeta", 0, "apiVersion or kind is not valid UTF-8"), NULL;
 	}

@@ -7,7 +7,8 @@
 const sk_api_resource sk__resources[] = {
 	/* group, version, kind, plural, singular, namespaced, short, categories, subresources, has_spec */
 	{"", "v1", "Namespace", "namespaces", "namespace", 0, "ns", NULL, ST | SK_SUB_FINALIZE, 1},
-	{"", "v1", "Pod", "pods", "pod", 1, "po", "all", ST | SK_SUB_BINDING | SK_SUB_EVICTION | SK_SUB_LOG | SK_SUB_EXEC, 1},
+	{"", "v1", "Pod", "pods", "pod", 1, "po", "all",
+	 ST | SK_SUB_BINDING | SK_SUB_EVICTION | SK_SUB_LOG | SK_SUB_EXEC, 1},
 	{"", "v1", "Node", "nodes", "node", 0, "no", NULL, ST, 1},
 	{"", "v1", "Event", "events", "event", 1, "ev", NULL, 0, 0},
 	{"", "v1", "ConfigMap", "configmaps", "configmap", 1, "cm", NULL, 0, 0},

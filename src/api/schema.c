@@ -9,78 +9,116 @@
 #include "util/quantity.h"
 #include "util/util.h"
 
-#define LIST(...) (const char *const[]){ __VA_ARGS__, NULL }
-#define NONE (const char *const[]){ NULL }
+#define LIST(...) \
+	(const char *const[]) { __VA_ARGS__, NULL }
+#define NONE \
+	(const char *const[]) { NULL }
 #define CRUD LIST("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 #define GPU LIST("get", "patch", "update")
-#define NOSUB (const sk_subresource[]){ { NULL, NULL, NULL, NULL, NULL } }
-#define STATUS(k) { "status", NULL, NULL, k, GPU }
-#define SCALE { "scale", "autoscaling", "v1", "Scale", GPU }
-#define SUBEND { NULL, NULL, NULL, NULL, NULL }
+#define NOSUB \
+	(const sk_subresource[]) \
+	{ \
+		{ \
+			NULL, NULL, NULL, NULL, NULL \
+		} \
+	}
+#define STATUS(k) \
+	{ \
+		"status", NULL, NULL, k, GPU \
+	}
+#define SCALE \
+	{ \
+		"scale", "autoscaling", "v1", "Scale", GPU \
+	}
+#define SUBEND \
+	{ \
+		NULL, NULL, NULL, NULL, NULL \
+	}
 
 const sk_resource sk_schema_resources[] = {
-	{ "", "v1", "Binding", "bindings", "binding", true, NONE, LIST("create"), NONE, NOSUB },
-	{ "", "v1", "ConfigMap", "configmaps", "configmap", true, LIST("cm"), CRUD, NONE, NOSUB },
-	{ "", "v1", "Endpoints", "endpoints", "endpoints", true, LIST("ep"), CRUD, NONE, NOSUB },
-	{ "", "v1", "Event", "events", "event", true, LIST("ev"), CRUD, NONE, NOSUB },
-	{ "", "v1", "Namespace", "namespaces", "namespace", false, LIST("ns"),
-	  LIST("create", "delete", "get", "list", "patch", "update", "watch"), NONE,
-	  (const sk_subresource[]){ { "finalize", NULL, NULL, "Namespace", LIST("update") },
-		STATUS("Namespace"), SUBEND } },
-	{ "", "v1", "Node", "nodes", "node", false, LIST("no"), CRUD, NONE,
-	  (const sk_subresource[]){ { "proxy", NULL, NULL, "NodeProxyOptions",
-		LIST("create", "delete", "get", "patch", "update") }, STATUS("Node"), SUBEND } },
-	{ "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true,
-	  LIST("pvc"), CRUD, NONE, (const sk_subresource[]){ STATUS("PersistentVolumeClaim"), SUBEND } },
-	{ "", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, LIST("pv"), CRUD,
-	  NONE, (const sk_subresource[]){ STATUS("PersistentVolume"), SUBEND } },
-	{ "", "v1", "Pod", "pods", "pod", true, LIST("po"), CRUD, LIST("all"),
-	  (const sk_subresource[]){
-		{ "attach", NULL, NULL, "PodAttachOptions", LIST("create", "get") },
-		{ "binding", NULL, NULL, "Binding", LIST("create") },
-		{ "eviction", "policy", "v1", "Eviction", LIST("create") },
-		{ "exec", NULL, NULL, "PodExecOptions", LIST("create", "get") },
-		{ "log", NULL, NULL, "Pod", LIST("get") },
-		{ "portforward", NULL, NULL, "PodPortForwardOptions", LIST("create", "get") },
-		STATUS("Pod"), SUBEND } },
-	{ "", "v1", "ResourceQuota", "resourcequotas", "resourcequota", true, LIST("quota"), CRUD, NONE,
-	  (const sk_subresource[]){ STATUS("ResourceQuota"), SUBEND } },
-	{ "", "v1", "Secret", "secrets", "secret", true, NONE, CRUD, NONE, NOSUB },
-	{ "", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true, LIST("sa"), CRUD, NONE, NOSUB },
-	{ "", "v1", "Service", "services", "service", true, LIST("svc"),
-	  LIST("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"), LIST("all"),
-	  (const sk_subresource[]){ STATUS("Service"), SUBEND } },
-	{ "apps", "v1", "Deployment", "deployments", "deployment", true, LIST("deploy"), CRUD, LIST("all"),
-	  (const sk_subresource[]){ SCALE, STATUS("Deployment"), SUBEND } },
-	{ "apps", "v1", "ReplicaSet", "replicasets", "replicaset", true, LIST("rs"), CRUD, LIST("all"),
-	  (const sk_subresource[]){ SCALE, STATUS("ReplicaSet"), SUBEND } },
-	{ "batch", "v1", "CronJob", "cronjobs", "cronjob", true, LIST("cj"), CRUD, LIST("all"),
-	  (const sk_subresource[]){ STATUS("CronJob"), SUBEND } },
-	{ "batch", "v1", "Job", "jobs", "job", true, NONE, CRUD, LIST("all"),
-	  (const sk_subresource[]){ STATUS("Job"), SUBEND } },
-	{ "coordination.k8s.io", "v1", "Lease", "leases", "lease", true, NONE, CRUD, NONE, NOSUB },
-	{ "node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", false, NONE, CRUD, NONE, NOSUB },
-	{ "scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false, LIST("pc"),
-	  CRUD, NONE, NOSUB },
-	{ "scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", "podgroup", true, LIST("pg", "pgs"),
-	  CRUD, NONE, (const sk_subresource[]){ STATUS("PodGroup"), SUBEND } },
-	{ "storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, LIST("sc"), CRUD,
-	  NONE, NOSUB },
-	{ NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, NULL, NULL },
+	{"", "v1", "Binding", "bindings", "binding", true, NONE, LIST("create"), NONE, NOSUB},
+	{"", "v1", "ConfigMap", "configmaps", "configmap", true, LIST("cm"), CRUD, NONE, NOSUB},
+	{"", "v1", "Endpoints", "endpoints", "endpoints", true, LIST("ep"), CRUD, NONE, NOSUB},
+	{"", "v1", "Event", "events", "event", true, LIST("ev"), CRUD, NONE, NOSUB},
+	{"", "v1", "Namespace", "namespaces", "namespace", false, LIST("ns"),
+	 LIST("create", "delete", "get", "list", "patch", "update", "watch"), NONE,
+	 (const sk_subresource[]){{"finalize", NULL, NULL, "Namespace", LIST("update")}, STATUS("Namespace"), SUBEND}},
+	{"", "v1", "Node", "nodes", "node", false, LIST("no"), CRUD, NONE,
+	 (const sk_subresource[]){
+		 {"proxy", NULL, NULL, "NodeProxyOptions", LIST("create", "delete", "get", "patch", "update")},
+		 STATUS("Node"),
+		 SUBEND}},
+	{"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", true, LIST("pvc"), CRUD,
+	 NONE, (const sk_subresource[]){STATUS("PersistentVolumeClaim"), SUBEND}},
+	{"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, LIST("pv"), CRUD, NONE,
+	 (const sk_subresource[]){STATUS("PersistentVolume"), SUBEND}},
+	{"", "v1", "Pod", "pods", "pod", true, LIST("po"), CRUD, LIST("all"),
+	 (const sk_subresource[]){{"attach", NULL, NULL, "PodAttachOptions", LIST("create", "get")},
+				  {"binding", NULL, NULL, "Binding", LIST("create")},
+				  {"eviction", "policy", "v1", "Eviction", LIST("create")},
+				  {"exec", NULL, NULL, "PodExecOptions", LIST("create", "get")},
+				  {"log", NULL, NULL, "Pod", LIST("get")},
+				  {"portforward", NULL, NULL, "PodPortForwardOptions", LIST("create", "get")},
+				  STATUS("Pod"),
+				  SUBEND}},
+	{"", "v1", "ResourceQuota", "resourcequotas", "resourcequota", true, LIST("quota"), CRUD, NONE,
+	 (const sk_subresource[]){STATUS("ResourceQuota"), SUBEND}},
+	{"", "v1", "Secret", "secrets", "secret", true, NONE, CRUD, NONE, NOSUB},
+	{"", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true, LIST("sa"), CRUD, NONE, NOSUB},
+	{"", "v1", "Service", "services", "service", true, LIST("svc"),
+	 LIST("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"), LIST("all"),
+	 (const sk_subresource[]){STATUS("Service"), SUBEND}},
+	{"apps", "v1", "Deployment", "deployments", "deployment", true, LIST("deploy"), CRUD, LIST("all"),
+	 (const sk_subresource[]){SCALE, STATUS("Deployment"), SUBEND}},
+	{"apps", "v1", "ReplicaSet", "replicasets", "replicaset", true, LIST("rs"), CRUD, LIST("all"),
+	 (const sk_subresource[]){SCALE, STATUS("ReplicaSet"), SUBEND}},
+	{"batch", "v1", "CronJob", "cronjobs", "cronjob", true, LIST("cj"), CRUD, LIST("all"),
+	 (const sk_subresource[]){STATUS("CronJob"), SUBEND}},
+	{"batch", "v1", "Job", "jobs", "job", true, NONE, CRUD, LIST("all"),
+	 (const sk_subresource[]){STATUS("Job"), SUBEND}},
+	{"coordination.k8s.io", "v1", "Lease", "leases", "lease", true, NONE, CRUD, NONE, NOSUB},
+	{"node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", false, NONE, CRUD, NONE, NOSUB},
+	{"scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false, LIST("pc"), CRUD, NONE,
+	 NOSUB},
+	{"scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", "podgroup", true, LIST("pg", "pgs"), CRUD, NONE,
+	 (const sk_subresource[]){STATUS("PodGroup"), SUBEND}},
+	{"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, LIST("sc"), CRUD, NONE,
+	 NOSUB},
+	{NULL, NULL, NULL, NULL, NULL, false, NULL, NULL, NULL, NULL},
 };
 
 const sk_schema *const sk_schema_kinds[] = {
-	&sk__namespace, &sk__pod, &sk__binding, &sk__eviction, &sk__node, &sk__event, &sk__configmap,
-	&sk__secret, &sk__service, &sk__endpoints, &sk__serviceaccount, &sk__resourcequota, &sk__pv,
-	&sk__pvc, &sk__storageclass, &sk__deployment, &sk__replicaset, &sk__scale, &sk__job,
-	&sk__cronjob, &sk__lease, &sk__runtimeclass, &sk__priorityclass, &sk__podgroup,
-	&sk__status, &sk__delete_options, &sk__table, NULL,
+	&sk__namespace,
+	&sk__pod,
+	&sk__binding,
+	&sk__eviction,
+	&sk__node,
+	&sk__event,
+	&sk__configmap,
+	&sk__secret,
+	&sk__service,
+	&sk__endpoints,
+	&sk__serviceaccount,
+	&sk__resourcequota,
+	&sk__pv,
+	&sk__pvc,
+	&sk__storageclass,
+	&sk__deployment,
+	&sk__replicaset,
+	&sk__scale,
+	&sk__job,
+	&sk__cronjob,
+	&sk__lease,
+	&sk__runtimeclass,
+	&sk__priorityclass,
+	&sk__podgroup,
+	&sk__status,
+	&sk__delete_options,
+	&sk__table,
+	NULL,
 };
 
-static const char *nz(const char *s)
-{
-	return s ? s : "";
-}
+static const char *nz(const char *s) { return s ? s : ""; }
 
 const sk_resource *sk_schema_resource(const char *group, const char *plural)
 {
@@ -99,10 +137,7 @@ const sk_resource *sk_schema_resource_for_kind(const char *kind)
 }
 
 /* Status and DeleteOptions are accepted under any group version. */
-static bool any_version_kind(const sk_schema *s)
-{
-	return s == &sk__status || s == &sk__delete_options;
-}
+static bool any_version_kind(const sk_schema *s) { return s == &sk__status || s == &sk__delete_options; }
 
 const sk_schema *sk_schema_for_kind(const char *group, const char *version, const char *kind)
 {
@@ -183,7 +218,7 @@ const sk_schema *sk_schema_child(const sk_schema *s, const char *name)
  * (every write walks every field; few fields are reported). */
 struct path {
 	const struct path *up;
-	const char *key;        /* NULL: list index idx */
+	const char *key; /* NULL: list index idx */
 	size_t idx;
 };
 
@@ -212,7 +247,8 @@ static void unknown_walk(const sk_schema *s, json_t *v, const struct path *path,
 	if (!s || !v)
 		return;
 	if (s->type == SK_SCHEMA_OBJECT && json_is_object(v)) {
-		json_object_foreach_safe(v, tmp, key, child) {
+		json_object_foreach_safe(v, tmp, key, child)
+		{
 			const sk_schema_field *f = field_of(s, key);
 			struct path p = {path, key, 0};
 
@@ -229,13 +265,15 @@ static void unknown_walk(const sk_schema *s, json_t *v, const struct path *path,
 			}
 		}
 	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
-		json_object_foreach(v, key, child) {
+		json_object_foreach(v, key, child)
+		{
 			struct path p = {path, key, 0};
 
 			unknown_walk(s->items, child, &p, out, prune);
 		}
 	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
-		json_array_foreach(v, i, child) {
+		json_array_foreach(v, i, child)
+		{
 			struct path p = {path, NULL, i};
 
 			unknown_walk(s->items, child, &p, out, prune);
@@ -265,12 +303,17 @@ json_t *sk_schema_prune_unknown(const sk_schema *schema, json_t *obj)
 static const char *json_kind(json_t *v)
 {
 	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "object";
-	case JSON_ARRAY: return "array";
-	case JSON_STRING: return "string";
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
 	case JSON_TRUE:
-	case JSON_FALSE: return "bool";
-	default: return "number";
+	case JSON_FALSE:
+		return "bool";
+	default:
+		return "number";
 	}
 }
 
@@ -287,17 +330,39 @@ static void go_type(const sk_schema *s, char *buf, size_t len)
 	char inner[128];
 
 	switch (s->type) {
-	case SK_SCHEMA_STRING: snprintf(buf, len, "string"); break;
-	case SK_SCHEMA_BYTE: snprintf(buf, len, "[]uint8"); break;
-	case SK_SCHEMA_INT32: snprintf(buf, len, "int32"); break;
-	case SK_SCHEMA_INT64: snprintf(buf, len, "int64"); break;
-	case SK_SCHEMA_BOOLEAN: snprintf(buf, len, "bool"); break;
-	case SK_SCHEMA_NUMBER: snprintf(buf, len, "float64"); break;
-	case SK_SCHEMA_INT_OR_STRING: snprintf(buf, len, "intstr.IntOrString"); break;
-	case SK_SCHEMA_QUANTITY: snprintf(buf, len, "resource.Quantity"); break;
-	case SK_SCHEMA_DATE_TIME: snprintf(buf, len, "v1.Time"); break;
-	case SK_SCHEMA_ANY: snprintf(buf, len, "interface {}"); break;
-	case SK_SCHEMA_OBJECT: snprintf(buf, len, "v1.%s", s->name ? short_name(s->name) : "Object"); break;
+	case SK_SCHEMA_STRING:
+		snprintf(buf, len, "string");
+		break;
+	case SK_SCHEMA_BYTE:
+		snprintf(buf, len, "[]uint8");
+		break;
+	case SK_SCHEMA_INT32:
+		snprintf(buf, len, "int32");
+		break;
+	case SK_SCHEMA_INT64:
+		snprintf(buf, len, "int64");
+		break;
+	case SK_SCHEMA_BOOLEAN:
+		snprintf(buf, len, "bool");
+		break;
+	case SK_SCHEMA_NUMBER:
+		snprintf(buf, len, "float64");
+		break;
+	case SK_SCHEMA_INT_OR_STRING:
+		snprintf(buf, len, "intstr.IntOrString");
+		break;
+	case SK_SCHEMA_QUANTITY:
+		snprintf(buf, len, "resource.Quantity");
+		break;
+	case SK_SCHEMA_DATE_TIME:
+		snprintf(buf, len, "v1.Time");
+		break;
+	case SK_SCHEMA_ANY:
+		snprintf(buf, len, "interface {}");
+		break;
+	case SK_SCHEMA_OBJECT:
+		snprintf(buf, len, "v1.%s", s->name ? short_name(s->name) : "Object");
+		break;
 	case SK_SCHEMA_ARRAY:
 		go_type(s->items, inner, sizeof(inner));
 		snprintf(buf, len, "[]%s", inner);
@@ -328,17 +393,27 @@ static bool type_ok(const sk_schema *s, json_t *v)
 	switch (s->type) {
 	case SK_SCHEMA_STRING:
 	case SK_SCHEMA_BYTE:
-	case SK_SCHEMA_DATE_TIME: return json_is_string(v);
-	case SK_SCHEMA_INT32: return is_integral(v, INT32_MIN, INT32_MAX);
-	case SK_SCHEMA_INT64: return is_integral(v, INT64_MIN, INT64_MAX);
-	case SK_SCHEMA_BOOLEAN: return json_is_boolean(v);
-	case SK_SCHEMA_NUMBER: return json_is_number(v);
+	case SK_SCHEMA_DATE_TIME:
+		return json_is_string(v);
+	case SK_SCHEMA_INT32:
+		return is_integral(v, INT32_MIN, INT32_MAX);
+	case SK_SCHEMA_INT64:
+		return is_integral(v, INT64_MIN, INT64_MAX);
+	case SK_SCHEMA_BOOLEAN:
+		return json_is_boolean(v);
+	case SK_SCHEMA_NUMBER:
+		return json_is_number(v);
 	case SK_SCHEMA_OBJECT:
-	case SK_SCHEMA_MAP: return json_is_object(v);
-	case SK_SCHEMA_ARRAY: return json_is_array(v);
-	case SK_SCHEMA_INT_OR_STRING: return json_is_string(v) || is_integral(v, INT32_MIN, INT32_MAX);
-	case SK_SCHEMA_QUANTITY: return json_is_string(v) || json_is_number(v);
-	case SK_SCHEMA_ANY: return true;
+	case SK_SCHEMA_MAP:
+		return json_is_object(v);
+	case SK_SCHEMA_ARRAY:
+		return json_is_array(v);
+	case SK_SCHEMA_INT_OR_STRING:
+		return json_is_string(v) || is_integral(v, INT32_MIN, INT32_MAX);
+	case SK_SCHEMA_QUANTITY:
+		return json_is_string(v) || json_is_number(v);
+	case SK_SCHEMA_ANY:
+		return true;
 	}
 	return true;
 }
@@ -369,9 +444,10 @@ static int check_value(const sk_schema *s, json_t *v, sk_error_t *err)
 	int64_t q;
 	long bad;
 
-	if (s->type == SK_SCHEMA_QUANTITY && json_is_string(v) &&
-	    sk_quantity_milli(json_string_value(v), &q) < 0 && sk_quantity_value(json_string_value(v), &q) < 0)
-		return sk_error_set(err, SK_EBADREQUEST, "quantities must match the regular expression "
+	if (s->type == SK_SCHEMA_QUANTITY && json_is_string(v) && sk_quantity_milli(json_string_value(v), &q) < 0 &&
+	    sk_quantity_value(json_string_value(v), &q) < 0)
+		return sk_error_set(err, SK_EBADREQUEST,
+				    "quantities must match the regular expression "
 				    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
 	if (s->type == SK_SCHEMA_BYTE && json_is_string(v) &&
 	    (bad = base64_error(json_string_value(v), json_string_length(v))) >= 0)
@@ -380,8 +456,7 @@ static int check_value(const sk_schema *s, json_t *v, sk_error_t *err)
 }
 
 /* gp is Go's field path (keys only, no indices); owner the innermost struct. */
-static int check_walk(const sk_schema *s, json_t *v, const char *owner, const struct path *gp,
-		      sk_error_t *err)
+static int check_walk(const sk_schema *s, json_t *v, const char *owner, const struct path *gp, sk_error_t *err)
 {
 	const char *key;
 	json_t *child;
@@ -394,8 +469,8 @@ static int check_walk(const sk_schema *s, json_t *v, const char *owner, const st
 		go_type(s, t, sizeof(t));
 		if (*gopath)
 			return sk_error_set(err, SK_EBADREQUEST,
-				"json: cannot unmarshal %s into Go struct field %s.%s of type %s",
-				json_kind(v), owner, gopath, t);
+					    "json: cannot unmarshal %s into Go struct field %s.%s of type %s",
+					    json_kind(v), owner, gopath, t);
 		return sk_error_set(err, SK_EBADREQUEST, "json: cannot unmarshal %s into Go value of type %s",
 				    json_kind(v), t);
 	}
@@ -404,7 +479,8 @@ static int check_walk(const sk_schema *s, json_t *v, const char *owner, const st
 	if (s->type == SK_SCHEMA_OBJECT && json_is_object(v)) {
 		const char *inner = s->name ? short_name(s->name) : owner;
 
-		json_object_foreach(v, key, child) {
+		json_object_foreach(v, key, child)
+		{
 			const sk_schema_field *f = field_of(s, key);
 			struct path p = {gp, key, 0};
 
@@ -414,13 +490,9 @@ static int check_walk(const sk_schema *s, json_t *v, const char *owner, const st
 				return -1;
 		}
 	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
-		json_object_foreach(v, key, child)
-			if (check_walk(s->items, child, owner, gp, err) < 0)
-				return -1;
+		json_object_foreach(v, key, child) if (check_walk(s->items, child, owner, gp, err) < 0) return -1;
 	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
-		json_array_foreach(v, i, child)
-			if (check_walk(s->items, child, owner, gp, err) < 0)
-				return -1;
+		json_array_foreach(v, i, child) if (check_walk(s->items, child, owner, gp, err) < 0) return -1;
 	}
 	return 0;
 }

@@ -25,18 +25,18 @@
 
 enum sk_schema_type {
 	SK_SCHEMA_STRING,
-	SK_SCHEMA_BYTE,          /* base64 string (Secret data values) */
+	SK_SCHEMA_BYTE, /* base64 string (Secret data values) */
 	SK_SCHEMA_INT32,
 	SK_SCHEMA_INT64,
 	SK_SCHEMA_BOOLEAN,
 	SK_SCHEMA_NUMBER,
-	SK_SCHEMA_OBJECT,        /* named properties in `fields` */
-	SK_SCHEMA_MAP,           /* additionalProperties: values are `items` */
-	SK_SCHEMA_ARRAY,         /* elements are `items` */
+	SK_SCHEMA_OBJECT, /* named properties in `fields` */
+	SK_SCHEMA_MAP,    /* additionalProperties: values are `items` */
+	SK_SCHEMA_ARRAY,  /* elements are `items` */
 	SK_SCHEMA_INT_OR_STRING,
-	SK_SCHEMA_QUANTITY,      /* string or number */
-	SK_SCHEMA_DATE_TIME,     /* RFC 3339 string */
-	SK_SCHEMA_ANY,           /* free form: x-kubernetes-preserve-unknown-fields */
+	SK_SCHEMA_QUANTITY,  /* string or number */
+	SK_SCHEMA_DATE_TIME, /* RFC 3339 string */
+	SK_SCHEMA_ANY,       /* free form: x-kubernetes-preserve-unknown-fields */
 };
 
 #define SK_FIELD_REQUIRED 0x1u
@@ -46,8 +46,8 @@ typedef struct sk_schema sk_schema;
 typedef struct sk_schema_field {
 	const char *name;
 	const sk_schema *schema;
-	unsigned flags;            /* SK_FIELD_* */
-	const char *doc;           /* may be NULL */
+	unsigned flags;  /* SK_FIELD_* */
+	const char *doc; /* may be NULL */
 } sk_schema_field;
 
 struct sk_schema {
@@ -56,36 +56,36 @@ struct sk_schema {
 	 * objects always, Quantity/Time/IntOrString leaves; NULL for inline. */
 	const char *name;
 	const char *doc;
-	const sk_schema_field *fields;     /* OBJECT: terminated by {NULL} */
-	const sk_schema *items;            /* ARRAY elements, MAP values */
+	const sk_schema_field *fields; /* OBJECT: terminated by {NULL} */
+	const sk_schema *items;        /* ARRAY elements, MAP values */
 	/* Lists: strategic-merge and server-side-apply metadata. */
-	const char *merge_key;             /* x-kubernetes-patch-merge-key */
-	const char *patch_strategy;        /* x-kubernetes-patch-strategy */
-	const char *list_type;             /* x-kubernetes-list-type */
-	const char *const *list_map_keys;  /* NULL-terminated */
+	const char *merge_key;            /* x-kubernetes-patch-merge-key */
+	const char *patch_strategy;       /* x-kubernetes-patch-strategy */
+	const char *list_type;            /* x-kubernetes-list-type */
+	const char *const *list_map_keys; /* NULL-terminated */
 	/* Top-level kinds: x-kubernetes-group-version-kind ("" for core). */
 	const char *group, *version, *kind;
-	const char *const *enum_values;    /* documentation only, NULL-terminated */
+	const char *const *enum_values; /* documentation only, NULL-terminated */
 };
 
 /* Subresources and resources as the API server serves them (discovery). */
 typedef struct sk_subresource {
-	const char *name;                  /* "status", "scale", "log"… */
-	const char *group, *version, *kind;/* NULL group: same as the parent */
+	const char *name;                   /* "status", "scale", "log"… */
+	const char *group, *version, *kind; /* NULL group: same as the parent */
 	const char *const *verbs;
 } sk_subresource;
 
 typedef struct sk_resource {
-	const char *group;                 /* "" for core */
+	const char *group; /* "" for core */
 	const char *version;
 	const char *kind;
 	const char *plural;
 	const char *singular;
 	bool namespaced;
-	const char *const *short_names;    /* NULL-terminated, never NULL */
-	const char *const *verbs;          /* NULL-terminated */
-	const char *const *categories;     /* NULL-terminated, never NULL */
-	const sk_subresource *subresources;/* terminated by {NULL}, never NULL */
+	const char *const *short_names;     /* NULL-terminated, never NULL */
+	const char *const *verbs;           /* NULL-terminated */
+	const char *const *categories;      /* NULL-terminated, never NULL */
+	const sk_subresource *subresources; /* terminated by {NULL}, never NULL */
 } sk_resource;
 
 /* Every resource served; terminated by an entry with kind NULL. */

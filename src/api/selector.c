@@ -14,24 +14,32 @@ enum op { OP_IN, OP_NOTIN, OP_EQ, OP_DEQ, OP_NEQ, OP_EXISTS, OP_NOTEXISTS, OP_GT
 struct requirement {
 	char *key;
 	enum op op;
-	char **values;   /* sorted, unique */
+	char **values; /* sorted, unique */
 	size_t nvalues;
 };
 
 struct sk_label_selector {
 	struct requirement *reqs;
 	size_t n;
-	bool nothing;    /* from a nil metav1.LabelSelector */
+	bool nothing; /* from a nil metav1.LabelSelector */
 };
 
 /* ---- validation (k8s.io/apimachinery/pkg/util/validation) ---- */
 
 #define QNAME_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-#define QNAME_MSG "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+#define QNAME_MSG \
+	"must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric " \
+	"character"
 #define QNAME_EX "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" QNAME_FMT "')"
 #define DNS_FMT "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-#define DNS_MSG "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '" DNS_FMT "')"
-#define VALUE_MSG "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(" QNAME_FMT ")?')"
+#define DNS_MSG \
+	"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must " \
+	"start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '" DNS_FMT \
+	"')"
+#define VALUE_MSG \
+	"a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must " \
+	"start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for " \
+	"validation is '(" QNAME_FMT ")?')"
 
 /* A growable string for composing messages. */
 struct buf {
@@ -50,10 +58,7 @@ static void buf_add(struct buf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-static void buf_str(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
+static void buf_str(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 
 /* Appends "; " between items of an upstream error list. */
 static void buf_item(struct buf *b, const char *s)
@@ -63,10 +68,7 @@ static void buf_item(struct buf *b, const char *s)
 	buf_str(b, s);
 }
 
-static bool is_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+static bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 /* Matches ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9] on s[0..n). */
 static bool qname_ok(const char *s, size_t n)
@@ -156,7 +158,9 @@ static void buf_quote(struct buf *b, const char *s)
 		unsigned char c = (unsigned char)*s;
 		char tmp[8];
 		if (c == '"' || c == '\\') {
-			tmp[0] = '\\'; tmp[1] = (char)c; tmp[2] = '\0';
+			tmp[0] = '\\';
+			tmp[1] = (char)c;
+			tmp[2] = '\0';
 		} else if (c == '\n') {
 			memcpy(tmp, "\\n", 3);
 		} else if (c == '\t') {
@@ -164,7 +168,8 @@ static void buf_quote(struct buf *b, const char *s)
 		} else if (c < 0x20 || c == 0x7f) {
 			snprintf(tmp, sizeof(tmp), "\\x%02x", c);
 		} else {
-			tmp[0] = (char)c; tmp[1] = '\0';
+			tmp[0] = (char)c;
+			tmp[1] = '\0';
 		}
 		buf_str(b, tmp);
 	}
@@ -191,10 +196,7 @@ static void requirement_release(struct requirement *r)
 	free(r->values);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Adds v to the sorted set r->values (takes ownership). */
 static void requirement_add_value(struct requirement *r, char *v)
@@ -229,7 +231,8 @@ static int requirement_validate(const struct requirement *r, sk_error_t *err, co
 	cleanup_free char *joined = NULL;
 
 	if ((r->op == OP_IN || r->op == OP_NOTIN) && r->nvalues == 0) {
-		buf_str(&b, "values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty");
+		buf_str(&b,
+			"values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty");
 		nerr++;
 	}
 	if ((r->op == OP_GT || r->op == OP_LT) && r->nvalues == 1) {
@@ -278,8 +281,19 @@ void sk_label_selector_free(sk_label_selector *sel)
 /* ---- lexer (labels/selector.go Lexer) ---- */
 
 enum tok {
-	T_EOS, T_ID, T_NOT, T_NEQ, T_EQ, T_DEQ, T_GT, T_LT, T_IN, T_NOTIN,
-	T_OPEN, T_CLOSE, T_COMMA,
+	T_EOS,
+	T_ID,
+	T_NOT,
+	T_NEQ,
+	T_EQ,
+	T_DEQ,
+	T_GT,
+	T_LT,
+	T_IN,
+	T_NOTIN,
+	T_OPEN,
+	T_CLOSE,
+	T_COMMA,
 };
 
 struct item {
@@ -297,16 +311,16 @@ static bool is_special(char c)
 	return c == '=' || c == '!' || c == '(' || c == ')' || c == ',' || c == '>' || c == '<';
 }
 
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
+static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 static int symbol_token(const char *s, size_t n)
 {
-	static const struct { const char *s; enum tok t; } syms[] = {
+	static const struct {
+		const char *s;
+		enum tok t;
+	} syms[] = {
 		{"!", T_NOT}, {"!=", T_NEQ}, {"(", T_OPEN}, {")", T_CLOSE}, {",", T_COMMA},
-		{"=", T_EQ}, {"==", T_DEQ}, {">", T_GT}, {"<", T_LT},
+		{"=", T_EQ},  {"==", T_DEQ}, {">", T_GT},   {"<", T_LT},
 	};
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
 		if (strlen(syms[i].s) == n && memcmp(syms[i].s, s, n) == 0)
@@ -410,7 +424,7 @@ static int parse_key(struct parser *p, struct requirement *r, sk_error_t *err)
 	cleanup_free char *msg = NULL;
 	struct buf b = {0};
 
-	r->op = (enum op)-1;
+	r->op = (enum op) - 1;
 	if (t == T_NOT) {
 		r->op = OP_NOTEXISTS;
 		t = next(p, true, &lit);
@@ -436,16 +450,30 @@ static int parse_operator(struct parser *p, struct requirement *r, sk_error_t *e
 	const char *lit;
 
 	switch (next(p, false, &lit)) {
-	case T_IN: r->op = OP_IN; return 0;
-	case T_NOTIN: r->op = OP_NOTIN; return 0;
-	case T_EQ: r->op = OP_EQ; return 0;
-	case T_DEQ: r->op = OP_DEQ; return 0;
-	case T_NEQ: r->op = OP_NEQ; return 0;
-	case T_GT: r->op = OP_GT; return 0;
-	case T_LT: r->op = OP_LT; return 0;
+	case T_IN:
+		r->op = OP_IN;
+		return 0;
+	case T_NOTIN:
+		r->op = OP_NOTIN;
+		return 0;
+	case T_EQ:
+		r->op = OP_EQ;
+		return 0;
+	case T_DEQ:
+		r->op = OP_DEQ;
+		return 0;
+	case T_NEQ:
+		r->op = OP_NEQ;
+		return 0;
+	case T_GT:
+		r->op = OP_GT;
+		return 0;
+	case T_LT:
+		r->op = OP_LT;
+		return 0;
 	default:
-		return sk_error_set(err, SK_EBADREQUEST,
-				    REQ_ERR "found '%s', expected: in, notin, =, ==, !=, gt, lt", lit);
+		return sk_error_set(err, SK_EBADREQUEST, REQ_ERR "found '%s', expected: in, notin, =, ==, !=, gt, lt",
+				    lit);
 	}
 }
 
@@ -465,7 +493,8 @@ static int parse_identifiers(struct parser *p, struct requirement *r, sk_error_t
 			return sk_error_set(err, SK_EBADREQUEST, REQ_ERR "found '%s', expected: ',' or ')'", lit2);
 		}
 		if (t != T_COMMA)
-			return sk_error_set(err, SK_EBADREQUEST, REQ_ERR "found '%s', expected: ',', or identifier", lit);
+			return sk_error_set(err, SK_EBADREQUEST, REQ_ERR "found '%s', expected: ',', or identifier",
+					    lit);
 		if (r->nvalues == 0)
 			requirement_add_value(r, xstrdup(""));
 		t2 = peek(p, true, NULL);
@@ -617,11 +646,11 @@ static int expr_from_json(json_t *e, struct requirement *r, sk_error_t *err)
 		r->op = OP_NOTEXISTS;
 	else
 		return sk_error_set(err, SK_EBADREQUEST, "\"%s\" is not a valid label selector operator", op);
-	json_array_foreach(vals, i, v)
-		requirement_add_value(r, xstrdup(json_is_string(v) ? json_string_value(v) : ""));
+	json_array_foreach(vals, i, v) requirement_add_value(r, xstrdup(json_is_string(v) ? json_string_value(v) : ""));
 	if ((r->op == OP_EXISTS || r->op == OP_NOTEXISTS) && r->nvalues)
-		return sk_error_set(err, SK_EBADREQUEST,
-				    "values: Invalid value: []string{...}: values set must be empty for exists and does not exist");
+		return sk_error_set(
+			err, SK_EBADREQUEST,
+			"values: Invalid value: []string{...}: values set must be empty for exists and does not exist");
 	msg = qualified_name_errors(r->key);
 	if (msg) {
 		struct buf b = {0};
@@ -638,7 +667,8 @@ static int labels_from_json(json_t *ml, sk_label_selector *sel, sk_error_t *err)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(ml, k, v) {
+	json_object_foreach(ml, k, v)
+	{
 		struct requirement *r = selector_push(sel);
 		cleanup_free char *msg = qualified_name_errors(k);
 		r->key = xstrdup(k);
@@ -669,9 +699,8 @@ sk_label_selector *sk_label_selector_from_json(json_t *js, sk_error_t *err)
 	}
 	if (labels_from_json(json_object_get(js, "matchLabels"), sel, err) < 0)
 		goto fail;
-	json_array_foreach(json_object_get(js, "matchExpressions"), i, e)
-		if (expr_from_json(e, selector_push(sel), err) < 0)
-			goto fail;
+	json_array_foreach(json_object_get(js, "matchExpressions"), i,
+			   e) if (expr_from_json(e, selector_push(sel), err) < 0) goto fail;
 	sort_by_key(sel);
 	return sel;
 fail:
@@ -685,7 +714,8 @@ sk_label_selector *sk_label_selector_from_set(json_t *set)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(set, k, v) {
+	json_object_foreach(set, k, v)
+	{
 		struct requirement *r = selector_push(sel);
 		r->key = xstrdup(k);
 		r->op = OP_EQ;
@@ -698,8 +728,8 @@ sk_label_selector *sk_label_selector_from_set(json_t *set)
 static void requirement_string(struct buf *b, const struct requirement *r)
 {
 	static const char *const ops[] = {
-		[OP_IN] = " in ", [OP_NOTIN] = " notin ", [OP_EQ] = "=", [OP_DEQ] = "==",
-		[OP_NEQ] = "!=", [OP_EXISTS] = "", [OP_NOTEXISTS] = "", [OP_GT] = ">", [OP_LT] = "<",
+		[OP_IN] = " in ", [OP_NOTIN] = " notin ", [OP_EQ] = "=", [OP_DEQ] = "==", [OP_NEQ] = "!=",
+		[OP_EXISTS] = "", [OP_NOTEXISTS] = "",    [OP_GT] = ">", [OP_LT] = "<",
 	};
 
 	if (r->op == OP_NOTEXISTS)
@@ -749,15 +779,19 @@ static bool requirement_match(const struct requirement *r, json_t *labels)
 	long long a, b;
 
 	switch (r->op) {
-	case OP_IN: case OP_EQ: case OP_DEQ:
+	case OP_IN:
+	case OP_EQ:
+	case OP_DEQ:
 		return v && has_value(r, v);
-	case OP_NOTIN: case OP_NEQ:
+	case OP_NOTIN:
+	case OP_NEQ:
 		return !v || !has_value(r, v);
 	case OP_EXISTS:
 		return jv != NULL;
 	case OP_NOTEXISTS:
 		return jv == NULL;
-	case OP_GT: case OP_LT:
+	case OP_GT:
+	case OP_LT:
 		if (!v || r->nvalues != 1 || !parse_int64(v, &a) || !parse_int64(r->values[0], &b))
 			return false;
 		return r->op == OP_GT ? a > b : a < b;
@@ -777,10 +811,7 @@ int sk_label_selector_match(const sk_label_selector *sel, json_t *labels)
 	return 1;
 }
 
-int sk_label_selector_empty(const sk_label_selector *sel)
-{
-	return !sel->nothing && sel->n == 0;
-}
+int sk_label_selector_empty(const sk_label_selector *sel) { return !sel->nothing && sel->n == 0; }
 
 /* ---- field selectors (fields/selector.go) ---- */
 
@@ -829,7 +860,8 @@ static char *unescape_value(const char *s, size_t n, sk_error_t *err)
 			slash = true;
 		} else if (c == ',' || c == '=') {
 			free(out);
-			sk_error_set(err, SK_EBADREQUEST, "invalid field selector: unescaped character in value: %c", c);
+			sk_error_set(err, SK_EBADREQUEST, "invalid field selector: unescaped character in value: %c",
+				     c);
 			return NULL;
 		} else {
 			out[o++] = c;
@@ -863,8 +895,7 @@ static int parse_term(const char *sel, const char *t, size_t n, struct term *out
 		out->field = xstrndup(t, i);
 		return 0;
 	}
-	return sk_error_set(err, SK_EBADREQUEST, "invalid selector: '%s'; can't understand '%.*s'",
-			    sel, (int)n, t);
+	return sk_error_set(err, SK_EBADREQUEST, "invalid selector: '%s'; can't understand '%.*s'", sel, (int)n, t);
 }
 
 static int cmp_term(const void *a, const void *b)
@@ -913,25 +944,29 @@ sk_field_selector *sk_field_selector_parse(const char *s, sk_error_t *err)
 struct kind_fields {
 	const char *kind;
 	const char *fields[16];
-	const char *msg;    /* upstream's message for others; NULL: "field label not supported: %s" */
+	const char *msg; /* upstream's message for others; NULL: "field label not supported: %s" */
 };
 
 /* Kinds with their own field label conversion upstream; all others (apps/v1
  * kinds included) accept only metadata.name and metadata.namespace. */
 static const struct kind_fields kind_fields[] = {
-	{"Pod", {"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
-		 "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
-		 "status.podIP", "status.podIPs", "status.nominatedNodeName", NULL}, NULL},
+	{"Pod",
+	 {"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+	  "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
+	  "status.nominatedNodeName", NULL},
+	 NULL},
 	{"Node", {"metadata.name", "spec.unschedulable", NULL}, NULL},
 	{"ReplicationController", {"metadata.name", "metadata.namespace", "status.replicas", NULL}, NULL},
-	{"Event", {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-		   "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-		   "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type",
-		   "metadata.namespace", "metadata.name", NULL}, NULL},
+	{"Event",
+	 {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+	  "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
+	  "reportingComponent", "source", "type", "metadata.namespace", "metadata.name", NULL},
+	 NULL},
 	{"Namespace", {"status.phase", "metadata.name", NULL}, NULL},
 	{"Secret", {"type", "metadata.namespace", "metadata.name", NULL}, NULL},
 	{"Service", {"metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type", NULL}, NULL},
-	{"Job", {"metadata.name", "metadata.namespace", "status.successful", NULL},
+	{"Job",
+	 {"metadata.name", "metadata.namespace", "status.successful", NULL},
 	 "field label \"%s\" not supported for batchv1.Job"},
 };
 
@@ -996,7 +1031,8 @@ static char *field_value(json_t *obj, const char *field)
 		return xstrdup(c ? c : "");
 	}
 	if (strcmp(field, "status.podIP") == 0) {
-		const char *ip = json_string_value(json_object_get(json_array_get(get_path(obj, "status.podIPs"), 0), "ip"));
+		const char *ip = json_string_value(
+			json_object_get(json_array_get(get_path(obj, "status.podIPs"), 0), "ip"));
 		if (!ip)
 			ip = json_string_value(get_path(obj, "status.podIP"));
 		return xstrdup(ip ? ip : "");
@@ -1042,7 +1078,4 @@ int sk_field_selector_single_eq(const sk_field_selector *sel, const char *field,
 	return 1;
 }
 
-int sk_field_selector_empty(const sk_field_selector *sel)
-{
-	return sel->n == 0;
-}
+int sk_field_selector_empty(const sk_field_selector *sel) { return sel->n == 0; }

@@ -76,8 +76,7 @@ int sk_field_selector_match(const sk_field_selector *sel, json_t *obj);
 
 /* 1 when sel is exactly one term `field=value` (or ==), storing a pointer
  * into sel in *value (valid while sel lives); else 0. For index lookups. */
-int sk_field_selector_single_eq(const sk_field_selector *sel, const char *field,
-				const char **value);
+int sk_field_selector_single_eq(const sk_field_selector *sel, const char *field, const char **value);
 
 /* 1 when the selector has no terms. */
 int sk_field_selector_empty(const sk_field_selector *sel);

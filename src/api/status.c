@@ -84,8 +84,8 @@ static const char *utf8_safe(const char *s, char **tmp)
 	return *tmp;
 }
 
-void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg_in,
-		      const sk_api_resource *r, const char *name_in, json_t *causes)
+void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg_in, const sk_api_resource *r,
+		      const char *name_in, json_t *causes)
 {
 	cleanup_free char *t1 = NULL, *t2 = NULL;
 	const char *msg = utf8_safe(msg_in, &t1), *name = utf8_safe(name_in, &t2);

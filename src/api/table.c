@@ -52,10 +52,12 @@
 #define D_RS_DESIRED \
 	"Replicas is the number of desired replicas. This is a pointer to distinguish " \
 	"between explicit zero and unspecified. Defaults to 1. More info: " \
-	"https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller"
+	"https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/" \
+	"#what-is-a-replicationcontroller"
 #define D_RS_CURRENT \
 	"Replicas is the most recently observed number of replicas. More info: " \
-	"https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller"
+	"https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/" \
+	"#what-is-a-replicationcontroller"
 #define D_RS_READY "The number of ready replicas for this replica set."
 #define D_RS_SELECTOR \
 	"Selector is a label query over pods that should match the replica count. If the " \
@@ -159,8 +161,7 @@
 #define D_NODE_OSIMAGE \
 	"OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 " \
 	"(wheezy))."
-#define D_NODE_KERNEL \
-	"Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."
+#define D_NODE_KERNEL "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."
 #define D_NODE_RUNTIME \
 	"ContainerRuntime Version reported by the node through runtime remote API (e.g. " \
 	"containerd://1.4.2)."
@@ -237,8 +238,7 @@
 	"filesystem or to remain in raw block state. Value of Filesystem is implied when " \
 	"not included in spec."
 #define D_PVC_PHASE "phase represents the current phase of PersistentVolumeClaim."
-#define D_PVC_VOLUME \
-	"volumeName is the binding reference to the PersistentVolume backing this claim."
+#define D_PVC_VOLUME "volumeName is the binding reference to the PersistentVolume backing this claim."
 #define D_PVC_CAPACITY "capacity represents the actual resources of the underlying volume."
 #define D_PVC_MODES \
 	"accessModes contains the actual access modes the volume backing the PVC has. " \
@@ -325,10 +325,7 @@ static json_int_t jint(json_t *o, const char *path, json_int_t dflt)
 	return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
-static bool jtrue(json_t *o, const char *path)
-{
-	return json_is_true(jpath(o, path));
-}
+static bool jtrue(json_t *o, const char *path) { return json_is_true(jpath(o, path)); }
 
 /* Go's zero time.Time, 0001-01-01T00:00:00Z, in seconds since the epoch. */
 #define GO_ZERO_TIME (-62135596800LL)
@@ -378,32 +375,17 @@ static void sb_join(struct sbuf *sb, const char *sep, const char *s)
 	sb_add(sb, s);
 }
 
-static const char *sb_str(const struct sbuf *sb)
-{
-	return sb->p ? sb->p : "";
-}
+static const char *sb_str(const struct sbuf *sb) { return sb->p ? sb->p : ""; }
 
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+static int cmp_strp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* ---- cells ---- */
 
-static void add_s(json_t *cells, const char *s)
-{
-	json_array_append_new(cells, json_string(s ? s : ""));
-}
+static void add_s(json_t *cells, const char *s) { json_array_append_new(cells, json_string(s ? s : "")); }
 
-static void add_i(json_t *cells, json_int_t v)
-{
-	json_array_append_new(cells, json_integer(v));
-}
+static void add_i(json_t *cells, json_int_t v) { json_array_append_new(cells, json_integer(v)); }
 
-static void add_b(json_t *cells, bool v)
-{
-	json_array_append_new(cells, json_boolean(v));
-}
+static void add_b(json_t *cells, bool v) { json_array_append_new(cells, json_boolean(v)); }
 
 static void add_sb(json_t *cells, struct sbuf *sb)
 {
@@ -509,9 +491,14 @@ struct sel_req {
 
 static int parse_op(const char *s, enum sel_op *op)
 {
-	static const struct { const char *name; enum sel_op op; } ops[] = {
-		{ "In", OP_IN }, { "NotIn", OP_NOTIN },
-		{ "Exists", OP_EXISTS }, { "DoesNotExist", OP_NOTEXISTS },
+	static const struct {
+		const char *name;
+		enum sel_op op;
+	} ops[] = {
+		{"In", OP_IN},
+		{"NotIn", OP_NOTIN},
+		{"Exists", OP_EXISTS},
+		{"DoesNotExist", OP_NOTEXISTS},
 	};
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
@@ -538,8 +525,7 @@ static int expr_req(json_t *e, struct sel_req *r)
 	if ((r->op == OP_EXISTS || r->op == OP_NOTEXISTS) && r->nvals != 0)
 		return -1;
 	r->vals = xzalloc((r->nvals + 1) * sizeof(*r->vals));
-	json_array_foreach(vals, i, v)
-		r->vals[i] = json_is_string(v) ? json_string_value(v) : "";
+	json_array_foreach(vals, i, v) r->vals[i] = json_is_string(v) ? json_string_value(v) : "";
 	qsort(r->vals, r->nvals, sizeof(*r->vals), cmp_strp);
 	return 0;
 }
@@ -547,7 +533,9 @@ static int expr_req(json_t *e, struct sel_req *r)
 static void req_string(struct sbuf *sb, const struct sel_req *r)
 {
 	static const char *const opstr[] = {
-		[OP_EQ] = "=", [OP_IN] = " in (", [OP_NOTIN] = " notin (",
+		[OP_EQ] = "=",
+		[OP_IN] = " in (",
+		[OP_NOTIN] = " notin (",
 	};
 
 	if (r->op == OP_NOTEXISTS)
@@ -593,16 +581,18 @@ char *sk_table_selector_string(json_t *selector)
 	json_t *exprs = jpath(selector, "matchExpressions"), *v;
 	size_t n = 0, i, max = jlen(selector, "matchLabels") + json_array_size(exprs);
 	struct sel_req *reqs = xzalloc((max + 1) * sizeof(*reqs));
-	struct sbuf sb = { 0 };
+	struct sbuf sb = {0};
 	const char *key;
 
-	json_object_foreach(labels, key, v) {
-		reqs[n] = (struct sel_req){ .key = key, .op = OP_EQ, .nvals = 1, .order = n };
+	json_object_foreach(labels, key, v)
+	{
+		reqs[n] = (struct sel_req){.key = key, .op = OP_EQ, .nvals = 1, .order = n};
 		reqs[n].vals = xzalloc(2 * sizeof(*reqs[n].vals));
 		reqs[n].vals[0] = json_is_string(v) ? json_string_value(v) : "";
 		n++;
 	}
-	json_array_foreach(exprs, i, v) {
+	json_array_foreach(exprs, i, v)
+	{
 		reqs[n].order = n;
 		if (expr_req(v, &reqs[n++]) < 0) {
 			free_reqs(reqs, n);
@@ -632,12 +622,11 @@ static void add_labels(json_t *cells, json_t *map)
 {
 	size_t n = json_is_object(map) ? json_object_size(map) : 0, i = 0;
 	const char **keys = xzalloc((n + 1) * sizeof(*keys));
-	struct sbuf sb = { 0 };
+	struct sbuf sb = {0};
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(map, key, v)
-		keys[i++] = key;
+	json_object_foreach(map, key, v) keys[i++] = key;
 	qsort(keys, n, sizeof(*keys), cmp_strp);
 	for (i = 0; i < n; i++) {
 		v = json_object_get(map, keys[i]);
@@ -655,11 +644,12 @@ static void add_labels(json_t *cells, json_t *map)
 /* layoutContainerCells: names and images joined by ",". */
 static void add_containers(json_t *cells, json_t *containers)
 {
-	struct sbuf names = { 0 }, images = { 0 };
+	struct sbuf names = {0}, images = {0};
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(containers, i, c) {
+	json_array_foreach(containers, i, c)
+	{
 		if (i) {
 			sb_add(&names, ",");
 			sb_add(&images, ",");
@@ -678,9 +668,18 @@ struct col {
 	int priority;
 };
 
-#define COL(n, t, d) { n, t, "", d, 0 }
-#define WIDE(n, t, d) { n, t, "", d, 1 }
-#define C_NAME { "Name", "string", "name", D_NAME, 0 }
+#define COL(n, t, d) \
+	{ \
+		n, t, "", d, 0 \
+	}
+#define WIDE(n, t, d) \
+	{ \
+		n, t, "", d, 1 \
+	}
+#define C_NAME \
+	{ \
+		"Name", "string", "name", D_NAME, 0 \
+	}
 #define C_AGE COL("Age", "string", D_AGE)
 #define C_CONTAINERS WIDE("Containers", "string", "Names of each container in the template.")
 #define C_IMAGES WIDE("Images", "string", "Images referenced by each container in the template.")
@@ -689,8 +688,9 @@ static const struct col pod_cols[] = {
 	C_NAME,
 	COL("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
 	COL("Status", "string", "The aggregate status of the containers in this pod."),
-	COL("Restarts", "string", "The number of times the containers in this pod have been restarted "
-				  "and when the last container in this pod has restarted."),
+	COL("Restarts", "string",
+	    "The number of times the containers in this pod have been restarted "
+	    "and when the last container in this pod has restarted."),
 	C_AGE,
 	WIDE("IP", "string", D_POD_IP),
 	WIDE("Node", "string", D_POD_NODE),
@@ -703,7 +703,9 @@ static const struct col replicaset_cols[] = {
 	COL("Desired", "integer", D_RS_DESIRED),
 	COL("Current", "integer", D_RS_CURRENT),
 	COL("Ready", "integer", D_RS_READY),
-	C_AGE, C_CONTAINERS, C_IMAGES,
+	C_AGE,
+	C_CONTAINERS,
+	C_IMAGES,
 	WIDE("Selector", "string", D_RS_SELECTOR),
 };
 
@@ -712,7 +714,9 @@ static const struct col deployment_cols[] = {
 	COL("Ready", "string", "Number of the pod with ready state"),
 	COL("Up-to-date", "string", D_DEP_UPDATED),
 	COL("Available", "string", D_DEP_AVAILABLE),
-	C_AGE, C_CONTAINERS, C_IMAGES,
+	C_AGE,
+	C_CONTAINERS,
+	C_IMAGES,
 	WIDE("Selector", "string", D_DEP_SELECTOR),
 };
 
@@ -721,7 +725,9 @@ static const struct col job_cols[] = {
 	COL("Status", "string", "Status of the job."),
 	COL("Completions", "string", D_JOB_SUCCEEDED),
 	COL("Duration", "string", "Time required to complete the job."),
-	C_AGE, C_CONTAINERS, C_IMAGES,
+	C_AGE,
+	C_CONTAINERS,
+	C_IMAGES,
 	WIDE("Selector", "string", D_JOB_SELECTOR),
 };
 
@@ -732,7 +738,9 @@ static const struct col cronjob_cols[] = {
 	COL("Suspend", "boolean", D_CJ_SUSPEND),
 	COL("Active", "integer", D_CJ_ACTIVE),
 	COL("Last Schedule", "string", D_CJ_LAST),
-	C_AGE, C_CONTAINERS, C_IMAGES,
+	C_AGE,
+	C_CONTAINERS,
+	C_IMAGES,
 	WIDE("Selector", "string", D_JOB_SELECTOR),
 };
 
@@ -747,7 +755,9 @@ static const struct col service_cols[] = {
 };
 
 static const struct col endpoints_cols[] = {
-	C_NAME, COL("Endpoints", "string", D_EP_SUBSETS), C_AGE,
+	C_NAME,
+	COL("Endpoints", "string", D_EP_SUBSETS),
+	C_AGE,
 };
 
 static const struct col node_cols[] = {
@@ -764,20 +774,17 @@ static const struct col node_cols[] = {
 };
 
 static const struct col event_cols[] = {
-	COL("Last Seen", "string", D_EV_LAST),
-	COL("Type", "string", D_EV_TYPE),
-	COL("Reason", "string", D_EV_REASON),
-	COL("Object", "string", D_EV_OBJECT),
-	WIDE("Subobject", "string", D_EV_FIELDPATH),
-	WIDE("Source", "string", D_EV_SOURCE),
-	COL("Message", "string", D_EV_MESSAGE),
-	WIDE("First Seen", "string", D_EV_FIRST),
-	WIDE("Count", "string", D_EV_COUNT),
-	{ "Name", "string", "name", D_NAME, 1 },
+	COL("Last Seen", "string", D_EV_LAST),       COL("Type", "string", D_EV_TYPE),
+	COL("Reason", "string", D_EV_REASON),        COL("Object", "string", D_EV_OBJECT),
+	WIDE("Subobject", "string", D_EV_FIELDPATH), WIDE("Source", "string", D_EV_SOURCE),
+	COL("Message", "string", D_EV_MESSAGE),      WIDE("First Seen", "string", D_EV_FIRST),
+	WIDE("Count", "string", D_EV_COUNT),         {"Name", "string", "name", D_NAME, 1},
 };
 
 static const struct col namespace_cols[] = {
-	C_NAME, COL("Status", "string", "The status of the namespace"), C_AGE,
+	C_NAME,
+	COL("Status", "string", "The status of the namespace"),
+	C_AGE,
 };
 
 static const struct col secret_cols[] = {
@@ -788,7 +795,9 @@ static const struct col secret_cols[] = {
 };
 
 static const struct col serviceaccount_cols[] = {
-	C_NAME, COL("Secrets", "string", D_SA_SECRETS), C_AGE,
+	C_NAME,
+	COL("Secrets", "string", D_SA_SECRETS),
+	C_AGE,
 };
 
 static const struct col pv_cols[] = {
@@ -818,11 +827,15 @@ static const struct col pvc_cols[] = {
 };
 
 static const struct col configmap_cols[] = {
-	C_NAME, COL("Data", "string", D_CM_DATA), C_AGE,
+	C_NAME,
+	COL("Data", "string", D_CM_DATA),
+	C_AGE,
 };
 
 static const struct col lease_cols[] = {
-	C_NAME, COL("Holder", "string", D_LEASE_HOLDER), C_AGE,
+	C_NAME,
+	COL("Holder", "string", D_LEASE_HOLDER),
+	C_AGE,
 };
 
 static const struct col storageclass_cols[] = {
@@ -837,8 +850,9 @@ static const struct col storageclass_cols[] = {
 static const struct col resourcequota_cols[] = {
 	C_NAME,
 	COL("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
-	COL("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use "
-			       "independent of contention on the node."),
+	COL("Limit", "string",
+	    "Limits control the maximum amount of cpu/memory that a container may use "
+	    "independent of contention on the node."),
 	C_AGE,
 };
 
@@ -853,7 +867,9 @@ static const struct col priorityclass_cols[] = {
 /* Upstream's description comes from ObjectMeta's SwaggerDoc()["handler"],
  * which does not exist: it is empty. */
 static const struct col runtimeclass_cols[] = {
-	C_NAME, COL("Handler", "string", ""), C_AGE,
+	C_NAME,
+	COL("Handler", "string", ""),
+	C_AGE,
 };
 
 /* PodGroup (scheduling.x-k8s.io) is ours: no upstream printer. */
@@ -879,7 +895,7 @@ static const struct col default_cols[] = {
 
 struct pod_print {
 	long long restarts, sidecar_restarts;
-	int64_t last_restart, sidecar_last_restart;  /* NO_TIME: none */
+	int64_t last_restart, sidecar_last_restart; /* NO_TIME: none */
 	int ready, total;
 	bool initializing;
 	char reason[256];
@@ -891,7 +907,8 @@ static bool is_sidecar(json_t *pod, const char *name)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(jpath(pod, "spec.initContainers"), i, c) {
+	json_array_foreach(jpath(pod, "spec.initContainers"), i, c)
+	{
 		if (strcmp(jstr(c, "name"), name) == 0)
 			return strcmp(jstr(c, "restartPolicy"), "Always") == 0;
 	}
@@ -911,7 +928,8 @@ static bool has_condition(json_t *obj, const char *type, const char *status)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(jpath(obj, "status.conditions"), i, c) {
+	json_array_foreach(jpath(obj, "status.conditions"), i, c)
+	{
 		if (strcmp(jstr(c, "type"), type) == 0)
 			return strcmp(jstr(c, "status"), status) == 0;
 	}
@@ -924,7 +942,8 @@ static bool pod_ready_condition(json_t *pod)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(jpath(pod, "status.conditions"), i, c) {
+	json_array_foreach(jpath(pod, "status.conditions"), i, c)
+	{
 		if (strcmp(jstr(c, "type"), "Ready") == 0 && strcmp(jstr(c, "status"), "True") == 0)
 			return true;
 	}
@@ -970,8 +989,7 @@ static bool pod_init_container(struct pod_print *p, json_t *pod, json_t *cs, siz
 	else if (*waiting && strcmp(waiting, "PodInitializing") != 0)
 		snprintf(p->reason, sizeof(p->reason), "Init:%s", waiting);
 	else
-		snprintf(p->reason, sizeof(p->reason), "Init:%zu/%zu", i,
-			 jlen(pod, "spec.initContainers"));
+		snprintf(p->reason, sizeof(p->reason), "Init:%zu/%zu", i, jlen(pod, "spec.initContainers"));
 	p->initializing = true;
 	return true;
 }
@@ -981,7 +999,8 @@ static void pod_init_containers(struct pod_print *p, json_t *pod)
 	json_t *cs;
 	size_t i;
 
-	json_array_foreach(jpath(pod, "status.initContainerStatuses"), i, cs) {
+	json_array_foreach(jpath(pod, "status.initContainerStatuses"), i, cs)
+	{
 		if (pod_init_container(p, pod, cs, i))
 			break;
 	}
@@ -1012,8 +1031,7 @@ static void pod_containers(struct pod_print *p, json_t *pod)
 		}
 	}
 	if (strcmp(p->reason, "Completed") == 0 && has_running)
-		snprintf(p->reason, sizeof(p->reason), "%s",
-			 pod_ready_condition(pod) ? "Running" : "NotReady");
+		snprintf(p->reason, sizeof(p->reason), "%s", pod_ready_condition(pod) ? "Running" : "NotReady");
 }
 
 static void pod_reason_base(struct pod_print *p, json_t *pod)
@@ -1023,9 +1041,9 @@ static void pod_reason_base(struct pod_print *p, json_t *pod)
 	size_t i;
 
 	snprintf(p->reason, sizeof(p->reason), "%s", *reason ? reason : jstr(pod, "status.phase"));
-	json_array_foreach(jpath(pod, "status.conditions"), i, c) {
-		if (strcmp(jstr(c, "type"), "PodScheduled") == 0 &&
-		    strcmp(jstr(c, "reason"), "SchedulingGated") == 0)
+	json_array_foreach(jpath(pod, "status.conditions"), i, c)
+	{
+		if (strcmp(jstr(c, "type"), "PodScheduled") == 0 && strcmp(jstr(c, "reason"), "SchedulingGated") == 0)
 			snprintf(p->reason, sizeof(p->reason), "SchedulingGated");
 	}
 }
@@ -1048,7 +1066,8 @@ static void pod_total(struct pod_print *p, json_t *pod)
 	size_t i;
 
 	p->total = (int)jlen(pod, "spec.containers");
-	json_array_foreach(jpath(pod, "spec.initContainers"), i, c) {
+	json_array_foreach(jpath(pod, "spec.initContainers"), i, c)
+	{
 		if (strcmp(jstr(c, "restartPolicy"), "Always") == 0)
 			p->total++;
 	}
@@ -1077,8 +1096,10 @@ static void add_readiness_gates(json_t *cells, json_t *pod)
 		add_s(cells, "<none>");
 		return;
 	}
-	json_array_foreach(jpath(pod, "spec.readinessGates"), i, gate) {
-		json_array_foreach(jpath(pod, "status.conditions"), j, c) {
+	json_array_foreach(jpath(pod, "spec.readinessGates"), i, gate)
+	{
+		json_array_foreach(jpath(pod, "status.conditions"), j, c)
+		{
 			if (strcmp(jstr(c, "type"), jstr(gate, "conditionType")) == 0) {
 				ok += strcmp(jstr(c, "status"), "True") == 0;
 				break;
@@ -1089,10 +1110,7 @@ static void add_readiness_gates(json_t *cells, json_t *pod)
 	add_s(cells, buf);
 }
 
-static const char *or_none(const char *s)
-{
-	return *s ? s : "<none>";
-}
+static const char *or_none(const char *s) { return *s ? s : "<none>"; }
 
 /* The pod's first IP as the v1-to-internal conversion upstream prints from
  * leaves it: status.podIP wins over status.podIPs when both are set. */
@@ -1105,7 +1123,7 @@ static const char *pod_ip(json_t *pod)
 
 static void pod_cells(json_t *cells, json_t *pod, int64_t now)
 {
-	struct pod_print p = { .last_restart = NO_TIME, .sidecar_last_restart = NO_TIME };
+	struct pod_print p = {.last_restart = NO_TIME, .sidecar_last_restart = NO_TIME};
 	char ready[48];
 
 	pod_total(&p, pod);
@@ -1138,8 +1156,8 @@ static json_t *pod_conditions(json_t *pod)
 		msg = "The pod failed.";
 	else
 		return NULL;
-	return json_pack("[{s:s, s:s, s:s, s:s}]", "type", "Completed", "status", "True",
-			 "reason", phase, "message", msg);
+	return json_pack("[{s:s, s:s, s:s, s:s}]", "type", "Completed", "status", "True", "reason", phase, "message",
+			 msg);
 }
 
 /* ---- workloads ---- */
@@ -1267,13 +1285,14 @@ static void podgroup_cells(json_t *cells, json_t *pg, int64_t now)
 static void add_node_status(json_t *cells, json_t *node)
 {
 	const char *ready = NULL;
-	struct sbuf sb = { 0 };
+	struct sbuf sb = {0};
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(jpath(node, "status.conditions"), i, c) {
+	json_array_foreach(jpath(node, "status.conditions"), i, c)
+	{
 		if (strcmp(jstr(c, "type"), "Ready") == 0)
-			ready = jstr(c, "status");  /* the last one wins, as in a map */
+			ready = jstr(c, "status"); /* the last one wins, as in a map */
 	}
 	sb_add(&sb, !ready ? "Unknown" : strcmp(ready, "True") == 0 ? "Ready" : "NotReady");
 	if (jtrue(node, "spec.unschedulable"))
@@ -1288,11 +1307,12 @@ static void add_node_roles(json_t *cells, json_t *node)
 	static const char prefix[] = "node-role.kubernetes.io/";
 	json_t *labels = jpath(node, "metadata.labels"), *v;
 	const char **roles = xzalloc((jlen(node, "metadata.labels") + 1) * sizeof(*roles));
-	struct sbuf sb = { 0 };
+	struct sbuf sb = {0};
 	size_t n = 0;
 	const char *key;
 
-	json_object_foreach(labels, key, v) {
+	json_object_foreach(labels, key, v)
+	{
 		const char *val = json_is_string(v) ? json_string_value(v) : "";
 
 		if (strncmp(key, prefix, sizeof(prefix) - 1) == 0 && key[sizeof(prefix) - 1])
@@ -1317,17 +1337,15 @@ static const char *node_address(json_t *node, const char *type)
 	json_t *a;
 	size_t i;
 
-	json_array_foreach(jpath(node, "status.addresses"), i, a) {
+	json_array_foreach(jpath(node, "status.addresses"), i, a)
+	{
 		if (strcmp(jstr(a, "type"), type) == 0)
 			return jstr(a, "address");
 	}
 	return "<none>";
 }
 
-static const char *or_unknown(const char *s)
-{
-	return *s ? s : "<unknown>";
-}
+static const char *or_unknown(const char *s) { return *s ? s : "<unknown>"; }
 
 static void node_cells(json_t *cells, json_t *node, int64_t now)
 {
@@ -1349,7 +1367,7 @@ static void add_event_source(json_t *cells, json_t *ev)
 {
 	const char *component = jstr(ev, "source.component");
 	const char *host = jstr(ev, "source.host");
-	struct sbuf sb = { 0 };
+	struct sbuf sb = {0};
 
 	sb_add(&sb, *component ? component : jstr(ev, "reportingComponent"));
 	if (!*host)
@@ -1425,7 +1443,8 @@ static void lb_ingress(json_t *svc, struct sbuf *sb)
 	const char **names = xzalloc((json_array_size(ingress) + 1) * sizeof(*names));
 	size_t i, n = 0;
 
-	json_array_foreach(ingress, i, in) {
+	json_array_foreach(ingress, i, in)
+	{
 		const char *s = *jstr(in, "ip") ? jstr(in, "ip") : jstr(in, "hostname");
 
 		if (*s)
@@ -1444,7 +1463,8 @@ static void join_strings(struct sbuf *sb, json_t *arr)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		if (sb->len || i)
 			sb_add(sb, ",");
 		sb_add(sb, json_is_string(v) ? json_string_value(v) : "");
@@ -1455,7 +1475,7 @@ static void join_strings(struct sbuf *sb, json_t *arr)
 static void add_external_ip(json_t *cells, json_t *svc, const char *type)
 {
 	json_t *ext = jpath(svc, "spec.externalIPs");
-	struct sbuf sb = { 0 };
+	struct sbuf sb = {0};
 
 	if (strcmp(type, "ClusterIP") == 0 || strcmp(type, "NodePort") == 0) {
 		join_strings(&sb, ext);
@@ -1477,12 +1497,13 @@ static void add_external_ip(json_t *cells, json_t *svc, const char *type)
 /* makePortString: "80/TCP", "80:30080/TCP" joined by ",", or "<none>". */
 static void add_service_ports(json_t *cells, json_t *svc)
 {
-	struct sbuf sb = { 0 };
+	struct sbuf sb = {0};
 	json_t *port;
 	size_t i;
 	char buf[96];
 
-	json_array_foreach(jpath(svc, "spec.ports"), i, port) {
+	json_array_foreach(jpath(svc, "spec.ports"), i, port)
+	{
 		const char *proto = *jstr(port, "protocol") ? jstr(port, "protocol") : "TCP";
 		long long p = jint(port, "port", 0), np = jint(port, "nodePort", 0);
 
@@ -1558,16 +1579,19 @@ static void ep_subset(struct ep_list *l, json_t *ss)
 
 	if (json_array_size(ports) == 0) {
 		l->count += (int)json_array_size(addrs);
-		json_array_foreach(addrs, i, a) {
+		json_array_foreach(addrs, i, a)
+		{
 			ep_add(l, jstr(a, "ip"), -1);
 			if (l->more)
 				break;
 		}
 		return;
 	}
-	json_array_foreach(ports, j, p) {
+	json_array_foreach(ports, j, p)
+	{
 		l->count += (int)json_array_size(addrs);
-		json_array_foreach(addrs, i, a) {
+		json_array_foreach(addrs, i, a)
+		{
 			ep_add(l, jstr(a, "ip"), jint(p, "port", 0));
 			if (l->more)
 				break;
@@ -1577,7 +1601,7 @@ static void ep_subset(struct ep_list *l, json_t *ss)
 
 static void add_endpoints(json_t *cells, json_t *ep)
 {
-	struct ep_list l = { 0 };
+	struct ep_list l = {0};
 	json_t *ss;
 	size_t i;
 	char buf[48];
@@ -1586,8 +1610,7 @@ static void add_endpoints(json_t *cells, json_t *ep)
 		add_s(cells, "<none>");
 		return;
 	}
-	json_array_foreach(jpath(ep, "subsets"), i, ss)
-		ep_subset(&l, ss);
+	json_array_foreach(jpath(ep, "subsets"), i, ss) ep_subset(&l, ss);
 	if (l.more) {
 		snprintf(buf, sizeof(buf), " + %d more...", l.count - 3);
 		sb_add(&l.sb, buf);
@@ -1608,15 +1631,18 @@ static void endpoints_cells(json_t *cells, json_t *ep, int64_t now)
 static void add_access_modes(json_t *cells, json_t *modes)
 {
 	static const char *const names[][2] = {
-		{ "ReadWriteOnce", "RWO" }, { "ReadOnlyMany", "ROX" },
-		{ "ReadWriteMany", "RWX" }, { "ReadWriteOncePod", "RWOP" },
+		{"ReadWriteOnce", "RWO"},
+		{"ReadOnlyMany", "ROX"},
+		{"ReadWriteMany", "RWX"},
+		{"ReadWriteOncePod", "RWOP"},
 	};
-	struct sbuf sb = { 0 };
+	struct sbuf sb = {0};
 	json_t *m;
 	size_t i;
 
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-		json_array_foreach(modes, i, m) {
+		json_array_foreach(modes, i, m)
+		{
 			if (json_is_string(m) && strcmp(json_string_value(m), names[k][0]) == 0) {
 				sb_join(&sb, ",", names[k][1]);
 				break;
@@ -1642,17 +1668,13 @@ static const char *storage_class(json_t *obj)
 	return cls ? cls : jstr(obj, "spec.storageClassName");
 }
 
-static const char *unset_or(json_t *obj, const char *path)
-{
-	return jpath(obj, path) ? jstr(obj, path) : "<unset>";
-}
+static const char *unset_or(json_t *obj, const char *path) { return jpath(obj, path) ? jstr(obj, path) : "<unset>"; }
 
 static void pv_cells(json_t *cells, json_t *pv, int64_t now)
 {
 	json_t *claim = jpath(pv, "spec.claimRef");
 	const char *cap = jstr(pv, "spec.capacity.storage");
-	char *claim_s = claim ? xasprintf("%s/%s", jstr(claim, "namespace"), jstr(claim, "name"))
-			      : xstrdup("");
+	char *claim_s = claim ? xasprintf("%s/%s", jstr(claim, "namespace"), jstr(claim, "name")) : xstrdup("");
 
 	add_s(cells, jstr(pv, "metadata.name"));
 	add_s(cells, *cap ? cap : "0");
@@ -1726,8 +1748,7 @@ static json_int_t secret_data_count(json_t *s)
 	json_int_t n = (json_int_t)jlen(s, "data");
 	const char *key;
 
-	json_object_foreach(jpath(s, "stringData"), key, v)
-		n += json_object_get(data, key) == NULL;
+	json_object_foreach(jpath(s, "stringData"), key, v) n += json_object_get(data, key) == NULL;
 	return n;
 }
 
@@ -1782,18 +1803,16 @@ static void resourcequota_cells(json_t *cells, json_t *rq, int64_t now)
 {
 	json_t *hard = jpath(rq, "status.hard"), *used = jpath(rq, "status.used"), *v;
 	const char **keys = xzalloc((jlen(rq, "status.hard") + 1) * sizeof(*keys));
-	struct sbuf req = { 0 }, lim = { 0 };
+	struct sbuf req = {0}, lim = {0};
 	size_t n = 0;
 	const char *key;
 
-	json_object_foreach(hard, key, v)
-		keys[n++] = key;
+	json_object_foreach(hard, key, v) keys[n++] = key;
 	qsort(keys, n, sizeof(*keys), cmp_strp);
 	for (size_t i = 0; i < n; i++) {
 		json_t *u = json_object_get(used, keys[i]);
 		json_t *h = json_object_get(hard, keys[i]);
-		char *item = xasprintf("%s: %s/%s", keys[i],
-				       json_is_string(u) ? json_string_value(u) : "0",
+		char *item = xasprintf("%s: %s/%s", keys[i], json_is_string(u) ? json_string_value(u) : "0",
 				       json_is_string(h) ? json_string_value(h) : "0");
 
 		sb_join(strncmp(keys[i], "limits.", 7) == 0 ? &lim : &req, ", ", item);
@@ -1831,7 +1850,10 @@ struct printer {
 	cells_fn cells;
 };
 
-#define PRINTER(k, c, f) { k, c, sizeof(c) / sizeof(c[0]), f }
+#define PRINTER(k, c, f) \
+	{ \
+		k, c, sizeof(c) / sizeof(c[0]), f \
+	}
 
 static const struct printer printers[] = {
 	PRINTER("Pod", pod_cols, pod_cells),
@@ -1868,10 +1890,7 @@ static const struct printer *find_printer(const char *kind)
 	return &default_printer;
 }
 
-int sk_table_has_printer(const char *kind)
-{
-	return find_printer(kind) != &default_printer;
-}
+int sk_table_has_printer(const char *kind) { return find_printer(kind) != &default_printer; }
 
 json_t *sk_table_columns(const char *kind)
 {
@@ -1881,10 +1900,9 @@ json_t *sk_table_columns(const char *kind)
 	for (size_t i = 0; i < p->ncols; i++) {
 		const struct col *c = &p->cols[i];
 
-		json_array_append_new(cols, json_pack("{s:s, s:s, s:s, s:s, s:i}",
-						      "name", c->name, "type", c->type,
-						      "format", c->format, "description", c->desc,
-						      "priority", c->priority));
+		json_array_append_new(cols,
+				      json_pack("{s:s, s:s, s:s, s:s, s:i}", "name", c->name, "type", c->type, "format",
+						c->format, "description", c->desc, "priority", c->priority));
 	}
 	return cols;
 }

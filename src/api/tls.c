@@ -84,7 +84,8 @@ static int make_certs(const char *dir, const char *host, sk_error_t *err)
 	set_common(ca, "skiff-ca", now);
 	gnutls_x509_crt_set_key(ca, cakey);
 	gnutls_x509_crt_set_basic_constraints(ca, 1, -1);
-	gnutls_x509_crt_set_key_usage(ca, GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN | GNUTLS_KEY_DIGITAL_SIGNATURE);
+	gnutls_x509_crt_set_key_usage(ca,
+				      GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN | GNUTLS_KEY_DIGITAL_SIGNATURE);
 	if ((rc = gnutls_x509_crt_sign2(ca, ca, cakey, GNUTLS_DIG_SHA256, 0)) < 0) {
 		rc = gnutls_fail(err, rc, "signing the CA");
 		goto out;
@@ -153,8 +154,7 @@ static char *load_or_make_token(const char *path, sk_error_t *err)
 	return t;
 }
 
-static int write_kubeconfig(const char *dir, const char *server, const char *ca_pem, const char *token,
-			    sk_error_t *err)
+static int write_kubeconfig(const char *dir, const char *server, const char *ca_pem, const char *token, sk_error_t *err)
 {
 	gnutls_datum_t in = {(unsigned char *)ca_pem, (unsigned)strlen(ca_pem)}, out = {NULL, 0};
 	cleanup_free char *path = xasprintf("%s/kubeconfig", dir);

@@ -8,7 +8,7 @@
 #include <jansson.h>
 
 struct sk__verr {
-	json_t *causes;   /* array of {reason, message, field} */
+	json_t *causes; /* array of {reason, message, field} */
 };
 
 /* Field paths: "spec.containers" + child → "spec.containers.x";

@@ -14,15 +14,9 @@ char *sk__vchild(const char *base, const char *name)
 	return base && *base ? xasprintf("%s.%s", base, name) : xstrdup(name);
 }
 
-char *sk__vindex(const char *base, size_t i)
-{
-	return xasprintf("%s[%zu]", base, i);
-}
+char *sk__vindex(const char *base, size_t i) { return xasprintf("%s[%zu]", base, i); }
 
-char *sk__vkey(const char *base, const char *key)
-{
-	return xasprintf("%s[%s]", base, key);
-}
+char *sk__vkey(const char *base, const char *key) { return xasprintf("%s[%s]", base, key); }
 
 char *sk__vquote(const char *s)
 {
@@ -35,11 +29,14 @@ char *sk__vquote(const char *s)
 			out[n++] = '\\';
 			out[n++] = (char)*p;
 		} else if (*p == '\n') {
-			out[n++] = '\\'; out[n++] = 'n';
+			out[n++] = '\\';
+			out[n++] = 'n';
 		} else if (*p == '\t') {
-			out[n++] = '\\'; out[n++] = 't';
+			out[n++] = '\\';
+			out[n++] = 't';
 		} else if (*p == '\r') {
-			out[n++] = '\\'; out[n++] = 'r';
+			out[n++] = '\\';
+			out[n++] = 'r';
 		} else if (*p < 0x20 || *p == 0x7f) {
 			n += (size_t)snprintf(out + n, 5, "\\x%02x", *p);
 		} else {
@@ -51,10 +48,7 @@ char *sk__vquote(const char *s)
 	return out;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* map[string]string{"a":"b", "c":"d"} with sorted keys, as Go's %#v. */
 static char *map_repr(json_t *m)
@@ -65,13 +59,13 @@ static char *map_repr(json_t *m)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(m, k, v)
-		keys[i++] = k;
+	json_object_foreach(m, k, v) keys[i++] = k;
 	qsort(keys, n, sizeof(*keys), cmp_str);
 	for (i = 0; i < n; i++) {
 		cleanup_free char *qk = sk__vquote(keys[i]);
 		cleanup_free char *qv = sk__vquote(json_is_string(json_object_get(m, keys[i]))
-			? json_string_value(json_object_get(m, keys[i])) : "");
+							   ? json_string_value(json_object_get(m, keys[i]))
+							   : "");
 		char *next = xasprintf("%s%s%s:%s", out, i ? ", " : "", qk, qv);
 
 		free(out);
@@ -92,12 +86,18 @@ char *sk__vrepr(json_t *v)
 	if (!v)
 		return xstrdup("null");
 	switch (json_typeof(v)) {
-	case JSON_STRING: return sk__vquote(json_string_value(v));
-	case JSON_INTEGER: return xasprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	case JSON_REAL: return xasprintf("%g", json_real_value(v));
-	case JSON_TRUE: return xstrdup("true");
-	case JSON_FALSE: return xstrdup("false");
-	case JSON_OBJECT: return map_repr(v);
+	case JSON_STRING:
+		return sk__vquote(json_string_value(v));
+	case JSON_INTEGER:
+		return xasprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	case JSON_REAL:
+		return xasprintf("%g", json_real_value(v));
+	case JSON_TRUE:
+		return xstrdup("true");
+	case JSON_FALSE:
+		return xstrdup("false");
+	case JSON_OBJECT:
+		return map_repr(v);
 	default:
 		if (!v)
 			return xstrdup("null");
@@ -108,8 +108,8 @@ char *sk__vrepr(json_t *v)
 
 static void add(struct sk__verr *e, const char *reason, const char *field, char *msg)
 {
-	json_array_append_new(e->causes, json_pack("{s:s, s:s, s:s}", "reason", reason, "message", msg,
-						   "field", field ? field : ""));
+	json_array_append_new(
+		e->causes, json_pack("{s:s, s:s, s:s}", "reason", reason, "message", msg, "field", field ? field : ""));
 	free(msg);
 }
 
@@ -130,12 +130,12 @@ void sk__vforbidden(struct sk__verr *e, const char *field, const char *detail)
 
 void sk__vtoo_long(struct sk__verr *e, const char *field, int64_t max)
 {
-	add(e, "FieldValueTooLong", field, xasprintf("Too long: may not be more than %" PRId64 " %s", max,
-		max == 1 ? "byte" : "bytes"));
+	add(e, "FieldValueTooLong", field,
+	    xasprintf("Too long: may not be more than %" PRId64 " %s", max, max == 1 ? "byte" : "bytes"));
 }
 
-static void add_value(struct sk__verr *e, const char *reason, const char *head, const char *field,
-		      const char *repr, const char *detail)
+static void add_value(struct sk__verr *e, const char *reason, const char *head, const char *field, const char *repr,
+		      const char *detail)
 {
 	cleanup_free char *h = xasprintf("%s: %s", head, repr);
 
@@ -197,16 +197,16 @@ void sk__vnot_found(struct sk__verr *e, const char *field, json_t *value)
 struct cron_field {
 	const char *name;
 	int min, max;
-	const char *const *names;   /* symbolic names, index = value - min */
+	const char *const *names; /* symbolic names, index = value - min */
 };
 
-static const char *const months[] = { "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
-	"oct", "nov", "dec", NULL };
-static const char *const days[] = { "sun", "mon", "tue", "wed", "thu", "fri", "sat", NULL };
+static const char *const months[] = {"jan", "feb", "mar", "apr", "may", "jun", "jul",
+				     "aug", "sep", "oct", "nov", "dec", NULL};
+static const char *const days[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat", NULL};
 
 static const struct cron_field cron_fields[5] = {
-	{ "minute", 0, 59, NULL }, { "hour", 0, 23, NULL }, { "dom", 1, 31, NULL },
-	{ "month", 1, 12, months }, { "dow", 0, 6, days },
+	{"minute", 0, 59, NULL},  {"hour", 0, 23, NULL}, {"dom", 1, 31, NULL},
+	{"month", 1, 12, months}, {"dow", 0, 6, days},
 };
 
 /* Parses a number or symbolic name; -1 with *err on failure. */
@@ -228,7 +228,8 @@ static int cron_value(const char *s, size_t len, const struct cron_field *f, cha
 			return f->min + i;
 	for (size_t i = 0; i < len; i++)
 		if (!isdigit((unsigned char)buf[i]) && !(i == 0 && (buf[0] == '-' || buf[0] == '+'))) {
-			*err = xasprintf("failed to parse int from %s: strconv.Atoi: parsing \"%s\": invalid syntax", buf, buf);
+			*err = xasprintf("failed to parse int from %s: strconv.Atoi: parsing \"%s\": invalid syntax",
+					 buf, buf);
 			return -1;
 		}
 	v = strtol(buf, &end, 10);
@@ -293,8 +294,8 @@ static char *cron_field_parse(const char *s, size_t len, const struct cron_field
 	return NULL;
 }
 
-static const char *const descriptors[] = { "@yearly", "@annually", "@monthly", "@weekly", "@daily",
-	"@midnight", "@hourly", NULL };
+static const char *const descriptors[] = {"@yearly", "@annually", "@monthly", "@weekly",
+					  "@daily",  "@midnight", "@hourly",  NULL};
 
 static char *cron_descriptor(const char *s)
 {

@@ -15,7 +15,8 @@
 
 #define E struct sk__verr *e
 #define CHILD(var, base, name) cleanup_free char *var = sk__vchild(base, name)
-#define LIST(...) (const char *const[]){ __VA_ARGS__, NULL }
+#define LIST(...) \
+	(const char *const[]) { __VA_ARGS__, NULL }
 
 /* ---- name formats (apimachinery pkg/util/validation) ---- */
 
@@ -23,22 +24,28 @@
 #define DNS1123_SUBDOMAIN_FMT DNS1123_LABEL_FMT "(\\." DNS1123_LABEL_FMT ")*"
 #define QUALIFIED_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 
-static const char msg_dns1123_label[] = "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+static const char msg_dns1123_label[] =
+	"a lowercase RFC 1123 label must consist of lower case alphanumeric "
 	"characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
 	"'123-abc', regex used for validation is '" DNS1123_LABEL_FMT "')";
-static const char msg_dns1123_subdomain[] = "a lowercase RFC 1123 subdomain must consist of lower case "
+static const char msg_dns1123_subdomain[] =
+	"a lowercase RFC 1123 subdomain must consist of lower case "
 	"alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
 	"'example.com', regex used for validation is '" DNS1123_SUBDOMAIN_FMT "')";
-static const char msg_dns1035_label[] = "a DNS-1035 label must consist of lower case alphanumeric characters "
+static const char msg_dns1035_label[] =
+	"a DNS-1035 label must consist of lower case alphanumeric characters "
 	"or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  "
 	"or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-static const char msg_qualified[] = "must consist of alphanumeric characters, '-', '_' or '.', and must "
+static const char msg_qualified[] =
+	"must consist of alphanumeric characters, '-', '_' or '.', and must "
 	"start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
 	"used for validation is '" QUALIFIED_FMT "')";
-static const char msg_label_value[] = "a valid label must be an empty string or consist of alphanumeric "
+static const char msg_label_value[] =
+	"a valid label must be an empty string or consist of alphanumeric "
 	"characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  "
 	"or 'my_value',  or '12345', regex used for validation is '(" QUALIFIED_FMT ")?')";
-static const char msg_config_key[] = "a valid config key must consist of alphanumeric characters, '-', '_' "
+static const char msg_config_key[] =
+	"a valid config key must consist of alphanumeric characters, '-', '_' "
 	"or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
 
 /* Up to three messages about one value. */
@@ -70,15 +77,9 @@ static void msgs_release(struct msgs *m)
 		free(m->owned[i]);
 }
 
-static bool is_lower_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
+static bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
-static bool is_alnum(char c)
-{
-	return isalnum((unsigned char)c) != 0;
-}
+static bool is_alnum(char c) { return isalnum((unsigned char)c) != 0; }
 
 static bool match_label(const char *s, size_t len)
 {
@@ -144,26 +145,17 @@ static void check_dns1035_fmt(const char *s, struct msgs *m)
 
 static const char *first(void (*fn)(const char *, struct msgs *), const char *s)
 {
-	struct msgs m = { 0 };
+	struct msgs m = {0};
 
 	fn(s, &m);
 	return m.n ? m.m[0] : NULL;
 }
 
-const char *sk_validate_dns1123_subdomain(const char *s)
-{
-	return first(check_subdomain_fmt, s);
-}
+const char *sk_validate_dns1123_subdomain(const char *s) { return first(check_subdomain_fmt, s); }
 
-const char *sk_validate_dns1123_label(const char *s)
-{
-	return first(check_label_fmt, s);
-}
+const char *sk_validate_dns1123_label(const char *s) { return first(check_label_fmt, s); }
 
-const char *sk_validate_dns1035_label(const char *s)
-{
-	return first(check_dns1035_fmt, s);
-}
+const char *sk_validate_dns1035_label(const char *s) { return first(check_dns1035_fmt, s); }
 
 static void check_qualified_name(const char *s, struct msgs *m)
 {
@@ -172,12 +164,13 @@ static void check_qualified_name(const char *s, struct msgs *m)
 
 	if (slash && strchr(slash + 1, '/')) {
 		msgs_add_owned(m, xasprintf("a qualified name %s with an optional DNS subdomain prefix and '/' "
-			"(e.g. 'example.com/MyName')", msg_qualified));
+					    "(e.g. 'example.com/MyName')",
+					    msg_qualified));
 		return;
 	}
 	if (slash) {
 		cleanup_free char *prefix = xstrndup(s, (size_t)(slash - s));
-		struct msgs pm = { 0 };
+		struct msgs pm = {0};
 
 		name = slash + 1;
 		if (!*prefix)
@@ -224,7 +217,7 @@ static void check_config_key(const char *s, struct msgs *m)
 /* Reports every message of fn(value) as Invalid on field. */
 static void invalid_each(E, const char *field, const char *value, void (*fn)(const char *, struct msgs *))
 {
-	struct msgs m = { 0 };
+	struct msgs m = {0};
 
 	fn(value, &m);
 	for (int i = 0; i < m.n; i++)
@@ -234,10 +227,7 @@ static void invalid_each(E, const char *field, const char *value, void (*fn)(con
 
 /* ---- JSON access ---- */
 
-static const char *str(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
+static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
 static const char *str_or_empty(json_t *o, const char *k)
 {
@@ -334,7 +324,8 @@ static void validate_labels(E, json_t *labels, const char *p)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(labels, k, v) {
+	json_object_foreach(labels, k, v)
+	{
 		invalid_each(e, p, k, check_qualified_name);
 		if (json_is_string(v))
 			invalid_each(e, p, json_string_value(v), check_label_value);
@@ -357,7 +348,8 @@ static void validate_annotations(E, json_t *ann, const char *p)
 	json_t *v;
 	size_t total = 0;
 
-	json_object_foreach(ann, k, v) {
+	json_object_foreach(ann, k, v)
+	{
 		invalid_each(e, p, k, lower_qualified);
 		total += strlen(k) + (json_is_string(v) ? json_string_length(v) : 0);
 	}
@@ -371,7 +363,7 @@ static void validate_generate_name(E, const char *gen, enum name_rule rule)
 {
 	cleanup_free char *masked = xstrdup(gen);
 	size_t len = strlen(masked);
-	struct msgs m = { 0 };
+	struct msgs m = {0};
 
 	if (len > 1 && masked[len - 1] == '-')
 		masked[len - 1] = 'a';
@@ -413,7 +405,7 @@ static void validate_meta(E, json_t *o, bool namespaced, enum name_rule rule, co
 
 static void validate_meta_update(E, json_t *o, json_t *old)
 {
-	static const char *const keys[] = { "name", "namespace", "uid", "creationTimestamp", NULL };
+	static const char *const keys[] = {"name", "namespace", "uid", "creationTimestamp", NULL};
 	json_t *m = obj(o, "metadata"), *om = obj(old, "metadata");
 
 	for (int i = 0; keys[i]; i++) {
@@ -427,11 +419,12 @@ static void validate_meta_update(E, json_t *o, json_t *old)
 
 /* ---- containers ---- */
 
-static const char *const pull_policies[] = { "Always", "IfNotPresent", "Never", NULL };
-static const char *const protocols[] = { "SCTP", "TCP", "UDP", NULL };
-static const char *const field_paths[] = { "metadata.annotations", "metadata.labels", "metadata.name",
-	"metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP",
-	"status.hostIPs", "status.podIP", "status.podIPs", NULL };
+static const char *const pull_policies[] = {"Always", "IfNotPresent", "Never", NULL};
+static const char *const protocols[] = {"SCTP", "TCP", "UDP", NULL};
+static const char *const field_paths[] = {
+	"metadata.annotations", "metadata.labels", "metadata.name",           "metadata.namespace",
+	"metadata.uid",         "spec.nodeName",   "spec.serviceAccountName", "status.hostIP",
+	"status.hostIPs",       "status.podIP",    "status.podIPs",           NULL};
 
 static void validate_port_number(E, json_t *o, const char *base, const char *k, bool required)
 {
@@ -477,7 +470,8 @@ static void validate_ports(E, json_t *ports, const char *base)
 	json_t *port;
 	size_t i;
 
-	json_array_foreach(ports, i, port) {
+	json_array_foreach(ports, i, port)
+	{
 		cleanup_free char *p = sk__vindex(base, i);
 		CHILD(np, p, "name");
 		const char *name = str(port, "name");
@@ -499,7 +493,7 @@ static void check_env_name(const char *s, struct msgs *m)
 	for (const char *c = s; *c; c++)
 		if (*c < 32 || *c > 126 || *c == '=') {
 			msgs_add(m, "a valid environment variable name must consist only of printable ASCII "
-				 "characters other than '='");
+				    "characters other than '='");
 			return;
 		}
 }
@@ -563,7 +557,9 @@ static void validate_env_source(E, json_t *env, const char *p)
 		validate_key_ref(e, obj(from, "secretKeyRef"), q);
 	}
 	if (n == 0)
-		sk__vinvalid_str(e, fp, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`");
+		sk__vinvalid_str(
+			e, fp, "",
+			"must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`");
 	else if (n > 1)
 		sk__vinvalid_str(e, fp, "", "may not have more than one field specified at a time");
 	if (str(env, "value") && *str(env, "value"))
@@ -575,7 +571,8 @@ static void validate_env(E, json_t *envs, const char *base)
 	json_t *env;
 	size_t i;
 
-	json_array_foreach(envs, i, env) {
+	json_array_foreach(envs, i, env)
+	{
 		cleanup_free char *p = sk__vindex(base, i);
 		CHILD(np, p, "name");
 		const char *name = str(env, "name");
@@ -603,7 +600,8 @@ static void validate_extended(E, json_t *limits, json_t *requests, const char *l
 	const char *k;
 	json_t *q;
 
-	json_object_foreach(limits, k, q) {
+	json_object_foreach(limits, k, q)
+	{
 		cleanup_free char *p = sk__vkey(lp, k);
 		int64_t v;
 
@@ -611,7 +609,8 @@ static void validate_extended(E, json_t *limits, json_t *requests, const char *l
 		    v % 1000)
 			sk__vinvalid(e, p, q, "must be an integer");
 	}
-	json_object_foreach(requests, k, q) {
+	json_object_foreach(requests, k, q)
+	{
 		cleanup_free char *p = sk__vkey(rp, k);
 		json_t *lim = json_object_get(limits, k);
 		int64_t r, l;
@@ -641,14 +640,16 @@ static void validate_resources(E, json_t *res, const char *base)
 	CHILD(lp, base, "limits");
 	CHILD(rp, base, "requests");
 
-	json_object_foreach(limits, k, q) {
+	json_object_foreach(limits, k, q)
+	{
 		cleanup_free char *p = sk__vkey(lp, k);
 		int64_t v;
 
 		if (json_is_string(q) && sk_quantity_milli(json_string_value(q), &v) == 0 && v < 0)
 			sk__vinvalid(e, p, q, "must be greater than or equal to 0");
 	}
-	json_object_foreach(requests, k, q) {
+	json_object_foreach(requests, k, q)
+	{
 		cleanup_free char *p = sk__vkey(rp, k);
 		json_t *lim = json_object_get(limits, k);
 		int64_t r, l;
@@ -671,7 +672,7 @@ static void validate_resources(E, json_t *res, const char *base)
 
 static void validate_handler(E, json_t *h, const char *base, bool probe)
 {
-	static const char *const kinds[] = { "exec", "httpGet", "tcpSocket", "grpc", "sleep", NULL };
+	static const char *const kinds[] = {"exec", "httpGet", "tcpSocket", "grpc", "sleep", NULL};
 	int n = 0;
 
 	for (int i = 0; kinds[i]; i++) {
@@ -720,7 +721,8 @@ static void validate_mounts(E, json_t *c, const char *base, json_t *volnames)
 	size_t i;
 	CHILD(mb, base, "volumeMounts");
 
-	json_array_foreach(arr(c, "volumeMounts"), i, m) {
+	json_array_foreach(arr(c, "volumeMounts"), i, m)
+	{
 		cleanup_free char *p = sk__vindex(mb, i);
 		CHILD(np, p, "name");
 		CHILD(pp, p, "mountPath");
@@ -741,8 +743,8 @@ static void validate_mounts(E, json_t *c, const char *base, json_t *volnames)
 }
 
 struct ctr_ctx {
-	json_t *volnames;   /* volume name → true */
-	json_t *names;      /* container names seen, across all lists */
+	json_t *volnames; /* volume name → true */
+	json_t *names;    /* container names seen, across all lists */
 	bool init;
 };
 
@@ -780,12 +782,14 @@ static void validate_container(E, json_t *c, const char *p, struct ctr_ctx *x)
 	else if (!x->init && has(c, "restartPolicy"))
 		sk__vforbidden(e, rpp, "may not be set for non-init containers");
 	if (x->init && !sidecar) {
-		static const char *const forbidden[] = { "lifecycle", "livenessProbe", "readinessProbe", "startupProbe", NULL };
+		static const char *const forbidden[] = {"lifecycle", "livenessProbe", "readinessProbe", "startupProbe",
+							NULL};
 
 		for (int i = 0; forbidden[i]; i++)
 			if (has(c, forbidden[i])) {
 				CHILD(fp, p, forbidden[i]);
-				sk__vforbidden(e, fp, "may not be set for init containers without restartPolicy=Always");
+				sk__vforbidden(e, fp,
+					       "may not be set for init containers without restartPolicy=Always");
 			}
 		return;
 	}
@@ -807,7 +811,8 @@ static void validate_containers(E, json_t *list, const char *p, struct ctr_ctx *
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(list, i, c) {
+	json_array_foreach(list, i, c)
+	{
 		cleanup_free char *cp = sk__vindex(p, i);
 
 		validate_container(e, c, cp, x);
@@ -816,8 +821,9 @@ static void validate_containers(E, json_t *list, const char *p, struct ctr_ctx *
 
 /* ---- volumes ---- */
 
-static const char *const volume_sources[] = { "hostPath", "emptyDir", "secret", "persistentVolumeClaim",
-	"configMap", "downwardAPI", "projected", "nfs", "image", NULL };
+static const char *const volume_sources[] = {"hostPath",  "emptyDir",    "secret",    "persistentVolumeClaim",
+					     "configMap", "downwardAPI", "projected", "nfs",
+					     "image",     NULL};
 
 static void validate_mode(E, json_t *src, const char *p, const char *k)
 {
@@ -851,7 +857,8 @@ static void validate_volumes(E, json_t *vols, json_t *names)
 	json_t *vol;
 	size_t i;
 
-	json_array_foreach(vols, i, vol) {
+	json_array_foreach(vols, i, vol)
+	{
 		cleanup_free char *p = sk__vindex("spec.volumes", i);
 		CHILD(np, p, "name");
 		const char *name = str(vol, "name");
@@ -885,11 +892,12 @@ static void validate_volumes(E, json_t *vols, json_t *names)
 
 static void validate_tolerations(E, json_t *tols, const char *base)
 {
-	static const char *const effects[] = { "NoExecute", "NoSchedule", "PreferNoSchedule", NULL };
+	static const char *const effects[] = {"NoExecute", "NoSchedule", "PreferNoSchedule", NULL};
 	json_t *t;
 	size_t i;
 
-	json_array_foreach(tols, i, t) {
+	json_array_foreach(tols, i, t)
+	{
 		cleanup_free char *p = sk__vindex(base, i);
 		CHILD(kp, p, "key");
 		CHILD(op, p, "operator");
@@ -900,9 +908,12 @@ static void validate_tolerations(E, json_t *tols, const char *base)
 		if (key && *key)
 			invalid_each(e, kp, key, check_qualified_name);
 		if ((!key || !*key) && oper && strcmp(oper, "Exists") != 0)
-			sk__vinvalid_str(e, op, oper, "operator must be Exists when `key` is empty, which means \"match all values and all keys\"");
+			sk__vinvalid_str(e, op, oper,
+					 "operator must be Exists when `key` is empty, which means \"match all values "
+					 "and all keys\"");
 		if (has(t, "tolerationSeconds") && (!eff || strcmp(eff, "NoExecute") != 0))
-			sk__vinvalid_str(e, ep, eff ? eff : "", "effect must be 'NoExecute' when `tolerationSeconds` is set");
+			sk__vinvalid_str(e, ep, eff ? eff : "",
+					 "effect must be 'NoExecute' when `tolerationSeconds` is set");
 		if (!oper || !*oper || strcmp(oper, "Equal") == 0) {
 			if (val && *val)
 				invalid_each(e, p, val, check_label_value);
@@ -933,15 +944,17 @@ static void validate_requirement(E, json_t *req, const char *rp, const char *con
 
 static void validate_ns_terms(E, json_t *terms, const char *base)
 {
-	static const char *const ops[] = { "DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn", NULL };
+	static const char *const ops[] = {"DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn", NULL};
 	json_t *term, *req;
 	size_t i, j;
 
-	json_array_foreach(terms, i, term) {
+	json_array_foreach(terms, i, term)
+	{
 		cleanup_free char *tp = sk__vindex(base, i);
 		CHILD(mp, tp, "matchExpressions");
 
-		json_array_foreach(arr(term, "matchExpressions"), j, req) {
+		json_array_foreach(arr(term, "matchExpressions"), j, req)
+		{
 			cleanup_free char *rp = sk__vindex(mp, j);
 
 			validate_requirement(e, req, rp, ops);
@@ -970,7 +983,8 @@ static void validate_spread(E, json_t *list)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(list, i, c) {
+	json_array_foreach(list, i, c)
+	{
 		cleanup_free char *p = sk__vindex("spec.topologySpreadConstraints", i);
 		CHILD(tk, p, "topologyKey");
 		CHILD(sk, p, "maxSkew");
@@ -986,10 +1000,7 @@ static void validate_spread(E, json_t *list)
 	}
 }
 
-static void validate_node_selector_map(E, json_t *sel)
-{
-	validate_labels(e, sel, "spec.nodeSelector");
-}
+static void validate_node_selector_map(E, json_t *sel) { validate_labels(e, sel, "spec.nodeSelector"); }
 
 static void validate_subdomain_field(E, json_t *spec, const char *k)
 {
@@ -1002,8 +1013,8 @@ static void validate_subdomain_field(E, json_t *spec, const char *k)
 
 /* ---- pod spec ---- */
 
-static const char *const restart_policies[] = { "Always", "Never", "OnFailure", NULL };
-static const char *const dns_policies[] = { "ClusterFirst", "ClusterFirstWithHostNet", "Default", "None", NULL };
+static const char *const restart_policies[] = {"Always", "Never", "OnFailure", NULL};
+static const char *const dns_policies[] = {"ClusterFirst", "ClusterFirstWithHostNet", "Default", "None", NULL};
 
 /* prefix is "" for pods or e.g. "spec.template." for templates: the
  * fields are reported below it. */
@@ -1011,7 +1022,7 @@ static void validate_pod_spec_at(E, json_t *spec)
 {
 	cleanup_json json_t *volnames = json_object();
 	cleanup_json json_t *names = json_object();
-	struct ctr_ctx x = { volnames, names, false };
+	struct ctr_ctx x = {volnames, names, false};
 	int64_t v;
 
 	validate_volumes(e, arr(spec, "volumes"), volnames);
@@ -1046,7 +1057,8 @@ static void reroot(E, json_t *causes, const char *prefix)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(causes, i, c) {
+	json_array_foreach(causes, i, c)
+	{
 		const char *f = str(c, "field");
 		cleanup_free char *nf = xasprintf("%s%s", prefix, f ? f : "");
 
@@ -1057,7 +1069,7 @@ static void reroot(E, json_t *causes, const char *prefix)
 
 static void validate_pod_spec(E, json_t *spec, const char *prefix)
 {
-	struct sk__verr sub = { json_array() };
+	struct sk__verr sub = {json_array()};
 
 	validate_pod_spec_at(&sub, spec ? spec : json_object_get(NULL, ""));
 	reroot(e, sub.causes, prefix);
@@ -1083,7 +1095,8 @@ static void munge_images(json_t *spec, json_t *old_spec, const char *k)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(arr(spec, k), i, c) {
+	json_array_foreach(arr(spec, k), i, c)
+	{
 		json_t *oc = json_array_get(arr(old_spec, k), i);
 
 		if (json_is_object(c) && json_is_object(oc)) {
@@ -1108,12 +1121,12 @@ static bool tolerations_added_only(json_t *newt, json_t *oldt)
 	json_t *t;
 	size_t i, j;
 
-	json_array_foreach(oldt, i, t) {
+	json_array_foreach(oldt, i, t)
+	{
 		bool found = false;
 		json_t *n;
 
-		json_array_foreach(newt, j, n)
-			found |= json_equal(n, t);
+		json_array_foreach(newt, j, n) found |= json_equal(n, t);
 		if (!found)
 			return false;
 	}
@@ -1134,23 +1147,26 @@ static char *spec_diff_named(const char *type, json_t *old_spec, json_t *new_spe
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(new_spec, k, v) {
+	json_object_foreach(new_spec, k, v)
+	{
 		json_t *o = json_object_get(old_spec, k);
 
 		if (!json_equal(o, v)) {
 			cleanup_free char *a = o ? json_dumps(o, JSON_COMPACT | JSON_ENCODE_ANY) : xstrdup("nil");
 			cleanup_free char *b = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-			char *next = xasprintf("%s- \t%c%s: %s,\n+ \t%c%s: %s,\n", out, toupper((unsigned char)k[0]), k + 1,
-				a ? a : "", toupper((unsigned char)k[0]), k + 1, b ? b : "");
+			char *next = xasprintf("%s- \t%c%s: %s,\n+ \t%c%s: %s,\n", out, toupper((unsigned char)k[0]),
+					       k + 1, a ? a : "", toupper((unsigned char)k[0]), k + 1, b ? b : "");
 
 			free(out);
 			out = next;
 		}
 	}
-	json_object_foreach(old_spec, k, v) {
+	json_object_foreach(old_spec, k, v)
+	{
 		if (!json_object_get(new_spec, k)) {
 			cleanup_free char *a = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-			char *next = xasprintf("%s- \t%c%s: %s,\n", out, toupper((unsigned char)k[0]), k + 1, a ? a : "");
+			char *next = xasprintf("%s- \t%c%s: %s,\n", out, toupper((unsigned char)k[0]), k + 1,
+					       a ? a : "");
 
 			free(out);
 			out = next;
@@ -1171,7 +1187,8 @@ static void validate_gates_update(E, json_t *gates, json_t *old_gates)
 	json_t *g, *o;
 	size_t i, j;
 
-	json_array_foreach(gates, i, g) {
+	json_array_foreach(gates, i, g)
+	{
 		bool found = false;
 
 		json_array_foreach(old_gates, j, o)
@@ -1194,7 +1211,8 @@ static void validate_pod_update(E, json_t *pod, json_t *old)
 	if (int_field(spec, "activeDeadlineSeconds", &nv) && int_field(ospec, "activeDeadlineSeconds", &ov) && nv > ov)
 		sk__vinvalid_int(e, "spec.activeDeadlineSeconds", nv, "must be less than or equal to previous value");
 	if (has(ospec, "activeDeadlineSeconds") && !has(spec, "activeDeadlineSeconds"))
-		sk__vinvalid(e, "spec.activeDeadlineSeconds", json_null(), "must not update from a positive integer to nil value");
+		sk__vinvalid(e, "spec.activeDeadlineSeconds", json_null(),
+			     "must not update from a positive integer to nil value");
 	munge_images(munged, ospec, "containers");
 	munge_images(munged, ospec, "initContainers");
 	copy_field(munged, ospec, "activeDeadlineSeconds");
@@ -1207,10 +1225,13 @@ static void validate_pod_update(E, json_t *pod, json_t *old)
 		copy_field(munged, ospec, "terminationGracePeriodSeconds");
 	if (!json_equal(munged, ospec ? ospec : munged)) {
 		cleanup_free char *diff = spec_diff(ospec, munged);
-		cleanup_free char *msg = xasprintf("pod updates may not change fields other than "
+		cleanup_free char *msg = xasprintf(
+			"pod updates may not change fields other than "
 			"`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
-			"`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` "
-			"(allow it to be set to 1 if it was previously negative)\n%s", diff);
+			"`spec.tolerations` (only additions to existing "
+			"tolerations),`spec.terminationGracePeriodSeconds` "
+			"(allow it to be set to 1 if it was previously negative)\n%s",
+			diff);
 
 		sk__vforbidden(e, "spec", msg);
 	}
@@ -1224,18 +1245,16 @@ static bool selector_matches(json_t *sel, json_t *labels)
 	json_t *v, *req;
 	size_t i;
 
-	json_object_foreach(obj(sel, "matchLabels"), k, v)
-		if (!json_equal(json_object_get(labels, k), v))
-			return false;
-	json_array_foreach(arr(sel, "matchExpressions"), i, req) {
+	json_object_foreach(obj(sel, "matchLabels"), k, v) if (!json_equal(json_object_get(labels, k), v)) return false;
+	json_array_foreach(arr(sel, "matchExpressions"), i, req)
+	{
 		const char *key = str(req, "key"), *op = str(req, "operator");
 		json_t *lv = key ? json_object_get(labels, key) : NULL;
 		bool in = false;
 		json_t *val;
 		size_t j;
 
-		json_array_foreach(arr(req, "values"), j, val)
-			in |= json_equal(val, lv);
+		json_array_foreach(arr(req, "values"), j, val) in |= json_equal(val, lv);
 		if (!op || (strcmp(op, "In") == 0 && !in) || (strcmp(op, "NotIn") == 0 && in) ||
 		    (strcmp(op, "Exists") == 0 && !lv) || (strcmp(op, "DoesNotExist") == 0 && lv))
 			return false;
@@ -1250,14 +1269,15 @@ static bool selector_empty(json_t *sel)
 
 static void validate_label_selector(E, json_t *sel, const char *p)
 {
-	static const char *const ops[] = { "DoesNotExist", "Exists", "In", "NotIn", NULL };
+	static const char *const ops[] = {"DoesNotExist", "Exists", "In", "NotIn", NULL};
 	CHILD(ml, p, "matchLabels");
 	CHILD(me, p, "matchExpressions");
 	json_t *req;
 	size_t i;
 
 	validate_labels(e, obj(sel, "matchLabels"), ml);
-	json_array_foreach(arr(sel, "matchExpressions"), i, req) {
+	json_array_foreach(arr(sel, "matchExpressions"), i, req)
+	{
 		cleanup_free char *rp = sk__vindex(me, i);
 
 		validate_requirement(e, req, rp, ops);
@@ -1293,10 +1313,11 @@ static void validate_selector_template(E, json_t *spec, const char *base, bool n
 	{
 		cleanup_free char *prefix = xasprintf("%s.", tp);
 		CHILD(mp, tp, "metadata");
-		struct sk__verr sub = { json_array() };
+		struct sk__verr sub = {json_array()};
 
 		validate_labels(&sub, labels, lp);
-		validate_annotations(&sub, obj(obj(tmpl, "metadata"), "annotations"), "spec.template.metadata.annotations");
+		validate_annotations(&sub, obj(obj(tmpl, "metadata"), "annotations"),
+				     "spec.template.metadata.annotations");
 		json_array_extend(e->causes, sub.causes);
 		json_decref(sub.causes);
 		(void)mp;
@@ -1316,7 +1337,8 @@ static void check_percent_or_int(E, json_t *ru, const char *base, const char *k)
 		size_t len = strlen(s);
 
 		if (len < 2 || s[len - 1] != '%' || strspn(s, "0123456789") != len - 1)
-			sk__vinvalid(e, p, v, "a valid percent string must be a numeric string followed by an ending '%' "
+			sk__vinvalid(e, p, v,
+				     "a valid percent string must be a numeric string followed by an ending '%' "
 				     "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')");
 		else if (atoi(s) > 100)
 			sk__vinvalid(e, p, v, "must not be greater than 100%");
@@ -1326,7 +1348,7 @@ static void check_percent_or_int(E, json_t *ru, const char *base, const char *k)
 static bool is_zero_intstr(json_t *v)
 {
 	return !v || (json_is_integer(v) && json_integer_value(v) == 0) ||
-		(json_is_string(v) && strcmp(json_string_value(v), "0%") == 0);
+	       (json_is_string(v) && strcmp(json_string_value(v), "0%") == 0);
 }
 
 /* ---- apps ---- */
@@ -1340,7 +1362,8 @@ static void validate_template_restart_always(E, json_t *spec)
 	if (json_is_string(rp) && strcmp(json_string_value(rp), "Always") != 0)
 		sk__vnot_supported(e, "spec.template.spec.restartPolicy", rp, LIST("Always"));
 	if (ads && !json_is_null(ads))
-		sk__vinvalid(e, "spec.template.spec.activeDeadlineSeconds", ads, "activeDeadlineSeconds in ReplicaSet is not Supported");
+		sk__vinvalid(e, "spec.template.spec.activeDeadlineSeconds", ads,
+			     "activeDeadlineSeconds in ReplicaSet is not Supported");
 }
 
 static void validate_strategy(E, json_t *spec)
@@ -1411,7 +1434,8 @@ static char *strings_repr(json_t *list)
 	if (!json_is_array(list))
 		return xstrdup("[]string(nil)");
 	out = xstrdup("[]string{");
-	json_array_foreach(list, i, v) {
+	json_array_foreach(list, i, v)
+	{
 		cleanup_free char *q = sk__vquote(json_is_string(v) ? json_string_value(v) : "");
 		char *next = xasprintf("%s%s%s", out, i ? ", " : "", q);
 
@@ -1439,19 +1463,22 @@ static char *selector_repr(json_t *sel)
 		return xstrdup("null");
 	ml = obj(sel, "matchLabels") ? sk__vrepr(obj(sel, "matchLabels")) : xstrdup("map[string]string(nil)");
 	if (json_array_size(arr(sel, "matchExpressions")) == 0)
-		return xasprintf("v1.LabelSelector{MatchLabels:%s, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}", ml);
+		return xasprintf(
+			"v1.LabelSelector{MatchLabels:%s, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}", ml);
 	me = xstrdup("");
-	json_array_foreach(arr(sel, "matchExpressions"), i, req) {
+	json_array_foreach(arr(sel, "matchExpressions"), i, req)
+	{
 		cleanup_free char *k = sk__vquote(str_or_empty(req, "key"));
 		cleanup_free char *op = sk__vquote(str_or_empty(req, "operator"));
 		cleanup_free char *vals = strings_repr(json_object_get(req, "values"));
 		char *next = xasprintf("%s%sv1.LabelSelectorRequirement{Key:%s, Operator:%s, Values:%s}", me,
-			i ? ", " : "", k, op, vals);
+				       i ? ", " : "", k, op, vals);
 
 		free(me);
 		me = next;
 	}
-	return xasprintf("v1.LabelSelector{MatchLabels:%s, MatchExpressions:[]v1.LabelSelectorRequirement{%s}}", ml, me);
+	return xasprintf("v1.LabelSelector{MatchLabels:%s, MatchExpressions:[]v1.LabelSelectorRequirement{%s}}", ml,
+			 me);
 }
 
 static void validate_selector_update(E, json_t *o, json_t *old)
@@ -1464,8 +1491,8 @@ static void validate_selector_update(E, json_t *o, json_t *old)
 		cleanup_free char *m = xasprintf("Invalid value: %s: field is immutable", r);
 
 		/* The value is a Go struct, rendered unquoted. */
-		json_array_append_new(e->causes, json_pack("{s:s, s:s, s:s}", "reason", "FieldValueInvalid",
-			"message", m, "field", "spec.selector"));
+		json_array_append_new(e->causes, json_pack("{s:s, s:s, s:s}", "reason", "FieldValueInvalid", "message",
+							   m, "field", "spec.selector"));
 	}
 }
 
@@ -1485,7 +1512,8 @@ static void validate_pod_failure_policy(E, json_t *spec, const char *base)
 		CHILD(tp, base, "template.spec.restartPolicy");
 		sk__vinvalid_str(e, tp, restart, "only \"Never\" is supported when podFailurePolicy is specified");
 	}
-	json_array_foreach(arr(pfp, "rules"), i, rule) {
+	json_array_foreach(arr(pfp, "rules"), i, rule)
+	{
 		cleanup_free char *p = sk__vindex(rp, i);
 
 		enum_field(e, rule, p, "action", LIST("Count", "FailIndex", "FailJob", "Ignore"), true);
@@ -1528,14 +1556,14 @@ static void validate_generated_selector(E, json_t *job)
 		return;
 	}
 	expected = json_pack("{s:s, s:s, s:s, s:s}", "batch.kubernetes.io/controller-uid", uid,
-			     "batch.kubernetes.io/job-name", name ? name : "", "controller-uid", uid,
-			     "job-name", name ? name : "");
+			     "batch.kubernetes.io/job-name", name ? name : "", "controller-uid", uid, "job-name",
+			     name ? name : "");
 	if (!selector_matches(sel, expected)) {
 		cleanup_free char *r = selector_repr(sel);
 		cleanup_free char *m = xasprintf("Invalid value: %s: `selector` not auto-generated", r);
 
-		json_array_append_new(e->causes, json_pack("{s:s, s:s, s:s}", "reason", "FieldValueInvalid",
-			"message", m, "field", "spec.selector"));
+		json_array_append_new(e->causes, json_pack("{s:s, s:s, s:s}", "reason", "FieldValueInvalid", "message",
+							   m, "field", "spec.selector"));
 	}
 }
 
@@ -1588,8 +1616,8 @@ static void validate_job_spec(E, json_t *spec, const char *base, bool is_job)
 		validate_labels(e, obj(obj(obj(spec, "template"), "metadata"), "labels"), lp);
 		validate_pod_spec(e, obj(obj(spec, "template"), "spec"), prefix);
 	}
-	if (!json_is_string(rp) || (strcmp(json_string_value(rp), "OnFailure") != 0 &&
-				    strcmp(json_string_value(rp), "Never") != 0))
+	if (!json_is_string(rp) ||
+	    (strcmp(json_string_value(rp), "OnFailure") != 0 && strcmp(json_string_value(rp), "Never") != 0))
 		sk__vnot_supported(e, rpp, rp, LIST("OnFailure", "Never"));
 	if (is_job) {
 		validate_job_selector(e, spec);
@@ -1614,8 +1642,7 @@ static void validate_job(E, json_t *job)
 static void validate_job_update(E, json_t *job, json_t *old)
 {
 	json_t *spec = obj(job, "spec"), *ospec = obj(old, "spec");
-	bool mutable_sched = json_is_true(json_object_get(ospec, "suspend")) &&
-		!has(obj(old, "status"), "startTime");
+	bool mutable_sched = json_is_true(json_object_get(ospec, "suspend")) && !has(obj(old, "status"), "startTime");
 	json_t *t = obj(spec, "template"), *ot = obj(ospec, "template");
 
 	validate_selector_update(e, job, old);
@@ -1628,7 +1655,8 @@ static void validate_job_update(E, json_t *job, json_t *old)
 		json_t *ms = obj(munged, "spec"), *os = obj(ot, "spec");
 
 		if (mutable_sched && ms) {
-			static const char *const sched[] = { "nodeSelector", "tolerations", "affinity", "schedulingGates", NULL };
+			static const char *const sched[] = {"nodeSelector", "tolerations", "affinity",
+							    "schedulingGates", NULL};
 
 			for (int i = 0; sched[i]; i++)
 				copy_field(ms, os, sched[i]);
@@ -1668,7 +1696,8 @@ static void validate_schedule(E, json_t *spec)
 		return;
 	}
 	if (strstr(s, "TZ")) {
-		sk__vinvalid_str(e, "spec.schedule", s, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead");
+		sk__vinvalid_str(e, "spec.schedule", s,
+				 "cannot use TZ or CRON_TZ in schedule, use timeZone field instead");
 		return;
 	}
 	if ((err = sk__vcron_parse(s)))
@@ -1687,7 +1716,9 @@ static void validate_cronjob(E, json_t *cj)
 		sk__vinvalid_str(e, "metadata.name", name, "must be no more than 52 characters");
 	validate_schedule(e, spec);
 	if (tz && (strcmp(tz, "Local") == 0))
-		sk__vinvalid_str(e, "spec.timeZone", tz, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones");
+		sk__vinvalid_str(
+			e, "spec.timeZone", tz,
+			"timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones");
 	else if (tz && !timezone_exists(tz)) {
 		cleanup_free char *d = xasprintf("unknown time zone %s", tz);
 
@@ -1727,7 +1758,8 @@ static void validate_service_ports(E, json_t *spec, const char *type)
 
 	if (n == 0 && (!type || strcmp(type, "ExternalName") != 0) && !str_in(str(spec, "clusterIP"), LIST("None")))
 		sk__vrequired(e, "spec.ports", "");
-	json_array_foreach(ports, i, port) {
+	json_array_foreach(ports, i, port)
+	{
 		cleanup_free char *p = sk__vindex("spec.ports", i);
 		CHILD(np, p, "name");
 		CHILD(npp, p, "nodePort");
@@ -1744,7 +1776,8 @@ static void validate_service_ports(E, json_t *spec, const char *type)
 		validate_port_number(e, port, p, "port", true);
 		enum_field(e, port, p, "protocol", protocols, true);
 		validate_target_port(e, port, p);
-		if (has(port, "nodePort") && json_integer_value(json_object_get(port, "nodePort")) != 0 && !node_ports) {
+		if (has(port, "nodePort") && json_integer_value(json_object_get(port, "nodePort")) != 0 &&
+		    !node_ports) {
 			cleanup_free char *d = xasprintf("may not be used when `type` is '%s'", type ? type : "");
 
 			sk__vforbidden(e, npp, d);
@@ -1775,7 +1808,8 @@ static void validate_service(E, json_t *svc)
 	if (has(spec, "externalTrafficPolicy"))
 		enum_field(e, spec, "spec", "externalTrafficPolicy", LIST("Cluster", "Local"), false);
 	if (has(spec, "ipFamilyPolicy"))
-		enum_field(e, spec, "spec", "ipFamilyPolicy", LIST("PreferDualStack", "RequireDualStack", "SingleStack"), false);
+		enum_field(e, spec, "spec", "ipFamilyPolicy",
+			   LIST("PreferDualStack", "RequireDualStack", "SingleStack"), false);
 }
 
 static void validate_service_update(E, json_t *svc, json_t *old)
@@ -1794,7 +1828,8 @@ static void validate_keys(E, json_t *map, const char *base)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(map, k, v) {
+	json_object_foreach(map, k, v)
+	{
 		cleanup_free char *p = sk__vkey(base, k);
 
 		invalid_each(e, p, k, check_config_key);
@@ -1810,12 +1845,12 @@ static void validate_configmap(E, json_t *cm)
 	validate_meta(e, cm, true, NAME_SUBDOMAIN, "");
 	validate_keys(e, obj(cm, "data"), "data");
 	validate_keys(e, bin, "binaryData");
-	json_object_foreach(bin, k, v)
-		if (json_object_get(obj(cm, "data"), k)) {
-			cleanup_free char *p = sk__vkey("binaryData", k);
+	json_object_foreach(bin, k, v) if (json_object_get(obj(cm, "data"), k))
+	{
+		cleanup_free char *p = sk__vkey("binaryData", k);
 
-			sk__vinvalid_str(e, p, k, "duplicate of key present in data");
-		}
+		sk__vinvalid_str(e, p, k, "duplicate of key present in data");
+	}
 }
 
 static void require_secret_key(E, json_t *s, const char *key)
@@ -1858,25 +1893,24 @@ static void validate_immutable_data(E, json_t *o, json_t *old, bool secret)
 	if (!json_equal(json_object_get(o, "data") ? json_object_get(o, "data") : json_null(),
 			json_object_get(old, "data") ? json_object_get(old, "data") : json_null()))
 		sk__vforbidden(e, "data", "field is immutable when `immutable` is set");
-	if (!secret && !json_equal(json_object_get(o, "binaryData") ? json_object_get(o, "binaryData") : json_null(),
-				   json_object_get(old, "binaryData") ? json_object_get(old, "binaryData") : json_null()))
+	if (!secret &&
+	    !json_equal(json_object_get(o, "binaryData") ? json_object_get(o, "binaryData") : json_null(),
+			json_object_get(old, "binaryData") ? json_object_get(old, "binaryData") : json_null()))
 		sk__vforbidden(e, "binaryData", "field is immutable when `immutable` is set");
 type:
 	if (secret)
 		immutable(e, o, old, "type", "type");
 }
 
-static void validate_serviceaccount(E, json_t *sa)
-{
-	validate_meta(e, sa, true, NAME_SUBDOMAIN, "");
-}
+static void validate_serviceaccount(E, json_t *sa) { validate_meta(e, sa, true, NAME_SUBDOMAIN, ""); }
 
 static void validate_quantity_map(E, json_t *m, const char *base)
 {
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(m, k, v) {
+	json_object_foreach(m, k, v)
+	{
 		cleanup_free char *p = sk__vkey(base, k);
 		int64_t q;
 
@@ -1897,11 +1931,13 @@ static void validate_endpoints(E, json_t *ep)
 	size_t i, j;
 
 	validate_meta(e, ep, true, NAME_SUBDOMAIN, "");
-	json_array_foreach(arr(ep, "subsets"), i, s) {
+	json_array_foreach(arr(ep, "subsets"), i, s)
+	{
 		cleanup_free char *sp = sk__vindex("subsets", i);
 		CHILD(pp, sp, "ports");
 
-		json_array_foreach(arr(s, "ports"), j, port) {
+		json_array_foreach(arr(s, "ports"), j, port)
+		{
 			cleanup_free char *p = sk__vindex(pp, j);
 
 			validate_port_number(e, port, p, "port", true);
@@ -1925,10 +1961,7 @@ static void validate_event(E, json_t *ev)
 
 /* ---- cluster objects ---- */
 
-static void validate_namespace(E, json_t *ns)
-{
-	validate_meta(e, ns, false, NAME_LABEL, "");
-}
+static void validate_namespace(E, json_t *ns) { validate_meta(e, ns, false, NAME_LABEL, ""); }
 
 static void validate_node(E, json_t *node)
 {
@@ -1936,7 +1969,8 @@ static void validate_node(E, json_t *node)
 	size_t i;
 
 	validate_meta(e, node, false, NAME_SUBDOMAIN, "");
-	json_array_foreach(arr(obj(node, "spec"), "taints"), i, t) {
+	json_array_foreach(arr(obj(node, "spec"), "taints"), i, t)
+	{
 		cleanup_free char *p = sk__vindex("spec.taints", i);
 		CHILD(kp, p, "key");
 		const char *key = str(t, "key");
@@ -2035,7 +2069,7 @@ static void validate_storageclass_update(E, json_t *sc, json_t *old)
 	immutable(e, sc, old, "volumeBindingMode", "volumeBindingMode");
 }
 
-static const char *const access_modes[] = { "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod", NULL };
+static const char *const access_modes[] = {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod", NULL};
 
 static void validate_access_modes(E, json_t *spec)
 {
@@ -2044,9 +2078,9 @@ static void validate_access_modes(E, json_t *spec)
 
 	if (json_array_size(arr(spec, "accessModes")) == 0)
 		sk__vrequired(e, "spec.accessModes", "at least 1 access mode is required");
-	json_array_foreach(arr(spec, "accessModes"), i, m)
-		if (!json_is_string(m) || !str_in(json_string_value(m), access_modes))
-			sk__vnot_supported(e, "spec.accessModes", m, access_modes);
+	json_array_foreach(arr(spec, "accessModes"), i,
+			   m) if (!json_is_string(m) || !str_in(json_string_value(m), access_modes))
+		sk__vnot_supported(e, "spec.accessModes", m, access_modes);
 }
 
 static void validate_pvc(E, json_t *pvc)
@@ -2079,7 +2113,8 @@ static void validate_pvc_update(E, json_t *pvc, json_t *old)
 	if (!json_equal(munged, ospec ? ospec : munged)) {
 		cleanup_free char *diff = spec_diff_named("core.PersistentVolumeClaimSpec", ospec, munged);
 		cleanup_free char *msg = xasprintf("spec is immutable after creation except resources.requests and "
-						   "volumeAttributesClassName for bound claims\n%s", diff);
+						   "volumeAttributesClassName for bound claims\n%s",
+						   diff);
 
 		sk__vforbidden(e, "spec", msg);
 	}
@@ -2087,7 +2122,7 @@ static void validate_pvc_update(E, json_t *pvc, json_t *old)
 
 static void validate_pv(E, json_t *pv)
 {
-	static const char *const sources[] = { "hostPath", "local", "nfs", "csi", NULL };
+	static const char *const sources[] = {"hostPath", "local", "nfs", "csi", NULL};
 	json_t *spec = obj(pv, "spec");
 	int n = 0;
 
@@ -2119,10 +2154,7 @@ static void validate_binding(E, json_t *b)
 		sk__vrequired(e, "target.name", "");
 }
 
-static void validate_scale(E, json_t *sc)
-{
-	non_negative(e, obj(sc, "spec"), "spec", "replicas");
-}
+static void validate_scale(E, json_t *sc) { non_negative(e, obj(sc, "spec"), "spec", "replicas"); }
 
 static void validate_eviction(E, json_t *ev)
 {
@@ -2132,7 +2164,8 @@ static void validate_eviction(E, json_t *ev)
 	if (int_field(opts, "gracePeriodSeconds", &v) && v < 0)
 		sk__vinvalid_int(e, "deleteOptions.gracePeriodSeconds", v, "must be greater than or equal to 0");
 	if (has(opts, "propagationPolicy"))
-		enum_field(e, opts, "deleteOptions", "propagationPolicy", LIST("Background", "Foreground", "Orphan"), false);
+		enum_field(e, opts, "deleteOptions", "propagationPolicy", LIST("Background", "Foreground", "Orphan"),
+			   false);
 }
 
 /* ---- entry points ---- */
@@ -2140,37 +2173,37 @@ static void validate_eviction(E, json_t *ev)
 static const struct {
 	const char *kind;
 	void (*create)(E, json_t *o);
-	void (*update)(E, json_t *o, json_t *old);   /* extra rules on update */
+	void (*update)(E, json_t *o, json_t *old); /* extra rules on update */
 } validators[] = {
-	{ "Pod", validate_pod, validate_pod_update },
-	{ "Deployment", validate_deployment, validate_selector_update },
-	{ "ReplicaSet", validate_replicaset, validate_selector_update },
-	{ "Job", validate_job, validate_job_update },
-	{ "CronJob", validate_cronjob, NULL },
-	{ "Service", validate_service, validate_service_update },
-	{ "ConfigMap", validate_configmap, NULL },
-	{ "Secret", validate_secret, NULL },
-	{ "ServiceAccount", validate_serviceaccount, NULL },
-	{ "ResourceQuota", validate_resourcequota, NULL },
-	{ "Endpoints", validate_endpoints, NULL },
-	{ "Event", validate_event, NULL },
-	{ "Namespace", validate_namespace, NULL },
-	{ "Node", validate_node, NULL },
-	{ "Lease", validate_lease, NULL },
-	{ "PriorityClass", validate_priorityclass, validate_priorityclass_update },
-	{ "RuntimeClass", validate_runtimeclass, NULL },
-	{ "PodGroup", validate_podgroup, NULL },
-	{ "StorageClass", validate_storageclass, validate_storageclass_update },
-	{ "PersistentVolumeClaim", validate_pvc, validate_pvc_update },
-	{ "PersistentVolume", validate_pv, NULL },
-	{ "Binding", validate_binding, NULL },
-	{ "Eviction", validate_eviction, NULL },
-	{ "Scale", validate_scale, NULL },
+	{"Pod", validate_pod, validate_pod_update},
+	{"Deployment", validate_deployment, validate_selector_update},
+	{"ReplicaSet", validate_replicaset, validate_selector_update},
+	{"Job", validate_job, validate_job_update},
+	{"CronJob", validate_cronjob, NULL},
+	{"Service", validate_service, validate_service_update},
+	{"ConfigMap", validate_configmap, NULL},
+	{"Secret", validate_secret, NULL},
+	{"ServiceAccount", validate_serviceaccount, NULL},
+	{"ResourceQuota", validate_resourcequota, NULL},
+	{"Endpoints", validate_endpoints, NULL},
+	{"Event", validate_event, NULL},
+	{"Namespace", validate_namespace, NULL},
+	{"Node", validate_node, NULL},
+	{"Lease", validate_lease, NULL},
+	{"PriorityClass", validate_priorityclass, validate_priorityclass_update},
+	{"RuntimeClass", validate_runtimeclass, NULL},
+	{"PodGroup", validate_podgroup, NULL},
+	{"StorageClass", validate_storageclass, validate_storageclass_update},
+	{"PersistentVolumeClaim", validate_pvc, validate_pvc_update},
+	{"PersistentVolume", validate_pv, NULL},
+	{"Binding", validate_binding, NULL},
+	{"Eviction", validate_eviction, NULL},
+	{"Scale", validate_scale, NULL},
 };
 
 json_t *sk_validate(const char *kind, json_t *o, json_t *old)
 {
-	struct sk__verr e = { json_array() };
+	struct sk__verr e = {json_array()};
 
 	for (size_t i = 0; kind && json_is_object(o) && i < sizeof(validators) / sizeof(validators[0]); i++) {
 		if (strcmp(validators[i].kind, kind) != 0)
@@ -2194,7 +2227,7 @@ json_t *sk_validate(const char *kind, json_t *o, json_t *old)
 
 json_t *sk_validate_status(const char *kind, json_t *o, json_t *old)
 {
-	struct sk__verr e = { json_array() };
+	struct sk__verr e = {json_array()};
 
 	if (kind && json_is_object(o) && json_is_object(old))
 		validate_meta_update(&e, o, old);
@@ -2206,10 +2239,7 @@ json_t *sk_validate_status(const char *kind, json_t *o, json_t *old)
 }
 
 /* Upstream prints field.Error as "<field>: <body>". */
-static char *cause_text(json_t *c)
-{
-	return xasprintf("%s: %s", str_or_empty(c, "field"), str_or_empty(c, "message"));
-}
+static char *cause_text(json_t *c) { return xasprintf("%s: %s", str_or_empty(c, "field"), str_or_empty(c, "message")); }
 
 /* The API group of a kind skiff serves ("" for core), or NULL. */
 static const char *kind_group(const char *kind)
@@ -2229,7 +2259,8 @@ char *sk_validate_message(const char *kind, const char *name, json_t *causes)
 	size_t n = 0, i;
 	json_t *c;
 
-	json_array_foreach(causes, i, c) {
+	json_array_foreach(causes, i, c)
+	{
 		cleanup_free char *t = cause_text(c);
 		char *next;
 

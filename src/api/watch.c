@@ -12,10 +12,10 @@
 
 /* One encoded event line, shared by every watcher that gets it. */
 typedef struct wline {
-	int ref;              /* atomic */
-	json_t *event;        /* decoded once for in-process watchers (atomic pointer) */
+	int ref;       /* atomic */
+	json_t *event; /* decoded once for in-process watchers (atomic pointer) */
 	size_t len;
-	char data[];          /* {"type":…,"object":…}\n */
+	char data[]; /* {"type":…,"object":…}\n */
 } wline;
 
 typedef struct wev {
@@ -79,16 +79,16 @@ struct sk_api_watch {
 	const sk_api_resource *res;
 	sk_label_selector *labels;
 	sk_field_selector *fields;
-	char *node_match;       /* `"nodeName":"X"` fast path for spec.nodeName=X */
-	int table;              /* 0: objects; 1: Tables of metadata; 2: Tables with objects */
+	char *node_match; /* `"nodeName":"X"` fast path for spec.nodeName=X */
+	int table;        /* 0: objects; 1: Tables of metadata; 2: Tables with objects */
 	sk_store_watch *sw;
 	pthread_mutex_t mu;
-	sem_t wake;             /* posted when an event arrives for a sleeping consumer */
+	sem_t wake; /* posted when an event arrives for a sleeping consumer */
 	wev *head, *tail;
 	size_t queued;
 	int ended;
-	int waiting;            /* the consumer sleeps on wake (set and cleared under mu) */
-	int parked;             /* an event-loop consumer waits for wake_fn (set and cleared under mu) */
+	int waiting; /* the consumer sleeps on wake (set and cleared under mu) */
+	int parked;  /* an event-loop consumer waits for wake_fn (set and cleared under mu) */
 	void (*wake_fn)(void *);
 	void *wake_arg;
 	int bookmarks;
@@ -113,7 +113,8 @@ static void push_line(sk_api_watch *w, const char *type, const char *obj, size_t
 	if (!o)
 		return;
 	items = json_pack("[O]", o);
-	meta = json_pack("{s:O}", "resourceVersion", json_object_get(json_object_get(o, "metadata"), "resourceVersion"));
+	meta = json_pack("{s:O}", "resourceVersion",
+			 json_object_get(json_object_get(o, "metadata"), "resourceVersion"));
 	t = sk__to_table(w->res, items, meta, w->table == 2);
 	s = json_dumps(t, JSON_COMPACT);
 	push_raw(w, type, s, strlen(s));
@@ -153,7 +154,7 @@ static void push_wline(sk_api_watch *w, wline *l)
 	w->tail = e;
 	w->queued += l->len;
 	if (w->queued > MAX_QUEUED_BYTES)
-		drop_queue(w);  /* a consumer this slow is closed and relists */
+		drop_queue(w); /* a consumer this slow is closed and relists */
 }
 
 static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen)
@@ -213,10 +214,7 @@ static void cache_free(void *p)
 	free(c);
 }
 
-static void cache_init(void)
-{
-	pthread_key_create(&cache_key, cache_free);
-}
+static void cache_init(void) { pthread_key_create(&cache_key, cache_free); }
 
 static wline *shared_line(const char *type, const sk_store_kv *src, int64_t rev)
 {
@@ -404,7 +402,8 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 				 (long long)sk_store_compacted_rev(api->store));
 		else
 			snprintf(msg, sizeof(msg), "%s", err.msg);
-		push_error(w, err.code == SK_EGONE ? 410 : 500, err.code == SK_EGONE ? "Expired" : "InternalError", msg);
+		push_error(w, err.code == SK_EGONE ? 410 : 500, err.code == SK_EGONE ? "Expired" : "InternalError",
+			   msg);
 	}
 	resp->status = 200;
 	resp->content_type = "application/json";
@@ -432,7 +431,8 @@ static void maybe_bookmark(sk_api_watch *w)
 		return;
 	w->next_bookmark_ns = next_bookmark(w, now);
 	s = xasprintf("{\"kind\":\"%s\",\"apiVersion\":\"%s%s%s\",\"metadata\":{\"resourceVersion\":\"%lld\"}}",
-		      w->res->kind, w->res->group, w->res->group[0] ? "/" : "", w->res->version, (long long)w->last_rev);
+		      w->res->kind, w->res->group, w->res->group[0] ? "/" : "", w->res->version,
+		      (long long)w->last_rev);
 	push_raw(w, "BOOKMARK", s, strlen(s));
 	free(s);
 }

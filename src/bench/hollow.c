@@ -16,8 +16,8 @@
 /* A pod waiting for its Running status. */
 struct hjob {
 	struct hjob *next;
-	json_t *pod;   /* the pod as the watch saw it (owned) */
-	int node;      /* index of its node */
+	json_t *pod; /* the pod as the watch saw it (owned) */
+	int node;    /* index of its node */
 };
 
 struct sk_hollow {
@@ -27,16 +27,16 @@ struct sk_hollow {
 	int nodes, gpus, nworkers;
 
 	pthread_mutex_t mu;
-	pthread_cond_t cv;         /* a job was queued, or stop (the writers wait) */
-	pthread_cond_t kcv;        /* rewatch or stop (the keeper waits) */
+	pthread_cond_t cv;  /* a job was queued, or stop (the writers wait) */
+	pthread_cond_t kcv; /* rewatch or stop (the keeper waits) */
 	struct hjob *head, *tail;
 	int queued, stop, rewatch;
-	sk_smap seen;              /* uid -> (void *)1: pods already queued or written */
+	sk_smap seen; /* uid -> (void *)1: pods already queued or written */
 	uint64_t ip_seq;
 
 	sk_client_watch *watch;
 	pthread_t *workers;
-	pthread_t keeper;          /* re-lists and re-watches after a watch ends */
+	pthread_t keeper; /* re-lists and re-watches after a watch ends */
 	int keeper_started;
 	sk_hollow_stats st;
 };
@@ -59,11 +59,11 @@ static json_t *node_object(const sk_hollow *h, int i)
 	n = json_pack("{s:s, s:s, s:{s:s, s:{s:s, s:s, s:s}}, s:{s:O, s:O, s:[{s:s, s:s, s:s, s:s}],"
 		      " s:[{s:s, s:s}, {s:s, s:s}], s:{s:s, s:s, s:s, s:s}}}",
 		      "apiVersion", "v1", "kind", "Node", "metadata", "name", name, "labels", "kubernetes.io/hostname",
-		      name, "kubernetes.io/os", "linux", "type", "hollow", "status", "capacity", cap, "allocatable", cap,
-		      "conditions", "type", "Ready", "status", "True", "reason", "KubeletReady", "message",
+		      name, "kubernetes.io/os", "linux", "type", "hollow", "status", "capacity", cap, "allocatable",
+		      cap, "conditions", "type", "Ready", "status", "True", "reason", "KubeletReady", "message",
 		      "hollow node is ready", "addresses", "type", "InternalIP", "address", ip, "type", "Hostname",
-		      "address", name, "nodeInfo", "kubeletVersion", SK_KUBE_VERSION "-skiff-hollow", "operatingSystem", "linux",
-		      "architecture", "amd64", "containerRuntimeVersion", "hollow://0");
+		      "address", name, "nodeInfo", "kubeletVersion", SK_KUBE_VERSION "-skiff-hollow", "operatingSystem",
+		      "linux", "architecture", "amd64", "containerRuntimeVersion", "hollow://0");
 	json_decref(cap);
 	return n;
 }
@@ -104,9 +104,8 @@ static void *reg_main(void *arg)
 	for (int i = r->from; i < r->h->nodes; i += r->step) {
 		if (create_one(r->h->c, "/api/v1/nodes", node_object(r->h, i), &r->err) < 0)
 			break;
-		if (r->leases &&
-		    create_one(r->h->c, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
-			       lease_object(r->h, i), &r->err) < 0)
+		if (r->leases && create_one(r->h->c, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+					    lease_object(r->h, i), &r->err) < 0)
 			break;
 	}
 	return NULL;
@@ -218,8 +217,7 @@ static int list_and_watch(sk_hollow *h, sk_error_t *err)
 	if (!list)
 		return -1;
 	pthread_mutex_lock(&h->mu);
-	json_array_foreach(json_object_get(list, "items"), i, item)
-		consider_locked(h, "ADDED", item);
+	json_array_foreach(json_object_get(list, "items"), i, item) consider_locked(h, "ADDED", item);
 	pthread_mutex_unlock(&h->mu);
 	q = xasprintf("resourceVersion=%s&allowWatchBookmarks=true", jstr(list, "metadata", "resourceVersion"));
 	/* pods are only read (status writes build their own bodies) */
@@ -270,7 +268,8 @@ static json_t *container_statuses(json_t *pod, const char *now, uint64_t seq)
 	json_t *out = json_array(), *ctr;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(pod, "spec"), "containers"), i, ctr) {
+	json_array_foreach(json_object_get(json_object_get(pod, "spec"), "containers"), i, ctr)
+	{
 		const char *name = json_string_value(json_object_get(ctr, "name"));
 		const char *image = json_string_value(json_object_get(ctr, "image"));
 		char id[80];
@@ -290,10 +289,10 @@ static json_t *container_statuses(json_t *pod, const char *now, uint64_t seq)
 static json_t *running_status(json_t *pod, int node, uint64_t seq)
 {
 	char now[32], pod_ip[32], host_ip[32];
-	json_t *body = json_pack("{s:s, s:s, s:{s:s?, s:s?, s:s?, s:s?}}", "apiVersion", "v1", "kind", "Pod", "metadata",
-				 "name", jstr(pod, "metadata", "name"), "namespace", jstr(pod, "metadata", "namespace"),
-				 "uid", jstr(pod, "metadata", "uid"), "resourceVersion",
-				 jstr(pod, "metadata", "resourceVersion"));
+	json_t *body = json_pack("{s:s, s:s, s:{s:s?, s:s?, s:s?, s:s?}}", "apiVersion", "v1", "kind", "Pod",
+				 "metadata", "name", jstr(pod, "metadata", "name"), "namespace",
+				 jstr(pod, "metadata", "namespace"), "uid", jstr(pod, "metadata", "uid"),
+				 "resourceVersion", jstr(pod, "metadata", "resourceVersion"));
 	json_t *status = json_deep_copy(json_object_get(pod, "status"));
 
 	sk_time_format(sk_now_ns() / 1000000000LL, now, sizeof(now));

@@ -30,10 +30,10 @@ typedef struct sk_hollow_options {
 } sk_hollow_options;
 
 typedef struct sk_hollow_stats {
-	uint64_t status_writes;  /* pods reported Running */
-	uint64_t status_errors;  /* writes that failed for good */
-	uint64_t conflicts;      /* writes retried after a conflict */
-	int queued;              /* pods waiting for a writer */
+	uint64_t status_writes; /* pods reported Running */
+	uint64_t status_errors; /* writes that failed for good */
+	uint64_t conflicts;     /* writes retried after a conflict */
+	int queued;             /* pods waiting for a writer */
 } sk_hollow_stats;
 
 /* Registers the nodes (and leases) through c (borrowed: must outlive the

@@ -34,8 +34,8 @@ struct bench {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct track pods, gang;
-	struct track *cur;        /* the set being created */
-	int next;                 /* next pod index to create */
+	struct track *cur; /* the set being created */
+	int next;          /* next pod index to create */
 	int create_errors;
 	sk_error_t create_err;
 };
@@ -140,8 +140,8 @@ static json_t *pod_object(const struct track *t, int i)
 		      "containers", "name", "main", "image", "registry.k8s.io/pause:3.9", "resources", "requests",
 		      "cpu", "100m", "memory", "128Mi");
 	if (!strcmp(t->prefix, "g-"))
-		json_object_set_new(json_object_get(json_object_get(p, "metadata"), "labels"), "scheduling.x-k8s.io/pod-group",
-				    json_string(GANG_NAME));
+		json_object_set_new(json_object_get(json_object_get(p, "metadata"), "labels"),
+				    "scheduling.x-k8s.io/pod-group", json_string(GANG_NAME));
 	return p;
 }
 
@@ -198,7 +198,8 @@ static int create_all(struct bench *b, struct track *t, sk_error_t *err)
 			pthread_join(th[i], NULL);
 	free(th);
 	if (b->create_errors) {
-		sk_error_set(err, b->create_err.code, "%d creates failed, first: %s", b->create_errors, b->create_err.msg);
+		sk_error_set(err, b->create_err.code, "%d creates failed, first: %s", b->create_errors,
+			     b->create_err.msg);
 		return -1;
 	}
 	return 0;
@@ -256,10 +257,7 @@ static void percentiles(const struct track *t, const int64_t *end, double *p50, 
 	free(d);
 }
 
-static double rate(int n, int64_t from, int64_t to)
-{
-	return to > from ? n / ((double)(to - from) / 1e9) : 0;
-}
+static double rate(int n, int64_t from, int64_t to) { return to > from ? n / ((double)(to - from) / 1e9) : 0; }
 
 static void report(FILE *out, const char *what, const struct track *t, int64_t cpu, const sk_store_stats *s0,
 		   const sk_store_stats *s1, const sk_hollow_stats *h0, const sk_hollow_stats *h1)
@@ -280,7 +278,8 @@ static void report(FILE *out, const char *what, const struct track *t, int64_t c
 		what, (double)cpu / 1e9, wall > 0 ? (double)cpu / 1e9 / wall : 0,
 		cpu ? t->nrunning / ((double)cpu / 1e9) : 0, (long long)(s1->writes - s0->writes),
 		(long long)(s1->commits - s0->commits),
-		s1->commits > s0->commits ? (double)(s1->writes - s0->writes) / (double)(s1->commits - s0->commits) : 0);
+		s1->commits > s0->commits ? (double)(s1->writes - s0->writes) / (double)(s1->commits - s0->commits)
+					  : 0);
 }
 
 /* ---- phases ---- */
@@ -330,10 +329,7 @@ static int run_gang(struct bench *b, sk_store *store, sk_hollow *h, FILE *out, s
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) { return remove(path); }
 
 int sk_bench_run(const sk_bench_options *o, FILE *out, sk_error_t *err)
 {
@@ -373,8 +369,8 @@ int sk_bench_run(const sk_bench_options *o, FILE *out, sk_error_t *err)
 	sc = sk_client_new_inproc(api);
 	hc = sk_client_new_inproc(api);
 	{
-		json_t *ns = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Namespace", "metadata", "name",
-				       NS);
+		json_t *ns = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Namespace", "metadata",
+				       "name", NS);
 		json_t *r = sk_client_create(b.c, "/api/v1/namespaces", ns, err);
 
 		json_decref(ns);
@@ -411,9 +407,10 @@ int sk_bench_run(const sk_bench_options *o, FILE *out, sk_error_t *err)
 		t1 = sk_mono_ns();
 		sk_sched_wait_idle(s, 60000);
 		sk_sched_get_stats(s, &st);
-		fprintf(out, "pods: %llu scheduler Events written %.3fs after the last pod was Running; "
-			"cpu with them %.3fs (%.0f pods/cpu-s)\n", (unsigned long long)st.events,
-			(double)(sk_mono_ns() - t1) / 1e9, (double)(cpu_ns() - c0) / 1e9,
+		fprintf(out,
+			"pods: %llu scheduler Events written %.3fs after the last pod was Running; "
+			"cpu with them %.3fs (%.0f pods/cpu-s)\n",
+			(unsigned long long)st.events, (double)(sk_mono_ns() - t1) / 1e9, (double)(cpu_ns() - c0) / 1e9,
 			(double)o->pods / ((double)(cpu_ns() - c0) / 1e9));
 	}
 	if (o->gang > 0 && run_gang(&b, store, h, out, err) < 0)
@@ -426,7 +423,8 @@ out:
 		sk_sched_stats st;
 
 		sk_sched_get_stats(s, &st);
-		fprintf(out, "scheduler: %llu attempts, %llu bound, %llu bind errors, %llu unschedulable, %llu events\n",
+		fprintf(out,
+			"scheduler: %llu attempts, %llu bound, %llu bind errors, %llu unschedulable, %llu events\n",
 			(unsigned long long)st.attempts, (unsigned long long)st.bound,
 			(unsigned long long)st.bind_errors, (unsigned long long)st.unschedulable,
 			(unsigned long long)st.events);

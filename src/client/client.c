@@ -77,8 +77,8 @@ sk_client_watch *sk_client_watch_start(sk_client *c, const char *path, const cha
 	return c->ops->watch(c, path, query, cb, ud, err);
 }
 
-sk_client_watch *sk_client_watch_start_shared(sk_client *c, const char *path, const char *query,
-					      sk_client_watch_cb cb, void *ud, sk_error_t *err)
+sk_client_watch *sk_client_watch_start_shared(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
+					      void *ud, sk_error_t *err)
 {
 	if (c->ops->watch_shared)
 		return c->ops->watch_shared(c, path, query, cb, ud, err);
@@ -104,13 +104,24 @@ void sk_client_free(sk_client *c)
 
 int sk__client_code_from_reason(const char *reason, int http_code)
 {
-	static const struct { const char *reason; int code; } map[] = {
-		{"NotFound", SK_ENOTFOUND}, {"AlreadyExists", SK_EEXISTS}, {"Conflict", SK_ECONFLICT},
-		{"Invalid", SK_EINVALID}, {"Expired", SK_EGONE}, {"Gone", SK_EGONE},
-		{"BadRequest", SK_EBADREQUEST}, {"RequestEntityTooLarge", SK_ETOOLARGE},
-		{"UnsupportedMediaType", SK_EUNSUPPORTED}, {"MethodNotAllowed", SK_EMETHOD},
-		{"Unauthorized", SK_EUNAUTHORIZED}, {"Forbidden", SK_EFORBIDDEN},
-		{"NotAcceptable", SK_ENOTACCEPTABLE}, {"Timeout", SK_ETIMEOUT},
+	static const struct {
+		const char *reason;
+		int code;
+	} map[] = {
+		{"NotFound", SK_ENOTFOUND},
+		{"AlreadyExists", SK_EEXISTS},
+		{"Conflict", SK_ECONFLICT},
+		{"Invalid", SK_EINVALID},
+		{"Expired", SK_EGONE},
+		{"Gone", SK_EGONE},
+		{"BadRequest", SK_EBADREQUEST},
+		{"RequestEntityTooLarge", SK_ETOOLARGE},
+		{"UnsupportedMediaType", SK_EUNSUPPORTED},
+		{"MethodNotAllowed", SK_EMETHOD},
+		{"Unauthorized", SK_EUNAUTHORIZED},
+		{"Forbidden", SK_EFORBIDDEN},
+		{"NotAcceptable", SK_ENOTACCEPTABLE},
+		{"Timeout", SK_ETIMEOUT},
 		{"ServiceUnavailable", SK_EUNAVAILABLE},
 	};
 
@@ -118,11 +129,17 @@ int sk__client_code_from_reason(const char *reason, int http_code)
 		if (!strcmp(reason, map[i].reason))
 			return map[i].code;
 	switch (http_code) {
-	case 404: return SK_ENOTFOUND;
-	case 409: return SK_ECONFLICT;
-	case 410: return SK_EGONE;
-	case 422: return SK_EINVALID;
-	case 400: return SK_EBADREQUEST;
-	default: return SK_EINTERNAL;
+	case 404:
+		return SK_ENOTFOUND;
+	case 409:
+		return SK_ECONFLICT;
+	case 410:
+		return SK_EGONE;
+	case 422:
+		return SK_EINVALID;
+	case 400:
+		return SK_EBADREQUEST;
+	default:
+		return SK_EINTERNAL;
 	}
 }

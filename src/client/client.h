@@ -73,8 +73,8 @@ sk_client_watch *sk_client_watch_start(sk_client *c, const char *path, const cha
 /* Like sk_client_watch_start, but obj may be the one decoded object that the
  * in-process transport hands to every watcher of the event: neither cb nor
  * anyone it passes a reference to may change it. */
-sk_client_watch *sk_client_watch_start_shared(sk_client *c, const char *path, const char *query,
-					      sk_client_watch_cb cb, void *ud, sk_error_t *err);
+sk_client_watch *sk_client_watch_start_shared(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
+					      void *ud, sk_error_t *err);
 /* Stops the watch and joins its thread; cb is not called after it returns. */
 void sk_client_watch_stop(sk_client_watch *w);
 

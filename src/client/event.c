@@ -43,7 +43,8 @@ static json_t *new_event(json_t *obj, const char *name, const char *ns, const ch
 	if (!*str(meta, "namespace"))
 		json_object_del(json_object_get(ev, "involvedObject"), "namespace");
 	if (*str(obj, "fieldPath"))
-		json_object_set_new(json_object_get(ev, "involvedObject"), "fieldPath", json_string(str(obj, "fieldPath")));
+		json_object_set_new(json_object_get(ev, "involvedObject"), "fieldPath",
+				    json_string(str(obj, "fieldPath")));
 	if (host)
 		json_object_set_new(src, "host", json_string(host));
 	json_object_set_new(ev, "source", src);

@@ -19,8 +19,8 @@
 
 typedef struct http_client {
 	char *server;
-	char *auth_header;  /* "Authorization: Bearer T" */
-	char *ca_file;      /* temporary file holding the CA, NULL: no verification */
+	char *auth_header; /* "Authorization: Bearer T" */
+	char *ca_file;     /* temporary file holding the CA, NULL: no verification */
 	pthread_mutex_t mu;
 	CURL *pool[POOL_MAX];
 	int npool;
@@ -32,23 +32,20 @@ typedef struct buf {
 } buf;
 
 struct sk_client_watch {
-	const struct sk_client_ops *ops;   /* must stay first (see sk_client_watch_stop) */
+	const struct sk_client_ops *ops; /* must stay first (see sk_client_watch_stop) */
 	http_client *hc;
 	char *url;
 	sk_client_watch_cb cb;
 	void *ud;
 	pthread_t thread;
 	volatile int stop;
-	bool ended;          /* cb asked to stop or the stream ended */
+	bool ended; /* cb asked to stop or the stream ended */
 	buf line;
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 
-static void curl_init_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
+static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 static void buf_append(buf *b, const char *p, size_t n)
 {
@@ -143,8 +140,8 @@ static void status_error(long code, const buf *body, const char *method, const c
 	if (msg)
 		sk_error_set(err, sk__client_code_from_reason(reason, (int)code), "%s", msg);
 	else
-		sk_error_set(err, sk__client_code_from_reason(NULL, (int)code), "%s %s: HTTP %ld: %.200s", method,
-			     path, code, body->data ? body->data : "");
+		sk_error_set(err, sk__client_code_from_reason(NULL, (int)code), "%s %s: HTTP %ld: %.200s", method, path,
+			     code, body->data ? body->data : "");
 }
 
 /* Performs one request; the body ends up in *out. Returns the HTTP status or -1. */
@@ -189,8 +186,8 @@ static json_t *http_request(sk_client *c, const char *method, const char *path, 
 	json_error_t jerr;
 	long code;
 
-	code = perform(hc, method, path, query, data, dlen,
-		       content_type ? content_type : "application/json", "application/json", &out, err);
+	code = perform(hc, method, path, query, data, dlen, content_type ? content_type : "application/json",
+		       "application/json", &out, err);
 	if (code < 0)
 		goto done;
 	if (code < 200 || code > 299) {
@@ -309,8 +306,8 @@ static void http_watch_stop(sk_client_watch *w);
 
 static const struct sk_client_ops http_ops;
 
-static sk_client_watch *http_watch(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
-				   void *ud, sk_error_t *err)
+static sk_client_watch *http_watch(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb, void *ud,
+				   sk_error_t *err)
 {
 	http_client *hc = c->impl;
 	sk_client_watch *w = xzalloc(sizeof(*w));

@@ -56,20 +56,30 @@ static char *read_trimmed(const char *path)
 int sk_cmd_agent(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"server", required_argument, NULL, 's'},      {"token", required_argument, NULL, 't'},
-		{"kubeconfig", required_argument, NULL, 'k'},  {"ca-file", required_argument, NULL, 'c'},
-		{"data-dir", required_argument, NULL, 'd'},    {"run-dir", required_argument, NULL, 'r'},
-		{"node-name", required_argument, NULL, 'N'},   {"pod-cidr", required_argument, NULL, 'p'},
-		{"bridge", required_argument, NULL, 'b'},      {"simulate-gpus", required_argument, NULL, 'g'},
-		{"log-port", required_argument, NULL, 'l'},    {"backoff-base-ms", required_argument, NULL, 'B'},
-		{"backoff-max-ms", required_argument, NULL, 'M'}, {"system-reserved-cpu", required_argument, NULL, 'C'},
-		{"system-reserved-memory", required_argument, NULL, 'R'}, {"control-plane", no_argument, NULL, 'P'},
+		{"server", required_argument, NULL, 's'},
+		{"token", required_argument, NULL, 't'},
+		{"kubeconfig", required_argument, NULL, 'k'},
+		{"ca-file", required_argument, NULL, 'c'},
+		{"data-dir", required_argument, NULL, 'd'},
+		{"run-dir", required_argument, NULL, 'r'},
+		{"node-name", required_argument, NULL, 'N'},
+		{"pod-cidr", required_argument, NULL, 'p'},
+		{"bridge", required_argument, NULL, 'b'},
+		{"simulate-gpus", required_argument, NULL, 'g'},
+		{"log-port", required_argument, NULL, 'l'},
+		{"backoff-base-ms", required_argument, NULL, 'B'},
+		{"backoff-max-ms", required_argument, NULL, 'M'},
+		{"system-reserved-cpu", required_argument, NULL, 'C'},
+		{"system-reserved-memory", required_argument, NULL, 'R'},
+		{"control-plane", no_argument, NULL, 'P'},
 		{"container-log-max-size", required_argument, NULL, 'L'},
 		{"container-log-max-files", required_argument, NULL, 'F'},
-		{"gpu-replicas", required_argument, NULL, 'G'}, {"gpu-quiet-period", required_argument, NULL, 'Q'},
+		{"gpu-replicas", required_argument, NULL, 'G'},
+		{"gpu-quiet-period", required_argument, NULL, 'Q'},
 		{"image-gc-high-threshold", required_argument, NULL, 'H'},
 		{"image-gc-low-threshold", required_argument, NULL, 'W'},
-		{"verbose", no_argument, NULL, 'v'},           {"help", no_argument, NULL, 'h'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	sk_agent_options o = {0};
@@ -84,19 +94,45 @@ int sk_cmd_agent(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': server = optarg; break;
-		case 't': token = optarg; break;
-		case 'k': kubeconfig = optarg; break;
-		case 'c': ca_file = optarg; break;
-		case 'd': o.data_dir = optarg; break;
-		case 'r': o.run_dir = optarg; break;
-		case 'N': o.node_name = optarg; break;
-		case 'p': o.pod_cidr = optarg; break;
-		case 'b': o.bridge = optarg; break;
-		case 'g': o.simulate_gpus = atoi(optarg); break;
-		case 'l': o.log_port = atoi(optarg); break;
-		case 'B': o.backoff_base_ms = atoi(optarg); break;
-		case 'M': o.backoff_max_ms = atoi(optarg); break;
+		case 's':
+			server = optarg;
+			break;
+		case 't':
+			token = optarg;
+			break;
+		case 'k':
+			kubeconfig = optarg;
+			break;
+		case 'c':
+			ca_file = optarg;
+			break;
+		case 'd':
+			o.data_dir = optarg;
+			break;
+		case 'r':
+			o.run_dir = optarg;
+			break;
+		case 'N':
+			o.node_name = optarg;
+			break;
+		case 'p':
+			o.pod_cidr = optarg;
+			break;
+		case 'b':
+			o.bridge = optarg;
+			break;
+		case 'g':
+			o.simulate_gpus = atoi(optarg);
+			break;
+		case 'l':
+			o.log_port = atoi(optarg);
+			break;
+		case 'B':
+			o.backoff_base_ms = atoi(optarg);
+			break;
+		case 'M':
+			o.backoff_max_ms = atoi(optarg);
+			break;
 		case 'C':
 			if (sk_quantity_milli(optarg, &o.reserved_cpu_milli) < 0)
 				die("--system-reserved-cpu \"%s\": not a quantity", optarg);
@@ -105,19 +141,37 @@ int sk_cmd_agent(int argc, char **argv)
 			if (sk_quantity_value(optarg, &o.reserved_memory) < 0)
 				die("--system-reserved-memory \"%s\": not a quantity", optarg);
 			break;
-		case 'P': o.control_plane = true; break;
+		case 'P':
+			o.control_plane = true;
+			break;
 		case 'L':
 			if (sk_quantity_value(optarg, &o.log_max_size) < 0)
 				die("--container-log-max-size \"%s\": not a quantity", optarg);
 			break;
-		case 'F': o.log_max_files = atoi(optarg); break;
-		case 'G': o.gpu_replicas = atoi(optarg); break;
-		case 'Q': o.gpu_quiet_period_s = atoi(optarg); break;
-		case 'H': o.image_gc_high_percent = atoi(optarg); break;
-		case 'W': o.image_gc_low_percent = atoi(optarg); break;
-		case 'v': sk_log_level = SK_LOG_DEBUG; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'F':
+			o.log_max_files = atoi(optarg);
+			break;
+		case 'G':
+			o.gpu_replicas = atoi(optarg);
+			break;
+		case 'Q':
+			o.gpu_quiet_period_s = atoi(optarg);
+			break;
+		case 'H':
+			o.image_gc_high_percent = atoi(optarg);
+			break;
+		case 'W':
+			o.image_gc_low_percent = atoi(optarg);
+			break;
+		case 'v':
+			sk_log_level = SK_LOG_DEBUG;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind < argc || !o.data_dir || (!kubeconfig && !server)) {

@@ -41,12 +41,18 @@ static int num(const char *flag, const char *v)
 int sk_cmd_bench(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"nodes", required_argument, NULL, 'n'},          {"pods", required_argument, NULL, 'p'},
-		{"gang", required_argument, NULL, 'g'},           {"workers", required_argument, NULL, 'w'},
-		{"sched-workers", required_argument, NULL, 'S'},  {"hollow-workers", required_argument, NULL, 'H'},
-		{"gpus", required_argument, NULL, 'G'},           {"timeout", required_argument, NULL, 't'},
-		{"data-dir", required_argument, NULL, 'd'},       {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},                 {NULL, 0, NULL, 0},
+		{"nodes", required_argument, NULL, 'n'},
+		{"pods", required_argument, NULL, 'p'},
+		{"gang", required_argument, NULL, 'g'},
+		{"workers", required_argument, NULL, 'w'},
+		{"sched-workers", required_argument, NULL, 'S'},
+		{"hollow-workers", required_argument, NULL, 'H'},
+		{"gpus", required_argument, NULL, 'G'},
+		{"timeout", required_argument, NULL, 't'},
+		{"data-dir", required_argument, NULL, 'd'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	sk_bench_options o = {.nodes = 500, .pods = 10000, .workers = 64};
 	sk_error_t err = {0};
@@ -54,18 +60,42 @@ int sk_cmd_bench(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': o.nodes = num("--nodes", optarg); break;
-		case 'p': o.pods = num("--pods", optarg); break;
-		case 'g': o.gang = num("--gang", optarg); break;
-		case 'w': o.workers = num("--workers", optarg); break;
-		case 'S': o.sched_workers = num("--sched-workers", optarg); break;
-		case 'H': o.hollow_workers = num("--hollow-workers", optarg); break;
-		case 'G': o.gpus = num("--gpus", optarg); break;
-		case 't': o.timeout_s = num("--timeout", optarg); break;
-		case 'd': o.data_dir = optarg; break;
-		case 'v': sk_log_level = SK_LOG_DEBUG; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'n':
+			o.nodes = num("--nodes", optarg);
+			break;
+		case 'p':
+			o.pods = num("--pods", optarg);
+			break;
+		case 'g':
+			o.gang = num("--gang", optarg);
+			break;
+		case 'w':
+			o.workers = num("--workers", optarg);
+			break;
+		case 'S':
+			o.sched_workers = num("--sched-workers", optarg);
+			break;
+		case 'H':
+			o.hollow_workers = num("--hollow-workers", optarg);
+			break;
+		case 'G':
+			o.gpus = num("--gpus", optarg);
+			break;
+		case 't':
+			o.timeout_s = num("--timeout", optarg);
+			break;
+		case 'd':
+			o.data_dir = optarg;
+			break;
+		case 'v':
+			sk_log_level = SK_LOG_DEBUG;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind < argc) {

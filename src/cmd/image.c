@@ -67,7 +67,9 @@ static void parse_opts(int argc, char **argv, struct opts *o, const char *sub)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:c:k:C:p:j:n:qJh", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': o->data_dir = optarg; break;
+		case 'd':
+			o->data_dir = optarg;
+			break;
 		case 'c': {
 			json_error_t je;
 			if (o->n_auths == 16)
@@ -83,14 +85,30 @@ static void parse_opts(int argc, char **argv, struct opts *o, const char *sub)
 				die("too many --insecure-registry");
 			o->insecure[o->n_insecure++] = optarg;
 			break;
-		case 'C': o->ca_file = optarg; break;
-		case 'p': o->platform = optarg; break;
-		case 'j': o->parallel = atoi(optarg); break;
-		case 'n': o->base_name = optarg; break;
-		case 'q': o->quiet = 1; break;
-		case 'J': o->json_out = 1; break;
-		case 'h': usage(stdout, sub); exit(0);
-		default: usage(stderr, sub); exit(2);
+		case 'C':
+			o->ca_file = optarg;
+			break;
+		case 'p':
+			o->platform = optarg;
+			break;
+		case 'j':
+			o->parallel = atoi(optarg);
+			break;
+		case 'n':
+			o->base_name = optarg;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'J':
+			o->json_out = 1;
+			break;
+		case 'h':
+			usage(stdout, sub);
+			exit(0);
+		default:
+			usage(stderr, sub);
+			exit(2);
 		}
 	}
 }
@@ -124,7 +142,8 @@ static int cmd_ls(sk_image_store *s, struct opts *o)
 		return 0;
 	}
 	printf("%-60s %-19s %12s\n", "NAME", "IMAGE ID", "SIZE");
-	json_array_foreach(list, i, img) {
+	json_array_foreach(list, i, img)
+	{
 		json_t *names = json_object_get(img, "names");
 		const char *id = json_string_value(json_object_get(img, "id"));
 		const char *first = json_string_value(json_array_get(names, 0));
@@ -153,9 +172,14 @@ static void on_progress(void *arg, const char *digest, int64_t done, int64_t tot
 
 static int cmd_pull(sk_image_store *s, struct opts *o, const char *ref)
 {
-	sk_pull_options po = {.auths = o->auths, .n_auths = o->n_auths, .insecure = o->insecure,
-			      .n_insecure = o->n_insecure, .ca_file = o->ca_file, .platform = o->platform,
-			      .parallel = o->parallel, .progress = o->quiet ? NULL : on_progress};
+	sk_pull_options po = {.auths = o->auths,
+			      .n_auths = o->n_auths,
+			      .insecure = o->insecure,
+			      .n_insecure = o->n_insecure,
+			      .ca_file = o->ca_file,
+			      .platform = o->platform,
+			      .parallel = o->parallel,
+			      .progress = o->quiet ? NULL : on_progress};
 	sk_image_info info;
 	sk_error_t err = {0};
 
@@ -164,10 +188,11 @@ static int cmd_pull(sk_image_store *s, struct opts *o, const char *ref)
 	if (sk_image_pull(s, ref, &po, &info, &err) < 0)
 		die("%s", err.msg);
 	if (!o->quiet)
-		fprintf(stderr, "Successfully pulled image \"%s\" in %.3fs (fetch %.3fs, unpack %.3fs). "
-				"Image size: %lld bytes. Fetched %lld bytes; %d/%d layers cached.\n",
-			ref, info.total_ns / 1e9, info.fetch_ns / 1e9, info.unpack_ns / 1e9,
-			(long long)info.size, (long long)info.fetched_bytes, info.blobs_cached, info.layers);
+		fprintf(stderr,
+			"Successfully pulled image \"%s\" in %.3fs (fetch %.3fs, unpack %.3fs). "
+			"Image size: %lld bytes. Fetched %lld bytes; %d/%d layers cached.\n",
+			ref, info.total_ns / 1e9, info.fetch_ns / 1e9, info.unpack_ns / 1e9, (long long)info.size,
+			(long long)info.fetched_bytes, info.blobs_cached, info.layers);
 	printf("%s\n", info.image_ref);
 	sk_image_info_release(&info);
 	return 0;
@@ -182,8 +207,7 @@ static int cmd_import(sk_image_store *s, struct opts *o, const char *file)
 
 	if (sk_image_import(s, file, o->base_name, &names, &err) < 0)
 		die("%s", err.msg);
-	json_array_foreach(names, i, v)
-		printf("imported %s\n", json_string_value(v));
+	json_array_foreach(names, i, v) printf("imported %s\n", json_string_value(v));
 	return 0;
 }
 
@@ -196,9 +220,9 @@ static int cmd_inspect(sk_image_store *s, const char *ref)
 	if (sk_image_lookup(s, ref, &info, &err) < 0)
 		die("%s", err.msg);
 	config = sk_image_config(s, ref, &err);
-	out = json_pack("{s:s, s:s, s:O, s:O, s:I, s:i, s:O}", "id", info.id, "imageRef", info.image_ref,
-			"repoTags", info.repo_tags, "repoDigests", info.repo_digests, "size",
-			(json_int_t)info.size, "layers", info.layers, "config", config ? config : json_null());
+	out = json_pack("{s:s, s:s, s:O, s:O, s:I, s:i, s:O}", "id", info.id, "imageRef", info.image_ref, "repoTags",
+			info.repo_tags, "repoDigests", info.repo_digests, "size", (json_int_t)info.size, "layers",
+			info.layers, "config", config ? config : json_null());
 	print_json(out);
 	sk_image_info_release(&info);
 	return 0;

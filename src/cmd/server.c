@@ -50,15 +50,20 @@ static void node_timing(const char *env, const char *flag, const char *arg)
 int sk_cmd_server(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"data-dir", required_argument, NULL, 'd'}, {"listen", required_argument, NULL, 'l'},
-		{"no-agent", no_argument, NULL, 'n'},       {"node-name", required_argument, NULL, 'N'},
-		{"simulate-gpus", required_argument, NULL, 'g'}, {"verbose", no_argument, NULL, 'v'},
-		{"gpu-replicas", required_argument, NULL, 'G'}, {"gpu-quiet-period", required_argument, NULL, 'Q'},
+		{"data-dir", required_argument, NULL, 'd'},
+		{"listen", required_argument, NULL, 'l'},
+		{"no-agent", no_argument, NULL, 'n'},
+		{"node-name", required_argument, NULL, 'N'},
+		{"simulate-gpus", required_argument, NULL, 'g'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"gpu-replicas", required_argument, NULL, 'G'},
+		{"gpu-quiet-period", required_argument, NULL, 'Q'},
 		{"watch-history", required_argument, NULL, 'H'},
 		{"node-monitor-grace-period", required_argument, NULL, 'R'},
 		{"node-monitor-period", required_argument, NULL, 'P'},
 		{"pod-eviction-timeout", required_argument, NULL, 'E'},
-		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	sk_server_options o = {.data_dir = "/var/lib/skiff", .listen = "127.0.0.1:6443", .agent = 1};
 	sk_error_t err = {0};
@@ -68,20 +73,48 @@ int sk_cmd_server(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': o.data_dir = optarg; break;
-		case 'l': o.listen = optarg; break;
-		case 'n': o.agent = 0; break;
-		case 'N': o.node_name = optarg; break;
-		case 'g': o.simulate_gpus = atoi(optarg); break;
-		case 'G': o.gpu_replicas = atoi(optarg); break;
-		case 'Q': o.gpu_quiet_period_s = atoi(optarg); break;
-		case 'H': o.watch_history_secs = atoll(optarg); break;
-		case 'R': node_timing("SKIFF_NODE_MONITOR_GRACE_PERIOD", "--node-monitor-grace-period", optarg); break;
-		case 'P': node_timing("SKIFF_NODE_MONITOR_PERIOD", "--node-monitor-period", optarg); break;
-		case 'E': node_timing("SKIFF_POD_EVICTION_TIMEOUT", "--pod-eviction-timeout", optarg); break;
-		case 'v': sk_log_level = SK_LOG_DEBUG; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'd':
+			o.data_dir = optarg;
+			break;
+		case 'l':
+			o.listen = optarg;
+			break;
+		case 'n':
+			o.agent = 0;
+			break;
+		case 'N':
+			o.node_name = optarg;
+			break;
+		case 'g':
+			o.simulate_gpus = atoi(optarg);
+			break;
+		case 'G':
+			o.gpu_replicas = atoi(optarg);
+			break;
+		case 'Q':
+			o.gpu_quiet_period_s = atoi(optarg);
+			break;
+		case 'H':
+			o.watch_history_secs = atoll(optarg);
+			break;
+		case 'R':
+			node_timing("SKIFF_NODE_MONITOR_GRACE_PERIOD", "--node-monitor-grace-period", optarg);
+			break;
+		case 'P':
+			node_timing("SKIFF_NODE_MONITOR_PERIOD", "--node-monitor-period", optarg);
+			break;
+		case 'E':
+			node_timing("SKIFF_POD_EVICTION_TIMEOUT", "--pod-eviction-timeout", optarg);
+			break;
+		case 'v':
+			sk_log_level = SK_LOG_DEBUG;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind < argc) {

@@ -15,7 +15,7 @@
 
 struct sk_cron {
 	uint64_t minute, hour, dom, month, dow;
-	int64_t every;   /* > 0: @every, seconds */
+	int64_t every; /* > 0: @every, seconds */
 };
 
 typedef struct bounds {
@@ -23,7 +23,8 @@ typedef struct bounds {
 	const char *const *names;
 } bounds;
 
-static const char *const months[] = {"", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", NULL};
+static const char *const months[] = {"",    "jan", "feb", "mar", "apr", "may", "jun",
+				     "jul", "aug", "sep", "oct", "nov", "dec", NULL};
 static const char *const days[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat", NULL};
 static const bounds B_MIN = {0, 59, NULL}, B_HOUR = {0, 23, NULL}, B_DOM = {1, 31, NULL}, B_MONTH = {1, 12, months},
 		    B_DOW = {0, 6, days};
@@ -77,18 +78,22 @@ static int parse_range(const char *s, size_t n, const bounds *b, uint64_t *bits,
 	}
 	if (slash) {
 		if (parse_int(slash + 1, n - rn - 1, &B_MIN, &step) < 0 || step <= 0)
-			return sk_error_set(err, SK_EINVALID, "failed to parse int from %.*s", (int)(n - rn - 1), slash + 1);
+			return sk_error_set(err, SK_EINVALID, "failed to parse int from %.*s", (int)(n - rn - 1),
+					    slash + 1);
 		if (single)
 			hi = b->max;
 		if (step > 1)
 			extra = 0;
 	}
 	if (lo < b->min)
-		return sk_error_set(err, SK_EINVALID, "beginning of range (%d) below minimum (%d): %.*s", lo, b->min, (int)n, s);
+		return sk_error_set(err, SK_EINVALID, "beginning of range (%d) below minimum (%d): %.*s", lo, b->min,
+				    (int)n, s);
 	if (hi > b->max)
-		return sk_error_set(err, SK_EINVALID, "end of range (%d) above maximum (%d): %.*s", hi, b->max, (int)n, s);
+		return sk_error_set(err, SK_EINVALID, "end of range (%d) above maximum (%d): %.*s", hi, b->max, (int)n,
+				    s);
 	if (lo > hi)
-		return sk_error_set(err, SK_EINVALID, "beginning of range (%d) beyond end of range (%d): %.*s", lo, hi, (int)n, s);
+		return sk_error_set(err, SK_EINVALID, "beginning of range (%d) beyond end of range (%d): %.*s", lo, hi,
+				    (int)n, s);
 	for (int i = lo; i <= hi; i += step)
 		*bits |= 1ULL << i;
 	*bits |= extra;
@@ -292,12 +297,13 @@ static void format_locked(int64_t t, char *buf, size_t len)
 	if (off == 0)
 		snprintf(buf + n, len - n, "Z");
 	else
-		snprintf(buf + n, len - n, "%c%02ld:%02ld", off < 0 ? '-' : '+', labs(off) / 3600, labs(off) % 3600 / 60);
+		snprintf(buf + n, len - n, "%c%02ld:%02ld", off < 0 ? '-' : '+', labs(off) / 3600,
+			 labs(off) % 3600 / 60);
 }
 
 /* Runs fn in zone tz under the mutex. */
-static int64_t in_zone(const char *tz, int64_t (*fn)(const void *, int64_t, char *, size_t), const void *arg,
-		       int64_t t, char *buf, size_t len)
+static int64_t in_zone(const char *tz, int64_t (*fn)(const void *, int64_t, char *, size_t), const void *arg, int64_t t,
+		       char *buf, size_t len)
 {
 	cleanup_free char *saved = NULL;
 	const char *old;

@@ -17,8 +17,8 @@
 
 typedef struct cctx {
 	sk_controller *k;
-	json_t *cj;      /* working copy */
-	json_t *jobs;    /* Jobs controlled by the CronJob */
+	json_t *cj;   /* working copy */
+	json_t *jobs; /* Jobs controlled by the CronJob */
 	int64_t requeue_ms;
 } cctx;
 
@@ -36,9 +36,7 @@ static json_t *find_job(cctx *x, const char *uid)
 	json_t *j;
 	size_t i;
 
-	json_array_foreach(x->jobs, i, j)
-		if (!strcmp(sk__uid(j) ?: "", uid ?: ""))
-			return j;
+	json_array_foreach(x->jobs, i, j) if (!strcmp(sk__uid(j) ?: "", uid ?: "")) return j;
 	return NULL;
 }
 
@@ -54,9 +52,8 @@ static int in_active(json_t *active, const char *uid)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(active, i, r)
-		if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", uid ?: ""))
-			return 1;
+	json_array_foreach(active, i,
+			   r) if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", uid ?: "")) return 1;
 	return 0;
 }
 
@@ -70,9 +67,8 @@ static void sync_active(cctx *x)
 		active = json_array();
 		json_object_set_new(st, "active", active);
 	}
-	json_array_foreach(x->jobs, i, j)
-		if (!job_finished(j) && !in_active(active, sk__uid(j)))
-			json_array_append_new(active, job_ref(j));
+	json_array_foreach(x->jobs, i, j) if (!job_finished(j) && !in_active(active, sk__uid(j)))
+		json_array_append_new(active, job_ref(j));
 	i = 0;
 	while (i < json_array_size(active)) {
 		json_t *ref = json_array_get(active, i);
@@ -106,8 +102,8 @@ static int delete_job(cctx *x, json_t *job)
 	sk_error_t err = {0};
 
 	if (sk_client_delete(x->k->ctl->c, path, opts, &err) < 0 && err.code != SK_ENOTFOUND) {
-		sk_event_record(x->k->ctl->c, x->cj, "Warning", "FailedDelete", COMPONENT, NULL,
-				"Deleted job: %s", err.msg);
+		sk_event_record(x->k->ctl->c, x->cj, "Warning", "FailedDelete", COMPONENT, NULL, "Deleted job: %s",
+				err.msg);
 		return -1;
 	}
 	sk__informer_forget(x->k->ctl->jobs, job);
@@ -140,9 +136,8 @@ static void prune(cctx *x, int complete, json_int_t limit)
 	if (limit < 0)
 		return;
 	v = xmalloc((json_array_size(x->jobs) + 1) * sizeof(*v));
-	json_array_foreach(x->jobs, i, j)
-		if (job_finished(j) && cond_true(j, complete ? "Complete" : "Failed") && !sk__is_deleting(j))
-			v[n++] = j;
+	json_array_foreach(x->jobs, i, j) if (job_finished(j) && cond_true(j, complete ? "Complete" : "Failed") &&
+					      !sk__is_deleting(j)) v[n++] = j;
 	qsort(v, n, sizeof(*v), by_finish);
 	for (i = 0; (json_int_t)(n - i) > limit; i++)
 		delete_job(x, v[i]);
@@ -265,9 +260,11 @@ static int schedule(cctx *x, int64_t now)
 	if (when < 0)
 		goto out;
 	if (missed > 100)
-		sk_event_record(x->k->ctl->c, x->cj, "Warning", "TooManyMissedTimes", COMPONENT, NULL,
-				"too many missed start times: %ld. Set or decrease .spec.startingDeadlineSeconds or check "
-				"clock skew", missed);
+		sk_event_record(
+			x->k->ctl->c, x->cj, "Warning", "TooManyMissedTimes", COMPONENT, NULL,
+			"too many missed start times: %ld. Set or decrease .spec.startingDeadlineSeconds or check "
+			"clock skew",
+			missed);
 	if (sds >= 0 && when + sds < now) {
 		char ts[64];
 		struct tm tm;
@@ -289,7 +286,8 @@ static int schedule(cctx *x, int64_t now)
 		json_t *ref;
 		size_t i;
 
-		json_array_foreach(active, i, ref) {
+		json_array_foreach(active, i, ref)
+		{
 			json_t *job = find_job(x, json_string_value(json_object_get(ref, "uid")));
 
 			if (job && delete_job(x, job) < 0)
@@ -311,9 +309,7 @@ static json_t *owned_jobs(sk_controller *k, json_t *cj)
 	json_t *out = json_array(), *j;
 	size_t i;
 
-	json_array_foreach(all, i, j)
-		if (sk__controlled_by(j, sk__uid(cj)))
-			json_array_append(out, j);
+	json_array_foreach(all, i, j) if (sk__controlled_by(j, sk__uid(cj))) json_array_append(out, j);
 	return out;
 }
 
@@ -348,10 +344,7 @@ static int sync_cronjob(sk_controller *k, const char *key)
 	return rc;
 }
 
-static void on_job(void *ud, int ev, json_t *old, json_t *job)
-{
-	sk__enqueue_controller(ud, job, "CronJob");
-}
+static void on_job(void *ud, int ev, json_t *old, json_t *job) { sk__enqueue_controller(ud, job, "CronJob"); }
 
 int sk__cronjob_init(struct sk_ctrl *ctl, sk_error_t *err)
 {

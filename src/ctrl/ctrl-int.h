@@ -95,12 +95,12 @@ struct sk_controller {
 	struct sk_ctrl *ctl;
 	sk_queue *q;
 	sk_sync_fn sync;
-	void *state;              /* controller-specific, freed with release (or free) */
+	void *state; /* controller-specific, freed with release (or free) */
 	void (*release)(void *state);
-	sk_informer *primary;     /* resynced every resync_secs (0: never) */
+	sk_informer *primary; /* resynced every resync_secs (0: never) */
 	int resync_secs;
 	int (*resync_if)(json_t *obj); /* NULL, or 0 for a primary object the resync skips */
-	int workers;              /* worker threads (0: sk_ctrl_options.workers) */
+	int workers;                   /* worker threads (0: sk_ctrl_options.workers) */
 	int nthreads;
 	pthread_t threads[8];
 	pthread_t resync_thread;
@@ -112,7 +112,7 @@ struct sk_ctrl {
 	sk_client *c;
 	sk_ctrl_options o;
 	sk_informer *pods, *rs, *deploy, *jobs, *cronjobs, *nodes, *leases, *namespaces;
-	sk_informer *extra[16];   /* further resources only the garbage collector watches */
+	sk_informer *extra[16]; /* further resources only the garbage collector watches */
 	int nextra;
 	sk_controller *ctrls[16];
 	int nctrls;
@@ -169,8 +169,8 @@ json_t *sk__owner_ref(json_t *owner, const char *api_version, const char *kind);
 int sk__is_deleting(json_t *obj);
 
 /* Pods. */
-int sk__pod_terminal(json_t *pod);      /* phase Succeeded or Failed */
-int sk__pod_active(json_t *pod);        /* not terminal, not deleting */
+int sk__pod_terminal(json_t *pod); /* phase Succeeded or Failed */
+int sk__pod_active(json_t *pod);   /* not terminal, not deleting */
 int sk__pod_ready(json_t *pod);
 /* When the Ready condition last turned True, or -1. */
 int64_t sk__pod_ready_since(json_t *pod);
@@ -181,8 +181,8 @@ json_t *sk__cond_get(json_t *status, const char *type);
 /* Sets a condition; keeps lastTransitionTime when status is unchanged.
  * with_probe adds lastProbeTime (Job), with_update lastUpdateTime
  * (Deployment). Returns 1 when anything changed. */
-int sk__cond_set(json_t *status, const char *type, const char *st, const char *reason, const char *msg,
-		 int with_probe, int with_update);
+int sk__cond_set(json_t *status, const char *type, const char *st, const char *reason, const char *msg, int with_probe,
+		 int with_update);
 void sk__cond_remove(json_t *status, const char *type);
 
 /* A pod for template, owned by owner_ref (stolen), named by generate_name.

@@ -18,9 +18,9 @@
 
 typedef struct dctx {
 	sk_controller *k;
-	json_t *d;        /* cached deployment (read-only) */
-	json_t *new_rs;   /* owned reference or NULL */
-	json_t *old;      /* array of old ReplicaSets */
+	json_t *d;      /* cached deployment (read-only) */
+	json_t *new_rs; /* owned reference or NULL */
+	json_t *old;    /* array of old ReplicaSets */
 	int64_t replicas, surge, unavail;
 	int64_t requeue_ms;
 } dctx;
@@ -90,8 +90,7 @@ static int64_t sum(json_t *rss, const char *path, int spec)
 	size_t i;
 	int64_t n = 0;
 
-	json_array_foreach(rss, i, rs)
-		n += spec ? spec_replicas(rs) : sk__jint(rs, path, 0);
+	json_array_foreach(rss, i, rs) n += spec ? spec_replicas(rs) : sk__jint(rs, path, 0);
 	return n;
 }
 
@@ -113,13 +112,19 @@ static int is_recreate(json_t *d)
  * keeps per object. Returns 1 when something changed. */
 static int copy_annotations(json_t *d, json_t *rs)
 {
-	static const char *skip[] = {"kubectl.kubernetes.io/last-applied-configuration", REV, REV_HISTORY, DESIRED,
-				     MAXREP, "deprecated.deployment.rollback.to", NULL};
+	static const char *skip[] = {"kubectl.kubernetes.io/last-applied-configuration",
+				     REV,
+				     REV_HISTORY,
+				     DESIRED,
+				     MAXREP,
+				     "deprecated.deployment.rollback.to",
+				     NULL};
 	json_t *a = sk__jobj(rs, "metadata.annotations"), *v;
 	const char *k;
 	int changed = 0;
 
-	json_object_foreach(ann(d), k, v) {
+	json_object_foreach(ann(d), k, v)
+	{
 		int skipped = 0;
 
 		for (int i = 0; skip[i]; i++)
@@ -191,9 +196,7 @@ static int update_rs(dctx *x, json_t *rs, sk_error_t *err)
 		json_decref(x->new_rs);
 		x->new_rs = json_incref(out);
 	}
-	json_array_foreach(x->old, i, o)
-		if (!strcmp(sk__uid(o), sk__uid(out)))
-			json_array_set(x->old, i, out);
+	json_array_foreach(x->old, i, o) if (!strcmp(sk__uid(o), sk__uid(out))) json_array_set(x->old, i, out);
 	json_decref(out);
 	return 0;
 }
@@ -263,9 +266,7 @@ static int64_t max_old_revision(json_t *rss)
 	size_t i;
 	int64_t max = 0;
 
-	json_array_foreach(rss, i, rs)
-		if (ann_int(rs, REV, 0) > max)
-			max = ann_int(rs, REV, 0);
+	json_array_foreach(rss, i, rs) if (ann_int(rs, REV, 0) > max) max = ann_int(rs, REV, 0);
 	return max;
 }
 
@@ -278,7 +279,8 @@ static void split_rss(dctx *x, json_t *owned)
 
 	sort_array(owned, by_creation);
 	x->old = json_array();
-	json_array_foreach(owned, i, rs) {
+	json_array_foreach(owned, i, rs)
+	{
 		if (!x->new_rs && sk_rollout_template_equal(sk__jget(rs, "spec.template"), tmpl))
 			x->new_rs = json_incref(rs);
 		else
@@ -323,8 +325,7 @@ static json_t *new_rs_object(dctx *x, const char *hash, int64_t new_rev, int64_t
 	json_object_set_new(meta, "name", json_string(name));
 	json_object_set_new(meta, "namespace", json_string(sk__ns(x->d)));
 	json_object_set_new(meta, "labels", json_deep_copy(sk__jget(tmpl, "metadata.labels")));
-	json_object_set_new(meta, "ownerReferences",
-			    json_pack("[o]", sk__owner_ref(x->d, "apps/v1", "Deployment")));
+	json_object_set_new(meta, "ownerReferences", json_pack("[o]", sk__owner_ref(x->d, "apps/v1", "Deployment")));
 	json_object_set_new(rs, "metadata", meta);
 	json_object_set_new(spec, "replicas", json_integer(replicas));
 	json_object_set_new(spec, "minReadySeconds", json_integer(sk__jint(x->d, "spec.minReadySeconds", 0)));
@@ -417,8 +418,8 @@ static void calc_status(dctx *x, json_t *st)
 	if (maxu > x->replicas)
 		maxu = x->replicas;
 	if (avail >= x->replicas - maxu)
-		sk__cond_set(st, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.",
-			     0, 1);
+		sk__cond_set(st, "Available", "True", "MinimumReplicasAvailable",
+			     "Deployment has minimum availability.", 0, 1);
 	else
 		sk__cond_set(st, "Available", "False", "MinimumReplicasUnavailable",
 			     "Deployment does not have minimum availability.", 0, 1);
@@ -426,8 +427,8 @@ static void calc_status(dctx *x, json_t *st)
 
 static void drop_zero(json_t *st)
 {
-	static const char *keys[] = {"replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
-				     "unavailableReplicas", NULL};
+	static const char *keys[] = {"replicas",          "updatedReplicas",     "readyReplicas",
+				     "availableReplicas", "unavailableReplicas", NULL};
 
 	for (int i = 0; keys[i]; i++)
 		if (json_integer_value(json_object_get(st, keys[i])) == 0)
@@ -487,7 +488,8 @@ static void rs_failure_cond(dctx *x, json_t *st)
 	json_t *rs, *c;
 	size_t i;
 
-	json_array_foreach(all, i, rs) {
+	json_array_foreach(all, i, rs)
+	{
 		c = sk__cond_get(sk__jget(rs, "status"), "ReplicaFailure");
 		if (c) {
 			sk__cond_set(st, "ReplicaFailure", json_string_value(json_object_get(c, "status")),
@@ -551,9 +553,7 @@ static json_t *active_rss(json_t *rss)
 	json_t *out = json_array(), *rs;
 	size_t i;
 
-	json_array_foreach(rss, i, rs)
-		if (spec_replicas(rs) > 0)
-			json_array_append(out, rs);
+	json_array_foreach(rss, i, rs) if (spec_replicas(rs) > 0) json_array_append(out, rs);
 	return out;
 }
 
@@ -565,9 +565,7 @@ static int cleanup_history(dctx *x)
 	size_t i;
 	long diff;
 
-	json_array_foreach(x->old, i, rs)
-		if (!sk__is_deleting(rs))
-			json_array_append(c, rs);
+	json_array_foreach(x->old, i, rs) if (!sk__is_deleting(rs)) json_array_append(c, rs);
 	diff = (long)json_array_size(c) - (long)limit;
 	if (diff <= 0)
 		return 0;
@@ -667,9 +665,7 @@ static int scale(dctx *x)
 		return scale_rs(x, t, x->replicas, &err) < 0 ? -1 : 0;
 	}
 	if (saturated(x)) {
-		json_array_foreach(olds, i, rs)
-			if (spec_replicas(rs) > 0 && scale_rs(x, rs, 0, &err) < 0)
-				return -1;
+		json_array_foreach(olds, i, rs) if (spec_replicas(rs) > 0 && scale_rs(x, rs, 0, &err) < 0) return -1;
 		return 0;
 	}
 	if (is_recreate(x->d))
@@ -683,7 +679,8 @@ static int scaling_event(dctx *x)
 	json_t *rs;
 	size_t i;
 
-	json_array_foreach(active, i, rs) {
+	json_array_foreach(active, i, rs)
+	{
 		int64_t want = ann_int(rs, DESIRED, -1);
 
 		if (want >= 0 && want != x->replicas)
@@ -713,7 +710,8 @@ static int cleanup_unhealthy(dctx *x, json_t *olds, int64_t max, int64_t *done)
 	sk_error_t err = {0};
 
 	*done = 0;
-	json_array_foreach(olds, i, rs) {
+	json_array_foreach(olds, i, rs)
+	{
 		int64_t r = spec_replicas(rs), avail = sk__jint(rs, "status.availableReplicas", 0), n;
 
 		if (*done >= max)
@@ -740,7 +738,8 @@ static int scale_down_old(dctx *x, json_t *olds, int64_t *done)
 	if (avail <= min_avail)
 		return 0;
 	total = avail - min_avail;
-	json_array_foreach(olds, i, rs) {
+	json_array_foreach(olds, i, rs)
+	{
 		int64_t r = spec_replicas(rs), n;
 
 		if (*done >= total)
@@ -804,12 +803,11 @@ static int old_pods_running(dctx *x)
 	json_t *p, *rs;
 	size_t i, j;
 
-	json_array_foreach(pods, i, p) {
+	json_array_foreach(pods, i, p)
+	{
 		if (sk__pod_terminal(p))
 			continue;
-		json_array_foreach(x->old, j, rs)
-			if (sk__controlled_by(p, sk__uid(rs)))
-				return 1;
+		json_array_foreach(x->old, j, rs) if (sk__controlled_by(p, sk__uid(rs))) return 1;
 	}
 	return 0;
 }
@@ -825,7 +823,8 @@ static int rollout_recreate(dctx *x)
 	if (sync_revision(x, 0) < 0)
 		return -1;
 	olds = active_rss(x->old);
-	json_array_foreach(olds, i, rs) {
+	json_array_foreach(olds, i, rs)
+	{
 		if ((r = scale_rs(x, rs, 0, &err)) < 0)
 			return -1;
 		scaled |= r;
@@ -934,7 +933,8 @@ static void on_rs(void *ud, int ev, json_t *old, json_t *rs)
 	if (ev == SK_INF_DELETE)
 		return;
 	ds = sk__informer_list(k->ctl->deploy, sk__ns(rs));
-	json_array_foreach(ds, i, d) {
+	json_array_foreach(ds, i, d)
+	{
 		sk_error_t err = {0};
 		sk_label_selector *sel = sk_label_selector_from_json(sk__jget(d, "spec.selector"), &err);
 

@@ -23,7 +23,7 @@ typedef struct gc_state {
 	gc_hook hooks[32];
 	int n;
 	pthread_mutex_t mu;
-	json_t *owners;   /* owner uid -> {"<informer index>|<key>": true} */
+	json_t *owners; /* owner uid -> {"<informer index>|<key>": true} */
 } gc_state;
 
 static gc_state *state(sk_controller *k) { return k->state; }
@@ -64,8 +64,8 @@ static char *obj_path(sk_informer *inf, json_t *obj, const char *sub)
 	int plen = (int)((nsp ? nsp : slash) - p);
 	const char *ns = sk__ns(obj);
 
-	return xasprintf("%.*s%s%s/%s/%s%s%s", plen, p, ns && *ns ? "/namespaces/" : "", ns && *ns ? ns : "",
-			 slash + 1, sk__name(obj), sub ? "/" : "", sub ? sub : "");
+	return xasprintf("%.*s%s%s/%s/%s%s%s", plen, p, ns && *ns ? "/namespaces/" : "", ns && *ns ? ns : "", slash + 1,
+			 sk__name(obj), sub ? "/" : "", sub ? sub : "");
 }
 
 static int has_fin(json_t *obj, const char *f)
@@ -73,9 +73,8 @@ static int has_fin(json_t *obj, const char *f)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(sk__jget(obj, "metadata.finalizers"), i, v)
-		if (!strcmp(json_string_value(v) ?: "", f))
-			return 1;
+	json_array_foreach(sk__jget(obj, "metadata.finalizers"), i,
+			   v) if (!strcmp(json_string_value(v) ?: "", f)) return 1;
 	return 0;
 }
 
@@ -92,9 +91,8 @@ static int refs_uid(json_t *obj, const char *uid)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r)
-		if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", uid))
-			return 1;
+	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i,
+			   r) if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", uid)) return 1;
 	return 0;
 }
 
@@ -108,7 +106,8 @@ static json_t *dependents(gc_state *g, const char *uid)
 	pthread_mutex_lock(&g->mu);
 	keys = json_deep_copy(json_object_get(g->owners, uid ? uid : ""));
 	pthread_mutex_unlock(&g->mu);
-	json_object_foreach(keys, k, v) {
+	json_object_foreach(keys, k, v)
+	{
 		int idx = atoi(k);
 		char ns[256], name[256];
 		json_t *o;
@@ -135,7 +134,8 @@ static void index_owners(gc_state *g, int idx, json_t *old, json_t *obj, int gon
 	size_t i;
 
 	pthread_mutex_lock(&g->mu);
-	json_array_foreach(sk__jget(old, "metadata.ownerReferences"), i, r) {
+	json_array_foreach(sk__jget(old, "metadata.ownerReferences"), i, r)
+	{
 		const char *u = json_string_value(json_object_get(r, "uid"));
 		json_t *set = json_object_get(g->owners, u ? u : "");
 
@@ -143,7 +143,8 @@ static void index_owners(gc_state *g, int idx, json_t *old, json_t *obj, int gon
 		if (set && !json_object_size(set))
 			json_object_del(g->owners, u);
 	}
-	json_array_foreach(gone ? NULL : sk__jget(obj, "metadata.ownerReferences"), i, r) {
+	json_array_foreach(gone ? NULL : sk__jget(obj, "metadata.ownerReferences"), i, r)
+	{
 		const char *u = json_string_value(json_object_get(r, "uid"));
 		json_t *set;
 
@@ -164,7 +165,8 @@ static int remove_finalizer(sk_controller *k, sk_informer *inf, json_t *obj, con
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(sk__jget(obj, "metadata.finalizers"), i, v) {
+	json_array_foreach(sk__jget(obj, "metadata.finalizers"), i, v)
+	{
 		cleanup_free char *path = NULL, *p = NULL;
 		cleanup_json json_t *patch = NULL, *out = NULL;
 		sk_error_t err = {0};
@@ -172,8 +174,8 @@ static int remove_finalizer(sk_controller *k, sk_informer *inf, json_t *obj, con
 		if (strcmp(json_string_value(v) ?: "", fin))
 			continue;
 		p = xasprintf("/metadata/finalizers/%zu", i);
-		patch = json_pack("[{s:s, s:s, s:s}, {s:s, s:s}]", "op", "test", "path", p, "value", fin, "op", "remove",
-				  "path", p);
+		patch = json_pack("[{s:s, s:s, s:s}, {s:s, s:s}]", "op", "test", "path", p, "value", fin, "op",
+				  "remove", "path", p);
 		path = obj_path(inf, obj, NULL);
 		out = sk_client_patch(k->ctl->c, path, SK_PATCH_JSON, patch, &err);
 		if (!out)
@@ -225,15 +227,15 @@ static int process_foreground(sk_controller *k, sk_informer *inf, json_t *obj)
 	size_t i;
 	int blocking = 0, rc = 0;
 
-	json_array_foreach(deps, i, pair) {
+	json_array_foreach(deps, i, pair)
+	{
 		sk_informer *dinf = g->infs[json_integer_value(json_array_get(pair, 0))];
 		json_t *d = json_array_get(pair, 1), *r;
 		size_t j;
 
-		json_array_foreach(sk__jget(d, "metadata.ownerReferences"), j, r)
-			if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", sk__uid(obj)) &&
-			    json_is_true(json_object_get(r, "blockOwnerDeletion")))
-				blocking = 1;
+		json_array_foreach(sk__jget(d, "metadata.ownerReferences"), j,
+				   r) if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", sk__uid(obj)) &&
+					  json_is_true(json_object_get(r, "blockOwnerDeletion"))) blocking = 1;
 		if (!sk__is_deleting(d) && delete_obj(k, dinf, d, policy_for(g, d, 1)) < 0)
 			rc = -1;
 	}
@@ -250,14 +252,14 @@ static int strip_owner(sk_controller *k, sk_informer *inf, json_t *obj, json_t *
 	size_t i;
 	sk_error_t err = {0};
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r) {
+	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r)
+	{
 		const char *u = json_string_value(json_object_get(r, "uid"));
 		json_t *d;
 		size_t j;
 		int drop = 0;
 
-		json_array_foreach(drop_uids, j, d)
-			drop |= !strcmp(json_string_value(d), u ?: "");
+		json_array_foreach(drop_uids, j, d) drop |= !strcmp(json_string_value(d), u ?: "");
 		if (!drop)
 			json_array_append(refs, r);
 	}
@@ -277,10 +279,8 @@ static int process_orphan(sk_controller *k, sk_informer *inf, json_t *obj)
 	json_t *pair;
 	size_t i;
 
-	json_array_foreach(deps, i, pair)
-		if (strip_owner(k, g->infs[json_integer_value(json_array_get(pair, 0))], json_array_get(pair, 1), uids) <
-		    0)
-			return -1;
+	json_array_foreach(deps, i, pair) if (strip_owner(k, g->infs[json_integer_value(json_array_get(pair, 0))],
+							  json_array_get(pair, 1), uids) < 0) return -1;
 	return remove_finalizer(k, inf, obj, ORPHAN);
 }
 
@@ -303,7 +303,8 @@ static int owner_state(sk_controller *k, json_t *obj, json_t *ref)
 	if (!o) {
 		cleanup_free char *path = NULL;
 
-		probe = json_pack("{s:{s:s, s:s?}}", "metadata", "name", name, "namespace", namespaced ? sk__ns(obj) : NULL);
+		probe = json_pack("{s:{s:s, s:s?}}", "metadata", "name", name, "namespace",
+				  namespaced ? sk__ns(obj) : NULL);
 		path = obj_path(oinf, probe, NULL);
 		o = sk_client_get(k->ctl->c, path, NULL);
 	}
@@ -320,7 +321,8 @@ static int process_dependent(sk_controller *k, sk_informer *inf, json_t *obj)
 	size_t i;
 	int solid = 0, waiting = 0;
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r) {
+	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r)
+	{
 		int s = owner_state(k, obj, r);
 
 		if (s < 0 || s == 1)
@@ -376,7 +378,8 @@ static void enqueue_owners(sk_controller *k, json_t *obj)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r) {
+	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r)
+	{
 		sk_informer *oinf = inf_for(g, json_string_value(json_object_get(r, "apiVersion")),
 					    json_string_value(json_object_get(r, "kind")));
 		cleanup_json json_t *o = NULL;

@@ -15,11 +15,14 @@ struct sk_informer {
 	char *path, *api_version, *kind;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	json_t *cache;       /* key -> object */
-	json_t *tombstones;  /* key -> rv of the delete we already applied */
-	json_t *owners;      /* owner_key -> {key -> object} */
-	char rv[32];         /* last resourceVersion seen */
-	struct { sk_informer_fn fn; void *ud; } h[MAX_HANDLERS];
+	json_t *cache;      /* key -> object */
+	json_t *tombstones; /* key -> rv of the delete we already applied */
+	json_t *owners;     /* owner_key -> {key -> object} */
+	char rv[32];        /* last resourceVersion seen */
+	struct {
+		sk_informer_fn fn;
+		void *ud;
+	} h[MAX_HANDLERS];
 	int nh;
 	pthread_t thread;
 	int started, stop, watch_ended, need_list;
@@ -193,7 +196,8 @@ json_t *sk__informer_list(sk_informer *inf, const char *ns)
 	const char *k;
 
 	pthread_mutex_lock(&inf->mu);
-	json_object_foreach(inf->cache, k, v) {
+	json_object_foreach(inf->cache, k, v)
+	{
 		if (ns && (strncmp(k, ns, nslen) || k[nslen] != '/'))
 			continue;
 		json_array_append(arr, v);
@@ -210,9 +214,7 @@ static void append_bucket(sk_informer *inf, json_t *arr, const char *bkey, const
 
 	pthread_mutex_lock(&inf->mu);
 	set = json_object_get(inf->owners, bkey);
-	json_object_foreach(set, k, v)
-		if (!strcmp(sk__ns(v) ?: "", ns ?: ""))
-			json_array_append(arr, v);
+	json_object_foreach(set, k, v) if (!strcmp(sk__ns(v) ?: "", ns ?: "")) json_array_append(arr, v);
 	pthread_mutex_unlock(&inf->mu);
 }
 
@@ -247,7 +249,8 @@ static int relist(sk_informer *inf, sk_error_t *err)
 	if (!list)
 		return -1;
 	items = json_object_get(list, "items");
-	json_array_foreach(items, i, v) {
+	json_array_foreach(items, i, v)
+	{
 		cleanup_free char *key = sk__key(v);
 
 		json_object_set_new(seen, key, json_true());
@@ -257,20 +260,17 @@ static int relist(sk_informer *inf, sk_error_t *err)
 	list_rv = rv ? strtoll(rv, NULL, 10) : 0;
 	pthread_mutex_lock(&inf->mu);
 	/* an object written through after the list's snapshot is not stale */
-	json_object_foreach(inf->cache, k, v)
-		if (!json_object_get(seen, k) && (!list_rv || rv_of(v) <= list_rv))
-			json_array_append(stale, v);
+	json_object_foreach(inf->cache, k, v) if (!json_object_get(seen, k) && (!list_rv || rv_of(v) <= list_rv))
+		json_array_append(stale, v);
 	{
 		void *tmp;
 
-		json_object_foreach_safe(inf->tombstones, tmp, k, v)
-			if (!list_rv || json_integer_value(v) <= list_rv)
-				json_object_del(inf->tombstones, k);
+		json_object_foreach_safe(inf->tombstones, tmp, k, v) if (!list_rv || json_integer_value(v) <= list_rv)
+			json_object_del(inf->tombstones, k);
 	}
 	snprintf(inf->rv, sizeof(inf->rv), "%s", rv ? rv : "0");
 	pthread_mutex_unlock(&inf->mu);
-	json_array_foreach(stale, i, v)
-		apply_delete(inf, v);
+	json_array_foreach(stale, i, v) apply_delete(inf, v);
 	return 0;
 }
 

@@ -20,16 +20,16 @@
 
 typedef struct jctx {
 	sk_controller *k;
-	json_t *job;        /* cached (read-only) */
-	json_t *pods;       /* claimed pods */
-	json_t *nj;         /* job copy with the new status */
+	json_t *job;  /* cached (read-only) */
+	json_t *pods; /* claimed pods */
+	json_t *nj;   /* job copy with the new status */
 	int indexed;
 	int64_t completions, parallelism;
 	sk_index_set completed, failed_idx;
 	int64_t requeue_ms;
 	const char *fail_reason;
 	char *fail_msg;
-	int success;        /* success criteria met: 1 completions, 2 success policy */
+	int success; /* success criteria met: 1 completions, 2 success policy */
 	int success_rule;
 } jctx;
 
@@ -40,9 +40,8 @@ static int has_finalizer(json_t *pod)
 	json_t *f;
 	size_t i;
 
-	json_array_foreach(sk__jget(pod, "metadata.finalizers"), i, f)
-		if (!strcmp(json_string_value(f) ?: "", TRACKING))
-			return 1;
+	json_array_foreach(sk__jget(pod, "metadata.finalizers"), i,
+			   f) if (!strcmp(json_string_value(f) ?: "", TRACKING)) return 1;
 	return 0;
 }
 
@@ -98,9 +97,7 @@ static int uid_in(json_t *arr, const char *uid)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(arr, i, v)
-		if (!strcmp(json_string_value(v) ?: "", uid))
-			return 1;
+	json_array_foreach(arr, i, v) if (!strcmp(json_string_value(v) ?: "", uid)) return 1;
 	return 0;
 }
 
@@ -150,7 +147,8 @@ static int remove_finalizer(struct sk_ctrl *ctl, json_t *pod)
 	json_t *f;
 	size_t i;
 
-	json_array_foreach(sk__jget(pod, "metadata.finalizers"), i, f) {
+	json_array_foreach(sk__jget(pod, "metadata.finalizers"), i, f)
+	{
 		cleanup_free char *path = NULL, *p = NULL;
 		cleanup_json json_t *patch = NULL, *out = NULL;
 		sk_error_t err = {0};
@@ -186,15 +184,13 @@ static int count_released(jctx *x)
 			size_t j;
 			int held = 0;
 
-			json_array_foreach(x->pods, j, p)
-				if (!strcmp(sk__uid(p) ?: "", uid ?: "") && has_finalizer(p))
-					held = 1;
+			json_array_foreach(x->pods, j, p) if (!strcmp(sk__uid(p) ?: "", uid ?: "") && has_finalizer(p))
+				held = 1;
 			if (held) {
 				i++;
 				continue;
 			}
-			json_object_set_new(jst(x), which[w],
-					    json_integer(sk__jint(jst(x), which[w], 0) + 1));
+			json_object_set_new(jst(x), which[w], json_integer(sk__jint(jst(x), which[w], 0) + 1));
 			json_array_remove(arr, i);
 			changed = 1;
 		}
@@ -209,7 +205,8 @@ static int finished_pod(jctx *x, json_t *p)
 	int finishing = job_finished(x->nj) || sk__is_deleting(x->job) || finished_cond(x->nj, "FailureTarget") ||
 			finished_cond(x->nj, "SuccessCriteriaMet") || x->fail_reason;
 
-	return is_phase(p, "Succeeded") || pod_failed(p, x->job) || (finishing && (sk__is_deleting(p) || sk__pod_terminal(p)));
+	return is_phase(p, "Succeeded") || pod_failed(p, x->job) ||
+	       (finishing && (sk__is_deleting(p) || sk__pod_terminal(p)));
 }
 
 static void record_failure_policy(jctx *x, json_t *p, int *ignored)
@@ -240,7 +237,8 @@ static json_t *record_finished(jctx *x, int *changed)
 	json_t *release = json_array(), *p;
 	size_t i;
 
-	json_array_foreach(x->pods, i, p) {
+	json_array_foreach(x->pods, i, p)
+	{
 		const char *uid = sk__uid(p);
 		int ignored = 0, ok = is_phase(p, "Succeeded");
 
@@ -305,9 +303,7 @@ static int track(jctx *x)
 		return 0;
 	if (flush_status(x) < 0)
 		return -1;
-	json_array_foreach(release, i, p)
-		if (remove_finalizer(x->k->ctl, p) < 0)
-			return -1;
+	json_array_foreach(release, i, p) if (remove_finalizer(x->k->ctl, p) < 0) return -1;
 	json_decref(x->pods);
 	x->pods = NULL;
 	return 1;
@@ -319,7 +315,8 @@ static int64_t finish_time(json_t *p)
 	size_t i;
 	int64_t t = -1;
 
-	json_array_foreach(sk__jget(p, "status.containerStatuses"), i, cs) {
+	json_array_foreach(sk__jget(p, "status.containerStatuses"), i, cs)
+	{
 		int64_t f = sk__jtime(cs, "state.terminated.finishedAt", -1);
 
 		if (f > t)
@@ -337,13 +334,15 @@ static int64_t remaining_backoff(jctx *x, int idx)
 	json_t *p;
 	size_t i;
 
-	json_array_foreach(x->pods, i, p) {
+	json_array_foreach(x->pods, i, p)
+	{
 		if (idx >= 0 && pod_index(p) != idx)
 			continue;
 		if (is_phase(p, "Succeeded") && finish_time(p) > last_ok)
 			last_ok = finish_time(p);
 	}
-	json_array_foreach(x->pods, i, p) {
+	json_array_foreach(x->pods, i, p)
+	{
 		if (idx >= 0 && pod_index(p) != idx)
 			continue;
 		if (!is_phase(p, "Failed") || finish_time(p) < last_ok)
@@ -364,7 +363,8 @@ static int index_failures(jctx *x, int idx)
 	size_t i;
 	int n = 0;
 
-	json_array_foreach(x->pods, i, p) {
+	json_array_foreach(x->pods, i, p)
+	{
 		int ignored = 0;
 
 		if (pod_index(p) != idx || !is_phase(p, "Failed"))
@@ -397,7 +397,8 @@ static int restarts_exceeded(jctx *x)
 
 	if (!rp || strcmp(rp, "OnFailure"))
 		return 0;
-	json_array_foreach(x->pods, i, p) {
+	json_array_foreach(x->pods, i, p)
+	{
 		if (!sk__pod_active(p))
 			continue;
 		json_array_foreach(sk__jget(p, "status.initContainerStatuses"), j, cs)
@@ -467,7 +468,8 @@ static int delete_pods(jctx *x, json_t *pods, int64_t n, int release)
 	size_t i;
 	int rc = 0;
 
-	json_array_foreach(pods, i, p) {
+	json_array_foreach(pods, i, p)
+	{
 		sk_error_t err = {0};
 
 		if ((int64_t)i >= n)
@@ -480,8 +482,8 @@ static int delete_pods(jctx *x, json_t *pods, int64_t n, int release)
 			rc = -1;
 			continue;
 		}
-		sk_event_record(x->k->ctl->c, x->job, "Normal", "SuccessfulDelete", COMPONENT, NULL,
-				"Deleted pod: %s", sk__name(p));
+		sk_event_record(x->k->ctl->c, x->job, "Normal", "SuccessfulDelete", COMPONENT, NULL, "Deleted pod: %s",
+				sk__name(p));
 	}
 	return rc;
 }
@@ -491,9 +493,7 @@ static json_t *active_pods(jctx *x)
 	json_t *out = json_array(), *p;
 	size_t i;
 
-	json_array_foreach(x->pods, i, p)
-		if (sk__pod_active(p))
-			json_array_append(out, p);
+	json_array_foreach(x->pods, i, p) if (sk__pod_active(p)) json_array_append(out, p);
 	return out;
 }
 
@@ -503,7 +503,8 @@ static void add_index_env(json_t *containers, int idx)
 	size_t i;
 
 	(void)idx;
-	json_array_foreach(containers, i, c) {
+	json_array_foreach(containers, i, c)
+	{
 		json_t *env = json_object_get(c, "env"), *e;
 		size_t j;
 		int have = 0;
@@ -517,8 +518,7 @@ static void add_index_env(json_t *containers, int idx)
 			json_object_set_new(c, "env", env);
 		}
 		json_array_append_new(env, json_pack("{s:s, s:{s:{s:s}}}", "name", "JOB_COMPLETION_INDEX", "valueFrom",
-						     "fieldRef", "fieldPath",
-						     "metadata.annotations['" INDEX_KEY "']"));
+						     "fieldRef", "fieldPath", "metadata.annotations['" INDEX_KEY "']"));
 	}
 }
 
@@ -537,7 +537,8 @@ static char *indexed_generate_name(const char *job, int idx)
 
 static json_t *job_pod(jctx *x, int idx)
 {
-	cleanup_free char *gen = idx >= 0 ? indexed_generate_name(sk__name(x->job), idx) : xasprintf("%s-", sk__name(x->job));
+	cleanup_free char *gen = idx >= 0 ? indexed_generate_name(sk__name(x->job), idx)
+					  : xasprintf("%s-", sk__name(x->job));
 	json_t *pod = sk__pod_from_template(sk__jget(x->job, "spec.template"), sk__owner_ref(x->job, "batch/v1", "Job"),
 					    sk__ns(x->job), gen);
 	json_t *fin = sk__jget(pod, "metadata.finalizers");
@@ -597,9 +598,7 @@ static int index_active(json_t *active, int idx)
 	json_t *p;
 	size_t i;
 
-	json_array_foreach(active, i, p)
-		if (pod_index(p) == idx)
-			return 1;
+	json_array_foreach(active, i, p) if (pod_index(p) == idx) return 1;
 	return 0;
 }
 
@@ -632,9 +631,7 @@ static int64_t count_terminating(jctx *x)
 	size_t i;
 	int64_t n = 0;
 
-	json_array_foreach(x->pods, i, p)
-		if (sk__is_deleting(p) && !sk__pod_terminal(p))
-			n++;
+	json_array_foreach(x->pods, i, p) if (sk__is_deleting(p) && !sk__pod_terminal(p)) n++;
 	return n;
 }
 
@@ -707,8 +704,7 @@ static void set_counts(jctx *x)
 	size_t i;
 	int64_t ready = 0;
 
-	json_array_foreach(active, i, p)
-		ready += sk__pod_ready(p);
+	json_array_foreach(active, i, p) ready += sk__pod_ready(p);
 	json_object_set_new(jst(x), "active", json_integer((json_int_t)json_array_size(active)));
 	json_object_set_new(jst(x), "ready", json_integer(ready));
 	json_object_set_new(jst(x), "terminating", json_integer(count_terminating(x)));
@@ -773,12 +769,12 @@ static int finish(jctx *x, json_t *active)
 	else
 		msg = xstrdup("Reached expected number of succeeded pods");
 	if (!finished_cond(x->nj, "SuccessCriteriaMet"))
-		sk__cond_set(jst(x), "SuccessCriteriaMet", "True", x->success == 2 ? "SuccessPolicy" : "CompletionsReached",
-			     msg, 1, 0);
+		sk__cond_set(jst(x), "SuccessCriteriaMet", "True",
+			     x->success == 2 ? "SuccessPolicy" : "CompletionsReached", msg, 1, 0);
 	rc = delete_pods(x, active, left, 0);
 	if (!left && !pending) {
-		sk__cond_set(jst(x), "Complete", "True", x->success == 2 ? "SuccessPolicy" : "CompletionsReached", msg, 1,
-			     0);
+		sk__cond_set(jst(x), "Complete", "True", x->success == 2 ? "SuccessPolicy" : "CompletionsReached", msg,
+			     1, 0);
 		json_object_set_new(jst(x), "completionTime", sk__time_json(sk__now()));
 		event(x, "Normal", "Completed", "Job completed");
 	}

@@ -18,10 +18,7 @@ void sk_index_set_release(sk_index_set *s)
 	s->n = 0;
 }
 
-int sk_index_set_has(const sk_index_set *s, int64_t i)
-{
-	return i >= 0 && i < s->n && (s->bits[i / 8] >> (i % 8)) & 1;
-}
+int sk_index_set_has(const sk_index_set *s, int64_t i) { return i >= 0 && i < s->n && (s->bits[i / 8] >> (i % 8)) & 1; }
 
 void sk_index_set_add(sk_index_set *s, int64_t i)
 {
@@ -111,9 +108,7 @@ static int code_in(json_t *values, json_int_t code)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(values, i, v)
-		if (json_integer_value(v) == code)
-			return 1;
+	json_array_foreach(values, i, v) if (json_integer_value(v) == code) return 1;
 	return 0;
 }
 
@@ -130,7 +125,8 @@ static json_t *match_exit_codes(json_t *req, json_t *pod)
 		json_t *arr = json_object_get(json_object_get(pod, "status"), lists[l]), *cs;
 		size_t i;
 
-		json_array_foreach(arr, i, cs) {
+		json_array_foreach(arr, i, cs)
+		{
 			json_t *t = json_object_get(json_object_get(cs, "state"), "terminated");
 			json_int_t code;
 			int in;
@@ -155,11 +151,13 @@ static json_t *match_conditions(json_t *reqs, json_t *pod)
 	json_t *r, *c;
 	size_t i, j;
 
-	json_array_foreach(reqs, i, r) {
+	json_array_foreach(reqs, i, r)
+	{
 		const char *type = json_string_value(json_object_get(r, "type"));
 		const char *st = json_string_value(json_object_get(r, "status"));
 
-		json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), j, c) {
+		json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), j, c)
+		{
 			const char *ct = json_string_value(json_object_get(c, "type"));
 			const char *cst = json_string_value(json_object_get(c, "status"));
 
@@ -194,7 +192,8 @@ enum sk_pfp_action sk_job_pfp_match(json_t *pfp, json_t *pod, char **msg)
 
 	if (msg)
 		*msg = NULL;
-	json_array_foreach(json_object_get(pfp, "rules"), i, rule) {
+	json_array_foreach(json_object_get(pfp, "rules"), i, rule)
+	{
 		const char *action = json_string_value(json_object_get(rule, "action"));
 		json_t *ec = json_object_get(rule, "onExitCodes");
 		json_t *pc = json_object_get(rule, "onPodConditions");
@@ -202,21 +201,22 @@ enum sk_pfp_action sk_job_pfp_match(json_t *pfp, json_t *pod, char **msg)
 
 		if (ec && (hit = match_exit_codes(ec, pod))) {
 			if (msg)
-				*msg = xasprintf("Container %s for pod %s/%s failed with exit code %lld matching %s rule at "
-						 "index %zu",
-						 json_string_value(json_object_get(hit, "name")), ns ? ns : "",
-						 name ? name : "",
-						 (long long)json_integer_value(json_object_get(
-							 json_object_get(json_object_get(hit, "state"), "terminated"),
-							 "exitCode")),
-						 action ? action : "", i);
+				*msg = xasprintf(
+					"Container %s for pod %s/%s failed with exit code %lld matching %s rule at "
+					"index %zu",
+					json_string_value(json_object_get(hit, "name")), ns ? ns : "", name ? name : "",
+					(long long)json_integer_value(json_object_get(
+						json_object_get(json_object_get(hit, "state"), "terminated"),
+						"exitCode")),
+					action ? action : "", i);
 			return action_of(action);
 		}
 		if (json_array_size(pc) && (hit = match_conditions(pc, pod))) {
 			if (msg)
-				*msg = xasprintf("Pod %s/%s has condition %s matching %s rule at index %zu", ns ? ns : "",
-						 name ? name : "", json_string_value(json_object_get(hit, "type")),
-						 action ? action : "", i);
+				*msg = xasprintf("Pod %s/%s has condition %s matching %s rule at index %zu",
+						 ns ? ns : "", name ? name : "",
+						 json_string_value(json_object_get(hit, "type")), action ? action : "",
+						 i);
 			return action_of(action);
 		}
 	}
@@ -228,7 +228,8 @@ int sk_job_success_policy_match(json_t *sp, const sk_index_set *succeeded)
 	json_t *rule;
 	size_t i;
 
-	json_array_foreach(json_object_get(sp, "rules"), i, rule) {
+	json_array_foreach(json_object_get(sp, "rules"), i, rule)
+	{
 		const char *idx = json_string_value(json_object_get(rule, "succeededIndexes"));
 		json_t *cnt = json_object_get(rule, "succeededCount");
 		int64_t have = 0, want;

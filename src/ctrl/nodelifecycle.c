@@ -43,8 +43,10 @@ static int mark_unknown(sk_controller *k, json_t *node)
 	sk_error_t err = {0};
 
 	if (!sk__cond_get(st, "Ready"))
-		sk__cond_set(st, "Ready", "Unknown", "NodeStatusNeverUpdated", "Kubelet never posted node status.", 0, 0);
-	json_array_foreach(json_object_get(st, "conditions"), i, c) {
+		sk__cond_set(st, "Ready", "Unknown", "NodeStatusNeverUpdated", "Kubelet never posted node status.", 0,
+			     0);
+	json_array_foreach(json_object_get(st, "conditions"), i, c)
+	{
 		if (!strcmp(json_string_value(json_object_get(c, "status")) ?: "", "Unknown"))
 			continue;
 		json_object_set_new(c, "status", json_string("Unknown"));
@@ -65,10 +67,9 @@ static int has_taint(json_t *taints, const char *key, const char *effect)
 	json_t *t;
 	size_t i;
 
-	json_array_foreach(taints, i, t)
-		if (!strcmp(json_string_value(json_object_get(t, "key")) ?: "", key) &&
-		    !strcmp(json_string_value(json_object_get(t, "effect")) ?: "", effect))
-			return 1;
+	json_array_foreach(taints, i,
+			   t) if (!strcmp(json_string_value(json_object_get(t, "key")) ?: "", key) &&
+				  !strcmp(json_string_value(json_object_get(t, "effect")) ?: "", effect)) return 1;
 	return 0;
 }
 
@@ -82,7 +83,8 @@ static int sync_taints(sk_controller *k, json_t *node, const char *want_key)
 	sk_error_t err = {0};
 	static const char *effects[] = {"NoSchedule", "NoExecute"};
 
-	json_array_foreach(cur, i, t) {
+	json_array_foreach(cur, i, t)
+	{
 		const char *key = json_string_value(json_object_get(t, "key")) ?: "";
 
 		if ((!strcmp(key, UNREACHABLE) || !strcmp(key, NOT_READY)) && (!want_key || strcmp(key, want_key)))
@@ -135,7 +137,8 @@ static void mark_pods_not_ready(sk_controller *k, json_t *node, json_t *pods)
 	json_t *p;
 	size_t i;
 
-	json_array_foreach(pods, i, p) {
+	json_array_foreach(pods, i, p)
+	{
 		cleanup_json json_t *st = NULL;
 		json_t *c;
 
@@ -162,7 +165,8 @@ static int64_t tolerates(sk_controller *k, json_t *pod, json_t *taint)
 	json_t *t;
 	size_t i;
 
-	json_array_foreach(sk__jget(pod, "spec.tolerations"), i, t) {
+	json_array_foreach(sk__jget(pod, "spec.tolerations"), i, t)
+	{
 		const char *tk = json_string_value(json_object_get(t, "key"));
 		const char *op = json_string_value(json_object_get(t, "operator"));
 		const char *eff = json_string_value(json_object_get(t, "effect"));
@@ -173,8 +177,9 @@ static int64_t tolerates(sk_controller *k, json_t *pod, json_t *taint)
 			continue;
 		if ((!tk || !*tk) && (!op || strcmp(op, "Exists")))
 			continue;
-		if (op && !strcmp(op, "Equal") && strcmp(json_string_value(json_object_get(t, "value")) ?: "",
-							 json_string_value(json_object_get(taint, "value")) ?: ""))
+		if (op && !strcmp(op, "Equal") &&
+		    strcmp(json_string_value(json_object_get(t, "value")) ?: "",
+			   json_string_value(json_object_get(taint, "value")) ?: ""))
 			continue;
 		if (!json_is_integer(json_object_get(t, "tolerationSeconds")))
 			return -1;
@@ -210,12 +215,14 @@ static int64_t evictions(sk_controller *k, json_t *node, json_t *pods)
 	json_t *p, *t;
 	size_t i, j;
 
-	json_array_foreach(pods, i, p) {
+	json_array_foreach(pods, i, p)
+	{
 		int64_t due = -1;
 
 		if (!pod_on(p, node) || sk__is_deleting(p))
 			continue;
-		json_array_foreach(sk__jget(node, "spec.taints"), j, t) {
+		json_array_foreach(sk__jget(node, "spec.taints"), j, t)
+		{
 			int64_t secs, at;
 
 			if (strcmp(json_string_value(json_object_get(t, "effect")) ?: "", "NoExecute"))
@@ -245,7 +252,8 @@ static int sync_nodes(sk_controller *k, const char *key)
 	size_t i;
 
 	pods = sk__informer_list(k->ctl->pods, NULL);
-	json_array_foreach(nodes, i, n) {
+	json_array_foreach(nodes, i, n)
+	{
 		cleanup_json json_t *cur = NULL;
 		const char *rs = ready_status(n);
 
@@ -257,8 +265,10 @@ static int sync_nodes(sk_controller *k, const char *key)
 		if (!cur)
 			continue;
 		rs = ready_status(cur);
-		sync_taints(k, cur, rs && !strcmp(rs, "Unknown") ? UNREACHABLE
-				    : rs && !strcmp(rs, "False") ? NOT_READY : NULL);
+		sync_taints(k, cur,
+			    rs && !strcmp(rs, "Unknown") ? UNREACHABLE
+			    : rs && !strcmp(rs, "False") ? NOT_READY
+							 : NULL);
 		json_decref(cur);
 		cur = sk__informer_get(k->ctl->nodes, NULL, sk__name(n));
 		soon = cur ? evictions(k, cur, pods) : -1;

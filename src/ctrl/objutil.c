@@ -112,9 +112,7 @@ json_t *sk__controller_ref(json_t *obj)
 	json_t *refs = sk__jget(obj, "metadata.ownerReferences"), *r;
 	size_t i;
 
-	json_array_foreach(refs, i, r)
-		if (json_is_true(json_object_get(r, "controller")))
-			return r;
+	json_array_foreach(refs, i, r) if (json_is_true(json_object_get(r, "controller"))) return r;
 	return NULL;
 }
 
@@ -175,7 +173,8 @@ json_t *sk__cond_get(json_t *status, const char *type)
 	json_t *conds = json_object_get(status, "conditions"), *c;
 	size_t i;
 
-	json_array_foreach(conds, i, c) {
+	json_array_foreach(conds, i, c)
+	{
 		const char *t = json_string_value(json_object_get(c, "type"));
 
 		if (t && !strcmp(t, type))
@@ -191,8 +190,8 @@ static int str_differs(json_t *o, const char *k, const char *v)
 	return !cur || strcmp(cur, v ? v : "");
 }
 
-int sk__cond_set(json_t *status, const char *type, const char *st, const char *reason, const char *msg,
-		 int with_probe, int with_update)
+int sk__cond_set(json_t *status, const char *type, const char *st, const char *reason, const char *msg, int with_probe,
+		 int with_update)
 {
 	json_t *conds = json_object_get(status, "conditions"), *c = sk__cond_get(status, type);
 	json_t *now = sk__time_json(sk__now());
@@ -232,7 +231,8 @@ void sk__cond_remove(json_t *status, const char *type)
 	json_t *conds = json_object_get(status, "conditions"), *c;
 	size_t i;
 
-	json_array_foreach(conds, i, c) {
+	json_array_foreach(conds, i, c)
+	{
 		const char *t = json_string_value(json_object_get(c, "type"));
 
 		if (t && !strcmp(t, type)) {
@@ -275,7 +275,8 @@ static int patch_owner(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix
 	size_t i;
 	sk_error_t err = {0};
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r) {
+	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r)
+	{
 		const char *u = json_string_value(json_object_get(r, "uid"));
 
 		if (!adopt && u && !strcmp(u, sk__uid(owner)))
@@ -305,7 +306,8 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 	json_t *out = json_array(), *o;
 	size_t i;
 
-	json_array_foreach(owned, i, o) {
+	json_array_foreach(owned, i, o)
+	{
 		if (sk_label_selector_match(sel, sk__jget(o, "metadata.labels")) || sk__is_deleting(owner))
 			json_array_append(out, o);
 		else if (!sk__is_deleting(o))
@@ -313,7 +315,8 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 	}
 	if (sk__is_deleting(owner) || sk_label_selector_empty(sel))
 		return out;
-	json_array_foreach(orphans, i, o) {
+	json_array_foreach(orphans, i, o)
+	{
 		json_t *now;
 
 		if (sk__is_deleting(o) || !sk_label_selector_match(sel, sk__jget(o, "metadata.labels")))

@@ -17,9 +17,9 @@ struct sk_queue {
 	pthread_cond_t cv;
 	char **ready;
 	size_t nready, cap;
-	json_t *dirty;       /* keys waiting or to re-add after processing */
+	json_t *dirty; /* keys waiting or to re-add after processing */
 	json_t *processing;
-	json_t *failures;    /* key -> count */
+	json_t *failures; /* key -> count */
 	delayed *later;
 	size_t nlater, caplater;
 	int shutdown;

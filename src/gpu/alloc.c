@@ -87,14 +87,16 @@ static int alloc_from_json(struct sk__gpu_alloc *a, json_t *o)
 	size_t i;
 
 	if (json_unpack(o, "{s:s, s?s, s?s, s:o}", "containerID", &id, "podUID", &pod, "container", &ctr, "slots",
-			&slots) < 0 || !json_is_array(slots))
+			&slots) < 0 ||
+	    !json_is_array(slots))
 		return -1;
 	memset(a, 0, sizeof(*a));
 	a->container_id = xstrdup(id);
 	a->pod_uid = xstrdup(pod);
 	a->container = xstrdup(ctr);
 	a->slots = xzalloc((json_array_size(slots) + 1) * sizeof(*a->slots));
-	json_array_foreach(slots, i, s) {
+	json_array_foreach(slots, i, s)
+	{
 		const char *uuid = NULL;
 		int replica = 0;
 
@@ -123,7 +125,8 @@ int sk__gpu_state_load(struct sk_gpu *g, sk_error_t *err)
 	if (!json_is_array(arr))
 		return sk_error_set(err, SK_EINTERNAL, "gpu: \"%s\": not an allocations file", g->state_path);
 	g->allocs = xzalloc((json_array_size(arr) + 1) * sizeof(*g->allocs));
-	json_array_foreach(arr, i, o) {
+	json_array_foreach(arr, i, o)
+	{
 		if (alloc_from_json(&g->allocs[g->n_allocs], o) < 0)
 			return sk_error_set(err, SK_EINTERNAL, "gpu: \"%s\": bad allocation %zu", g->state_path, i);
 		g->n_allocs++;
@@ -247,15 +250,16 @@ static int allocate_locked(struct sk_gpu *g, const char *id, const char *pod_uid
 	}
 	if (a) {
 		if ((int64_t)a->n_slots != n)
-			return sk_error_set(err, SK_ECONFLICT, "container \"%s\" already holds %zu " SK_GPU_RESOURCE, id,
-					    a->n_slots);
+			return sk_error_set(err, SK_ECONFLICT, "container \"%s\" already holds %zu " SK_GPU_RESOURCE,
+					    id, a->n_slots);
 		return 0;
 	}
 	if (n > (int64_t)available(g))
-		return sk_error_set(err, SK_EUNAVAILABLE,
-				    "Allocate failed due to requested number of devices unavailable for " SK_GPU_RESOURCE
-				    ". Requested: %lld, Available: %zu, which is unexpected",
-				    (long long)n, available(g));
+		return sk_error_set(
+			err, SK_EUNAVAILABLE,
+			"Allocate failed due to requested number of devices unavailable for " SK_GPU_RESOURCE
+			". Requested: %lld, Available: %zu, which is unexpected",
+			(long long)n, available(g));
 	picked = xzalloc(((size_t)n + 1) * sizeof(*picked));
 	for (i = 0; i < (size_t)n; i++)
 		if (pick_slot(g, picked, i) < 0)
@@ -275,8 +279,8 @@ static int allocate_locked(struct sk_gpu *g, const char *id, const char *pod_uid
 	return 0;
 }
 
-int sk_gpu_allocate(sk_gpu *g, const char *container_id, const char *pod_uid, const char *container_name,
-		    int64_t n, sk_error_t *err)
+int sk_gpu_allocate(sk_gpu *g, const char *container_id, const char *pod_uid, const char *container_name, int64_t n,
+		    sk_error_t *err)
 {
 	int r;
 

@@ -11,8 +11,8 @@
 struct sk__gpu_table {
 	struct sk_gpu_device *devs;
 	size_t n;
-	char driver_version[80];     /* "550.54.15", "sim" */
-	int cuda_version;            /* 12040 = 12.4; 0: unknown */
+	char driver_version[80]; /* "550.54.15", "sim" */
+	int cuda_version;        /* 12040 = 12.4; 0: unknown */
 	bool simulated;
 	bool mig_capable;
 };
@@ -36,8 +36,8 @@ struct sk__nvml;
 struct sk_gpu {
 	pthread_mutex_t mu;
 	char *node_name;
-	char *dir;                   /* <data_dir>/gpu */
-	char *state_path;            /* <dir>/allocations.json */
+	char *dir;        /* <data_dir>/gpu */
+	char *state_path; /* <dir>/allocations.json */
 	char *dev_dir;
 	char **lib_dirs, **bin_dirs; /* NULL-terminated, owned; NULL: defaults */
 	int replicas;
@@ -46,11 +46,11 @@ struct sk_gpu {
 	void *ud;
 
 	struct sk__gpu_table t;
-	int64_t *last_xid_ns;        /* per device, monotonic; 0: none */
+	int64_t *last_xid_ns; /* per device, monotonic; 0: none */
 	struct sk__gpu_alloc *allocs;
 	size_t n_allocs;
 
-	struct sk__nvml *nvml;       /* NULL unless devices came from NVML */
+	struct sk__nvml *nvml; /* NULL unless devices came from NVML */
 	pthread_t health;
 	bool health_running;
 	bool stop;

@@ -186,10 +186,7 @@ size_t sk_gpu_devices(sk_gpu *g, struct sk_gpu_device **out)
 	return n;
 }
 
-bool sk_gpu_simulated(sk_gpu *g)
-{
-	return g->t.simulated;
-}
+bool sk_gpu_simulated(sk_gpu *g) { return g->t.simulated; }
 
 /* A label value: [A-Za-z0-9._-], alphanumeric at both ends, at most 63. */
 static void label_value(char *dst, size_t len, const char *src)
@@ -286,7 +283,8 @@ void sk_gpu_node_forget_stale(json_t *old, json_t *now)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(old, k, v) {
+	json_object_foreach(old, k, v)
+	{
 		if ((strncmp(k, "nvidia.com/", 11) && strncmp(k, "skiff.dev/gpu.", 14)) || json_object_get(now, k))
 			continue;
 		json_object_set_new(now, k, json_null());

@@ -37,12 +37,12 @@
 struct sk_gpu_device {
 	char uuid[96];
 	char product[96];
-	unsigned index;          /* NVML index */
-	unsigned minor;          /* /dev/nvidia<minor> */
+	unsigned index; /* NVML index */
+	unsigned minor; /* /dev/nvidia<minor> */
 	uint64_t memory_mib;
 	bool mig_enabled;
 	bool healthy;
-	char reason[192];        /* why unhealthy ("" when healthy) */
+	char reason[192]; /* why unhealthy ("" when healthy) */
 };
 
 typedef struct sk_gpu sk_gpu;
@@ -53,23 +53,23 @@ typedef struct sk_gpu sk_gpu;
 typedef void (*sk_gpu_health_cb)(const struct sk_gpu_device *d, bool healthy, const char *reason, void *ud);
 
 typedef struct sk_gpu_options {
-	const char *node_name;          /* required: simulated UUIDs GPU-sim-<node>-<i> */
-	const char *data_dir;           /* required: the agent's data dir; state in <data_dir>/gpu/ */
-	int simulate;                   /* N > 0: N simulated devices instead of NVML */
-	int replicas;                   /* time-slicing: each device counts as R; <= 1: exclusive */
-	int quiet_period_s;             /* unhealthy → healthy after this long without a critical
-					 * XID if the device answers; 0: 300; < 0: never */
-	const char *dev_dir;            /* host device nodes; NULL: "/dev" (tests: a temp dir) */
-	const char *const *lib_dirs;    /* driver library dirs, NULL-terminated; NULL: `ldconfig -p`
-					 * plus the usual dirs */
-	const char *const *bin_dirs;    /* driver tool dirs; NULL: /usr/bin, /usr/local/bin, /bin,
-					 * /usr/sbin */
-	const char *nvml_lib;           /* NULL: "libnvidia-ml.so.1" */
+	const char *node_name;               /* required: simulated UUIDs GPU-sim-<node>-<i> */
+	const char *data_dir;                /* required: the agent's data dir; state in <data_dir>/gpu/ */
+	int simulate;                        /* N > 0: N simulated devices instead of NVML */
+	int replicas;                        /* time-slicing: each device counts as R; <= 1: exclusive */
+	int quiet_period_s;                  /* unhealthy → healthy after this long without a critical
+					      * XID if the device answers; 0: 300; < 0: never */
+	const char *dev_dir;                 /* host device nodes; NULL: "/dev" (tests: a temp dir) */
+	const char *const *lib_dirs;         /* driver library dirs, NULL-terminated; NULL: `ldconfig -p`
+					      * plus the usual dirs */
+	const char *const *bin_dirs;         /* driver tool dirs; NULL: /usr/bin, /usr/local/bin, /bin,
+					      * /usr/sbin */
+	const char *nvml_lib;                /* NULL: "libnvidia-ml.so.1" */
 	const struct sk_gpu_device *devices; /* tests: a fixed table (n_devices > 0) instead */
 	size_t n_devices;
-	const char *driver_version;     /* with `devices`: e.g. "550.54.15"; NULL: "sim" */
-	int cuda_version;               /* with `devices`: e.g. 12040 */
-	bool no_health_thread;          /* tests: call sk_gpu_health_check() instead */
+	const char *driver_version; /* with `devices`: e.g. "550.54.15"; NULL: "sim" */
+	int cuda_version;           /* with `devices`: e.g. 12040 */
+	bool no_health_thread;      /* tests: call sk_gpu_health_check() instead */
 	sk_gpu_health_cb on_health;
 	void *ud;
 } sk_gpu_options;
@@ -114,8 +114,8 @@ int64_t sk_gpu_container_request(json_t *container, sk_error_t *err);
  * kubelet's message ("Allocate failed due to requested number of devices
  * unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is
  * unexpected") when not enough devices are free. */
-int sk_gpu_allocate(sk_gpu *g, const char *container_id, const char *pod_uid, const char *container_name,
-		    int64_t n, sk_error_t *err);
+int sk_gpu_allocate(sk_gpu *g, const char *container_id, const char *pod_uid, const char *container_name, int64_t n,
+		    sk_error_t *err);
 /* Frees what container_id holds. 1 when it held devices, 0 when not, -1 when
  * the state could not be written (the devices are freed in memory anyway). */
 int sk_gpu_release(sk_gpu *g, const char *container_id, sk_error_t *err);
@@ -139,13 +139,13 @@ char *sk_gpu_pod_annotation(sk_gpu *g, const char *pod_uid);
 /* What a GPU container adds to its sk_container_config. Arrays are owned by
  * the struct; free with sk_gpu_injection_release. */
 struct sk_gpu_injection {
-	struct sk_device *devices;   /* /dev/nvidiactl, -uvm, -uvm-tools, -modeset, /dev/nvidiaN */
+	struct sk_device *devices; /* /dev/nvidiactl, -uvm, -uvm-tools, -modeset, /dev/nvidiaN */
 	size_t n_devices;
-	struct sk_mount *mounts;     /* driver libraries and tools (read-only, same paths) and
-				      * /etc/ld.so.conf.d/000-skiff-nvidia.conf */
+	struct sk_mount *mounts; /* driver libraries and tools (read-only, same paths) and
+				  * /etc/ld.so.conf.d/000-skiff-nvidia.conf */
 	size_t n_mounts;
-	char **env;                  /* "K=V", NULL-terminated: NVIDIA_VISIBLE_DEVICES,
-				      * CUDA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES */
+	char **env; /* "K=V", NULL-terminated: NVIDIA_VISIBLE_DEVICES,
+		     * CUDA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES */
 };
 
 /* Fills inj for container_id from its allocation: nothing (all zero, env

@@ -15,25 +15,34 @@
 /* XIDs the device plugin treats as application errors, not device faults:
  * 13 graphics engine exception, 31 GPU memory page fault, 43 GPU stopped
  * processing, 45 preemptive cleanup, 68 video processor exception. */
-bool sk_gpu_xid_is_application(unsigned xid)
-{
-	return xid == 13 || xid == 31 || xid == 43 || xid == 45 || xid == 68;
-}
+bool sk_gpu_xid_is_application(unsigned xid) { return xid == 13 || xid == 31 || xid == 43 || xid == 45 || xid == 68; }
 
 static const char *xid_name(unsigned xid)
 {
 	switch (xid) {
-	case 48: return "double bit ECC error";
-	case 62: return "internal micro-controller halt";
-	case 63: return "ECC page retirement or row remapping recording event";
-	case 64: return "ECC page retirement or row remapper recording failure";
-	case 74: return "NVLink error";
-	case 79: return "GPU has fallen off the bus";
-	case 92: return "high single-bit ECC error rate";
-	case 94: return "contained ECC error";
-	case 95: return "uncontained ECC error";
-	case 119: case 120: return "GSP error";
-	default: return "critical error";
+	case 48:
+		return "double bit ECC error";
+	case 62:
+		return "internal micro-controller halt";
+	case 63:
+		return "ECC page retirement or row remapping recording event";
+	case 64:
+		return "ECC page retirement or row remapper recording failure";
+	case 74:
+		return "NVLink error";
+	case 79:
+		return "GPU has fallen off the bus";
+	case 92:
+		return "high single-bit ECC error rate";
+	case 94:
+		return "contained ECC error";
+	case 95:
+		return "uncontained ECC error";
+	case 119:
+	case 120:
+		return "GSP error";
+	default:
+		return "critical error";
 	}
 }
 

@@ -30,15 +30,20 @@ static const struct {
 
 /* Library name prefixes (matched as "<prefix>.so*"): compute and utility. */
 static const char *const driver_libs[] = {
-	"libcuda", "libcudadebugger", "libnvidia-ml", "libnvidia-ptxjitcompiler", "libnvidia-nvvm",
+	"libcuda",           "libcudadebugger",  "libnvidia-ml",  "libnvidia-ptxjitcompiler", "libnvidia-nvvm",
 	"libnvidia-gpucomp", "libnvidia-opencl", "libnvidia-cfg", "libnvidia-allocator",
 };
 static const char *const driver_bins[] = {
 	"nvidia-smi", "nvidia-debugdump", "nvidia-persistenced", "nvidia-cuda-mps-control", "nvidia-cuda-mps-server",
 };
 static const char *const default_lib_dirs[] = {
-	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib",
-	"/usr/local/nvidia/lib64", NULL,
+	"/usr/lib/x86_64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu",
+	"/usr/lib64",
+	"/lib64",
+	"/usr/lib",
+	"/usr/local/nvidia/lib64",
+	NULL,
 };
 static const char *const default_bin_dirs[] = {"/usr/bin", "/usr/local/bin", "/bin", "/usr/sbin", NULL};
 
@@ -47,9 +52,9 @@ static const char *const default_bin_dirs[] = {"/usr/bin", "/usr/local/bin", "/b
 struct builder {
 	struct sk_gpu_injection *inj;
 	size_t cap_mounts;
-	char **dirs;           /* library dirs that held something, NULL-terminated */
+	char **dirs; /* library dirs that held something, NULL-terminated */
 	size_t n_dirs;
-	char **seen;           /* real paths of those dirs, to skip aliases (/lib → /usr/lib) */
+	char **seen; /* real paths of those dirs, to skip aliases (/lib → /usr/lib) */
 };
 
 static void add_env(struct sk_gpu_injection *inj, size_t *n, char *kv)
@@ -59,8 +64,7 @@ static void add_env(struct sk_gpu_injection *inj, size_t *n, char *kv)
 	inj->env[*n] = NULL;
 }
 
-static int add_device(struct sk_gpu *g, struct sk_gpu_injection *inj, const char *name, bool required,
-		      sk_error_t *err)
+static int add_device(struct sk_gpu *g, struct sk_gpu_injection *inj, const char *name, bool required, sk_error_t *err)
 {
 	cleanup_free char *host = xasprintf("%s/%s", g->dev_dir, name);
 	struct stat st;
@@ -113,10 +117,7 @@ static bool lib_matches(const char *name)
 	return false;
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static bool seen_dir(struct builder *b, const char *dir)
 {
@@ -287,8 +288,7 @@ static void builder_release(struct builder *b)
 	free(b->seen);
 }
 
-static int add_nodes(struct sk_gpu *g, struct sk_gpu_injection *inj, const unsigned *minors, size_t n,
-		     sk_error_t *err)
+static int add_nodes(struct sk_gpu *g, struct sk_gpu_injection *inj, const unsigned *minors, size_t n, sk_error_t *err)
 {
 	size_t i;
 
@@ -311,7 +311,8 @@ static void add_visible_env(struct sk_gpu_injection *inj, json_t *uuids)
 	size_t i, n = 0;
 	json_t *u;
 
-	json_array_foreach(uuids, i, u) {
+	json_array_foreach(uuids, i, u)
+	{
 		char *a = xasprintf("%s%s%s", nv, i ? "," : "", json_string_value(u));
 		char *c = xasprintf("%s%s%zu", cuda, i ? "," : "", i);
 
@@ -333,7 +334,8 @@ static size_t minors_of(struct sk_gpu *g, json_t *uuids, unsigned *out)
 	size_t i, n = 0;
 	json_t *u;
 
-	json_array_foreach(uuids, i, u) {
+	json_array_foreach(uuids, i, u)
+	{
 		int d = sk__gpu_device_find(g, json_string_value(u));
 
 		if (d >= 0)

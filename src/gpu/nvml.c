@@ -19,7 +19,7 @@ typedef struct {
 typedef struct {
 	nvmlDevice_t device;
 	unsigned long long eventType;
-	unsigned long long eventData;  /* the XID for nvmlEventTypeXidCriticalError */
+	unsigned long long eventData; /* the XID for nvmlEventTypeXidCriticalError */
 	unsigned int gpuInstanceId;
 	unsigned int computeInstanceId;
 } nvmlEventData_t;
@@ -30,7 +30,7 @@ enum {
 	NVML_ERROR_GPU_IS_LOST = 15,
 };
 #define NVML_EVENT_XID_CRITICAL 0x8ULL
-#define NVML_BUF 96   /* NVML_DEVICE_UUID_V2_BUFFER_SIZE, NVML_DEVICE_NAME_V2_BUFFER_SIZE */
+#define NVML_BUF 96 /* NVML_DEVICE_UUID_V2_BUFFER_SIZE, NVML_DEVICE_NAME_V2_BUFFER_SIZE */
 
 struct sk__nvml {
 	void *dl;

@@ -26,10 +26,10 @@
 /* A normalised reference, as Docker and Kubernetes spell them:
  * "busybox" -> domain "docker.io", path "library/busybox", tag "latest". */
 typedef struct sk_image_ref {
-	char domain[256];   /* "docker.io", "localhost:5000", "127.0.0.1:5000" */
-	char path[256];     /* "library/busybox" */
-	char tag[129];      /* "" when only a digest was given */
-	char digest[72];    /* "sha256:<64 hex>" or "" */
+	char domain[256]; /* "docker.io", "localhost:5000", "127.0.0.1:5000" */
+	char path[256];   /* "library/busybox" */
+	char tag[129];    /* "" when only a digest was given */
+	char digest[72];  /* "sha256:<64 hex>" or "" */
 } sk_image_ref;
 
 int sk_image_ref_parse(const char *s, sk_image_ref *out, sk_error_t *err);
@@ -47,33 +47,33 @@ typedef struct sk_image_store sk_image_store;
 /* Opens (creating) DIR/images. Free with sk_image_store_free. */
 sk_image_store *sk_image_store_open(const char *dir, sk_error_t *err);
 void sk_image_store_free(sk_image_store *s);
-const char *sk_image_store_dir(const sk_image_store *s);   /* DIR/images */
+const char *sk_image_store_dir(const sk_image_store *s); /* DIR/images */
 
 /* What the agent needs to know about a stored image. */
 typedef struct sk_image_info {
-	char *name;          /* the name asked for, normalised; NULL for a digest-only lookup */
-	char *id;            /* manifest digest "sha256:..", the imageID */
-	char *image_ref;     /* the pod status imageID: "docker.io/library/busybox@sha256:.."
-	                        with the digest the tag resolved to (the index of a
-	                        multi-platform image, else the manifest = id) */
-	char *config_digest; /* "sha256:.." */
-	json_t *repo_tags;   /* ["docker.io/library/busybox:1.36", ...] */
-	json_t *repo_digests;/* ["docker.io/library/busybox@sha256:<index or manifest>"] */
-	json_t *config;      /* the image config's "config" object: Entrypoint, Cmd,
-	                        Env, WorkingDir, User, Labels (may be an empty object) */
-	int64_t size;        /* bytes of config + layers as stored (compressed) */
-	int64_t unpacked_size;/* bytes of the layer snapshots, when known (else 0) */
+	char *name;            /* the name asked for, normalised; NULL for a digest-only lookup */
+	char *id;              /* manifest digest "sha256:..", the imageID */
+	char *image_ref;       /* the pod status imageID: "docker.io/library/busybox@sha256:.."
+				  with the digest the tag resolved to (the index of a
+				  multi-platform image, else the manifest = id) */
+	char *config_digest;   /* "sha256:.." */
+	json_t *repo_tags;     /* ["docker.io/library/busybox:1.36", ...] */
+	json_t *repo_digests;  /* ["docker.io/library/busybox@sha256:<index or manifest>"] */
+	json_t *config;        /* the image config's "config" object: Entrypoint, Cmd,
+				  Env, WorkingDir, User, Labels (may be an empty object) */
+	int64_t size;          /* bytes of config + layers as stored (compressed) */
+	int64_t unpacked_size; /* bytes of the layer snapshots, when known (else 0) */
 	int layers;
 	/* Filled by sk_image_pull: */
-	int64_t fetched_bytes;   /* bytes downloaded from the registry */
-	int64_t fetch_ns;        /* wall time from the start until the last blob arrived */
-	int64_t unpack_ns;       /* summed over layers (they unpack in parallel, while
-	                            other layers download) */
-	int64_t total_ns;        /* the pull as this caller saw it */
-	int64_t wait_ns;         /* of which waiting for another caller's pull (shared) */
-	int blobs_cached;        /* layers already in the content store */
-	int snapshots_cached;    /* layers already unpacked */
-	int shared;              /* 1 when the result came from another caller's pull */
+	int64_t fetched_bytes; /* bytes downloaded from the registry */
+	int64_t fetch_ns;      /* wall time from the start until the last blob arrived */
+	int64_t unpack_ns;     /* summed over layers (they unpack in parallel, while
+				  other layers download) */
+	int64_t total_ns;      /* the pull as this caller saw it */
+	int64_t wait_ns;       /* of which waiting for another caller's pull (shared) */
+	int blobs_cached;      /* layers already in the content store */
+	int snapshots_cached;  /* layers already unpacked */
+	int shared;            /* 1 when the result came from another caller's pull */
 } sk_image_info;
 
 void sk_image_info_release(sk_image_info *info);
@@ -88,10 +88,10 @@ typedef struct sk_pull_options {
 	 * Loopback registries (localhost, 127.0.0.0/8, [::1]) always are. */
 	const char *const *insecure;
 	size_t n_insecure;
-	const char *ca_file;     /* extra CA bundle for HTTPS, or NULL */
-	const char *platform;    /* "linux/amd64" (default: this machine's) */
-	int parallel;            /* layers fetched at once (default 4) */
-	int retries;             /* attempts per blob, resuming with Range (default 3) */
+	const char *ca_file;  /* extra CA bundle for HTTPS, or NULL */
+	const char *platform; /* "linux/amd64" (default: this machine's) */
+	int parallel;         /* layers fetched at once (default 4) */
+	int retries;          /* attempts per blob, resuming with Range (default 3) */
 	/* Called from pull threads as bytes arrive (may be NULL). */
 	void (*progress)(void *arg, const char *digest, int64_t done, int64_t total);
 	void *progress_arg;
@@ -102,8 +102,7 @@ typedef struct sk_pull_options {
  * the registry's reason: `image "x": manifest unknown`, `...: unauthorized:
  * authentication required`, `...: digest mismatch`. out is filled on success
  * (release with sk_image_info_release). */
-int sk_image_pull(sk_image_store *s, const char *ref, const sk_pull_options *opts,
-		  sk_image_info *out, sk_error_t *err);
+int sk_image_pull(sk_image_store *s, const char *ref, const sk_pull_options *opts, sk_image_info *out, sk_error_t *err);
 
 /* Looks up a stored image by name, name@digest, bare manifest digest or a
  * prefix of the id (>= 12 hex). 0 and out filled, or -1 with SK_ENOTFOUND. */
@@ -115,8 +114,7 @@ int sk_image_is_present(sk_image_store *s, const char *ref);
  * compressed). base_name names OCI entries whose ref.name is a bare tag
  * ("1" -> base_name:1); NULL means the file name without ".tar".
  * *names_out (if not NULL) gets a new JSON array of the names added. */
-int sk_image_import(sk_image_store *s, const char *path, const char *base_name,
-		    json_t **names_out, sk_error_t *err);
+int sk_image_import(sk_image_store *s, const char *path, const char *base_name, json_t **names_out, sk_error_t *err);
 
 /* Removes a name; the image record goes with its last name (or at once when
  * ref is an id). Blobs and snapshots are freed by sk_image_gc/sk_image_prune.
@@ -139,17 +137,16 @@ json_t *sk_image_config(sk_image_store *s, const char *ref, sk_error_t *err);
  * until sk_image_rootfs_remove. Idempotent: an existing mount is returned.
  * Images with many layers use the new mount API ("lowerdir+", Linux 6.8);
  * SKIFF_IMAGE_MOUNT_API=new in the environment forces it (tests). Needs root. */
-char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *container_id,
-			      sk_error_t *err);
+char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *container_id, sk_error_t *err);
 /* Unmounts and deletes the container's upper layer. 0 also when absent. */
 int sk_image_rootfs_remove(sk_image_store *s, const char *container_id, sk_error_t *err);
 
 /* ---- garbage collection -------------------------------------------------- */
 
 typedef struct sk_gc_policy {
-	int high_percent;    /* start when the filesystem is at least this used (0: always) */
-	int low_percent;     /* free least recently used images until below this
-	                        (0: every image not in use) */
+	int high_percent; /* start when the filesystem is at least this used (0: always) */
+	int low_percent;  /* free least recently used images until below this
+			     (0: every image not in use) */
 } sk_gc_policy;
 
 typedef struct sk_gc_result {
@@ -165,8 +162,7 @@ typedef struct sk_gc_result {
  * then deletes blobs and snapshots no remaining image references. Fails with
  * SK_ECONFLICT (nothing done) while a pull, import or rootfs preparation runs
  * on this store in any process: call again later. */
-int sk_image_gc(sk_image_store *s, const sk_gc_policy *policy, json_t *in_use,
-		sk_gc_result *res, sk_error_t *err);
+int sk_image_gc(sk_image_store *s, const sk_gc_policy *policy, json_t *in_use, sk_gc_result *res, sk_error_t *err);
 /* Only the second half: frees unreferenced blobs and snapshots. */
 int sk_image_prune(sk_image_store *s, sk_gc_result *res, sk_error_t *err);
 
@@ -176,20 +172,19 @@ typedef struct sk_image_desc {
 	char *media_type;
 	char digest[72];
 	int64_t size;
-	char *os, *arch, *variant;   /* index entries only */
+	char *os, *arch, *variant; /* index entries only */
 } sk_image_desc;
 
 typedef struct sk_image_manifest {
-	int is_index;                /* index / manifest list: `manifests` used */
+	int is_index; /* index / manifest list: `manifests` used */
 	char *media_type;
 	sk_image_desc config;
-	sk_image_desc *layers;       /* or the index's manifests */
+	sk_image_desc *layers; /* or the index's manifests */
 	size_t n_layers;
 } sk_image_manifest;
 
 /* Parses an OCI/Docker schema 2 manifest or index/manifest list. */
-int sk_image_manifest_parse(const char *data, size_t len, sk_image_manifest *out,
-			    sk_error_t *err);
+int sk_image_manifest_parse(const char *data, size_t len, sk_image_manifest *out, sk_error_t *err);
 void sk_image_manifest_release(sk_image_manifest *m);
 /* Picks the index entry for platform "os/arch[/variant]"; -1 when none. */
 int sk_image_manifest_select(const sk_image_manifest *idx, const char *platform);

@@ -14,8 +14,8 @@
 #include "util/util.h"
 
 struct staged {
-	char *dir;        /* ingest/import-... */
-	json_t *files;    /* archive path -> {"file": path, "digest": "sha256:.."} */
+	char *dir;     /* ingest/import-... */
+	json_t *files; /* archive path -> {"file": path, "digest": "sha256:.."} */
 };
 
 static int clean_name(const char *in, char *out, size_t len)
@@ -87,7 +87,8 @@ static int stage(struct staged *st, const char *path, sk_error_t *err)
 		if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e))
 			continue;
 		if (clean_name(archive_entry_pathname(e), name, sizeof(name)) < 0) {
-			sk_error_set(err, SK_EINVALID, "import \"%s\": bad entry \"%.200s\"", path, archive_entry_pathname(e));
+			sk_error_set(err, SK_EINVALID, "import \"%s\": bad entry \"%.200s\"", path,
+				     archive_entry_pathname(e));
 			goto out;
 		}
 		if (stage_entry(st, a, name, err) < 0)
@@ -104,8 +105,8 @@ out:
 }
 
 /* Moves a staged file into the content store; it must hash to want (if set). */
-static int commit(sk_image_store *s, struct staged *st, const char *name, const char *want,
-		  char *digest, sk_error_t *err)
+static int commit(sk_image_store *s, struct staged *st, const char *name, const char *want, char *digest,
+		  sk_error_t *err)
 {
 	json_t *f = json_object_get(st->files, name);
 	const char *got = json_string_value(json_object_get(f, "digest"));
@@ -158,16 +159,16 @@ static int finish(sk_image_store *s, const char *manifest, json_t *names, json_t
 	rec = json_object_get(json_object_get(idx, "images"), manifest);
 	for (i = 0; i < json_array_size(json_object_get(rec, "chain")); i++)
 		if (sk__img_snapshot_ensure(s, json_string_value(json_array_get(json_object_get(rec, "chain"), i)),
-					json_string_value(json_array_get(json_object_get(rec, "layers"), i)),
-					json_string_value(json_array_get(json_object_get(rec, "diffIds"), i)),
-					NULL, err) < 0)
+					    json_string_value(json_array_get(json_object_get(rec, "layers"), i)),
+					    json_string_value(json_array_get(json_object_get(rec, "diffIds"), i)), NULL,
+					    err) < 0)
 			return -1;
 	json_array_extend(all, names);
 	return 0;
 }
 
-static int oci_manifest(sk_image_store *s, struct staged *st, const char *digest, json_t *names,
-			json_t *all, sk_error_t *err);
+static int oci_manifest(sk_image_store *s, struct staged *st, const char *digest, json_t *names, json_t *all,
+			sk_error_t *err);
 
 static int import_oci(sk_image_store *s, struct staged *st, const char *base, json_t *all, sk_error_t *err)
 {
@@ -177,17 +178,18 @@ static int import_oci(sk_image_store *s, struct staged *st, const char *base, js
 	json_t *v, *m;
 	size_t i;
 
-	json_object_foreach(st->files, key, v)
-		if (!strncmp(key, "blobs/sha256/", 13)) {
-			cleanup_free char *want = xasprintf("sha256:%s", key + 13);
-			if (sk_image_digest_check(want, err) < 0 || commit(s, st, key, want, NULL, err) < 0)
-				return -1;
-		}
+	json_object_foreach(st->files, key, v) if (!strncmp(key, "blobs/sha256/", 13))
+	{
+		cleanup_free char *want = xasprintf("sha256:%s", key + 13);
+		if (sk_image_digest_check(want, err) < 0 || commit(s, st, key, want, NULL, err) < 0)
+			return -1;
+	}
 	data = sk_read_file(json_string_value(json_object_get(json_object_get(st->files, "index.json"), "file")), NULL);
 	index = data ? json_loads(data, 0, NULL) : NULL;
 	if (!json_is_array(json_object_get(index, "manifests")))
 		return sk_error_set(err, SK_EINVALID, "import: index.json: invalid");
-	json_array_foreach(json_object_get(index, "manifests"), i, m) {
+	json_array_foreach(json_object_get(index, "manifests"), i, m)
+	{
 		json_t *ann = json_object_get(m, "annotations");
 		const char *name = json_string_value(json_object_get(ann, "io.containerd.image.name"));
 		cleanup_json json_t *names = json_array();
@@ -202,8 +204,8 @@ static int import_oci(sk_image_store *s, struct staged *st, const char *base, js
 	return 0;
 }
 
-static int oci_manifest(sk_image_store *s, struct staged *st, const char *digest, json_t *names,
-			json_t *all, sk_error_t *err)
+static int oci_manifest(sk_image_store *s, struct staged *st, const char *digest, json_t *names, json_t *all,
+			sk_error_t *err)
 {
 	cleanup_free char *body = NULL;
 	sk_image_manifest m;
@@ -254,8 +256,9 @@ static json_t *desc_of(struct staged *st, const char *name, const char *mt)
 
 	if (!f || stat(json_string_value(json_object_get(f, "file")), &sb) < 0)
 		return NULL;
-	return json_pack("{s:s, s:O, s:I}", "mediaType", mt ? mt : layer_type(json_string_value(json_object_get(f, "file"))),
-			 "digest", json_object_get(f, "digest"), "size", (json_int_t)sb.st_size);
+	return json_pack("{s:s, s:O, s:I}", "mediaType",
+			 mt ? mt : layer_type(json_string_value(json_object_get(f, "file"))), "digest",
+			 json_object_get(f, "digest"), "size", (json_int_t)sb.st_size);
 }
 
 /* One manifest.json entry of a docker save archive: build an OCI manifest. */
@@ -270,9 +273,10 @@ static int docker_entry(sk_image_store *s, struct staged *st, json_t *ent, json_
 
 	if (!cfg || !(cdesc = desc_of(st, cfg, SK_MT_OCI_CONFIG)))
 		return sk_error_set(err, SK_EINVALID, "import: manifest.json: config missing");
-	man = json_pack("{s:i, s:s, s:o, s:O}", "schemaVersion", 2, "mediaType", SK_MT_OCI_MANIFEST,
-			"config", cdesc, "layers", layers);
-	json_array_foreach(json_object_get(ent, "Layers"), i, v) {
+	man = json_pack("{s:i, s:s, s:o, s:O}", "schemaVersion", 2, "mediaType", SK_MT_OCI_MANIFEST, "config", cdesc,
+			"layers", layers);
+	json_array_foreach(json_object_get(ent, "Layers"), i, v)
+	{
 		json_t *d = desc_of(st, json_string_value(v) ? json_string_value(v) : "", NULL);
 		if (!d)
 			return sk_error_set(err, SK_EINVALID, "import: layer \"%s\" missing", json_string_value(v));
@@ -280,30 +284,27 @@ static int docker_entry(sk_image_store *s, struct staged *st, json_t *ent, json_
 	}
 	if (commit(s, st, cfg, NULL, NULL, err) < 0)
 		return -1;
-	json_array_foreach(json_object_get(ent, "Layers"), i, v)
-		if (commit(s, st, json_string_value(v), NULL, NULL, err) < 0)
-			return -1;
+	json_array_foreach(json_object_get(ent, "Layers"), i,
+			   v) if (commit(s, st, json_string_value(v), NULL, NULL, err) < 0) return -1;
 	body = json_dumps(man, JSON_COMPACT);
 	if (sk__img_blob_put(s, NULL, body, strlen(body), digest, err) < 0)
 		return -1;
-	json_array_foreach(json_object_get(ent, "RepoTags"), i, v)
-		if (json_string_value(v))
-			add_name(names, json_string_value(v), NULL);
+	json_array_foreach(json_object_get(ent, "RepoTags"), i, v) if (json_string_value(v))
+		add_name(names, json_string_value(v), NULL);
 	return finish(s, digest, names, all, err);
 }
 
 static int import_docker(sk_image_store *s, struct staged *st, json_t *all, sk_error_t *err)
 {
-	cleanup_free char *data = sk_read_file(json_string_value(json_object_get(json_object_get(st->files, "manifest.json"), "file")), NULL);
+	cleanup_free char *data = sk_read_file(
+		json_string_value(json_object_get(json_object_get(st->files, "manifest.json"), "file")), NULL);
 	cleanup_json json_t *mj = data ? json_loads(data, 0, NULL) : NULL;
 	json_t *ent;
 	size_t i;
 
 	if (!json_is_array(mj))
 		return sk_error_set(err, SK_EINVALID, "import: manifest.json: invalid");
-	json_array_foreach(mj, i, ent)
-		if (docker_entry(s, st, ent, all, err) < 0)
-			return -1;
+	json_array_foreach(mj, i, ent) if (docker_entry(s, st, ent, all, err) < 0) return -1;
 	return 0;
 }
 
@@ -319,8 +320,7 @@ static char *default_base(const char *path)
 	return xstrdup(b);
 }
 
-int sk_image_import(sk_image_store *s, const char *path, const char *base_name,
-		    json_t **names_out, sk_error_t *err)
+int sk_image_import(sk_image_store *s, const char *path, const char *base_name, json_t **names_out, sk_error_t *err)
 {
 	struct staged st = {.files = json_object()};
 	cleanup_json json_t *all = json_array();

@@ -70,8 +70,8 @@ static void *stream_unpack_main(void *arg)
 	int64_t t0 = sk_mono_ns();
 
 	u->rc = sk__img_snapshot_stream(u->j->s, json_string_value(json_array_get(u->j->chain, u->i)), &u->st,
-				    d->digest, json_string_value(json_array_get(u->j->diff_ids, u->i)),
-				    &u->size, &u->err);
+					d->digest, json_string_value(json_array_get(u->j->diff_ids, u->i)), &u->size,
+					&u->err);
 	u->ns = sk_mono_ns() - t0;
 	return NULL;
 }
@@ -153,8 +153,7 @@ static int commit_verified(sk_image_store *s, const char *partial, const char *d
 /* Downloads layer i's blob into the store: 0, 1 when it got there meanwhile,
  * -1 on error. With stream, the layer is unpacked as it arrives: *unpacked
  * gets the finished unpacker (or NULL when none ran). */
-static int fetch_layer(struct layer_job *j, size_t i, int stream, struct stream_unpack **unpacked,
-		       sk_error_t *err)
+static int fetch_layer(struct layer_job *j, size_t i, int stream, struct stream_unpack **unpacked, sk_error_t *err)
 {
 	const sk_image_desc *d = &j->m->layers[i];
 	cleanup_free char *partial = xasprintf("%s/ingest/%s.partial", j->s->root, d->digest + 7);
@@ -168,7 +167,7 @@ static int fetch_layer(struct layer_job *j, size_t i, int stream, struct stream_
 	if (lock < 0)
 		return 1;
 	if (sk__img_blob_exists(j->s, d->digest)) {
-		unlink(partial);   /* a stale leftover; we hold its lock */
+		unlink(partial); /* a stale leftover; we hold its lock */
 		return 1;
 	}
 	if (stream && (u = stream_start(j, i, partial))) {
@@ -220,8 +219,8 @@ static int do_layer(struct layer_job *j, size_t i, sk_error_t *err)
 		/* not streamed, or the stream failed: from the stored blob (which
 		 * also tells an invalid layer from a restarted download) */
 		t0 = sk_mono_ns();
-		snap = sk__img_snapshot_ensure(j->s, chain, d->digest, json_string_value(json_array_get(j->diff_ids, i)),
-					   &size, err);
+		snap = sk__img_snapshot_ensure(j->s, chain, d->digest,
+					       json_string_value(json_array_get(j->diff_ids, i)), &size, err);
 		ns = sk_mono_ns() - t0;
 	}
 	free(u);
@@ -290,8 +289,8 @@ static int fetch_layers(struct layer_job *j, int parallel, sk_error_t *err)
 
 /* Fetches and stores a manifest, verified against the digest when one is
  * asked for; the digest goes to digest (>= 72). */
-static int get_manifest(sk_image_store *s, struct sk__registry *reg, const char *reference,
-			sk_image_manifest *m, char *digest, sk_error_t *err)
+static int get_manifest(sk_image_store *s, struct sk__registry *reg, const char *reference, sk_image_manifest *m,
+			char *digest, sk_error_t *err)
 {
 	cleanup_free char *body = NULL, *ct = NULL;
 	size_t len;
@@ -312,9 +311,8 @@ static int get_manifest(sk_image_store *s, struct sk__registry *reg, const char 
 
 /* Resolves ref to a platform manifest; index_digest gets the index's digest
  * (or "" when the reference named a manifest). */
-static int resolve(sk_image_store *s, struct sk__registry *reg, const sk_image_ref *r,
-		   const char *platform, sk_image_manifest *m, char *digest, char *index_digest,
-		   sk_error_t *err)
+static int resolve(sk_image_store *s, struct sk__registry *reg, const sk_image_ref *r, const char *platform,
+		   sk_image_manifest *m, char *digest, char *index_digest, sk_error_t *err)
 {
 	int sel;
 
@@ -327,7 +325,8 @@ static int resolve(sk_image_store *s, struct sk__registry *reg, const sk_image_r
 	sel = sk_image_manifest_select(m, platform);
 	if (sel < 0) {
 		sk_image_manifest_release(m);
-		return sk_error_set(err, SK_ENOTFOUND, "no matching manifest for %s in the manifest list entries", platform);
+		return sk_error_set(err, SK_ENOTFOUND, "no matching manifest for %s in the manifest list entries",
+				    platform);
 	}
 	{
 		char want[72];
@@ -343,8 +342,7 @@ static int resolve(sk_image_store *s, struct sk__registry *reg, const sk_image_r
 	return 0;
 }
 
-static json_t *get_config(sk_image_store *s, struct sk__registry *reg, const sk_image_manifest *m,
-			  sk_error_t *err)
+static json_t *get_config(sk_image_store *s, struct sk__registry *reg, const sk_image_manifest *m, sk_error_t *err)
 {
 	cleanup_free char *body = NULL;
 	size_t len;
@@ -364,8 +362,8 @@ static json_t *get_config(sk_image_store *s, struct sk__registry *reg, const sk_
 	return j;
 }
 
-static int record(sk_image_store *s, const sk_image_ref *r, const char *digest,
-		  const char *index_digest, int64_t unpacked, sk_error_t *err)
+static int record(sk_image_store *s, const sk_image_ref *r, const char *digest, const char *index_digest,
+		  int64_t unpacked, sk_error_t *err)
 {
 	cleanup_json json_t *names = json_array(), *idx = NULL;
 	char repo[600];
@@ -374,8 +372,10 @@ static int record(sk_image_store *s, const sk_image_ref *r, const char *digest,
 	sk_image_ref_repo(r, repo, sizeof(repo));
 	if (r->tag[0] && !r->digest[0])
 		json_array_append_new(names, json_sprintf("%s:%s", repo, r->tag));
-	json_array_append_new(names, json_sprintf("%s@%s", repo, r->digest[0] ? r->digest :
-						  index_digest[0] ? index_digest : digest));
+	json_array_append_new(names, json_sprintf("%s@%s", repo,
+						  r->digest[0]      ? r->digest
+						  : index_digest[0] ? index_digest
+								    : digest));
 	if (sk__image_record(s, digest, names, err) < 0)
 		return -1;
 	sk__img_lock(s, 1);
@@ -390,8 +390,8 @@ static int record(sk_image_store *s, const sk_image_ref *r, const char *digest,
 	return 0;
 }
 
-static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_options *opts,
-		   sk_image_info *info, sk_error_t *err)
+static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_options *opts, sk_image_info *info,
+		   sk_error_t *err)
 {
 	struct sk__registry *reg = NULL;
 	sk_image_manifest m = {0};
@@ -403,7 +403,7 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	int64_t t0 = sk_mono_ns();
 	int rc = -1;
 
-	o.progress = pull_progress;   /* feeds the layers unpacked as they arrive */
+	o.progress = pull_progress; /* feeds the layers unpacked as they arrive */
 	o.progress_arg = &job;
 	reg = sk__img_registry_open(r, &o, err);
 	if (!reg)
@@ -414,9 +414,14 @@ static int do_pull(sk_image_store *s, const sk_image_ref *r, const sk_pull_optio
 	chain = config ? sk__img_chain_ids(config, m.n_layers, err) : NULL;
 	if (!chain)
 		goto out;
-	job = (struct layer_job){.s = s, .reg = reg, .m = &m, .chain = chain,
-				   .diff_ids = json_object_get(json_object_get(config, "rootfs"), "diff_ids"), .fetch_end = sk_mono_ns(),
-				   .progress = opts->progress, .progress_arg = opts->progress_arg};
+	job = (struct layer_job){.s = s,
+				 .reg = reg,
+				 .m = &m,
+				 .chain = chain,
+				 .diff_ids = json_object_get(json_object_get(config, "rootfs"), "diff_ids"),
+				 .fetch_end = sk_mono_ns(),
+				 .progress = opts->progress,
+				 .progress_arg = opts->progress_arg};
 	if (fetch_layers(&job, opts->parallel, err) < 0)
 		goto out;
 	if (record(s, r, digest, index_digest, job.unpacked, err) < 0)
@@ -490,8 +495,7 @@ static void flight_leave(sk_image_store *s, struct sk__img_flight *f, int leader
 	pthread_mutex_unlock(&s->flights_mu);
 }
 
-int sk_image_pull(sk_image_store *s, const char *ref, const sk_pull_options *opts,
-		  sk_image_info *out, sk_error_t *err)
+int sk_image_pull(sk_image_store *s, const char *ref, const sk_pull_options *opts, sk_image_info *out, sk_error_t *err)
 {
 	static const sk_pull_options none;
 	sk_image_ref r;

@@ -7,15 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static int is_lower_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
+static int is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 int sk_image_digest_check(const char *s, sk_error_t *err)
 {
 	if (strncmp(s, "sha256:", 7) != 0) {
-		if (strchr(s, ':') && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789+._-") == (size_t)(strchr(s, ':') - s))
+		if (strchr(s, ':') &&
+		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789+._-") == (size_t)(strchr(s, ':') - s))
 			return sk_error_set(err, SK_EUNSUPPORTED, "digest \"%.80s\": unsupported algorithm", s);
 		return sk_error_set(err, SK_EINVALID, "digest \"%.80s\": invalid format", s);
 	}
@@ -139,7 +137,8 @@ static int split_domain(const char *name, sk_image_ref *out)
 	}
 	if (!is_domain) {
 		snprintf(out->domain, sizeof(out->domain), "docker.io");
-		if (snprintf(out->path, sizeof(out->path), "%s%s", slash ? "" : "library/", name) >= (int)sizeof(out->path))
+		if (snprintf(out->path, sizeof(out->path), "%s%s", slash ? "" : "library/", name) >=
+		    (int)sizeof(out->path))
 			return -1;
 		return 0;
 	}
@@ -190,7 +189,8 @@ int sk_image_ref_parse(const char *s, sk_image_ref *out, sk_error_t *err)
 	if (!*name)
 		return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": invalid reference format", s);
 	if (strlen(name) == 64 && strspn(name, "0123456789abcdef") == 64)
-		return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": cannot specify 64-byte hexadecimal strings", s);
+		return sk_error_set(err, SK_EINVALID,
+				    "image reference \"%.300s\": cannot specify 64-byte hexadecimal strings", s);
 	if (split_domain(name, out) < 0 || !domain_ok(out->domain))
 		return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": invalid reference format", s);
 	if (!path_ok(out->path)) {
@@ -201,11 +201,14 @@ int sk_image_ref_parse(const char *s, sk_image_ref *out, sk_error_t *err)
 			lower[i] = (char)tolower((unsigned char)out->path[i]);
 		lower[i] = '\0';
 		if (strcmp(lower, out->path) && path_ok(lower))
-			return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": repository name must be lowercase", s);
+			return sk_error_set(err, SK_EINVALID,
+					    "image reference \"%.300s\": repository name must be lowercase", s);
 		return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": invalid reference format", s);
 	}
 	if (strlen(out->domain) + 1 + strlen(out->path) > 255)
-		return sk_error_set(err, SK_EINVALID, "image reference \"%.300s\": repository name must not be more than 255 characters", s);
+		return sk_error_set(err, SK_EINVALID,
+				    "image reference \"%.300s\": repository name must not be more than 255 characters",
+				    s);
 	if (!out->tag[0] && !out->digest[0])
 		snprintf(out->tag, sizeof(out->tag), "latest");
 	return 0;
@@ -218,6 +221,6 @@ void sk_image_ref_repo(const sk_image_ref *r, char *buf, size_t len)
 
 void sk_image_ref_string(const sk_image_ref *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s%s%s%s%s", r->domain, r->path, r->tag[0] ? ":" : "", r->tag,
-		 r->digest[0] ? "@" : "", r->digest);
+	snprintf(buf, len, "%s/%s%s%s%s%s", r->domain, r->path, r->tag[0] ? ":" : "", r->tag, r->digest[0] ? "@" : "",
+		 r->digest);
 }

@@ -14,17 +14,17 @@
 	"Accept: " SK_MT_OCI_INDEX ", " SK_MT_OCI_MANIFEST ", " SK_MT_DOCKER_LIST ", " SK_MT_DOCKER_MANIFEST
 
 struct sk__registry {
-	char *host;          /* as in the reference: "docker.io", "127.0.0.1:5000" */
-	char *base;          /* "https://registry-1.docker.io" */
-	char *repo;          /* "library/busybox" */
+	char *host; /* as in the reference: "docker.io", "127.0.0.1:5000" */
+	char *base; /* "https://registry-1.docker.io" */
+	char *repo; /* "library/busybox" */
 	char *user, *pass;
-	int insecure;        /* plain HTTP or unverified HTTPS allowed */
+	int insecure; /* plain HTTP or unverified HTTPS allowed */
 	char *ca_file;
 	int retries;
 	void (*progress)(void *, const char *, int64_t, int64_t);
 	void *progress_arg;
 	pthread_mutex_t mu;
-	char *auth;          /* "Authorization: ..." header, guarded by mu */
+	char *auth; /* "Authorization: ..." header, guarded by mu */
 };
 
 /* One response: the body goes to memory, or (2xx only) to a file. */
@@ -33,11 +33,11 @@ struct resp {
 	char *www_auth, *content_type;
 	char *mem;
 	size_t len, max;
-	int fd;                  /* file sink or -1 */
-	gnutls_hash_hd_t hash;   /* fed with what goes to fd */
+	int fd;                /* file sink or -1 */
+	gnutls_hash_hd_t hash; /* fed with what goes to fd */
 	int64_t written, limit;
-	int started;             /* the first body byte of a 2xx arrived */
-	const char *digest;      /* for progress */
+	int started;        /* the first body byte of a 2xx arrived */
+	const char *digest; /* for progress */
 	int64_t total;
 	struct sk__registry *reg;
 	CURL *curl;
@@ -59,7 +59,7 @@ static size_t on_header(char *buf, size_t size, size_t n, void *arg)
 	size_t len = size * n, klen;
 	char **dst = NULL;
 
-	if (len > 5 && !strncmp(buf, "HTTP/", 5)) {   /* a new response (redirects): reset */
+	if (len > 5 && !strncmp(buf, "HTTP/", 5)) { /* a new response (redirects): reset */
 		free(rs->www_auth);
 		free(rs->content_type);
 		rs->www_auth = rs->content_type = NULL;
@@ -99,7 +99,7 @@ static size_t on_body(char *buf, size_t size, size_t n, void *arg)
 			rs->written = 0;
 		}
 		if (rs->limit >= 0 && rs->written + (int64_t)len > rs->limit)
-			return 0;   /* more than the descriptor's size: abort */
+			return 0; /* more than the descriptor's size: abort */
 		for (size_t off = 0; off < len;) {
 			ssize_t w = write(rs->fd, buf + off, len - off);
 			if (w < 0 && errno == EINTR)
@@ -156,8 +156,8 @@ static CURL *new_handle(struct sk__registry *r, const char *url, struct curl_sli
 }
 
 /* Performs one GET; transport failures set err (code SK_EUNAVAILABLE). */
-static int perform(struct sk__registry *r, const char *url, const char *extra, const char *range,
-		   struct resp *rs, sk_error_t *err)
+static int perform(struct sk__registry *r, const char *url, const char *extra, const char *range, struct resp *rs,
+		   sk_error_t *err)
 {
 	struct curl_slist *h = NULL;
 	CURL *c;
@@ -192,8 +192,10 @@ static int registry_error(struct sk__registry *r, struct resp *rs, sk_error_t *e
 	json_t *e0 = json_array_get(json_object_get(j, "errors"), 0);
 	const char *code = json_string_value(json_object_get(e0, "code"));
 	const char *msg = json_string_value(json_object_get(e0, "message"));
-	int kind = rs->status == 404 ? SK_ENOTFOUND : rs->status == 401 ? SK_EUNAUTHORIZED :
-		   rs->status == 403 ? SK_EFORBIDDEN : SK_EUNAVAILABLE;
+	int kind = rs->status == 404   ? SK_ENOTFOUND
+		   : rs->status == 401 ? SK_EUNAUTHORIZED
+		   : rs->status == 403 ? SK_EFORBIDDEN
+				       : SK_EUNAVAILABLE;
 	char lc[64] = "";
 
 	if (code) {
@@ -283,7 +285,8 @@ static int fetch_token(struct sk__registry *r, const char *challenge, sk_error_t
 		if (tok)
 			set_auth(r, xasprintf("Authorization: Bearer %s", tok));
 		else
-			rc = sk_error_set(err, SK_EUNAUTHORIZED, "registry \"%s\": token response without token", r->host);
+			rc = sk_error_set(err, SK_EUNAUTHORIZED, "registry \"%s\": token response without token",
+					  r->host);
 	}
 	resp_release(&rs);
 	return rc;
@@ -305,8 +308,8 @@ static int answer_challenge(struct sk__registry *r, const char *challenge, sk_er
 
 /* GET base/v2/path, answering one auth challenge. The response is left in rs
  * (status 2xx, or the error already in err). */
-static int request(struct sk__registry *r, const char *path, const char *extra, const char *range,
-		   struct resp *rs, sk_error_t *err)
+static int request(struct sk__registry *r, const char *path, const char *extra, const char *range, struct resp *rs,
+		   sk_error_t *err)
 {
 	cleanup_free char *url = xasprintf("%s/v2/%s", r->base, path);
 
@@ -322,7 +325,7 @@ static int request(struct sk__registry *r, const char *path, const char *extra, 
 			return -1;
 		if (a == 0)
 			break;
-		resp_release(rs);   /* a 401's body went to memory, never to rs->fd */
+		resp_release(rs); /* a 401's body went to memory, never to rs->fd */
 	}
 	if (rs->status >= 200 && rs->status < 300)
 		return 0;
@@ -348,7 +351,8 @@ int sk__img_auth_find(json_t *const *auths, size_t n, const char *host, char **u
 		const char *key;
 		json_t *v;
 
-		json_object_foreach(json_object_get(auths[i], "auths"), key, v) {
+		json_object_foreach(json_object_get(auths[i], "auths"), key, v)
+		{
 			const char *k = strstr(key, "://") ? strstr(key, "://") + 3 : key;
 			size_t kl = strcspn(k, "/");
 			const char *a = json_string_value(json_object_get(v, "auth"));
@@ -392,8 +396,7 @@ static int ping(struct sk__registry *r, sk_error_t *err)
 	return rc;
 }
 
-struct sk__registry *sk__img_registry_open(const sk_image_ref *ref, const sk_pull_options *opts,
-				       sk_error_t *err)
+struct sk__registry *sk__img_registry_open(const sk_image_ref *ref, const sk_pull_options *opts, sk_error_t *err)
 {
 	struct sk__registry *r = xzalloc(sizeof(*r));
 	const char *endpoint = !strcmp(ref->domain, "docker.io") ? "registry-1.docker.io" : ref->domain;
@@ -438,8 +441,8 @@ void sk__img_registry_free(struct sk__registry *r)
 	free(r);
 }
 
-int sk__img_registry_manifest(struct sk__registry *r, const char *reference, char **body,
-			  size_t *len, char **content_type, sk_error_t *err)
+int sk__img_registry_manifest(struct sk__registry *r, const char *reference, char **body, size_t *len,
+			      char **content_type, sk_error_t *err)
 {
 	cleanup_free char *path = xasprintf("%s/manifests/%s", r->repo, reference);
 	struct resp rs = {.fd = -1, .max = SK_MANIFEST_MAX, .limit = -1};
@@ -456,8 +459,7 @@ int sk__img_registry_manifest(struct sk__registry *r, const char *reference, cha
 	return 0;
 }
 
-int sk__img_registry_blob_mem(struct sk__registry *r, const char *digest, char **body, size_t *len,
-			  sk_error_t *err)
+int sk__img_registry_blob_mem(struct sk__registry *r, const char *digest, char **body, size_t *len, sk_error_t *err)
 {
 	cleanup_free char *path = xasprintf("%s/blobs/%s", r->repo, digest);
 	struct resp rs = {.fd = -1, .max = SK_MANIFEST_MAX, .limit = -1};
@@ -496,8 +498,8 @@ static int64_t rehash(int fd, gnutls_hash_hd_t *h)
 }
 
 /* One attempt: 1 when the blob is complete in fd, 0 when worth retrying, -1 fatal. */
-static int blob_attempt(struct sk__registry *r, const sk_image_desc *d, int fd, int64_t *fetched,
-			char *got, sk_error_t *err)
+static int blob_attempt(struct sk__registry *r, const sk_image_desc *d, int fd, int64_t *fetched, char *got,
+			sk_error_t *err)
 {
 	cleanup_free char *path = xasprintf("%s/blobs/%s", r->repo, d->digest);
 	struct resp rs = {.fd = fd, .max = 1 << 16, .digest = d->digest, .total = d->size};
@@ -507,7 +509,7 @@ static int blob_attempt(struct sk__registry *r, const sk_image_desc *d, int fd, 
 
 	if (have > d->size) {
 		(void)!ftruncate(fd, 0);
-		have = rehash(fd, &rs.hash);   /* re-init */
+		have = rehash(fd, &rs.hash); /* re-init */
 	}
 	rs.written = have;
 	rs.limit = d->size;
@@ -525,8 +527,8 @@ static int blob_attempt(struct sk__registry *r, const sk_image_desc *d, int fd, 
 	return rs.written == d->size ? 1 : 0;
 }
 
-int sk__img_registry_blob_file(struct sk__registry *r, const sk_image_desc *d, const char *path,
-			   int64_t *fetched, sk_error_t *err)
+int sk__img_registry_blob_file(struct sk__registry *r, const sk_image_desc *d, const char *path, int64_t *fetched,
+			       sk_error_t *err)
 {
 	cleanup_close int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	char got[72] = "";

@@ -57,8 +57,8 @@ static int snapshot_make(sk_image_store *s, const char *chain_id, struct sk__img
 			__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
 	if (mkdir(tmp, 0755) < 0)
 		return sk_error_errno(err, errno, "snapshot \"%s\": mkdir", chain_id);
-	if ((stream ? sk__img_unpack_layer_stream(stream, layer_digest, tmp, diff_id, &size, err) :
-		      sk__img_unpack_layer(blob, tmp, diff_id, &size, err)) < 0) {
+	if ((stream ? sk__img_unpack_layer_stream(stream, layer_digest, tmp, diff_id, &size, err)
+		    : sk__img_unpack_layer(blob, tmp, diff_id, &size, err)) < 0) {
 		sk__image_rm_rf(tmp);
 		return -1;
 	}
@@ -69,20 +69,20 @@ static int snapshot_make(sk_image_store *s, const char *chain_id, struct sk__img
 		int e = errno;
 		sk__image_rm_rf(tmp);
 		if (e == EEXIST || e == ENOTEMPTY)
-			return 1;    /* another puller won the race: same content */
+			return 1; /* another puller won the race: same content */
 		return sk_error_errno(err, e, "snapshot \"%s\": rename", chain_id);
 	}
 	return 0;
 }
 
-int sk__img_snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest,
-			const char *diff_id, int64_t *size_out, sk_error_t *err)
+int sk__img_snapshot_ensure(sk_image_store *s, const char *chain_id, const char *layer_digest, const char *diff_id,
+			    int64_t *size_out, sk_error_t *err)
 {
 	return snapshot_make(s, chain_id, NULL, layer_digest, diff_id, size_out, err);
 }
 
 int sk__img_snapshot_stream(sk_image_store *s, const char *chain_id, struct sk__img_stream *st,
-			const char *layer_digest, const char *diff_id, int64_t *size_out, sk_error_t *err)
+			    const char *layer_digest, const char *diff_id, int64_t *size_out, sk_error_t *err)
 {
 	return snapshot_make(s, chain_id, st, layer_digest, diff_id, size_out, err);
 }
@@ -177,8 +177,8 @@ static json_t *ensure_snapshots(sk_image_store *s, const char *id, sk_error_t *e
 	}
 	for (size_t i = 0; i < json_array_size(chain); i++)
 		if (sk__img_snapshot_ensure(s, json_string_value(json_array_get(chain, i)),
-					json_string_value(json_array_get(layers, i)),
-					json_string_value(json_array_get(diffs, i)), NULL, err) < 0)
+					    json_string_value(json_array_get(layers, i)),
+					    json_string_value(json_array_get(diffs, i)), NULL, err) < 0)
 			return NULL;
 	return json_incref(chain);
 }
@@ -202,8 +202,7 @@ static int make_container_dirs(const char *cdir, const char *id, sk_error_t *err
 	return 0;
 }
 
-char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *container_id,
-			      sk_error_t *err)
+char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *container_id, sk_error_t *err)
 {
 	cleanup_json json_t *idx = NULL, *chain = NULL;
 	cleanup_free char *cdir = NULL, *rootfs = NULL, *opts = NULL;
@@ -231,7 +230,8 @@ char *sk_image_rootfs_prepare(sk_image_store *s, const char *image, const char *
 		goto fail;
 	opts = mount_options(s, chain, cdir);
 	/* SKIFF_IMAGE_MOUNT_API=new forces the new mount API (tests) */
-	if (strlen(opts) >= 4000 || (getenv("SKIFF_IMAGE_MOUNT_API") && !strcmp(getenv("SKIFF_IMAGE_MOUNT_API"), "new"))) {
+	if (strlen(opts) >= 4000 ||
+	    (getenv("SKIFF_IMAGE_MOUNT_API") && !strcmp(getenv("SKIFF_IMAGE_MOUNT_API"), "new"))) {
 		if (mount_layers(s, chain, cdir, rootfs) < 0) {
 			sk_error_errno(err, errno, "container \"%s\": mount overlay (%zu layers)", container_id,
 				       json_array_size(chain));

@@ -15,10 +15,7 @@
 
 static const char *const subdirs[] = {"blobs/sha256", "ingest", "snapshots", "containers"};
 
-static void global_init(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);   /* before any pull thread runs */
-}
+static void global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); /* before any pull thread runs */ }
 
 sk_image_store *sk_image_store_open(const char *dir, sk_error_t *err)
 {
@@ -63,10 +60,7 @@ void sk_image_store_free(sk_image_store *s)
 	free(s);
 }
 
-const char *sk_image_store_dir(const sk_image_store *s)
-{
-	return s->root;
-}
+const char *sk_image_store_dir(const sk_image_store *s) { return s->root; }
 
 void sk__img_lock(sk_image_store *s, int exclusive)
 {
@@ -126,8 +120,7 @@ char *sk__img_ingest_path(const sk_image_store *s, const char *hint)
 			 __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED), (long long)sk_mono_ns());
 }
 
-int sk__img_blob_put(sk_image_store *s, const char *expect, const void *data, size_t len,
-		 char *out, sk_error_t *err)
+int sk__img_blob_put(sk_image_store *s, const char *expect, const void *data, size_t len, char *out, sk_error_t *err)
 {
 	char digest[72];
 	cleanup_free char *path = NULL, *tmp = NULL;
@@ -171,8 +164,7 @@ static int hash_file(const char *path, char *out, sk_error_t *err)
 	return 0;
 }
 
-int sk__img_blob_commit_file(sk_image_store *s, const char *tmp_path, const char *expect,
-			 sk_error_t *err)
+int sk__img_blob_commit_file(sk_image_store *s, const char *tmp_path, const char *expect, sk_error_t *err)
 {
 	char digest[72];
 	cleanup_free char *path = NULL;
@@ -271,15 +263,14 @@ static json_t *build_record(sk_image_store *s, const char *manifest_digest, sk_e
 		json_array_append_new(layers, json_string(m.layers[i].digest));
 		size += m.layers[i].size;
 	}
-	rec = json_pack("{s:s, s:o, s:O, s:O, s:I, s:I}", "config", m.config.digest, "layers", layers,
-			"diffIds", json_object_get(json_object_get(config, "rootfs"), "diff_ids"), "chain", chain, "size", (json_int_t)size, "lastUsed",
-			(json_int_t)(sk_now_ns() / 1000000000));
+	rec = json_pack("{s:s, s:o, s:O, s:O, s:I, s:I}", "config", m.config.digest, "layers", layers, "diffIds",
+			json_object_get(json_object_get(config, "rootfs"), "diff_ids"), "chain", chain, "size",
+			(json_int_t)size, "lastUsed", (json_int_t)(sk_now_ns() / 1000000000));
 	sk_image_manifest_release(&m);
 	return rec;
 }
 
-int sk__image_record(sk_image_store *s, const char *manifest_digest, json_t *names,
-		     sk_error_t *err)
+int sk__image_record(sk_image_store *s, const char *manifest_digest, json_t *names, sk_error_t *err)
 {
 	cleanup_json json_t *rec = build_record(s, manifest_digest, err);
 	cleanup_json json_t *idx = NULL;
@@ -293,8 +284,7 @@ int sk__image_record(sk_image_store *s, const char *manifest_digest, json_t *nam
 	idx = sk__img_index_load(s);
 	json_object_set(json_object_get(idx, "images"), manifest_digest, rec);
 	json_array_foreach(names, i, v)
-		json_object_set_new(json_object_get(idx, "names"), json_string_value(v),
-				    json_string(manifest_digest));
+		json_object_set_new(json_object_get(idx, "names"), json_string_value(v), json_string(manifest_digest));
 	rc = sk__img_index_save(s, idx, err);
 	sk__img_unlock(s);
 	return rc;
@@ -313,7 +303,8 @@ json_t *sk__img_chain_ids(json_t *config, size_t n_layers, sk_error_t *err)
 		return NULL;
 	}
 	out = json_array();
-	json_array_foreach(diff_ids, i, v) {
+	json_array_foreach(diff_ids, i, v)
+	{
 		const char *d = json_string_value(v);
 
 		if (!d || sk_image_digest_check(d, err) < 0) {
@@ -340,7 +331,8 @@ static int find_id_prefix(json_t *images, const char *hex, char *id)
 	json_t *v;
 	int found = 0;
 
-	json_object_foreach(images, key, v) {
+	json_object_foreach(images, key, v)
+	{
 		if (!strncmp(key + 7, hex, strlen(hex))) {
 			if (found++)
 				return -1;
@@ -360,8 +352,7 @@ int sk__img_resolve(sk_image_store *s, json_t *idx, const char *ref, char *id, s
 	char full[700];
 	const char *v;
 
-	if (hn >= 12 && hn <= 64 && strspn(hex, "0123456789abcdef") == hn &&
-	    find_id_prefix(images, hex, id) == 0)
+	if (hn >= 12 && hn <= 64 && strspn(hex, "0123456789abcdef") == hn && find_id_prefix(images, hex, id) == 0)
 		return 0;
 	if (sk_image_ref_parse(ref, &r, err) < 0)
 		return -1;
@@ -380,12 +371,13 @@ int sk__img_resolve(sk_image_store *s, json_t *idx, const char *ref, char *id, s
 
 		/* by manifest digest: the repository must hold it under some name */
 		sk_image_ref_repo(&r, repo, sizeof(repo));
-		json_object_foreach(names, key, val)
-			if (!strncmp(key, repo, strlen(repo)) && strchr(":@", key[strlen(repo)]) &&
-			    !strcmp(json_string_value(val), r.digest)) {
-				snprintf(id, 72, "%s", r.digest);
-				return 0;
-			}
+		json_object_foreach(names, key, val) if (!strncmp(key, repo, strlen(repo)) &&
+							 strchr(":@", key[strlen(repo)]) &&
+							 !strcmp(json_string_value(val), r.digest))
+		{
+			snprintf(id, 72, "%s", r.digest);
+			return 0;
+		}
 	}
 	return sk_error_set(err, SK_ENOTFOUND, "image \"%s\": not found", ref);
 }
@@ -403,8 +395,8 @@ static char *repo_of(const char *name)
 	return xstrdup(name);
 }
 
-int sk__img_info_fill(sk_image_store *s, json_t *idx, const char *id, const char *name,
-		  sk_image_info *info, sk_error_t *err)
+int sk__img_info_fill(sk_image_store *s, json_t *idx, const char *id, const char *name, sk_image_info *info,
+		      sk_error_t *err)
 {
 	json_t *rec = json_object_get(json_object_get(idx, "images"), id);
 	const char *key, *cfg_digest = json_string_value(json_object_get(rec, "config"));
@@ -430,7 +422,8 @@ int sk__img_info_fill(sk_image_store *s, json_t *idx, const char *id, const char
 	info->layers = (int)json_array_size(json_object_get(rec, "layers"));
 	info->repo_tags = json_array();
 	info->repo_digests = json_array();
-	json_object_foreach(json_object_get(idx, "names"), key, v) {
+	json_object_foreach(json_object_get(idx, "names"), key, v)
+	{
 		if (strcmp(json_string_value(v), id))
 			continue;
 		json_array_append_new(strchr(key, '@') ? info->repo_digests : info->repo_tags, json_string(key));
@@ -444,10 +437,10 @@ int sk__img_info_fill(sk_image_store *s, json_t *idx, const char *id, const char
 		json_t *d;
 
 		/* what the tag resolved to (an index for multi-platform images), as containerd reports */
-		json_array_foreach(info->repo_digests, i, d)
-			if (repo && !info->image_ref && !strncmp(json_string_value(d), repo, rl) &&
-			    json_string_value(d)[rl] == '@')
-				info->image_ref = xstrdup(json_string_value(d));
+		json_array_foreach(info->repo_digests, i, d) if (repo && !info->image_ref &&
+								 !strncmp(json_string_value(d), repo, rl) &&
+								 json_string_value(d)[rl] == '@')
+			info->image_ref = xstrdup(json_string_value(d));
 		if (!info->image_ref)
 			info->image_ref = repo ? xasprintf("%s@%s", repo, id) : xstrdup(id);
 	}
@@ -513,9 +506,8 @@ int sk_image_is_present(sk_image_store *s, const char *ref)
 	rec = json_object_get(json_object_get(idx, "images"), id);
 	if (!sk__img_blob_exists(s, id) || !sk__img_blob_exists(s, json_string_value(json_object_get(rec, "config"))))
 		return 0;
-	json_array_foreach(json_object_get(rec, "layers"), i, v)
-		if (!sk__img_blob_exists(s, json_string_value(v)))
-			return 0;
+	json_array_foreach(json_object_get(rec, "layers"), i,
+			   v) if (!sk__img_blob_exists(s, json_string_value(v))) return 0;
 	return 1;
 }
 
@@ -547,15 +539,16 @@ json_t *sk_image_list(sk_image_store *s)
 	sk__img_lock(s, 0);
 	idx = sk__img_index_load(s);
 	sk__img_unlock(s);
-	json_object_foreach(json_object_get(idx, "images"), id, rec) {
+	json_object_foreach(json_object_get(idx, "images"), id, rec)
+	{
 		json_t *names = json_array();
 
-		json_object_foreach(json_object_get(idx, "names"), name, v)
-			if (!strcmp(json_string_value(v), id) && !strchr(name, '@'))
-				json_array_append_new(names, json_string(name));
-		json_object_foreach(json_object_get(idx, "names"), name, v)
-			if (!strcmp(json_string_value(v), id) && strchr(name, '@'))
-				json_array_append_new(names, json_string(name));
+		json_object_foreach(json_object_get(idx, "names"), name,
+				    v) if (!strcmp(json_string_value(v), id) && !strchr(name, '@'))
+			json_array_append_new(names, json_string(name));
+		json_object_foreach(json_object_get(idx, "names"), name,
+				    v) if (!strcmp(json_string_value(v), id) && strchr(name, '@'))
+			json_array_append_new(names, json_string(name));
 		json_array_append_new(out, json_pack("{s:o, s:I, s:s}", "names", names, "sizeBytes",
 						     json_integer_value(json_object_get(rec, "size")), "id", id));
 	}
@@ -601,11 +594,9 @@ int sk_image_remove(sk_image_store *s, const char *ref, sk_error_t *err)
 	if (name && json_object_get(names, name) && strncmp(ref, "sha256:", 7))
 		json_object_del(names, name);
 	else
-		json_object_foreach_safe(names, tmp, key, v)
-			if (!strcmp(json_string_value(v), id))
-				json_object_del(names, key);
-	json_object_foreach(names, key, v)
-		remaining += !strcmp(json_string_value(v), id);
+		json_object_foreach_safe(names, tmp, key, v) if (!strcmp(json_string_value(v), id))
+			json_object_del(names, key);
+	json_object_foreach(names, key, v) remaining += !strcmp(json_string_value(v), id);
 	if (!remaining) {
 		used = sk__img_images_in_use(s);
 		if (json_object_get(used, id)) {

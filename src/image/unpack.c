@@ -22,14 +22,17 @@
 #define WH_OPAQUE ".wh..wh..opq"
 
 struct unpack {
-	int root;           /* the snapshot directory */
-	const char *entry;  /* current entry's name, for messages */
+	int root;          /* the snapshot directory */
+	const char *entry; /* current entry's name, for messages */
 	const char *layer;
 	int64_t size;
-	int is_root;        /* euid 0: ownership and device nodes can be set */
+	int is_root; /* euid 0: ownership and device nodes can be set */
 	sk_error_t *err;
 	/* directory times, set at the end (their entries change them) */
-	struct dir_time { char *path; struct timespec ts[2]; } *dirs;
+	struct dir_time {
+		char *path;
+		struct timespec ts[2];
+	} * dirs;
 	size_t n_dirs, cap_dirs;
 };
 
@@ -156,7 +159,7 @@ static void set_meta(struct unpack *u, int dir, const char *name, int fd, struct
 
 		archive_entry_xattr_reset(e);
 		while (archive_entry_xattr_next(e, &xname, &xval, &xlen) == ARCHIVE_OK)
-			if (strncmp(xname, "trusted.overlay.", 16))   /* the layer must not forge overlay state */
+			if (strncmp(xname, "trusted.overlay.", 16)) /* the layer must not forge overlay state */
 				(void)!fsetxattr(fd, xname, xval, xlen, 0);
 	}
 	if (fd >= 0)
@@ -165,8 +168,7 @@ static void set_meta(struct unpack *u, int dir, const char *name, int fd, struct
 		utimensat(dir, name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
-static int write_file(struct unpack *u, struct archive *a, int dir, const char *name,
-		      struct archive_entry *e)
+static int write_file(struct unpack *u, struct archive *a, int dir, const char *name, struct archive_entry *e)
 {
 	cleanup_close int fd = -1;
 	const void *buf;
@@ -212,13 +214,14 @@ static void defer_dir_time(struct unpack *u, const char *path, struct archive_en
 	d = &u->dirs[u->n_dirs++];
 	d->path = xstrdup(path);
 	d->ts[1] = (struct timespec){archive_entry_mtime(e), archive_entry_mtime_nsec(e)};
-	d->ts[0] = archive_entry_atime_is_set(e) ?
-		(struct timespec){archive_entry_atime(e), archive_entry_atime_nsec(e)} : d->ts[1];
+	d->ts[0] = archive_entry_atime_is_set(e)
+			   ? (struct timespec){archive_entry_atime(e), archive_entry_atime_nsec(e)}
+			   : d->ts[1];
 }
 
 static void apply_dir_times(struct unpack *u)
 {
-	u->err = NULL;   /* best effort */
+	u->err = NULL; /* best effort */
 	for (size_t i = u->n_dirs; i-- > 0;) {
 		const char *base;
 		int dir = open_parent(u, u->dirs[i].path, &base, 0);
@@ -239,8 +242,7 @@ static int make_dir(struct unpack *u, int dir, const char *name, struct archive_
 	cleanup_close int fd = -1;
 	struct stat st;
 
-	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) &&
-	    unlinkat(dir, name, 0) < 0)
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) && unlinkat(dir, name, 0) < 0)
 		return fail_errno(u, errno, "remove existing");
 	if (mkdirat(dir, name, 0700) < 0 && errno != EEXIST)
 		return fail_errno(u, errno, "mkdir");
@@ -266,7 +268,7 @@ static int make_hardlink(struct unpack *u, int dir, const char *name, const char
 		return sk_error_wrap(u->err, "hard link target \"%.200s\"", target);
 	if (remove_at(dir, name) < 0)
 		return fail_errno(u, errno, "remove existing");
-	if (linkat(tdir, tbase, dir, name, 0) < 0)    /* no AT_SYMLINK_FOLLOW: links a symlink itself */
+	if (linkat(tdir, tbase, dir, name, 0) < 0) /* no AT_SYMLINK_FOLLOW: links a symlink itself */
 		return fail_errno(u, errno, "hard link");
 	return 0;
 }
@@ -314,7 +316,7 @@ static int unpack_entry(struct unpack *u, struct archive *a, struct archive_entr
 	if (clean_path(u, archive_entry_pathname(e), path, sizeof(path)) < 0)
 		return -1;
 	if (!path[0])
-		return 0;   /* the layer root itself */
+		return 0; /* the layer root itself */
 	dir = open_parent(u, path, &base, 1);
 	if (dir < 0)
 		return -1;
@@ -343,7 +345,7 @@ static int unpack_entry(struct unpack *u, struct archive *a, struct archive_entr
 	case AE_IFIFO:
 		return make_node(u, dir, base, e);
 	default:
-		return 0;   /* sockets and the like are skipped */
+		return 0; /* sockets and the like are skipped */
 	}
 }
 
@@ -362,7 +364,8 @@ static la_ssize_t tee_read(struct archive *a, void *arg, const void **buf)
 	la_ssize_t n = archive_read_data(t->raw, t->buf, sizeof(t->buf));
 
 	if (n < 0) {
-		archive_set_error(a, EIO, "%s", archive_error_string(t->raw) ? archive_error_string(t->raw) : "read error");
+		archive_set_error(a, EIO, "%s",
+				  archive_error_string(t->raw) ? archive_error_string(t->raw) : "read error");
 		return -1;
 	}
 	gnutls_hash(t->hash, t->buf, n);
@@ -416,7 +419,7 @@ void sk__img_stream_update(struct sk__img_stream *st, int64_t avail, int state)
 {
 	pthread_mutex_lock(&st->mu);
 	if (avail < st->avail)
-		st->state = -1;   /* the download started over: what was read may be stale */
+		st->state = -1; /* the download started over: what was read may be stale */
 	else
 		st->avail = avail;
 	if (state)
@@ -436,8 +439,8 @@ static int open_tee(struct tee *t, struct archive *tar, const char *blob_path, s
 	t->raw = archive_read_new();
 	archive_read_support_filter_all(t->raw);
 	archive_read_support_format_raw(t->raw);
-	if ((src ? archive_read_open(t->raw, src, NULL, stream_read, NULL) :
-		   archive_read_open_filename(t->raw, blob_path, 1 << 20)) != ARCHIVE_OK ||
+	if ((src ? archive_read_open(t->raw, src, NULL, stream_read, NULL)
+		 : archive_read_open_filename(t->raw, blob_path, 1 << 20)) != ARCHIVE_OK ||
 	    archive_read_next_header(t->raw, &e) != ARCHIVE_OK)
 		return sk_error_set(err, SK_EINVALID, "layer \"%s\": %s", layer, archive_error_string(t->raw));
 	archive_read_support_format_tar(tar);
@@ -464,8 +467,8 @@ static int check_diff_id(struct tee *t, const char *diff_id, const char *layer, 
 	return 0;
 }
 
-static int unpack_layer(const char *blob_path, struct sk__img_stream *st, const char *digest,
-			const char *dest, const char *diff_id, int64_t *size, sk_error_t *err)
+static int unpack_layer(const char *blob_path, struct sk__img_stream *st, const char *digest, const char *dest,
+			const char *diff_id, int64_t *size, sk_error_t *err)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
@@ -523,14 +526,13 @@ out:
 	return rc;
 }
 
-int sk__img_unpack_layer(const char *blob_path, const char *dest, const char *diff_id, int64_t *size,
-		     sk_error_t *err)
+int sk__img_unpack_layer(const char *blob_path, const char *dest, const char *diff_id, int64_t *size, sk_error_t *err)
 {
 	return unpack_layer(blob_path, NULL, NULL, dest, diff_id, size, err);
 }
 
-int sk__img_unpack_layer_stream(struct sk__img_stream *st, const char *digest, const char *dest,
-			    const char *diff_id, int64_t *size, sk_error_t *err)
+int sk__img_unpack_layer_stream(struct sk__img_stream *st, const char *digest, const char *dest, const char *diff_id,
+				int64_t *size, sk_error_t *err)
 {
 	return unpack_layer(NULL, st, digest, dest, diff_id, size, err);
 }

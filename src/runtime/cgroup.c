@@ -39,28 +39,38 @@ enum sk_cgroup_mode sk_cgroup_mode_detect(void)
 const char *sk_cgroup_mode_name(enum sk_cgroup_mode mode)
 {
 	switch (mode) {
-	case SK_CGROUP_V1: return "v1";
-	case SK_CGROUP_HYBRID: return "hybrid";
-	case SK_CGROUP_V2: return "v2";
-	default: return "none";
+	case SK_CGROUP_V1:
+		return "v1";
+	case SK_CGROUP_HYBRID:
+		return "hybrid";
+	case SK_CGROUP_V2:
+		return "v2";
+	default:
+		return "none";
 	}
 }
 
 const char *sk_qos_name(enum sk_qos qos)
 {
 	switch (qos) {
-	case SK_QOS_GUARANTEED: return "Guaranteed";
-	case SK_QOS_BURSTABLE: return "Burstable";
-	default: return "BestEffort";
+	case SK_QOS_GUARANTEED:
+		return "Guaranteed";
+	case SK_QOS_BURSTABLE:
+		return "Burstable";
+	default:
+		return "BestEffort";
 	}
 }
 
 char *sk_cgroup_pod_path(enum sk_qos qos, const char *pod_uid)
 {
 	switch (qos) {
-	case SK_QOS_GUARANTEED: return xasprintf("/kubepods/pod%s", pod_uid);
-	case SK_QOS_BURSTABLE: return xasprintf("/kubepods/burstable/pod%s", pod_uid);
-	default: return xasprintf("/kubepods/besteffort/pod%s", pod_uid);
+	case SK_QOS_GUARANTEED:
+		return xasprintf("/kubepods/pod%s", pod_uid);
+	case SK_QOS_BURSTABLE:
+		return xasprintf("/kubepods/burstable/pod%s", pod_uid);
+	default:
+		return xasprintf("/kubepods/besteffort/pod%s", pod_uid);
 	}
 }
 

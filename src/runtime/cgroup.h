@@ -16,9 +16,9 @@
 
 enum sk_cgroup_mode {
 	SK_CGROUP_NONE = 0,
-	SK_CGROUP_V1,      /* only v1 controllers under /sys/fs/cgroup */
-	SK_CGROUP_HYBRID,  /* v1 controllers plus a v2 tree at /sys/fs/cgroup/unified */
-	SK_CGROUP_V2,      /* /sys/fs/cgroup is cgroup2 */
+	SK_CGROUP_V1,     /* only v1 controllers under /sys/fs/cgroup */
+	SK_CGROUP_HYBRID, /* v1 controllers plus a v2 tree at /sys/fs/cgroup/unified */
+	SK_CGROUP_V2,     /* /sys/fs/cgroup is cgroup2 */
 };
 
 enum sk_qos {
@@ -30,7 +30,7 @@ enum sk_qos {
 /* Detects the host's layout by statfs of /sys/fs/cgroup and .../unified. */
 enum sk_cgroup_mode sk_cgroup_mode_detect(void);
 const char *sk_cgroup_mode_name(enum sk_cgroup_mode mode);
-const char *sk_qos_name(enum sk_qos qos);   /* "Guaranteed", "Burstable", "BestEffort" */
+const char *sk_qos_name(enum sk_qos qos); /* "Guaranteed", "Burstable", "BestEffort" */
 
 /* "/kubepods/burstable/pod<uid>" (or "/kubepods/pod<uid>" for Guaranteed).
  * Caller frees. */
@@ -46,9 +46,9 @@ int sk_cgroup_remove(const char *path, sk_error_t *err);
  * cgroup: cpu shares from the sum of requests, and for pods whose containers
  * all have limits a cpu quota and memory limit from the sums. */
 struct sk_cgroup_pod_resources {
-	uint64_t cpu_shares;    /* 0: leave as is (use sk_oci_cpu_shares of the summed requests) */
-	int64_t cpu_quota;      /* us per 100000 us period; 0: none */
-	int64_t memory_limit;   /* bytes; 0: none */
+	uint64_t cpu_shares;  /* 0: leave as is (use sk_oci_cpu_shares of the summed requests) */
+	int64_t cpu_quota;    /* us per 100000 us period; 0: none */
+	int64_t memory_limit; /* bytes; 0: none */
 };
 
 /* Creates the pod cgroup `path` in the cpu and memory controllers (v1) or the

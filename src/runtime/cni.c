@@ -19,14 +19,14 @@ json_t *sk_cni_conflist(const struct sk_runtime *rt)
 	json_t *bridge = json_pack("{s:s, s:s, s:b, s:b, s:b, s:o}", "type", "bridge", "bridge", rt->bridge,
 				   "isGateway", 1, "ipMasq", 0, "hairpinMode", 1, "ipam", ipam);
 
-	return json_pack("{s:s, s:s, s:[{s:s}, o]}", "cniVersion", CNI_VERSION, "name", CNI_NETWORK, "plugins",
-			 "type", "loopback", bridge);
+	return json_pack("{s:s, s:s, s:[{s:s}, o]}", "cniVersion", CNI_VERSION, "name", CNI_NETWORK, "plugins", "type",
+			 "loopback", bridge);
 }
 
 char *sk_cni_result_ip(json_t *result)
 {
-	const char *addr = json_string_value(json_object_get(json_array_get(json_object_get(result, "ips"), 0),
-							     "address"));
+	const char *addr = json_string_value(
+		json_object_get(json_array_get(json_object_get(result, "ips"), 0), "address"));
 	const char *slash;
 
 	if (!addr)
@@ -58,8 +58,8 @@ static const char *plugin_error(const struct sk__proc_result *res)
 }
 
 /* Runs one plugin; on success *result (may be NULL) gets its parsed stdout. */
-static int run_plugin(const struct sk_runtime *rt, const char *cmd, const char *id, const char *netns,
-		      json_t *plugin, json_t *prev, json_t **result, sk_error_t *err)
+static int run_plugin(const struct sk_runtime *rt, const char *cmd, const char *id, const char *netns, json_t *plugin,
+		      json_t *prev, json_t **result, sk_error_t *err)
 {
 	const char *type = json_string_value(json_object_get(plugin, "type"));
 	cleanup_free char *bin = xasprintf("%s/%s", rt->cni_bin_dir, type);
@@ -87,8 +87,7 @@ static int run_plugin(const struct sk_runtime *rt, const char *cmd, const char *
 	return rc;
 }
 
-int sk_cni_add(const struct sk_runtime *rt, const char *id, const char *netns_path, json_t **result,
-	       sk_error_t *err)
+int sk_cni_add(const struct sk_runtime *rt, const char *id, const char *netns_path, json_t **result, sk_error_t *err)
 {
 	cleanup_json json_t *list = sk_cni_conflist(rt);
 	json_t *plugins = json_object_get(list, "plugins");
@@ -128,8 +127,8 @@ int sk_cni_del(const struct sk_runtime *rt, const char *id, const char *netns_pa
 	return rc;
 }
 
-int sk_cni_check(const struct sk_runtime *rt, const char *id, const char *netns_path,
-		 json_t *add_result, sk_error_t *err)
+int sk_cni_check(const struct sk_runtime *rt, const char *id, const char *netns_path, json_t *add_result,
+		 sk_error_t *err)
 {
 	cleanup_json json_t *list = sk_cni_conflist(rt);
 	json_t *plugins = json_object_get(list, "plugins");

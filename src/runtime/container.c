@@ -21,10 +21,14 @@
 const char *sk_container_status_name(enum sk_container_status s)
 {
 	switch (s) {
-	case SK_CONTAINER_CREATED: return "created";
-	case SK_CONTAINER_RUNNING: return "running";
-	case SK_CONTAINER_EXITED: return "exited";
-	default: return "unknown";
+	case SK_CONTAINER_CREATED:
+		return "created";
+	case SK_CONTAINER_RUNNING:
+		return "running";
+	case SK_CONTAINER_EXITED:
+		return "exited";
+	default:
+		return "unknown";
 	}
 }
 
@@ -45,13 +49,13 @@ static char *exit_file(const struct sk_runtime *rt, const char *id)
 
 static json_t *container_json(const struct sk_container *c)
 {
-	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:i}",
-			      "id", c->id, "name", c->name, "sandboxId", c->sandbox_id, "podUID", c->pod_uid,
-			      "podName", c->pod_name, "podNamespace", c->pod_namespace, "attempt",
-			      (json_int_t)c->attempt, "handler", c->handler, "logPath", c->log_path, "podCgroup",
-			      c->pod_cgroup, "pid", c->pid, "status", sk_container_status_name(c->status),
-			      "createdNs", (json_int_t)c->created_ns, "startedNs", (json_int_t)c->started_ns,
-			      "finishedNs", (json_int_t)c->finished_ns, "exitCode", c->exit_code);
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:I, s:i}", "id",
+			      c->id, "name", c->name, "sandboxId", c->sandbox_id, "podUID", c->pod_uid, "podName",
+			      c->pod_name, "podNamespace", c->pod_namespace, "attempt", (json_int_t)c->attempt,
+			      "handler", c->handler, "logPath", c->log_path, "podCgroup", c->pod_cgroup, "pid", c->pid,
+			      "status", sk_container_status_name(c->status), "createdNs", (json_int_t)c->created_ns,
+			      "startedNs", (json_int_t)c->started_ns, "finishedNs", (json_int_t)c->finished_ns,
+			      "exitCode", c->exit_code);
 
 	if (c->image_ref)
 		json_object_set_new(j, "imageRef", json_string(c->image_ref));
@@ -144,8 +148,7 @@ static int run_runtime(const struct sk_runtime_handler *h, const char *const *ar
 }
 
 /* Like run_runtime, failing with the runtime's stderr on a non-zero exit. */
-static int runtime_ok(const struct sk_runtime_handler *h, const char *id, const char *const *args,
-		      sk_error_t *err)
+static int runtime_ok(const struct sk_runtime_handler *h, const char *id, const char *const *args, sk_error_t *err)
 {
 	struct sk__proc_result res;
 	int rc = 0;
@@ -220,20 +223,34 @@ static void conmon_argv(struct sk_runtime *rt, const struct sk_runtime_handler *
 	store[s++] = xasprintf("%lld", (long long)log_size_max);
 	store[s] = NULL;
 	argv[n++] = rt->conmon;
-	argv[n++] = "--api-version"; argv[n++] = "1";
-	argv[n++] = "-c"; argv[n++] = c->id;
-	argv[n++] = "-u"; argv[n++] = c->id;
-	argv[n++] = "-n"; argv[n++] = c->name;
-	argv[n++] = "-r"; argv[n++] = h->exec;
-	argv[n++] = "-b"; argv[n++] = c->dir;
-	argv[n++] = "-p"; argv[n++] = store[0];
-	argv[n++] = "-P"; argv[n++] = store[1];
-	argv[n++] = "-l"; argv[n++] = store[2];
-	argv[n++] = "--exit-dir"; argv[n++] = store[3];
-	argv[n++] = "--persist-dir"; argv[n++] = c->dir;
-	argv[n++] = "--socket-dir-path"; argv[n++] = store[4];
-	argv[n++] = "--log-level"; argv[n++] = "error";
-	argv[n++] = "--runtime-arg"; argv[n++] = store[5];
+	argv[n++] = "--api-version";
+	argv[n++] = "1";
+	argv[n++] = "-c";
+	argv[n++] = c->id;
+	argv[n++] = "-u";
+	argv[n++] = c->id;
+	argv[n++] = "-n";
+	argv[n++] = c->name;
+	argv[n++] = "-r";
+	argv[n++] = h->exec;
+	argv[n++] = "-b";
+	argv[n++] = c->dir;
+	argv[n++] = "-p";
+	argv[n++] = store[0];
+	argv[n++] = "-P";
+	argv[n++] = store[1];
+	argv[n++] = "-l";
+	argv[n++] = store[2];
+	argv[n++] = "--exit-dir";
+	argv[n++] = store[3];
+	argv[n++] = "--persist-dir";
+	argv[n++] = c->dir;
+	argv[n++] = "--socket-dir-path";
+	argv[n++] = store[4];
+	argv[n++] = "--log-level";
+	argv[n++] = "error";
+	argv[n++] = "--runtime-arg";
+	argv[n++] = store[5];
 	if (log_size_max > 0) {
 		argv[n++] = "--log-size-max";
 		argv[n++] = store[6];
@@ -297,7 +314,8 @@ static int spawn_conmon(struct sk_runtime *rt, const struct sk_runtime_handler *
 			int64_t log_size_max, sk_error_t *err)
 {
 	char *argv[48], *store[8];
-	char *envp[] = {"_OCI_SYNCPIPE=3", "_OCI_STARTPIPE=4", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+	char *envp[] = {"_OCI_SYNCPIPE=3", "_OCI_STARTPIPE=4",
+			"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
 	cleanup_free char *logpath = xasprintf("%s/conmon.log", c->dir);
 	cleanup_close int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	int sync_p[2], start_p[2], status, rc, i;
@@ -342,8 +360,8 @@ out:
 	return rc;
 }
 
-int sk_container_create(struct sk_runtime *rt, const struct sk_container_config *cfg,
-			struct sk_container **out, sk_error_t *err)
+int sk_container_create(struct sk_runtime *rt, const struct sk_container_config *cfg, struct sk_container **out,
+			sk_error_t *err)
 {
 	const struct sk_runtime_handler *h = sk_runtime_handler(rt, cfg->handler, err);
 	struct sk_container *c;
@@ -373,7 +391,7 @@ int sk_container_create(struct sk_runtime *rt, const struct sk_container_config 
 	*out = c;
 	return 0;
 fail:
-	c->status = SK_CONTAINER_UNKNOWN;   /* nothing to wait for */
+	c->status = SK_CONTAINER_UNKNOWN; /* nothing to wait for */
 	sk_container_remove(rt, c, &e2);
 	sk_container_free(c);
 	return -1;
@@ -660,8 +678,7 @@ int sk_container_list(struct sk_runtime *rt, struct sk_container ***out, size_t 
 	return 0;
 }
 
-static int write_exec_process(const struct sk_container *c, const char *const *args, const char *path,
-			      sk_error_t *err)
+static int write_exec_process(const struct sk_container *c, const char *const *args, const char *path, sk_error_t *err)
 {
 	cleanup_free char *config = xasprintf("%s/config.json", c->dir);
 	cleanup_json json_t *spec = json_load_file(config, 0, NULL);
@@ -682,8 +699,8 @@ static void kill_pidfile(const char *path)
 		kill(pid, SIGKILL);
 }
 
-int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const char *const *args,
-			   int timeout_s, struct sk_exec_result *res, sk_error_t *err)
+int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int timeout_s,
+			   struct sk_exec_result *res, sk_error_t *err)
 {
 	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, err);
 	static int seq;
@@ -714,8 +731,8 @@ int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const 
 	return rc < 0 ? sk_error_wrap(err, "exec in container \"%s\"", c->id) : 0;
 }
 
-int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int in_fd,
-			  int out_fd, int err_fd, sk_error_t *err)
+int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int in_fd, int out_fd,
+			  int err_fd, sk_error_t *err)
 {
 	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, err);
 	static int seq;

@@ -31,24 +31,24 @@ enum sk_container_status {
 	SK_CONTAINER_CREATED = 0,
 	SK_CONTAINER_RUNNING,
 	SK_CONTAINER_EXITED,
-	SK_CONTAINER_UNKNOWN,   /* neither the runtime nor an exit file knows it */
+	SK_CONTAINER_UNKNOWN, /* neither the runtime nor an exit file knows it */
 };
 
 struct sk_container {
 	char *id, *name, *sandbox_id, *pod_uid, *pod_name, *pod_namespace;
 	uint32_t attempt;
-	char *handler;       /* runtime handler name */
-	char *image_ref, *image_id;  /* may be NULL */
+	char *handler;              /* runtime handler name */
+	char *image_ref, *image_id; /* may be NULL */
 	char *log_path;
-	char *pod_cgroup;    /* "/kubepods/.../pod<uid>" */
-	char *cgroup_path;   /* pod_cgroup + "/" + id */
-	char *dir;           /* bundle and persist dir */
-	int pid;             /* init pid in the host pid namespace, 0 if unknown */
+	char *pod_cgroup;  /* "/kubepods/.../pod<uid>" */
+	char *cgroup_path; /* pod_cgroup + "/" + id */
+	char *dir;         /* bundle and persist dir */
+	int pid;           /* init pid in the host pid namespace, 0 if unknown */
 	enum sk_container_status status;
-	int64_t created_ns, started_ns, finished_ns;  /* 0 when not yet */
-	int exit_code;       /* valid when EXITED */
-	char *reason;        /* when EXITED: "Completed", "Error" or "OOMKilled"; else NULL */
-	char *message;       /* may be NULL */
+	int64_t created_ns, started_ns, finished_ns; /* 0 when not yet */
+	int exit_code;                               /* valid when EXITED */
+	char *reason;                                /* when EXITED: "Completed", "Error" or "OOMKilled"; else NULL */
+	char *message;                               /* may be NULL */
 };
 
 const char *sk_container_status_name(enum sk_container_status s);
@@ -56,8 +56,8 @@ const char *sk_container_status_name(enum sk_container_status s);
 /* Writes the bundle and creates the container through conmon (the process
  * is set up but its program not yet executed). *out is freed with
  * sk_container_free. On failure nothing is left behind. */
-int sk_container_create(struct sk_runtime *rt, const struct sk_container_config *cfg,
-			struct sk_container **out, sk_error_t *err);
+int sk_container_create(struct sk_runtime *rt, const struct sk_container_config *cfg, struct sk_container **out,
+			sk_error_t *err);
 /* Runs the container's program. */
 int sk_container_start(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err);
 /* Updates status, exit code, reason and times from disk and the runtime,
@@ -68,8 +68,7 @@ int sk_container_refresh(struct sk_runtime *rt, struct sk_container *c, sk_error
 int sk_container_wait(struct sk_runtime *rt, struct sk_container *c, int timeout_ms, sk_error_t *err);
 /* Sends `signal` (0: SIGTERM), waits up to grace_s seconds, then SIGKILL.
  * Returns when the container has exited (state refreshed). */
-int sk_container_stop(struct sk_runtime *rt, struct sk_container *c, int signal, int grace_s,
-		      sk_error_t *err);
+int sk_container_stop(struct sk_runtime *rt, struct sk_container *c, int signal, int grace_s, sk_error_t *err);
 /* Deletes the container (forcefully if still running) and its bundle; the
  * log file stays. Idempotent. Removes the pod cgroup when no container of
  * the pod is left on disk. */
@@ -82,23 +81,23 @@ int sk_container_list(struct sk_runtime *rt, struct sk_container ***out, size_t 
 void sk_container_free(struct sk_container *c);
 
 struct sk_exec_result {
-	int exit_code;       /* the command's exit code; 137 after a timeout kill */
+	int exit_code; /* the command's exit code; 137 after a timeout kill */
 	bool timed_out;
-	char *out, *err;     /* captured stdout/stderr (NUL-terminated, capped at 4 MiB); owned */
+	char *out, *err; /* captured stdout/stderr (NUL-terminated, capped at 4 MiB); owned */
 };
 /* Runs args in the running container (same user, env, capabilities as its
  * init process) and waits up to timeout_s (<= 0: 60 s). A failure of the
  * command is not an error; a failure to run it is. */
-int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const char *const *args,
-			   int timeout_s, struct sk_exec_result *res, sk_error_t *err);
+int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int timeout_s,
+			   struct sk_exec_result *res, sk_error_t *err);
 void sk_exec_result_release(struct sk_exec_result *res);
 
 /* Runs args in the running container with the given file descriptors as its
  * stdin, stdout and stderr (no TTY; for `kubectl exec` without -t) and
  * blocks until it exits. Returns the exit code (>= 0), or -1 with err when it
  * could not be run. The descriptors stay owned by the caller. */
-int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int in_fd,
-			  int out_fd, int err_fd, sk_error_t *err);
+int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int in_fd, int out_fd,
+			  int err_fd, sk_error_t *err);
 
 /* Asks conmon to reopen the log file (after the caller rotated it). */
 int sk_container_reopen_log(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err);

@@ -238,7 +238,7 @@ static bool same_file(int fd, const char *path)
 	struct stat a, b;
 
 	if (fstat(fd, &a) < 0 || stat(path, &b) < 0)
-		return true;   /* gone for the moment: keep the old one until a new one appears */
+		return true; /* gone for the moment: keep the old one until a new one appears */
 	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
@@ -297,8 +297,8 @@ static int follow(struct dec *d, const char *path, int fd, volatile int *stop)
 	return 0;
 }
 
-int sk_crilog_read(const char *path, const struct sk_crilog_opts *opts, sk_crilog_cb cb, void *arg,
-		   volatile int *stop, sk_error_t *err)
+int sk_crilog_read(const char *path, const struct sk_crilog_opts *opts, sk_crilog_cb cb, void *arg, volatile int *stop,
+		   sk_error_t *err)
 {
 	struct dec d = {opts, cb, arg, 0, false, false, false};
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -332,10 +332,7 @@ char *sk_crilog_path(const char *pod_log_dir, const char *container, uint32_t at
 	return xasprintf("%s/%s/%u.log", pod_log_dir, container, attempt);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Rotated siblings "<base>.<stamp>" of path, sorted oldest first. */
 static char **rotated_files(const char *path, size_t *n)

@@ -27,12 +27,12 @@ enum sk_crilog_stream {
 
 /* One parsed record; pointers point into the parsed buffer. */
 struct sk_crilog_record {
-	int64_t ts_ns;            /* timestamp, ns since the epoch */
-	const char *ts;           /* its text */
+	int64_t ts_ns;  /* timestamp, ns since the epoch */
+	const char *ts; /* its text */
 	size_t ts_len;
 	enum sk_crilog_stream stream;
-	bool partial;             /* tag P */
-	const char *msg;          /* message without the line's newline */
+	bool partial;    /* tag P */
+	const char *msg; /* message without the line's newline */
 	size_t msg_len;
 };
 
@@ -48,13 +48,13 @@ int sk_crilog_parse_time(const char *s, size_t len, int64_t *ns);
 typedef int (*sk_crilog_cb)(void *arg, const char *data, size_t len);
 
 struct sk_crilog_opts {
-	int64_t tail_lines;   /* < 0: all; else the last N lines */
-	int64_t since_ns;     /* > 0: only lines at or after this time */
-	int64_t limit_bytes;  /* > 0: stop after this many bytes of output */
-	bool timestamps;      /* prefix each line with its timestamp and a space */
-	int streams;          /* SK_CRILOG_STDOUT|SK_CRILOG_STDERR; 0: both */
-	bool follow;          /* keep reading new data until *stop */
-	int poll_ms;          /* follow poll interval; 0: 100 */
+	int64_t tail_lines;  /* < 0: all; else the last N lines */
+	int64_t since_ns;    /* > 0: only lines at or after this time */
+	int64_t limit_bytes; /* > 0: stop after this many bytes of output */
+	bool timestamps;     /* prefix each line with its timestamp and a space */
+	int streams;         /* SK_CRILOG_STDOUT|SK_CRILOG_STDERR; 0: both */
+	bool follow;         /* keep reading new data until *stop */
+	int poll_ms;         /* follow poll interval; 0: 100 */
 };
 
 /* Reads the log file at `path` as `kubectl logs` shows it and hands the
@@ -62,8 +62,8 @@ struct sk_crilog_opts {
  * non-zero (set it from another thread or from cb), cb asks to stop, or the
  * byte limit is reached; the file may be rotated meanwhile. Returns 0, or -1
  * with err when the file cannot be read. Malformed lines are skipped. */
-int sk_crilog_read(const char *path, const struct sk_crilog_opts *opts, sk_crilog_cb cb, void *arg,
-		   volatile int *stop, sk_error_t *err);
+int sk_crilog_read(const char *path, const struct sk_crilog_opts *opts, sk_crilog_cb cb, void *arg, volatile int *stop,
+		   sk_error_t *err);
 
 /* The same over a buffer of log lines (no follow): what the reader does with
  * file contents; used by the fuzzer. Returns 0. */

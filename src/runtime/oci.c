@@ -11,26 +11,75 @@
 #define MIN_QUOTA 1000
 
 static const char *const default_caps[] = {
-	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD", "CAP_NET_RAW",
-	"CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT",
-	"CAP_KILL", "CAP_AUDIT_WRITE", NULL,
+	"CAP_CHOWN",
+	"CAP_DAC_OVERRIDE",
+	"CAP_FSETID",
+	"CAP_FOWNER",
+	"CAP_MKNOD",
+	"CAP_NET_RAW",
+	"CAP_SETGID",
+	"CAP_SETUID",
+	"CAP_SETFCAP",
+	"CAP_SETPCAP",
+	"CAP_NET_BIND_SERVICE",
+	"CAP_SYS_CHROOT",
+	"CAP_KILL",
+	"CAP_AUDIT_WRITE",
+	NULL,
 };
 
 static const char *const all_caps[] = {
-	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL",
-	"CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE",
-	"CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE",
-	"CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT",
-	"CAP_SYS_NICE", "CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE",
-	"CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN",
-	"CAP_SYSLOG", "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
-	"CAP_CHECKPOINT_RESTORE", NULL,
+	"CAP_CHOWN",
+	"CAP_DAC_OVERRIDE",
+	"CAP_DAC_READ_SEARCH",
+	"CAP_FOWNER",
+	"CAP_FSETID",
+	"CAP_KILL",
+	"CAP_SETGID",
+	"CAP_SETUID",
+	"CAP_SETPCAP",
+	"CAP_LINUX_IMMUTABLE",
+	"CAP_NET_BIND_SERVICE",
+	"CAP_NET_BROADCAST",
+	"CAP_NET_ADMIN",
+	"CAP_NET_RAW",
+	"CAP_IPC_LOCK",
+	"CAP_IPC_OWNER",
+	"CAP_SYS_MODULE",
+	"CAP_SYS_RAWIO",
+	"CAP_SYS_CHROOT",
+	"CAP_SYS_PTRACE",
+	"CAP_SYS_PACCT",
+	"CAP_SYS_ADMIN",
+	"CAP_SYS_BOOT",
+	"CAP_SYS_NICE",
+	"CAP_SYS_RESOURCE",
+	"CAP_SYS_TIME",
+	"CAP_SYS_TTY_CONFIG",
+	"CAP_MKNOD",
+	"CAP_LEASE",
+	"CAP_AUDIT_WRITE",
+	"CAP_AUDIT_CONTROL",
+	"CAP_SETFCAP",
+	"CAP_MAC_OVERRIDE",
+	"CAP_MAC_ADMIN",
+	"CAP_SYSLOG",
+	"CAP_WAKE_ALARM",
+	"CAP_BLOCK_SUSPEND",
+	"CAP_AUDIT_READ",
+	"CAP_PERFMON",
+	"CAP_BPF",
+	"CAP_CHECKPOINT_RESTORE",
+	NULL,
 };
 
 static const char *const masked_paths[] = {
-	"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
-	"/proc/timer_stats", "/proc/sched_debug", "/sys/firmware", "/sys/devices/virtual/powercap", "/proc/scsi",
-	NULL,
+	"/proc/acpi",          "/proc/asound",
+	"/proc/kcore",         "/proc/keys",
+	"/proc/latency_stats", "/proc/timer_list",
+	"/proc/timer_stats",   "/proc/sched_debug",
+	"/sys/firmware",       "/sys/devices/virtual/powercap",
+	"/proc/scsi",          NULL,
 };
 
 static const char *const readonly_paths[] = {
@@ -43,9 +92,9 @@ static const struct {
 	int64_t major, minor; /* -1: wildcard */
 	const char *access;
 } default_devices[] = {
-	{'c', -1, -1, "m"}, {'b', -1, -1, "m"}, {'c', 1, 3, "rwm"}, {'c', 1, 5, "rwm"}, {'c', 1, 7, "rwm"},
-	{'c', 1, 8, "rwm"}, {'c', 1, 9, "rwm"}, {'c', 5, 0, "rwm"}, {'c', 5, 1, "rwm"}, {'c', 5, 2, "rwm"},
-	{'c', 136, -1, "rwm"},
+	{'c', -1, -1, "m"}, {'b', -1, -1, "m"}, {'c', 1, 3, "rwm"},    {'c', 1, 5, "rwm"},
+	{'c', 1, 7, "rwm"}, {'c', 1, 8, "rwm"}, {'c', 1, 9, "rwm"},    {'c', 5, 0, "rwm"},
+	{'c', 5, 1, "rwm"}, {'c', 5, 2, "rwm"}, {'c', 136, -1, "rwm"},
 };
 
 uint64_t sk_oci_cpu_shares(int64_t milli)
@@ -140,7 +189,8 @@ static bool env_has(json_t *env, const char *key)
 	size_t klen = strlen(key), i;
 	json_t *v;
 
-	json_array_foreach(env, i, v) {
+	json_array_foreach(env, i, v)
+	{
 		const char *s = json_string_value(v);
 		if (!strncmp(s, key, klen) && s[klen] == '=')
 			return true;
@@ -171,7 +221,8 @@ static json_t *environment(const struct sk_container_config *c)
 		json_array_append_new(env, json_string(*p));
 	}
 	if (!env_has(env, "PATH"))
-		json_array_append_new(env, json_string("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
+		json_array_append_new(env,
+				      json_string("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
 	if (!env_has(env, "HOSTNAME")) {
 		cleanup_free char *h = xasprintf("HOSTNAME=%s", c->sandbox->hostname);
 		json_array_append_new(env, json_string(h));
@@ -188,12 +239,11 @@ static json_t *process(const struct sk_container_config *c)
 
 	for (i = 0; i < c->n_additional_gids; i++)
 		json_array_append_new(gids, json_integer(c->additional_gids[i]));
-	proc = json_pack("{s:b, s:{s:I, s:I, s:o}, s:o, s:o, s:s, s:{s:O, s:O, s:o}, s:b, s:i}",
-			 "terminal", 0, "user", "uid", (json_int_t)c->uid, "gid", (json_int_t)c->gid,
-			 "additionalGids", gids, "args", strv(c->args), "env", environment(c), "cwd",
-			 c->cwd && *c->cwd ? c->cwd : "/", "capabilities", "bounding", caps, "effective", caps,
-			 "permitted", caps, "noNewPrivileges", c->no_new_privileges && !c->privileged,
-			 "oomScoreAdj", c->oom_score_adj);
+	proc = json_pack("{s:b, s:{s:I, s:I, s:o}, s:o, s:o, s:s, s:{s:O, s:O, s:o}, s:b, s:i}", "terminal", 0, "user",
+			 "uid", (json_int_t)c->uid, "gid", (json_int_t)c->gid, "additionalGids", gids, "args",
+			 strv(c->args), "env", environment(c), "cwd", c->cwd && *c->cwd ? c->cwd : "/", "capabilities",
+			 "bounding", caps, "effective", caps, "permitted", caps, "noNewPrivileges",
+			 c->no_new_privileges && !c->privileged, "oomScoreAdj", c->oom_score_adj);
 	return proc;
 }
 
@@ -210,9 +260,12 @@ static json_t *bind_entry(const char *dst, const char *src, bool ro, const char 
 static const char *propagation_opt(enum sk_propagation p)
 {
 	switch (p) {
-	case SK_PROPAGATION_HOST_TO_CONTAINER: return "rslave";
-	case SK_PROPAGATION_BIDIRECTIONAL: return "rshared";
-	default: return "rprivate";
+	case SK_PROPAGATION_HOST_TO_CONTAINER:
+		return "rslave";
+	case SK_PROPAGATION_BIDIRECTIONAL:
+		return "rshared";
+	default:
+		return "rprivate";
 	}
 }
 
@@ -243,8 +296,10 @@ static json_t *mounts(const struct sk_container_config *c)
 	json_array_append_new(m, mount_entry("/dev/pts", "devpts", "devpts",
 					     json_pack("[ssssss]", "nosuid", "noexec", "newinstance", "ptmxmode=0666",
 						       "mode=0620", "gid=5")));
-	json_array_append_new(m, mount_entry("/dev/mqueue", "mqueue", "mqueue", json_pack("[sss]", "nosuid", "noexec", "nodev")));
-	json_array_append_new(m, mount_entry("/sys", "sysfs", "sysfs", json_pack("[ssss]", "nosuid", "noexec", "nodev", sys_ro)));
+	json_array_append_new(
+		m, mount_entry("/dev/mqueue", "mqueue", "mqueue", json_pack("[sss]", "nosuid", "noexec", "nodev")));
+	json_array_append_new(
+		m, mount_entry("/sys", "sysfs", "sysfs", json_pack("[ssss]", "nosuid", "noexec", "nodev", sys_ro)));
 	json_array_append_new(m, mount_entry("/sys/fs/cgroup", "cgroup", "cgroup",
 					     json_pack("[sssss]", "nosuid", "noexec", "nodev", "relatime", sys_ro)));
 	json_array_append_new(m, bind_entry("/dev/shm", sb->shm_path, false, "rprivate"));
@@ -304,8 +359,8 @@ static json_t *device_rules(const struct sk_container_config *c)
 							 default_devices[i].minor, default_devices[i].access));
 	for (i = 0; i < c->n_devices; i++) {
 		const struct sk_device *d = &c->devices[i];
-		json_array_append_new(rules, device_rule(true, d->type, d->major, d->minor,
-							 d->permissions ? d->permissions : "rwm"));
+		json_array_append_new(
+			rules, device_rule(true, d->type, d->major, d->minor, d->permissions ? d->permissions : "rwm"));
 	}
 	return rules;
 }
@@ -318,8 +373,8 @@ static json_t *device_nodes(const struct sk_container_config *c)
 	for (i = 0; i < c->n_devices; i++) {
 		const struct sk_device *d = &c->devices[i];
 		char t[2] = {d->type, 0};
-		json_array_append_new(nodes, json_pack("{s:s, s:s, s:I, s:I, s:i, s:i, s:i}", "path", d->path, "type", t,
-						       "major", (json_int_t)d->major, "minor", (json_int_t)d->minor,
+		json_array_append_new(nodes, json_pack("{s:s, s:s, s:I, s:I, s:i, s:i, s:i}", "path", d->path, "type",
+						       t, "major", (json_int_t)d->major, "minor", (json_int_t)d->minor,
 						       "fileMode", d->file_mode ? (int)d->file_mode : 0666, "uid", 0,
 						       "gid", 0));
 	}
@@ -420,8 +475,8 @@ static json_t *linux_section(const struct sk_container_config *c, json_t *proc)
 		json_object_set_new(lx, "readonlyPaths", strv(readonly_paths));
 		if (c->seccomp == SK_SECCOMP_RUNTIME_DEFAULT)
 			json_object_set_new(lx, "seccomp",
-					    sk_oci_seccomp_default(json_object_get(json_object_get(proc, "capabilities"),
-										   "effective")));
+					    sk_oci_seccomp_default(json_object_get(
+						    json_object_get(proc, "capabilities"), "effective")));
 	}
 	return lx;
 }
@@ -431,7 +486,8 @@ static int validate(const struct sk_container_config *c, sk_error_t *err)
 	size_t i;
 
 	if (!sk__valid_id(c->id) || !c->name || !c->sandbox || !c->rootfs || !c->args || !c->args[0])
-		return sk_error_set(err, SK_EINVALID, "container \"%s\": id, name, sandbox, rootfs and args are required",
+		return sk_error_set(err, SK_EINVALID,
+				    "container \"%s\": id, name, sandbox, rootfs and args are required",
 				    c->id ? c->id : "");
 	for (i = 0; i < c->n_mounts; i++)
 		if (!c->mounts[i].container_path || c->mounts[i].container_path[0] != '/' ||
@@ -439,7 +495,8 @@ static int validate(const struct sk_container_config *c, sk_error_t *err)
 			return sk_error_set(err, SK_EINVALID, "container \"%s\": mount %zu: bad paths", c->id, i);
 	for (i = 0; i < c->n_devices; i++)
 		if (!c->devices[i].path || (c->devices[i].type != 'c' && c->devices[i].type != 'b'))
-			return sk_error_set(err, SK_EINVALID, "container \"%s\": device %zu: bad path or type", c->id, i);
+			return sk_error_set(err, SK_EINVALID, "container \"%s\": device %zu: bad path or type", c->id,
+					    i);
 	return 0;
 }
 

@@ -24,28 +24,28 @@
 #include "util/error.h"
 
 enum sk_propagation {
-	SK_PROPAGATION_PRIVATE = 0,    /* rprivate */
+	SK_PROPAGATION_PRIVATE = 0,       /* rprivate */
 	SK_PROPAGATION_HOST_TO_CONTAINER, /* rslave */
-	SK_PROPAGATION_BIDIRECTIONAL,  /* rshared */
+	SK_PROPAGATION_BIDIRECTIONAL,     /* rshared */
 };
 
 /* A volume: a bind mount of host_path, or a tmpfs when `tmpfs` is set. */
 struct sk_mount {
-	const char *container_path;  /* absolute */
-	const char *host_path;       /* bind source; ignored for tmpfs */
+	const char *container_path; /* absolute */
+	const char *host_path;      /* bind source; ignored for tmpfs */
 	bool readonly;
-	bool tmpfs;                  /* emptyDir medium Memory */
-	int64_t tmpfs_size;          /* bytes, 0: unlimited */
+	bool tmpfs;         /* emptyDir medium Memory */
+	int64_t tmpfs_size; /* bytes, 0: unlimited */
 	enum sk_propagation propagation;
 };
 
 /* A device node made available in the container (e.g. /dev/nvidia0). */
 struct sk_device {
-	const char *path;            /* path inside the container */
-	char type;                   /* 'c' or 'b' */
+	const char *path; /* path inside the container */
+	char type;        /* 'c' or 'b' */
 	int64_t major, minor;
-	const char *permissions;     /* cgroup access, e.g. "rwm"; NULL: "rwm" */
-	uint32_t file_mode;          /* 0: 0666 */
+	const char *permissions; /* cgroup access, e.g. "rwm"; NULL: "rwm" */
+	uint32_t file_mode;      /* 0: 0666 */
 };
 
 struct sk_keyval {
@@ -54,51 +54,51 @@ struct sk_keyval {
 };
 
 enum sk_seccomp {
-	SK_SECCOMP_RUNTIME_DEFAULT = 0,  /* the default allowlist */
+	SK_SECCOMP_RUNTIME_DEFAULT = 0, /* the default allowlist */
 	SK_SECCOMP_UNCONFINED,
 };
 
 struct sk_container_config {
-	const char *id;              /* container id, unique on the node; required */
-	const char *name;            /* container name in the pod; required */
-	uint32_t attempt;            /* restart count */
+	const char *id;                   /* container id, unique on the node; required */
+	const char *name;                 /* container name in the pod; required */
+	uint32_t attempt;                 /* restart count */
 	const struct sk_sandbox *sandbox; /* required; borrowed */
-	const char *rootfs;          /* root filesystem path (from the image service); required */
-	const char *const *args;     /* argv, already merged with the image entrypoint/cmd; required */
-	const char *const *env;      /* "K=V", NULL-terminated; may be NULL */
-	const char *const *extra_env; /* more "K=V" appended (GPU code); may be NULL */
-	const char *cwd;             /* NULL: "/" */
+	const char *rootfs;               /* root filesystem path (from the image service); required */
+	const char *const *args;          /* argv, already merged with the image entrypoint/cmd; required */
+	const char *const *env;           /* "K=V", NULL-terminated; may be NULL */
+	const char *const *extra_env;     /* more "K=V" appended (GPU code); may be NULL */
+	const char *cwd;                  /* NULL: "/" */
 	uint32_t uid, gid;
 	const uint32_t *additional_gids;
 	size_t n_additional_gids;
-	const char *const *cap_add;  /* "NET_ADMIN" or "CAP_NET_ADMIN"; "ALL" allowed */
+	const char *const *cap_add; /* "NET_ADMIN" or "CAP_NET_ADMIN"; "ALL" allowed */
 	const char *const *cap_drop;
 	bool privileged;
 	bool readonly_rootfs;
-	bool no_new_privileges;      /* allowPrivilegeEscalation=false */
+	bool no_new_privileges; /* allowPrivilegeEscalation=false */
 	enum sk_seccomp seccomp;
-	const char *termination_log_path; /* host file bind-mounted at termination_message_path */
+	const char *termination_log_path;     /* host file bind-mounted at termination_message_path */
 	const char *termination_message_path; /* NULL: "/dev/termination-log" */
 	const struct sk_mount *mounts;
 	size_t n_mounts;
 	const struct sk_device *devices;
 	size_t n_devices;
-	int64_t cpu_request_milli;   /* 0: none (shares 2) */
-	int64_t cpu_limit_milli;     /* 0: no quota */
-	int64_t memory_limit;        /* bytes, 0: none */
-	int64_t pids_limit;          /* 0: none */
+	int64_t cpu_request_milli; /* 0: none (shares 2) */
+	int64_t cpu_limit_milli;   /* 0: no quota */
+	int64_t memory_limit;      /* bytes, 0: none */
+	int64_t pids_limit;        /* 0: none */
 	int oom_score_adj;
 	const struct sk_keyval *sysctls;
 	size_t n_sysctls;
 	const struct sk_keyval *annotations; /* extra annotations */
 	size_t n_annotations;
-	const char *image_ref;       /* for annotations and state */
+	const char *image_ref; /* for annotations and state */
 
 	/* Used by sk_container_create (container.h), not by the spec. */
-	const char *image_id;        /* recorded in the container state */
-	const char *handler;         /* runtime handler: "crun", "runc"; NULL: the node default */
-	const char *log_path;        /* CRI log file, e.g. <logdir>/<name>/<attempt>.log; required */
-	int64_t log_size_max;        /* conmon --log-size-max in bytes; 0: unlimited */
+	const char *image_id; /* recorded in the container state */
+	const char *handler;  /* runtime handler: "crun", "runc"; NULL: the node default */
+	const char *log_path; /* CRI log file, e.g. <logdir>/<name>/<attempt>.log; required */
+	int64_t log_size_max; /* conmon --log-size-max in bytes; 0: unlimited */
 };
 
 /* Builds config.json (new reference) or NULL with err. */

@@ -81,8 +81,8 @@ int sk__proc_spawn_in(pid_t *pid, char *const argv[], char *const envp[], const 
 		posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &def);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-						(setsid ? POSIX_SPAWN_SETSID : 0));
+	posix_spawnattr_setflags(&attr,
+				 POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (setsid ? POSIX_SPAWN_SETSID : 0));
 	rc = posix_spawn(pid, argv[0], &fa, &attr, argv, envp ? envp : environ);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
@@ -112,8 +112,7 @@ static void feed_input(int *fd, const char *input, size_t *off)
 	}
 }
 
-static int pump(pid_t pid, int in, int out, int errfd, const char *input, int timeout_ms,
-		struct sk__proc_result *res)
+static int pump(pid_t pid, int in, int out, int errfd, const char *input, int timeout_ms, struct sk__proc_result *res)
 {
 	struct buf ob = {0}, eb = {0};
 	size_t off = 0;
@@ -156,8 +155,8 @@ static int pump(pid_t pid, int in, int out, int errfd, const char *input, int ti
 	return 0;
 }
 
-int sk__proc_run(char *const argv[], char *const envp[], const char *input,
-		 int timeout_ms, struct sk__proc_result *res, sk_error_t *err)
+int sk__proc_run(char *const argv[], char *const envp[], const char *input, int timeout_ms, struct sk__proc_result *res,
+		 sk_error_t *err)
 {
 	int pin[2], pout[2], perr[2];
 	int64_t t0 = sk_mono_ns(), t1;
@@ -189,8 +188,7 @@ int sk__proc_run(char *const argv[], char *const envp[], const char *input,
 	fcntl(pin[1], F_SETFL, O_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
 	pump(pid, pin[1], pout[0], perr[0], input, timeout_ms, res);
-	sk_trace("exec %s %s: %.1f ms (spawn %.1f ms)", argv[0],
-		 argv[1] ? argv[1] : (envp && envp[0] ? envp[0] : ""),
+	sk_trace("exec %s %s: %.1f ms (spawn %.1f ms)", argv[0], argv[1] ? argv[1] : (envp && envp[0] ? envp[0] : ""),
 		 (double)(sk_mono_ns() - t0) / 1e6, (double)(t1 - t0) / 1e6);
 	return 0;
 }
@@ -255,8 +253,8 @@ bool sk__valid_id(const char *id)
 		return false;
 	for (n = 0; id[n]; n++) {
 		char c = id[n];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '-' || c == '.'))
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+		      c == '-' || c == '.'))
 			return false;
 	}
 	return n <= 128;

@@ -10,11 +10,11 @@
 
 /* Output of a finished child process. */
 struct sk__proc_result {
-	int status;      /* wait status; check with WIFEXITED etc. */
-	bool timed_out;  /* the child ran past its timeout and was killed */
-	char *out;       /* stdout, NUL-terminated; owned, free with sk__proc_result_release */
+	int status;     /* wait status; check with WIFEXITED etc. */
+	bool timed_out; /* the child ran past its timeout and was killed */
+	char *out;      /* stdout, NUL-terminated; owned, free with sk__proc_result_release */
 	size_t out_len;
-	char *err;       /* stderr, NUL-terminated */
+	char *err; /* stderr, NUL-terminated */
 	size_t err_len;
 };
 
@@ -23,8 +23,8 @@ struct sk__proc_result {
  * 4 MiB). timeout_ms <= 0 waits forever; on timeout the child gets SIGKILL and
  * res->timed_out is set. Returns 0 when the child was waited for (whatever its
  * status), -1 with err when it could not be started. */
-int sk__proc_run(char *const argv[], char *const envp[], const char *input,
-		 int timeout_ms, struct sk__proc_result *res, sk_error_t *err);
+int sk__proc_run(char *const argv[], char *const envp[], const char *input, int timeout_ms, struct sk__proc_result *res,
+		 sk_error_t *err);
 /* Starts argv[0] (absolute path) with envp (NULL: inherit) and fds[i] as
  * its descriptor i (i < nfds <= 8; others close on exec), signals unblocked and SIGPIPE default, in a
  * new session when `setsid`. posix_spawn: no copy of this (large, threaded)

@@ -115,7 +115,8 @@ int sk_runtime_init(struct sk_runtime *rt, const struct sk_runtime_opts *opts, s
 	sk_info("runtime", "cgroups %s, default runtime handler \"%s\"%s", sk_cgroup_mode_name(rt->cgroup_mode),
 		rt->default_handler,
 		rt->cgroup_mode == SK_CGROUP_HYBRID && !strcmp(rt->default_handler, "crun")
-			? " (through the hybrid-cgroup wrapper)" : "");
+			? " (through the hybrid-cgroup wrapper)"
+			: "");
 	return 0;
 }
 
@@ -138,8 +139,7 @@ void sk_runtime_release(struct sk_runtime *rt)
 	memset(rt, 0, sizeof(*rt));
 }
 
-const struct sk_runtime_handler *sk_runtime_handler(const struct sk_runtime *rt, const char *name,
-						    sk_error_t *err)
+const struct sk_runtime_handler *sk_runtime_handler(const struct sk_runtime *rt, const char *name, sk_error_t *err)
 {
 	int i;
 

@@ -30,20 +30,20 @@
 #include "util/error.h"
 
 struct sk_runtime_opts {
-	const char *run_dir;     /* e.g. /run/skiff/<node>; required */
-	const char *data_dir;    /* e.g. /var/lib/skiff/<node>; required */
-	const char *pod_cidr;    /* the node's pod CIDR, e.g. "10.42.0.0/24"; required for pod networking */
-	const char *bridge;      /* bridge name; NULL: "skiff0" */
-	const char *cni_bin_dir; /* NULL: "/usr/lib/cni" */
-	const char *conmon;      /* NULL: found in PATH (/usr/bin/conmon) */
+	const char *run_dir;         /* e.g. /run/skiff/<node>; required */
+	const char *data_dir;        /* e.g. /var/lib/skiff/<node>; required */
+	const char *pod_cidr;        /* the node's pod CIDR, e.g. "10.42.0.0/24"; required for pod networking */
+	const char *bridge;          /* bridge name; NULL: "skiff0" */
+	const char *cni_bin_dir;     /* NULL: "/usr/lib/cni" */
+	const char *conmon;          /* NULL: found in PATH (/usr/bin/conmon) */
 	const char *default_handler; /* NULL: "crun" if installed, else "runc" */
 };
 
 struct sk_runtime_handler {
-	char *name;     /* "crun", "runc" */
-	char *binary;   /* the real runtime binary */
-	char *exec;     /* what to execute: binary or a wrapper script */
-	char *root;     /* --root state directory */
+	char *name;   /* "crun", "runc" */
+	char *binary; /* the real runtime binary */
+	char *exec;   /* what to execute: binary or a wrapper script */
+	char *root;   /* --root state directory */
 };
 
 struct sk_runtime {
@@ -51,7 +51,7 @@ struct sk_runtime {
 	enum sk_cgroup_mode cgroup_mode;
 	struct sk_runtime_handler handlers[2];
 	int n_handlers;
-	const char *default_handler;  /* points into handlers[] */
+	const char *default_handler; /* points into handlers[] */
 };
 
 /* Detects cgroups and runtimes, creates the directories and the crun wrapper,
@@ -61,7 +61,6 @@ void sk_runtime_release(struct sk_runtime *rt);
 
 /* The handler called `name` (NULL or "": the default), or NULL with err
  * (SK_ENOTFOUND). Borrowed from rt. */
-const struct sk_runtime_handler *sk_runtime_handler(const struct sk_runtime *rt, const char *name,
-						    sk_error_t *err);
+const struct sk_runtime_handler *sk_runtime_handler(const struct sk_runtime *rt, const char *name, sk_error_t *err);
 
 #endif

@@ -134,8 +134,7 @@ static int rewrite_text(const char *path, const char *text, sk_error_t *err)
 	return 0;
 }
 
-static int write_hosts(const struct sk_sandbox *sb, const char *const *host_aliases, bool in_place,
-		       sk_error_t *err)
+static int write_hosts(const struct sk_sandbox *sb, const char *const *host_aliases, bool in_place, sk_error_t *err)
 {
 	cleanup_free char *s = NULL;
 	size_t i;
@@ -223,8 +222,8 @@ static int mount_shm(const struct sk_sandbox *sb, sk_error_t *err)
 static json_t *sandbox_json(const struct sk_sandbox *sb)
 {
 	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:I}", "id", sb->id, "podName", sb->pod_name,
-			      "podNamespace", sb->pod_namespace, "podUID", sb->pod_uid, "hostname", sb->hostname,
-			      "qos", (int)sb->qos, "hostNetwork", sb->host_network, "createdNs", (json_int_t)sb->created_ns);
+			      "podNamespace", sb->pod_namespace, "podUID", sb->pod_uid, "hostname", sb->hostname, "qos",
+			      (int)sb->qos, "hostNetwork", sb->host_network, "createdNs", (json_int_t)sb->created_ns);
 
 	if (sb->ip)
 		json_object_set_new(j, "ip", json_string(sb->ip));
@@ -322,8 +321,7 @@ int sk_sandbox_network_wait(struct sk_sandbox *sb, sk_error_t *err)
 	return rc < 0 ? sk_error_wrap(err, "create sandbox") : 0;
 }
 
-static int setup(struct sk_runtime *rt, struct sk_sandbox *sb, const struct sk_sandbox_config *cfg,
-		 sk_error_t *err)
+static int setup(struct sk_runtime *rt, struct sk_sandbox *sb, const struct sk_sandbox_config *cfg, sk_error_t *err)
 {
 	int64_t t0 = sk_mono_ns();
 
@@ -348,8 +346,8 @@ static int setup(struct sk_runtime *rt, struct sk_sandbox *sb, const struct sk_s
 	return attach_network(rt, sb, cfg->host_aliases, err);
 }
 
-int sk_sandbox_create(struct sk_runtime *rt, const struct sk_sandbox_config *cfg,
-		      struct sk_sandbox **out, sk_error_t *err)
+int sk_sandbox_create(struct sk_runtime *rt, const struct sk_sandbox_config *cfg, struct sk_sandbox **out,
+		      sk_error_t *err)
 {
 	struct sk_sandbox *sb;
 	cleanup_free char *json_path = NULL;

@@ -47,22 +47,22 @@ struct sk_sandbox {
 	char *id, *pod_name, *pod_namespace, *pod_uid, *hostname;
 	enum sk_qos qos;
 	bool host_network;
-	char *ip;          /* pod IP, NULL with host_network */
-	char *netns_path;  /* NULL with host_network */
+	char *ip;         /* pod IP, NULL with host_network */
+	char *netns_path; /* NULL with host_network */
 	char *ipc_path;
-	char *uts_path;    /* NULL with host_network */
-	char *dir;         /* the sandbox directory */
+	char *uts_path; /* NULL with host_network */
+	char *dir;      /* the sandbox directory */
 	char *hosts_path, *resolv_path, *hostname_path, *shm_path;
 	char *cgroup_parent; /* "/kubepods/<qos>/pod<uid>" */
 	int64_t created_ns;
-	json_t *cni_result;  /* owned; NULL with host_network */
+	json_t *cni_result;          /* owned; NULL with host_network */
 	struct sk__sandbox_net *net; /* network attaching in the background, or NULL */
 };
 
 /* Creates namespaces, files and the network. On failure everything created
  * is removed again. *out is freed with sk_sandbox_free. */
-int sk_sandbox_create(struct sk_runtime *rt, const struct sk_sandbox_config *cfg,
-		      struct sk_sandbox **out, sk_error_t *err);
+int sk_sandbox_create(struct sk_runtime *rt, const struct sk_sandbox_config *cfg, struct sk_sandbox **out,
+		      sk_error_t *err);
 /* Waits for a background network attachment (no-op without one). On
  * failure the sandbox is unusable: remove it (after its containers). */
 int sk_sandbox_network_wait(struct sk_sandbox *sb, sk_error_t *err);

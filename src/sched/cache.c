@@ -36,15 +36,9 @@ int sk_res_index(const char *name)
 	return i;
 }
 
-const char *sk_res_name(int i)
-{
-	return i >= 0 && i < sk_res_count() ? res_names[i] : NULL;
-}
+const char *sk_res_name(int i) { return i >= 0 && i < sk_res_count() ? res_names[i] : NULL; }
 
-int sk_res_count(void)
-{
-	return __atomic_load_n(&res_n, __ATOMIC_ACQUIRE);
-}
+int sk_res_count(void) { return __atomic_load_n(&res_n, __ATOMIC_ACQUIRE); }
 
 int sk_res_parse(json_t *list, sk_res *r)
 {
@@ -54,7 +48,8 @@ int sk_res_parse(json_t *list, sk_res *r)
 	memset(r, 0, sizeof(*r));
 	if (!json_is_object(list))
 		return 0;
-	json_object_foreach (list, k, v) {
+	json_object_foreach(list, k, v)
+	{
 		int i = sk_res_index(k), rc;
 		int64_t q;
 
@@ -76,10 +71,7 @@ int sk_res_parse(json_t *list, sk_res *r)
 
 /* ---- pods ---- */
 
-static const char *jstr(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
+static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
 struct reqacc {
 	sk_res req;
@@ -138,12 +130,14 @@ static int pod_requests(json_t *spec, struct reqacc *out)
 	size_t i;
 	json_t *ct;
 
-	json_array_foreach (json_object_get(spec, "containers"), i, ct) {
+	json_array_foreach(json_object_get(spec, "containers"), i, ct)
+	{
 		if (container_acc(ct, &c) < 0)
 			return -1;
 		acc_add(&sum, &c);
 	}
-	json_array_foreach (json_object_get(spec, "initContainers"), i, ct) {
+	json_array_foreach(json_object_get(spec, "initContainers"), i, ct)
+	{
 		const char *rp = jstr(ct, "restartPolicy");
 
 		if (container_acc(ct, &c) < 0)
@@ -177,8 +171,10 @@ static void parse_ports(sk_spod *p, json_t *spec)
 	size_t i, j;
 	json_t *ct, *port;
 
-	json_array_foreach (json_object_get(spec, "containers"), i, ct) {
-		json_array_foreach (json_object_get(ct, "ports"), j, port) {
+	json_array_foreach(json_object_get(spec, "containers"), i, ct)
+	{
+		json_array_foreach(json_object_get(ct, "ports"), j, port)
+		{
 			int hp = (int)json_integer_value(json_object_get(port, "hostPort"));
 			const char *proto = jstr(port, "protocol"), *ip = jstr(port, "hostIP");
 			sk_hostport *h;
@@ -215,9 +211,8 @@ static void hash_labels(sk_spod *p)
 	if (!json_object_size(p->labels))
 		return;
 	p->label_hash = xmalloc(json_object_size(p->labels) * sizeof(uint64_t));
-	json_object_foreach (p->labels, k, v)
-		if (json_is_string(v))
-			p->label_hash[p->nlabels++] = sk_label_hash(k, json_string_value(v));
+	json_object_foreach(p->labels, k, v) if (json_is_string(v))
+		p->label_hash[p->nlabels++] = sk_label_hash(k, json_string_value(v));
 }
 
 static int64_t parse_ts(const char *s)
@@ -234,9 +229,11 @@ static void parse_affinity(sk_spod *p, json_t *spec)
 	json_t *aff = json_object_get(spec, "affinity");
 	json_t *pa = json_object_get(aff, "podAffinity"), *anti = json_object_get(aff, "podAntiAffinity");
 
-	p->has_required_anti = json_array_size(json_object_get(anti, "requiredDuringSchedulingIgnoredDuringExecution")) > 0;
+	p->has_required_anti = json_array_size(
+				       json_object_get(anti, "requiredDuringSchedulingIgnoredDuringExecution")) > 0;
 	p->has_pod_affinity = p->has_required_anti || json_object_size(pa) > 0 ||
-			      json_array_size(json_object_get(anti, "preferredDuringSchedulingIgnoredDuringExecution")) > 0;
+			      json_array_size(
+				      json_object_get(anti, "preferredDuringSchedulingIgnoredDuringExecution")) > 0;
 }
 
 /* A shared, never-freed empty object: watch objects are shared, so the
@@ -244,10 +241,7 @@ static void parse_affinity(sk_spod *p, json_t *spec)
 static json_t *empty_obj;
 static pthread_once_t empty_once = PTHREAD_ONCE_INIT;
 
-static void empty_init(void)
-{
-	empty_obj = json_object();
-}
+static void empty_init(void) { empty_obj = json_object(); }
 
 static json_t *empty_object(void)
 {
@@ -299,7 +293,8 @@ sk_spod *sk_spod_new(json_t *pod, sk_error_t *err)
 		p->group = xstrdup(v);
 	v = jstr(status, "phase");
 	p->terminal = v && (strcmp(v, "Succeeded") == 0 || strcmp(v, "Failed") == 0);
-	p->deleting = json_object_get(meta, "deletionTimestamp") && !json_is_null(json_object_get(meta, "deletionTimestamp"));
+	p->deleting = json_object_get(meta, "deletionTimestamp") &&
+		      !json_is_null(json_object_get(meta, "deletionTimestamp"));
 	p->gated = json_array_size(json_object_get(spec, "schedulingGates")) > 0;
 	parse_affinity(p, spec);
 	parse_ports(p, spec);
@@ -387,7 +382,8 @@ static void parse_taints(sk_snode *n, json_t *spec)
 	json_t *t;
 	int has_not_ready = 0;
 
-	json_array_foreach (json_object_get(spec, "taints"), i, t) {
+	json_array_foreach(json_object_get(spec, "taints"), i, t)
+	{
 		const char *key = jstr(t, "key");
 
 		if (!key)
@@ -435,10 +431,12 @@ static void parse_images(sk_cache *c, sk_snode *n, json_t *status)
 	size_t i, j;
 	json_t *img, *nm;
 
-	json_array_foreach (json_object_get(status, "images"), i, img) {
+	json_array_foreach(json_object_get(status, "images"), i, img)
+	{
 		int64_t size = json_integer_value(json_object_get(img, "sizeBytes"));
 
-		json_array_foreach (json_object_get(img, "names"), j, nm) {
+		json_array_foreach(json_object_get(img, "names"), j, nm)
+		{
 			const char *s = json_string_value(nm);
 			int id;
 
@@ -458,7 +456,8 @@ static int parse_ready(json_t *status)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach (json_object_get(status, "conditions"), i, c) {
+	json_array_foreach(json_object_get(status, "conditions"), i, c)
+	{
 		const char *t = jstr(c, "type"), *s = jstr(c, "status");
 
 		if (t && strcmp(t, "Ready") == 0)
@@ -477,11 +476,11 @@ static void hash_node_labels(sk_snode *n)
 		return;
 	n->lkey = xmalloc(cnt * sizeof(uint64_t));
 	n->lpair = xmalloc(cnt * sizeof(uint64_t));
-	json_object_foreach (n->labels, k, v)
-		if (json_is_string(v)) {
-			n->lkey[n->nlh] = sk__smap_hash(k);
-			n->lpair[n->nlh++] = sk_label_hash(k, json_string_value(v)) | 1;
-		}
+	json_object_foreach(n->labels, k, v) if (json_is_string(v))
+	{
+		n->lkey[n->nlh] = sk__smap_hash(k);
+		n->lpair[n->nlh++] = sk_label_hash(k, json_string_value(v)) | 1;
+	}
 }
 
 uint64_t sk_snode_domain(const sk_snode *n, uint64_t key_hash)
@@ -606,15 +605,9 @@ sk_snode *sk_cache_node(const sk_cache *c, const char *name)
 	return n && n->obj ? n : NULL;
 }
 
-void sk_cache_init(sk_cache *c)
-{
-	memset(c, 0, sizeof(*c));
-}
+void sk_cache_init(sk_cache *c) { memset(c, 0, sizeof(*c)); }
 
-static void free_node_cb(const char *key, void *val, void *ud)
-{
-	node_free(val);
-}
+static void free_node_cb(const char *key, void *val, void *ud) { node_free(val); }
 
 void sk_cache_release(sk_cache *c)
 {
@@ -629,12 +622,12 @@ void sk_cache_release(sk_cache *c)
 
 /* ---- pods on nodes ---- */
 
-#define GROW(arr, n, cap)                                                   \
-	do {                                                                \
-		if ((n) == (cap)) {                                         \
-			(cap) = (cap) ? (cap) * 2 : 8;                      \
-			(arr) = xrealloc((arr), (cap) * sizeof(*(arr)));    \
-		}                                                           \
+#define GROW(arr, n, cap) \
+	do { \
+		if ((n) == (cap)) { \
+			(cap) = (cap) ? (cap)*2 : 8; \
+			(arr) = xrealloc((arr), (cap) * sizeof(*(arr))); \
+		} \
 	} while (0)
 
 static void account(sk_snode *n, const sk_spod *p, int sign)

@@ -59,25 +59,25 @@ typedef struct sk_hostport {
 struct sk_snode;
 
 typedef struct sk_spod {
-	char *key;  /* "namespace/name" */
+	char *key; /* "namespace/name" */
 	char *ns, *name, *uid;
-	json_t *obj; /* owned reference to the Pod */
+	json_t *obj;    /* owned reference to the Pod */
 	json_t *labels; /* borrowed from obj (never NULL: an empty object when unset) */
 	const char *sched_name;
-	sk_res req;          /* exact requests incl. overhead; v[SK_RES_PODS] = 1 */
+	sk_res req;             /* exact requests incl. overhead; v[SK_RES_PODS] = 1 */
 	int64_t nz_cpu, nz_mem; /* requests with upstream's non-zero defaults */
 	int32_t priority;
 	int has_priority;
-	int preempt_never;   /* spec.preemptionPolicy == Never */
-	int64_t created_ns;  /* metadata.creationTimestamp */
-	char *node_name;     /* spec.nodeName, or the node it is assumed on */
-	char *nominated;     /* status.nominatedNodeName or NULL */
-	char *group;         /* pod group label value or NULL */
-	int assumed;         /* bound by us, not yet seen bound */
-	int terminal;        /* phase Succeeded or Failed */
-	int deleting;        /* metadata.deletionTimestamp set */
-	int gated;           /* spec.schedulingGates not empty */
-	int reserved;        /* assumed and held by its gang until the quorum fits */
+	int preempt_never;     /* spec.preemptionPolicy == Never */
+	int64_t created_ns;    /* metadata.creationTimestamp */
+	char *node_name;       /* spec.nodeName, or the node it is assumed on */
+	char *nominated;       /* status.nominatedNodeName or NULL */
+	char *group;           /* pod group label value or NULL */
+	int assumed;           /* bound by us, not yet seen bound */
+	int terminal;          /* phase Succeeded or Failed */
+	int deleting;          /* metadata.deletionTimestamp set */
+	int gated;             /* spec.schedulingGates not empty */
+	int reserved;          /* assumed and held by its gang until the quorum fits */
 	int has_pod_affinity;  /* any pod (anti-)affinity term */
 	int has_required_anti; /* requiredDuringScheduling pod anti-affinity */
 	sk_hostport *ports;
@@ -101,7 +101,7 @@ typedef struct sk_snode {
 	int ntaints;
 	uint64_t *lkey, *lpair; /* per label: sk__smap_hash(key), sk_label_hash(key, value) */
 	int nlh;
-	int *image_ids;      /* interned names (sk_cache.image_ids) of status.images */
+	int *image_ids; /* interned names (sk_cache.image_ids) of status.images */
 	int64_t *image_size;
 	int nimages;
 	sk_spod **pods;
@@ -112,13 +112,13 @@ typedef struct sk_snode {
 } sk_snode;
 
 typedef struct sk_cache {
-	sk_smap node_map;  /* name -> sk_snode (incl. placeholders) */
-	sk_snode **nodes;  /* real nodes, in arrival order with swap-remove */
+	sk_smap node_map; /* name -> sk_snode (incl. placeholders) */
+	sk_snode **nodes; /* real nodes, in arrival order with swap-remove */
 	int nnodes, cap_nodes;
-	sk_smap image_ids;   /* image name -> (intptr) id + 1, never shrinks */
-	int *image_nodes;    /* id -> number of nodes having it */
+	sk_smap image_ids; /* image name -> (intptr) id + 1, never shrinks */
+	int *image_nodes;  /* id -> number of nodes having it */
 	int nimage_ids, cap_image_ids;
-	sk_spod **aff_pods;  /* assigned pods with pod (anti-)affinity terms */
+	sk_spod **aff_pods; /* assigned pods with pod (anti-)affinity terms */
 	int naff, cap_aff;
 	int64_t npods;
 } sk_cache;

@@ -54,10 +54,7 @@ int sk_algo_nodes_to_find(int percentage, int num_all)
 	return n < 100 ? 100 : n;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 struct hist {
 	sk_smap counts;

@@ -10,18 +10,18 @@
 
 typedef struct sk_algo {
 	sk_cache *cache;
-	uint64_t rng;       /* xorshift64 state, never 0 */
-	int next_start;     /* upstream nextStartNodeIndex */
+	uint64_t rng;        /* xorshift64 state, never 0 */
+	int next_start;      /* upstream nextStartNodeIndex */
 	sk_snode **feasible; /* scratch buffers reused across pods */
 	int64_t *scores;
 	int cap;
 } sk_algo;
 
 typedef struct sk_result {
-	sk_snode *node;     /* chosen node, NULL when none fits */
+	sk_snode *node; /* chosen node, NULL when none fits */
 	int evaluated, feasible;
-	char *message;      /* FitError message (malloc'd) when node == NULL */
-	sk_fit *fits;       /* per cache node index, filled when node == NULL (malloc'd) */
+	char *message; /* FitError message (malloc'd) when node == NULL */
+	sk_fit *fits;  /* per cache node index, filled when node == NULL (malloc'd) */
 	int nfits;
 } sk_result;
 
@@ -30,8 +30,7 @@ void sk_algo_init(sk_algo *a, sk_cache *c, uint64_t seed);
 void sk_algo_release(sk_algo *a);
 /* Schedules p (not modifying the cache). Returns 0 with res->node set, or -1
  * with res->message and res->fits set. Release res with sk_result_release. */
-int sk_algo_schedule(sk_algo *a, const sk_sched_profile *prof, sk_spod *p, json_t *runtime_class,
-		     sk_result *res);
+int sk_algo_schedule(sk_algo *a, const sk_sched_profile *prof, sk_spod *p, json_t *runtime_class, sk_result *res);
 void sk_result_release(sk_result *r);
 
 /* Upstream numFeasibleNodesToFind. */

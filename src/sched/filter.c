@@ -8,10 +8,7 @@
 
 #include "util/util.h"
 
-static const char *jstr(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
+static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
 static int in_values(json_t *values, const char *v)
 {
@@ -20,9 +17,7 @@ static int in_values(json_t *values, const char *v)
 
 	if (!v)
 		return 0;
-	json_array_foreach (values, i, x)
-		if (json_is_string(x) && strcmp(json_string_value(x), v) == 0)
-			return 1;
+	json_array_foreach(values, i, x) if (json_is_string(x) && strcmp(json_string_value(x), v) == 0) return 1;
 	return 0;
 }
 
@@ -55,15 +50,15 @@ int sk_selector_matches(json_t *selector, json_t *labels)
 
 	if (!json_is_object(selector))
 		return 0;
-	json_object_foreach (json_object_get(selector, "matchLabels"), k, v) {
+	json_object_foreach(json_object_get(selector, "matchLabels"), k, v)
+	{
 		const char *have = json_string_value(json_object_get(labels, k));
 
 		if (!have || !json_is_string(v) || strcmp(have, json_string_value(v)) != 0)
 			return 0;
 	}
-	json_array_foreach (json_object_get(selector, "matchExpressions"), i, e)
-		if (!label_expr_matches(e, labels))
-			return 0;
+	json_array_foreach(json_object_get(selector, "matchExpressions"), i,
+			   e) if (!label_expr_matches(e, labels)) return 0;
 	return 1;
 }
 
@@ -112,13 +107,15 @@ int sk_node_term_matches(json_t *term, const sk_snode *n)
 
 	if (!json_array_size(exprs) && !json_array_size(fields))
 		return 0;
-	json_array_foreach (exprs, i, e) {
+	json_array_foreach(exprs, i, e)
+	{
 		const char *key = jstr(e, "key");
 
 		if (!key || !node_req_matches(e, json_string_value(json_object_get(n->labels, key))))
 			return 0;
 	}
-	json_array_foreach (fields, i, e) {
+	json_array_foreach(fields, i, e)
+	{
 		const char *key = jstr(e, "key");
 
 		/* metadata.name is the one supported field selector for nodes. */
@@ -133,7 +130,8 @@ static int selector_map_matches(json_t *sel, const sk_snode *n)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach (sel, k, v) {
+	json_object_foreach(sel, k, v)
+	{
 		const char *have = sk_snode_label(n, k);
 
 		if (!have || !json_is_string(v) || strcmp(have, json_string_value(v)) != 0)
@@ -153,9 +151,7 @@ int sk_filter_node_affinity(const sk_cycle *cy, const sk_snode *n)
 		return 0;
 	if (!cy->required_terms)
 		return 1;
-	json_array_foreach (cy->required_terms, i, t)
-		if (sk_node_term_matches(t, n))
-			return 1;
+	json_array_foreach(cy->required_terms, i, t) if (sk_node_term_matches(t, n)) return 1;
 	return 0;
 }
 
@@ -302,9 +298,8 @@ static int term_namespace_matches(json_t *term, const char *term_owner_ns, const
 	/* An empty namespaceSelector selects every namespace; a non-empty one
 	 * would need Namespace labels, which the scheduler does not watch. */
 	if (json_is_object(nsel))
-		return json_object_size(nsel) == 0 ||
-		       (!json_object_size(json_object_get(nsel, "matchLabels")) &&
-			!json_array_size(json_object_get(nsel, "matchExpressions")));
+		return json_object_size(nsel) == 0 || (!json_object_size(json_object_get(nsel, "matchLabels")) &&
+						       !json_array_size(json_object_get(nsel, "matchExpressions")));
 	return !json_array_size(nss) && strcmp(term_owner_ns, ns) == 0;
 }
 
@@ -319,7 +314,8 @@ static int term_matches(json_t *term, const sk_spod *owner, const sk_spod *targe
 		return 0;
 	if (!sk_selector_matches(json_object_get(term, "labelSelector"), target->labels))
 		return 0;
-	json_array_foreach (json_object_get(term, "matchLabelKeys"), i, k) {
+	json_array_foreach(json_object_get(term, "matchLabelKeys"), i, k)
+	{
 		const char *key = json_string_value(k), *ov, *tv;
 
 		if (!key || !(ov = jstr(owner->labels, key)))
@@ -327,7 +323,8 @@ static int term_matches(json_t *term, const sk_spod *owner, const sk_spod *targe
 		if (!(tv = jstr(target->labels, key)) || strcmp(ov, tv) != 0)
 			return 0;
 	}
-	json_array_foreach (json_object_get(term, "mismatchLabelKeys"), i, k) {
+	json_array_foreach(json_object_get(term, "mismatchLabelKeys"), i, k)
+	{
 		const char *key = json_string_value(k), *ov, *tv;
 
 		if (!key || !(ov = jstr(owner->labels, key)))
@@ -384,7 +381,8 @@ static struct sk_podterm *parse_terms(json_t *list, int preferred, int *n)
 	json_t *e;
 
 	*n = 0;
-	json_array_foreach (list, i, e) {
+	json_array_foreach(list, i, e)
+	{
 		json_t *term = preferred ? json_object_get(e, "podAffinityTerm") : e;
 		const char *key = jstr(term, "topologyKey");
 
@@ -420,11 +418,11 @@ static void existing_anti(sk_cycle *cy)
 
 		if (!q->has_required_anti || !q->node || !q->node->obj)
 			continue;
-		json_array_foreach (terms, j, t) {
+		json_array_foreach(terms, j, t)
+		{
 			const char *key = jstr(t, "topologyKey"), *v;
 
-			if (key && (v = sk_snode_label(q->node, key)) && term_matches(t, q, cy->pod))
-			{
+			if (key && (v = sk_snode_label(q->node, key)) && term_matches(t, q, cy->pod)) {
 				pair_add(&cy->existing_anti, key, v, 1);
 				key_note(&cy->anti_keys, &cy->nanti_keys, key);
 			}
@@ -446,14 +444,13 @@ static void count_incoming(sk_cycle *cy, const sk_spod *q)
 			pair_add(&cy->anti_counts, cy->anti[i].topology_key, v, 1);
 }
 
-static void score_terms(sk_cycle *cy, const struct sk_podterm *t, int n, const sk_spod *owner,
-			const sk_spod *target, const sk_snode *where, int sign)
+static void score_terms(sk_cycle *cy, const struct sk_podterm *t, int n, const sk_spod *owner, const sk_spod *target,
+			const sk_snode *where, int sign)
 {
 	const char *v;
 
 	for (int i = 0; i < n; i++)
-		if ((v = sk_snode_label(where, t[i].topology_key)) && term_matches(t[i].term, owner, target))
-		{
+		if ((v = sk_snode_label(where, t[i].topology_key)) && term_matches(t[i].term, owner, target)) {
 			pair_add(&cy->ipa_score, t[i].topology_key, v, sign * t[i].weight);
 			key_note(&cy->score_keys, &cy->nscore_keys, t[i].topology_key);
 		}
@@ -559,7 +556,8 @@ static int spread_selects(const struct sk_spread *s, const sk_spod *owner, const
 	}
 	if (!sk_selector_matches(s->selector, q->labels))
 		return 0;
-	json_array_foreach (s->match_label_keys, i, k) {
+	json_array_foreach(s->match_label_keys, i, k)
+	{
 		const char *key = json_string_value(k), *ov, *qv;
 
 		if (key && (ov = jstr(owner->labels, key)) && (!(qv = jstr(q->labels, key)) || strcmp(ov, qv) != 0))
@@ -579,7 +577,8 @@ static void spread_compile(struct sk_spread *s, const sk_spod *owner)
 	if (!json_is_object(s->selector) || json_array_size(json_object_get(s->selector, "matchExpressions")))
 		return;
 	s->want = xmalloc((n ? n : 1) * sizeof(uint64_t));
-	json_object_foreach (ml, k, v) {
+	json_object_foreach(ml, k, v)
+	{
 		if (!json_is_string(v)) {
 			free(s->want);
 			s->want = NULL;
@@ -588,7 +587,8 @@ static void spread_compile(struct sk_spread *s, const sk_spod *owner)
 		}
 		s->want[s->nwant++] = sk_label_hash(k, json_string_value(v));
 	}
-	json_array_foreach (s->match_label_keys, i, v) {
+	json_array_foreach(s->match_label_keys, i, v)
+	{
 		const char *key = json_string_value(v), *ov;
 
 		if (key && (ov = jstr(owner->labels, key)))
@@ -709,7 +709,8 @@ static void prefilter_spread(sk_cycle *cy)
 	if (!json_array_size(list))
 		return;
 	cy->spread = xzalloc(json_array_size(list) * sizeof(*cy->spread));
-	json_array_foreach (list, i, c) {
+	json_array_foreach(list, i, c)
+	{
 		struct sk_spread *s = &cy->spread[cy->nspread];
 		const char *when = jstr(c, "whenUnsatisfiable");
 
@@ -717,7 +718,8 @@ static void prefilter_spread(sk_cycle *cy)
 			continue;
 		s->max_skew = (int)json_integer_value(json_object_get(c, "maxSkew"));
 		s->min_domains = json_is_integer(json_object_get(c, "minDomains"))
-					 ? (int)json_integer_value(json_object_get(c, "minDomains")) : 1;
+					 ? (int)json_integer_value(json_object_get(c, "minDomains"))
+					 : 1;
 		s->hard = !when || strcmp(when, "DoNotSchedule") == 0;
 		s->honor_affinity = policy_is(c, "nodeAffinityPolicy", "Honor", 1);
 		s->honor_taints = policy_is(c, "nodeTaintsPolicy", "Honor", 0);
@@ -770,7 +772,8 @@ static void add_tolerations(sk_cycle *cy, json_t *list)
 	size_t i;
 	json_t *t;
 
-	json_array_foreach (list, i, t) {
+	json_array_foreach(list, i, t)
+	{
 		const char *op = jstr(t, "operator");
 		sk_toleration *x;
 
@@ -815,7 +818,8 @@ static void prepare_images(sk_cycle *cy)
 	cy->image_id = xzalloc(n * sizeof(int));
 	cy->image_nodes = xzalloc(n * sizeof(int64_t));
 	for (int l = 0; l < 2; l++)
-		json_array_foreach (lists[l], i, ct) {
+		json_array_foreach(lists[l], i, ct)
+		{
 			const char *img = jstr(ct, "image"), *colon, *slash;
 			char *name;
 			int id;

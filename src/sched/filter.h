@@ -43,9 +43,9 @@ typedef struct sk_toleration {
 } sk_toleration;
 
 struct sk_podterm {
-	json_t *term;            /* the PodAffinityTerm (borrowed) */
+	json_t *term; /* the PodAffinityTerm (borrowed) */
 	const char *topology_key;
-	int32_t weight;          /* preferred terms */
+	int32_t weight; /* preferred terms */
 };
 
 /* Open-addressing table of non-zero 64-bit keys to counts. */
@@ -59,39 +59,39 @@ struct sk_spread {
 	const char *key;
 	uint64_t key_hash;
 	int max_skew, min_domains;
-	int hard;          /* DoNotSchedule */
+	int hard; /* DoNotSchedule */
 	int honor_affinity, honor_taints;
 	json_t *selector;
 	json_t *match_label_keys;
-	uint64_t *want;    /* matchLabels-only selector (+ matchLabelKeys) as label hashes */
+	uint64_t *want; /* matchLabels-only selector (+ matchLabelKeys) as label hashes */
 	int nwant, simple;
 	int self_match;
 	struct sk_u64tab counts; /* domain (sk_snode_domain) -> matching pods */
 	int64_t min;
-	double weight;     /* soft: log(domains + 2) */
+	double weight; /* soft: log(domains + 2) */
 };
 
 typedef struct sk_cycle {
 	sk_cache *cache;
 	sk_spod *pod;
 	json_t *spec;
-	sk_res req;                /* pod requests + RuntimeClass overhead when not already set */
+	sk_res req; /* pod requests + RuntimeClass overhead when not already set */
 	int64_t nz_cpu, nz_mem;
 	sk_toleration *tols;
 	int ntols;
 	json_t *node_selector, *rc_selector; /* objects or NULL */
-	json_t *required_terms;    /* nodeSelectorTerms array or NULL */
-	json_t *preferred_terms;   /* preferred scheduling terms array or NULL */
+	json_t *required_terms;              /* nodeSelectorTerms array or NULL */
+	json_t *preferred_terms;             /* preferred scheduling terms array or NULL */
 	/* InterPodAffinity */
 	struct sk_podterm *aff, *anti, *pref_aff, *pref_anti;
 	int naff, nanti, npref_aff, npref_anti;
 	sk_smap aff_counts, anti_counts, existing_anti; /* "key\x1fvalue" -> (intptr) count */
 	int aff_self_match;
-	sk_smap ipa_score;         /* "key\x1fvalue" -> (intptr) score */
+	sk_smap ipa_score;                    /* "key\x1fvalue" -> (intptr) score */
 	const char **anti_keys, **score_keys; /* distinct topology keys of existing_anti / ipa_score */
 	int nanti_keys, nscore_keys;
 	int ipa_scoring;
-	const char *node_name;     /* spec.nodeName or NULL */
+	const char *node_name; /* spec.nodeName or NULL */
 	/* ImageLocality: interned ids of the containers' normalised images and
 	 * how many nodes have each */
 	int *image_id;

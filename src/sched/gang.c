@@ -4,15 +4,9 @@
 
 #include "util/util.h"
 
-static const char *jstr(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
+static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
-void sk_gangs_init(sk_gangs *g)
-{
-	sk__smap_init(&g->map);
-}
+void sk_gangs_init(sk_gangs *g) { sk__smap_init(&g->map); }
 
 static void gang_free(sk_gang *x)
 {
@@ -26,10 +20,7 @@ static void gang_free(sk_gang *x)
 	free(x);
 }
 
-static void free_cb(const char *key, void *val, void *ud)
-{
-	gang_free(val);
-}
+static void free_cb(const char *key, void *val, void *ud) { gang_free(val); }
 
 void sk_gangs_release(sk_gangs *g)
 {

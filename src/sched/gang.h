@@ -38,14 +38,14 @@
 typedef struct sk_gang {
 	char *key; /* "namespace/name" */
 	char *ns, *name;
-	json_t *obj;              /* the PodGroup, NULL until seen */
+	json_t *obj; /* the PodGroup, NULL until seen */
 	int min_member;
 	int64_t timeout_s;
-	sk_smap members;          /* pod key -> sk_spod */
-	sk_spod **waiting;        /* reserved members */
+	sk_smap members;   /* pod key -> sk_spod */
+	sk_spod **waiting; /* reserved members */
 	int nwaiting, cap_waiting;
-	int64_t wait_since;       /* monotonic ns of the first reservation */
-	char *last_status;        /* last status written (JSON text), to skip no-op writes */
+	int64_t wait_since; /* monotonic ns of the first reservation */
+	char *last_status;  /* last status written (JSON text), to skip no-op writes */
 } sk_gang;
 
 typedef struct sk_gangs {

@@ -16,10 +16,10 @@
 #include "sched/core.h"
 
 typedef struct sk_preemption {
-	sk_snode *node;        /* nominated node, NULL when preemption cannot help */
-	sk_spod **victims;     /* borrowed pods to delete (malloc'd array) */
+	sk_snode *node;    /* nominated node, NULL when preemption cannot help */
+	sk_spod **victims; /* borrowed pods to delete (malloc'd array) */
 	int nvictims;
-	char *message;         /* "preemption: …" PostFilter message when node == NULL (malloc'd) */
+	char *message; /* "preemption: …" PostFilter message when node == NULL (malloc'd) */
 } sk_preemption;
 
 /* failed is the result of the failed sk_algo_schedule for p (its fits).

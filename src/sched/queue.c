@@ -84,10 +84,7 @@ static int backoff_less(const sk_qpod *a, const sk_qpod *b)
 	return active_less(a, b);
 }
 
-static int error_backoff_less(const sk_qpod *a, const sk_qpod *b)
-{
-	return a->backoff_until < b->backoff_until;
-}
+static int error_backoff_less(const sk_qpod *a, const sk_qpod *b) { return a->backoff_until < b->backoff_until; }
 
 /* ---- queue ---- */
 
@@ -110,10 +107,7 @@ static void entry_free(sk_qpod *e)
 	free(e);
 }
 
-static void free_entry(const char *key, void *val, void *ud)
-{
-	entry_free(val);
-}
+static void free_entry(const char *key, void *val, void *ud) { entry_free(val); }
 
 void sk_queue_release(sk_queue *q)
 {
@@ -199,10 +193,7 @@ void sk_queue_add(sk_queue *q, sk_spod *p)
 	to_active(q, e);
 }
 
-static int64_t window(int64_t t)
-{
-	return t - t % SK_Q_WINDOW;
-}
+static int64_t window(int64_t t) { return t - t % SK_Q_WINDOW; }
 
 /* Rejected pods back off until the end of their expiry's window (upstream
  * isPodBackingoff with the ordering windows); errors until the expiry. */
@@ -287,10 +278,7 @@ sk_spod *sk_queue_pop(sk_queue *q)
 	return e->pod;
 }
 
-void sk_queue_done(sk_queue *q, const char *key)
-{
-	sk_queue_delete(q, key);
-}
+void sk_queue_done(sk_queue *q, const char *key) { sk_queue_delete(q, key); }
 
 /* Only for an in-flight entry (in no heap): error and backoff_until are
  * heap keys. */
@@ -372,10 +360,7 @@ void sk_queue_move(sk_queue *q, unsigned event, int64_t now)
 			q->move_cycle[i] = q->cycle;
 }
 
-void sk_queue_move_all(sk_queue *q, int64_t now)
-{
-	sk_queue_move(q, SK_QH_ALL, now);
-}
+void sk_queue_move_all(sk_queue *q, int64_t now) { sk_queue_move(q, SK_QH_ALL, now); }
 
 void sk_queue_activate(sk_queue *q, const char *key)
 {
@@ -413,7 +398,4 @@ int sk_queue_count(const sk_queue *q, int where)
 	}
 }
 
-sk_qpod *sk_queue_get(const sk_queue *q, const char *key)
-{
-	return sk__smap_get(&q->map, key);
-}
+sk_qpod *sk_queue_get(const sk_queue *q, const char *key) { return sk__smap_get(&q->map, key); }

@@ -51,15 +51,15 @@ enum {
 typedef struct sk_qpod {
 	sk_spod *pod;
 	int where;
-	int slot;              /* index in the heap or unschedulable array */
+	int slot; /* index in the heap or unschedulable array */
 	int attempts;
-	int error;             /* last failure was not a rejection: error backoff */
-	unsigned rejected;     /* SK_QH_* families that rejected it last */
-	int64_t seq;           /* insertion order, last tie-break */
+	int error;         /* last failure was not a rejection: error backoff */
+	unsigned rejected; /* SK_QH_* families that rejected it last */
+	int64_t seq;       /* insertion order, last tie-break */
 	int64_t last_attempt;
 	int64_t backoff_until;
 	int64_t unsched_since;
-	int64_t cycle;         /* scheduling cycle of its last pop */
+	int64_t cycle; /* scheduling cycle of its last pop */
 	/* the PodScheduled=False condition last submitted for the pod (owned by
 	 * the entry, set by the scheduler loop to skip repeating the write) */
 	char *cond_msg, *cond_nominated;
@@ -72,7 +72,7 @@ typedef struct sk_qheap {
 } sk_qheap;
 
 typedef struct sk_queue {
-	sk_smap map;           /* pod key -> sk_qpod */
+	sk_smap map; /* pod key -> sk_qpod */
 	sk_qheap active, backoff, error_backoff;
 	sk_qpod **unsched;
 	int nunsched, cap_unsched;

@@ -93,7 +93,8 @@ static char *relist(struct sk_reflector *r, int *missing)
 	}
 	sk__smap_init(&seen);
 	pthread_mutex_lock(&r->s->mu);
-	json_array_foreach (json_object_get(list, "items"), i, item) {
+	json_array_foreach(json_object_get(list, "items"), i, item)
+	{
 		char *key = item_key(item);
 
 		if (!key)

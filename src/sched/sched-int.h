@@ -34,8 +34,8 @@ struct sk_job {
 	int kind;
 	char *ns, *name, *uid, *node;
 	char *msg;
-	json_t *body;        /* JOB_PREEMPT: victims array; JOB_PODGROUP_STATUS: status */
-	const char *profile; /* scheduler name (static for the scheduler's life) */
+	json_t *body;                          /* JOB_PREEMPT: victims array; JOB_PODGROUP_STATUS: status */
+	const char *profile;                   /* scheduler name (static for the scheduler's life) */
 	const char *etype, *ereason, *eaction; /* JOB_EVENT (static strings) */
 };
 
@@ -53,15 +53,15 @@ struct sk_sched {
 	sk_queue queue;
 	sk_gangs gangs;
 	sk_algo algo;
-	sk_smap pods;          /* key -> sk_spod, every pod seen */
-	sk_smap prio_classes;  /* name -> json PriorityClass (owned ref) */
+	sk_smap pods;            /* key -> sk_spod, every pod seen */
+	sk_smap prio_classes;    /* name -> json PriorityClass (owned ref) */
 	sk_smap runtime_classes; /* name -> json RuntimeClass (owned ref) */
-	sk_smap dirty_gangs;   /* gang key -> (void *)1 */
+	sk_smap dirty_gangs;     /* gang key -> (void *)1 */
 	sk_sched_stats stats;
 	struct sk_reflector refl[SK_NREFLECTORS];
 	pthread_t loop;
 
-	pthread_mutex_t jmu;   /* worker queue */
+	pthread_mutex_t jmu; /* worker queue */
 	pthread_cond_t jcv, jidle;
 	struct sk_job *jhead, *jtail; /* binds, status writes, preemption */
 	struct sk_job *lhead, *ltail; /* events and PodGroup status: after the above */
@@ -70,8 +70,8 @@ struct sk_sched {
 	int nworkers;
 	int jstop;
 
-	pthread_mutex_t emu;   /* event aggregation */
-	sk_smap events;        /* "podkey\x1freason" -> struct sk_evagg */
+	pthread_mutex_t emu; /* event aggregation */
+	sk_smap events;      /* "podkey\x1freason" -> struct sk_evagg */
 };
 
 /* One Event object per pod and reason. Repeats with the same message are
@@ -79,11 +79,11 @@ struct sk_sched {
  * at once, later ones by the periodic refresh (JOB_EVENTS_REFRESH). */
 struct sk_evagg {
 	char *name;
-	char *msg;          /* message of the last occurrence */
-	int count;          /* occurrences */
-	int written;        /* count the API object has */
-	int created;        /* the create returned: patches may follow */
-	char last[32];      /* lastTimestamp of the last occurrence */
+	char *msg;     /* message of the last occurrence */
+	int count;     /* occurrences */
+	int written;   /* count the API object has */
+	int created;   /* the create returned: patches may follow */
+	char last[32]; /* lastTimestamp of the last occurrence */
 };
 
 /* reflector.c */

@@ -16,10 +16,7 @@
 #define QH_ASSIGNED_POD_ADD (SK_QH_PODS)
 #define QH_ASSIGNED_POD_DELETE (SK_QH_RESOURCES | SK_QH_PODS)
 
-static const char *jstr(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
+static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
 static const sk_sched_profile *profile_for(const struct sk_sched *s, const sk_spod *p)
 {
@@ -108,10 +105,7 @@ static void activate_siblings(struct sk_sched *s, const sk_spod *p)
 }
 
 /* json_equal, with two absent values equal (json_equal(NULL, NULL) is 0). */
-static int same_json(json_t *a, json_t *b)
-{
-	return a == b || json_equal(a, b);
-}
+static int same_json(json_t *a, json_t *b) { return a == b || json_equal(a, b); }
 
 /* Upstream requeues an unschedulable pod only when something other than its
  * status changed (our own condition write must not retry it). */
@@ -373,10 +367,11 @@ static int has_condition(const sk_spod *p, const char *msg, const char *nominate
 
 	if ((nominated || p->nominated) && (!nominated || !p->nominated || strcmp(nominated, p->nominated) != 0))
 		return 0;
-	json_array_foreach (json_object_get(status, "conditions"), i, c)
-		if (jstr(c, "type") && strcmp(jstr(c, "type"), "PodScheduled") == 0)
-			return jstr(c, "message") && strcmp(jstr(c, "message"), msg) == 0 &&
-			       jstr(c, "reason") && strcmp(jstr(c, "reason"), "Unschedulable") == 0;
+	json_array_foreach(json_object_get(status, "conditions"), i,
+			   c) if (jstr(c, "type") &&
+				  strcmp(jstr(c, "type"), "PodScheduled") == 0) return jstr(c, "message") &&
+		strcmp(jstr(c, "message"), msg) == 0 && jstr(c, "reason") &&
+		strcmp(jstr(c, "reason"), "Unschedulable") == 0;
 	return 0;
 }
 
@@ -385,16 +380,12 @@ static int has_pod_scheduled(const sk_spod *p)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach (json_object_get(json_object_get(p->obj, "status"), "conditions"), i, c)
-		if (jstr(c, "type") && strcmp(jstr(c, "type"), "PodScheduled") == 0)
-			return 1;
+	json_array_foreach(json_object_get(json_object_get(p->obj, "status"), "conditions"), i,
+			   c) if (jstr(c, "type") && strcmp(jstr(c, "type"), "PodScheduled") == 0) return 1;
 	return 0;
 }
 
-static int same_str(const char *a, const char *b)
-{
-	return a && b ? strcmp(a, b) == 0 : a == b;
-}
+static int same_str(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
 
 /* A pod retried before the watch brought back the condition of its last
  * failure would write it again: the queue entry remembers what was
@@ -528,7 +519,7 @@ static char *gang_post_filter(struct sk_sched *s, sk_gang *g, const sk_spod *p)
  * Diagnosis.UnschedulablePlugins), from their reasons. */
 static unsigned rejected_by(const sk_result *res)
 {
-	static const char *const pods[] = {SK_MSG_NODE_PORTS, SK_MSG_SPREAD,	     SK_MSG_SPREAD_LABEL,
+	static const char *const pods[] = {SK_MSG_NODE_PORTS, SK_MSG_SPREAD,        SK_MSG_SPREAD_LABEL,
 					   SK_MSG_AFFINITY,   SK_MSG_ANTI_AFFINITY, SK_MSG_EXISTING_ANTI};
 	unsigned m = 0;
 
@@ -780,15 +771,9 @@ sk_sched *sk_sched_start(sk_client *c, const sk_sched_options *opts, sk_error_t 
 	return s;
 }
 
-static void free_pod_cb(const char *key, void *val, void *ud)
-{
-	sk_spod_free(val);
-}
+static void free_pod_cb(const char *key, void *val, void *ud) { sk_spod_free(val); }
 
-static void decref_cb(const char *key, void *val, void *ud)
-{
-	json_decref(val);
-}
+static void decref_cb(const char *key, void *val, void *ud) { json_decref(val); }
 
 static void free_evagg_cb(const char *key, void *val, void *ud)
 {
@@ -864,8 +849,7 @@ int sk_sched_wait_idle(sk_sched *s, int timeout_ms)
 
 		sk_sched_get_stats(s, &st);
 		pthread_mutex_lock(&s->mu);
-		busy = sk_queue_count(&s->queue, SK_Q_ACTIVE) || sk_queue_count(&s->queue, SK_Q_BACKOFF) ||
-		       !synced(s);
+		busy = sk_queue_count(&s->queue, SK_Q_ACTIVE) || sk_queue_count(&s->queue, SK_Q_BACKOFF) || !synced(s);
 		for (size_t b = 0; !busy && b < s->gangs.map.cap; b++)
 			for (sk_smap_ent *e = s->gangs.map.b[b]; e && !busy; e = e->next)
 				busy = ((sk_gang *)e->val)->nwaiting > 0;

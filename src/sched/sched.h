@@ -22,16 +22,16 @@ typedef struct sk_sched sk_sched;
 typedef struct sk_sched_options {
 	const sk_sched_profile *profiles; /* NULL: one "default-scheduler" profile */
 	int nprofiles;
-	int workers;            /* API workers, default 16 (binds are store writes) */
-	uint64_t seed;          /* tie-break generator seed, 0 = fixed default */
+	int workers;   /* API workers, default 16 (binds are store writes) */
+	uint64_t seed; /* tie-break generator seed, 0 = fixed default */
 	int disable_preemption;
-	const char *instance;   /* reportingInstance of events, default "skiff" */
+	const char *instance; /* reportingInstance of events, default "skiff" */
 } sk_sched_options;
 
 typedef struct sk_sched_stats {
 	uint64_t attempts, scheduled, bound, bind_errors, unschedulable, preemptions, events;
-	uint64_t status_writes;  /* PodScheduled=False patches of unschedulable pods */
-	uint64_t event_writes;   /* Event creates and patches */
+	uint64_t status_writes; /* PodScheduled=False patches of unschedulable pods */
+	uint64_t event_writes;  /* Event creates and patches */
 	int pending;            /* pods in the queue (any state) */
 	int active;             /* pods ready to be tried now */
 	int inflight_jobs;      /* API requests not yet done */

@@ -83,7 +83,8 @@ int64_t sk_score_image(const sk_cycle *cy, const sk_snode *n, int total)
 	for (int i = 0; i < cy->nimages; i++)
 		for (int j = 0; j < n->nimages; j++)
 			if (n->image_ids[j] == cy->image_id[i]) {
-				sum += (int64_t)((double)n->image_size[j] * ((double)cy->image_nodes[i] / (double)total));
+				sum += (int64_t)((double)n->image_size[j] *
+						 ((double)cy->image_nodes[i] / (double)total));
 				break;
 			}
 	max = IMAGE_MAX_CONTAINER_THRESHOLD * (int64_t)cy->ncontainers;
@@ -124,7 +125,8 @@ int64_t sk_score_node_affinity_raw(const sk_cycle *cy, const sk_snode *n)
 	size_t i;
 	json_t *t;
 
-	json_array_foreach (cy->preferred_terms, i, t) {
+	json_array_foreach(cy->preferred_terms, i, t)
+	{
 		int64_t w = json_integer_value(json_object_get(t, "weight"));
 
 		if (w && sk_node_term_matches(json_object_get(t, "preference"), n))
@@ -226,15 +228,13 @@ static void normalize_spread(int64_t *s, int n)
 	}
 }
 
-static int has_soft_spread(const sk_cycle *cy)
-{
-	return cy->nspread > cy->nhard;
-}
+static int has_soft_spread(const sk_cycle *cy) { return cy->nspread > cy->nhard; }
 
 void sk_score_nodes(const sk_cycle *cy, const sk_sched_profile *prof, sk_snode *const *nodes, int n, int64_t *out)
 {
 	int64_t stack[512], *tmp = n <= 512 ? stack : xmalloc((size_t)n * sizeof(*tmp));
-	int total = cy->cache->nnodes, gpu_w = prof && prof->gpu_pack_weight ? prof->gpu_pack_weight : SK_WEIGHT_GPU_PACK;
+	int total = cy->cache->nnodes,
+	    gpu_w = prof && prof->gpu_pack_weight ? prof->gpu_pack_weight : SK_WEIGHT_GPU_PACK;
 	int strategy = prof ? prof->strategy : SK_STRATEGY_LEAST_ALLOCATED;
 
 	for (int i = 0; i < n; i++) {

@@ -13,9 +13,9 @@ enum { SK_STRATEGY_LEAST_ALLOCATED = 0, SK_STRATEGY_MOST_ALLOCATED = 1 };
 
 /* A scheduler profile: pods name it in spec.schedulerName. */
 typedef struct sk_sched_profile {
-	const char *name;          /* "default-scheduler" when NULL */
-	int strategy;              /* NodeResourcesFit scoring strategy */
-	int gpu_pack_weight;       /* weight of GPUPacking; negative disables, 0 = default (2) */
+	const char *name;                 /* "default-scheduler" when NULL */
+	int strategy;                     /* NodeResourcesFit scoring strategy */
+	int gpu_pack_weight;              /* weight of GPUPacking; negative disables, 0 = default (2) */
 	int percentage_of_nodes_to_score; /* 0 = upstream's adaptive default */
 } sk_sched_profile;
 
@@ -42,7 +42,6 @@ int64_t sk_score_interpod_raw(const sk_cycle *cy, const sk_snode *n);
 int64_t sk_score_spread_raw(const sk_cycle *cy, const sk_snode *n);
 
 /* Weighted total for each of the n feasible nodes into out[n]. */
-void sk_score_nodes(const sk_cycle *cy, const sk_sched_profile *prof, sk_snode *const *nodes, int n,
-		    int64_t *out);
+void sk_score_nodes(const sk_cycle *cy, const sk_sched_profile *prof, sk_snode *const *nodes, int n, int64_t *out);
 
 #endif

@@ -13,10 +13,7 @@ uint64_t sk__smap_hash(const char *s)
 	return h ^ (h >> 29);
 }
 
-void sk__smap_init(sk_smap *m)
-{
-	memset(m, 0, sizeof(*m));
-}
+void sk__smap_init(sk_smap *m) { memset(m, 0, sizeof(*m)); }
 
 void sk__smap_release(sk_smap *m)
 {

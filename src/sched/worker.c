@@ -65,10 +65,7 @@ void sk__sched_submit(struct sk_sched *s, struct sk_job *j)
 	pthread_mutex_unlock(&s->jmu);
 }
 
-static void now_rfc3339(char *buf, size_t len)
-{
-	sk_time_format(sk_now_ns() / 1000000000LL, buf, len);
-}
+static void now_rfc3339(char *buf, size_t len) { sk_time_format(sk_now_ns() / 1000000000LL, buf, len); }
 
 /* ---- events ---- */
 
@@ -199,8 +196,8 @@ static void collect_dirty(const char *key, void *val, void *ud)
 	if (!a->created || a->written == a->count || !sep)
 		return;
 	a->written = a->count;
-	**w = (struct evwrite){xstrdup(key), xstrndup(key, (size_t)(sep - key)), xstrdup(a->name), xstrdup(a->msg),
-			       "", a->count};
+	**w = (struct evwrite){xstrdup(key), xstrndup(key, (size_t)(sep - key)), xstrdup(a->name), xstrdup(a->msg), "",
+			       a->count};
 	snprintf((*w)->last, sizeof((*w)->last), "%s", a->last);
 	(*w)++;
 }
@@ -313,8 +310,8 @@ static int unbound_now(struct sk_sched *s, const char *ns, const char *name, cha
 	if (!pod)
 		return -1;
 	rc = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName")) ? -1 : 0;
-	snprintf(rv, rvlen, "%s", json_string_value(json_object_get(json_object_get(pod, "metadata"),
-								      "resourceVersion")) ?: "");
+	snprintf(rv, rvlen, "%s",
+		 json_string_value(json_object_get(json_object_get(pod, "metadata"), "resourceVersion")) ?: "");
 	json_decref(pod);
 	return rc;
 }
@@ -324,8 +321,8 @@ static json_t *condition(const char *type, const char *status, const char *reaso
 	char now[32];
 
 	now_rfc3339(now, sizeof(now));
-	return json_pack("{s:s, s:s, s:s, s:s, s:n, s:s}", "type", type, "status", status, "reason", reason,
-			 "message", msg, "lastProbeTime", "lastTransitionTime", now);
+	return json_pack("{s:s, s:s, s:s, s:s, s:n, s:s}", "type", type, "status", status, "reason", reason, "message",
+			 msg, "lastProbeTime", "lastTransitionTime", now);
 }
 
 /* A pod placed since its failure was queued (a gang that reached quorum, a
@@ -347,8 +344,9 @@ static int placed_since(struct sk_sched *s, const struct sk_job *j, char *rv, si
 	pthread_mutex_lock(&s->mu);
 	p = sk__smap_get(&s->pods, key);
 	placed = !p || (p->node_name && !p->reserved);
-	snprintf(rv, rvlen, "%s", p ? json_string_value(json_object_get(json_object_get(p->obj, "metadata"),
-									  "resourceVersion")) ?: "" : "");
+	snprintf(rv, rvlen, "%s",
+		 p ? json_string_value(json_object_get(json_object_get(p->obj, "metadata"), "resourceVersion")) ?: ""
+		   : "");
 	pthread_mutex_unlock(&s->mu);
 	return placed;
 }
@@ -382,7 +380,8 @@ static void do_preempt(struct sk_sched *s, struct sk_job *j)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach (j->body, i, v) {
+	json_array_foreach(j->body, i, v)
+	{
 		struct sk_job vj = {0};
 		char path[512], msg[512];
 		sk_error_t err = {0};
@@ -394,7 +393,8 @@ static void do_preempt(struct sk_sched *s, struct sk_job *j)
 		vj.profile = j->profile;
 		snprintf(msg, sizeof(msg), "%s: preempting to accommodate a higher priority pod",
 			 j->profile ? j->profile : "default-scheduler");
-		st = json_pack("{s:[o]}", "conditions", condition("DisruptionTarget", "True", "PreemptionByScheduler", msg));
+		st = json_pack("{s:[o]}", "conditions",
+			       condition("DisruptionTarget", "True", "PreemptionByScheduler", msg));
 		patch_pod_status(s, vj.ns, vj.name, st, NULL);
 		json_decref(st);
 		snprintf(msg, sizeof(msg), "Preempted by pod %s on node %s", j->uid, j->node);

@@ -9,13 +9,13 @@ typedef struct sk_server sk_server;
 
 typedef struct sk_server_options {
 	const char *data_dir;
-	const char *listen;        /* HOST:PORT */
-	int agent;                 /* run the embedded node agent */
+	const char *listen; /* HOST:PORT */
+	int agent;          /* run the embedded node agent */
 	const char *node_name;
 	int simulate_gpus;
-	int gpu_replicas;          /* time-slicing replicas per GPU (agent) */
+	int gpu_replicas; /* time-slicing replicas per GPU (agent) */
 	int gpu_quiet_period_s;
-	int64_t watch_history_secs;/* history kept for watch resumption; 0: store default (300 s) */
+	int64_t watch_history_secs; /* history kept for watch resumption; 0: store default (300 s) */
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);

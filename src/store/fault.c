@@ -34,25 +34,25 @@ enum { F_WRITE, F_FULL, F_SYNC, F_TRUNCATE, F_READ, F_MALLOC, NKINDS };
 enum { FILE_ANY, FILE_DB, FILE_WAL, FILE_JOURNAL, FILE_OTHER };
 
 static const char *const kind_names[NKINDS] = {"write", "full", "sync", "truncate", "read", "malloc"};
-static const int kind_rcs[NKINDS] = {SQLITE_IOERR_WRITE, SQLITE_FULL, SQLITE_IOERR_FSYNC, SQLITE_IOERR_TRUNCATE,
-				     SQLITE_IOERR_READ, SQLITE_NOMEM};
+static const int kind_rcs[NKINDS] = {SQLITE_IOERR_WRITE,    SQLITE_FULL,       SQLITE_IOERR_FSYNC,
+				     SQLITE_IOERR_TRUNCATE, SQLITE_IOERR_READ, SQLITE_NOMEM};
 static const char *const file_names[] = {"any", "db", "wal", "journal"};
 static const struct {
 	const char *name;
 	int rc;
 } rc_names[] = {
-	{"ioerr", SQLITE_IOERR}, {"full", SQLITE_FULL},       {"corrupt", SQLITE_CORRUPT},
+	{"ioerr", SQLITE_IOERR},   {"full", SQLITE_FULL},         {"corrupt", SQLITE_CORRUPT},
 	{"notadb", SQLITE_NOTADB}, {"readonly", SQLITE_READONLY}, {"cantopen", SQLITE_CANTOPEN},
 };
 
 struct fault {
-	int armed;                  /* read without mu on the fast path */
+	int armed; /* read without mu on the fast path */
 	int file;
-	int rc;                     /* the result code a failing call returns */
-	int64_t countdown;          /* calls until the next failure; 1: the next call fails */
-	int64_t left;               /* failures still to come; 0: until cleared */
+	int rc;            /* the result code a failing call returns */
+	int64_t countdown; /* calls until the next failure; 1: the next call fails */
+	int64_t left;      /* failures still to come; 0: until cleared */
 	int64_t every;
-	int64_t calls, fired;       /* since armed */
+	int64_t calls, fired; /* since armed */
 };
 
 static struct fault faults[NKINDS];
@@ -86,7 +86,7 @@ static int hit(int kind, int file)
 
 struct ffile {
 	sqlite3_file base;
-	sqlite3_file *real;         /* follows this struct in the same allocation */
+	sqlite3_file *real; /* follows this struct in the same allocation */
 	int file;
 };
 
@@ -140,10 +140,7 @@ static int f_size(sqlite3_file *f, sqlite3_int64 *size) { return REAL(f)->pMetho
 static int f_lock(sqlite3_file *f, int lock) { return REAL(f)->pMethods->xLock(REAL(f), lock); }
 static int f_unlock(sqlite3_file *f, int lock) { return REAL(f)->pMethods->xUnlock(REAL(f), lock); }
 
-static int f_check_reserved(sqlite3_file *f, int *out)
-{
-	return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
-}
+static int f_check_reserved(sqlite3_file *f, int *out) { return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out); }
 
 static int f_file_control(sqlite3_file *f, int op, void *arg)
 {

@@ -85,10 +85,7 @@ static sk__mnode *search(const sk__memtab *t, const char *key, int inclusive, sk
 	return x->next[0];
 }
 
-sk__mnode *sk__memtab_lower_bound(const sk__memtab *t, const char *key)
-{
-	return search(t, key, 0, NULL);
-}
+sk__mnode *sk__memtab_lower_bound(const sk__memtab *t, const char *key) { return search(t, key, 0, NULL); }
 
 sk__mnode *sk__memtab_seek(const sk__memtab *t, const char *after)
 {

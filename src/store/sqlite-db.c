@@ -5,12 +5,11 @@
 #include "store/sqlite-int.h"
 #include "util/util.h"
 
-static const char schema_sql[] =
-	"CREATE TABLE IF NOT EXISTS log ("
-	" rev INTEGER PRIMARY KEY, key TEXT NOT NULL, create_rev INTEGER NOT NULL,"
-	" prev_rev INTEGER NOT NULL, deleted INTEGER NOT NULL, value BLOB);"
-	"CREATE INDEX IF NOT EXISTS log_key_rev ON log(key, rev);"
-	"CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);";
+static const char schema_sql[] = "CREATE TABLE IF NOT EXISTS log ("
+				 " rev INTEGER PRIMARY KEY, key TEXT NOT NULL, create_rev INTEGER NOT NULL,"
+				 " prev_rev INTEGER NOT NULL, deleted INTEGER NOT NULL, value BLOB);"
+				 "CREATE INDEX IF NOT EXISTS log_key_rev ON log(key, rev);"
+				 "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);";
 
 static int db_error(sk__sdb *d, sk_error_t *err, const char *what)
 {
@@ -36,9 +35,11 @@ static int prepare_writer(sk__sdb *d, sk_error_t *err)
 {
 	if (prepare(d, "BEGIN IMMEDIATE", &d->begin, err) < 0 || prepare(d, "COMMIT", &d->commit, err) < 0 ||
 	    prepare(d, "ROLLBACK", &d->rollback, err) < 0 ||
-	    prepare(d, "INSERT INTO log(rev, key, create_rev, prev_rev, deleted, value) VALUES (?,?,?,?,?,?)",
-		    &d->ins, err) < 0 ||
-	    prepare(d, "DELETE FROM log WHERE rev IN (SELECT prev_rev FROM log WHERE rev > ?1 AND rev <= ?2 AND prev_rev > 0)",
+	    prepare(d, "INSERT INTO log(rev, key, create_rev, prev_rev, deleted, value) VALUES (?,?,?,?,?,?)", &d->ins,
+		    err) < 0 ||
+	    prepare(d,
+		    "DELETE FROM log WHERE rev IN (SELECT prev_rev FROM log WHERE rev > ?1 AND rev <= ?2 AND prev_rev "
+		    "> 0)",
 		    &d->cmp_prev, err) < 0 ||
 	    prepare(d, "DELETE FROM log WHERE rev > ?1 AND rev <= ?2 AND deleted = 1", &d->cmp_tomb, err) < 0 ||
 	    prepare(d, "INSERT OR REPLACE INTO meta(k, v) VALUES ('compacted_rev', ?1)", &d->meta_set, err) < 0 ||
@@ -74,8 +75,8 @@ fail:
 
 void sk__sdb_close(sk__sdb *d)
 {
-	sqlite3_stmt **sts[] = {&d->begin, &d->commit, &d->rollback, &d->ins, &d->cmp_prev, &d->cmp_tomb, &d->meta_set,
-				&d->last};
+	sqlite3_stmt **sts[] = {&d->begin,    &d->commit,   &d->rollback, &d->ins,
+				&d->cmp_prev, &d->cmp_tomb, &d->meta_set, &d->last};
 
 	for (size_t i = 0; i < sizeof(sts) / sizeof(sts[0]); i++) {
 		sqlite3_finalize(*sts[i]);
@@ -293,14 +294,13 @@ static int list_rows(sk__sdb *d, sqlite3_stmt *st, size_t limit, sk_store_list *
 	return 0;
 }
 
-int sk__sdb_list_at(sk__sdb *d, const char *prefix, const char *after, size_t limit, int64_t rev,
-		    sk_store_list *out, sk_error_t *err)
+int sk__sdb_list_at(sk__sdb *d, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
+		    sk_error_t *err)
 {
-	static const char sql[] =
-		"SELECT l.key, l.value, l.create_rev, l.rev FROM log l"
-		" WHERE l.key >= ?1 AND (?2 IS NULL OR l.key < ?2) AND l.key > ?3"
-		" AND l.rev = (SELECT MAX(m.rev) FROM log m WHERE m.key = l.key AND m.rev <= ?4)"
-		" AND l.deleted = 0 ORDER BY l.key LIMIT ?5";
+	static const char sql[] = "SELECT l.key, l.value, l.create_rev, l.rev FROM log l"
+				  " WHERE l.key >= ?1 AND (?2 IS NULL OR l.key < ?2) AND l.key > ?3"
+				  " AND l.rev = (SELECT MAX(m.rev) FROM log m WHERE m.key = l.key AND m.rev <= ?4)"
+				  " AND l.deleted = 0 ORDER BY l.key LIMIT ?5";
 	cleanup_free char *end = sk__prefix_end(prefix);
 	sqlite3_stmt *st = NULL;
 	int ret = -1;

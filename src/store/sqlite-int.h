@@ -21,7 +21,7 @@ typedef struct sk__row {
 	const char *key;
 	int64_t create_rev, prev_rev;
 	int deleted;
-	const char *val;               /* NULL for a tombstone */
+	const char *val; /* NULL for a tombstone */
 	size_t len;
 } sk__row;
 
@@ -29,7 +29,7 @@ typedef struct sk__sdb {
 	sqlite3 *db;
 	sqlite3_stmt *begin, *commit, *rollback, *ins;
 	sqlite3_stmt *cmp_prev, *cmp_tomb, *meta_set, *last;
-	int rc;                        /* extended result code of the last failure */
+	int rc; /* extended result code of the last failure */
 } sk__sdb;
 
 /* Opens path (creating the schema when writer is set) with WAL,
@@ -57,8 +57,8 @@ int sk__sdb_compact(sk__sdb *d, int64_t lo, int64_t hi, int64_t *removed, sk_err
 /* Checkpoints and truncates the WAL and returns free pages to the OS. */
 void sk__sdb_checkpoint(sk__sdb *d);
 /* Lists the state as of rev (SK_EGONE when rev is compacted). */
-int sk__sdb_list_at(sk__sdb *d, const char *prefix, const char *after, size_t limit, int64_t rev,
-		    sk_store_list *out, sk_error_t *err);
+int sk__sdb_list_at(sk__sdb *d, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
+		    sk_error_t *err);
 /* Delivers to w the events under w's prefix with from_rev < rev <= to_rev,
  * in order (SK_EGONE when from_rev is compacted). */
 int sk__sdb_replay(sk__sdb *d, sk_store_watch *w, int64_t from_rev, int64_t to_rev, sk_error_t *err);

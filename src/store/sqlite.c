@@ -50,15 +50,15 @@ enum { OP_CREATE, OP_UPDATE, OP_DELETE, OP_COMPACT };
 /* One queued write; lives on the caller's stack until done is posted. */
 struct wreq {
 	int op;
-	sk__blob *key, *val;           /* owned by the caller */
-	int64_t expect_rev;            /* OP_COMPACT: the target revision */
+	sk__blob *key, *val; /* owned by the caller */
+	int64_t expect_rev;  /* OP_COMPACT: the target revision */
 	/* results, set by the writer */
 	int64_t rev;
 	sk_error_t err;
 	int accepted;
 	int64_t create_rev, prev_create_rev, prev_mod_rev;
-	sk__blob *prev_val;            /* a reference the caller drops */
-	sem_t done;                    /* posted once the results are set; the caller may then free r */
+	sk__blob *prev_val; /* a reference the caller drops */
+	sem_t done;         /* posted once the results are set; the caller may then free r */
 	struct wreq *next;
 };
 
@@ -69,23 +69,23 @@ struct rev_sample {
 struct sqlite_store {
 	sk_store base;
 	char *path;
-	int lock_fd;                            /* flock on DIR/state.lock: one owner */
-	int64_t history_secs, history_events;   /* < 0: no bound of that kind */
+	int lock_fd;                          /* flock on DIR/state.lock: one owner */
+	int64_t history_secs, history_events; /* < 0: no bound of that kind */
 
-	pthread_rwlock_t lock;                  /* guards tab and rev */
+	pthread_rwlock_t lock; /* guards tab and rev */
 	sk__memtab tab;
 	int64_t rev;
-	int64_t compacted;                      /* atomic */
-	int64_t commits, writes, rows;          /* atomic */
+	int64_t compacted;             /* atomic */
+	int64_t commits, writes, rows; /* atomic */
 
-	pthread_mutex_t wmu;                    /* guards hub and watch_rev */
+	pthread_mutex_t wmu; /* guards hub and watch_rev */
 	sk__hub hub;
 	int64_t watch_rev;
 
-	pthread_mutex_t rmu;                    /* guards rdb */
+	pthread_mutex_t rmu; /* guards rdb */
 	sk__sdb rdb;
 
-	pthread_mutex_t qmu;                    /* guards the queue */
+	pthread_mutex_t qmu; /* guards the queue */
 	pthread_cond_t qcv;
 	struct wreq *qhead, **qtail;
 	int stop;
@@ -94,13 +94,13 @@ struct sqlite_store {
 
 	/* writer thread only */
 	sk__sdb wdb;
-	struct wreq *cwait;                     /* compaction requests in progress (writer only) */
+	struct wreq *cwait; /* compaction requests in progress (writer only) */
 	struct rev_sample samples[NSAMPLES];
 	size_t nsamples;
 	int64_t sample_every_ns, last_ckpt_ns, last_compact_ns, compact_failed_ns, compact_lag;
 	int dirty, behind;
-	int unsure;                             /* a failed commit whose outcome is not known yet */
-	sk_error_t broken;                      /* code != 0: the database is unusable, writes are refused */
+	int unsure;        /* a failed commit whose outcome is not known yet */
+	sk_error_t broken; /* code != 0: the database is unusable, writes are refused */
 };
 
 #define S(base) ((struct sqlite_store *)(base))
@@ -185,10 +185,7 @@ static int compaction_due(struct sqlite_store *s, int64_t target, int64_t now, i
 /* Marks r done and wakes its caller; r must not be touched afterwards. A
  * semaphore, posted without qmu: a condition variable signalled under qmu
  * woke each caller into the held qmu, a second sleep and wakeup per write. */
-static void finish(struct wreq *r)
-{
-	sem_post(&r->done);
-}
+static void finish(struct wreq *r) { sem_post(&r->done); }
 
 static int64_t pending_compaction(struct sqlite_store *s)
 {
@@ -304,11 +301,15 @@ static int accept(struct sqlite_store *s, sk__memtab *overlay, struct wreq *r, i
 		r->prev_create_rev = cur->create_rev;
 		r->prev_mod_rev = cur->mod_rev;
 	}
-	sk__memtab_put(overlay, sk__blob_ref(r->key), r->op == OP_DELETE ? NULL : sk__blob_ref(r->val),
-		       r->create_rev, rev);
-	*row = (sk__row){.rev = rev, .key = r->key->data, .create_rev = r->create_rev,
-			 .prev_rev = cur ? cur->mod_rev : 0, .deleted = r->op == OP_DELETE,
-			 .val = r->op == OP_DELETE ? NULL : r->val->data, .len = r->op == OP_DELETE ? 0 : r->val->len};
+	sk__memtab_put(overlay, sk__blob_ref(r->key), r->op == OP_DELETE ? NULL : sk__blob_ref(r->val), r->create_rev,
+		       rev);
+	*row = (sk__row){.rev = rev,
+			 .key = r->key->data,
+			 .create_rev = r->create_rev,
+			 .prev_rev = cur ? cur->mod_rev : 0,
+			 .deleted = r->op == OP_DELETE,
+			 .val = r->op == OP_DELETE ? NULL : r->val->data,
+			 .len = r->op == OP_DELETE ? 0 : r->val->len};
 	return 0;
 }
 
@@ -332,8 +333,11 @@ static void publish(struct sqlite_store *s, struct wreq **reqs, size_t n, int64_
 	pthread_mutex_lock(&s->wmu);
 	for (size_t i = 0; i < n; i++) {
 		struct wreq *r = reqs[i];
-		sk__event ev = {.rev = r->rev, .key = sk__blob_ref(r->key), .create_rev = r->create_rev,
-				.prev = sk__blob_ref(r->prev_val), .prev_create_rev = r->prev_create_rev,
+		sk__event ev = {.rev = r->rev,
+				.key = sk__blob_ref(r->key),
+				.create_rev = r->create_rev,
+				.prev = sk__blob_ref(r->prev_val),
+				.prev_create_rev = r->prev_create_rev,
 				.prev_mod_rev = r->prev_mod_rev};
 
 		ev.type = r->op == OP_CREATE ? SK_STORE_CREATE : r->op == OP_UPDATE ? SK_STORE_UPDATE : SK_STORE_DELETE;
@@ -365,7 +369,8 @@ static void latch(struct sqlite_store *s, const char *why)
 		return;
 	sk_error_set(&s->broken, SK_EUNAVAILABLE,
 		     "store: the database is unusable (%s): writes are refused until the server restarts, reads "
-		     "are served from memory", why);
+		     "are served from memory",
+		     why);
 	sk_err("store", "%s", s->broken.msg);
 }
 
@@ -376,8 +381,10 @@ static void drop_failed_frames(struct sqlite_store *s)
 	sk_error_t err = {0};
 
 	if (sk__sdb_drop_wal(&s->wdb, &err) < 0)
-		sk_warn("store", "after a failed commit: %s (until a commit succeeds, a crash may bring back the "
-			"failed write)", err.msg);
+		sk_warn("store",
+			"after a failed commit: %s (until a commit succeeds, a crash may bring back the "
+			"failed write)",
+			err.msg);
 }
 
 /* Learns whether a failed commit of the nok revisions after s->rev took
@@ -459,7 +466,8 @@ static void write_batch(struct sqlite_store *s, struct wreq **reqs, size_t n)
 		return;
 	sk__memtab_init(&overlay);
 	for (size_t i = 0; i < n; i++) {
-		if (reqs[i]->op != OP_COMPACT && accept(s, &overlay, reqs[i], s->rev + 1 + (int64_t)nok, &rows[nok]) == 0)
+		if (reqs[i]->op != OP_COMPACT &&
+		    accept(s, &overlay, reqs[i], s->rev + 1 + (int64_t)nok, &rows[nok]) == 0)
 			ok[nok++] = reqs[i];
 		else if (reqs[i]->op != OP_COMPACT)
 			reqs[i]->rev = -1;
@@ -588,7 +596,7 @@ static void submit(struct sqlite_store *s, struct wreq *r)
 	pthread_cond_signal(&s->qcv);
 	pthread_mutex_unlock(&s->qmu);
 	while (sem_wait(&r->done) < 0)
-		;       /* EINTR */
+		; /* EINTR */
 	sem_destroy(&r->done);
 }
 
@@ -716,8 +724,8 @@ static void list_mem(struct sqlite_store *s, const char *prefix, const char *aft
 	out->rev = s->rev;
 }
 
-static int op_list(sk_store *base, const char *prefix, const char *after, size_t limit, int64_t rev,
-		   sk_store_list *out, sk_error_t *err)
+static int op_list(sk_store *base, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
+		   sk_error_t *err)
 {
 	struct sqlite_store *s = S(base);
 	int64_t cur;

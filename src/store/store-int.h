@@ -20,8 +20,8 @@ struct sk__store_ops {
 	int64_t (*rev)(sk_store *s);
 	int64_t (*compacted_rev)(sk_store *s);
 	int (*get)(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err);
-	int (*list)(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev,
-		    sk_store_list *out, sk_error_t *err);
+	int (*list)(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
+		    sk_error_t *err);
 	size_t (*count)(sk_store *s, const char *prefix);
 	int64_t (*create)(sk_store *s, const char *key, const char *value, size_t len, sk_error_t *err);
 	int64_t (*update)(sk_store *s, const char *key, const char *value, size_t len, int64_t expect_rev,
@@ -45,7 +45,7 @@ struct sk_store_watch {
 	size_t plen;
 	sk_store_watch_cb cb;
 	void *ud;
-	int64_t from_rev;              /* only events with rev > from_rev are delivered */
+	int64_t from_rev; /* only events with rev > from_rev are delivered */
 	struct sk__wgroup *group;
 	struct sk_store_watch *next, *prev;
 };
@@ -57,17 +57,16 @@ sk_store *sk__sqlite_open(const char *dir, const sk_store_options *opts, sk_erro
 typedef struct sk__blob {
 	int refs;
 	size_t len;
-	char data[];                   /* len bytes plus a NUL */
+	char data[]; /* len bytes plus a NUL */
 } sk__blob;
 
 /* Returns a blob holding a copy of data with one reference. */
 sk__blob *sk__blob_new(const char *data, size_t len);
-sk__blob *sk__blob_ref(sk__blob *b);     /* NULL-safe */
-void sk__blob_unref(sk__blob *b);        /* NULL-safe; aborts on underflow */
+sk__blob *sk__blob_ref(sk__blob *b); /* NULL-safe */
+void sk__blob_unref(sk__blob *b);    /* NULL-safe; aborts on underflow */
 
 /* Fills kv with malloc'd copies (caller releases kv). */
-void sk__kv_fill(sk_store_kv *kv, const char *key, const char *val, size_t len, int64_t create_rev,
-		 int64_t mod_rev);
+void sk__kv_fill(sk_store_kv *kv, const char *key, const char *val, size_t len, int64_t create_rev, int64_t mod_rev);
 
 /* Returns a malloc'd string that sorts after every key with the prefix, or
  * NULL when there is none (empty prefix or only 0xff bytes). */
@@ -106,9 +105,9 @@ int sk__memtab_remove(sk__memtab *t, const char *key);
 typedef struct sk__event {
 	int64_t rev;
 	enum sk_store_event_type type;
-	sk__blob *key, *val;           /* DELETE: val is the deleted value */
+	sk__blob *key, *val; /* DELETE: val is the deleted value */
 	int64_t create_rev;
-	sk__blob *prev;                /* NULL for CREATE */
+	sk__blob *prev; /* NULL for CREATE */
 	int64_t prev_create_rev, prev_mod_rev;
 } sk__event;
 

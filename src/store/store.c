@@ -38,8 +38,8 @@ int sk_store_get(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err)
 	return s->ops->get(s, key, kv, err);
 }
 
-int sk_store_range(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev,
-		  sk_store_list *out, sk_error_t *err)
+int sk_store_range(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
+		   sk_error_t *err)
 {
 	return s->ops->list(s, prefix ? prefix : "", after, limit, rev, out, err);
 }
@@ -62,8 +62,8 @@ int64_t sk_store_delete(sk_store *s, const char *key, int64_t expect_rev, sk_sto
 	return s->ops->del(s, key, expect_rev, prev, err);
 }
 
-sk_store_watch *sk_store_watch_start(sk_store *s, const char *prefix, int64_t from_rev, sk_store_watch_cb cb,
-				     void *ud, sk_error_t *err)
+sk_store_watch *sk_store_watch_start(sk_store *s, const char *prefix, int64_t from_rev, sk_store_watch_cb cb, void *ud,
+				     sk_error_t *err)
 {
 	return s->ops->watch_start(s, prefix ? prefix : "", from_rev, cb, ud, err);
 }
@@ -135,8 +135,7 @@ void sk__blob_unref(sk__blob *b)
 		free(b);
 }
 
-void sk__kv_fill(sk_store_kv *kv, const char *key, const char *val, size_t len, int64_t create_rev,
-		 int64_t mod_rev)
+void sk__kv_fill(sk_store_kv *kv, const char *key, const char *val, size_t len, int64_t create_rev, int64_t mod_rev)
 {
 	kv->key = xstrdup(key);
 	kv->value = xmalloc(len + 1);

@@ -31,19 +31,19 @@ typedef struct sk_store_watch sk_store_watch;
 /* One stored key-value at a revision. */
 typedef struct sk_store_kv {
 	char *key;
-	char *value;          /* NUL-terminated for convenience; len excludes the NUL */
+	char *value; /* NUL-terminated for convenience; len excludes the NUL */
 	size_t len;
-	int64_t create_rev;   /* revision that created the key */
-	int64_t mod_rev;      /* revision of the last write to the key */
+	int64_t create_rev; /* revision that created the key */
+	int64_t mod_rev;    /* revision of the last write to the key */
 } sk_store_kv;
 
-void sk_store_kv_release(sk_store_kv *kv);  /* frees key and value, not kv */
+void sk_store_kv_release(sk_store_kv *kv); /* frees key and value, not kv */
 
 typedef struct sk_store_list {
 	sk_store_kv *items;
 	size_t n;
-	int64_t rev;          /* the store revision the list was read at */
-	int more;             /* 1 when limit cut the list short */
+	int64_t rev; /* the store revision the list was read at */
+	int more;    /* 1 when limit cut the list short */
 } sk_store_list;
 
 void sk_store_list_release(sk_store_list *l);
@@ -78,8 +78,8 @@ int sk_store_get(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err)
  * rev = 0 reads the current state; rev > 0 reads the state as of that
  * revision (for consistent pagination) and fails with SK_EGONE when rev is
  * compacted. Caller releases *out. */
-int sk_store_range(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev,
-		   sk_store_list *out, sk_error_t *err);
+int sk_store_range(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
+		   sk_error_t *err);
 
 /* Counts keys under prefix at the current revision. */
 size_t sk_store_count(sk_store *s, const char *prefix);
@@ -102,8 +102,8 @@ enum sk_store_event_type { SK_STORE_CREATE, SK_STORE_UPDATE, SK_STORE_DELETE };
 
 typedef struct sk_store_event {
 	enum sk_store_event_type type;
-	const sk_store_kv *kv;       /* the new value; for DELETE the deleted value, mod_rev = the deletion's revision */
-	const sk_store_kv *prev;     /* previous value for UPDATE and DELETE, NULL for CREATE */
+	const sk_store_kv *kv;   /* the new value; for DELETE the deleted value, mod_rev = the deletion's revision */
+	const sk_store_kv *prev; /* previous value for UPDATE and DELETE, NULL for CREATE */
 } sk_store_event;
 
 /* Called for each event under the watched prefix. Runs on the writer's
@@ -118,8 +118,8 @@ typedef void (*sk_store_watch_cb)(const sk_store_event *ev, void *ud);
  * are replayed through cb before this returns; later events follow in order
  * without gaps. SK_EGONE when from_rev < sk_store_compacted_rev().
  * Returns a handle for sk_store_unwatch or NULL. */
-sk_store_watch *sk_store_watch_start(sk_store *s, const char *prefix, int64_t from_rev, sk_store_watch_cb cb,
-				     void *ud, sk_error_t *err);
+sk_store_watch *sk_store_watch_start(sk_store *s, const char *prefix, int64_t from_rev, sk_store_watch_cb cb, void *ud,
+				     sk_error_t *err);
 /* Stops the watch; after it returns cb is never called again for it. */
 void sk_store_unwatch(sk_store *s, sk_store_watch *w);
 
@@ -131,7 +131,7 @@ typedef struct sk_store_stats {
 	int64_t rev, compacted_rev;
 	size_t keys, history_events;
 	int64_t db_bytes, wal_bytes;
-	int64_t commits, writes;      /* commits < writes when group commit batches */
+	int64_t commits, writes; /* commits < writes when group commit batches */
 } sk_store_stats;
 void sk_store_get_stats(sk_store *s, sk_store_stats *st);
 

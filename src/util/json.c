@@ -18,15 +18,15 @@
 /* ---- decoding: yajl's events build jansson values ---- */
 
 typedef struct build {
-	json_t **stack;         /* open containers, innermost last */
+	json_t **stack; /* open containers, innermost last */
 	size_t n, cap;
-	char *key;              /* the pending object key (yajl's copy lives only during its callback) */
+	char *key; /* the pending object key (yajl's copy lives only during its callback) */
 	size_t klen, kcap;
 	json_t *root;
 	yajl_handle h;
-	size_t end;             /* offset just past the root value */
-	int unique;             /* a duplicate key stops the parse */
-	int ascii;              /* the text is ASCII: every string yajl hands over is valid UTF-8 */
+	size_t end; /* offset just past the root value */
+	int unique; /* a duplicate key stops the parse */
+	int ascii;  /* the text is ASCII: every string yajl hands over is valid UTF-8 */
 } build;
 
 /* Adds v (consumed) to the innermost open container. Returns 0 to stop
@@ -88,15 +88,9 @@ static int close_container(void *ctx)
 	return 1;
 }
 
-static int on_null(void *ctx)
-{
-	return add(ctx, json_null());
-}
+static int on_null(void *ctx) { return add(ctx, json_null()); }
 
-static int on_boolean(void *ctx, int v)
-{
-	return add(ctx, json_boolean(v));
-}
+static int on_boolean(void *ctx, int v) { return add(ctx, json_boolean(v)); }
 
 /* Numbers as jansson reads them: an integer unless there is a fraction or an
  * exponent, and out of range is an error. */
@@ -135,10 +129,7 @@ static int on_string(void *ctx, const unsigned char *s, size_t n)
 	return add(ctx, json_stringn((const char *)s, n));
 }
 
-static int on_start_map(void *ctx)
-{
-	return open_container(ctx, json_object());
-}
+static int on_start_map(void *ctx) { return open_container(ctx, json_object()); }
 
 static int on_map_key(void *ctx, const unsigned char *k, size_t n)
 {
@@ -154,10 +145,7 @@ static int on_map_key(void *ctx, const unsigned char *k, size_t n)
 	return 1;
 }
 
-static int on_start_array(void *ctx)
-{
-	return open_container(ctx, json_array());
-}
+static int on_start_array(void *ctx) { return open_container(ctx, json_array()); }
 
 static const yajl_callbacks callbacks = {
 	.yajl_null = on_null,
@@ -242,10 +230,7 @@ static json_t *load(const char *buf, size_t len, size_t flags, json_error_t *jer
 	return json_loadb(buf, len, flags, jerr);
 }
 
-json_t *sk_json_loadb(const char *buf, size_t len)
-{
-	return load(buf, len, 0, NULL);
-}
+json_t *sk_json_loadb(const char *buf, size_t len) { return load(buf, len, 0, NULL); }
 
 json_t *sk_json_loadb_ex(const char *buf, size_t len, size_t flags, json_error_t *jerr)
 {
@@ -292,7 +277,9 @@ int sk_json_gen(yajl_gen g, const json_t *v)
 	}
 	case JSON_STRING:
 		return yajl_gen_string(g, (const unsigned char *)json_string_value(v), json_string_length(v)) ==
-				       yajl_gen_status_ok ? 0 : -1;
+				       yajl_gen_status_ok
+			       ? 0
+			       : -1;
 	case JSON_INTEGER:
 		return yajl_gen_integer(g, json_integer_value(v)) == yajl_gen_status_ok ? 0 : -1;
 	case JSON_REAL:
@@ -324,10 +311,7 @@ char *sk_json_gen_text(int (*fill)(yajl_gen g, void *ud), void *ud, size_t *len)
 	return out;
 }
 
-static int gen_value(yajl_gen g, void *v)
-{
-	return sk_json_gen(g, v);
-}
+static int gen_value(yajl_gen g, void *v) { return sk_json_gen(g, v); }
 
 char *sk_json_dumps(const json_t *v, size_t *len)
 {

@@ -15,10 +15,13 @@ static const i128 LIMIT = (i128)1 << 100;
 
 static int parse(const char *s, struct dec *d)
 {
-	static const struct { const char *sfx; int dexp, bexp; } sfx[] = {
+	static const struct {
+		const char *sfx;
+		int dexp, bexp;
+	} sfx[] = {
 		{"Ki", 0, 10}, {"Mi", 0, 20}, {"Gi", 0, 30}, {"Ti", 0, 40}, {"Pi", 0, 50}, {"Ei", 0, 60},
-		{"n", -9, 0}, {"u", -6, 0}, {"m", -3, 0}, {"k", 3, 0}, {"M", 6, 0}, {"G", 9, 0},
-		{"T", 12, 0}, {"P", 15, 0}, {"E", 18, 0}, {"", 0, 0},
+		{"n", -9, 0},  {"u", -6, 0},  {"m", -3, 0},  {"k", 3, 0},   {"M", 6, 0},   {"G", 9, 0},
+		{"T", 12, 0},  {"P", 15, 0},  {"E", 18, 0},  {"", 0, 0},
 	};
 	int digits = 0;
 	size_t i;

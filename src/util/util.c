@@ -192,8 +192,8 @@ void sk_log(int level, const char *component, const char *fmt, ...)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	pthread_mutex_lock(&mu);
-	fprintf(stderr, "%c%02d%02d %02d:%02d:%02d.%06ld %s] ", lv[level], tm.tm_mon + 1, tm.tm_mday,
-		tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000, component);
+	fprintf(stderr, "%c%02d%02d %02d:%02d:%02d.%06ld %s] ", lv[level], tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000, component);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -21,8 +21,16 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static inline void sk__freep(void *p) { free(*(void **)p); }
-static inline void sk__closep(int *fd) { if (*fd >= 0) close(*fd); }
-static inline void sk__fclosep(FILE **f) { if (*f) fclose(*f); }
+static inline void sk__closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+static inline void sk__fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
 static inline void sk__json_decrefp(json_t **j) { json_decref(*j); }
 
 #define cleanup_free __attribute__((cleanup(sk__freep)))
@@ -30,13 +38,23 @@ static inline void sk__json_decrefp(json_t **j) { json_decref(*j); }
 #define cleanup_fclose __attribute__((cleanup(sk__fclosep)))
 #define cleanup_json __attribute__((cleanup(sk__json_decrefp)))
 
-static inline void *sk__steal(void **p) { void *r = *p; *p = NULL; return r; }
+static inline void *sk__steal(void **p)
+{
+	void *r = *p;
+	*p = NULL;
+	return r;
+}
 #define steal_ptr(pp) sk__steal((void **)(pp))
-static inline int steal_fd(int *fd) { int r = *fd; *fd = -1; return r; }
+static inline int steal_fd(int *fd)
+{
+	int r = *fd;
+	*fd = -1;
+	return r;
+}
 
 /* Clocks. */
-int64_t sk_now_ns(void);          /* CLOCK_REALTIME in ns */
-int64_t sk_mono_ns(void);         /* CLOCK_MONOTONIC in ns */
+int64_t sk_now_ns(void);  /* CLOCK_REALTIME in ns */
+int64_t sk_mono_ns(void); /* CLOCK_MONOTONIC in ns */
 /* Absolute CLOCK_REALTIME deadline ms from now, for pthread_cond_timedwait. */
 struct timespec;
 void sk_deadline_after_ms(struct timespec *ts, int64_t ms);
@@ -50,16 +68,23 @@ int sk_time_parse(const char *s, int64_t *secs);
 /* Logging to stderr: "I1130 00:33:44.123456 component] message". */
 enum { SK_LOG_ERROR, SK_LOG_WARN, SK_LOG_INFO, SK_LOG_DEBUG };
 extern int sk_log_level;
-void sk_log(int level, const char *component, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void sk_log(int level, const char *component, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #define sk_info(comp, ...) sk_log(SK_LOG_INFO, comp, __VA_ARGS__)
 #define sk_warn(comp, ...) sk_log(SK_LOG_WARN, comp, __VA_ARGS__)
 #define sk_err(comp, ...) sk_log(SK_LOG_ERROR, comp, __VA_ARGS__)
-#define sk_debug(comp, ...) do { if (sk_log_level >= SK_LOG_DEBUG) sk_log(SK_LOG_DEBUG, comp, __VA_ARGS__); } while (0)
+#define sk_debug(comp, ...) \
+	do { \
+		if (sk_log_level >= SK_LOG_DEBUG) \
+			sk_log(SK_LOG_DEBUG, comp, __VA_ARGS__); \
+	} while (0)
 /* Step timings for latency work: on when the environment has SKIFF_TRACE=1,
  * logged at info level under component "trace". */
 bool sk_trace_on(void);
-#define sk_trace(...) do { if (sk_trace_on()) sk_log(SK_LOG_INFO, "trace", __VA_ARGS__); } while (0)
+#define sk_trace(...) \
+	do { \
+		if (sk_trace_on()) \
+			sk_log(SK_LOG_INFO, "trace", __VA_ARGS__); \
+	} while (0)
 
 /* Files. Read a whole file (NUL-terminated, length in *len if not NULL); NULL + errno on failure. */
 char *sk_read_file(const char *path, size_t *len);

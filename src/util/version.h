@@ -10,7 +10,7 @@
 #define SK_KUBE_MAJOR "1"
 #define SK_KUBE_MINOR "32"
 #define SK_KUBE_PATCH "0"
-#define SK_KUBE_MAJOR_MINOR SK_KUBE_MAJOR "." SK_KUBE_MINOR             /* "1.32" */
-#define SK_KUBE_VERSION "v" SK_KUBE_MAJOR_MINOR "." SK_KUBE_PATCH       /* "v1.32.0" */
+#define SK_KUBE_MAJOR_MINOR SK_KUBE_MAJOR "." SK_KUBE_MINOR       /* "1.32" */
+#define SK_KUBE_VERSION "v" SK_KUBE_MAJOR_MINOR "." SK_KUBE_PATCH /* "v1.32.0" */
 
 #endif
