@@ -28,13 +28,46 @@ typedef struct sk_api_resource {
 	const char *categories;  /* "all" or NULL */
 	int subresources;        /* SK_SUB_* */
 	int has_spec;            /* generation bumps on spec change; status only via /status */
+	const char *store;       /* key segment under /registry/ (NULL: plural) */
+	const char *list_kind;   /* NULL: kind + "List" */
+	int custom;              /* served from a CustomResourceDefinition (kinds.c) */
 } sk_api_resource;
 
+/* A kind descriptor: one served group/version/resource. */
+typedef sk_api_resource sk_kind;
+
+/* The built-in kinds (resources.c). */
 extern const sk_api_resource sk__resources[];
 extern const size_t sk__nresources;
 
+/* The kind registry (kinds.c): an immutable snapshot of every served kind,
+ * built-in first, then those of CustomResourceDefinitions. Readers load the
+ * current snapshot with one atomic acquire and take no lock; a writer builds
+ * a new snapshot and swaps it in. Snapshots are never freed while the
+ * server runs (they are arrays of pointers, a few hundred bytes each) and
+ * kind descriptors are interned and immortal, so a pointer read from any
+ * snapshot stays valid for as long as a watch keeps it. */
+typedef struct sk_kind_set {
+	size_t n;
+	const sk_api_resource *const *v;
+} sk_kind_set;
+
+const sk_kind_set *sk__kinds(void);
+/* Replaces the custom kinds by custom[0..n) (descriptors from
+ * sk__kind_intern). Serialised by the caller (crd.c's sync lock). */
+void sk__kinds_set_custom(const sk_api_resource *const *custom, size_t n);
+/* The immortal descriptor equal to tmpl (strings copied), made on first use. */
+const sk_api_resource *sk__kind_intern(const sk_api_resource *tmpl);
+/* The CRD version entry (spec.versions[i] with "x-skiff-crd": the CRD's name)
+ * of a custom kind: a new reference, or NULL. Taken under a short mutex that
+ * only custom-kind requests use. */
+json_t *sk__kind_custom_spec(const sk_api_resource *r);
+void sk__kind_custom_set_spec(const sk_api_resource *r, json_t *spec);
+
 const sk_api_resource *sk__resource_find(const char *group, const char *version, const char *plural);
 const sk_api_resource *sk__resource_by_kind(const char *group, const char *kind);
+/* kind + "List" unless the descriptor names its listKind; buf for the former. */
+const char *sk__resource_list_kind(const sk_api_resource *r, char *buf, size_t len);
 /* "v1" or "apps/v1" */
 void sk__resource_gv(const sk_api_resource *r, char *buf, size_t len);
 

@@ -48,8 +48,10 @@ static json_t *resource_list(const char *group, const char *version)
 	json_t *res = json_array();
 	char gv[96];
 
-	for (size_t i = 0; i < sk__nresources; i++) {
-		const sk_api_resource *r = &sk__resources[i];
+	const sk_kind_set *ks = sk__kinds();
+
+	for (size_t i = 0; i < ks->n; i++) {
+		const sk_api_resource *r = ks->v[i];
 		json_t *e;
 
 		if (strcmp(r->group, group) || strcmp(r->version, version))
@@ -89,26 +91,44 @@ static json_t *resource_list(const char *group, const char *version)
 			 "resources", res);
 }
 
+/* The groups in registry order; a group's versions in the order its kinds
+ * first name them, the first preferred (a CRD lists its storage version first). */
 static json_t *group_list(void)
 {
+	const sk_kind_set *ks = sk__kinds();
 	json_t *groups = json_array();
 
-	for (size_t i = 0; i < sk__nresources; i++) {
-		const sk_api_resource *r = &sk__resources[i];
+	for (size_t i = 0; i < ks->n; i++) {
+		const sk_api_resource *r = ks->v[i];
+		json_t *versions;
 		int seen = 0;
-		char gv[96];
 
 		if (!r->group[0])
 			continue;
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(sk__resources[j].group, r->group))
+			if (!strcmp(ks->v[j]->group, r->group))
 				seen = 1;
 		if (seen)
 			continue;
-		sk__resource_gv(r, gv, sizeof(gv));
-		json_array_append_new(groups, json_pack("{s:s, s:[{s:s, s:s}], s:{s:s, s:s}}", "name", r->group,
-							"versions", "groupVersion", gv, "version", r->version,
-							"preferredVersion", "groupVersion", gv, "version", r->version));
+		versions = json_array();
+		for (size_t j = i; j < ks->n; j++) {
+			const sk_api_resource *o = ks->v[j];
+			int dup = 0;
+			char gv[96];
+
+			if (strcmp(o->group, r->group))
+				continue;
+			for (size_t k = i; k < j; k++)
+				if (!strcmp(ks->v[k]->group, r->group) && !strcmp(ks->v[k]->version, o->version))
+					dup = 1;
+			if (dup)
+				continue;
+			sk__resource_gv(o, gv, sizeof(gv));
+			json_array_append_new(versions,
+					      json_pack("{s:s, s:s}", "groupVersion", gv, "version", o->version));
+		}
+		json_array_append_new(groups, json_pack("{s:s, s:o, s:O}", "name", r->group, "versions", versions,
+							"preferredVersion", json_array_get(versions, 0)));
 	}
 	return json_pack("{s:s, s:s, s:o}", "kind", "APIGroupList", "apiVersion", "v1", "groups", groups);
 }

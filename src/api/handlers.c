@@ -630,8 +630,8 @@ static void reply_raw_list(sk_api_response *resp, const sk_api_resource *r, json
 	char *body;
 
 	sk__resource_gv(r, gv, sizeof(gv));
-	snprintf(lk, sizeof(lk), "%sList", r->kind);
-	env = json_pack("{s:s, s:s, s:O, s:[]}", "kind", lk, "apiVersion", gv, "metadata", lmeta, "items");
+	env = json_pack("{s:s, s:s, s:O, s:[]}", "kind", sk__resource_list_kind(r, lk, sizeof(lk)), "apiVersion", gv,
+			"metadata", lmeta, "items");
 	head = json_dumps(env, JSON_COMPACT);
 	hl = strlen(head); /* ends with "[]}" */
 	body = xmalloc(hl + ri->bytes + 1);
@@ -1168,10 +1168,10 @@ static void do_delete_collection(sk_api *api, const sk_api_request *req, const s
 	sk_store_list_release(&l);
 	list_filter_release(&f);
 	sk__resource_gv(p->res, gv, sizeof(gv));
-	snprintf(lk, sizeof(lk), "%sList", p->res->kind);
 	{
-		cleanup_json json_t *list = json_pack("{s:s, s:s, s:{}, s:O}", "kind", lk, "apiVersion", gv, "metadata",
-						      "items", items);
+		cleanup_json json_t *list = json_pack("{s:s, s:s, s:{}, s:O}", "kind",
+						      sk__resource_list_kind(p->res, lk, sizeof(lk)), "apiVersion", gv,
+						      "metadata", "items", items);
 
 		reply_obj(resp, 200, list);
 	}

@@ -127,14 +127,18 @@ json_t *sk__obj_decode(const char *val, size_t len, int64_t rev)
 
 char *sk__obj_key(const sk_api_resource *r, const char *ns, const char *name)
 {
+	const char *seg = r->store ? r->store : r->plural;
+
 	if (r->namespaced)
-		return xasprintf("/registry/%s/%s/%s", r->plural, ns, name);
-	return xasprintf("/registry/%s/%s", r->plural, name);
+		return xasprintf("/registry/%s/%s/%s", seg, ns, name);
+	return xasprintf("/registry/%s/%s", seg, name);
 }
 
 char *sk__obj_prefix(const sk_api_resource *r, const char *ns)
 {
+	const char *seg = r->store ? r->store : r->plural;
+
 	if (r->namespaced && ns && *ns)
-		return xasprintf("/registry/%s/%s/", r->plural, ns);
-	return xasprintf("/registry/%s/", r->plural);
+		return xasprintf("/registry/%s/%s/", seg, ns);
+	return xasprintf("/registry/%s/", seg);
 }
