@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/crd.h"
 #include "api/defaults.h"
 #include "api/protobuf.h"
 #include "api/table.h"
@@ -49,6 +50,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 		sk_api_free(api);
 		return NULL;
 	}
+	sk__crd_sync(api);
 	return api;
 }
 
@@ -60,6 +62,7 @@ void sk_api_free(sk_api *api)
 {
 	if (!api)
 		return;
+	sk__crd_stop(api);
 	pthread_mutex_destroy(&api->mu);
 	free(api);
 }
@@ -138,6 +141,9 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		return;
 	}
 	sk__handle_resource(api, req, &p, resp);
+	/* a written CRD changes the served kinds before its reply leaves */
+	if (sk__is_crd(p.res) && strcmp(req->method, "GET") && resp->status < 300)
+		sk__crd_sync(api);
 }
 
 /* ---- admission ---- */
@@ -243,6 +249,19 @@ int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_erro
 
 	if (r->namespaced && namespace_check(api, json_string_value(json_object_get(meta, "namespace")), err) < 0)
 		return -1;
+	if (r->custom) {
+		if (sk__custom_admit_create(r, err) < 0)
+			return -1;
+		/* the status subresource owns the status: a create drops it */
+		if (r->subresources & SK_SUB_STATUS)
+			json_object_del(obj, "status");
+		return 0;
+	}
+	if (sk__is_crd(r)) {
+		json_object_del(obj, "status");
+		sk__crd_status(api, obj, NULL);
+		return 0;
+	}
 	if (!strcmp(r->kind, "Job") && sk_defaults_job_selector(obj, err) < 0)
 		return -1;
 	if (!strcmp(r->kind, "Pod")) {

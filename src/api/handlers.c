@@ -5,6 +5,7 @@
 
 #include "api/api-int.h"
 #include "api/apply.h"
+#include "api/crd.h"
 #include "api/defaults.h"
 #include "api/patch.h"
 #include "api/schema.h"
@@ -75,6 +76,8 @@ static int generation_tracked(const sk_api_resource *r)
 {
 	static const char *const kinds[] = {"Deployment", "ReplicaSet", "Job", "CronJob", "PodGroup", NULL};
 
+	if (r->custom || sk__is_crd(r))
+		return 1;
 	for (int i = 0; kinds[i]; i++)
 		if (!strcmp(r->kind, kinds[i]))
 			return 1;
@@ -243,15 +246,23 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 	return 0;
 }
 
+static json_t *validate_causes(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub)
+{
+	if (sk__is_crd(r))
+		return sk__crd_validate(obj, old);
+	if (r->custom)
+		return sk__custom_validate(r, obj, old, status_sub);
+	return status_sub ? sk_validate_status(r->kind, obj, old) : sk_validate(r->kind, obj, old);
+}
+
 static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub, sk_api_response *resp)
 {
-	cleanup_json json_t *causes = status_sub ? sk_validate_status(r->kind, obj, old)
-						 : sk_validate(r->kind, obj, old);
+	cleanup_json json_t *causes = validate_causes(r, obj, old, status_sub);
 	cleanup_free char *msg = NULL;
 
 	if (!causes || !json_array_size(causes))
 		return 0;
-	msg = sk_validate_message(r->kind, meta_str(obj, "name"), causes);
+	msg = sk_validate_message_group(r->kind, r->group, meta_str(obj, "name"), causes);
 	sk__reply_status(resp, 422, "Invalid", msg, r, meta_str(obj, "name"), causes);
 	/* details.kind is the Kind for Invalid, as upstream */
 	return -1;
@@ -332,6 +343,17 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	return rev;
 }
 
+/* Defaulting: built-in kinds by kind, CRDs and custom objects their own. */
+static void default_obj(const sk_api_resource *r, json_t *obj)
+{
+	if (sk__is_crd(r))
+		sk__crd_default(obj);
+	else if (r->custom)
+		sk__custom_default(r, obj);
+	else
+		sk_defaults_apply(r->kind, obj);
+}
+
 /* ---- create ---- */
 
 static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path *p, json_t *obj, int from_apply,
@@ -367,7 +389,7 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 		json_object_set_new(meta, "generation", json_integer(1));
 	else
 		json_object_del(meta, "generation");
-	sk_defaults_apply(r->kind, obj);
+	default_obj(r, obj);
 	if (sk__admit_create(api, r, obj, err) < 0)
 		return -1;
 	if (validate(r, obj, NULL, 0, resp) < 0)
@@ -527,7 +549,7 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 		return -1;
 	if (fs && *fs) {
 		f->fields = sk_field_selector_parse(fs, err);
-		if (!f->fields || sk_field_selector_check(f->fields, r->kind, err) < 0)
+		if (!f->fields || sk_field_selector_check(f->fields, r->custom ? "" : r->kind, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -791,7 +813,9 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	if (check_fields(req, r, obj, resp, err) < 0)
 		return -1;
 	carry_over(r, old, obj, status_sub);
-	sk_defaults_apply(r->kind, obj);
+	default_obj(r, obj);
+	if (sk__is_crd(r) && !status_sub)
+		sk__crd_status(api, obj, old);
 	if (generation_tracked(r) && spec_changed(old, obj)) {
 		json_int_t g = json_integer_value(json_object_get(meta_of(old), "generation"));
 
@@ -869,6 +893,15 @@ static json_t *apply_patch(const sk_api_request *req, const sk_api_resource *r, 
 	size_t n = strcspn(ct, ";");
 
 	*is_apply = 0;
+	if (r->custom && !(!strncmp(ct, SK_PATCH_MERGE, n) && n == strlen(SK_PATCH_MERGE)) &&
+	    !(!strncmp(ct, SK_PATCH_JSON, n) && n == strlen(SK_PATCH_JSON)) &&
+	    !(!strncmp(ct, SK_PATCH_APPLY, n) && n == strlen(SK_PATCH_APPLY))) {
+		/* custom objects have no patch strategies */
+		sk_error_set(err, SK_EUNSUPPORTED,
+			     "the body of the request was in an unknown format - accepted media types include: "
+			     "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml");
+		return NULL;
+	}
 	if (!strncmp(ct, SK_PATCH_MERGE, n) && n == strlen(SK_PATCH_MERGE))
 		return sk_merge_patch(old, patch);
 	if (!strncmp(ct, SK_PATCH_JSON, n) && n == strlen(SK_PATCH_JSON))
@@ -877,7 +910,8 @@ static json_t *apply_patch(const sk_api_request *req, const sk_api_resource *r, 
 		return sk_strategic_merge_patch(old, patch, r->kind, err);
 	if (!strncmp(ct, SK_PATCH_APPLY, n) && n == strlen(SK_PATCH_APPLY)) {
 		*is_apply = 1;
-		return sk_apply(old, patch, r->kind, field_manager(req, ""), sk__arg_bool(req, "force"), err);
+		return sk_apply(old, patch, r->custom ? "" : r->kind, field_manager(req, ""),
+				sk__arg_bool(req, "force"), err);
 	}
 	sk_error_set(err, SK_EUNSUPPORTED,
 		     "the body of the request was in an unknown format - accepted media types include: "
@@ -923,7 +957,7 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			if (err.code == SK_ENOTFOUND && !strncmp(ct, SK_PATCH_APPLY, strlen(SK_PATCH_APPLY)) &&
 			    !p->sub[0]) {
 				sk_api_request creq = *req;
-				cleanup_json json_t *applied = sk_apply(NULL, patch, p->res->kind,
+				cleanup_json json_t *applied = sk_apply(NULL, patch, p->res->custom ? "" : p->res->kind,
 									field_manager(req, ""), 0, &err);
 				cleanup_free char *body = NULL;
 
@@ -1046,15 +1080,17 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 				    "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in "
 				    "object meta: %lld",
 				    o->pre_rv, (long long)rev);
-	if (!strcmp(r->kind, "Pod"))
+	if (!r->custom && !strcmp(r->kind, "Pod"))
 		grace = pod_grace(obj, o);
+	if (sk__is_crd(r) && !meta_str(obj, "deletionTimestamp") && !o->dry_run)
+		sk__crd_mark_deleting(obj);
 	if (api->gc_enabled && o->propagation && !strcmp(o->propagation, "Foreground"))
 		add_finalizer(obj, "foregroundDeletion");
 	if (api->gc_enabled && o->propagation && !strcmp(o->propagation, "Orphan"))
 		add_finalizer(obj, "orphan");
 	fin = json_object_get(meta, "finalizers");
 	pending = json_array_size(fin) > 0 ||
-		  (!strcmp(r->kind, "Namespace") &&
+		  (!r->custom && !strcmp(r->kind, "Namespace") &&
 		   json_array_size(json_object_get(json_object_get(obj, "spec"), "finalizers")));
 	if (meta_str(obj, "deletionTimestamp")) {
 		/* already terminating: a shorter grace period (the agent's 0) finishes it */

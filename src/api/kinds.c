@@ -82,10 +82,10 @@ static int same_str(const char *a, const char *b)
 static int same_kind(const sk_api_resource *a, const sk_api_resource *b)
 {
 	return same_str(a->group, b->group) && same_str(a->version, b->version) && same_str(a->kind, b->kind) &&
-	       same_str(a->plural, b->plural) && same_str(a->singular, b->singular) &&
-	       a->namespaced == b->namespaced && same_str(a->short_names, b->short_names) &&
-	       same_str(a->categories, b->categories) && a->subresources == b->subresources &&
-	       a->has_spec == b->has_spec && same_str(a->store, b->store) && same_str(a->list_kind, b->list_kind);
+	       same_str(a->plural, b->plural) && same_str(a->singular, b->singular) && a->namespaced == b->namespaced &&
+	       same_str(a->short_names, b->short_names) && same_str(a->categories, b->categories) &&
+	       a->subresources == b->subresources && a->has_spec == b->has_spec && same_str(a->store, b->store) &&
+	       same_str(a->list_kind, b->list_kind);
 }
 
 static const char *dup_opt(const char *s) { return s ? xstrdup(s) : NULL; }

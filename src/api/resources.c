@@ -32,6 +32,9 @@ const sk_api_resource sk__resources[] = {
 	{"scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", 0, "pc", NULL, 0, 0, NULL,
 	 NULL, 0},
 	{"scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", "podgroup", 1, "pg", NULL, ST, 1, NULL, NULL, 0},
+	{"apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
+	 "customresourcedefinition", 0, "crd,crds", "api-extensions", ST, 1,
+	 "apiextensions.k8s.io/customresourcedefinitions", NULL, 0},
 };
 #undef ST
 const size_t sk__nresources = sizeof(sk__resources) / sizeof(sk__resources[0]);

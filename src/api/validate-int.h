@@ -28,6 +28,9 @@ void sk__vinvalid_str(struct sk__verr *e, const char *field, const char *value, 
 void sk__vinvalid_int(struct sk__verr *e, const char *field, int64_t value, const char *detail);
 /* supported: NULL-terminated, printed in the given order. */
 void sk__vnot_supported(struct sk__verr *e, const char *field, json_t *value, const char *const *supported);
+/* supported: any JSON values, each shown as sk__vrepr does. */
+void sk__vnot_supported_json(struct sk__verr *e, const char *field, json_t *value, json_t *supported);
+void sk__vtoo_many(struct sk__verr *e, const char *field, int64_t actual, int64_t max);
 void sk__vduplicate(struct sk__verr *e, const char *field, json_t *value);
 void sk__vnot_found(struct sk__verr *e, const char *field, json_t *value);
 void sk__vforbidden(struct sk__verr *e, const char *field, const char *detail);
@@ -36,5 +39,10 @@ void sk__vtoo_long(struct sk__verr *e, const char *field, int64_t max);
 /* Cron schedules as robfig/cron's standard parser accepts them; NULL when
  * valid, else its error text (caller frees). */
 char *sk__vcron_parse(const char *schedule);
+
+/* ObjectMeta checks (names as DNS subdomains) for kinds outside the
+ * validators table: CRDs and custom objects. */
+void sk__validate_object_meta(struct sk__verr *e, json_t *o, bool namespaced);
+void sk__validate_object_meta_update(struct sk__verr *e, json_t *o, json_t *old);
 
 #endif

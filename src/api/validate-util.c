@@ -178,6 +178,30 @@ void sk__vnot_supported(struct sk__verr *e, const char *field, json_t *value, co
 	add_value(e, "FieldValueNotSupported", "Unsupported value", field, r, list);
 }
 
+void sk__vnot_supported_json(struct sk__verr *e, const char *field, json_t *value, json_t *supported)
+{
+	cleanup_free char *r = sk__vrepr(value);
+	cleanup_free char *list = xstrdup("supported values: ");
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(supported, i, v)
+	{
+		cleanup_free char *q = sk__vrepr(v);
+		char *next = xasprintf("%s%s%s", list, i ? ", " : "", q);
+
+		free(list);
+		list = next;
+	}
+	add_value(e, "FieldValueNotSupported", "Unsupported value", field, r, list);
+}
+
+void sk__vtoo_many(struct sk__verr *e, const char *field, int64_t actual, int64_t max)
+{
+	add(e, "FieldValueTooMany", field,
+	    xasprintf("Too many: %" PRId64 ": must have at most %" PRId64 " items", actual, max));
+}
+
 void sk__vduplicate(struct sk__verr *e, const char *field, json_t *value)
 {
 	cleanup_free char *r = sk__vrepr(value);

@@ -417,6 +417,10 @@ static void validate_meta_update(E, json_t *o, json_t *old)
 	}
 }
 
+void sk__validate_object_meta(E, json_t *o, bool namespaced) { validate_meta(e, o, namespaced, NAME_SUBDOMAIN, ""); }
+
+void sk__validate_object_meta_update(E, json_t *o, json_t *old) { validate_meta_update(e, o, old); }
+
 /* ---- containers ---- */
 
 static const char *const pull_policies[] = {"Always", "IfNotPresent", "Never", NULL};
@@ -2252,7 +2256,11 @@ static const char *kind_group(const char *kind)
 
 char *sk_validate_message(const char *kind, const char *name, json_t *causes)
 {
-	const char *group = kind_group(kind);
+	return sk_validate_message_group(kind, kind_group(kind), name, causes);
+}
+
+char *sk_validate_message_group(const char *kind, const char *group, const char *name, json_t *causes)
+{
 	cleanup_free char *qkind = group && *group ? xasprintf("%s.%s", kind, group) : xstrdup(kind ? kind : "");
 	cleanup_json json_t *seen = json_object();
 	cleanup_free char *body = xstrdup("");

@@ -33,6 +33,8 @@ json_t *sk_validate_status(const char *kind, json_t *obj, json_t *old);
  * (the kind is qualified with its group outside the core group; identical
  * messages are listed once). */
 char *sk_validate_message(const char *kind, const char *name, json_t *causes);
+/* The same for a kind of the given group ("" core, NULL unknown). */
+char *sk_validate_message_group(const char *kind, const char *group, const char *name, json_t *causes);
 
 /* Building blocks shared with the API server: each returns NULL when s is
  * valid, else upstream's message (static string or one the caller frees

@@ -1,0 +1,34 @@
+/* CustomResourceDefinitions (crd.c) and custom objects (custom.c). */
+#ifndef SK_API_CRD_H
+#define SK_API_CRD_H
+
+#include "api/api-int.h"
+
+#define SK_CRD_FINALIZER "customresourcecleanup.apiextensions.k8s.io"
+
+/* Whether r is the CustomResourceDefinition kind itself. */
+int sk__is_crd(const sk_api_resource *r);
+/* names.singular, names.listKind, conversion.strategy. */
+void sk__crd_default(json_t *crd);
+/* Causes ({reason, message, field}) or NULL; old on update. */
+json_t *sk__crd_validate(json_t *crd, json_t *old);
+/* Sets status (acceptedNames, NamesAccepted, Established, storedVersions)
+ * from spec; old's status is the starting point on update. */
+void sk__crd_status(sk_api *api, json_t *crd, json_t *old);
+/* On DELETE: the cleanup finalizer and the Terminating condition. */
+void sk__crd_mark_deleting(json_t *crd);
+/* Rebuilds the registry's custom kinds from the stored CRDs and starts the
+ * cleanup of those being deleted. */
+void sk__crd_sync(sk_api *api);
+/* Counts cleanup threads (api: one more; NULL: one ended). */
+void sk__crd_cleanup_done(sk_api *api);
+/* Ends cleanup threads (waits for them) and drops the custom kinds. */
+void sk__crd_stop(sk_api *api);
+
+/* Custom objects (custom.c): causes or NULL; schema defaults; 405 while the
+ * CRD is being deleted. */
+json_t *sk__custom_validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+void sk__custom_default(const sk_api_resource *r, json_t *obj);
+int sk__custom_admit_create(const sk_api_resource *r, sk_error_t *err);
+
+#endif
