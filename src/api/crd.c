@@ -177,7 +177,8 @@ static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int
 	if (json_is_true(jget(s, "uniqueItems"))) {
 		cleanup_free char *f = xasprintf("%s.uniqueItems", path);
 
-		sk__vforbidden(e, f, "uniqueItems cannot be set to true since the runtime complexity becomes quadratic");
+		sk__vforbidden(e, f,
+			       "uniqueItems cannot be set to true since the runtime complexity becomes quadratic");
 	}
 	json_object_foreach(props, k, v)
 	{
@@ -279,7 +280,8 @@ json_t *sk__crd_validate(json_t *crd, json_t *old)
 
 			snprintf(f, sizeof(f), "spec.versions[%zu].subresources.scale.specReplicasPath", i);
 			if (!jstr(sc, "specReplicasPath") || strncmp(jstr(sc, "specReplicasPath"), ".spec.", 6))
-				sk__vinvalid_str(&e, f, jstr(sc, "specReplicasPath"), "should be a json path under .spec");
+				sk__vinvalid_str(&e, f, jstr(sc, "specReplicasPath"),
+						 "should be a json path under .spec");
 			snprintf(f, sizeof(f), "spec.versions[%zu].subresources.scale.statusReplicasPath", i);
 			if (!jstr(sc, "statusReplicasPath") || strncmp(jstr(sc, "statusReplicasPath"), ".status.", 8))
 				sk__vinvalid_str(&e, f, jstr(sc, "statusReplicasPath"),
@@ -438,7 +440,8 @@ void sk__crd_status(sk_api *api, json_t *crd, json_t *old)
 	} else {
 		json_object_set(st, "acceptedNames", jget(jget(crd, "spec"), "names"));
 		set_condition(crd, "NamesAccepted", "True", "NoConflicts", "no conflicts found");
-		set_condition(crd, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted");
+		set_condition(crd, "Established", "True", "InitialNamesAccepted",
+			      "the initial names have been accepted");
 	}
 	stored = jget(st, "storedVersions");
 	if (!json_is_array(stored)) {
@@ -468,11 +471,12 @@ void sk__crd_mark_deleting(json_t *crd)
 		fin = json_array();
 		json_object_set_new(meta, "finalizers", fin);
 	}
-	json_array_foreach(fin, i, v) if (!strcmp(json_string_value(v) ? json_string_value(v) : "", SK_CRD_FINALIZER))
-		goto cond;
+	json_array_foreach(
+		fin, i, v) if (!strcmp(json_string_value(v) ? json_string_value(v) : "", SK_CRD_FINALIZER)) goto cond;
 	json_array_append_new(fin, json_string(SK_CRD_FINALIZER));
 cond:
-	set_condition(crd, "Terminating", "True", "InstanceDeletionInProgress", "CustomResource deletion is in progress");
+	set_condition(crd, "Terminating", "True", "InstanceDeletionInProgress",
+		      "CustomResource deletion is in progress");
 }
 
 /* ---- the registry's custom kinds ---- */
@@ -661,10 +665,12 @@ void sk__crd_cleanup_done(sk_api *api)
 	pthread_mutex_unlock(&threads_mu);
 }
 
-
 static json_t *running; /* CRD names with a cleanup thread; under sync_mu */
 
-static char *crd_path(const char *name) { return xasprintf("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/%s", name); }
+static char *crd_path(const char *name)
+{
+	return xasprintf("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/%s", name);
+}
 
 /* Deletes every object of the CRD, waits until none is left (objects with
  * finalizers go when theirs are removed), then removes the CRD's finalizer
@@ -687,8 +693,8 @@ static void *cleanup_main(void *arg)
 
 		if (!crd)
 			break;
-		json_array_foreach(jget(spec, "versions"), i, v) if (json_is_true(jget(v, "storage"))) version =
-			jstr(v, "name");
+		json_array_foreach(jget(spec, "versions"), i, v) if (json_is_true(jget(v, "storage")))
+			version = jstr(v, "name");
 		prefix = xasprintf("/registry/%s/%s/", jstr(spec, "group") ? jstr(spec, "group") : "",
 				   jstr(an, "plural") ? jstr(an, "plural") : "");
 		if (sk_store_range(job->api->store, prefix, NULL, 0, 0, &l, &err) < 0) {

@@ -29,6 +29,8 @@ void sk__crd_stop(sk_api *api);
  * CRD is being deleted. */
 json_t *sk__custom_validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
 void sk__custom_default(const sk_api_resource *r, json_t *obj);
+/* Drops the fields the schema does not name; their paths (caller frees). */
+json_t *sk__custom_prune(const sk_api_resource *r, json_t *obj);
 int sk__custom_admit_create(const sk_api_resource *r, sk_error_t *err);
 
 #endif

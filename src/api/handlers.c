@@ -199,6 +199,45 @@ static void add_warning(sk_api_response *resp, const char *text)
 	free(w);
 }
 
+/* Custom objects: the fields their schema does not name are pruned (a
+ * Warning each) or, under Strict, refused. */
+static int check_custom_fields(const char *fv, const sk_api_resource *r, json_t *obj, sk_api_response *resp,
+			       sk_error_t *err)
+{
+	cleanup_json json_t *unknown = NULL;
+	size_t i;
+	json_t *u;
+
+	if (fv && !strcmp(fv, "Strict")) {
+		cleanup_json json_t *copy = json_deep_copy(obj);
+		char buf[1024];
+		size_t off = 0;
+
+		unknown = sk__custom_prune(r, copy);
+		if (!json_array_size(unknown))
+			return 0;
+		buf[0] = '\0';
+		json_array_foreach(unknown, i, u)
+		{
+			off += (size_t)snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0,
+						"%sunknown field \"%s\"", i ? ", " : "", json_string_value(u));
+			if (off >= sizeof(buf))
+				break;
+		}
+		return sk_error_set(err, SK_EBADREQUEST, "strict decoding error: %s", buf);
+	}
+	unknown = sk__custom_prune(r, obj);
+	if (fv && !strcmp(fv, "Ignore"))
+		return 0;
+	json_array_foreach(unknown, i, u)
+	{
+		cleanup_free char *text = xasprintf("unknown field \"%s\"", json_string_value(u));
+
+		add_warning(resp, text);
+	}
+	return 0;
+}
+
 /* Unknown fields per fieldValidation (default Warn): Strict rejects the
  * request; Warn and Ignore drop them from the object, as upstream's decoder
  * into typed structs does, and Warn sends one Warning header each. */
@@ -211,6 +250,8 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 	size_t i;
 	json_t *u;
 
+	if (r->custom)
+		return check_custom_fields(fv, r, obj, resp, err);
 	sc = sk_schema_for_kind(r->group, r->version, r->kind);
 	if (!sc)
 		return 0;
@@ -263,8 +304,13 @@ static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int stat
 	if (!causes || !json_array_size(causes))
 		return 0;
 	msg = sk_validate_message_group(r->kind, r->group, meta_str(obj, "name"), causes);
-	sk__reply_status(resp, 422, "Invalid", msg, r, meta_str(obj, "name"), causes);
-	/* details.kind is the Kind for Invalid, as upstream */
+	{
+		/* details.kind is the Kind for Invalid, as upstream's NewInvalid */
+		sk_api_resource qk = *r;
+
+		qk.plural = r->kind;
+		sk__reply_status(resp, 422, "Invalid", msg, &qk, meta_str(obj, "name"), causes);
+	}
 	return -1;
 }
 

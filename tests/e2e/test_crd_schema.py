@@ -1,0 +1,98 @@
+"""Custom objects against their CRD's openAPIV3Schema: validation errors as
+upstream's 422 field paths, pruning of unknown fields and defaulting."""
+import json
+
+import pytest
+
+from crd_util import GROUP, apply_doc, crd_doc, wait_served
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "required": ["image"],
+            "properties": {
+                "image": {"type": "string", "pattern": "^[a-z0-9./:-]+$", "maxLength": 40},
+                "replicas": {"type": "integer", "minimum": 0, "maximum": 5, "default": 1},
+                "mode": {"type": "string", "enum": ["fast", "slow"], "default": "slow"},
+                "port": {"x-kubernetes-int-or-string": True},
+                "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                "workers": {"type": "array", "maxItems": 2,
+                            "items": {"type": "object", "properties": {
+                                "name": {"type": "string"},
+                                "gpus": {"type": "integer", "default": 0}}}},
+            },
+        },
+        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def trainers(api_cluster):
+    apply_doc(api_cluster, crd_doc(plural="trainers", kind="Trainer", short=(), categories=(), schema=SCHEMA))
+    wait_served(api_cluster, "trainers")
+    return api_cluster
+
+
+def obj(name, **spec):
+    return {"apiVersion": f"{GROUP}/v1", "kind": "Trainer", "metadata": {"name": name}, "spec": spec}
+
+
+def test_type_error_is_422_with_field_path(trainers):
+    r = trainers.kubectl("create", "-f", "-", check=False, input=json.dumps(obj("t1", image="x", replicas="two")))
+    assert r.returncode != 0
+    assert ('The Trainer "t1" is invalid: spec.replicas: Invalid value: "string": '
+            'spec.replicas in body must be of type integer: "string"') in r.stderr
+
+
+def test_several_errors_listed(trainers):
+    from kubernetes import client
+    api = client.CustomObjectsApi(trainers.api_client())
+    with pytest.raises(client.ApiException) as ex:
+        api.create_namespaced_custom_object(GROUP, "v1", "default", "trainers",
+                                            obj("t2", image="UPPER", replicas=9, mode="medium",
+                                                workers=[{}, {}, {}]))
+    assert ex.value.status == 422
+    body = json.loads(ex.value.body)
+    assert body["reason"] == "Invalid"
+    assert body["message"].startswith('Trainer.stable.skiff.test "t2" is invalid: [')
+    assert body["details"]["kind"] == "Trainer" and body["details"]["group"] == GROUP
+    fields = {c["field"]: c["message"] for c in body["details"]["causes"]}
+    assert fields["spec.image"] == "Invalid value: \"UPPER\": spec.image in body should match '^[a-z0-9./:-]+$'"
+    assert fields["spec.replicas"] == "Invalid value: 9: spec.replicas in body should be less than or equal to 5"
+    assert fields["spec.mode"] == 'Unsupported value: "medium": supported values: "fast", "slow"'
+    assert fields["spec.workers"] == "Too many: 3: must have at most 2 items"
+    with pytest.raises(client.ApiException) as ex:
+        api.create_namespaced_custom_object(GROUP, "v1", "default", "trainers", obj("t3", replicas=1))
+    causes = json.loads(ex.value.body)["details"]["causes"]
+    assert {"reason": "FieldValueRequired", "message": "Required value", "field": "spec.image"} in causes
+
+
+def test_pruning_and_defaulting(trainers):
+    doc = obj("t4", image="busybox", port="http", bogus=1, extra={"anything": {"goes": True}},
+              workers=[{"name": "w", "junk": 2}])
+    doc["junkTop"] = 1
+    r = apply_doc(trainers, doc, "--validate=warn")
+    assert 'unknown field "spec.bogus"' in r.stderr
+    got = trainers.kjson("get", "trainer", "t4")
+    assert "junkTop" not in got
+    assert got["spec"] == {"image": "busybox", "port": "http", "replicas": 1, "mode": "slow",
+                           "extra": {"anything": {"goes": True}}, "workers": [{"name": "w", "gpus": 0}]}
+
+
+def test_strict_field_validation_refuses_unknown_fields(trainers):
+    r = trainers.kubectl("create", "--validate=strict", "-f", "-", check=False,
+                         input=json.dumps(obj("t5", image="busybox", bogus=1)))
+    assert r.returncode != 0
+    assert 'unknown field "spec.bogus"' in r.stderr
+    assert trainers.kubectl("get", "trainer", "t5", check=False).returncode != 0
+
+
+def test_update_is_validated_too(trainers):
+    apply_doc(trainers, obj("t6", image="busybox", port=8080))
+    r = trainers.kubectl("patch", "trainer", "t6", "--type=merge", "-p", '{"spec":{"replicas":-1}}', check=False)
+    assert r.returncode != 0
+    assert "spec.replicas in body should be greater than or equal to 0" in r.stderr
+    assert trainers.kjson("get", "trainer", "t6")["spec"]["replicas"] == 1
