@@ -409,8 +409,10 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 
 	json_array_foreach(items, i, o)
 	{
-		json_t *row = json_pack("{s:o}", "cells", sk_table_cells(r->kind, o, now));
-		json_t *conds = sk_table_row_conditions(r->kind, o);
+		json_t *row = json_pack("{s:o}", "cells",
+					r->custom ? sk__custom_table_cells(r, o, now)
+						  : sk_table_cells(r->kind, o, now));
+		json_t *conds = r->custom ? NULL : sk_table_row_conditions(r->kind, o);
 
 		if (conds)
 			json_object_set_new(row, "conditions", conds);
@@ -425,5 +427,6 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 		json_array_append_new(rows, row);
 	}
 	return json_pack("{s:s, s:s, s:O, s:o, s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1", "metadata",
-			 list_meta, "columnDefinitions", sk_table_columns(r->kind), "rows", rows);
+			 list_meta, "columnDefinitions",
+			 r->custom ? sk__custom_table_columns(r) : sk_table_columns(r->kind), "rows", rows);
 }

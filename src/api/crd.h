@@ -32,5 +32,16 @@ void sk__custom_default(const sk_api_resource *r, json_t *obj);
 /* Drops the fields the schema does not name; their paths (caller frees). */
 json_t *sk__custom_prune(const sk_api_resource *r, json_t *obj);
 int sk__custom_admit_create(const sk_api_resource *r, sk_error_t *err);
+/* The autoscaling/v1 Scale of obj from the CRD's scale paths (new ref);
+ * sets the specReplicasPath value (0, or -1 without a scale subresource). */
+json_t *sk__custom_scale(const sk_api_resource *r, json_t *obj);
+int sk__custom_set_replicas(const sk_api_resource *r, json_t *obj, json_t *replicas);
+/* Table columns and one row's cells: Name, then additionalPrinterColumns
+ * (or Age when there are none). */
+json_t *sk__custom_table_columns(const sk_api_resource *r);
+json_t *sk__custom_table_cells(const sk_api_resource *r, json_t *obj, int64_t now);
+/* The first value a simple JSONPath (".a.b", "[0]", "[?(@.k==\"v\")]") finds
+ * in v (borrowed), or NULL. */
+json_t *sk__jsonpath_get(json_t *v, const char *path);
 
 #endif

@@ -308,8 +308,9 @@ static void prune_object(json_t *s, json_t *v, const char *path, int root, json_
 		if (embedded && (!strcmp(k, "apiVersion") || !strcmp(k, "kind") || !strcmp(k, "metadata"))) {
 			if (!root && !strcmp(k, "metadata") && json_is_object(x)) {
 				/* an embedded object's metadata keeps ObjectMeta's fields only */
-				static const char *const meta[] = {"name", "namespace", "labels", "annotations",
-								   "generateName", "finalizers", NULL};
+				static const char *const meta[] = {"name",        "namespace",    "labels",
+								   "annotations", "generateName", "finalizers",
+								   NULL};
 				const char *mk;
 				json_t *mv;
 				void *t2;

@@ -1419,7 +1419,7 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 
 		if (!obj)
 			break;
-		scale = to_scale(obj);
+		scale = p->res->custom ? sk__custom_scale(p->res, obj) : to_scale(obj);
 		if (!strcmp(req->method, "GET")) {
 			reply_obj(resp, 200, scale);
 			return;
@@ -1440,7 +1440,10 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 				     p->name);
 			break;
 		}
-		json_object_set(json_object_get(obj, "spec"), "replicas", replicas);
+		if (p->res->custom)
+			sk__custom_set_replicas(p->res, obj, replicas);
+		else
+			json_object_set(json_object_get(obj, "spec"), "replicas", replicas);
 		if (spec_changed(scale, want)) {
 			json_int_t g = json_integer_value(json_object_get(meta_of(obj), "generation"));
 
@@ -1452,7 +1455,7 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			cleanup_json json_t *out = NULL;
 
 			set_rv(obj, rev);
-			out = to_scale(obj);
+			out = p->res->custom ? sk__custom_scale(p->res, obj) : to_scale(obj);
 			reply_obj(resp, 200, out);
 			return;
 		}
