@@ -51,6 +51,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 		return NULL;
 	}
 	sk__crd_sync(api);
+	sk__crd_start(api);
 	return api;
 }
 

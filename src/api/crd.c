@@ -774,6 +774,126 @@ static void start_cleanup(sk_api *api, const char *crd_name)
 	pthread_detach(t);
 }
 
+/* ---- garbage collection of custom objects ---- */
+
+/* 1: the owner exists with that uid, 0: gone, -1: unknown kind or unreadable. */
+static int owner_exists(sk_api *api, json_t *dep, json_t *ref)
+{
+	const char *av = jstr(ref, "apiVersion"), *kind = jstr(ref, "kind"), *name = jstr(ref, "name");
+	const char *uid = jstr(ref, "uid"), *slash = av ? strchr(av, '/') : NULL;
+	const sk_api_resource *r;
+	char group[128];
+	cleanup_free char *key = NULL;
+	sk_store_kv kv;
+	sk_error_t err = {0};
+	int same;
+
+	if (!av || !kind || !name || !uid)
+		return -1;
+	snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - av) : 0, av);
+	r = sk__resource_by_kind(group, kind);
+	if (!r)
+		return -1;
+	key = sk__obj_key(r, jstr(jget(dep, "metadata"), "namespace"), name);
+	if (sk_store_get(api->store, key, &kv, &err) < 0)
+		return err.code == SK_ENOTFOUND ? 0 : -1;
+	{
+		cleanup_json json_t *o = sk__obj_decode(kv.value, kv.len, kv.mod_rev);
+
+		same = o && !strcmp(jstr(jget(o, "metadata"), "uid") ? jstr(jget(o, "metadata"), "uid") : "", uid);
+	}
+	sk_store_kv_release(&kv);
+	return same;
+}
+
+/* Deletes the custom objects whose owners are all gone (background
+ * propagation): the controllers' collector has no informers for kinds that
+ * arrive at run time. */
+static void gc_sweep(sk_api *api, sk_client *c)
+{
+	const sk_kind_set *ks = sk__kinds();
+	cleanup_json json_t *seen = json_object();
+
+	for (size_t k = 0; k < ks->n && !api->shutting_down; k++) {
+		const sk_api_resource *r = ks->v[k];
+		cleanup_free char *prefix = NULL;
+		sk_store_list l = {0};
+		sk_error_t err = {0};
+
+		if (!r->custom || json_object_get(seen, r->store))
+			continue;
+		json_object_set_new(seen, r->store, json_true());
+		prefix = sk__obj_prefix(r, NULL);
+		if (sk_store_range(api->store, prefix, NULL, 0, 0, &l, &err) < 0)
+			continue;
+		for (size_t i = 0; i < l.n; i++) {
+			cleanup_json json_t *o = NULL, *opts = NULL;
+			cleanup_free char *path = NULL;
+			json_t *meta, *ref;
+			size_t j;
+			int live = 0, gone = 0;
+			char gv[96];
+
+			if (!memmem(l.items[i].value, l.items[i].len, "\"ownerReferences\"", 17))
+				continue;
+			o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+			meta = jget(o, "metadata");
+			if (!o || jstr(meta, "deletionTimestamp"))
+				continue;
+			json_array_foreach(jget(meta, "ownerReferences"), j, ref)
+			{
+				int s = owner_exists(api, o, ref);
+
+				if (s)
+					live++;
+				else
+					gone++;
+			}
+			if (live || !gone)
+				continue;
+			sk__resource_gv(r, gv, sizeof(gv));
+			path = xasprintf("/api%s/%s%s%s/%s/%s", r->group[0] ? "s" : "", gv,
+					 jstr(meta, "namespace") ? "/namespaces/" : "",
+					 jstr(meta, "namespace") ? jstr(meta, "namespace") : "", r->plural,
+					 jstr(meta, "name"));
+			opts = json_pack("{s:s, s:s, s:s, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
+					 "propagationPolicy", "Background", "preconditions", "uid", jstr(meta, "uid"));
+			sk_error_clear(&err);
+			if (sk_client_delete(c, path, opts, &err) < 0 && err.code != SK_ENOTFOUND)
+				sk_info("crd", "garbage collector: deleting %s: %s", path, err.msg);
+		}
+		sk_store_list_release(&l);
+	}
+}
+
+static void *gc_main(void *arg)
+{
+	sk_api *api = arg;
+	sk_client *c = sk_client_new_inproc(api);
+
+	while (!api->shutting_down) {
+		if (api->gc_enabled)
+			gc_sweep(api, c);
+		for (int i = 0; i < 10 && !api->shutting_down; i++)
+			sleep_ms(100);
+	}
+	sk_client_free(c);
+	sk__crd_cleanup_done(NULL);
+	return NULL;
+}
+
+void sk__crd_start(sk_api *api)
+{
+	pthread_t t;
+
+	sk__crd_cleanup_done(api);
+	if (pthread_create(&t, NULL, gc_main, api) != 0) {
+		sk__crd_cleanup_done(NULL);
+		return;
+	}
+	pthread_detach(t);
+}
+
 void sk__crd_stop(sk_api *api)
 {
 	api->shutting_down = 1;

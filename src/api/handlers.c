@@ -1130,9 +1130,11 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 		grace = pod_grace(obj, o);
 	if (sk__is_crd(r) && !meta_str(obj, "deletionTimestamp") && !o->dry_run)
 		sk__crd_mark_deleting(obj);
-	if (api->gc_enabled && o->propagation && !strcmp(o->propagation, "Foreground"))
+	/* the collector of custom objects only knows background deletion:
+	 * no finalizer it would never remove */
+	if (api->gc_enabled && !r->custom && o->propagation && !strcmp(o->propagation, "Foreground"))
 		add_finalizer(obj, "foregroundDeletion");
-	if (api->gc_enabled && o->propagation && !strcmp(o->propagation, "Orphan"))
+	if (api->gc_enabled && !r->custom && o->propagation && !strcmp(o->propagation, "Orphan"))
 		add_finalizer(obj, "orphan");
 	fin = json_object_get(meta, "finalizers");
 	pending = json_array_size(fin) > 0 ||
