@@ -152,6 +152,102 @@ static json_t *one_group(const char *group)
 	return NULL;
 }
 
+/* ---- aggregated discovery (apidiscovery.k8s.io/v2) ---- */
+
+#define AGGREGATED_TYPE "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+static int wants_aggregated(const sk_api_request *req)
+{
+	return req->accept && strstr(req->accept, "g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+}
+
+static void add_agg_sub(json_t *subs, const char *sub, const char *group, const char *version, const char *kind,
+			json_t *verbs)
+{
+	json_array_append_new(subs, json_pack("{s:s, s:{s:s, s:s, s:s}, s:o}", "subresource", sub, "responseKind",
+					      "group", group, "version", version, "kind", kind, "verbs", verbs));
+}
+
+static json_t *agg_resource(const sk_api_resource *r)
+{
+	json_t *subs = json_array();
+	json_t *e = json_pack("{s:s, s:{s:s, s:s, s:s}, s:s, s:s, s:o}", "resource", r->plural, "responseKind", "group",
+			      r->group, "version", r->version, "kind", r->kind, "scope",
+			      r->namespaced ? "Namespaced" : "Cluster", "singularResource", r->singular, "verbs",
+			      verbs_for(r));
+
+	if (r->short_names)
+		json_object_set_new(e, "shortNames", split_list(r->short_names));
+	if (r->categories)
+		json_object_set_new(e, "categories", split_list(r->categories));
+	if (r->subresources & SK_SUB_STATUS)
+		add_agg_sub(subs, "status", r->group, r->version, r->kind,
+			    json_pack("[s,s,s]", "get", "patch", "update"));
+	if (r->subresources & SK_SUB_SCALE)
+		add_agg_sub(subs, "scale", "autoscaling", "v1", "Scale",
+			    json_pack("[s,s,s]", "get", "patch", "update"));
+	if (r->subresources & SK_SUB_BINDING)
+		add_agg_sub(subs, "binding", "", "v1", "Binding", json_pack("[s]", "create"));
+	if (r->subresources & SK_SUB_EVICTION)
+		add_agg_sub(subs, "eviction", "policy", "v1", "Eviction", json_pack("[s]", "create"));
+	if (r->subresources & SK_SUB_LOG)
+		add_agg_sub(subs, "log", "", "v1", "Pod", json_pack("[s]", "get"));
+	if (r->subresources & SK_SUB_EXEC)
+		add_agg_sub(subs, "exec", "", "v1", "PodExecOptions", json_pack("[s,s]", "create", "get"));
+	if (r->subresources & SK_SUB_FINALIZE)
+		add_agg_sub(subs, "finalize", r->group, r->version, r->kind, json_pack("[s]", "update"));
+	if (json_array_size(subs))
+		json_object_set_new(e, "subresources", subs);
+	else
+		json_decref(subs);
+	return e;
+}
+
+/* /api (legacy: the core group) or /apis (every named group) as one
+ * APIGroupDiscoveryList; versions in registry order, the first preferred. */
+static json_t *aggregated(int legacy)
+{
+	const sk_kind_set *ks = sk__kinds();
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < ks->n; i++) {
+		const sk_api_resource *r = ks->v[i];
+		json_t *versions;
+		int seen = 0;
+
+		if (legacy != !r->group[0])
+			continue;
+		for (size_t j = 0; j < i; j++)
+			seen |= !strcmp(ks->v[j]->group, r->group);
+		if (seen)
+			continue;
+		versions = json_array();
+		for (size_t j = i; j < ks->n; j++) {
+			const sk_api_resource *o = ks->v[j];
+			json_t *res;
+			int dup = 0;
+
+			if (strcmp(o->group, r->group))
+				continue;
+			for (size_t k = i; k < j; k++)
+				dup |= !strcmp(ks->v[k]->group, r->group) && !strcmp(ks->v[k]->version, o->version);
+			if (dup)
+				continue;
+			res = json_array();
+			for (size_t k = j; k < ks->n; k++)
+				if (!strcmp(ks->v[k]->group, r->group) && !strcmp(ks->v[k]->version, o->version))
+					json_array_append_new(res, agg_resource(ks->v[k]));
+			json_array_append_new(versions, json_pack("{s:s, s:o, s:s}", "version", o->version, "resources",
+								  res, "freshness", "Current"));
+		}
+		json_array_append_new(items, json_pack("{s:o, s:o}", "metadata",
+						       legacy ? json_object() : json_pack("{s:s}", "name", r->group),
+						       "versions", versions));
+	}
+	return json_pack("{s:s, s:s, s:{}, s:o}", "kind", "APIGroupDiscoveryList", "apiVersion",
+			 "apidiscovery.k8s.io/v2", "metadata", "items", items);
+}
+
 static void reply_text(sk_api_response *resp, int status, const char *text)
 {
 	sk__reply_raw(resp, status, xstrdup(text), strlen(text));
@@ -200,6 +296,11 @@ void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_respons
 				SK_KUBE_MINOR, "gitVersion", SK_KUBE_VERSION "+skiff", "gitCommit", SKIFF_VERSION,
 				"gitTreeState", "clean", "buildDate", "2026-11-30T00:00:00Z", "goVersion", "c",
 				"compiler", "gcc", "platform", plat);
+	} else if ((!strcmp(p, "/api") || !strcmp(p, "/apis")) && wants_aggregated(req)) {
+		out = aggregated(!strcmp(p, "/api"));
+		sk__reply_json(resp, 200, out);
+		resp->content_type = AGGREGATED_TYPE;
+		return;
 	} else if (!strcmp(p, "/api")) {
 		out = json_pack("{s:s, s:[s], s:[{s:s, s:s}]}", "kind", "APIVersions", "versions", "v1",
 				"serverAddressByClientCIDRs", "clientCIDR", "0.0.0.0/0", "serverAddress",

@@ -324,3 +324,36 @@ def test_large_crd_does_not_stall_other_requests(api_cluster):
     got = ext.read_custom_resource_definition("bigs." + GROUP)
     assert len(got.spec.versions[0].schema.open_apiv3_schema.properties["spec"].properties) == 6000
     assert reads[0] > 0
+
+
+def test_aggregated_discovery_lists_custom_kind(gadgets):
+    api = gadgets.api_client()
+    accept = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+              "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json")
+    resp = api.call_api("/apis", "GET", header_params={"Accept": accept}, auth_settings=["BearerToken"],
+                        _preload_content=False, _return_http_data_only=True)
+    assert resp.getheader("Content-Type") == \
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    body = json.loads(resp.data)
+    assert body["kind"] == "APIGroupDiscoveryList" and body["apiVersion"] == "apidiscovery.k8s.io/v2"
+    groups = {g["metadata"]["name"]: g for g in body["items"]}
+    v = groups[GROUP]["versions"][0]
+    assert v["version"] == "v1" and v["freshness"] == "Current"
+    res = {r["resource"]: r for r in v["resources"]}
+    g = res["gadgets"]
+    assert g["responseKind"] == {"group": GROUP, "version": "v1", "kind": "Gadget"}
+    assert g["scope"] == "Namespaced" and g["singularResource"] == "gadget"
+    assert g["shortNames"] == ["gd"] and g["categories"] == ["all"]
+    assert [s["subresource"] for s in g["subresources"]] == ["status"]
+    assert "customresourcedefinitions" in {r["resource"] for r in
+                                           groups["apiextensions.k8s.io"]["versions"][0]["resources"]}
+    resp = api.call_api("/api", "GET", header_params={"Accept": accept}, auth_settings=["BearerToken"],
+                        _preload_content=False, _return_http_data_only=True)
+    body = json.loads(resp.data)
+    core = body["items"][0]["versions"][0]
+    pods = [r for r in core["resources"] if r["resource"] == "pods"][0]
+    assert pods["responseKind"] == {"group": "", "version": "v1", "kind": "Pod"}
+    assert {"binding", "eviction", "log", "exec", "status"} <= {s["subresource"] for s in pods["subresources"]}
+    # plain JSON without the aggregated media type
+    legacy = json.loads(gadgets.kubectl("get", "--raw", "/apis").stdout)
+    assert legacy["kind"] == "APIGroupList"
