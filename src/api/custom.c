@@ -64,7 +64,7 @@ int sk__custom_admit_create(const sk_api_resource *r, sk_error_t *err)
 
 /* ---- simple JSONPath (additionalPrinterColumns, scale paths) ---- */
 
-/* Evaluates path (".a.b", ".a[0]", ".a[?(@.k==\"v\")].b", optionally in
+/* Evaluates path (".a.b", ".a[0]", ".a[-1:]", ".a[?(@.k==\"v\")].b", optionally in
  * braces) on v; the first match or NULL (borrowed). */
 json_t *sk__jsonpath_get(json_t *v, const char *path)
 {
@@ -132,6 +132,9 @@ json_t *sk__jsonpath_get(json_t *v, const char *path)
 				char *e;
 				long idx = strtol(p + 1, &e, 10);
 
+				/* a slice [a:] or [a:b]: its first element */
+				if (*e == ':')
+					e = (char *)end;
 				if (e != end)
 					return NULL;
 				if (idx < 0)
