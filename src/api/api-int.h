@@ -53,6 +53,8 @@ typedef struct sk_kind_set {
 } sk_kind_set;
 
 const sk_kind_set *sk__kinds(void);
+/* Changes whenever the snapshot is swapped (OpenAPI hashes of custom kinds). */
+unsigned long sk__kinds_generation(void);
 /* Replaces the custom kinds by custom[0..n) (descriptors from
  * sk__kind_intern). Serialised by the caller (crd.c's sync lock). */
 void sk__kinds_set_custom(const sk_api_resource *const *custom, size_t n);

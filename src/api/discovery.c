@@ -152,6 +152,104 @@ static json_t *one_group(const char *group)
 	return NULL;
 }
 
+/* ---- OpenAPI v3 of custom kinds: their CRD schemas ---- */
+
+static void add_custom_openapi_paths(json_t *index)
+{
+	const sk_kind_set *ks = sk__kinds();
+	json_t *paths = json_object_get(index, "paths");
+
+	for (size_t i = 0; i < ks->n; i++) {
+		const sk_api_resource *r = ks->v[i];
+		cleanup_free char *path = NULL, *url = NULL;
+
+		if (!r->custom)
+			continue;
+		path = xasprintf("apis/%s/%s", r->group, r->version);
+		if (json_object_get(paths, path))
+			continue;
+		url = xasprintf("/openapi/v3/%s?hash=%016lX", path, sk__kinds_generation());
+		json_object_set_new(paths, path, json_pack("{s:s}", "serverRelativeURL", url));
+	}
+}
+
+/* "stable.example.com" -> "com.example.stable" (upstream's schema names). */
+static char *reversed_group(const char *g)
+{
+	size_t n = strlen(g), off = 0;
+	char *out = xmalloc(n + 1);
+	const char *end = g + n;
+
+	while (end > g) {
+		const char *dot = end;
+
+		while (dot > g && dot[-1] != '.')
+			dot--;
+		if (off)
+			out[off++] = '.';
+		memcpy(out + off, dot, (size_t)(end - dot));
+		off += (size_t)(end - dot);
+		end = dot > g ? dot - 1 : g;
+	}
+	out[off] = '\0';
+	return out;
+}
+
+/* A read operation on path returning the component: what kubectl explain
+ * finds a kind by. No patch operations: client-side apply then falls back
+ * to a merge patch, as it must for custom objects. */
+static void add_read_path(json_t *paths, const char *path, const sk_api_resource *r, const char *schema_name,
+			  const char *action)
+{
+	cleanup_free char *ref = xasprintf("#/components/schemas/%s", schema_name);
+	json_t *op = json_pack("{s:s, s:{s:s, s:s, s:s}, s:{s:{s:s, s:{s:{s:{s:s}}}}}}", "x-kubernetes-action", action,
+			       "x-kubernetes-group-version-kind", "group", r->group, "version", r->version, "kind",
+			       r->kind, "responses", "200", "description", "OK", "content", "application/json",
+			       "schema", "$ref", ref);
+
+	json_object_set_new(paths, path, json_pack("{s:o}", "get", op));
+}
+
+static json_t *custom_openapi_doc(const char *group, const char *version)
+{
+	const sk_kind_set *ks = sk__kinds();
+	json_t *schemas = json_object(), *paths = json_object();
+
+	for (size_t i = 0; i < ks->n; i++) {
+		const sk_api_resource *r = ks->v[i];
+		cleanup_json json_t *info = NULL;
+		cleanup_free char *rg = NULL, *name = NULL;
+		json_t *schema;
+
+		if (!r->custom || strcmp(r->group, group) || strcmp(r->version, version))
+			continue;
+		info = sk__kind_custom_spec(r);
+		schema = json_object_get(json_object_get(json_object_get(info, "version"), "schema"),
+					 "openAPIV3Schema");
+		schema = json_is_object(schema) ? json_deep_copy(schema) : json_pack("{s:s}", "type", "object");
+		json_object_set_new(
+			schema, "x-kubernetes-group-version-kind",
+			json_pack("[{s:s, s:s, s:s}]", "group", r->group, "kind", r->kind, "version", r->version));
+		rg = reversed_group(r->group);
+		name = xasprintf("%s.%s.%s", rg, r->version, r->kind);
+		json_object_set_new(schemas, name, schema);
+		{
+			cleanup_free char *item = xasprintf("/apis/%s/%s/%s%s/{name}", r->group, r->version,
+							    r->namespaced ? "namespaces/{namespace}/" : "", r->plural);
+
+			add_read_path(paths, item, r, name, "get");
+		}
+	}
+	if (!json_object_size(schemas)) {
+		json_decref(schemas);
+		json_decref(paths);
+		return NULL;
+	}
+	return json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:o}}", "openapi", "3.0.0", "info", "title",
+			 "Kubernetes CRD Swagger", "version", "v0.1.0", "paths", paths, "components", "schemas",
+			 schemas);
+}
+
 /* ---- aggregated discovery (apidiscovery.k8s.io/v2) ---- */
 
 #define AGGREGATED_TYPE "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -314,8 +412,11 @@ void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_respons
 		return;
 	} else if (!strcmp(p, "/openapi/v3")) {
 		out = sk_openapi_index();
+		add_custom_openapi_paths(out);
 	} else if (!strncmp(p, "/openapi/v3/", 12)) {
 		out = sk_openapi_doc(p + 12);
+		if (!out && sscanf(p, "/openapi/v3/apis/%63[^/]/%31[^/]", g, v) == 2)
+			out = custom_openapi_doc(g, v);
 	} else if (sscanf(p, "/apis/%63[^/]/%31[^/]", g, v) == 2 && !strchr(p + 6 + strlen(g) + 1, '/')) {
 		out = resource_list(g, v);
 	} else if (sscanf(p, "/apis/%63[^/]", g) == 1 && !strchr(p + 6, '/')) {

@@ -21,7 +21,8 @@ typedef struct custom_kind {
 static sk_kind_set builtin;
 static const sk_api_resource **builtin_v;
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
-static sk_kind_set *current; /* atomic; NULL: the built-in set */
+static sk_kind_set *current;     /* atomic; NULL: the built-in set */
+static unsigned long generation; /* atomic: bumped by every swap */
 static retired *retired_sets;
 static pthread_mutex_t intern_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t spec_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -35,6 +36,8 @@ static void builtin_init(void)
 	builtin.n = sk__nresources;
 	builtin.v = builtin_v;
 }
+
+unsigned long sk__kinds_generation(void) { return __atomic_load_n(&generation, __ATOMIC_ACQUIRE); }
 
 const sk_kind_set *sk__kinds(void)
 {
@@ -61,6 +64,7 @@ void sk__kinds_set_custom(const sk_api_resource *const *custom, size_t n)
 	s->n = sk__nresources + n;
 	s->v = v;
 	old = __atomic_exchange_n(&current, s, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
 	if (!old)
 		return;
 	/* a reader may still walk it: kept, never freed while running */

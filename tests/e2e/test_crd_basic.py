@@ -357,3 +357,14 @@ def test_aggregated_discovery_lists_custom_kind(gadgets):
     # plain JSON without the aggregated media type
     legacy = json.loads(gadgets.kubectl("get", "--raw", "/apis").stdout)
     assert legacy["kind"] == "APIGroupList"
+
+
+def test_openapi_v3_and_explain(gadgets):
+    index = json.loads(gadgets.kubectl("get", "--raw", "/openapi/v3").stdout)["paths"]
+    assert f"apis/{GROUP}/v1" in index
+    doc = json.loads(gadgets.kubectl("get", "--raw", index[f"apis/{GROUP}/v1"]["serverRelativeURL"]).stdout)
+    schema = doc["components"]["schemas"]["test.skiff.stable.v1.Gadget"]
+    assert schema["x-kubernetes-group-version-kind"] == [{"group": GROUP, "kind": "Gadget", "version": "v1"}]
+    assert schema["properties"]["spec"]["properties"]["size"]["type"] == "integer"
+    out = gadgets.kubectl("explain", "gadget.spec.size").stdout
+    assert "KIND:       Gadget" in out and "FIELD: size <integer>" in out
