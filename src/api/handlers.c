@@ -165,6 +165,14 @@ static json_t *load(sk_api *api, const sk_api_resource *r, const char *ns, const
 	sk_store_kv_release(&kv);
 	if (!o)
 		sk_error_set(err, SK_EINTERNAL, "%s \"%s\": stored object is corrupt", r->plural, name);
+	if (o && r->custom) {
+		/* versions share one stored form: a write through another
+		 * served version starts from the object as that version */
+		char gv[96];
+
+		sk__resource_gv(r, gv, sizeof(gv));
+		json_object_set_new(o, "apiVersion", json_string(gv));
+	}
 	return o;
 }
 

@@ -88,3 +88,24 @@ def test_default_age_column(api_cluster):
     out = api_cluster.kubectl("get", "plains").stdout.splitlines()
     assert out[0].split() == ["NAME", "AGE"]
     assert out[1].split()[0] == "x"
+
+
+def test_two_served_versions(api_cluster):
+    doc = crd_doc(plural="duals", kind="Dual", short=(), categories=())
+    v1 = doc["spec"]["versions"][0]
+    doc["spec"]["versions"] = [dict(v1, name="v1beta1", storage=False), v1]
+    apply_doc(api_cluster, doc)
+    wait_served(api_cluster, "duals", version="v1beta1")
+    wait_served(api_cluster, "duals", version="v1")
+    groups = json.loads(api_cluster.kubectl("get", "--raw", "/apis").stdout)["groups"]
+    g = [x for x in groups if x["name"] == GROUP][0]
+    assert g["preferredVersion"]["version"] == "v1"
+    assert [v["version"] for v in g["versions"]] == ["v1", "v1beta1"]
+    from kubernetes import client
+    api = client.CustomObjectsApi(api_cluster.api_client())
+    api.create_namespaced_custom_object(GROUP, "v1beta1", "default", "duals", {
+        "apiVersion": f"{GROUP}/v1beta1", "kind": "Dual", "metadata": {"name": "d"}, "spec": {"size": 1}})
+    api.patch_namespaced_custom_object(GROUP, "v1", "default", "duals", "d", {"spec": {"size": 2}})
+    got = api.get_namespaced_custom_object(GROUP, "v1beta1", "default", "duals", "d")
+    assert got["spec"]["size"] == 2
+    assert api_cluster.kjson("get", "crd", f"duals.{GROUP}")["status"]["storedVersions"] == ["v1"]
