@@ -16,8 +16,42 @@ enum {
 	SK_SUB_FINALIZE = 1 << 6,
 };
 
+typedef struct sk_api_resource sk_api_resource;
+
+enum {
+	SK_KIND_GENERATION = 1 << 0,    /* metadata.generation counts spec changes */
+	SK_KIND_NO_STRATEGIC = 1 << 1,  /* no patch strategies: strategic merge patch is 415, apply is atomic */
+	SK_KIND_META_FIELDS = 1 << 2,   /* field selectors: metadata.name and metadata.namespace only */
+	SK_KIND_BACKGROUND_GC = 1 << 3, /* foreground/orphan deletion act as background */
+};
+
+/* What a kind does beyond the generic REST semantics. A built-in kind
+ * without ops uses the tables keyed by kind name (validators, defaulters,
+ * printers, field selectors, admission in api.c); a NULL member does
+ * nothing (or the generic thing). */
+typedef struct sk_kind_ops {
+	unsigned flags; /* SK_KIND_* */
+	void (*defaults)(const sk_api_resource *r, json_t *obj);
+	/* causes ({reason, message, field}) or NULL; old on update */
+	json_t *(*validate)(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+	/* after the namespace check of a create: admission and the status reset */
+	int (*admit_create)(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
+	/* an update of the main resource (not /status), after defaulting */
+	void (*prepare_update)(sk_api *api, const sk_api_resource *r, json_t *obj, json_t *old);
+	/* the first DELETE of an object (before finalizers are looked at) */
+	void (*on_delete)(const sk_api_resource *r, json_t *obj);
+	/* drops the fields the kind does not know; their paths (caller frees) */
+	json_t *(*prune)(const sk_api_resource *r, json_t *obj);
+	json_t *(*table_columns)(const sk_api_resource *r);
+	json_t *(*table_cells)(const sk_api_resource *r, json_t *obj, int64_t now);
+	json_t *(*scale_get)(const sk_api_resource *r, json_t *obj);
+	int (*scale_set)(const sk_api_resource *r, json_t *obj, json_t *replicas);
+	/* after a successful write through the API (before its reply) */
+	void (*written)(sk_api *api, const sk_api_resource *r);
+} sk_kind_ops;
+
 /* One served resource. */
-typedef struct sk_api_resource {
+struct sk_api_resource {
 	const char *group; /* "" for core */
 	const char *version;
 	const char *kind;
@@ -31,7 +65,11 @@ typedef struct sk_api_resource {
 	const char *store;       /* key segment under /registry/ (NULL: plural) */
 	const char *list_kind;   /* NULL: kind + "List" */
 	int custom;              /* served from a CustomResourceDefinition (kinds.c) */
-} sk_api_resource;
+	const sk_kind_ops *ops;  /* NULL: the built-in tables */
+};
+
+/* Flag f of r's ops. */
+static inline int sk__kind_flag(const sk_api_resource *r, unsigned f) { return r->ops && (r->ops->flags & f); }
 
 /* A kind descriptor: one served group/version/resource. */
 typedef sk_api_resource sk_kind;

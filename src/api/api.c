@@ -142,9 +142,9 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		return;
 	}
 	sk__handle_resource(api, req, &p, resp);
-	/* a written CRD changes the served kinds before its reply leaves */
-	if (sk__is_crd(p.res) && strcmp(req->method, "GET") && resp->status < 300)
-		sk__crd_sync(api);
+	/* e.g. a written CRD changes the served kinds before its reply leaves */
+	if (p.res->ops && p.res->ops->written && strcmp(req->method, "GET") && resp->status < 300)
+		p.res->ops->written(api, p.res);
 }
 
 /* ---- admission ---- */
@@ -250,19 +250,8 @@ int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_erro
 
 	if (r->namespaced && namespace_check(api, json_string_value(json_object_get(meta, "namespace")), err) < 0)
 		return -1;
-	if (r->custom) {
-		if (sk__custom_admit_create(r, err) < 0)
-			return -1;
-		/* the status subresource owns the status: a create drops it */
-		if (r->subresources & SK_SUB_STATUS)
-			json_object_del(obj, "status");
-		return 0;
-	}
-	if (sk__is_crd(r)) {
-		json_object_del(obj, "status");
-		sk__crd_status(api, obj, NULL);
-		return 0;
-	}
+	if (r->ops)
+		return r->ops->admit_create ? r->ops->admit_create(api, r, obj, err) : 0;
 	if (!strcmp(r->kind, "Job") && sk_defaults_job_selector(obj, err) < 0)
 		return -1;
 	if (!strcmp(r->kind, "Pod")) {
@@ -411,9 +400,9 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 	json_array_foreach(items, i, o)
 	{
 		json_t *row = json_pack("{s:o}", "cells",
-					r->custom ? sk__custom_table_cells(r, o, now)
-						  : sk_table_cells(r->kind, o, now));
-		json_t *conds = r->custom ? NULL : sk_table_row_conditions(r->kind, o);
+					r->ops && r->ops->table_cells ? r->ops->table_cells(r, o, now)
+								      : sk_table_cells(r->kind, o, now));
+		json_t *conds = r->ops ? NULL : sk_table_row_conditions(r->kind, o);
 
 		if (conds)
 			json_object_set_new(row, "conditions", conds);
@@ -429,5 +418,6 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 	}
 	return json_pack("{s:s, s:s, s:O, s:o, s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1", "metadata",
 			 list_meta, "columnDefinitions",
-			 r->custom ? sk__custom_table_columns(r) : sk_table_columns(r->kind), "rows", rows);
+			 r->ops && r->ops->table_columns ? r->ops->table_columns(r) : sk_table_columns(r->kind), "rows",
+			 rows);
 }

@@ -18,11 +18,7 @@
 
 static pthread_mutex_t sync_mu = PTHREAD_MUTEX_INITIALIZER;
 
-int sk__is_crd(const sk_api_resource *r)
-{
-	return r && !r->custom && !strcmp(r->group, "apiextensions.k8s.io") &&
-	       !strcmp(r->kind, "CustomResourceDefinition");
-}
+int sk__is_crd(const sk_api_resource *r) { return r && r->ops == &sk__crd_ops; }
 
 static json_t *jget(json_t *o, const char *k) { return json_object_get(o, k); }
 
@@ -593,6 +589,7 @@ static void add_kinds(json_t *crd, const sk_api_resource ***out, size_t *n, size
 			snprintf(lk, sizeof(lk), "%sList", t.kind);
 		t.list_kind = lk;
 		t.custom = 1;
+		t.ops = &sk__custom_ops;
 		r = sk__kind_intern(&t);
 		info = json_pack("{s:s, s:O, s:b}", "crd", crd_name ? crd_name : "", "version", v, "terminating",
 				 terminating);
@@ -907,3 +904,55 @@ void sk__crd_stop(sk_api *api)
 	pthread_mutex_unlock(&sync_mu);
 	sk__kinds_set_custom(NULL, 0);
 }
+
+/* ---- the kind's hooks ---- */
+
+static void crd_defaults(const sk_api_resource *r, json_t *obj)
+{
+	(void)r;
+	sk__crd_default(obj);
+}
+
+static json_t *crd_validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub)
+{
+	(void)r;
+	(void)status_sub;
+	return sk__crd_validate(obj, old);
+}
+
+static int crd_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	(void)r;
+	(void)err;
+	json_object_del(obj, "status");
+	sk__crd_status(api, obj, NULL);
+	return 0;
+}
+
+static void crd_prepare_update(sk_api *api, const sk_api_resource *r, json_t *obj, json_t *old)
+{
+	(void)r;
+	sk__crd_status(api, obj, old);
+}
+
+static void crd_on_delete(const sk_api_resource *r, json_t *obj)
+{
+	(void)r;
+	sk__crd_mark_deleting(obj);
+}
+
+static void crd_written(sk_api *api, const sk_api_resource *r)
+{
+	(void)r;
+	sk__crd_sync(api);
+}
+
+const sk_kind_ops sk__crd_ops = {
+	.flags = SK_KIND_GENERATION,
+	.defaults = crd_defaults,
+	.validate = crd_validate,
+	.admit_create = crd_admit_create,
+	.prepare_update = crd_prepare_update,
+	.on_delete = crd_on_delete,
+	.written = crd_written,
+};

@@ -6,6 +6,10 @@
 
 #define SK_CRD_FINALIZER "customresourcecleanup.apiextensions.k8s.io"
 
+/* The behaviour of the CustomResourceDefinition kind and of custom kinds. */
+extern const sk_kind_ops sk__crd_ops;
+extern const sk_kind_ops sk__custom_ops;
+
 /* Whether r is the CustomResourceDefinition kind itself. */
 int sk__is_crd(const sk_api_resource *r);
 /* names.singular, names.listKind, conversion.strategy. */
@@ -34,7 +38,6 @@ json_t *sk__custom_validate(const sk_api_resource *r, json_t *obj, json_t *old, 
 void sk__custom_default(const sk_api_resource *r, json_t *obj);
 /* Drops the fields the schema does not name; their paths (caller frees). */
 json_t *sk__custom_prune(const sk_api_resource *r, json_t *obj);
-int sk__custom_admit_create(const sk_api_resource *r, sk_error_t *err);
 /* The autoscaling/v1 Scale of obj from the CRD's scale paths (new ref);
  * sets the specReplicasPath value (0, or -1 without a scale subresource). */
 json_t *sk__custom_scale(const sk_api_resource *r, json_t *obj);

@@ -52,13 +52,17 @@ json_t *sk__custom_prune(const sk_api_resource *r, json_t *obj)
 	return sk_crschema_prune(schema_of(r, &info), obj);
 }
 
-int sk__custom_admit_create(const sk_api_resource *r, sk_error_t *err)
+static int custom_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
 {
 	cleanup_json json_t *info = sk__kind_custom_spec(r);
 
+	(void)api;
 	if (json_is_true(json_object_get(info, "terminating")))
 		return sk_error_set(err, SK_EMETHOD,
 				    "create not allowed while custom resource definition is terminating");
+	/* the status subresource owns the status: a create drops it */
+	if (r->subresources & SK_SUB_STATUS)
+		json_object_del(obj, "status");
 	return 0;
 }
 
@@ -304,3 +308,15 @@ json_t *sk__custom_table_cells(const sk_api_resource *r, json_t *obj, int64_t no
 	}
 	return out;
 }
+
+const sk_kind_ops sk__custom_ops = {
+	.flags = SK_KIND_GENERATION | SK_KIND_NO_STRATEGIC | SK_KIND_META_FIELDS | SK_KIND_BACKGROUND_GC,
+	.defaults = sk__custom_default,
+	.validate = sk__custom_validate,
+	.admit_create = custom_admit_create,
+	.prune = sk__custom_prune,
+	.table_columns = sk__custom_table_columns,
+	.table_cells = sk__custom_table_cells,
+	.scale_get = sk__custom_scale,
+	.scale_set = sk__custom_set_replicas,
+};

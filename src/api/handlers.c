@@ -76,8 +76,8 @@ static int generation_tracked(const sk_api_resource *r)
 {
 	static const char *const kinds[] = {"Deployment", "ReplicaSet", "Job", "CronJob", "PodGroup", NULL};
 
-	if (r->custom || sk__is_crd(r))
-		return 1;
+	if (r->ops)
+		return sk__kind_flag(r, SK_KIND_GENERATION);
 	for (int i = 0; kinds[i]; i++)
 		if (!strcmp(r->kind, kinds[i]))
 			return 1;
@@ -221,7 +221,7 @@ static int check_custom_fields(const char *fv, const sk_api_resource *r, json_t 
 		char buf[1024];
 		size_t off = 0;
 
-		unknown = sk__custom_prune(r, copy);
+		unknown = r->ops->prune(r, copy);
 		if (!json_array_size(unknown))
 			return 0;
 		buf[0] = '\0';
@@ -234,7 +234,7 @@ static int check_custom_fields(const char *fv, const sk_api_resource *r, json_t 
 		}
 		return sk_error_set(err, SK_EBADREQUEST, "strict decoding error: %s", buf);
 	}
-	unknown = sk__custom_prune(r, obj);
+	unknown = r->ops->prune(r, obj);
 	if (fv && !strcmp(fv, "Ignore"))
 		return 0;
 	json_array_foreach(unknown, i, u)
@@ -258,7 +258,7 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 	size_t i;
 	json_t *u;
 
-	if (r->custom)
+	if (r->ops && r->ops->prune)
 		return check_custom_fields(fv, r, obj, resp, err);
 	sc = sk_schema_for_kind(r->group, r->version, r->kind);
 	if (!sc)
@@ -297,10 +297,8 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 
 static json_t *validate_causes(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub)
 {
-	if (sk__is_crd(r))
-		return sk__crd_validate(obj, old);
-	if (r->custom)
-		return sk__custom_validate(r, obj, old, status_sub);
+	if (r->ops && r->ops->validate)
+		return r->ops->validate(r, obj, old, status_sub);
 	return status_sub ? sk_validate_status(r->kind, obj, old) : sk_validate(r->kind, obj, old);
 }
 
@@ -400,11 +398,9 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 /* Defaulting: built-in kinds by kind, CRDs and custom objects their own. */
 static void default_obj(const sk_api_resource *r, json_t *obj)
 {
-	if (sk__is_crd(r))
-		sk__crd_default(obj);
-	else if (r->custom)
-		sk__custom_default(r, obj);
-	else
+	if (r->ops && r->ops->defaults)
+		r->ops->defaults(r, obj);
+	else if (!r->ops)
 		sk_defaults_apply(r->kind, obj);
 }
 
@@ -603,7 +599,8 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 		return -1;
 	if (fs && *fs) {
 		f->fields = sk_field_selector_parse(fs, err);
-		if (!f->fields || sk_field_selector_check(f->fields, r->custom ? "" : r->kind, err) < 0)
+		if (!f->fields ||
+		    sk_field_selector_check(f->fields, sk__kind_flag(r, SK_KIND_META_FIELDS) ? "" : r->kind, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -868,8 +865,8 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 		return -1;
 	carry_over(r, old, obj, status_sub);
 	default_obj(r, obj);
-	if (sk__is_crd(r) && !status_sub)
-		sk__crd_status(api, obj, old);
+	if (r->ops && r->ops->prepare_update && !status_sub)
+		r->ops->prepare_update(api, r, obj, old);
 	if (generation_tracked(r) && spec_changed(old, obj)) {
 		json_int_t g = json_integer_value(json_object_get(meta_of(old), "generation"));
 
@@ -947,7 +944,8 @@ static json_t *apply_patch(const sk_api_request *req, const sk_api_resource *r, 
 	size_t n = strcspn(ct, ";");
 
 	*is_apply = 0;
-	if (r->custom && !(!strncmp(ct, SK_PATCH_MERGE, n) && n == strlen(SK_PATCH_MERGE)) &&
+	if (sk__kind_flag(r, SK_KIND_NO_STRATEGIC) &&
+	    !(!strncmp(ct, SK_PATCH_MERGE, n) && n == strlen(SK_PATCH_MERGE)) &&
 	    !(!strncmp(ct, SK_PATCH_JSON, n) && n == strlen(SK_PATCH_JSON)) &&
 	    !(!strncmp(ct, SK_PATCH_APPLY, n) && n == strlen(SK_PATCH_APPLY))) {
 		/* custom objects have no patch strategies */
@@ -964,8 +962,8 @@ static json_t *apply_patch(const sk_api_request *req, const sk_api_resource *r, 
 		return sk_strategic_merge_patch(old, patch, r->kind, err);
 	if (!strncmp(ct, SK_PATCH_APPLY, n) && n == strlen(SK_PATCH_APPLY)) {
 		*is_apply = 1;
-		return sk_apply(old, patch, r->custom ? "" : r->kind, field_manager(req, ""),
-				sk__arg_bool(req, "force"), err);
+		return sk_apply(old, patch, sk__kind_flag(r, SK_KIND_NO_STRATEGIC) ? "" : r->kind,
+				field_manager(req, ""), sk__arg_bool(req, "force"), err);
 	}
 	sk_error_set(err, SK_EUNSUPPORTED,
 		     "the body of the request was in an unknown format - accepted media types include: "
@@ -1011,8 +1009,9 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			if (err.code == SK_ENOTFOUND && !strncmp(ct, SK_PATCH_APPLY, strlen(SK_PATCH_APPLY)) &&
 			    !p->sub[0]) {
 				sk_api_request creq = *req;
-				cleanup_json json_t *applied = sk_apply(NULL, patch, p->res->custom ? "" : p->res->kind,
-									field_manager(req, ""), 0, &err);
+				cleanup_json json_t *applied = sk_apply(
+					NULL, patch, sk__kind_flag(p->res, SK_KIND_NO_STRATEGIC) ? "" : p->res->kind,
+					field_manager(req, ""), 0, &err);
 				cleanup_free char *body = NULL;
 
 				if (!applied)
@@ -1134,19 +1133,21 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 				    "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in "
 				    "object meta: %lld",
 				    o->pre_rv, (long long)rev);
-	if (!r->custom && !strcmp(r->kind, "Pod"))
+	if (!r->ops && !strcmp(r->kind, "Pod"))
 		grace = pod_grace(obj, o);
-	if (sk__is_crd(r) && !meta_str(obj, "deletionTimestamp") && !o->dry_run)
-		sk__crd_mark_deleting(obj);
+	if (r->ops && r->ops->on_delete && !meta_str(obj, "deletionTimestamp") && !o->dry_run)
+		r->ops->on_delete(r, obj);
 	/* the collector of custom objects only knows background deletion:
 	 * no finalizer it would never remove */
-	if (api->gc_enabled && !r->custom && o->propagation && !strcmp(o->propagation, "Foreground"))
+	if (api->gc_enabled && !sk__kind_flag(r, SK_KIND_BACKGROUND_GC) && o->propagation &&
+	    !strcmp(o->propagation, "Foreground"))
 		add_finalizer(obj, "foregroundDeletion");
-	if (api->gc_enabled && !r->custom && o->propagation && !strcmp(o->propagation, "Orphan"))
+	if (api->gc_enabled && !sk__kind_flag(r, SK_KIND_BACKGROUND_GC) && o->propagation &&
+	    !strcmp(o->propagation, "Orphan"))
 		add_finalizer(obj, "orphan");
 	fin = json_object_get(meta, "finalizers");
 	pending = json_array_size(fin) > 0 ||
-		  (!r->custom && !strcmp(r->kind, "Namespace") &&
+		  (!r->ops && !strcmp(r->kind, "Namespace") &&
 		   json_array_size(json_object_get(json_object_get(obj, "spec"), "finalizers")));
 	if (meta_str(obj, "deletionTimestamp")) {
 		/* already terminating: a shorter grace period (the agent's 0) finishes it */
@@ -1429,7 +1430,7 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 
 		if (!obj)
 			break;
-		scale = p->res->custom ? sk__custom_scale(p->res, obj) : to_scale(obj);
+		scale = p->res->ops && p->res->ops->scale_get ? p->res->ops->scale_get(p->res, obj) : to_scale(obj);
 		if (!strcmp(req->method, "GET")) {
 			reply_obj(resp, 200, scale);
 			return;
@@ -1450,8 +1451,8 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 				     p->name);
 			break;
 		}
-		if (p->res->custom)
-			sk__custom_set_replicas(p->res, obj, replicas);
+		if (p->res->ops && p->res->ops->scale_set)
+			p->res->ops->scale_set(p->res, obj, replicas);
 		else
 			json_object_set(json_object_get(obj, "spec"), "replicas", replicas);
 		if (spec_changed(scale, want)) {
@@ -1465,7 +1466,8 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			cleanup_json json_t *out = NULL;
 
 			set_rv(obj, rev);
-			out = p->res->custom ? sk__custom_scale(p->res, obj) : to_scale(obj);
+			out = p->res->ops && p->res->ops->scale_get ? p->res->ops->scale_get(p->res, obj)
+								    : to_scale(obj);
 			reply_obj(resp, 200, out);
 			return;
 		}

@@ -89,7 +89,7 @@ static int same_kind(const sk_api_resource *a, const sk_api_resource *b)
 	       same_str(a->plural, b->plural) && same_str(a->singular, b->singular) && a->namespaced == b->namespaced &&
 	       same_str(a->short_names, b->short_names) && same_str(a->categories, b->categories) &&
 	       a->subresources == b->subresources && a->has_spec == b->has_spec && same_str(a->store, b->store) &&
-	       same_str(a->list_kind, b->list_kind);
+	       same_str(a->list_kind, b->list_kind) && a->ops == b->ops;
 }
 
 static const char *dup_opt(const char *s) { return s ? xstrdup(s) : NULL; }

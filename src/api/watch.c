@@ -353,7 +353,9 @@ static int watch_filters(sk_api_watch *w, const sk_api_request *req, sk_error_t 
 		return -1;
 	if (fs && *fs) {
 		w->fields = sk_field_selector_parse(fs, err);
-		if (!w->fields || sk_field_selector_check(w->fields, w->res->custom ? "" : w->res->kind, err) < 0)
+		if (!w->fields ||
+		    sk_field_selector_check(w->fields, sk__kind_flag(w->res, SK_KIND_META_FIELDS) ? "" : w->res->kind,
+					    err) < 0)
 			return -1;
 		if (!strcmp(w->res->kind, "Pod") && sk_field_selector_single_eq(w->fields, "spec.nodeName", &v) && *v)
 			w->node_match = xasprintf("\"nodeName\":\"%s\"", v);
