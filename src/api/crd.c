@@ -803,23 +803,51 @@ static int owner_exists(sk_api *api, json_t *dep, json_t *ref)
 	return same;
 }
 
-/* Deletes the custom objects whose owners are all gone (background
- * propagation): the controllers' collector has no informers for kinds that
- * arrive at run time. */
-static void gc_sweep(sk_api *api, sk_client *c)
+/* Whether an ownerReference of the stored text may name a custom kind:
+ * it names one of their groups' apiVersions. */
+static int names_custom_group(const char *val, size_t len, json_t *needles)
+{
+	size_t i;
+	json_t *n;
+
+	json_array_foreach(needles, i, n)
+	{
+		if (memmem(val, len, json_string_value(n), strlen(json_string_value(n))))
+			return 1;
+	}
+	return 0;
+}
+
+/* Deletes the custom objects whose owners are all gone, and the built-in
+ * objects whose owners are all gone when one of them was a custom object
+ * (background propagation): the controllers' collector has no informers for
+ * kinds that arrive at run time, and takes an owner of an unknown kind as
+ * present. */
+static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 {
 	const sk_kind_set *ks = sk__kinds();
-	cleanup_json json_t *seen = json_object();
+	cleanup_json json_t *seen = json_object(), *needles = json_array();
 
+	for (size_t k = 0; k < ks->n; k++) {
+		if (ks->v[k]->custom) {
+			cleanup_free char *n = xasprintf("\"apiVersion\":\"%s/", ks->v[k]->group);
+
+			json_array_append_new(needles, json_string(n));
+		}
+	}
+	if (!json_array_size(needles))
+		return;
 	for (size_t k = 0; k < ks->n && !api->shutting_down; k++) {
 		const sk_api_resource *r = ks->v[k];
+		const char *store = r->store ? r->store : r->plural;
 		cleanup_free char *prefix = NULL;
 		sk_store_list l = {0};
 		sk_error_t err = {0};
 
-		if (!r->custom || json_object_get(seen, r->store))
+		/* the CRDs themselves go through their own cleanup */
+		if (sk__is_crd(r) || (!r->custom && !builtin_too) || json_object_get(seen, store))
 			continue;
-		json_object_set_new(seen, r->store, json_true());
+		json_object_set_new(seen, store, json_true());
 		prefix = sk__obj_prefix(r, NULL);
 		if (sk_store_range(api->store, prefix, NULL, 0, 0, &l, &err) < 0)
 			continue;
@@ -828,10 +856,12 @@ static void gc_sweep(sk_api *api, sk_client *c)
 			cleanup_free char *path = NULL;
 			json_t *meta, *ref;
 			size_t j;
-			int live = 0, gone = 0;
+			int live = 0, gone = 0, custom_owner = 0;
 			char gv[96];
 
 			if (!memmem(l.items[i].value, l.items[i].len, "\"ownerReferences\"", 17))
+				continue;
+			if (!r->custom && !names_custom_group(l.items[i].value, l.items[i].len, needles))
 				continue;
 			o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
 			meta = jget(o, "metadata");
@@ -840,13 +870,24 @@ static void gc_sweep(sk_api *api, sk_client *c)
 			json_array_foreach(jget(meta, "ownerReferences"), j, ref)
 			{
 				int s = owner_exists(api, o, ref);
+				const char *av = jstr(ref, "apiVersion");
+				const sk_api_resource *ok = NULL;
+				char grp[128];
 
 				if (s)
 					live++;
 				else
 					gone++;
+				if (av && strchr(av, '/')) {
+					snprintf(grp, sizeof(grp), "%.*s", (int)(strchr(av, '/') - av), av);
+					ok = sk__resource_by_kind(grp, jstr(ref, "kind") ? jstr(ref, "kind") : "");
+				}
+				if (ok && ok->custom)
+					custom_owner = 1;
 			}
-			if (live || !gone)
+			/* a built-in object with built-in owners only is the
+			 * controllers' collector's */
+			if (live || !gone || (!r->custom && !custom_owner))
 				continue;
 			sk__resource_gv(r, gv, sizeof(gv));
 			path = xasprintf("/api%s/%s%s%s/%s/%s", r->group[0] ? "s" : "", gv,
@@ -867,10 +908,13 @@ static void *gc_main(void *arg)
 {
 	sk_api *api = arg;
 	sk_client *c = sk_client_new_inproc(api);
+	unsigned tick = 0;
 
+	/* custom objects every second; built-in ones (many more, e.g. pods)
+	 * every 5 s */
 	while (!api->shutting_down) {
 		if (api->gc_enabled)
-			gc_sweep(api, c);
+			gc_sweep(api, c, tick++ % 5 == 0);
 		for (int i = 0; i < 10 && !api->shutting_down; i++)
 			sleep_ms(100);
 	}

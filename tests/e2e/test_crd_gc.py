@@ -45,6 +45,21 @@ def test_dependents_of_deleted_owners_are_collected(api_cluster):
     assert c.kubectl("get", "dep", "d-free", check=False).returncode == 0
 
 
+def test_builtin_dependents_of_custom_owner_are_collected(api_cluster):
+    c = api_cluster
+    apply_doc(c, crd_doc(plural="jobsets", kind="JobSet", short=(), categories=()))
+    wait_served(c, "jobsets")
+    apply_doc(c, {"apiVersion": f"{GROUP}/v1", "kind": "JobSet", "metadata": {"name": "js"}})
+    js = c.kjson("get", "jobset", "js")
+    ref = {"apiVersion": f"{GROUP}/v1", "kind": "JobSet", "name": "js", "uid": js["metadata"]["uid"],
+           "controller": True}
+    apply_doc(c, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "js-cm", "ownerReferences": [ref]}})
+    apply_doc(c, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other-cm"}})
+    c.kubectl("delete", "jobset", "js")
+    assert wait_gone(c, "configmap", "js-cm")
+    assert c.kubectl("get", "configmap", "other-cm", check=False).returncode == 0
+
+
 def test_foreground_delete_of_custom_owner_does_not_hang(api_cluster):
     c = api_cluster
     apply_doc(c, crd_doc(plural="fgowners", kind="FgOwner", short=(), categories=()))
