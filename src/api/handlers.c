@@ -519,6 +519,12 @@ static void reply_one(sk_api *api, const sk_api_request *req, const sk_api_resou
 		json_t *o = sk__obj_decode(kv->value, kv->len, kv->mod_rev);
 		const char *io = sk__arg(req, "includeObject");
 
+		if (o && r->custom) {
+			char gv[96];
+
+			sk__resource_gv(r, gv, sizeof(gv));
+			json_object_set_new(o, "apiVersion", json_string(gv));
+		}
 		if (o)
 			json_array_append_new(items, o);
 		t = sk__to_table(r, items, meta, io && !strcmp(io, "Object"));
@@ -526,6 +532,7 @@ static void reply_one(sk_api *api, const sk_api_request *req, const sk_api_resou
 		return;
 	}
 	body = sk__obj_splice_rv(kv->value, kv->len, kv->mod_rev, &len);
+	body = sk__obj_text_for(r, body, &len);
 	sk__reply_raw(resp, 200, body, len);
 }
 
@@ -582,6 +589,7 @@ static int decode_continue(const char *tok, int64_t *rev, char **key, sk_error_t
 typedef struct list_filter {
 	sk_label_selector *labels;
 	sk_field_selector *fields;
+	const sk_api_resource *res; /* the kind listed */
 } list_filter;
 
 static void list_filter_release(list_filter *f)
@@ -595,6 +603,7 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 	const char *ls = sk__arg(req, "labelSelector"), *fs = sk__arg(req, "fieldSelector");
 
 	memset(f, 0, sizeof(*f));
+	f->res = r;
 	if (ls && *ls && !(f->labels = sk_label_selector_parse(ls, err)))
 		return -1;
 	if (fs && *fs) {
@@ -682,6 +691,7 @@ static int collect(sk_api *api, const char *prefix, char **after, size_t limit, 
 			{
 				char *v = sk__obj_splice_rv(l.items[i].value, l.items[i].len, l.items[i].mod_rev, &len);
 
+				v = sk__obj_text_for(f->res, v, &len);
 				raw_items_add(out, v, len);
 			}
 		}

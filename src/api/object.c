@@ -125,6 +125,38 @@ json_t *sk__obj_decode(const char *val, size_t len, int64_t rev)
 	return o;
 }
 
+char *sk__obj_text_for(const sk_api_resource *r, char *text, size_t *len)
+{
+	static const char key[] = "\"apiVersion\":\"";
+	size_t lim = *len < 512 ? *len : 512, gl, vl, n;
+	char gv[96], *p, *v, *e, *out;
+
+	if (!r->custom || !text)
+		return text;
+	/* the encoding puts kind and apiVersion first */
+	p = memmem(text, lim, key, sizeof(key) - 1);
+	if (!p)
+		return text;
+	v = p + sizeof(key) - 1;
+	e = memchr(v, '"', *len - (size_t)(v - text));
+	if (!e)
+		return text;
+	sk__resource_gv(r, gv, sizeof(gv));
+	gl = strlen(gv);
+	vl = (size_t)(e - v);
+	if (vl == gl && !memcmp(v, gv, gl))
+		return text;
+	n = *len - vl + gl;
+	out = xmalloc(n + 1);
+	memcpy(out, text, (size_t)(v - text));
+	memcpy(out + (v - text), gv, gl);
+	memcpy(out + (v - text) + gl, e, *len - (size_t)(e - text));
+	out[n] = '\0';
+	free(text);
+	*len = n;
+	return out;
+}
+
 char *sk__obj_key(const sk_api_resource *r, const char *ns, const char *name)
 {
 	const char *seg = r->store ? r->store : r->plural;

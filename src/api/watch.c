@@ -285,8 +285,10 @@ static void on_event(const sk_store_event *ev, void *ud)
 	} else {
 		goto skip;
 	}
-	if (w->table) {
+	if (w->table || w->res->custom) {
+		/* a custom kind's text may differ per served version: not shared */
 		val = sk__obj_splice_rv(src->value, src->len, ev->kv->mod_rev, &len);
+		val = sk__obj_text_for(w->res, val, &len);
 		pthread_mutex_lock(&w->mu);
 		if (!w->ended)
 			push_line(w, type, val, len);
@@ -336,6 +338,7 @@ static void send_initial(sk_api_watch *w, const char *prefix, int64_t *rev)
 		if (!matches(w, &l.items[i]))
 			continue;
 		val = sk__obj_splice_rv(l.items[i].value, l.items[i].len, l.items[i].mod_rev, &len);
+		val = sk__obj_text_for(w->res, val, &len);
 		push_line(w, "ADDED", val, len);
 		free(val);
 	}

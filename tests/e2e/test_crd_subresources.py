@@ -107,5 +107,19 @@ def test_two_served_versions(api_cluster):
         "apiVersion": f"{GROUP}/v1beta1", "kind": "Dual", "metadata": {"name": "d"}, "spec": {"size": 1}})
     api.patch_namespaced_custom_object(GROUP, "v1", "default", "duals", "d", {"spec": {"size": 2}})
     got = api.get_namespaced_custom_object(GROUP, "v1beta1", "default", "duals", "d")
-    assert got["spec"]["size"] == 2
+    assert got["spec"]["size"] == 2 and got["apiVersion"] == f"{GROUP}/v1beta1"
+    got = api.get_namespaced_custom_object(GROUP, "v1", "default", "duals", "d")
+    assert got["apiVersion"] == f"{GROUP}/v1"
+    lst = api.list_namespaced_custom_object(GROUP, "v1beta1", "default", "duals")
+    assert lst["apiVersion"] == f"{GROUP}/v1beta1"
+    assert [x["apiVersion"] for x in lst["items"]] == [f"{GROUP}/v1beta1"]
+    from kubernetes import watch
+    w = watch.Watch()
+    seen = []
+    for ev in w.stream(api.list_namespaced_custom_object, GROUP, "v1beta1", "default", "duals",
+                       timeout_seconds=5):
+        seen.append(ev["object"]["apiVersion"])
+        w.stop()
+    assert seen == [f"{GROUP}/v1beta1"]
+    assert api_cluster.kjson("get", f"duals.v1beta1.{GROUP}", "d")["apiVersion"] == f"{GROUP}/v1beta1"
     assert api_cluster.kjson("get", "crd", f"duals.{GROUP}")["status"]["storedVersions"] == ["v1"]
