@@ -74,10 +74,6 @@ static inline int sk__kind_flag(const sk_api_resource *r, unsigned f) { return r
 /* A kind descriptor: one served group/version/resource. */
 typedef sk_api_resource sk_kind;
 
-/* The built-in kinds (resources.c). */
-extern const sk_api_resource sk__resources[];
-extern const size_t sk__nresources;
-
 /* The kind registry (kinds.c): an immutable snapshot of every served kind,
  * built-in first, then those of CustomResourceDefinitions. Readers load the
  * current snapshot with one atomic acquire and take no lock; a writer builds
@@ -91,6 +87,8 @@ typedef struct sk_kind_set {
 } sk_kind_set;
 
 const sk_kind_set *sk__kinds(void);
+/* The built-in kinds alone (kinds/<group>.c, in resources.c's order). */
+const sk_kind_set *sk__kinds_builtin(void);
 /* Changes whenever the snapshot is swapped (OpenAPI hashes of custom kinds). */
 unsigned long sk__kinds_generation(void);
 /* Replaces the custom kinds by custom[0..n) (descriptors from

@@ -378,8 +378,10 @@ static int names_conflict(sk_api *api, json_t *crd, const char **what)
 	if (!group)
 		return 0;
 	/* a built-in kind of the same group */
-	for (size_t i = 0; i < sk__nresources; i++) {
-		const sk_api_resource *r = &sk__resources[i];
+	const sk_kind_set *builtin = sk__kinds_builtin();
+
+	for (size_t i = 0; i < builtin->n; i++) {
+		const sk_api_resource *r = builtin->v[i];
 
 		if (strcmp(r->group, group))
 			continue;

@@ -18,9 +18,6 @@ typedef struct custom_kind {
 	struct custom_kind *next;
 } custom_kind;
 
-static sk_kind_set builtin;
-static const sk_api_resource **builtin_v;
-static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 static sk_kind_set *current;     /* atomic; NULL: the built-in set */
 static unsigned long generation; /* atomic: bumped by every swap */
 static retired *retired_sets;
@@ -28,40 +25,28 @@ static pthread_mutex_t intern_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t spec_mu = PTHREAD_MUTEX_INITIALIZER;
 static custom_kind *interned;
 
-static void builtin_init(void)
-{
-	builtin_v = xmalloc(sk__nresources * sizeof(*builtin_v));
-	for (size_t i = 0; i < sk__nresources; i++)
-		builtin_v[i] = &sk__resources[i];
-	builtin.n = sk__nresources;
-	builtin.v = builtin_v;
-}
-
 unsigned long sk__kinds_generation(void) { return __atomic_load_n(&generation, __ATOMIC_ACQUIRE); }
 
 const sk_kind_set *sk__kinds(void)
 {
 	sk_kind_set *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
 
-	if (s)
-		return s;
-	pthread_once(&builtin_once, builtin_init);
-	return &builtin;
+	return s ? s : sk__kinds_builtin();
 }
 
 void sk__kinds_set_custom(const sk_api_resource *const *custom, size_t n)
 {
+	const sk_kind_set *b = sk__kinds_builtin();
 	sk_kind_set *s = xzalloc(sizeof(*s)), *old;
 	const sk_api_resource **v;
 	retired *rt;
 
-	pthread_once(&builtin_once, builtin_init);
-	v = xmalloc((sk__nresources + n + 1) * sizeof(*v));
-	for (size_t i = 0; i < sk__nresources; i++)
-		v[i] = &sk__resources[i];
+	v = xmalloc((b->n + n + 1) * sizeof(*v));
+	for (size_t i = 0; i < b->n; i++)
+		v[i] = b->v[i];
 	for (size_t i = 0; i < n; i++)
-		v[sk__nresources + i] = custom[i];
-	s->n = sk__nresources + n;
+		v[b->n + i] = custom[i];
+	s->n = b->n + n;
 	s->v = v;
 	old = __atomic_exchange_n(&current, s, __ATOMIC_ACQ_REL);
 	__atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);

@@ -2,48 +2,68 @@
 #include <string.h>
 
 #include "api/api-int.h"
-#include "api/crd.h"
+#include "util/util.h"
 
-#define ST SK_SUB_STATUS
-const sk_api_resource sk__resources[] = {
-	/* group, version, kind, plural, singular, namespaced, short, categories, subresources, has_spec,
-	 * store, listKind, custom, ops */
-	{"", "v1", "Namespace", "namespaces", "namespace", 0, "ns", NULL, ST | SK_SUB_FINALIZE, 1, NULL, NULL, 0, NULL},
-	{"", "v1", "Pod", "pods", "pod", 1, "po", "all",
-	 ST | SK_SUB_BINDING | SK_SUB_EVICTION | SK_SUB_LOG | SK_SUB_EXEC, 1, NULL, NULL, 0, NULL},
-	{"", "v1", "Node", "nodes", "node", 0, "no", NULL, ST, 1, NULL, NULL, 0, NULL},
-	{"", "v1", "Event", "events", "event", 1, "ev", NULL, 0, 0, NULL, NULL, 0, NULL},
-	{"", "v1", "ConfigMap", "configmaps", "configmap", 1, "cm", NULL, 0, 0, NULL, NULL, 0, NULL},
-	{"", "v1", "Secret", "secrets", "secret", 1, NULL, NULL, 0, 0, NULL, NULL, 0, NULL},
-	{"", "v1", "Service", "services", "service", 1, "svc", "all", ST, 1, NULL, NULL, 0, NULL},
-	{"", "v1", "Endpoints", "endpoints", "endpoints", 1, "ep", NULL, 0, 0, NULL, NULL, 0, NULL},
-	{"", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", 1, "sa", NULL, 0, 0, NULL, NULL, 0, NULL},
-	{"", "v1", "ResourceQuota", "resourcequotas", "resourcequota", 1, "quota", NULL, ST, 1, NULL, NULL, 0, NULL},
-	{"", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", 0, "pv", NULL, ST, 1, NULL, NULL, 0,
-	 NULL},
-	{"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim", 1, "pvc", NULL, ST, 1,
-	 NULL, NULL, 0, NULL},
-	{"storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", 0, "sc", NULL, 0, 0, NULL, NULL, 0,
-	 NULL},
-	{"apps", "v1", "Deployment", "deployments", "deployment", 1, "deploy", "all", ST | SK_SUB_SCALE, 1, NULL, NULL,
-	 0, NULL},
-	{"apps", "v1", "ReplicaSet", "replicasets", "replicaset", 1, "rs", "all", ST | SK_SUB_SCALE, 1, NULL, NULL, 0,
-	 NULL},
-	{"batch", "v1", "Job", "jobs", "job", 1, NULL, "all", ST, 1, NULL, NULL, 0, NULL},
-	{"batch", "v1", "CronJob", "cronjobs", "cronjob", 1, "cj", "all", ST, 1, NULL, NULL, 0, NULL},
-	{"coordination.k8s.io", "v1", "Lease", "leases", "lease", 1, NULL, NULL, 0, 0, NULL, NULL, 0, NULL},
-	{"node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", 0, NULL, NULL, 0, 0, NULL, NULL, 0,
-	 NULL},
-	{"scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", 0, "pc", NULL, 0, 0, NULL,
-	 NULL, 0, NULL},
-	{"scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", "podgroup", 1, "pg", NULL, ST, 1, NULL, NULL, 0,
-	 NULL},
-	{"apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
-	 "customresourcedefinition", 0, "crd,crds", "api-extensions", ST, 1,
-	 "apiextensions.k8s.io/customresourcedefinitions", NULL, 0, &sk__crd_ops},
+/* The built-in kinds, one file per API group under kinds/, in the order
+ * discovery lists them. */
+extern const sk_api_resource sk__kinds_core[];
+extern const size_t sk__nkinds_core;
+extern const sk_api_resource sk__kinds_storage[];
+extern const size_t sk__nkinds_storage;
+extern const sk_api_resource sk__kinds_apps[];
+extern const size_t sk__nkinds_apps;
+extern const sk_api_resource sk__kinds_batch[];
+extern const size_t sk__nkinds_batch;
+extern const sk_api_resource sk__kinds_coordination[];
+extern const size_t sk__nkinds_coordination;
+extern const sk_api_resource sk__kinds_node[];
+extern const size_t sk__nkinds_node;
+extern const sk_api_resource sk__kinds_scheduling[];
+extern const size_t sk__nkinds_scheduling;
+extern const sk_api_resource sk__kinds_podgroup[];
+extern const size_t sk__nkinds_podgroup;
+extern const sk_api_resource sk__kinds_apiextensions[];
+extern const size_t sk__nkinds_apiextensions;
+
+static const struct {
+	const sk_api_resource *v;
+	const size_t *n;
+} groups[] = {
+	{sk__kinds_core, &sk__nkinds_core},
+	{sk__kinds_storage, &sk__nkinds_storage},
+	{sk__kinds_apps, &sk__nkinds_apps},
+	{sk__kinds_batch, &sk__nkinds_batch},
+	{sk__kinds_coordination, &sk__nkinds_coordination},
+	{sk__kinds_node, &sk__nkinds_node},
+	{sk__kinds_scheduling, &sk__nkinds_scheduling},
+	{sk__kinds_podgroup, &sk__nkinds_podgroup},
+	{sk__kinds_apiextensions, &sk__nkinds_apiextensions},
 };
-#undef ST
-const size_t sk__nresources = sizeof(sk__resources) / sizeof(sk__resources[0]);
+
+static sk_kind_set builtin;
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+
+static void builtin_init(void)
+{
+	const sk_api_resource **v;
+	size_t n = 0;
+
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		n += *groups[g].n;
+	v = xmalloc(n * sizeof(*v));
+	n = 0;
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		for (size_t i = 0; i < *groups[g].n; i++)
+			v[n++] = &groups[g].v[i];
+	builtin.v = v;
+	builtin.n = n;
+}
+
+const sk_kind_set *sk__kinds_builtin(void)
+{
+	pthread_once(&builtin_once, builtin_init);
+	return &builtin;
+}
 
 const sk_api_resource *sk__resource_find(const char *group, const char *version, const char *plural)
 {

@@ -31,7 +31,7 @@ static void test_builtin_and_custom(void **state)
 	size_t n0 = sk__kinds()->n;
 
 	(void)state;
-	assert_int_equal(n0, sk__nresources);
+	assert_int_equal(n0, sk__kinds_builtin()->n);
 	assert_non_null(sk__resource_find("apps", "v1", "deployments"));
 	assert_null(sk__resource_find("unit.skiff.test", "v1", "things"));
 	a = sk__kind_intern(&t);
@@ -73,7 +73,7 @@ static void test_custom_spec(void **state)
 	sk__kind_custom_set_spec(a, NULL);
 	assert_string_equal(json_string_value(json_object_get(got, "crd")), "x"); /* our reference holds */
 	json_decref(got);
-	assert_null(sk__kind_custom_spec(&sk__resources[0]));
+	assert_null(sk__kind_custom_spec(sk__kinds_builtin()->v[0]));
 }
 
 static volatile int stop;

@@ -1,0 +1,17 @@
+/* The kinds of scheduling.x-k8s.io/v1alpha1 (gang scheduling). */
+#include "api/api-int.h"
+
+const sk_api_resource sk__kinds_podgroup[] = {
+	{
+		.group = "scheduling.x-k8s.io",
+		.version = "v1alpha1",
+		.kind = "PodGroup",
+		.plural = "podgroups",
+		.singular = "podgroup",
+		.namespaced = 1,
+		.short_names = "pg",
+		.subresources = SK_SUB_STATUS,
+		.has_spec = 1,
+	},
+};
+const size_t sk__nkinds_podgroup = sizeof(sk__kinds_podgroup) / sizeof(sk__kinds_podgroup[0]);
