@@ -129,7 +129,10 @@ static int has_ext(json_t *s, const char *k) { return json_is_true(jget(s, k)); 
 /* Structural schema checks (apiextensions' structural validation): a type
  * on every level unless x-kubernetes-int-or-string or
  * x-kubernetes-preserve-unknown-fields say otherwise; object at the root. */
-static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int root, const char *where)
+/* Deeper schemas are refused: the object checks recurse along the schema. */
+#define MAX_SCHEMA_DEPTH 128
+
+static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int root, const char *where, int depth)
 {
 	const char *type = jstr(s, "type");
 	json_t *props = jget(s, "properties"), *items = jget(s, "items"), *ap = jget(s, "additionalProperties");
@@ -138,6 +141,10 @@ static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int
 
 	if (!json_is_object(s))
 		return;
+	if (depth > MAX_SCHEMA_DEPTH) {
+		sk__vforbidden(e, path, "the schema is nested more than 128 levels deep");
+		return;
+	}
 	if (!type || !*type) {
 		if (!has_ext(s, "x-kubernetes-int-or-string") && !has_ext(s, "x-kubernetes-preserve-unknown-fields")) {
 			cleanup_free char *f = xasprintf("%s.type", path);
@@ -180,17 +187,17 @@ static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int
 	{
 		cleanup_free char *f = xasprintf("%s.properties[%s]", path, k);
 
-		validate_schema(e, v, f, 0, "must not be empty for specified object fields");
+		validate_schema(e, v, f, 0, "must not be empty for specified object fields", depth + 1);
 	}
 	if (json_is_object(items)) {
 		cleanup_free char *f = xasprintf("%s.items", path);
 
-		validate_schema(e, items, f, 0, "must not be empty for specified array items");
+		validate_schema(e, items, f, 0, "must not be empty for specified array items", depth + 1);
 	}
 	if (json_is_object(ap)) {
 		cleanup_free char *f = xasprintf("%s.additionalProperties", path);
 
-		validate_schema(e, ap, f, 0, "must not be empty for specified object fields");
+		validate_schema(e, ap, f, 0, "must not be empty for specified object fields", depth + 1);
 	}
 }
 
@@ -270,7 +277,7 @@ json_t *sk__crd_validate(json_t *crd, json_t *old)
 		if (!json_is_object(schema))
 			sk__vrequired(&e, f, "schemas are required");
 		else
-			validate_schema(&e, schema, f, 1, NULL);
+			validate_schema(&e, schema, f, 1, NULL, 0);
 		if (json_is_object(jget(jget(v, "subresources"), "scale"))) {
 			json_t *sc = jget(jget(v, "subresources"), "scale");
 

@@ -368,3 +368,12 @@ def test_openapi_v3_and_explain(gadgets):
     assert schema["properties"]["spec"]["properties"]["size"]["type"] == "integer"
     out = gadgets.kubectl("explain", "gadget.spec.size").stdout
     assert "KIND:       Gadget" in out and "FIELD: size <integer>" in out
+
+
+def test_too_deep_schema_refused(api_cluster):
+    deep = {"type": "string"}
+    for _ in range(140):
+        deep = {"type": "object", "properties": {"a": deep}}
+    doc = crd_doc(plural="deeps", kind="Deep", short=(), categories=(), schema=deep)
+    r = api_cluster.kubectl("create", "-f", "-", input=json.dumps(doc), check=False)
+    assert r.returncode != 0 and "the schema is nested more than 128 levels deep" in r.stderr
