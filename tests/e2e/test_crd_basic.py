@@ -377,3 +377,26 @@ def test_too_deep_schema_refused(api_cluster):
     doc = crd_doc(plural="deeps", kind="Deep", short=(), categories=(), schema=deep)
     r = api_cluster.kubectl("create", "-f", "-", input=json.dumps(doc), check=False)
     assert r.returncode != 0 and "the schema is nested more than 128 levels deep" in r.stderr
+
+
+def test_crd_cleanup_resumes_after_restart(tmpdir_skiff):
+    c = Cluster(tmpdir_skiff, ["--no-agent"]).start()
+    try:
+        apply_doc(c, crd_doc(plural="resumers", kind="Resumer", short=(), categories=()))
+        wait_served(c, "resumers")
+        apply_doc(c, {"apiVersion": f"{GROUP}/v1", "kind": "Resumer",
+                      "metadata": {"name": "held", "finalizers": ["skiff.test/hold"]}})
+        c.kubectl("delete", "crd", "resumers." + GROUP, "--wait=false")
+        assert c.stop() == 0
+        c.start()
+        wait_served(c, "resumers", timeout=1)
+        assert c.kjson("get", "resumer", "held")["metadata"].get("deletionTimestamp")
+        c.kubectl("patch", "resumer", "held", "--type=merge", "-p", '{"metadata":{"finalizers":null}}')
+        deadline = time.time() + 10
+        while time.time() < deadline and c.kubectl("get", "crd", "resumers." + GROUP, check=False).returncode == 0:
+            time.sleep(0.1)
+        assert c.kubectl("get", "crd", "resumers." + GROUP, check=False).returncode != 0
+        rl = json.loads(c.kubectl("get", "--raw", f"/apis/{GROUP}/v1", check=False).stdout or '{"resources":[]}')
+        assert "resumers" not in [x["name"] for x in rl["resources"]]
+    finally:
+        c.cleanup()
