@@ -66,7 +66,7 @@ FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzzobj/%.o)
 build/fuzzobj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  CC-FUZZ $<"
-	@clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	@clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -c $< -o $@
 
 build/libskiff-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -74,7 +74,7 @@ build/libskiff-fuzz.a: $(FUZZ_OBJ)
 build/fuzz/%: fuzz/%.c build/libskiff-fuzz.a
 	@mkdir -p build/fuzz
 	@echo "  LD-FUZZ $@"
-	@clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
+	@clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
 
 deps:
 	@bash scripts/deps.sh
