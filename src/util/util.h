@@ -37,6 +37,9 @@ static inline int steal_fd(int *fd) { int r = *fd; *fd = -1; return r; }
 /* Clocks. */
 int64_t sk_now_ns(void);          /* CLOCK_REALTIME in ns */
 int64_t sk_mono_ns(void);         /* CLOCK_MONOTONIC in ns */
+/* t_ns plus secs seconds, saturating at the ends of int64: a grace period or
+ * timeout of 2^62 seconds (a valid int64 in an API object) means "never". */
+int64_t sk_ns_after(int64_t t_ns, int64_t secs);
 /* Absolute CLOCK_REALTIME deadline ms from now, for pthread_cond_timedwait. */
 struct timespec;
 void sk_deadline_after_ms(struct timespec *ts, int64_t ms);
