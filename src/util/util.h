@@ -12,6 +12,35 @@
 
 #include <jansson.h>
 
+/* Reference counts of values shared between threads (informer caches, watch
+ * events). jansson's inline json_incref/json_decref read the count with a
+ * plain load and drop it with release order only, so the thread whose
+ * decrement frees a value is not ordered after what the other holders read
+ * before letting go (ThreadSanitizer reports each such free as a race). These
+ * load atomically and drop with acquire-release order, as a shared pointer's
+ * count must; the macros below route every skiff call (jansson's own inline
+ * setters included) through them. (size_t)-1 marks jansson's immortal
+ * singletons (true, false, null). */
+static inline json_t *sk_json_incref(json_t *j)
+{
+	if (j && __atomic_load_n(&j->refcount, __ATOMIC_RELAXED) != (size_t)-1)
+		__atomic_add_fetch(&j->refcount, 1, __ATOMIC_RELAXED);
+	return j;
+}
+
+static inline void sk_json_decref(json_t *j)
+{
+	if (j && __atomic_load_n(&j->refcount, __ATOMIC_RELAXED) != (size_t)-1 &&
+	    __atomic_sub_fetch(&j->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+		json_delete(j);
+}
+
+#define json_incref(j) sk_json_incref(j)
+#define json_decref(j) sk_json_decref(j)
+#define json_object_set(o, k, v) json_object_set_new((o), (k), sk_json_incref(v))
+#define json_array_set(a, i, v) json_array_set_new((a), (i), sk_json_incref(v))
+#define json_array_append(a, v) json_array_append_new((a), sk_json_incref(v))
+
 void *xmalloc(size_t n);
 void *xzalloc(size_t n);
 void *xrealloc(void *p, size_t n);
