@@ -42,7 +42,7 @@ struct sk_api {
 	sk_store *store;
 	sk_api_options opts;
 	pthread_mutex_t mu;
-	volatile int shutting_down;
+	int shutting_down;            /* atomic: read by watches on other threads */
 	int gc_enabled;               /* a garbage collector honours foreground/orphan finalizers */
 };
 

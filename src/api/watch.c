@@ -446,7 +446,7 @@ static void maybe_bookmark(sk_api_watch *w)
 /* The end of the watch (timeoutSeconds, shutdown) with nothing left to send. Called with mu held. */
 static int watch_over(sk_api_watch *w)
 {
-	if ((sk_mono_ns() >= w->deadline_ns || w->api->shutting_down) && !w->head)
+	if ((sk_mono_ns() >= w->deadline_ns || __atomic_load_n(&w->api->shutting_down, __ATOMIC_ACQUIRE)) && !w->head)
 		w->ended = 1;
 	return w->ended && !w->head;
 }
@@ -533,7 +533,7 @@ void sk_api_watch_tick(sk_api_watch *w, int force)
 	int64_t now = sk_mono_ns();
 
 	pthread_mutex_lock(&w->mu);
-	if (!w->parked || (!force && now < w->deadline_ns && !w->api->shutting_down &&
+	if (!w->parked || (!force && now < w->deadline_ns && !__atomic_load_n(&w->api->shutting_down, __ATOMIC_ACQUIRE) &&
 			   !(w->bookmarks && now >= w->next_bookmark_ns))) {
 		pthread_mutex_unlock(&w->mu);
 		return;
