@@ -19,12 +19,15 @@
  * before letting go (ThreadSanitizer reports each such free as a race). These
  * load atomically and drop with acquire-release order, as a shared pointer's
  * count must; the macros below route every skiff call (jansson's own inline
- * setters included) through them. (size_t)-1 marks jansson's immortal
- * singletons (true, false, null). */
+ * setters included) through them. The increment is a release too (the same
+ * lock xadd on x86): a reference is often let go inside libjansson (an array
+ * of cached objects freed), where TSan cannot see it, and the last holder's
+ * acquire then still orders the free after the increment. (size_t)-1 marks
+ * jansson's immortal singletons (true, false, null). */
 static inline json_t *sk_json_incref(json_t *j)
 {
 	if (j && __atomic_load_n(&j->refcount, __ATOMIC_RELAXED) != (size_t)-1)
-		__atomic_add_fetch(&j->refcount, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&j->refcount, 1, __ATOMIC_RELEASE);
 	return j;
 }
 
