@@ -1,6 +1,7 @@
 # skiff build. Sources are found by wildcard: add a file under src/<layer>/ and it is built.
 #   make            build/skiff
-#   make test       deps, unit tests (ASan+UBSan), fuzz smoke runs, end-to-end tests
+#   make test       deps, unit tests (ASan+UBSan), fuzz smoke runs, end-to-end tests,
+#                   their API/watch/scheduler/controller subset under TSan (build/skiff-tsan)
 #   make bench      benchmarks (not part of test)
 #   make demo       start a one-node cluster and run the example
 CC       ?= gcc
@@ -28,7 +29,7 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
-.PHONY: all test unit fuzz e2e bench demo down deps clean asan
+.PHONY: all test unit fuzz e2e bench demo down deps clean asan tsan tsan-e2e
 all: build/skiff
 
 build/obj/%.o: %.c $(HDRS)
@@ -56,6 +57,27 @@ build/skiff-asan: $(CMD_SRC:%.c=build/asan/%.o) build/libskiff-asan.a
 	@echo "  LD      $@"
 	@$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 asan: build/skiff-asan
+
+# ThreadSanitizer build of the whole binary (objects under build/tsan/), run
+# by tests/run-tsan.sh over the API, watch, scheduler and controller tests.
+# Like the other sanitizer builds it keeps the C library's allocator.
+TSAN     := -fsanitize=thread -fno-omit-frame-pointer
+TSAN_OBJ := $(LIB_SRC:%.c=build/tsan/%.o)
+build/tsan/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CC-TSAN $<"
+	@$(CC) $(CPPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' -O1 -g $(TSAN) $(WARN) -c $< -o $@
+
+build/libskiff-tsan.a: $(TSAN_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/skiff-tsan: $(CMD_SRC:%.c=build/tsan/%.o) build/libskiff-tsan.a
+	@echo "  LD      $@"
+	@$(CC) $(TSAN) -o $@ $^ $(LDLIBS)
+tsan: build/skiff-tsan
+
+tsan-e2e: build/skiff-tsan
+	@bash tests/run-tsan.sh
 
 build/unit/%: tests/unit/%.c build/libskiff-asan.a
 	@mkdir -p build/unit
@@ -89,7 +111,7 @@ e2e: build/skiff build/skiff-asan
 	@bash tests/run-e2e.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all asan
+	@$(MAKE) --no-print-directory all asan tsan
 	@bash tests/run-all.sh
 
 bench: deps all
