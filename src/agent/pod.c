@@ -835,10 +835,11 @@ static int64_t grace_seconds(json_t *pod)
 {
 	json_t *g = sk__ag_jget(pod, "metadata.deletionGracePeriodSeconds");
 
-	if (json_is_integer(g))
-		return json_integer_value(g);
-	g = sk__ag_jget(pod, "spec.terminationGracePeriodSeconds");
-	return json_is_integer(g) ? json_integer_value(g) : 30;
+	if (!json_is_integer(g))
+		g = sk__ag_jget(pod, "spec.terminationGracePeriodSeconds");
+	if (!json_is_integer(g))
+		return 30;
+	return json_integer_value(g) < 0 ? 0 : json_integer_value(g);
 }
 
 static void signal_and_wait(struct sk_agent *a, struct apod *p, struct ctr *k, int64_t deadline_ns);
@@ -859,7 +860,7 @@ static void kill_for_restart(struct sk_agent *a, struct apod *p, json_t *pod, st
 		free(msg);
 	}
 	(void)err;
-	signal_and_wait(a, p, k, now_ns() + grace_seconds(pod) * 1000000000LL);
+	signal_and_wait(a, p, k, sk_ns_after(now_ns(), grace_seconds(pod)));
 	refresh_ctr(a, p, pod, k, true);
 	/* a liveness restart is a restart now, not after a back-off */
 	k->next_start_ns = 0;
@@ -952,7 +953,7 @@ static void stop_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 /* Stops every container: regular ones first, then sidecars in reverse order. */
 static void stop_all(struct sk_agent *a, struct apod *p, json_t *pod, int64_t grace_s)
 {
-	int64_t deadline = now_ns() + grace_s * 1000000000LL;
+	int64_t deadline = sk_ns_after(now_ns(), grace_s);
 
 	for (size_t i = 0; i < p->nctrs; i++)
 		if (p->ctrs[i].kind != CTR_SIDECAR)
@@ -1235,7 +1236,7 @@ static void stop_sidecars_if_done(struct sk_agent *a, struct apod *p, json_t *po
 		if (p->ctrs[i].kind == CTR_SIDECAR) {
 			p->ctrs[i].kind = CTR_INIT; /* no more restarts */
 			p->ctrs[i].done = true;
-			stop_ctr(a, p, pod, &p->ctrs[i], now_ns() + grace_seconds(pod) * 1000000000LL, true);
+			stop_ctr(a, p, pod, &p->ctrs[i], sk_ns_after(now_ns(), grace_seconds(pod)), true);
 			p->ctrs[i].kind = CTR_SIDECAR;
 		}
 }

@@ -52,7 +52,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	return api;
 }
 
-void sk_api_shutdown(sk_api *api) { api->shutting_down = 1; }
+void sk_api_shutdown(sk_api *api) { __atomic_store_n(&api->shutting_down, 1, __ATOMIC_RELEASE); }
 
 void sk_api_set_gc_enabled(sk_api *api, int on) { api->gc_enabled = on; }
 

@@ -15,6 +15,7 @@
 #include "util/util.h"
 
 #define PATCH_RETRIES 8
+#define LIST_LIMIT_MAX ((int64_t)1 << 40)
 
 static void now_rfc3339(char *buf, size_t len) { sk_time_format(sk_now_ns() / 1000000000, buf, len); }
 
@@ -654,16 +655,20 @@ static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 	const sk_api_resource *r = p->res;
 	cleanup_free char *prefix = sk__obj_prefix(r, p->all_namespaces ? NULL : p->ns);
 	cleanup_free char *after = NULL;
-	const char *lim = sk__arg(req, "limit"), *cont = sk__arg(req, "continue");
-	size_t limit = lim ? strtoul(lim, NULL, 10) : 0;
-	int64_t rev = 0, list_rev = 0;
+	const char *cont = sk__arg(req, "continue");
+	int64_t rev = 0, list_rev = 0, lim = 0, timeout;
 	cleanup_json json_t *lmeta = json_object();
 	raw_items ri = {0};
 	sk_error_t err = {0};
-	list_filter f;
+	list_filter f = {0};
+	size_t limit;
 	char num[24];
 	int more = 0;
 
+	if (sk__arg_int64(req, "limit", &lim, &err) < 0 || sk__arg_int64(req, "timeoutSeconds", &timeout, &err) < 0)
+		goto fail;
+	/* upstream reads a negative limit as none; past LIST_LIMIT_MAX, no store has more */
+	limit = lim <= 0 ? 0 : (size_t)(lim > LIST_LIMIT_MAX ? LIST_LIMIT_MAX : lim);
 	if (list_filter_init(&f, req, r, &err) < 0)
 		goto fail;
 	if (cont && *cont && decode_continue(cont, &rev, &after, &err) < 0)
@@ -969,13 +974,12 @@ typedef struct delete_opts {
 
 static int parse_delete_opts(const sk_api_request *req, json_t *body, delete_opts *o, sk_error_t *err)
 {
-	const char *g = sk__arg(req, "gracePeriodSeconds");
 	json_t *pre = json_object_get(body, "preconditions"), *dr = json_object_get(body, "dryRun");
 
 	memset(o, 0, sizeof(*o));
 	o->grace = -1;
-	if (g)
-		o->grace = strtoll(g, NULL, 10);
+	if (sk__arg_int64(req, "gracePeriodSeconds", &o->grace, err) < 0)
+		return -1;
 	if (json_is_integer(json_object_get(body, "gracePeriodSeconds")))
 		o->grace = json_integer_value(json_object_get(body, "gracePeriodSeconds"));
 	o->propagation = sk__arg(req, "propagationPolicy");
@@ -1068,7 +1072,7 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 	} else if (grace > 0 || pending) {
 		char ts[32];
 
-		sk_time_format(sk_now_ns() / 1000000000 + grace, ts, sizeof(ts));
+		sk_time_format(sk_ns_after(sk_now_ns(), grace) / 1000000000, ts, sizeof(ts));
 		json_object_set_new(meta, "deletionTimestamp", json_string(ts));
 		json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(grace));
 		if (!strcmp(r->kind, "Namespace")) {

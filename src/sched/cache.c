@@ -221,7 +221,7 @@ static int64_t parse_ts(const char *s)
 
 	if (!s || sk_time_parse(s, &secs) < 0)
 		return 0;
-	return secs * 1000000000LL;
+	return sk_ns_after(0, secs);
 }
 
 static void parse_affinity(sk_spod *p, json_t *spec)
