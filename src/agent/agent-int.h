@@ -149,7 +149,6 @@ json_t *sk__ag_container_env(struct sk_agent *a, json_t *pod, json_t *cs, json_t
 /* Expands $(VAR) references with env (array of "K=V"); malloc'd. */
 char *sk__ag_expand_vars(const char *s, json_t *env);
 /* Static "Guaranteed" / "Burstable" / "BestEffort". */
-const char *sk__ag_qos_class(json_t *pod);
 /* The value of a downward API fieldRef path; malloc'd or NULL. */
 char *sk__ag_field_ref(json_t *pod, const char *path);
 /* A resourceFieldRef value as a decimal string; malloc'd or NULL with err. */

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "agent/agent-int.h"
+#include "kube/qos.h"
 #include "runtime/crilog.h"
 #include "util/util.h"
 
@@ -401,7 +402,7 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	cleanup_free char *id = NULL;
 	const char *servers[8], *searches[8], *opts[16] = {0};
 	const char *aliases[64];
-	const char *qos = sk__ag_qos_class(pod);
+	const char *qos = sk_kube_pod_qos(pod);
 	json_t *dns = sk__ag_jget(pod, "spec.dnsConfig"), *ha;
 	size_t i, na = 0;
 	sk_error_t err = {0};

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent/agent-int.h"
+#include "kube/qos.h"
 #include "runtime/crilog.h"
 #include "util/quantity.h"
 #include "util/util.h"
@@ -75,34 +76,6 @@ char *sk__ag_b64_decode(const char *s, size_t *len)
 static bool res_has(json_t *res, const char *which, const char *name)
 {
 	return json_string_value(sk__ag_jget(json_object_get(res, which), name)) != NULL;
-}
-
-const char *sk__ag_qos_class(json_t *pod)
-{
-	json_t *ctrs = sk__ag_jget(pod, "spec.containers"), *c;
-	bool any = false, guaranteed = true;
-	size_t i;
-
-	if (sk__ag_jstr(pod, "status.qosClass"))
-		return sk__ag_jstr(pod, "status.qosClass");
-	json_array_foreach(ctrs, i, c)
-	{
-		json_t *r = json_object_get(c, "resources");
-		const char *names[] = {"cpu", "memory"};
-
-		for (int k = 0; k < 2; k++) {
-			const char *req = sk__ag_jstr(json_object_get(r, "requests"), names[k]);
-			const char *lim = sk__ag_jstr(json_object_get(r, "limits"), names[k]);
-
-			if (req || lim)
-				any = true;
-			if (!lim || (req && strcmp(req, lim)))
-				guaranteed = false;
-		}
-	}
-	if (!any)
-		return "BestEffort";
-	return guaranteed ? "Guaranteed" : "Burstable";
 }
 
 static int64_t milli_of(json_t *res, const char *which, const char *name)
@@ -693,7 +666,7 @@ static bool can_lower_oom_score(void)
 
 static int oom_score_adj(json_t *pod, int64_t mem_request)
 {
-	const char *qos = sk__ag_qos_class(pod);
+	const char *qos = sk_kube_pod_qos(pod);
 	int64_t cap = node_value("memory");
 	int64_t adj;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agent/agent-int.h"
+#include "kube/qos.h"
 #include "util/util.h"
 
 static json_t *ts_json(int64_t ns)
@@ -269,7 +270,7 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 	 * rejectPod writes (kubectl shows the reason, OutOfcpu) */
 	if (p->reject_reason && !p->admitted)
 		return json_pack("{s:s, s:s, s:s, s:s, s:s}", "phase", "Failed", "reason", p->reject_reason, "message",
-				 p->reject_msg ? p->reject_msg : "", "qosClass", sk__ag_qos_class(pod), "startTime",
+				 p->reject_msg ? p->reject_msg : "", "qosClass", sk_kube_pod_qos(pod), "startTime",
 				 p->start_time);
 	statuses = json_array();
 	init_statuses = json_array();
@@ -288,7 +289,7 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 	st = json_pack("{s:s, s:o, s:s, s:[{s:s}], s:s, s:s}", "phase", ph, "conditions",
 		       conditions(p, pod, statuses, json_array_size(init_statuses) ? init_statuses : NULL, ph),
 		       "hostIP", "127.0.0.1", "hostIPs", "ip", "127.0.0.1", "startTime", p->start_time, "qosClass",
-		       sk__ag_qos_class(pod));
+		       sk_kube_pod_qos(pod));
 	if (p->sb && p->sb->ip) {
 		json_object_set_new(st, "podIP", json_string(p->sb->ip));
 		json_object_set_new(st, "podIPs", json_pack("[{s:s}]", "ip", p->sb->ip));

@@ -40,18 +40,6 @@ static void test_expand_vars(void **state)
 	}
 }
 
-static void test_qos_class(void **state)
-{
-	cleanup_json json_t *be = parse("{\"spec\":{\"containers\":[{\"name\":\"a\"}]}}");
-	cleanup_json json_t *g = parse("{\"spec\":{\"containers\":[{\"name\":\"a\",\"resources\":{\"limits\":{\"cpu\":\"1\","
-				       "\"memory\":\"1Gi\"},\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]}}");
-	cleanup_json json_t *b = parse("{\"spec\":{\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}]}}");
-
-	assert_string_equal(sk__ag_qos_class(be), "BestEffort");
-	assert_string_equal(sk__ag_qos_class(g), "Guaranteed");
-	assert_string_equal(sk__ag_qos_class(b), "Burstable");
-}
-
 static const char *POD =
 	"{\"metadata\":{\"name\":\"web\",\"namespace\":\"prod\",\"uid\":\"u-1\",\"labels\":{\"app\":\"web\",\"tier\":\"fe\"}},"
 	"\"spec\":{\"nodeName\":\"n1\",\"serviceAccountName\":\"default\",\"containers\":[{\"name\":\"c\","
@@ -287,7 +275,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expand_vars),
-		cmocka_unit_test(test_qos_class),
 		cmocka_unit_test(test_field_ref),
 		cmocka_unit_test(test_resource_ref),
 		cmocka_unit_test(test_b64),
