@@ -234,7 +234,7 @@ static void fit_add(sk_fit *fit, int code, const char *reason)
 
 static const char *insufficient_msg(int i)
 {
-	static char *msgs[SK_RES_MAX];
+	static char *msgs[SK_KUBE_RES_MAX];
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	char *m = __atomic_load_n(&msgs[i], __ATOMIC_ACQUIRE);
 
@@ -242,21 +242,21 @@ static const char *insufficient_msg(int i)
 		return m;
 	pthread_mutex_lock(&lock);
 	if (!msgs[i])
-		__atomic_store_n(&msgs[i], xasprintf("Insufficient %s", sk_res_name(i)), __ATOMIC_RELEASE);
+		__atomic_store_n(&msgs[i], xasprintf("Insufficient %s", sk_kube_res_name(i)), __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&lock);
 	return msgs[i];
 }
 
 /* Nominated pods of at least our priority count as if already running
  * (upstream runs filters with them added). */
-static void nominated_requests(const sk_cycle *cy, const sk_snode *n, sk_res *extra, int *pods)
+static void nominated_requests(const sk_cycle *cy, const sk_snode *n, sk_kube_res *extra, int *pods)
 {
 	for (int i = 0; i < n->nnominated; i++) {
 		const sk_spod *q = n->nominated[i];
 
 		if (q == cy->pod || q->priority < cy->pod->priority || q->node || strcmp(q->key, cy->pod->key) == 0)
 			continue;
-		for (int r = 0; r < SK_RES_MAX; r++)
+		for (int r = 0; r < SK_KUBE_RES_MAX; r++)
 			extra->v[r] += q->req.v[r];
 		(*pods)++;
 	}
@@ -264,14 +264,14 @@ static void nominated_requests(const sk_cycle *cy, const sk_snode *n, sk_res *ex
 
 int sk_filter_resources(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 {
-	sk_res extra;
+	sk_kube_res extra;
 	int npods = 0, ok = 1;
 
 	if (n->nnominated) {
 		memset(&extra, 0, sizeof(extra));
 		nominated_requests(cy, n, &extra, &npods);
 	}
-	if (n->npods + npods + 1 > n->alloc.v[SK_RES_PODS]) {
+	if (n->npods + npods + 1 > n->alloc.v[SK_KUBE_RES_PODS]) {
 		fit_add(fit, SK_FIT_UNSCHEDULABLE, SK_MSG_TOO_MANY_PODS);
 		ok = 0;
 	}
@@ -789,7 +789,7 @@ static void add_tolerations(sk_cycle *cy, json_t *list)
 static void apply_runtime_class(sk_cycle *cy, json_t *rc)
 {
 	json_t *sched = json_object_get(rc, "scheduling");
-	sk_res oh;
+	sk_kube_res oh;
 
 	if (!rc)
 		return;
@@ -798,11 +798,11 @@ static void apply_runtime_class(sk_cycle *cy, json_t *rc)
 	add_tolerations(cy, json_object_get(sched, "tolerations"));
 	/* Admission normally copies overhead into the pod; add it only if missing. */
 	if (!json_object_get(cy->spec, "overhead") &&
-	    sk_res_parse(json_object_get(json_object_get(rc, "overhead"), "podFixed"), &oh) == 0) {
-		for (int i = 0; i < SK_RES_MAX; i++)
+	    sk_kube_res_parse(json_object_get(json_object_get(rc, "overhead"), "podFixed"), &oh) == 0) {
+		for (int i = 0; i < SK_KUBE_RES_MAX; i++)
 			cy->req.v[i] += oh.v[i];
-		cy->nz_cpu += oh.v[SK_RES_CPU];
-		cy->nz_mem += oh.v[SK_RES_MEMORY];
+		cy->nz_cpu += oh.v[SK_KUBE_RES_CPU];
+		cy->nz_mem += oh.v[SK_KUBE_RES_MEMORY];
 	}
 }
 
@@ -867,8 +867,8 @@ void sk_cycle_init(sk_cycle *cy, sk_cache *c, sk_spod *p, json_t *runtime_class)
 		cy->node_name = NULL;
 	apply_runtime_class(cy, runtime_class);
 	prepare_images(cy);
-	for (int i = 0; i < SK_RES_MAX; i++)
-		if (i != SK_RES_PODS && cy->req.v[i] > 0)
+	for (int i = 0; i < SK_KUBE_RES_MAX; i++)
+		if (i != SK_KUBE_RES_PODS && cy->req.v[i] > 0)
 			cy->req_idx[cy->nreq++] = i;
 	prefilter_interpod(cy);
 	prefilter_spread(cy);

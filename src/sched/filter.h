@@ -75,7 +75,7 @@ typedef struct sk_cycle {
 	sk_cache *cache;
 	sk_spod *pod;
 	json_t *spec;
-	sk_res req; /* pod requests + RuntimeClass overhead when not already set */
+	sk_kube_res req; /* pod requests + RuntimeClass overhead when not already set */
 	int64_t nz_cpu, nz_mem;
 	sk_toleration *tols;
 	int ntols;
@@ -98,7 +98,7 @@ typedef struct sk_cycle {
 	int64_t *image_nodes;
 	int nimages, ncontainers;
 	/* NodeResourcesFit: the resource slots the pod requests */
-	int req_idx[SK_RES_MAX];
+	int req_idx[SK_KUBE_RES_MAX];
 	int nreq;
 	/* PodTopologySpread */
 	struct sk_spread *spread;

@@ -271,10 +271,39 @@ static void test_phase(void **state)
 	assert_string_equal(json_string_value(json_object_get(creating, "qosClass")), "BestEffort");
 }
 
+/* Node admission sizes a pod as the scheduler does: spec.overhead counts
+ * (the agent's former sum left it out, so a pod the scheduler refused for a
+ * full node was admitted there). The node is given 1 cpu. */
+static void test_admit_counts_overhead(void **state)
+{
+	struct sk_agent a = {0};
+	struct apod fits = {0}, over = {0};
+	cleanup_json json_t *small = parse("{\"metadata\":{\"name\":\"small\"},\"spec\":{\"containers\":[{\"resources\":"
+					  "{\"requests\":{\"cpu\":\"600m\"}}}],\"overhead\":{\"cpu\":\"200m\"}}}");
+	cleanup_json json_t *big = parse("{\"metadata\":{\"name\":\"big\"},\"spec\":{\"containers\":[{\"resources\":"
+					"{\"requests\":{\"cpu\":\"100m\"}}}],\"overhead\":{\"cpu\":\"150m\"}}}");
+	struct apod *pods[] = {&fits, &over};
+
+	pthread_mutex_init(&a.mu, NULL);
+	pthread_mutex_init(&a.ev_mu, NULL);
+	a.o.reserved_cpu_milli = sysconf(_SC_NPROCESSORS_ONLN) * 1000 - 1000;
+	a.pods = pods;
+	a.npods = 2;
+	assert_int_equal(sk__ag_admit(&a, &fits, small), 0);
+	assert_int_equal(fits.req_cpu, 800);
+	assert_int_equal(sk__ag_admit(&a, &over, big), -1);
+	assert_string_equal(over.reject_reason, "OutOfcpu");
+	free(over.reject_reason);
+	free(over.reject_msg);
+	pthread_mutex_destroy(&a.mu);
+	pthread_mutex_destroy(&a.ev_mu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expand_vars),
+		cmocka_unit_test(test_admit_counts_overhead),
 		cmocka_unit_test(test_field_ref),
 		cmocka_unit_test(test_resource_ref),
 		cmocka_unit_test(test_b64),

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "kube/qos.h"
+#include "kube/resource.h"
 #include "util/util.h"
 
 /* A fixture: JSON text parsed by jansson. */
@@ -93,6 +94,85 @@ static void test_qos_status_wins(void **state)
 	assert_string_equal(qos("{\"spec\":{\"containers\":[{}]},\"status\":{\"qosClass\":\"bogus\"}}"), "BestEffort");
 }
 
+/* ---- pod requests and limits ---- */
+
+static sk_kube_res requests(const char *pod, sk_kube_res *nz)
+{
+	cleanup_json json_t *p = J(pod);
+	sk_kube_res r;
+
+	assert_int_equal(sk_kube_pod_requests(p, &r, nz), 0);
+	return r;
+}
+
+/* Upstream's TestPodRequestsAndLimits shape: sidecars add to the app
+ * containers and stack under the init containers after them. */
+static void test_requests_sidecars_and_init(void **state)
+{
+	sk_kube_res r = requests("{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"1\"}}}],"
+				 "\"initContainers\":["
+				 "{\"resources\":{\"requests\":{\"cpu\":\"2\"}}},"
+				 "{\"restartPolicy\":\"Always\",\"resources\":{\"requests\":{\"cpu\":\"500m\"}}},"
+				 "{\"resources\":{\"requests\":{\"cpu\":\"2\",\"memory\":\"1Gi\"}}}]}}",
+				 NULL);
+
+	/* max(1 + 0.5, 2, 0.5, 2 + 0.5) */
+	assert_int_equal(r.v[SK_KUBE_RES_CPU], 2500);
+	assert_int_equal(r.v[SK_KUBE_RES_MEMORY], 1LL << 30);
+	r = requests("{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"3\"}}}],"
+		     "\"initContainers\":[{\"restartPolicy\":\"Always\",\"resources\":{\"limits\":{\"cpu\":\"1\"}}}]}}",
+		     NULL);
+	assert_int_equal(r.v[SK_KUBE_RES_CPU], 4000); /* a limit stands in for the missing request */
+}
+
+/* spec.overhead is part of the pod's size: the scheduler added it, the
+ * node's admission did not. */
+static void test_requests_overhead(void **state)
+{
+	sk_kube_res nz, r = requests("{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"900m\","
+				     "\"nvidia.com/gpu\":\"1\"}}}],\"overhead\":{\"cpu\":\"250m\",\"memory\":\"64Mi\"}}}",
+				     &nz);
+
+	assert_int_equal(r.v[SK_KUBE_RES_CPU], 1150);
+	assert_int_equal(r.v[SK_KUBE_RES_MEMORY], 64LL << 20);
+	assert_int_equal(r.v[sk_kube_res_index("nvidia.com/gpu")], 1);
+	assert_int_equal(nz.v[SK_KUBE_RES_CPU], 1150);
+	assert_int_equal(nz.v[SK_KUBE_RES_MEMORY], SK_KUBE_DEFAULT_MEMORY + (64LL << 20));
+}
+
+/* NonMissingContainerRequests defaults what a container does not name, not
+ * what it sets to zero: the scheduler's copy scored an explicit "0" as the
+ * 100m / 200Mi default. */
+static void test_requests_nonzero_only_missing(void **state)
+{
+	sk_kube_res nz;
+
+	requests("{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"0\"}}},{}]}}", &nz);
+	assert_int_equal(nz.v[SK_KUBE_RES_CPU], SK_KUBE_DEFAULT_MILLI_CPU);
+	assert_int_equal(nz.v[SK_KUBE_RES_MEMORY], 2 * SK_KUBE_DEFAULT_MEMORY);
+}
+
+static void test_limits(void **state)
+{
+	cleanup_json json_t *p = J("{\"spec\":{\"containers\":[{\"resources\":{\"limits\":{\"cpu\":\"1\"}}},"
+				   "{\"resources\":{\"limits\":{\"cpu\":\"1\"}}}],"
+				   "\"initContainers\":[{\"resources\":{\"limits\":{\"cpu\":\"3\"},\"requests\":{\"cpu\":\"1\"}}}],"
+				   "\"overhead\":{\"cpu\":\"100m\",\"memory\":\"1Mi\"}}}");
+	sk_kube_res l;
+
+	assert_int_equal(sk_kube_pod_limits(p, &l), 0);
+	assert_int_equal(l.v[SK_KUBE_RES_CPU], 3100);
+	assert_int_equal(l.v[SK_KUBE_RES_MEMORY], 0); /* overhead only where something is limited */
+}
+
+static void test_requests_malformed(void **state)
+{
+	cleanup_json json_t *p = J("{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{\"cpu\":\"lots\"}}}]}}");
+	sk_kube_res r;
+
+	assert_int_equal(sk_kube_pod_requests(p, &r, NULL), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -101,6 +181,11 @@ int main(void)
 		cmocka_unit_test(test_qos_counts_init_containers),
 		cmocka_unit_test(test_qos_only_positive_cpu_memory),
 		cmocka_unit_test(test_qos_status_wins),
+		cmocka_unit_test(test_requests_sidecars_and_init),
+		cmocka_unit_test(test_requests_overhead),
+		cmocka_unit_test(test_requests_nonzero_only_missing),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_requests_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
