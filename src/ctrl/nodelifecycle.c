@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ctrl/ctrl-int.h"
+#include "kube/taint.h"
 #include "util/util.h"
 
 #define UNREACHABLE "node.kubernetes.io/unreachable"
@@ -162,28 +163,14 @@ static void mark_pods_not_ready(sk_controller *k, json_t *node, json_t *pods)
 static int64_t tolerates(sk_controller *k, json_t *pod, json_t *taint)
 {
 	const char *key = json_string_value(json_object_get(taint, "key"));
-	json_t *t;
-	size_t i;
+	json_t *t = sk_kube_tolerations_find(sk__jget(pod, "spec.tolerations"), taint), *secs;
 
-	json_array_foreach(sk__jget(pod, "spec.tolerations"), i, t)
-	{
-		const char *tk = json_string_value(json_object_get(t, "key"));
-		const char *op = json_string_value(json_object_get(t, "operator"));
-		const char *eff = json_string_value(json_object_get(t, "effect"));
-
-		if (eff && *eff && strcmp(eff, "NoExecute"))
-			continue;
-		if (tk && *tk && strcmp(tk, key))
-			continue;
-		if ((!tk || !*tk) && (!op || strcmp(op, "Exists")))
-			continue;
-		if (op && !strcmp(op, "Equal") &&
-		    strcmp(json_string_value(json_object_get(t, "value")) ?: "",
-			   json_string_value(json_object_get(taint, "value")) ?: ""))
-			continue;
-		if (!json_is_integer(json_object_get(t, "tolerationSeconds")))
+	if (t) {
+		/* as upstream's getMinTolerationTime: zero or less evicts at once */
+		secs = json_object_get(t, "tolerationSeconds");
+		if (!json_is_integer(secs))
 			return -1;
-		return json_integer_value(json_object_get(t, "tolerationSeconds"));
+		return json_integer_value(secs) > 0 ? json_integer_value(secs) : 0;
 	}
 	/* upstream's DefaultTolerationSeconds admission adds these two */
 	if (!strcmp(key, UNREACHABLE) || !strcmp(key, NOT_READY))

@@ -195,19 +195,6 @@ static void node_clear_spec(sk_snode *n)
 	n->obj = NULL;
 }
 
-static int effect_of(const char *e)
-{
-	if (!e)
-		return 0;
-	if (strcmp(e, "NoSchedule") == 0)
-		return SK_EFFECT_NOSCHEDULE;
-	if (strcmp(e, "PreferNoSchedule") == 0)
-		return SK_EFFECT_PREFER;
-	if (strcmp(e, "NoExecute") == 0)
-		return SK_EFFECT_NOEXECUTE;
-	return 0;
-}
-
 static void add_taint(sk_snode *n, const char *key, const char *value, int effect)
 {
 	sk_taint *t;
@@ -229,17 +216,18 @@ static void parse_taints(sk_snode *n, json_t *spec)
 	json_array_foreach(json_object_get(spec, "taints"), i, t)
 	{
 		const char *key = jstr(t, "key");
+		int effect = sk_kube_taint_effect(jstr(t, "effect"));
 
 		if (!key)
 			continue;
 		if (strcmp(key, "node.kubernetes.io/not-ready") == 0)
 			has_not_ready = 1;
-		add_taint(n, key, jstr(t, "value"), effect_of(jstr(t, "effect")));
+		add_taint(n, key, jstr(t, "value"), effect < 0 ? 0 : effect);
 	}
 	/* Without a node lifecycle controller nobody taints a NotReady node: do
 	 * it here so TaintToleration keeps pods off it exactly as upstream would. */
 	if (!n->ready && !has_not_ready)
-		add_taint(n, "node.kubernetes.io/not-ready", NULL, SK_EFFECT_NOSCHEDULE);
+		add_taint(n, "node.kubernetes.io/not-ready", NULL, SK_KUBE_EFFECT_NOSCHEDULE);
 }
 
 static int image_intern(sk_cache *c, const char *name)

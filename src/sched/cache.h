@@ -15,10 +15,9 @@
 #include <stdint.h>
 
 #include "kube/resource.h"
+#include "kube/taint.h"
 #include "sched/smap.h"
 #include "util/error.h"
-
-enum { SK_EFFECT_NOSCHEDULE = 1, SK_EFFECT_PREFER = 2, SK_EFFECT_NOEXECUTE = 4 };
 
 typedef struct sk_taint {
 	char *key, *value;

@@ -157,24 +157,10 @@ int sk_filter_node_affinity(const sk_cycle *cy, const sk_snode *n)
 
 /* ---- taints ---- */
 
-static int tolerates(const sk_toleration *t, const sk_taint *taint)
-{
-	if (t->effect && t->effect != taint->effect)
-		return 0;
-	if (t->key && *t->key && strcmp(t->key, taint->key) != 0)
-		return 0;
-	if (t->exists)
-		return 1;
-	/* An empty key with operator Equal is invalid; validation refuses it. */
-	if (!t->key || !*t->key)
-		return 0;
-	return strcmp(t->value ? t->value : "", taint->value) == 0;
-}
-
 static int tolerated(const sk_cycle *cy, const sk_taint *taint)
 {
 	for (int i = 0; i < cy->ntols; i++)
-		if (tolerates(&cy->tols[i], taint))
+		if (sk_kube_toleration_tolerates(&cy->tols[i], taint->key, taint->value, taint->effect))
 			return 1;
 	return 0;
 }
@@ -193,7 +179,7 @@ int sk_filter_tolerates(const sk_cycle *cy, const sk_snode *n, int effects, cons
 
 static int tolerates_unschedulable(const sk_cycle *cy)
 {
-	static sk_taint t = {"node.kubernetes.io/unschedulable", "", SK_EFFECT_NOSCHEDULE, NULL};
+	static sk_taint t = {"node.kubernetes.io/unschedulable", "", SK_KUBE_EFFECT_NOSCHEDULE, NULL};
 
 	return tolerated(cy, &t);
 }
@@ -662,7 +648,7 @@ static int spread_node_eligible(const sk_cycle *cy, const struct sk_spread *s, c
 {
 	if (s->honor_affinity && !sk_filter_node_affinity(cy, n))
 		return 0;
-	if (s->honor_taints && !sk_filter_tolerates(cy, n, SK_EFFECT_NOSCHEDULE | SK_EFFECT_NOEXECUTE, NULL))
+	if (s->honor_taints && !sk_filter_tolerates(cy, n, SK_KUBE_EFFECT_NOSCHEDULE | SK_KUBE_EFFECT_NOEXECUTE, NULL))
 		return 0;
 	return 1;
 }
@@ -754,19 +740,6 @@ static int filter_spread(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 
 /* ---- cycle ---- */
 
-static int effect_of(const char *e)
-{
-	if (!e || !*e)
-		return 0;
-	if (strcmp(e, "NoSchedule") == 0)
-		return SK_EFFECT_NOSCHEDULE;
-	if (strcmp(e, "PreferNoSchedule") == 0)
-		return SK_EFFECT_PREFER;
-	if (strcmp(e, "NoExecute") == 0)
-		return SK_EFFECT_NOEXECUTE;
-	return -1;
-}
-
 static void add_tolerations(sk_cycle *cy, json_t *list)
 {
 	size_t i;
@@ -774,15 +747,8 @@ static void add_tolerations(sk_cycle *cy, json_t *list)
 
 	json_array_foreach(list, i, t)
 	{
-		const char *op = jstr(t, "operator");
-		sk_toleration *x;
-
 		cy->tols = xrealloc(cy->tols, (cy->ntols + 1) * sizeof(*cy->tols));
-		x = &cy->tols[cy->ntols++];
-		x->key = jstr(t, "key");
-		x->value = jstr(t, "value");
-		x->exists = op && strcmp(op, "Exists") == 0;
-		x->effect = effect_of(jstr(t, "effect"));
+		sk_kube_toleration_parse(t, &cy->tols[cy->ntols++]);
 	}
 }
 
@@ -909,7 +875,7 @@ int sk_filter(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_UNSCHEDULABLE), 0;
 	if (want && strcmp(want, n->name) != 0)
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_NODE_NAME), 0;
-	if (!sk_filter_tolerates(cy, n, SK_EFFECT_NOSCHEDULE | SK_EFFECT_NOEXECUTE, &bad))
+	if (!sk_filter_tolerates(cy, n, SK_KUBE_EFFECT_NOSCHEDULE | SK_KUBE_EFFECT_NOEXECUTE, &bad))
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, bad->msg), 0;
 	if (!sk_filter_node_affinity(cy, n))
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_NODE_AFFINITY), 0;

@@ -36,12 +36,6 @@ typedef struct sk_fit {
 #define SK_MSG_ANTI_AFFINITY "node(s) didn't match pod anti-affinity rules"
 #define SK_MSG_EXISTING_ANTI "node(s) didn't satisfy existing pods anti-affinity rules"
 
-typedef struct sk_toleration {
-	const char *key, *value; /* borrowed from the pod / RuntimeClass JSON */
-	int exists;              /* operator Exists */
-	int effect;              /* SK_EFFECT_*, 0 = all effects */
-} sk_toleration;
-
 struct sk_podterm {
 	json_t *term; /* the PodAffinityTerm (borrowed) */
 	const char *topology_key;
@@ -77,7 +71,7 @@ typedef struct sk_cycle {
 	json_t *spec;
 	sk_kube_res req; /* pod requests + RuntimeClass overhead when not already set */
 	int64_t nz_cpu, nz_mem;
-	sk_toleration *tols;
+	sk_kube_toleration *tols;
 	int ntols;
 	json_t *node_selector, *rc_selector; /* objects or NULL */
 	json_t *required_terms;              /* nodeSelectorTerms array or NULL */

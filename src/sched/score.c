@@ -103,17 +103,10 @@ int64_t sk_score_taint_raw(const sk_cycle *cy, const sk_snode *n)
 		const sk_taint *t = &n->taints[i];
 		int ok = 0;
 
-		if (t->effect != SK_EFFECT_PREFER)
+		if (t->effect != SK_KUBE_EFFECT_PREFER)
 			continue;
-		for (int j = 0; j < cy->ntols && !ok; j++) {
-			const sk_toleration *x = &cy->tols[j];
-
-			if (x->effect && x->effect != SK_EFFECT_PREFER)
-				continue;
-			if (x->key && *x->key && strcmp(x->key, t->key) != 0)
-				continue;
-			ok = x->exists || (x->key && *x->key && strcmp(x->value ? x->value : "", t->value) == 0);
-		}
+		for (int j = 0; j < cy->ntols && !ok; j++)
+			ok = sk_kube_toleration_tolerates(&cy->tols[j], t->key, t->value, t->effect);
 		cnt += !ok;
 	}
 	return cnt;

@@ -9,6 +9,7 @@
 
 #include "kube/qos.h"
 #include "kube/resource.h"
+#include "kube/taint.h"
 #include "util/util.h"
 
 /* A fixture: JSON text parsed by jansson. */
@@ -173,6 +174,62 @@ static void test_requests_malformed(void **state)
 	assert_int_equal(sk_kube_pod_requests(p, &r, NULL), -1);
 }
 
+/* ---- taints and tolerations ---- */
+
+static bool tolerates(const char *toleration, const char *taint)
+{
+	cleanup_json json_t *t = J(toleration), *n = J(taint);
+
+	return sk_kube_tolerates_taint(t, n);
+}
+
+/* Upstream's TestTolerationToleratesTaint cases. */
+static void test_toleration_basics(void **state)
+{
+	const char *taint = "{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}";
+
+	assert_true(tolerates("{\"key\":\"foo\",\"operator\":\"Equal\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}",
+			      taint));
+	assert_true(tolerates("{\"key\":\"foo\",\"value\":\"bar\"}", taint)); /* empty operator: Equal */
+	assert_false(tolerates("{\"key\":\"foo\",\"value\":\"baz\"}", taint));
+	assert_true(tolerates("{\"key\":\"foo\",\"operator\":\"Exists\"}", taint));
+	assert_true(tolerates("{\"operator\":\"Exists\"}", taint)); /* an empty key matches every key */
+	assert_false(tolerates("{\"key\":\"foo\",\"operator\":\"Exists\",\"effect\":\"NoExecute\"}", taint));
+	assert_false(tolerates("{\"key\":\"other\",\"operator\":\"Exists\"}", taint));
+	assert_true(tolerates("{\"key\":\"foo\",\"operator\":\"Exists\"}", "{\"key\":\"foo\",\"effect\":\"NoExecute\"}"));
+}
+
+/* An unknown operator tolerates nothing: the scheduler's copy read it as
+ * Equal, the node lifecycle controller's as Exists. */
+static void test_toleration_unknown_operator(void **state)
+{
+	assert_false(tolerates("{\"key\":\"foo\",\"operator\":\"Lt\",\"value\":\"bar\"}",
+			       "{\"key\":\"foo\",\"value\":\"bar\",\"effect\":\"NoSchedule\"}"));
+	assert_false(tolerates("{\"key\":\"foo\",\"operator\":\"Lt\"}", "{\"key\":\"foo\",\"effect\":\"NoExecute\"}"));
+}
+
+/* An empty key with Equal compares values (upstream; validation refuses such
+ * a toleration, both former copies refused to match it). */
+static void test_toleration_empty_key_equal(void **state)
+{
+	assert_true(tolerates("{\"operator\":\"Equal\"}", "{\"key\":\"foo\",\"effect\":\"NoSchedule\"}"));
+	assert_false(tolerates("{\"operator\":\"Equal\"}", "{\"key\":\"foo\",\"value\":\"v\",\"effect\":\"NoSchedule\"}"));
+}
+
+static void test_tolerations_find_first(void **state)
+{
+	cleanup_json json_t *tols = J("[{\"key\":\"a\",\"operator\":\"Exists\"},"
+				      "{\"key\":\"b\",\"operator\":\"Exists\",\"tolerationSeconds\":5},"
+				      "{\"operator\":\"Exists\"}]");
+	cleanup_json json_t *taint = J("{\"key\":\"b\",\"effect\":\"NoExecute\"}");
+
+	assert_ptr_equal(sk_kube_tolerations_find(tols, taint), json_array_get(tols, 1));
+	assert_null(sk_kube_tolerations_find(NULL, taint));
+	assert_int_equal(sk_kube_taint_effect("PreferNoSchedule"), SK_KUBE_EFFECT_PREFER);
+	assert_int_equal(sk_kube_taint_effect(""), 0);
+	assert_int_equal(sk_kube_taint_effect("Sometimes"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +243,10 @@ int main(void)
 		cmocka_unit_test(test_requests_nonzero_only_missing),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_requests_malformed),
+		cmocka_unit_test(test_toleration_basics),
+		cmocka_unit_test(test_toleration_unknown_operator),
+		cmocka_unit_test(test_toleration_empty_key_equal),
+		cmocka_unit_test(test_tolerations_find_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
