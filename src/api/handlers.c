@@ -8,9 +8,9 @@
 #include "api/defaults.h"
 #include "api/patch.h"
 #include "api/schema.h"
-#include "api/selector.h"
 #include "api/table.h"
 #include "api/validate.h"
+#include "kube/selector.h"
 #include "util/json.h"
 #include "util/util.h"
 
@@ -508,14 +508,14 @@ static int decode_continue(const char *tok, int64_t *rev, char **key, sk_error_t
 }
 
 typedef struct list_filter {
-	sk_label_selector *labels;
-	sk_field_selector *fields;
+	sk_kube_label_selector *labels;
+	sk_kube_field_selector *fields;
 } list_filter;
 
 static void list_filter_release(list_filter *f)
 {
-	sk_label_selector_free(f->labels);
-	sk_field_selector_free(f->fields);
+	sk_kube_label_selector_free(f->labels);
+	sk_kube_field_selector_free(f->fields);
 }
 
 static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_api_resource *r, sk_error_t *err)
@@ -523,11 +523,11 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 	const char *ls = sk__arg(req, "labelSelector"), *fs = sk__arg(req, "fieldSelector");
 
 	memset(f, 0, sizeof(*f));
-	if (ls && *ls && !(f->labels = sk_label_selector_parse(ls, err)))
+	if (ls && *ls && !(f->labels = sk_kube_label_selector_parse(ls, err)))
 		return -1;
 	if (fs && *fs) {
-		f->fields = sk_field_selector_parse(fs, err);
-		if (!f->fields || sk_field_selector_check(f->fields, r->kind, err) < 0)
+		f->fields = sk_kube_field_selector_parse(fs, err);
+		if (!f->fields || sk_kube_field_selector_check(f->fields, r->kind, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -536,9 +536,9 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 static int list_filter_match(const list_filter *f, json_t *obj)
 {
 	if (f->labels &&
-	    !sk_label_selector_match(f->labels, json_object_get(json_object_get(obj, "metadata"), "labels")))
+	    !sk_kube_label_selector_match(f->labels, json_object_get(json_object_get(obj, "metadata"), "labels")))
 		return 0;
-	if (f->fields && !sk_field_selector_match(f->fields, obj))
+	if (f->fields && !sk_kube_field_selector_match(f->fields, obj))
 		return 0;
 	return 1;
 }

@@ -10,6 +10,7 @@
 #include "api/schema.h"
 #include "api/validate-int.h"
 #include "api/validate.h"
+#include "kube/selector.h"
 #include "util/quantity.h"
 #include "util/util.h"
 
@@ -1239,27 +1240,17 @@ static void validate_pod_update(E, json_t *pod, json_t *old)
 
 /* ---- templates and selectors ---- */
 
+/* Whether labels satisfy sel; true when sel is no valid selector, as
+ * upstream checks a template only against a selector LabelSelectorAsSelector
+ * takes (validate_label_selector reports the selector's own errors). */
 static bool selector_matches(json_t *sel, json_t *labels)
 {
-	const char *k;
-	json_t *v, *req;
-	size_t i;
+	sk_error_t err = {0};
+	sk_kube_label_selector *s = sk_kube_label_selector_from_json(sel, &err);
+	bool ok = !s || sk_kube_label_selector_match(s, labels);
 
-	json_object_foreach(obj(sel, "matchLabels"), k, v) if (!json_equal(json_object_get(labels, k), v)) return false;
-	json_array_foreach(arr(sel, "matchExpressions"), i, req)
-	{
-		const char *key = str(req, "key"), *op = str(req, "operator");
-		json_t *lv = key ? json_object_get(labels, key) : NULL;
-		bool in = false;
-		json_t *val;
-		size_t j;
-
-		json_array_foreach(arr(req, "values"), j, val) in |= json_equal(val, lv);
-		if (!op || (strcmp(op, "In") == 0 && !in) || (strcmp(op, "NotIn") == 0 && in) ||
-		    (strcmp(op, "Exists") == 0 && !lv) || (strcmp(op, "DoesNotExist") == 0 && lv))
-			return false;
-	}
-	return true;
+	sk_kube_label_selector_free(s);
+	return ok;
 }
 
 static bool selector_empty(json_t *sel)

@@ -12,10 +12,10 @@
 
 #include <jansson.h>
 
-#include "api/selector.h"
 #include "client/client.h"
 #include "client/event.h"
 #include "ctrl/ctrl.h"
+#include "kube/selector.h"
 #include "util/error.h"
 
 /* ---- informer (informer.c) ---- */
@@ -193,10 +193,10 @@ json_t *sk__pod_from_template(json_t *tmpl, json_t *owner_ref, const char *ns, c
  * match sel which are adopted (unless owner is being deleted); owned pods
  * that no longer match are released. Returns a new array (read-only pods). */
 json_t *sk__claim_pods(struct sk_ctrl *ctl, json_t *owner, const char *api_version, const char *kind,
-		       const sk_label_selector *sel);
+		       const sk_kube_label_selector *sel);
 /* The same for any objects in inf (ReplicaSets of a Deployment). */
 json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
-		  const char *api_version, const char *kind, const sk_label_selector *sel);
+		  const char *api_version, const char *kind, const sk_kube_label_selector *sel);
 
 /* Slow-start batches as upstream (1, 2, 4 … up to count); fn returns 0 or
  * -1 per item; stops after a batch with failures. Returns the successes. */

@@ -890,7 +890,7 @@ static int sync_deployment(sk_controller *k, const char *key)
 {
 	char ns[256], name[256];
 	cleanup_json json_t *owned = NULL;
-	sk_label_selector *sel;
+	sk_kube_label_selector *sel;
 	sk_error_t err = {0};
 	dctx x = {.k = k, .requeue_ms = -1};
 	int rc;
@@ -899,14 +899,14 @@ static int sync_deployment(sk_controller *k, const char *key)
 	x.d = sk__informer_get(k->ctl->deploy, ns, name);
 	if (!x.d)
 		return 0;
-	sel = sk_label_selector_from_json(sk__jget(x.d, "spec.selector"), &err);
-	if (!sel || sk_label_selector_empty(sel)) {
-		sk_label_selector_free(sel);
+	sel = sk_kube_label_selector_from_json(sk__jget(x.d, "spec.selector"), &err);
+	if (!sel || sk_kube_label_selector_empty(sel)) {
+		sk_kube_label_selector_free(sel);
 		json_decref(x.d);
 		return 0;
 	}
 	owned = sk__claim(k->ctl, k->ctl->rs, APPS, "replicasets", x.d, "apps/v1", "Deployment", sel);
-	sk_label_selector_free(sel);
+	sk_kube_label_selector_free(sel);
 	split_rss(&x, owned);
 	rc = run(&x);
 	if (x.requeue_ms >= 0)
@@ -936,14 +936,14 @@ static void on_rs(void *ud, int ev, json_t *old, json_t *rs)
 	json_array_foreach(ds, i, d)
 	{
 		sk_error_t err = {0};
-		sk_label_selector *sel = sk_label_selector_from_json(sk__jget(d, "spec.selector"), &err);
+		sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk__jget(d, "spec.selector"), &err);
 
-		if (sel && sk_label_selector_match(sel, sk__jget(rs, "metadata.labels"))) {
+		if (sel && sk_kube_label_selector_match(sel, sk__jget(rs, "metadata.labels"))) {
 			cleanup_free char *key = sk__key(d);
 
 			sk__queue_add(k->q, key);
 		}
-		sk_label_selector_free(sel);
+		sk_kube_label_selector_free(sel);
 	}
 }
 

@@ -785,13 +785,13 @@ static int finish(jctx *x, json_t *active)
 static int load_pods(jctx *x)
 {
 	sk_error_t err = {0};
-	sk_label_selector *sel = sk_label_selector_from_json(sk__jget(x->job, "spec.selector"), &err);
+	sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk__jget(x->job, "spec.selector"), &err);
 
 	if (!sel)
 		return -1;
 	json_decref(x->pods);
 	x->pods = sk__claim_pods(x->k->ctl, x->job, "batch/v1", "Job", sel);
-	sk_label_selector_free(sel);
+	sk_kube_label_selector_free(sel);
 	return 0;
 }
 

@@ -299,7 +299,7 @@ static int patch_owner(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix
 }
 
 json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
-		  const char *api_version, const char *kind, const sk_label_selector *sel)
+		  const char *api_version, const char *kind, const sk_kube_label_selector *sel)
 {
 	cleanup_json json_t *owned = sk__informer_owned(inf, sk__ns(owner), sk__uid(owner));
 	cleanup_json json_t *orphans = sk__informer_orphans(inf, sk__ns(owner));
@@ -308,18 +308,18 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 
 	json_array_foreach(owned, i, o)
 	{
-		if (sk_label_selector_match(sel, sk__jget(o, "metadata.labels")) || sk__is_deleting(owner))
+		if (sk_kube_label_selector_match(sel, sk__jget(o, "metadata.labels")) || sk__is_deleting(owner))
 			json_array_append(out, o);
 		else if (!sk__is_deleting(o))
 			patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 0);
 	}
-	if (sk__is_deleting(owner) || sk_label_selector_empty(sel))
+	if (sk__is_deleting(owner) || sk_kube_label_selector_empty(sel))
 		return out;
 	json_array_foreach(orphans, i, o)
 	{
 		json_t *now;
 
-		if (sk__is_deleting(o) || !sk_label_selector_match(sel, sk__jget(o, "metadata.labels")))
+		if (sk__is_deleting(o) || !sk_kube_label_selector_match(sel, sk__jget(o, "metadata.labels")))
 			continue;
 		if (patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 1) == 0 &&
 		    (now = sk__informer_get(inf, sk__ns(o), sk__name(o))))
@@ -329,7 +329,7 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 }
 
 json_t *sk__claim_pods(struct sk_ctrl *ctl, json_t *owner, const char *api_version, const char *kind,
-		       const sk_label_selector *sel)
+		       const sk_kube_label_selector *sel)
 {
 	return sk__claim(ctl, ctl->pods, "/api/v1", "pods", owner, api_version, kind, sel);
 }

@@ -25,14 +25,14 @@ static void enqueue_orphan_matches(sk_controller *k, json_t *pod)
 	json_array_foreach(all, i, rs)
 	{
 		sk_error_t err = {0};
-		sk_label_selector *sel = sk_label_selector_from_json(sk__jget(rs, "spec.selector"), &err);
+		sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk__jget(rs, "spec.selector"), &err);
 
-		if (sel && sk_label_selector_match(sel, sk__jget(pod, "metadata.labels"))) {
+		if (sel && sk_kube_label_selector_match(sel, sk__jget(pod, "metadata.labels"))) {
 			cleanup_free char *key = sk__key(rs);
 
 			sk__queue_add(k->q, key);
 		}
-		sk_label_selector_free(sel);
+		sk_kube_label_selector_free(sel);
 	}
 }
 
@@ -295,7 +295,7 @@ static int sync_rs(sk_controller *k, const char *key)
 {
 	char ns[256], name[256];
 	cleanup_json json_t *cached = NULL, *rs = NULL, *owned = NULL, *active = json_array();
-	sk_label_selector *sel;
+	sk_kube_label_selector *sel;
 	sk_error_t err = {0};
 	rs_run run = {.k = k};
 	json_t *p;
@@ -307,11 +307,11 @@ static int sync_rs(sk_controller *k, const char *key)
 	cached = sk__informer_get(k->ctl->rs, ns, name);
 	if (!cached)
 		return 0;
-	sel = sk_label_selector_from_json(sk__jget(cached, "spec.selector"), &err);
+	sel = sk_kube_label_selector_from_json(sk__jget(cached, "spec.selector"), &err);
 	if (!sel)
 		return 0;
 	owned = sk__claim_pods(k->ctl, cached, "apps/v1", "ReplicaSet", sel);
-	sk_label_selector_free(sel);
+	sk_kube_label_selector_free(sel);
 	json_array_foreach(owned, i, p) if (sk__pod_active(p)) json_array_append(active, p);
 	run.rs = cached;
 	if (!sk__is_deleting(cached))

@@ -29,7 +29,7 @@ void sk_kube_toleration_parse(json_t *j, sk_kube_toleration *t)
 	t->key = str_or_empty(j, "key");
 	t->value = str_or_empty(j, "value");
 	t->op = !*op || !strcmp(op, "Equal") ? SK_KUBE_TOL_EQUAL
-					      : (!strcmp(op, "Exists") ? SK_KUBE_TOL_EXISTS : SK_KUBE_TOL_UNKNOWN);
+					     : (!strcmp(op, "Exists") ? SK_KUBE_TOL_EXISTS : SK_KUBE_TOL_UNKNOWN);
 	t->effect = sk_kube_taint_effect(json_string_value(json_object_get(j, "effect")));
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/selector.h"
 #include "util/util.h"
 
 static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
@@ -19,47 +20,6 @@ static int in_values(json_t *values, const char *v)
 		return 0;
 	json_array_foreach(values, i, x) if (json_is_string(x) && strcmp(json_string_value(x), v) == 0) return 1;
 	return 0;
-}
-
-/* ---- label selectors ---- */
-
-static int label_expr_matches(json_t *e, json_t *labels)
-{
-	const char *key = jstr(e, "key"), *op = jstr(e, "operator");
-	const char *v = key ? json_string_value(json_object_get(labels, key)) : NULL;
-	json_t *values = json_object_get(e, "values");
-
-	if (!key || !op)
-		return 0;
-	if (strcmp(op, "In") == 0)
-		return in_values(values, v);
-	if (strcmp(op, "NotIn") == 0)
-		return !in_values(values, v);
-	if (strcmp(op, "Exists") == 0)
-		return v != NULL;
-	if (strcmp(op, "DoesNotExist") == 0)
-		return v == NULL;
-	return 0;
-}
-
-int sk_selector_matches(json_t *selector, json_t *labels)
-{
-	const char *k;
-	json_t *v, *e;
-	size_t i;
-
-	if (!json_is_object(selector))
-		return 0;
-	json_object_foreach(json_object_get(selector, "matchLabels"), k, v)
-	{
-		const char *have = json_string_value(json_object_get(labels, k));
-
-		if (!have || !json_is_string(v) || strcmp(have, json_string_value(v)) != 0)
-			return 0;
-	}
-	json_array_foreach(json_object_get(selector, "matchExpressions"), i,
-			   e) if (!label_expr_matches(e, labels)) return 0;
-	return 1;
 }
 
 /* ---- node selector terms ---- */
@@ -298,7 +258,7 @@ static int term_matches(json_t *term, const sk_spod *owner, const sk_spod *targe
 
 	if (!term_namespace_matches(term, owner->ns, target->ns))
 		return 0;
-	if (!sk_selector_matches(json_object_get(term, "labelSelector"), target->labels))
+	if (!sk_kube_label_selector_json_match(json_object_get(term, "labelSelector"), target->labels))
 		return 0;
 	json_array_foreach(json_object_get(term, "matchLabelKeys"), i, k)
 	{
@@ -540,7 +500,7 @@ static int spread_selects(const struct sk_spread *s, const sk_spod *owner, const
 				return 0;
 		return 1;
 	}
-	if (!sk_selector_matches(s->selector, q->labels))
+	if (!sk_kube_label_selector_json_match(s->selector, q->labels))
 		return 0;
 	json_array_foreach(s->match_label_keys, i, k)
 	{

@@ -115,9 +115,6 @@ int sk_filter_node_affinity(const sk_cycle *cy, const sk_snode *n);
 int sk_filter_resources(const sk_cycle *cy, const sk_snode *n, sk_fit *fit);
 int sk_filter_ports(const sk_cycle *cy, const sk_snode *n);
 
-/* LabelSelector (matchLabels/matchExpressions) against labels. A NULL
- * selector matches nothing, an empty one everything. */
-int sk_selector_matches(json_t *selector, json_t *labels);
 /* One NodeSelectorTerm against a node (expressions on labels, fields on
  * metadata.name). An empty term matches nothing. */
 int sk_node_term_matches(json_t *term, const sk_snode *n);

@@ -9,6 +9,7 @@
 
 #include "kube/qos.h"
 #include "kube/resource.h"
+#include "kube/selector.h"
 #include "kube/taint.h"
 #include "util/util.h"
 
@@ -230,6 +231,49 @@ static void test_tolerations_find_first(void **state)
 	assert_int_equal(sk_kube_taint_effect("Sometimes"), -1);
 }
 
+/* ---- label selectors ---- */
+
+/* The scheduler matches LabelSelector objects without compiling them; both
+ * forms must agree (the scheduler's own copy was a fourth implementation). */
+static void test_selector_json_match_agrees(void **state)
+{
+	const char *sels[] = {
+		"{}",
+		"{\"matchLabels\":{\"app\":\"web\"}}",
+		"{\"matchLabels\":{\"app\":\"web\",\"tier\":\"\"}}",
+		"{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"In\",\"values\":[\"web\",\"db\"]}]}",
+		"{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"NotIn\",\"values\":[\"web\"]}]}",
+		"{\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"Exists\"}]}",
+		"{\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"DoesNotExist\"}]}",
+		"{\"matchLabels\":{\"app\":\"web\"},\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"In\",\"values\":[\"\"]}]}",
+		NULL,
+	};
+	const char *labels[] = {"{}", "{\"app\":\"web\"}", "{\"app\":\"db\",\"tier\":\"\"}",
+				"{\"app\":\"web\",\"tier\":\"fe\"}", "{\"app\":\"web\",\"tier\":\"\"}", NULL};
+
+	for (int i = 0; sels[i]; i++)
+		for (int j = 0; labels[j]; j++) {
+			cleanup_json json_t *js = J(sels[i]), *l = J(labels[j]);
+			sk_error_t err = {0};
+			sk_kube_label_selector *sel = sk_kube_label_selector_from_json(js, &err);
+
+			assert_non_null(sel);
+			if (sk_kube_label_selector_match(sel, l) != sk_kube_label_selector_json_match(js, l))
+				fail_msg("%s against %s: the two forms disagree", sels[i], labels[j]);
+			sk_kube_label_selector_free(sel);
+		}
+}
+
+static void test_selector_json_match_edges(void **state)
+{
+	cleanup_json json_t *l = J("{\"app\":\"web\"}");
+	cleanup_json json_t *bad = J("{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"Gt\",\"values\":[\"1\"]}]}");
+
+	assert_int_equal(sk_kube_label_selector_json_match(NULL, l), 0); /* nil selects nothing */
+	assert_int_equal(sk_kube_label_selector_json_match(bad, l), 0);  /* no LabelSelector operator */
+	assert_int_equal(sk_kube_label_selector_json_match(json_object_get(l, "nothing"), NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +291,8 @@ int main(void)
 		cmocka_unit_test(test_toleration_unknown_operator),
 		cmocka_unit_test(test_toleration_empty_key_equal),
 		cmocka_unit_test(test_tolerations_find_first),
+		cmocka_unit_test(test_selector_json_match_agrees),
+		cmocka_unit_test(test_selector_json_match_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,6 +180,21 @@ static void test_pod_update(void **state)
 #define DEPLOY(sel, labels, extra) "{" META("d") ",\"spec\":{" extra "\"selector\":{\"matchLabels\":" sel "},\"template\":" \
 	"{\"metadata\":{\"labels\":" labels "},\"spec\":{\"containers\":[" CTR "]}}}}"
 
+/* An invalid selector is reported once, as upstream checks the template only
+ * against a selector LabelSelectorAsSelector takes: validation's own matcher
+ * also said the selector did not match the template. */
+static void test_invalid_selector_no_template_mismatch(void **state)
+{
+	char *m = check("Deployment", "{" META("d") ",\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"x\"},"
+			"\"matchExpressions\":[{\"key\":\"tier\"}]},\"template\":{\"metadata\":{\"labels\":"
+			"{\"app\":\"x\"}},\"spec\":{\"containers\":[" CTR "]}}}}");
+
+	assert_non_null(m);
+	assert_non_null(strstr(m, "spec.selector.matchExpressions[0].operator"));
+	assert_null(strstr(m, "does not match template"));
+	free(m);
+}
+
 static void test_deployment(void **state)
 {
 	VALID("Deployment", DEPLOY("{\"app\":\"x\"}", "{\"app\":\"x\",\"tier\":\"web\"}", ""));
@@ -393,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_pod_update),
 		cmocka_unit_test(test_deployment),
+		cmocka_unit_test(test_invalid_selector_no_template_mismatch),
 		cmocka_unit_test(test_deployment_update),
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_job_selector),
