@@ -10,6 +10,7 @@
 #include "api/schema.h"
 #include "api/validate-int.h"
 #include "api/validate.h"
+#include "kube/cron.h"
 #include "kube/selector.h"
 #include "util/quantity.h"
 #include "util/util.h"
@@ -1664,23 +1665,11 @@ static void validate_job_update(E, json_t *job, json_t *old)
 	}
 }
 
-static bool timezone_exists(const char *tz)
-{
-	cleanup_free char *path = NULL;
-	struct stat st;
-
-	if (!*tz || tz[0] == '/' || strstr(tz, "..") || strlen(tz) > 255)
-		return false;
-	if (strcmp(tz, "UTC") == 0)
-		return true;
-	path = xasprintf("/usr/share/zoneinfo/%s", tz);
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static void validate_schedule(E, json_t *spec)
 {
 	const char *s = str(spec, "schedule");
-	cleanup_free char *err = NULL;
+	sk_error_t err = {0};
+	sk_kube_cron *c;
 
 	if (!s || !*s) {
 		sk__vrequired(e, "spec.schedule", "");
@@ -1691,8 +1680,10 @@ static void validate_schedule(E, json_t *spec)
 				 "cannot use TZ or CRON_TZ in schedule, use timeZone field instead");
 		return;
 	}
-	if ((err = sk__vcron_parse(s)))
-		sk__vinvalid_str(e, "spec.schedule", s, err);
+	c = sk_kube_cron_parse(s, &err);
+	if (!c)
+		sk__vinvalid_str(e, "spec.schedule", s, err.msg);
+	sk_kube_cron_free(c);
 }
 
 static void validate_cronjob(E, json_t *cj)
@@ -1710,7 +1701,9 @@ static void validate_cronjob(E, json_t *cj)
 		sk__vinvalid_str(
 			e, "spec.timeZone", tz,
 			"timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones");
-	else if (tz && !timezone_exists(tz)) {
+	else if (tz && !*tz)
+		sk__vinvalid_str(e, "spec.timeZone", tz, "timeZone must be nil or non-empty string");
+	else if (tz && !sk_kube_cron_zone_valid(tz)) {
 		cleanup_free char *d = xasprintf("unknown time zone %s", tz);
 
 		sk__vinvalid_str(e, "spec.timeZone", tz, d);

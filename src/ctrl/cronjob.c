@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ctrl/cron.h"
+#include "kube/cron.h"
 #include "ctrl/ctrl-int.h"
 #include "util/util.h"
 
@@ -145,7 +145,7 @@ static void prune(cctx *x, int complete, json_int_t limit)
 }
 
 /* The most recent missed schedule time <= now, or -1 (next: the one after). */
-static int64_t most_recent(cctx *x, const sk_cron *c, const char *tz, int64_t now, int64_t *next, long *missed)
+static int64_t most_recent(cctx *x, const sk_kube_cron *c, const char *tz, int64_t now, int64_t *next, long *missed)
 {
 	int64_t earliest = sk__jtime(x->cj, "status.lastScheduleTime", -1), t, last = -1;
 	json_int_t sds = sk__jint(x->cj, "spec.startingDeadlineSeconds", -1);
@@ -155,13 +155,13 @@ static int64_t most_recent(cctx *x, const sk_cron *c, const char *tz, int64_t no
 	if (sds >= 0 && now - sds > earliest)
 		earliest = now - sds;
 	*missed = 0;
-	t = sk_cron_next(c, earliest, tz);
+	t = sk_kube_cron_next(c, earliest, tz);
 	while (t >= 0 && t <= now) {
 		last = t;
 		(*missed)++;
 		if (*missed > 100000)
 			break;
-		t = sk_cron_next(c, t, tz);
+		t = sk_kube_cron_next(c, t, tz);
 	}
 	*next = t;
 	return last;
@@ -171,7 +171,7 @@ static char *scheduled_stamp(int64_t t, const char *tz)
 {
 	char buf[48];
 
-	sk_cron_format_time(t, tz, buf, sizeof(buf));
+	sk_kube_cron_format_time(t, tz, buf, sizeof(buf));
 	return xstrdup(buf);
 }
 
@@ -237,17 +237,17 @@ static int schedule(cctx *x, int64_t now)
 	json_int_t sds = sk__jint(x->cj, "spec.startingDeadlineSeconds", -1);
 	json_t *active;
 	sk_error_t err = {0};
-	sk_cron *c;
+	sk_kube_cron *c;
 	int64_t when, next;
 	long missed;
 	int rc = 0;
 
-	if (!sk_cron_zone_valid(tz)) {
+	if (!sk_kube_cron_zone_valid(tz)) {
 		sk_event_record(x->k->ctl->c, x->cj, "Warning", "UnknownTimeZone", COMPONENT, NULL,
 				"invalid timeZone: \"%s\": unknown time zone %s", tz, tz);
 		return 0;
 	}
-	c = sk_cron_parse(spec, &err);
+	c = sk_kube_cron_parse(spec, &err);
 	if (!c) {
 		sk_event_record(x->k->ctl->c, x->cj, "Warning", "UnparseableSchedule", COMPONENT, NULL,
 				"unparseable schedule: \"%s\" : %s", spec ? spec : "", err.msg);
@@ -299,7 +299,7 @@ static int schedule(cctx *x, int64_t now)
 	if (rc == 0)
 		rc = create_job(x, when, tz);
 out:
-	sk_cron_free(c);
+	sk_kube_cron_free(c);
 	return rc;
 }
 

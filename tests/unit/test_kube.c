@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kube/cron.h"
 #include "kube/qos.h"
 #include "kube/resource.h"
 #include "kube/selector.h"
@@ -274,6 +275,66 @@ static void test_selector_json_match_edges(void **state)
 	assert_int_equal(sk_kube_label_selector_json_match(json_object_get(l, "nothing"), NULL), 0);
 }
 
+/* ---- cron schedules ---- */
+
+static const char *cron_error(const char *spec)
+{
+	static sk_error_t err;
+	sk_kube_cron *c;
+
+	memset(&err, 0, sizeof(err));
+	c = sk_kube_cron_parse(spec, &err);
+	if (c) {
+		sk_kube_cron_free(c);
+		return NULL;
+	}
+	return err.msg;
+}
+
+/* The API server validated with one parser and the CronJob controller ran
+ * another: "@every 1us" and "@every 250ms" passed validation and the
+ * controller refused them; "@every 1.5.5h" passed validation and is no Go
+ * duration. */
+static void test_cron_every_is_go_duration(void **state)
+{
+	sk_kube_cron *c;
+	sk_error_t err = {0};
+
+	assert_null(cron_error("@every 1us"));
+	assert_null(cron_error("@every 250ms"));
+	assert_null(cron_error("@every 1h2m3.5s"));
+	assert_string_equal(cron_error("@every 1.5.5h"),
+			    "failed to parse duration @every 1.5.5h: time: missing unit in duration \"1.5.5h\"");
+	assert_string_equal(cron_error("@every h"), "failed to parse duration @every h: time: invalid duration \"h\"");
+	assert_string_equal(cron_error("@every 5"), "failed to parse duration @every 5: time: missing unit in duration \"5\"");
+	assert_string_equal(cron_error("@every 5d"), "failed to parse duration @every 5d: time: unknown unit \"d\" in duration \"5d\"");
+	c = sk_kube_cron_parse("@every 250ms", &err); /* under a second runs every second */
+	assert_int_equal(sk_kube_cron_next(c, 100, "UTC"), 101);
+	sk_kube_cron_free(c);
+	c = sk_kube_cron_parse("@every 1m30.9s", &err);
+	assert_int_equal(sk_kube_cron_next(c, 100, "UTC"), 190);
+	sk_kube_cron_free(c);
+}
+
+/* robfig/cron's messages, which the API server returns. The controller's
+ * parser had its own ("failed to parse int from a"). */
+static void test_cron_messages(void **state)
+{
+	assert_string_equal(cron_error("a * * * *"), "failed to parse int from a: strconv.Atoi: parsing \"a\": invalid syntax");
+	assert_string_equal(cron_error("-1 * * * *"), "failed to parse int from : strconv.Atoi: parsing \"\": invalid syntax");
+	assert_string_equal(cron_error("*/-1 * * * *"), "negative number (-1) not allowed: -1");
+	assert_string_equal(cron_error("*/0 * * * *"), "step of range should be a positive number: */0");
+	assert_string_equal(cron_error("61 * * * *"), "end of range (61) above maximum (59): 61");
+	assert_string_equal(cron_error("5-1 * * * *"), "beginning of range (5) beyond end of range (1): 5-1");
+	assert_string_equal(cron_error("1-2-3 * * * *"), "too many hyphens: 1-2-3");
+	assert_string_equal(cron_error("*/2/3 * * * *"), "too many slashes: */2/3");
+	assert_string_equal(cron_error("* *  *"), "expected exactly 5 fields, found 3: [* * *]");
+	assert_string_equal(cron_error("@fortnightly"), "unrecognized descriptor: @fortnightly");
+	assert_string_equal(cron_error(""), "empty spec string");
+	assert_null(cron_error("0 0 * JAN-mar sun,Sat"));
+	assert_null(cron_error("+5 * * * *"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +354,8 @@ int main(void)
 		cmocka_unit_test(test_tolerations_find_first),
 		cmocka_unit_test(test_selector_json_match_agrees),
 		cmocka_unit_test(test_selector_json_match_edges),
+		cmocka_unit_test(test_cron_every_is_go_duration),
+		cmocka_unit_test(test_cron_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
