@@ -10,6 +10,7 @@
 #include "api/schema.h"
 #include "api/table.h"
 #include "api/validate.h"
+#include "kube/condition.h"
 #include "kube/selector.h"
 #include "util/json.h"
 #include "util/util.h"
@@ -1182,39 +1183,19 @@ fail:
 
 /* ---- pod subresources ---- */
 
+/* Pod conditions as upstream's podutil.UpdatePodCondition: in place, and
+ * lastTransitionTime kept while the status stays. */
 static void set_condition(json_t *obj, const char *type, const char *status, const char *reason, const char *msg)
 {
-	json_t *st = json_object_get(obj, "status"), *conds, *c;
-	size_t i;
+	json_t *st = json_object_get(obj, "status");
 	char ts[32];
 
 	if (!json_is_object(st)) {
 		st = json_object();
 		json_object_set_new(obj, "status", st);
 	}
-	conds = json_object_get(st, "conditions");
-	if (!json_is_array(conds)) {
-		conds = json_array();
-		json_object_set_new(st, "conditions", conds);
-	}
 	now_rfc3339(ts, sizeof(ts));
-	json_array_foreach(conds, i, c)
-	{
-		if (!strcmp(json_string_value(json_object_get(c, "type"))
-				    ? json_string_value(json_object_get(c, "type"))
-				    : "",
-			    type)) {
-			json_array_remove(conds, i);
-			break;
-		}
-	}
-	c = json_pack("{s:s, s:s, s:n, s:s}", "type", type, "status", status, "lastProbeTime", "lastTransitionTime",
-		      ts);
-	if (reason)
-		json_object_set_new(c, "reason", json_string(reason));
-	if (msg)
-		json_object_set_new(c, "message", json_string(msg));
-	json_array_append_new(conds, c);
+	sk_kube_condition_set(st, type, status, reason, msg, ts, SK_KUBE_COND_NULL_PROBE);
 }
 
 static void reply_success(sk_api_response *resp, int code)

@@ -17,7 +17,7 @@
 
 static const char *ready_status(json_t *node)
 {
-	json_t *c = sk__cond_get(json_object_get(node, "status"), "Ready");
+	json_t *c = sk_kube_condition_get(json_object_get(node, "status"), "Ready");
 
 	return c ? json_string_value(json_object_get(c, "status")) : NULL;
 }
@@ -25,7 +25,7 @@ static const char *ready_status(json_t *node)
 static int64_t last_heartbeat(sk_controller *k, json_t *node)
 {
 	cleanup_json json_t *lease = sk__informer_get(k->ctl->leases, "kube-node-lease", sk__name(node));
-	json_t *c = sk__cond_get(json_object_get(node, "status"), "Ready");
+	json_t *c = sk_kube_condition_get(json_object_get(node, "status"), "Ready");
 	int64_t t = sk__jtime(node, "metadata.creationTimestamp", 0), v;
 
 	if ((v = sk__jtime(lease, "spec.renewTime", -1)) > t)
@@ -39,11 +39,11 @@ static int64_t last_heartbeat(sk_controller *k, json_t *node)
 static int mark_unknown(sk_controller *k, json_t *node)
 {
 	cleanup_json json_t *n = json_deep_copy(node);
-	json_t *st = sk__jobj(n, "status"), *c;
+	json_t *st = sk_kube_jobj(n, "status"), *c;
 	size_t i;
 	sk_error_t err = {0};
 
-	if (!sk__cond_get(st, "Ready"))
+	if (!sk_kube_condition_get(st, "Ready"))
 		sk__cond_set(st, "Ready", "Unknown", "NodeStatusNeverUpdated", "Kubelet never posted node status.", 0,
 			     0);
 	json_array_foreach(json_object_get(st, "conditions"), i, c)
@@ -77,7 +77,7 @@ static int has_taint(json_t *taints, const char *key, const char *effect)
 /* Keeps foreign taints and adds want_key (or none) with both effects. */
 static int sync_taints(sk_controller *k, json_t *node, const char *want_key)
 {
-	json_t *cur = sk__jget(node, "spec.taints"), *t;
+	json_t *cur = sk_kube_jget(node, "spec.taints"), *t;
 	cleanup_json json_t *next = json_array(), *patch = NULL, *out = NULL;
 	cleanup_free char *path = NULL;
 	size_t i;
@@ -113,7 +113,7 @@ static int sync_taints(sk_controller *k, json_t *node, const char *want_key)
 
 static int pod_on(json_t *pod, json_t *node)
 {
-	const char *n = sk__jstr(pod, "spec.nodeName");
+	const char *n = sk_kube_jstr(pod, "spec.nodeName");
 
 	return n && !strcmp(n, sk__name(node)) && !sk__pod_terminal(pod);
 }
@@ -145,14 +145,14 @@ static void mark_pods_not_ready(sk_controller *k, json_t *node, json_t *pods)
 
 		if (!pod_on(p, node))
 			continue;
-		c = sk__cond_get(json_object_get(p, "status"), "Ready");
+		c = sk_kube_condition_get(json_object_get(p, "status"), "Ready");
 		if (c && !strcmp(json_string_value(json_object_get(c, "status")) ?: "", "False"))
 			continue;
 		st = json_deep_copy(json_object_get(p, "status"));
 		if (!st)
 			st = json_object();
 		sk__cond_set(st, "Ready", "False", NULL, NULL, 0, 0);
-		c = sk__cond_get(st, "Ready");
+		c = sk_kube_condition_get(st, "Ready");
 		json_object_del(c, "reason");
 		json_object_del(c, "message");
 		patch_pod_conditions(k, p, st);
@@ -163,7 +163,7 @@ static void mark_pods_not_ready(sk_controller *k, json_t *node, json_t *pods)
 static int64_t tolerates(sk_controller *k, json_t *pod, json_t *taint)
 {
 	const char *key = json_string_value(json_object_get(taint, "key"));
-	json_t *t = sk_kube_tolerations_find(sk__jget(pod, "spec.tolerations"), taint), *secs;
+	json_t *t = sk_kube_tolerations_find(sk_kube_jget(pod, "spec.tolerations"), taint), *secs;
 
 	if (t) {
 		/* as upstream's getMinTolerationTime: zero or less evicts at once */
@@ -208,7 +208,7 @@ static int64_t evictions(sk_controller *k, json_t *node, json_t *pods)
 
 		if (!pod_on(p, node) || sk__is_deleting(p))
 			continue;
-		json_array_foreach(sk__jget(node, "spec.taints"), j, t)
+		json_array_foreach(sk_kube_jget(node, "spec.taints"), j, t)
 		{
 			int64_t secs, at;
 
@@ -273,7 +273,7 @@ static void on_node(void *ud, int ev, json_t *old, json_t *node)
 
 	if (ev == SK_INF_DELETE)
 		return;
-	if (!old || !json_equal(sk__jget(old, "spec.taints"), sk__jget(node, "spec.taints")) ||
+	if (!old || !json_equal(sk_kube_jget(old, "spec.taints"), sk_kube_jget(node, "spec.taints")) ||
 	    strcmp(ready_status(old) ?: "", ready_status(node) ?: ""))
 		sk__queue_add(k->q, "nodes");
 }

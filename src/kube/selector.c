@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "kube/object.h"
 #include "kube/selector.h"
 #include "util/util.h"
 
@@ -1056,40 +1057,22 @@ int sk_kube_field_selector_check(sk_kube_field_selector *sel, const char *kind, 
 	return 0;
 }
 
-/* Walks a dotted path through objects. */
-static json_t *get_path(json_t *obj, const char *path)
-{
-	char part[256];
-
-	while (obj && *path) {
-		const char *dot = strchr(path, '.');
-		size_t n = dot ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof(part))
-			return NULL;
-		memcpy(part, path, n);
-		part[n] = '\0';
-		obj = json_object_get(obj, part);
-		path += n + (dot ? 1 : 0);
-	}
-	return obj;
-}
-
 /* The value upstream's *ToSelectableFields gives field; malloc'd. */
 static char *field_value(json_t *obj, const char *field)
 {
 	json_t *v;
 
 	if (strcmp(field, "source") == 0) {
-		const char *c = json_string_value(get_path(obj, "source.component"));
+		const char *c = json_string_value(sk_kube_jget(obj, "source.component"));
 		if (!c || !*c)
 			c = json_string_value(json_object_get(obj, "reportingComponent"));
 		return xstrdup(c ? c : "");
 	}
 	if (strcmp(field, "status.podIP") == 0) {
 		const char *ip = json_string_value(
-			json_object_get(json_array_get(get_path(obj, "status.podIPs"), 0), "ip"));
+			json_object_get(json_array_get(sk_kube_jget(obj, "status.podIPs"), 0), "ip"));
 		if (!ip)
-			ip = json_string_value(get_path(obj, "status.podIP"));
+			ip = json_string_value(sk_kube_jget(obj, "status.podIP"));
 		return xstrdup(ip ? ip : "");
 	}
 	/* accepted by upstream's conversion but absent from the pod's field set */
@@ -1098,7 +1081,7 @@ static char *field_value(json_t *obj, const char *field)
 	/* the Job field set names status.succeeded so */
 	if (strcmp(field, "status.successful") == 0)
 		field = "status.succeeded";
-	v = get_path(obj, field);
+	v = sk_kube_jget(obj, field);
 	if (json_is_string(v))
 		return xstrdup(json_string_value(v));
 	if (json_is_boolean(v))

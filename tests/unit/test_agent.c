@@ -263,11 +263,11 @@ static void test_phase(void **state)
 	assert_string_equal(phase_of(onfail), "Succeeded");
 	assert_string_equal(phase_of(creating), "Pending");
 	cs = json_array_get(json_object_get(loop, "containerStatuses"), 0);
-	assert_string_equal(json_string_value(sk__ag_jget(cs, "state.waiting.reason")), "CrashLoopBackOff");
-	assert_int_equal(json_integer_value(sk__ag_jget(cs, "lastState.terminated.exitCode")), 3);
+	assert_string_equal(json_string_value(sk_kube_jget(cs, "state.waiting.reason")), "CrashLoopBackOff");
+	assert_int_equal(json_integer_value(sk_kube_jget(cs, "lastState.terminated.exitCode")), 3);
 	assert_string_equal(json_string_value(json_object_get(cs, "containerID")), "crun://0123456789abcdef");
 	cs = json_array_get(json_object_get(creating, "containerStatuses"), 0);
-	assert_string_equal(json_string_value(sk__ag_jget(cs, "state.waiting.reason")), "ContainerCreating");
+	assert_string_equal(json_string_value(sk_kube_jget(cs, "state.waiting.reason")), "ContainerCreating");
 	assert_string_equal(json_string_value(json_object_get(creating, "qosClass")), "BestEffort");
 }
 

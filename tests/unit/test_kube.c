@@ -7,7 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kube/condition.h"
 #include "kube/cron.h"
+#include "kube/object.h"
 #include "kube/qos.h"
 #include "kube/resource.h"
 #include "kube/selector.h"
@@ -335,6 +337,96 @@ static void test_cron_messages(void **state)
 	assert_null(cron_error("+5 * * * *"));
 }
 
+/* ---- conditions ---- */
+
+static void test_condition_transition_time(void **state)
+{
+	cleanup_json json_t *st = json_object();
+	json_t *c;
+
+	assert_int_equal(sk_kube_condition_set(st, "Ready", "False", "Starting", NULL, "T1", 0), 1);
+	c = sk_kube_condition_get(st, "Ready");
+	assert_string_equal(sk_kube_jstr(c, "lastTransitionTime"), "T1");
+	assert_null(json_object_get(c, "message")); /* omitempty, as Go writes it */
+	/* same status: the time stays, a new reason still counts as a change */
+	assert_int_equal(sk_kube_condition_set(st, "Ready", "False", "Starting", NULL, "T2", 0), 0);
+	assert_int_equal(sk_kube_condition_set(st, "Ready", "False", "Pulling", "image", "T3", 0), 1);
+	assert_string_equal(sk_kube_jstr(c, "lastTransitionTime"), "T1");
+	assert_string_equal(sk_kube_jstr(c, "reason"), "Pulling");
+	assert_int_equal(sk_kube_condition_set(st, "Ready", "True", NULL, NULL, "T4", 0), 1);
+	assert_string_equal(sk_kube_jstr(c, "lastTransitionTime"), "T4");
+	assert_null(json_object_get(c, "reason"));
+	assert_int_equal(json_array_size(json_object_get(st, "conditions")), 1);
+	sk_kube_condition_remove(st, "Ready");
+	assert_null(sk_kube_condition_get(st, "Ready"));
+}
+
+/* The API server's copy (binding, eviction) replaced the condition and reset
+ * lastTransitionTime even when the status stayed; upstream's
+ * UpdatePodCondition keeps both the place and the time. */
+static void test_condition_kept_in_place(void **state)
+{
+	cleanup_json json_t *st = J("{\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\","
+				    "\"lastProbeTime\":null,\"lastTransitionTime\":\"T1\",\"reason\":\"EvictionByEvictionAPI\"},"
+				    "{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"T0\"}]}");
+	json_t *conds = json_object_get(st, "conditions");
+
+	sk_kube_condition_set(st, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting", "T2",
+			      SK_KUBE_COND_NULL_PROBE);
+	assert_string_equal(sk_kube_jstr(json_array_get(conds, 0), "type"), "DisruptionTarget");
+	assert_string_equal(sk_kube_jstr(json_array_get(conds, 0), "lastTransitionTime"), "T1");
+	assert_string_equal(sk_kube_condition_since(conds, "Ready", "True", "T9"), "T0");
+	assert_string_equal(sk_kube_condition_since(conds, "Ready", "False", "T9"), "T9");
+	assert_string_equal(sk_kube_condition_since(NULL, "Ready", "True", "T9"), "T9");
+}
+
+static void test_condition_probe_and_update_times(void **state)
+{
+	cleanup_json json_t *st = json_object();
+	json_t *c;
+
+	sk_kube_condition_set(st, "Progressing", "True", "NewReplicaSetCreated", "m", "T1", SK_KUBE_COND_UPDATE_TIME);
+	c = sk_kube_condition_get(st, "Progressing");
+	assert_string_equal(sk_kube_jstr(c, "lastUpdateTime"), "T1");
+	sk_kube_condition_set(st, "Progressing", "True", "NewReplicaSetCreated", "m", "T2", SK_KUBE_COND_UPDATE_TIME);
+	assert_string_equal(sk_kube_jstr(c, "lastUpdateTime"), "T1");
+	sk_kube_condition_set(st, "Progressing", "True", "ReplicaSetUpdated", "m", "T3", SK_KUBE_COND_UPDATE_TIME);
+	assert_string_equal(sk_kube_jstr(c, "lastUpdateTime"), "T3");
+	assert_string_equal(sk_kube_jstr(c, "lastTransitionTime"), "T1");
+	sk_kube_condition_set(st, "Complete", "True", "CompletionsReached", "", "T4", SK_KUBE_COND_PROBE_TIME);
+	assert_string_equal(sk_kube_jstr(sk_kube_condition_get(st, "Complete"), "lastProbeTime"), "T4");
+}
+
+/* ---- objects ---- */
+
+static void test_object_paths_and_owner(void **state)
+{
+	char longkey[300];
+	cleanup_json json_t *o = J("{\"metadata\":{\"name\":\"a\",\"ownerReferences\":[{\"uid\":\"u1\"},"
+				   "{\"uid\":\"u2\",\"controller\":true}]},\"spec\":[1]}");
+	cleanup_json json_t *deep = NULL;
+
+	assert_string_equal(sk_kube_jstr(o, "metadata.name"), "a");
+	assert_null(sk_kube_jget(o, "metadata.name.x"));
+	assert_null(sk_kube_jget(o, "spec.x"));
+	assert_ptr_equal(sk_kube_jget(o, ""), o);
+	assert_string_equal(sk_kube_jstr(sk_kube_controller_ref(o), "uid"), "u2");
+	assert_true(sk_kube_controlled_by(o, "u2"));
+	assert_false(sk_kube_controlled_by(o, "u1"));
+	assert_null(sk_kube_controller_ref(NULL));
+	/* the copies gave up on a key of 128 bytes or more */
+	memset(longkey, 'k', sizeof(longkey) - 1);
+	longkey[sizeof(longkey) - 1] = '\0';
+	deep = json_pack("{s:{s:s}}", "a", longkey, "v");
+	{
+		cleanup_free char *path = xasprintf("a.%s", longkey);
+
+		assert_string_equal(sk_kube_jstr(deep, path), "v");
+		json_object_set_new(sk_kube_jobj(deep, "x.y"), "z", json_true());
+		assert_true(json_is_true(sk_kube_jget(deep, "x.y.z")));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +448,10 @@ int main(void)
 		cmocka_unit_test(test_selector_json_match_edges),
 		cmocka_unit_test(test_cron_every_is_go_duration),
 		cmocka_unit_test(test_cron_messages),
+		cmocka_unit_test(test_condition_transition_time),
+		cmocka_unit_test(test_condition_kept_in_place),
+		cmocka_unit_test(test_condition_probe_and_update_times),
+		cmocka_unit_test(test_object_paths_and_owner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
