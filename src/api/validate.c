@@ -909,8 +909,8 @@ static void validate_tolerations(E, json_t *tols, const char *base)
 
 		if (key && *key)
 			invalid_each(e, kp, key, check_qualified_name);
-		if ((!key || !*key) && oper && strcmp(oper, "Exists") != 0)
-			sk__vinvalid_str(e, op, oper,
+		if ((!key || !*key) && (!oper || strcmp(oper, "Exists") != 0))
+			sk__vinvalid_str(e, op, oper ? oper : "",
 					 "operator must be Exists when `key` is empty, which means \"match all values "
 					 "and all keys\"");
 		if (has(t, "tolerationSeconds") && (!eff || strcmp(eff, "NoExecute") != 0))

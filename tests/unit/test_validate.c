@@ -99,6 +99,17 @@ static void test_pod_enums(void **state)
 	       "Pod \"x\" is invalid: spec.containers[0].imagePullPolicy: Unsupported value: \"Maybe\": supported values: \"Always\", \"IfNotPresent\", \"Never\"");
 }
 
+/* A toleration without key and operator is refused, as upstream: the empty
+ * operator is Equal, and an empty key needs Exists (it would otherwise
+ * tolerate every taint without a value). */
+static void test_pod_toleration_empty_key(void **state)
+{
+	EXPECT("Pod", POD("x", "{\"tolerations\":[{\"effect\":\"NoSchedule\"}],\"containers\":[" CTR "]}"),
+	       "Pod \"x\" is invalid: spec.tolerations[0].operator: Invalid value: \"\": operator must be Exists when "
+	       "`key` is empty, which means \"match all values and all keys\"");
+	VALID("Pod", POD("x", "{\"tolerations\":[{\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}],\"containers\":[" CTR "]}"));
+}
+
 static void test_pod_several(void **state)
 {
 	EXPECT("Pod", POD("x", "{\"restartPolicy\":\"Sometimes\",\"containers\":[{\"name\":\"c\"},{\"name\":\"c\",\"image\":\"i\"}]}"),
@@ -402,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_pod_name),
 		cmocka_unit_test(test_pod_image_required),
 		cmocka_unit_test(test_pod_enums),
+		cmocka_unit_test(test_pod_toleration_empty_key),
 		cmocka_unit_test(test_pod_several),
 		cmocka_unit_test(test_pod_containers),
 		cmocka_unit_test(test_pod_volumes),
