@@ -96,7 +96,6 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
  * priority and service account, initial status). */
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
 /* Guaranteed, Burstable or BestEffort (static string). */
-const char *sk__pod_qos_class(json_t *pod);
 void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 

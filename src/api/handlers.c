@@ -8,9 +8,10 @@
 #include "api/defaults.h"
 #include "api/patch.h"
 #include "api/schema.h"
-#include "api/selector.h"
 #include "api/table.h"
 #include "api/validate.h"
+#include "kube/condition.h"
+#include "kube/selector.h"
 #include "util/json.h"
 #include "util/util.h"
 
@@ -509,14 +510,14 @@ static int decode_continue(const char *tok, int64_t *rev, char **key, sk_error_t
 }
 
 typedef struct list_filter {
-	sk_label_selector *labels;
-	sk_field_selector *fields;
+	sk_kube_label_selector *labels;
+	sk_kube_field_selector *fields;
 } list_filter;
 
 static void list_filter_release(list_filter *f)
 {
-	sk_label_selector_free(f->labels);
-	sk_field_selector_free(f->fields);
+	sk_kube_label_selector_free(f->labels);
+	sk_kube_field_selector_free(f->fields);
 }
 
 static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_api_resource *r, sk_error_t *err)
@@ -524,11 +525,11 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 	const char *ls = sk__arg(req, "labelSelector"), *fs = sk__arg(req, "fieldSelector");
 
 	memset(f, 0, sizeof(*f));
-	if (ls && *ls && !(f->labels = sk_label_selector_parse(ls, err)))
+	if (ls && *ls && !(f->labels = sk_kube_label_selector_parse(ls, err)))
 		return -1;
 	if (fs && *fs) {
-		f->fields = sk_field_selector_parse(fs, err);
-		if (!f->fields || sk_field_selector_check(f->fields, r->kind, err) < 0)
+		f->fields = sk_kube_field_selector_parse(fs, err);
+		if (!f->fields || sk_kube_field_selector_check(f->fields, r->kind, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -537,9 +538,9 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 static int list_filter_match(const list_filter *f, json_t *obj)
 {
 	if (f->labels &&
-	    !sk_label_selector_match(f->labels, json_object_get(json_object_get(obj, "metadata"), "labels")))
+	    !sk_kube_label_selector_match(f->labels, json_object_get(json_object_get(obj, "metadata"), "labels")))
 		return 0;
-	if (f->fields && !sk_field_selector_match(f->fields, obj))
+	if (f->fields && !sk_kube_field_selector_match(f->fields, obj))
 		return 0;
 	return 1;
 }
@@ -1186,39 +1187,19 @@ fail:
 
 /* ---- pod subresources ---- */
 
+/* Pod conditions as upstream's podutil.UpdatePodCondition: in place, and
+ * lastTransitionTime kept while the status stays. */
 static void set_condition(json_t *obj, const char *type, const char *status, const char *reason, const char *msg)
 {
-	json_t *st = json_object_get(obj, "status"), *conds, *c;
-	size_t i;
+	json_t *st = json_object_get(obj, "status");
 	char ts[32];
 
 	if (!json_is_object(st)) {
 		st = json_object();
 		json_object_set_new(obj, "status", st);
 	}
-	conds = json_object_get(st, "conditions");
-	if (!json_is_array(conds)) {
-		conds = json_array();
-		json_object_set_new(st, "conditions", conds);
-	}
 	now_rfc3339(ts, sizeof(ts));
-	json_array_foreach(conds, i, c)
-	{
-		if (!strcmp(json_string_value(json_object_get(c, "type"))
-				    ? json_string_value(json_object_get(c, "type"))
-				    : "",
-			    type)) {
-			json_array_remove(conds, i);
-			break;
-		}
-	}
-	c = json_pack("{s:s, s:s, s:n, s:s}", "type", type, "status", status, "lastProbeTime", "lastTransitionTime",
-		      ts);
-	if (reason)
-		json_object_set_new(c, "reason", json_string(reason));
-	if (msg)
-		json_object_set_new(c, "message", json_string(msg));
-	json_array_append_new(conds, c);
+	sk_kube_condition_set(st, type, status, reason, msg, ts, SK_KUBE_COND_NULL_PROBE);
 }
 
 static void reply_success(sk_api_response *resp, int code)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
-#include "api/selector.h"
+#include "kube/selector.h"
 #include "util/json.h"
 #include "util/util.h"
 
@@ -80,8 +80,8 @@ static json_t *wline_event(wline *l)
 struct sk_api_watch {
 	sk_api *api;
 	const sk_api_resource *res;
-	sk_label_selector *labels;
-	sk_field_selector *fields;
+	sk_kube_label_selector *labels;
+	sk_kube_field_selector *fields;
 	char *node_match; /* `"nodeName":"X"` fast path for spec.nodeName=X */
 	int table;        /* 0: objects; 1: Tables of metadata; 2: Tables with objects */
 	sk_store_watch *sw;
@@ -189,9 +189,9 @@ static int matches(sk_api_watch *w, const sk_store_kv *kv)
 	if (!o)
 		return 0;
 	if (w->labels)
-		ok = sk_label_selector_match(w->labels, json_object_get(json_object_get(o, "metadata"), "labels"));
+		ok = sk_kube_label_selector_match(w->labels, json_object_get(json_object_get(o, "metadata"), "labels"));
 	if (ok && w->fields)
-		ok = sk_field_selector_match(w->fields, o);
+		ok = sk_kube_field_selector_match(w->fields, o);
 	return ok;
 }
 
@@ -352,13 +352,14 @@ static int watch_filters(sk_api_watch *w, const sk_api_request *req, sk_error_t 
 	const char *ls = sk__arg(req, "labelSelector"), *fs = sk__arg(req, "fieldSelector");
 	const char *v;
 
-	if (ls && *ls && !(w->labels = sk_label_selector_parse(ls, err)))
+	if (ls && *ls && !(w->labels = sk_kube_label_selector_parse(ls, err)))
 		return -1;
 	if (fs && *fs) {
-		w->fields = sk_field_selector_parse(fs, err);
-		if (!w->fields || sk_field_selector_check(w->fields, w->res->kind, err) < 0)
+		w->fields = sk_kube_field_selector_parse(fs, err);
+		if (!w->fields || sk_kube_field_selector_check(w->fields, w->res->kind, err) < 0)
 			return -1;
-		if (!strcmp(w->res->kind, "Pod") && sk_field_selector_single_eq(w->fields, "spec.nodeName", &v) && *v)
+		if (!strcmp(w->res->kind, "Pod") && sk_kube_field_selector_single_eq(w->fields, "spec.nodeName", &v) &&
+		    *v)
 			w->node_match = xasprintf("\"nodeName\":\"%s\"", v);
 	}
 	return 0;
@@ -583,8 +584,8 @@ void sk_api_watch_free(sk_api_watch *w)
 		w->head = e->next;
 		wev_free(e);
 	}
-	sk_label_selector_free(w->labels);
-	sk_field_selector_free(w->fields);
+	sk_kube_label_selector_free(w->labels);
+	sk_kube_field_selector_free(w->fields);
 	free(w->node_match);
 	sem_destroy(&w->wake);
 	pthread_mutex_destroy(&w->mu);
