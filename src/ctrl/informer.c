@@ -60,7 +60,7 @@ const char *sk__informer_path(const sk_informer *inf) { return inf->path; }
 
 static long long rv_of(json_t *obj)
 {
-	const char *rv = sk__jstr(obj, "metadata.resourceVersion");
+	const char *rv = sk_kube_jstr(obj, "metadata.resourceVersion");
 
 	return rv ? strtoll(rv, NULL, 10) : 0;
 }
@@ -83,7 +83,7 @@ static void stamp_kind(sk_informer *inf, json_t *obj)
  * namespace for an object without a controller (a uid holds no '/'). */
 static char *owner_key(json_t *obj)
 {
-	const char *uid = json_string_value(json_object_get(sk__controller_ref(obj), "uid"));
+	const char *uid = json_string_value(json_object_get(sk_kube_controller_ref(obj), "uid"));
 	const char *ns = sk__ns(obj);
 
 	return uid ? xstrdup(uid) : xasprintf("/%s", ns ? ns : "");
@@ -256,7 +256,7 @@ static int relist(sk_informer *inf, sk_error_t *err)
 		json_object_set_new(seen, key, json_true());
 		apply_upsert(inf, v, 0, 1);
 	}
-	rv = sk__jstr(list, "metadata.resourceVersion");
+	rv = sk_kube_jstr(list, "metadata.resourceVersion");
 	list_rv = rv ? strtoll(rv, NULL, 10) : 0;
 	pthread_mutex_lock(&inf->mu);
 	/* an object written through after the list's snapshot is not stale */
@@ -277,7 +277,7 @@ static int relist(sk_informer *inf, sk_error_t *err)
 static int on_event(const char *type, json_t *obj, void *ud)
 {
 	sk_informer *inf = ud;
-	const char *rv = sk__jstr(obj, "metadata.resourceVersion");
+	const char *rv = sk_kube_jstr(obj, "metadata.resourceVersion");
 
 	if (!strcmp(type, "ERROR")) {
 		pthread_mutex_lock(&inf->mu);
