@@ -160,6 +160,12 @@ static int list_and_replace(sk_reflector *r, sk_error_t *err)
 	char rv[32] = "";
 	cleanup_json json_t *items = list_all(r, rv, sizeof(rv), err);
 
+	if (!items && err->code == SK_ENOTFOUND) {
+		/* as client-go: whoever waits for the collection sees it empty */
+		cleanup_json json_t *none = json_array();
+
+		r->o.replace(r->o.ud, none, "");
+	}
 	if (!items)
 		return -1;
 	r->o.replace(r->o.ud, items, rv);

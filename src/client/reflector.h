@@ -43,7 +43,9 @@ typedef struct sk_reflector_options {
 	/* One watch event: type "ADDED", "MODIFIED" or "DELETED"; obj borrowed
 	 * (kept with a reference; read-only when shared). */
 	void (*event)(void *ud, const char *type, json_t *obj);
-	/* A list failed (NULL: the reflector logs a warning instead). */
+	/* A list failed (NULL: the reflector logs a warning instead). One that
+	 * found no such collection (SK_ENOTFOUND) first replaces with an empty
+	 * set, as client-go does. */
 	void (*list_failed)(void *ud, const sk_error_t *err);
 	void *ud;
 	int backoff_initial_ms, backoff_max_ms; /* 0: 800 ms and 30 s (tests shorten them) */

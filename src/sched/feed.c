@@ -63,18 +63,12 @@ static void on_replace(void *ud, json_t *items, const char *rv)
 }
 
 /* A resource the API does not serve (podgroups without the CRD) is an
- * empty, synced one. */
+ * empty, synced one: the reflector replaced it with nothing. */
 static void on_list_failed(void *ud, const sk_error_t *err)
 {
 	struct sk_feed *f = ud;
 
 	sk_debug("scheduler", "list %s: %s", paths[f->kind], err->msg);
-	if (err->code != SK_ENOTFOUND)
-		return;
-	pthread_mutex_lock(&f->s->mu);
-	f->synced = 1;
-	pthread_cond_broadcast(&f->s->wake);
-	pthread_mutex_unlock(&f->s->mu);
 }
 
 void sk__sched_feeds_start(struct sk_sched *s)

@@ -1,9 +1,10 @@
 /* The reflector (client/reflector.h) against a scripted transport: the
  * initial list then events, a watch started again from the last
  * resourceVersion when one closes, bookmarks advancing it, a relist after
- * 410 Expired and after a watch that closed at once, paged lists (and a
- * full list when the continue token expired), a stop while a watch or a
- * backoff is waiting; then against the real API server in process. */
+ * 410 Expired and after a watch that closed at once, a collection not
+ * served, paged lists (and a full list when the continue token expired), a
+ * stop while a watch or a backoff is waiting; then against the real API
+ * server in process. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,6 +46,7 @@ static struct {
 	char rv[32];   /* its resourceVersion */
 	int expire_continue;
 	int fail_lists; /* this many lists fail with 500 */
+	int fail_code;  /* … or with this code */
 	json_t *list_queries, *watch_queries;
 	struct fwatch *cur; /* the latest watch */
 	int active;         /* watches not yet stopped */
@@ -82,7 +84,7 @@ static json_t *fake_request(sk_client *c, const char *method, const char *path, 
 	if (F.fail_lists > 0) {
 		F.fail_lists--;
 		pthread_mutex_unlock(&F.mu);
-		sk_error_set(err, SK_EINTERNAL, "scripted failure");
+		sk_error_set(err, F.fail_code ? F.fail_code : SK_EINTERNAL, "scripted failure");
 		return NULL;
 	}
 	if (qarg(query, "continue", cont, sizeof(cont))) {
@@ -304,7 +306,7 @@ static int setup(void **state)
 	pthread_cond_init(&F.cv, NULL);
 	F.items = json_pack("[o, o]", obj("a", "4"), obj("b", "7"));
 	snprintf(F.rv, sizeof(F.rv), "10");
-	F.expire_continue = F.fail_lists = 0;
+	F.expire_continue = F.fail_lists = F.fail_code = 0;
 	F.list_queries = json_array();
 	F.watch_queries = json_array();
 	F.cur = NULL;
@@ -463,6 +465,21 @@ static void test_failed_list_backs_off_and_retries(void **state)
 	assert_int_equal(H.list_failures, 3);
 	assert_int_equal(H.replaces, 1);
 	assert_int_equal(json_array_size(F.list_queries), 4);
+	sk_reflector_free(r);
+}
+
+/* A collection the server does not serve is an empty one until it is. */
+static void test_not_found_replaces_with_nothing(void **state)
+{
+	sk_reflector *r;
+
+	F.fail_lists = 1;
+	F.fail_code = SK_ENOTFOUND;
+	r = start(0);
+	wait_watches(1);
+	assert_int_equal(H.list_failures, 1);
+	assert_int_equal(H.replaces, 2); /* the empty set, then the list */
+	assert_int_equal(json_array_size(H.last_items), 2);
 	sk_reflector_free(r);
 }
 
@@ -631,6 +648,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_relist_after_410, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_watch_relists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_list_backs_off_and_retries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_found_replaces_with_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paged_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expired_continue_lists_in_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_while_watching, setup, teardown),
