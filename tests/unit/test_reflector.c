@@ -299,6 +299,13 @@ static void on_list_failed(void *ud, const sk_error_t *err)
 }
 
 static sk_client *client;
+static sk_reflector *R; /* the test's reflector: teardown stops it after a failed assert */
+
+static void free_reflector(void)
+{
+	sk_reflector_free(R);
+	R = NULL;
+}
 
 static int setup(void **state)
 {
@@ -320,6 +327,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	free_reflector();
 	sk_client_free(client);
 	json_decref(F.items);
 	json_decref(F.list_queries);
@@ -331,7 +339,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static sk_reflector *start(int page_size)
+static void start(int page_size)
 {
 	sk_reflector_options o = {
 		.path = "/api/v1/configmaps",
@@ -344,11 +352,10 @@ static sk_reflector *start(int page_size)
 		.backoff_initial_ms = 5,
 		.backoff_max_ms = 20,
 	};
-	sk_reflector *r = sk_reflector_new(client, &o);
 	sk_error_t err = {0};
 
-	assert_int_equal(sk_reflector_start(r, &err), 0);
-	return r;
+	R = sk_reflector_new(client, &o);
+	assert_int_equal(sk_reflector_start(R, &err), 0);
 }
 
 static const char *log_at(int i) { return json_string_value(json_array_get(H.log, i)); }
@@ -365,8 +372,7 @@ static void assert_last_rv(sk_reflector *r, const char *want)
 
 static void test_list_then_events(void **state)
 {
-	sk_reflector *r = start(0);
-
+	start(0);
 	wait_watches(1);
 	assert_int_equal(H.replaces, 1);
 	assert_int_equal(json_array_size(H.last_items), 2);
@@ -381,15 +387,14 @@ static void test_list_then_events(void **state)
 	assert_string_equal(log_at(0), "ADDED c");
 	assert_string_equal(log_at(1), "MODIFIED a");
 	assert_string_equal(log_at(2), "DELETED b");
-	assert_last_rv(r, "13");
-	sk_reflector_free(r);
+	assert_last_rv(R, "13");
+	free_reflector();
 	assert_int_equal(F.active, 0);
 }
 
 static void test_rewatch_from_last_rv(void **state)
 {
-	sk_reflector *r = start(0);
-
+	start(0);
 	wait_watches(1);
 	send_event("MODIFIED", obj("a", "12"));
 	wait_count(&H.events, 1);
@@ -398,14 +403,13 @@ static void test_rewatch_from_last_rv(void **state)
 	assert_non_null(strstr(watch_query(1), "&resourceVersion=12&"));
 	assert_int_equal(H.replaces, 1); /* no relist */
 	assert_int_equal(json_array_size(F.list_queries), 1);
-	sk_reflector_free(r);
+	free_reflector();
 	assert_int_equal(F.active, 0);
 }
 
 static void test_bookmark_advances_rv(void **state)
 {
-	sk_reflector *r = start(0);
-
+	start(0);
 	wait_watches(1);
 	send_event("BOOKMARK", json_pack("{s:s, s:{s:s}}", "kind", "ConfigMap", "metadata", "resourceVersion", "20"));
 	send_event("ADDED", obj("c", "21"));
@@ -417,13 +421,12 @@ static void test_bookmark_advances_rv(void **state)
 	assert_non_null(strstr(watch_query(1), "&resourceVersion=25&"));
 	assert_int_equal(H.events, 1);
 	assert_int_equal(H.replaces, 1);
-	sk_reflector_free(r);
+	free_reflector();
 }
 
 static void test_relist_after_410(void **state)
 {
-	sk_reflector *r = start(0);
-
+	start(0);
 	wait_watches(1);
 	send_event("MODIFIED", obj("a", "12"));
 	wait_count(&H.events, 1);
@@ -438,7 +441,7 @@ static void test_relist_after_410(void **state)
 	assert_string_equal(H.rv, "30");
 	wait_watches(2);
 	assert_non_null(strstr(watch_query(1), "&resourceVersion=30&"));
-	sk_reflector_free(r);
+	free_reflector();
 	assert_int_equal(F.active, 0);
 }
 
@@ -446,85 +449,75 @@ static void test_relist_after_410(void **state)
  * failure: back off and list again, as client-go's "very short watch". */
 static void test_short_watch_relists(void **state)
 {
-	sk_reflector *r = start(0);
-
+	start(0);
 	wait_watches(1);
 	send_event("ERROR", NULL);
 	wait_count(&H.replaces, 2);
 	wait_watches(2);
-	sk_reflector_free(r);
+	free_reflector();
 }
 
 static void test_failed_list_backs_off_and_retries(void **state)
 {
-	sk_reflector *r;
-
 	F.fail_lists = 3;
-	r = start(0);
+	start(0);
 	wait_watches(1);
 	assert_int_equal(H.list_failures, 3);
 	assert_int_equal(H.replaces, 1);
 	assert_int_equal(json_array_size(F.list_queries), 4);
-	sk_reflector_free(r);
+	free_reflector();
 }
 
 /* A collection the server does not serve is an empty one until it is. */
 static void test_not_found_replaces_with_nothing(void **state)
 {
-	sk_reflector *r;
-
 	F.fail_lists = 1;
 	F.fail_code = SK_ENOTFOUND;
-	r = start(0);
+	start(0);
 	wait_watches(1);
 	assert_int_equal(H.list_failures, 1);
 	assert_int_equal(H.replaces, 2); /* the empty set, then the list */
 	assert_int_equal(json_array_size(H.last_items), 2);
-	sk_reflector_free(r);
+	free_reflector();
 }
 
 static void test_paged_list(void **state)
 {
-	sk_reflector *r;
-
 	for (int i = 0; i < 3; i++)
 		json_array_append_new(F.items, obj((const char *[]){"c", "d", "e"}[i], "8"));
-	r = start(2);
+	start(2);
 	wait_watches(1);
 	assert_int_equal(json_array_size(H.last_items), 5);
 	assert_int_equal(json_array_size(F.list_queries), 3);
 	assert_string_equal(list_query(0), "labelSelector=app%3Dweb&limit=2");
 	assert_string_equal(list_query(1), "labelSelector=app%3Dweb&limit=2&continue=o%2B%2F%3D2");
 	assert_string_equal(list_query(2), "labelSelector=app%3Dweb&limit=2&continue=o%2B%2F%3D4");
-	sk_reflector_free(r);
+	free_reflector();
 }
 
 static void test_expired_continue_lists_in_full(void **state)
 {
-	sk_reflector *r;
-
 	for (int i = 0; i < 3; i++)
 		json_array_append_new(F.items, obj((const char *[]){"c", "d", "e"}[i], "8"));
 	F.expire_continue = 1;
-	r = start(2);
+	start(2);
 	wait_watches(1);
 	assert_int_equal(H.replaces, 1);
 	assert_int_equal(json_array_size(H.last_items), 5);
 	assert_int_equal(json_array_size(F.list_queries), 3);
 	assert_string_equal(list_query(2), "labelSelector=app%3Dweb");
 	assert_int_equal(H.list_failures, 0);
-	sk_reflector_free(r);
+	free_reflector();
 }
 
 static void test_stop_while_watching(void **state)
 {
-	sk_reflector *r = start(0);
-
+	start(0);
 	wait_watches(1);
-	sk_reflector_stop(r); /* the watch sends nothing: the stop must not wait for it */
+	sk_reflector_stop(R); /* the watch sends nothing: the stop must not wait for it */
 	assert_int_equal(F.active, 0);
-	sk_reflector_stop(r);
-	sk_reflector_free(r);
+	sk_reflector_stop(R);
+	free_reflector();
 }
 
 static void test_stop_while_backing_off(void **state)
@@ -537,13 +530,13 @@ static void test_stop_while_backing_off(void **state)
 		.list_failed = on_list_failed,
 		.backoff_initial_ms = 600000,
 	};
-	sk_reflector *r = sk_reflector_new(client, &o);
+	sk_reflector *r = R = sk_reflector_new(client, &o);
 	sk_error_t err = {0};
 
 	F.fail_lists = 1;
 	assert_int_equal(sk_reflector_start(r, &err), 0);
 	wait_count(&H.list_failures, 1);
-	sk_reflector_free(r); /* ten minutes of backoff left */
+	free_reflector(); /* ten minutes of backoff left */
 	assert_int_equal(H.replaces, 0);
 	assert_int_equal(F.active, 0);
 }
@@ -556,7 +549,7 @@ static void test_list_on_callers_thread(void **state)
 		.replace = on_replace,
 		.event = on_event,
 	};
-	sk_reflector *r = sk_reflector_new(client, &o);
+	sk_reflector *r = R = sk_reflector_new(client, &o);
 	sk_error_t err = {0};
 
 	assert_int_equal(sk_reflector_list(r, &err), 0);
@@ -566,13 +559,13 @@ static void test_list_on_callers_thread(void **state)
 	wait_watches(1);
 	assert_int_equal(H.replaces, 1); /* the thread watched from that list */
 	assert_int_equal(json_array_size(F.list_queries), 1);
-	sk_reflector_free(r);
+	free_reflector();
 
 	F.fail_lists = 1;
-	r = sk_reflector_new(client, &o);
+	r = R = sk_reflector_new(client, &o);
 	assert_int_equal(sk_reflector_list(r, &err), -1);
 	assert_non_null(strstr(err.msg, "listing /api/v1/configmaps: scripted failure"));
-	sk_reflector_free(r);
+	free_reflector();
 }
 
 /* ---- the real API server, in process ---- */
@@ -619,7 +612,7 @@ static void test_inproc(void **state)
 	c = sk_client_new_inproc(api);
 	json_decref(create_cm(c, "one"));
 	json_decref(create_cm(c, "two"));
-	r = sk_reflector_new(c, &o);
+	r = R = sk_reflector_new(c, &o);
 	assert_int_equal(sk_reflector_list(r, &err), 0);
 	assert_int_equal(json_array_size(H.last_items), 2); /* two pages */
 	assert_int_equal(sk_reflector_start(r, &err), 0);
@@ -631,7 +624,7 @@ static void test_inproc(void **state)
 	assert_int_equal(sk_client_delete(c, "/api/v1/namespaces/default/configmaps/one", NULL, &err), 0);
 	wait_count(&H.events, 2);
 	assert_string_equal(log_at(1), "DELETED one");
-	sk_reflector_free(r);
+	free_reflector();
 	sk_client_free(c);
 	sk_api_shutdown(api);
 	sk_api_free(api);
