@@ -1,7 +1,8 @@
 # skiff build. Sources are found by wildcard: add a file under src/<layer>/ and it is built.
 #   make            build/skiff (says which command installs the packages when they are missing)
 #   make deps       install the Debian packages (scripts/deps.sh, as root)
-#   make test       deps, unit tests (ASan+UBSan), fuzz smoke runs, end-to-end tests
+#   make test       deps, unit tests (ASan+UBSan), fuzz smoke runs, end-to-end tests,
+#                   their API/watch/scheduler/controller subset under TSan (build/skiff-tsan)
 #   make unit T=test_store      one unit test (or several, space-separated)
 #   make e2e K=watch            end-to-end tests whose names match (pytest -k)
 #   make bench      benchmarks (not part of test)
@@ -48,7 +49,7 @@ FAULT    := -DSK_FAULT_INJECTION
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
-.PHONY: all test unit fuzz e2e bench demo down deps clean asan test-bins generate check-generated format
+.PHONY: all test unit fuzz e2e bench demo down deps clean asan tsan tsan-e2e test-bins generate check-generated format
 all: build/skiff
 
 build/obj/%.o: %.c build/obj/%.d
@@ -77,6 +78,27 @@ build/skiff-asan: $(CMD_SRC:%.c=build/asan/%.o) build/libskiff-asan.a
 	@$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 asan: build/skiff-asan
 
+# ThreadSanitizer build of the whole binary (objects under build/tsan/), run
+# by tests/run-tsan.sh over the API, watch, scheduler and controller tests.
+# Like the other sanitizer builds it keeps the C library's allocator.
+TSAN     := -fsanitize=thread -fno-omit-frame-pointer
+TSAN_OBJ := $(LIB_SRC:%.c=build/tsan/%.o)
+build/tsan/%.o: %.c build/tsan/%.d
+	@mkdir -p $(dir $@)
+	@echo "  CC-TSAN $<"
+	@$(CC) $(CPPFLAGS) $(DEPFLAGS) -DSKIFF_VERSION='"$(VERSION)"' -O1 -g $(TSAN) $(WARN) -c $< -o $@
+
+build/libskiff-tsan.a: $(TSAN_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/skiff-tsan: $(CMD_SRC:%.c=build/tsan/%.o) build/libskiff-tsan.a
+	@echo "  LD      $@"
+	@$(CC) $(TSAN) -o $@ $^ $(LDLIBS)
+tsan: build/skiff-tsan
+
+tsan-e2e: build/skiff-tsan
+	@bash tests/run-tsan.sh
+
 build/unit/%: tests/unit/%.c build/libskiff-asan.a
 	@mkdir -p build/unit
 	@echo "  LD-UNIT $@"
@@ -86,7 +108,7 @@ FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzzobj/%.o)
 build/fuzzobj/%.o: %.c build/fuzzobj/%.d
 	@mkdir -p $(dir $@)
 	@echo "  CC-FUZZ $<"
-	@clang $(CPPFLAGS) $(DEPFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	@clang $(CPPFLAGS) $(DEPFLAGS) -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -c $< -o $@
 
 build/libskiff-fuzz.a: $(FUZZ_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -94,13 +116,13 @@ build/libskiff-fuzz.a: $(FUZZ_OBJ)
 build/fuzz/%: fuzz/%.c build/libskiff-fuzz.a
 	@mkdir -p build/fuzz
 	@echo "  LD-FUZZ $@"
-	@clang $(CPPFLAGS) $(DEPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
+	@clang $(CPPFLAGS) $(DEPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
 
 deps:
 	@bash scripts/deps.sh
 
 # Every test binary built, none run (tests/fresh-root.sh).
-test-bins: all asan $(UNIT_BIN) $(FUZZ_BIN)
+test-bins: all asan tsan $(UNIT_BIN) $(FUZZ_BIN)
 
 # T=test_store (or "test_store test_json") runs only those unit tests.
 UNIT_SEL := $(if $(T),$(addprefix build/unit/,$(T)),$(UNIT_BIN))
@@ -140,7 +162,7 @@ e2e: build/skiff build/skiff-asan
 	@bash tests/run-e2e.sh $(if $(K),-k '$(K)')
 
 test: deps
-	@$(MAKE) --no-print-directory all asan
+	@$(MAKE) --no-print-directory all asan tsan
 	@bash tests/run-all.sh
 
 bench: deps
@@ -159,6 +181,6 @@ clean:
 
 # Header dependencies written by the compiler (-MMD -MP) next to each object;
 # an object without its .d file (built before it existed) is rebuilt.
-build/obj/%.d build/asan/%.d build/fuzzobj/%.d: ;
-.PRECIOUS: build/obj/%.d build/asan/%.d build/fuzzobj/%.d
+build/obj/%.d build/asan/%.d build/tsan/%.d build/fuzzobj/%.d: ;
+.PRECIOUS: build/obj/%.d build/asan/%.d build/tsan/%.d build/fuzzobj/%.d
 -include $(shell find build -name '*.d' 2>/dev/null)

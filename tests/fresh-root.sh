@@ -11,6 +11,11 @@
 #   4. `build/skiff version` and `build/skiff server --help` run.
 # A package missing from scripts/deps.d/ fails step 3 or 4 here.
 #
+# `tests/fresh-root.sh --demo` (by hand, not CI: it runs containers on this
+# machine's network) runs the README's `make demo` as the first command in the
+# root instead, then `make down`; kubectl, which Debian does not package, is
+# copied in from this machine as its image has it.
+#
 # The base root is cached as a tarball named by a hash of everything it is made
 # from (suite, packages, apt sources and settings, mmdebstrap's version) in
 # $SKIFF_ROOT_CACHE (default /var/cache/skiff-ci), so only the first run pays
@@ -19,6 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
+mode=${1:-check}
 suite=bookworm
 base_pkgs=make          # what the README's first command presupposes
 cache=${SKIFF_ROOT_CACHE:-/var/cache/skiff-ci}
@@ -84,9 +90,14 @@ tar -xf "$base" -C "$work/fs"
 mkdir -p "$work/fs/src/skiff"
 git -C "$src" archive --format=tar HEAD | tar -x -C "$work/fs/src/skiff"
 cp /etc/resolv.conf "$work/fs/etc/resolv.conf" 2>/dev/null || true
+if [ "$mode" = --demo ]; then
+	kc=$(readlink -f "$(command -v kubectl)") || fail "--demo: no kubectl on this machine to copy in"
+	cp "$kc" "$work/fs/usr/local/bin/kubectl"
+	printf 'cd /src/skiff\nmake demo || exit 1\nmake down\n' >"$work/fs/src/steps.sh"
+fi
 say "root ready in $work/fs ($(git -C "$src" rev-parse --short HEAD), clean export)"
 
-cat >"$work/fs/src/steps.sh" <<'STEPS'
+[ "$mode" = --demo ] || cat >"$work/fs/src/steps.sh" <<'STEPS'
 set -uo pipefail
 cd /src/skiff
 t0=$SECONDS
@@ -116,10 +127,16 @@ say "running the first-run steps inside the root"
 unshare --mount --pid --fork --propagation private /bin/bash -c '
 	set -e
 	r=$1
+	mount --bind "$r" "$r"     # a mount point: crun makes / private and pivots into the rootfs
 	mount -t proc proc "$r/proc"
 	mount --rbind /dev "$r/dev"
-	mount -t sysfs sysfs "$r/sys"
+	if [ "$2" = --demo ]; then
+		mount --rbind /sys "$r/sys"     # cgroups for the pods
+		mount -t tmpfs tmpfs "$r/run"
+	else
+		mount -t sysfs sysfs "$r/sys"
+	fi
 	mount -t tmpfs tmpfs "$r/tmp"
-	exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-		/bin/bash /src/steps.sh' _ "$work/fs" || fail "see the step above"
+	exec chroot "$r" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+		/bin/bash /src/steps.sh' _ "$work/fs" "$mode" || fail "see the step above"
 say "passed"

@@ -1,51 +1,17 @@
 /* Pod admission on the node, as kubelet's predicate admit handler does for
  * pods bound straight to the node (spec.nodeName) past the scheduler: the
- * pod's effective requests plus those of the pods already admitted must fit
+ * pod's effective requests (sk_kube_pod_requests, overhead included, as the
+ * scheduler counts them) plus those of the pods already admitted must fit
  * the node's allocatable cpu, memory and pod count, else the pod is
  * rejected (phase Failed, reason OutOfcpu / OutOfmemory / OutOfpods). */
 #include <string.h>
 
 #include "agent/agent-int.h"
-#include "util/quantity.h"
+#include "kube/resource.h"
 #include "util/util.h"
 
 #define MAX_PODS 110
 #define EVICTION_MEMORY (100LL << 20)
-
-static int64_t req_of(json_t *c, const char *res, bool milli)
-{
-	const char *s = sk__ag_jstr(json_object_get(json_object_get(c, "resources"), "requests"), res);
-	int64_t v = 0;
-
-	if (!s)
-		s = sk__ag_jstr(json_object_get(json_object_get(c, "resources"), "limits"), res);
-	if (s && (milli ? sk_quantity_milli(s, &v) : sk_quantity_value(s, &v)) < 0)
-		v = 0;
-	return v;
-}
-
-/* Upstream's effective request: regular containers and sidecars summed,
- * against the largest init container (plus the sidecars started before it). */
-static int64_t pod_request(json_t *pod, const char *res, bool milli)
-{
-	json_t *c;
-	size_t i;
-	int64_t sum = 0, sidecars = 0, init_max = 0;
-
-	json_array_foreach(sk__ag_jget(pod, "spec.initContainers"), i, c)
-	{
-		const char *rp = sk__ag_jstr(c, "restartPolicy");
-		int64_t v = req_of(c, res, milli);
-
-		if (rp && !strcmp(rp, "Always"))
-			sidecars += v;
-		else if (v + sidecars > init_max)
-			init_max = v + sidecars;
-	}
-	json_array_foreach(sk__ag_jget(pod, "spec.containers"), i, c) sum += req_of(c, res, milli);
-	sum += sidecars;
-	return sum > init_max ? sum : init_max;
-}
 
 static int64_t meminfo_total(void)
 {
@@ -57,10 +23,16 @@ static int64_t meminfo_total(void)
 
 int sk__ag_admit(struct sk_agent *a, struct apod *p, json_t *pod)
 {
-	int64_t cpu = pod_request(pod, "cpu", true), mem = pod_request(pod, "memory", false);
+	sk_kube_res req;
+	int64_t cpu, mem;
 	int64_t cap_cpu = sysconf(_SC_NPROCESSORS_ONLN) * 1000 - a->o.reserved_cpu_milli;
 	int64_t cap_mem = meminfo_total() - a->o.reserved_memory - EVICTION_MEMORY;
 	int64_t used_cpu = 0, used_mem = 0, pods = 0;
+
+	if (sk_kube_pod_requests(pod, &req, NULL) < 0)
+		memset(&req, 0, sizeof(req)); /* validation refuses such pods; size it as nothing */
+	cpu = req.v[SK_KUBE_RES_CPU];
+	mem = req.v[SK_KUBE_RES_MEMORY];
 
 	pthread_mutex_lock(&a->mu);
 	for (size_t i = 0; i < a->npods; i++) {

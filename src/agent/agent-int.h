@@ -12,6 +12,7 @@
 #include "client/reflector.h"
 #include "gpu/gpu.h"
 #include "image/image.h"
+#include "kube/object.h"
 #include "runtime/container.h"
 #include "runtime/runtime.h"
 #include "runtime/sandbox.h"
@@ -151,7 +152,6 @@ json_t *sk__ag_container_env(struct sk_agent *a, json_t *pod, json_t *cs, json_t
 /* Expands $(VAR) references with env (array of "K=V"); malloc'd. */
 char *sk__ag_expand_vars(const char *s, json_t *env);
 /* Static "Guaranteed" / "Burstable" / "BestEffort". */
-const char *sk__ag_qos_class(json_t *pod);
 /* The value of a downward API fieldRef path; malloc'd or NULL. */
 char *sk__ag_field_ref(json_t *pod, const char *path);
 /* A resourceFieldRef value as a decimal string; malloc'd or NULL with err. */
@@ -190,9 +190,6 @@ void sk__agent_wake(struct sk_agent *a, struct apod *p);
 char *sk__agent_pod_uid(struct sk_agent *a, const char *ns, const char *name);
 /* Random hex id of 2*bytes characters; malloc'd. */
 char *sk__ag_random_hex(size_t bytes);
-/* Helpers over JSON. */
-const char *sk__ag_jstr(json_t *o, const char *path); /* dotted path, NULL when absent */
-json_t *sk__ag_jget(json_t *o, const char *path);
 /* Event about the pod, component kubelet, this node. */
 void sk__ag_event(struct sk_agent *a, json_t *pod, const char *type, const char *reason, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

@@ -16,27 +16,6 @@
 
 /* ---- small helpers --------------------------------------------------------- */
 
-json_t *sk__ag_jget(json_t *o, const char *path)
-{
-	char key[128];
-
-	while (o && *path) {
-		size_t n = strcspn(path, ".");
-
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		o = json_object_get(o, key);
-		path += n;
-		if (*path == '.')
-			path++;
-	}
-	return o;
-}
-
-const char *sk__ag_jstr(json_t *o, const char *path) { return json_string_value(sk__ag_jget(o, path)); }
-
 char *sk__ag_random_hex(size_t bytes)
 {
 	unsigned char raw[64];
@@ -80,15 +59,16 @@ void sk__ag_event(struct sk_agent *a, json_t *pod, const char *type, const char 
 	va_end(ap);
 	e = xzalloc(sizeof(*e));
 	e->ref = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "kind", "Pod", "apiVersion", "v1", "metadata", "name",
-			   sk__ag_jstr(pod, "metadata.name") ?: "", "namespace",
-			   sk__ag_jstr(pod, "metadata.namespace") ?: "", "uid", sk__ag_jstr(pod, "metadata.uid") ?: "");
+			   sk_kube_jstr(pod, "metadata.name") ?: "", "namespace",
+			   sk_kube_jstr(pod, "metadata.namespace") ?: "", "uid",
+			   sk_kube_jstr(pod, "metadata.uid") ?: "");
 	e->type = xstrdup(type);
 	e->reason = xstrdup(reason);
 	e->msg = xstrdup(msg);
 	pthread_mutex_lock(&a->ev_mu);
 	if (a->ev_n >= EVENT_QUEUE_MAX || !a->ev_started) {
 		pthread_mutex_unlock(&a->ev_mu);
-		sk_debug("agent", "dropping %s event for %s", reason, sk__ag_jstr(pod, "metadata.name") ?: "");
+		sk_debug("agent", "dropping %s event for %s", reason, sk_kube_jstr(pod, "metadata.name") ?: "");
 		ev_free(e);
 		return;
 	}
@@ -225,8 +205,8 @@ static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 
 	p->a = a;
 	p->uid = xstrdup(uid);
-	p->ns = xstrdup(sk__ag_jstr(obj, "metadata.namespace") ? sk__ag_jstr(obj, "metadata.namespace") : "default");
-	p->name = xstrdup(sk__ag_jstr(obj, "metadata.name") ? sk__ag_jstr(obj, "metadata.name") : "");
+	p->ns = xstrdup(sk_kube_jstr(obj, "metadata.namespace") ? sk_kube_jstr(obj, "metadata.namespace") : "default");
+	p->name = xstrdup(sk_kube_jstr(obj, "metadata.name") ? sk_kube_jstr(obj, "metadata.name") : "");
 	p->pod = json_incref(obj);
 	p->t0_ns = sk_mono_ns();
 	SK_POD_TRACE(p, "seen");
@@ -243,7 +223,7 @@ static void add_pod_locked(struct sk_agent *a, json_t *obj, const char *uid)
 /* Records the latest version of a pod from the API and wakes its worker. */
 static void upsert_pod(struct sk_agent *a, json_t *obj)
 {
-	const char *uid = sk__ag_jstr(obj, "metadata.uid");
+	const char *uid = sk_kube_jstr(obj, "metadata.uid");
 	struct apod *p;
 
 	if (!uid)
@@ -406,7 +386,7 @@ static void on_pod_event(void *ud, const char *type, json_t *obj)
 	struct sk_agent *a = ud;
 
 	if (!strcmp(type, "DELETED"))
-		mark_gone(a, sk__ag_jstr(obj, "metadata.uid") ? sk__ag_jstr(obj, "metadata.uid") : "");
+		mark_gone(a, sk_kube_jstr(obj, "metadata.uid") ? sk_kube_jstr(obj, "metadata.uid") : "");
 	else
 		upsert_pod(a, obj);
 }
@@ -426,7 +406,7 @@ static void on_pod_list(void *ud, json_t *items, const char *rv)
 
 		json_array_foreach(
 			items, i,
-			it) if (!strcmp(sk__ag_jstr(it, "metadata.uid") ? sk__ag_jstr(it, "metadata.uid") : "",
+			it) if (!strcmp(sk_kube_jstr(it, "metadata.uid") ? sk_kube_jstr(it, "metadata.uid") : "",
 					a->pods[k]->uid)) found = true;
 		if (!found) {
 			a->pods[k]->gone = true;
@@ -466,7 +446,7 @@ static void wake_for_exit(struct sk_agent *a, const char *id)
 {
 	cleanup_free char *path = xasprintf("%s/containers/%s/container.json", a->run_dir, id);
 	cleanup_json json_t *j = id[0] != '.' && !strchr(id, '/') ? json_load_file(path, 0, NULL) : NULL;
-	const char *uid = sk__ag_jstr(j, "podUID");
+	const char *uid = sk_kube_jstr(j, "podUID");
 	struct apod *p;
 
 	if (!uid)

@@ -12,18 +12,18 @@
 
 static char *pv_path(json_t *pv)
 {
-	const char *p = sk__ag_jstr(pv, "spec.hostPath.path");
+	const char *p = sk_kube_jstr(pv, "spec.hostPath.path");
 
 	if (!p)
-		p = sk__ag_jstr(pv, "spec.local.path");
+		p = sk_kube_jstr(pv, "spec.local.path");
 	return p ? xstrdup(p) : NULL;
 }
 
 static void mark_bound(struct sk_agent *a, const char *ns, const char *claim, json_t *pv)
 {
 	cleanup_free char *cpath = xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s/status", ns, claim);
-	cleanup_free char *vpath = xasprintf("/api/v1/persistentvolumes/%s/status", sk__ag_jstr(pv, "metadata.name"));
-	json_t *modes = sk__ag_jget(pv, "spec.accessModes"), *cap = sk__ag_jget(pv, "spec.capacity");
+	cleanup_free char *vpath = xasprintf("/api/v1/persistentvolumes/%s/status", sk_kube_jstr(pv, "metadata.name"));
+	json_t *modes = sk_kube_jget(pv, "spec.accessModes"), *cap = sk_kube_jget(pv, "spec.capacity");
 	cleanup_json json_t *cst = json_pack("{s:{s:s, s:o, s:o}}", "status", "phase", "Bound", "accessModes",
 					     modes ? json_incref(modes) : json_array(), "capacity",
 					     cap ? json_incref(cap) : json_object());
@@ -36,16 +36,16 @@ static void mark_bound(struct sk_agent *a, const char *ns, const char *claim, js
 		sk_warn("agent", "claim %s/%s status: %s", ns, claim, err.msg);
 	r2 = sk_client_patch(a->c, vpath, SK_PATCH_MERGE, vst, &err);
 	if (!r2)
-		sk_warn("agent", "volume %s status: %s", sk__ag_jstr(pv, "metadata.name"), err.msg);
+		sk_warn("agent", "volume %s status: %s", sk_kube_jstr(pv, "metadata.name"), err.msg);
 }
 
 static json_t *provision(struct sk_agent *a, json_t *pvc, sk_error_t *err)
 {
-	const char *uid = sk__ag_jstr(pvc, "metadata.uid") ? sk__ag_jstr(pvc, "metadata.uid") : "";
+	const char *uid = sk_kube_jstr(pvc, "metadata.uid") ? sk_kube_jstr(pvc, "metadata.uid") : "";
 	cleanup_free char *name = xasprintf("pvc-%s", uid);
 	cleanup_free char *dir = xasprintf("%s/volumes/%s", a->data_dir, name);
-	const char *size = sk__ag_jstr(pvc, "spec.resources.requests.storage");
-	json_t *modes = sk__ag_jget(pvc, "spec.accessModes");
+	const char *size = sk_kube_jstr(pvc, "spec.resources.requests.storage");
+	json_t *modes = sk_kube_jget(pvc, "spec.accessModes");
 	json_t *pv, *created;
 
 	if (sk_mkdir_p(dir, 0777) < 0) {
@@ -58,11 +58,11 @@ static json_t *provision(struct sk_agent *a, json_t *pvc, sk_error_t *err)
 		       size ? size : "1Gi", "accessModes",
 		       modes ? json_incref(modes) : json_pack("[s]", "ReadWriteOnce"), "hostPath", "path", dir, "type",
 		       "DirectoryOrCreate", "claimRef", "apiVersion", "v1", "kind", "PersistentVolumeClaim",
-		       "namespace", sk__ag_jstr(pvc, "metadata.namespace"), "name", sk__ag_jstr(pvc, "metadata.name"),
+		       "namespace", sk_kube_jstr(pvc, "metadata.namespace"), "name", sk_kube_jstr(pvc, "metadata.name"),
 		       "uid", uid, "persistentVolumeReclaimPolicy", "Delete");
-	if (sk__ag_jstr(pvc, "spec.storageClassName"))
+	if (sk_kube_jstr(pvc, "spec.storageClassName"))
 		json_object_set(json_object_get(pv, "spec"), "storageClassName",
-				sk__ag_jget(pvc, "spec.storageClassName"));
+				sk_kube_jget(pvc, "spec.storageClassName"));
 	created = sk_client_create(a->c, "/api/v1/persistentvolumes", pv, err);
 	if (!created && err->code == SK_EEXISTS) {
 		cleanup_free char *path = xasprintf("/api/v1/persistentvolumes/%s", name);
@@ -87,7 +87,7 @@ char *sk__localpath_claim(struct sk_agent *a, const char *ns, const char *claim,
 			sk_error_set(err, SK_ENOTFOUND, "persistentvolumeclaim \"%s\" not found", claim);
 		return NULL;
 	}
-	vname = sk__ag_jstr(pvc, "spec.volumeName");
+	vname = sk_kube_jstr(pvc, "spec.volumeName");
 	if (vname && *vname) {
 		cleanup_free char *vpath = xasprintf("/api/v1/persistentvolumes/%s", vname);
 
@@ -100,18 +100,18 @@ char *sk__localpath_claim(struct sk_agent *a, const char *ns, const char *claim,
 		pv = provision(a, pvc, err);
 		if (!pv)
 			return NULL;
-		patch = json_pack("{s:{s:s}}", "spec", "volumeName", sk__ag_jstr(pv, "metadata.name"));
+		patch = json_pack("{s:{s:s}}", "spec", "volumeName", sk_kube_jstr(pv, "metadata.name"));
 		r = sk_client_patch(a->c, path, SK_PATCH_MERGE, patch, err);
 		if (!r)
 			return NULL;
-		sk_info("agent", "provisioned %s for claim %s/%s", sk__ag_jstr(pv, "metadata.name"), ns, claim);
+		sk_info("agent", "provisioned %s for claim %s/%s", sk_kube_jstr(pv, "metadata.name"), ns, claim);
 	}
-	if (!sk__ag_jstr(pvc, "status.phase") || strcmp(sk__ag_jstr(pvc, "status.phase"), "Bound"))
+	if (!sk_kube_jstr(pvc, "status.phase") || strcmp(sk_kube_jstr(pvc, "status.phase"), "Bound"))
 		mark_bound(a, ns, claim, pv);
 	dir = pv_path(pv);
 	if (!dir) {
 		sk_error_set(err, SK_EINVALID, "persistentvolume \"%s\" has no hostPath or local path",
-			     sk__ag_jstr(pv, "metadata.name"));
+			     sk_kube_jstr(pv, "metadata.name"));
 		return NULL;
 	}
 	if (sk_mkdir_p(dir, 0777) < 0) {

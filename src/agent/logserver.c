@@ -297,7 +297,7 @@ static void read_opts(struct MHD_Connection *conn, struct sk_crilog_opts *o)
 	o->timestamps = arg_true(conn, "timestamps");
 	o->follow = arg_true(conn, "follow");
 	if (ss > 0)
-		o->since_ns = sk_now_ns() - ss * 1000000000LL;
+		o->since_ns = sk_ns_after(sk_now_ns(), -ss);
 	if (since && *since)
 		sk_crilog_parse_time(since, strlen(since), &o->since_ns);
 }

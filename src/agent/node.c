@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "agent/agent-int.h"
+#include "kube/condition.h"
 #include "util/quantity.h"
 #include "util/util.h"
 #include "util/version.h"
@@ -136,17 +137,8 @@ static json_t *condition(const char *type, bool on, const char *reason, const ch
 			 json_t *old_conds)
 {
 	const char *status = on ? "True" : "False";
-	const char *since = now;
-	size_t i;
-	json_t *c;
+	const char *since = sk_kube_condition_since(old_conds, type, status, now);
 
-	json_array_foreach(old_conds, i, c)
-	{
-		if (!strcmp(sk__ag_jstr(c, "type") ? sk__ag_jstr(c, "type") : "", type) &&
-		    !strcmp(sk__ag_jstr(c, "status") ? sk__ag_jstr(c, "status") : "", status) &&
-		    sk__ag_jstr(c, "lastTransitionTime"))
-			since = sk__ag_jstr(c, "lastTransitionTime");
-	}
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "type", type, "status", status, "lastHeartbeatTime", now,
 			 "lastTransitionTime", since, "reason", reason, "message", msg);
 }
@@ -193,7 +185,7 @@ static json_t *node_status(struct sk_agent *a, json_t *old)
 	json_array_foreach(images, i, im) json_object_del(im, "id");
 	resources(a, &cap, &alloc);
 	st = json_pack("{s:o, s:o, s:o, s:[{s:s, s:s}, {s:s, s:s}], s:{s:{s:i}}, s:o, s:o}", "capacity", cap,
-		       "allocatable", alloc, "conditions", conditions(a, sk__ag_jget(old, "status.conditions")),
+		       "allocatable", alloc, "conditions", conditions(a, sk_kube_jget(old, "status.conditions")),
 		       "addresses", "type", "InternalIP", "address", "127.0.0.1", "type", "Hostname", "address",
 		       a->node_name, "daemonEndpoints", "kubeletEndpoint", "Port", a->log_port, "nodeInfo",
 		       node_info(a), "images", images);
@@ -235,7 +227,7 @@ int sk__node_register(struct sk_agent *a, sk_error_t *err)
 
 	if (!r && err->code == SK_EEXISTS) {
 		cleanup_free char *path = xasprintf("/api/v1/nodes/%s", a->node_name);
-		json_t *patch = json_pack("{s:{s:O}, s:O}", "metadata", "labels", sk__ag_jget(obj, "metadata.labels"),
+		json_t *patch = json_pack("{s:{s:O}, s:O}", "metadata", "labels", sk_kube_jget(obj, "metadata.labels"),
 					  "spec", json_object_get(obj, "spec"));
 
 		sk_error_clear(err);
@@ -279,10 +271,10 @@ static void renew_lease(struct sk_agent *a)
 					  "namespace", "kube-node-lease", "spec", "holderIdentity", a->node_name,
 					  "leaseDurationSeconds", LEASE_SECONDS, "renewTime", now);
 
-		if (node && sk__ag_jstr(node, "metadata.uid"))
+		if (node && sk_kube_jstr(node, "metadata.uid"))
 			json_object_set_new(json_object_get(lease, "metadata"), "ownerReferences",
 					    json_pack("[{s:s, s:s, s:s, s:s}]", "apiVersion", "v1", "kind", "Node",
-						      "name", a->node_name, "uid", sk__ag_jstr(node, "metadata.uid")));
+						      "name", a->node_name, "uid", sk_kube_jstr(node, "metadata.uid")));
 		r = sk_client_create(a->c, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", lease,
 				     &err);
 		json_decref(lease);
@@ -303,10 +295,10 @@ static json_t *images_of_pods(struct sk_agent *a)
 		static const char *const lists[] = {"spec.initContainers", "spec.containers"};
 
 		for (size_t l = 0; l < 2 && a->pods[n]->pod && !a->pods[n]->gone; l++) {
-			json_array_foreach(sk__ag_jget(a->pods[n]->pod, lists[l]), i, v)
+			json_array_foreach(sk_kube_jget(a->pods[n]->pod, lists[l]), i, v)
 			{
-				if (sk__ag_jstr(v, "image"))
-					json_array_append_new(names, json_string(sk__ag_jstr(v, "image")));
+				if (sk_kube_jstr(v, "image"))
+					json_array_append_new(names, json_string(sk_kube_jstr(v, "image")));
 			}
 		}
 	}

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "agent/agent-int.h"
+#include "kube/qos.h"
 #include "runtime/crilog.h"
 #include "util/util.h"
 
@@ -21,18 +22,18 @@ static int64_t now_ns(void) { return sk_now_ns(); }
 
 static const char *restart_policy(json_t *pod)
 {
-	const char *rp = sk__ag_jstr(pod, "spec.restartPolicy");
+	const char *rp = sk_kube_jstr(pod, "spec.restartPolicy");
 
 	return rp ? rp : "Always";
 }
 
 static json_t *ctr_spec(json_t *pod, const struct ctr *k)
 {
-	json_t *arr = sk__ag_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
+	json_t *arr = sk_kube_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
 	size_t i;
 
 	json_array_foreach(arr, i,
-			   c) if (!strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "", k->name)) return c;
+			   c) if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", k->name)) return c;
 	return NULL;
 }
 
@@ -91,7 +92,7 @@ void sk__apod_free(struct apod *p)
 
 static bool is_sidecar(json_t *c)
 {
-	const char *rp = sk__ag_jstr(c, "restartPolicy");
+	const char *rp = sk_kube_jstr(c, "restartPolicy");
 
 	return rp && !strcmp(rp, "Always");
 }
@@ -99,7 +100,7 @@ static bool is_sidecar(json_t *c)
 /* Builds the container table from the spec (containers never change in a pod). */
 static void ensure_ctrs(struct apod *p, json_t *pod)
 {
-	json_t *init = sk__ag_jget(pod, "spec.initContainers"), *regular = sk__ag_jget(pod, "spec.containers"), *c;
+	json_t *init = sk_kube_jget(pod, "spec.initContainers"), *regular = sk_kube_jget(pod, "spec.containers"), *c;
 	size_t i, n = 0;
 
 	if (p->ctrs)
@@ -107,12 +108,12 @@ static void ensure_ctrs(struct apod *p, json_t *pod)
 	p->ctrs = xzalloc((json_array_size(init) + json_array_size(regular) + 1) * sizeof(struct ctr));
 	json_array_foreach(init, i, c)
 	{
-		p->ctrs[n].name = xstrdup(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "");
+		p->ctrs[n].name = xstrdup(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "");
 		p->ctrs[n++].kind = is_sidecar(c) ? CTR_SIDECAR : CTR_INIT;
 	}
 	json_array_foreach(regular, i, c)
 	{
-		p->ctrs[n].name = xstrdup(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "");
+		p->ctrs[n].name = xstrdup(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "");
 		p->ctrs[n++].kind = CTR_REGULAR;
 	}
 	p->nctrs = n;
@@ -158,7 +159,7 @@ static char *termination_message(struct apod *p, json_t *cs, struct sk_container
 {
 	cleanup_free char *path = xasprintf("%s/containers/%s/%s", p->pod_dir, c->name, c->id);
 	char *msg = read_term_msg(path);
-	const char *policy = sk__ag_jstr(cs, "terminationMessagePolicy");
+	const char *policy = sk_kube_jstr(cs, "terminationMessagePolicy");
 
 	if ((!msg || !*msg) && policy && !strcmp(policy, "FallbackToLogsOnError") && c->exit_code != 0) {
 		struct sk_crilog_opts o = {.tail_lines = 80};
@@ -213,8 +214,8 @@ static void refresh_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct 
 
 static const char *pull_policy(json_t *cs)
 {
-	const char *pp = sk__ag_jstr(cs, "imagePullPolicy");
-	const char *image = sk__ag_jstr(cs, "image") ? sk__ag_jstr(cs, "image") : "";
+	const char *pp = sk_kube_jstr(cs, "imagePullPolicy");
+	const char *image = sk_kube_jstr(cs, "image") ? sk_kube_jstr(cs, "image") : "";
 	const char *slash = strrchr(image, '/');
 	const char *colon = strrchr(slash ? slash : image, ':');
 
@@ -231,14 +232,14 @@ static json_t *pull_auths(struct sk_agent *a, json_t *pod)
 	json_t *out = json_array(), *ref;
 	size_t i;
 
-	json_array_foreach(sk__ag_jget(pod, "spec.imagePullSecrets"), i, ref)
+	json_array_foreach(sk_kube_jget(pod, "spec.imagePullSecrets"), i, ref)
 	{
 		cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/secrets/%s",
-						    sk__ag_jstr(pod, "metadata.namespace"),
-						    sk__ag_jstr(ref, "name") ? sk__ag_jstr(ref, "name") : "");
+						    sk_kube_jstr(pod, "metadata.namespace"),
+						    sk_kube_jstr(ref, "name") ? sk_kube_jstr(ref, "name") : "");
 		sk_error_t err = {0};
 		cleanup_json json_t *sec = sk_client_get(a->c, path, &err);
-		const char *b64 = sk__ag_jstr(sec, "data..dockerconfigjson");
+		const char *b64 = sk_kube_jstr(sec, "data..dockerconfigjson");
 		cleanup_free char *doc = NULL;
 
 		if (!b64)
@@ -272,7 +273,7 @@ static void fmt_dur(int64_t ns, char *buf, size_t len)
  * -1 with the container's waiting reason set. */
 static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr *k, sk_image_info *img)
 {
-	const char *image = sk__ag_jstr(cs, "image") ? sk__ag_jstr(cs, "image") : "";
+	const char *image = sk_kube_jstr(cs, "image") ? sk_kube_jstr(cs, "image") : "";
 	const char *policy = pull_policy(cs);
 	bool present = sk_image_is_present(a->images, image) == 1;
 	sk_error_t err = {0};
@@ -401,8 +402,8 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	cleanup_free char *id = NULL;
 	const char *servers[8], *searches[8], *opts[16] = {0};
 	const char *aliases[64];
-	const char *qos = sk__ag_qos_class(pod);
-	json_t *dns = sk__ag_jget(pod, "spec.dnsConfig"), *ha;
+	const char *qos = sk_kube_pod_qos(pod);
+	json_t *dns = sk_kube_jget(pod, "spec.dnsConfig"), *ha;
 	size_t i, na = 0;
 	sk_error_t err = {0};
 
@@ -413,10 +414,10 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	cfg.pod_name = p->name;
 	cfg.pod_namespace = p->ns;
 	cfg.pod_uid = p->uid;
-	cfg.hostname = sk__ag_jstr(pod, "spec.hostname");
+	cfg.hostname = sk_kube_jstr(pod, "spec.hostname");
 	cfg.qos = !strcmp(qos, "Guaranteed") ? SK_QOS_GUARANTEED
 					     : (!strcmp(qos, "Burstable") ? SK_QOS_BURSTABLE : SK_QOS_BESTEFFORT);
-	cfg.host_network = json_is_true(sk__ag_jget(pod, "spec.hostNetwork"));
+	cfg.host_network = json_is_true(sk_kube_jget(pod, "spec.hostNetwork"));
 	cfg.dns_servers = dns_list(json_object_get(dns, "nameservers"), servers, 8);
 	cfg.dns_searches = dns_list(json_object_get(dns, "searches"), searches, 8);
 	{
@@ -425,18 +426,18 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 
 		json_array_foreach(json_object_get(dns, "options"), i, o)
 		{
-			if (n < 15 && sk__ag_jstr(o, "name"))
-				opts[n++] = sk__ag_jstr(o, "name");
+			if (n < 15 && sk_kube_jstr(o, "name"))
+				opts[n++] = sk_kube_jstr(o, "name");
 		}
 		cfg.dns_options = n ? opts : NULL;
 	}
-	json_array_foreach(sk__ag_jget(pod, "spec.hostAliases"), i, ha)
+	json_array_foreach(sk_kube_jget(pod, "spec.hostAliases"), i, ha)
 	{
 		json_t *h;
 		size_t j;
 		char line[512];
 		size_t l = (size_t)snprintf(line, sizeof(line), "%s\t",
-					    sk__ag_jstr(ha, "ip") ? sk__ag_jstr(ha, "ip") : "");
+					    sk_kube_jstr(ha, "ip") ? sk_kube_jstr(ha, "ip") : "");
 
 		json_array_foreach(json_object_get(ha, "hostnames"), j, h) if (l < sizeof(line))
 			l += (size_t)snprintf(line + l, sizeof(line) - l, "%s%s", j ? " " : "",
@@ -466,7 +467,7 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 /* The handler of the pod's RuntimeClass (NULL: the node's default). */
 static char *runtime_handler(struct sk_agent *a, json_t *pod, sk_error_t *err)
 {
-	const char *rc = sk__ag_jstr(pod, "spec.runtimeClassName");
+	const char *rc = sk_kube_jstr(pod, "spec.runtimeClassName");
 	cleanup_free char *path = NULL;
 	cleanup_json json_t *obj = NULL;
 
@@ -478,7 +479,7 @@ static char *runtime_handler(struct sk_agent *a, json_t *pod, sk_error_t *err)
 		sk_error_wrap(err, "RuntimeClass \"%s\"", rc);
 		return NULL;
 	}
-	return xstrdup(sk__ag_jstr(obj, "handler") ? sk__ag_jstr(obj, "handler") : "");
+	return xstrdup(sk_kube_jstr(obj, "handler") ? sk_kube_jstr(obj, "handler") : "");
 }
 
 static void drop_attempt(struct sk_agent *a, struct sk_container *c)
@@ -496,7 +497,7 @@ static void drop_attempt(struct sk_agent *a, struct sk_container *c)
 
 static void run_post_start(struct sk_agent *a, struct apod *p, json_t *pod, json_t *cs, struct ctr *k)
 {
-	json_t *h = sk__ag_jget(cs, "lifecycle.postStart");
+	json_t *h = sk_kube_jget(cs, "lifecycle.postStart");
 	char *msg = NULL;
 
 	k->poststart_done = true;
@@ -618,7 +619,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	SK_POD_TRACE(p, "image ready");
 	free(k->image_name);
 	free(k->image_id);
-	k->image_name = xstrdup(img.name ? img.name : (sk__ag_jstr(cs, "image") ? sk__ag_jstr(cs, "image") : ""));
+	k->image_name = xstrdup(img.name ? img.name : (sk_kube_jstr(cs, "image") ? sk_kube_jstr(cs, "image") : ""));
 	k->image_id = xstrdup(img.image_ref ? img.image_ref : (img.id ? img.id : ""));
 	handler = runtime_handler(a, pod, &err);
 	if (err.code) {
@@ -833,12 +834,13 @@ static int probe_step(struct sk_agent *a, struct apod *p, json_t *pod, struct ct
 
 static int64_t grace_seconds(json_t *pod)
 {
-	json_t *g = sk__ag_jget(pod, "metadata.deletionGracePeriodSeconds");
+	json_t *g = sk_kube_jget(pod, "metadata.deletionGracePeriodSeconds");
 
-	if (json_is_integer(g))
-		return json_integer_value(g);
-	g = sk__ag_jget(pod, "spec.terminationGracePeriodSeconds");
-	return json_is_integer(g) ? json_integer_value(g) : 30;
+	if (!json_is_integer(g))
+		g = sk_kube_jget(pod, "spec.terminationGracePeriodSeconds");
+	if (!json_is_integer(g))
+		return 30;
+	return json_integer_value(g) < 0 ? 0 : json_integer_value(g);
 }
 
 static void signal_and_wait(struct sk_agent *a, struct apod *p, struct ctr *k, int64_t deadline_ns);
@@ -847,7 +849,7 @@ static void kill_for_restart(struct sk_agent *a, struct apod *p, json_t *pod, st
 {
 	sk_error_t err = {0};
 	json_t *cs = ctr_spec(pod, k);
-	json_t *pre = sk__ag_jget(cs, "lifecycle.preStop");
+	json_t *pre = sk_kube_jget(cs, "lifecycle.preStop");
 
 	sk__ag_event(a, pod, "Normal", "Killing", "Container %s %s, will be restarted", k->name, why);
 	k->killing = true;
@@ -859,7 +861,7 @@ static void kill_for_restart(struct sk_agent *a, struct apod *p, json_t *pod, st
 		free(msg);
 	}
 	(void)err;
-	signal_and_wait(a, p, k, now_ns() + grace_seconds(pod) * 1000000000LL);
+	signal_and_wait(a, p, k, sk_ns_after(now_ns(), grace_seconds(pod)));
 	refresh_ctr(a, p, pod, k, true);
 	/* a liveness restart is a restart now, not after a back-off */
 	k->next_start_ns = 0;
@@ -930,7 +932,7 @@ static void signal_and_wait(struct sk_agent *a, struct apod *p, struct ctr *k, i
 static void stop_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr *k, int64_t deadline_ns, bool hooks)
 {
 	json_t *cs = ctr_spec(pod, k);
-	json_t *pre = sk__ag_jget(cs, "lifecycle.preStop");
+	json_t *pre = sk_kube_jget(cs, "lifecycle.preStop");
 	int64_t left;
 
 	refresh_ctr(a, p, pod, k, true);
@@ -952,7 +954,7 @@ static void stop_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 /* Stops every container: regular ones first, then sidecars in reverse order. */
 static void stop_all(struct sk_agent *a, struct apod *p, json_t *pod, int64_t grace_s)
 {
-	int64_t deadline = now_ns() + grace_s * 1000000000LL;
+	int64_t deadline = sk_ns_after(now_ns(), grace_s);
 
 	for (size_t i = 0; i < p->nctrs; i++)
 		if (p->ctrs[i].kind != CTR_SIDECAR)
@@ -1044,7 +1046,7 @@ static int terminate(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		remove_dir(p->pod_dir);
 		return -1;
 	}
-	if (sk__ag_jstr(pod, "metadata.deletionTimestamp")) {
+	if (sk_kube_jstr(pod, "metadata.deletionTimestamp")) {
 		cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
 		cleanup_json json_t *opts = json_pack("{s:s, s:s, s:i, s:{s:s}}", "kind", "DeleteOptions", "apiVersion",
 						      "v1", "gracePeriodSeconds", 0, "preconditions", "uid", p->uid);
@@ -1082,7 +1084,7 @@ static void adopt_claimed(struct sk_agent *a, struct apod *p, json_t *pod)
 			k->restarts = cs[i]->attempt;
 			k->poststart_done = true;
 			k->image_name = xstrdup(
-				sk__ag_jstr(ctr_spec(pod, k), "image") ? sk__ag_jstr(ctr_spec(pod, k), "image") : "");
+				sk_kube_jstr(ctr_spec(pod, k), "image") ? sk_kube_jstr(ctr_spec(pod, k), "image") : "");
 			k->image_id = xstrdup(cs[i]->image_ref ? cs[i]->image_ref : "");
 			if (cs[i]->image_id && cs[i]->image_ref && strchr(cs[i]->image_ref, '@') == NULL) {
 				sk_image_info info = {0};
@@ -1235,7 +1237,7 @@ static void stop_sidecars_if_done(struct sk_agent *a, struct apod *p, json_t *po
 		if (p->ctrs[i].kind == CTR_SIDECAR) {
 			p->ctrs[i].kind = CTR_INIT; /* no more restarts */
 			p->ctrs[i].done = true;
-			stop_ctr(a, p, pod, &p->ctrs[i], now_ns() + grace_seconds(pod) * 1000000000LL, true);
+			stop_ctr(a, p, pod, &p->ctrs[i], sk_ns_after(now_ns(), grace_seconds(pod)), true);
 			p->ctrs[i].kind = CTR_SIDECAR;
 		}
 }
@@ -1243,7 +1245,7 @@ static void stop_sidecars_if_done(struct sk_agent *a, struct apod *p, json_t *po
 /* spec.activeDeadlineSeconds: kubelet fails a pod active for longer. */
 static bool past_deadline(struct apod *p, json_t *pod)
 {
-	json_t *d = sk__ag_jget(pod, "spec.activeDeadlineSeconds");
+	json_t *d = sk_kube_jget(pod, "spec.activeDeadlineSeconds");
 	int64_t start;
 
 	if (!json_is_integer(d) || !p->start_time || sk_time_parse(p->start_time, &start) < 0)
@@ -1284,13 +1286,13 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 	cleanup_json json_t *st = NULL;
 	bool full = sk_mono_ns() - last_full > 5000000000LL;
 
-	if (gone || sk__ag_jstr(pod, "metadata.deletionTimestamp"))
+	if (gone || sk_kube_jstr(pod, "metadata.deletionTimestamp"))
 		return terminate(a, p, pod, gone);
 	if (p->stopped)
 		return 5000;
 	ensure_ctrs(p, pod);
 	if (!p->start_time) {
-		const char *s = sk__ag_jstr(pod, "status.startTime");
+		const char *s = sk_kube_jstr(pod, "status.startTime");
 		char buf[32];
 
 		sk_time_format(now_ns() / 1000000000, buf, sizeof(buf));
@@ -1298,8 +1300,8 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		adopt(a, p, pod);
 	}
 	if (!p->admitted && !p->reject_reason) {
-		bool running = p->sb || (sk__ag_jstr(pod, "status.phase") &&
-					 strcmp(sk__ag_jstr(pod, "status.phase"), "Pending") != 0);
+		bool running = p->sb || (sk_kube_jstr(pod, "status.phase") &&
+					 strcmp(sk_kube_jstr(pod, "status.phase"), "Pending") != 0);
 
 		if (running) {
 			pthread_mutex_lock(&a->mu);
@@ -1310,7 +1312,7 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 			SK_POD_TRACE(p, "admitted");
 		}
 	}
-	if (phase_terminal(sk__ag_jstr(pod, "status.phase")) && !p->last_status) {
+	if (phase_terminal(sk_kube_jstr(pod, "status.phase")) && !p->last_status) {
 		/* finished before a restart of the agent: nothing runs again */
 		teardown(a, p);
 		return 5000;
@@ -1342,15 +1344,15 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 	}
 	network_ready(a, p, pod);
 	st = sk__ag_pod_status(a, p, pod);
-	if (phase_terminal(sk__ag_jstr(st, "phase"))) {
+	if (phase_terminal(sk_kube_jstr(st, "phase"))) {
 		sk_error_t err = {0};
 
 		sk_gpu_release_pod(a->gpu, p->uid, &err);
 	}
-	if (phase_terminal(sk__ag_jstr(st, "phase")) && !any_running(p))
+	if (phase_terminal(sk_kube_jstr(st, "phase")) && !any_running(p))
 		release(a, p);
 	sk__ag_status_write(a, p, pod, st);
-	if (phase_terminal(sk__ag_jstr(st, "phase"))) {
+	if (phase_terminal(sk_kube_jstr(st, "phase"))) {
 		cleanup_json json_t *after = NULL;
 
 		stop_all(a, p, pod, grace_seconds(pod));
@@ -1387,7 +1389,7 @@ void *sk__pod_worker(void *arg)
 
 		if (delay < 0)
 			break;
-		if (p->stopped && !gone && !sk__ag_jstr(pod, "metadata.deletionTimestamp")) {
+		if (p->stopped && !gone && !sk_kube_jstr(pod, "metadata.deletionTimestamp")) {
 			/* terminal and torn down: nothing to do until the pod is
 			 * deleted, so no thread waits for it (the agent starts a
 			 * worker again on the pod's next change) */

@@ -30,12 +30,12 @@ static int resolve_port(struct apod *p, const char *ctr, json_t *port)
 	if (strspn(json_string_value(port), "0123456789") == strlen(json_string_value(port)))
 		return atoi(json_string_value(port));
 	pod = sk__apod_get(p, NULL);
-	json_array_foreach(sk__ag_jget(pod, "spec.containers"), i,
-			   c) if (!strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "", ctr)) cs = c;
-	json_array_foreach(sk__ag_jget(pod, "spec.initContainers"), i,
-			   c) if (!strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "", ctr)) cs = c;
+	json_array_foreach(sk_kube_jget(pod, "spec.containers"), i,
+			   c) if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", ctr)) cs = c;
+	json_array_foreach(sk_kube_jget(pod, "spec.initContainers"), i,
+			   c) if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", ctr)) cs = c;
 	json_array_foreach(json_object_get(cs, "ports"), i,
-			   pt) if (!strcmp(sk__ag_jstr(pt, "name") ? sk__ag_jstr(pt, "name") : "",
+			   pt) if (!strcmp(sk_kube_jstr(pt, "name") ? sk_kube_jstr(pt, "name") : "",
 					   json_string_value(port))) return (int)
 		json_integer_value(json_object_get(pt, "containerPort"));
 	return -1;
@@ -87,9 +87,9 @@ static size_t discard(char *ptr, size_t size, size_t nmemb, void *ud)
 static int run_http(struct apod *p, const char *ctr, json_t *h, int timeout_s, char **msg)
 {
 	int port = resolve_port(p, ctr, json_object_get(h, "port"));
-	const char *host = sk__ag_jstr(h, "host") ? sk__ag_jstr(h, "host") : pod_ip(p);
-	const char *path = sk__ag_jstr(h, "path") ? sk__ag_jstr(h, "path") : "/";
-	const char *scheme = sk__ag_jstr(h, "scheme") ? sk__ag_jstr(h, "scheme") : "HTTP";
+	const char *host = sk_kube_jstr(h, "host") ? sk_kube_jstr(h, "host") : pod_ip(p);
+	const char *path = sk_kube_jstr(h, "path") ? sk_kube_jstr(h, "path") : "/";
+	const char *scheme = sk_kube_jstr(h, "scheme") ? sk_kube_jstr(h, "scheme") : "HTTP";
 	cleanup_free char *url = xasprintf("%s://%s:%d%s%s", !strcasecmp(scheme, "HTTPS") ? "https" : "http", host,
 					   port, path[0] == '/' ? "" : "/", path);
 	struct curl_slist *hl = curl_slist_append(NULL, "User-Agent: kube-probe/" SK_KUBE_MAJOR_MINOR);
@@ -107,8 +107,9 @@ static int run_http(struct apod *p, const char *ctr, json_t *h, int timeout_s, c
 	}
 	json_array_foreach(json_object_get(h, "httpHeaders"), i, hdr)
 	{
-		cleanup_free char *line = xasprintf("%s: %s", sk__ag_jstr(hdr, "name") ? sk__ag_jstr(hdr, "name") : "X",
-						    sk__ag_jstr(hdr, "value") ? sk__ag_jstr(hdr, "value") : "");
+		cleanup_free char *line = xasprintf("%s: %s",
+						    sk_kube_jstr(hdr, "name") ? sk_kube_jstr(hdr, "name") : "X",
+						    sk_kube_jstr(hdr, "value") ? sk_kube_jstr(hdr, "value") : "");
 		hl = curl_slist_append(hl, line);
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
@@ -139,7 +140,7 @@ static int run_http(struct apod *p, const char *ctr, json_t *h, int timeout_s, c
 static int run_tcp(struct apod *p, const char *ctr, json_t *h, int timeout_s, char **msg)
 {
 	int port = resolve_port(p, ctr, json_object_get(h, "port"));
-	const char *host = sk__ag_jstr(h, "host") ? sk__ag_jstr(h, "host") : pod_ip(p);
+	const char *host = sk_kube_jstr(h, "host") ? sk_kube_jstr(h, "host") : pod_ip(p);
 	struct sockaddr_in sa = {0};
 	cleanup_close int fd = -1;
 	struct pollfd pfd;

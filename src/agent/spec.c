@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent/agent-int.h"
+#include "kube/qos.h"
 #include "runtime/crilog.h"
 #include "util/quantity.h"
 #include "util/util.h"
@@ -74,41 +75,13 @@ char *sk__ag_b64_decode(const char *s, size_t *len)
 
 static bool res_has(json_t *res, const char *which, const char *name)
 {
-	return json_string_value(sk__ag_jget(json_object_get(res, which), name)) != NULL;
-}
-
-const char *sk__ag_qos_class(json_t *pod)
-{
-	json_t *ctrs = sk__ag_jget(pod, "spec.containers"), *c;
-	bool any = false, guaranteed = true;
-	size_t i;
-
-	if (sk__ag_jstr(pod, "status.qosClass"))
-		return sk__ag_jstr(pod, "status.qosClass");
-	json_array_foreach(ctrs, i, c)
-	{
-		json_t *r = json_object_get(c, "resources");
-		const char *names[] = {"cpu", "memory"};
-
-		for (int k = 0; k < 2; k++) {
-			const char *req = sk__ag_jstr(json_object_get(r, "requests"), names[k]);
-			const char *lim = sk__ag_jstr(json_object_get(r, "limits"), names[k]);
-
-			if (req || lim)
-				any = true;
-			if (!lim || (req && strcmp(req, lim)))
-				guaranteed = false;
-		}
-	}
-	if (!any)
-		return "BestEffort";
-	return guaranteed ? "Guaranteed" : "Burstable";
+	return json_string_value(sk_kube_jget(json_object_get(res, which), name)) != NULL;
 }
 
 static int64_t milli_of(json_t *res, const char *which, const char *name)
 {
 	int64_t v = 0;
-	const char *s = sk__ag_jstr(json_object_get(res, which), name);
+	const char *s = sk_kube_jstr(json_object_get(res, which), name);
 
 	if (s && sk_quantity_milli(s, &v) < 0)
 		v = 0;
@@ -118,7 +91,7 @@ static int64_t milli_of(json_t *res, const char *which, const char *name)
 static int64_t value_of(json_t *res, const char *which, const char *name)
 {
 	int64_t v = 0;
-	const char *s = sk__ag_jstr(json_object_get(res, which), name);
+	const char *s = sk_kube_jstr(json_object_get(res, which), name);
 
 	if (s && sk_quantity_value(s, &v) < 0)
 		v = 0;
@@ -130,11 +103,12 @@ static json_t *find_container(json_t *pod, const char *name)
 	const char *lists[] = {"spec.containers", "spec.initContainers"};
 
 	for (int l = 0; l < 2; l++) {
-		json_t *arr = sk__ag_jget(pod, lists[l]), *c;
+		json_t *arr = sk_kube_jget(pod, lists[l]), *c;
 		size_t i;
 
-		json_array_foreach(arr, i, c) if (name && !strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "",
-								  name)) return c;
+		json_array_foreach(
+			arr, i,
+			c) if (name && !strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", name)) return c;
 	}
 	return NULL;
 }
@@ -151,9 +125,9 @@ static int64_t node_value(const char *res)
 
 char *sk__ag_resource_ref(json_t *pod, json_t *ref, const char *default_ctr, sk_error_t *err)
 {
-	const char *cname = sk__ag_jstr(ref, "containerName") ? sk__ag_jstr(ref, "containerName") : default_ctr;
-	const char *resource = sk__ag_jstr(ref, "resource");
-	const char *divisor = sk__ag_jstr(ref, "divisor");
+	const char *cname = sk_kube_jstr(ref, "containerName") ? sk_kube_jstr(ref, "containerName") : default_ctr;
+	const char *resource = sk_kube_jstr(ref, "resource");
+	const char *divisor = sk_kube_jstr(ref, "divisor");
 	json_t *c = find_container(pod, cname);
 	json_t *res = json_object_get(c, "resources");
 	char which[16] = "", name[64] = "";
@@ -215,25 +189,26 @@ char *sk__ag_field_ref(json_t *pod, const char *path)
 
 	for (int i = 0; simple[i]; i++)
 		if (!strcmp(path, simple[i]))
-			return xstrdup(sk__ag_jstr(pod, path) ? sk__ag_jstr(pod, path) : "");
+			return xstrdup(sk_kube_jstr(pod, path) ? sk_kube_jstr(pod, path) : "");
 	if (!strcmp(path, "status.podIPs") || !strcmp(path, "status.hostIPs")) {
-		json_t *arr = sk__ag_jget(pod, path), *e;
+		json_t *arr = sk_kube_jget(pod, path), *e;
 		size_t i, n = 0;
 		char buf[1024] = "";
 
 		json_array_foreach(arr, i, e)
 			n += (size_t)snprintf(buf + n, n < sizeof(buf) ? sizeof(buf) - n : 0, "%s%s", i ? "," : "",
-					      sk__ag_jstr(e, "ip") ? sk__ag_jstr(e, "ip") : "");
+					      sk_kube_jstr(e, "ip") ? sk_kube_jstr(e, "ip") : "");
 		return xstrdup(buf);
 	}
 	if (!strcmp(path, "metadata.labels"))
-		return map_lines(sk__ag_jget(pod, "metadata.labels"));
+		return map_lines(sk_kube_jget(pod, "metadata.labels"));
 	if (!strcmp(path, "metadata.annotations"))
-		return map_lines(sk__ag_jget(pod, "metadata.annotations"));
+		return map_lines(sk_kube_jget(pod, "metadata.annotations"));
 	if (sscanf(path, "metadata.labels['%255[^']']", key) == 1)
-		return xstrdup(json_string_value(json_object_get(sk__ag_jget(pod, "metadata.labels"), key)) ?: "");
+		return xstrdup(json_string_value(json_object_get(sk_kube_jget(pod, "metadata.labels"), key)) ?: "");
 	if (sscanf(path, "metadata.annotations['%255[^']']", key) == 1)
-		return xstrdup(json_string_value(json_object_get(sk__ag_jget(pod, "metadata.annotations"), key)) ?: "");
+		return xstrdup(json_string_value(json_object_get(sk_kube_jget(pod, "metadata.annotations"), key))
+				       ?: "");
 	return NULL;
 }
 
@@ -324,20 +299,20 @@ static json_t *get_source(struct sk_agent *a, const char *ns, const char *kind, 
 /* The value of key in a ConfigMap/Secret object (decoded); malloc'd or NULL. */
 static char *source_value(json_t *o, const char *kind, const char *key)
 {
-	const char *v = sk__ag_jstr(json_object_get(o, "data"), key);
+	const char *v = sk_kube_jstr(json_object_get(o, "data"), key);
 
 	if (!strcmp(kind, "ConfigMap"))
 		return v ? xstrdup(v) : NULL;
-	if (!v && sk__ag_jstr(json_object_get(o, "stringData"), key))
-		return xstrdup(sk__ag_jstr(json_object_get(o, "stringData"), key));
+	if (!v && sk_kube_jstr(json_object_get(o, "stringData"), key))
+		return xstrdup(sk_kube_jstr(json_object_get(o, "stringData"), key));
 	return v ? sk__ag_b64_decode(v, NULL) : NULL;
 }
 
 static int env_from_key_ref(struct sk_agent *a, const char *ns, json_t *ref, const char *kind, char **out,
 			    sk_error_t *err)
 {
-	const char *name = sk__ag_jstr(ref, "name") ? sk__ag_jstr(ref, "name") : "";
-	const char *key = sk__ag_jstr(ref, "key") ? sk__ag_jstr(ref, "key") : "";
+	const char *name = sk_kube_jstr(ref, "name") ? sk_kube_jstr(ref, "name") : "";
+	const char *key = sk_kube_jstr(ref, "key") ? sk_kube_jstr(ref, "key") : "";
 	bool optional = json_is_true(json_object_get(ref, "optional"));
 	cleanup_json json_t *o = get_source(a, ns, kind, name, err);
 
@@ -364,9 +339,9 @@ static int env_from(struct sk_agent *a, const char *ns, json_t *from, json_t *en
 	{
 		const char *kind = json_object_get(f, "configMapRef") ? "ConfigMap" : "Secret";
 		json_t *ref = json_object_get(f, kind[0] == 'C' ? "configMapRef" : "secretRef");
-		const char *prefix = sk__ag_jstr(f, "prefix") ? sk__ag_jstr(f, "prefix") : "";
+		const char *prefix = sk_kube_jstr(f, "prefix") ? sk_kube_jstr(f, "prefix") : "";
 		cleanup_json json_t *o = get_source(a, ns, kind,
-						    sk__ag_jstr(ref, "name") ? sk__ag_jstr(ref, "name") : "", err);
+						    sk_kube_jstr(ref, "name") ? sk_kube_jstr(ref, "name") : "", err);
 		const char *k;
 		json_t *v;
 
@@ -396,24 +371,24 @@ static int env_from(struct sk_agent *a, const char *ns, json_t *from, json_t *en
 
 static int env_var(struct sk_agent *a, json_t *pod, json_t *cs, json_t *e, json_t *env, sk_error_t *err)
 {
-	const char *ns = sk__ag_jstr(pod, "metadata.namespace");
-	const char *name = sk__ag_jstr(e, "name");
+	const char *ns = sk_kube_jstr(pod, "metadata.namespace");
+	const char *name = sk_kube_jstr(e, "name");
 	json_t *vf = json_object_get(e, "valueFrom");
 	cleanup_free char *val = NULL;
 
 	if (!name)
 		return 0;
 	if (!vf) {
-		val = sk__ag_expand_vars(sk__ag_jstr(e, "value") ? sk__ag_jstr(e, "value") : "", env);
+		val = sk__ag_expand_vars(sk_kube_jstr(e, "value") ? sk_kube_jstr(e, "value") : "", env);
 	} else if (json_object_get(vf, "fieldRef")) {
 		val = sk__ag_field_ref(
-			pod, sk__ag_jstr(vf, "fieldRef.fieldPath") ? sk__ag_jstr(vf, "fieldRef.fieldPath") : "");
+			pod, sk_kube_jstr(vf, "fieldRef.fieldPath") ? sk_kube_jstr(vf, "fieldRef.fieldPath") : "");
 		if (!val)
 			return sk_error_set(
 				err, SK_EINVALID, "unsupported fieldPath \"%s\"",
-				sk__ag_jstr(vf, "fieldRef.fieldPath") ? sk__ag_jstr(vf, "fieldRef.fieldPath") : "");
+				sk_kube_jstr(vf, "fieldRef.fieldPath") ? sk_kube_jstr(vf, "fieldRef.fieldPath") : "");
 	} else if (json_object_get(vf, "resourceFieldRef")) {
-		val = sk__ag_resource_ref(pod, json_object_get(vf, "resourceFieldRef"), sk__ag_jstr(cs, "name"), err);
+		val = sk__ag_resource_ref(pod, json_object_get(vf, "resourceFieldRef"), sk_kube_jstr(cs, "name"), err);
 		if (!val)
 			return -1;
 	} else if (json_object_get(vf, "configMapKeyRef")) {
@@ -438,7 +413,7 @@ json_t *sk__ag_container_env(struct sk_agent *a, json_t *pod, json_t *cs, json_t
 
 	json_array_foreach(image_env, i, e) if (json_string_value(e) && strchr(json_string_value(e), '='))
 		json_array_append(env, e);
-	if (env_from(a, sk__ag_jstr(pod, "metadata.namespace"), json_object_get(cs, "envFrom"), env, err) < 0)
+	if (env_from(a, sk_kube_jstr(pod, "metadata.namespace"), json_object_get(cs, "envFrom"), env, err) < 0)
 		goto fail;
 	json_array_foreach(json_object_get(cs, "env"), i, e) if (env_var(a, pod, cs, e, env, err) < 0) goto fail;
 	return env;
@@ -485,16 +460,16 @@ static bool all_digits(const char *s)
 
 static json_t *sc_get(json_t *pod, json_t *cs, const char *key)
 {
-	json_t *v = sk__ag_jget(json_object_get(cs, "securityContext"), key);
+	json_t *v = sk_kube_jget(json_object_get(cs, "securityContext"), key);
 
-	return v ? v : sk__ag_jget(sk__ag_jget(pod, "spec.securityContext"), key);
+	return v ? v : sk_kube_jget(sk_kube_jget(pod, "spec.securityContext"), key);
 }
 
 /* uid/gid from the security context over the image's User. */
 static int resolve_user(json_t *pod, json_t *cs, const sk_image_info *img, const char *rootfs, uint32_t *uid,
 			uint32_t *gid, const char **reason, sk_error_t *err)
 {
-	const char *user = sk__ag_jstr(img->config, "User");
+	const char *user = sk_kube_jstr(img->config, "User");
 	json_t *ru = sc_get(pod, cs, "runAsUser"), *rg = sc_get(pod, cs, "runAsGroup");
 	int64_t u = 0, g = 0;
 	bool numeric = true;
@@ -525,17 +500,17 @@ static int resolve_user(json_t *pod, json_t *cs, const sk_image_info *img, const
 			return sk_error_set(err, SK_EINVALID,
 					    "container has runAsNonRoot and image has non-numeric user (%s), cannot "
 					    "verify user is non-root (pod: \"%s_%s(%s)\", container: %s)",
-					    uname, sk__ag_jstr(pod, "metadata.name"),
-					    sk__ag_jstr(pod, "metadata.namespace"), sk__ag_jstr(pod, "metadata.uid"),
-					    sk__ag_jstr(cs, "name"));
+					    uname, sk_kube_jstr(pod, "metadata.name"),
+					    sk_kube_jstr(pod, "metadata.namespace"), sk_kube_jstr(pod, "metadata.uid"),
+					    sk_kube_jstr(cs, "name"));
 		}
 		if (u == 0) {
 			*reason = "CreateContainerConfigError";
 			return sk_error_set(err, SK_EINVALID,
 					    "container has runAsNonRoot and image will run as root (pod: "
 					    "\"%s_%s(%s)\", container: %s)",
-					    sk__ag_jstr(pod, "metadata.name"), sk__ag_jstr(pod, "metadata.namespace"),
-					    sk__ag_jstr(pod, "metadata.uid"), sk__ag_jstr(cs, "name"));
+					    sk_kube_jstr(pod, "metadata.name"), sk_kube_jstr(pod, "metadata.namespace"),
+					    sk_kube_jstr(pod, "metadata.uid"), sk_kube_jstr(cs, "name"));
 		}
 	}
 	(void)numeric;
@@ -605,11 +580,11 @@ static int mounts_of(struct apod *p, json_t *cs, struct arena *ar, struct sk_con
 
 	json_array_foreach(vms, i, vm)
 	{
-		const char *vname = sk__ag_jstr(vm, "name") ? sk__ag_jstr(vm, "name") : "";
+		const char *vname = sk_kube_jstr(vm, "name") ? sk_kube_jstr(vm, "name") : "";
 		json_t *vol = json_object_get(p->mounts, vname);
-		const char *host = sk__ag_jstr(vol, "path");
-		const char *sub = sk__ag_jstr(vm, "subPath");
-		const char *prop = sk__ag_jstr(vm, "mountPropagation");
+		const char *host = sk_kube_jstr(vol, "path");
+		const char *sub = sk_kube_jstr(vm, "subPath");
+		const char *prop = sk_kube_jstr(vm, "mountPropagation");
 
 		if (!host)
 			return sk_error_set(err, SK_ENOTFOUND, "volume \"%s\" is not mounted", vname);
@@ -620,7 +595,7 @@ static int mounts_of(struct apod *p, json_t *cs, struct arena *ar, struct sk_con
 			if (access(host, F_OK) != 0 && sk_mkdir_p(host, 0755) < 0)
 				return sk_error_errno(err, errno, "creating subPath \"%s\"", host);
 		}
-		m[n].container_path = sk__ag_jstr(vm, "mountPath");
+		m[n].container_path = sk_kube_jstr(vm, "mountPath");
 		m[n].host_path = host;
 		m[n].readonly = json_is_true(json_object_get(vm, "readOnly")) ||
 				json_is_true(json_object_get(vol, "readOnly"));
@@ -643,15 +618,15 @@ static void security_of(json_t *pod, json_t *cs, struct arena *ar, struct sk_con
 	json_t *sc = json_object_get(cs, "securityContext");
 	json_t *caps = json_object_get(sc, "capabilities");
 	json_t *ape = json_object_get(sc, "allowPrivilegeEscalation");
-	const char *seccomp = sk__ag_jstr(sc, "seccompProfile.type");
-	json_t *sup = sk__ag_jget(pod, "spec.securityContext.supplementalGroups");
-	json_t *fsg = sk__ag_jget(pod, "spec.securityContext.fsGroup");
+	const char *seccomp = sk_kube_jstr(sc, "seccompProfile.type");
+	json_t *sup = sk_kube_jget(pod, "spec.securityContext.supplementalGroups");
+	json_t *fsg = sk_kube_jget(pod, "spec.securityContext.fsGroup");
 	uint32_t *gids;
 	size_t i, n = 0;
 	json_t *g;
 
 	if (!seccomp)
-		seccomp = sk__ag_jstr(pod, "spec.securityContext.seccompProfile.type");
+		seccomp = sk_kube_jstr(pod, "spec.securityContext.seccompProfile.type");
 	cfg->cap_add = strv_of(json_object_get(caps, "add"), ar);
 	cfg->cap_drop = strv_of(json_object_get(caps, "drop"), ar);
 	cfg->privileged = json_is_true(json_object_get(sc, "privileged"));
@@ -693,7 +668,7 @@ static bool can_lower_oom_score(void)
 
 static int oom_score_adj(json_t *pod, int64_t mem_request)
 {
-	const char *qos = sk__ag_qos_class(pod);
+	const char *qos = sk_kube_pod_qos(pod);
 	int64_t cap = node_value("memory");
 	int64_t adj;
 
@@ -727,8 +702,8 @@ int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, jso
 {
 	cleanup_json json_t *env = NULL;
 	const char *rootfs = cfg->rootfs;
-	const char *wd = sk__ag_jstr(cs, "workingDir");
-	const char *tmp = sk__ag_jstr(cs, "terminationMessagePath");
+	const char *wd = sk_kube_jstr(cs, "workingDir");
+	const char *tmp = sk_kube_jstr(cs, "terminationMessagePath");
 	size_t i;
 	json_t *e;
 	const char **envv;
@@ -739,9 +714,9 @@ int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, jso
 		return -1;
 	if (!env_lookup(env, "HOSTNAME", 8)) {
 		/* what containerd's CRI plugin adds first */
-		const char *h = sk__ag_jstr(pod, "spec.hostname");
+		const char *h = sk_kube_jstr(pod, "spec.hostname");
 
-		json_array_insert_new(env, 0, json_sprintf("HOSTNAME=%s", h ? h : sk__ag_jstr(pod, "metadata.name")));
+		json_array_insert_new(env, 0, json_sprintf("HOSTNAME=%s", h ? h : sk_kube_jstr(pod, "metadata.name")));
 	}
 	cfg->id = id;
 	cfg->name = k->name;
@@ -754,8 +729,8 @@ int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, jso
 	json_array_foreach(env, i, e) envv[i] = sk__ag_arena_keep(ar, xstrdup(json_string_value(e)));
 	cfg->env = envv;
 	cfg->cwd = wd && *wd ? wd
-			     : (sk__ag_jstr(img->config, "WorkingDir") && *sk__ag_jstr(img->config, "WorkingDir")
-					? sk__ag_jstr(img->config, "WorkingDir")
+			     : (sk_kube_jstr(img->config, "WorkingDir") && *sk_kube_jstr(img->config, "WorkingDir")
+					? sk_kube_jstr(img->config, "WorkingDir")
 					: "/");
 	if (resolve_user(pod, cs, img, rootfs, &cfg->uid, &cfg->gid, reason, err) < 0)
 		return -1;

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "agent/agent-int.h"
+#include "kube/condition.h"
+#include "kube/qos.h"
 #include "util/util.h"
 
 static json_t *ts_json(int64_t ns)
@@ -54,7 +56,7 @@ static bool init_pending(struct apod *p)
 
 static json_t *container_status(struct sk_agent *a, struct apod *p, json_t *cs, struct ctr *k)
 {
-	const char *image = sk__ag_jstr(cs, "image") ? sk__ag_jstr(cs, "image") : "";
+	const char *image = sk_kube_jstr(cs, "image") ? sk_kube_jstr(cs, "image") : "";
 	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:b}", "name", k->name, "image",
 			      k->image_name && *k->image_name ? k->image_name : image, "imageID",
 			      k->image_id ? k->image_id : "", "restartCount", k->restarts, "ready", k->ready);
@@ -100,7 +102,7 @@ static json_t *container_status(struct sk_agent *a, struct apod *p, json_t *cs, 
 /* kubelet's getPhase. */
 static __attribute__((noinline)) const char *phase(struct apod *p, json_t *pod, json_t *statuses)
 {
-	const char *rp = sk__ag_jstr(pod, "spec.restartPolicy") ? sk__ag_jstr(pod, "spec.restartPolicy") : "Always";
+	const char *rp = sk_kube_jstr(pod, "spec.restartPolicy") ? sk_kube_jstr(pod, "spec.restartPolicy") : "Always";
 	int running = 0, waiting_n = 0, stopped = 0, succeeded = 0, total = 0;
 	size_t i;
 	json_t *s;
@@ -123,12 +125,12 @@ static __attribute__((noinline)) const char *phase(struct apod *p, json_t *pod, 
 			running++;
 		} else if (json_object_get(st, "terminated")) {
 			stopped++;
-			if (json_integer_value(sk__ag_jget(st, "terminated.exitCode")) == 0)
+			if (json_integer_value(sk_kube_jget(st, "terminated.exitCode")) == 0)
 				succeeded++;
 		} else if (json_object_get(st, "waiting")) {
-			if (sk__ag_jget(s, "lastState.terminated")) {
+			if (sk_kube_jget(s, "lastState.terminated")) {
 				stopped++;
-				if (json_integer_value(sk__ag_jget(s, "lastState.terminated.exitCode")) == 0)
+				if (json_integer_value(sk_kube_jget(s, "lastState.terminated.exitCode")) == 0)
 					succeeded++;
 			} else {
 				waiting_n++;
@@ -154,16 +156,9 @@ static __attribute__((noinline)) const char *phase(struct apod *p, json_t *pod, 
 static json_t *cond(json_t *old, const char *type, bool ok, const char *reason, const char *msg, const char *now)
 {
 	const char *status = ok ? "True" : "False";
-	const char *since = now;
-	json_t *c;
-	size_t i;
-
-	json_array_foreach(sk__ag_jget(old, "status.conditions"), i,
-			   c) if (!strcmp(sk__ag_jstr(c, "type") ? sk__ag_jstr(c, "type") : "", type) &&
-				  !strcmp(sk__ag_jstr(c, "status") ? sk__ag_jstr(c, "status") : "", status) &&
-				  sk__ag_jstr(c, "lastTransitionTime")) since = sk__ag_jstr(c, "lastTransitionTime");
-	c = json_pack("{s:s, s:s, s:n, s:s}", "type", type, "status", status, "lastProbeTime", "lastTransitionTime",
-		      since);
+	const char *since = sk_kube_condition_since(sk_kube_jget(old, "status.conditions"), type, status, now);
+	json_t *c = json_pack("{s:s, s:s, s:n, s:s}", "type", type, "status", status, "lastProbeTime",
+			      "lastTransitionTime", since);
 	if (reason)
 		json_object_set_new(c, "reason", json_string(reason));
 	if (msg)
@@ -188,7 +183,7 @@ static char *names_where(json_t *statuses, bool want_ready)
 			continue;
 		if (n < sizeof(buf))
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", first ? "" : " ",
-					      sk__ag_jstr(s, "name"));
+					      sk_kube_jstr(s, "name"));
 		first = false;
 	}
 	if (n < sizeof(buf))
@@ -213,7 +208,7 @@ static json_t *conditions(struct apod *p, json_t *pod, json_t *statuses, json_t 
 		struct ctr *k = NULL;
 
 		for (size_t j = 0; j < p->nctrs; j++)
-			if (!strcmp(p->ctrs[j].name, sk__ag_jstr(s, "name")))
+			if (!strcmp(p->ctrs[j].name, sk_kube_jstr(s, "name")))
 				k = &p->ctrs[j];
 		if (k && k->kind == CTR_SIDECAR && !k->ready && !done) {
 			cready = false;
@@ -269,7 +264,7 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 	 * rejectPod writes (kubectl shows the reason, OutOfcpu) */
 	if (p->reject_reason && !p->admitted)
 		return json_pack("{s:s, s:s, s:s, s:s, s:s}", "phase", "Failed", "reason", p->reject_reason, "message",
-				 p->reject_msg ? p->reject_msg : "", "qosClass", sk__ag_qos_class(pod), "startTime",
+				 p->reject_msg ? p->reject_msg : "", "qosClass", sk_kube_pod_qos(pod), "startTime",
 				 p->start_time);
 	statuses = json_array();
 	init_statuses = json_array();
@@ -277,27 +272,27 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 	for (size_t i = 0; i < p->nctrs; i++) {
 		struct ctr *k = &p->ctrs[i];
 		json_t *cs = NULL,
-		       *arr = sk__ag_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
+		       *arr = sk_kube_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
 		size_t j;
 
 		json_array_foreach(
-			arr, j, c) if (!strcmp(sk__ag_jstr(c, "name") ? sk__ag_jstr(c, "name") : "", k->name)) cs = c;
+			arr, j, c) if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", k->name)) cs = c;
 		json_array_append_new(k->kind == CTR_REGULAR ? statuses : init_statuses, container_status(a, p, cs, k));
 	}
 	ph = phase(p, pod, statuses);
 	st = json_pack("{s:s, s:o, s:s, s:[{s:s}], s:s, s:s}", "phase", ph, "conditions",
 		       conditions(p, pod, statuses, json_array_size(init_statuses) ? init_statuses : NULL, ph),
 		       "hostIP", "127.0.0.1", "hostIPs", "ip", "127.0.0.1", "startTime", p->start_time, "qosClass",
-		       sk__ag_qos_class(pod));
+		       sk_kube_pod_qos(pod));
 	if (p->sb && p->sb->ip) {
 		json_object_set_new(st, "podIP", json_string(p->sb->ip));
 		json_object_set_new(st, "podIPs", json_pack("[{s:s}]", "ip", p->sb->ip));
 	} else if (p->sb && p->sb->host_network) {
 		json_object_set_new(st, "podIP", json_string("127.0.0.1"));
 		json_object_set_new(st, "podIPs", json_pack("[{s:s}]", "ip", "127.0.0.1"));
-	} else if (sk__ag_jstr(pod, "status.podIP")) {
-		json_object_set(st, "podIP", sk__ag_jget(pod, "status.podIP"));
-		json_object_set(st, "podIPs", sk__ag_jget(pod, "status.podIPs"));
+	} else if (sk_kube_jstr(pod, "status.podIP")) {
+		json_object_set(st, "podIP", sk_kube_jget(pod, "status.podIP"));
+		json_object_set(st, "podIPs", sk_kube_jget(pod, "status.podIPs"));
 	}
 	json_object_set_new(st, "containerStatuses", statuses);
 	if (json_array_size(init_statuses))
@@ -332,7 +327,7 @@ void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t
 	r = sk_client_patch(a->c, path, SK_PATCH_STRATEGIC, patch, &err);
 	if (sk_trace_on()) {
 		cleanup_free char *what = xasprintf("status %s written",
-						    sk__ag_jstr(st, "phase") ? sk__ag_jstr(st, "phase") : "?");
+						    sk_kube_jstr(st, "phase") ? sk_kube_jstr(st, "phase") : "?");
 
 		SK_POD_TRACE(p, what);
 	}

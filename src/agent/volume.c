@@ -70,7 +70,7 @@ static int mode_of(json_t *item, json_t *src, int def)
 /* The decoded value of key in a ConfigMap/Secret; malloc'd or NULL. */
 static char *object_value(json_t *obj, bool secret, const char *key, size_t *len)
 {
-	const char *v = sk__ag_jstr(json_object_get(obj, "data"), key);
+	const char *v = sk_kube_jstr(json_object_get(obj, "data"), key);
 
 	if (v && !secret) {
 		*len = strlen(v);
@@ -78,19 +78,19 @@ static char *object_value(json_t *obj, bool secret, const char *key, size_t *len
 	}
 	if (v)
 		return sk__ag_b64_decode(v, len);
-	v = secret ? sk__ag_jstr(json_object_get(obj, "stringData"), key) : NULL;
+	v = secret ? sk_kube_jstr(json_object_get(obj, "stringData"), key) : NULL;
 	if (v) {
 		*len = strlen(v);
 		return xstrdup(v);
 	}
-	v = sk__ag_jstr(json_object_get(obj, "binaryData"), key);
+	v = sk_kube_jstr(json_object_get(obj, "binaryData"), key);
 	return v ? sk__ag_b64_decode(v, len) : NULL;
 }
 
 /* Writes a configMap or secret source (volume or projection) into dir. */
 static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secret, const char *dir, sk_error_t *err)
 {
-	const char *name = sk__ag_jstr(src, secret ? "secretName" : "name");
+	const char *name = sk_kube_jstr(src, secret ? "secretName" : "name");
 	bool optional = json_is_true(json_object_get(src, "optional"));
 	cleanup_free char *path = NULL;
 	cleanup_json json_t *obj = NULL;
@@ -98,8 +98,8 @@ static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secre
 	size_t i;
 
 	if (!name)
-		name = sk__ag_jstr(src, "name");
-	path = xasprintf("/api/v1/namespaces/%s/%s/%s", sk__ag_jstr(pod, "metadata.namespace"),
+		name = sk_kube_jstr(src, "name");
+	path = xasprintf("/api/v1/namespaces/%s/%s/%s", sk_kube_jstr(pod, "metadata.namespace"),
 			 secret ? "secrets" : "configmaps", name ? name : "");
 	obj = sk_client_get(a->c, path, err);
 	if (!obj) {
@@ -116,17 +116,17 @@ static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secre
 		json_array_foreach(items, i, it)
 		{
 			size_t len = 0;
-			cleanup_free char *v = object_value(obj, secret,
-							    sk__ag_jstr(it, "key") ? sk__ag_jstr(it, "key") : "", &len);
+			cleanup_free char *v = object_value(
+				obj, secret, sk_kube_jstr(it, "key") ? sk_kube_jstr(it, "key") : "", &len);
 
 			if (!v) {
 				if (optional)
 					continue;
 				return sk_error_set(err, SK_ENOTFOUND,
 						    "configmap references non-existent config key: %s",
-						    sk__ag_jstr(it, "key") ? sk__ag_jstr(it, "key") : "");
+						    sk_kube_jstr(it, "key") ? sk_kube_jstr(it, "key") : "");
 			}
-			if (write_file(dir, sk__ag_jstr(it, "path"), v, len, mode_of(it, src, 0644), err) < 0)
+			if (write_file(dir, sk_kube_jstr(it, "path"), v, len, mode_of(it, src, 0644), err) < 0)
 				return -1;
 		}
 		return 0;
@@ -161,16 +161,16 @@ static int write_downward(json_t *pod, json_t *src, const char *dir, sk_error_t 
 		cleanup_free char *v = NULL;
 
 		if (json_object_get(it, "fieldRef"))
-			v = sk__ag_field_ref(pod, sk__ag_jstr(it, "fieldRef.fieldPath")
-							  ? sk__ag_jstr(it, "fieldRef.fieldPath")
+			v = sk__ag_field_ref(pod, sk_kube_jstr(it, "fieldRef.fieldPath")
+							  ? sk_kube_jstr(it, "fieldRef.fieldPath")
 							  : "");
 		else if (json_object_get(it, "resourceFieldRef"))
 			v = sk__ag_resource_ref(pod, json_object_get(it, "resourceFieldRef"), NULL, err);
 		if (!v)
 			return err->code ? -1
 					 : sk_error_set(err, SK_EINVALID, "downward API item \"%s\" is not supported",
-							sk__ag_jstr(it, "path") ? sk__ag_jstr(it, "path") : "");
-		if (write_file(dir, sk__ag_jstr(it, "path"), v, strlen(v), mode_of(it, src, 0644), err) < 0)
+							sk_kube_jstr(it, "path") ? sk_kube_jstr(it, "path") : "");
+		if (write_file(dir, sk_kube_jstr(it, "path"), v, strlen(v), mode_of(it, src, 0644), err) < 0)
 			return -1;
 	}
 	return 0;
@@ -210,7 +210,7 @@ static int write_projected(struct sk_agent *a, json_t *pod, json_t *src, const c
 				return -1;
 		} else if ((inner = json_object_get(s, "serviceAccountToken"))) {
 			/* skiff issues no service account tokens yet: an empty token file */
-			if (write_file(dir, sk__ag_jstr(inner, "path") ? sk__ag_jstr(inner, "path") : "token", "", 0,
+			if (write_file(dir, sk_kube_jstr(inner, "path") ? sk_kube_jstr(inner, "path") : "token", "", 0,
 				       0644, err) < 0)
 				return -1;
 		} else if ((inner = json_object_get(s, "clusterTrustBundle"))) {
@@ -222,8 +222,8 @@ static int write_projected(struct sk_agent *a, json_t *pod, json_t *src, const c
 
 static int host_path(json_t *src, const char **out, sk_error_t *err)
 {
-	const char *path = sk__ag_jstr(src, "path");
-	const char *type = sk__ag_jstr(src, "type");
+	const char *path = sk_kube_jstr(src, "path");
+	const char *type = sk_kube_jstr(src, "type");
 	struct stat st;
 	bool exists;
 
@@ -263,7 +263,7 @@ static int host_path(json_t *src, const char **out, sk_error_t *err)
 static int setup_one(struct sk_agent *a, struct apod *p, json_t *pod, json_t *vol, char **path, bool *ro,
 		     sk_error_t *err)
 {
-	const char *name = sk__ag_jstr(vol, "name") ? sk__ag_jstr(vol, "name") : "";
+	const char *name = sk_kube_jstr(vol, "name") ? sk_kube_jstr(vol, "name") : "";
 	json_t *src;
 	const char *plugin;
 	cleanup_free char *dir = NULL;
@@ -280,7 +280,7 @@ static int setup_one(struct sk_agent *a, struct apod *p, json_t *pod, json_t *vo
 	}
 	if ((src = json_object_get(vol, "persistentVolumeClaim"))) {
 		*path = sk__localpath_claim(a, p->ns,
-					    sk__ag_jstr(src, "claimName") ? sk__ag_jstr(src, "claimName") : "", err);
+					    sk_kube_jstr(src, "claimName") ? sk_kube_jstr(src, "claimName") : "", err);
 		*ro = json_is_true(json_object_get(src, "readOnly"));
 		return *path ? 0 : -1;
 	}
@@ -300,11 +300,11 @@ static int setup_one(struct sk_agent *a, struct apod *p, json_t *pod, json_t *vo
 	if (sk_mkdir_p(dir, 0755) < 0)
 		return sk_error_errno(err, errno, "creating \"%s\"", dir);
 	if ((src = json_object_get(vol, "emptyDir"))) {
-		const char *medium = sk__ag_jstr(src, "medium");
+		const char *medium = sk_kube_jstr(src, "medium");
 		int64_t size = 0;
 
-		if (sk__ag_jstr(src, "sizeLimit"))
-			sk_quantity_value(sk__ag_jstr(src, "sizeLimit"), &size);
+		if (sk_kube_jstr(src, "sizeLimit"))
+			sk_quantity_value(sk_kube_jstr(src, "sizeLimit"), &size);
 		if (medium && !strcmp(medium, "Memory") && mount_tmpfs(dir, size, err) < 0)
 			return -1;
 		chmod(dir, 0777);
@@ -331,18 +331,18 @@ int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_
 	json_t *mounts = json_object(), *vol;
 	size_t i;
 
-	json_array_foreach(sk__ag_jget(pod, "spec.volumes"), i, vol)
+	json_array_foreach(sk_kube_jget(pod, "spec.volumes"), i, vol)
 	{
 		char *path = NULL;
 		bool ro = false;
 
 		if (setup_one(a, p, pod, vol, &path, &ro, err) < 0) {
 			sk_error_wrap(err, "MountVolume.SetUp failed for volume \"%s\" ",
-				      sk__ag_jstr(vol, "name") ? sk__ag_jstr(vol, "name") : "");
+				      sk_kube_jstr(vol, "name") ? sk_kube_jstr(vol, "name") : "");
 			json_decref(mounts);
 			return -1;
 		}
-		json_object_set_new(mounts, sk__ag_jstr(vol, "name"),
+		json_object_set_new(mounts, sk_kube_jstr(vol, "name"),
 				    json_pack("{s:s, s:b}", "path", path, "readOnly", ro));
 		free(path);
 	}

@@ -42,8 +42,8 @@ struct sk_api {
 	sk_store *store;
 	sk_api_options opts;
 	pthread_mutex_t mu;
-	volatile int shutting_down;
-	int gc_enabled; /* a garbage collector honours foreground/orphan finalizers */
+	int shutting_down; /* atomic: read by watches on other threads */
+	int gc_enabled;    /* a garbage collector honours foreground/orphan finalizers */
 };
 
 /* Parsed request path. */
@@ -79,6 +79,10 @@ const char *sk__arg(const sk_api_request *req, const char *key);
 /* A boolean query parameter, true as Go's strconv.ParseBool reads it ("true",
  * "True", "1", …: the Python client sends "True"). */
 int sk__arg_bool(const sk_api_request *req, const char *key);
+/* An integer query parameter read as upstream's parameter codec reads it
+ * (strconv.ParseInt(v, 10, 64)): 0 when absent, 1 with *out set, -1 with a
+ * SK_EBADREQUEST error (400) for a value that is not a decimal int64. */
+int sk__arg_int64(const sk_api_request *req, const char *key, int64_t *out, sk_error_t *err);
 
 /* Request handlers (handlers.c, watch.c, discovery.c). */
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp);
@@ -92,7 +96,6 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
  * priority and service account, initial status). */
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
 /* Guaranteed, Burstable or BestEffort (static string). */
-const char *sk__pod_qos_class(json_t *pod);
 void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 

@@ -6,7 +6,7 @@
 #include "api/defaults.h"
 #include "api/protobuf.h"
 #include "api/table.h"
-#include "util/quantity.h"
+#include "kube/qos.h"
 #include "util/util.h"
 
 static const char *const default_namespaces[] = {"default", "kube-system", "kube-public", "kube-node-lease", NULL};
@@ -52,7 +52,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	return api;
 }
 
-void sk_api_shutdown(sk_api *api) { api->shutting_down = 1; }
+void sk_api_shutdown(sk_api *api) { __atomic_store_n(&api->shutting_down, 1, __ATOMIC_RELEASE); }
 
 void sk_api_set_gc_enabled(sk_api *api, int on) { api->gc_enabled = on; }
 
@@ -234,7 +234,7 @@ static void init_pod_status(json_t *pod)
 	if (!json_string_value(json_object_get(st, "phase")))
 		json_object_set_new(st, "phase", json_string("Pending"));
 	if (!json_string_value(json_object_get(st, "qosClass")))
-		json_object_set_new(st, "qosClass", json_string(sk__pod_qos_class(pod)));
+		json_object_set_new(st, "qosClass", json_string(sk_kube_pod_qos_compute(pod)));
 }
 
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
@@ -271,47 +271,6 @@ int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_erro
 		json_object_set_new(obj, "status", st);
 	}
 	return 0;
-}
-
-/* Guaranteed when every container has equal cpu and memory requests and
- * limits; BestEffort when none has any; Burstable otherwise. */
-const char *sk__pod_qos_class(json_t *pod)
-{
-	json_t *spec = json_object_get(pod, "spec");
-	static const char *const lists[] = {"containers", "initContainers"};
-	int any = 0, guaranteed = 1;
-
-	for (int l = 0; l < 2; l++) {
-		size_t i;
-		json_t *c;
-
-		json_array_foreach(json_object_get(spec, lists[l]), i, c)
-		{
-			json_t *res = json_object_get(c, "resources");
-			json_t *req = json_object_get(res, "requests"), *lim = json_object_get(res, "limits");
-			static const char *const names[] = {"cpu", "memory"};
-
-			if (json_object_size(req) || json_object_size(lim))
-				any = 1;
-			for (int n = 0; n < 2; n++) {
-				json_t *rq = json_object_get(req, names[n]), *lm = json_object_get(lim, names[n]);
-				int64_t a, b;
-
-				if (!lm) {
-					guaranteed = 0;
-					continue;
-				}
-				if (rq &&
-				    (sk_quantity_milli(json_string_value(rq) ? json_string_value(rq) : "", &a) < 0 ||
-				     sk_quantity_milli(json_string_value(lm) ? json_string_value(lm) : "", &b) < 0 ||
-				     a != b))
-					guaranteed = 0;
-			}
-		}
-	}
-	if (!any)
-		return "BestEffort";
-	return guaranteed ? "Guaranteed" : "Burstable";
 }
 
 /* PUT namespaces/NAME/finalize: replaces spec.finalizers; a terminating

@@ -8,13 +8,15 @@
 #include "api/defaults.h"
 #include "api/patch.h"
 #include "api/schema.h"
-#include "api/selector.h"
 #include "api/table.h"
 #include "api/validate.h"
+#include "kube/condition.h"
+#include "kube/selector.h"
 #include "util/json.h"
 #include "util/util.h"
 
 #define PATCH_RETRIES 8
+#define LIST_LIMIT_MAX ((int64_t)1 << 40)
 
 static void now_rfc3339(char *buf, size_t len) { sk_time_format(sk_now_ns() / 1000000000, buf, len); }
 
@@ -508,14 +510,14 @@ static int decode_continue(const char *tok, int64_t *rev, char **key, sk_error_t
 }
 
 typedef struct list_filter {
-	sk_label_selector *labels;
-	sk_field_selector *fields;
+	sk_kube_label_selector *labels;
+	sk_kube_field_selector *fields;
 } list_filter;
 
 static void list_filter_release(list_filter *f)
 {
-	sk_label_selector_free(f->labels);
-	sk_field_selector_free(f->fields);
+	sk_kube_label_selector_free(f->labels);
+	sk_kube_field_selector_free(f->fields);
 }
 
 static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_api_resource *r, sk_error_t *err)
@@ -523,11 +525,11 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 	const char *ls = sk__arg(req, "labelSelector"), *fs = sk__arg(req, "fieldSelector");
 
 	memset(f, 0, sizeof(*f));
-	if (ls && *ls && !(f->labels = sk_label_selector_parse(ls, err)))
+	if (ls && *ls && !(f->labels = sk_kube_label_selector_parse(ls, err)))
 		return -1;
 	if (fs && *fs) {
-		f->fields = sk_field_selector_parse(fs, err);
-		if (!f->fields || sk_field_selector_check(f->fields, r->kind, err) < 0)
+		f->fields = sk_kube_field_selector_parse(fs, err);
+		if (!f->fields || sk_kube_field_selector_check(f->fields, r->kind, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -536,9 +538,9 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 static int list_filter_match(const list_filter *f, json_t *obj)
 {
 	if (f->labels &&
-	    !sk_label_selector_match(f->labels, json_object_get(json_object_get(obj, "metadata"), "labels")))
+	    !sk_kube_label_selector_match(f->labels, json_object_get(json_object_get(obj, "metadata"), "labels")))
 		return 0;
-	if (f->fields && !sk_field_selector_match(f->fields, obj))
+	if (f->fields && !sk_kube_field_selector_match(f->fields, obj))
 		return 0;
 	return 1;
 }
@@ -654,16 +656,20 @@ static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 	const sk_api_resource *r = p->res;
 	cleanup_free char *prefix = sk__obj_prefix(r, p->all_namespaces ? NULL : p->ns);
 	cleanup_free char *after = NULL;
-	const char *lim = sk__arg(req, "limit"), *cont = sk__arg(req, "continue");
-	size_t limit = lim ? strtoul(lim, NULL, 10) : 0;
-	int64_t rev = 0, list_rev = 0;
+	const char *cont = sk__arg(req, "continue");
+	int64_t rev = 0, list_rev = 0, lim = 0, timeout;
 	cleanup_json json_t *lmeta = json_object();
 	raw_items ri = {0};
 	sk_error_t err = {0};
-	list_filter f;
+	list_filter f = {0};
+	size_t limit;
 	char num[24];
 	int more = 0;
 
+	if (sk__arg_int64(req, "limit", &lim, &err) < 0 || sk__arg_int64(req, "timeoutSeconds", &timeout, &err) < 0)
+		goto fail;
+	/* upstream reads a negative limit as none; past LIST_LIMIT_MAX, no store has more */
+	limit = lim <= 0 ? 0 : (size_t)(lim > LIST_LIMIT_MAX ? LIST_LIMIT_MAX : lim);
 	if (list_filter_init(&f, req, r, &err) < 0)
 		goto fail;
 	if (cont && *cont && decode_continue(cont, &rev, &after, &err) < 0)
@@ -969,13 +975,12 @@ typedef struct delete_opts {
 
 static int parse_delete_opts(const sk_api_request *req, json_t *body, delete_opts *o, sk_error_t *err)
 {
-	const char *g = sk__arg(req, "gracePeriodSeconds");
 	json_t *pre = json_object_get(body, "preconditions"), *dr = json_object_get(body, "dryRun");
 
 	memset(o, 0, sizeof(*o));
 	o->grace = -1;
-	if (g)
-		o->grace = strtoll(g, NULL, 10);
+	if (sk__arg_int64(req, "gracePeriodSeconds", &o->grace, err) < 0)
+		return -1;
 	if (json_is_integer(json_object_get(body, "gracePeriodSeconds")))
 		o->grace = json_integer_value(json_object_get(body, "gracePeriodSeconds"));
 	o->propagation = sk__arg(req, "propagationPolicy");
@@ -1068,7 +1073,7 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 	} else if (grace > 0 || pending) {
 		char ts[32];
 
-		sk_time_format(sk_now_ns() / 1000000000 + grace, ts, sizeof(ts));
+		sk_time_format(sk_ns_after(sk_now_ns(), grace) / 1000000000, ts, sizeof(ts));
 		json_object_set_new(meta, "deletionTimestamp", json_string(ts));
 		json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(grace));
 		if (!strcmp(r->kind, "Namespace")) {
@@ -1182,39 +1187,19 @@ fail:
 
 /* ---- pod subresources ---- */
 
+/* Pod conditions as upstream's podutil.UpdatePodCondition: in place, and
+ * lastTransitionTime kept while the status stays. */
 static void set_condition(json_t *obj, const char *type, const char *status, const char *reason, const char *msg)
 {
-	json_t *st = json_object_get(obj, "status"), *conds, *c;
-	size_t i;
+	json_t *st = json_object_get(obj, "status");
 	char ts[32];
 
 	if (!json_is_object(st)) {
 		st = json_object();
 		json_object_set_new(obj, "status", st);
 	}
-	conds = json_object_get(st, "conditions");
-	if (!json_is_array(conds)) {
-		conds = json_array();
-		json_object_set_new(st, "conditions", conds);
-	}
 	now_rfc3339(ts, sizeof(ts));
-	json_array_foreach(conds, i, c)
-	{
-		if (!strcmp(json_string_value(json_object_get(c, "type"))
-				    ? json_string_value(json_object_get(c, "type"))
-				    : "",
-			    type)) {
-			json_array_remove(conds, i);
-			break;
-		}
-	}
-	c = json_pack("{s:s, s:s, s:n, s:s}", "type", type, "status", status, "lastProbeTime", "lastTransitionTime",
-		      ts);
-	if (reason)
-		json_object_set_new(c, "reason", json_string(reason));
-	if (msg)
-		json_object_set_new(c, "message", json_string(msg));
-	json_array_append_new(conds, c);
+	sk_kube_condition_set(st, type, status, reason, msg, ts, SK_KUBE_COND_NULL_PROBE);
 }
 
 static void reply_success(sk_api_response *resp, int code)

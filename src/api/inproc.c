@@ -16,7 +16,7 @@ typedef struct inproc_watch {
 	void *ud;
 	pthread_t thread;
 	int shared; /* events' objects are shared, read-only */
-	volatile int stop;
+	int stop;   /* atomic: set by inproc_watch_stop */
 } inproc_watch;
 
 static int hexval(int c)
@@ -174,14 +174,14 @@ static void *watch_thread(void *arg)
 {
 	inproc_watch *iw = arg;
 
-	while (!iw->stop) {
+	while (!__atomic_load_n(&iw->stop, __ATOMIC_ACQUIRE)) {
 		char *type = NULL;
 		json_t *obj = NULL;
 		int r = sk_api_watch_next_event(iw->w, 200, iw->shared, &type, &obj);
 		int stop = 0;
 
 		if (r < 0) {
-			if (!iw->stop)
+			if (!__atomic_load_n(&iw->stop, __ATOMIC_ACQUIRE))
 				iw->cb("ERROR", NULL, iw->ud);
 			break;
 		}
@@ -245,7 +245,7 @@ static void inproc_watch_stop(sk_client_watch *cw)
 {
 	inproc_watch *iw = (inproc_watch *)cw;
 
-	iw->stop = 1;
+	__atomic_store_n(&iw->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(iw->thread, NULL);
 	sk_api_watch_free(iw->w);
 	free(iw);

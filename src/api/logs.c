@@ -358,6 +358,21 @@ static void fetch_all(const char *url, const sk_path *p, sk_api_response *resp)
 	resp->content_type = "text/plain";
 }
 
+/* The integer options read as upstream's parameter codec reads them (400 when one is no int64). */
+static int bad_int_args(const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	static const char *const keys[] = {"tailLines", "sinceSeconds", "limitBytes", NULL};
+	sk_error_t err = {0};
+	int64_t v;
+
+	for (int i = 0; keys[i]; i++)
+		if (sk__arg_int64(req, keys[i], &v, &err) < 0) {
+			sk__reply_error(resp, &err, p->res, p->name);
+			return 1;
+		}
+	return 0;
+}
+
 void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
@@ -372,6 +387,8 @@ void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 				 NULL);
 		return;
 	}
+	if (bad_int_args(req, p, resp))
+		return;
 	pod = get_object(api, path, resp);
 	if (!pod)
 		return;

@@ -162,6 +162,51 @@ int sk__arg_bool(const sk_api_request *req, const char *key)
 	return 0;
 }
 
+/* Go's strconv.Quote for the texts a query string carries. */
+static void go_quote(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 8 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			o += (size_t)snprintf(buf + o, len - o, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o] = '\0';
+}
+
+int sk__arg_int64(const sk_api_request *req, const char *key, int64_t *out, sk_error_t *err)
+{
+	const char *v = sk__arg(req, key), *digits, *s, *why = "invalid syntax";
+	uint64_t n = 0, lim;
+	char q[96];
+
+	if (!v)
+		return 0;
+	digits = s = v + (*v == '+' || *v == '-');
+	lim = *v == '-' ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (n > (lim - (uint64_t)(*s - '0')) / 10) {
+			why = "value out of range";
+			goto bad;
+		}
+		n = n * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s || s == digits)
+		goto bad;
+	*out = *v == '-' ? (int64_t)(0 - n) : (int64_t)n;
+	return 1;
+bad:
+	go_quote(v, q, sizeof(q));
+	sk_error_set(err, SK_EBADREQUEST, "strconv.ParseInt: parsing \"%s\": %s", q, why);
+	return -1;
+}
+
 void sk_api_response_release(sk_api_response *r)
 {
 	json_decref(r->obj);

@@ -33,8 +33,4 @@ void sk__vnot_found(struct sk__verr *e, const char *field, json_t *value);
 void sk__vforbidden(struct sk__verr *e, const char *field, const char *detail);
 void sk__vtoo_long(struct sk__verr *e, const char *field, int64_t max);
 
-/* Cron schedules as robfig/cron's standard parser accepts them; NULL when
- * valid, else its error text (caller frees). */
-char *sk__vcron_parse(const char *schedule);
-
 #endif

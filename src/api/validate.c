@@ -10,6 +10,8 @@
 #include "api/schema.h"
 #include "api/validate-int.h"
 #include "api/validate.h"
+#include "kube/cron.h"
+#include "kube/selector.h"
 #include "util/quantity.h"
 #include "util/util.h"
 
@@ -907,8 +909,8 @@ static void validate_tolerations(E, json_t *tols, const char *base)
 
 		if (key && *key)
 			invalid_each(e, kp, key, check_qualified_name);
-		if ((!key || !*key) && oper && strcmp(oper, "Exists") != 0)
-			sk__vinvalid_str(e, op, oper,
+		if ((!key || !*key) && (!oper || strcmp(oper, "Exists") != 0))
+			sk__vinvalid_str(e, op, oper ? oper : "",
 					 "operator must be Exists when `key` is empty, which means \"match all values "
 					 "and all keys\"");
 		if (has(t, "tolerationSeconds") && (!eff || strcmp(eff, "NoExecute") != 0))
@@ -1239,27 +1241,17 @@ static void validate_pod_update(E, json_t *pod, json_t *old)
 
 /* ---- templates and selectors ---- */
 
+/* Whether labels satisfy sel; true when sel is no valid selector, as
+ * upstream checks a template only against a selector LabelSelectorAsSelector
+ * takes (validate_label_selector reports the selector's own errors). */
 static bool selector_matches(json_t *sel, json_t *labels)
 {
-	const char *k;
-	json_t *v, *req;
-	size_t i;
+	sk_error_t err = {0};
+	sk_kube_label_selector *s = sk_kube_label_selector_from_json(sel, &err);
+	bool ok = !s || sk_kube_label_selector_match(s, labels);
 
-	json_object_foreach(obj(sel, "matchLabels"), k, v) if (!json_equal(json_object_get(labels, k), v)) return false;
-	json_array_foreach(arr(sel, "matchExpressions"), i, req)
-	{
-		const char *key = str(req, "key"), *op = str(req, "operator");
-		json_t *lv = key ? json_object_get(labels, key) : NULL;
-		bool in = false;
-		json_t *val;
-		size_t j;
-
-		json_array_foreach(arr(req, "values"), j, val) in |= json_equal(val, lv);
-		if (!op || (strcmp(op, "In") == 0 && !in) || (strcmp(op, "NotIn") == 0 && in) ||
-		    (strcmp(op, "Exists") == 0 && !lv) || (strcmp(op, "DoesNotExist") == 0 && lv))
-			return false;
-	}
-	return true;
+	sk_kube_label_selector_free(s);
+	return ok;
 }
 
 static bool selector_empty(json_t *sel)
@@ -1673,23 +1665,11 @@ static void validate_job_update(E, json_t *job, json_t *old)
 	}
 }
 
-static bool timezone_exists(const char *tz)
-{
-	cleanup_free char *path = NULL;
-	struct stat st;
-
-	if (!*tz || tz[0] == '/' || strstr(tz, "..") || strlen(tz) > 255)
-		return false;
-	if (strcmp(tz, "UTC") == 0)
-		return true;
-	path = xasprintf("/usr/share/zoneinfo/%s", tz);
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static void validate_schedule(E, json_t *spec)
 {
 	const char *s = str(spec, "schedule");
-	cleanup_free char *err = NULL;
+	sk_error_t err = {0};
+	sk_kube_cron *c;
 
 	if (!s || !*s) {
 		sk__vrequired(e, "spec.schedule", "");
@@ -1700,8 +1680,10 @@ static void validate_schedule(E, json_t *spec)
 				 "cannot use TZ or CRON_TZ in schedule, use timeZone field instead");
 		return;
 	}
-	if ((err = sk__vcron_parse(s)))
-		sk__vinvalid_str(e, "spec.schedule", s, err);
+	c = sk_kube_cron_parse(s, &err);
+	if (!c)
+		sk__vinvalid_str(e, "spec.schedule", s, err.msg);
+	sk_kube_cron_free(c);
 }
 
 static void validate_cronjob(E, json_t *cj)
@@ -1719,7 +1701,9 @@ static void validate_cronjob(E, json_t *cj)
 		sk__vinvalid_str(
 			e, "spec.timeZone", tz,
 			"timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones");
-	else if (tz && !timezone_exists(tz)) {
+	else if (tz && !*tz)
+		sk__vinvalid_str(e, "spec.timeZone", tz, "timeZone must be nil or non-empty string");
+	else if (tz && !sk_kube_cron_zone_valid(tz)) {
 		cleanup_free char *d = xasprintf("unknown time zone %s", tz);
 
 		sk__vinvalid_str(e, "spec.timeZone", tz, d);

@@ -4,11 +4,14 @@
 #include <string.h>
 
 #include "api/api-int.h"
-#include "api/selector.h"
+#include "kube/selector.h"
 #include "util/json.h"
 #include "util/util.h"
 
 #define MAX_QUEUED_BYTES (64u << 20)
+/* timeoutSeconds beyond ten years is ten years: the deadline is monotonic
+ * nanoseconds in an int64 */
+#define WATCH_TIMEOUT_MAX_S (10LL * 365 * 86400)
 
 /* One encoded event line, shared by every watcher that gets it. */
 typedef struct wline {
@@ -77,8 +80,8 @@ static json_t *wline_event(wline *l)
 struct sk_api_watch {
 	sk_api *api;
 	const sk_api_resource *res;
-	sk_label_selector *labels;
-	sk_field_selector *fields;
+	sk_kube_label_selector *labels;
+	sk_kube_field_selector *fields;
 	char *node_match; /* `"nodeName":"X"` fast path for spec.nodeName=X */
 	int table;        /* 0: objects; 1: Tables of metadata; 2: Tables with objects */
 	sk_store_watch *sw;
@@ -186,9 +189,9 @@ static int matches(sk_api_watch *w, const sk_store_kv *kv)
 	if (!o)
 		return 0;
 	if (w->labels)
-		ok = sk_label_selector_match(w->labels, json_object_get(json_object_get(o, "metadata"), "labels"));
+		ok = sk_kube_label_selector_match(w->labels, json_object_get(json_object_get(o, "metadata"), "labels"));
 	if (ok && w->fields)
-		ok = sk_field_selector_match(w->fields, o);
+		ok = sk_kube_field_selector_match(w->fields, o);
 	return ok;
 }
 
@@ -349,13 +352,14 @@ static int watch_filters(sk_api_watch *w, const sk_api_request *req, sk_error_t 
 	const char *ls = sk__arg(req, "labelSelector"), *fs = sk__arg(req, "fieldSelector");
 	const char *v;
 
-	if (ls && *ls && !(w->labels = sk_label_selector_parse(ls, err)))
+	if (ls && *ls && !(w->labels = sk_kube_label_selector_parse(ls, err)))
 		return -1;
 	if (fs && *fs) {
-		w->fields = sk_field_selector_parse(fs, err);
-		if (!w->fields || sk_field_selector_check(w->fields, w->res->kind, err) < 0)
+		w->fields = sk_kube_field_selector_parse(fs, err);
+		if (!w->fields || sk_kube_field_selector_check(w->fields, w->res->kind, err) < 0)
 			return -1;
-		if (!strcmp(w->res->kind, "Pod") && sk_field_selector_single_eq(w->fields, "spec.nodeName", &v) && *v)
+		if (!strcmp(w->res->kind, "Pod") && sk_kube_field_selector_single_eq(w->fields, "spec.nodeName", &v) &&
+		    *v)
 			w->node_match = xasprintf("\"nodeName\":\"%s\"", v);
 	}
 	return 0;
@@ -364,22 +368,25 @@ static int watch_filters(sk_api_watch *w, const sk_api_request *req, sk_error_t 
 void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	sk_api_watch *w = xzalloc(sizeof(*w));
-	const char *rvs = sk__arg(req, "resourceVersion"), *to = sk__arg(req, "timeoutSeconds");
+	const char *rvs = sk__arg(req, "resourceVersion");
 	cleanup_free char *prefix = sk__obj_prefix(p->res, p->all_namespaces ? NULL : p->ns);
 	sk_error_t err = {0};
-	int64_t from = 0, timeout = to ? strtoll(to, NULL, 10) : 1800;
+	int64_t from = 0, timeout = 0, limit;
 
 	w->api = api;
 	w->res = p->res;
 	pthread_mutex_init(&w->mu, NULL);
 	sem_init(&w->wake, 0, 0);
-	if (watch_filters(w, req, &err) < 0) {
+	if (sk__arg_int64(req, "timeoutSeconds", &timeout, &err) < 0 || sk__arg_int64(req, "limit", &limit, &err) < 0 ||
+	    watch_filters(w, req, &err) < 0) {
 		sk_api_watch_free(w);
 		sk__reply_error(resp, &err, p->res, NULL);
 		return;
 	}
 	if (timeout <= 0)
 		timeout = 1800;
+	if (timeout > WATCH_TIMEOUT_MAX_S)
+		timeout = WATCH_TIMEOUT_MAX_S;
 	w->deadline_ns = sk_mono_ns() + timeout * 1000000000LL;
 	if (sk__wants_table(req)) {
 		const char *io = sk__arg(req, "includeObject");
@@ -440,7 +447,7 @@ static void maybe_bookmark(sk_api_watch *w)
 /* The end of the watch (timeoutSeconds, shutdown) with nothing left to send. Called with mu held. */
 static int watch_over(sk_api_watch *w)
 {
-	if ((sk_mono_ns() >= w->deadline_ns || w->api->shutting_down) && !w->head)
+	if ((sk_mono_ns() >= w->deadline_ns || __atomic_load_n(&w->api->shutting_down, __ATOMIC_ACQUIRE)) && !w->head)
 		w->ended = 1;
 	return w->ended && !w->head;
 }
@@ -527,8 +534,9 @@ void sk_api_watch_tick(sk_api_watch *w, int force)
 	int64_t now = sk_mono_ns();
 
 	pthread_mutex_lock(&w->mu);
-	if (!w->parked || (!force && now < w->deadline_ns && !w->api->shutting_down &&
-			   !(w->bookmarks && now >= w->next_bookmark_ns))) {
+	if (!w->parked ||
+	    (!force && now < w->deadline_ns && !__atomic_load_n(&w->api->shutting_down, __ATOMIC_ACQUIRE) &&
+	     !(w->bookmarks && now >= w->next_bookmark_ns))) {
 		pthread_mutex_unlock(&w->mu);
 		return;
 	}
@@ -576,8 +584,8 @@ void sk_api_watch_free(sk_api_watch *w)
 		w->head = e->next;
 		wev_free(e);
 	}
-	sk_label_selector_free(w->labels);
-	sk_field_selector_free(w->fields);
+	sk_kube_label_selector_free(w->labels);
+	sk_kube_field_selector_free(w->fields);
 	free(w->node_match);
 	sem_destroy(&w->wake);
 	pthread_mutex_destroy(&w->mu);

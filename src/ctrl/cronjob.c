@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ctrl/cron.h"
+#include "kube/cron.h"
 #include "ctrl/ctrl-int.h"
 #include "util/util.h"
 
@@ -24,7 +24,7 @@ typedef struct cctx {
 
 static int cond_true(json_t *job, const char *type)
 {
-	json_t *c = sk__cond_get(sk__jget(job, "status"), type);
+	json_t *c = sk_kube_condition_get(sk_kube_jget(job, "status"), type);
 
 	return c && !strcmp(json_string_value(json_object_get(c, "status")) ?: "", "True");
 }
@@ -44,7 +44,7 @@ static json_t *job_ref(json_t *job)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s?}", "kind", "Job", "apiVersion", "batch/v1", "namespace",
 			 sk__ns(job), "name", sk__name(job), "uid", sk__uid(job), "resourceVersion",
-			 sk__jstr(job, "metadata.resourceVersion"));
+			 sk_kube_jstr(job, "metadata.resourceVersion"));
 }
 
 static int in_active(json_t *active, const char *uid)
@@ -60,7 +60,7 @@ static int in_active(json_t *active, const char *uid)
 /* Reconciles status.active with the Jobs that exist. */
 static void sync_active(cctx *x)
 {
-	json_t *st = sk__jobj(x->cj, "status"), *active = json_object_get(st, "active"), *j;
+	json_t *st = sk_kube_jobj(x->cj, "status"), *active = json_object_get(st, "active"), *j;
 	size_t i = 0;
 
 	if (!json_is_array(active)) {
@@ -145,7 +145,7 @@ static void prune(cctx *x, int complete, json_int_t limit)
 }
 
 /* The most recent missed schedule time <= now, or -1 (next: the one after). */
-static int64_t most_recent(cctx *x, const sk_cron *c, const char *tz, int64_t now, int64_t *next, long *missed)
+static int64_t most_recent(cctx *x, const sk_kube_cron *c, const char *tz, int64_t now, int64_t *next, long *missed)
 {
 	int64_t earliest = sk__jtime(x->cj, "status.lastScheduleTime", -1), t, last = -1;
 	json_int_t sds = sk__jint(x->cj, "spec.startingDeadlineSeconds", -1);
@@ -155,13 +155,13 @@ static int64_t most_recent(cctx *x, const sk_cron *c, const char *tz, int64_t no
 	if (sds >= 0 && now - sds > earliest)
 		earliest = now - sds;
 	*missed = 0;
-	t = sk_cron_next(c, earliest, tz);
+	t = sk_kube_cron_next(c, earliest, tz);
 	while (t >= 0 && t <= now) {
 		last = t;
 		(*missed)++;
 		if (*missed > 100000)
 			break;
-		t = sk_cron_next(c, t, tz);
+		t = sk_kube_cron_next(c, t, tz);
 	}
 	*next = t;
 	return last;
@@ -171,13 +171,13 @@ static char *scheduled_stamp(int64_t t, const char *tz)
 {
 	char buf[48];
 
-	sk_cron_format_time(t, tz, buf, sizeof(buf));
+	sk_kube_cron_format_time(t, tz, buf, sizeof(buf));
 	return xstrdup(buf);
 }
 
 static json_t *job_from_template(cctx *x, int64_t when, const char *tz)
 {
-	json_t *tmpl = sk__jget(x->cj, "spec.jobTemplate"), *job = json_object(), *meta = json_object(), *v;
+	json_t *tmpl = sk_kube_jget(x->cj, "spec.jobTemplate"), *job = json_object(), *meta = json_object(), *v;
 	cleanup_free char *name = xasprintf("%s-%lld", sk__name(x->cj), (long long)(when / 60));
 	cleanup_free char *stamp = scheduled_stamp(when, tz);
 
@@ -185,9 +185,9 @@ static json_t *job_from_template(cctx *x, int64_t when, const char *tz)
 	json_object_set_new(job, "kind", json_string("Job"));
 	json_object_set_new(meta, "name", json_string(name));
 	json_object_set_new(meta, "namespace", json_string(sk__ns(x->cj)));
-	if ((v = sk__jget(tmpl, "metadata.labels")))
+	if ((v = sk_kube_jget(tmpl, "metadata.labels")))
 		json_object_set_new(meta, "labels", json_deep_copy(v));
-	v = sk__jget(tmpl, "metadata.annotations");
+	v = sk_kube_jget(tmpl, "metadata.annotations");
 	json_object_set_new(meta, "annotations", v ? json_deep_copy(v) : json_object());
 	json_object_set_new(json_object_get(meta, "annotations"), SCHEDULED_TS, json_string(stamp));
 	json_object_set_new(meta, "ownerReferences", json_pack("[o]", sk__owner_ref(x->cj, "batch/v1", "CronJob")));
@@ -202,7 +202,7 @@ static int create_job(cctx *x, int64_t when, const char *tz)
 	cleanup_json json_t *job = job_from_template(x, when, tz), *out = NULL;
 	cleanup_free char *path = sk__path(BATCH, "jobs", sk__ns(x->cj), NULL, NULL);
 	sk_error_t err = {0};
-	json_t *st = sk__jobj(x->cj, "status");
+	json_t *st = sk_kube_jobj(x->cj, "status");
 
 	out = sk_client_create(x->k->ctl->c, path, job, &err);
 	if (!out && err.code == SK_EEXISTS) {
@@ -232,28 +232,28 @@ static void set_requeue(cctx *x, int64_t next, int64_t now)
 
 static int schedule(cctx *x, int64_t now)
 {
-	const char *spec = sk__jstr(x->cj, "spec.schedule"), *tz = sk__jstr(x->cj, "spec.timeZone");
-	const char *policy = sk__jstr(x->cj, "spec.concurrencyPolicy");
+	const char *spec = sk_kube_jstr(x->cj, "spec.schedule"), *tz = sk_kube_jstr(x->cj, "spec.timeZone");
+	const char *policy = sk_kube_jstr(x->cj, "spec.concurrencyPolicy");
 	json_int_t sds = sk__jint(x->cj, "spec.startingDeadlineSeconds", -1);
 	json_t *active;
 	sk_error_t err = {0};
-	sk_cron *c;
+	sk_kube_cron *c;
 	int64_t when, next;
 	long missed;
 	int rc = 0;
 
-	if (!sk_cron_zone_valid(tz)) {
+	if (!sk_kube_cron_zone_valid(tz)) {
 		sk_event_record(x->k->ctl->c, x->cj, "Warning", "UnknownTimeZone", COMPONENT, NULL,
 				"invalid timeZone: \"%s\": unknown time zone %s", tz, tz);
 		return 0;
 	}
-	c = sk_cron_parse(spec, &err);
+	c = sk_kube_cron_parse(spec, &err);
 	if (!c) {
 		sk_event_record(x->k->ctl->c, x->cj, "Warning", "UnparseableSchedule", COMPONENT, NULL,
 				"unparseable schedule: \"%s\" : %s", spec ? spec : "", err.msg);
 		return 0;
 	}
-	if (json_is_true(sk__jget(x->cj, "spec.suspend")))
+	if (json_is_true(sk_kube_jget(x->cj, "spec.suspend")))
 		goto out;
 	when = most_recent(x, c, tz, now, &next, &missed);
 	set_requeue(x, next, now);
@@ -276,7 +276,7 @@ static int schedule(cctx *x, int64_t now)
 				"Missed scheduled time to start a job: %s", ts);
 		goto out;
 	}
-	active = sk__jget(x->cj, "status.active");
+	active = sk_kube_jget(x->cj, "status.active");
 	if (policy && !strcmp(policy, "Forbid") && json_array_size(active)) {
 		sk_event_record(x->k->ctl->c, x->cj, "Normal", "JobAlreadyActive", COMPONENT, NULL,
 				"Not starting job because prior execution is running and concurrency policy is Forbid");
@@ -294,12 +294,12 @@ static int schedule(cctx *x, int64_t now)
 				rc = -1;
 		}
 		if (rc == 0)
-			json_object_del(sk__jobj(x->cj, "status"), "active");
+			json_object_del(sk_kube_jobj(x->cj, "status"), "active");
 	}
 	if (rc == 0)
 		rc = create_job(x, when, tz);
 out:
-	sk_cron_free(c);
+	sk_kube_cron_free(c);
 	return rc;
 }
 
@@ -309,7 +309,7 @@ static json_t *owned_jobs(sk_controller *k, json_t *cj)
 	json_t *out = json_array(), *j;
 	size_t i;
 
-	json_array_foreach(all, i, j) if (sk__controlled_by(j, sk__uid(cj))) json_array_append(out, j);
+	json_array_foreach(all, i, j) if (sk_kube_controlled_by(j, sk__uid(cj))) json_array_append(out, j);
 	return out;
 }
 

@@ -12,10 +12,12 @@
 
 #include <jansson.h>
 
-#include "api/selector.h"
 #include "client/client.h"
 #include "client/event.h"
 #include "ctrl/ctrl.h"
+#include "kube/condition.h"
+#include "kube/object.h"
+#include "kube/selector.h"
 #include "util/error.h"
 
 /* ---- informer (informer.c) ---- */
@@ -143,12 +145,8 @@ int sk__nodelifecycle_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- object helpers (objutil.c) ---- */
 
-/* Value at a dotted path ("status.conditions"), borrowed, or NULL. */
-json_t *sk__jget(json_t *o, const char *path);
-const char *sk__jstr(json_t *o, const char *path);
+/* The integer at a dotted path (sk_kube_jget), or def. */
 json_int_t sk__jint(json_t *o, const char *path, json_int_t def);
-/* Object at the dotted path, created (as {}) where missing. Borrowed. */
-json_t *sk__jobj(json_t *o, const char *path);
 const char *sk__name(json_t *o);
 const char *sk__ns(json_t *o);
 const char *sk__uid(json_t *o);
@@ -163,10 +161,6 @@ int64_t sk__now(void);
 /* Parses an RFC 3339 field at path; def when missing or bad. */
 int64_t sk__jtime(json_t *o, const char *path, int64_t def);
 json_t *sk__time_json(int64_t secs);
-/* The ownerReference with controller: true, borrowed, or NULL. */
-json_t *sk__controller_ref(json_t *obj);
-/* 1 when obj's controller is the owner with this uid. */
-int sk__controlled_by(json_t *obj, const char *uid);
 /* A new ownerReference to owner (controller, blockOwnerDeletion true). */
 json_t *sk__owner_ref(json_t *owner, const char *api_version, const char *kind);
 int sk__is_deleting(json_t *obj);
@@ -179,14 +173,11 @@ int sk__pod_ready(json_t *pod);
 int64_t sk__pod_ready_since(json_t *pod);
 int sk__pod_available(json_t *pod, int64_t min_ready_secs, int64_t now);
 
-/* Conditions in status.conditions (status is the status object). */
-json_t *sk__cond_get(json_t *status, const char *type);
-/* Sets a condition; keeps lastTransitionTime when status is unchanged.
- * with_probe adds lastProbeTime (Job), with_update lastUpdateTime
- * (Deployment). Returns 1 when anything changed. */
+/* sk_kube_condition_set at the controllers' clock (sk__now). with_probe
+ * adds lastProbeTime (Job), with_update lastUpdateTime (Deployment).
+ * Returns 1 when anything changed. */
 int sk__cond_set(json_t *status, const char *type, const char *st, const char *reason, const char *msg, int with_probe,
 		 int with_update);
-void sk__cond_remove(json_t *status, const char *type);
 
 /* A pod for template, owned by owner_ref (stolen), named by generate_name.
  * New reference. */
@@ -196,10 +187,10 @@ json_t *sk__pod_from_template(json_t *tmpl, json_t *owner_ref, const char *ns, c
  * match sel which are adopted (unless owner is being deleted); owned pods
  * that no longer match are released. Returns a new array (read-only pods). */
 json_t *sk__claim_pods(struct sk_ctrl *ctl, json_t *owner, const char *api_version, const char *kind,
-		       const sk_label_selector *sel);
+		       const sk_kube_label_selector *sel);
 /* The same for any objects in inf (ReplicaSets of a Deployment). */
 json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
-		  const char *api_version, const char *kind, const sk_label_selector *sel);
+		  const char *api_version, const char *kind, const sk_kube_label_selector *sel);
 
 /* Slow-start batches as upstream (1, 2, 4 … up to count); fn returns 0 or
  * -1 per item; stops after a batch with failures. Returns the successes. */

@@ -31,7 +31,7 @@ void sk__enqueue_self(void *ud, int ev, json_t *old, json_t *obj)
 
 void sk__enqueue_controller(sk_controller *k, json_t *obj, const char *kind)
 {
-	json_t *ref = sk__controller_ref(obj);
+	json_t *ref = sk_kube_controller_ref(obj);
 	const char *rk = json_string_value(json_object_get(ref, "kind"));
 	const char *name = json_string_value(json_object_get(ref, "name"));
 

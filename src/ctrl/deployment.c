@@ -25,7 +25,7 @@ typedef struct dctx {
 	int64_t requeue_ms;
 } dctx;
 
-static json_t *ann(json_t *o) { return sk__jget(o, "metadata.annotations"); }
+static json_t *ann(json_t *o) { return sk_kube_jget(o, "metadata.annotations"); }
 
 static const char *ann_str(json_t *o, const char *k) { return json_string_value(json_object_get(ann(o), k)); }
 
@@ -103,7 +103,7 @@ static int has_deadline(json_t *d)
 
 static int is_recreate(json_t *d)
 {
-	const char *t = sk__jstr(d, "spec.strategy.type");
+	const char *t = sk_kube_jstr(d, "spec.strategy.type");
 
 	return t && !strcmp(t, "Recreate");
 }
@@ -119,7 +119,7 @@ static int copy_annotations(json_t *d, json_t *rs)
 				     MAXREP,
 				     "deprecated.deployment.rollback.to",
 				     NULL};
-	json_t *a = sk__jobj(rs, "metadata.annotations"), *v;
+	json_t *a = sk_kube_jobj(rs, "metadata.annotations"), *v;
 	const char *k;
 	int changed = 0;
 
@@ -139,7 +139,7 @@ static int copy_annotations(json_t *d, json_t *rs)
 
 static int set_replicas_annotations(json_t *rs, int64_t desired, int64_t max)
 {
-	json_t *a = sk__jobj(rs, "metadata.annotations");
+	json_t *a = sk_kube_jobj(rs, "metadata.annotations");
 	char d[32], m[32];
 	int changed = 0;
 
@@ -161,7 +161,7 @@ static int set_new_rs_annotations(dctx *x, json_t *rs, int64_t new_rev, int exis
 {
 	int changed = copy_annotations(x->d, rs);
 	const char *old = ann_str(rs, REV);
-	json_t *a = sk__jobj(rs, "metadata.annotations");
+	json_t *a = sk_kube_jobj(rs, "metadata.annotations");
 	char buf[32];
 
 	if (!old || strtoll(old, NULL, 10) < new_rev) {
@@ -211,7 +211,7 @@ static int scale_rs(dctx *x, json_t *rs, int64_t n, sk_error_t *err)
 
 	if (!size && !annot)
 		return 0;
-	json_object_set_new(sk__jobj(c, "spec"), "replicas", json_integer(n));
+	json_object_set_new(sk_kube_jobj(c, "spec"), "replicas", json_integer(n));
 	if (update_rs(x, c, err) < 0)
 		return -1;
 	if (size)
@@ -256,7 +256,7 @@ static int set_progressing(dctx *x, const char *st, const char *reason, const ch
 
 	if (!has_deadline(d))
 		return 0;
-	sk__cond_set(sk__jobj(d, "status"), "Progressing", st, reason, msg, 0, 1);
+	sk__cond_set(sk_kube_jobj(d, "status"), "Progressing", st, reason, msg, 0, 1);
 	return update_status(x, d, &err);
 }
 
@@ -274,14 +274,14 @@ static int64_t max_old_revision(json_t *rss)
  * first) and the old ones. */
 static void split_rss(dctx *x, json_t *owned)
 {
-	json_t *rs, *tmpl = sk__jget(x->d, "spec.template");
+	json_t *rs, *tmpl = sk_kube_jget(x->d, "spec.template");
 	size_t i;
 
 	sort_array(owned, by_creation);
 	x->old = json_array();
 	json_array_foreach(owned, i, rs)
 	{
-		if (!x->new_rs && sk_rollout_template_equal(sk__jget(rs, "spec.template"), tmpl))
+		if (!x->new_rs && sk_rollout_template_equal(sk_kube_jget(rs, "spec.template"), tmpl))
 			x->new_rs = json_incref(rs);
 		else
 			json_array_append(x->old, rs);
@@ -297,14 +297,14 @@ static int sync_existing_new_rs(dctx *x, int64_t new_rev)
 	int changed = set_new_rs_annotations(x, c, new_rev, 1);
 
 	if (sk__jint(c, "spec.minReadySeconds", 0) != mrs) {
-		json_object_set_new(sk__jobj(c, "spec"), "minReadySeconds", json_integer(mrs));
+		json_object_set_new(sk_kube_jobj(c, "spec"), "minReadySeconds", json_integer(mrs));
 		changed = 1;
 	}
 	if (changed && update_rs(x, c, &err) < 0)
 		return -1;
 	if (patch_deployment_revision(x, ann_str(x->new_rs, REV)) < 0)
 		return -1;
-	if (has_deadline(x->d) && !sk__cond_get(sk__jget(x->d, "status"), "Progressing")) {
+	if (has_deadline(x->d) && !sk_kube_condition_get(sk_kube_jget(x->d, "status"), "Progressing")) {
 		msg = xasprintf("Found new replica set \"%s\"", sk__name(x->new_rs));
 		return set_progressing(x, "True", "FoundNewReplicaSet", msg);
 	}
@@ -313,18 +313,18 @@ static int sync_existing_new_rs(dctx *x, int64_t new_rev)
 
 static json_t *new_rs_object(dctx *x, const char *hash, int64_t new_rev, int64_t replicas)
 {
-	json_t *tmpl = json_deep_copy(sk__jget(x->d, "spec.template"));
-	json_t *sel = json_deep_copy(sk__jget(x->d, "spec.selector"));
+	json_t *tmpl = json_deep_copy(sk_kube_jget(x->d, "spec.template"));
+	json_t *sel = json_deep_copy(sk_kube_jget(x->d, "spec.selector"));
 	json_t *rs = json_object(), *meta = json_object(), *spec = json_object();
 	cleanup_free char *name = xasprintf("%s-%s", sk__name(x->d), hash);
 
-	json_object_set_new(sk__jobj(tmpl, "metadata.labels"), "pod-template-hash", json_string(hash));
-	json_object_set_new(sk__jobj(sel, "matchLabels"), "pod-template-hash", json_string(hash));
+	json_object_set_new(sk_kube_jobj(tmpl, "metadata.labels"), "pod-template-hash", json_string(hash));
+	json_object_set_new(sk_kube_jobj(sel, "matchLabels"), "pod-template-hash", json_string(hash));
 	json_object_set_new(rs, "apiVersion", json_string("apps/v1"));
 	json_object_set_new(rs, "kind", json_string("ReplicaSet"));
 	json_object_set_new(meta, "name", json_string(name));
 	json_object_set_new(meta, "namespace", json_string(sk__ns(x->d)));
-	json_object_set_new(meta, "labels", json_deep_copy(sk__jget(tmpl, "metadata.labels")));
+	json_object_set_new(meta, "labels", json_deep_copy(sk_kube_jget(tmpl, "metadata.labels")));
 	json_object_set_new(meta, "ownerReferences", json_pack("[o]", sk__owner_ref(x->d, "apps/v1", "Deployment")));
 	json_object_set_new(rs, "metadata", meta);
 	json_object_set_new(spec, "replicas", json_integer(replicas));
@@ -342,7 +342,7 @@ static int bump_collision(dctx *x)
 	sk_error_t err = {0};
 	json_int_t cc = sk__jint(d, "status.collisionCount", 0);
 
-	json_object_set_new(sk__jobj(d, "status"), "collisionCount", json_integer(cc + 1));
+	json_object_set_new(sk_kube_jobj(d, "status"), "collisionCount", json_integer(cc + 1));
 	update_status(x, d, &err);
 	return -1;
 }
@@ -358,14 +358,15 @@ static int create_new_rs(dctx *x, int64_t new_rev)
 
 	if (!is_recreate(x->d))
 		n = sk_rollout_new_rs_replicas(x->replicas, x->surge, sum(all, NULL, 1), 0);
-	sk_rollout_hash(sk__jget(x->d, "spec.template"), sk__jint(x->d, "status.collisionCount", -1), hash,
+	sk_rollout_hash(sk_kube_jget(x->d, "spec.template"), sk__jint(x->d, "status.collisionCount", -1), hash,
 			sizeof(hash));
 	rs = new_rs_object(x, hash, new_rev, n);
 	out = sk_client_create(x->k->ctl->c, path, rs, &err);
 	if (!out && err.code == SK_EEXISTS) {
 		existing = sk__informer_get(x->k->ctl->rs, sk__ns(x->d), sk__name(rs));
-		if (existing && sk__controlled_by(existing, sk__uid(x->d)) &&
-		    sk_rollout_template_equal(sk__jget(existing, "spec.template"), sk__jget(x->d, "spec.template"))) {
+		if (existing && sk_kube_controlled_by(existing, sk__uid(x->d)) &&
+		    sk_rollout_template_equal(sk_kube_jget(existing, "spec.template"),
+					      sk_kube_jget(x->d, "spec.template"))) {
 			x->new_rs = json_incref(existing);
 			return 0;
 		}
@@ -440,8 +441,8 @@ static int sync_status_only(dctx *x)
 	cleanup_json json_t *d = json_deep_copy(x->d);
 	sk_error_t err = {0};
 
-	calc_status(x, sk__jobj(d, "status"));
-	drop_zero(sk__jobj(d, "status"));
+	calc_status(x, sk_kube_jobj(d, "status"));
+	drop_zero(sk_kube_jobj(d, "status"));
 	if (json_equal(json_object_get(d, "status"), json_object_get(x->d, "status")))
 		return 0;
 	return update_status(x, d, &err);
@@ -466,7 +467,7 @@ static int progressing(json_t *old, json_t *st)
 
 static int timed_out(json_t *d, json_t *st, int64_t *left_ms)
 {
-	json_t *c = sk__cond_get(st, "Progressing");
+	json_t *c = sk_kube_condition_get(st, "Progressing");
 	const char *reason = json_string_value(json_object_get(c, "reason"));
 	int64_t pds = sk__jint(d, "spec.progressDeadlineSeconds", 600), from, now = sk__now();
 
@@ -490,7 +491,7 @@ static void rs_failure_cond(dctx *x, json_t *st)
 
 	json_array_foreach(all, i, rs)
 	{
-		c = sk__cond_get(sk__jget(rs, "status"), "ReplicaFailure");
+		c = sk_kube_condition_get(sk_kube_jget(rs, "status"), "ReplicaFailure");
 		if (c) {
 			sk__cond_set(st, "ReplicaFailure", json_string_value(json_object_get(c, "status")),
 				     json_string_value(json_object_get(c, "reason")),
@@ -498,12 +499,12 @@ static void rs_failure_cond(dctx *x, json_t *st)
 			return;
 		}
 	}
-	sk__cond_remove(st, "ReplicaFailure");
+	sk_kube_condition_remove(st, "ReplicaFailure");
 }
 
 static void set_progress_cond(dctx *x, json_t *old_st, json_t *st)
 {
-	json_t *cur = sk__cond_get(st, "Progressing");
+	json_t *cur = sk_kube_condition_get(st, "Progressing");
 	const char *reason = json_string_value(json_object_get(cur, "reason"));
 	const char *rsname = x->new_rs ? sk__name(x->new_rs) : NULL;
 	cleanup_free char *msg = NULL;
@@ -519,7 +520,8 @@ static void set_progress_cond(dctx *x, json_t *old_st, json_t *st)
 		msg = rsname ? xasprintf("ReplicaSet \"%s\" is progressing.", rsname)
 			     : xasprintf("Deployment \"%s\" is progressing.", sk__name(x->d));
 		sk__cond_set(st, "Progressing", "True", "ReplicaSetUpdated", msg, 0, 1);
-		json_object_set_new(sk__cond_get(st, "Progressing"), "lastUpdateTime", sk__time_json(sk__now()));
+		json_object_set_new(sk_kube_condition_get(st, "Progressing"), "lastUpdateTime",
+				    sk__time_json(sk__now()));
 	} else if (timed_out(x->d, st, &left)) {
 		msg = rsname ? xasprintf("ReplicaSet \"%s\" has timed out progressing.", rsname)
 			     : xasprintf("Deployment \"%s\" has timed out progressing.", sk__name(x->d));
@@ -533,12 +535,12 @@ static void set_progress_cond(dctx *x, json_t *old_st, json_t *st)
 static int sync_rollout_status(dctx *x)
 {
 	cleanup_json json_t *d = json_deep_copy(x->d);
-	json_t *st = sk__jobj(d, "status");
+	json_t *st = sk_kube_jobj(d, "status");
 	sk_error_t err = {0};
 
 	calc_status(x, st);
 	if (!has_deadline(d))
-		sk__cond_remove(st, "Progressing");
+		sk_kube_condition_remove(st, "Progressing");
 	else
 		set_progress_cond(x, json_object_get(x->d, "status"), st);
 	rs_failure_cond(x, st);
@@ -791,7 +793,7 @@ static int rollout_rolling(dctx *x)
 		return -1;
 	if (r > 0)
 		return sync_rollout_status(x);
-	st = sk__jget(x->d, "status");
+	st = sk_kube_jget(x->d, "status");
 	if (complete(x->d, st, x->replicas))
 		cleanup_history(x);
 	return sync_rollout_status(x);
@@ -807,7 +809,7 @@ static int old_pods_running(dctx *x)
 	{
 		if (sk__pod_terminal(p))
 			continue;
-		json_array_foreach(x->old, j, rs) if (sk__controlled_by(p, sk__uid(rs))) return 1;
+		json_array_foreach(x->old, j, rs) if (sk_kube_controlled_by(p, sk__uid(rs))) return 1;
 	}
 	return 0;
 }
@@ -835,16 +837,16 @@ static int rollout_recreate(dctx *x)
 		return -1;
 	if (x->new_rs && spec_replicas(x->new_rs) != x->replicas && scale_rs(x, x->new_rs, x->replicas, &err) < 0)
 		return -1;
-	if (complete(x->d, sk__jget(x->d, "status"), x->replicas))
+	if (complete(x->d, sk_kube_jget(x->d, "status"), x->replicas))
 		cleanup_history(x);
 	return sync_rollout_status(x);
 }
 
 static int paused_conditions(dctx *x)
 {
-	json_t *c = sk__cond_get(sk__jget(x->d, "status"), "Progressing");
+	json_t *c = sk_kube_condition_get(sk_kube_jget(x->d, "status"), "Progressing");
 	const char *reason = json_string_value(json_object_get(c, "reason"));
-	int paused = json_is_true(sk__jget(x->d, "spec.paused"));
+	int paused = json_is_true(sk_kube_jget(x->d, "spec.paused"));
 
 	if (!has_deadline(x->d))
 		return 0;
@@ -870,9 +872,9 @@ static int run(dctx *x)
 	int paused;
 
 	x->replicas = sk__jint(x->d, "spec.replicas", 1);
-	if (sk_rollout_fenceposts(sk__jget(x->d, "spec.strategy.rollingUpdate.maxSurge"),
-				  sk__jget(x->d, "spec.strategy.rollingUpdate.maxUnavailable"), x->replicas, &x->surge,
-				  &x->unavail, &err) < 0)
+	if (sk_rollout_fenceposts(sk_kube_jget(x->d, "spec.strategy.rollingUpdate.maxSurge"),
+				  sk_kube_jget(x->d, "spec.strategy.rollingUpdate.maxUnavailable"), x->replicas,
+				  &x->surge, &x->unavail, &err) < 0)
 		return 0;
 	if (is_recreate(x->d))
 		x->surge = x->unavail = 0;
@@ -880,7 +882,7 @@ static int run(dctx *x)
 		return sync_status_only(x);
 	if (paused_conditions(x) < 0)
 		return -1;
-	paused = json_is_true(sk__jget(x->d, "spec.paused"));
+	paused = json_is_true(sk_kube_jget(x->d, "spec.paused"));
 	if (paused || scaling_event(x))
 		return sync_only(x, paused);
 	return is_recreate(x->d) ? rollout_recreate(x) : rollout_rolling(x);
@@ -890,7 +892,7 @@ static int sync_deployment(sk_controller *k, const char *key)
 {
 	char ns[256], name[256];
 	cleanup_json json_t *owned = NULL;
-	sk_label_selector *sel;
+	sk_kube_label_selector *sel;
 	sk_error_t err = {0};
 	dctx x = {.k = k, .requeue_ms = -1};
 	int rc;
@@ -899,14 +901,14 @@ static int sync_deployment(sk_controller *k, const char *key)
 	x.d = sk__informer_get(k->ctl->deploy, ns, name);
 	if (!x.d)
 		return 0;
-	sel = sk_label_selector_from_json(sk__jget(x.d, "spec.selector"), &err);
-	if (!sel || sk_label_selector_empty(sel)) {
-		sk_label_selector_free(sel);
+	sel = sk_kube_label_selector_from_json(sk_kube_jget(x.d, "spec.selector"), &err);
+	if (!sel || sk_kube_label_selector_empty(sel)) {
+		sk_kube_label_selector_free(sel);
 		json_decref(x.d);
 		return 0;
 	}
 	owned = sk__claim(k->ctl, k->ctl->rs, APPS, "replicasets", x.d, "apps/v1", "Deployment", sel);
-	sk_label_selector_free(sel);
+	sk_kube_label_selector_free(sel);
 	split_rss(&x, owned);
 	rc = run(&x);
 	if (x.requeue_ms >= 0)
@@ -926,7 +928,7 @@ static void on_rs(void *ud, int ev, json_t *old, json_t *rs)
 
 	if (old && old != rs)
 		sk__enqueue_controller(k, old, "Deployment");
-	if (sk__controller_ref(rs)) {
+	if (sk_kube_controller_ref(rs)) {
 		sk__enqueue_controller(k, rs, "Deployment");
 		return;
 	}
@@ -936,14 +938,14 @@ static void on_rs(void *ud, int ev, json_t *old, json_t *rs)
 	json_array_foreach(ds, i, d)
 	{
 		sk_error_t err = {0};
-		sk_label_selector *sel = sk_label_selector_from_json(sk__jget(d, "spec.selector"), &err);
+		sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk_kube_jget(d, "spec.selector"), &err);
 
-		if (sel && sk_label_selector_match(sel, sk__jget(rs, "metadata.labels"))) {
+		if (sel && sk_kube_label_selector_match(sel, sk_kube_jget(rs, "metadata.labels"))) {
 			cleanup_free char *key = sk__key(d);
 
 			sk__queue_add(k->q, key);
 		}
-		sk_label_selector_free(sel);
+		sk_kube_label_selector_free(sel);
 	}
 }
 
@@ -951,7 +953,7 @@ static void on_rs(void *ud, int ev, json_t *old, json_t *rs)
 static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 {
 	sk_controller *k = ud;
-	json_t *ref = sk__controller_ref(pod);
+	json_t *ref = sk_kube_controller_ref(pod);
 	const char *kind = json_string_value(json_object_get(ref, "kind"));
 	cleanup_json json_t *rs = NULL;
 

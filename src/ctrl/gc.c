@@ -73,7 +73,7 @@ static int has_fin(json_t *obj, const char *f)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(sk__jget(obj, "metadata.finalizers"), i,
+	json_array_foreach(sk_kube_jget(obj, "metadata.finalizers"), i,
 			   v) if (!strcmp(json_string_value(v) ?: "", f)) return 1;
 	return 0;
 }
@@ -91,7 +91,7 @@ static int refs_uid(json_t *obj, const char *uid)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i,
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i,
 			   r) if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", uid)) return 1;
 	return 0;
 }
@@ -134,7 +134,7 @@ static void index_owners(gc_state *g, int idx, json_t *old, json_t *obj, int gon
 	size_t i;
 
 	pthread_mutex_lock(&g->mu);
-	json_array_foreach(sk__jget(old, "metadata.ownerReferences"), i, r)
+	json_array_foreach(sk_kube_jget(old, "metadata.ownerReferences"), i, r)
 	{
 		const char *u = json_string_value(json_object_get(r, "uid"));
 		json_t *set = json_object_get(g->owners, u ? u : "");
@@ -143,7 +143,7 @@ static void index_owners(gc_state *g, int idx, json_t *old, json_t *obj, int gon
 		if (set && !json_object_size(set))
 			json_object_del(g->owners, u);
 	}
-	json_array_foreach(gone ? NULL : sk__jget(obj, "metadata.ownerReferences"), i, r)
+	json_array_foreach(gone ? NULL : sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
 	{
 		const char *u = json_string_value(json_object_get(r, "uid"));
 		json_t *set;
@@ -165,7 +165,7 @@ static int remove_finalizer(sk_controller *k, sk_informer *inf, json_t *obj, con
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(sk__jget(obj, "metadata.finalizers"), i, v)
+	json_array_foreach(sk_kube_jget(obj, "metadata.finalizers"), i, v)
 	{
 		cleanup_free char *path = NULL, *p = NULL;
 		cleanup_json json_t *patch = NULL, *out = NULL;
@@ -233,7 +233,7 @@ static int process_foreground(sk_controller *k, sk_informer *inf, json_t *obj)
 		json_t *d = json_array_get(pair, 1), *r;
 		size_t j;
 
-		json_array_foreach(sk__jget(d, "metadata.ownerReferences"), j,
+		json_array_foreach(sk_kube_jget(d, "metadata.ownerReferences"), j,
 				   r) if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", sk__uid(obj)) &&
 					  json_is_true(json_object_get(r, "blockOwnerDeletion"))) blocking = 1;
 		if (!sk__is_deleting(d) && delete_obj(k, dinf, d, policy_for(g, d, 1)) < 0)
@@ -252,7 +252,7 @@ static int strip_owner(sk_controller *k, sk_informer *inf, json_t *obj, json_t *
 	size_t i;
 	sk_error_t err = {0};
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r)
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
 	{
 		const char *u = json_string_value(json_object_get(r, "uid"));
 		json_t *d;
@@ -264,7 +264,7 @@ static int strip_owner(sk_controller *k, sk_informer *inf, json_t *obj, json_t *
 			json_array_append(refs, r);
 	}
 	patch = json_pack("{s:{s:O, s:s}}", "metadata", "ownerReferences", json_array_size(refs) ? refs : json_null(),
-			  "resourceVersion", sk__jstr(obj, "metadata.resourceVersion"));
+			  "resourceVersion", sk_kube_jstr(obj, "metadata.resourceVersion"));
 	out = sk_client_patch(k->ctl->c, path, SK_PATCH_MERGE, patch, &err);
 	if (!out)
 		return err.code == SK_ENOTFOUND ? 0 : -1;
@@ -321,7 +321,7 @@ static int process_dependent(sk_controller *k, sk_informer *inf, json_t *obj)
 	size_t i;
 	int solid = 0, waiting = 0;
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r)
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
 	{
 		int s = owner_state(k, obj, r);
 
@@ -367,7 +367,7 @@ static int sync_gc(sk_controller *k, const char *key)
 			sk__queue_add_after(k->q, key, 2000);
 		return rc;
 	}
-	if (json_array_size(sk__jget(obj, "metadata.ownerReferences")))
+	if (json_array_size(sk_kube_jget(obj, "metadata.ownerReferences")))
 		return process_dependent(k, inf, obj);
 	return 0;
 }
@@ -378,7 +378,7 @@ static void enqueue_owners(sk_controller *k, json_t *obj)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r)
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
 	{
 		sk_informer *oinf = inf_for(g, json_string_value(json_object_get(r, "apiVersion")),
 					    json_string_value(json_object_get(r, "kind")));
@@ -410,7 +410,7 @@ static void on_event(void *ud, int ev, json_t *old, json_t *obj)
 		enqueue_owners(h->k, obj);
 		return;
 	}
-	if (json_array_size(sk__jget(obj, "metadata.ownerReferences")) ||
+	if (json_array_size(sk_kube_jget(obj, "metadata.ownerReferences")) ||
 	    (sk__is_deleting(obj) && (has_fin(obj, FG) || has_fin(obj, ORPHAN))))
 		enqueue(h->k, h->inf, obj);
 	if (sk__is_deleting(obj))

@@ -56,7 +56,7 @@ const char *sk__informer_path(const sk_informer *inf) { return inf->path; }
 
 static long long rv_of(json_t *obj)
 {
-	const char *rv = sk__jstr(obj, "metadata.resourceVersion");
+	const char *rv = sk_kube_jstr(obj, "metadata.resourceVersion");
 
 	return rv ? strtoll(rv, NULL, 10) : 0;
 }
@@ -79,7 +79,7 @@ static void stamp_kind(sk_informer *inf, json_t *obj)
  * namespace for an object without a controller (a uid holds no '/'). */
 static char *owner_key(json_t *obj)
 {
-	const char *uid = json_string_value(json_object_get(sk__controller_ref(obj), "uid"));
+	const char *uid = json_string_value(json_object_get(sk_kube_controller_ref(obj), "uid"));
 	const char *ns = sk__ns(obj);
 
 	return uid ? xstrdup(uid) : xasprintf("/%s", ns ? ns : "");

@@ -33,26 +33,26 @@ typedef struct jctx {
 	int success_rule;
 } jctx;
 
-static json_t *jst(jctx *x) { return sk__jobj(x->nj, "status"); }
+static json_t *jst(jctx *x) { return sk_kube_jobj(x->nj, "status"); }
 
 static int has_finalizer(json_t *pod)
 {
 	json_t *f;
 	size_t i;
 
-	json_array_foreach(sk__jget(pod, "metadata.finalizers"), i,
+	json_array_foreach(sk_kube_jget(pod, "metadata.finalizers"), i,
 			   f) if (!strcmp(json_string_value(f) ?: "", TRACKING)) return 1;
 	return 0;
 }
 
 static int pod_index(json_t *pod)
 {
-	const char *s = json_string_value(json_object_get(sk__jget(pod, "metadata.annotations"), INDEX_KEY));
+	const char *s = json_string_value(json_object_get(sk_kube_jget(pod, "metadata.annotations"), INDEX_KEY));
 	char *end;
 	long v;
 
 	if (!s)
-		s = json_string_value(json_object_get(sk__jget(pod, "metadata.labels"), INDEX_KEY));
+		s = json_string_value(json_object_get(sk_kube_jget(pod, "metadata.labels"), INDEX_KEY));
 	if (!s || !*s)
 		return -1;
 	v = strtol(s, &end, 10);
@@ -61,14 +61,14 @@ static int pod_index(json_t *pod)
 
 static int only_replace_failed(json_t *job)
 {
-	const char *p = sk__jstr(job, "spec.podReplacementPolicy");
+	const char *p = sk_kube_jstr(job, "spec.podReplacementPolicy");
 
-	return (p && !strcmp(p, "Failed")) || sk__jget(job, "spec.podFailurePolicy");
+	return (p && !strcmp(p, "Failed")) || sk_kube_jget(job, "spec.podFailurePolicy");
 }
 
 static int is_phase(json_t *pod, const char *ph)
 {
-	const char *p = sk__jstr(pod, "status.phase");
+	const char *p = sk_kube_jstr(pod, "status.phase");
 
 	return p && !strcmp(p, ph);
 }
@@ -85,7 +85,7 @@ static int pod_failed(json_t *pod, json_t *job)
 
 static int finished_cond(json_t *job, const char *type)
 {
-	json_t *c = sk__cond_get(sk__jget(job, "status"), type);
+	json_t *c = sk_kube_condition_get(sk_kube_jget(job, "status"), type);
 
 	return c && !strcmp(json_string_value(json_object_get(c, "status")) ?: "", "True");
 }
@@ -103,7 +103,7 @@ static int uid_in(json_t *arr, const char *uid)
 
 static json_t *uncounted(jctx *x, const char *which)
 {
-	json_t *u = sk__jobj(jst(x), "uncountedTerminatedPods"), *a = json_object_get(u, which);
+	json_t *u = sk_kube_jobj(jst(x), "uncountedTerminatedPods"), *a = json_object_get(u, which);
 
 	if (!json_is_array(a)) {
 		a = json_array();
@@ -127,7 +127,7 @@ static int flush_status(jctx *x)
 	sk_error_t err = {0};
 
 	tidy_uncounted(jst(x));
-	if (json_equal(json_object_get(x->nj, "status"), sk__jget(x->job, "status")))
+	if (json_equal(json_object_get(x->nj, "status"), sk_kube_jget(x->job, "status")))
 		return 0;
 	if (sk__update_status(x->k->ctl, x->k->ctl->jobs, BATCH, "jobs", x->nj, &err) < 0) {
 		sk_debug("ctrl", "job \"%s\": status: %s", sk__name(x->job), err.msg);
@@ -147,7 +147,7 @@ static int remove_finalizer(struct sk_ctrl *ctl, json_t *pod)
 	json_t *f;
 	size_t i;
 
-	json_array_foreach(sk__jget(pod, "metadata.finalizers"), i, f)
+	json_array_foreach(sk_kube_jget(pod, "metadata.finalizers"), i, f)
 	{
 		cleanup_free char *path = NULL, *p = NULL;
 		cleanup_json json_t *patch = NULL, *out = NULL;
@@ -211,7 +211,7 @@ static int finished_pod(jctx *x, json_t *p)
 
 static void record_failure_policy(jctx *x, json_t *p, int *ignored)
 {
-	json_t *pfp = sk__jget(x->job, "spec.podFailurePolicy");
+	json_t *pfp = sk_kube_jget(x->job, "spec.podFailurePolicy");
 	char *msg = NULL;
 	enum sk_pfp_action a;
 
@@ -277,7 +277,7 @@ static void set_index_strings(jctx *x)
 	c = sk_index_set_format(&x->completed);
 	json_object_set_new(jst(x), "completedIndexes", json_string(c));
 	json_object_set_new(jst(x), "succeeded", json_integer(sk_index_set_count(&x->completed)));
-	if (sk__jget(x->job, "spec.backoffLimitPerIndex")) {
+	if (sk_kube_jget(x->job, "spec.backoffLimitPerIndex")) {
 		f = sk_index_set_format(&x->failed_idx);
 		json_object_set_new(jst(x), "failedIndexes", json_string(f));
 	}
@@ -296,7 +296,7 @@ static int track(jctx *x)
 
 	changed |= count_released(x);
 	release = record_finished(x, &changed);
-	if (x->fail_reason && !sk__cond_get(jst(x), "FailureTarget"))
+	if (x->fail_reason && !sk_kube_condition_get(jst(x), "FailureTarget"))
 		sk__cond_set(jst(x), "FailureTarget", "True", x->fail_reason, x->fail_msg, 1, 0);
 	set_index_strings(x);
 	if (!json_array_size(release))
@@ -315,7 +315,7 @@ static int64_t finish_time(json_t *p)
 	size_t i;
 	int64_t t = -1;
 
-	json_array_foreach(sk__jget(p, "status.containerStatuses"), i, cs)
+	json_array_foreach(sk_kube_jget(p, "status.containerStatuses"), i, cs)
 	{
 		int64_t f = sk__jtime(cs, "state.terminated.finishedAt", -1);
 
@@ -323,7 +323,7 @@ static int64_t finish_time(json_t *p)
 			t = f;
 	}
 	if (t < 0)
-		t = sk__jtime(sk__cond_get(json_object_get(p, "status"), "Ready"), "lastTransitionTime", -1);
+		t = sk__jtime(sk_kube_condition_get(json_object_get(p, "status"), "Ready"), "lastTransitionTime", -1);
 	return t < 0 ? sk__now() : t;
 }
 
@@ -369,8 +369,8 @@ static int index_failures(jctx *x, int idx)
 
 		if (pod_index(p) != idx || !is_phase(p, "Failed"))
 			continue;
-		if (sk__jget(x->job, "spec.podFailurePolicy") &&
-		    sk_job_pfp_match(sk__jget(x->job, "spec.podFailurePolicy"), p, NULL) == SK_PFP_IGNORE)
+		if (sk_kube_jget(x->job, "spec.podFailurePolicy") &&
+		    sk_job_pfp_match(sk_kube_jget(x->job, "spec.podFailurePolicy"), p, NULL) == SK_PFP_IGNORE)
 			ignored = 1;
 		n += !ignored;
 	}
@@ -379,7 +379,7 @@ static int index_failures(jctx *x, int idx)
 
 static void compute_failed_indexes(jctx *x)
 {
-	json_t *lim = sk__jget(x->job, "spec.backoffLimitPerIndex");
+	json_t *lim = sk_kube_jget(x->job, "spec.backoffLimitPerIndex");
 
 	if (!x->indexed || !json_is_integer(lim))
 		return;
@@ -393,7 +393,7 @@ static int restarts_exceeded(jctx *x)
 	json_t *p, *cs;
 	size_t i, j;
 	int64_t n = 0, limit = sk__jint(x->job, "spec.backoffLimit", 6);
-	const char *rp = sk__jstr(x->job, "spec.template.spec.restartPolicy");
+	const char *rp = sk_kube_jstr(x->job, "spec.template.spec.restartPolicy");
 
 	if (!rp || strcmp(rp, "OnFailure"))
 		return 0;
@@ -401,9 +401,9 @@ static int restarts_exceeded(jctx *x)
 	{
 		if (!sk__pod_active(p))
 			continue;
-		json_array_foreach(sk__jget(p, "status.initContainerStatuses"), j, cs)
+		json_array_foreach(sk_kube_jget(p, "status.initContainerStatuses"), j, cs)
 			n += json_integer_value(json_object_get(cs, "restartCount"));
-		json_array_foreach(sk__jget(p, "status.containerStatuses"), j, cs)
+		json_array_foreach(sk_kube_jget(p, "status.containerStatuses"), j, cs)
 			n += json_integer_value(json_object_get(cs, "restartCount"));
 	}
 	return limit == 0 ? n > 0 : n >= limit;
@@ -422,12 +422,12 @@ static void decide(jctx *x, int64_t active)
 	int64_t succeeded = sk__jint(jst(x), "succeeded", 0) + (int64_t)json_array_size(uncounted(x, "succeeded"));
 	int64_t failed = sk__jint(jst(x), "failed", 0) + (int64_t)json_array_size(uncounted(x, "failed"));
 	int64_t start = sk__jtime(jst(x), "startTime", -1), ads = sk__jint(x->job, "spec.activeDeadlineSeconds", -1);
-	json_t *mfi = sk__jget(x->job, "spec.maxFailedIndexes");
+	json_t *mfi = sk_kube_jget(x->job, "spec.maxFailedIndexes");
 	int rule;
 
 	if (failed > sk__jint(x->job, "spec.backoffLimit", 6) || restarts_exceeded(x))
 		set_failure(x, "BackoffLimitExceeded", "Job has reached the specified backoff limit");
-	if (ads >= 0 && start >= 0 && !json_is_true(sk__jget(x->job, "spec.suspend"))) {
+	if (ads >= 0 && start >= 0 && !json_is_true(sk_kube_jget(x->job, "spec.suspend"))) {
 		if (start + ads <= sk__now())
 			set_failure(x, "DeadlineExceeded", "Job was active longer than specified deadline");
 		else
@@ -436,8 +436,8 @@ static void decide(jctx *x, int64_t active)
 	if (json_is_integer(mfi) && sk_index_set_count(&x->failed_idx) > json_integer_value(mfi))
 		set_failure(x, "MaxFailedIndexesExceeded",
 			    "Job has exceeded the specified maximal number of failed indexes");
-	if (x->indexed && sk__jget(x->job, "spec.successPolicy") &&
-	    (rule = sk_job_success_policy_match(sk__jget(x->job, "spec.successPolicy"), &x->completed)) >= 0) {
+	if (x->indexed && sk_kube_jget(x->job, "spec.successPolicy") &&
+	    (rule = sk_job_success_policy_match(sk_kube_jget(x->job, "spec.successPolicy"), &x->completed)) >= 0) {
 		x->success = 2;
 		x->success_rule = rule;
 	} else if (x->indexed) {
@@ -539,32 +539,32 @@ static json_t *job_pod(jctx *x, int idx)
 {
 	cleanup_free char *gen = idx >= 0 ? indexed_generate_name(sk__name(x->job), idx)
 					  : xasprintf("%s-", sk__name(x->job));
-	json_t *pod = sk__pod_from_template(sk__jget(x->job, "spec.template"), sk__owner_ref(x->job, "batch/v1", "Job"),
-					    sk__ns(x->job), gen);
-	json_t *fin = sk__jget(pod, "metadata.finalizers");
+	json_t *pod = sk__pod_from_template(sk_kube_jget(x->job, "spec.template"),
+					    sk__owner_ref(x->job, "batch/v1", "Job"), sk__ns(x->job), gen);
+	json_t *fin = sk_kube_jget(pod, "metadata.finalizers");
 	char buf[32];
 
 	if (!json_is_array(fin)) {
 		fin = json_array();
-		json_object_set_new(sk__jobj(pod, "metadata"), "finalizers", fin);
+		json_object_set_new(sk_kube_jobj(pod, "metadata"), "finalizers", fin);
 	}
 	json_array_append_new(fin, json_string(TRACKING));
 	if (idx < 0)
 		return pod;
 	snprintf(buf, sizeof(buf), "%d", idx);
-	json_object_set_new(sk__jobj(pod, "metadata.annotations"), INDEX_KEY, json_string(buf));
-	json_object_set_new(sk__jobj(pod, "metadata.labels"), INDEX_KEY, json_string(buf));
-	if (sk__jget(x->job, "spec.backoffLimitPerIndex")) {
+	json_object_set_new(sk_kube_jobj(pod, "metadata.annotations"), INDEX_KEY, json_string(buf));
+	json_object_set_new(sk_kube_jobj(pod, "metadata.labels"), INDEX_KEY, json_string(buf));
+	if (sk_kube_jget(x->job, "spec.backoffLimitPerIndex")) {
 		snprintf(buf, sizeof(buf), "%d", index_failures(x, idx));
-		json_object_set_new(sk__jobj(pod, "metadata.annotations"), INDEX_FAILURES, json_string(buf));
+		json_object_set_new(sk_kube_jobj(pod, "metadata.annotations"), INDEX_FAILURES, json_string(buf));
 	}
-	if (!sk__jstr(pod, "spec.hostname")) {
+	if (!sk_kube_jstr(pod, "spec.hostname")) {
 		cleanup_free char *h = xasprintf("%s-%d", sk__name(x->job), idx);
 
-		json_object_set_new(sk__jobj(pod, "spec"), "hostname", json_string(h));
+		json_object_set_new(sk_kube_jobj(pod, "spec"), "hostname", json_string(h));
 	}
-	add_index_env(sk__jget(pod, "spec.initContainers"), idx);
-	add_index_env(sk__jget(pod, "spec.containers"), idx);
+	add_index_env(sk_kube_jget(pod, "spec.initContainers"), idx);
+	add_index_env(sk_kube_jget(pod, "spec.containers"), idx);
 	return pod;
 }
 
@@ -729,7 +729,7 @@ static int suspend(jctx *x, json_t *active)
 
 static void resume(jctx *x)
 {
-	json_t *c = sk__cond_get(jst(x), "Suspended");
+	json_t *c = sk_kube_condition_get(jst(x), "Suspended");
 
 	if (!json_object_get(jst(x), "startTime"))
 		json_object_set_new(jst(x), "startTime", sk__time_json(sk__now()));
@@ -750,7 +750,7 @@ static int finish(jctx *x, json_t *active)
 	int rc;
 
 	if (x->fail_reason || finished_cond(x->nj, "FailureTarget")) {
-		json_t *c = sk__cond_get(jst(x), "FailureTarget");
+		json_t *c = sk_kube_condition_get(jst(x), "FailureTarget");
 		const char *reason = c ? json_string_value(json_object_get(c, "reason")) : x->fail_reason;
 		const char *m = c ? json_string_value(json_object_get(c, "message")) : x->fail_msg;
 
@@ -785,13 +785,13 @@ static int finish(jctx *x, json_t *active)
 static int load_pods(jctx *x)
 {
 	sk_error_t err = {0};
-	sk_label_selector *sel = sk_label_selector_from_json(sk__jget(x->job, "spec.selector"), &err);
+	sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk_kube_jget(x->job, "spec.selector"), &err);
 
 	if (!sel)
 		return -1;
 	json_decref(x->pods);
 	x->pods = sk__claim_pods(x->k->ctl, x->job, "batch/v1", "Job", sel);
-	sk_label_selector_free(sel);
+	sk_kube_label_selector_free(sel);
 	return 0;
 }
 
@@ -799,8 +799,8 @@ static void init_indexes(jctx *x)
 {
 	sk_index_set_release(&x->completed);
 	sk_index_set_release(&x->failed_idx);
-	sk_index_set_parse(&x->completed, sk__jstr(x->nj, "status.completedIndexes"), x->completions);
-	sk_index_set_parse(&x->failed_idx, sk__jstr(x->nj, "status.failedIndexes"), x->completions);
+	sk_index_set_parse(&x->completed, sk_kube_jstr(x->nj, "status.completedIndexes"), x->completions);
+	sk_index_set_parse(&x->failed_idx, sk_kube_jstr(x->nj, "status.failedIndexes"), x->completions);
 }
 
 static int sync_job_obj(jctx *x)
@@ -829,7 +829,7 @@ static int sync_job_obj(jctx *x)
 		return flush_status(x);
 	compute_failed_indexes(x);
 	active = active_pods(x);
-	if (json_is_true(sk__jget(x->job, "spec.suspend")) && !finished_cond(x->nj, "FailureTarget")) {
+	if (json_is_true(sk_kube_jget(x->job, "spec.suspend")) && !finished_cond(x->nj, "FailureTarget")) {
 		rc = suspend(x, active);
 	} else {
 		resume(x);
@@ -858,7 +858,7 @@ static int sync_orphan_pod(sk_controller *k, const char *key)
 	pod = sk__informer_get(k->ctl->pods, ns, name);
 	if (!pod || !has_finalizer(pod))
 		return 0;
-	ref = sk__controller_ref(pod);
+	ref = sk_kube_controller_ref(pod);
 	if (ref)
 		job = sk__informer_get(k->ctl->jobs, ns, json_string_value(json_object_get(ref, "name")));
 	if (job && !strcmp(sk__uid(job), json_string_value(json_object_get(ref, "uid")) ?: ""))
@@ -878,7 +878,7 @@ static int sync_job(sk_controller *k, const char *key)
 	x.job = sk__informer_get(k->ctl->jobs, ns, name);
 	if (!x.job)
 		return 0;
-	x.indexed = !strcmp(sk__jstr(x.job, "spec.completionMode") ?: "", "Indexed");
+	x.indexed = !strcmp(sk_kube_jstr(x.job, "spec.completionMode") ?: "", "Indexed");
 	x.completions = sk__jint(x.job, "spec.completions", -1);
 	x.parallelism = sk__jint(x.job, "spec.parallelism", 1);
 	rc = sync_job_obj(&x);
@@ -896,7 +896,7 @@ static int sync_job(sk_controller *k, const char *key)
 static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 {
 	sk_controller *k = ud;
-	json_t *ref = sk__controller_ref(pod);
+	json_t *ref = sk_kube_controller_ref(pod);
 	const char *kind = json_string_value(json_object_get(ref, "kind"));
 
 	if (old && old != pod)

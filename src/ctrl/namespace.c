@@ -95,7 +95,7 @@ static int finalize(sk_controller *k, json_t *ns)
 	cleanup_free char *path = sk__path("/api/v1", "namespaces", NULL, sk__name(ns), "finalize");
 	sk_error_t err = {0};
 
-	json_object_set_new(sk__jobj(c, "spec"), "finalizers", json_array());
+	json_object_set_new(sk_kube_jobj(c, "spec"), "finalizers", json_array());
 	out = sk_client_update(k->ctl->c, path, c, &err);
 	if (!out && err.code != SK_ENOTFOUND) {
 		sk_info("ctrl", "namespace \"%s\": finalize: %s", sk__name(ns), err.msg);
@@ -113,7 +113,7 @@ static int sync_namespace(sk_controller *k, const char *key)
 
 	if (!ns || !sk__is_deleting(ns))
 		return 0;
-	fin = sk__jget(ns, "spec.finalizers");
+	fin = sk_kube_jget(ns, "spec.finalizers");
 	if (!json_array_size(fin))
 		return 0;
 	res = discover(k->ctl->c);

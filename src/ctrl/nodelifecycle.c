@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ctrl/ctrl-int.h"
+#include "kube/taint.h"
 #include "util/util.h"
 
 #define UNREACHABLE "node.kubernetes.io/unreachable"
@@ -16,7 +17,7 @@
 
 static const char *ready_status(json_t *node)
 {
-	json_t *c = sk__cond_get(json_object_get(node, "status"), "Ready");
+	json_t *c = sk_kube_condition_get(json_object_get(node, "status"), "Ready");
 
 	return c ? json_string_value(json_object_get(c, "status")) : NULL;
 }
@@ -24,7 +25,7 @@ static const char *ready_status(json_t *node)
 static int64_t last_heartbeat(sk_controller *k, json_t *node)
 {
 	cleanup_json json_t *lease = sk__informer_get(k->ctl->leases, "kube-node-lease", sk__name(node));
-	json_t *c = sk__cond_get(json_object_get(node, "status"), "Ready");
+	json_t *c = sk_kube_condition_get(json_object_get(node, "status"), "Ready");
 	int64_t t = sk__jtime(node, "metadata.creationTimestamp", 0), v;
 
 	if ((v = sk__jtime(lease, "spec.renewTime", -1)) > t)
@@ -38,11 +39,11 @@ static int64_t last_heartbeat(sk_controller *k, json_t *node)
 static int mark_unknown(sk_controller *k, json_t *node)
 {
 	cleanup_json json_t *n = json_deep_copy(node);
-	json_t *st = sk__jobj(n, "status"), *c;
+	json_t *st = sk_kube_jobj(n, "status"), *c;
 	size_t i;
 	sk_error_t err = {0};
 
-	if (!sk__cond_get(st, "Ready"))
+	if (!sk_kube_condition_get(st, "Ready"))
 		sk__cond_set(st, "Ready", "Unknown", "NodeStatusNeverUpdated", "Kubelet never posted node status.", 0,
 			     0);
 	json_array_foreach(json_object_get(st, "conditions"), i, c)
@@ -76,7 +77,7 @@ static int has_taint(json_t *taints, const char *key, const char *effect)
 /* Keeps foreign taints and adds want_key (or none) with both effects. */
 static int sync_taints(sk_controller *k, json_t *node, const char *want_key)
 {
-	json_t *cur = sk__jget(node, "spec.taints"), *t;
+	json_t *cur = sk_kube_jget(node, "spec.taints"), *t;
 	cleanup_json json_t *next = json_array(), *patch = NULL, *out = NULL;
 	cleanup_free char *path = NULL;
 	size_t i;
@@ -112,7 +113,7 @@ static int sync_taints(sk_controller *k, json_t *node, const char *want_key)
 
 static int pod_on(json_t *pod, json_t *node)
 {
-	const char *n = sk__jstr(pod, "spec.nodeName");
+	const char *n = sk_kube_jstr(pod, "spec.nodeName");
 
 	return n && !strcmp(n, sk__name(node)) && !sk__pod_terminal(pod);
 }
@@ -144,14 +145,14 @@ static void mark_pods_not_ready(sk_controller *k, json_t *node, json_t *pods)
 
 		if (!pod_on(p, node))
 			continue;
-		c = sk__cond_get(json_object_get(p, "status"), "Ready");
+		c = sk_kube_condition_get(json_object_get(p, "status"), "Ready");
 		if (c && !strcmp(json_string_value(json_object_get(c, "status")) ?: "", "False"))
 			continue;
 		st = json_deep_copy(json_object_get(p, "status"));
 		if (!st)
 			st = json_object();
 		sk__cond_set(st, "Ready", "False", NULL, NULL, 0, 0);
-		c = sk__cond_get(st, "Ready");
+		c = sk_kube_condition_get(st, "Ready");
 		json_object_del(c, "reason");
 		json_object_del(c, "message");
 		patch_pod_conditions(k, p, st);
@@ -162,28 +163,14 @@ static void mark_pods_not_ready(sk_controller *k, json_t *node, json_t *pods)
 static int64_t tolerates(sk_controller *k, json_t *pod, json_t *taint)
 {
 	const char *key = json_string_value(json_object_get(taint, "key"));
-	json_t *t;
-	size_t i;
+	json_t *t = sk_kube_tolerations_find(sk_kube_jget(pod, "spec.tolerations"), taint), *secs;
 
-	json_array_foreach(sk__jget(pod, "spec.tolerations"), i, t)
-	{
-		const char *tk = json_string_value(json_object_get(t, "key"));
-		const char *op = json_string_value(json_object_get(t, "operator"));
-		const char *eff = json_string_value(json_object_get(t, "effect"));
-
-		if (eff && *eff && strcmp(eff, "NoExecute"))
-			continue;
-		if (tk && *tk && strcmp(tk, key))
-			continue;
-		if ((!tk || !*tk) && (!op || strcmp(op, "Exists")))
-			continue;
-		if (op && !strcmp(op, "Equal") &&
-		    strcmp(json_string_value(json_object_get(t, "value")) ?: "",
-			   json_string_value(json_object_get(taint, "value")) ?: ""))
-			continue;
-		if (!json_is_integer(json_object_get(t, "tolerationSeconds")))
+	if (t) {
+		/* as upstream's getMinTolerationTime: zero or less evicts at once */
+		secs = json_object_get(t, "tolerationSeconds");
+		if (!json_is_integer(secs))
 			return -1;
-		return json_integer_value(json_object_get(t, "tolerationSeconds"));
+		return json_integer_value(secs) > 0 ? json_integer_value(secs) : 0;
 	}
 	/* upstream's DefaultTolerationSeconds admission adds these two */
 	if (!strcmp(key, UNREACHABLE) || !strcmp(key, NOT_READY))
@@ -221,7 +208,7 @@ static int64_t evictions(sk_controller *k, json_t *node, json_t *pods)
 
 		if (!pod_on(p, node) || sk__is_deleting(p))
 			continue;
-		json_array_foreach(sk__jget(node, "spec.taints"), j, t)
+		json_array_foreach(sk_kube_jget(node, "spec.taints"), j, t)
 		{
 			int64_t secs, at;
 
@@ -286,7 +273,7 @@ static void on_node(void *ud, int ev, json_t *old, json_t *node)
 
 	if (ev == SK_INF_DELETE)
 		return;
-	if (!old || !json_equal(sk__jget(old, "spec.taints"), sk__jget(node, "spec.taints")) ||
+	if (!old || !json_equal(sk_kube_jget(old, "spec.taints"), sk_kube_jget(node, "spec.taints")) ||
 	    strcmp(ready_status(old) ?: "", ready_status(node) ?: ""))
 		sk__queue_add(k->q, "nodes");
 }

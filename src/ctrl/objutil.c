@@ -4,62 +4,16 @@
 #include "ctrl/ctrl-int.h"
 #include "util/util.h"
 
-json_t *sk__jget(json_t *o, const char *path)
-{
-	char part[128];
-
-	while (o && *path) {
-		size_t n = strcspn(path, ".");
-
-		if (n >= sizeof(part))
-			return NULL;
-		memcpy(part, path, n);
-		part[n] = '\0';
-		o = json_object_get(o, part);
-		path += n;
-		if (*path == '.')
-			path++;
-	}
-	return o;
-}
-
-const char *sk__jstr(json_t *o, const char *path) { return json_string_value(sk__jget(o, path)); }
-
 json_int_t sk__jint(json_t *o, const char *path, json_int_t def)
 {
-	json_t *v = sk__jget(o, path);
+	json_t *v = sk_kube_jget(o, path);
 
 	return json_is_integer(v) ? json_integer_value(v) : def;
 }
 
-json_t *sk__jobj(json_t *o, const char *path)
-{
-	char part[128];
-
-	while (*path) {
-		size_t n = strcspn(path, ".");
-		json_t *next;
-
-		if (n >= sizeof(part))
-			return NULL;
-		memcpy(part, path, n);
-		part[n] = '\0';
-		next = json_object_get(o, part);
-		if (!json_is_object(next)) {
-			next = json_object();
-			json_object_set_new(o, part, next);
-		}
-		o = next;
-		path += n;
-		if (*path == '.')
-			path++;
-	}
-	return o;
-}
-
-const char *sk__name(json_t *o) { return sk__jstr(o, "metadata.name"); }
-const char *sk__ns(json_t *o) { return sk__jstr(o, "metadata.namespace"); }
-const char *sk__uid(json_t *o) { return sk__jstr(o, "metadata.uid"); }
+const char *sk__name(json_t *o) { return sk_kube_jstr(o, "metadata.name"); }
+const char *sk__ns(json_t *o) { return sk_kube_jstr(o, "metadata.namespace"); }
+const char *sk__uid(json_t *o) { return sk_kube_jstr(o, "metadata.uid"); }
 
 char *sk__key(json_t *o)
 {
@@ -91,7 +45,7 @@ int64_t sk__now(void) { return sk_now_ns() / 1000000000; }
 
 int64_t sk__jtime(json_t *o, const char *path, int64_t def)
 {
-	const char *s = sk__jstr(o, path);
+	const char *s = sk_kube_jstr(o, path);
 	int64_t t;
 
 	if (!s || sk_time_parse(s, &t) < 0)
@@ -107,32 +61,15 @@ json_t *sk__time_json(int64_t secs)
 	return json_string(buf);
 }
 
-json_t *sk__controller_ref(json_t *obj)
-{
-	json_t *refs = sk__jget(obj, "metadata.ownerReferences"), *r;
-	size_t i;
-
-	json_array_foreach(refs, i, r) if (json_is_true(json_object_get(r, "controller"))) return r;
-	return NULL;
-}
-
-int sk__controlled_by(json_t *obj, const char *uid)
-{
-	json_t *r = sk__controller_ref(obj);
-	const char *u = json_string_value(json_object_get(r, "uid"));
-
-	return r && u && uid && !strcmp(u, uid);
-}
-
 json_t *sk__owner_ref(json_t *owner, const char *api_version, const char *kind)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", api_version, "kind", kind, "name",
 			 sk__name(owner), "uid", sk__uid(owner), "controller", 1, "blockOwnerDeletion", 1);
 }
 
-int sk__is_deleting(json_t *obj) { return sk__jstr(obj, "metadata.deletionTimestamp") != NULL; }
+int sk__is_deleting(json_t *obj) { return sk_kube_jstr(obj, "metadata.deletionTimestamp") != NULL; }
 
-static const char *phase(json_t *pod) { return sk__jstr(pod, "status.phase"); }
+static const char *phase(json_t *pod) { return sk_kube_jstr(pod, "status.phase"); }
 
 int sk__pod_terminal(json_t *pod)
 {
@@ -145,14 +82,14 @@ int sk__pod_active(json_t *pod) { return !sk__pod_terminal(pod) && !sk__is_delet
 
 int sk__pod_ready(json_t *pod)
 {
-	json_t *c = sk__cond_get(json_object_get(pod, "status"), "Ready");
+	json_t *c = sk_kube_condition_get(json_object_get(pod, "status"), "Ready");
 
 	return c && !strcmp(json_string_value(json_object_get(c, "status")) ?: "", "True");
 }
 
 int64_t sk__pod_ready_since(json_t *pod)
 {
-	json_t *c = sk__cond_get(json_object_get(pod, "status"), "Ready");
+	json_t *c = sk_kube_condition_get(json_object_get(pod, "status"), "Ready");
 
 	if (!c || !sk__pod_ready(pod))
 		return -1;
@@ -168,78 +105,15 @@ int sk__pod_available(json_t *pod, int64_t min_ready_secs, int64_t now)
 	return min_ready_secs <= 0 || since + min_ready_secs <= now;
 }
 
-json_t *sk__cond_get(json_t *status, const char *type)
-{
-	json_t *conds = json_object_get(status, "conditions"), *c;
-	size_t i;
-
-	json_array_foreach(conds, i, c)
-	{
-		const char *t = json_string_value(json_object_get(c, "type"));
-
-		if (t && !strcmp(t, type))
-			return c;
-	}
-	return NULL;
-}
-
-static int str_differs(json_t *o, const char *k, const char *v)
-{
-	const char *cur = json_string_value(json_object_get(o, k));
-
-	return !cur || strcmp(cur, v ? v : "");
-}
-
 int sk__cond_set(json_t *status, const char *type, const char *st, const char *reason, const char *msg, int with_probe,
 		 int with_update)
 {
-	json_t *conds = json_object_get(status, "conditions"), *c = sk__cond_get(status, type);
-	json_t *now = sk__time_json(sk__now());
-	int changed = 0;
+	char now[32];
 
-	if (!json_is_array(conds)) {
-		conds = json_array();
-		json_object_set_new(status, "conditions", conds);
-	}
-	if (!c) {
-		c = json_object();
-		json_object_set_new(c, "type", json_string(type));
-		json_array_append_new(conds, c);
-		changed = 1;
-	}
-	if (str_differs(c, "status", st)) {
-		json_object_set_new(c, "status", json_string(st));
-		json_object_set(c, "lastTransitionTime", now);
-		changed = 1;
-	}
-	if (str_differs(c, "reason", reason) || str_differs(c, "message", msg))
-		changed = 1;
-	json_object_set_new(c, "reason", json_string(reason ? reason : ""));
-	json_object_set_new(c, "message", json_string(msg ? msg : ""));
-	if (!json_object_get(c, "lastTransitionTime"))
-		json_object_set(c, "lastTransitionTime", now);
-	if (with_probe && (changed || !json_object_get(c, "lastProbeTime")))
-		json_object_set(c, "lastProbeTime", now);
-	if (with_update && (changed || !json_object_get(c, "lastUpdateTime")))
-		json_object_set(c, "lastUpdateTime", now);
-	json_decref(now);
-	return changed;
-}
-
-void sk__cond_remove(json_t *status, const char *type)
-{
-	json_t *conds = json_object_get(status, "conditions"), *c;
-	size_t i;
-
-	json_array_foreach(conds, i, c)
-	{
-		const char *t = json_string_value(json_object_get(c, "type"));
-
-		if (t && !strcmp(t, type)) {
-			json_array_remove(conds, i);
-			return;
-		}
-	}
+	sk_time_format(sk__now(), now, sizeof(now));
+	return sk_kube_condition_set(status, type, st, reason, msg, now,
+				     (with_probe ? SK_KUBE_COND_PROBE_TIME : 0) |
+					     (with_update ? SK_KUBE_COND_UPDATE_TIME : 0));
 }
 
 json_t *sk__pod_from_template(json_t *tmpl, json_t *owner_ref, const char *ns, const char *generate_name)
@@ -275,7 +149,7 @@ static int patch_owner(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix
 	size_t i;
 	sk_error_t err = {0};
 
-	json_array_foreach(sk__jget(obj, "metadata.ownerReferences"), i, r)
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
 	{
 		const char *u = json_string_value(json_object_get(r, "uid"));
 
@@ -286,7 +160,7 @@ static int patch_owner(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix
 	if (adopt)
 		json_array_append_new(refs, sk__owner_ref(owner, api_version, kind));
 	patch = json_pack("{s:{s:O, s:s?, s:s?}}", "metadata", "ownerReferences", refs, "uid", sk__uid(obj),
-			  "resourceVersion", sk__jstr(obj, "metadata.resourceVersion"));
+			  "resourceVersion", sk_kube_jstr(obj, "metadata.resourceVersion"));
 	out = sk_client_patch(ctl->c, path, SK_PATCH_MERGE, patch, &err);
 	if (!out) {
 		if (err.code != SK_ENOTFOUND)
@@ -299,7 +173,7 @@ static int patch_owner(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix
 }
 
 json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
-		  const char *api_version, const char *kind, const sk_label_selector *sel)
+		  const char *api_version, const char *kind, const sk_kube_label_selector *sel)
 {
 	cleanup_json json_t *owned = sk__informer_owned(inf, sk__ns(owner), sk__uid(owner));
 	cleanup_json json_t *orphans = sk__informer_orphans(inf, sk__ns(owner));
@@ -308,18 +182,18 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 
 	json_array_foreach(owned, i, o)
 	{
-		if (sk_label_selector_match(sel, sk__jget(o, "metadata.labels")) || sk__is_deleting(owner))
+		if (sk_kube_label_selector_match(sel, sk_kube_jget(o, "metadata.labels")) || sk__is_deleting(owner))
 			json_array_append(out, o);
 		else if (!sk__is_deleting(o))
 			patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 0);
 	}
-	if (sk__is_deleting(owner) || sk_label_selector_empty(sel))
+	if (sk__is_deleting(owner) || sk_kube_label_selector_empty(sel))
 		return out;
 	json_array_foreach(orphans, i, o)
 	{
 		json_t *now;
 
-		if (sk__is_deleting(o) || !sk_label_selector_match(sel, sk__jget(o, "metadata.labels")))
+		if (sk__is_deleting(o) || !sk_kube_label_selector_match(sel, sk_kube_jget(o, "metadata.labels")))
 			continue;
 		if (patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 1) == 0 &&
 		    (now = sk__informer_get(inf, sk__ns(o), sk__name(o))))
@@ -329,7 +203,7 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 }
 
 json_t *sk__claim_pods(struct sk_ctrl *ctl, json_t *owner, const char *api_version, const char *kind,
-		       const sk_label_selector *sel)
+		       const sk_kube_label_selector *sel)
 {
 	return sk__claim(ctl, ctl->pods, "/api/v1", "pods", owner, api_version, kind, sel);
 }

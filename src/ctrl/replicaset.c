@@ -25,14 +25,14 @@ static void enqueue_orphan_matches(sk_controller *k, json_t *pod)
 	json_array_foreach(all, i, rs)
 	{
 		sk_error_t err = {0};
-		sk_label_selector *sel = sk_label_selector_from_json(sk__jget(rs, "spec.selector"), &err);
+		sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk_kube_jget(rs, "spec.selector"), &err);
 
-		if (sel && sk_label_selector_match(sel, sk__jget(pod, "metadata.labels"))) {
+		if (sel && sk_kube_label_selector_match(sel, sk_kube_jget(pod, "metadata.labels"))) {
 			cleanup_free char *key = sk__key(rs);
 
 			sk__queue_add(k->q, key);
 		}
-		sk_label_selector_free(sel);
+		sk_kube_label_selector_free(sel);
 	}
 }
 
@@ -42,7 +42,7 @@ static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 
 	if (old && old != pod)
 		sk__enqueue_controller(k, old, "ReplicaSet");
-	if (sk__controller_ref(pod))
+	if (sk_kube_controller_ref(pod))
 		sk__enqueue_controller(k, pod, "ReplicaSet");
 	else if (ev != SK_INF_DELETE)
 		enqueue_orphan_matches(k, pod);
@@ -52,7 +52,7 @@ static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
  * deleted first. */
 static int phase_rank(json_t *pod)
 {
-	const char *p = sk__jstr(pod, "status.phase");
+	const char *p = sk_kube_jstr(pod, "status.phase");
 
 	if (!p || !strcmp(p, "Pending"))
 		return 0;
@@ -67,7 +67,7 @@ static json_int_t restarts(json_t *pod)
 	size_t i;
 	json_int_t max = 0;
 
-	json_array_foreach(sk__jget(pod, "status.containerStatuses"), i, cs)
+	json_array_foreach(sk_kube_jget(pod, "status.containerStatuses"), i, cs)
 	{
 		json_int_t r = json_integer_value(json_object_get(cs, "restartCount"));
 
@@ -79,14 +79,14 @@ static json_int_t restarts(json_t *pod)
 
 static long long deletion_cost(json_t *pod)
 {
-	json_t *ann = sk__jget(pod, "metadata.annotations");
+	json_t *ann = sk_kube_jget(pod, "metadata.annotations");
 	const char *c = json_string_value(json_object_get(ann, "controller.kubernetes.io/pod-deletion-cost"));
 	return c ? strtoll(c, NULL, 10) : 0;
 }
 
 int sk__pod_delete_less(json_t *a, json_t *b, int rank_a, int rank_b)
 {
-	const char *na = sk__jstr(a, "spec.nodeName"), *nb = sk__jstr(b, "spec.nodeName");
+	const char *na = sk_kube_jstr(a, "spec.nodeName"), *nb = sk_kube_jstr(b, "spec.nodeName");
 	int ra, rb;
 	int64_t ta, tb;
 
@@ -140,14 +140,14 @@ static ranked *rank_pods(json_t *pods, size_t *n)
 
 	json_array_foreach(pods, i, p)
 	{
-		const char *node = sk__jstr(p, "spec.nodeName");
+		const char *node = sk_kube_jstr(p, "spec.nodeName");
 
 		r[i].pod = p;
 		if (!node || !*node)
 			continue;
 		json_array_foreach(pods, j, q)
 		{
-			const char *qn = sk__jstr(q, "spec.nodeName");
+			const char *qn = sk_kube_jstr(q, "spec.nodeName");
 
 			if (qn && !strcmp(qn, node))
 				r[i].rank++;
@@ -164,7 +164,7 @@ static int create_one(void *ud, int i)
 	json_t *rs = run->rs;
 	cleanup_free char *gen = xasprintf("%s-", sk__name(rs));
 	cleanup_free char *path = sk__path("/api/v1", "pods", sk__ns(rs), NULL, NULL);
-	cleanup_json json_t *pod = sk__pod_from_template(sk__jget(rs, "spec.template"),
+	cleanup_json json_t *pod = sk__pod_from_template(sk_kube_jget(rs, "spec.template"),
 							 sk__owner_ref(rs, "apps/v1", "ReplicaSet"), sk__ns(rs), gen);
 	cleanup_json json_t *out = NULL;
 	sk_error_t err = {0};
@@ -258,15 +258,15 @@ static void set_or_del(json_t *st, const char *k, json_int_t v)
  * pod becomes available (ms, -1 for none). */
 static int64_t calc_status(json_t *rs, json_t *active, const char *create_err, int failed_delete)
 {
-	json_t *st = sk__jobj(rs, "status"), *p;
-	json_t *tlabels = sk__jget(rs, "spec.template.metadata.labels");
+	json_t *st = sk_kube_jobj(rs, "status"), *p;
+	json_t *tlabels = sk_kube_jget(rs, "spec.template.metadata.labels");
 	json_int_t mrs = sk__jint(rs, "spec.minReadySeconds", 0), full = 0, ready = 0, avail = 0;
 	int64_t now = sk__now(), wait = -1;
 	size_t i;
 
 	json_array_foreach(active, i, p)
 	{
-		if (labels_superset(sk__jget(p, "metadata.labels"), tlabels))
+		if (labels_superset(sk_kube_jget(p, "metadata.labels"), tlabels))
 			full++;
 		if (!sk__pod_ready(p))
 			continue;
@@ -281,11 +281,11 @@ static int64_t calc_status(json_t *rs, json_t *active, const char *create_err, i
 	set_or_del(st, "readyReplicas", ready);
 	set_or_del(st, "availableReplicas", avail);
 	json_object_set_new(st, "observedGeneration", json_integer(sk__jint(rs, "metadata.generation", 0)));
-	if (create_err && !sk__cond_get(st, "ReplicaFailure"))
+	if (create_err && !sk_kube_condition_get(st, "ReplicaFailure"))
 		sk__cond_set(st, "ReplicaFailure", "True", failed_delete ? "FailedDelete" : "FailedCreate", create_err,
 			     0, 0);
 	else if (!create_err)
-		sk__cond_remove(st, "ReplicaFailure");
+		sk_kube_condition_remove(st, "ReplicaFailure");
 	if (json_is_array(json_object_get(st, "conditions")) && !json_array_size(json_object_get(st, "conditions")))
 		json_object_del(st, "conditions");
 	return wait;
@@ -295,7 +295,7 @@ static int sync_rs(sk_controller *k, const char *key)
 {
 	char ns[256], name[256];
 	cleanup_json json_t *cached = NULL, *rs = NULL, *owned = NULL, *active = json_array();
-	sk_label_selector *sel;
+	sk_kube_label_selector *sel;
 	sk_error_t err = {0};
 	rs_run run = {.k = k};
 	json_t *p;
@@ -307,11 +307,11 @@ static int sync_rs(sk_controller *k, const char *key)
 	cached = sk__informer_get(k->ctl->rs, ns, name);
 	if (!cached)
 		return 0;
-	sel = sk_label_selector_from_json(sk__jget(cached, "spec.selector"), &err);
+	sel = sk_kube_label_selector_from_json(sk_kube_jget(cached, "spec.selector"), &err);
 	if (!sel)
 		return 0;
 	owned = sk__claim_pods(k->ctl, cached, "apps/v1", "ReplicaSet", sel);
-	sk_label_selector_free(sel);
+	sk_kube_label_selector_free(sel);
 	json_array_foreach(owned, i, p) if (sk__pod_active(p)) json_array_append(active, p);
 	run.rs = cached;
 	if (!sk__is_deleting(cached))

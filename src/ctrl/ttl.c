@@ -12,7 +12,7 @@ static int64_t finished_at(json_t *job)
 	static const char *types[] = {"Complete", "Failed"};
 
 	for (int i = 0; i < 2; i++) {
-		json_t *c = sk__cond_get(sk__jget(job, "status"), types[i]);
+		json_t *c = sk_kube_condition_get(sk_kube_jget(job, "status"), types[i]);
 
 		if (c && !strcmp(json_string_value(json_object_get(c, "status")) ?: "", "True"))
 			return sk__jtime(c, "lastTransitionTime", sk__now());
@@ -51,7 +51,7 @@ static int sync_ttl(sk_controller *k, const char *key)
 
 static void on_job(void *ud, int ev, json_t *old, json_t *job)
 {
-	if (ev != SK_INF_DELETE && json_is_integer(sk__jget(job, "spec.ttlSecondsAfterFinished")) &&
+	if (ev != SK_INF_DELETE && json_is_integer(sk_kube_jget(job, "spec.ttlSecondsAfterFinished")) &&
 	    finished_at(job) >= 0)
 		sk__enqueue_self(ud, ev, old, job);
 }

@@ -54,6 +54,20 @@ static int fraction(const char *s, size_t len, size_t *i, int64_t *ns)
 	return 0;
 }
 
+/* Times before 1677 or after 2262 are no int64 of nanoseconds; they saturate, so
+ * they still sort before or after every time that is (Go's time.Time, which
+ * the kubelet compares, holds them exactly). */
+static int64_t secs_to_ns(int64_t secs, int64_t frac)
+{
+	int64_t ns;
+
+	if (secs < 0 && frac > 0) /* the fraction lifts a negative second toward zero */
+		secs++, frac -= 1000000000;
+	if (__builtin_mul_overflow(secs, (int64_t)1000000000, &ns) || __builtin_add_overflow(ns, frac, &ns))
+		return secs < 0 ? INT64_MIN : INT64_MAX;
+	return ns;
+}
+
 int sk_crilog_parse_time(const char *s, size_t len, int64_t *ns)
 {
 	int y, mo, d, h, mi, se, oh = 0, om = 0;
@@ -82,7 +96,7 @@ int sk_crilog_parse_time(const char *s, size_t len, int64_t *ns)
 	if (i != len)
 		return -1;
 	secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - oh * 3600 - om * 60;
-	*ns = secs * 1000000000 + frac;
+	*ns = secs_to_ns(secs, frac);
 	return 0;
 }
 

@@ -4,167 +4,11 @@
 #include <string.h>
 
 #include "util/error.h"
-#include "util/quantity.h"
 #include "util/util.h"
-
-/* ---- resource names ---- */
-
-static pthread_mutex_t res_lock = PTHREAD_MUTEX_INITIALIZER;
-static const char *res_names[SK_RES_MAX] = {"cpu", "memory", "ephemeral-storage", "pods"};
-static int res_n = SK_RES_NFIXED;
-
-int sk_res_index(const char *name)
-{
-	int i, n = __atomic_load_n(&res_n, __ATOMIC_ACQUIRE);
-
-	for (i = 0; i < n; i++)
-		if (strcmp(res_names[i], name) == 0)
-			return i;
-	pthread_mutex_lock(&res_lock);
-	for (i = 0; i < res_n; i++)
-		if (strcmp(res_names[i], name) == 0)
-			break;
-	if (i == res_n) {
-		if (res_n == SK_RES_MAX) {
-			i = -1;
-		} else {
-			res_names[res_n] = xstrdup(name);
-			__atomic_store_n(&res_n, res_n + 1, __ATOMIC_RELEASE);
-		}
-	}
-	pthread_mutex_unlock(&res_lock);
-	return i;
-}
-
-const char *sk_res_name(int i) { return i >= 0 && i < sk_res_count() ? res_names[i] : NULL; }
-
-int sk_res_count(void) { return __atomic_load_n(&res_n, __ATOMIC_ACQUIRE); }
-
-int sk_res_parse(json_t *list, sk_res *r)
-{
-	const char *k;
-	json_t *v;
-
-	memset(r, 0, sizeof(*r));
-	if (!json_is_object(list))
-		return 0;
-	json_object_foreach(list, k, v)
-	{
-		int i = sk_res_index(k), rc;
-		int64_t q;
-
-		if (i < 0)
-			continue;
-		if (json_is_string(v))
-			rc = i == SK_RES_CPU ? sk_quantity_milli(json_string_value(v), &q)
-					     : sk_quantity_value(json_string_value(v), &q);
-		else if (json_is_integer(v))
-			q = json_integer_value(v) * (i == SK_RES_CPU ? 1000 : 1), rc = 0;
-		else
-			rc = -1;
-		if (rc < 0)
-			return -1;
-		r->v[i] = q;
-	}
-	return 0;
-}
 
 /* ---- pods ---- */
 
 static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
-
-struct reqacc {
-	sk_res req;
-	int64_t nz_cpu, nz_mem;
-};
-
-/* Requests of one container: requests, falling back to limits per resource
- * as API defaulting would. */
-static int container_requests(json_t *c, sk_res *r)
-{
-	json_t *res = json_object_get(c, "resources");
-	sk_res lim;
-
-	if (sk_res_parse(json_object_get(res, "requests"), r) < 0 ||
-	    sk_res_parse(json_object_get(res, "limits"), &lim) < 0)
-		return -1;
-	for (int i = 0; i < SK_RES_MAX; i++)
-		if (!r->v[i] && lim.v[i] && !json_object_get(json_object_get(res, "requests"), sk_res_name(i)))
-			r->v[i] = lim.v[i];
-	return 0;
-}
-
-static void acc_add(struct reqacc *a, const struct reqacc *b)
-{
-	for (int i = 0; i < SK_RES_MAX; i++)
-		a->req.v[i] += b->req.v[i];
-	a->nz_cpu += b->nz_cpu;
-	a->nz_mem += b->nz_mem;
-}
-
-static void acc_max(struct reqacc *a, const struct reqacc *b)
-{
-	for (int i = 0; i < SK_RES_MAX; i++)
-		if (b->req.v[i] > a->req.v[i])
-			a->req.v[i] = b->req.v[i];
-	if (b->nz_cpu > a->nz_cpu)
-		a->nz_cpu = b->nz_cpu;
-	if (b->nz_mem > a->nz_mem)
-		a->nz_mem = b->nz_mem;
-}
-
-static int container_acc(json_t *c, struct reqacc *a)
-{
-	memset(a, 0, sizeof(*a));
-	if (container_requests(c, &a->req) < 0)
-		return -1;
-	a->nz_cpu = a->req.v[SK_RES_CPU] ? a->req.v[SK_RES_CPU] : SK_DEFAULT_MILLI_CPU;
-	a->nz_mem = a->req.v[SK_RES_MEMORY] ? a->req.v[SK_RES_MEMORY] : SK_DEFAULT_MEMORY;
-	return 0;
-}
-
-/* Upstream resourcehelper.PodRequests with native sidecars. */
-static int pod_requests(json_t *spec, struct reqacc *out)
-{
-	struct reqacc sum = {0}, sidecars = {0}, init = {0}, c;
-	size_t i;
-	json_t *ct;
-
-	json_array_foreach(json_object_get(spec, "containers"), i, ct)
-	{
-		if (container_acc(ct, &c) < 0)
-			return -1;
-		acc_add(&sum, &c);
-	}
-	json_array_foreach(json_object_get(spec, "initContainers"), i, ct)
-	{
-		const char *rp = jstr(ct, "restartPolicy");
-
-		if (container_acc(ct, &c) < 0)
-			return -1;
-		if (rp && strcmp(rp, "Always") == 0) {
-			acc_add(&sum, &c);
-			acc_add(&sidecars, &c);
-			c = sidecars;
-		} else {
-			acc_add(&c, &sidecars);
-		}
-		acc_max(&init, &c);
-	}
-	acc_max(&sum, &init);
-	if (json_object_get(spec, "overhead")) {
-		sk_res oh;
-
-		if (sk_res_parse(json_object_get(spec, "overhead"), &oh) < 0)
-			return -1;
-		for (int k = 0; k < SK_RES_MAX; k++)
-			sum.req.v[k] += oh.v[k];
-		sum.nz_cpu += oh.v[SK_RES_CPU];
-		sum.nz_mem += oh.v[SK_RES_MEMORY];
-	}
-	*out = sum;
-	return 0;
-}
 
 static void parse_ports(sk_spod *p, json_t *spec)
 {
@@ -221,7 +65,7 @@ static int64_t parse_ts(const char *s)
 
 	if (!s || sk_time_parse(s, &secs) < 0)
 		return 0;
-	return secs * 1000000000LL;
+	return sk_ns_after(0, secs);
 }
 
 static void parse_affinity(sk_spod *p, json_t *spec)
@@ -254,7 +98,7 @@ sk_spod *sk_spod_new(json_t *pod, sk_error_t *err)
 	json_t *meta = json_object_get(pod, "metadata"), *spec = json_object_get(pod, "spec");
 	json_t *status = json_object_get(pod, "status"), *prio = json_object_get(spec, "priority");
 	const char *ns = jstr(meta, "namespace"), *name = jstr(meta, "name"), *v;
-	struct reqacc acc;
+	sk_kube_res req, nz;
 	sk_spod *p;
 
 	if (!ns)
@@ -263,7 +107,7 @@ sk_spod *sk_spod_new(json_t *pod, sk_error_t *err)
 		sk_error_set(err, SK_EINVALID, "pod without a name");
 		return NULL;
 	}
-	if (pod_requests(spec, &acc) < 0) {
+	if (sk_kube_pod_requests(pod, &req, &nz) < 0) {
 		sk_error_set(err, SK_EINVALID, "pod \"%s/%s\": malformed resource quantity", ns, name);
 		return NULL;
 	}
@@ -277,10 +121,10 @@ sk_spod *sk_spod_new(json_t *pod, sk_error_t *err)
 	if (!json_is_object(p->labels))
 		p->labels = empty_object();
 	p->sched_name = (v = jstr(spec, "schedulerName")) ? v : "default-scheduler";
-	p->req = acc.req;
-	p->req.v[SK_RES_PODS] = 1;
-	p->nz_cpu = acc.nz_cpu;
-	p->nz_mem = acc.nz_mem;
+	p->req = req;
+	p->req.v[SK_KUBE_RES_PODS] = 1;
+	p->nz_cpu = nz.v[SK_KUBE_RES_CPU];
+	p->nz_mem = nz.v[SK_KUBE_RES_MEMORY];
 	p->has_priority = json_is_integer(prio);
 	p->priority = (int32_t)json_integer_value(prio);
 	p->preempt_never = (v = jstr(spec, "preemptionPolicy")) && strcmp(v, "Never") == 0;
@@ -351,19 +195,6 @@ static void node_clear_spec(sk_snode *n)
 	n->obj = NULL;
 }
 
-static int effect_of(const char *e)
-{
-	if (!e)
-		return 0;
-	if (strcmp(e, "NoSchedule") == 0)
-		return SK_EFFECT_NOSCHEDULE;
-	if (strcmp(e, "PreferNoSchedule") == 0)
-		return SK_EFFECT_PREFER;
-	if (strcmp(e, "NoExecute") == 0)
-		return SK_EFFECT_NOEXECUTE;
-	return 0;
-}
-
 static void add_taint(sk_snode *n, const char *key, const char *value, int effect)
 {
 	sk_taint *t;
@@ -385,17 +216,18 @@ static void parse_taints(sk_snode *n, json_t *spec)
 	json_array_foreach(json_object_get(spec, "taints"), i, t)
 	{
 		const char *key = jstr(t, "key");
+		int effect = sk_kube_taint_effect(jstr(t, "effect"));
 
 		if (!key)
 			continue;
 		if (strcmp(key, "node.kubernetes.io/not-ready") == 0)
 			has_not_ready = 1;
-		add_taint(n, key, jstr(t, "value"), effect_of(jstr(t, "effect")));
+		add_taint(n, key, jstr(t, "value"), effect < 0 ? 0 : effect);
 	}
 	/* Without a node lifecycle controller nobody taints a NotReady node: do
 	 * it here so TaintToleration keeps pods off it exactly as upstream would. */
 	if (!n->ready && !has_not_ready)
-		add_taint(n, "node.kubernetes.io/not-ready", NULL, SK_EFFECT_NOSCHEDULE);
+		add_taint(n, "node.kubernetes.io/not-ready", NULL, SK_KUBE_EFFECT_NOSCHEDULE);
 }
 
 static int image_intern(sk_cache *c, const char *name)
@@ -535,16 +367,16 @@ sk_snode *sk_cache_node_upsert(sk_cache *c, json_t *node, sk_error_t *err)
 	json_t *meta = json_object_get(node, "metadata"), *spec = json_object_get(node, "spec");
 	json_t *status = json_object_get(node, "status");
 	const char *name = jstr(meta, "name");
-	sk_res alloc;
+	sk_kube_res alloc;
 	sk_snode *n;
 
 	if (!name) {
 		sk_error_set(err, SK_EINVALID, "node without a name");
 		return NULL;
 	}
-	if (sk_res_parse(json_object_get(status, "allocatable") ? json_object_get(status, "allocatable")
-								: json_object_get(status, "capacity"),
-			 &alloc) < 0) {
+	if (sk_kube_res_parse(json_object_get(status, "allocatable") ? json_object_get(status, "allocatable")
+								     : json_object_get(status, "capacity"),
+			      &alloc) < 0) {
 		sk_error_set(err, SK_EINVALID, "node \"%s\": malformed allocatable quantity", name);
 		return NULL;
 	}
@@ -632,7 +464,7 @@ void sk_cache_release(sk_cache *c)
 
 static void account(sk_snode *n, const sk_spod *p, int sign)
 {
-	for (int i = 0; i < SK_RES_MAX; i++)
+	for (int i = 0; i < SK_KUBE_RES_MAX; i++)
 		n->requested.v[i] += sign * p->req.v[i];
 	n->nz_cpu += sign * p->nz_cpu;
 	n->nz_mem += sign * p->nz_mem;

@@ -14,35 +14,10 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "kube/resource.h"
+#include "kube/taint.h"
 #include "sched/smap.h"
 #include "util/error.h"
-
-/* Resource slots: the four native ones, then extended resources interned on
- * first sight ("nvidia.com/gpu", "hugepages-2Mi" …). cpu is in millicores,
- * the others in whole units. */
-enum { SK_RES_CPU, SK_RES_MEMORY, SK_RES_EPHEMERAL, SK_RES_PODS, SK_RES_NFIXED };
-#define SK_RES_MAX 24
-
-typedef struct sk_res {
-	int64_t v[SK_RES_MAX];
-} sk_res;
-
-/* Index of resource name, interning it; -1 when the table is full. Thread-safe. */
-int sk_res_index(const char *name);
-/* Name of slot i (static storage) or NULL. */
-const char *sk_res_name(int i);
-/* Number of slots in use (>= SK_RES_NFIXED). */
-int sk_res_count(void);
-/* Parses a ResourceList object ({"cpu":"500m",...}) into r (zeroed first).
- * Returns -1 on a malformed quantity. */
-int sk_res_parse(json_t *list, sk_res *r);
-
-/* Default non-zero requests used for scoring pods that set none (upstream
- * DefaultMilliCPURequest / DefaultMemoryRequest). */
-#define SK_DEFAULT_MILLI_CPU 100
-#define SK_DEFAULT_MEMORY (200LL * 1024 * 1024)
-
-enum { SK_EFFECT_NOSCHEDULE = 1, SK_EFFECT_PREFER = 2, SK_EFFECT_NOEXECUTE = 4 };
 
 typedef struct sk_taint {
 	char *key, *value;
@@ -64,7 +39,7 @@ typedef struct sk_spod {
 	json_t *obj;    /* owned reference to the Pod */
 	json_t *labels; /* borrowed from obj (never NULL: an empty object when unset) */
 	const char *sched_name;
-	sk_res req;             /* exact requests incl. overhead; v[SK_RES_PODS] = 1 */
+	sk_kube_res req;        /* exact requests incl. overhead; v[SK_KUBE_RES_PODS] = 1 */
 	int64_t nz_cpu, nz_mem; /* requests with upstream's non-zero defaults */
 	int32_t priority;
 	int has_priority;
@@ -93,7 +68,7 @@ typedef struct sk_snode {
 	char *name;
 	json_t *obj;    /* owned; NULL for a placeholder (pods seen before their node) */
 	json_t *labels; /* borrowed; an empty object when unset */
-	sk_res alloc, requested;
+	sk_kube_res alloc, requested;
 	int64_t nz_cpu, nz_mem; /* requested with non-zero defaults */
 	int unschedulable;
 	int ready;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/selector.h"
 #include "util/util.h"
 
 static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
@@ -19,47 +20,6 @@ static int in_values(json_t *values, const char *v)
 		return 0;
 	json_array_foreach(values, i, x) if (json_is_string(x) && strcmp(json_string_value(x), v) == 0) return 1;
 	return 0;
-}
-
-/* ---- label selectors ---- */
-
-static int label_expr_matches(json_t *e, json_t *labels)
-{
-	const char *key = jstr(e, "key"), *op = jstr(e, "operator");
-	const char *v = key ? json_string_value(json_object_get(labels, key)) : NULL;
-	json_t *values = json_object_get(e, "values");
-
-	if (!key || !op)
-		return 0;
-	if (strcmp(op, "In") == 0)
-		return in_values(values, v);
-	if (strcmp(op, "NotIn") == 0)
-		return !in_values(values, v);
-	if (strcmp(op, "Exists") == 0)
-		return v != NULL;
-	if (strcmp(op, "DoesNotExist") == 0)
-		return v == NULL;
-	return 0;
-}
-
-int sk_selector_matches(json_t *selector, json_t *labels)
-{
-	const char *k;
-	json_t *v, *e;
-	size_t i;
-
-	if (!json_is_object(selector))
-		return 0;
-	json_object_foreach(json_object_get(selector, "matchLabels"), k, v)
-	{
-		const char *have = json_string_value(json_object_get(labels, k));
-
-		if (!have || !json_is_string(v) || strcmp(have, json_string_value(v)) != 0)
-			return 0;
-	}
-	json_array_foreach(json_object_get(selector, "matchExpressions"), i,
-			   e) if (!label_expr_matches(e, labels)) return 0;
-	return 1;
 }
 
 /* ---- node selector terms ---- */
@@ -157,24 +117,10 @@ int sk_filter_node_affinity(const sk_cycle *cy, const sk_snode *n)
 
 /* ---- taints ---- */
 
-static int tolerates(const sk_toleration *t, const sk_taint *taint)
-{
-	if (t->effect && t->effect != taint->effect)
-		return 0;
-	if (t->key && *t->key && strcmp(t->key, taint->key) != 0)
-		return 0;
-	if (t->exists)
-		return 1;
-	/* An empty key with operator Equal is invalid; validation refuses it. */
-	if (!t->key || !*t->key)
-		return 0;
-	return strcmp(t->value ? t->value : "", taint->value) == 0;
-}
-
 static int tolerated(const sk_cycle *cy, const sk_taint *taint)
 {
 	for (int i = 0; i < cy->ntols; i++)
-		if (tolerates(&cy->tols[i], taint))
+		if (sk_kube_toleration_tolerates(&cy->tols[i], taint->key, taint->value, taint->effect))
 			return 1;
 	return 0;
 }
@@ -193,7 +139,7 @@ int sk_filter_tolerates(const sk_cycle *cy, const sk_snode *n, int effects, cons
 
 static int tolerates_unschedulable(const sk_cycle *cy)
 {
-	static sk_taint t = {"node.kubernetes.io/unschedulable", "", SK_EFFECT_NOSCHEDULE, NULL};
+	static sk_taint t = {"node.kubernetes.io/unschedulable", "", SK_KUBE_EFFECT_NOSCHEDULE, NULL};
 
 	return tolerated(cy, &t);
 }
@@ -234,7 +180,7 @@ static void fit_add(sk_fit *fit, int code, const char *reason)
 
 static const char *insufficient_msg(int i)
 {
-	static char *msgs[SK_RES_MAX];
+	static char *msgs[SK_KUBE_RES_MAX];
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	char *m = __atomic_load_n(&msgs[i], __ATOMIC_ACQUIRE);
 
@@ -242,21 +188,21 @@ static const char *insufficient_msg(int i)
 		return m;
 	pthread_mutex_lock(&lock);
 	if (!msgs[i])
-		__atomic_store_n(&msgs[i], xasprintf("Insufficient %s", sk_res_name(i)), __ATOMIC_RELEASE);
+		__atomic_store_n(&msgs[i], xasprintf("Insufficient %s", sk_kube_res_name(i)), __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&lock);
 	return msgs[i];
 }
 
 /* Nominated pods of at least our priority count as if already running
  * (upstream runs filters with them added). */
-static void nominated_requests(const sk_cycle *cy, const sk_snode *n, sk_res *extra, int *pods)
+static void nominated_requests(const sk_cycle *cy, const sk_snode *n, sk_kube_res *extra, int *pods)
 {
 	for (int i = 0; i < n->nnominated; i++) {
 		const sk_spod *q = n->nominated[i];
 
 		if (q == cy->pod || q->priority < cy->pod->priority || q->node || strcmp(q->key, cy->pod->key) == 0)
 			continue;
-		for (int r = 0; r < SK_RES_MAX; r++)
+		for (int r = 0; r < SK_KUBE_RES_MAX; r++)
 			extra->v[r] += q->req.v[r];
 		(*pods)++;
 	}
@@ -264,14 +210,14 @@ static void nominated_requests(const sk_cycle *cy, const sk_snode *n, sk_res *ex
 
 int sk_filter_resources(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 {
-	sk_res extra;
+	sk_kube_res extra;
 	int npods = 0, ok = 1;
 
 	if (n->nnominated) {
 		memset(&extra, 0, sizeof(extra));
 		nominated_requests(cy, n, &extra, &npods);
 	}
-	if (n->npods + npods + 1 > n->alloc.v[SK_RES_PODS]) {
+	if (n->npods + npods + 1 > n->alloc.v[SK_KUBE_RES_PODS]) {
 		fit_add(fit, SK_FIT_UNSCHEDULABLE, SK_MSG_TOO_MANY_PODS);
 		ok = 0;
 	}
@@ -312,7 +258,7 @@ static int term_matches(json_t *term, const sk_spod *owner, const sk_spod *targe
 
 	if (!term_namespace_matches(term, owner->ns, target->ns))
 		return 0;
-	if (!sk_selector_matches(json_object_get(term, "labelSelector"), target->labels))
+	if (!sk_kube_label_selector_json_match(json_object_get(term, "labelSelector"), target->labels))
 		return 0;
 	json_array_foreach(json_object_get(term, "matchLabelKeys"), i, k)
 	{
@@ -554,7 +500,7 @@ static int spread_selects(const struct sk_spread *s, const sk_spod *owner, const
 				return 0;
 		return 1;
 	}
-	if (!sk_selector_matches(s->selector, q->labels))
+	if (!sk_kube_label_selector_json_match(s->selector, q->labels))
 		return 0;
 	json_array_foreach(s->match_label_keys, i, k)
 	{
@@ -662,7 +608,7 @@ static int spread_node_eligible(const sk_cycle *cy, const struct sk_spread *s, c
 {
 	if (s->honor_affinity && !sk_filter_node_affinity(cy, n))
 		return 0;
-	if (s->honor_taints && !sk_filter_tolerates(cy, n, SK_EFFECT_NOSCHEDULE | SK_EFFECT_NOEXECUTE, NULL))
+	if (s->honor_taints && !sk_filter_tolerates(cy, n, SK_KUBE_EFFECT_NOSCHEDULE | SK_KUBE_EFFECT_NOEXECUTE, NULL))
 		return 0;
 	return 1;
 }
@@ -754,19 +700,6 @@ static int filter_spread(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 
 /* ---- cycle ---- */
 
-static int effect_of(const char *e)
-{
-	if (!e || !*e)
-		return 0;
-	if (strcmp(e, "NoSchedule") == 0)
-		return SK_EFFECT_NOSCHEDULE;
-	if (strcmp(e, "PreferNoSchedule") == 0)
-		return SK_EFFECT_PREFER;
-	if (strcmp(e, "NoExecute") == 0)
-		return SK_EFFECT_NOEXECUTE;
-	return -1;
-}
-
 static void add_tolerations(sk_cycle *cy, json_t *list)
 {
 	size_t i;
@@ -774,22 +707,15 @@ static void add_tolerations(sk_cycle *cy, json_t *list)
 
 	json_array_foreach(list, i, t)
 	{
-		const char *op = jstr(t, "operator");
-		sk_toleration *x;
-
 		cy->tols = xrealloc(cy->tols, (cy->ntols + 1) * sizeof(*cy->tols));
-		x = &cy->tols[cy->ntols++];
-		x->key = jstr(t, "key");
-		x->value = jstr(t, "value");
-		x->exists = op && strcmp(op, "Exists") == 0;
-		x->effect = effect_of(jstr(t, "effect"));
+		sk_kube_toleration_parse(t, &cy->tols[cy->ntols++]);
 	}
 }
 
 static void apply_runtime_class(sk_cycle *cy, json_t *rc)
 {
 	json_t *sched = json_object_get(rc, "scheduling");
-	sk_res oh;
+	sk_kube_res oh;
 
 	if (!rc)
 		return;
@@ -798,11 +724,11 @@ static void apply_runtime_class(sk_cycle *cy, json_t *rc)
 	add_tolerations(cy, json_object_get(sched, "tolerations"));
 	/* Admission normally copies overhead into the pod; add it only if missing. */
 	if (!json_object_get(cy->spec, "overhead") &&
-	    sk_res_parse(json_object_get(json_object_get(rc, "overhead"), "podFixed"), &oh) == 0) {
-		for (int i = 0; i < SK_RES_MAX; i++)
+	    sk_kube_res_parse(json_object_get(json_object_get(rc, "overhead"), "podFixed"), &oh) == 0) {
+		for (int i = 0; i < SK_KUBE_RES_MAX; i++)
 			cy->req.v[i] += oh.v[i];
-		cy->nz_cpu += oh.v[SK_RES_CPU];
-		cy->nz_mem += oh.v[SK_RES_MEMORY];
+		cy->nz_cpu += oh.v[SK_KUBE_RES_CPU];
+		cy->nz_mem += oh.v[SK_KUBE_RES_MEMORY];
 	}
 }
 
@@ -867,8 +793,8 @@ void sk_cycle_init(sk_cycle *cy, sk_cache *c, sk_spod *p, json_t *runtime_class)
 		cy->node_name = NULL;
 	apply_runtime_class(cy, runtime_class);
 	prepare_images(cy);
-	for (int i = 0; i < SK_RES_MAX; i++)
-		if (i != SK_RES_PODS && cy->req.v[i] > 0)
+	for (int i = 0; i < SK_KUBE_RES_MAX; i++)
+		if (i != SK_KUBE_RES_PODS && cy->req.v[i] > 0)
 			cy->req_idx[cy->nreq++] = i;
 	prefilter_interpod(cy);
 	prefilter_spread(cy);
@@ -909,7 +835,7 @@ int sk_filter(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_UNSCHEDULABLE), 0;
 	if (want && strcmp(want, n->name) != 0)
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_NODE_NAME), 0;
-	if (!sk_filter_tolerates(cy, n, SK_EFFECT_NOSCHEDULE | SK_EFFECT_NOEXECUTE, &bad))
+	if (!sk_filter_tolerates(cy, n, SK_KUBE_EFFECT_NOSCHEDULE | SK_KUBE_EFFECT_NOEXECUTE, &bad))
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, bad->msg), 0;
 	if (!sk_filter_node_affinity(cy, n))
 		return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_NODE_AFFINITY), 0;

@@ -36,12 +36,6 @@ typedef struct sk_fit {
 #define SK_MSG_ANTI_AFFINITY "node(s) didn't match pod anti-affinity rules"
 #define SK_MSG_EXISTING_ANTI "node(s) didn't satisfy existing pods anti-affinity rules"
 
-typedef struct sk_toleration {
-	const char *key, *value; /* borrowed from the pod / RuntimeClass JSON */
-	int exists;              /* operator Exists */
-	int effect;              /* SK_EFFECT_*, 0 = all effects */
-} sk_toleration;
-
 struct sk_podterm {
 	json_t *term; /* the PodAffinityTerm (borrowed) */
 	const char *topology_key;
@@ -75,9 +69,9 @@ typedef struct sk_cycle {
 	sk_cache *cache;
 	sk_spod *pod;
 	json_t *spec;
-	sk_res req; /* pod requests + RuntimeClass overhead when not already set */
+	sk_kube_res req; /* pod requests + RuntimeClass overhead when not already set */
 	int64_t nz_cpu, nz_mem;
-	sk_toleration *tols;
+	sk_kube_toleration *tols;
 	int ntols;
 	json_t *node_selector, *rc_selector; /* objects or NULL */
 	json_t *required_terms;              /* nodeSelectorTerms array or NULL */
@@ -98,7 +92,7 @@ typedef struct sk_cycle {
 	int64_t *image_nodes;
 	int nimages, ncontainers;
 	/* NodeResourcesFit: the resource slots the pod requests */
-	int req_idx[SK_RES_MAX];
+	int req_idx[SK_KUBE_RES_MAX];
 	int nreq;
 	/* PodTopologySpread */
 	struct sk_spread *spread;
@@ -121,9 +115,6 @@ int sk_filter_node_affinity(const sk_cycle *cy, const sk_snode *n);
 int sk_filter_resources(const sk_cycle *cy, const sk_snode *n, sk_fit *fit);
 int sk_filter_ports(const sk_cycle *cy, const sk_snode *n);
 
-/* LabelSelector (matchLabels/matchExpressions) against labels. A NULL
- * selector matches nothing, an empty one everything. */
-int sk_selector_matches(json_t *selector, json_t *labels);
 /* One NodeSelectorTerm against a node (expressions on labels, fields on
  * metadata.name). An empty term matches nothing. */
 int sk_node_term_matches(json_t *term, const sk_snode *n);

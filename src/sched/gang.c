@@ -213,7 +213,7 @@ sk_spod **sk_gang_take_waiting(sk_gang *g, int *n)
 
 int sk_gang_timed_out(const sk_gang *g, int64_t now)
 {
-	return g->nwaiting && now - g->wait_since >= g->timeout_s * 1000000000LL;
+	return g->nwaiting && now - g->wait_since >= sk_ns_after(0, g->timeout_s);
 }
 
 /* Go's time.Duration String for whole seconds: "45s", "1m0s", "1h2m3s". */

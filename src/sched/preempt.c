@@ -16,7 +16,7 @@ static void tmp_remove(sk_snode *t, int slot)
 	sk_spod *q = t->pods[slot];
 
 	t->pods[slot] = t->pods[--t->npods];
-	for (int r = 0; r < SK_RES_MAX; r++)
+	for (int r = 0; r < SK_KUBE_RES_MAX; r++)
 		t->requested.v[r] -= q->req.v[r];
 	t->nz_cpu -= q->nz_cpu;
 	t->nz_mem -= q->nz_mem;
@@ -25,7 +25,7 @@ static void tmp_remove(sk_snode *t, int slot)
 static void tmp_add(sk_snode *t, sk_spod *q)
 {
 	t->pods[t->npods++] = q;
-	for (int r = 0; r < SK_RES_MAX; r++)
+	for (int r = 0; r < SK_KUBE_RES_MAX; r++)
 		t->requested.v[r] += q->req.v[r];
 	t->nz_cpu += q->nz_cpu;
 	t->nz_mem += q->nz_mem;

@@ -824,7 +824,12 @@ void sk_sched_stop(sk_sched *s)
 void sk_sched_get_stats(sk_sched *s, sk_sched_stats *st)
 {
 	pthread_mutex_lock(&s->mu);
-	*st = s->stats;
+	/* field by field: the workers count bound, events and writes with atomics, outside mu */
+	memset(st, 0, sizeof(*st));
+	st->attempts = s->stats.attempts;
+	st->scheduled = s->stats.scheduled;
+	st->unschedulable = s->stats.unschedulable;
+	st->preemptions = s->stats.preemptions;
 	st->bound = __atomic_load_n(&s->stats.bound, __ATOMIC_RELAXED);
 	st->bind_errors = __atomic_load_n(&s->stats.bind_errors, __ATOMIC_RELAXED);
 	st->events = __atomic_load_n(&s->stats.events, __ATOMIC_RELAXED);

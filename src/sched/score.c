@@ -28,12 +28,12 @@ int64_t sk_score_fit(const sk_cycle *cy, const sk_snode *n, int strategy)
 	int64_t (*f)(int64_t, int64_t) = strategy == SK_STRATEGY_MOST_ALLOCATED ? most : least;
 	int64_t sum = 0, w = 0;
 
-	if (n->alloc.v[SK_RES_CPU]) {
-		sum += f(n->nz_cpu + cy->nz_cpu, n->alloc.v[SK_RES_CPU]);
+	if (n->alloc.v[SK_KUBE_RES_CPU]) {
+		sum += f(n->nz_cpu + cy->nz_cpu, n->alloc.v[SK_KUBE_RES_CPU]);
 		w++;
 	}
-	if (n->alloc.v[SK_RES_MEMORY]) {
-		sum += f(n->nz_mem + cy->nz_mem, n->alloc.v[SK_RES_MEMORY]);
+	if (n->alloc.v[SK_KUBE_RES_MEMORY]) {
+		sum += f(n->nz_mem + cy->nz_mem, n->alloc.v[SK_KUBE_RES_MEMORY]);
 		w++;
 	}
 	return w ? sum / w : 0;
@@ -43,7 +43,7 @@ int64_t sk_score_balanced(const sk_cycle *cy, const sk_snode *n)
 {
 	double f[2];
 	int k = 0;
-	const int res[2] = {SK_RES_CPU, SK_RES_MEMORY};
+	const int res[2] = {SK_KUBE_RES_CPU, SK_KUBE_RES_MEMORY};
 
 	for (int i = 0; i < 2; i++) {
 		int64_t cap = n->alloc.v[res[i]];
@@ -64,7 +64,7 @@ int64_t sk_score_gpu_pack(const sk_cycle *cy, const sk_snode *n)
 	static int gpu = -2;
 
 	if (gpu == -2)
-		gpu = sk_res_index("nvidia.com/gpu");
+		gpu = sk_kube_res_index("nvidia.com/gpu");
 	if (gpu < 0 || cy->req.v[gpu] <= 0 || !n->alloc.v[gpu])
 		return 0;
 	return most(n->requested.v[gpu] + cy->req.v[gpu], n->alloc.v[gpu]);
@@ -103,17 +103,10 @@ int64_t sk_score_taint_raw(const sk_cycle *cy, const sk_snode *n)
 		const sk_taint *t = &n->taints[i];
 		int ok = 0;
 
-		if (t->effect != SK_EFFECT_PREFER)
+		if (t->effect != SK_KUBE_EFFECT_PREFER)
 			continue;
-		for (int j = 0; j < cy->ntols && !ok; j++) {
-			const sk_toleration *x = &cy->tols[j];
-
-			if (x->effect && x->effect != SK_EFFECT_PREFER)
-				continue;
-			if (x->key && *x->key && strcmp(x->key, t->key) != 0)
-				continue;
-			ok = x->exists || (x->key && *x->key && strcmp(x->value ? x->value : "", t->value) == 0);
-		}
+		for (int j = 0; j < cy->ntols && !ok; j++)
+			ok = sk_kube_toleration_tolerates(&cy->tols[j], t->key, t->value, t->effect);
 		cnt += !ok;
 	}
 	return cnt;

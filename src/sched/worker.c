@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "kube/condition.h"
+#include "kube/object.h"
 #include "util/util.h"
 
 struct sk_job *sk__sched_job(int kind, const sk_spod *p, const char *node, const char *msg)
@@ -316,13 +318,15 @@ static int unbound_now(struct sk_sched *s, const char *ns, const char *name, cha
 	return rc;
 }
 
-static json_t *condition(const char *type, const char *status, const char *reason, const char *msg)
+/* A pod condition as the scheduler writes it; since is its
+ * lastTransitionTime (NULL: now). */
+static json_t *condition(const char *type, const char *status, const char *reason, const char *msg, const char *since)
 {
 	char now[32];
 
 	now_rfc3339(now, sizeof(now));
 	return json_pack("{s:s, s:s, s:s, s:s, s:n, s:s}", "type", type, "status", status, "reason", reason, "message",
-			 msg, "lastProbeTime", "lastTransitionTime", now);
+			 msg, "lastProbeTime", "lastTransitionTime", since ? since : now);
 }
 
 /* A pod placed since its failure was queued (a gang that reached quorum, a
@@ -334,9 +338,10 @@ static json_t *condition(const char *type, const char *status, const char *reaso
  * knows into rv: the patch is made conditional on it, so a binding that
  * lands between this check and the patch (a worker may be binding the pod
  * right now after a retry from the backoff queue) makes it a conflict. */
-static int placed_since(struct sk_sched *s, const struct sk_job *j, char *rv, size_t rvlen)
+static int placed_since(struct sk_sched *s, const struct sk_job *j, char *rv, size_t rvlen, char *since,
+			size_t sincelen)
 {
-	char key[512];
+	char key[512], now[32];
 	sk_spod *p;
 	int placed;
 
@@ -347,20 +352,26 @@ static int placed_since(struct sk_sched *s, const struct sk_job *j, char *rv, si
 	snprintf(rv, rvlen, "%s",
 		 p ? json_string_value(json_object_get(json_object_get(p->obj, "metadata"), "resourceVersion")) ?: ""
 		   : "");
+	/* as upstream's UpdatePodCondition: a pod already unschedulable keeps
+	 * the time it became so */
+	now_rfc3339(now, sizeof(now));
+	snprintf(since, sincelen, "%s",
+		 sk_kube_condition_since(p ? sk_kube_jget(p->obj, "status.conditions") : NULL, "PodScheduled", "False",
+					 now));
 	pthread_mutex_unlock(&s->mu);
 	return placed;
 }
 
 static void do_fail(struct sk_sched *s, struct sk_job *j)
 {
-	char rv[32];
+	char rv[32], since[40];
 	json_t *status;
 
-	if (placed_since(s, j, rv, sizeof(rv))) {
+	if (placed_since(s, j, rv, sizeof(rv), since, sizeof(since))) {
 		sk__sched_submit(s, sk__sched_event_job(j, "Warning", "FailedScheduling", "Scheduling", j->msg));
 		return;
 	}
-	status = json_pack("{s:[o]}", "conditions", condition("PodScheduled", "False", "Unschedulable", j->msg));
+	status = json_pack("{s:[o]}", "conditions", condition("PodScheduled", "False", "Unschedulable", j->msg, since));
 	if (j->node)
 		json_object_set_new(status, "nominatedNodeName", json_string(j->node));
 	__atomic_add_fetch(&s->stats.status_writes, 1, __ATOMIC_RELAXED);
@@ -394,7 +405,7 @@ static void do_preempt(struct sk_sched *s, struct sk_job *j)
 		snprintf(msg, sizeof(msg), "%s: preempting to accommodate a higher priority pod",
 			 j->profile ? j->profile : "default-scheduler");
 		st = json_pack("{s:[o]}", "conditions",
-			       condition("DisruptionTarget", "True", "PreemptionByScheduler", msg));
+			       condition("DisruptionTarget", "True", "PreemptionByScheduler", msg, NULL));
 		patch_pod_status(s, vj.ns, vj.name, st, NULL);
 		json_decref(st);
 		snprintf(msg, sizeof(msg), "Preempted by pod %s on node %s", j->uid, j->node);

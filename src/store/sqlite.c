@@ -367,7 +367,7 @@ static void latch(struct sqlite_store *s, const char *why)
 {
 	if (s->broken.code)
 		return;
-	sk_error_set(&s->broken, SK_EUNAVAILABLE,
+	sk_error_set(&s->broken, SK_EINTERNAL,
 		     "store: the database is unusable (%s): writes are refused until the server restarts, reads "
 		     "are served from memory",
 		     why);

@@ -90,6 +90,15 @@ int64_t sk_mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int64_t sk_ns_after(int64_t t_ns, int64_t secs)
+{
+	int64_t d, r;
+
+	if (__builtin_mul_overflow(secs, (int64_t)1000000000, &d) || __builtin_add_overflow(t_ns, d, &r))
+		return secs < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
 void sk_deadline_after_ms(struct timespec *ts, int64_t ms)
 {
 	clock_gettime(CLOCK_REALTIME, ts);

@@ -12,6 +12,38 @@
 
 #include <jansson.h>
 
+/* Reference counts of values shared between threads (informer caches, watch
+ * events). jansson's inline json_incref/json_decref read the count with a
+ * plain load and drop it with release order only, so the thread whose
+ * decrement frees a value is not ordered after what the other holders read
+ * before letting go (ThreadSanitizer reports each such free as a race). These
+ * load atomically and drop with acquire-release order, as a shared pointer's
+ * count must; the macros below route every skiff call (jansson's own inline
+ * setters included) through them. The increment is a release too (the same
+ * lock xadd on x86): a reference is often let go inside libjansson (an array
+ * of cached objects freed), where TSan cannot see it, and the last holder's
+ * acquire then still orders the free after the increment. (size_t)-1 marks
+ * jansson's immortal singletons (true, false, null). */
+static inline json_t *sk_json_incref(json_t *j)
+{
+	if (j && __atomic_load_n(&j->refcount, __ATOMIC_RELAXED) != (size_t)-1)
+		__atomic_add_fetch(&j->refcount, 1, __ATOMIC_RELEASE);
+	return j;
+}
+
+static inline void sk_json_decref(json_t *j)
+{
+	if (j && __atomic_load_n(&j->refcount, __ATOMIC_RELAXED) != (size_t)-1 &&
+	    __atomic_sub_fetch(&j->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+		json_delete(j);
+}
+
+#define json_incref(j) sk_json_incref(j)
+#define json_decref(j) sk_json_decref(j)
+#define json_object_set(o, k, v) json_object_set_new((o), (k), sk_json_incref(v))
+#define json_array_set(a, i, v) json_array_set_new((a), (i), sk_json_incref(v))
+#define json_array_append(a, v) json_array_append_new((a), sk_json_incref(v))
+
 void *xmalloc(size_t n);
 void *xzalloc(size_t n);
 void *xrealloc(void *p, size_t n);
@@ -55,6 +87,9 @@ static inline int steal_fd(int *fd)
 /* Clocks. */
 int64_t sk_now_ns(void);  /* CLOCK_REALTIME in ns */
 int64_t sk_mono_ns(void); /* CLOCK_MONOTONIC in ns */
+/* t_ns plus secs seconds, saturating at the ends of int64: a grace period or
+ * timeout of 2^62 seconds (a valid int64 in an API object) means "never". */
+int64_t sk_ns_after(int64_t t_ns, int64_t secs);
 /* Absolute CLOCK_REALTIME deadline ms from now, for pthread_cond_timedwait. */
 struct timespec;
 void sk_deadline_after_ms(struct timespec *ts, int64_t ms);

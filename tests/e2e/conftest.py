@@ -1,6 +1,8 @@
 """Fixtures that start build/skiff and drive it with the real kubectl and
 the Python kubernetes client. Every server runs on a free loopback port
-with its own temporary data directory and is stopped after the test."""
+with its own temporary data directory and is stopped after the test.
+A ThreadSanitizer report in a server's log (build/skiff-tsan) fails the
+test that was running when it was written."""
 import json
 import os
 import signal
@@ -15,6 +17,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SKIFF = os.environ.get("SKIFF_BIN", os.path.join(ROOT, "build", "skiff"))
 KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
+TSAN_REPORT = b"WARNING: ThreadSanitizer"
+_clusters = []
 
 
 def free_port():
@@ -34,6 +38,9 @@ class Cluster:
         self.cache = tempfile.mkdtemp(prefix="skiff-kcache-")
         self.log_path = os.path.join(data_dir, "server.log")
         self.kubeconfig = os.path.join(data_dir, "kubeconfig")
+        self.log_read = 0
+        self.reports = []
+        _clusters.append(self)
 
     def start(self, timeout=20):
         os.makedirs(self.data_dir, exist_ok=True)
@@ -62,7 +69,22 @@ class Cluster:
                 self.proc.wait()
         rc = self.proc.returncode if self.proc else None
         self.proc = None
+        self.read_reports()
         return rc
+
+    def read_reports(self):
+        """Keeps the ThreadSanitizer reports the log gained since the last call
+        (before a test removes the data directory)."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(self.log_read)
+                data = f.read()
+        except OSError:
+            return
+        self.log_read += len(data)
+        i = data.find(TSAN_REPORT)
+        if i >= 0:
+            self.reports.append(data[i:i + 8000].decode(errors="replace"))
 
     def log(self):
         try:
@@ -92,6 +114,24 @@ class Cluster:
         shutil.rmtree(self.cache, ignore_errors=True)
 
 
+def fail_on_sanitizer_reports():
+    found = []
+    for c in list(_clusters):
+        c.read_reports()
+        found += c.reports
+        c.reports = []
+        if c.proc is None:
+            _clusters.remove(c)
+    if found:
+        pytest.fail("ThreadSanitizer reported:\n" + "\n".join(found), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def no_sanitizer_reports():
+    yield
+    fail_on_sanitizer_reports()
+
+
 @pytest.fixture
 def tmpdir_skiff():
     d = tempfile.mkdtemp(prefix="skiff-e2e-")
@@ -107,3 +147,4 @@ def api_cluster():
     yield c
     c.cleanup()
     shutil.rmtree(d, ignore_errors=True)
+    fail_on_sanitizer_reports()

@@ -621,7 +621,10 @@ def test_node_lifecycle_unreachable_and_eviction(tmpdir_skiff, monkeypatch):
         for name, tol in (("short", {"key": "node.kubernetes.io/unreachable", "operator": "Exists",
                                      "effect": "NoExecute", "tolerationSeconds": 1}),
                           ("forever", {"key": "node.kubernetes.io/unreachable", "operator": "Exists",
-                                       "effect": "NoExecute"})):
+                                       "effect": "NoExecute"}),
+                          # upstream's getMinTolerationTime: zero or less evicts at once
+                          ("negative", {"key": "node.kubernetes.io/unreachable", "operator": "Exists",
+                                        "effect": "NoExecute", "tolerationSeconds": -5})):
             c.kubectl("apply", "-f", "-", input=json.dumps({
                 "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
                 "spec": {"nodeName": "n1", "tolerations": [tol],
@@ -641,6 +644,8 @@ def test_node_lifecycle_unreachable_and_eviction(tmpdir_skiff, monkeypatch):
                  timeout=20, what="eviction")
         dt = cond(p, "DisruptionTarget")
         assert dt["status"] == "True" and dt["reason"] == "DeletionByTaintManager"
+        wait(lambda: c.kjson("get", "pod", "negative")["metadata"].get("deletionTimestamp"), timeout=20,
+             what="eviction of the pod with negative tolerationSeconds")
         assert not c.kjson("get", "pod", "forever")["metadata"].get("deletionTimestamp")
         # the node comes back
         t = now()

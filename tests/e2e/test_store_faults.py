@@ -1,7 +1,7 @@
 """The server under storage faults: the store's writes, fsyncs or SQLite's
 allocations fail on demand (the fault-injection build, SKIFF_FAULT_CTL, see
 docs/DEVELOPING.md), and a data directory on a small tmpfs fills up. Every
-refused write answers a Status 500 (503 once the database is unusable) and
+refused write answers a Status 500 (also once the database is unusable) and
 is never visible, not to reads, not to watches, not after a restart or a
 kill -9; every acknowledged write stays; reads and watches go on; writes are
 taken again once the fault is gone."""
@@ -238,10 +238,10 @@ def test_unusable_database_refuses_writes_and_serves_reads(tmpdir_skiff, monkeyp
         assert create(c, "kept")[0] == 201
         fault("fail write rc=corrupt times=0 file=wal")
         code, st = create(c, "refused")
-        assert_refused(code, st, 503, "ServiceUnavailable", ["unusable", "malformed"])
+        assert_refused(code, st, 500, "InternalError", ["unusable", "malformed"])
         fault("clear")
         code, st = create(c, "still-refused")
-        assert_refused(code, st, 503, "ServiceUnavailable", ["unusable", "restart"])
+        assert_refused(code, st, 500, "InternalError", ["unusable", "restart"])
         assert names(c) == {"kept"}
         assert json.loads(c.kubectl("get", "cm", "kept", "-o", "json").stdout)["data"]["k"] == "kept"
         assert c.stop() == 0

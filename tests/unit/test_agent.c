@@ -40,18 +40,6 @@ static void test_expand_vars(void **state)
 	}
 }
 
-static void test_qos_class(void **state)
-{
-	cleanup_json json_t *be = parse("{\"spec\":{\"containers\":[{\"name\":\"a\"}]}}");
-	cleanup_json json_t *g = parse("{\"spec\":{\"containers\":[{\"name\":\"a\",\"resources\":{\"limits\":{\"cpu\":\"1\","
-				       "\"memory\":\"1Gi\"},\"requests\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}}]}}");
-	cleanup_json json_t *b = parse("{\"spec\":{\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}]}}");
-
-	assert_string_equal(sk__ag_qos_class(be), "BestEffort");
-	assert_string_equal(sk__ag_qos_class(g), "Guaranteed");
-	assert_string_equal(sk__ag_qos_class(b), "Burstable");
-}
-
 static const char *POD =
 	"{\"metadata\":{\"name\":\"web\",\"namespace\":\"prod\",\"uid\":\"u-1\",\"labels\":{\"app\":\"web\",\"tier\":\"fe\"}},"
 	"\"spec\":{\"nodeName\":\"n1\",\"serviceAccountName\":\"default\",\"containers\":[{\"name\":\"c\","
@@ -275,19 +263,47 @@ static void test_phase(void **state)
 	assert_string_equal(phase_of(onfail), "Succeeded");
 	assert_string_equal(phase_of(creating), "Pending");
 	cs = json_array_get(json_object_get(loop, "containerStatuses"), 0);
-	assert_string_equal(json_string_value(sk__ag_jget(cs, "state.waiting.reason")), "CrashLoopBackOff");
-	assert_int_equal(json_integer_value(sk__ag_jget(cs, "lastState.terminated.exitCode")), 3);
+	assert_string_equal(json_string_value(sk_kube_jget(cs, "state.waiting.reason")), "CrashLoopBackOff");
+	assert_int_equal(json_integer_value(sk_kube_jget(cs, "lastState.terminated.exitCode")), 3);
 	assert_string_equal(json_string_value(json_object_get(cs, "containerID")), "crun://0123456789abcdef");
 	cs = json_array_get(json_object_get(creating, "containerStatuses"), 0);
-	assert_string_equal(json_string_value(sk__ag_jget(cs, "state.waiting.reason")), "ContainerCreating");
+	assert_string_equal(json_string_value(sk_kube_jget(cs, "state.waiting.reason")), "ContainerCreating");
 	assert_string_equal(json_string_value(json_object_get(creating, "qosClass")), "BestEffort");
+}
+
+/* Node admission sizes a pod as the scheduler does: spec.overhead counts
+ * (the agent's former sum left it out, so a pod the scheduler refused for a
+ * full node was admitted there). The node is given 1 cpu. */
+static void test_admit_counts_overhead(void **state)
+{
+	struct sk_agent a = {0};
+	struct apod fits = {0}, over = {0};
+	cleanup_json json_t *small = parse("{\"metadata\":{\"name\":\"small\"},\"spec\":{\"containers\":[{\"resources\":"
+					  "{\"requests\":{\"cpu\":\"600m\"}}}],\"overhead\":{\"cpu\":\"200m\"}}}");
+	cleanup_json json_t *big = parse("{\"metadata\":{\"name\":\"big\"},\"spec\":{\"containers\":[{\"resources\":"
+					"{\"requests\":{\"cpu\":\"100m\"}}}],\"overhead\":{\"cpu\":\"150m\"}}}");
+	struct apod *pods[] = {&fits, &over};
+
+	pthread_mutex_init(&a.mu, NULL);
+	pthread_mutex_init(&a.ev_mu, NULL);
+	a.o.reserved_cpu_milli = sysconf(_SC_NPROCESSORS_ONLN) * 1000 - 1000;
+	a.pods = pods;
+	a.npods = 2;
+	assert_int_equal(sk__ag_admit(&a, &fits, small), 0);
+	assert_int_equal(fits.req_cpu, 800);
+	assert_int_equal(sk__ag_admit(&a, &over, big), -1);
+	assert_string_equal(over.reject_reason, "OutOfcpu");
+	free(over.reject_reason);
+	free(over.reject_msg);
+	pthread_mutex_destroy(&a.mu);
+	pthread_mutex_destroy(&a.ev_mu);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expand_vars),
-		cmocka_unit_test(test_qos_class),
+		cmocka_unit_test(test_admit_counts_overhead),
 		cmocka_unit_test(test_field_ref),
 		cmocka_unit_test(test_resource_ref),
 		cmocka_unit_test(test_b64),

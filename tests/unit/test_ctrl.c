@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ctrl/cron.h"
+#include "kube/cron.h"
 #include "ctrl/ctrl-int.h"
 #include "ctrl/jobutil.h"
 #include "ctrl/rollout.h"
@@ -97,12 +97,12 @@ static void test_hash(void **state)
 static int64_t next(const char *spec, const char *from, const char *tz)
 {
 	sk_error_t err = {0};
-	sk_cron *c = sk_cron_parse(spec, &err);
+	sk_kube_cron *c = sk_kube_cron_parse(spec, &err);
 	int64_t r;
 
 	assert_non_null(c);
-	r = sk_cron_next(c, T(from), tz);
-	sk_cron_free(c);
+	r = sk_kube_cron_next(c, T(from), tz);
+	sk_kube_cron_free(c);
 	return r;
 }
 
@@ -116,18 +116,18 @@ static void test_cron_parse(void **state)
 	sk_error_t err = {0};
 
 	for (int i = 0; bad[i]; i++) {
-		sk_cron *c = sk_cron_parse(bad[i], &err);
+		sk_kube_cron *c = sk_kube_cron_parse(bad[i], &err);
 
 		if (c)
 			fail_msg("accepted \"%s\"", bad[i]);
 		assert_int_equal(err.code, SK_EINVALID);
 	}
 	for (int i = 0; good[i]; i++) {
-		sk_cron *c = sk_cron_parse(good[i], &err);
+		sk_kube_cron *c = sk_kube_cron_parse(good[i], &err);
 
 		if (!c)
 			fail_msg("rejected \"%s\": %s", good[i], err.msg);
-		sk_cron_free(c);
+		sk_kube_cron_free(c);
 	}
 }
 
@@ -161,14 +161,14 @@ static void test_cron_next_zones(void **state)
 	/* 02:30 does not exist on the spring-forward day: the next one is the day after */
 	assert_int_equal(next("30 2 * * *", "2026-03-08T05:00:00Z", "America/New_York"), T("2026-03-09T06:30:00Z"));
 	assert_int_equal(next("0 9 * * *", "2026-01-01T00:00:00Z", "Mars/Olympus"), -1);
-	assert_true(sk_cron_zone_valid("Europe/Berlin"));
-	assert_false(sk_cron_zone_valid("Europe/Nowhere"));
-	assert_false(sk_cron_zone_valid("../../etc/passwd"));
-	sk_cron_format_time(T("2026-07-01T13:00:00Z"), "America/New_York", buf, sizeof(buf));
+	assert_true(sk_kube_cron_zone_valid("Europe/Berlin"));
+	assert_false(sk_kube_cron_zone_valid("Europe/Nowhere"));
+	assert_false(sk_kube_cron_zone_valid("../../etc/passwd"));
+	sk_kube_cron_format_time(T("2026-07-01T13:00:00Z"), "America/New_York", buf, sizeof(buf));
 	assert_string_equal(buf, "2026-07-01T09:00:00-04:00");
-	sk_cron_format_time(T("2026-07-01T13:00:00Z"), "UTC", buf, sizeof(buf));
+	sk_kube_cron_format_time(T("2026-07-01T13:00:00Z"), "UTC", buf, sizeof(buf));
 	assert_string_equal(buf, "2026-07-01T13:00:00Z");
-	sk_cron_format_time(T("2026-01-01T00:00:00Z"), "Asia/Kolkata", buf, sizeof(buf));
+	sk_kube_cron_format_time(T("2026-01-01T00:00:00Z"), "Asia/Kolkata", buf, sizeof(buf));
 	assert_string_equal(buf, "2026-01-01T05:30:00+05:30");
 }
 

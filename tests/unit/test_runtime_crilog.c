@@ -78,6 +78,26 @@ static void test_parse(void **state)
 	assert_int_equal(ns, 1475713029500000000LL);
 }
 
+static void test_parse_time_range(void **state)
+{
+	int64_t ns;
+
+	assert_int_equal(sk_crilog_parse_time("2262-04-11T23:47:16.854775807Z", 30, &ns), 0);
+	assert_true(ns == INT64_MAX);
+	assert_int_equal(sk_crilog_parse_time("2262-04-11T23:47:16.854775808Z", 30, &ns), 0);
+	assert_true(ns == INT64_MAX);
+	assert_int_equal(sk_crilog_parse_time("9999-12-31T23:59:59.999999999-99:59", 35, &ns), 0);
+	assert_true(ns == INT64_MAX);
+	assert_int_equal(sk_crilog_parse_time("1677-09-21T00:12:43.145224193Z", 30, &ns), 0);
+	assert_true(ns == INT64_MIN + 1);
+	assert_int_equal(sk_crilog_parse_time("1677-09-21T00:12:43.145224191Z", 30, &ns), 0);
+	assert_true(ns == INT64_MIN);
+	assert_int_equal(sk_crilog_parse_time("0000-01-01T00:00:00+99:00", 25, &ns), 0);
+	assert_true(ns == INT64_MIN);
+	assert_int_equal(sk_crilog_parse_time("1969-12-31T23:59:59.5Z", 22, &ns), 0);
+	assert_int_equal(ns, -500000000);
+}
+
 static void test_decode_options(void **state)
 {
 	struct sk_crilog_opts o = {.tail_lines = -1};
@@ -195,6 +215,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse_time_range),
 		cmocka_unit_test(test_decode_options),
 		cmocka_unit_test(test_follow_rotation),
 		cmocka_unit_test(test_read_missing),

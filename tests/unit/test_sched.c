@@ -89,8 +89,8 @@ static void test_requests_init_and_sidecar(void **state)
 	/* init 2 cpu > sum of containers 1.5 cpu: the init container wins. */
 	sk_spod *p = mkpod("a", "\"initContainers\":[" CT("2", "1Gi") "]", CT("1", "1Gi") "," CT("500m", "2Gi"), NULL);
 
-	assert_int_equal(p->req.v[SK_RES_CPU], 2000);
-	assert_int_equal(p->req.v[SK_RES_MEMORY], 3LL << 30);
+	assert_int_equal(p->req.v[SK_KUBE_RES_CPU], 2000);
+	assert_int_equal(p->req.v[SK_KUBE_RES_MEMORY], 3LL << 30);
 	sk_spod_free(p);
 	/* sidecar (restartPolicy Always) 1 cpu adds to the containers; the later
 	 * init container runs beside it: max(1+1, 1+1.5) = 2.5 cpu. */
@@ -98,16 +98,16 @@ static void test_requests_init_and_sidecar(void **state)
 		  "\"initContainers\":[{\"name\":\"s\",\"restartPolicy\":\"Always\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}},"
 		  "{\"name\":\"i\",\"resources\":{\"requests\":{\"cpu\":\"1500m\"}}}],\"overhead\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}",
 		  CT("1", "1Gi"), NULL);
-	assert_int_equal(p->req.v[SK_RES_CPU], 2500 + 100);
-	assert_int_equal(p->req.v[SK_RES_MEMORY], (1LL << 30) + (64LL << 20));
-	assert_int_equal(p->req.v[SK_RES_PODS], 1);
+	assert_int_equal(p->req.v[SK_KUBE_RES_CPU], 2500 + 100);
+	assert_int_equal(p->req.v[SK_KUBE_RES_MEMORY], (1LL << 30) + (64LL << 20));
+	assert_int_equal(p->req.v[SK_KUBE_RES_PODS], 1);
 	sk_spod_free(p);
 	/* limits only: requests default to limits; nothing set: non-zero defaults for scoring. */
 	p = mkpod("c", NULL, CTGPU("2") ",{\"name\":\"d\"}", NULL);
-	assert_int_equal(p->req.v[sk_res_index("nvidia.com/gpu")], 2);
-	assert_int_equal(p->req.v[SK_RES_CPU], 0);
-	assert_int_equal(p->nz_cpu, 2 * SK_DEFAULT_MILLI_CPU);
-	assert_int_equal(p->nz_mem, 2 * SK_DEFAULT_MEMORY);
+	assert_int_equal(p->req.v[sk_kube_res_index("nvidia.com/gpu")], 2);
+	assert_int_equal(p->req.v[SK_KUBE_RES_CPU], 0);
+	assert_int_equal(p->nz_cpu, 2 * SK_KUBE_DEFAULT_MILLI_CPU);
+	assert_int_equal(p->nz_mem, 2 * SK_KUBE_DEFAULT_MEMORY);
 	sk_spod_free(p);
 }
 
@@ -167,7 +167,7 @@ static void test_resources_and_pods(void **state)
 	assert_string_equal(msg, "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 Too many pods.");
 	free(msg);
 	sk_cache_pod_remove(&c, q);
-	assert_int_equal(sk_cache_node(&c, "tiny")->requested.v[SK_RES_CPU], 0);
+	assert_int_equal(sk_cache_node(&c, "tiny")->requested.v[SK_KUBE_RES_CPU], 0);
 	sk_spod_free(q);
 	sk_spod_free(p);
 	sk_cache_release(&c);

@@ -5,34 +5,34 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "api/selector.h"
+#include "kube/selector.h"
 #include "util/util.h"
 
 /* Parses sel and matches it against labels given as JSON text. */
 static int lmatch(const char *sel, const char *labels)
 {
 	sk_error_t err = {0};
-	sk_label_selector *s = sk_label_selector_parse(sel, &err);
+	sk_kube_label_selector *s = sk_kube_label_selector_parse(sel, &err);
 	json_t *l = labels ? json_loads(labels, 0, NULL) : NULL;
 	int r;
 
 	if (!s)
 		fail_msg("parse %s: %s", sel, err.msg);
-	r = sk_label_selector_match(s, l);
+	r = sk_kube_label_selector_match(s, l);
 	json_decref(l);
-	sk_label_selector_free(s);
+	sk_kube_label_selector_free(s);
 	return r;
 }
 
 static const char *lerr(const char *sel)
 {
 	static sk_error_t err;
-	sk_label_selector *s;
+	sk_kube_label_selector *s;
 
 	memset(&err, 0, sizeof(err));
-	s = sk_label_selector_parse(sel, &err);
+	s = sk_kube_label_selector_parse(sel, &err);
 	if (s) {
-		sk_label_selector_free(s);
+		sk_kube_label_selector_free(s);
 		return NULL;
 	}
 	assert_int_equal(err.code, SK_EBADREQUEST);
@@ -107,10 +107,10 @@ static void test_label_match(void **state)
 	assert_false(lmatch("x notin (a,b)", "{\"x\":\"a\"}"));
 }
 
-static sk_label_selector *from_json(const char *s, sk_error_t *err)
+static sk_kube_label_selector *from_json(const char *s, sk_error_t *err)
 {
 	json_t *j = s ? json_loads(s, 0, NULL) : NULL;
-	sk_label_selector *sel = sk_label_selector_from_json(j, err);
+	sk_kube_label_selector *sel = sk_kube_label_selector_from_json(j, err);
 	json_decref(j);
 	return sel;
 }
@@ -118,27 +118,27 @@ static sk_label_selector *from_json(const char *s, sk_error_t *err)
 static void test_label_from_json(void **state)
 {
 	sk_error_t err = {0};
-	sk_label_selector *s;
+	sk_kube_label_selector *s;
 	json_t *l = json_pack("{s:s,s:s}", "app", "web", "tier", "fe");
 
 	s = from_json(NULL, &err);
-	assert_false(sk_label_selector_match(s, l));
-	sk_label_selector_free(s);
+	assert_false(sk_kube_label_selector_match(s, l));
+	sk_kube_label_selector_free(s);
 	s = from_json("{}", &err);
-	assert_true(sk_label_selector_match(s, l));
-	assert_true(sk_label_selector_empty(s));
-	sk_label_selector_free(s);
+	assert_true(sk_kube_label_selector_match(s, l));
+	assert_true(sk_kube_label_selector_empty(s));
+	sk_kube_label_selector_free(s);
 	s = from_json("{\"matchLabels\":{\"app\":\"web\"},\"matchExpressions\":["
 		      "{\"key\":\"tier\",\"operator\":\"In\",\"values\":[\"fe\",\"be\"]},"
 		      "{\"key\":\"gone\",\"operator\":\"DoesNotExist\"},"
 		      "{\"key\":\"app\",\"operator\":\"Exists\"},"
 		      "{\"key\":\"tier\",\"operator\":\"NotIn\",\"values\":[\"db\"]}]}", &err);
 	assert_non_null(s);
-	assert_true(sk_label_selector_match(s, l));
-	sk_label_selector_free(s);
+	assert_true(sk_kube_label_selector_match(s, l));
+	sk_kube_label_selector_free(s);
 	s = from_json("{\"matchLabels\":{\"app\":\"db\"}}", &err);
-	assert_false(sk_label_selector_match(s, l));
-	sk_label_selector_free(s);
+	assert_false(sk_kube_label_selector_match(s, l));
+	sk_kube_label_selector_free(s);
 	assert_null(from_json("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Foo\"}]}", &err));
 	assert_string_equal(err.msg, "\"Foo\" is not a valid label selector operator");
 	assert_null(from_json("{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\",\"values\":[]}]}", &err));
@@ -149,14 +149,14 @@ static void test_label_from_json(void **state)
 static void check_string(const char *in, const char *want)
 {
 	sk_error_t err = {0};
-	sk_label_selector *s = sk_label_selector_parse(in, &err);
+	sk_kube_label_selector *s = sk_kube_label_selector_parse(in, &err);
 	char *got;
 
 	assert_non_null(s);
-	got = sk_label_selector_string(s);
+	got = sk_kube_label_selector_string(s);
 	assert_string_equal(got, want);
 	free(got);
-	sk_label_selector_free(s);
+	sk_kube_label_selector_free(s);
 }
 
 static void test_label_string(void **state)
@@ -165,37 +165,37 @@ static void test_label_string(void **state)
 	json_t *j = json_loads("{\"matchLabels\":{\"b\":\"2\",\"a\":\"1\"},\"matchExpressions\":["
 			       "{\"key\":\"c\",\"operator\":\"NotIn\",\"values\":[\"z\",\"y\"]},"
 			       "{\"key\":\"d\",\"operator\":\"DoesNotExist\"}]}", 0, NULL);
-	sk_label_selector *s = sk_label_selector_from_json(j, &err);
-	char *str = sk_label_selector_string(s);
+	sk_kube_label_selector *s = sk_kube_label_selector_from_json(j, &err);
+	char *str = sk_kube_label_selector_string(s);
 	json_t *set = json_pack("{s:s,s:s}", "x", "1", "app", "web"), *l;
 
 	assert_string_equal(str, "a=1,b=2,c notin (y,z),!d");
 	free(str);
-	sk_label_selector_free(s);
+	sk_kube_label_selector_free(s);
 	json_decref(j);
 	check_string("", "");
 	check_string("z=1, y in (b,a), x, !w, v!=2, u==3, t>4", "t>4,u==3,v!=2,!w,x,y in (a,b),z=1");
 
-	s = sk_label_selector_from_set(set);
-	str = sk_label_selector_string(s);
+	s = sk_kube_label_selector_from_set(set);
+	str = sk_kube_label_selector_string(s);
 	assert_string_equal(str, "app=web,x=1");
 	free(str);
 	l = json_pack("{s:s,s:s,s:s}", "x", "1", "app", "web", "other", "y");
-	assert_true(sk_label_selector_match(s, l));
+	assert_true(sk_kube_label_selector_match(s, l));
 	json_object_set_new(l, "x", json_string("2"));
-	assert_false(sk_label_selector_match(s, l));
-	sk_label_selector_free(s);
-	s = sk_label_selector_from_set(NULL);
-	assert_true(sk_label_selector_match(s, l));
-	sk_label_selector_free(s);
+	assert_false(sk_kube_label_selector_match(s, l));
+	sk_kube_label_selector_free(s);
+	s = sk_kube_label_selector_from_set(NULL);
+	assert_true(sk_kube_label_selector_match(s, l));
+	sk_kube_label_selector_free(s);
 	json_decref(l);
 	json_decref(set);
 }
 
-static sk_field_selector *fparse(const char *s)
+static sk_kube_field_selector *fparse(const char *s)
 {
 	sk_error_t err = {0};
-	sk_field_selector *sel = sk_field_selector_parse(s, &err);
+	sk_kube_field_selector *sel = sk_kube_field_selector_parse(s, &err);
 	if (!sel)
 		fail_msg("parse %s: %s", s, err.msg);
 	return sel;
@@ -205,47 +205,47 @@ static void test_field_parse(void **state)
 {
 	sk_error_t err = {0};
 	const char *v;
-	sk_field_selector *s;
+	sk_kube_field_selector *s;
 	const char *bad[] = {"x", "x=a\\b", "x=a=b", "x=a\\", "a,b=c", NULL};
 
 	for (int i = 0; bad[i]; i++) {
-		s = sk_field_selector_parse(bad[i], &err);
+		s = sk_kube_field_selector_parse(bad[i], &err);
 		if (s)
 			fail_msg("%s parsed", bad[i]);
 		assert_int_equal(err.code, SK_EBADREQUEST);
 	}
-	s = sk_field_selector_parse("x", &err);
+	s = sk_kube_field_selector_parse("x", &err);
 	assert_string_equal(err.msg, "invalid selector: 'x'; can't understand 'x'");
-	sk_field_selector_parse("x=a\\b", &err);
+	sk_kube_field_selector_parse("x=a\\b", &err);
 	assert_string_equal(err.msg, "invalid field selector: invalid escape sequence: \\b");
-	sk_field_selector_parse("x=a=b", &err);
+	sk_kube_field_selector_parse("x=a=b", &err);
 	assert_string_equal(err.msg, "invalid field selector: unescaped character in value: =");
 
 	s = fparse("spec.nodeName=n1");
-	assert_true(sk_field_selector_single_eq(s, "spec.nodeName", &v));
+	assert_true(sk_kube_field_selector_single_eq(s, "spec.nodeName", &v));
 	assert_string_equal(v, "n1");
-	assert_false(sk_field_selector_single_eq(s, "metadata.name", &v));
-	sk_field_selector_free(s);
+	assert_false(sk_kube_field_selector_single_eq(s, "metadata.name", &v));
+	sk_kube_field_selector_free(s);
 	s = fparse("spec.nodeName==a\\,b\\=c\\\\");
-	assert_true(sk_field_selector_single_eq(s, "spec.nodeName", &v));
+	assert_true(sk_kube_field_selector_single_eq(s, "spec.nodeName", &v));
 	assert_string_equal(v, "a,b=c\\");
-	sk_field_selector_free(s);
+	sk_kube_field_selector_free(s);
 	s = fparse("spec.nodeName!=n1");
-	assert_false(sk_field_selector_single_eq(s, "spec.nodeName", &v));
-	sk_field_selector_free(s);
+	assert_false(sk_kube_field_selector_single_eq(s, "spec.nodeName", &v));
+	sk_kube_field_selector_free(s);
 	s = fparse("");
-	assert_true(sk_field_selector_empty(s));
-	sk_field_selector_free(s);
+	assert_true(sk_kube_field_selector_empty(s));
+	sk_kube_field_selector_free(s);
 	s = fparse("a=b,,c=d,");
-	assert_false(sk_field_selector_empty(s));
-	sk_field_selector_free(s);
+	assert_false(sk_kube_field_selector_empty(s));
+	sk_kube_field_selector_free(s);
 }
 
 static int fcheck(const char *sel, const char *kind, sk_error_t *err)
 {
-	sk_field_selector *s = fparse(sel);
-	int r = sk_field_selector_check(s, kind, err);
-	sk_field_selector_free(s);
+	sk_kube_field_selector *s = fparse(sel);
+	int r = sk_kube_field_selector_check(s, kind, err);
+	sk_kube_field_selector_free(s);
 	return r;
 }
 
@@ -273,14 +273,14 @@ static void test_field_check(void **state)
 static int fmatch(const char *sel, const char *kind, const char *obj)
 {
 	sk_error_t err = {0};
-	sk_field_selector *s = fparse(sel);
+	sk_kube_field_selector *s = fparse(sel);
 	json_t *o = json_loads(obj, 0, NULL);
 	int r;
 
-	assert_int_equal(sk_field_selector_check(s, kind, &err), 0);
-	r = sk_field_selector_match(s, o);
+	assert_int_equal(sk_kube_field_selector_check(s, kind, &err), 0);
+	r = sk_kube_field_selector_match(s, o);
 	json_decref(o);
-	sk_field_selector_free(s);
+	sk_kube_field_selector_free(s);
 	return r;
 }
 

@@ -298,14 +298,14 @@ static void test_unusable_database(void **state)
 	assert_int_equal(put(f->s, "/a", &err), 1);
 	fault("fail write rc=corrupt file=wal");
 	assert_int_equal(put(f->s, "/b", &err), -1);
-	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_int_equal(err.code, SK_EINTERNAL);
 	if (!strstr(err.msg, "unusable") || !strstr(err.msg, "malformed"))
 		fail_msg("message \"%s\" does not say the database is unusable and why", err.msg);
 	fault("clear");
 	assert_int_equal(put(f->s, "/c", &err), -1);
-	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_int_equal(err.code, SK_EINTERNAL);
 	assert_int_equal(sk_store_compact(f->s, 1, &err), -1);
-	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_int_equal(err.code, SK_EINTERNAL);
 	assert_present(f->s, "/a", 1);
 	assert_int_equal(sk_store_range(f->s, "/", NULL, 0, 0, &l, &err), 0);
 	assert_int_equal(l.n, 1);

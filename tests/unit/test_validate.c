@@ -99,6 +99,17 @@ static void test_pod_enums(void **state)
 	       "Pod \"x\" is invalid: spec.containers[0].imagePullPolicy: Unsupported value: \"Maybe\": supported values: \"Always\", \"IfNotPresent\", \"Never\"");
 }
 
+/* A toleration without key and operator is refused, as upstream: the empty
+ * operator is Equal, and an empty key needs Exists (it would otherwise
+ * tolerate every taint without a value). */
+static void test_pod_toleration_empty_key(void **state)
+{
+	EXPECT("Pod", POD("x", "{\"tolerations\":[{\"effect\":\"NoSchedule\"}],\"containers\":[" CTR "]}"),
+	       "Pod \"x\" is invalid: spec.tolerations[0].operator: Invalid value: \"\": operator must be Exists when "
+	       "`key` is empty, which means \"match all values and all keys\"");
+	VALID("Pod", POD("x", "{\"tolerations\":[{\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}],\"containers\":[" CTR "]}"));
+}
+
 static void test_pod_several(void **state)
 {
 	EXPECT("Pod", POD("x", "{\"restartPolicy\":\"Sometimes\",\"containers\":[{\"name\":\"c\"},{\"name\":\"c\",\"image\":\"i\"}]}"),
@@ -179,6 +190,21 @@ static void test_pod_update(void **state)
 
 #define DEPLOY(sel, labels, extra) "{" META("d") ",\"spec\":{" extra "\"selector\":{\"matchLabels\":" sel "},\"template\":" \
 	"{\"metadata\":{\"labels\":" labels "},\"spec\":{\"containers\":[" CTR "]}}}}"
+
+/* An invalid selector is reported once, as upstream checks the template only
+ * against a selector LabelSelectorAsSelector takes: validation's own matcher
+ * also said the selector did not match the template. */
+static void test_invalid_selector_no_template_mismatch(void **state)
+{
+	char *m = check("Deployment", "{" META("d") ",\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"x\"},"
+			"\"matchExpressions\":[{\"key\":\"tier\"}]},\"template\":{\"metadata\":{\"labels\":"
+			"{\"app\":\"x\"}},\"spec\":{\"containers\":[" CTR "]}}}}");
+
+	assert_non_null(m);
+	assert_non_null(strstr(m, "spec.selector.matchExpressions[0].operator"));
+	assert_null(strstr(m, "does not match template"));
+	free(m);
+}
 
 static void test_deployment(void **state)
 {
@@ -387,12 +413,14 @@ int main(void)
 		cmocka_unit_test(test_pod_name),
 		cmocka_unit_test(test_pod_image_required),
 		cmocka_unit_test(test_pod_enums),
+		cmocka_unit_test(test_pod_toleration_empty_key),
 		cmocka_unit_test(test_pod_several),
 		cmocka_unit_test(test_pod_containers),
 		cmocka_unit_test(test_pod_volumes),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_pod_update),
 		cmocka_unit_test(test_deployment),
+		cmocka_unit_test(test_invalid_selector_no_template_mismatch),
 		cmocka_unit_test(test_deployment_update),
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_job_selector),

@@ -6,7 +6,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "api/selector.h"
+#include "kube/object.h"
+#include "kube/selector.h"
 #include "util/util.h"
 
 enum op { OP_IN, OP_NOTIN, OP_EQ, OP_DEQ, OP_NEQ, OP_EXISTS, OP_NOTEXISTS, OP_GT, OP_LT };
@@ -18,7 +19,7 @@ struct requirement {
 	size_t nvalues;
 };
 
-struct sk_label_selector {
+struct sk_kube_label_selector {
 	struct requirement *reqs;
 	size_t n;
 	bool nothing; /* from a nil metav1.LabelSelector */
@@ -261,14 +262,14 @@ static int requirement_validate(const struct requirement *r, sk_error_t *err, co
 	return sk_error_set(err, SK_EBADREQUEST, "%s%s", prefix, joined);
 }
 
-static struct requirement *selector_push(sk_label_selector *sel)
+static struct requirement *selector_push(sk_kube_label_selector *sel)
 {
 	sel->reqs = xrealloc(sel->reqs, (sel->n + 1) * sizeof(*sel->reqs));
 	memset(&sel->reqs[sel->n], 0, sizeof(*sel->reqs));
 	return &sel->reqs[sel->n++];
 }
 
-void sk_label_selector_free(sk_label_selector *sel)
+void sk_kube_label_selector_free(sk_kube_label_selector *sel)
 {
 	if (!sel)
 		return;
@@ -565,7 +566,7 @@ static int parse_requirement(struct parser *p, struct requirement *r, sk_error_t
 	return requirement_validate(r, err, REQ_ERR);
 }
 
-static int parse_all(struct parser *p, sk_label_selector *sel, sk_error_t *err)
+static int parse_all(struct parser *p, sk_kube_label_selector *sel, sk_error_t *err)
 {
 	for (;;) {
 		const char *lit;
@@ -591,7 +592,7 @@ static int parse_all(struct parser *p, sk_label_selector *sel, sk_error_t *err)
 
 /* Upstream keeps requirements sorted by key (stable): String() and the
  * order errors are found in depend on it. */
-static void sort_by_key(sk_label_selector *sel)
+static void sort_by_key(sk_kube_label_selector *sel)
 {
 	for (size_t i = 1; i < sel->n; i++) {
 		for (size_t j = i; j > 0 && strcmp(sel->reqs[j - 1].key, sel->reqs[j].key) > 0; j--) {
@@ -602,9 +603,9 @@ static void sort_by_key(sk_label_selector *sel)
 	}
 }
 
-sk_label_selector *sk_label_selector_parse(const char *s, sk_error_t *err)
+sk_kube_label_selector *sk_kube_label_selector_parse(const char *s, sk_error_t *err)
 {
-	sk_label_selector *sel = xzalloc(sizeof(*sel));
+	sk_kube_label_selector *sel = xzalloc(sizeof(*sel));
 	struct parser p = {0};
 	int rc;
 
@@ -614,7 +615,7 @@ sk_label_selector *sk_label_selector_parse(const char *s, sk_error_t *err)
 	rc = parse_all(&p, sel, err);
 	parser_release(&p);
 	if (rc < 0) {
-		sk_label_selector_free(sel);
+		sk_kube_label_selector_free(sel);
 		return NULL;
 	}
 	sort_by_key(sel);
@@ -622,6 +623,22 @@ sk_label_selector *sk_label_selector_parse(const char *s, sk_error_t *err)
 }
 
 /* ---- metav1.LabelSelector ---- */
+
+/* The operator of a LabelSelectorRequirement; -1 for any other name. */
+static int expr_op(const char *name, enum op *op)
+{
+	static const struct {
+		const char *name;
+		enum op op;
+	} ops[] = {{"In", OP_IN}, {"NotIn", OP_NOTIN}, {"Exists", OP_EXISTS}, {"DoesNotExist", OP_NOTEXISTS}};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strcmp(name, ops[i].name) == 0) {
+			*op = ops[i].op;
+			return 0;
+		}
+	return -1;
+}
 
 static int expr_from_json(json_t *e, struct requirement *r, sk_error_t *err)
 {
@@ -636,15 +653,7 @@ static int expr_from_json(json_t *e, struct requirement *r, sk_error_t *err)
 	r->key = xstrdup(key ? key : "");
 	if (!op)
 		op = "";
-	if (strcmp(op, "In") == 0)
-		r->op = OP_IN;
-	else if (strcmp(op, "NotIn") == 0)
-		r->op = OP_NOTIN;
-	else if (strcmp(op, "Exists") == 0)
-		r->op = OP_EXISTS;
-	else if (strcmp(op, "DoesNotExist") == 0)
-		r->op = OP_NOTEXISTS;
-	else
+	if (expr_op(op, &r->op) < 0)
 		return sk_error_set(err, SK_EBADREQUEST, "\"%s\" is not a valid label selector operator", op);
 	json_array_foreach(vals, i, v) requirement_add_value(r, xstrdup(json_is_string(v) ? json_string_value(v) : ""));
 	if ((r->op == OP_EXISTS || r->op == OP_NOTEXISTS) && r->nvalues)
@@ -662,7 +671,7 @@ static int expr_from_json(json_t *e, struct requirement *r, sk_error_t *err)
 	return requirement_validate(r, err, "");
 }
 
-static int labels_from_json(json_t *ml, sk_label_selector *sel, sk_error_t *err)
+static int labels_from_json(json_t *ml, sk_kube_label_selector *sel, sk_error_t *err)
 {
 	const char *k;
 	json_t *v;
@@ -687,9 +696,9 @@ static int labels_from_json(json_t *ml, sk_label_selector *sel, sk_error_t *err)
 	return 0;
 }
 
-sk_label_selector *sk_label_selector_from_json(json_t *js, sk_error_t *err)
+sk_kube_label_selector *sk_kube_label_selector_from_json(json_t *js, sk_error_t *err)
 {
-	sk_label_selector *sel = xzalloc(sizeof(*sel));
+	sk_kube_label_selector *sel = xzalloc(sizeof(*sel));
 	json_t *e;
 	size_t i;
 
@@ -704,13 +713,13 @@ sk_label_selector *sk_label_selector_from_json(json_t *js, sk_error_t *err)
 	sort_by_key(sel);
 	return sel;
 fail:
-	sk_label_selector_free(sel);
+	sk_kube_label_selector_free(sel);
 	return NULL;
 }
 
-sk_label_selector *sk_label_selector_from_set(json_t *set)
+sk_kube_label_selector *sk_kube_label_selector_from_set(json_t *set)
 {
-	sk_label_selector *sel = xzalloc(sizeof(*sel));
+	sk_kube_label_selector *sel = xzalloc(sizeof(*sel));
 	const char *k;
 	json_t *v;
 
@@ -749,7 +758,7 @@ static void requirement_string(struct buf *b, const struct requirement *r)
 		buf_str(b, ")");
 }
 
-char *sk_label_selector_string(const sk_label_selector *sel)
+char *sk_kube_label_selector_string(const sk_kube_label_selector *sel)
 {
 	struct buf b = {0};
 
@@ -772,34 +781,81 @@ static bool has_value(const struct requirement *r, const char *v)
 	return false;
 }
 
+/* Whether a set-based op holds for the label jv (NULL when absent) whose
+ * value is (in) or is not among the requirement's values. */
+static bool op_holds(enum op op, json_t *jv, bool in)
+{
+	switch (op) {
+	case OP_IN:
+	case OP_EQ:
+	case OP_DEQ:
+		return json_is_string(jv) && in;
+	case OP_NOTIN:
+	case OP_NEQ:
+		return !json_is_string(jv) || !in;
+	case OP_EXISTS:
+		return jv != NULL;
+	case OP_NOTEXISTS:
+		return jv == NULL;
+	default:
+		return false;
+	}
+}
+
 static bool requirement_match(const struct requirement *r, json_t *labels)
 {
 	json_t *jv = json_object_get(labels, r->key);
 	const char *v = json_string_value(jv);
 	long long a, b;
 
-	switch (r->op) {
-	case OP_IN:
-	case OP_EQ:
-	case OP_DEQ:
-		return v && has_value(r, v);
-	case OP_NOTIN:
-	case OP_NEQ:
-		return !v || !has_value(r, v);
-	case OP_EXISTS:
-		return jv != NULL;
-	case OP_NOTEXISTS:
-		return jv == NULL;
-	case OP_GT:
-	case OP_LT:
+	if (r->op == OP_GT || r->op == OP_LT) {
 		if (!v || r->nvalues != 1 || !parse_int64(v, &a) || !parse_int64(r->values[0], &b))
 			return false;
 		return r->op == OP_GT ? a > b : a < b;
 	}
-	return false;
+	return op_holds(r->op, jv, v && has_value(r, v));
 }
 
-int sk_label_selector_match(const sk_label_selector *sel, json_t *labels)
+/* Whether the label jv has the value of the JSON string want (non-strings
+ * count as "", as sk_kube_label_selector_from_json reads them). */
+static bool json_value_is(json_t *jv, json_t *want)
+{
+	const char *v = json_string_value(jv), *w = json_string_value(want);
+
+	return v && strcmp(v, w ? w : "") == 0;
+}
+
+int sk_kube_label_selector_json_match(json_t *js, json_t *labels)
+{
+	const char *k;
+	json_t *v, *e;
+	size_t i;
+
+	if (!json_is_object(js))
+		return 0;
+	if (labels && !json_is_object(labels))
+		labels = NULL;
+	json_object_foreach(json_object_get(js, "matchLabels"), k,
+			    v) if (!json_value_is(json_object_get(labels, k), v)) return 0;
+	json_array_foreach(json_object_get(js, "matchExpressions"), i, e)
+	{
+		const char *key = json_string_value(json_object_get(e, "key"));
+		const char *name = json_string_value(json_object_get(e, "operator"));
+		json_t *jv = json_object_get(labels, key ? key : ""), *x;
+		bool in = false;
+		enum op op;
+		size_t j;
+
+		if (!name || expr_op(name, &op) < 0)
+			return 0;
+		json_array_foreach(json_object_get(e, "values"), j, x) in = in || json_value_is(jv, x);
+		if (!op_holds(op, jv, in))
+			return 0;
+	}
+	return 1;
+}
+
+int sk_kube_label_selector_match(const sk_kube_label_selector *sel, json_t *labels)
 {
 	if (sel->nothing)
 		return 0;
@@ -811,7 +867,7 @@ int sk_label_selector_match(const sk_label_selector *sel, json_t *labels)
 	return 1;
 }
 
-int sk_label_selector_empty(const sk_label_selector *sel) { return !sel->nothing && sel->n == 0; }
+int sk_kube_label_selector_empty(const sk_kube_label_selector *sel) { return !sel->nothing && sel->n == 0; }
 
 /* ---- field selectors (fields/selector.go) ---- */
 
@@ -821,12 +877,12 @@ struct term {
 	bool neq;
 };
 
-struct sk_field_selector {
+struct sk_kube_field_selector {
 	struct term *terms;
 	size_t n;
 };
 
-void sk_field_selector_free(sk_field_selector *sel)
+void sk_kube_field_selector_free(sk_kube_field_selector *sel)
 {
 	if (!sel)
 		return;
@@ -905,9 +961,9 @@ static int cmp_term(const void *a, const void *b)
 	return c ? c : strcmp(x->value, y->value);
 }
 
-sk_field_selector *sk_field_selector_parse(const char *s, sk_error_t *err)
+sk_kube_field_selector *sk_kube_field_selector_parse(const char *s, sk_error_t *err)
 {
-	sk_field_selector *sel = xzalloc(sizeof(*sel));
+	sk_kube_field_selector *sel = xzalloc(sizeof(*sel));
 	size_t start = 0, len;
 	bool slash = false;
 
@@ -928,7 +984,7 @@ sk_field_selector *sk_field_selector_parse(const char *s, sk_error_t *err)
 		if (i > start) {
 			struct term t = {0};
 			if (parse_term(s, s + start, i - start, &t, err) < 0) {
-				sk_field_selector_free(sel);
+				sk_kube_field_selector_free(sel);
 				return NULL;
 			}
 			sel->terms = xrealloc(sel->terms, (sel->n + 1) * sizeof(t));
@@ -993,30 +1049,12 @@ static int check_field(struct term *t, const char *kind, sk_error_t *err)
 			    t->field);
 }
 
-int sk_field_selector_check(sk_field_selector *sel, const char *kind, sk_error_t *err)
+int sk_kube_field_selector_check(sk_kube_field_selector *sel, const char *kind, sk_error_t *err)
 {
 	for (size_t i = 0; i < sel->n; i++)
 		if (check_field(&sel->terms[i], kind ? kind : "", err) < 0)
 			return -1;
 	return 0;
-}
-
-/* Walks a dotted path through objects. */
-static json_t *get_path(json_t *obj, const char *path)
-{
-	char part[256];
-
-	while (obj && *path) {
-		const char *dot = strchr(path, '.');
-		size_t n = dot ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof(part))
-			return NULL;
-		memcpy(part, path, n);
-		part[n] = '\0';
-		obj = json_object_get(obj, part);
-		path += n + (dot ? 1 : 0);
-	}
-	return obj;
 }
 
 /* The value upstream's *ToSelectableFields gives field; malloc'd. */
@@ -1025,16 +1063,16 @@ static char *field_value(json_t *obj, const char *field)
 	json_t *v;
 
 	if (strcmp(field, "source") == 0) {
-		const char *c = json_string_value(get_path(obj, "source.component"));
+		const char *c = json_string_value(sk_kube_jget(obj, "source.component"));
 		if (!c || !*c)
 			c = json_string_value(json_object_get(obj, "reportingComponent"));
 		return xstrdup(c ? c : "");
 	}
 	if (strcmp(field, "status.podIP") == 0) {
 		const char *ip = json_string_value(
-			json_object_get(json_array_get(get_path(obj, "status.podIPs"), 0), "ip"));
+			json_object_get(json_array_get(sk_kube_jget(obj, "status.podIPs"), 0), "ip"));
 		if (!ip)
-			ip = json_string_value(get_path(obj, "status.podIP"));
+			ip = json_string_value(sk_kube_jget(obj, "status.podIP"));
 		return xstrdup(ip ? ip : "");
 	}
 	/* accepted by upstream's conversion but absent from the pod's field set */
@@ -1043,7 +1081,7 @@ static char *field_value(json_t *obj, const char *field)
 	/* the Job field set names status.succeeded so */
 	if (strcmp(field, "status.successful") == 0)
 		field = "status.succeeded";
-	v = get_path(obj, field);
+	v = sk_kube_jget(obj, field);
 	if (json_is_string(v))
 		return xstrdup(json_string_value(v));
 	if (json_is_boolean(v))
@@ -1059,7 +1097,7 @@ static char *field_value(json_t *obj, const char *field)
 	return xstrdup("");
 }
 
-int sk_field_selector_match(const sk_field_selector *sel, json_t *obj)
+int sk_kube_field_selector_match(const sk_kube_field_selector *sel, json_t *obj)
 {
 	for (size_t i = 0; i < sel->n; i++) {
 		cleanup_free char *v = field_value(obj, sel->terms[i].field);
@@ -1070,7 +1108,7 @@ int sk_field_selector_match(const sk_field_selector *sel, json_t *obj)
 	return 1;
 }
 
-int sk_field_selector_single_eq(const sk_field_selector *sel, const char *field, const char **value)
+int sk_kube_field_selector_single_eq(const sk_kube_field_selector *sel, const char *field, const char **value)
 {
 	if (sel->n != 1 || sel->terms[0].neq || strcmp(sel->terms[0].field, field) != 0)
 		return 0;
@@ -1078,4 +1116,4 @@ int sk_field_selector_single_eq(const sk_field_selector *sel, const char *field,
 	return 1;
 }
 
-int sk_field_selector_empty(const sk_field_selector *sel) { return sel->n == 0; }
+int sk_kube_field_selector_empty(const sk_kube_field_selector *sel) { return sel->n == 0; }
