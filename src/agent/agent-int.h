@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "agent/agent.h"
+#include "client/reflector.h"
 #include "gpu/gpu.h"
 #include "image/image.h"
 #include "kube/object.h"
@@ -100,8 +101,9 @@ struct sk_agent {
 	volatile bool stopping;
 	struct apod **pods;
 	size_t npods, cap;
-	pthread_t watch_thread, node_thread;
-	bool watch_started, node_started;
+	sk_reflector *pods_refl; /* the pods bound to the node */
+	pthread_t node_thread;
+	bool node_started;
 	struct sk_logserver *ls;
 	int log_port;
 	struct sk_sandbox **disk_sb; /* found on disk at start, not yet claimed */

@@ -1,4 +1,4 @@
-/* Agent lifecycle, the pod table fed by a watch on the node's pods, and the
+/* Agent lifecycle, the pod table fed by a reflector on the node's pods, and the
  * hand-over of containers found on disk to the pods they belong to. */
 #include <errno.h>
 #include <fcntl.h>
@@ -379,50 +379,26 @@ static void remove_orphans(struct sk_agent *a)
 	free(cs);
 }
 
-/* ---- watch ------------------------------------------------------------------- */
+/* ---- the node's pods ------------------------------------------------------------ */
 
-struct watch_state {
-	struct sk_agent *a;
-	pthread_mutex_t mu;
-	pthread_cond_t cond;
-	bool ended;
-	char rv[32];
-};
-
-static int on_event(const char *type, json_t *obj, void *ud)
+static void on_pod_event(void *ud, const char *type, json_t *obj)
 {
-	struct watch_state *ws = ud;
-	const char *rv = sk_kube_jstr(obj, "metadata.resourceVersion");
+	struct sk_agent *a = ud;
 
-	if (!strcmp(type, "ERROR")) {
-		pthread_mutex_lock(&ws->mu);
-		ws->ended = true;
-		if (json_integer_value(json_object_get(obj, "code")) == 410)
-			ws->rv[0] = '\0';
-		pthread_cond_signal(&ws->cond);
-		pthread_mutex_unlock(&ws->mu);
-		return 1;
-	}
-	if (rv)
-		snprintf(ws->rv, sizeof(ws->rv), "%s", rv);
-	if (!strcmp(type, "BOOKMARK"))
-		return 0;
 	if (!strcmp(type, "DELETED"))
-		mark_gone(ws->a, sk_kube_jstr(obj, "metadata.uid") ? sk_kube_jstr(obj, "metadata.uid") : "");
+		mark_gone(a, sk_kube_jstr(obj, "metadata.uid") ? sk_kube_jstr(obj, "metadata.uid") : "");
 	else
-		upsert_pod(ws->a, obj);
-	return 0;
+		upsert_pod(a, obj);
 }
 
-/* Lists the node's pods: new ones get workers, missing ones are gone. */
-static int relist(struct sk_agent *a, struct watch_state *ws, const char *selector, sk_error_t *err)
+/* A (re)list of the node's pods: new ones get workers, missing ones are
+ * gone; after the first, what belongs to no pod goes. */
+static void on_pod_list(void *ud, json_t *items, const char *rv)
 {
-	cleanup_json json_t *list = sk_client_list(a->c, "/api/v1/pods", selector, err);
-	json_t *items = json_object_get(list, "items"), *it;
+	struct sk_agent *a = ud;
+	json_t *it;
 	size_t i;
 
-	if (!list)
-		return -1;
 	json_array_foreach(items, i, it) upsert_pod(a, it);
 	pthread_mutex_lock(&a->mu);
 	for (size_t k = 0; k < a->npods; k++) {
@@ -440,86 +416,26 @@ static int relist(struct sk_agent *a, struct watch_state *ws, const char *select
 		}
 	}
 	pthread_mutex_unlock(&a->mu);
-	snprintf(ws->rv, sizeof(ws->rv), "%s",
-		 sk_kube_jstr(list, "metadata.resourceVersion") ? sk_kube_jstr(list, "metadata.resourceVersion") : "");
-	return 0;
-}
-
-static void sleep_ms(struct sk_agent *a, int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
+	if (!a->listed) {
+		a->listed = true;
+		remove_orphans(a);
 	}
-	pthread_mutex_lock(&a->mu);
-	if (!a->stopping)
-		pthread_cond_timedwait(&a->cond, &a->mu, &ts);
-	pthread_mutex_unlock(&a->mu);
 }
 
-static void *watch_loop(void *arg)
+static int pods_start(struct sk_agent *a, sk_error_t *err)
 {
-	struct sk_agent *a = arg;
-	struct watch_state ws = {.a = a};
 	cleanup_free char *sel = xasprintf("fieldSelector=spec.nodeName%%3D%s", a->node_name);
-	bool need_list = true;
+	sk_reflector_options o = {
+		.path = "/api/v1/pods",
+		.selectors = sel,
+		.component = "agent",
+		.replace = on_pod_list,
+		.event = on_pod_event,
+		.ud = a,
+	};
 
-	pthread_mutex_init(&ws.mu, NULL);
-	pthread_cond_init(&ws.cond, NULL);
-	while (!a->stopping) {
-		sk_error_t err = {0};
-		sk_client_watch *w;
-		cleanup_free char *q = NULL;
-
-		if (need_list) {
-			if (relist(a, &ws, sel, &err) < 0) {
-				sk_warn("agent", "listing pods: %s", err.msg);
-				sleep_ms(a, 1000);
-				continue;
-			}
-			if (!a->listed) {
-				a->listed = true;
-				remove_orphans(a);
-			}
-		}
-		q = xasprintf("%s&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=300", sel, ws.rv);
-		ws.ended = false;
-		w = sk_client_watch_start(a->c, "/api/v1/pods", q, on_event, &ws, &err);
-		if (!w) {
-			sk_warn("agent", "watching pods: %s", err.msg);
-			sleep_ms(a, 1000);
-			need_list = true;
-			continue;
-		}
-		pthread_mutex_lock(&ws.mu);
-		while (!ws.ended && !a->stopping) {
-			struct timespec ts;
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 200 * 1000000;
-			if (ts.tv_nsec >= 1000000000) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000;
-			}
-			pthread_cond_timedwait(&ws.cond, &ws.mu, &ts);
-		}
-		pthread_mutex_unlock(&ws.mu);
-		sk_client_watch_stop(w);
-		need_list = !ws.rv[0];
-		if (!a->stopping && need_list)
-			sleep_ms(a, 200);
-		else if (!a->stopping)
-			sleep_ms(a, 50);
-		sk__agent_reap(a);
-	}
-	pthread_cond_destroy(&ws.cond);
-	pthread_mutex_destroy(&ws.mu);
-	return NULL;
+	a->pods_refl = sk_reflector_new(a->c, &o);
+	return sk_reflector_start(a->pods_refl, err);
 }
 
 /* ---- container exits ------------------------------------------------------------ */
@@ -709,8 +625,8 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	if (pthread_create(&a->node_thread, NULL, sk__node_loop, a) == 0)
 		a->node_started = true;
 	exits_start(a);
-	if (pthread_create(&a->watch_thread, NULL, watch_loop, a) == 0)
-		a->watch_started = true;
+	if (pods_start(a, err) < 0)
+		goto fail;
 	sk_info("agent", "node %s: runtime %s, pod CIDR %s, logs on https://127.0.0.1:%d", a->node_name,
 		a->rt.default_handler, a->pod_cidr, a->log_port);
 	return a;
@@ -755,8 +671,7 @@ void sk_agent_stop(sk_agent *a)
 	for (size_t i = 0; i < a->npods; i++)
 		pthread_cond_signal(&a->pods[i]->cond);
 	pthread_mutex_unlock(&a->mu);
-	if (a->watch_started)
-		pthread_join(a->watch_thread, NULL);
+	sk_reflector_free(steal_ptr(&a->pods_refl));
 	if (a->node_started)
 		pthread_join(a->node_thread, NULL);
 	if (a->exit_started)

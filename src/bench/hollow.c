@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client/reflector.h"
 #include "sched/smap.h"
 #include "util/util.h"
 #include "util/version.h"
@@ -27,17 +28,14 @@ struct sk_hollow {
 	int nodes, gpus, nworkers;
 
 	pthread_mutex_t mu;
-	pthread_cond_t cv;  /* a job was queued, or stop (the writers wait) */
-	pthread_cond_t kcv; /* rewatch or stop (the keeper waits) */
+	pthread_cond_t cv; /* a job was queued, or stop (the writers wait) */
 	struct hjob *head, *tail;
-	int queued, stop, rewatch;
+	int queued, stop;
 	sk_smap seen; /* uid -> (void *)1: pods already queued or written */
 	uint64_t ip_seq;
 
-	sk_client_watch *watch;
+	sk_reflector *pods;
 	pthread_t *workers;
-	pthread_t keeper; /* re-lists and re-watches after a watch ends */
-	int keeper_started;
 	sk_hollow_stats st;
 };
 
@@ -190,69 +188,43 @@ static void consider_locked(sk_hollow *h, const char *type, json_t *pod)
 	pthread_cond_signal(&h->cv);
 }
 
-static int on_pod(const char *type, json_t *obj, void *ud)
+static void on_pod(void *ud, const char *type, json_t *obj)
 {
 	sk_hollow *h = ud;
 
 	pthread_mutex_lock(&h->mu);
-	if (!strcmp(type, "ERROR")) {
-		h->rewatch = 1;
-		pthread_cond_signal(&h->kcv);
-	} else if (obj && strcmp(type, "BOOKMARK")) {
-		consider_locked(h, type, obj);
-	}
+	consider_locked(h, type, obj);
 	pthread_mutex_unlock(&h->mu);
-	return 0;
 }
 
-/* Lists every pod (queuing those bound to us) and watches from the list's
- * resourceVersion. */
-static int list_and_watch(sk_hollow *h, sk_error_t *err)
+/* Every (re)list queues the pods bound to us not yet seen. */
+static void on_pods(void *ud, json_t *items, const char *rv)
 {
-	cleanup_json json_t *list = sk_client_list(h->c, "/api/v1/pods", NULL, err);
-	cleanup_free char *q = NULL;
+	sk_hollow *h = ud;
 	json_t *item;
 	size_t i;
 
-	if (!list)
-		return -1;
 	pthread_mutex_lock(&h->mu);
-	json_array_foreach(json_object_get(list, "items"), i, item) consider_locked(h, "ADDED", item);
+	json_array_foreach(items, i, item) consider_locked(h, "ADDED", item);
 	pthread_mutex_unlock(&h->mu);
-	q = xasprintf("resourceVersion=%s&allowWatchBookmarks=true", jstr(list, "metadata", "resourceVersion"));
-	/* pods are only read (status writes build their own bodies) */
-	h->watch = sk_client_watch_start_shared(h->c, "/api/v1/pods", q, on_pod, h, err);
-	return h->watch ? 0 : -1;
 }
 
-static void *keeper_main(void *arg)
+static int pods_start(sk_hollow *h, sk_error_t *err)
 {
-	sk_hollow *h = arg;
+	sk_reflector_options o = {
+		.path = "/api/v1/pods",
+		.component = "hollow",
+		/* pods are only read (status writes build their own bodies) */
+		.shared = 1,
+		.replace = on_pods,
+		.event = on_pod,
+		.ud = h,
+	};
 
-	pthread_mutex_lock(&h->mu);
-	while (!h->stop) {
-		sk_error_t err = {0};
-
-		if (!h->rewatch) {
-			pthread_cond_wait(&h->kcv, &h->mu);
-			continue;
-		}
-		h->rewatch = 0;
-		pthread_mutex_unlock(&h->mu);
-		sk_client_watch_stop(h->watch);
-		h->watch = NULL;
-		if (list_and_watch(h, &err) < 0) {
-			sk_warn("hollow", "re-watching pods: %s", err.msg);
-			sk_error_clear(&err);
-			usleep(200000);
-			pthread_mutex_lock(&h->mu);
-			h->rewatch = 1;
-			continue;
-		}
-		pthread_mutex_lock(&h->mu);
-	}
-	pthread_mutex_unlock(&h->mu);
-	return NULL;
+	h->pods = sk_reflector_new(h->c, &o);
+	if (sk_reflector_list(h->pods, err) < 0)
+		return -1;
+	return sk_reflector_start(h->pods, err);
 }
 
 /* ---- status writers ---- */
@@ -391,16 +363,10 @@ sk_hollow *sk_hollow_start(sk_client *c, const sk_hollow_options *o, sk_error_t 
 	h->nworkers = o && o->workers > 0 ? o->workers : DEFAULT_WORKERS;
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->cv, NULL);
-	pthread_cond_init(&h->kcv, NULL);
 	sk__smap_init(&h->seen);
 	h->workers = xzalloc((size_t)h->nworkers * sizeof(*h->workers));
-	if (register_nodes(h, !(o && o->no_leases), err) < 0 || list_and_watch(h, err) < 0)
+	if (register_nodes(h, !(o && o->no_leases), err) < 0 || pods_start(h, err) < 0)
 		goto fail;
-	if (pthread_create(&h->keeper, NULL, keeper_main, h) != 0) {
-		sk_error_set(err, SK_EINTERNAL, "cannot start hollow node thread");
-		goto fail;
-	}
-	h->keeper_started = 1;
 	for (int i = 0; i < h->nworkers; i++)
 		if (pthread_create(&h->workers[i], NULL, writer_main, h) != 0) {
 			sk_error_set(err, SK_EINTERNAL, "cannot start hollow node writer");
@@ -419,14 +385,11 @@ void sk_hollow_stop(sk_hollow *h)
 	pthread_mutex_lock(&h->mu);
 	h->stop = 1;
 	pthread_cond_broadcast(&h->cv);
-	pthread_cond_signal(&h->kcv);
 	pthread_mutex_unlock(&h->mu);
 	for (int i = 0; i < h->nworkers; i++)
 		if (h->workers[i])
 			pthread_join(h->workers[i], NULL);
-	if (h->keeper_started)
-		pthread_join(h->keeper, NULL);
-	sk_client_watch_stop(h->watch);
+	sk_reflector_free(h->pods);
 	while (h->head) {
 		struct hjob *j = h->head;
 
@@ -436,7 +399,6 @@ void sk_hollow_stop(sk_hollow *h)
 	}
 	sk__smap_release(&h->seen);
 	pthread_cond_destroy(&h->cv);
-	pthread_cond_destroy(&h->kcv);
 	pthread_mutex_destroy(&h->mu);
 	free(h->workers);
 	free(h->prefix);

@@ -36,13 +36,16 @@ typedef void (*sk_informer_fn)(void *ud, int ev, json_t *old, json_t *obj);
  * Handlers are added before sk__informer_start. */
 sk_informer *sk__informer_new(sk_client *c, const char *path, const char *api_version, const char *kind);
 void sk__informer_on(sk_informer *inf, sk_informer_fn fn, void *ud);
-/* Lists once (handlers see every object as an add), then keeps a watch on a
- * thread, relisting after ERROR events or 410. */
+/* Lists once (handlers see every object as an add), then keeps the
+ * reflector's watch (client/reflector.h) on a thread. */
 int sk__informer_start(sk_informer *inf, sk_error_t *err);
 /* Stops the watch thread: no handler runs after it returns. Controllers
  * stop every informer before freeing any, since handlers read the caches
  * of other informers. Idempotent. */
 void sk__informer_stop(sk_informer *inf);
+/* Asks the watch thread to end without waiting (then sk__informer_stop), so
+ * that several informers stop together. */
+void sk__informer_cancel(sk_informer *inf);
 /* Stops (if needed) and frees the informer and its cache. */
 void sk__informer_free(sk_informer *inf);
 /* Cached object (new reference, read-only) or NULL. */

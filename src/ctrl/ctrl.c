@@ -218,6 +218,8 @@ void sk_ctrl_stop(sk_ctrl *ctl)
 		controller_stop(ctl->ctrls[i]);
 	infs = all_informers(ctl, &n);
 	for (int i = 0; i < n; i++)
+		sk__informer_cancel(infs[i]);
+	for (int i = 0; i < n; i++)
 		sk__informer_stop(infs[i]);
 	for (int i = 0; i < n; i++)
 		sk__informer_free(infs[i]);

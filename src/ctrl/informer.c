@@ -1,10 +1,11 @@
-/* A shared informer: list + watch of one resource with an in-memory cache
- * keyed by namespace/name (after client-go's reflector and indexer), and an
+/* A shared informer: list + watch of one resource (an sk_reflector) with an
+ * in-memory cache keyed by namespace/name (after client-go's indexer), and an
  * index of the cached objects by their controller's uid (orphans by
  * namespace), as upstream's PodControllerUIDIndex, so a controller reads the
  * objects it may own without scanning the namespace. */
 #include <string.h>
 
+#include "client/reflector.h"
 #include "ctrl/ctrl-int.h"
 #include "util/util.h"
 
@@ -14,18 +15,15 @@ struct sk_informer {
 	sk_client *c;
 	char *path, *api_version, *kind;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	json_t *cache;      /* key -> object */
 	json_t *tombstones; /* key -> rv of the delete we already applied */
 	json_t *owners;     /* owner_key -> {key -> object} */
-	char rv[32];        /* last resourceVersion seen */
 	struct {
 		sk_informer_fn fn;
 		void *ud;
 	} h[MAX_HANDLERS];
 	int nh;
-	pthread_t thread;
-	int started, stop, watch_ended, need_list;
+	sk_reflector *refl;
 };
 
 sk_informer *sk__informer_new(sk_client *c, const char *path, const char *api_version, const char *kind)
@@ -39,9 +37,7 @@ sk_informer *sk__informer_new(sk_client *c, const char *path, const char *api_ve
 	inf->cache = json_object();
 	inf->tombstones = json_object();
 	inf->owners = json_object();
-	inf->need_list = 1;
 	pthread_mutex_init(&inf->mu, NULL);
-	pthread_cond_init(&inf->cv, NULL);
 	return inf;
 }
 
@@ -236,19 +232,18 @@ json_t *sk__informer_orphans(sk_informer *inf, const char *ns)
 	return arr;
 }
 
-/* Lists the collection and reconciles the cache with it. */
-static int relist(sk_informer *inf, sk_error_t *err)
+/* A (re)list: the cache becomes items. An object written through after the
+ * list's snapshot is not stale, nor forgotten by an older tombstone. */
+static void on_replace(void *ud, json_t *items, const char *rv)
 {
-	cleanup_json json_t *list = sk_client_list(inf->c, inf->path, NULL, err);
+	sk_informer *inf = ud;
 	cleanup_json json_t *seen = json_object(), *stale = json_array();
-	json_t *items, *v;
-	const char *k, *rv;
-	long long list_rv;
+	long long list_rv = rv && *rv ? strtoll(rv, NULL, 10) : 0;
+	json_t *v;
+	const char *k;
 	size_t i;
+	void *tmp;
 
-	if (!list)
-		return -1;
-	items = json_object_get(list, "items");
 	json_array_foreach(items, i, v)
 	{
 		cleanup_free char *key = sk__key(v);
@@ -256,133 +251,63 @@ static int relist(sk_informer *inf, sk_error_t *err)
 		json_object_set_new(seen, key, json_true());
 		apply_upsert(inf, v, 0, 1);
 	}
-	rv = sk_kube_jstr(list, "metadata.resourceVersion");
-	list_rv = rv ? strtoll(rv, NULL, 10) : 0;
 	pthread_mutex_lock(&inf->mu);
-	/* an object written through after the list's snapshot is not stale */
 	json_object_foreach(inf->cache, k, v) if (!json_object_get(seen, k) && (!list_rv || rv_of(v) <= list_rv))
 		json_array_append(stale, v);
-	{
-		void *tmp;
-
-		json_object_foreach_safe(inf->tombstones, tmp, k, v) if (!list_rv || json_integer_value(v) <= list_rv)
-			json_object_del(inf->tombstones, k);
-	}
-	snprintf(inf->rv, sizeof(inf->rv), "%s", rv ? rv : "0");
+	json_object_foreach_safe(inf->tombstones, tmp, k, v) if (!list_rv || json_integer_value(v) <= list_rv)
+		json_object_del(inf->tombstones, k);
 	pthread_mutex_unlock(&inf->mu);
 	json_array_foreach(stale, i, v) apply_delete(inf, v);
-	return 0;
 }
 
-static int on_event(const char *type, json_t *obj, void *ud)
+static void on_event(void *ud, const char *type, json_t *obj)
 {
 	sk_informer *inf = ud;
-	const char *rv = sk_kube_jstr(obj, "metadata.resourceVersion");
 
-	if (!strcmp(type, "ERROR")) {
-		pthread_mutex_lock(&inf->mu);
-		inf->need_list = 1;
-		inf->watch_ended = 1;
-		pthread_cond_broadcast(&inf->cv);
-		pthread_mutex_unlock(&inf->mu);
-		return 1;
-	}
-	if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED"))
-		apply_upsert(inf, obj, 0, 1);
-	else if (!strcmp(type, "DELETED"))
+	if (!strcmp(type, "DELETED"))
 		apply_delete(inf, obj);
-	if (rv) {
-		pthread_mutex_lock(&inf->mu);
-		snprintf(inf->rv, sizeof(inf->rv), "%s", rv);
-		pthread_mutex_unlock(&inf->mu);
-	}
-	return 0;
-}
-
-static int wait_stop(sk_informer *inf, int ms)
-{
-	struct timespec ts;
-	int stop;
-
-	sk_deadline_after_ms(&ts, ms);
-	pthread_mutex_lock(&inf->mu);
-	if (!inf->stop)
-		pthread_cond_timedwait(&inf->cv, &inf->mu, &ts);
-	stop = inf->stop;
-	pthread_mutex_unlock(&inf->mu);
-	return stop;
-}
-
-static void *informer_thread(void *arg)
-{
-	sk_informer *inf = arg;
-
-	while (!inf->stop) {
-		sk_error_t err = {0};
-		sk_client_watch *w;
-		cleanup_free char *q = NULL;
-
-		if (inf->need_list) {
-			if (relist(inf, &err) < 0) {
-				sk_warn("ctrl", "listing %s: %s", inf->path, err.msg);
-				wait_stop(inf, 1000);
-				continue;
-			}
-			inf->need_list = 0;
-		}
-		pthread_mutex_lock(&inf->mu);
-		q = xasprintf("resourceVersion=%s&allowWatchBookmarks=true", inf->rv);
-		inf->watch_ended = 0;
-		pthread_mutex_unlock(&inf->mu);
-		w = sk_client_watch_start(inf->c, inf->path, q, on_event, inf, &err);
-		if (!w) {
-			inf->need_list = 1;
-			wait_stop(inf, 1000);
-			continue;
-		}
-		pthread_mutex_lock(&inf->mu);
-		while (!inf->watch_ended && !inf->stop)
-			pthread_cond_wait(&inf->cv, &inf->mu);
-		pthread_mutex_unlock(&inf->mu);
-		sk_client_watch_stop(w);
-	}
-	return NULL;
+	else
+		apply_upsert(inf, obj, 0, 1);
 }
 
 int sk__informer_start(sk_informer *inf, sk_error_t *err)
 {
-	if (relist(inf, err) < 0)
-		return sk_error_wrap(err, "listing %s", inf->path);
-	inf->need_list = 0;
-	if (pthread_create(&inf->thread, NULL, informer_thread, inf))
-		return sk_error_set(err, SK_EINTERNAL, "informer %s: cannot start thread", inf->path);
-	inf->started = 1;
-	return 0;
+	sk_reflector_options o = {
+		.path = inf->path,
+		.component = "ctrl",
+		.replace = on_replace,
+		.event = on_event,
+		.ud = inf,
+	};
+
+	if (!inf->refl)
+		inf->refl = sk_reflector_new(inf->c, &o);
+	if (sk_reflector_list(inf->refl, err) < 0)
+		return -1;
+	return sk_reflector_start(inf->refl, err);
+}
+
+void sk__informer_cancel(sk_informer *inf)
+{
+	if (inf)
+		sk_reflector_cancel(inf->refl);
 }
 
 void sk__informer_stop(sk_informer *inf)
 {
-	if (!inf)
-		return;
-	pthread_mutex_lock(&inf->mu);
-	inf->stop = 1;
-	pthread_cond_broadcast(&inf->cv);
-	pthread_mutex_unlock(&inf->mu);
-	if (inf->started)
-		pthread_join(inf->thread, NULL);
-	inf->started = 0;
+	if (inf)
+		sk_reflector_stop(inf->refl);
 }
 
 void sk__informer_free(sk_informer *inf)
 {
 	if (!inf)
 		return;
-	sk__informer_stop(inf);
+	sk_reflector_free(inf->refl);
 	json_decref(inf->cache);
 	json_decref(inf->tombstones);
 	json_decref(inf->owners);
 	pthread_mutex_destroy(&inf->mu);
-	pthread_cond_destroy(&inf->cv);
 	free(inf->path);
 	free(inf->api_version);
 	free(inf->kind);

@@ -1,30 +1,28 @@
-/* Private state of the scheduler loop (sched.c), its reflectors
- * (reflector.c) and API workers (worker.c). */
+/* Private state of the scheduler loop (sched.c), its feeds (feed.c) and API
+ * workers (worker.c). */
 #ifndef SK_SCHED_SCHED_INT_H
 #define SK_SCHED_SCHED_INT_H
 
 #include <pthread.h>
 
+#include "client/reflector.h"
 #include "sched/core.h"
 #include "sched/gang.h"
 #include "sched/preempt.h"
 #include "sched/queue.h"
 #include "sched/sched.h"
 
-enum { SK_RES_NODES, SK_RES_PODS_W, SK_RES_PODGROUPS, SK_RES_PRIOCLASSES, SK_RES_RUNTIMECLASSES, SK_NREFLECTORS };
+enum { SK_RES_NODES, SK_RES_PODS_W, SK_RES_PODGROUPS, SK_RES_PRIOCLASSES, SK_RES_RUNTIMECLASSES, SK_NFEEDS };
 
 struct sk_sched;
 
-/* One list+watch loop for a collection. apply runs under sched->mu. */
-struct sk_reflector {
+/* One watched collection: its reflector applies lists and events under
+ * sched->mu. */
+struct sk_feed {
 	struct sk_sched *s;
 	int kind;
-	const char *path;
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int broken, stop;
-	int synced;
+	sk_reflector *r;
+	int synced; /* under sched->mu: listed once (or not served) */
 };
 
 enum { JOB_BIND, JOB_FAIL, JOB_PREEMPT, JOB_PODGROUP_STATUS, JOB_EVENT, JOB_EVENTS_REFRESH };
@@ -58,7 +56,7 @@ struct sk_sched {
 	sk_smap runtime_classes; /* name -> json RuntimeClass (owned ref) */
 	sk_smap dirty_gangs;     /* gang key -> (void *)1 */
 	sk_sched_stats stats;
-	struct sk_reflector refl[SK_NREFLECTORS];
+	struct sk_feed feeds[SK_NFEEDS];
 	pthread_t loop;
 
 	pthread_mutex_t jmu; /* worker queue */
@@ -86,9 +84,10 @@ struct sk_evagg {
 	char last[32]; /* lastTimestamp of the last occurrence */
 };
 
-/* reflector.c */
-void sk__sched_reflectors_start(struct sk_sched *s);
-void sk__sched_reflectors_stop(struct sk_sched *s);
+/* feed.c */
+void sk__sched_feeds_start(struct sk_sched *s);
+/* Stops and frees the reflectors: nothing is applied after it returns. */
+void sk__sched_feeds_stop(struct sk_sched *s);
 /* sched.c: applies one watch event / list item under s->mu */
 void sk__sched_apply(struct sk_sched *s, int kind, const char *type, json_t *obj);
 /* sched.c: after a relist, deletes objects of kind whose keys are not in seen */

@@ -639,8 +639,8 @@ static void gang_status_flush(struct sk_sched *s)
  * (PodGroups and PriorityClasses included) has been listed once. */
 static int synced(const struct sk_sched *s)
 {
-	for (int k = 0; k < SK_NREFLECTORS; k++)
-		if (!s->refl[k].synced)
+	for (int k = 0; k < SK_NFEEDS; k++)
+		if (!s->feeds[k].synced)
 			return 0;
 	return 1;
 }
@@ -766,7 +766,7 @@ sk_sched *sk_sched_start(sk_client *c, const sk_sched_options *opts, sk_error_t 
 	sk__smap_init(&s->dirty_gangs);
 	sk__smap_init(&s->events);
 	sk__sched_workers_start(s);
-	sk__sched_reflectors_start(s);
+	sk__sched_feeds_start(s);
 	pthread_create(&s->loop, NULL, loop_main, s);
 	return s;
 }
@@ -788,7 +788,7 @@ void sk_sched_stop(sk_sched *s)
 {
 	if (!s)
 		return;
-	sk__sched_reflectors_stop(s);
+	sk__sched_feeds_stop(s);
 	pthread_mutex_lock(&s->mu);
 	s->stop = 1;
 	pthread_cond_broadcast(&s->wake);

@@ -2,7 +2,7 @@
  * priorityclasses and runtimeclasses through an sk_client, schedules pending
  * pods whose spec.schedulerName names one of its profiles, and binds them.
  *
- * Threads: one reflector per resource (list, watch, relist on "ERROR"), the
+ * Threads: one reflector per resource (client/reflector.h), the
  * decision loop, and a small pool of API workers that bind, patch pod status
  * (PodScheduled=False/Unschedulable, nominatedNodeName), delete preemption
  * victims, write PodGroup status and record core/v1 Events ("Scheduled",
