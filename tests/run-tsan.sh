@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The end-to-end tests of the API, watch serving, scheduler (hollow nodes) and
-# controllers (simulated nodes) against the ThreadSanitizer build
+# The end-to-end tests of the API, watch serving, CRDs (the kind registry's
+# snapshots, the CRD threads), scheduler (hollow nodes) and controllers (simulated nodes) against the ThreadSanitizer build
 # (build/skiff-tsan). None starts a container. A test fails when its server's
 # log holds a ThreadSanitizer report (conftest.py reads it), so every race of
 # a run is listed rather than only the first; a report also makes the server
@@ -12,7 +12,9 @@ export SKIFF_BIN=${SKIFF_BIN:-$PWD/build/skiff-tsan}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:exitcode=66:second_deadlock_stack=1:history_size=4:suppressions=$PWD/tests/tsan.supp}
 tests=(tests/e2e/test_api_errors.py tests/e2e/test_api_kubectl.py tests/e2e/test_api_python.py
 	tests/e2e/test_api_protobuf.py tests/e2e/test_api_watch_serving.py tests/e2e/test_ctrl_simulated.py
-	tests/e2e/test_bench_smoke.py tests/e2e/test_store_durability.py)
+	tests/e2e/test_bench_smoke.py tests/e2e/test_store_durability.py
+	tests/e2e/test_crd_basic.py tests/e2e/test_crd_gc.py tests/e2e/test_crd_realistic.py
+	tests/e2e/test_crd_schema.py tests/e2e/test_crd_subresources.py)
 for a in "$@"; do
 	case $a in tests/*) tests=() ;; esac
 done

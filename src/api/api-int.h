@@ -113,9 +113,13 @@ struct sk_api {
 	sk_store *store;
 	sk_api_options opts;
 	pthread_mutex_t mu;
-	int shutting_down; /* atomic: read by watches on other threads */
-	int gc_enabled;    /* a garbage collector honours foreground/orphan finalizers */
+	int shutting_down; /* atomic (sk__api_stopping): read by watches and the CRD threads */
+	int gc_enabled;    /* atomic (sk__api_gc_enabled): a garbage collector honours foreground/orphan finalizers */
 };
+
+/* The flags other threads read while the server runs. */
+static inline int sk__api_stopping(const sk_api *api) { return __atomic_load_n(&api->shutting_down, __ATOMIC_ACQUIRE); }
+static inline int sk__api_gc_enabled(const sk_api *api) { return __atomic_load_n(&api->gc_enabled, __ATOMIC_ACQUIRE); }
 
 /* Parsed request path. */
 typedef struct sk_path {

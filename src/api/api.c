@@ -57,7 +57,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 
 void sk_api_shutdown(sk_api *api) { __atomic_store_n(&api->shutting_down, 1, __ATOMIC_RELEASE); }
 
-void sk_api_set_gc_enabled(sk_api *api, int on) { api->gc_enabled = on; }
+void sk_api_set_gc_enabled(sk_api *api, int on) { __atomic_store_n(&api->gc_enabled, on, __ATOMIC_RELEASE); }
 
 void sk_api_free(sk_api *api)
 {

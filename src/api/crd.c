@@ -687,7 +687,7 @@ static void *cleanup_main(void *arg)
 	sk_client *c = sk_client_new_inproc(job->api);
 	cleanup_free char *path = crd_path(job->name);
 
-	while (!job->api->shutting_down) {
+	while (!sk__api_stopping(job->api)) {
 		sk_error_t err = {0};
 		cleanup_json json_t *crd = sk_client_get(c, path, &err);
 		json_t *spec = jget(crd, "spec"), *an = jget(jget(crd, "status"), "acceptedNames"), *fin, *v;
@@ -759,7 +759,7 @@ static void start_cleanup(sk_api *api, const char *crd_name)
 	cleanup_job *job;
 	pthread_t t;
 
-	if (!crd_name || api->shutting_down)
+	if (!crd_name || sk__api_stopping(api))
 		return;
 	if (!running)
 		running = json_object();
@@ -846,7 +846,7 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 	}
 	if (!json_array_size(needles))
 		return;
-	for (size_t k = 0; k < ks->n && !api->shutting_down; k++) {
+	for (size_t k = 0; k < ks->n && !sk__api_stopping(api); k++) {
 		const sk_api_resource *r = ks->v[k];
 		const char *store = r->store ? r->store : r->plural;
 		cleanup_free char *prefix = NULL;
@@ -921,10 +921,10 @@ static void *gc_main(void *arg)
 
 	/* custom objects every second; built-in ones (many more, e.g. pods)
 	 * every 5 s */
-	while (!api->shutting_down) {
-		if (api->gc_enabled)
+	while (!sk__api_stopping(api)) {
+		if (sk__api_gc_enabled(api))
 			gc_sweep(api, c, tick++ % 5 == 0);
-		for (int i = 0; i < 10 && !api->shutting_down; i++)
+		for (int i = 0; i < 10 && !sk__api_stopping(api); i++)
 			sleep_ms(100);
 	}
 	sk_client_free(c);
@@ -946,7 +946,7 @@ void sk__crd_start(sk_api *api)
 
 void sk__crd_stop(sk_api *api)
 {
-	api->shutting_down = 1;
+	__atomic_store_n(&api->shutting_down, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&threads_mu);
 	while (nthreads > 0)
 		pthread_cond_wait(&threads_cv, &threads_mu);

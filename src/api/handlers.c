@@ -1154,10 +1154,10 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 		r->ops->on_delete(r, obj);
 	/* the collector of custom objects only knows background deletion:
 	 * no finalizer it would never remove */
-	if (api->gc_enabled && !sk__kind_flag(r, SK_KIND_BACKGROUND_GC) && o->propagation &&
+	if (sk__api_gc_enabled(api) && !sk__kind_flag(r, SK_KIND_BACKGROUND_GC) && o->propagation &&
 	    !strcmp(o->propagation, "Foreground"))
 		add_finalizer(obj, "foregroundDeletion");
-	if (api->gc_enabled && !sk__kind_flag(r, SK_KIND_BACKGROUND_GC) && o->propagation &&
+	if (sk__api_gc_enabled(api) && !sk__kind_flag(r, SK_KIND_BACKGROUND_GC) && o->propagation &&
 	    !strcmp(o->propagation, "Orphan"))
 		add_finalizer(obj, "orphan");
 	fin = json_object_get(meta, "finalizers");
