@@ -220,6 +220,86 @@ static void immutable(struct sk__verr *e, const char *field, json_t *a, json_t *
 		sk__vinvalid(e, field, a ? a : json_null(), "field is immutable");
 }
 
+/* The schema jsonPath (".a.b", no array notation) names under s, or NULL
+ * with *why set (cel.ValidFieldPath with array notation off). */
+static json_t *selectable_schema(json_t *s, const char *path, const char **why)
+{
+	const char *p = path;
+
+	if (*p != '.') {
+		*why = "must start with a '.'";
+		return NULL;
+	}
+	while (*p == '.') {
+		const char *q = ++p;
+		char seg[256];
+
+		while (*q && *q != '.' && *q != '[')
+			q++;
+		if (*q == '[') {
+			*why = "array notation is not allowed";
+			return NULL;
+		}
+		if (q == p || (size_t)(q - p) >= sizeof(seg)) {
+			*why = "invalid field path";
+			return NULL;
+		}
+		memcpy(seg, p, (size_t)(q - p));
+		seg[q - p] = 0;
+		s = jget(jget(s, "properties"), seg);
+		if (!json_is_object(s)) {
+			*why = "does not refer to a valid field";
+			return NULL;
+		}
+		p = q;
+	}
+	return s;
+}
+
+/* spec.versions[i].selectableFields as upstream's validateSelectableFields. */
+static void validate_selectable(struct sk__verr *e, json_t *fields, json_t *schema, size_t vi)
+{
+	cleanup_json json_t *seen = json_object();
+	char f[160];
+	size_t i;
+	json_t *sf;
+
+	json_array_foreach(fields, i, sf)
+	{
+		const char *jp = jstr(sf, "jsonPath"), *why = NULL, *type;
+		json_t *found;
+
+		snprintf(f, sizeof(f), "spec.versions[%zu].selectableFields[%zu].jsonPath", vi, i);
+		if (!jp || !*jp) {
+			sk__vrequired(e, f, "");
+			continue;
+		}
+		if (!strncmp(jp, ".metadata", 9) && (!jp[9] || jp[9] == '.')) {
+			sk__vinvalid_str(e, f, jp, "must not point to fields in metadata");
+			continue;
+		}
+		found = selectable_schema(schema, jp, &why);
+		if (!found) {
+			cleanup_free char *msg = xasprintf("is an invalid path: %s", why);
+			sk__vinvalid_str(e, f, jp, msg);
+			continue;
+		}
+		type = jstr(found, "type");
+		if (!type || (strcmp(type, "string") && strcmp(type, "boolean") && strcmp(type, "integer")))
+			sk__vinvalid_str(e, f, jp,
+					 "must point to a field of type string, boolean or integer. Enum string fields "
+					 "and strings with formats are allowed.");
+		if (jget(seen, jp + 1))
+			sk__vduplicate(e, f, jget(sf, "jsonPath"));
+		else
+			json_object_set_new(seen, jp + 1, json_true());
+	}
+	if (json_object_size(seen) > 8) {
+		snprintf(f, sizeof(f), "spec.versions[%zu].selectableFields", vi);
+		sk__vtoo_many(e, f, (int64_t)json_object_size(seen), 8);
+	}
+}
+
 json_t *sk__crd_validate(json_t *crd, json_t *old)
 {
 	struct sk__verr e = {json_array()};
@@ -278,6 +358,8 @@ json_t *sk__crd_validate(json_t *crd, json_t *old)
 			sk__vrequired(&e, f, "schemas are required");
 		else
 			validate_schema(&e, schema, f, 1, NULL, 0);
+		if (json_array_size(jget(v, "selectableFields")))
+			validate_selectable(&e, jget(v, "selectableFields"), schema, i);
 		if (json_is_object(jget(jget(v, "subresources"), "scale"))) {
 			json_t *sc = jget(jget(v, "subresources"), "scale");
 

@@ -3,6 +3,7 @@
 #define SK_API_CRD_H
 
 #include "api/api-int.h"
+#include "kube/selector.h"
 
 #define SK_CRD_FINALIZER "customresourcecleanup.apiextensions.k8s.io"
 
@@ -42,6 +43,10 @@ json_t *sk__custom_prune(const sk_api_resource *r, json_t *obj);
  * sets the specReplicasPath value (0, or -1 without a scale subresource). */
 json_t *sk__custom_scale(const sk_api_resource *r, json_t *obj);
 int sk__custom_set_replicas(const sk_api_resource *r, json_t *obj, json_t *replicas);
+/* Checks a field selector's fields against metadata.name,
+ * metadata.namespace and the version's selectableFields (400 "field label
+ * not supported: x" for others). */
+int sk__custom_field_check(const sk_api_resource *r, sk_kube_field_selector *sel, sk_error_t *err);
 /* Table columns and one row's cells: Name, then additionalPrinterColumns
  * (or Age when there are none). */
 json_t *sk__custom_table_columns(const sk_api_resource *r);

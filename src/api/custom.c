@@ -18,6 +18,23 @@ static json_t *schema_of(const sk_api_resource *r, json_t **info)
 	return json_object_get(json_object_get(json_object_get(*info, "version"), "schema"), "openAPIV3Schema");
 }
 
+int sk__custom_field_check(const sk_api_resource *r, sk_kube_field_selector *sel, sk_error_t *err)
+{
+	cleanup_json json_t *info = sk__kind_custom_spec(r);
+	json_t *fields = json_object_get(json_object_get(info, "version"), "selectableFields"), *f;
+	const char *extra[17] = {NULL};
+	size_t i, n = 0;
+
+	json_array_foreach(fields, i, f)
+	{
+		const char *jp = json_string_value(json_object_get(f, "jsonPath"));
+
+		if (jp && *jp == '.' && n < 16)
+			extra[n++] = jp + 1;
+	}
+	return sk_kube_field_selector_check_fields(sel, extra, err);
+}
+
 json_t *sk__custom_validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub)
 {
 	struct sk__verr e = {json_array()};

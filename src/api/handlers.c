@@ -610,8 +610,10 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 		return -1;
 	if (fs && *fs) {
 		f->fields = sk_kube_field_selector_parse(fs, err);
-		if (!f->fields || sk_kube_field_selector_check(
-					  f->fields, sk__kind_flag(r, SK_KIND_META_FIELDS) ? "" : r->kind, err) < 0)
+		if (!f->fields ||
+		    (r->custom ? sk__custom_field_check(r, f->fields, err)
+			       : sk_kube_field_selector_check(
+					 f->fields, sk__kind_flag(r, SK_KIND_META_FIELDS) ? "" : r->kind, err)) < 0)
 			return -1;
 	}
 	return 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/crd.h"
 #include "kube/selector.h"
 #include "util/json.h"
 #include "util/util.h"
@@ -360,8 +361,10 @@ static int watch_filters(sk_api_watch *w, const sk_api_request *req, sk_error_t 
 	if (fs && *fs) {
 		w->fields = sk_kube_field_selector_parse(fs, err);
 		if (!w->fields ||
-		    sk_kube_field_selector_check(
-			    w->fields, sk__kind_flag(w->res, SK_KIND_META_FIELDS) ? "" : w->res->kind, err) < 0)
+		    (w->res->custom ? sk__custom_field_check(w->res, w->fields, err)
+				    : sk_kube_field_selector_check(
+					      w->fields, sk__kind_flag(w->res, SK_KIND_META_FIELDS) ? "" : w->res->kind,
+					      err)) < 0)
 			return -1;
 		if (!strcmp(w->res->kind, "Pod") && sk_kube_field_selector_single_eq(w->fields, "spec.nodeName", &v) &&
 		    *v)

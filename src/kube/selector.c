@@ -1057,6 +1057,20 @@ int sk_kube_field_selector_check(sk_kube_field_selector *sel, const char *kind, 
 	return 0;
 }
 
+int sk_kube_field_selector_check_fields(const sk_kube_field_selector *sel, const char *const *extra, sk_error_t *err)
+{
+	for (size_t i = 0; i < sel->n; i++) {
+		const char *f = sel->terms[i].field;
+		bool ok = strcmp(f, "metadata.name") == 0 || strcmp(f, "metadata.namespace") == 0;
+
+		for (size_t j = 0; !ok && extra && extra[j]; j++)
+			ok = strcmp(extra[j], f) == 0;
+		if (!ok)
+			return sk_error_set(err, SK_EBADREQUEST, "field label not supported: %s", f);
+	}
+	return 0;
+}
+
 /* The value upstream's *ToSelectableFields gives field; malloc'd. */
 static char *field_value(json_t *obj, const char *field)
 {

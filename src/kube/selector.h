@@ -72,6 +72,12 @@ sk_kube_field_selector *sk_kube_field_selector_parse(const char *s, sk_error_t *
  * spec.nodeName for pods. Returns 0 or -1. */
 int sk_kube_field_selector_check(sk_kube_field_selector *sel, const char *kind, sk_error_t *err);
 
+/* Checks every field of sel against metadata.name, metadata.namespace and
+ * the NULL-terminated extra (a custom kind's selectableFields, without the
+ * leading dot); others fail with SK_EBADREQUEST and upstream's message
+ * "field label not supported: foo". Returns 0 or -1. */
+int sk_kube_field_selector_check_fields(const sk_kube_field_selector *sel, const char *const *extra, sk_error_t *err);
+
 /* 1 when obj satisfies every term. A field's value is read from the dotted
  * path in obj: missing gives "" (or upstream's default: "false" for
  * spec.hostNetwork and spec.unschedulable, "0" for status.replicas and

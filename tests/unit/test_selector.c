@@ -284,6 +284,20 @@ static int fmatch(const char *sel, const char *kind, const char *obj)
 	return r;
 }
 
+static void test_field_check_fields(void **state)
+{
+	static const char *const extra[] = {"spec.color", "spec.size", NULL};
+	sk_error_t err = {0};
+	sk_kube_field_selector *s = fparse("metadata.name=a,metadata.namespace=b,spec.color!=red,spec.size=2");
+
+	(void)state;
+	assert_int_equal(sk_kube_field_selector_check_fields(s, extra, &err), 0);
+	assert_int_equal(sk_kube_field_selector_check_fields(s, NULL, &err), -1);
+	assert_int_equal(err.code, SK_EBADREQUEST);
+	assert_string_equal(err.msg, "field label not supported: spec.color");
+	sk_kube_field_selector_free(s);
+}
+
 static void test_field_match(void **state)
 {
 	const char *pod = "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\"},"
@@ -316,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_label_string),
 		cmocka_unit_test(test_field_parse),
 		cmocka_unit_test(test_field_check),
+		cmocka_unit_test(test_field_check_fields),
 		cmocka_unit_test(test_field_match),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
