@@ -210,6 +210,32 @@ static void add_read_path(json_t *paths, const char *path, const sk_api_resource
 	json_object_set_new(paths, path, json_pack("{s:o}", "get", op));
 }
 
+/* The PATCH operation of an item path as upstream's: the fieldValidation
+ * parameter (kubectl then leaves --validate=strict to the server, and keeps
+ * its own v2 check for the items of a List) and the request content types
+ * without strategic merge patch (kubectl's client-side apply then sends a
+ * merge patch). */
+static void add_patch_op(json_t *path_item, const sk_api_resource *r, const char *schema_name)
+{
+	cleanup_free char *ref = xasprintf("#/components/schemas/%s", schema_name);
+	json_t *content = json_object(), *params = json_array();
+	static const char *const types[] = {"application/apply-patch+yaml", "application/json-patch+json",
+					    "application/merge-patch+json"};
+	static const char *const qp[] = {"dryRun", "fieldManager", "fieldValidation", "force"};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		json_object_set_new(content, types[i], json_pack("{s:{s:s}}", "schema", "type", "object"));
+	for (size_t i = 0; i < sizeof(qp) / sizeof(qp[0]); i++)
+		json_array_append_new(params, json_pack("{s:s, s:s, s:{s:s}}", "name", qp[i], "in", "query", "schema",
+							"type", !strcmp(qp[i], "force") ? "boolean" : "string"));
+	json_object_set_new(path_item, "patch",
+			    json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:{s:b, s:o}, s:{s:{s:s, s:{s:{s:{s:s}}}}}}",
+				      "x-kubernetes-action", "patch", "x-kubernetes-group-version-kind", "group",
+				      r->group, "version", r->version, "kind", r->kind, "parameters", params,
+				      "requestBody", "required", 1, "content", content, "responses", "200",
+				      "description", "OK", "content", "application/json", "schema", "$ref", ref));
+}
+
 static json_t *custom_openapi_doc(const char *group, const char *version)
 {
 	const sk_kind_set *ks = sk__kinds();
@@ -238,6 +264,7 @@ static json_t *custom_openapi_doc(const char *group, const char *version)
 							    r->namespaced ? "namespaces/{namespace}/" : "", r->plural);
 
 			add_read_path(paths, item, r, name, "get");
+			add_patch_op(json_object_get(paths, item), r, name);
 		}
 	}
 	if (!json_object_size(schemas)) {
@@ -360,20 +387,49 @@ static void not_found(sk_api_response *resp)
 /* client-go asks for application/com.github.proto-openapi.spec.v2@v1.0+protobuf */
 static void reply_openapi_v2(const sk_api_request *req, sk_api_response *resp)
 {
-	const char *body_json;
-	size_t len;
+	const sk_kind_set *ks = sk__kinds();
+	int pb = req->accept && strstr(req->accept, "protobuf");
+	sk_openapi_custom_kind *ck = xzalloc((ks->n + 1) * sizeof(*ck));
+	json_t **infos = xzalloc((ks->n + 1) * sizeof(*infos));
+	char **names = xzalloc((ks->n + 1) * sizeof(*names));
+	size_t n = 0, len;
+	char *body;
 
-	if (req->accept && strstr(req->accept, "protobuf")) {
-		const unsigned char *pb = sk_openapi_v2_protobuf(&len);
-		char *body = xmalloc(len ? len : 1);
+	for (size_t i = 0; i < ks->n; i++) {
+		const sk_api_resource *r = ks->v[i];
+		cleanup_free char *rg = NULL;
 
-		memcpy(body, pb, len);
-		sk__reply_raw(resp, 200, body, len);
-		resp->content_type = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
-		return;
+		if (!r->custom)
+			continue;
+		infos[n] = sk__kind_custom_spec(r);
+		rg = reversed_group(r->group);
+		names[n] = xasprintf("%s.%s.%s", rg, r->version, r->kind);
+		ck[n] = (sk_openapi_custom_kind){
+			names[n], r->group, r->version, r->kind,
+			json_object_get(json_object_get(json_object_get(infos[n], "version"), "schema"),
+					"openAPIV3Schema")};
+		n++;
 	}
-	body_json = sk_openapi_v2_json(&len);
-	sk__reply_raw(resp, 200, xstrdup(body_json), len);
+	if (n) {
+		body = sk_openapi_v2_render(ck, n, pb, &len);
+	} else if (pb) {
+		const unsigned char *p = sk_openapi_v2_protobuf(&len);
+
+		body = xmalloc(len ? len : 1);
+		memcpy(body, p, len);
+	} else {
+		body = xstrdup(sk_openapi_v2_json(&len));
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_decref(infos[i]);
+		free(names[i]);
+	}
+	free(infos);
+	free(names);
+	free(ck);
+	sk__reply_raw(resp, 200, body, len);
+	if (pb)
+		resp->content_type = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 }
 
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp)

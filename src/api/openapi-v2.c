@@ -51,13 +51,17 @@ enum {
 };
 
 #define V3_REF "#/components/schemas/"
+#define V2_OBJECT_META "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 static struct {
 	pthread_once_t once;
+	json_t *doc; /* the built-in document, immutable once built */
 	char *json;
 	size_t json_len;
 	unsigned char *pb;
 	size_t pb_len;
+	unsigned char *defs_pb; /* the built-in Definitions message's content */
+	size_t defs_pb_len;
 } v2 = {.once = PTHREAD_ONCE_INIT};
 
 /* ---- v3 schema -> v2 schema ---- */
@@ -103,6 +107,86 @@ static json_t *to_v2(json_t *s)
 		}
 	}
 	return out;
+}
+
+/* A CRD schema as upstream's v2 publishing leaves it (structural/v2.go):
+ * below x-kubernetes-preserve-unknown-fields and x-kubernetes-int-or-string
+ * nothing is checked (no type, no properties), nullable drops the type (v2
+ * has no null), the rest as to_v2. */
+static json_t *custom_to_v2(json_t *s)
+{
+	json_t *out = json_object(), *v;
+	const char *k;
+
+	if (json_is_true(json_object_get(s, "x-kubernetes-int-or-string"))) {
+		json_object_set(out, "x-kubernetes-int-or-string", json_true());
+		return out;
+	}
+	if (json_is_true(json_object_get(s, "x-kubernetes-preserve-unknown-fields")) &&
+	    !json_is_true(json_object_get(s, "x-kubernetes-embedded-resource"))) {
+		if (json_object_get(s, "description"))
+			json_object_set(out, "description", json_object_get(s, "description"));
+		json_object_set(out, "x-kubernetes-preserve-unknown-fields", json_true());
+		return out;
+	}
+	json_object_foreach(s, k, v)
+	{
+		if (!strcmp(k, "properties") && json_is_object(v)) {
+			json_t *props = json_object(), *pv;
+			const char *pk;
+
+			json_object_foreach(v, pk, pv) json_object_set_new(props, pk, custom_to_v2(pv));
+			json_object_set_new(out, k, props);
+		} else if ((!strcmp(k, "items") || !strcmp(k, "additionalProperties")) && json_is_object(v)) {
+			json_object_set_new(out, k, custom_to_v2(v));
+		} else if (!strcmp(k, "type") || !strcmp(k, "format") || !strcmp(k, "description") ||
+			   !strcmp(k, "required") || !strcmp(k, "additionalProperties") || !strncmp(k, "x-", 2)) {
+			json_object_set(out, k, v);
+		}
+	}
+	if (json_is_true(json_object_get(s, "nullable")))
+		json_object_del(out, "type");
+	if (json_is_true(json_object_get(s, "x-kubernetes-embedded-resource"))) {
+		json_t *props = json_object_get(out, "properties");
+
+		if (!props)
+			json_object_set_new(out, "properties", props = json_object());
+		json_object_set_new(props, "apiVersion", json_pack("{s:s}", "type", "string"));
+		json_object_set_new(props, "kind", json_pack("{s:s}", "type", "string"));
+		json_object_set_new(props, "metadata", json_pack("{s:s}", "$ref", V2_OBJECT_META));
+	}
+	return out;
+}
+
+/* The v2 definitions of one custom kind (its schema and its List) into defs. */
+static void add_custom(json_t *defs, const sk_openapi_custom_kind *ck)
+{
+	json_t *d = json_is_object(ck->schema) ? custom_to_v2(ck->schema) : json_pack("{s:s}", "type", "object");
+	json_t *props = json_object_get(d, "properties");
+	cleanup_free char *list = xasprintf("%sList", ck->name), *list_kind = xasprintf("%sList", ck->kind);
+	cleanup_free char *ref = xasprintf("#/definitions/%s", ck->name);
+
+	/* an open root (preserve-unknown-fields) stays open: no properties */
+	if (!json_object_get(d, "x-kubernetes-preserve-unknown-fields")) {
+		if (!props)
+			json_object_set_new(d, "properties", props = json_object());
+		if (!json_object_get(d, "type"))
+			json_object_set_new(d, "type", json_string("object"));
+		json_object_set_new(props, "apiVersion", json_pack("{s:s}", "type", "string"));
+		json_object_set_new(props, "kind", json_pack("{s:s}", "type", "string"));
+		json_object_set_new(props, "metadata", json_pack("{s:s}", "$ref", V2_OBJECT_META));
+	}
+	json_object_set_new(
+		d, "x-kubernetes-group-version-kind",
+		json_pack("[{s:s, s:s, s:s}]", "group", ck->group, "kind", ck->kind, "version", ck->version));
+	json_object_set_new(defs, ck->name, d);
+	json_object_set_new(
+		defs, list,
+		json_pack("{s:s, s:[s], s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s, s:{s:s}}}, s:[{s:s, s:s, s:s}]}", "type",
+			  "object", "required", "items", "properties", "apiVersion", "type", "string", "kind", "type",
+			  "string", "metadata", "$ref", "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+			  "items", "type", "array", "items", "$ref", ref, "x-kubernetes-group-version-kind", "group",
+			  ck->group, "kind", list_kind, "version", ck->version));
 }
 
 static json_t *build_json(void)
@@ -248,33 +332,73 @@ static void enc_schema(pbuf *b, json_t *s)
 	json_object_foreach(s, k, v) if (!strncmp(k, "x-", 2)) enc_vendor(b, k, v);
 }
 
-static void encode_doc(pbuf *b, json_t *doc)
+/* The document with the Definitions content defs (len n). */
+static void encode_doc(pbuf *b, const unsigned char *defs, size_t n)
 {
-	pbuf info = {0}, defs = {0};
-	json_t *v;
-	const char *k;
+	pbuf info = {0};
 
 	put_str(b, DOC_SWAGGER, "2.0");
 	put_str(&info, INFO_TITLE, "Kubernetes");
 	put_str(&info, INFO_VERSION, SK_KUBE_VERSION);
 	put_msg(b, DOC_INFO, &info);
 	put_bytes(b, DOC_PATHS, "", 0); /* an empty Paths message */
-	json_object_foreach(json_object_get(doc, "definitions"), k, v) enc_named_schema(&defs, LIST_ITEM, k, v);
-	put_msg(b, DOC_DEFINITIONS, &defs);
+	put_bytes(b, DOC_DEFINITIONS, defs, n);
 }
 
 static void build(void)
 {
-	cleanup_json json_t *doc = build_json();
-	pbuf b = {0};
+	pbuf b = {0}, defs = {0};
+	json_t *v;
+	const char *k;
 
-	v2.json = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+	v2.doc = build_json();
+	v2.json = json_dumps(v2.doc, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!v2.json)
 		abort();
 	v2.json_len = strlen(v2.json);
-	encode_doc(&b, doc);
+	json_object_foreach(json_object_get(v2.doc, "definitions"), k, v) enc_named_schema(&defs, LIST_ITEM, k, v);
+	v2.defs_pb = defs.p;
+	v2.defs_pb_len = defs.n;
+	encode_doc(&b, v2.defs_pb, v2.defs_pb_len);
 	v2.pb = b.p;
 	v2.pb_len = b.n;
+}
+
+char *sk_openapi_v2_render(const sk_openapi_custom_kind *kinds, size_t n, int protobuf, size_t *len)
+{
+	cleanup_json json_t *custom = json_object();
+	json_t *v;
+	const char *k;
+	char *out;
+
+	pthread_once(&v2.once, build);
+	for (size_t i = 0; i < n; i++)
+		if (!json_object_get(json_object_get(v2.doc, "definitions"), kinds[i].name))
+			add_custom(custom, &kinds[i]);
+	if (protobuf) {
+		pbuf defs = {0}, b = {0};
+
+		put(&defs, v2.defs_pb, v2.defs_pb_len);
+		json_object_foreach(custom, k, v) enc_named_schema(&defs, LIST_ITEM, k, v);
+		encode_doc(&b, defs.p, defs.n);
+		free(defs.p);
+		*len = b.n;
+		return b.p ? (char *)b.p : xstrdup("");
+	}
+	{
+		/* the built-in definitions shared (read only), the custom ones added */
+		cleanup_json json_t *all = json_copy(json_object_get(v2.doc, "definitions"));
+		cleanup_json json_t *doc = NULL;
+
+		json_object_update(all, custom);
+		doc = json_pack("{s:s, s:{s:s, s:s}, s:{}, s:O}", "swagger", "2.0", "info", "title", "Kubernetes",
+				"version", SK_KUBE_VERSION, "paths", "definitions", all);
+		out = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+		if (!out)
+			abort();
+		*len = strlen(out);
+		return out;
+	}
 }
 
 const char *sk_openapi_v2_json(size_t *len)

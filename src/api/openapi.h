@@ -32,4 +32,17 @@ const char *sk_openapi_doc_text(const char *gv_path, const char **hash);
 const char *sk_openapi_v2_json(size_t *len);
 const unsigned char *sk_openapi_v2_protobuf(size_t *len);
 
+/* A served custom kind for the v2 document: its definition name
+ * ("<reversed group>.<version>.<Kind>") and openAPIV3Schema (borrowed). */
+typedef struct sk_openapi_custom_kind {
+	const char *name, *group, *version, *kind;
+	json_t *schema;
+} sk_openapi_custom_kind;
+
+/* The v2 document with the definitions of kinds added (each kind's schema
+ * with apiVersion, kind, metadata and x-kubernetes-group-version-kind, and
+ * its List): JSON, or protobuf when protobuf is set. Caller frees; *len
+ * gets the size. */
+char *sk_openapi_v2_render(const sk_openapi_custom_kind *kinds, size_t n, int protobuf, size_t *len);
+
 #endif
