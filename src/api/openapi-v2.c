@@ -10,7 +10,10 @@
  * as upstream's v2 document spells them: "$ref" to "#/definitions/",
  * allOf-wrapped references unwrapped, quantities and int-or-string values
  * as strings, no defaults. The document has no paths: v3 describes the
- * operations, and no client reads them from v2.
+ * operations, and no client reads them from v2. Custom kinds are added per
+ * request (sk_openapi_v2_render) to the cached built-in definitions: their
+ * CRD schema (no checks below preserve-unknown-fields or int-or-string),
+ * apiVersion, kind, metadata and x-kubernetes-group-version-kind.
  *
  * The protobuf writer below only writes: four helpers over the wire format
  * (varint tags and lengths, length-delimited fields) for the handful of

@@ -26,7 +26,7 @@ json_t *sk_openapi_doc(const char *gv_path);
 const char *sk_openapi_doc_text(const char *gv_path, const char **hash);
 
 /* The OpenAPI v2 document served under /openapi/v2 (openapi-v2.c): every
- * group version's schemas as Swagger 2.0 definitions, no paths. As compact
+ * built-in group version's schemas as Swagger 2.0 definitions, no paths. As compact
  * JSON, or as gnostic's openapi_v2.Document protobuf (what client-go asks
  * for). Owned by a cache that lives until exit; *len gets the size. */
 const char *sk_openapi_v2_json(size_t *len);
