@@ -221,32 +221,46 @@ static void immutable(struct sk__verr *e, const char *field, json_t *a, json_t *
 }
 
 /* The schema jsonPath (".a.b", no array notation) names under s, or NULL
- * with *why set (cel.ValidFieldPath with array notation off). */
-static json_t *selectable_schema(json_t *s, const char *path, const char **why)
+ * with *why set (cel.ValidFieldPath with array notation off; a map's
+ * additionalProperties take any key). */
+static json_t *selectable_schema(json_t *s, const char *path, const char **why, char *buf, size_t bufsz)
 {
 	const char *p = path;
 
-	if (*p != '.') {
-		*why = "must start with a '.'";
-		return NULL;
-	}
-	while (*p == '.') {
-		const char *q = ++p;
+	while (*p) {
+		const char *q;
 		char seg[256];
 
-		while (*q && *q != '.' && *q != '[')
-			q++;
-		if (*q == '[') {
+		if (*p == '[') {
 			*why = "array notation is not allowed";
 			return NULL;
 		}
-		if (q == p || (size_t)(q - p) >= sizeof(seg)) {
-			*why = "invalid field path";
+		if (*p != '.') {
+			size_t n = strcspn(p, ".[]");
+
+			snprintf(buf, bufsz, "expected [ or . but got: %.*s", (int)(n ? n : 1), p);
+			*why = buf;
+			return NULL;
+		}
+		q = ++p;
+		while (*q && *q != '.' && *q != '[')
+			q++;
+		if (q == p) {
+			*why = "unexpected end of JSON path";
+			return NULL;
+		}
+		if ((size_t)(q - p) >= sizeof(seg)) {
+			*why = "does not refer to a valid field";
 			return NULL;
 		}
 		memcpy(seg, p, (size_t)(q - p));
 		seg[q - p] = 0;
-		s = jget(jget(s, "properties"), seg);
+		if (json_is_object(jget(s, "properties")))
+			s = jget(jget(s, "properties"), seg);
+		else if (json_is_object(jget(s, "additionalProperties")))
+			s = jget(s, "additionalProperties");
+		else
+			s = NULL;
 		if (!json_is_object(s)) {
 			*why = "does not refer to a valid field";
 			return NULL;
@@ -267,6 +281,7 @@ static void validate_selectable(struct sk__verr *e, json_t *fields, json_t *sche
 	json_array_foreach(fields, i, sf)
 	{
 		const char *jp = jstr(sf, "jsonPath"), *why = NULL, *type;
+		char buf[300];
 		json_t *found;
 
 		snprintf(f, sizeof(f), "spec.versions[%zu].selectableFields[%zu].jsonPath", vi, i);
@@ -274,16 +289,14 @@ static void validate_selectable(struct sk__verr *e, json_t *fields, json_t *sche
 			sk__vrequired(e, f, "");
 			continue;
 		}
-		if (!strncmp(jp, ".metadata", 9) && (!jp[9] || jp[9] == '.')) {
-			sk__vinvalid_str(e, f, jp, "must not point to fields in metadata");
-			continue;
-		}
-		found = selectable_schema(schema, jp, &why);
+		found = selectable_schema(schema, jp, &why, buf, sizeof(buf));
 		if (!found) {
 			cleanup_free char *msg = xasprintf("is an invalid path: %s", why);
 			sk__vinvalid_str(e, f, jp, msg);
 			continue;
 		}
+		if (!strncmp(jp, ".metadata", 9) && (!jp[9] || jp[9] == '.'))
+			sk__vinvalid_str(e, f, jp, "must not point to fields in metadata");
 		type = jstr(found, "type");
 		if (!type || (strcmp(type, "string") && strcmp(type, "boolean") && strcmp(type, "integer")))
 			sk__vinvalid_str(e, f, jp,

@@ -100,8 +100,17 @@ def test_selectable_fields_validation(api_cluster):
     assert "must point to a field of type string, boolean or integer" in e
     e = err([".spec.nope"])
     assert f'{f}[0].jsonPath: Invalid value: ".spec.nope": is an invalid path:' in e
+    e = err(["spec.color"])
+    assert f'{f}[0].jsonPath: Invalid value: "spec.color": is an invalid path: expected [ or . but got: spec' in e
+    e = err([".spec.tags[0]"])
+    assert f'{f}[0].jsonPath: Invalid value: ".spec.tags[0]": is an invalid path: array notation is not allowed' in e
     e = err([".metadata.name"])
-    assert f'{f}[0].jsonPath: Invalid value: ".metadata.name": must not point to fields in metadata' in e
+    assert f'{f}[0].jsonPath: Invalid value: ".metadata.name": is an invalid path: does not refer to a valid field' in e
+    doc = widget_crd([".metadata.name"], "badwidgets", "BadWidget")
+    doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["metadata"] = {
+        "type": "object", "properties": {"name": {"type": "string"}}}
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(doc))
+    assert f'{f}[0].jsonPath: Invalid value: ".metadata.name": must not point to fields in metadata' in r.stderr
     e = err([".spec.color", ".spec.color"])
     assert f'{f}[1].jsonPath: Duplicate value: ".spec.color"' in e
     e = err([""])
