@@ -3,6 +3,7 @@
  * difference and ownership tests are key lookups; they are converted from
  * and to the FieldsV1 tree at the edges. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "api/apply.h"
@@ -98,6 +99,75 @@ static void free_path(char **elems, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(elems[i]);
 	free(elems);
+}
+
+/* ---- custom kinds: merge metadata from a CRD's openAPIV3Schema ---- */
+
+/* While sk_apply_schema runs, the schema nodes it meets are "types" named
+ * "\x01<address>", interned here (the names live as long as the call). */
+static _Thread_local json_t *crd_types;
+static _Thread_local json_t *crd_root;
+
+static const char *schema_type(json_t *s)
+{
+	char buf[40];
+
+	if (!json_is_object(s) || !crd_types)
+		return NULL;
+	snprintf(buf, sizeof(buf), "\x01%p", (void *)s);
+	if (!json_object_get(crd_types, buf))
+		json_object_set_new(crd_types, buf, json_true());
+	return json_object_iter_key(json_object_iter_at(crd_types, buf));
+}
+
+/* structured-merge-diff's reading of a structural schema: lists are atomic
+ * unless x-kubernetes-list-type is set (each scalar owned) or map with one
+ * x-kubernetes-list-map-keys key (items keyed "k:{...}"); objects are
+ * granular unless x-kubernetes-map-type is atomic. Fields the schema does
+ * not name (x-kubernetes-preserve-unknown-fields) are deduced: maps
+ * granular, lists atomic. The root's metadata is ObjectMeta. */
+static int schema_lookup(const char *type, const char *field, struct sk__patch_meta *meta)
+{
+	json_t *s, *f, *items, *keys;
+	const char *lt, *mt;
+	void *ptr = NULL;
+
+	memset(meta, 0, sizeof(*meta));
+	if (sscanf(type + 1, "%p", &ptr) != 1 || !ptr)
+		return 0;
+	s = ptr;
+	if (s == crd_root && strcmp(field, "metadata") == 0)
+		return meta->type = "ObjectMeta", 1;
+	f = json_object_get(json_object_get(s, "properties"), field);
+	if (!f && json_is_object(json_object_get(s, "additionalProperties")))
+		f = json_object_get(s, "additionalProperties");
+	if (!json_is_object(f))
+		return 0;
+	lt = json_string_value(json_object_get(f, "x-kubernetes-list-type"));
+	mt = json_string_value(json_object_get(f, "x-kubernetes-map-type"));
+	items = json_object_get(f, "items");
+	if (json_is_object(items) || lt) {
+		meta->type = schema_type(items);
+		keys = json_object_get(f, "x-kubernetes-list-map-keys");
+		if (lt && strcmp(lt, "set") == 0) {
+			meta->merge = 1;
+		} else if (lt && strcmp(lt, "map") == 0 && json_array_size(keys) == 1 &&
+			   json_is_string(json_array_get(keys, 0))) {
+			meta->merge = 1;
+			meta->merge_key = json_string_value(json_array_get(keys, 0));
+		}
+		return 1;
+	}
+	meta->type = schema_type(f);
+	meta->atomic = mt && strcmp(mt, "atomic") == 0;
+	return 1;
+}
+
+static int lookup(const char *type, const char *field, struct sk__patch_meta *meta)
+{
+	if (type && type[0] == '\x01')
+		return schema_lookup(type, field, meta);
+	return sk__patch_lookup(type, field, meta);
 }
 
 /* ---- path elements of values ---- */
@@ -371,7 +441,7 @@ static void members_object(json_t *set, const char *path, json_t *obj, const cha
 		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(v))
 			continue;
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		members_value(set, p, v, &meta);
 	}
 }
@@ -849,7 +919,7 @@ static void apply_object(json_t *dst, json_t *src, const char *type, bool top)
 		json_t *cur = json_object_get(dst, k);
 		if (json_is_null(v) || (top && strcmp(k, "status") == 0))
 			continue;
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		if (json_is_object(v) && json_is_object(cur) && !meta.atomic)
 			apply_object(cur, v, meta.type, false);
 		else if (keyed_list(v, &meta) && keyed_list(cur, &meta))
@@ -1013,9 +1083,9 @@ static void adopt_existing(struct managed *m, json_t *live, const char *type)
 	json_decref(removed);
 }
 
-json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager, int force, sk_error_t *err)
+static json_t *apply_typed(json_t *live, json_t *applied, const char *type, const char *manager, int force,
+			   sk_error_t *err)
 {
-	const char *type = sk__patch_kind_type(kind);
 	const char *api_version = json_string_value(json_object_get(applied, "apiVersion"));
 	struct managed m = {0};
 	json_t *result, *newset, *conflicts, *c;
@@ -1066,6 +1136,26 @@ out:
 	return result;
 }
 
+json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager, int force, sk_error_t *err)
+{
+	return apply_typed(live, applied, sk__patch_kind_type(kind), manager, force, err);
+}
+
+json_t *sk_apply_schema(json_t *live, json_t *applied, json_t *schema, const char *manager, int force, sk_error_t *err)
+{
+	json_t *out;
+
+	if (!json_is_object(schema))
+		return apply_typed(live, applied, NULL, manager, force, err);
+	crd_types = json_object();
+	crd_root = schema;
+	out = apply_typed(live, applied, schema_type(schema), manager, force, err);
+	json_decref(crd_types);
+	crd_types = NULL;
+	crd_root = NULL;
+	return out;
+}
+
 /* ---- updates ---- */
 
 /* Maps (as opposed to structs): created maps are members themselves. */
@@ -1095,7 +1185,7 @@ static void added_children(json_t *changed, const char *path, json_t *obj, const
 		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(c))
 			continue;
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		added(changed, p, k, c, &meta);
 	}
 }
@@ -1206,7 +1296,7 @@ static void diff_object(json_t *changed, json_t *removed, const char *path, json
 	{
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		diff_value(changed, removed, p, k, json_object_get(ov, k), v, &meta);
 	}
 	json_object_foreach(ov, k, v)
@@ -1250,7 +1340,7 @@ static void diff_tracked(json_t *changed, json_t *removed, const char *path, jso
 		if (untracked(k, in_meta, status))
 			continue;
 		p = field_path(path, k);
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		o = json_object_get(ov, k);
 		if (!in_meta && !strcmp(k, "metadata") && json_is_object(o) && json_is_object(v) && !meta.atomic)
 			diff_tracked(changed, removed, p, o, v, meta.type, status);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/apply.h"
 #include "api/crd.h"
 #include "api/crschema.h"
 #include "api/table.h"
@@ -50,6 +51,14 @@ json_t *sk__custom_prune(const sk_api_resource *r, json_t *obj)
 	cleanup_json json_t *info = NULL;
 
 	return sk_crschema_prune(schema_of(r, &info), obj);
+}
+
+json_t *sk__custom_apply(const sk_api_resource *r, json_t *live, json_t *applied, const char *manager, int force,
+			 sk_error_t *err)
+{
+	cleanup_json json_t *info = NULL;
+
+	return sk_apply_schema(live, applied, schema_of(r, &info), manager, force, err);
 }
 
 static int custom_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)

@@ -978,6 +978,8 @@ static json_t *apply_patch(const sk_api_request *req, const sk_api_resource *r, 
 		return sk_strategic_merge_patch(old, patch, r->kind, err);
 	if (!strncmp(ct, SK_PATCH_APPLY, n) && n == strlen(SK_PATCH_APPLY)) {
 		*is_apply = 1;
+		if (r->custom)
+			return sk__custom_apply(r, old, patch, field_manager(req, ""), sk__arg_bool(req, "force"), err);
 		return sk_apply(old, patch, sk__kind_flag(r, SK_KIND_NO_STRATEGIC) ? "" : r->kind,
 				field_manager(req, ""), sk__arg_bool(req, "force"), err);
 	}
@@ -1025,9 +1027,16 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			if (err.code == SK_ENOTFOUND && !strncmp(ct, SK_PATCH_APPLY, strlen(SK_PATCH_APPLY)) &&
 			    !p->sub[0]) {
 				sk_api_request creq = *req;
-				cleanup_json json_t *applied = sk_apply(
-					NULL, patch, sk__kind_flag(p->res, SK_KIND_NO_STRATEGIC) ? "" : p->res->kind,
-					field_manager(req, ""), 0, &err);
+				cleanup_json json_t *applied = p->res->custom
+								       ? sk__custom_apply(p->res, NULL, patch,
+											  field_manager(req, ""), 0,
+											  &err)
+								       : sk_apply(NULL, patch,
+										  sk__kind_flag(p->res,
+												SK_KIND_NO_STRATEGIC)
+											  ? ""
+											  : p->res->kind,
+										  field_manager(req, ""), 0, &err);
 				cleanup_free char *body = NULL;
 
 				if (!applied)
