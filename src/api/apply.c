@@ -151,10 +151,12 @@ static int schema_lookup(const char *type, const char *field, struct sk__patch_m
 		keys = json_object_get(f, "x-kubernetes-list-map-keys");
 		if (lt && strcmp(lt, "set") == 0) {
 			meta->merge = 1;
-		} else if (lt && strcmp(lt, "map") == 0 && json_array_size(keys) == 1 &&
+		} else if (lt && strcmp(lt, "map") == 0 && json_array_size(keys) &&
 			   json_is_string(json_array_get(keys, 0))) {
 			meta->merge = 1;
 			meta->merge_key = json_string_value(json_array_get(keys, 0));
+			if (json_array_size(keys) > 1)
+				meta->merge_keys = keys;
 		}
 		return 1;
 	}
@@ -172,6 +174,32 @@ static int lookup(const char *type, const char *field, struct sk__patch_meta *me
 
 /* ---- path elements of values ---- */
 
+/* Whether e has every key of a list with several keys. */
+static bool has_keys(json_t *e, const struct sk__patch_meta *meta)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(meta->merge_keys, i,
+			   k) if (!json_is_string(k) || !json_object_get(e, json_string_value(k))) return false;
+	return true;
+}
+
+/* Whether items a and b of a list with several keys have the same keys. */
+static bool same_keys(json_t *a, json_t *b, const struct sk__patch_meta *meta)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(meta->merge_keys, i, k)
+	{
+		json_t *x = json_object_get(a, json_string_value(k)), *y = json_object_get(b, json_string_value(k));
+		if (!x || !y || !json_equal(x, y))
+			return false;
+	}
+	return true;
+}
+
 /* A list whose items have identities: merge-keyed maps or set scalars. */
 static bool keyed_list(json_t *list, const struct sk__patch_meta *meta)
 {
@@ -183,7 +211,8 @@ static bool keyed_list(json_t *list, const struct sk__patch_meta *meta)
 	json_array_foreach(list, i, e)
 	{
 		if (meta->merge_key) {
-			if (!json_is_object(e) || !json_object_get(e, meta->merge_key))
+			if (!json_is_object(e) || !json_object_get(e, meta->merge_key) ||
+			    (meta->merge_keys && !has_keys(e, meta)))
 				return false;
 		} else if (json_is_object(e) || json_is_array(e)) {
 			return false;
@@ -220,7 +249,7 @@ static char *scalar_elem(json_t *e, const struct sk__patch_meta *meta)
 	size_t n = 0;
 	char *out;
 
-	if (!json_is_string(x.v) && !json_is_integer(x.v) && !json_is_boolean(x.v))
+	if (meta->merge_keys || (!json_is_string(x.v) && !json_is_integer(x.v) && !json_is_boolean(x.v)))
 		return NULL;
 	s = sk_json_gen_text(gen_elem, &x, &n);
 	if (!s)
@@ -237,7 +266,16 @@ static char *item_elem(json_t *e, const struct sk__patch_meta *meta)
 
 	if ((out = scalar_elem(e, meta)))
 		return out;
-	if (meta->merge_key) {
+	if (meta->merge_keys) { /* upstream sorts the keys, as dump does */
+		json_t *k = json_object(), *name;
+		size_t i;
+
+		json_array_foreach(meta->merge_keys, i, name)
+			json_object_set(k, json_string_value(name), json_object_get(e, json_string_value(name)));
+		s = dump(k);
+		json_decref(k);
+		out = xasprintf("k:%s", s);
+	} else if (meta->merge_key) {
 		json_t *k = json_pack("{sO}", meta->merge_key, json_object_get(e, meta->merge_key));
 		s = dump(k);
 		json_decref(k);
@@ -1231,7 +1269,8 @@ static long find_same(json_t *list, json_t *item, const struct sk__patch_meta *m
 	{
 		json_t *eid = meta->merge_key ? json_object_get(e, meta->merge_key) : e;
 
-		if (json_is_object(e) == (meta->merge_key != NULL) && eid && json_equal(eid, id))
+		if (json_is_object(e) == (meta->merge_key != NULL) && eid && json_equal(eid, id) &&
+		    (!meta->merge_keys || same_keys(e, item, meta)))
 			return (long)i;
 	}
 	return -1;

@@ -44,8 +44,8 @@ json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *ma
  * CRD version's openAPIV3Schema (borrowed) as structured-merge-diff reads
  * it: x-kubernetes-list-type atomic (the default: the list is one field),
  * set (each scalar owned, "v:..."), map with x-kubernetes-list-map-keys
- * (items merged by key and owned "k:{...}", their fields separately; a
- * list with several keys stays atomic here); x-kubernetes-map-type atomic
+ * (items merged by key and owned "k:{...}" with the keys sorted, their
+ * fields separately); x-kubernetes-map-type atomic
  * objects are replaced and owned whole; fields the schema does not name
  * (x-kubernetes-preserve-unknown-fields) are deduced: maps granular, lists
  * atomic. metadata is ObjectMeta (finalizers a set, ownerReferences keyed

@@ -20,6 +20,11 @@ SCHEMA = {
             "box": {"type": "object", "x-kubernetes-map-type": "atomic",
                     "properties": {"a": {"type": "string"}, "b": {"type": "string"}}},
             "open": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                      "x-kubernetes-list-map-keys": ["port", "protocol"],
+                      "items": {"type": "object", "required": ["port", "protocol"], "properties": {
+                          "port": {"type": "integer"}, "protocol": {"type": "string"},
+                          "name": {"type": "string"}}}},
         }},
     },
 }
@@ -103,6 +108,17 @@ def test_preserve_unknown_fields_deduced(widgets):
     assert got["spec"]["open"] == {"x": {"p": 1, "q": 2}, "l": [1]}
     assert mf["alice"]["f:spec"]["f:open"] == {"f:x": {"f:p": {}}, "f:l": {}}
     assert mf["bob"]["f:spec"]["f:open"] == {"f:x": {"f:q": {}}}
+
+
+def test_map_list_with_two_keys(widgets):
+    ssa(widgets, obj("w7", {"ports": [{"port": 53, "protocol": "TCP", "name": "dns-tcp"}]}), "alice")
+    ssa(widgets, obj("w7", {"ports": [{"port": 53, "protocol": "UDP", "name": "dns"}]}), "bob")
+    got, mf = managed(widgets, "w7")
+    assert [p["protocol"] for p in got["spec"]["ports"]] == ["TCP", "UDP"]
+    assert list(mf["alice"]["f:spec"]["f:ports"]) == ['k:{"port":53,"protocol":"TCP"}']
+    assert list(mf["bob"]["f:spec"]["f:ports"]) == ['k:{"port":53,"protocol":"UDP"}']
+    r = ssa(widgets, obj("w7", {"ports": [{"port": 53, "protocol": "TCP", "name": "x"}]}), "bob", check=False)
+    assert 'conflict with "alice": .spec.ports[port=53,protocol="TCP"].name' in r.stderr
 
 
 def test_python_client_apply_patch(widgets):

@@ -275,6 +275,8 @@ static void test_apply_before_first_apply(void **state)
 	"\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"}}}}," \
 	"\"tags\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"set\",\"items\":{\"type\":\"string\"}}," \
 	"\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}," \
+	"\"ports\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\"," \
+	"\"x-kubernetes-list-map-keys\":[\"protocol\",\"port\"],\"items\":{\"type\":\"object\"}}," \
 	"\"box\":{\"type\":\"object\",\"x-kubernetes-map-type\":\"atomic\"}}}}}"
 #define CR(spec) "{\"apiVersion\":\"x.test/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},\"spec\":" spec "}"
 
@@ -328,6 +330,28 @@ static void test_apply_schema_list_types(void **state)
 	json_decref(a);
 	json_decref(b);
 	json_decref(c);
+}
+
+static void test_apply_schema_map_list_several_keys(void **state)
+{
+	sk_error_t err = {0};
+	json_t *a, *b, *c;
+
+	(void)state;
+	a = apply_cr(NULL, CR("{\"ports\":[{\"port\":80,\"protocol\":\"TCP\",\"n\":\"web\"}]}"), "alice", 0, &err);
+	assert_non_null(a);
+	assert_at(entry(a, "alice", "Apply"), "fieldsV1/f:spec/f:ports/k:{\"port\":80,\"protocol\":\"TCP\"}/f:n", "{}");
+	b = apply_cr(a, CR("{\"ports\":[{\"port\":80,\"protocol\":\"UDP\",\"n\":\"dns\"}]}"), "bob", 0, &err);
+	assert_non_null(b);
+	assert_at(b, "spec/ports",
+		  "[{\"port\":80,\"protocol\":\"TCP\",\"n\":\"web\"},{\"port\":80,\"protocol\":\"UDP\",\"n\":\"dns\"}]");
+	assert_at(entry(b, "bob", "Apply"), "fieldsV1/f:spec/f:ports/k:{\"port\":80,\"protocol\":\"UDP\"}/f:n", "{}");
+	c = apply_cr(b, CR("{\"ports\":[{\"port\":80,\"protocol\":\"TCP\",\"n\":\"www\"}]}"), "bob", 0, &err);
+	assert_null(c);
+	assert_string_equal(err.msg,
+			    "Apply failed with 1 conflict: conflict with \"alice\": .spec.ports[port=80,protocol=\"TCP\"].n");
+	json_decref(a);
+	json_decref(b);
 }
 
 static void test_managed_fields_update(void **state)
@@ -412,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_apply_keeps_shared_fields),
 		cmocka_unit_test(test_apply_before_first_apply),
 		cmocka_unit_test(test_apply_schema_list_types),
+		cmocka_unit_test(test_apply_schema_map_list_several_keys),
 		cmocka_unit_test(test_managed_fields_update),
 		cmocka_unit_test(test_managed_fields_untouched_entries),
 	};
