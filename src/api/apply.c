@@ -1395,10 +1395,9 @@ static void diff_tracked(json_t *changed, json_t *removed, const char *path, jso
 	}
 }
 
-void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager, const char *api_version,
-			      const char *subresource)
+static void update_typed(json_t *old, json_t *new_obj, const char *type, const char *manager, const char *api_version,
+			 const char *subresource)
 {
-	const char *type = sk__patch_kind_type(json_string_value(json_object_get(new_obj, "kind")));
 	json_t *mf = managed_fields_of(new_obj), *changed, *removed, *empty = json_object(), *v;
 	struct managed m = {0};
 	const char *p;
@@ -1448,4 +1447,26 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 	json_decref(removed);
 	json_decref(empty);
 	managed_release(&m);
+}
+
+void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager, const char *api_version,
+			      const char *subresource)
+{
+	update_typed(old, new_obj, sk__patch_kind_type(json_string_value(json_object_get(new_obj, "kind"))), manager,
+		     api_version, subresource);
+}
+
+void sk_managed_fields_update_schema(json_t *old, json_t *new_obj, json_t *schema, const char *manager,
+				     const char *api_version, const char *subresource)
+{
+	if (!json_is_object(schema)) {
+		update_typed(old, new_obj, NULL, manager, api_version, subresource);
+		return;
+	}
+	crd_types = json_object();
+	crd_root = schema;
+	update_typed(old, new_obj, schema_type(schema), manager, api_version, subresource);
+	json_decref(crd_types);
+	crd_types = NULL;
+	crd_root = NULL;
 }

@@ -63,5 +63,9 @@ json_t *sk_apply_schema(json_t *live, json_t *applied, json_t *schema, const cha
  * not know them), old's are carried over first, as upstream does. */
 void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager, const char *api_version,
 			      const char *subresource);
+/* sk_managed_fields_update for a custom kind: lists, maps and keys read
+ * from schema (borrowed) as sk_apply_schema reads them. */
+void sk_managed_fields_update_schema(json_t *old, json_t *new_obj, json_t *schema, const char *manager,
+				     const char *api_version, const char *subresource);
 
 #endif

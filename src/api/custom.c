@@ -61,6 +61,14 @@ json_t *sk__custom_apply(const sk_api_resource *r, json_t *live, json_t *applied
 	return sk_apply_schema(live, applied, schema_of(r, &info), manager, force, err);
 }
 
+void sk__custom_managed_fields_update(const sk_api_resource *r, json_t *old, json_t *new_obj, const char *manager,
+				      const char *api_version, const char *subresource)
+{
+	cleanup_json json_t *info = NULL;
+
+	sk_managed_fields_update_schema(old, new_obj, schema_of(r, &info), manager, api_version, subresource);
+}
+
 static int custom_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
 {
 	cleanup_json json_t *info = sk__kind_custom_spec(r);

@@ -446,7 +446,10 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 		return -1;
 	if (validate(r, obj, NULL, 0, resp) < 0)
 		return -2;
-	if (!from_apply)
+	if (!from_apply && r->custom)
+		sk__custom_managed_fields_update(r, NULL, obj, field_manager(req, "unknown"),
+						 json_string_value(json_object_get(obj, "apiVersion")), NULL);
+	else if (!from_apply)
 		sk_managed_fields_update(NULL, obj, field_manager(req, "unknown"),
 					 json_string_value(json_object_get(obj, "apiVersion")), NULL);
 	return 0;
@@ -891,7 +894,11 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	if (validate(r, obj, old, status_sub, resp) < 0)
 		return 1;
 	/* an apply already recorded its manager's ownership */
-	if (!is_apply)
+	if (!is_apply && r->custom)
+		sk__custom_managed_fields_update(r, old, obj, field_manager(req, "unknown"),
+						 json_string_value(json_object_get(obj, "apiVersion")),
+						 status_sub ? "status" : NULL);
+	else if (!is_apply)
 		sk_managed_fields_update(old, obj, field_manager(req, "unknown"),
 					 json_string_value(json_object_get(obj, "apiVersion")),
 					 status_sub ? "status" : NULL);

@@ -121,6 +121,17 @@ def test_map_list_with_two_keys(widgets):
     assert 'conflict with "alice": .spec.ports[port=53,protocol="TCP"].name' in r.stderr
 
 
+def test_update_owns_map_list_items(widgets):
+    ssa(widgets, obj("w8", {"items": [{"name": "a", "value": "1"}]}), "alice")
+    widgets.kubectl("patch", "widget", "w8", "--type=merge", "--field-manager=patcher", "-p",
+                    json.dumps({"spec": {"items": [{"name": "a", "value": "1"}, {"name": "p", "value": "2"}]}}))
+    got, mf = managed(widgets, "w8")
+    assert list(mf["patcher"]["f:spec"]["f:items"]) == ['k:{"name":"p"}']
+    assert list(mf["alice"]["f:spec"]["f:items"]) == ['k:{"name":"a"}']
+    r = ssa(widgets, obj("w8", {"items": [{"name": "p", "value": "9"}]}), "alice", check=False)
+    assert f'conflict with "patcher" using {GROUP}/v1: .spec.items[name="p"].value' in r.stderr
+
+
 def test_python_client_apply_patch(widgets):
     from kubernetes import client
     api = client.CustomObjectsApi(widgets.api_client())

@@ -354,6 +354,25 @@ static void test_apply_schema_map_list_several_keys(void **state)
 	json_decref(b);
 }
 
+static void test_managed_fields_update_schema(void **state)
+{
+	json_t *schema = J(CR_SCHEMA), *old = J(CR("{\"items\":[{\"name\":\"a\",\"value\":\"1\"}]}"));
+	json_t *new_obj = J(CR("{\"items\":[{\"name\":\"a\",\"value\":\"1\"},{\"name\":\"b\",\"value\":\"2\"}]}"));
+
+	(void)state;
+	sk_managed_fields_update_schema(NULL, old, schema, "first", "x.test/v1", NULL);
+	assert_at(entry(old, "first", "Update"), "fieldsV1/f:spec/f:items/k:{\"name\":\"a\"}/f:value", "{}");
+	json_object_set(json_object_get(new_obj, "metadata"), "managedFields",
+			json_object_get(json_object_get(old, "metadata"), "managedFields"));
+	sk_managed_fields_update_schema(old, new_obj, schema, "second", "x.test/v1", NULL);
+	assert_at(entry(new_obj, "second", "Update"), "fieldsV1/f:spec/f:items/k:{\"name\":\"a\"}", NULL);
+	assert_at(entry(new_obj, "second", "Update"), "fieldsV1/f:spec/f:items/k:{\"name\":\"b\"}/f:value", "{}");
+	assert_at(entry(new_obj, "first", "Update"), "fieldsV1/f:spec/f:items/k:{\"name\":\"a\"}/f:name", "{}");
+	json_decref(schema);
+	json_decref(old);
+	json_decref(new_obj);
+}
+
 static void test_managed_fields_update(void **state)
 {
 	json_t *old = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"labels\":{\"a\":\"1\"}},"
@@ -437,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_apply_before_first_apply),
 		cmocka_unit_test(test_apply_schema_list_types),
 		cmocka_unit_test(test_apply_schema_map_list_several_keys),
+		cmocka_unit_test(test_managed_fields_update_schema),
 		cmocka_unit_test(test_managed_fields_update),
 		cmocka_unit_test(test_managed_fields_untouched_entries),
 	};
