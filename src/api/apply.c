@@ -62,7 +62,9 @@ static bool set_covers(json_t *set, const char *path)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(set, k, v) if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC)) return true;
+	json_object_foreach(set, k, v)
+		if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC))
+			return true;
 	return false;
 }
 
@@ -73,8 +75,9 @@ static void set_remove_under(json_t *set, const char *path)
 	json_t *v;
 	void *tmp;
 
-	json_object_foreach_safe(set, tmp, k, v) if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC))
-		json_object_del(set, k);
+	json_object_foreach_safe(set, tmp, k, v)
+		if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC))
+			json_object_del(set, k);
 }
 
 /* Splits a path into its elements; caller frees each and the array. */
@@ -180,8 +183,9 @@ static bool has_keys(json_t *e, const struct sk__patch_meta *meta)
 	json_t *k;
 	size_t i;
 
-	json_array_foreach(meta->merge_keys, i,
-			   k) if (!json_is_string(k) || !json_object_get(e, json_string_value(k))) return false;
+	json_array_foreach(meta->merge_keys, i, k)
+		if (!json_is_string(k) || !json_object_get(e, json_string_value(k)))
+			return false;
 	return true;
 }
 
@@ -191,8 +195,7 @@ static bool same_keys(json_t *a, json_t *b, const struct sk__patch_meta *meta)
 	json_t *k;
 	size_t i;
 
-	json_array_foreach(meta->merge_keys, i, k)
-	{
+	json_array_foreach(meta->merge_keys, i, k) {
 		json_t *x = json_object_get(a, json_string_value(k)), *y = json_object_get(b, json_string_value(k));
 		if (!x || !y || !json_equal(x, y))
 			return false;
@@ -208,8 +211,7 @@ static bool keyed_list(json_t *list, const struct sk__patch_meta *meta)
 
 	if (!meta->merge || !json_is_array(list))
 		return false;
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		if (meta->merge_key) {
 			if (!json_is_object(e) || !json_object_get(e, meta->merge_key) ||
 			    (meta->merge_keys && !has_keys(e, meta)))
@@ -300,14 +302,15 @@ static long find_item(json_t *list, const char *elem)
 		json_decref(want);
 		return -1;
 	}
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		bool ok;
 		if (elem[0] == 'v') {
 			ok = json_equal(e, want);
 		} else {
 			ok = json_is_object(e) && json_is_object(want);
-			json_object_foreach(want, k, kv) if (ok && !json_equal(json_object_get(e, k), kv)) ok = false;
+			json_object_foreach(want, k, kv)
+				if (ok && !json_equal(json_object_get(e, k), kv))
+					ok = false;
 		}
 		if (ok) {
 			found = (long)i;
@@ -380,8 +383,7 @@ static char *path_string(const char *path)
 			json_t *k = json_loads(e + 2, 0, NULL), *v;
 			const char *name;
 			char *inner = xstrdup("");
-			json_object_foreach(k, name, v)
-			{
+			json_object_foreach(k, name, v) {
 				cleanup_free char *vs = dump(v);
 				char *t = xasprintf("%s%s%s=%s", inner, *inner ? "," : "", name, vs);
 				free(inner);
@@ -435,7 +437,8 @@ static json_t *set_to_fields(json_t *set)
 	const char **keys = xmalloc((n ? n : 1) * sizeof(char *));
 	const char *k;
 
-	json_object_foreach(set, k, v) keys[i++] = k;
+	json_object_foreach(set, k, v)
+		keys[i++] = k;
 	qsort(keys, n, sizeof(char *), cmp_str);
 	for (i = 0; i < n; i++)
 		tree_insert(tree, keys[i]);
@@ -448,8 +451,7 @@ static void fields_to_set(json_t *set, const char *prefix, json_t *node)
 	const char *k;
 	json_t *child;
 
-	json_object_foreach(node, k, child)
-	{
+	json_object_foreach(node, k, child) {
 		cleanup_free char *p = NULL;
 		if (strcmp(k, ".") == 0) {
 			if (*prefix)
@@ -473,8 +475,7 @@ static void members_object(json_t *set, const char *path, json_t *obj, const cha
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(obj, k, v)
-	{
+	json_object_foreach(obj, k, v) {
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(v))
@@ -495,8 +496,7 @@ static void members_value(json_t *set, const char *path, json_t *v, const struct
 		return;
 	}
 	if (json_is_array(v) && json_array_size(v) && keyed_list(v, meta)) {
-		json_array_foreach(v, i, e)
-		{
+		json_array_foreach(v, i, e) {
 			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
 			set_add(set, p);
@@ -532,8 +532,7 @@ static void strip_set(json_t *set, const char *subresource)
 	json_t *v;
 	void *tmp;
 
-	json_object_foreach_safe(set, tmp, k, v)
-	{
+	json_object_foreach_safe(set, tmp, k, v) {
 		bool in_status = strcmp(k, "f:status") == 0 || has_prefix(k, "f:status" SEP);
 		bool drop = status ? !in_status : in_status;
 		if (!strcmp(k, "f:apiVersion") || !strcmp(k, "f:kind") || !strcmp(k, "f:metadata"))
@@ -605,8 +604,7 @@ static bool tree_canonical(json_t *node, bool top)
 	size_t i = 0;
 	json_t *c;
 
-	json_object_foreach(node, k, c)
-	{
+	json_object_foreach(node, k, c) {
 		if (!json_is_object(c))
 			return false;
 		if (!strcmp(k, ".")) {
@@ -638,8 +636,7 @@ static bool entry_canonical(json_t *e)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(e, k, v)
-	{
+	json_object_foreach(e, k, v) {
 		while (at < nkeys && strcmp(keys[at], k)) {
 			if (required[at])
 				return false;
@@ -685,7 +682,9 @@ static bool tree_touched(json_t *tree, json_t *set)
 	const char *p;
 	json_t *v;
 
-	json_object_foreach(set, p, v) if (tree_has(tree, p)) return true;
+	json_object_foreach(set, p, v)
+		if (tree_has(tree, p))
+			return true;
 	return false;
 }
 
@@ -696,8 +695,7 @@ static void managed_load_entries(struct managed *m, json_t *list, bool keep)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		const char *ft = json_string_value(json_object_get(e, "fieldsType"));
 		struct entry *x;
 		json_t *f = json_object_get(e, "fieldsV1");
@@ -833,15 +831,15 @@ static json_t *strip_nulls(json_t *v)
 	size_t i;
 
 	if (json_is_object(v)) {
-		json_object_foreach_safe(v, tmp, k, c)
-		{
+		json_object_foreach_safe(v, tmp, k, c) {
 			if (json_is_null(c))
 				json_object_del(v, k);
 			else
 				strip_nulls(c);
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, c) strip_nulls(c);
+		json_array_foreach(v, i, c)
+			strip_nulls(c);
 	}
 	return v;
 }
@@ -854,8 +852,7 @@ static json_t *list_ids(json_t *list, const struct sk__patch_meta *meta)
 	json_t *ids = json_array(), *e;
 	size_t i;
 
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		char *id = item_elem(e, meta);
 		json_array_append_new(ids, json_string(id));
 		free(id);
@@ -868,7 +865,9 @@ static long id_index(json_t *ids, const char *id)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(ids, i, e) if (strcmp(json_string_value(e), id) == 0) return (long)i;
+	json_array_foreach(ids, i, e)
+		if (strcmp(json_string_value(e), id) == 0)
+			return (long)i;
 	return -1;
 }
 
@@ -951,8 +950,7 @@ static void apply_object(json_t *dst, json_t *src, const char *type, bool top)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(src, k, v)
-	{
+	json_object_foreach(src, k, v) {
 		struct sk__patch_meta meta;
 		json_t *cur = json_object_get(dst, k);
 		if (json_is_null(v) || (top && strcmp(k, "status") == 0))
@@ -981,8 +979,7 @@ static void remove_dropped(json_t *obj, struct managed *m, size_t mine, json_t *
 	const char *p;
 	json_t *v;
 
-	json_object_foreach(m->v[mine].set, p, v)
-	{
+	json_object_foreach(m->v[mine].set, p, v) {
 		if (set_covers(newset, p) || owned_by_others(m, mine, p))
 			continue;
 		delete_at(obj, p);
@@ -1004,8 +1001,7 @@ static json_t *find_conflicts(struct managed *m, long mine, json_t *newset, json
 	for (size_t i = 0; live && i < m->n; i++) {
 		if ((long)i == mine)
 			continue;
-		json_object_foreach(m->v[i].set, p, v)
-		{
+		json_object_foreach(m->v[i].set, p, v) {
 			const char *last = last_elem(p);
 			json_t *lv, *nv;
 			if (!json_object_get(newset, p) || has_prefix(last, "k:") || has_prefix(last, "v:"))
@@ -1058,8 +1054,7 @@ static int conflict_error(sk_error_t *err, struct managed *m, json_t *conflicts)
 		return sk_error_set(err, SK_ECONFLICT, "Apply failed with 1 conflict: conflict with %s: %s", who, path);
 	}
 	/* "manager\npath" lines sorted by manager, then grouped */
-	json_array_foreach(conflicts, i, c)
-	{
+	json_array_foreach(conflicts, i, c) {
 		cleanup_free char *who = manager_string(&m->v[json_integer_value(json_array_get(c, 0))]);
 		cleanup_free char *path = path_string(json_string_value(json_array_get(c, 1)));
 		lines[i] = xasprintf("%s\n%s", who, path);
@@ -1155,8 +1150,9 @@ static json_t *apply_typed(json_t *live, json_t *applied, const char *type, cons
 		result = NULL;
 		goto out;
 	}
-	json_array_foreach(conflicts, i, c) json_object_del(m.v[json_integer_value(json_array_get(c, 0))].set,
-							    json_string_value(json_array_get(c, 1)));
+	json_array_foreach(conflicts, i, c)
+		json_object_del(m.v[json_integer_value(json_array_get(c, 0))].set,
+				json_string_value(json_array_get(c, 1)));
 	changed = mine < 0 || !json_equal(m.v[mine].set, newset) || !same_object(live, result);
 	if (mine < 0)
 		mine = (long)managed_add(&m, manager, "Apply", api_version, NULL);
@@ -1217,8 +1213,7 @@ static void added_children(json_t *changed, const char *path, json_t *obj, const
 	const char *k;
 	json_t *c;
 
-	json_object_foreach(obj, k, c)
-	{
+	json_object_foreach(obj, k, c) {
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(c))
@@ -1243,8 +1238,7 @@ static void added(json_t *changed, const char *path, const char *field, json_t *
 		return;
 	}
 	if (json_is_array(v) && json_array_size(v) && keyed_list(v, meta)) {
-		json_array_foreach(v, i, e)
-		{
+		json_array_foreach(v, i, e) {
 			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
 			set_add(changed, p);
@@ -1265,8 +1259,7 @@ static long find_same(json_t *list, json_t *item, const struct sk__patch_meta *m
 	json_t *id = meta->merge_key ? json_object_get(item, meta->merge_key) : item, *e;
 	size_t i;
 
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		json_t *eid = meta->merge_key ? json_object_get(e, meta->merge_key) : e;
 
 		if (json_is_object(e) == (meta->merge_key != NULL) && eid && json_equal(eid, id) &&
@@ -1282,8 +1275,7 @@ static void diff_list(json_t *changed, json_t *removed, const char *path, json_t
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(nl, i, e)
-	{
+	json_array_foreach(nl, i, e) {
 		cleanup_free char *ie = item_elem(e, meta);
 		cleanup_free char *p = join(path, ie);
 		long at = find_same(ol, e, meta);
@@ -1295,8 +1287,7 @@ static void diff_list(json_t *changed, json_t *removed, const char *path, json_t
 			diff_object(changed, removed, p, json_array_get(ol, (size_t)at), e, meta->type);
 		}
 	}
-	json_array_foreach(ol, i, e)
-	{
+	json_array_foreach(ol, i, e) {
 		if (find_same(nl, e, meta) < 0) {
 			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
@@ -1331,15 +1322,13 @@ static void diff_object(json_t *changed, json_t *removed, const char *path, json
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(nv, k, v)
-	{
+	json_object_foreach(nv, k, v) {
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
 		lookup(type, k, &meta);
 		diff_value(changed, removed, p, k, json_object_get(ov, k), v, &meta);
 	}
-	json_object_foreach(ov, k, v)
-	{
+	json_object_foreach(ov, k, v) {
 		if (!json_object_get(nv, k) && !json_is_null(v)) {
 			cleanup_free char *p = field_path(path, k);
 			set_add(removed, p);
@@ -1370,8 +1359,7 @@ static void diff_tracked(json_t *changed, json_t *removed, const char *path, jso
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(nv, k, v)
-	{
+	json_object_foreach(nv, k, v) {
 		struct sk__patch_meta meta;
 		cleanup_free char *p = NULL;
 		json_t *o;
@@ -1386,8 +1374,7 @@ static void diff_tracked(json_t *changed, json_t *removed, const char *path, jso
 		else
 			diff_value(changed, removed, p, k, o, v, &meta);
 	}
-	json_object_foreach(ov, k, v)
-	{
+	json_object_foreach(ov, k, v) {
 		if (!untracked(k, in_meta, status) && !json_object_get(nv, k) && !json_is_null(v)) {
 			cleanup_free char *p = field_path(path, k);
 			set_add(removed, p);
@@ -1426,8 +1413,10 @@ static void update_typed(json_t *old, json_t *new_obj, const char *type, const c
 				continue;
 			entry_load(&m.v[i]);
 		}
-		json_object_foreach(changed, p, v) set_remove_under(m.v[i].set, p);
-		json_object_foreach(removed, p, v) set_remove_under(m.v[i].set, p);
+		json_object_foreach(changed, p, v)
+			set_remove_under(m.v[i].set, p);
+		json_object_foreach(removed, p, v)
+			set_remove_under(m.v[i].set, p);
 	}
 	if (json_object_size(changed)) {
 		mine = managed_find(&m, manager, "Update", api_version, subresource);

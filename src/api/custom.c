@@ -139,8 +139,7 @@ json_t *sk__jsonpath_get(json_t *v, const char *path)
 				end = strchr(q + 1 + n, ']');
 				if (!end)
 					return NULL;
-				json_array_foreach(v, i, x)
-				{
+				json_array_foreach(v, i, x) {
 					const char *s = json_string_value(json_object_get(x, key));
 
 					if (s && !strcmp(s, val)) {
@@ -255,8 +254,7 @@ json_t *sk__custom_table_columns(const sk_api_resource *r)
 						     "priority", 0));
 		return out;
 	}
-	json_array_foreach(cols, i, c)
-	{
+	json_array_foreach(cols, i, c) {
 		const char *d = json_string_value(json_object_get(c, "description"));
 
 		json_array_append_new(out, json_pack("{s:O, s:O, s:s, s:s, s:I}", "name", json_object_get(c, "name"),
@@ -315,8 +313,7 @@ json_t *sk__custom_table_cells(const sk_api_resource *r, json_t *obj, int64_t no
 		json_array_append_new(out, cell("date", json_object_get(meta, "creationTimestamp"), now));
 		return out;
 	}
-	json_array_foreach(cols, i, c)
-	{
+	json_array_foreach(cols, i, c) {
 		const char *type = json_string_value(json_object_get(c, "type"));
 		const char *path = json_string_value(json_object_get(c, "jsonPath"));
 
