@@ -399,15 +399,16 @@ static void on_pod_list(void *ud, json_t *items, const char *rv)
 	json_t *it;
 	size_t i;
 
-	json_array_foreach(items, i, it) upsert_pod(a, it);
+	json_array_foreach(items, i, it)
+		upsert_pod(a, it);
 	pthread_mutex_lock(&a->mu);
 	for (size_t k = 0; k < a->npods; k++) {
 		bool found = false;
 
-		json_array_foreach(
-			items, i,
-			it) if (!strcmp(sk_kube_jstr(it, "metadata.uid") ? sk_kube_jstr(it, "metadata.uid") : "",
-					a->pods[k]->uid)) found = true;
+		json_array_foreach(items, i, it)
+			if (!strcmp(sk_kube_jstr(it, "metadata.uid") ? sk_kube_jstr(it, "metadata.uid") : "",
+				    a->pods[k]->uid))
+				found = true;
 		if (!found) {
 			a->pods[k]->gone = true;
 			pthread_cond_signal(&a->pods[k]->cond);

@@ -182,7 +182,8 @@ static json_t *node_status(struct sk_agent *a, json_t *old)
 	char host[256] = "localhost";
 
 	gethostname(host, sizeof(host) - 1);
-	json_array_foreach(images, i, im) json_object_del(im, "id");
+	json_array_foreach(images, i, im)
+		json_object_del(im, "id");
 	resources(a, &cap, &alloc);
 	st = json_pack("{s:o, s:o, s:o, s:[{s:s, s:s}, {s:s, s:s}], s:{s:{s:i}}, s:o, s:o}", "capacity", cap,
 		       "allocatable", alloc, "conditions", conditions(a, sk_kube_jget(old, "status.conditions")),
@@ -295,16 +296,14 @@ static json_t *images_of_pods(struct sk_agent *a)
 		static const char *const lists[] = {"spec.initContainers", "spec.containers"};
 
 		for (size_t l = 0; l < 2 && a->pods[n]->pod && !a->pods[n]->gone; l++) {
-			json_array_foreach(sk_kube_jget(a->pods[n]->pod, lists[l]), i, v)
-			{
+			json_array_foreach(sk_kube_jget(a->pods[n]->pod, lists[l]), i, v) {
 				if (sk_kube_jstr(v, "image"))
 					json_array_append_new(names, json_string(sk_kube_jstr(v, "image")));
 			}
 		}
 	}
 	pthread_mutex_unlock(&a->mu);
-	json_array_foreach(names, i, v)
-	{
+	json_array_foreach(names, i, v) {
 		sk_image_info info = {0};
 		sk_error_t err = {0};
 

@@ -32,8 +32,9 @@ static json_t *ctr_spec(json_t *pod, const struct ctr *k)
 	json_t *arr = sk_kube_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
 	size_t i;
 
-	json_array_foreach(arr, i,
-			   c) if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", k->name)) return c;
+	json_array_foreach(arr, i, c)
+		if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", k->name))
+			return c;
 	return NULL;
 }
 
@@ -106,13 +107,11 @@ static void ensure_ctrs(struct apod *p, json_t *pod)
 	if (p->ctrs)
 		return;
 	p->ctrs = xzalloc((json_array_size(init) + json_array_size(regular) + 1) * sizeof(struct ctr));
-	json_array_foreach(init, i, c)
-	{
+	json_array_foreach(init, i, c) {
 		p->ctrs[n].name = xstrdup(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "");
 		p->ctrs[n++].kind = is_sidecar(c) ? CTR_SIDECAR : CTR_INIT;
 	}
-	json_array_foreach(regular, i, c)
-	{
+	json_array_foreach(regular, i, c) {
 		p->ctrs[n].name = xstrdup(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "");
 		p->ctrs[n++].kind = CTR_REGULAR;
 	}
@@ -232,8 +231,7 @@ static json_t *pull_auths(struct sk_agent *a, json_t *pod)
 	json_t *out = json_array(), *ref;
 	size_t i;
 
-	json_array_foreach(sk_kube_jget(pod, "spec.imagePullSecrets"), i, ref)
-	{
+	json_array_foreach(sk_kube_jget(pod, "spec.imagePullSecrets"), i, ref) {
 		cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/secrets/%s",
 						    sk_kube_jstr(pod, "metadata.namespace"),
 						    sk_kube_jstr(ref, "name") ? sk_kube_jstr(ref, "name") : "");
@@ -314,7 +312,8 @@ static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr 
 		json_t *e;
 		int rc;
 
-		json_array_foreach(auths, i, e) av[i] = e;
+		json_array_foreach(auths, i, e)
+			av[i] = e;
 		po.auths = av;
 		po.n_auths = json_array_size(auths);
 		rc = sk_image_pull(a->images, image, &po, img, &err);
@@ -355,7 +354,9 @@ static const char *const *dns_list(json_t *arr, const char **buf, size_t max)
 
 	if (!json_array_size(arr))
 		return NULL;
-	json_array_foreach(arr, i, e) if (n + 1 < max && json_string_value(e)) buf[n++] = json_string_value(e);
+	json_array_foreach(arr, i, e)
+		if (n + 1 < max && json_string_value(e))
+			buf[n++] = json_string_value(e);
 	buf[n] = NULL;
 	return buf;
 }
@@ -424,24 +425,23 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 		json_t *o;
 		size_t n = 0;
 
-		json_array_foreach(json_object_get(dns, "options"), i, o)
-		{
+		json_array_foreach(json_object_get(dns, "options"), i, o) {
 			if (n < 15 && sk_kube_jstr(o, "name"))
 				opts[n++] = sk_kube_jstr(o, "name");
 		}
 		cfg.dns_options = n ? opts : NULL;
 	}
-	json_array_foreach(sk_kube_jget(pod, "spec.hostAliases"), i, ha)
-	{
+	json_array_foreach(sk_kube_jget(pod, "spec.hostAliases"), i, ha) {
 		json_t *h;
 		size_t j;
 		char line[512];
 		size_t l = (size_t)snprintf(line, sizeof(line), "%s\t",
 					    sk_kube_jstr(ha, "ip") ? sk_kube_jstr(ha, "ip") : "");
 
-		json_array_foreach(json_object_get(ha, "hostnames"), j, h) if (l < sizeof(line))
-			l += (size_t)snprintf(line + l, sizeof(line) - l, "%s%s", j ? " " : "",
-					      json_string_value(h) ? json_string_value(h) : "");
+		json_array_foreach(json_object_get(ha, "hostnames"), j, h)
+			if (l < sizeof(line))
+				l += (size_t)snprintf(line + l, sizeof(line) - l, "%s%s", j ? " " : "",
+						      json_string_value(h) ? json_string_value(h) : "");
 		if (na < 62)
 			aliases[na++] = xstrdup(line);
 	}

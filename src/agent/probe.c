@@ -30,14 +30,15 @@ static int resolve_port(struct apod *p, const char *ctr, json_t *port)
 	if (strspn(json_string_value(port), "0123456789") == strlen(json_string_value(port)))
 		return atoi(json_string_value(port));
 	pod = sk__apod_get(p, NULL);
-	json_array_foreach(sk_kube_jget(pod, "spec.containers"), i,
-			   c) if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", ctr)) cs = c;
-	json_array_foreach(sk_kube_jget(pod, "spec.initContainers"), i,
-			   c) if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", ctr)) cs = c;
-	json_array_foreach(json_object_get(cs, "ports"), i,
-			   pt) if (!strcmp(sk_kube_jstr(pt, "name") ? sk_kube_jstr(pt, "name") : "",
-					   json_string_value(port))) return (int)
-		json_integer_value(json_object_get(pt, "containerPort"));
+	json_array_foreach(sk_kube_jget(pod, "spec.containers"), i, c)
+		if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", ctr))
+			cs = c;
+	json_array_foreach(sk_kube_jget(pod, "spec.initContainers"), i, c)
+		if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", ctr))
+			cs = c;
+	json_array_foreach(json_object_get(cs, "ports"), i, pt)
+		if (!strcmp(sk_kube_jstr(pt, "name") ? sk_kube_jstr(pt, "name") : "", json_string_value(port)))
+			return (int)json_integer_value(json_object_get(pt, "containerPort"));
 	return -1;
 }
 
@@ -52,7 +53,8 @@ static int run_exec(struct sk_agent *a, struct sk_container *c, json_t *h, int t
 	size_t i;
 	int rc;
 
-	json_array_foreach(cmd, i, e) args[i] = json_string_value(e) ? json_string_value(e) : "";
+	json_array_foreach(cmd, i, e)
+		args[i] = json_string_value(e) ? json_string_value(e) : "";
 	if (!args[0]) {
 		free(args);
 		*msg = xstrdup("exec handler has no command");
@@ -105,8 +107,7 @@ static int run_http(struct apod *p, const char *ctr, json_t *h, int timeout_s, c
 		curl_easy_cleanup(c);
 		return -1;
 	}
-	json_array_foreach(json_object_get(h, "httpHeaders"), i, hdr)
-	{
+	json_array_foreach(json_object_get(h, "httpHeaders"), i, hdr) {
 		cleanup_free char *line = xasprintf("%s: %s",
 						    sk_kube_jstr(hdr, "name") ? sk_kube_jstr(hdr, "name") : "X",
 						    sk_kube_jstr(hdr, "value") ? sk_kube_jstr(hdr, "value") : "");

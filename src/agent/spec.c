@@ -106,9 +106,9 @@ static json_t *find_container(json_t *pod, const char *name)
 		json_t *arr = sk_kube_jget(pod, lists[l]), *c;
 		size_t i;
 
-		json_array_foreach(
-			arr, i,
-			c) if (name && !strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", name)) return c;
+		json_array_foreach(arr, i, c)
+			if (name && !strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", name))
+				return c;
 	}
 	return NULL;
 }
@@ -164,8 +164,7 @@ static char *map_lines(json_t *m)
 	char *out = xzalloc(cap);
 	void *tmp;
 
-	json_object_foreach_safe(m, tmp, k, v)
-	{
+	json_object_foreach_safe(m, tmp, k, v) {
 		cleanup_free char *line = xasprintf("%s%s=\"%s\"", n ? "\n" : "", k,
 						    json_string_value(v) ? json_string_value(v) : "");
 		size_t l = strlen(line);
@@ -219,8 +218,7 @@ static void env_set(json_t *env, const char *k, const char *v)
 	size_t kl = strlen(k), i;
 	json_t *e;
 
-	json_array_foreach(env, i, e)
-	{
+	json_array_foreach(env, i, e) {
 		const char *s = json_string_value(e);
 
 		if (!strncmp(s, k, kl) && s[kl] == '=') {
@@ -236,8 +234,7 @@ static const char *env_lookup(json_t *env, const char *k, size_t kl)
 	size_t i;
 	json_t *e;
 
-	json_array_foreach(env, i, e)
-	{
+	json_array_foreach(env, i, e) {
 		const char *s = json_string_value(e);
 
 		if (!strncmp(s, k, kl) && s[kl] == '=')
@@ -335,8 +332,7 @@ static int env_from(struct sk_agent *a, const char *ns, json_t *from, json_t *en
 	size_t i;
 	json_t *f;
 
-	json_array_foreach(from, i, f)
-	{
+	json_array_foreach(from, i, f) {
 		const char *kind = json_object_get(f, "configMapRef") ? "ConfigMap" : "Secret";
 		json_t *ref = json_object_get(f, kind[0] == 'C' ? "configMapRef" : "secretRef");
 		const char *prefix = sk_kube_jstr(f, "prefix") ? sk_kube_jstr(f, "prefix") : "";
@@ -352,15 +348,13 @@ static int env_from(struct sk_agent *a, const char *ns, json_t *from, json_t *en
 			}
 			return -1;
 		}
-		json_object_foreach(json_object_get(o, "data"), k, v)
-		{
+		json_object_foreach(json_object_get(o, "data"), k, v) {
 			cleanup_free char *val = source_value(o, kind, k);
 			cleanup_free char *key = xasprintf("%s%s", prefix, k);
 
 			env_set(env, key, val ? val : "");
 		}
-		json_object_foreach(json_object_get(o, "stringData"), k, v)
-		{
+		json_object_foreach(json_object_get(o, "stringData"), k, v) {
 			cleanup_free char *key = xasprintf("%s%s", prefix, k);
 
 			env_set(env, key, json_string_value(v) ? json_string_value(v) : "");
@@ -411,11 +405,14 @@ json_t *sk__ag_container_env(struct sk_agent *a, json_t *pod, json_t *cs, json_t
 	json_t *env = json_array(), *e;
 	size_t i;
 
-	json_array_foreach(image_env, i, e) if (json_string_value(e) && strchr(json_string_value(e), '='))
-		json_array_append(env, e);
+	json_array_foreach(image_env, i, e)
+		if (json_string_value(e) && strchr(json_string_value(e), '='))
+			json_array_append(env, e);
 	if (env_from(a, sk_kube_jstr(pod, "metadata.namespace"), json_object_get(cs, "envFrom"), env, err) < 0)
 		goto fail;
-	json_array_foreach(json_object_get(cs, "env"), i, e) if (env_var(a, pod, cs, e, env, err) < 0) goto fail;
+	json_array_foreach(json_object_get(cs, "env"), i, e)
+		if (env_var(a, pod, cs, e, env, err) < 0)
+			goto fail;
 	return env;
 fail:
 	json_decref(env);
@@ -545,8 +542,7 @@ static const char *const *argv_of(json_t *cs, json_t *image_config, json_t *env,
 	for (int p = 0; p < 2; p++) {
 		bool from_pod = parts[p] == cmd || parts[p] == args;
 
-		json_array_foreach(parts[p], i, e)
-		{
+		json_array_foreach(parts[p], i, e) {
 			const char *s = json_string_value(e) ? json_string_value(e) : "";
 
 			argv[n++] = from_pod ? sk__ag_arena_keep(ar, sk__ag_expand_vars(s, env)) : s;
@@ -578,8 +574,7 @@ static int mounts_of(struct apod *p, json_t *cs, struct arena *ar, struct sk_con
 	struct sk_mount *m = sk__ag_arena_keep(ar, xzalloc((json_array_size(vms) + 1) * sizeof(*m)));
 	size_t i, n = 0;
 
-	json_array_foreach(vms, i, vm)
-	{
+	json_array_foreach(vms, i, vm) {
 		const char *vname = sk_kube_jstr(vm, "name") ? sk_kube_jstr(vm, "name") : "";
 		json_t *vol = json_object_get(p->mounts, vname);
 		const char *host = sk_kube_jstr(vol, "path");
@@ -635,7 +630,8 @@ static void security_of(json_t *pod, json_t *cs, struct arena *ar, struct sk_con
 	cfg->seccomp = seccomp && !strcmp(seccomp, "RuntimeDefault") && !cfg->privileged ? SK_SECCOMP_RUNTIME_DEFAULT
 											 : SK_SECCOMP_UNCONFINED;
 	gids = sk__ag_arena_keep(ar, xzalloc((json_array_size(sup) + 2) * sizeof(*gids)));
-	json_array_foreach(sup, i, g) gids[n++] = (uint32_t)json_integer_value(g);
+	json_array_foreach(sup, i, g)
+		gids[n++] = (uint32_t)json_integer_value(g);
 	if (json_is_integer(fsg))
 		gids[n++] = (uint32_t)json_integer_value(fsg);
 	cfg->additional_gids = gids;
@@ -726,7 +722,8 @@ int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, jso
 	if (!cfg->args[0])
 		return sk_error_set(err, SK_EINVALID, "no command specified");
 	envv = sk__ag_arena_keep(ar, xzalloc((json_array_size(env) + 1) * sizeof(char *)));
-	json_array_foreach(env, i, e) envv[i] = sk__ag_arena_keep(ar, xstrdup(json_string_value(e)));
+	json_array_foreach(env, i, e)
+		envv[i] = sk__ag_arena_keep(ar, xstrdup(json_string_value(e)));
 	cfg->env = envv;
 	cfg->cwd = wd && *wd ? wd
 			     : (sk_kube_jstr(img->config, "WorkingDir") && *sk_kube_jstr(img->config, "WorkingDir")

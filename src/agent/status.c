@@ -116,8 +116,7 @@ static __attribute__((noinline)) const char *phase(struct apod *p, json_t *pod, 
 	}
 	if (init_pending(p))
 		return "Pending";
-	json_array_foreach(statuses, i, s)
-	{
+	json_array_foreach(statuses, i, s) {
 		json_t *st = json_object_get(s, "state");
 
 		total++;
@@ -175,8 +174,7 @@ static char *names_where(json_t *statuses, bool want_ready)
 	bool first = true;
 
 	n += (size_t)snprintf(buf, sizeof(buf), "[");
-	json_array_foreach(statuses, i, s)
-	{
+	json_array_foreach(statuses, i, s) {
 		bool ready = json_is_true(json_object_get(s, "ready"));
 
 		if (ready == want_ready)
@@ -203,8 +201,7 @@ static json_t *conditions(struct apod *p, json_t *pod, json_t *statuses, json_t 
 	size_t i;
 	json_t *s;
 
-	json_array_foreach(init_statuses, i, s)
-	{
+	json_array_foreach(init_statuses, i, s) {
 		struct ctr *k = NULL;
 
 		for (size_t j = 0; j < p->nctrs; j++)
@@ -275,8 +272,9 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 		       *arr = sk_kube_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
 		size_t j;
 
-		json_array_foreach(
-			arr, j, c) if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", k->name)) cs = c;
+		json_array_foreach(arr, j, c)
+			if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", k->name))
+				cs = c;
 		json_array_append_new(k->kind == CTR_REGULAR ? statuses : init_statuses, container_status(a, p, cs, k));
 	}
 	ph = phase(p, pod, statuses);

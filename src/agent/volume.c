@@ -113,8 +113,7 @@ static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secre
 		return -1;
 	}
 	if (json_array_size(items)) {
-		json_array_foreach(items, i, it)
-		{
+		json_array_foreach(items, i, it) {
 			size_t len = 0;
 			cleanup_free char *v = object_value(
 				obj, secret, sk_kube_jstr(it, "key") ? sk_kube_jstr(it, "key") : "", &len);
@@ -138,8 +137,7 @@ static int write_object(struct sk_agent *a, json_t *pod, json_t *src, bool secre
 			const char *k;
 			json_t *v;
 
-			json_object_foreach(json_object_get(obj, fields[f]), k, v)
-			{
+			json_object_foreach(json_object_get(obj, fields[f]), k, v) {
 				size_t len = 0;
 				cleanup_free char *val = object_value(obj, secret, k, &len);
 
@@ -156,8 +154,7 @@ static int write_downward(json_t *pod, json_t *src, const char *dir, sk_error_t 
 	json_t *it;
 	size_t i;
 
-	json_array_foreach(json_object_get(src, "items"), i, it)
-	{
+	json_array_foreach(json_object_get(src, "items"), i, it) {
 		cleanup_free char *v = NULL;
 
 		if (json_object_get(it, "fieldRef"))
@@ -181,8 +178,7 @@ static int write_projected(struct sk_agent *a, json_t *pod, json_t *src, const c
 	json_t *s;
 	size_t i;
 
-	json_array_foreach(json_object_get(src, "sources"), i, s)
-	{
+	json_array_foreach(json_object_get(src, "sources"), i, s) {
 		json_t *inner;
 
 		if ((inner = json_object_get(s, "configMap"))) {
@@ -331,8 +327,7 @@ int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_
 	json_t *mounts = json_object(), *vol;
 	size_t i;
 
-	json_array_foreach(sk_kube_jget(pod, "spec.volumes"), i, vol)
-	{
+	json_array_foreach(sk_kube_jget(pod, "spec.volumes"), i, vol) {
 		char *path = NULL;
 		bool ro = false;
 

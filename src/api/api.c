@@ -356,8 +356,7 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 	size_t i;
 	json_t *o;
 
-	json_array_foreach(items, i, o)
-	{
+	json_array_foreach(items, i, o) {
 		json_t *row = json_pack("{s:o}", "cells",
 					r->ops && r->ops->table_cells ? r->ops->table_cells(r, o, now)
 								      : sk_table_cells(r->kind, o, now));

@@ -3,6 +3,7 @@
  * difference and ownership tests are key lookups; they are converted from
  * and to the FieldsV1 tree at the edges. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "api/apply.h"
@@ -61,7 +62,9 @@ static bool set_covers(json_t *set, const char *path)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(set, k, v) if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC)) return true;
+	json_object_foreach(set, k, v)
+		if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC))
+			return true;
 	return false;
 }
 
@@ -72,8 +75,9 @@ static void set_remove_under(json_t *set, const char *path)
 	json_t *v;
 	void *tmp;
 
-	json_object_foreach_safe(set, tmp, k, v) if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC))
-		json_object_del(set, k);
+	json_object_foreach_safe(set, tmp, k, v)
+		if (strncmp(k, path, n) == 0 && (k[n] == '\0' || k[n] == SEPC))
+			json_object_del(set, k);
 }
 
 /* Splits a path into its elements; caller frees each and the array. */
@@ -100,7 +104,104 @@ static void free_path(char **elems, size_t n)
 	free(elems);
 }
 
+/* ---- custom kinds: merge metadata from a CRD's openAPIV3Schema ---- */
+
+/* While sk_apply_schema runs, the schema nodes it meets are "types" named
+ * "\x01<address>", interned here (the names live as long as the call). */
+static _Thread_local json_t *crd_types;
+static _Thread_local json_t *crd_root;
+
+static const char *schema_type(json_t *s)
+{
+	char buf[40];
+
+	if (!json_is_object(s) || !crd_types)
+		return NULL;
+	snprintf(buf, sizeof(buf), "\x01%p", (void *)s);
+	if (!json_object_get(crd_types, buf))
+		json_object_set_new(crd_types, buf, json_true());
+	return json_object_iter_key(json_object_iter_at(crd_types, buf));
+}
+
+/* structured-merge-diff's reading of a structural schema: lists are atomic
+ * unless x-kubernetes-list-type is set (each scalar owned) or map with one
+ * x-kubernetes-list-map-keys key (items keyed "k:{...}"); objects are
+ * granular unless x-kubernetes-map-type is atomic. Fields the schema does
+ * not name (x-kubernetes-preserve-unknown-fields) are deduced: maps
+ * granular, lists atomic. The root's metadata is ObjectMeta. */
+static int schema_lookup(const char *type, const char *field, struct sk__patch_meta *meta)
+{
+	json_t *s, *f, *items, *keys;
+	const char *lt, *mt;
+	void *ptr = NULL;
+
+	memset(meta, 0, sizeof(*meta));
+	if (sscanf(type + 1, "%p", &ptr) != 1 || !ptr)
+		return 0;
+	s = ptr;
+	if (s == crd_root && strcmp(field, "metadata") == 0)
+		return meta->type = "ObjectMeta", 1;
+	f = json_object_get(json_object_get(s, "properties"), field);
+	if (!f && json_is_object(json_object_get(s, "additionalProperties")))
+		f = json_object_get(s, "additionalProperties");
+	if (!json_is_object(f))
+		return 0;
+	lt = json_string_value(json_object_get(f, "x-kubernetes-list-type"));
+	mt = json_string_value(json_object_get(f, "x-kubernetes-map-type"));
+	items = json_object_get(f, "items");
+	if (json_is_object(items) || lt) {
+		meta->type = schema_type(items);
+		keys = json_object_get(f, "x-kubernetes-list-map-keys");
+		if (lt && strcmp(lt, "set") == 0) {
+			meta->merge = 1;
+		} else if (lt && strcmp(lt, "map") == 0 && json_array_size(keys) &&
+			   json_is_string(json_array_get(keys, 0))) {
+			meta->merge = 1;
+			meta->merge_key = json_string_value(json_array_get(keys, 0));
+			if (json_array_size(keys) > 1)
+				meta->merge_keys = keys;
+		}
+		return 1;
+	}
+	meta->type = schema_type(f);
+	meta->atomic = mt && strcmp(mt, "atomic") == 0;
+	return 1;
+}
+
+static int lookup(const char *type, const char *field, struct sk__patch_meta *meta)
+{
+	if (type && type[0] == '\x01')
+		return schema_lookup(type, field, meta);
+	return sk__patch_lookup(type, field, meta);
+}
+
 /* ---- path elements of values ---- */
+
+/* Whether e has every key of a list with several keys. */
+static bool has_keys(json_t *e, const struct sk__patch_meta *meta)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(meta->merge_keys, i, k)
+		if (!json_is_string(k) || !json_object_get(e, json_string_value(k)))
+			return false;
+	return true;
+}
+
+/* Whether items a and b of a list with several keys have the same keys. */
+static bool same_keys(json_t *a, json_t *b, const struct sk__patch_meta *meta)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(meta->merge_keys, i, k) {
+		json_t *x = json_object_get(a, json_string_value(k)), *y = json_object_get(b, json_string_value(k));
+		if (!x || !y || !json_equal(x, y))
+			return false;
+	}
+	return true;
+}
 
 /* A list whose items have identities: merge-keyed maps or set scalars. */
 static bool keyed_list(json_t *list, const struct sk__patch_meta *meta)
@@ -110,10 +211,10 @@ static bool keyed_list(json_t *list, const struct sk__patch_meta *meta)
 
 	if (!meta->merge || !json_is_array(list))
 		return false;
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		if (meta->merge_key) {
-			if (!json_is_object(e) || !json_object_get(e, meta->merge_key))
+			if (!json_is_object(e) || !json_object_get(e, meta->merge_key) ||
+			    (meta->merge_keys && !has_keys(e, meta)))
 				return false;
 		} else if (json_is_object(e) || json_is_array(e)) {
 			return false;
@@ -150,7 +251,7 @@ static char *scalar_elem(json_t *e, const struct sk__patch_meta *meta)
 	size_t n = 0;
 	char *out;
 
-	if (!json_is_string(x.v) && !json_is_integer(x.v) && !json_is_boolean(x.v))
+	if (meta->merge_keys || (!json_is_string(x.v) && !json_is_integer(x.v) && !json_is_boolean(x.v)))
 		return NULL;
 	s = sk_json_gen_text(gen_elem, &x, &n);
 	if (!s)
@@ -167,7 +268,16 @@ static char *item_elem(json_t *e, const struct sk__patch_meta *meta)
 
 	if ((out = scalar_elem(e, meta)))
 		return out;
-	if (meta->merge_key) {
+	if (meta->merge_keys) { /* upstream sorts the keys, as dump does */
+		json_t *k = json_object(), *name;
+		size_t i;
+
+		json_array_foreach(meta->merge_keys, i, name)
+			json_object_set(k, json_string_value(name), json_object_get(e, json_string_value(name)));
+		s = dump(k);
+		json_decref(k);
+		out = xasprintf("k:%s", s);
+	} else if (meta->merge_key) {
 		json_t *k = json_pack("{sO}", meta->merge_key, json_object_get(e, meta->merge_key));
 		s = dump(k);
 		json_decref(k);
@@ -192,14 +302,15 @@ static long find_item(json_t *list, const char *elem)
 		json_decref(want);
 		return -1;
 	}
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		bool ok;
 		if (elem[0] == 'v') {
 			ok = json_equal(e, want);
 		} else {
 			ok = json_is_object(e) && json_is_object(want);
-			json_object_foreach(want, k, kv) if (ok && !json_equal(json_object_get(e, k), kv)) ok = false;
+			json_object_foreach(want, k, kv)
+				if (ok && !json_equal(json_object_get(e, k), kv))
+					ok = false;
 		}
 		if (ok) {
 			found = (long)i;
@@ -272,8 +383,7 @@ static char *path_string(const char *path)
 			json_t *k = json_loads(e + 2, 0, NULL), *v;
 			const char *name;
 			char *inner = xstrdup("");
-			json_object_foreach(k, name, v)
-			{
+			json_object_foreach(k, name, v) {
 				cleanup_free char *vs = dump(v);
 				char *t = xasprintf("%s%s%s=%s", inner, *inner ? "," : "", name, vs);
 				free(inner);
@@ -327,7 +437,8 @@ static json_t *set_to_fields(json_t *set)
 	const char **keys = xmalloc((n ? n : 1) * sizeof(char *));
 	const char *k;
 
-	json_object_foreach(set, k, v) keys[i++] = k;
+	json_object_foreach(set, k, v)
+		keys[i++] = k;
 	qsort(keys, n, sizeof(char *), cmp_str);
 	for (i = 0; i < n; i++)
 		tree_insert(tree, keys[i]);
@@ -340,8 +451,7 @@ static void fields_to_set(json_t *set, const char *prefix, json_t *node)
 	const char *k;
 	json_t *child;
 
-	json_object_foreach(node, k, child)
-	{
+	json_object_foreach(node, k, child) {
 		cleanup_free char *p = NULL;
 		if (strcmp(k, ".") == 0) {
 			if (*prefix)
@@ -365,13 +475,12 @@ static void members_object(json_t *set, const char *path, json_t *obj, const cha
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(obj, k, v)
-	{
+	json_object_foreach(obj, k, v) {
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(v))
 			continue;
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		members_value(set, p, v, &meta);
 	}
 }
@@ -387,8 +496,7 @@ static void members_value(json_t *set, const char *path, json_t *v, const struct
 		return;
 	}
 	if (json_is_array(v) && json_array_size(v) && keyed_list(v, meta)) {
-		json_array_foreach(v, i, e)
-		{
+		json_array_foreach(v, i, e) {
 			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
 			set_add(set, p);
@@ -424,8 +532,7 @@ static void strip_set(json_t *set, const char *subresource)
 	json_t *v;
 	void *tmp;
 
-	json_object_foreach_safe(set, tmp, k, v)
-	{
+	json_object_foreach_safe(set, tmp, k, v) {
 		bool in_status = strcmp(k, "f:status") == 0 || has_prefix(k, "f:status" SEP);
 		bool drop = status ? !in_status : in_status;
 		if (!strcmp(k, "f:apiVersion") || !strcmp(k, "f:kind") || !strcmp(k, "f:metadata"))
@@ -497,8 +604,7 @@ static bool tree_canonical(json_t *node, bool top)
 	size_t i = 0;
 	json_t *c;
 
-	json_object_foreach(node, k, c)
-	{
+	json_object_foreach(node, k, c) {
 		if (!json_is_object(c))
 			return false;
 		if (!strcmp(k, ".")) {
@@ -530,8 +636,7 @@ static bool entry_canonical(json_t *e)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(e, k, v)
-	{
+	json_object_foreach(e, k, v) {
 		while (at < nkeys && strcmp(keys[at], k)) {
 			if (required[at])
 				return false;
@@ -577,7 +682,9 @@ static bool tree_touched(json_t *tree, json_t *set)
 	const char *p;
 	json_t *v;
 
-	json_object_foreach(set, p, v) if (tree_has(tree, p)) return true;
+	json_object_foreach(set, p, v)
+		if (tree_has(tree, p))
+			return true;
 	return false;
 }
 
@@ -588,8 +695,7 @@ static void managed_load_entries(struct managed *m, json_t *list, bool keep)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		const char *ft = json_string_value(json_object_get(e, "fieldsType"));
 		struct entry *x;
 		json_t *f = json_object_get(e, "fieldsV1");
@@ -725,15 +831,15 @@ static json_t *strip_nulls(json_t *v)
 	size_t i;
 
 	if (json_is_object(v)) {
-		json_object_foreach_safe(v, tmp, k, c)
-		{
+		json_object_foreach_safe(v, tmp, k, c) {
 			if (json_is_null(c))
 				json_object_del(v, k);
 			else
 				strip_nulls(c);
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, c) strip_nulls(c);
+		json_array_foreach(v, i, c)
+			strip_nulls(c);
 	}
 	return v;
 }
@@ -746,8 +852,7 @@ static json_t *list_ids(json_t *list, const struct sk__patch_meta *meta)
 	json_t *ids = json_array(), *e;
 	size_t i;
 
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		char *id = item_elem(e, meta);
 		json_array_append_new(ids, json_string(id));
 		free(id);
@@ -760,7 +865,9 @@ static long id_index(json_t *ids, const char *id)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(ids, i, e) if (strcmp(json_string_value(e), id) == 0) return (long)i;
+	json_array_foreach(ids, i, e)
+		if (strcmp(json_string_value(e), id) == 0)
+			return (long)i;
 	return -1;
 }
 
@@ -843,13 +950,12 @@ static void apply_object(json_t *dst, json_t *src, const char *type, bool top)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(src, k, v)
-	{
+	json_object_foreach(src, k, v) {
 		struct sk__patch_meta meta;
 		json_t *cur = json_object_get(dst, k);
 		if (json_is_null(v) || (top && strcmp(k, "status") == 0))
 			continue;
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		if (json_is_object(v) && json_is_object(cur) && !meta.atomic)
 			apply_object(cur, v, meta.type, false);
 		else if (keyed_list(v, &meta) && keyed_list(cur, &meta))
@@ -873,8 +979,7 @@ static void remove_dropped(json_t *obj, struct managed *m, size_t mine, json_t *
 	const char *p;
 	json_t *v;
 
-	json_object_foreach(m->v[mine].set, p, v)
-	{
+	json_object_foreach(m->v[mine].set, p, v) {
 		if (set_covers(newset, p) || owned_by_others(m, mine, p))
 			continue;
 		delete_at(obj, p);
@@ -896,8 +1001,7 @@ static json_t *find_conflicts(struct managed *m, long mine, json_t *newset, json
 	for (size_t i = 0; live && i < m->n; i++) {
 		if ((long)i == mine)
 			continue;
-		json_object_foreach(m->v[i].set, p, v)
-		{
+		json_object_foreach(m->v[i].set, p, v) {
 			const char *last = last_elem(p);
 			json_t *lv, *nv;
 			if (!json_object_get(newset, p) || has_prefix(last, "k:") || has_prefix(last, "v:"))
@@ -950,8 +1054,7 @@ static int conflict_error(sk_error_t *err, struct managed *m, json_t *conflicts)
 		return sk_error_set(err, SK_ECONFLICT, "Apply failed with 1 conflict: conflict with %s: %s", who, path);
 	}
 	/* "manager\npath" lines sorted by manager, then grouped */
-	json_array_foreach(conflicts, i, c)
-	{
+	json_array_foreach(conflicts, i, c) {
 		cleanup_free char *who = manager_string(&m->v[json_integer_value(json_array_get(c, 0))]);
 		cleanup_free char *path = path_string(json_string_value(json_array_get(c, 1)));
 		lines[i] = xasprintf("%s\n%s", who, path);
@@ -1013,9 +1116,9 @@ static void adopt_existing(struct managed *m, json_t *live, const char *type)
 	json_decref(removed);
 }
 
-json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager, int force, sk_error_t *err)
+static json_t *apply_typed(json_t *live, json_t *applied, const char *type, const char *manager, int force,
+			   sk_error_t *err)
 {
-	const char *type = sk__patch_kind_type(kind);
 	const char *api_version = json_string_value(json_object_get(applied, "apiVersion"));
 	struct managed m = {0};
 	json_t *result, *newset, *conflicts, *c;
@@ -1047,8 +1150,9 @@ json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *ma
 		result = NULL;
 		goto out;
 	}
-	json_array_foreach(conflicts, i, c) json_object_del(m.v[json_integer_value(json_array_get(c, 0))].set,
-							    json_string_value(json_array_get(c, 1)));
+	json_array_foreach(conflicts, i, c)
+		json_object_del(m.v[json_integer_value(json_array_get(c, 0))].set,
+				json_string_value(json_array_get(c, 1)));
 	changed = mine < 0 || !json_equal(m.v[mine].set, newset) || !same_object(live, result);
 	if (mine < 0)
 		mine = (long)managed_add(&m, manager, "Apply", api_version, NULL);
@@ -1064,6 +1168,26 @@ out:
 	json_decref(newset);
 	managed_release(&m);
 	return result;
+}
+
+json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager, int force, sk_error_t *err)
+{
+	return apply_typed(live, applied, sk__patch_kind_type(kind), manager, force, err);
+}
+
+json_t *sk_apply_schema(json_t *live, json_t *applied, json_t *schema, const char *manager, int force, sk_error_t *err)
+{
+	json_t *out;
+
+	if (!json_is_object(schema))
+		return apply_typed(live, applied, NULL, manager, force, err);
+	crd_types = json_object();
+	crd_root = schema;
+	out = apply_typed(live, applied, schema_type(schema), manager, force, err);
+	json_decref(crd_types);
+	crd_types = NULL;
+	crd_root = NULL;
+	return out;
 }
 
 /* ---- updates ---- */
@@ -1089,13 +1213,12 @@ static void added_children(json_t *changed, const char *path, json_t *obj, const
 	const char *k;
 	json_t *c;
 
-	json_object_foreach(obj, k, c)
-	{
+	json_object_foreach(obj, k, c) {
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
 		if (json_is_null(c))
 			continue;
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		added(changed, p, k, c, &meta);
 	}
 }
@@ -1115,8 +1238,7 @@ static void added(json_t *changed, const char *path, const char *field, json_t *
 		return;
 	}
 	if (json_is_array(v) && json_array_size(v) && keyed_list(v, meta)) {
-		json_array_foreach(v, i, e)
-		{
+		json_array_foreach(v, i, e) {
 			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
 			set_add(changed, p);
@@ -1137,11 +1259,11 @@ static long find_same(json_t *list, json_t *item, const struct sk__patch_meta *m
 	json_t *id = meta->merge_key ? json_object_get(item, meta->merge_key) : item, *e;
 	size_t i;
 
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		json_t *eid = meta->merge_key ? json_object_get(e, meta->merge_key) : e;
 
-		if (json_is_object(e) == (meta->merge_key != NULL) && eid && json_equal(eid, id))
+		if (json_is_object(e) == (meta->merge_key != NULL) && eid && json_equal(eid, id) &&
+		    (!meta->merge_keys || same_keys(e, item, meta)))
 			return (long)i;
 	}
 	return -1;
@@ -1153,8 +1275,7 @@ static void diff_list(json_t *changed, json_t *removed, const char *path, json_t
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(nl, i, e)
-	{
+	json_array_foreach(nl, i, e) {
 		cleanup_free char *ie = item_elem(e, meta);
 		cleanup_free char *p = join(path, ie);
 		long at = find_same(ol, e, meta);
@@ -1166,8 +1287,7 @@ static void diff_list(json_t *changed, json_t *removed, const char *path, json_t
 			diff_object(changed, removed, p, json_array_get(ol, (size_t)at), e, meta->type);
 		}
 	}
-	json_array_foreach(ol, i, e)
-	{
+	json_array_foreach(ol, i, e) {
 		if (find_same(nl, e, meta) < 0) {
 			cleanup_free char *ie = item_elem(e, meta);
 			cleanup_free char *p = join(path, ie);
@@ -1202,15 +1322,13 @@ static void diff_object(json_t *changed, json_t *removed, const char *path, json
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(nv, k, v)
-	{
+	json_object_foreach(nv, k, v) {
 		struct sk__patch_meta meta;
 		cleanup_free char *p = field_path(path, k);
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		diff_value(changed, removed, p, k, json_object_get(ov, k), v, &meta);
 	}
-	json_object_foreach(ov, k, v)
-	{
+	json_object_foreach(ov, k, v) {
 		if (!json_object_get(nv, k) && !json_is_null(v)) {
 			cleanup_free char *p = field_path(path, k);
 			set_add(removed, p);
@@ -1241,8 +1359,7 @@ static void diff_tracked(json_t *changed, json_t *removed, const char *path, jso
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(nv, k, v)
-	{
+	json_object_foreach(nv, k, v) {
 		struct sk__patch_meta meta;
 		cleanup_free char *p = NULL;
 		json_t *o;
@@ -1250,15 +1367,14 @@ static void diff_tracked(json_t *changed, json_t *removed, const char *path, jso
 		if (untracked(k, in_meta, status))
 			continue;
 		p = field_path(path, k);
-		sk__patch_lookup(type, k, &meta);
+		lookup(type, k, &meta);
 		o = json_object_get(ov, k);
 		if (!in_meta && !strcmp(k, "metadata") && json_is_object(o) && json_is_object(v) && !meta.atomic)
 			diff_tracked(changed, removed, p, o, v, meta.type, status);
 		else
 			diff_value(changed, removed, p, k, o, v, &meta);
 	}
-	json_object_foreach(ov, k, v)
-	{
+	json_object_foreach(ov, k, v) {
 		if (!untracked(k, in_meta, status) && !json_object_get(nv, k) && !json_is_null(v)) {
 			cleanup_free char *p = field_path(path, k);
 			set_add(removed, p);
@@ -1266,10 +1382,9 @@ static void diff_tracked(json_t *changed, json_t *removed, const char *path, jso
 	}
 }
 
-void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager, const char *api_version,
-			      const char *subresource)
+static void update_typed(json_t *old, json_t *new_obj, const char *type, const char *manager, const char *api_version,
+			 const char *subresource)
 {
-	const char *type = sk__patch_kind_type(json_string_value(json_object_get(new_obj, "kind")));
 	json_t *mf = managed_fields_of(new_obj), *changed, *removed, *empty = json_object(), *v;
 	struct managed m = {0};
 	const char *p;
@@ -1298,8 +1413,10 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 				continue;
 			entry_load(&m.v[i]);
 		}
-		json_object_foreach(changed, p, v) set_remove_under(m.v[i].set, p);
-		json_object_foreach(removed, p, v) set_remove_under(m.v[i].set, p);
+		json_object_foreach(changed, p, v)
+			set_remove_under(m.v[i].set, p);
+		json_object_foreach(removed, p, v)
+			set_remove_under(m.v[i].set, p);
 	}
 	if (json_object_size(changed)) {
 		mine = managed_find(&m, manager, "Update", api_version, subresource);
@@ -1319,4 +1436,26 @@ void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager,
 	json_decref(removed);
 	json_decref(empty);
 	managed_release(&m);
+}
+
+void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager, const char *api_version,
+			      const char *subresource)
+{
+	update_typed(old, new_obj, sk__patch_kind_type(json_string_value(json_object_get(new_obj, "kind"))), manager,
+		     api_version, subresource);
+}
+
+void sk_managed_fields_update_schema(json_t *old, json_t *new_obj, json_t *schema, const char *manager,
+				     const char *api_version, const char *subresource)
+{
+	if (!json_is_object(schema)) {
+		update_typed(old, new_obj, NULL, manager, api_version, subresource);
+		return;
+	}
+	crd_types = json_object();
+	crd_root = schema;
+	update_typed(old, new_obj, schema_type(schema), manager, api_version, subresource);
+	json_decref(crd_types);
+	crd_types = NULL;
+	crd_root = NULL;
 }

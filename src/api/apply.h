@@ -40,6 +40,17 @@
  * Other errors: SK_EBADREQUEST when applied is not an object or carries
  * metadata.managedFields ("metadata.managedFields must be nil"). */
 json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *manager, int force, sk_error_t *err);
+/* sk_apply for a custom kind: merge keys and list and map types from its
+ * CRD version's openAPIV3Schema (borrowed) as structured-merge-diff reads
+ * it: x-kubernetes-list-type atomic (the default: the list is one field),
+ * set (each scalar owned, "v:..."), map with x-kubernetes-list-map-keys
+ * (items merged by key and owned "k:{...}" with the keys sorted, their
+ * fields separately); x-kubernetes-map-type atomic
+ * objects are replaced and owned whole; fields the schema does not name
+ * (x-kubernetes-preserve-unknown-fields) are deduced: maps granular, lists
+ * atomic. metadata is ObjectMeta (finalizers a set, ownerReferences keyed
+ * by uid). A NULL schema merges maps and replaces lists. */
+json_t *sk_apply_schema(json_t *live, json_t *applied, json_t *schema, const char *manager, int force, sk_error_t *err);
 
 /* Records a non-apply write (POST, PUT, PATCH) by manager in
  * new_obj.metadata.managedFields, modifying new_obj in place. old is the
@@ -52,5 +63,9 @@ json_t *sk_apply(json_t *live, json_t *applied, const char *kind, const char *ma
  * not know them), old's are carried over first, as upstream does. */
 void sk_managed_fields_update(json_t *old, json_t *new_obj, const char *manager, const char *api_version,
 			      const char *subresource);
+/* sk_managed_fields_update for a custom kind: lists, maps and keys read
+ * from schema (borrowed) as sk_apply_schema reads them. */
+void sk_managed_fields_update_schema(json_t *old, json_t *new_obj, json_t *schema, const char *manager,
+				     const char *api_version, const char *subresource);
 
 #endif

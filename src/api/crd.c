@@ -108,8 +108,7 @@ static void validate_names(struct sk__verr *e, json_t *names, const char *base)
 	snprintf(f, sizeof(f), "%s.listKind", base);
 	if (lk && *lk)
 		dns1035(e, f, lk, mixed);
-	json_array_foreach(jget(names, "shortNames"), i, v)
-	{
+	json_array_foreach(jget(names, "shortNames"), i, v) {
 		snprintf(f, sizeof(f), "%s.shortNames[%zu]", base, i);
 		dns1035(e, f, json_string_value(v) ? json_string_value(v) : "", NULL);
 	}
@@ -117,8 +116,7 @@ static void validate_names(struct sk__verr *e, json_t *names, const char *base)
 		snprintf(f, sizeof(f), "%s.listKind", base);
 		sk__vinvalid_str(e, f, lk, "kind and listKind may not be the same");
 	}
-	json_array_foreach(jget(names, "categories"), i, v)
-	{
+	json_array_foreach(jget(names, "categories"), i, v) {
 		snprintf(f, sizeof(f), "%s.categories[%zu]", base, i);
 		dns1035(e, f, json_string_value(v) ? json_string_value(v) : "", NULL);
 	}
@@ -183,8 +181,7 @@ static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int
 		sk__vforbidden(e, f,
 			       "uniqueItems cannot be set to true since the runtime complexity becomes quadratic");
 	}
-	json_object_foreach(props, k, v)
-	{
+	json_object_foreach(props, k, v) {
 		cleanup_free char *f = xasprintf("%s.properties[%s]", path, k);
 
 		validate_schema(e, v, f, 0, "must not be empty for specified object fields", depth + 1);
@@ -206,8 +203,7 @@ static int condition_true(json_t *crd, const char *type)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(jget(jget(crd, "status"), "conditions"), i, c)
-	{
+	json_array_foreach(jget(jget(crd, "status"), "conditions"), i, c) {
 		if (!strcmp(jstr(c, "type") ? jstr(c, "type") : "", type))
 			return !strcmp(jstr(c, "status") ? jstr(c, "status") : "", "True");
 	}
@@ -278,8 +274,7 @@ static void validate_selectable(struct sk__verr *e, json_t *fields, json_t *sche
 	size_t i;
 	json_t *sf;
 
-	json_array_foreach(fields, i, sf)
-	{
+	json_array_foreach(fields, i, sf) {
 		const char *jp = jstr(sf, "jsonPath"), *why = NULL, *type;
 		char buf[300];
 		json_t *found;
@@ -349,8 +344,7 @@ json_t *sk__crd_validate(json_t *crd, json_t *old)
 	}
 	if (!json_array_size(versions))
 		sk__vrequired(&e, "spec.versions", "must have at least one version");
-	json_array_foreach(versions, i, v)
-	{
+	json_array_foreach(versions, i, v) {
 		const char *vn = jstr(v, "name");
 		json_t *schema = jget(jget(v, "schema"), "openAPIV3Schema");
 		char f[128];
@@ -416,13 +410,13 @@ json_t *sk__crd_validate(json_t *crd, json_t *old)
 		}
 		immutable(&e, "spec.group", jget(spec, "group"), jget(ospec, "group"));
 		immutable(&e, "spec.names.plural", jget(names, "plural"), jget(jget(ospec, "names"), "plural"));
-		json_array_foreach(jget(jget(crd, "status"), "storedVersions"), i, v)
-		{
+		json_array_foreach(jget(jget(crd, "status"), "storedVersions"), i, v) {
 			int found = 0;
 			size_t j;
 			json_t *w;
 
-			json_array_foreach(versions, j, w) found |= json_equal(jget(w, "name"), v);
+			json_array_foreach(versions, j, w)
+				found |= json_equal(jget(w, "name"), v);
 			if (!found) {
 				char f[64];
 
@@ -450,8 +444,7 @@ static void set_condition(json_t *crd, const char *type, const char *status, con
 		conds = json_array();
 		json_object_set_new(st, "conditions", conds);
 	}
-	json_array_foreach(conds, i, c)
-	{
+	json_array_foreach(conds, i, c) {
 		if (!strcmp(jstr(c, "type") ? jstr(c, "type") : "", type)) {
 			if (!strcmp(jstr(c, "status") ? jstr(c, "status") : "", status)) {
 				json_object_set_new(c, "reason", json_string(reason));
@@ -548,15 +541,15 @@ void sk__crd_status(sk_api *api, json_t *crd, json_t *old)
 		stored = json_array();
 		json_object_set_new(st, "storedVersions", stored);
 	}
-	json_array_foreach(jget(jget(crd, "spec"), "versions"), i, v)
-	{
+	json_array_foreach(jget(jget(crd, "spec"), "versions"), i, v) {
 		json_t *have;
 		size_t j;
 		int found = 0;
 
 		if (!json_is_true(jget(v, "storage")))
 			continue;
-		json_array_foreach(stored, j, have) found |= json_equal(have, jget(v, "name"));
+		json_array_foreach(stored, j, have)
+			found |= json_equal(have, jget(v, "name"));
 		if (!found)
 			json_array_append(stored, jget(v, "name"));
 	}
@@ -571,8 +564,9 @@ void sk__crd_mark_deleting(json_t *crd)
 		fin = json_array();
 		json_object_set_new(meta, "finalizers", fin);
 	}
-	json_array_foreach(
-		fin, i, v) if (!strcmp(json_string_value(v) ? json_string_value(v) : "", SK_CRD_FINALIZER)) goto cond;
+	json_array_foreach(fin, i, v)
+		if (!strcmp(json_string_value(v) ? json_string_value(v) : "", SK_CRD_FINALIZER))
+			goto cond;
 	json_array_append_new(fin, json_string(SK_CRD_FINALIZER));
 cond:
 	set_condition(crd, "Terminating", "True", "InstanceDeletionInProgress",
@@ -589,11 +583,11 @@ static char *join(json_t *arr)
 
 	if (!json_array_size(arr))
 		return NULL;
-	json_array_foreach(arr, i, v) cap += strlen(json_string_value(v) ? json_string_value(v) : "") + 1;
+	json_array_foreach(arr, i, v)
+		cap += strlen(json_string_value(v) ? json_string_value(v) : "") + 1;
 	s = xmalloc(cap);
 	s[0] = '\0';
-	json_array_foreach(arr, i, v)
-	{
+	json_array_foreach(arr, i, v) {
 		const char *t = json_string_value(v) ? json_string_value(v) : "";
 
 		off += (size_t)snprintf(s + off, cap - off, "%s%s", i ? "," : "", t);
@@ -794,8 +788,9 @@ static void *cleanup_main(void *arg)
 
 		if (!crd)
 			break;
-		json_array_foreach(jget(spec, "versions"), i, v) if (json_is_true(jget(v, "storage")))
-			version = jstr(v, "name");
+		json_array_foreach(jget(spec, "versions"), i, v)
+			if (json_is_true(jget(v, "storage")))
+				version = jstr(v, "name");
 		prefix = xasprintf("/registry/%s/%s/", jstr(spec, "group") ? jstr(spec, "group") : "",
 				   jstr(an, "plural") ? jstr(an, "plural") : "");
 		if (sk_store_range(job->api->store, prefix, NULL, 0, 0, &l, &err) < 0) {
@@ -822,8 +817,7 @@ static void *cleanup_main(void *arg)
 			continue;
 		}
 		fin = jget(jget(crd, "metadata"), "finalizers");
-		json_array_foreach(fin, i, v)
-		{
+		json_array_foreach(fin, i, v) {
 			if (!strcmp(json_string_value(v) ? json_string_value(v) : "", SK_CRD_FINALIZER)) {
 				json_array_remove(fin, i);
 				break;
@@ -914,8 +908,7 @@ static int names_custom_group(const char *val, size_t len, json_t *needles)
 	size_t i;
 	json_t *n;
 
-	json_array_foreach(needles, i, n)
-	{
+	json_array_foreach(needles, i, n) {
 		if (memmem(val, len, json_string_value(n), strlen(json_string_value(n))))
 			return 1;
 	}
@@ -971,8 +964,7 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 			meta = jget(o, "metadata");
 			if (!o || jstr(meta, "deletionTimestamp"))
 				continue;
-			json_array_foreach(jget(meta, "ownerReferences"), j, ref)
-			{
+			json_array_foreach(jget(meta, "ownerReferences"), j, ref) {
 				int s = owner_exists(api, o, ref);
 				const char *av = jstr(ref, "apiVersion");
 				const sk_api_resource *ok = NULL;

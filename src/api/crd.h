@@ -39,6 +39,13 @@ json_t *sk__custom_validate(const sk_api_resource *r, json_t *obj, json_t *old, 
 void sk__custom_default(const sk_api_resource *r, json_t *obj);
 /* Drops the fields the schema does not name; their paths (caller frees). */
 json_t *sk__custom_prune(const sk_api_resource *r, json_t *obj);
+/* Server-side apply of a custom object: sk_apply_schema with the schema of
+ * r's version (list and map types, merge keys). */
+json_t *sk__custom_apply(const sk_api_resource *r, json_t *live, json_t *applied, const char *manager, int force,
+			 sk_error_t *err);
+/* sk_managed_fields_update_schema with the schema of r's version. */
+void sk__custom_managed_fields_update(const sk_api_resource *r, json_t *old, json_t *new_obj, const char *manager,
+				      const char *api_version, const char *subresource);
 /* The autoscaling/v1 Scale of obj from the CRD's scale paths (new ref);
  * sets the specReplicasPath value (0, or -1 without a scale subresource). */
 json_t *sk__custom_scale(const sk_api_resource *r, json_t *obj);

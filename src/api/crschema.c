@@ -168,8 +168,7 @@ static void validate_object(struct sk__verr *e, json_t *s, json_t *v, const char
 	json_t *x;
 	size_t i;
 
-	json_array_foreach(req, i, x)
-	{
+	json_array_foreach(req, i, x) {
 		const char *name = json_string_value(x);
 
 		if (name && !jget(v, name)) {
@@ -190,8 +189,7 @@ static void validate_object(struct sk__verr *e, json_t *s, json_t *v, const char
 
 		sk__vinvalid_int(e, path, (int64_t)json_object_size(v), d);
 	}
-	json_object_foreach(v, k, x)
-	{
+	json_object_foreach(v, k, x) {
 		json_t *ps = jget(props, k);
 		cleanup_free char *p = child(path, k);
 
@@ -219,8 +217,7 @@ static void validate_array(struct sk__verr *e, json_t *s, json_t *v, const char 
 	}
 	if (!json_is_object(items))
 		return;
-	json_array_foreach(v, i, x)
-	{
+	json_array_foreach(v, i, x) {
 		cleanup_free char *p = xasprintf("%s[%zu]", path, i);
 
 		validate_node(e, items, x, p, 0);
@@ -261,7 +258,8 @@ static void validate_node(struct sk__verr *e, json_t *s, json_t *v, const char *
 		json_t *x;
 		int found = 0;
 
-		json_array_foreach(en, i, x) found |= json_equal(x, v);
+		json_array_foreach(en, i, x)
+			found |= json_equal(x, v);
 		if (!found)
 			sk__vnot_supported_json(e, path, v, en);
 	}
@@ -300,8 +298,7 @@ static void prune_object(json_t *s, json_t *v, const char *path, int root, json_
 	const char *k;
 	void *tmp;
 
-	json_object_foreach_safe(v, tmp, k, x)
-	{
+	json_object_foreach_safe(v, tmp, k, x) {
 		json_t *ps = jget(props, k);
 		cleanup_free char *p = child(path, k);
 
@@ -315,8 +312,7 @@ static void prune_object(json_t *s, json_t *v, const char *path, int root, json_
 				json_t *mv;
 				void *t2;
 
-				json_object_foreach_safe(x, t2, mk, mv)
-				{
+				json_object_foreach_safe(x, t2, mk, mv) {
 					int ok = 0;
 
 					for (int i = 0; meta[i]; i++)
@@ -355,8 +351,7 @@ static void prune_node(json_t *s, json_t *v, const char *path, int root, json_t 
 		size_t i;
 		json_t *x;
 
-		json_array_foreach(v, i, x)
-		{
+		json_array_foreach(v, i, x) {
 			cleanup_free char *p = xasprintf("%s[%zu]", path, i);
 
 			prune_node(jget(s, "items"), x, p, 0, pruned);
@@ -381,15 +376,13 @@ static void default_node(json_t *s, json_t *v)
 	const char *k;
 
 	if (json_is_object(v)) {
-		json_object_foreach(props, k, x)
-		{
+		json_object_foreach(props, k, x) {
 			json_t *d = jget(x, "default");
 
 			if (d && !jget(v, k))
 				json_object_set_new(v, k, json_deep_copy(d));
 		}
-		json_object_foreach(v, k, x)
-		{
+		json_object_foreach(v, k, x) {
 			json_t *ps = jget(props, k);
 
 			if (json_is_object(ps))
@@ -400,7 +393,8 @@ static void default_node(json_t *s, json_t *v)
 	} else if (json_is_array(v) && json_is_object(jget(s, "items"))) {
 		size_t i;
 
-		json_array_foreach(v, i, x) default_node(jget(s, "items"), x);
+		json_array_foreach(v, i, x)
+			default_node(jget(s, "items"), x);
 	}
 }
 

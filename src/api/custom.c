@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/apply.h"
 #include "api/crd.h"
 #include "api/crschema.h"
 #include "api/table.h"
@@ -25,8 +26,7 @@ int sk__custom_field_check(const sk_api_resource *r, sk_kube_field_selector *sel
 	const char *extra[17] = {NULL};
 	size_t i, n = 0;
 
-	json_array_foreach(fields, i, f)
-	{
+	json_array_foreach(fields, i, f) {
 		const char *jp = json_string_value(json_object_get(f, "jsonPath"));
 
 		if (jp && *jp == '.' && n < 16)
@@ -67,6 +67,22 @@ json_t *sk__custom_prune(const sk_api_resource *r, json_t *obj)
 	cleanup_json json_t *info = NULL;
 
 	return sk_crschema_prune(schema_of(r, &info), obj);
+}
+
+json_t *sk__custom_apply(const sk_api_resource *r, json_t *live, json_t *applied, const char *manager, int force,
+			 sk_error_t *err)
+{
+	cleanup_json json_t *info = NULL;
+
+	return sk_apply_schema(live, applied, schema_of(r, &info), manager, force, err);
+}
+
+void sk__custom_managed_fields_update(const sk_api_resource *r, json_t *old, json_t *new_obj, const char *manager,
+				      const char *api_version, const char *subresource)
+{
+	cleanup_json json_t *info = NULL;
+
+	sk_managed_fields_update_schema(old, new_obj, schema_of(r, &info), manager, api_version, subresource);
 }
 
 static int custom_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
@@ -139,8 +155,7 @@ json_t *sk__jsonpath_get(json_t *v, const char *path)
 				end = strchr(q + 1 + n, ']');
 				if (!end)
 					return NULL;
-				json_array_foreach(v, i, x)
-				{
+				json_array_foreach(v, i, x) {
 					const char *s = json_string_value(json_object_get(x, key));
 
 					if (s && !strcmp(s, val)) {
@@ -255,8 +270,7 @@ json_t *sk__custom_table_columns(const sk_api_resource *r)
 						     "priority", 0));
 		return out;
 	}
-	json_array_foreach(cols, i, c)
-	{
+	json_array_foreach(cols, i, c) {
 		const char *d = json_string_value(json_object_get(c, "description"));
 
 		json_array_append_new(out, json_pack("{s:O, s:O, s:s, s:s, s:I}", "name", json_object_get(c, "name"),
@@ -315,8 +329,7 @@ json_t *sk__custom_table_cells(const sk_api_resource *r, json_t *obj, int64_t no
 		json_array_append_new(out, cell("date", json_object_get(meta, "creationTimestamp"), now));
 		return out;
 	}
-	json_array_foreach(cols, i, c)
-	{
+	json_array_foreach(cols, i, c) {
 		const char *type = json_string_value(json_object_get(c, "type"));
 		const char *path = json_string_value(json_object_get(c, "jsonPath"));
 

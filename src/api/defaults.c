@@ -128,14 +128,13 @@ static void defaults_container(json_t *c, bool host_network)
 	def(c, "resources", json_object());
 	def_str(c, "terminationMessagePath", "/dev/termination-log");
 	def_str(c, "terminationMessagePolicy", "File");
-	EACH_OBJ(json_object_get(c, "ports"), i, v)
-	{
+	EACH_OBJ(json_object_get(c, "ports"), i, v) {
 		def_str(v, "protocol", "TCP");
 		if (host_network && json_object_get(v, "containerPort"))
 			def(v, "hostPort", json_deep_copy(json_object_get(v, "containerPort")));
 	}
 	EACH_OBJ(json_object_get(c, "env"), i, v)
-	defaults_field_refs(get_obj(v, "valueFrom"));
+		defaults_field_refs(get_obj(v, "valueFrom"));
 	defaults_probe(get_obj(c, "livenessProbe"));
 	defaults_probe(get_obj(c, "readinessProbe"));
 	defaults_probe(get_obj(c, "startupProbe"));
@@ -148,7 +147,7 @@ static void containers_each(json_t *arr, bool host_network)
 	size_t i;
 
 	EACH_OBJ(arr, i, c)
-	defaults_container(c, host_network);
+		defaults_container(c, host_network);
 }
 
 /* ---- volumes ---- */
@@ -166,7 +165,7 @@ static void defaults_downward_items(json_t *items)
 	size_t i;
 
 	EACH_OBJ(items, i, v)
-	defaults_field_refs(v);
+		defaults_field_refs(v);
 }
 
 static void defaults_volume(json_t *vol)
@@ -194,8 +193,7 @@ static void defaults_volume(json_t *vol)
 		json_t *src;
 
 		def(s, "defaultMode", json_integer(420));
-		EACH_OBJ(json_object_get(s, "sources"), i, src)
-		{
+		EACH_OBJ(json_object_get(s, "sources"), i, src) {
 			json_t *tok = get_obj(src, "serviceAccountToken");
 
 			if (tok)
@@ -225,7 +223,7 @@ void sk_defaults_pod_spec(json_t *spec)
 	containers_each(json_object_get(spec, "containers"), host_network);
 	containers_each(json_object_get(spec, "ephemeralContainers"), host_network);
 	EACH_OBJ(json_object_get(spec, "volumes"), i, v)
-	defaults_volume(v);
+		defaults_volume(v);
 }
 
 /* If limits are set but requests are not, requests default to limits. */
@@ -234,8 +232,7 @@ static void requests_from_limits(json_t *containers)
 	json_t *c;
 	size_t i;
 
-	EACH_OBJ(containers, i, c)
-	{
+	EACH_OBJ(containers, i, c) {
 		json_t *res = get_obj(c, "resources");
 		json_t *limits = get_obj(res, "limits");
 		json_t *requests;
@@ -247,7 +244,8 @@ static void requests_from_limits(json_t *containers)
 		requests = sub(res, "requests");
 		if (!requests)
 			continue;
-		json_object_foreach(limits, key, q) def(requests, key, json_deep_copy(q));
+		json_object_foreach(limits, key, q)
+			def(requests, key, json_deep_copy(q));
 	}
 }
 
@@ -273,8 +271,7 @@ static bool tolerates(json_t *tolerations, const char *key)
 	json_t *t;
 	size_t i;
 
-	EACH_OBJ(tolerations, i, t)
-	{
+	EACH_OBJ(tolerations, i, t) {
 		const char *k = json_string_value(json_object_get(t, "key"));
 		const char *e = json_string_value(json_object_get(t, "effect"));
 		const char *op = json_string_value(json_object_get(t, "operator"));
@@ -380,8 +377,8 @@ static void defaults_job_spec(json_t *job, json_t *spec)
 	def_str(spec, "completionMode", "NonIndexed");
 	def(spec, "suspend", json_false());
 	EACH_OBJ(json_object_get(pfp, "rules"), i, rule)
-	EACH_OBJ(json_object_get(rule, "onPodConditions"), j, pat)
-	def_str(pat, "status", "True");
+		EACH_OBJ(json_object_get(rule, "onPodConditions"), j, pat)
+			def_str(pat, "status", "True");
 	def_str(spec, "podReplacementPolicy", pfp ? "Failed" : "TerminatingOrFailed");
 	defaults_template(spec);
 }
@@ -453,8 +450,7 @@ static void defaults_service(json_t *svc)
 	def_str(spec, "sessionAffinity", "None");
 	def_str(spec, "type", "ClusterIP");
 	type = json_string_value(json_object_get(spec, "type"));
-	EACH_OBJ(json_object_get(spec, "ports"), i, p)
-	{
+	EACH_OBJ(json_object_get(spec, "ports"), i, p) {
 		json_t *tp = json_object_get(p, "targetPort");
 
 		def_str(p, "protocol", "TCP");
@@ -497,8 +493,8 @@ static void defaults_endpoints(json_t *ep)
 	size_t i, j;
 
 	EACH_OBJ(json_object_get(ep, "subsets"), i, s)
-	EACH_OBJ(json_object_get(s, "ports"), j, p)
-	def_str(p, "protocol", "TCP");
+		EACH_OBJ(json_object_get(s, "ports"), j, p)
+			def_str(p, "protocol", "TCP");
 }
 
 static void defaults_pv(json_t *pv)
@@ -555,8 +551,7 @@ static void fold_string_data(json_t *s)
 
 	if (sd && json_object_size(sd)) {
 		data = sub(s, "data");
-		json_object_foreach(sd, k, v)
-		{
+		json_object_foreach(sd, k, v) {
 			cleanup_free char *b = NULL;
 
 			if (!json_is_string(v) || !data)

@@ -139,8 +139,7 @@ static json_t *one_group(const char *group)
 	size_t i;
 	json_t *g;
 
-	json_array_foreach(json_object_get(all, "groups"), i, g)
-	{
+	json_array_foreach(json_object_get(all, "groups"), i, g) {
 		if (!strcmp(json_string_value(json_object_get(g, "name")), group)) {
 			json_t *out = json_deep_copy(g);
 

@@ -209,91 +209,76 @@ static void add_warning(sk_api_response *resp, const char *text)
 	free(w);
 }
 
-/* Custom objects: the fields their schema does not name are pruned (a
- * Warning each) or, under Strict, refused. */
-static int check_custom_fields(const char *fv, const sk_api_resource *r, json_t *obj, sk_api_response *resp,
-			       sk_error_t *err)
+/* fieldValidation=Strict: one 400 naming every unknown field, as upstream's
+ * strict decoder; 0 when there is none. */
+static int refuse_unknown(json_t *unknown, sk_error_t *err)
 {
-	cleanup_json json_t *unknown = NULL;
+	char buf[1024];
+	size_t off = 0, i;
+	json_t *u;
+
+	if (!json_array_size(unknown))
+		return 0;
+	buf[0] = '\0';
+	json_array_foreach(unknown, i, u) {
+		off += (size_t)snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0, "%sunknown field \"%s\"",
+					i ? ", " : "", json_string_value(u));
+		if (off >= sizeof(buf))
+			break;
+	}
+	return sk_error_set(err, SK_EBADREQUEST, "strict decoding error: %s", buf);
+}
+
+/* The pruned fields: a Warning each under Warn (the default), none under Ignore. */
+static void warn_unknown(const char *fv, json_t *unknown, sk_api_response *resp)
+{
 	size_t i;
 	json_t *u;
 
-	if (fv && !strcmp(fv, "Strict")) {
-		cleanup_json json_t *copy = json_deep_copy(obj);
-		char buf[1024];
-		size_t off = 0;
-
-		unknown = r->ops->prune(r, copy);
-		if (!json_array_size(unknown))
-			return 0;
-		buf[0] = '\0';
-		json_array_foreach(unknown, i, u)
-		{
-			off += (size_t)snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0,
-						"%sunknown field \"%s\"", i ? ", " : "", json_string_value(u));
-			if (off >= sizeof(buf))
-				break;
-		}
-		return sk_error_set(err, SK_EBADREQUEST, "strict decoding error: %s", buf);
-	}
-	unknown = r->ops->prune(r, obj);
 	if (fv && !strcmp(fv, "Ignore"))
-		return 0;
-	json_array_foreach(unknown, i, u)
-	{
+		return;
+	json_array_foreach(unknown, i, u) {
 		cleanup_free char *text = xasprintf("unknown field \"%s\"", json_string_value(u));
 
 		add_warning(resp, text);
 	}
-	return 0;
 }
 
 /* Unknown fields per fieldValidation (default Warn): Strict rejects the
  * request; Warn and Ignore drop them from the object, as upstream's decoder
- * into typed structs does, and Warn sends one Warning header each. */
+ * into typed structs (and its pruning of custom objects) does, and Warn
+ * sends one Warning header each. Custom kinds prune by their CRD's schema. */
 static int check_fields(const sk_api_request *req, const sk_api_resource *r, json_t *obj, sk_api_response *resp,
 			sk_error_t *err)
 {
 	const char *fv = sk__arg(req, "fieldValidation");
+	int strict = fv && !strcmp(fv, "Strict");
 	const sk_schema *sc;
 	cleanup_json json_t *unknown = NULL;
-	size_t i;
-	json_t *u;
 
-	if (r->ops && r->ops->prune)
-		return check_custom_fields(fv, r, obj, resp, err);
+	if (r->ops && r->ops->prune) {
+		if (strict) {
+			cleanup_json json_t *copy = json_deep_copy(obj);
+
+			unknown = r->ops->prune(r, copy);
+			return refuse_unknown(unknown, err);
+		}
+		unknown = r->ops->prune(r, obj);
+		warn_unknown(fv, unknown, resp);
+		return 0;
+	}
 	sc = sk_schema_for_kind(r->group, r->version, r->kind);
 	if (!sc)
 		return 0;
 	if (sk_schema_check_types(sc, obj, err) < 0)
 		return sk_error_wrap(err, "%s in version \"%s\" cannot be handled as a %s", r->kind, r->version,
 				     r->kind);
-	if (fv && !strcmp(fv, "Strict")) {
-		char buf[1024];
-		size_t off = 0;
-
+	if (strict) {
 		unknown = sk_schema_unknown_fields(sc, obj);
-		if (!json_array_size(unknown))
-			return 0;
-		buf[0] = '\0';
-		json_array_foreach(unknown, i, u)
-		{
-			off += (size_t)snprintf(buf + off, off < sizeof(buf) ? sizeof(buf) - off : 0,
-						"%sunknown field \"%s\"", i ? ", " : "", json_string_value(u));
-			if (off >= sizeof(buf))
-				break;
-		}
-		return sk_error_set(err, SK_EBADREQUEST, "strict decoding error: %s", buf);
+		return refuse_unknown(unknown, err);
 	}
 	unknown = sk_schema_prune_unknown(sc, obj);
-	if (fv && !strcmp(fv, "Ignore"))
-		return 0;
-	json_array_foreach(unknown, i, u)
-	{
-		cleanup_free char *text = xasprintf("unknown field \"%s\"", json_string_value(u));
-
-		add_warning(resp, text);
-	}
+	warn_unknown(fv, unknown, resp);
 	return 0;
 }
 
@@ -304,13 +289,48 @@ static json_t *validate_causes(const sk_api_resource *r, json_t *obj, json_t *ol
 	return status_sub ? sk_validate_status(r->kind, obj, old) : sk_validate(r->kind, obj, old);
 }
 
+/* The x-kubernetes-validations rules (CEL) under v. */
+static size_t count_cel_rules(json_t *v)
+{
+	size_t n = 0, i;
+	const char *k;
+	json_t *c;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, c) {
+			if (!strcmp(k, "x-kubernetes-validations") && json_is_array(c))
+				n += json_array_size(c);
+			else
+				n += count_cel_rules(c);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, c)
+			n += count_cel_rules(c);
+	}
+	return n;
+}
+
 static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub, sk_api_response *resp)
 {
 	cleanup_json json_t *causes = validate_causes(r, obj, old, status_sub);
 	cleanup_free char *msg = NULL;
 
-	if (!causes || !json_array_size(causes))
+	if (!causes || !json_array_size(causes)) {
+		size_t cel = status_sub || strcmp(r->group, "apiextensions.k8s.io")
+				     ? 0
+				     : count_cel_rules(json_object_get(json_object_get(obj, "spec"), "versions"));
+
+		/* stored, not evaluated: say so (docs/USER-GUIDE.md) */
+		if (cel) {
+			cleanup_free char *w = xasprintf(
+				"skiff does not evaluate CEL: %zu x-kubernetes-validations rule%s "
+				"of this CustomResourceDefinition %s stored but not enforced",
+				cel, cel == 1 ? "" : "s", cel == 1 ? "is" : "are");
+
+			add_warning(resp, w);
+		}
 		return 0;
+	}
 	msg = sk_validate_message_group(r->kind, r->group, meta_str(obj, "name"), causes);
 	{
 		/* details.kind is the Kind for Invalid, as upstream's NewInvalid */
@@ -446,7 +466,10 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 		return -1;
 	if (validate(r, obj, NULL, 0, resp) < 0)
 		return -2;
-	if (!from_apply)
+	if (!from_apply && r->custom)
+		sk__custom_managed_fields_update(r, NULL, obj, field_manager(req, "unknown"),
+						 json_string_value(json_object_get(obj, "apiVersion")), NULL);
+	else if (!from_apply)
 		sk_managed_fields_update(NULL, obj, field_manager(req, "unknown"),
 					 json_string_value(json_object_get(obj, "apiVersion")), NULL);
 	return 0;
@@ -827,7 +850,8 @@ static void carry_over(const sk_api_resource *r, json_t *old, json_t *obj, int s
 		json_t *v;
 		void *tmp;
 
-		json_object_foreach_safe(obj, tmp, k, v) json_object_del(obj, k);
+		json_object_foreach_safe(obj, tmp, k, v)
+			json_object_del(obj, k);
 		json_object_update(obj, old);
 		/* a shallow copy: the write only sets and deletes fields of its
 		 * own metadata (resourceVersion, managedFields) */
@@ -893,7 +917,11 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	if (validate(r, obj, old, status_sub, resp) < 0)
 		return 1;
 	/* an apply already recorded its manager's ownership */
-	if (!is_apply)
+	if (!is_apply && r->custom)
+		sk__custom_managed_fields_update(r, old, obj, field_manager(req, "unknown"),
+						 json_string_value(json_object_get(obj, "apiVersion")),
+						 status_sub ? "status" : NULL);
+	else if (!is_apply)
 		sk_managed_fields_update(old, obj, field_manager(req, "unknown"),
 					 json_string_value(json_object_get(obj, "apiVersion")),
 					 status_sub ? "status" : NULL);
@@ -980,6 +1008,8 @@ static json_t *apply_patch(const sk_api_request *req, const sk_api_resource *r, 
 		return sk_strategic_merge_patch(old, patch, r->kind, err);
 	if (!strncmp(ct, SK_PATCH_APPLY, n) && n == strlen(SK_PATCH_APPLY)) {
 		*is_apply = 1;
+		if (r->custom)
+			return sk__custom_apply(r, old, patch, field_manager(req, ""), sk__arg_bool(req, "force"), err);
 		return sk_apply(old, patch, sk__kind_flag(r, SK_KIND_NO_STRATEGIC) ? "" : r->kind,
 				field_manager(req, ""), sk__arg_bool(req, "force"), err);
 	}
@@ -1027,9 +1057,16 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			if (err.code == SK_ENOTFOUND && !strncmp(ct, SK_PATCH_APPLY, strlen(SK_PATCH_APPLY)) &&
 			    !p->sub[0]) {
 				sk_api_request creq = *req;
-				cleanup_json json_t *applied = sk_apply(
-					NULL, patch, sk__kind_flag(p->res, SK_KIND_NO_STRATEGIC) ? "" : p->res->kind,
-					field_manager(req, ""), 0, &err);
+				cleanup_json json_t *applied = p->res->custom
+								       ? sk__custom_apply(p->res, NULL, patch,
+											  field_manager(req, ""), 0,
+											  &err)
+								       : sk_apply(NULL, patch,
+										  sk__kind_flag(p->res,
+												SK_KIND_NO_STRATEGIC)
+											  ? ""
+											  : p->res->kind,
+										  field_manager(req, ""), 0, &err);
 				cleanup_free char *body = NULL;
 
 				if (!applied)
@@ -1125,7 +1162,9 @@ static void add_finalizer(json_t *obj, const char *f)
 		fin = json_array();
 		json_object_set_new(meta_of(obj), "finalizers", fin);
 	}
-	json_array_foreach(fin, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), f)) return;
+	json_array_foreach(fin, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), f))
+			return;
 	json_array_append_new(fin, json_string(f));
 }
 

@@ -86,8 +86,10 @@ static char *names(json_t *pod, const char *key)
 	size_t n = 0, i;
 
 	buf[n++] = '[';
-	json_array_foreach(arr, i, c) if (n < sizeof(buf) - 2) n += (size_t)snprintf(
-		buf + n, sizeof(buf) - n - 1, "%s%s", i ? " " : "", jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "");
+	json_array_foreach(arr, i, c)
+		if (n < sizeof(buf) - 2)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n - 1, "%s%s", i ? " " : "",
+					      jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "");
 	if (n > sizeof(buf) - 2)
 		n = sizeof(buf) - 2;
 	buf[n++] = ']';
@@ -103,8 +105,9 @@ static bool has_container(json_t *pod, const char *name)
 		json_t *arr = json_object_get(json_object_get(pod, "spec"), keys[k]), *c;
 		size_t i;
 
-		json_array_foreach(
-			arr, i, c) if (!strcmp(jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "", name)) return true;
+		json_array_foreach(arr, i, c)
+			if (!strcmp(jstr(c, "name", NULL) ? jstr(c, "name", NULL) : "", name))
+				return true;
 	}
 	return false;
 }
@@ -160,8 +163,10 @@ static char *node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_res
 		json_object_get(json_object_get(json_object_get(n, "status"), "daemonEndpoints"), "kubeletEndpoint"),
 		"Port"));
 	addrs = json_object_get(json_object_get(n, "status"), "addresses");
-	json_array_foreach(addrs, i, a) if (!strcmp(jstr(a, "type", NULL) ? jstr(a, "type", NULL) : "", "InternalIP") &&
-					    jstr(a, "address", NULL)) ip = jstr(a, "address", NULL);
+	json_array_foreach(addrs, i, a)
+		if (!strcmp(jstr(a, "type", NULL) ? jstr(a, "type", NULL) : "", "InternalIP") &&
+		    jstr(a, "address", NULL))
+			ip = jstr(a, "address", NULL);
 	if (port <= 0) {
 		msg = xasprintf("node %s has no log endpoint", node);
 		sk__reply_status(resp, 503, "ServiceUnavailable", msg, p->res, p->name, NULL);

@@ -20,8 +20,7 @@ static char *encode_jansson(json_t *obj, size_t *len)
 	json_object_set(out, "kind", json_object_get(obj, "kind"));
 	json_object_set(out, "apiVersion", json_object_get(obj, "apiVersion"));
 	json_object_set_new(m, "resourceVersion", json_string(""));
-	json_object_foreach(meta, k, v)
-	{
+	json_object_foreach(meta, k, v) {
 		if (!strcmp(k, "resourceVersion"))
 			continue;
 		/* omitempty lists and maps of ObjectMeta are dropped when empty */
@@ -30,8 +29,9 @@ static char *encode_jansson(json_t *obj, size_t *len)
 		json_object_set(m, k, v);
 	}
 	json_object_set_new(out, "metadata", m);
-	json_object_foreach(obj, k, v) if (strcmp(k, "kind") && strcmp(k, "apiVersion") && strcmp(k, "metadata"))
-		json_object_set(out, k, v);
+	json_object_foreach(obj, k, v)
+		if (strcmp(k, "kind") && strcmp(k, "apiVersion") && strcmp(k, "metadata"))
+			json_object_set(out, k, v);
 	s = json_dumps(out, JSON_COMPACT);
 	if (!s)
 		abort();
@@ -63,8 +63,7 @@ static int gen_stored(yajl_gen g, void *ud)
 	    yajl_gen_string(g, (const unsigned char *)"resourceVersion", 15) != yajl_gen_status_ok ||
 	    yajl_gen_string(g, (const unsigned char *)"", 0) != yajl_gen_status_ok)
 		return -1;
-	json_object_foreach(meta, k, v)
-	{
+	json_object_foreach(meta, k, v) {
 		if (!strcmp(k, "resourceVersion") || (json_is_array(v) && !json_array_size(v)) ||
 		    (json_is_object(v) && !json_object_size(v)))
 			continue;
@@ -73,8 +72,9 @@ static int gen_stored(yajl_gen g, void *ud)
 	}
 	if (yajl_gen_map_close(g) != yajl_gen_status_ok)
 		return -1;
-	json_object_foreach(obj, k, v) if (strcmp(k, "kind") && strcmp(k, "apiVersion") && strcmp(k, "metadata") &&
-					   gen_member(g, k, v) < 0) return -1;
+	json_object_foreach(obj, k, v)
+		if (strcmp(k, "kind") && strcmp(k, "apiVersion") && strcmp(k, "metadata") && gen_member(g, k, v) < 0)
+			return -1;
 	return yajl_gen_map_close(g) == yajl_gen_status_ok ? 0 : -1;
 }
 

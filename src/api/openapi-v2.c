@@ -92,15 +92,15 @@ static json_t *to_v2(json_t *s)
 	}
 	if (json_object_get(s, "oneOf") || json_object_get(s, "anyOf"))
 		json_object_set_new(out, "type", json_string("string"));
-	json_object_foreach(s, k, v)
-	{
+	json_object_foreach(s, k, v) {
 		if (!strcmp(k, "$ref") && json_is_string(v)) {
 			json_object_set_new(out, "$ref", v2_ref(json_string_value(v)));
 		} else if (!strcmp(k, "properties") && json_is_object(v)) {
 			json_t *props = json_object(), *pv;
 			const char *pk;
 
-			json_object_foreach(v, pk, pv) json_object_set_new(props, pk, to_v2(pv));
+			json_object_foreach(v, pk, pv)
+				json_object_set_new(props, pk, to_v2(pv));
 			json_object_set_new(out, k, props);
 		} else if ((!strcmp(k, "items") || !strcmp(k, "additionalProperties")) && json_is_object(v)) {
 			json_object_set_new(out, k, to_v2(v));
@@ -132,13 +132,13 @@ static json_t *custom_to_v2(json_t *s)
 		json_object_set(out, "x-kubernetes-preserve-unknown-fields", json_true());
 		return out;
 	}
-	json_object_foreach(s, k, v)
-	{
+	json_object_foreach(s, k, v) {
 		if (!strcmp(k, "properties") && json_is_object(v)) {
 			json_t *props = json_object(), *pv;
 			const char *pk;
 
-			json_object_foreach(v, pk, pv) json_object_set_new(props, pk, custom_to_v2(pv));
+			json_object_foreach(v, pk, pv)
+				json_object_set_new(props, pk, custom_to_v2(pv));
 			json_object_set_new(out, k, props);
 		} else if ((!strcmp(k, "items") || !strcmp(k, "additionalProperties")) && json_is_object(v)) {
 			json_object_set_new(out, k, custom_to_v2(v));
@@ -197,8 +197,7 @@ static json_t *build_json(void)
 	json_t *defs = json_object(), *idx = sk_openapi_index(), *e;
 	const char *path;
 
-	json_object_foreach(json_object_get(idx, "paths"), path, e)
-	{
+	json_object_foreach(json_object_get(idx, "paths"), path, e) {
 		cleanup_json json_t *doc = NULL;
 		json_t *schemas, *sv;
 		const char *name;
@@ -207,8 +206,9 @@ static json_t *build_json(void)
 		if (!strcmp(path, "api") || !strcmp(path, "apis") || !(doc = sk_openapi_doc(path)))
 			continue;
 		schemas = json_object_get(json_object_get(doc, "components"), "schemas");
-		json_object_foreach(schemas, name, sv) if (!json_object_get(defs, name))
-			json_object_set_new(defs, name, to_v2(sv));
+		json_object_foreach(schemas, name, sv)
+			if (!json_object_get(defs, name))
+				json_object_set_new(defs, name, to_v2(sv));
 	}
 	json_decref(idx);
 	return json_pack("{s:s, s:{s:s, s:s}, s:{}, s:o}", "swagger", "2.0", "info", "title", "Kubernetes", "version",
@@ -298,7 +298,8 @@ static void enc_schema(pbuf *b, json_t *s)
 		put_str(b, S_FORMAT, json_string_value(v));
 	if ((v = json_object_get(s, "description")))
 		put_str(b, S_DESCRIPTION, json_string_value(v));
-	json_array_foreach(json_object_get(s, "required"), i, v) put_str(b, S_REQUIRED, json_string_value(v));
+	json_array_foreach(json_object_get(s, "required"), i, v)
+		put_str(b, S_REQUIRED, json_string_value(v));
 	if (addl) {
 		pbuf a = {0};
 
@@ -329,10 +330,13 @@ static void enc_schema(pbuf *b, json_t *s)
 	if (props) {
 		pbuf p = {0};
 
-		json_object_foreach(props, k, v) enc_named_schema(&p, LIST_ITEM, k, v);
+		json_object_foreach(props, k, v)
+			enc_named_schema(&p, LIST_ITEM, k, v);
 		put_msg(b, S_PROPERTIES, &p);
 	}
-	json_object_foreach(s, k, v) if (!strncmp(k, "x-", 2)) enc_vendor(b, k, v);
+	json_object_foreach(s, k, v)
+		if (!strncmp(k, "x-", 2))
+			enc_vendor(b, k, v);
 }
 
 /* The document with the Definitions content defs (len n). */
@@ -359,7 +363,8 @@ static void build(void)
 	if (!v2.json)
 		abort();
 	v2.json_len = strlen(v2.json);
-	json_object_foreach(json_object_get(v2.doc, "definitions"), k, v) enc_named_schema(&defs, LIST_ITEM, k, v);
+	json_object_foreach(json_object_get(v2.doc, "definitions"), k, v)
+		enc_named_schema(&defs, LIST_ITEM, k, v);
 	v2.defs_pb = defs.p;
 	v2.defs_pb_len = defs.n;
 	encode_doc(&b, v2.defs_pb, v2.defs_pb_len);
@@ -382,7 +387,8 @@ char *sk_openapi_v2_render(const sk_openapi_custom_kind *kinds, size_t n, int pr
 		pbuf defs = {0}, b = {0};
 
 		put(&defs, v2.defs_pb, v2.defs_pb_len);
-		json_object_foreach(custom, k, v) enc_named_schema(&defs, LIST_ITEM, k, v);
+		json_object_foreach(custom, k, v)
+			enc_named_schema(&defs, LIST_ITEM, k, v);
 		encode_doc(&b, defs.p, defs.n);
 		free(defs.p);
 		*len = b.n;

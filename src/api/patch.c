@@ -170,8 +170,7 @@ json_t *sk_merge_patch(json_t *target, json_t *patch)
 	if (!json_is_object(patch))
 		return json_deep_copy(patch);
 	out = json_is_object(target) ? json_deep_copy(target) : json_object();
-	json_object_foreach(patch, k, v)
-	{
+	json_object_foreach(patch, k, v) {
 		if (json_is_null(v))
 			json_object_del(out, k);
 		else
@@ -478,12 +477,13 @@ json_t *sk_json_patch(json_t *doc, json_t *ops, sk_error_t *err)
 		return sk_error_set(err, SK_ETOOLARGE, "The allowed maximum operations in a JSON patch is %d, got %zu",
 				    SK_JSON_PATCH_MAX_OPS, json_array_size(ops)),
 		       NULL;
-	json_array_foreach(ops, i, op) if (!json_is_object(op)) return sk_error_set(
-		err, SK_EBADREQUEST, "json: cannot unmarshal value into Go value of type jsonpatch.Operation"),
-		NULL;
-	out = json_deep_copy(doc);
 	json_array_foreach(ops, i, op)
-	{
+		if (!json_is_object(op))
+			return sk_error_set(err, SK_EBADREQUEST,
+					    "json: cannot unmarshal value into Go value of type jsonpatch.Operation"),
+			       NULL;
+	out = json_deep_copy(doc);
+	json_array_foreach(ops, i, op) {
 		if (apply_op(out, op, err) < 0) {
 			if (err && !err->code)
 				sk_error_set(err, SK_EINVALID, "operation %zu could not be applied", i);
@@ -551,8 +551,7 @@ static long index_in(json_t *list, json_t *elem, const char *key)
 
 	if (!id)
 		return -1;
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		json_t *eid = identity(e, key);
 		if (eid && json_equal(eid, id))
 			return (long)i;
@@ -614,7 +613,8 @@ static json_t *normalize_order(json_t *merged, json_t *order, json_t *server, co
 	json_t *in = json_array(), *rest = json_array(), *e;
 	size_t i;
 
-	json_array_foreach(merged, i, e) json_array_append(index_in(order, e, key) >= 0 ? in : rest, e);
+	json_array_foreach(merged, i, e)
+		json_array_append(index_in(order, e, key) >= 0 ? in : rest, e);
 	json_decref(merged);
 	sort_by_order(in, order, key);
 	sort_by_order(rest, server, key);
@@ -629,8 +629,7 @@ static int element_kind(json_t *a, json_t *b, sk_error_t *err)
 	size_t i;
 
 	for (int l = 0; l < 2; l++) {
-		json_array_foreach(lists[l], i, e)
-		{
+		json_array_foreach(lists[l], i, e) {
 			int k = json_is_object(e) ? 1 : 0;
 			if (json_is_array(e))
 				return sk_error_set(err, SK_EBADREQUEST, "lists of lists are not supported");
@@ -660,8 +659,7 @@ static json_t *special_elements(json_t **orig, json_t *patch, const char *key, s
 	bool replace = false;
 	size_t i;
 
-	json_array_foreach(patch, i, e)
-	{
+	json_array_foreach(patch, i, e) {
 		json_t *d = json_object_get(e, DIRECTIVE);
 		const char *ds = json_string_value(d);
 		if (!d) {
@@ -699,8 +697,7 @@ static int merge_by_key(json_t *orig, json_t *patch, const char *type, const cha
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(patch, i, e)
-	{
+	json_array_foreach(patch, i, e) {
 		json_t *v = json_object_get(e, key), *m;
 		long at;
 		if (!v) {
@@ -728,7 +725,9 @@ static void append_unique(json_t *out, json_t *v)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(out, i, e) if (json_equal(e, v)) return;
+	json_array_foreach(out, i, e)
+		if (json_equal(e, v))
+			return;
 	json_array_append(out, v);
 }
 
@@ -749,8 +748,10 @@ static json_t *merge_list(json_t *orig, json_t *patch, const char *type, const s
 	server = json_copy(orig);
 	if (kind == 0) {
 		merged = json_array();
-		json_array_foreach(orig, i, e) append_unique(merged, e);
-		json_array_foreach(patch, i, e) append_unique(merged, e);
+		json_array_foreach(orig, i, e)
+			append_unique(merged, e);
+		json_array_foreach(patch, i, e)
+			append_unique(merged, e);
 		json_decref(orig);
 		key = NULL;
 	} else {
@@ -790,21 +791,21 @@ static int retain_keys(json_t *orig, json_t *patch, sk_error_t *err)
 		return 0;
 	if (!json_is_array(keys))
 		return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of retainKeys");
-	json_object_foreach(patch, k, v)
-	{
+	json_object_foreach(patch, k, v) {
 		bool found = false;
 		if (json_is_null(v) || k[0] == '$')
 			continue;
-		json_array_foreach(keys, i, e) if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
-			found = true;
+		json_array_foreach(keys, i, e)
+			if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
+				found = true;
 		if (!found)
 			return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of retainKeys");
 	}
-	json_object_foreach_safe(orig, tmp, k, v)
-	{
+	json_object_foreach_safe(orig, tmp, k, v) {
 		bool found = false;
-		json_array_foreach(keys, i, e) if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
-			found = true;
+		json_array_foreach(keys, i, e)
+			if (json_is_string(e) && strcmp(json_string_value(e), k) == 0)
+				found = true;
 		if (!found)
 			json_object_del(orig, k);
 	}
@@ -856,12 +857,13 @@ static int set_element_order(json_t *orig, json_t *patch, const char *type, cons
 		return 0;
 	sk__patch_lookup(type, field, &meta);
 	if (meta.merge_key) {
-		json_array_foreach(order, i, e) if (!json_object_get(e, meta.merge_key))
-		{
-			cleanup_free char *s = dump(e);
-			return sk_error_set(err, SK_EBADREQUEST, "map: %s does not contain declared merge key: %s", s,
-					    meta.merge_key);
-		}
+		json_array_foreach(order, i, e)
+			if (!json_object_get(e, meta.merge_key)) {
+				cleanup_free char *s = dump(e);
+				return sk_error_set(err, SK_EBADREQUEST,
+						    "map: %s does not contain declared merge key: %s", s,
+						    meta.merge_key);
+			}
 	}
 	if (pl && check_order(pl, order, meta.merge_key, err) < 0)
 		return -1;
@@ -896,8 +898,7 @@ static int delete_from_list(json_t *orig, const char *field, json_t *values, sk_
 		return sk_error_set(err, SK_EBADREQUEST, "invalid patch format of primitive list");
 	if (!json_is_array(list))
 		return 0;
-	json_array_foreach(values, i, v)
-	{
+	json_array_foreach(values, i, v) {
 		for (size_t j = json_array_size(list); j > 0; j--)
 			if (json_equal(json_array_get(list, j - 1), v))
 				json_array_remove(list, j - 1);
@@ -965,13 +966,11 @@ static json_t *merge_map(json_t *orig, json_t *patch, const char *type, sk_error
 	}
 	if (retain_keys(out, patch, err) < 0)
 		goto fail;
-	json_object_foreach(patch, k, v)
-	{
+	json_object_foreach(patch, k, v) {
 		if (has_prefix(k, SET_ORDER) && set_element_order(out, patch, type, k + strlen(SET_ORDER), v, err) < 0)
 			goto fail;
 	}
-	json_object_foreach(patch, k, v)
-	{
+	json_object_foreach(patch, k, v) {
 		if (strcmp(k, RETAIN_KEYS) == 0 || has_prefix(k, SET_ORDER) || ordered_field(patch, k))
 			continue;
 		if (has_prefix(k, DELETE_PRIM)) {

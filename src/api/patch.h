@@ -53,6 +53,7 @@ struct sk__patch_meta {
 	int merge;             /* 1: list with patchStrategy merge */
 	const char *merge_key; /* patchMergeKey for lists of maps, else NULL */
 	int atomic;            /* 1: a +structType=atomic struct (server-side apply owns it whole) */
+	json_t *merge_keys;    /* apply.c's CRD lists with several x-kubernetes-list-map-keys (borrowed), else NULL */
 };
 
 /* The table type of a kind's top level, or NULL for kinds without one. */

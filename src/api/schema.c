@@ -247,8 +247,7 @@ static void unknown_walk(const sk_schema *s, json_t *v, const struct path *path,
 	if (!s || !v)
 		return;
 	if (s->type == SK_SCHEMA_OBJECT && json_is_object(v)) {
-		json_object_foreach_safe(v, tmp, key, child)
-		{
+		json_object_foreach_safe(v, tmp, key, child) {
 			const sk_schema_field *f = field_of(s, key);
 			struct path p = {path, key, 0};
 
@@ -265,15 +264,13 @@ static void unknown_walk(const sk_schema *s, json_t *v, const struct path *path,
 			}
 		}
 	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
-		json_object_foreach(v, key, child)
-		{
+		json_object_foreach(v, key, child) {
 			struct path p = {path, key, 0};
 
 			unknown_walk(s->items, child, &p, out, prune);
 		}
 	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
-		json_array_foreach(v, i, child)
-		{
+		json_array_foreach(v, i, child) {
 			struct path p = {path, NULL, i};
 
 			unknown_walk(s->items, child, &p, out, prune);
@@ -479,8 +476,7 @@ static int check_walk(const sk_schema *s, json_t *v, const char *owner, const st
 	if (s->type == SK_SCHEMA_OBJECT && json_is_object(v)) {
 		const char *inner = s->name ? short_name(s->name) : owner;
 
-		json_object_foreach(v, key, child)
-		{
+		json_object_foreach(v, key, child) {
 			const sk_schema_field *f = field_of(s, key);
 			struct path p = {gp, key, 0};
 
@@ -490,9 +486,13 @@ static int check_walk(const sk_schema *s, json_t *v, const char *owner, const st
 				return -1;
 		}
 	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
-		json_object_foreach(v, key, child) if (check_walk(s->items, child, owner, gp, err) < 0) return -1;
+		json_object_foreach(v, key, child)
+			if (check_walk(s->items, child, owner, gp, err) < 0)
+				return -1;
 	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
-		json_array_foreach(v, i, child) if (check_walk(s->items, child, owner, gp, err) < 0) return -1;
+		json_array_foreach(v, i, child)
+			if (check_walk(s->items, child, owner, gp, err) < 0)
+				return -1;
 	}
 	return 0;
 }

@@ -525,7 +525,8 @@ static int expr_req(json_t *e, struct sel_req *r)
 	if ((r->op == OP_EXISTS || r->op == OP_NOTEXISTS) && r->nvals != 0)
 		return -1;
 	r->vals = xzalloc((r->nvals + 1) * sizeof(*r->vals));
-	json_array_foreach(vals, i, v) r->vals[i] = json_is_string(v) ? json_string_value(v) : "";
+	json_array_foreach(vals, i, v)
+		r->vals[i] = json_is_string(v) ? json_string_value(v) : "";
 	qsort(r->vals, r->nvals, sizeof(*r->vals), cmp_strp);
 	return 0;
 }
@@ -584,15 +585,13 @@ char *sk_table_selector_string(json_t *selector)
 	struct sbuf sb = {0};
 	const char *key;
 
-	json_object_foreach(labels, key, v)
-	{
+	json_object_foreach(labels, key, v) {
 		reqs[n] = (struct sel_req){.key = key, .op = OP_EQ, .nvals = 1, .order = n};
 		reqs[n].vals = xzalloc(2 * sizeof(*reqs[n].vals));
 		reqs[n].vals[0] = json_is_string(v) ? json_string_value(v) : "";
 		n++;
 	}
-	json_array_foreach(exprs, i, v)
-	{
+	json_array_foreach(exprs, i, v) {
 		reqs[n].order = n;
 		if (expr_req(v, &reqs[n++]) < 0) {
 			free_reqs(reqs, n);
@@ -626,7 +625,8 @@ static void add_labels(json_t *cells, json_t *map)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(map, key, v) keys[i++] = key;
+	json_object_foreach(map, key, v)
+		keys[i++] = key;
 	qsort(keys, n, sizeof(*keys), cmp_strp);
 	for (i = 0; i < n; i++) {
 		v = json_object_get(map, keys[i]);
@@ -648,8 +648,7 @@ static void add_containers(json_t *cells, json_t *containers)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(containers, i, c)
-	{
+	json_array_foreach(containers, i, c) {
 		if (i) {
 			sb_add(&names, ",");
 			sb_add(&images, ",");
@@ -907,8 +906,7 @@ static bool is_sidecar(json_t *pod, const char *name)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(jpath(pod, "spec.initContainers"), i, c)
-	{
+	json_array_foreach(jpath(pod, "spec.initContainers"), i, c) {
 		if (strcmp(jstr(c, "name"), name) == 0)
 			return strcmp(jstr(c, "restartPolicy"), "Always") == 0;
 	}
@@ -928,8 +926,7 @@ static bool has_condition(json_t *obj, const char *type, const char *status)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(jpath(obj, "status.conditions"), i, c)
-	{
+	json_array_foreach(jpath(obj, "status.conditions"), i, c) {
 		if (strcmp(jstr(c, "type"), type) == 0)
 			return strcmp(jstr(c, "status"), status) == 0;
 	}
@@ -942,8 +939,7 @@ static bool pod_ready_condition(json_t *pod)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(jpath(pod, "status.conditions"), i, c)
-	{
+	json_array_foreach(jpath(pod, "status.conditions"), i, c) {
 		if (strcmp(jstr(c, "type"), "Ready") == 0 && strcmp(jstr(c, "status"), "True") == 0)
 			return true;
 	}
@@ -999,8 +995,7 @@ static void pod_init_containers(struct pod_print *p, json_t *pod)
 	json_t *cs;
 	size_t i;
 
-	json_array_foreach(jpath(pod, "status.initContainerStatuses"), i, cs)
-	{
+	json_array_foreach(jpath(pod, "status.initContainerStatuses"), i, cs) {
 		if (pod_init_container(p, pod, cs, i))
 			break;
 	}
@@ -1041,8 +1036,7 @@ static void pod_reason_base(struct pod_print *p, json_t *pod)
 	size_t i;
 
 	snprintf(p->reason, sizeof(p->reason), "%s", *reason ? reason : jstr(pod, "status.phase"));
-	json_array_foreach(jpath(pod, "status.conditions"), i, c)
-	{
+	json_array_foreach(jpath(pod, "status.conditions"), i, c) {
 		if (strcmp(jstr(c, "type"), "PodScheduled") == 0 && strcmp(jstr(c, "reason"), "SchedulingGated") == 0)
 			snprintf(p->reason, sizeof(p->reason), "SchedulingGated");
 	}
@@ -1066,8 +1060,7 @@ static void pod_total(struct pod_print *p, json_t *pod)
 	size_t i;
 
 	p->total = (int)jlen(pod, "spec.containers");
-	json_array_foreach(jpath(pod, "spec.initContainers"), i, c)
-	{
+	json_array_foreach(jpath(pod, "spec.initContainers"), i, c) {
 		if (strcmp(jstr(c, "restartPolicy"), "Always") == 0)
 			p->total++;
 	}
@@ -1096,10 +1089,8 @@ static void add_readiness_gates(json_t *cells, json_t *pod)
 		add_s(cells, "<none>");
 		return;
 	}
-	json_array_foreach(jpath(pod, "spec.readinessGates"), i, gate)
-	{
-		json_array_foreach(jpath(pod, "status.conditions"), j, c)
-		{
+	json_array_foreach(jpath(pod, "spec.readinessGates"), i, gate) {
+		json_array_foreach(jpath(pod, "status.conditions"), j, c) {
 			if (strcmp(jstr(c, "type"), jstr(gate, "conditionType")) == 0) {
 				ok += strcmp(jstr(c, "status"), "True") == 0;
 				break;
@@ -1289,8 +1280,7 @@ static void add_node_status(json_t *cells, json_t *node)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(jpath(node, "status.conditions"), i, c)
-	{
+	json_array_foreach(jpath(node, "status.conditions"), i, c) {
 		if (strcmp(jstr(c, "type"), "Ready") == 0)
 			ready = jstr(c, "status"); /* the last one wins, as in a map */
 	}
@@ -1311,8 +1301,7 @@ static void add_node_roles(json_t *cells, json_t *node)
 	size_t n = 0;
 	const char *key;
 
-	json_object_foreach(labels, key, v)
-	{
+	json_object_foreach(labels, key, v) {
 		const char *val = json_is_string(v) ? json_string_value(v) : "";
 
 		if (strncmp(key, prefix, sizeof(prefix) - 1) == 0 && key[sizeof(prefix) - 1])
@@ -1337,8 +1326,7 @@ static const char *node_address(json_t *node, const char *type)
 	json_t *a;
 	size_t i;
 
-	json_array_foreach(jpath(node, "status.addresses"), i, a)
-	{
+	json_array_foreach(jpath(node, "status.addresses"), i, a) {
 		if (strcmp(jstr(a, "type"), type) == 0)
 			return jstr(a, "address");
 	}
@@ -1443,8 +1431,7 @@ static void lb_ingress(json_t *svc, struct sbuf *sb)
 	const char **names = xzalloc((json_array_size(ingress) + 1) * sizeof(*names));
 	size_t i, n = 0;
 
-	json_array_foreach(ingress, i, in)
-	{
+	json_array_foreach(ingress, i, in) {
 		const char *s = *jstr(in, "ip") ? jstr(in, "ip") : jstr(in, "hostname");
 
 		if (*s)
@@ -1463,8 +1450,7 @@ static void join_strings(struct sbuf *sb, json_t *arr)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(arr, i, v)
-	{
+	json_array_foreach(arr, i, v) {
 		if (sb->len || i)
 			sb_add(sb, ",");
 		sb_add(sb, json_is_string(v) ? json_string_value(v) : "");
@@ -1502,8 +1488,7 @@ static void add_service_ports(json_t *cells, json_t *svc)
 	size_t i;
 	char buf[96];
 
-	json_array_foreach(jpath(svc, "spec.ports"), i, port)
-	{
+	json_array_foreach(jpath(svc, "spec.ports"), i, port) {
 		const char *proto = *jstr(port, "protocol") ? jstr(port, "protocol") : "TCP";
 		long long p = jint(port, "port", 0), np = jint(port, "nodePort", 0);
 
@@ -1579,19 +1564,16 @@ static void ep_subset(struct ep_list *l, json_t *ss)
 
 	if (json_array_size(ports) == 0) {
 		l->count += (int)json_array_size(addrs);
-		json_array_foreach(addrs, i, a)
-		{
+		json_array_foreach(addrs, i, a) {
 			ep_add(l, jstr(a, "ip"), -1);
 			if (l->more)
 				break;
 		}
 		return;
 	}
-	json_array_foreach(ports, j, p)
-	{
+	json_array_foreach(ports, j, p) {
 		l->count += (int)json_array_size(addrs);
-		json_array_foreach(addrs, i, a)
-		{
+		json_array_foreach(addrs, i, a) {
 			ep_add(l, jstr(a, "ip"), jint(p, "port", 0));
 			if (l->more)
 				break;
@@ -1610,7 +1592,8 @@ static void add_endpoints(json_t *cells, json_t *ep)
 		add_s(cells, "<none>");
 		return;
 	}
-	json_array_foreach(jpath(ep, "subsets"), i, ss) ep_subset(&l, ss);
+	json_array_foreach(jpath(ep, "subsets"), i, ss)
+		ep_subset(&l, ss);
 	if (l.more) {
 		snprintf(buf, sizeof(buf), " + %d more...", l.count - 3);
 		sb_add(&l.sb, buf);
@@ -1641,8 +1624,7 @@ static void add_access_modes(json_t *cells, json_t *modes)
 	size_t i;
 
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-		json_array_foreach(modes, i, m)
-		{
+		json_array_foreach(modes, i, m) {
 			if (json_is_string(m) && strcmp(json_string_value(m), names[k][0]) == 0) {
 				sb_join(&sb, ",", names[k][1]);
 				break;
@@ -1748,7 +1730,8 @@ static json_int_t secret_data_count(json_t *s)
 	json_int_t n = (json_int_t)jlen(s, "data");
 	const char *key;
 
-	json_object_foreach(jpath(s, "stringData"), key, v) n += json_object_get(data, key) == NULL;
+	json_object_foreach(jpath(s, "stringData"), key, v)
+		n += json_object_get(data, key) == NULL;
 	return n;
 }
 
@@ -1807,7 +1790,8 @@ static void resourcequota_cells(json_t *cells, json_t *rq, int64_t now)
 	size_t n = 0;
 	const char *key;
 
-	json_object_foreach(hard, key, v) keys[n++] = key;
+	json_object_foreach(hard, key, v)
+		keys[n++] = key;
 	qsort(keys, n, sizeof(*keys), cmp_strp);
 	for (size_t i = 0; i < n; i++) {
 		json_t *u = json_object_get(used, keys[i]);

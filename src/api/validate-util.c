@@ -58,7 +58,8 @@ static char *map_repr(json_t *m)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(m, k, v) keys[i++] = k;
+	json_object_foreach(m, k, v)
+		keys[i++] = k;
 	qsort(keys, n, sizeof(*keys), cmp_str);
 	for (i = 0; i < n; i++) {
 		cleanup_free char *qk = sk__vquote(keys[i]);
@@ -184,8 +185,7 @@ void sk__vnot_supported_json(struct sk__verr *e, const char *field, json_t *valu
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(supported, i, v)
-	{
+	json_array_foreach(supported, i, v) {
 		cleanup_free char *q = sk__vrepr(v);
 		char *next = xasprintf("%s%s%s", list, i ? ", " : "", q);
 

@@ -326,8 +326,7 @@ static void validate_labels(E, json_t *labels, const char *p)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(labels, k, v)
-	{
+	json_object_foreach(labels, k, v) {
 		invalid_each(e, p, k, check_qualified_name);
 		if (json_is_string(v))
 			invalid_each(e, p, json_string_value(v), check_label_value);
@@ -350,8 +349,7 @@ static void validate_annotations(E, json_t *ann, const char *p)
 	json_t *v;
 	size_t total = 0;
 
-	json_object_foreach(ann, k, v)
-	{
+	json_object_foreach(ann, k, v) {
 		invalid_each(e, p, k, lower_qualified);
 		total += strlen(k) + (json_is_string(v) ? json_string_length(v) : 0);
 	}
@@ -476,8 +474,7 @@ static void validate_ports(E, json_t *ports, const char *base)
 	json_t *port;
 	size_t i;
 
-	json_array_foreach(ports, i, port)
-	{
+	json_array_foreach(ports, i, port) {
 		cleanup_free char *p = sk__vindex(base, i);
 		CHILD(np, p, "name");
 		const char *name = str(port, "name");
@@ -577,8 +574,7 @@ static void validate_env(E, json_t *envs, const char *base)
 	json_t *env;
 	size_t i;
 
-	json_array_foreach(envs, i, env)
-	{
+	json_array_foreach(envs, i, env) {
 		cleanup_free char *p = sk__vindex(base, i);
 		CHILD(np, p, "name");
 		const char *name = str(env, "name");
@@ -606,8 +602,7 @@ static void validate_extended(E, json_t *limits, json_t *requests, const char *l
 	const char *k;
 	json_t *q;
 
-	json_object_foreach(limits, k, q)
-	{
+	json_object_foreach(limits, k, q) {
 		cleanup_free char *p = sk__vkey(lp, k);
 		int64_t v;
 
@@ -615,8 +610,7 @@ static void validate_extended(E, json_t *limits, json_t *requests, const char *l
 		    v % 1000)
 			sk__vinvalid(e, p, q, "must be an integer");
 	}
-	json_object_foreach(requests, k, q)
-	{
+	json_object_foreach(requests, k, q) {
 		cleanup_free char *p = sk__vkey(rp, k);
 		json_t *lim = json_object_get(limits, k);
 		int64_t r, l;
@@ -646,16 +640,14 @@ static void validate_resources(E, json_t *res, const char *base)
 	CHILD(lp, base, "limits");
 	CHILD(rp, base, "requests");
 
-	json_object_foreach(limits, k, q)
-	{
+	json_object_foreach(limits, k, q) {
 		cleanup_free char *p = sk__vkey(lp, k);
 		int64_t v;
 
 		if (json_is_string(q) && sk_quantity_milli(json_string_value(q), &v) == 0 && v < 0)
 			sk__vinvalid(e, p, q, "must be greater than or equal to 0");
 	}
-	json_object_foreach(requests, k, q)
-	{
+	json_object_foreach(requests, k, q) {
 		cleanup_free char *p = sk__vkey(rp, k);
 		json_t *lim = json_object_get(limits, k);
 		int64_t r, l;
@@ -727,8 +719,7 @@ static void validate_mounts(E, json_t *c, const char *base, json_t *volnames)
 	size_t i;
 	CHILD(mb, base, "volumeMounts");
 
-	json_array_foreach(arr(c, "volumeMounts"), i, m)
-	{
+	json_array_foreach(arr(c, "volumeMounts"), i, m) {
 		cleanup_free char *p = sk__vindex(mb, i);
 		CHILD(np, p, "name");
 		CHILD(pp, p, "mountPath");
@@ -817,8 +808,7 @@ static void validate_containers(E, json_t *list, const char *p, struct ctr_ctx *
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(list, i, c)
-	{
+	json_array_foreach(list, i, c) {
 		cleanup_free char *cp = sk__vindex(p, i);
 
 		validate_container(e, c, cp, x);
@@ -863,8 +853,7 @@ static void validate_volumes(E, json_t *vols, json_t *names)
 	json_t *vol;
 	size_t i;
 
-	json_array_foreach(vols, i, vol)
-	{
+	json_array_foreach(vols, i, vol) {
 		cleanup_free char *p = sk__vindex("spec.volumes", i);
 		CHILD(np, p, "name");
 		const char *name = str(vol, "name");
@@ -902,8 +891,7 @@ static void validate_tolerations(E, json_t *tols, const char *base)
 	json_t *t;
 	size_t i;
 
-	json_array_foreach(tols, i, t)
-	{
+	json_array_foreach(tols, i, t) {
 		cleanup_free char *p = sk__vindex(base, i);
 		CHILD(kp, p, "key");
 		CHILD(op, p, "operator");
@@ -954,13 +942,11 @@ static void validate_ns_terms(E, json_t *terms, const char *base)
 	json_t *term, *req;
 	size_t i, j;
 
-	json_array_foreach(terms, i, term)
-	{
+	json_array_foreach(terms, i, term) {
 		cleanup_free char *tp = sk__vindex(base, i);
 		CHILD(mp, tp, "matchExpressions");
 
-		json_array_foreach(arr(term, "matchExpressions"), j, req)
-		{
+		json_array_foreach(arr(term, "matchExpressions"), j, req) {
 			cleanup_free char *rp = sk__vindex(mp, j);
 
 			validate_requirement(e, req, rp, ops);
@@ -989,8 +975,7 @@ static void validate_spread(E, json_t *list)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(list, i, c)
-	{
+	json_array_foreach(list, i, c) {
 		cleanup_free char *p = sk__vindex("spec.topologySpreadConstraints", i);
 		CHILD(tk, p, "topologyKey");
 		CHILD(sk, p, "maxSkew");
@@ -1063,8 +1048,7 @@ static void reroot(E, json_t *causes, const char *prefix)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(causes, i, c)
-	{
+	json_array_foreach(causes, i, c) {
 		const char *f = str(c, "field");
 		cleanup_free char *nf = xasprintf("%s%s", prefix, f ? f : "");
 
@@ -1101,8 +1085,7 @@ static void munge_images(json_t *spec, json_t *old_spec, const char *k)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(arr(spec, k), i, c)
-	{
+	json_array_foreach(arr(spec, k), i, c) {
 		json_t *oc = json_array_get(arr(old_spec, k), i);
 
 		if (json_is_object(c) && json_is_object(oc)) {
@@ -1127,12 +1110,12 @@ static bool tolerations_added_only(json_t *newt, json_t *oldt)
 	json_t *t;
 	size_t i, j;
 
-	json_array_foreach(oldt, i, t)
-	{
+	json_array_foreach(oldt, i, t) {
 		bool found = false;
 		json_t *n;
 
-		json_array_foreach(newt, j, n) found |= json_equal(n, t);
+		json_array_foreach(newt, j, n)
+			found |= json_equal(n, t);
 		if (!found)
 			return false;
 	}
@@ -1153,8 +1136,7 @@ static char *spec_diff_named(const char *type, json_t *old_spec, json_t *new_spe
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(new_spec, k, v)
-	{
+	json_object_foreach(new_spec, k, v) {
 		json_t *o = json_object_get(old_spec, k);
 
 		if (!json_equal(o, v)) {
@@ -1167,8 +1149,7 @@ static char *spec_diff_named(const char *type, json_t *old_spec, json_t *new_spe
 			out = next;
 		}
 	}
-	json_object_foreach(old_spec, k, v)
-	{
+	json_object_foreach(old_spec, k, v) {
 		if (!json_object_get(new_spec, k)) {
 			cleanup_free char *a = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 			char *next = xasprintf("%s- \t%c%s: %s,\n", out, toupper((unsigned char)k[0]), k + 1,
@@ -1193,8 +1174,7 @@ static void validate_gates_update(E, json_t *gates, json_t *old_gates)
 	json_t *g, *o;
 	size_t i, j;
 
-	json_array_foreach(gates, i, g)
-	{
+	json_array_foreach(gates, i, g) {
 		bool found = false;
 
 		json_array_foreach(old_gates, j, o)
@@ -1272,8 +1252,7 @@ static void validate_label_selector(E, json_t *sel, const char *p)
 	size_t i;
 
 	validate_labels(e, obj(sel, "matchLabels"), ml);
-	json_array_foreach(arr(sel, "matchExpressions"), i, req)
-	{
+	json_array_foreach(arr(sel, "matchExpressions"), i, req) {
 		cleanup_free char *rp = sk__vindex(me, i);
 
 		validate_requirement(e, req, rp, ops);
@@ -1430,8 +1409,7 @@ static char *strings_repr(json_t *list)
 	if (!json_is_array(list))
 		return xstrdup("[]string(nil)");
 	out = xstrdup("[]string{");
-	json_array_foreach(list, i, v)
-	{
+	json_array_foreach(list, i, v) {
 		cleanup_free char *q = sk__vquote(json_is_string(v) ? json_string_value(v) : "");
 		char *next = xasprintf("%s%s%s", out, i ? ", " : "", q);
 
@@ -1462,8 +1440,7 @@ static char *selector_repr(json_t *sel)
 		return xasprintf(
 			"v1.LabelSelector{MatchLabels:%s, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}", ml);
 	me = xstrdup("");
-	json_array_foreach(arr(sel, "matchExpressions"), i, req)
-	{
+	json_array_foreach(arr(sel, "matchExpressions"), i, req) {
 		cleanup_free char *k = sk__vquote(str_or_empty(req, "key"));
 		cleanup_free char *op = sk__vquote(str_or_empty(req, "operator"));
 		cleanup_free char *vals = strings_repr(json_object_get(req, "values"));
@@ -1508,8 +1485,7 @@ static void validate_pod_failure_policy(E, json_t *spec, const char *base)
 		CHILD(tp, base, "template.spec.restartPolicy");
 		sk__vinvalid_str(e, tp, restart, "only \"Never\" is supported when podFailurePolicy is specified");
 	}
-	json_array_foreach(arr(pfp, "rules"), i, rule)
-	{
+	json_array_foreach(arr(pfp, "rules"), i, rule) {
 		cleanup_free char *p = sk__vindex(rp, i);
 
 		enum_field(e, rule, p, "action", LIST("Count", "FailIndex", "FailJob", "Ignore"), true);
@@ -1746,8 +1722,7 @@ static void validate_service_ports(E, json_t *spec, const char *type)
 
 	if (n == 0 && (!type || strcmp(type, "ExternalName") != 0) && !str_in(str(spec, "clusterIP"), LIST("None")))
 		sk__vrequired(e, "spec.ports", "");
-	json_array_foreach(ports, i, port)
-	{
+	json_array_foreach(ports, i, port) {
 		cleanup_free char *p = sk__vindex("spec.ports", i);
 		CHILD(np, p, "name");
 		CHILD(npp, p, "nodePort");
@@ -1816,8 +1791,7 @@ static void validate_keys(E, json_t *map, const char *base)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(map, k, v)
-	{
+	json_object_foreach(map, k, v) {
 		cleanup_free char *p = sk__vkey(base, k);
 
 		invalid_each(e, p, k, check_config_key);
@@ -1833,12 +1807,12 @@ static void validate_configmap(E, json_t *cm)
 	validate_meta(e, cm, true, NAME_SUBDOMAIN, "");
 	validate_keys(e, obj(cm, "data"), "data");
 	validate_keys(e, bin, "binaryData");
-	json_object_foreach(bin, k, v) if (json_object_get(obj(cm, "data"), k))
-	{
-		cleanup_free char *p = sk__vkey("binaryData", k);
+	json_object_foreach(bin, k, v)
+		if (json_object_get(obj(cm, "data"), k)) {
+			cleanup_free char *p = sk__vkey("binaryData", k);
 
-		sk__vinvalid_str(e, p, k, "duplicate of key present in data");
-	}
+			sk__vinvalid_str(e, p, k, "duplicate of key present in data");
+		}
 }
 
 static void require_secret_key(E, json_t *s, const char *key)
@@ -1897,8 +1871,7 @@ static void validate_quantity_map(E, json_t *m, const char *base)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(m, k, v)
-	{
+	json_object_foreach(m, k, v) {
 		cleanup_free char *p = sk__vkey(base, k);
 		int64_t q;
 
@@ -1919,13 +1892,11 @@ static void validate_endpoints(E, json_t *ep)
 	size_t i, j;
 
 	validate_meta(e, ep, true, NAME_SUBDOMAIN, "");
-	json_array_foreach(arr(ep, "subsets"), i, s)
-	{
+	json_array_foreach(arr(ep, "subsets"), i, s) {
 		cleanup_free char *sp = sk__vindex("subsets", i);
 		CHILD(pp, sp, "ports");
 
-		json_array_foreach(arr(s, "ports"), j, port)
-		{
+		json_array_foreach(arr(s, "ports"), j, port) {
 			cleanup_free char *p = sk__vindex(pp, j);
 
 			validate_port_number(e, port, p, "port", true);
@@ -1957,8 +1928,7 @@ static void validate_node(E, json_t *node)
 	size_t i;
 
 	validate_meta(e, node, false, NAME_SUBDOMAIN, "");
-	json_array_foreach(arr(obj(node, "spec"), "taints"), i, t)
-	{
+	json_array_foreach(arr(obj(node, "spec"), "taints"), i, t) {
 		cleanup_free char *p = sk__vindex("spec.taints", i);
 		CHILD(kp, p, "key");
 		const char *key = str(t, "key");
@@ -2066,9 +2036,9 @@ static void validate_access_modes(E, json_t *spec)
 
 	if (json_array_size(arr(spec, "accessModes")) == 0)
 		sk__vrequired(e, "spec.accessModes", "at least 1 access mode is required");
-	json_array_foreach(arr(spec, "accessModes"), i,
-			   m) if (!json_is_string(m) || !str_in(json_string_value(m), access_modes))
-		sk__vnot_supported(e, "spec.accessModes", m, access_modes);
+	json_array_foreach(arr(spec, "accessModes"), i, m)
+		if (!json_is_string(m) || !str_in(json_string_value(m), access_modes))
+			sk__vnot_supported(e, "spec.accessModes", m, access_modes);
 }
 
 static void validate_pvc(E, json_t *pvc)
@@ -2251,8 +2221,7 @@ char *sk_validate_message_group(const char *kind, const char *group, const char 
 	size_t n = 0, i;
 	json_t *c;
 
-	json_array_foreach(causes, i, c)
-	{
+	json_array_foreach(causes, i, c) {
 		cleanup_free char *t = cause_text(c);
 		char *next;
 

@@ -205,7 +205,8 @@ static void on_pods(void *ud, json_t *items, const char *rv)
 	size_t i;
 
 	pthread_mutex_lock(&h->mu);
-	json_array_foreach(items, i, item) consider_locked(h, "ADDED", item);
+	json_array_foreach(items, i, item)
+		consider_locked(h, "ADDED", item);
 	pthread_mutex_unlock(&h->mu);
 }
 
@@ -240,8 +241,7 @@ static json_t *container_statuses(json_t *pod, const char *now, uint64_t seq)
 	json_t *out = json_array(), *ctr;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(pod, "spec"), "containers"), i, ctr)
-	{
+	json_array_foreach(json_object_get(json_object_get(pod, "spec"), "containers"), i, ctr) {
 		const char *name = json_string_value(json_object_get(ctr, "name"));
 		const char *image = json_string_value(json_object_get(ctr, "image"));
 		char id[80];

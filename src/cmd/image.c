@@ -142,8 +142,7 @@ static int cmd_ls(sk_image_store *s, struct opts *o)
 		return 0;
 	}
 	printf("%-60s %-19s %12s\n", "NAME", "IMAGE ID", "SIZE");
-	json_array_foreach(list, i, img)
-	{
+	json_array_foreach(list, i, img) {
 		json_t *names = json_object_get(img, "names");
 		const char *id = json_string_value(json_object_get(img, "id"));
 		const char *first = json_string_value(json_array_get(names, 0));
@@ -207,7 +206,8 @@ static int cmd_import(sk_image_store *s, struct opts *o, const char *file)
 
 	if (sk_image_import(s, file, o->base_name, &names, &err) < 0)
 		die("%s", err.msg);
-	json_array_foreach(names, i, v) printf("imported %s\n", json_string_value(v));
+	json_array_foreach(names, i, v)
+		printf("imported %s\n", json_string_value(v));
 	return 0;
 }
 

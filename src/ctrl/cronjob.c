@@ -36,7 +36,9 @@ static json_t *find_job(cctx *x, const char *uid)
 	json_t *j;
 	size_t i;
 
-	json_array_foreach(x->jobs, i, j) if (!strcmp(sk__uid(j) ?: "", uid ?: "")) return j;
+	json_array_foreach(x->jobs, i, j)
+		if (!strcmp(sk__uid(j) ?: "", uid ?: ""))
+			return j;
 	return NULL;
 }
 
@@ -52,8 +54,9 @@ static int in_active(json_t *active, const char *uid)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(active, i,
-			   r) if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", uid ?: "")) return 1;
+	json_array_foreach(active, i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", uid ?: ""))
+			return 1;
 	return 0;
 }
 
@@ -67,8 +70,9 @@ static void sync_active(cctx *x)
 		active = json_array();
 		json_object_set_new(st, "active", active);
 	}
-	json_array_foreach(x->jobs, i, j) if (!job_finished(j) && !in_active(active, sk__uid(j)))
-		json_array_append_new(active, job_ref(j));
+	json_array_foreach(x->jobs, i, j)
+		if (!job_finished(j) && !in_active(active, sk__uid(j)))
+			json_array_append_new(active, job_ref(j));
 	i = 0;
 	while (i < json_array_size(active)) {
 		json_t *ref = json_array_get(active, i);
@@ -136,8 +140,9 @@ static void prune(cctx *x, int complete, json_int_t limit)
 	if (limit < 0)
 		return;
 	v = xmalloc((json_array_size(x->jobs) + 1) * sizeof(*v));
-	json_array_foreach(x->jobs, i, j) if (job_finished(j) && cond_true(j, complete ? "Complete" : "Failed") &&
-					      !sk__is_deleting(j)) v[n++] = j;
+	json_array_foreach(x->jobs, i, j)
+		if (job_finished(j) && cond_true(j, complete ? "Complete" : "Failed") && !sk__is_deleting(j))
+			v[n++] = j;
 	qsort(v, n, sizeof(*v), by_finish);
 	for (i = 0; (json_int_t)(n - i) > limit; i++)
 		delete_job(x, v[i]);
@@ -286,8 +291,7 @@ static int schedule(cctx *x, int64_t now)
 		json_t *ref;
 		size_t i;
 
-		json_array_foreach(active, i, ref)
-		{
+		json_array_foreach(active, i, ref) {
 			json_t *job = find_job(x, json_string_value(json_object_get(ref, "uid")));
 
 			if (job && delete_job(x, job) < 0)
@@ -309,7 +313,9 @@ static json_t *owned_jobs(sk_controller *k, json_t *cj)
 	json_t *out = json_array(), *j;
 	size_t i;
 
-	json_array_foreach(all, i, j) if (sk_kube_controlled_by(j, sk__uid(cj))) json_array_append(out, j);
+	json_array_foreach(all, i, j)
+		if (sk_kube_controlled_by(j, sk__uid(cj)))
+			json_array_append(out, j);
 	return out;
 }
 

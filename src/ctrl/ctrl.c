@@ -82,8 +82,7 @@ static void *resync(void *arg)
 		json_t *o;
 		size_t i;
 
-		json_array_foreach(all, i, o)
-		{
+		json_array_foreach(all, i, o) {
 			cleanup_free char *key = NULL;
 
 			if (k->resync_if && !k->resync_if(o))

@@ -90,7 +90,8 @@ static int64_t sum(json_t *rss, const char *path, int spec)
 	size_t i;
 	int64_t n = 0;
 
-	json_array_foreach(rss, i, rs) n += spec ? spec_replicas(rs) : sk__jint(rs, path, 0);
+	json_array_foreach(rss, i, rs)
+		n += spec ? spec_replicas(rs) : sk__jint(rs, path, 0);
 	return n;
 }
 
@@ -123,8 +124,7 @@ static int copy_annotations(json_t *d, json_t *rs)
 	const char *k;
 	int changed = 0;
 
-	json_object_foreach(ann(d), k, v)
-	{
+	json_object_foreach(ann(d), k, v) {
 		int skipped = 0;
 
 		for (int i = 0; skip[i]; i++)
@@ -196,7 +196,9 @@ static int update_rs(dctx *x, json_t *rs, sk_error_t *err)
 		json_decref(x->new_rs);
 		x->new_rs = json_incref(out);
 	}
-	json_array_foreach(x->old, i, o) if (!strcmp(sk__uid(o), sk__uid(out))) json_array_set(x->old, i, out);
+	json_array_foreach(x->old, i, o)
+		if (!strcmp(sk__uid(o), sk__uid(out)))
+			json_array_set(x->old, i, out);
 	json_decref(out);
 	return 0;
 }
@@ -266,7 +268,9 @@ static int64_t max_old_revision(json_t *rss)
 	size_t i;
 	int64_t max = 0;
 
-	json_array_foreach(rss, i, rs) if (ann_int(rs, REV, 0) > max) max = ann_int(rs, REV, 0);
+	json_array_foreach(rss, i, rs)
+		if (ann_int(rs, REV, 0) > max)
+			max = ann_int(rs, REV, 0);
 	return max;
 }
 
@@ -279,8 +283,7 @@ static void split_rss(dctx *x, json_t *owned)
 
 	sort_array(owned, by_creation);
 	x->old = json_array();
-	json_array_foreach(owned, i, rs)
-	{
+	json_array_foreach(owned, i, rs) {
 		if (!x->new_rs && sk_rollout_template_equal(sk_kube_jget(rs, "spec.template"), tmpl))
 			x->new_rs = json_incref(rs);
 		else
@@ -489,8 +492,7 @@ static void rs_failure_cond(dctx *x, json_t *st)
 	json_t *rs, *c;
 	size_t i;
 
-	json_array_foreach(all, i, rs)
-	{
+	json_array_foreach(all, i, rs) {
 		c = sk_kube_condition_get(sk_kube_jget(rs, "status"), "ReplicaFailure");
 		if (c) {
 			sk__cond_set(st, "ReplicaFailure", json_string_value(json_object_get(c, "status")),
@@ -555,7 +557,9 @@ static json_t *active_rss(json_t *rss)
 	json_t *out = json_array(), *rs;
 	size_t i;
 
-	json_array_foreach(rss, i, rs) if (spec_replicas(rs) > 0) json_array_append(out, rs);
+	json_array_foreach(rss, i, rs)
+		if (spec_replicas(rs) > 0)
+			json_array_append(out, rs);
 	return out;
 }
 
@@ -567,7 +571,9 @@ static int cleanup_history(dctx *x)
 	size_t i;
 	long diff;
 
-	json_array_foreach(x->old, i, rs) if (!sk__is_deleting(rs)) json_array_append(c, rs);
+	json_array_foreach(x->old, i, rs)
+		if (!sk__is_deleting(rs))
+			json_array_append(c, rs);
 	diff = (long)json_array_size(c) - (long)limit;
 	if (diff <= 0)
 		return 0;
@@ -667,7 +673,9 @@ static int scale(dctx *x)
 		return scale_rs(x, t, x->replicas, &err) < 0 ? -1 : 0;
 	}
 	if (saturated(x)) {
-		json_array_foreach(olds, i, rs) if (spec_replicas(rs) > 0 && scale_rs(x, rs, 0, &err) < 0) return -1;
+		json_array_foreach(olds, i, rs)
+			if (spec_replicas(rs) > 0 && scale_rs(x, rs, 0, &err) < 0)
+				return -1;
 		return 0;
 	}
 	if (is_recreate(x->d))
@@ -681,8 +689,7 @@ static int scaling_event(dctx *x)
 	json_t *rs;
 	size_t i;
 
-	json_array_foreach(active, i, rs)
-	{
+	json_array_foreach(active, i, rs) {
 		int64_t want = ann_int(rs, DESIRED, -1);
 
 		if (want >= 0 && want != x->replicas)
@@ -712,8 +719,7 @@ static int cleanup_unhealthy(dctx *x, json_t *olds, int64_t max, int64_t *done)
 	sk_error_t err = {0};
 
 	*done = 0;
-	json_array_foreach(olds, i, rs)
-	{
+	json_array_foreach(olds, i, rs) {
 		int64_t r = spec_replicas(rs), avail = sk__jint(rs, "status.availableReplicas", 0), n;
 
 		if (*done >= max)
@@ -740,8 +746,7 @@ static int scale_down_old(dctx *x, json_t *olds, int64_t *done)
 	if (avail <= min_avail)
 		return 0;
 	total = avail - min_avail;
-	json_array_foreach(olds, i, rs)
-	{
+	json_array_foreach(olds, i, rs) {
 		int64_t r = spec_replicas(rs), n;
 
 		if (*done >= total)
@@ -805,11 +810,12 @@ static int old_pods_running(dctx *x)
 	json_t *p, *rs;
 	size_t i, j;
 
-	json_array_foreach(pods, i, p)
-	{
+	json_array_foreach(pods, i, p) {
 		if (sk__pod_terminal(p))
 			continue;
-		json_array_foreach(x->old, j, rs) if (sk_kube_controlled_by(p, sk__uid(rs))) return 1;
+		json_array_foreach(x->old, j, rs)
+			if (sk_kube_controlled_by(p, sk__uid(rs)))
+				return 1;
 	}
 	return 0;
 }
@@ -825,8 +831,7 @@ static int rollout_recreate(dctx *x)
 	if (sync_revision(x, 0) < 0)
 		return -1;
 	olds = active_rss(x->old);
-	json_array_foreach(olds, i, rs)
-	{
+	json_array_foreach(olds, i, rs) {
 		if ((r = scale_rs(x, rs, 0, &err)) < 0)
 			return -1;
 		scaled |= r;
@@ -935,8 +940,7 @@ static void on_rs(void *ud, int ev, json_t *old, json_t *rs)
 	if (ev == SK_INF_DELETE)
 		return;
 	ds = sk__informer_list(k->ctl->deploy, sk__ns(rs));
-	json_array_foreach(ds, i, d)
-	{
+	json_array_foreach(ds, i, d) {
 		sk_error_t err = {0};
 		sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk_kube_jget(d, "spec.selector"), &err);
 

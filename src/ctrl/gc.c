@@ -73,8 +73,9 @@ static int has_fin(json_t *obj, const char *f)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(sk_kube_jget(obj, "metadata.finalizers"), i,
-			   v) if (!strcmp(json_string_value(v) ?: "", f)) return 1;
+	json_array_foreach(sk_kube_jget(obj, "metadata.finalizers"), i, v)
+		if (!strcmp(json_string_value(v) ?: "", f))
+			return 1;
 	return 0;
 }
 
@@ -91,8 +92,9 @@ static int refs_uid(json_t *obj, const char *uid)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i,
-			   r) if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", uid)) return 1;
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", uid))
+			return 1;
 	return 0;
 }
 
@@ -106,8 +108,7 @@ static json_t *dependents(gc_state *g, const char *uid)
 	pthread_mutex_lock(&g->mu);
 	keys = json_deep_copy(json_object_get(g->owners, uid ? uid : ""));
 	pthread_mutex_unlock(&g->mu);
-	json_object_foreach(keys, k, v)
-	{
+	json_object_foreach(keys, k, v) {
 		int idx = atoi(k);
 		char ns[256], name[256];
 		json_t *o;
@@ -134,8 +135,7 @@ static void index_owners(gc_state *g, int idx, json_t *old, json_t *obj, int gon
 	size_t i;
 
 	pthread_mutex_lock(&g->mu);
-	json_array_foreach(sk_kube_jget(old, "metadata.ownerReferences"), i, r)
-	{
+	json_array_foreach(sk_kube_jget(old, "metadata.ownerReferences"), i, r) {
 		const char *u = json_string_value(json_object_get(r, "uid"));
 		json_t *set = json_object_get(g->owners, u ? u : "");
 
@@ -143,8 +143,7 @@ static void index_owners(gc_state *g, int idx, json_t *old, json_t *obj, int gon
 		if (set && !json_object_size(set))
 			json_object_del(g->owners, u);
 	}
-	json_array_foreach(gone ? NULL : sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
-	{
+	json_array_foreach(gone ? NULL : sk_kube_jget(obj, "metadata.ownerReferences"), i, r) {
 		const char *u = json_string_value(json_object_get(r, "uid"));
 		json_t *set;
 
@@ -165,8 +164,7 @@ static int remove_finalizer(sk_controller *k, sk_informer *inf, json_t *obj, con
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(sk_kube_jget(obj, "metadata.finalizers"), i, v)
-	{
+	json_array_foreach(sk_kube_jget(obj, "metadata.finalizers"), i, v) {
 		cleanup_free char *path = NULL, *p = NULL;
 		cleanup_json json_t *patch = NULL, *out = NULL;
 		sk_error_t err = {0};
@@ -227,15 +225,15 @@ static int process_foreground(sk_controller *k, sk_informer *inf, json_t *obj)
 	size_t i;
 	int blocking = 0, rc = 0;
 
-	json_array_foreach(deps, i, pair)
-	{
+	json_array_foreach(deps, i, pair) {
 		sk_informer *dinf = g->infs[json_integer_value(json_array_get(pair, 0))];
 		json_t *d = json_array_get(pair, 1), *r;
 		size_t j;
 
-		json_array_foreach(sk_kube_jget(d, "metadata.ownerReferences"), j,
-				   r) if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", sk__uid(obj)) &&
-					  json_is_true(json_object_get(r, "blockOwnerDeletion"))) blocking = 1;
+		json_array_foreach(sk_kube_jget(d, "metadata.ownerReferences"), j, r)
+			if (!strcmp(json_string_value(json_object_get(r, "uid")) ?: "", sk__uid(obj)) &&
+			    json_is_true(json_object_get(r, "blockOwnerDeletion")))
+				blocking = 1;
 		if (!sk__is_deleting(d) && delete_obj(k, dinf, d, policy_for(g, d, 1)) < 0)
 			rc = -1;
 	}
@@ -252,14 +250,14 @@ static int strip_owner(sk_controller *k, sk_informer *inf, json_t *obj, json_t *
 	size_t i;
 	sk_error_t err = {0};
 
-	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
-	{
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r) {
 		const char *u = json_string_value(json_object_get(r, "uid"));
 		json_t *d;
 		size_t j;
 		int drop = 0;
 
-		json_array_foreach(drop_uids, j, d) drop |= !strcmp(json_string_value(d), u ?: "");
+		json_array_foreach(drop_uids, j, d)
+			drop |= !strcmp(json_string_value(d), u ?: "");
 		if (!drop)
 			json_array_append(refs, r);
 	}
@@ -279,8 +277,10 @@ static int process_orphan(sk_controller *k, sk_informer *inf, json_t *obj)
 	json_t *pair;
 	size_t i;
 
-	json_array_foreach(deps, i, pair) if (strip_owner(k, g->infs[json_integer_value(json_array_get(pair, 0))],
-							  json_array_get(pair, 1), uids) < 0) return -1;
+	json_array_foreach(deps, i, pair)
+		if (strip_owner(k, g->infs[json_integer_value(json_array_get(pair, 0))], json_array_get(pair, 1),
+				uids) < 0)
+			return -1;
 	return remove_finalizer(k, inf, obj, ORPHAN);
 }
 
@@ -321,8 +321,7 @@ static int process_dependent(sk_controller *k, sk_informer *inf, json_t *obj)
 	size_t i;
 	int solid = 0, waiting = 0;
 
-	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
-	{
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r) {
 		int s = owner_state(k, obj, r);
 
 		if (s < 0 || s == 1)
@@ -378,8 +377,7 @@ static void enqueue_owners(sk_controller *k, json_t *obj)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
-	{
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r) {
 		sk_informer *oinf = inf_for(g, json_string_value(json_object_get(r, "apiVersion")),
 					    json_string_value(json_object_get(r, "kind")));
 		cleanup_json json_t *o = NULL;

@@ -192,8 +192,7 @@ json_t *sk__informer_list(sk_informer *inf, const char *ns)
 	const char *k;
 
 	pthread_mutex_lock(&inf->mu);
-	json_object_foreach(inf->cache, k, v)
-	{
+	json_object_foreach(inf->cache, k, v) {
 		if (ns && (strncmp(k, ns, nslen) || k[nslen] != '/'))
 			continue;
 		json_array_append(arr, v);
@@ -210,7 +209,9 @@ static void append_bucket(sk_informer *inf, json_t *arr, const char *bkey, const
 
 	pthread_mutex_lock(&inf->mu);
 	set = json_object_get(inf->owners, bkey);
-	json_object_foreach(set, k, v) if (!strcmp(sk__ns(v) ?: "", ns ?: "")) json_array_append(arr, v);
+	json_object_foreach(set, k, v)
+		if (!strcmp(sk__ns(v) ?: "", ns ?: ""))
+			json_array_append(arr, v);
 	pthread_mutex_unlock(&inf->mu);
 }
 
@@ -244,20 +245,22 @@ static void on_replace(void *ud, json_t *items, const char *rv)
 	size_t i;
 	void *tmp;
 
-	json_array_foreach(items, i, v)
-	{
+	json_array_foreach(items, i, v) {
 		cleanup_free char *key = sk__key(v);
 
 		json_object_set_new(seen, key, json_true());
 		apply_upsert(inf, v, 0, 1);
 	}
 	pthread_mutex_lock(&inf->mu);
-	json_object_foreach(inf->cache, k, v) if (!json_object_get(seen, k) && (!list_rv || rv_of(v) <= list_rv))
-		json_array_append(stale, v);
-	json_object_foreach_safe(inf->tombstones, tmp, k, v) if (!list_rv || json_integer_value(v) <= list_rv)
-		json_object_del(inf->tombstones, k);
+	json_object_foreach(inf->cache, k, v)
+		if (!json_object_get(seen, k) && (!list_rv || rv_of(v) <= list_rv))
+			json_array_append(stale, v);
+	json_object_foreach_safe(inf->tombstones, tmp, k, v)
+		if (!list_rv || json_integer_value(v) <= list_rv)
+			json_object_del(inf->tombstones, k);
 	pthread_mutex_unlock(&inf->mu);
-	json_array_foreach(stale, i, v) apply_delete(inf, v);
+	json_array_foreach(stale, i, v)
+		apply_delete(inf, v);
 }
 
 static void on_event(void *ud, const char *type, json_t *obj)

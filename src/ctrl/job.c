@@ -40,8 +40,9 @@ static int has_finalizer(json_t *pod)
 	json_t *f;
 	size_t i;
 
-	json_array_foreach(sk_kube_jget(pod, "metadata.finalizers"), i,
-			   f) if (!strcmp(json_string_value(f) ?: "", TRACKING)) return 1;
+	json_array_foreach(sk_kube_jget(pod, "metadata.finalizers"), i, f)
+		if (!strcmp(json_string_value(f) ?: "", TRACKING))
+			return 1;
 	return 0;
 }
 
@@ -97,7 +98,9 @@ static int uid_in(json_t *arr, const char *uid)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(arr, i, v) if (!strcmp(json_string_value(v) ?: "", uid)) return 1;
+	json_array_foreach(arr, i, v)
+		if (!strcmp(json_string_value(v) ?: "", uid))
+			return 1;
 	return 0;
 }
 
@@ -147,8 +150,7 @@ static int remove_finalizer(struct sk_ctrl *ctl, json_t *pod)
 	json_t *f;
 	size_t i;
 
-	json_array_foreach(sk_kube_jget(pod, "metadata.finalizers"), i, f)
-	{
+	json_array_foreach(sk_kube_jget(pod, "metadata.finalizers"), i, f) {
 		cleanup_free char *path = NULL, *p = NULL;
 		cleanup_json json_t *patch = NULL, *out = NULL;
 		sk_error_t err = {0};
@@ -184,8 +186,9 @@ static int count_released(jctx *x)
 			size_t j;
 			int held = 0;
 
-			json_array_foreach(x->pods, j, p) if (!strcmp(sk__uid(p) ?: "", uid ?: "") && has_finalizer(p))
-				held = 1;
+			json_array_foreach(x->pods, j, p)
+				if (!strcmp(sk__uid(p) ?: "", uid ?: "") && has_finalizer(p))
+					held = 1;
 			if (held) {
 				i++;
 				continue;
@@ -237,8 +240,7 @@ static json_t *record_finished(jctx *x, int *changed)
 	json_t *release = json_array(), *p;
 	size_t i;
 
-	json_array_foreach(x->pods, i, p)
-	{
+	json_array_foreach(x->pods, i, p) {
 		const char *uid = sk__uid(p);
 		int ignored = 0, ok = is_phase(p, "Succeeded");
 
@@ -303,7 +305,9 @@ static int track(jctx *x)
 		return 0;
 	if (flush_status(x) < 0)
 		return -1;
-	json_array_foreach(release, i, p) if (remove_finalizer(x->k->ctl, p) < 0) return -1;
+	json_array_foreach(release, i, p)
+		if (remove_finalizer(x->k->ctl, p) < 0)
+			return -1;
 	json_decref(x->pods);
 	x->pods = NULL;
 	return 1;
@@ -315,8 +319,7 @@ static int64_t finish_time(json_t *p)
 	size_t i;
 	int64_t t = -1;
 
-	json_array_foreach(sk_kube_jget(p, "status.containerStatuses"), i, cs)
-	{
+	json_array_foreach(sk_kube_jget(p, "status.containerStatuses"), i, cs) {
 		int64_t f = sk__jtime(cs, "state.terminated.finishedAt", -1);
 
 		if (f > t)
@@ -334,15 +337,13 @@ static int64_t remaining_backoff(jctx *x, int idx)
 	json_t *p;
 	size_t i;
 
-	json_array_foreach(x->pods, i, p)
-	{
+	json_array_foreach(x->pods, i, p) {
 		if (idx >= 0 && pod_index(p) != idx)
 			continue;
 		if (is_phase(p, "Succeeded") && finish_time(p) > last_ok)
 			last_ok = finish_time(p);
 	}
-	json_array_foreach(x->pods, i, p)
-	{
+	json_array_foreach(x->pods, i, p) {
 		if (idx >= 0 && pod_index(p) != idx)
 			continue;
 		if (!is_phase(p, "Failed") || finish_time(p) < last_ok)
@@ -363,8 +364,7 @@ static int index_failures(jctx *x, int idx)
 	size_t i;
 	int n = 0;
 
-	json_array_foreach(x->pods, i, p)
-	{
+	json_array_foreach(x->pods, i, p) {
 		int ignored = 0;
 
 		if (pod_index(p) != idx || !is_phase(p, "Failed"))
@@ -397,8 +397,7 @@ static int restarts_exceeded(jctx *x)
 
 	if (!rp || strcmp(rp, "OnFailure"))
 		return 0;
-	json_array_foreach(x->pods, i, p)
-	{
+	json_array_foreach(x->pods, i, p) {
 		if (!sk__pod_active(p))
 			continue;
 		json_array_foreach(sk_kube_jget(p, "status.initContainerStatuses"), j, cs)
@@ -468,8 +467,7 @@ static int delete_pods(jctx *x, json_t *pods, int64_t n, int release)
 	size_t i;
 	int rc = 0;
 
-	json_array_foreach(pods, i, p)
-	{
+	json_array_foreach(pods, i, p) {
 		sk_error_t err = {0};
 
 		if ((int64_t)i >= n)
@@ -493,7 +491,9 @@ static json_t *active_pods(jctx *x)
 	json_t *out = json_array(), *p;
 	size_t i;
 
-	json_array_foreach(x->pods, i, p) if (sk__pod_active(p)) json_array_append(out, p);
+	json_array_foreach(x->pods, i, p)
+		if (sk__pod_active(p))
+			json_array_append(out, p);
 	return out;
 }
 
@@ -503,8 +503,7 @@ static void add_index_env(json_t *containers, int idx)
 	size_t i;
 
 	(void)idx;
-	json_array_foreach(containers, i, c)
-	{
+	json_array_foreach(containers, i, c) {
 		json_t *env = json_object_get(c, "env"), *e;
 		size_t j;
 		int have = 0;
@@ -598,7 +597,9 @@ static int index_active(json_t *active, int idx)
 	json_t *p;
 	size_t i;
 
-	json_array_foreach(active, i, p) if (pod_index(p) == idx) return 1;
+	json_array_foreach(active, i, p)
+		if (pod_index(p) == idx)
+			return 1;
 	return 0;
 }
 
@@ -631,7 +632,9 @@ static int64_t count_terminating(jctx *x)
 	size_t i;
 	int64_t n = 0;
 
-	json_array_foreach(x->pods, i, p) if (sk__is_deleting(p) && !sk__pod_terminal(p)) n++;
+	json_array_foreach(x->pods, i, p)
+		if (sk__is_deleting(p) && !sk__pod_terminal(p))
+			n++;
 	return n;
 }
 
@@ -704,7 +707,8 @@ static void set_counts(jctx *x)
 	size_t i;
 	int64_t ready = 0;
 
-	json_array_foreach(active, i, p) ready += sk__pod_ready(p);
+	json_array_foreach(active, i, p)
+		ready += sk__pod_ready(p);
 	json_object_set_new(jst(x), "active", json_integer((json_int_t)json_array_size(active)));
 	json_object_set_new(jst(x), "ready", json_integer(ready));
 	json_object_set_new(jst(x), "terminating", json_integer(count_terminating(x)));

@@ -108,7 +108,9 @@ static int code_in(json_t *values, json_int_t code)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(values, i, v) if (json_integer_value(v) == code) return 1;
+	json_array_foreach(values, i, v)
+		if (json_integer_value(v) == code)
+			return 1;
 	return 0;
 }
 
@@ -125,8 +127,7 @@ static json_t *match_exit_codes(json_t *req, json_t *pod)
 		json_t *arr = json_object_get(json_object_get(pod, "status"), lists[l]), *cs;
 		size_t i;
 
-		json_array_foreach(arr, i, cs)
-		{
+		json_array_foreach(arr, i, cs) {
 			json_t *t = json_object_get(json_object_get(cs, "state"), "terminated");
 			json_int_t code;
 			int in;
@@ -151,13 +152,11 @@ static json_t *match_conditions(json_t *reqs, json_t *pod)
 	json_t *r, *c;
 	size_t i, j;
 
-	json_array_foreach(reqs, i, r)
-	{
+	json_array_foreach(reqs, i, r) {
 		const char *type = json_string_value(json_object_get(r, "type"));
 		const char *st = json_string_value(json_object_get(r, "status"));
 
-		json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), j, c)
-		{
+		json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), j, c) {
 			const char *ct = json_string_value(json_object_get(c, "type"));
 			const char *cst = json_string_value(json_object_get(c, "status"));
 
@@ -192,8 +191,7 @@ enum sk_pfp_action sk_job_pfp_match(json_t *pfp, json_t *pod, char **msg)
 
 	if (msg)
 		*msg = NULL;
-	json_array_foreach(json_object_get(pfp, "rules"), i, rule)
-	{
+	json_array_foreach(json_object_get(pfp, "rules"), i, rule) {
 		const char *action = json_string_value(json_object_get(rule, "action"));
 		json_t *ec = json_object_get(rule, "onExitCodes");
 		json_t *pc = json_object_get(rule, "onPodConditions");
@@ -228,8 +226,7 @@ int sk_job_success_policy_match(json_t *sp, const sk_index_set *succeeded)
 	json_t *rule;
 	size_t i;
 
-	json_array_foreach(json_object_get(sp, "rules"), i, rule)
-	{
+	json_array_foreach(json_object_get(sp, "rules"), i, rule) {
 		const char *idx = json_string_value(json_object_get(rule, "succeededIndexes"));
 		json_t *cnt = json_object_get(rule, "succeededCount");
 		int64_t have = 0, want;

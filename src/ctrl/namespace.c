@@ -14,7 +14,9 @@ static int has_verb(json_t *res, const char *verb)
 	json_t *v;
 	size_t i;
 
-	json_array_foreach(json_object_get(res, "verbs"), i, v) if (!strcmp(json_string_value(v) ?: "", verb)) return 1;
+	json_array_foreach(json_object_get(res, "verbs"), i, v)
+		if (!strcmp(json_string_value(v) ?: "", verb))
+			return 1;
 	return 0;
 }
 
@@ -27,8 +29,7 @@ static void add_group_version(sk_client *c, const char *prefix, json_t *out)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(json_object_get(list, "resources"), i, r)
-	{
+	json_array_foreach(json_object_get(list, "resources"), i, r) {
 		const char *name = json_string_value(json_object_get(r, "name"));
 
 		if (!name || strchr(name, '/') || !json_is_true(json_object_get(r, "namespaced")) ||
@@ -47,10 +48,8 @@ static json_t *discover(sk_client *c)
 	size_t i, j;
 
 	add_group_version(c, "/api/v1", out);
-	json_array_foreach(json_object_get(groups, "groups"), i, g)
-	{
-		json_array_foreach(json_object_get(g, "versions"), j, v)
-		{
+	json_array_foreach(json_object_get(groups, "groups"), i, g) {
+		json_array_foreach(json_object_get(g, "versions"), j, v) {
 			cleanup_free char *p = xasprintf("/apis/%s",
 							 json_string_value(json_object_get(v, "groupVersion")));
 
@@ -77,8 +76,7 @@ static long empty_resource(sk_controller *k, json_t *res, const char *ns)
 	if (json_is_true(json_object_get(res, "collection")))
 		out = sk_client_do(k->ctl->c, "DELETE", path, NULL, opts, NULL, &err);
 	list = sk_client_list(k->ctl->c, path, NULL, &err);
-	json_array_foreach(json_object_get(list, "items"), i, o)
-	{
+	json_array_foreach(json_object_get(list, "items"), i, o) {
 		cleanup_free char *op = sk__path(prefix, plural, ns, sk__name(o), NULL);
 		sk_error_t e2 = {0};
 
@@ -117,7 +115,8 @@ static int sync_namespace(sk_controller *k, const char *key)
 	if (!json_array_size(fin))
 		return 0;
 	res = discover(k->ctl->c);
-	json_array_foreach(res, i, r) left += empty_resource(k, r, key);
+	json_array_foreach(res, i, r)
+		left += empty_resource(k, r, key);
 	if (left) {
 		sk__queue_add_after(k->q, key, 1000);
 		return 0;

@@ -46,8 +46,7 @@ static int mark_unknown(sk_controller *k, json_t *node)
 	if (!sk_kube_condition_get(st, "Ready"))
 		sk__cond_set(st, "Ready", "Unknown", "NodeStatusNeverUpdated", "Kubelet never posted node status.", 0,
 			     0);
-	json_array_foreach(json_object_get(st, "conditions"), i, c)
-	{
+	json_array_foreach(json_object_get(st, "conditions"), i, c) {
 		if (!strcmp(json_string_value(json_object_get(c, "status")) ?: "", "Unknown"))
 			continue;
 		json_object_set_new(c, "status", json_string("Unknown"));
@@ -68,9 +67,10 @@ static int has_taint(json_t *taints, const char *key, const char *effect)
 	json_t *t;
 	size_t i;
 
-	json_array_foreach(taints, i,
-			   t) if (!strcmp(json_string_value(json_object_get(t, "key")) ?: "", key) &&
-				  !strcmp(json_string_value(json_object_get(t, "effect")) ?: "", effect)) return 1;
+	json_array_foreach(taints, i, t)
+		if (!strcmp(json_string_value(json_object_get(t, "key")) ?: "", key) &&
+		    !strcmp(json_string_value(json_object_get(t, "effect")) ?: "", effect))
+			return 1;
 	return 0;
 }
 
@@ -84,8 +84,7 @@ static int sync_taints(sk_controller *k, json_t *node, const char *want_key)
 	sk_error_t err = {0};
 	static const char *effects[] = {"NoSchedule", "NoExecute"};
 
-	json_array_foreach(cur, i, t)
-	{
+	json_array_foreach(cur, i, t) {
 		const char *key = json_string_value(json_object_get(t, "key")) ?: "";
 
 		if ((!strcmp(key, UNREACHABLE) || !strcmp(key, NOT_READY)) && (!want_key || strcmp(key, want_key)))
@@ -138,8 +137,7 @@ static void mark_pods_not_ready(sk_controller *k, json_t *node, json_t *pods)
 	json_t *p;
 	size_t i;
 
-	json_array_foreach(pods, i, p)
-	{
+	json_array_foreach(pods, i, p) {
 		cleanup_json json_t *st = NULL;
 		json_t *c;
 
@@ -202,14 +200,12 @@ static int64_t evictions(sk_controller *k, json_t *node, json_t *pods)
 	json_t *p, *t;
 	size_t i, j;
 
-	json_array_foreach(pods, i, p)
-	{
+	json_array_foreach(pods, i, p) {
 		int64_t due = -1;
 
 		if (!pod_on(p, node) || sk__is_deleting(p))
 			continue;
-		json_array_foreach(sk_kube_jget(node, "spec.taints"), j, t)
-		{
+		json_array_foreach(sk_kube_jget(node, "spec.taints"), j, t) {
 			int64_t secs, at;
 
 			if (strcmp(json_string_value(json_object_get(t, "effect")) ?: "", "NoExecute"))
@@ -239,8 +235,7 @@ static int sync_nodes(sk_controller *k, const char *key)
 	size_t i;
 
 	pods = sk__informer_list(k->ctl->pods, NULL);
-	json_array_foreach(nodes, i, n)
-	{
+	json_array_foreach(nodes, i, n) {
 		cleanup_json json_t *cur = NULL;
 		const char *rs = ready_status(n);
 

@@ -149,8 +149,7 @@ static int patch_owner(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix
 	size_t i;
 	sk_error_t err = {0};
 
-	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
-	{
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r) {
 		const char *u = json_string_value(json_object_get(r, "uid"));
 
 		if (!adopt && u && !strcmp(u, sk__uid(owner)))
@@ -180,8 +179,7 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 	json_t *out = json_array(), *o;
 	size_t i;
 
-	json_array_foreach(owned, i, o)
-	{
+	json_array_foreach(owned, i, o) {
 		if (sk_kube_label_selector_match(sel, sk_kube_jget(o, "metadata.labels")) || sk__is_deleting(owner))
 			json_array_append(out, o);
 		else if (!sk__is_deleting(o))
@@ -189,8 +187,7 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 	}
 	if (sk__is_deleting(owner) || sk_kube_label_selector_empty(sel))
 		return out;
-	json_array_foreach(orphans, i, o)
-	{
+	json_array_foreach(orphans, i, o) {
 		json_t *now;
 
 		if (sk__is_deleting(o) || !sk_kube_label_selector_match(sel, sk_kube_jget(o, "metadata.labels")))

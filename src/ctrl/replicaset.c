@@ -22,8 +22,7 @@ static void enqueue_orphan_matches(sk_controller *k, json_t *pod)
 	json_t *rs;
 	size_t i;
 
-	json_array_foreach(all, i, rs)
-	{
+	json_array_foreach(all, i, rs) {
 		sk_error_t err = {0};
 		sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk_kube_jget(rs, "spec.selector"), &err);
 
@@ -67,8 +66,7 @@ static json_int_t restarts(json_t *pod)
 	size_t i;
 	json_int_t max = 0;
 
-	json_array_foreach(sk_kube_jget(pod, "status.containerStatuses"), i, cs)
-	{
+	json_array_foreach(sk_kube_jget(pod, "status.containerStatuses"), i, cs) {
 		json_int_t r = json_integer_value(json_object_get(cs, "restartCount"));
 
 		if (r > max)
@@ -138,15 +136,13 @@ static ranked *rank_pods(json_t *pods, size_t *n)
 	json_t *p, *q;
 	size_t i, j;
 
-	json_array_foreach(pods, i, p)
-	{
+	json_array_foreach(pods, i, p) {
 		const char *node = sk_kube_jstr(p, "spec.nodeName");
 
 		r[i].pod = p;
 		if (!node || !*node)
 			continue;
-		json_array_foreach(pods, j, q)
-		{
+		json_array_foreach(pods, j, q) {
 			const char *qn = sk_kube_jstr(q, "spec.nodeName");
 
 			if (qn && !strcmp(qn, node))
@@ -236,8 +232,7 @@ static int labels_superset(json_t *have, json_t *want)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(want, k, v)
-	{
+	json_object_foreach(want, k, v) {
 		json_t *h = json_object_get(have, k);
 
 		if (!h || !json_equal(h, v))
@@ -264,8 +259,7 @@ static int64_t calc_status(json_t *rs, json_t *active, const char *create_err, i
 	int64_t now = sk__now(), wait = -1;
 	size_t i;
 
-	json_array_foreach(active, i, p)
-	{
+	json_array_foreach(active, i, p) {
 		if (labels_superset(sk_kube_jget(p, "metadata.labels"), tlabels))
 			full++;
 		if (!sk__pod_ready(p))
@@ -312,14 +306,18 @@ static int sync_rs(sk_controller *k, const char *key)
 		return 0;
 	owned = sk__claim_pods(k->ctl, cached, "apps/v1", "ReplicaSet", sel);
 	sk_kube_label_selector_free(sel);
-	json_array_foreach(owned, i, p) if (sk__pod_active(p)) json_array_append(active, p);
+	json_array_foreach(owned, i, p)
+		if (sk__pod_active(p))
+			json_array_append(active, p);
 	run.rs = cached;
 	if (!sk__is_deleting(cached))
 		rc = manage_replicas(&run, active);
 	json_decref(owned);
 	json_array_clear(active);
 	owned = sk__informer_owned(k->ctl->pods, ns, sk__uid(cached));
-	json_array_foreach(owned, i, p) if (sk__pod_active(p)) json_array_append(active, p);
+	json_array_foreach(owned, i, p)
+		if (sk__pod_active(p))
+			json_array_append(active, p);
 	rs = json_deep_copy(cached);
 	wait = calc_status(rs, active, rc < 0 ? run.err : NULL, 0);
 	if (!json_equal(json_object_get(rs, "status"), json_object_get(cached, "status")) &&

@@ -95,8 +95,7 @@ static int alloc_from_json(struct sk__gpu_alloc *a, json_t *o)
 	a->pod_uid = xstrdup(pod);
 	a->container = xstrdup(ctr);
 	a->slots = xzalloc((json_array_size(slots) + 1) * sizeof(*a->slots));
-	json_array_foreach(slots, i, s)
-	{
+	json_array_foreach(slots, i, s) {
 		const char *uuid = NULL;
 		int replica = 0;
 
@@ -125,8 +124,7 @@ int sk__gpu_state_load(struct sk_gpu *g, sk_error_t *err)
 	if (!json_is_array(arr))
 		return sk_error_set(err, SK_EINTERNAL, "gpu: \"%s\": not an allocations file", g->state_path);
 	g->allocs = xzalloc((json_array_size(arr) + 1) * sizeof(*g->allocs));
-	json_array_foreach(arr, i, o)
-	{
+	json_array_foreach(arr, i, o) {
 		if (alloc_from_json(&g->allocs[g->n_allocs], o) < 0)
 			return sk_error_set(err, SK_EINTERNAL, "gpu: \"%s\": bad allocation %zu", g->state_path, i);
 		g->n_allocs++;

@@ -283,8 +283,7 @@ void sk_gpu_node_forget_stale(json_t *old, json_t *now)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(old, k, v)
-	{
+	json_object_foreach(old, k, v) {
 		if ((strncmp(k, "nvidia.com/", 11) && strncmp(k, "skiff.dev/gpu.", 14)) || json_object_get(now, k))
 			continue;
 		json_object_set_new(now, k, json_null());

@@ -311,8 +311,7 @@ static void add_visible_env(struct sk_gpu_injection *inj, json_t *uuids)
 	size_t i, n = 0;
 	json_t *u;
 
-	json_array_foreach(uuids, i, u)
-	{
+	json_array_foreach(uuids, i, u) {
 		char *a = xasprintf("%s%s%s", nv, i ? "," : "", json_string_value(u));
 		char *c = xasprintf("%s%s%zu", cuda, i ? "," : "", i);
 
@@ -334,8 +333,7 @@ static size_t minors_of(struct sk_gpu *g, json_t *uuids, unsigned *out)
 	size_t i, n = 0;
 	json_t *u;
 
-	json_array_foreach(uuids, i, u)
-	{
+	json_array_foreach(uuids, i, u) {
 		int d = sk__gpu_device_find(g, json_string_value(u));
 
 		if (d >= 0)

@@ -107,7 +107,8 @@ static int sweep(sk_image_store *s, sk_gc_result *res)
 	sk__img_lock(s, 0);
 	idx = sk__img_index_load(s);
 	sk__img_unlock(s);
-	json_object_foreach(json_object_get(idx, "images"), id, rec) mark_record(rec, blobs, snaps, id);
+	json_object_foreach(json_object_get(idx, "images"), id, rec)
+		mark_record(rec, blobs, snaps, id);
 	sweep_dir(bdir, blobs, &res->blobs_removed, &res->bytes_freed, "sha256:");
 	sweep_dir(sdir, snaps, &res->snapshots_removed, &res->bytes_freed, "");
 	sweep_dir(idir, none, &ingest, &ingest_bytes, ""); /* no pull runs: leftovers */
@@ -137,14 +138,14 @@ static int pick_victim(json_t *idx, json_t *in_use, json_t *containers, char *id
 	int64_t best = INT64_MAX;
 
 	id[0] = '\0';
-	json_object_foreach(json_object_get(idx, "images"), key, rec)
-	{
+	json_object_foreach(json_object_get(idx, "images"), key, rec) {
 		int64_t t = json_integer_value(json_object_get(rec, "lastUsed"));
 		int used = json_object_get(containers, key) != NULL;
 		size_t i;
 		json_t *v;
 
-		json_array_foreach(in_use, i, v) used |= json_is_string(v) && !strcmp(json_string_value(v), key);
+		json_array_foreach(in_use, i, v)
+			used |= json_is_string(v) && !strcmp(json_string_value(v), key);
 		if (!used && t < best) {
 			best = t;
 			snprintf(id, 72, "%s", key);
@@ -158,7 +159,9 @@ static void drop_image(json_t *idx, const char *id)
 	json_t *names = json_object_get(idx, "names"), *v, *tmp;
 	const char *key;
 
-	json_object_foreach_safe(names, tmp, key, v) if (!strcmp(json_string_value(v), id)) json_object_del(names, key);
+	json_object_foreach_safe(names, tmp, key, v)
+		if (!strcmp(json_string_value(v), id))
+			json_object_del(names, key);
 	json_object_del(json_object_get(idx, "images"), id);
 }
 

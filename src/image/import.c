@@ -178,18 +178,17 @@ static int import_oci(sk_image_store *s, struct staged *st, const char *base, js
 	json_t *v, *m;
 	size_t i;
 
-	json_object_foreach(st->files, key, v) if (!strncmp(key, "blobs/sha256/", 13))
-	{
-		cleanup_free char *want = xasprintf("sha256:%s", key + 13);
-		if (sk_image_digest_check(want, err) < 0 || commit(s, st, key, want, NULL, err) < 0)
-			return -1;
-	}
+	json_object_foreach(st->files, key, v)
+		if (!strncmp(key, "blobs/sha256/", 13)) {
+			cleanup_free char *want = xasprintf("sha256:%s", key + 13);
+			if (sk_image_digest_check(want, err) < 0 || commit(s, st, key, want, NULL, err) < 0)
+				return -1;
+		}
 	data = sk_read_file(json_string_value(json_object_get(json_object_get(st->files, "index.json"), "file")), NULL);
 	index = data ? json_loads(data, 0, NULL) : NULL;
 	if (!json_is_array(json_object_get(index, "manifests")))
 		return sk_error_set(err, SK_EINVALID, "import: index.json: invalid");
-	json_array_foreach(json_object_get(index, "manifests"), i, m)
-	{
+	json_array_foreach(json_object_get(index, "manifests"), i, m) {
 		json_t *ann = json_object_get(m, "annotations");
 		const char *name = json_string_value(json_object_get(ann, "io.containerd.image.name"));
 		cleanup_json json_t *names = json_array();
@@ -275,8 +274,7 @@ static int docker_entry(sk_image_store *s, struct staged *st, json_t *ent, json_
 		return sk_error_set(err, SK_EINVALID, "import: manifest.json: config missing");
 	man = json_pack("{s:i, s:s, s:o, s:O}", "schemaVersion", 2, "mediaType", SK_MT_OCI_MANIFEST, "config", cdesc,
 			"layers", layers);
-	json_array_foreach(json_object_get(ent, "Layers"), i, v)
-	{
+	json_array_foreach(json_object_get(ent, "Layers"), i, v) {
 		json_t *d = desc_of(st, json_string_value(v) ? json_string_value(v) : "", NULL);
 		if (!d)
 			return sk_error_set(err, SK_EINVALID, "import: layer \"%s\" missing", json_string_value(v));
@@ -284,13 +282,15 @@ static int docker_entry(sk_image_store *s, struct staged *st, json_t *ent, json_
 	}
 	if (commit(s, st, cfg, NULL, NULL, err) < 0)
 		return -1;
-	json_array_foreach(json_object_get(ent, "Layers"), i,
-			   v) if (commit(s, st, json_string_value(v), NULL, NULL, err) < 0) return -1;
+	json_array_foreach(json_object_get(ent, "Layers"), i, v)
+		if (commit(s, st, json_string_value(v), NULL, NULL, err) < 0)
+			return -1;
 	body = json_dumps(man, JSON_COMPACT);
 	if (sk__img_blob_put(s, NULL, body, strlen(body), digest, err) < 0)
 		return -1;
-	json_array_foreach(json_object_get(ent, "RepoTags"), i, v) if (json_string_value(v))
-		add_name(names, json_string_value(v), NULL);
+	json_array_foreach(json_object_get(ent, "RepoTags"), i, v)
+		if (json_string_value(v))
+			add_name(names, json_string_value(v), NULL);
 	return finish(s, digest, names, all, err);
 }
 
@@ -304,7 +304,9 @@ static int import_docker(sk_image_store *s, struct staged *st, json_t *all, sk_e
 
 	if (!json_is_array(mj))
 		return sk_error_set(err, SK_EINVALID, "import: manifest.json: invalid");
-	json_array_foreach(mj, i, ent) if (docker_entry(s, st, ent, all, err) < 0) return -1;
+	json_array_foreach(mj, i, ent)
+		if (docker_entry(s, st, ent, all, err) < 0)
+			return -1;
 	return 0;
 }
 

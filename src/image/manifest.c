@@ -55,8 +55,7 @@ static int parse_list(json_t *arr, sk_image_manifest *m, const char *what, sk_er
 	if (json_array_size(arr) > 4096)
 		return sk_error_set(err, SK_EINVALID, "manifest: too many %s", what);
 	m->layers = xzalloc(sizeof(*m->layers) * (json_array_size(arr) + 1));
-	json_array_foreach(arr, i, v)
-	{
+	json_array_foreach(arr, i, v) {
 		char ctx[64];
 
 		snprintf(ctx, sizeof(ctx), "%s[%zu]", what, i);

@@ -351,8 +351,7 @@ int sk__img_auth_find(json_t *const *auths, size_t n, const char *host, char **u
 		const char *key;
 		json_t *v;
 
-		json_object_foreach(json_object_get(auths[i], "auths"), key, v)
-		{
+		json_object_foreach(json_object_get(auths[i], "auths"), key, v) {
 			const char *k = strstr(key, "://") ? strstr(key, "://") + 3 : key;
 			size_t kl = strcspn(k, "/");
 			const char *a = json_string_value(json_object_get(v, "auth"));

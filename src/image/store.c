@@ -303,8 +303,7 @@ json_t *sk__img_chain_ids(json_t *config, size_t n_layers, sk_error_t *err)
 		return NULL;
 	}
 	out = json_array();
-	json_array_foreach(diff_ids, i, v)
-	{
+	json_array_foreach(diff_ids, i, v) {
 		const char *d = json_string_value(v);
 
 		if (!d || sk_image_digest_check(d, err) < 0) {
@@ -331,8 +330,7 @@ static int find_id_prefix(json_t *images, const char *hex, char *id)
 	json_t *v;
 	int found = 0;
 
-	json_object_foreach(images, key, v)
-	{
+	json_object_foreach(images, key, v) {
 		if (!strncmp(key + 7, hex, strlen(hex))) {
 			if (found++)
 				return -1;
@@ -371,13 +369,12 @@ int sk__img_resolve(sk_image_store *s, json_t *idx, const char *ref, char *id, s
 
 		/* by manifest digest: the repository must hold it under some name */
 		sk_image_ref_repo(&r, repo, sizeof(repo));
-		json_object_foreach(names, key, val) if (!strncmp(key, repo, strlen(repo)) &&
-							 strchr(":@", key[strlen(repo)]) &&
-							 !strcmp(json_string_value(val), r.digest))
-		{
-			snprintf(id, 72, "%s", r.digest);
-			return 0;
-		}
+		json_object_foreach(names, key, val)
+			if (!strncmp(key, repo, strlen(repo)) && strchr(":@", key[strlen(repo)]) &&
+			    !strcmp(json_string_value(val), r.digest)) {
+				snprintf(id, 72, "%s", r.digest);
+				return 0;
+			}
 	}
 	return sk_error_set(err, SK_ENOTFOUND, "image \"%s\": not found", ref);
 }
@@ -422,8 +419,7 @@ int sk__img_info_fill(sk_image_store *s, json_t *idx, const char *id, const char
 	info->layers = (int)json_array_size(json_object_get(rec, "layers"));
 	info->repo_tags = json_array();
 	info->repo_digests = json_array();
-	json_object_foreach(json_object_get(idx, "names"), key, v)
-	{
+	json_object_foreach(json_object_get(idx, "names"), key, v) {
 		if (strcmp(json_string_value(v), id))
 			continue;
 		json_array_append_new(strchr(key, '@') ? info->repo_digests : info->repo_tags, json_string(key));
@@ -437,10 +433,10 @@ int sk__img_info_fill(sk_image_store *s, json_t *idx, const char *id, const char
 		json_t *d;
 
 		/* what the tag resolved to (an index for multi-platform images), as containerd reports */
-		json_array_foreach(info->repo_digests, i, d) if (repo && !info->image_ref &&
-								 !strncmp(json_string_value(d), repo, rl) &&
-								 json_string_value(d)[rl] == '@')
-			info->image_ref = xstrdup(json_string_value(d));
+		json_array_foreach(info->repo_digests, i, d)
+			if (repo && !info->image_ref && !strncmp(json_string_value(d), repo, rl) &&
+			    json_string_value(d)[rl] == '@')
+				info->image_ref = xstrdup(json_string_value(d));
 		if (!info->image_ref)
 			info->image_ref = repo ? xasprintf("%s@%s", repo, id) : xstrdup(id);
 	}
@@ -506,8 +502,9 @@ int sk_image_is_present(sk_image_store *s, const char *ref)
 	rec = json_object_get(json_object_get(idx, "images"), id);
 	if (!sk__img_blob_exists(s, id) || !sk__img_blob_exists(s, json_string_value(json_object_get(rec, "config"))))
 		return 0;
-	json_array_foreach(json_object_get(rec, "layers"), i,
-			   v) if (!sk__img_blob_exists(s, json_string_value(v))) return 0;
+	json_array_foreach(json_object_get(rec, "layers"), i, v)
+		if (!sk__img_blob_exists(s, json_string_value(v)))
+			return 0;
 	return 1;
 }
 
@@ -539,16 +536,15 @@ json_t *sk_image_list(sk_image_store *s)
 	sk__img_lock(s, 0);
 	idx = sk__img_index_load(s);
 	sk__img_unlock(s);
-	json_object_foreach(json_object_get(idx, "images"), id, rec)
-	{
+	json_object_foreach(json_object_get(idx, "images"), id, rec) {
 		json_t *names = json_array();
 
-		json_object_foreach(json_object_get(idx, "names"), name,
-				    v) if (!strcmp(json_string_value(v), id) && !strchr(name, '@'))
-			json_array_append_new(names, json_string(name));
-		json_object_foreach(json_object_get(idx, "names"), name,
-				    v) if (!strcmp(json_string_value(v), id) && strchr(name, '@'))
-			json_array_append_new(names, json_string(name));
+		json_object_foreach(json_object_get(idx, "names"), name, v)
+			if (!strcmp(json_string_value(v), id) && !strchr(name, '@'))
+				json_array_append_new(names, json_string(name));
+		json_object_foreach(json_object_get(idx, "names"), name, v)
+			if (!strcmp(json_string_value(v), id) && strchr(name, '@'))
+				json_array_append_new(names, json_string(name));
 		json_array_append_new(out, json_pack("{s:o, s:I, s:s}", "names", names, "sizeBytes",
 						     json_integer_value(json_object_get(rec, "size")), "id", id));
 	}
@@ -594,9 +590,11 @@ int sk_image_remove(sk_image_store *s, const char *ref, sk_error_t *err)
 	if (name && json_object_get(names, name) && strncmp(ref, "sha256:", 7))
 		json_object_del(names, name);
 	else
-		json_object_foreach_safe(names, tmp, key, v) if (!strcmp(json_string_value(v), id))
-			json_object_del(names, key);
-	json_object_foreach(names, key, v) remaining += !strcmp(json_string_value(v), id);
+		json_object_foreach_safe(names, tmp, key, v)
+			if (!strcmp(json_string_value(v), id))
+				json_object_del(names, key);
+	json_object_foreach(names, key, v)
+		remaining += !strcmp(json_string_value(v), id);
 	if (!remaining) {
 		used = sk__img_images_in_use(s);
 		if (json_object_get(used, id)) {

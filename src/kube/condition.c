@@ -10,8 +10,7 @@ json_t *sk_kube_condition_find(json_t *conds, const char *type)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(conds, i, c)
-	{
+	json_array_foreach(conds, i, c) {
 		const char *t = str(c, "type");
 
 		if (t && !strcmp(t, type))
@@ -92,8 +91,7 @@ void sk_kube_condition_remove(json_t *status, const char *type)
 	json_t *conds = json_object_get(status, "conditions"), *c;
 	size_t i;
 
-	json_array_foreach(conds, i, c)
-	{
+	json_array_foreach(conds, i, c) {
 		const char *t = str(c, "type");
 
 		if (t && !strcmp(t, type)) {

@@ -42,8 +42,9 @@ json_t *sk_kube_controller_ref(json_t *obj)
 	size_t i;
 	json_t *r;
 
-	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i,
-			   r) if (json_is_true(json_object_get(r, "controller"))) return r;
+	json_array_foreach(sk_kube_jget(obj, "metadata.ownerReferences"), i, r)
+		if (json_is_true(json_object_get(r, "controller")))
+			return r;
 	return NULL;
 }
 

@@ -55,8 +55,7 @@ const char *sk_kube_pod_qos_compute(json_t *pod)
 		size_t i;
 		json_t *c;
 
-		json_array_foreach(json_object_get(spec, lists[l]), i, c)
-		{
+		json_array_foreach(json_object_get(spec, lists[l]), i, c) {
 			json_t *res = json_object_get(c, "resources");
 
 			add_list(&req, json_object_get(res, "requests"));

@@ -51,8 +51,7 @@ static int parse_list(json_t *list, sk_kube_res *r, uint32_t *present)
 		*present = 0;
 	if (!json_is_object(list))
 		return 0;
-	json_object_foreach(list, k, v)
-	{
+	json_object_foreach(list, k, v) {
 		int i = sk_kube_res_index(k);
 		int64_t q;
 
@@ -134,14 +133,12 @@ static int aggregate(json_t *spec, bool limits, struct acc *out)
 	size_t i;
 	json_t *ct;
 
-	json_array_foreach(json_object_get(spec, "containers"), i, ct)
-	{
+	json_array_foreach(json_object_get(spec, "containers"), i, ct) {
 		if (container_acc(ct, limits, &c) < 0)
 			return -1;
 		acc_add(&sum, &c);
 	}
-	json_array_foreach(json_object_get(spec, "initContainers"), i, ct)
-	{
+	json_array_foreach(json_object_get(spec, "initContainers"), i, ct) {
 		const char *rp = json_string_value(json_object_get(ct, "restartPolicy"));
 
 		if (container_acc(ct, limits, &c) < 0)

@@ -655,7 +655,8 @@ static int expr_from_json(json_t *e, struct requirement *r, sk_error_t *err)
 		op = "";
 	if (expr_op(op, &r->op) < 0)
 		return sk_error_set(err, SK_EBADREQUEST, "\"%s\" is not a valid label selector operator", op);
-	json_array_foreach(vals, i, v) requirement_add_value(r, xstrdup(json_is_string(v) ? json_string_value(v) : ""));
+	json_array_foreach(vals, i, v)
+		requirement_add_value(r, xstrdup(json_is_string(v) ? json_string_value(v) : ""));
 	if ((r->op == OP_EXISTS || r->op == OP_NOTEXISTS) && r->nvalues)
 		return sk_error_set(
 			err, SK_EBADREQUEST,
@@ -676,8 +677,7 @@ static int labels_from_json(json_t *ml, sk_kube_label_selector *sel, sk_error_t 
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(ml, k, v)
-	{
+	json_object_foreach(ml, k, v) {
 		struct requirement *r = selector_push(sel);
 		cleanup_free char *msg = qualified_name_errors(k);
 		r->key = xstrdup(k);
@@ -708,8 +708,9 @@ sk_kube_label_selector *sk_kube_label_selector_from_json(json_t *js, sk_error_t 
 	}
 	if (labels_from_json(json_object_get(js, "matchLabels"), sel, err) < 0)
 		goto fail;
-	json_array_foreach(json_object_get(js, "matchExpressions"), i,
-			   e) if (expr_from_json(e, selector_push(sel), err) < 0) goto fail;
+	json_array_foreach(json_object_get(js, "matchExpressions"), i, e)
+		if (expr_from_json(e, selector_push(sel), err) < 0)
+			goto fail;
 	sort_by_key(sel);
 	return sel;
 fail:
@@ -723,8 +724,7 @@ sk_kube_label_selector *sk_kube_label_selector_from_set(json_t *set)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(set, k, v)
-	{
+	json_object_foreach(set, k, v) {
 		struct requirement *r = selector_push(sel);
 		r->key = xstrdup(k);
 		r->op = OP_EQ;
@@ -835,10 +835,10 @@ int sk_kube_label_selector_json_match(json_t *js, json_t *labels)
 		return 0;
 	if (labels && !json_is_object(labels))
 		labels = NULL;
-	json_object_foreach(json_object_get(js, "matchLabels"), k,
-			    v) if (!json_value_is(json_object_get(labels, k), v)) return 0;
-	json_array_foreach(json_object_get(js, "matchExpressions"), i, e)
-	{
+	json_object_foreach(json_object_get(js, "matchLabels"), k, v)
+		if (!json_value_is(json_object_get(labels, k), v))
+			return 0;
+	json_array_foreach(json_object_get(js, "matchExpressions"), i, e) {
 		const char *key = json_string_value(json_object_get(e, "key"));
 		const char *name = json_string_value(json_object_get(e, "operator"));
 		json_t *jv = json_object_get(labels, key ? key : ""), *x;
@@ -848,7 +848,8 @@ int sk_kube_label_selector_json_match(json_t *js, json_t *labels)
 
 		if (!name || expr_op(name, &op) < 0)
 			return 0;
-		json_array_foreach(json_object_get(e, "values"), j, x) in = in || json_value_is(jv, x);
+		json_array_foreach(json_object_get(e, "values"), j, x)
+			in = in || json_value_is(jv, x);
 		if (!op_holds(op, jv, in))
 			return 0;
 	}

@@ -63,6 +63,8 @@ json_t *sk_kube_tolerations_find(json_t *tolerations, json_t *taint)
 	size_t i;
 	json_t *t;
 
-	json_array_foreach(tolerations, i, t) if (sk_kube_tolerates_taint(t, taint)) return t;
+	json_array_foreach(tolerations, i, t)
+		if (sk_kube_tolerates_taint(t, taint))
+			return t;
 	return NULL;
 }

@@ -189,8 +189,7 @@ static bool env_has(json_t *env, const char *key)
 	size_t klen = strlen(key), i;
 	json_t *v;
 
-	json_array_foreach(env, i, v)
-	{
+	json_array_foreach(env, i, v) {
 		const char *s = json_string_value(v);
 		if (!strncmp(s, key, klen) && s[klen] == '=')
 			return true;

@@ -412,7 +412,9 @@ static bool has_cap(json_t *caps, const char *cap)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(caps, i, v) if (!strcmp(json_string_value(v), cap)) return true;
+	json_array_foreach(caps, i, v)
+		if (!strcmp(json_string_value(v), cap))
+			return true;
 	return false;
 }
 

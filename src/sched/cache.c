@@ -15,10 +15,8 @@ static void parse_ports(sk_spod *p, json_t *spec)
 	size_t i, j;
 	json_t *ct, *port;
 
-	json_array_foreach(json_object_get(spec, "containers"), i, ct)
-	{
-		json_array_foreach(json_object_get(ct, "ports"), j, port)
-		{
+	json_array_foreach(json_object_get(spec, "containers"), i, ct) {
+		json_array_foreach(json_object_get(ct, "ports"), j, port) {
 			int hp = (int)json_integer_value(json_object_get(port, "hostPort"));
 			const char *proto = jstr(port, "protocol"), *ip = jstr(port, "hostIP");
 			sk_hostport *h;
@@ -55,8 +53,9 @@ static void hash_labels(sk_spod *p)
 	if (!json_object_size(p->labels))
 		return;
 	p->label_hash = xmalloc(json_object_size(p->labels) * sizeof(uint64_t));
-	json_object_foreach(p->labels, k, v) if (json_is_string(v))
-		p->label_hash[p->nlabels++] = sk_label_hash(k, json_string_value(v));
+	json_object_foreach(p->labels, k, v)
+		if (json_is_string(v))
+			p->label_hash[p->nlabels++] = sk_label_hash(k, json_string_value(v));
 }
 
 static int64_t parse_ts(const char *s)
@@ -213,8 +212,7 @@ static void parse_taints(sk_snode *n, json_t *spec)
 	json_t *t;
 	int has_not_ready = 0;
 
-	json_array_foreach(json_object_get(spec, "taints"), i, t)
-	{
+	json_array_foreach(json_object_get(spec, "taints"), i, t) {
 		const char *key = jstr(t, "key");
 		int effect = sk_kube_taint_effect(jstr(t, "effect"));
 
@@ -263,12 +261,10 @@ static void parse_images(sk_cache *c, sk_snode *n, json_t *status)
 	size_t i, j;
 	json_t *img, *nm;
 
-	json_array_foreach(json_object_get(status, "images"), i, img)
-	{
+	json_array_foreach(json_object_get(status, "images"), i, img) {
 		int64_t size = json_integer_value(json_object_get(img, "sizeBytes"));
 
-		json_array_foreach(json_object_get(img, "names"), j, nm)
-		{
+		json_array_foreach(json_object_get(img, "names"), j, nm) {
 			const char *s = json_string_value(nm);
 			int id;
 
@@ -288,8 +284,7 @@ static int parse_ready(json_t *status)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(json_object_get(status, "conditions"), i, c)
-	{
+	json_array_foreach(json_object_get(status, "conditions"), i, c) {
 		const char *t = jstr(c, "type"), *s = jstr(c, "status");
 
 		if (t && strcmp(t, "Ready") == 0)
@@ -308,11 +303,11 @@ static void hash_node_labels(sk_snode *n)
 		return;
 	n->lkey = xmalloc(cnt * sizeof(uint64_t));
 	n->lpair = xmalloc(cnt * sizeof(uint64_t));
-	json_object_foreach(n->labels, k, v) if (json_is_string(v))
-	{
-		n->lkey[n->nlh] = sk__smap_hash(k);
-		n->lpair[n->nlh++] = sk_label_hash(k, json_string_value(v)) | 1;
-	}
+	json_object_foreach(n->labels, k, v)
+		if (json_is_string(v)) {
+			n->lkey[n->nlh] = sk__smap_hash(k);
+			n->lpair[n->nlh++] = sk_label_hash(k, json_string_value(v)) | 1;
+		}
 }
 
 uint64_t sk_snode_domain(const sk_snode *n, uint64_t key_hash)

@@ -45,8 +45,7 @@ static void on_replace(void *ud, json_t *items, const char *rv)
 
 	sk__smap_init(&seen);
 	pthread_mutex_lock(&f->s->mu);
-	json_array_foreach(items, i, item)
-	{
+	json_array_foreach(items, i, item) {
 		char *key = item_key(item);
 
 		if (!key)

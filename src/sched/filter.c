@@ -18,7 +18,9 @@ static int in_values(json_t *values, const char *v)
 
 	if (!v)
 		return 0;
-	json_array_foreach(values, i, x) if (json_is_string(x) && strcmp(json_string_value(x), v) == 0) return 1;
+	json_array_foreach(values, i, x)
+		if (json_is_string(x) && strcmp(json_string_value(x), v) == 0)
+			return 1;
 	return 0;
 }
 
@@ -67,15 +69,13 @@ int sk_node_term_matches(json_t *term, const sk_snode *n)
 
 	if (!json_array_size(exprs) && !json_array_size(fields))
 		return 0;
-	json_array_foreach(exprs, i, e)
-	{
+	json_array_foreach(exprs, i, e) {
 		const char *key = jstr(e, "key");
 
 		if (!key || !node_req_matches(e, json_string_value(json_object_get(n->labels, key))))
 			return 0;
 	}
-	json_array_foreach(fields, i, e)
-	{
+	json_array_foreach(fields, i, e) {
 		const char *key = jstr(e, "key");
 
 		/* metadata.name is the one supported field selector for nodes. */
@@ -90,8 +90,7 @@ static int selector_map_matches(json_t *sel, const sk_snode *n)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(sel, k, v)
-	{
+	json_object_foreach(sel, k, v) {
 		const char *have = sk_snode_label(n, k);
 
 		if (!have || !json_is_string(v) || strcmp(have, json_string_value(v)) != 0)
@@ -111,7 +110,9 @@ int sk_filter_node_affinity(const sk_cycle *cy, const sk_snode *n)
 		return 0;
 	if (!cy->required_terms)
 		return 1;
-	json_array_foreach(cy->required_terms, i, t) if (sk_node_term_matches(t, n)) return 1;
+	json_array_foreach(cy->required_terms, i, t)
+		if (sk_node_term_matches(t, n))
+			return 1;
 	return 0;
 }
 
@@ -260,8 +261,7 @@ static int term_matches(json_t *term, const sk_spod *owner, const sk_spod *targe
 		return 0;
 	if (!sk_kube_label_selector_json_match(json_object_get(term, "labelSelector"), target->labels))
 		return 0;
-	json_array_foreach(json_object_get(term, "matchLabelKeys"), i, k)
-	{
+	json_array_foreach(json_object_get(term, "matchLabelKeys"), i, k) {
 		const char *key = json_string_value(k), *ov, *tv;
 
 		if (!key || !(ov = jstr(owner->labels, key)))
@@ -269,8 +269,7 @@ static int term_matches(json_t *term, const sk_spod *owner, const sk_spod *targe
 		if (!(tv = jstr(target->labels, key)) || strcmp(ov, tv) != 0)
 			return 0;
 	}
-	json_array_foreach(json_object_get(term, "mismatchLabelKeys"), i, k)
-	{
+	json_array_foreach(json_object_get(term, "mismatchLabelKeys"), i, k) {
 		const char *key = json_string_value(k), *ov, *tv;
 
 		if (!key || !(ov = jstr(owner->labels, key)))
@@ -327,8 +326,7 @@ static struct sk_podterm *parse_terms(json_t *list, int preferred, int *n)
 	json_t *e;
 
 	*n = 0;
-	json_array_foreach(list, i, e)
-	{
+	json_array_foreach(list, i, e) {
 		json_t *term = preferred ? json_object_get(e, "podAffinityTerm") : e;
 		const char *key = jstr(term, "topologyKey");
 
@@ -364,8 +362,7 @@ static void existing_anti(sk_cycle *cy)
 
 		if (!q->has_required_anti || !q->node || !q->node->obj)
 			continue;
-		json_array_foreach(terms, j, t)
-		{
+		json_array_foreach(terms, j, t) {
 			const char *key = jstr(t, "topologyKey"), *v;
 
 			if (key && (v = sk_snode_label(q->node, key)) && term_matches(t, q, cy->pod)) {
@@ -502,8 +499,7 @@ static int spread_selects(const struct sk_spread *s, const sk_spod *owner, const
 	}
 	if (!sk_kube_label_selector_json_match(s->selector, q->labels))
 		return 0;
-	json_array_foreach(s->match_label_keys, i, k)
-	{
+	json_array_foreach(s->match_label_keys, i, k) {
 		const char *key = json_string_value(k), *ov, *qv;
 
 		if (key && (ov = jstr(owner->labels, key)) && (!(qv = jstr(q->labels, key)) || strcmp(ov, qv) != 0))
@@ -523,8 +519,7 @@ static void spread_compile(struct sk_spread *s, const sk_spod *owner)
 	if (!json_is_object(s->selector) || json_array_size(json_object_get(s->selector, "matchExpressions")))
 		return;
 	s->want = xmalloc((n ? n : 1) * sizeof(uint64_t));
-	json_object_foreach(ml, k, v)
-	{
+	json_object_foreach(ml, k, v) {
 		if (!json_is_string(v)) {
 			free(s->want);
 			s->want = NULL;
@@ -533,8 +528,7 @@ static void spread_compile(struct sk_spread *s, const sk_spod *owner)
 		}
 		s->want[s->nwant++] = sk_label_hash(k, json_string_value(v));
 	}
-	json_array_foreach(s->match_label_keys, i, v)
-	{
+	json_array_foreach(s->match_label_keys, i, v) {
 		const char *key = json_string_value(v), *ov;
 
 		if (key && (ov = jstr(owner->labels, key)))
@@ -655,8 +649,7 @@ static void prefilter_spread(sk_cycle *cy)
 	if (!json_array_size(list))
 		return;
 	cy->spread = xzalloc(json_array_size(list) * sizeof(*cy->spread));
-	json_array_foreach(list, i, c)
-	{
+	json_array_foreach(list, i, c) {
 		struct sk_spread *s = &cy->spread[cy->nspread];
 		const char *when = jstr(c, "whenUnsatisfiable");
 
@@ -705,8 +698,7 @@ static void add_tolerations(sk_cycle *cy, json_t *list)
 	size_t i;
 	json_t *t;
 
-	json_array_foreach(list, i, t)
-	{
+	json_array_foreach(list, i, t) {
 		cy->tols = xrealloc(cy->tols, (cy->ntols + 1) * sizeof(*cy->tols));
 		sk_kube_toleration_parse(t, &cy->tols[cy->ntols++]);
 	}
@@ -744,8 +736,7 @@ static void prepare_images(sk_cycle *cy)
 	cy->image_id = xzalloc(n * sizeof(int));
 	cy->image_nodes = xzalloc(n * sizeof(int64_t));
 	for (int l = 0; l < 2; l++)
-		json_array_foreach(lists[l], i, ct)
-		{
+		json_array_foreach(lists[l], i, ct) {
 			const char *img = jstr(ct, "image"), *colon, *slash;
 			char *name;
 			int id;

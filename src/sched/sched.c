@@ -367,11 +367,10 @@ static int has_condition(const sk_spod *p, const char *msg, const char *nominate
 
 	if ((nominated || p->nominated) && (!nominated || !p->nominated || strcmp(nominated, p->nominated) != 0))
 		return 0;
-	json_array_foreach(json_object_get(status, "conditions"), i,
-			   c) if (jstr(c, "type") &&
-				  strcmp(jstr(c, "type"), "PodScheduled") == 0) return jstr(c, "message") &&
-		strcmp(jstr(c, "message"), msg) == 0 && jstr(c, "reason") &&
-		strcmp(jstr(c, "reason"), "Unschedulable") == 0;
+	json_array_foreach(json_object_get(status, "conditions"), i, c)
+		if (jstr(c, "type") && strcmp(jstr(c, "type"), "PodScheduled") == 0)
+			return jstr(c, "message") && strcmp(jstr(c, "message"), msg) == 0 && jstr(c, "reason") &&
+			       strcmp(jstr(c, "reason"), "Unschedulable") == 0;
 	return 0;
 }
 
@@ -380,8 +379,9 @@ static int has_pod_scheduled(const sk_spod *p)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(p->obj, "status"), "conditions"), i,
-			   c) if (jstr(c, "type") && strcmp(jstr(c, "type"), "PodScheduled") == 0) return 1;
+	json_array_foreach(json_object_get(json_object_get(p->obj, "status"), "conditions"), i, c)
+		if (jstr(c, "type") && strcmp(jstr(c, "type"), "PodScheduled") == 0)
+			return 1;
 	return 0;
 }
 

@@ -118,8 +118,7 @@ int64_t sk_score_node_affinity_raw(const sk_cycle *cy, const sk_snode *n)
 	size_t i;
 	json_t *t;
 
-	json_array_foreach(cy->preferred_terms, i, t)
-	{
+	json_array_foreach(cy->preferred_terms, i, t) {
 		int64_t w = json_integer_value(json_object_get(t, "weight"));
 
 		if (w && sk_node_term_matches(json_object_get(t, "preference"), n))

@@ -391,8 +391,7 @@ static void do_preempt(struct sk_sched *s, struct sk_job *j)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(j->body, i, v)
-	{
+	json_array_foreach(j->body, i, v) {
 		struct sk_job vj = {0};
 		char path[512], msg[512];
 		sk_error_t err = {0};

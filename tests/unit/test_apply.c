@@ -268,6 +268,111 @@ static void test_apply_before_first_apply(void **state)
 	json_decref(untracked);
 }
 
+/* A custom kind: list and map types from the CRD's openAPIV3Schema. */
+#define CR_SCHEMA \
+	"{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"properties\":{" \
+	"\"items\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"name\"]," \
+	"\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"}}}}," \
+	"\"tags\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"set\",\"items\":{\"type\":\"string\"}}," \
+	"\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}," \
+	"\"ports\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\"," \
+	"\"x-kubernetes-list-map-keys\":[\"protocol\",\"port\"],\"items\":{\"type\":\"object\"}}," \
+	"\"box\":{\"type\":\"object\",\"x-kubernetes-map-type\":\"atomic\"}}}}}"
+#define CR(spec) "{\"apiVersion\":\"x.test/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},\"spec\":" spec "}"
+
+static json_t *apply_cr(json_t *live, const char *applied, const char *manager, int force, sk_error_t *err)
+{
+	json_t *schema = J(CR_SCHEMA), *a = J(applied);
+	json_t *r = sk_apply_schema(live, a, schema, manager, force, err);
+
+	json_decref(a);
+	json_decref(schema);
+	return r;
+}
+
+static void test_apply_schema_list_types(void **state)
+{
+	sk_error_t err = {0};
+	json_t *a, *b, *c;
+
+	(void)state;
+	a = apply_cr(NULL, CR("{\"items\":[{\"name\":\"a\",\"value\":\"1\"}],\"tags\":[\"x\"],\"args\":[\"p\"],\"box\":{\"k\":\"1\"}}"),
+		     "alice", 0, &err);
+	assert_non_null(a);
+	assert_at(entry(a, "alice", "Apply"), "fieldsV1/f:spec/f:items/k:{\"name\":\"a\"}/f:value", "{}");
+	assert_at(entry(a, "alice", "Apply"), "fieldsV1/f:spec/f:tags/v:\"x\"", "{}");
+	assert_at(entry(a, "alice", "Apply"), "fieldsV1/f:spec/f:args", "{}");
+	assert_at(entry(a, "alice", "Apply"), "fieldsV1/f:spec/f:box", "{}");
+
+	/* another item and tag: merged, owned separately */
+	b = apply_cr(a, CR("{\"items\":[{\"name\":\"b\",\"value\":\"2\"}],\"tags\":[\"y\"]}"), "bob", 0, &err);
+	assert_non_null(b);
+	assert_at(b, "spec/items", "[{\"name\":\"a\",\"value\":\"1\"},{\"name\":\"b\",\"value\":\"2\"}]");
+	assert_at(b, "spec/tags", "[\"x\",\"y\"]");
+	assert_at(entry(b, "bob", "Apply"), "fieldsV1/f:spec/f:items/k:{\"name\":\"a\"}", NULL);
+	assert_at(entry(b, "bob", "Apply"), "fieldsV1/f:spec/f:items/k:{\"name\":\"b\"}/f:name", "{}");
+
+	/* a field of alice's item: a conflict on that field */
+	c = apply_cr(b, CR("{\"items\":[{\"name\":\"a\",\"value\":\"9\"}]}"), "bob", 0, &err);
+	assert_null(c);
+	assert_int_equal(err.code, SK_ECONFLICT);
+	assert_string_equal(err.msg, "Apply failed with 1 conflict: conflict with \"alice\": .spec.items[name=\"a\"].value");
+
+	/* atomic list and map: replaced whole, one conflict each */
+	c = apply_cr(b, CR("{\"args\":[\"q\"],\"box\":{\"j\":\"2\"}}"), "bob", 0, &err);
+	assert_null(c);
+	assert_string_equal(err.msg, "Apply failed with 2 conflicts: conflicts with \"alice\":\n- .spec.args\n- .spec.box");
+	c = apply_cr(b, CR("{\"args\":[\"q\"],\"box\":{\"j\":\"2\"}}"), "bob", 1, &err);
+	assert_non_null(c);
+	assert_at(c, "spec/args", "[\"q\"]");
+	assert_at(c, "spec/box", "{\"j\":\"2\"}");
+	assert_at(entry(c, "alice", "Apply"), "fieldsV1/f:spec/f:box", NULL);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+}
+
+static void test_apply_schema_map_list_several_keys(void **state)
+{
+	sk_error_t err = {0};
+	json_t *a, *b, *c;
+
+	(void)state;
+	a = apply_cr(NULL, CR("{\"ports\":[{\"port\":80,\"protocol\":\"TCP\",\"n\":\"web\"}]}"), "alice", 0, &err);
+	assert_non_null(a);
+	assert_at(entry(a, "alice", "Apply"), "fieldsV1/f:spec/f:ports/k:{\"port\":80,\"protocol\":\"TCP\"}/f:n", "{}");
+	b = apply_cr(a, CR("{\"ports\":[{\"port\":80,\"protocol\":\"UDP\",\"n\":\"dns\"}]}"), "bob", 0, &err);
+	assert_non_null(b);
+	assert_at(b, "spec/ports",
+		  "[{\"port\":80,\"protocol\":\"TCP\",\"n\":\"web\"},{\"port\":80,\"protocol\":\"UDP\",\"n\":\"dns\"}]");
+	assert_at(entry(b, "bob", "Apply"), "fieldsV1/f:spec/f:ports/k:{\"port\":80,\"protocol\":\"UDP\"}/f:n", "{}");
+	c = apply_cr(b, CR("{\"ports\":[{\"port\":80,\"protocol\":\"TCP\",\"n\":\"www\"}]}"), "bob", 0, &err);
+	assert_null(c);
+	assert_string_equal(err.msg,
+			    "Apply failed with 1 conflict: conflict with \"alice\": .spec.ports[port=80,protocol=\"TCP\"].n");
+	json_decref(a);
+	json_decref(b);
+}
+
+static void test_managed_fields_update_schema(void **state)
+{
+	json_t *schema = J(CR_SCHEMA), *old = J(CR("{\"items\":[{\"name\":\"a\",\"value\":\"1\"}]}"));
+	json_t *new_obj = J(CR("{\"items\":[{\"name\":\"a\",\"value\":\"1\"},{\"name\":\"b\",\"value\":\"2\"}]}"));
+
+	(void)state;
+	sk_managed_fields_update_schema(NULL, old, schema, "first", "x.test/v1", NULL);
+	assert_at(entry(old, "first", "Update"), "fieldsV1/f:spec/f:items/k:{\"name\":\"a\"}/f:value", "{}");
+	json_object_set(json_object_get(new_obj, "metadata"), "managedFields",
+			json_object_get(json_object_get(old, "metadata"), "managedFields"));
+	sk_managed_fields_update_schema(old, new_obj, schema, "second", "x.test/v1", NULL);
+	assert_at(entry(new_obj, "second", "Update"), "fieldsV1/f:spec/f:items/k:{\"name\":\"a\"}", NULL);
+	assert_at(entry(new_obj, "second", "Update"), "fieldsV1/f:spec/f:items/k:{\"name\":\"b\"}/f:value", "{}");
+	assert_at(entry(new_obj, "first", "Update"), "fieldsV1/f:spec/f:items/k:{\"name\":\"a\"}/f:name", "{}");
+	json_decref(schema);
+	json_decref(old);
+	json_decref(new_obj);
+}
+
 static void test_managed_fields_update(void **state)
 {
 	json_t *old = J("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"labels\":{\"a\":\"1\"}},"
@@ -349,6 +454,9 @@ int main(void)
 		cmocka_unit_test(test_apply_conflict),
 		cmocka_unit_test(test_apply_keeps_shared_fields),
 		cmocka_unit_test(test_apply_before_first_apply),
+		cmocka_unit_test(test_apply_schema_list_types),
+		cmocka_unit_test(test_apply_schema_map_list_several_keys),
+		cmocka_unit_test(test_managed_fields_update_schema),
 		cmocka_unit_test(test_managed_fields_update),
 		cmocka_unit_test(test_managed_fields_untouched_entries),
 	};
