@@ -19,7 +19,7 @@ pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 200); do [ -f "$work/data/kubeconfig" ] && kubectl --kubeconfig "$work/data/kubeconfig" get --raw /readyz >/dev/null 2>&1 && break; sleep 0.05; done
 export KUBECONFIG=$work/data/kubeconfig
-k() { kubectl "$@"; }
+k() { kubectl --cache-dir "$work/cache" "$@"; }
 fail() { echo "published-crds: FAILED: $*"; exit 1; }
 show() { git -C "$1" show "HEAD:$2"; }
 files() { git -C "$1" ls-tree -r --name-only HEAD | grep -E "$2"; }
@@ -46,8 +46,9 @@ for r in jobsets.jobset.x-k8s.io leaderworkersets.leaderworkerset.x-k8s.io clust
 	clustertrainingruntimes.trainer.kubeflow.org; do
 	k wait --for=condition=Established "crd/$r" --timeout=10s >/dev/null || fail "$r not Established"
 done
-k api-resources | grep -qE '^leaderworkersets +lws ' || fail "api-resources lacks leaderworkersets (lws)"
-k api-resources | grep -qE '^localqueues +queue,queues,lq ' || fail "api-resources lacks localqueues"
+res=$(k api-resources)   # (not piped into grep -q: pipefail would see kubectl's SIGPIPE)
+grep -qE '^leaderworkersets +lws ' <<<"$res" || fail "api-resources lacks leaderworkersets (lws)"
+grep -qE '^localqueues +queue,queues,lq ' <<<"$res" || fail "api-resources lacks localqueues"
 
 show "$JOBSET" config/samples/batch_v1alpha2_jobset.yaml | k apply --server-side -f - >/dev/null || fail "JobSet sample"
 files "$LWS" '^config/samples/leaderworkerset_v1_leaderworkerset.yaml$' >/dev/null &&
@@ -61,16 +62,16 @@ lws=$(k get lws -o jsonpath='{.items[0].metadata.name}')
 k scale lws "$lws" --replicas=5 >/dev/null
 [ "$(k get lws "$lws" -o jsonpath='{.spec.replicas}')" = 5 ] || fail "kubectl scale lws"
 js=$(k get jobsets -o jsonpath='{.items[0].metadata.name}')
-timeout 5 kubectl get jobsets -w --output-watch-events >"$work/watch.txt" 2>&1 &
+timeout 5 kubectl --cache-dir "$work/cache" get jobsets -w --output-watch-events >"$work/watch.txt" 2>&1 &
 w=$!
 sleep 1
 k patch jobset "$js" --type=merge -p '{"spec":{"suspend":true}}' >/dev/null || fail "merge patch"
 wait $w || true
 grep -q '^MODIFIED' "$work/watch.txt" || fail "the watch did not see the patch"
 [ "$(k get jobset "$js" -o jsonpath='{.spec.suspend}')" = true ] || fail "patch not stored"
-k explain lws.spec.leaderWorkerTemplate.size | grep -q 'FIELD: size <integer>' || fail "kubectl explain"
+grep -q 'FIELD: size <integer>' <<<"$(k explain lws.spec.leaderWorkerTemplate.size)" || fail "kubectl explain"
 k delete crd jobsets.jobset.x-k8s.io >/dev/null
-k api-resources | grep -q jobsets && fail "jobsets still served after its CRD was deleted"
+grep -q jobsets <<<"$(k api-resources)" && fail "jobsets still served after its CRD was deleted"
 k get --raw /apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets >/dev/null 2>&1 && fail "jobsets still listed"
 k delete lws "$lws" >/dev/null
 echo "published-crds: passed"
