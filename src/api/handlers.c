@@ -191,7 +191,8 @@ static void add_warning(sk_api_response *resp, const char *text)
 	for (const char *c = text; *c; c++) {
 		if (*c == '"' || *c == '\\')
 			w[n++] = '\\';
-		w[n++] = *c;
+		/* a field name may hold control characters; a header line may not */
+		w[n++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
 	}
 	w[n++] = '"';
 	w[n] = '\0';

@@ -97,6 +97,11 @@ def test_unknown_fields_warned_once_each_and_dropped(api_cluster):
     st = json.loads(body)
     assert code == 400 and st["reason"] == "BadRequest"
     assert st["message"] == 'strict decoding error: unknown field "metadata.bogus", unknown field "extra"'
+    # a field name with a line break cannot break the header apart
+    ctl = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ctl", "a\r\nX-Injected: 1": "x"}}
+    code, headers, _ = raw(c, "POST", "/api/v1/namespaces/default/configmaps", ctl)
+    assert code == 201 and not [k for k, _ in headers if k.lower() == "x-injected"]
+    assert [v for k, v in headers if k.lower() == "warning"] == ['299 - "unknown field \\"metadata.a??X-Injected: 1\\""']
     # kubectl shows each warning
     r = c.kubectl("create", "--validate=warn", "-f", "-", input=(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kwarn}\nfoo: 1\nbar: 2\n"))
