@@ -44,6 +44,18 @@ static void name_suffix(char *buf)
 	buf[5] = '\0';
 }
 
+/* Sets metadata.name to generateName (cut to 58 bytes, as upstream's
+ * maxGeneratedNameLength) plus a fresh suffix. */
+static void generate_name(json_t *meta)
+{
+	const char *gen = json_string_value(json_object_get(meta, "generateName"));
+	char sfx[6], full[300];
+
+	name_suffix(sfx);
+	snprintf(full, sizeof(full), "%.*s%s", 58, gen ? gen : "", sfx);
+	json_object_set_new(meta, "name", json_string(full));
+}
+
 static int is_dry_run(const sk_api_request *req)
 {
 	const char *d = sk__arg(req, "dryRun");
@@ -435,7 +447,7 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 	const sk_api_resource *r = p->res;
 	json_t *meta;
 	const char *name, *gen;
-	char uid[40], ts[32], full[300];
+	char uid[40], ts[32];
 
 	if (check_type(r, obj, err) < 0 || check_namespace(r, p, obj, err) < 0)
 		return -1;
@@ -444,13 +456,8 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 	meta = meta_of(obj);
 	name = json_string_value(json_object_get(meta, "name"));
 	gen = json_string_value(json_object_get(meta, "generateName"));
-	if ((!name || !*name) && gen && *gen) {
-		char sfx[6];
-
-		name_suffix(sfx);
-		snprintf(full, sizeof(full), "%.*s%s", 58, gen, sfx);
-		json_object_set_new(meta, "name", json_string(full));
-	}
+	if ((!name || !*name) && gen && *gen)
+		generate_name(meta);
 	new_uid(uid, sizeof(uid));
 	now_rfc3339(ts, sizeof(ts));
 	json_object_set_new(meta, "uid", json_string(uid));
@@ -509,12 +516,7 @@ static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p,
 	/* RetryGenerateName (on by default since 1.31): a generated name that
 	 * collides is drawn again, 8 attempts in all as upstream's store. */
 	for (int tries = 1; rev < 0 && err.code == SK_EEXISTS && generated && tries < 8; tries++) {
-		char sfx[6], full[300];
-
-		gen = json_string_value(json_object_get(meta_of(obj), "generateName"));
-		name_suffix(sfx);
-		snprintf(full, sizeof(full), "%.*s%s", 58, gen ? gen : "", sfx);
-		json_object_set_new(meta_of(obj), "name", json_string(full));
+		generate_name(meta_of(obj));
 		sk_error_clear(&err);
 		rev = store_create(api, p->res, obj, &st, &err);
 	}
