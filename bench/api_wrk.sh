@@ -16,8 +16,11 @@ trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 1 200); do [ -f "$dir/token" ] && curl -sk "https://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.05; done
 tok=$(cat "$dir/token")
 url=https://127.0.0.1:$port
-echo "== creates: wrk -t2 -c$conns -d${secs}s -s bench/wrk/create.lua (POST /api/v1/namespaces/default/pods)"
-wrk -t2 -c"$conns" -d"${secs}s" -H "Authorization: Bearer $tok" -s bench/wrk/create.lua "$url" | grep -E "Requests/sec|Latency|requests in"
+echo "== creates: wrk -t2 -c$conns -d${secs}s -s bench/wrk/create-kind.lua (POST /api/v1/namespaces/default/pods)"
+WRK_KIND=Pod WRK_API=v1 WRK_PATH=/api/v1/namespaces/default/pods \
+	WRK_BODY='"spec":{"schedulerName":"api-bench","containers":[{"name":"c","image":"busybox:1.36"}]}' \
+	wrk -t2 -c"$conns" -d"${secs}s" -H "Authorization: Bearer $tok" -s bench/wrk/create-kind.lua "$url" |
+	grep -E "Requests/sec|Latency|requests in"
 echo "stored pods: $(curl -sk -H "Authorization: Bearer $tok" "$url/api/v1/namespaces/default/pods" | grep -o '"kind":"Pod"' | wc -l)"
 echo "== GETs: wrk -t2 -c16 -d${secs}s GET one pod"
 name=$(curl -sk -H "Authorization: Bearer $tok" "$url/api/v1/namespaces/default/pods?limit=1" | grep -o '"name":"w-[0-9-]*"' | head -1 | cut -d'"' -f4)
