@@ -110,7 +110,7 @@ static int delete_job(cctx *x, json_t *job)
 				err.msg);
 		return -1;
 	}
-	sk__informer_forget(x->k->ctl->jobs, job);
+	sk_informer_forget(x->k->ctl->jobs, job);
 	sk_event_record(x->k->ctl->c, x->cj, "Normal", "SuccessfulDelete", COMPONENT, NULL, "Deleted job %s",
 			sk__name(job));
 	return 0;
@@ -219,7 +219,7 @@ static int create_job(cctx *x, int64_t when, const char *tz)
 				"Error creating job: %s", err.msg);
 		return -1;
 	}
-	sk__informer_write(x->k->ctl->jobs, out);
+	sk_informer_write(x->k->ctl->jobs, out);
 	sk_event_record(x->k->ctl->c, x->cj, "Normal", "SuccessfulCreate", COMPONENT, NULL, "Created job %s",
 			sk__name(out));
 	if (!json_is_array(json_object_get(st, "active")))
@@ -309,7 +309,7 @@ out:
 
 static json_t *owned_jobs(sk_controller *k, json_t *cj)
 {
-	cleanup_json json_t *all = sk__informer_list(k->ctl->jobs, sk__ns(cj));
+	cleanup_json json_t *all = sk_informer_list(k->ctl->jobs, sk__ns(cj));
 	json_t *out = json_array(), *j;
 	size_t i;
 
@@ -328,7 +328,7 @@ static int sync_cronjob(sk_controller *k, const char *key)
 	int rc = 0;
 
 	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
-	cached = sk__informer_get(k->ctl->cronjobs, ns, name);
+	cached = sk_informer_get(k->ctl->cronjobs, ns, name);
 	if (!cached)
 		return 0;
 	x.cj = json_deep_copy(cached);
@@ -358,7 +358,7 @@ int sk__cronjob_init(struct sk_ctrl *ctl, sk_error_t *err)
 
 	k->primary = ctl->cronjobs;
 	k->resync_secs = 30;
-	sk__informer_on(ctl->cronjobs, sk__enqueue_self, k);
-	sk__informer_on(ctl->jobs, on_job, k);
+	sk_informer_on(ctl->cronjobs, sk__enqueue_self, k);
+	sk_informer_on(ctl->jobs, on_job, k);
 	return 0;
 }

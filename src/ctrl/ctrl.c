@@ -78,7 +78,7 @@ static void *resync(void *arg)
 	sk_controller *k = arg;
 
 	while (!sk__ctrl_sleep(k->ctl, (int64_t)k->resync_secs * 1000)) {
-		cleanup_json json_t *all = sk__informer_list(k->primary, NULL);
+		cleanup_json json_t *all = sk_informer_list(k->primary, NULL);
 		json_t *o;
 		size_t i;
 
@@ -119,15 +119,15 @@ static void controller_stop(sk_controller *k)
 
 static void make_informers(struct sk_ctrl *ctl)
 {
-	ctl->pods = sk__informer_new(ctl->c, "/api/v1/pods", "v1", "Pod");
-	ctl->rs = sk__informer_new(ctl->c, "/apis/apps/v1/replicasets", "apps/v1", "ReplicaSet");
-	ctl->deploy = sk__informer_new(ctl->c, "/apis/apps/v1/deployments", "apps/v1", "Deployment");
-	ctl->jobs = sk__informer_new(ctl->c, "/apis/batch/v1/jobs", "batch/v1", "Job");
-	ctl->cronjobs = sk__informer_new(ctl->c, "/apis/batch/v1/cronjobs", "batch/v1", "CronJob");
-	ctl->nodes = sk__informer_new(ctl->c, "/api/v1/nodes", "v1", "Node");
-	ctl->leases = sk__informer_new(ctl->c, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
-				       "coordination.k8s.io/v1", "Lease");
-	ctl->namespaces = sk__informer_new(ctl->c, "/api/v1/namespaces", "v1", "Namespace");
+	ctl->pods = sk_informer_new(ctl->c, "/api/v1/pods", "v1", "Pod");
+	ctl->rs = sk_informer_new(ctl->c, "/apis/apps/v1/replicasets", "apps/v1", "ReplicaSet");
+	ctl->deploy = sk_informer_new(ctl->c, "/apis/apps/v1/deployments", "apps/v1", "Deployment");
+	ctl->jobs = sk_informer_new(ctl->c, "/apis/batch/v1/jobs", "batch/v1", "Job");
+	ctl->cronjobs = sk_informer_new(ctl->c, "/apis/batch/v1/cronjobs", "batch/v1", "CronJob");
+	ctl->nodes = sk_informer_new(ctl->c, "/api/v1/nodes", "v1", "Node");
+	ctl->leases = sk_informer_new(ctl->c, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+				      "coordination.k8s.io/v1", "Lease");
+	ctl->namespaces = sk_informer_new(ctl->c, "/api/v1/namespaces", "v1", "Namespace");
 }
 
 static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
@@ -191,7 +191,7 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 			goto fail;
 	infs = all_informers(ctl, &n);
 	for (int i = 0; i < n; i++)
-		if (sk__informer_start(infs[i], err) < 0)
+		if (sk_informer_start(infs[i], err) < 0)
 			goto fail;
 	for (int i = 0; i < ctl->nctrls; i++)
 		controller_start(ctl->ctrls[i]);
@@ -217,11 +217,11 @@ void sk_ctrl_stop(sk_ctrl *ctl)
 		controller_stop(ctl->ctrls[i]);
 	infs = all_informers(ctl, &n);
 	for (int i = 0; i < n; i++)
-		sk__informer_cancel(infs[i]);
+		sk_informer_cancel(infs[i]);
 	for (int i = 0; i < n; i++)
-		sk__informer_stop(infs[i]);
+		sk_informer_stop(infs[i]);
 	for (int i = 0; i < n; i++)
-		sk__informer_free(infs[i]);
+		sk_informer_free(infs[i]);
 	for (int i = 0; i < ctl->nctrls; i++) {
 		sk__queue_free(ctl->ctrls[i]->q);
 		if (ctl->ctrls[i]->release)

@@ -191,7 +191,7 @@ static int update_rs(dctx *x, json_t *rs, sk_error_t *err)
 
 	if (!out)
 		return -1;
-	sk__informer_write(x->k->ctl->rs, out);
+	sk_informer_write(x->k->ctl->rs, out);
 	if (x->new_rs && !strcmp(sk__uid(x->new_rs), sk__uid(out))) {
 		json_decref(x->new_rs);
 		x->new_rs = json_incref(out);
@@ -236,7 +236,7 @@ static int patch_deployment_revision(dctx *x, const char *rev)
 	out = sk_client_patch(x->k->ctl->c, path, SK_PATCH_MERGE, patch, &err);
 	if (!out)
 		return -1;
-	sk__informer_write(x->k->ctl->deploy, out);
+	sk_informer_write(x->k->ctl->deploy, out);
 	json_decref(x->d);
 	x->d = json_incref(out);
 	return 0;
@@ -247,7 +247,7 @@ static int update_status(dctx *x, json_t *d, sk_error_t *err)
 	if (sk__update_status(x->k->ctl, x->k->ctl->deploy, APPS, "deployments", d, err) < 0)
 		return -1;
 	json_decref(x->d);
-	x->d = sk__informer_get(x->k->ctl->deploy, sk__ns(d), sk__name(d));
+	x->d = sk_informer_get(x->k->ctl->deploy, sk__ns(d), sk__name(d));
 	return x->d ? 0 : -1;
 }
 
@@ -366,7 +366,7 @@ static int create_new_rs(dctx *x, int64_t new_rev)
 	rs = new_rs_object(x, hash, new_rev, n);
 	out = sk_client_create(x->k->ctl->c, path, rs, &err);
 	if (!out && err.code == SK_EEXISTS) {
-		existing = sk__informer_get(x->k->ctl->rs, sk__ns(x->d), sk__name(rs));
+		existing = sk_informer_get(x->k->ctl->rs, sk__ns(x->d), sk__name(rs));
 		if (existing && sk_kube_controlled_by(existing, sk__uid(x->d)) &&
 		    sk_rollout_template_equal(sk_kube_jget(existing, "spec.template"),
 					      sk_kube_jget(x->d, "spec.template"))) {
@@ -380,7 +380,7 @@ static int create_new_rs(dctx *x, int64_t new_rev)
 				"Failed to create new replica set \"%s\": %s", sk__name(rs), err.msg);
 		return -1;
 	}
-	sk__informer_write(x->k->ctl->rs, out);
+	sk_informer_write(x->k->ctl->rs, out);
 	x->new_rs = json_incref(out);
 	if (n > 0)
 		sk_event_record(x->k->ctl->c, x->d, "Normal", "ScalingReplicaSet", COMPONENT, NULL,
@@ -588,7 +588,7 @@ static int cleanup_history(dctx *x)
 			continue;
 		path = sk__path(APPS, "replicasets", sk__ns(rs), sk__name(rs), NULL);
 		if (sk_client_delete(x->k->ctl->c, path, NULL, &err) == 0)
-			sk__informer_forget(x->k->ctl->rs, rs);
+			sk_informer_forget(x->k->ctl->rs, rs);
 	}
 	return 0;
 }
@@ -806,7 +806,7 @@ static int rollout_rolling(dctx *x)
 
 static int old_pods_running(dctx *x)
 {
-	cleanup_json json_t *pods = sk__informer_list(x->k->ctl->pods, sk__ns(x->d));
+	cleanup_json json_t *pods = sk_informer_list(x->k->ctl->pods, sk__ns(x->d));
 	json_t *p, *rs;
 	size_t i, j;
 
@@ -903,7 +903,7 @@ static int sync_deployment(sk_controller *k, const char *key)
 	int rc;
 
 	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
-	x.d = sk__informer_get(k->ctl->deploy, ns, name);
+	x.d = sk_informer_get(k->ctl->deploy, ns, name);
 	if (!x.d)
 		return 0;
 	sel = sk_kube_label_selector_from_json(sk_kube_jget(x.d, "spec.selector"), &err);
@@ -939,7 +939,7 @@ static void on_rs(void *ud, int ev, json_t *old, json_t *rs)
 	}
 	if (ev == SK_INF_DELETE)
 		return;
-	ds = sk__informer_list(k->ctl->deploy, sk__ns(rs));
+	ds = sk_informer_list(k->ctl->deploy, sk__ns(rs));
 	json_array_foreach(ds, i, d) {
 		sk_error_t err = {0};
 		sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk_kube_jget(d, "spec.selector"), &err);
@@ -963,7 +963,7 @@ static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 
 	if (ev != SK_INF_DELETE || !kind || strcmp(kind, "ReplicaSet"))
 		return;
-	rs = sk__informer_get(k->ctl->rs, sk__ns(pod), json_string_value(json_object_get(ref, "name")));
+	rs = sk_informer_get(k->ctl->rs, sk__ns(pod), json_string_value(json_object_get(ref, "name")));
 	if (rs)
 		sk__enqueue_controller(k, rs, "Deployment");
 }
@@ -974,8 +974,8 @@ int sk__deployment_init(struct sk_ctrl *ctl, sk_error_t *err)
 
 	k->primary = ctl->deploy;
 	k->resync_secs = 30;
-	sk__informer_on(ctl->deploy, sk__enqueue_self, k);
-	sk__informer_on(ctl->rs, on_rs, k);
-	sk__informer_on(ctl->pods, on_pod, k);
+	sk_informer_on(ctl->deploy, sk__enqueue_self, k);
+	sk_informer_on(ctl->rs, on_rs, k);
+	sk_informer_on(ctl->pods, on_pod, k);
 	return 0;
 }

@@ -50,8 +50,8 @@ static sk_informer *inf_for(gc_state *g, const char *api_version, const char *ki
 
 	group_of(api_version, want, sizeof(want));
 	for (int i = 0; i < g->n; i++) {
-		group_of(sk__informer_api_version(g->infs[i]), have, sizeof(have));
-		if (!strcmp(sk__informer_kind(g->infs[i]), kind ? kind : "") && !strcmp(have, want))
+		group_of(sk_informer_api_version(g->infs[i]), have, sizeof(have));
+		if (!strcmp(sk_informer_kind(g->infs[i]), kind ? kind : "") && !strcmp(have, want))
 			return g->infs[i];
 	}
 	return NULL;
@@ -60,7 +60,7 @@ static sk_informer *inf_for(gc_state *g, const char *api_version, const char *ki
 /* API path of obj in the informer's resource. */
 static char *obj_path(sk_informer *inf, json_t *obj, const char *sub)
 {
-	const char *p = sk__informer_path(inf), *slash = strrchr(p, '/'), *nsp = strstr(p, "/namespaces/");
+	const char *p = sk_informer_path(inf), *slash = strrchr(p, '/'), *nsp = strstr(p, "/namespaces/");
 	int plen = (int)((nsp ? nsp : slash) - p);
 	const char *ns = sk__ns(obj);
 
@@ -116,7 +116,7 @@ static json_t *dependents(gc_state *g, const char *uid)
 		if (idx < 0 || idx >= g->n || !strchr(k, '|'))
 			continue;
 		sk__split_key(strchr(k, '|') + 1, ns, sizeof(ns), name, sizeof(name));
-		o = sk__informer_get(g->infs[idx], ns, name);
+		o = sk_informer_get(g->infs[idx], ns, name);
 		if (o && refs_uid(o, uid))
 			json_array_append_new(out, json_pack("[i, o]", idx, o));
 		else
@@ -178,7 +178,7 @@ static int remove_finalizer(sk_controller *k, sk_informer *inf, json_t *obj, con
 		out = sk_client_patch(k->ctl->c, path, SK_PATCH_JSON, patch, &err);
 		if (!out)
 			return err.code == SK_ENOTFOUND ? 0 : -1;
-		sk__informer_write(inf, out);
+		sk_informer_write(inf, out);
 		return 0;
 	}
 	return 0;
@@ -192,11 +192,11 @@ static int delete_obj(sk_controller *k, sk_informer *inf, json_t *obj, const cha
 	sk_error_t err = {0};
 
 	if (sk_client_delete(k->ctl->c, path, opts, &err) < 0 && err.code != SK_ENOTFOUND && err.code != SK_ECONFLICT) {
-		sk_info("ctrl", "garbage collector: deleting %s \"%s\": %s", sk__informer_kind(inf), sk__name(obj),
+		sk_info("ctrl", "garbage collector: deleting %s \"%s\": %s", sk_informer_kind(inf), sk__name(obj),
 			err.msg);
 		return -1;
 	}
-	sk_debug("ctrl", "garbage collector: deleted %s %s/%s (%s)", sk__informer_kind(inf), sk__ns(obj) ?: "",
+	sk_debug("ctrl", "garbage collector: deleted %s %s/%s (%s)", sk_informer_kind(inf), sk__ns(obj) ?: "",
 		 sk__name(obj), policy);
 	return 0;
 }
@@ -266,7 +266,7 @@ static int strip_owner(sk_controller *k, sk_informer *inf, json_t *obj, json_t *
 	out = sk_client_patch(k->ctl->c, path, SK_PATCH_MERGE, patch, &err);
 	if (!out)
 		return err.code == SK_ENOTFOUND ? 0 : -1;
-	sk__informer_write(inf, out);
+	sk_informer_write(inf, out);
 	return 0;
 }
 
@@ -298,8 +298,8 @@ static int owner_state(sk_controller *k, json_t *obj, json_t *ref)
 
 	if (!oinf || !name || !uid)
 		return -1;
-	namespaced = strcmp(sk__informer_kind(oinf), "Node") && strcmp(sk__informer_kind(oinf), "Namespace");
-	o = sk__informer_get(oinf, namespaced ? sk__ns(obj) : NULL, name);
+	namespaced = strcmp(sk_informer_kind(oinf), "Node") && strcmp(sk_informer_kind(oinf), "Namespace");
+	o = sk_informer_get(oinf, namespaced ? sk__ns(obj) : NULL, name);
 	if (!o) {
 		cleanup_free char *path = NULL;
 
@@ -354,7 +354,7 @@ static int sync_gc(sk_controller *k, const char *key)
 		return 0;
 	inf = g->infs[idx];
 	sk__split_key(bar + 1, ns, sizeof(ns), name, sizeof(name));
-	obj = sk__informer_get(inf, ns, name);
+	obj = sk_informer_get(inf, ns, name);
 	if (!obj)
 		return 0;
 	if (sk__is_deleting(obj) && has_fin(obj, ORPHAN))
@@ -384,9 +384,9 @@ static void enqueue_owners(sk_controller *k, json_t *obj)
 
 		if (!oinf)
 			continue;
-		o = sk__informer_get(oinf, sk__ns(obj), json_string_value(json_object_get(r, "name")));
+		o = sk_informer_get(oinf, sk__ns(obj), json_string_value(json_object_get(r, "name")));
 		if (!o)
-			o = sk__informer_get(oinf, NULL, json_string_value(json_object_get(r, "name")));
+			o = sk_informer_get(oinf, NULL, json_string_value(json_object_get(r, "name")));
 		if (o && sk__is_deleting(o))
 			enqueue(k, oinf, o);
 	}
@@ -418,7 +418,7 @@ static void on_event(void *ud, int ev, json_t *old, json_t *obj)
 static void add_extra(struct sk_ctrl *ctl, const char *path, const char *gv, const char *kind)
 {
 	if (ctl->nextra < (int)(sizeof(ctl->extra) / sizeof(ctl->extra[0])))
-		ctl->extra[ctl->nextra++] = sk__informer_new(ctl->c, path, gv, kind);
+		ctl->extra[ctl->nextra++] = sk_informer_new(ctl->c, path, gv, kind);
 }
 
 static void gc_release(void *state)
@@ -453,7 +453,7 @@ int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err)
 	for (int i = 0; i < g->n; i++) {
 		g->hooks[i].k = k;
 		g->hooks[i].inf = g->infs[i];
-		sk__informer_on(g->infs[i], on_event, &g->hooks[i]);
+		sk_informer_on(g->infs[i], on_event, &g->hooks[i]);
 	}
 	return 0;
 }

@@ -137,7 +137,7 @@ static int flush_status(jctx *x)
 		return -1;
 	}
 	json_decref(x->job);
-	x->job = sk__informer_get(x->k->ctl->jobs, sk__ns(x->nj), sk__name(x->nj));
+	x->job = sk_informer_get(x->k->ctl->jobs, sk__ns(x->nj), sk__name(x->nj));
 	if (!x->job)
 		return -1;
 	json_object_set_new(x->nj, "metadata", json_deep_copy(json_object_get(x->job, "metadata")));
@@ -164,7 +164,7 @@ static int remove_finalizer(struct sk_ctrl *ctl, json_t *pod)
 		out = sk_client_patch(ctl->c, path, SK_PATCH_JSON, patch, &err);
 		if (!out)
 			return err.code == SK_ENOTFOUND ? 0 : -1;
-		sk__informer_write(ctl->pods, out);
+		sk_informer_write(ctl->pods, out);
 		return 0;
 	}
 	return 0;
@@ -586,7 +586,7 @@ static int create_one(void *ud, int i)
 				err.msg);
 		return -1;
 	}
-	sk__informer_write(x->k->ctl->pods, out);
+	sk_informer_write(x->k->ctl->pods, out);
 	sk_event_record(x->k->ctl->c, x->job, "Normal", "SuccessfulCreate", COMPONENT, NULL, "Created pod: %s",
 			sk__name(out));
 	return 0;
@@ -859,12 +859,12 @@ static int sync_orphan_pod(sk_controller *k, const char *key)
 	json_t *ref;
 
 	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
-	pod = sk__informer_get(k->ctl->pods, ns, name);
+	pod = sk_informer_get(k->ctl->pods, ns, name);
 	if (!pod || !has_finalizer(pod))
 		return 0;
 	ref = sk_kube_controller_ref(pod);
 	if (ref)
-		job = sk__informer_get(k->ctl->jobs, ns, json_string_value(json_object_get(ref, "name")));
+		job = sk_informer_get(k->ctl->jobs, ns, json_string_value(json_object_get(ref, "name")));
 	if (job && !strcmp(sk__uid(job), json_string_value(json_object_get(ref, "uid")) ?: ""))
 		return 0;
 	return remove_finalizer(k->ctl, pod);
@@ -879,7 +879,7 @@ static int sync_job(sk_controller *k, const char *key)
 	if (!strncmp(key, "pod:", 4))
 		return sync_orphan_pod(k, key + 4);
 	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
-	x.job = sk__informer_get(k->ctl->jobs, ns, name);
+	x.job = sk_informer_get(k->ctl->jobs, ns, name);
 	if (!x.job)
 		return 0;
 	x.indexed = !strcmp(sk_kube_jstr(x.job, "spec.completionMode") ?: "", "Indexed");
@@ -906,8 +906,8 @@ static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 	if (old && old != pod)
 		sk__enqueue_controller(k, old, "Job");
 	if (kind && !strcmp(kind, "Job")) {
-		cleanup_json json_t *job = sk__informer_get(k->ctl->jobs, sk__ns(pod),
-							    json_string_value(json_object_get(ref, "name")));
+		cleanup_json json_t *job = sk_informer_get(k->ctl->jobs, sk__ns(pod),
+							   json_string_value(json_object_get(ref, "name")));
 
 		if (job) {
 			sk__enqueue_controller(k, pod, "Job");
@@ -934,7 +934,7 @@ int sk__job_init(struct sk_ctrl *ctl, sk_error_t *err)
 	k->resync_secs = 30;
 	k->resync_if = job_unfinished;
 	k->workers = 5; /* upstream's --concurrent-job-syncs */
-	sk__informer_on(ctl->jobs, sk__enqueue_self, k);
-	sk__informer_on(ctl->pods, on_pod, k);
+	sk_informer_on(ctl->jobs, sk__enqueue_self, k);
+	sk_informer_on(ctl->pods, on_pod, k);
 	return 0;
 }

@@ -104,7 +104,7 @@ static int finalize(sk_controller *k, json_t *ns)
 
 static int sync_namespace(sk_controller *k, const char *key)
 {
-	cleanup_json json_t *ns = sk__informer_get(k->ctl->namespaces, NULL, key), *res = NULL;
+	cleanup_json json_t *ns = sk_informer_get(k->ctl->namespaces, NULL, key), *res = NULL;
 	json_t *r, *fin;
 	size_t i;
 	long left = 0;
@@ -128,6 +128,6 @@ int sk__namespace_init(struct sk_ctrl *ctl, sk_error_t *err)
 {
 	sk_controller *k = sk__controller_add(ctl, "namespace", sync_namespace, NULL);
 
-	sk__informer_on(ctl->namespaces, sk__enqueue_self, k);
+	sk_informer_on(ctl->namespaces, sk__enqueue_self, k);
 	return 0;
 }

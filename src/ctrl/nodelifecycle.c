@@ -24,7 +24,7 @@ static const char *ready_status(json_t *node)
 
 static int64_t last_heartbeat(sk_controller *k, json_t *node)
 {
-	cleanup_json json_t *lease = sk__informer_get(k->ctl->leases, "kube-node-lease", sk__name(node));
+	cleanup_json json_t *lease = sk_informer_get(k->ctl->leases, "kube-node-lease", sk__name(node));
 	json_t *c = sk_kube_condition_get(json_object_get(node, "status"), "Ready");
 	int64_t t = sk__jtime(node, "metadata.creationTimestamp", 0), v;
 
@@ -106,7 +106,7 @@ static int sync_taints(sk_controller *k, json_t *node, const char *want_key)
 	out = sk_client_patch(k->ctl->c, path, SK_PATCH_MERGE, patch, &err);
 	if (!out)
 		return -1;
-	sk__informer_write(k->ctl->nodes, out);
+	sk_informer_write(k->ctl->nodes, out);
 	return 0;
 }
 
@@ -128,7 +128,7 @@ static int patch_pod_conditions(sk_controller *k, json_t *pod, json_t *status_co
 	out = sk_client_patch(k->ctl->c, path, SK_PATCH_MERGE, patch, &err);
 	if (!out)
 		return -1;
-	sk__informer_write(k->ctl->pods, out);
+	sk_informer_write(k->ctl->pods, out);
 	return 0;
 }
 
@@ -229,12 +229,12 @@ static int64_t evictions(sk_controller *k, json_t *node, json_t *pods)
 
 static int sync_nodes(sk_controller *k, const char *key)
 {
-	cleanup_json json_t *nodes = sk__informer_list(k->ctl->nodes, NULL), *pods = NULL;
+	cleanup_json json_t *nodes = sk_informer_list(k->ctl->nodes, NULL), *pods = NULL;
 	int64_t now = sk__now(), next = (int64_t)k->ctl->o.node_monitor_period_secs * 1000, soon;
 	json_t *n;
 	size_t i;
 
-	pods = sk__informer_list(k->ctl->pods, NULL);
+	pods = sk_informer_list(k->ctl->pods, NULL);
 	json_array_foreach(nodes, i, n) {
 		cleanup_json json_t *cur = NULL;
 		const char *rs = ready_status(n);
@@ -243,7 +243,7 @@ static int sync_nodes(sk_controller *k, const char *key)
 			if (mark_unknown(k, n) == 0)
 				mark_pods_not_ready(k, n, pods);
 		}
-		cur = sk__informer_get(k->ctl->nodes, NULL, sk__name(n));
+		cur = sk_informer_get(k->ctl->nodes, NULL, sk__name(n));
 		if (!cur)
 			continue;
 		rs = ready_status(cur);
@@ -252,7 +252,7 @@ static int sync_nodes(sk_controller *k, const char *key)
 			    : rs && !strcmp(rs, "False") ? NOT_READY
 							 : NULL);
 		json_decref(cur);
-		cur = sk__informer_get(k->ctl->nodes, NULL, sk__name(n));
+		cur = sk_informer_get(k->ctl->nodes, NULL, sk__name(n));
 		soon = cur ? evictions(k, cur, pods) : -1;
 		if (soon >= 0 && soon < next)
 			next = soon;
@@ -277,7 +277,7 @@ int sk__nodelifecycle_init(struct sk_ctrl *ctl, sk_error_t *err)
 {
 	sk_controller *k = sk__controller_add(ctl, "node-lifecycle", sync_nodes, NULL);
 
-	sk__informer_on(ctl->nodes, on_node, k);
+	sk_informer_on(ctl->nodes, on_node, k);
 	sk__queue_add(k->q, TICK);
 	return 0;
 }

@@ -167,15 +167,15 @@ static int patch_owner(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix
 				err.msg);
 		return -1;
 	}
-	sk__informer_write(inf, out);
+	sk_informer_write(inf, out);
 	return 0;
 }
 
 json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
 		  const char *api_version, const char *kind, const sk_kube_label_selector *sel)
 {
-	cleanup_json json_t *owned = sk__informer_owned(inf, sk__ns(owner), sk__uid(owner));
-	cleanup_json json_t *orphans = sk__informer_orphans(inf, sk__ns(owner));
+	cleanup_json json_t *owned = sk_informer_owned(inf, sk__ns(owner), sk__uid(owner));
+	cleanup_json json_t *orphans = sk_informer_orphans(inf, sk__ns(owner));
 	json_t *out = json_array(), *o;
 	size_t i;
 
@@ -193,7 +193,7 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 		if (sk__is_deleting(o) || !sk_kube_label_selector_match(sel, sk_kube_jget(o, "metadata.labels")))
 			continue;
 		if (patch_owner(ctl, inf, prefix, plural, o, owner, api_version, kind, 1) == 0 &&
-		    (now = sk__informer_get(inf, sk__ns(o), sk__name(o))))
+		    (now = sk_informer_get(inf, sk__ns(o), sk__name(o))))
 			json_array_append_new(out, now);
 	}
 	return out;
@@ -231,6 +231,6 @@ int sk__update_status(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix,
 
 	if (!out)
 		return -1;
-	sk__informer_write(inf, out);
+	sk_informer_write(inf, out);
 	return 0;
 }

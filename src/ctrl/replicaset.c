@@ -18,7 +18,7 @@ typedef struct rs_run {
 
 static void enqueue_orphan_matches(sk_controller *k, json_t *pod)
 {
-	cleanup_json json_t *all = sk__informer_list(k->ctl->rs, sk__ns(pod));
+	cleanup_json json_t *all = sk_informer_list(k->ctl->rs, sk__ns(pod));
 	json_t *rs;
 	size_t i;
 
@@ -173,7 +173,7 @@ static int create_one(void *ud, int i)
 				"Error creating: %s", err.msg);
 		return -1;
 	}
-	sk__informer_write(run->k->ctl->pods, out);
+	sk_informer_write(run->k->ctl->pods, out);
 	sk_event_record(run->k->ctl->c, rs, "Normal", "SuccessfulCreate", "replicaset-controller", NULL,
 			"Created pod: %s", sk__name(out));
 	return 0;
@@ -189,9 +189,9 @@ int sk__delete_pod(struct sk_ctrl *ctl, json_t *pod, sk_error_t *err)
 		return -1;
 	cur = sk_client_get(ctl->c, path, NULL);
 	if (cur)
-		sk__informer_write(ctl->pods, cur);
+		sk_informer_write(ctl->pods, cur);
 	else
-		sk__informer_forget(ctl->pods, pod);
+		sk_informer_forget(ctl->pods, pod);
 	return 0;
 }
 
@@ -298,7 +298,7 @@ static int sync_rs(sk_controller *k, const char *key)
 	int64_t wait;
 
 	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
-	cached = sk__informer_get(k->ctl->rs, ns, name);
+	cached = sk_informer_get(k->ctl->rs, ns, name);
 	if (!cached)
 		return 0;
 	sel = sk_kube_label_selector_from_json(sk_kube_jget(cached, "spec.selector"), &err);
@@ -314,7 +314,7 @@ static int sync_rs(sk_controller *k, const char *key)
 		rc = manage_replicas(&run, active);
 	json_decref(owned);
 	json_array_clear(active);
-	owned = sk__informer_owned(k->ctl->pods, ns, sk__uid(cached));
+	owned = sk_informer_owned(k->ctl->pods, ns, sk__uid(cached));
 	json_array_foreach(owned, i, p)
 		if (sk__pod_active(p))
 			json_array_append(active, p);
@@ -334,7 +334,7 @@ int sk__replicaset_init(struct sk_ctrl *ctl, sk_error_t *err)
 
 	k->primary = ctl->rs;
 	k->resync_secs = 30;
-	sk__informer_on(ctl->rs, sk__enqueue_self, k);
-	sk__informer_on(ctl->pods, on_pod, k);
+	sk_informer_on(ctl->rs, sk__enqueue_self, k);
+	sk_informer_on(ctl->pods, on_pod, k);
 	return 0;
 }

@@ -30,7 +30,7 @@ static int sync_ttl(sk_controller *k, const char *key)
 	sk_error_t err = {0};
 
 	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
-	job = sk__informer_get(k->ctl->jobs, ns, name);
+	job = sk_informer_get(k->ctl->jobs, ns, name);
 	if (!job || sk__is_deleting(job))
 		return 0;
 	ttl = sk__jint(job, "spec.ttlSecondsAfterFinished", -1);
@@ -60,6 +60,6 @@ int sk__ttl_init(struct sk_ctrl *ctl, sk_error_t *err)
 {
 	sk_controller *k = sk__controller_add(ctl, "ttl-after-finished", sync_ttl, NULL);
 
-	sk__informer_on(ctl->jobs, on_job, k);
+	sk_informer_on(ctl->jobs, on_job, k);
 	return 0;
 }

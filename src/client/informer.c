@@ -3,11 +3,23 @@
  * index of the cached objects by their controller's uid (orphans by
  * namespace), as upstream's PodControllerUIDIndex, so a controller reads the
  * objects it may own without scanning the namespace. */
+#include <pthread.h>
 #include <string.h>
 
 #include "client/reflector.h"
-#include "ctrl/ctrl-int.h"
+#include "client/informer.h"
+#include "kube/object.h"
 #include "util/util.h"
+
+static const char *obj_ns(json_t *o) { return sk_kube_jstr(o, "metadata.namespace"); }
+
+/* "ns/name" or "name" */
+static char *obj_key(json_t *o)
+{
+	const char *ns = obj_ns(o), *name = sk_kube_jstr(o, "metadata.name");
+
+	return ns && *ns ? xasprintf("%s/%s", ns, name ? name : "") : xstrdup(name ? name : "");
+}
 
 #define MAX_HANDLERS 8
 
@@ -26,7 +38,7 @@ struct sk_informer {
 	sk_reflector *refl;
 };
 
-sk_informer *sk__informer_new(sk_client *c, const char *path, const char *api_version, const char *kind)
+sk_informer *sk_informer_new(sk_client *c, const char *path, const char *api_version, const char *kind)
 {
 	sk_informer *inf = xzalloc(sizeof(*inf));
 
@@ -41,7 +53,7 @@ sk_informer *sk__informer_new(sk_client *c, const char *path, const char *api_ve
 	return inf;
 }
 
-void sk__informer_on(sk_informer *inf, sk_informer_fn fn, void *ud)
+void sk_informer_on(sk_informer *inf, sk_informer_fn fn, void *ud)
 {
 	if (inf->nh < MAX_HANDLERS) {
 		inf->h[inf->nh].fn = fn;
@@ -50,9 +62,9 @@ void sk__informer_on(sk_informer *inf, sk_informer_fn fn, void *ud)
 	}
 }
 
-const char *sk__informer_kind(const sk_informer *inf) { return inf->kind; }
-const char *sk__informer_api_version(const sk_informer *inf) { return inf->api_version; }
-const char *sk__informer_path(const sk_informer *inf) { return inf->path; }
+const char *sk_informer_kind(const sk_informer *inf) { return inf->kind; }
+const char *sk_informer_api_version(const sk_informer *inf) { return inf->api_version; }
+const char *sk_informer_path(const sk_informer *inf) { return inf->path; }
 
 static long long rv_of(json_t *obj)
 {
@@ -80,7 +92,7 @@ static void stamp_kind(sk_informer *inf, json_t *obj)
 static char *owner_key(json_t *obj)
 {
 	const char *uid = json_string_value(json_object_get(sk_kube_controller_ref(obj), "uid"));
-	const char *ns = sk__ns(obj);
+	const char *ns = obj_ns(obj);
 
 	return uid ? xstrdup(uid) : xasprintf("/%s", ns ? ns : "");
 }
@@ -113,7 +125,7 @@ static void index_owner(sk_informer *inf, const char *key, json_t *old, json_t *
  * the client drops afterwards): the cache keeps it without a copy. */
 static void apply_upsert(sk_informer *inf, json_t *in, int force, int take)
 {
-	cleanup_free char *key = sk__key(in);
+	cleanup_free char *key = obj_key(in);
 	json_t *obj = take ? json_incref(in) : json_deep_copy(in), *old;
 	json_t *tomb;
 	long long rv = rv_of(obj);
@@ -144,7 +156,7 @@ static void apply_upsert(sk_informer *inf, json_t *in, int force, int take)
 
 static void apply_delete(sk_informer *inf, json_t *in)
 {
-	cleanup_free char *key = sk__key(in);
+	cleanup_free char *key = obj_key(in);
 	json_t *old;
 	long long rv = rv_of(in);
 
@@ -162,19 +174,19 @@ static void apply_delete(sk_informer *inf, json_t *in)
 	json_decref(old);
 }
 
-void sk__informer_write(sk_informer *inf, json_t *obj)
+void sk_informer_write(sk_informer *inf, json_t *obj)
 {
 	if (obj)
 		apply_upsert(inf, obj, 0, 0);
 }
 
-void sk__informer_forget(sk_informer *inf, json_t *obj)
+void sk_informer_forget(sk_informer *inf, json_t *obj)
 {
 	if (obj)
 		apply_delete(inf, obj);
 }
 
-json_t *sk__informer_get(sk_informer *inf, const char *ns, const char *name)
+json_t *sk_informer_get(sk_informer *inf, const char *ns, const char *name)
 {
 	cleanup_free char *key = ns && *ns ? xasprintf("%s/%s", ns, name) : xstrdup(name);
 	json_t *o;
@@ -185,7 +197,7 @@ json_t *sk__informer_get(sk_informer *inf, const char *ns, const char *name)
 	return o;
 }
 
-json_t *sk__informer_list(sk_informer *inf, const char *ns)
+json_t *sk_informer_list(sk_informer *inf, const char *ns)
 {
 	json_t *arr = json_array(), *v;
 	size_t nslen = ns ? strlen(ns) : 0;
@@ -210,12 +222,12 @@ static void append_bucket(sk_informer *inf, json_t *arr, const char *bkey, const
 	pthread_mutex_lock(&inf->mu);
 	set = json_object_get(inf->owners, bkey);
 	json_object_foreach(set, k, v)
-		if (!strcmp(sk__ns(v) ?: "", ns ?: ""))
+		if (!strcmp(obj_ns(v) ?: "", ns ?: ""))
 			json_array_append(arr, v);
 	pthread_mutex_unlock(&inf->mu);
 }
 
-json_t *sk__informer_owned(sk_informer *inf, const char *ns, const char *uid)
+json_t *sk_informer_owned(sk_informer *inf, const char *ns, const char *uid)
 {
 	json_t *arr = json_array();
 
@@ -224,7 +236,7 @@ json_t *sk__informer_owned(sk_informer *inf, const char *ns, const char *uid)
 	return arr;
 }
 
-json_t *sk__informer_orphans(sk_informer *inf, const char *ns)
+json_t *sk_informer_orphans(sk_informer *inf, const char *ns)
 {
 	cleanup_free char *bkey = xasprintf("/%s", ns ? ns : "");
 	json_t *arr = json_array();
@@ -246,7 +258,7 @@ static void on_replace(void *ud, json_t *items, const char *rv)
 	void *tmp;
 
 	json_array_foreach(items, i, v) {
-		cleanup_free char *key = sk__key(v);
+		cleanup_free char *key = obj_key(v);
 
 		json_object_set_new(seen, key, json_true());
 		apply_upsert(inf, v, 0, 1);
@@ -273,7 +285,7 @@ static void on_event(void *ud, const char *type, json_t *obj)
 		apply_upsert(inf, obj, 0, 1);
 }
 
-int sk__informer_start(sk_informer *inf, sk_error_t *err)
+int sk_informer_start(sk_informer *inf, sk_error_t *err)
 {
 	sk_reflector_options o = {
 		.path = inf->path,
@@ -290,19 +302,19 @@ int sk__informer_start(sk_informer *inf, sk_error_t *err)
 	return sk_reflector_start(inf->refl, err);
 }
 
-void sk__informer_cancel(sk_informer *inf)
+void sk_informer_cancel(sk_informer *inf)
 {
 	if (inf)
 		sk_reflector_cancel(inf->refl);
 }
 
-void sk__informer_stop(sk_informer *inf)
+void sk_informer_stop(sk_informer *inf)
 {
 	if (inf)
 		sk_reflector_stop(inf->refl);
 }
 
-void sk__informer_free(sk_informer *inf)
+void sk_informer_free(sk_informer *inf)
 {
 	if (!inf)
 		return;
