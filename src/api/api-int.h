@@ -102,6 +102,12 @@ const sk_api_resource *sk__kind_intern(const sk_api_resource *tmpl);
 json_t *sk__kind_custom_spec(const sk_api_resource *r);
 void sk__kind_custom_set_spec(const sk_api_resource *r, json_t *spec);
 
+/* Index of the first byte Go's base64.StdEncoding rejects, or -1 (schema.c). */
+long sk__base64_error(const char *s, size_t len);
+/* Whether s is of an OpenAPI string format as kube-openapi's strfmt checks
+ * it; unknown formats pass (crformat.c). */
+int sk__openapi_format_ok(const char *format, const char *s);
+
 const sk_api_resource *sk__resource_find(const char *group, const char *version, const char *plural);
 const sk_api_resource *sk__resource_by_kind(const char *group, const char *kind);
 /* kind + "List" unless the descriptor names its listKind; buf for the former. */

@@ -6,6 +6,7 @@
 #include <regex.h>
 #include <string.h>
 
+#include "api/api-int.h"
 #include "api/crschema.h"
 #include "api/validate-int.h"
 #include "util/util.h"
@@ -99,6 +100,7 @@ static size_t runes(const char *s)
 }
 
 static void validate_node(struct sk__verr *e, json_t *s, json_t *v, const char *path, int root);
+static void validate_composition(struct sk__verr *e, json_t *s, json_t *v, const char *path, int root);
 
 static void validate_string(struct sk__verr *e, json_t *s, json_t *v, const char *path)
 {
@@ -111,6 +113,11 @@ static void validate_string(struct sk__verr *e, json_t *s, json_t *v, const char
 	if (json_is_integer(minl) && (json_int_t)n < json_integer_value(minl)) {
 		cleanup_free char *d = xasprintf("%s in body should be at least %lld chars long", path,
 						 (long long)json_integer_value(minl));
+
+		bad_value(e, path, v, d);
+	}
+	if (!sk__openapi_format_ok(jstr(s, "format"), str)) {
+		cleanup_free char *d = xasprintf("%s in body must be of type %s: \"%s\"", path, jstr(s, "format"), str);
 
 		bad_value(e, path, v, d);
 	}
@@ -271,6 +278,119 @@ static void validate_node(struct sk__verr *e, json_t *s, json_t *v, const char *
 		validate_object(e, s, v, path, root);
 	else if (json_is_array(v))
 		validate_array(e, s, v, path);
+	validate_composition(e, s, v, path, root);
+}
+
+/* The causes of validating v against sub (a new array, maybe empty). */
+static json_t *sub_causes(json_t *sub, json_t *v, const char *path, int root)
+{
+	struct sk__verr se = {json_array()};
+
+	if (json_is_object(sub))
+		validate_node(&se, sub, v, path, root);
+	return se.causes;
+}
+
+/* Of the failing branches, the causes of the one that matched the value
+ * best are kept (kube-openapi's MatchCount): a branch whose type fits beats
+ * one whose type does not. */
+static int branch_score(json_t *sub, json_t *v)
+{
+	const char *type = jstr(sub, "type");
+
+	return !type || !*type || type_ok(type, v);
+}
+
+static void composite(struct sk__verr *e, const char *path, const char *fmt, const char *extra)
+{
+	cleanup_free char *d = xasprintf(fmt, path, extra);
+
+	sk__vinvalid_str(e, path, "", d);
+}
+
+/* allOf, anyOf, oneOf and not, as kube-openapi's schema validator (its
+ * messages quote the path): the causes of failing branches are kept. */
+static void validate_composition(struct sk__verr *e, json_t *s, json_t *v, const char *path, int root)
+{
+	json_t *all = jget(s, "allOf"), *any = jget(s, "anyOf"), *one = jget(s, "oneOf"), *not = jget(s, "not"), *sub;
+	size_t i, n;
+
+	if ((n = json_array_size(all))) {
+		size_t ok = 0;
+
+		json_array_foreach(all, i, sub) {
+			cleanup_json json_t *c = sub_causes(sub, v, path, root);
+
+			ok += json_array_size(c) == 0;
+			json_array_extend(e->causes, c);
+		}
+		if (ok != n)
+			composite(e, path, "\"%s\" must validate all the schemas (allOf)%s",
+				  ok ? "" : ". None validated");
+	}
+	if ((n = json_array_size(any))) {
+		cleanup_json json_t *first = NULL;
+		int ok = 0;
+
+		int best = -1;
+
+		json_array_foreach(any, i, sub) {
+			json_t *c = sub_causes(sub, v, path, root);
+
+			if (!json_array_size(c)) {
+				ok = 1;
+				json_decref(c);
+				break;
+			}
+			if (branch_score(sub, v) > best) {
+				best = branch_score(sub, v);
+				json_decref(first);
+				first = c;
+			} else {
+				json_decref(c);
+			}
+		}
+		if (!ok) {
+			composite(e, path, "\"%s\" must validate at least one schema (anyOf)%s", "");
+			json_array_extend(e->causes, first);
+		}
+	}
+	if ((n = json_array_size(one))) {
+		cleanup_json json_t *first = NULL;
+		size_t ok = 0;
+
+		int best = -1;
+
+		json_array_foreach(one, i, sub) {
+			json_t *c = sub_causes(sub, v, path, root);
+
+			if (!json_array_size(c)) {
+				ok++;
+			} else if (branch_score(sub, v) > best) {
+				best = branch_score(sub, v);
+				json_decref(first);
+				first = json_incref(c);
+			}
+			json_decref(c);
+		}
+		if (ok != 1) {
+			char extra[64];
+
+			if (ok)
+				snprintf(extra, sizeof(extra), ". Found %zu valid alternatives", ok);
+			else
+				snprintf(extra, sizeof(extra), ". Found none valid");
+			composite(e, path, "\"%s\" must validate one and only one schema (oneOf)%s", extra);
+			if (!ok)
+				json_array_extend(e->causes, first);
+		}
+	}
+	if (json_is_object(not )) {
+		cleanup_json json_t *c = sub_causes(not, v, path, root);
+
+		if (!json_array_size(c))
+			composite(e, path, "\"%s\" must not validate the schema (not)%s", "");
+	}
 }
 
 json_t *sk_crschema_validate(json_t *schema, json_t *obj)

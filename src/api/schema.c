@@ -416,7 +416,7 @@ static bool type_ok(const sk_schema *s, json_t *v)
 }
 
 /* Index of the first byte Go's base64.StdEncoding rejects, or -1. */
-static long base64_error(const char *s, size_t len)
+long sk__base64_error(const char *s, size_t len)
 {
 	size_t pad = 0;
 
@@ -447,7 +447,7 @@ static int check_value(const sk_schema *s, json_t *v, sk_error_t *err)
 				    "quantities must match the regular expression "
 				    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
 	if (s->type == SK_SCHEMA_BYTE && json_is_string(v) &&
-	    (bad = base64_error(json_string_value(v), json_string_length(v))) >= 0)
+	    (bad = sk__base64_error(json_string_value(v), json_string_length(v))) >= 0)
 		return sk_error_set(err, SK_EBADREQUEST, "illegal base64 data at input byte %ld", bad);
 	return 0;
 }

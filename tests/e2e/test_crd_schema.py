@@ -120,3 +120,73 @@ def test_cel_rules_stored_with_a_warning(api_cluster):
     assert r.returncode == 0
     plain = apply_doc(api_cluster, crd_doc(plural="plains", kind="Plain", short=(), categories=()))
     assert "CEL" not in plain.stderr
+
+
+FORMATS = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "properties": {
+                "ip": {"type": "string", "format": "ipv4"},
+                "ip6": {"type": "string", "format": "ipv6"},
+                "net": {"type": "string", "format": "cidr"},
+                "at": {"type": "string", "format": "date-time"},
+                "day": {"type": "string", "format": "date"},
+                "id": {"type": "string", "format": "uuid"},
+                "host": {"type": "string", "format": "hostname"},
+                "data": {"type": "string", "format": "byte"},
+                "free": {"type": "string", "format": "no-such-format"},
+                # the int-or-string shape of real CRDs (ports, quantities)
+                "size": {"x-kubernetes-int-or-string": True,
+                         "anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^[0-9]+(Ki|Mi|Gi)$"}]},
+                "mode": {"type": "string", "oneOf": [{"enum": ["a", "b"]}, {"enum": ["b", "c"]}]},
+                "name": {"type": "string", "not": {"enum": ["forbidden"]}},
+                "both": {"type": "string", "allOf": [{"minLength": 2}, {"maxLength": 3}]},
+            },
+        },
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def formats(api_cluster):
+    apply_doc(api_cluster, crd_doc(plural="formats", kind="Format", short=(), categories=(), schema=FORMATS))
+    wait_served(api_cluster, "formats")
+    return api_cluster
+
+
+def fobj(obj_name, **spec):
+    return {"apiVersion": f"{GROUP}/v1", "kind": "Format", "metadata": {"name": obj_name}, "spec": spec}
+
+
+def test_formats_and_compositions_accept_valid_values(formats):
+    good = fobj("ok", ip="10.1.2.3", ip6="fd00::1", net="10.0.0.0/8", at="2026-12-02T01:02:03Z",
+                day="2026-12-02", id="123e4567-e89b-12d3-a456-426614174000", host="node-1.example.com",
+                data="aGVsbG8=", free="anything", size="5Gi", mode="a", name="fine", both="abc")
+    formats.kubectl("create", "-f", "-", input=json.dumps(good))
+    formats.kubectl("create", "-f", "-", input=json.dumps(fobj("ok2", size=7, mode="c")))
+    formats.kubectl("delete", "formats", "ok", "ok2")
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("ip", "10.1.2", 'spec.ip: Invalid value: "10.1.2": spec.ip in body must be of type ipv4: "10.1.2"'),
+    ("ip", "fd00::1", 'spec.ip in body must be of type ipv4: "fd00::1"'),
+    ("ip6", "10.0.0.1", 'spec.ip6 in body must be of type ipv6: "10.0.0.1"'),
+    ("net", "10.0.0.0/33", 'spec.net in body must be of type cidr: "10.0.0.0/33"'),
+    ("at", "yesterday", 'spec.at in body must be of type date-time: "yesterday"'),
+    ("day", "2026-13-01", 'spec.day in body must be of type date: "2026-13-01"'),
+    ("id", "not-a-uuid", 'spec.id in body must be of type uuid: "not-a-uuid"'),
+    ("host", "-bad-", 'spec.host in body must be of type hostname: "-bad-"'),
+    ("data", "not base64!", 'spec.data in body must be of type byte: "not base64!"'),
+    ("size", "5GB", '"spec.size" must validate at least one schema (anyOf)'),
+    ("size", "5GB", "spec.size in body should match '^[0-9]+(Ki|Mi|Gi)$'"),
+    ("mode", "b", '"spec.mode" must validate one and only one schema (oneOf). Found 2 valid alternatives'),
+    ("mode", "z", '"spec.mode" must validate one and only one schema (oneOf). Found none valid'),
+    ("name", "forbidden", '"spec.name" must not validate the schema (not)'),
+    ("both", "abcd", '"spec.both" must validate all the schemas (allOf)'),
+])
+def test_formats_and_compositions_refuse_bad_values(formats, field, value, message):
+    r = formats.kubectl("create", "-f", "-", check=False, input=json.dumps(fobj("bad", **{field: value})))
+    assert r.returncode != 0
+    assert 'The Format "bad" is invalid' in r.stderr and message in r.stderr, r.stderr

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "api/api-int.h"
 #include "api/crschema.h"
 #include "util/util.h"
 
@@ -167,6 +168,69 @@ static void test_default(void **state)
 	json_decref(obj);
 }
 
+static void test_formats(void **state)
+{
+	static const struct {
+		const char *format, *value;
+		int ok;
+	} cases[] = {
+		{"ipv4", "192.168.0.1", 1},
+		{"ipv4", "192.168.0", 0},
+		{"ipv4", "192.168.00.1", 0},
+		{"ipv4", "::1", 0},
+		{"ipv6", "::1", 1},
+		{"ipv6", "1.2.3.4", 0},
+		{"cidr", "10.0.0.0/8", 1},
+		{"cidr", "fd00::/64", 1},
+		{"cidr", "10.0.0.0/33", 0},
+		{"cidr", "10.0.0.0", 0},
+		{"mac", "00:1a:2b:3c:4d:5e", 1},
+		{"mac", "00-1A-2B-3C-4D-5E", 1},
+		{"mac", "001a.2b3c.4d5e", 1},
+		{"mac", "00:1a:2b", 0},
+		{"hostname", "a.b-c.d", 1},
+		{"hostname", "-a", 0},
+		{"uuid", "123E4567-e89b-12d3-a456-426614174000", 1},
+		{"uuid", "123e4567e89b12d3a456426614174000", 1},
+		{"uuid4", "123e4567-e89b-12d3-a456-426614174000", 0},
+		{"uuid4", "123e4567-e89b-42d3-a456-426614174000", 1},
+		{"date", "2026-02-28", 1},
+		{"date", "2026-2-28", 0},
+		{"date-time", "2026-02-28T10:00:00Z", 1},
+		{"date-time", "2026-02-28T10:00:00.123+01:00", 1},
+		{"datetime", "2026-02-28 10:00:00", 1},
+		{"date-time", "2026-02-28", 0},
+		{"duration", "1h30m", 1},
+		{"duration", "3 days", 1},
+		{"duration", "soon", 0},
+		{"byte", "aGk=", 1},
+		{"byte", "aGk", 0},
+		{"bsonobjectid", "507f1f77bcf86cd799439011", 1},
+		{"bsonobjectid", "507f1f77", 0},
+		{"email", "a@b.c", 1},
+		{"email", "nobody", 0},
+		{"hexcolor", "#fff", 1},
+		{"hexcolor", "#ffff", 0},
+		{"rgbcolor", "rgb(1, 2, 255)", 1},
+		{"rgbcolor", "rgb(1,2,256)", 0},
+		{"ssn", "123-45-6789", 1},
+		{"creditcard", "4111 1111 1111 1111", 1},
+		{"creditcard", "4111 1111 1111 1112", 0},
+		{"isbn10", "0-306-40615-2", 1},
+		{"isbn13", "978-0-306-40615-7", 1},
+		{"isbn", "978-0-306-40615-8", 0},
+		{"password", "anything", 1},
+		{"no-such-format", "anything", 1},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (sk__openapi_format_ok(cases[i].format, cases[i].value) != cases[i].ok)
+			fail_msg("format %s, value \"%s\": want %s", cases[i].format, cases[i].value,
+				 cases[i].ok ? "valid" : "invalid");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
