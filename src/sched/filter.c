@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/affinity.h"
 #include "kube/selector.h"
 #include "util/util.h"
 
@@ -26,63 +27,9 @@ static int in_values(json_t *values, const char *v)
 
 /* ---- node selector terms ---- */
 
-static int parse_int64(const char *s, int64_t *out)
-{
-	char *end;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return errno || *end ? -1 : 0;
-}
-
-static int node_req_matches(json_t *e, const char *v)
-{
-	const char *op = jstr(e, "operator");
-	json_t *values = json_object_get(e, "values");
-	int64_t have, want;
-
-	if (!op)
-		return 0;
-	if (strcmp(op, "In") == 0)
-		return in_values(values, v);
-	if (strcmp(op, "NotIn") == 0)
-		return !in_values(values, v);
-	if (strcmp(op, "Exists") == 0)
-		return v != NULL;
-	if (strcmp(op, "DoesNotExist") == 0)
-		return v == NULL;
-	if (strcmp(op, "Gt") == 0 || strcmp(op, "Lt") == 0) {
-		if (!v || json_array_size(values) != 1 || parse_int64(v, &have) < 0 ||
-		    parse_int64(json_string_value(json_array_get(values, 0)), &want) < 0)
-			return 0;
-		return op[0] == 'G' ? have > want : have < want;
-	}
-	return 0;
-}
-
 int sk_node_term_matches(json_t *term, const sk_snode *n)
 {
-	json_t *exprs = json_object_get(term, "matchExpressions"), *fields = json_object_get(term, "matchFields"), *e;
-	size_t i;
-
-	if (!json_array_size(exprs) && !json_array_size(fields))
-		return 0;
-	json_array_foreach(exprs, i, e) {
-		const char *key = jstr(e, "key");
-
-		if (!key || !node_req_matches(e, json_string_value(json_object_get(n->labels, key))))
-			return 0;
-	}
-	json_array_foreach(fields, i, e) {
-		const char *key = jstr(e, "key");
-
-		/* metadata.name is the one supported field selector for nodes. */
-		if (!key || strcmp(key, "metadata.name") != 0 || !node_req_matches(e, n->name))
-			return 0;
-	}
-	return 1;
+	return sk_kube_node_term_matches(term, n->labels, n->name);
 }
 
 static int selector_map_matches(json_t *sel, const sk_snode *n)

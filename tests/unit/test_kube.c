@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kube/affinity.h"
 #include "kube/condition.h"
 #include "kube/cron.h"
 #include "kube/object.h"
@@ -427,6 +428,48 @@ static void test_object_paths_and_owner(void **state)
 	}
 }
 
+static void test_pod_matches_node(void **state)
+{
+	json_t *node = J("{\"metadata\": {\"name\": \"n1\", \"labels\": {\"pool\": \"gpu\", \"gen\": \"9\"}}}");
+	static const struct {
+		const char *pod;
+		bool want;
+	} cases[] = {
+		{"{\"spec\": {}}", true},
+		{"{\"spec\": {\"nodeSelector\": {\"pool\": \"gpu\"}}}", true},
+		{"{\"spec\": {\"nodeSelector\": {\"pool\": \"cpu\"}}}", false},
+		{"{\"spec\": {\"nodeSelector\": {\"zone\": \"a\"}}}", false},
+#define REQ "{\"spec\": {\"affinity\": {\"nodeAffinity\": {\"requiredDuringSchedulingIgnoredDuringExecution\": "
+		{REQ "{\"nodeSelectorTerms\": [{\"matchExpressions\": [{\"key\": \"gen\", \"operator\": \"Gt\", "
+		     "\"values\": [\"8\"]}]}]}}}}}",
+		 true},
+		{REQ "{\"nodeSelectorTerms\": [{\"matchExpressions\": [{\"key\": \"gen\", \"operator\": \"Lt\", "
+		     "\"values\": [\"8\"]}]}]}}}}}",
+		 false},
+		{REQ "{\"nodeSelectorTerms\": [{\"matchFields\": [{\"key\": \"metadata.name\", \"operator\": \"In\", "
+		     "\"values\": [\"n2\"]}]}, {\"matchFields\": [{\"key\": \"metadata.name\", \"operator\": "
+		     "\"In\", \"values\": [\"n1\"]}]}]}}}}}",
+		 true},
+		{REQ "{\"nodeSelectorTerms\": [{\"matchExpressions\": [{\"key\": \"pool\", \"operator\": \"Exists\"}, "
+		     "{\"key\": \"zone\", \"operator\": \"DoesNotExist\"}, {\"key\": \"pool\", \"operator\": "
+		     "\"NotIn\", \"values\": [\"cpu\"]}]}]}}}}}",
+		 true},
+		{REQ "{\"nodeSelectorTerms\": [{}]}}}}}", false},
+		{REQ "{\"nodeSelectorTerms\": []}}}}}", false},
+#undef REQ
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *pod = J(cases[i].pod);
+
+		if (sk_kube_pod_matches_node(pod, node) != cases[i].want)
+			fail_msg("case %zu: %s: want %d", i, cases[i].pod, cases[i].want);
+		json_decref(pod);
+	}
+	json_decref(node);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_condition_kept_in_place),
 		cmocka_unit_test(test_condition_probe_and_update_times),
 		cmocka_unit_test(test_object_paths_and_owner),
+		cmocka_unit_test(test_pod_matches_node),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
