@@ -279,7 +279,8 @@ def test_scale_up_and_down_many_pods(cl):
         return check
     # at most 100 endpoints a slice
     sl = wait(have(110), timeout=60, what="110 endpoints")
-    assert sorted(len(s["endpoints"]) for s in sl) == [10, 100]
+    # (how they split depends on the order the pods came in, as upstream)
+    assert len(sl) == 2 and all(len(s["endpoints"]) <= 100 for s in sl)
     ep = wait(lambda: (lambda e: e if len(e.get("subsets", [{}])[0].get("addresses", [])) == 110 else None)(
         cl.kjson("-n", ns, "get", "endpoints", "big")), what="110 addresses")
     assert "endpoints.kubernetes.io/over-capacity" not in ep["metadata"].get("annotations", {})
