@@ -10,34 +10,6 @@
 #include "ctrl/endpointutil.h"
 #include "util/util.h"
 
-/* The latest change among the Service and its pods (creation, readiness,
- * deletion), as the trigger time upstream's tracker reports; malloc'd or NULL. */
-static char *trigger_time(json_t *svc, json_t *pods)
-{
-	int64_t t = sk__jtime(svc, "metadata.creationTimestamp", 0);
-	json_t *p, *c;
-	size_t i;
-
-	json_array_foreach(pods, i, p) {
-		int64_t v = sk__jtime(p, "metadata.creationTimestamp", 0);
-
-		c = sk_kube_condition_get(json_object_get(p, "status"), "Ready");
-		if (c && sk__jtime(c, "lastTransitionTime", 0) > v)
-			v = sk__jtime(c, "lastTransitionTime", 0);
-		if (sk__jtime(p, "metadata.deletionTimestamp", 0) > v)
-			v = sk__jtime(p, "metadata.deletionTimestamp", 0);
-		if (v > t)
-			t = v;
-	}
-	if (t <= 0)
-		return NULL;
-	{
-		cleanup_json json_t *j = sk__time_json(t);
-
-		return xstrdup(json_string_value(j));
-	}
-}
-
 static int delete_endpoints(sk_controller *k, const char *ns, const char *name)
 {
 	cleanup_free char *path = sk__path("/api/v1", "endpoints", ns, name, NULL);
@@ -77,7 +49,7 @@ static int sync_endpoints(sk_controller *k, const char *key)
 			json_array_append(pods, p);
 	sk_kube_label_selector_free(sel);
 	cur = sk_informer_get(k->ctl->endpoints, ns, name);
-	trigger = trigger_time(svc, pods);
+	trigger = sk_ep_trigger_time(svc, pods);
 	want = sk_ep_desired(svc, pods, cur, trigger);
 	if (!want)
 		return 0;

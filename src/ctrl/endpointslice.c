@@ -215,6 +215,7 @@ static int sync_service(sk_controller *k, const char *key)
 {
 	char ns[256], name[256];
 	cleanup_json json_t *svc = NULL, *all = NULL, *pods = json_array(), *nodes = NULL, *existing = NULL;
+	cleanup_free char *trigger = NULL;
 	sk_kube_label_selector *sel;
 	sk_eps_plan plan;
 	sk_error_t err = {0};
@@ -237,6 +238,8 @@ static int sync_service(sk_controller *k, const char *key)
 	nodes = nodes_by_name(k->ctl);
 	existing = sk__eps_slices_of(k->ctl, ns, name, SK_EPS_CONTROLLER);
 	sk_eps_reconcile(svc, pods, nodes, existing, SK_EPS_MAX_ENDPOINTS, &plan, &missing);
+	trigger = sk_ep_trigger_time(svc, pods);
+	sk_eps_plan_trigger_time(&plan, trigger);
 	rc = sk__eps_apply_plan(k->ctl, ns, svc, &plan, &err);
 	sk_eps_plan_release(&plan);
 	if (rc < 0) {

@@ -602,7 +602,57 @@ void sk_eps_reconcile(json_t *svc, json_t *pods, json_t *nodes, json_t *existing
 	}
 }
 
+static void set_trigger(json_t *slice, const char *trigger)
+{
+	json_t *meta = sk_kube_jobj(slice, "metadata"), *ann = sk_kube_jobj(slice, "metadata.annotations");
+
+	if (trigger)
+		json_object_set_new(ann, SK_EP_TRIGGER_TIME, json_string(trigger));
+	else
+		json_object_del(ann, SK_EP_TRIGGER_TIME);
+	if (!json_object_size(ann))
+		json_object_del(meta, "annotations");
+}
+
+void sk_eps_plan_trigger_time(sk_eps_plan *p, const char *trigger)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(p->create, i, s)
+		set_trigger(s, trigger);
+	json_array_foreach(p->update, i, s)
+		set_trigger(s, trigger);
+}
+
 /* ---- Endpoints (core/v1) ---- */
+
+char *sk_ep_trigger_time(json_t *svc, json_t *pods)
+{
+	int64_t t = sk__jtime(svc, "metadata.creationTimestamp", 0);
+	json_t *p, *c;
+	size_t i;
+
+	json_array_foreach(pods, i, p) {
+		int64_t v = sk__jtime(p, "metadata.creationTimestamp", 0);
+
+		c = sk_kube_condition_get(json_object_get(p, "status"), "Ready");
+		if (c && sk__jtime(c, "lastTransitionTime", 0) > v)
+			v = sk__jtime(c, "lastTransitionTime", 0);
+		if (sk__jtime(p, "metadata.deletionTimestamp", 0) > v)
+			v = sk__jtime(p, "metadata.deletionTimestamp", 0);
+		if (v > t)
+			t = v;
+	}
+	if (t <= 0)
+		return NULL;
+	{
+		cleanup_json json_t *j = sk__time_json(t);
+
+		return xstrdup(json_string_value(j));
+	}
+}
+
 
 static int addr_cmp(const void *a, const void *b)
 {

@@ -67,6 +67,9 @@ void sk_eps_plan_release(sk_eps_plan *p);
  * endpoints exist. max: endpoints per slice. Fills out (initialised). */
 void sk_eps_reconcile(json_t *svc, json_t *pods, json_t *nodes, json_t *existing, int max, sk_eps_plan *out,
 		      int *missing_nodes);
+/* Sets (trigger non-NULL) or removes the last-change-trigger-time
+ * annotation on the plan's creates and updates, as upstream's finalize. */
+void sk_eps_plan_trigger_time(sk_eps_plan *p, const char *trigger);
 
 /* The mirroring reconciler: the slices mirroring ep (a user's Endpoints of
  * a selector-less Service); existing are the stored slices labelled for it
@@ -74,6 +77,12 @@ void sk_eps_reconcile(json_t *svc, json_t *pods, json_t *nodes, json_t *existing
  * not mirrored (invalid IPs or over the per-subset maximum), *invalid the
  * invalid IPs among them. */
 void sk_eps_mirror_reconcile(json_t *ep, json_t *existing, int max, sk_eps_plan *out, int *skipped, int *invalid);
+
+/* The last-change-trigger-time of svc's endpoints: the latest of the
+ * Service's creation and its pods' creation, Ready transition and deletion
+ * (upstream's tracker reports the change that triggered a sync); an RFC 3339
+ * time, malloc'd, or NULL. */
+char *sk_ep_trigger_time(json_t *svc, json_t *pods);
 
 /* Upstream's RepackSubsets: the canonical form of Endpoints subsets (one
  * subset per distinct set of addresses, ports merged, sorted). */

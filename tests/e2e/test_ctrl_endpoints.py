@@ -147,12 +147,19 @@ def test_slices_follow_pods(cl):
     # readiness changes follow
     set_pod(cl, ns, "web-1", "10.42.0.11", True)
     wait_endpoints(cl, ns, "web", {"10.42.0.10": READY, "10.42.0.11": READY})
-    gen = slices(cl, ns, "web")[0]["metadata"]["generation"]
-    # a change that does not touch the endpoints does not rewrite the slice
+    s = slices(cl, ns, "web")[0]
+    assert "endpoints.kubernetes.io/last-change-trigger-time" in s["metadata"]["annotations"]
+    gen, rv = s["metadata"]["generation"], s["metadata"]["resourceVersion"]
+    ep_rv = wait(lambda: (lambda e: e["metadata"]["resourceVersion"] if len(
+        e.get("subsets", [{}])[0].get("addresses", [])) == 2 else None)(cl.kjson("-n", ns, "get", "endpoints", "web")),
+        what="two ready addresses")
+    # a change that does not touch the endpoints rewrites neither the slice nor the Endpoints
     cl.kubectl("-n", ns, "annotate", "pod", "web-0", "x=y")
     cl.kubectl("-n", ns, "label", "pod", "other", "tier=x")
     time.sleep(1)
-    assert slices(cl, ns, "web")[0]["metadata"]["generation"] == gen
+    s = slices(cl, ns, "web")[0]
+    assert (s["metadata"]["generation"], s["metadata"]["resourceVersion"]) == (gen, rv)
+    assert cl.kjson("-n", ns, "get", "endpoints", "web")["metadata"]["resourceVersion"] == ep_rv
     # Succeeded and Failed pods leave
     set_pod(cl, ns, "web-1", "10.42.0.11", False, phase="Succeeded")
     wait_endpoints(cl, ns, "web", {"10.42.0.10": READY})
