@@ -146,7 +146,8 @@ static void enqueue_selecting(sk_controller *k, json_t *pod)
 
 void sk__eps_enqueue_pod_services(sk_controller *k, json_t *old, json_t *pod)
 {
-	if (old && old != pod && !json_equal(sk_kube_jget(old, "metadata.labels"), sk_kube_jget(pod, "metadata.labels")))
+	if (old && old != pod &&
+	    !json_equal(sk_kube_jget(old, "metadata.labels"), sk_kube_jget(pod, "metadata.labels")))
 		enqueue_selecting(k, old);
 	enqueue_selecting(k, pod);
 }
@@ -192,8 +193,8 @@ static void on_slice(void *ud, int ev, json_t *old, json_t *slice)
 
 	(void)ev;
 	(void)old;
-	if (!svc || strcmp(json_string_value(json_object_get(labels, SK_EPS_LABEL_MANAGED_BY)) ?: "",
-			   SK_EPS_CONTROLLER))
+	if (!svc ||
+	    strcmp(json_string_value(json_object_get(labels, SK_EPS_LABEL_MANAGED_BY)) ?: "", SK_EPS_CONTROLLER))
 		return;
 	key = xasprintf("%s/%s", sk__ns(slice), svc);
 	sk__queue_add(k->q, key);

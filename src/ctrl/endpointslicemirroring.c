@@ -15,7 +15,8 @@
 
 static int should_mirror(json_t *ep)
 {
-	const char *skip = json_string_value(json_object_get(sk_kube_jget(ep, "metadata.labels"), SK_EPS_LABEL_SKIP_MIRROR));
+	const char *skip = json_string_value(
+		json_object_get(sk_kube_jget(ep, "metadata.labels"), SK_EPS_LABEL_SKIP_MIRROR));
 
 	if (skip && !strcmp(skip, "true"))
 		return 0;
@@ -59,14 +60,16 @@ static int sync_mirror(sk_controller *k, const char *key)
 	rc = sk__eps_apply_plan(k->ctl, ns, ep, &plan, &err);
 	if (rc == 0 && (json_array_size(plan.create) || json_array_size(plan.update))) {
 		if (invalid)
-			sk_event_record(k->ctl->c, ep, "Warning", "InvalidIPAddress", "endpointslice-mirroring-controller",
-					NULL, "Skipped %d invalid IP addresses when mirroring to EndpointSlices", invalid);
-		if (skipped > invalid)
-			sk_event_record(k->ctl->c, ep, "Warning", "TooManyAddressesToMirror",
+			sk_event_record(k->ctl->c, ep, "Warning", "InvalidIPAddress",
 					"endpointslice-mirroring-controller", NULL,
-					"A max of %d addresses can be mirrored to EndpointSlices per Endpoints subset. %d "
-					"addresses were skipped",
-					SK_EPS_MIRROR_MAX, skipped - invalid);
+					"Skipped %d invalid IP addresses when mirroring to EndpointSlices", invalid);
+		if (skipped > invalid)
+			sk_event_record(
+				k->ctl->c, ep, "Warning", "TooManyAddressesToMirror",
+				"endpointslice-mirroring-controller", NULL,
+				"A max of %d addresses can be mirrored to EndpointSlices per Endpoints subset. %d "
+				"addresses were skipped",
+				SK_EPS_MIRROR_MAX, skipped - invalid);
 	}
 	sk_eps_plan_release(&plan);
 	if (rc < 0) {
@@ -85,8 +88,8 @@ static void on_slice(void *ud, int ev, json_t *old, json_t *slice)
 
 	(void)ev;
 	(void)old;
-	if (!svc || strcmp(json_string_value(json_object_get(labels, SK_EPS_LABEL_MANAGED_BY)) ?: "",
-			   SK_EPS_MIRROR_CONTROLLER))
+	if (!svc ||
+	    strcmp(json_string_value(json_object_get(labels, SK_EPS_LABEL_MANAGED_BY)) ?: "", SK_EPS_MIRROR_CONTROLLER))
 		return;
 	key = xasprintf("%s/%s", sk__ns(slice), svc);
 	sk__queue_add(k->q, key);

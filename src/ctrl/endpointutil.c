@@ -189,10 +189,7 @@ static json_t *pod_endpoint(json_t *svc, json_t *pod, json_t *node, const char *
 }
 
 /* The key of a set of ports (NewPortMapKey: order does not matter). */
-static int port_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int port_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static char *ports_key(json_t *ports)
 {
@@ -451,8 +448,8 @@ static json_t *slice_to_fill(json_t *unchanged, size_t n, int max)
 }
 
 /* reconcileByPortMapping for one set of ports. */
-static void reconcile_ports(json_t *svc, json_t *existing, json_t *endpoints, json_t *ports,
-			    const char *address_type, int max, sk_eps_plan *out)
+static void reconcile_ports(json_t *svc, json_t *existing, json_t *endpoints, json_t *ports, const char *address_type,
+			    int max, sk_eps_plan *out)
 {
 	cleanup_json json_t *labels = sk_eps_slice_labels(svc, SK_EPS_CONTROLLER);
 	cleanup_json json_t *update = json_object(), *unchanged = json_object();
@@ -595,8 +592,8 @@ void sk_eps_reconcile(json_t *svc, json_t *pods, json_t *nodes, json_t *existing
 			json_array_append(out->del, slice);
 	}
 	json_array_foreach(types, j, t) {
-		cleanup_json json_t *desired =
-			sk_eps_desired(svc, pods, nodes, json_string_value(t), j ? NULL : missing_nodes);
+		cleanup_json json_t *desired = sk_eps_desired(svc, pods, nodes, json_string_value(t),
+							      j ? NULL : missing_nodes);
 
 		reconcile_type(svc, desired, existing, json_string_value(t), max, out);
 	}
@@ -653,7 +650,6 @@ char *sk_ep_trigger_time(json_t *svc, json_t *pods)
 	}
 }
 
-
 static int addr_cmp(const void *a, const void *b)
 {
 	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
@@ -688,7 +684,8 @@ static json_t *sorted(json_t *list, int (*cmp)(const void *, const void *))
 /* The address set of one port: "ip|uid" -> ready, and the addresses. */
 static void map_address(json_t *addrs, json_t *port_sets, const char *port_key, json_t *port, json_t *addr, int ready)
 {
-	cleanup_free char *akey = xasprintf("%s|%s", jstr_or(addr, "ip", ""), sk_kube_jstr(addr, "targetRef.uid") ?: "");
+	cleanup_free char *akey = xasprintf("%s|%s", jstr_or(addr, "ip", ""),
+					    sk_kube_jstr(addr, "targetRef.uid") ?: "");
 	json_t *ps = json_object_get(port_sets, port_key), *was;
 
 	if (!json_object_get(addrs, akey))
@@ -804,7 +801,8 @@ static json_t *raw_subsets(json_t *svc, json_t *pods)
 
 			if (port < 0)
 				continue;
-			epp = json_pack("{s:I, s:s}", "port", (json_int_t)port, "protocol", jstr_or(sp, "protocol", "TCP"));
+			epp = json_pack("{s:I, s:s}", "port", (json_int_t)port, "protocol",
+					jstr_or(sp, "protocol", "TCP"));
 			if (*jstr_or(sp, "name", ""))
 				json_object_set(epp, "name", json_object_get(sp, "name"));
 			if (jstr(sp, "appProtocol"))
@@ -885,7 +883,8 @@ json_t *sk_ep_desired(json_t *svc, json_t *pods, json_t *current, const char *tr
 		json_t *cur_subsets = json_object_get(current, "subsets");
 		const char *cap = jstr(sk_kube_jget(current, "metadata.annotations"), SK_EP_OVER_CAPACITY);
 		int cap_ok = truncated ? cap && !strcmp(cap, "truncated") : !cap;
-		if ((json_equal(cur_subsets, subsets) || (!json_array_size(cur_subsets) && !json_array_size(subsets))) &&
+		if ((json_equal(cur_subsets, subsets) ||
+		     (!json_array_size(cur_subsets) && !json_array_size(subsets))) &&
 		    (json_equal(cur_labels, svc_labels) || (empty_obj(cur_labels) && empty_obj(svc_labels))) && cap_ok)
 			return NULL;
 		ep = json_deep_copy(current);
@@ -920,7 +919,8 @@ json_t *sk_ep_desired(json_t *svc, json_t *pods, json_t *current, const char *tr
 /* addressToEndpoint. */
 static json_t *mirror_endpoint(json_t *addr, int ready)
 {
-	json_t *ep = json_pack("{s:[O], s:{s:b}}", "addresses", json_object_get(addr, "ip"), "conditions", "ready", ready);
+	json_t *ep = json_pack("{s:[O], s:{s:b}}", "addresses", json_object_get(addr, "ip"), "conditions", "ready",
+			       ready);
 
 	if (json_is_object(json_object_get(addr, "targetRef")))
 		json_object_set(ep, "targetRef", json_object_get(addr, "targetRef"));
@@ -938,7 +938,8 @@ static json_t *mirror_ports(json_t *ports)
 	size_t i;
 
 	json_array_foreach(ports, i, p) {
-		json_t *ep = json_pack("{s:s, s:s}", "name", jstr_or(p, "name", ""), "protocol", jstr_or(p, "protocol", "TCP"));
+		json_t *ep = json_pack("{s:s, s:s}", "name", jstr_or(p, "name", ""), "protocol",
+				       jstr_or(p, "protocol", "TCP"));
 
 		if (json_is_integer(json_object_get(p, "port")))
 			json_object_set(ep, "port", json_object_get(p, "port"));
@@ -963,7 +964,7 @@ static json_t *mirror_annotations(json_t *ep)
 static json_t *mirror_labels(json_t *ep)
 {
 	json_t *l = json_is_object(sk_kube_jget(ep, "metadata.labels")) ? json_copy(sk_kube_jget(ep, "metadata.labels"))
-									 : json_object();
+									: json_object();
 
 	json_object_set_new(l, SK_EPS_LABEL_SERVICE, json_string(sk__name(ep)));
 	json_object_set_new(l, SK_EPS_LABEL_MANAGED_BY, json_string(SK_EPS_MIRROR_CONTROLLER));
@@ -1000,7 +1001,8 @@ static json_t *mirror_desired(json_t *ep, int max, int *skipped, int *invalid)
 				key = xasprintf("%s|%s", type, pk);
 				g = json_object_get(out, key);
 				if (!g) {
-					g = json_pack("{s:s, s:O, s:[]}", "addressType", type, "ports", ports, "endpoints");
+					g = json_pack("{s:s, s:O, s:[]}", "addressType", type, "ports", ports,
+						      "endpoints");
 					json_object_set_new(out, key, g);
 				}
 				json_array_append_new(json_object_get(g, "endpoints"), mirror_endpoint(a, ready));
@@ -1040,11 +1042,11 @@ static int same_endpoints(json_t *slice, json_t *want)
 
 static json_t *new_mirror_slice(json_t *ep, json_t *group, const char *name, int max)
 {
-	json_t *s = json_pack("{s:s, s:s, s:{s:s, s:o, s:o, s:[o]}, s:O, s:O, s:[]}", "apiVersion",
-			      "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "namespace", sk__ns(ep),
-			      "labels", mirror_labels(ep), "annotations", mirror_annotations(ep), "ownerReferences",
-			      sk__owner_ref(ep, "v1", "Endpoints"), "addressType", json_object_get(group, "addressType"),
-			      "ports", json_object_get(group, "ports"), "endpoints");
+	json_t *s = json_pack(
+		"{s:s, s:s, s:{s:s, s:o, s:o, s:[o]}, s:O, s:O, s:[]}", "apiVersion", "discovery.k8s.io/v1", "kind",
+		"EndpointSlice", "metadata", "namespace", sk__ns(ep), "labels", mirror_labels(ep), "annotations",
+		mirror_annotations(ep), "ownerReferences", sk__owner_ref(ep, "v1", "Endpoints"), "addressType",
+		json_object_get(group, "addressType"), "ports", json_object_get(group, "ports"), "endpoints");
 	json_t *meta = json_object_get(s, "metadata"), *e;
 	size_t i;
 
