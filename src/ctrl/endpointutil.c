@@ -899,7 +899,15 @@ json_t *sk_ep_desired(json_t *svc, json_t *pods, json_t *current, const char *tr
 		json_object_set_new(labels, SK_EPS_LABEL_HEADLESS, json_string(""));
 	else
 		json_object_del(labels, SK_EPS_LABEL_HEADLESS);
-	json_object_set_new(meta, "labels", labels);
+	/* empty lists and maps are omitted, as upstream serializes them */
+	if (!json_array_size(subsets))
+		json_object_del(ep, "subsets");
+	if (json_object_size(labels)) {
+		json_object_set_new(meta, "labels", labels);
+	} else {
+		json_object_del(meta, "labels");
+		json_decref(labels);
+	}
 	ann = sk_kube_jobj(ep, "metadata.annotations");
 	if (trigger)
 		json_object_set_new(ann, SK_EP_TRIGGER_TIME, json_string(trigger));
