@@ -137,7 +137,7 @@ static int should_set_hostname(json_t *pod, json_t *svc)
 {
 	const char *h = sk_kube_jstr(pod, "spec.hostname"), *sub = sk_kube_jstr(pod, "spec.subdomain");
 
-	return h && *h && sub && !strcmp(sub, sk__name(svc)) && !strcmp(sk__ns(pod), sk__ns(svc));
+	return h && *h && sub && !strcmp(sub, sk__name(svc) ?: "") && !strcmp(sk__ns(pod) ?: "", sk__ns(svc) ?: "");
 }
 
 static json_t *target_ref(json_t *pod)
@@ -330,7 +330,7 @@ static int owned_by(json_t *slice, json_t *owner, const char *kind)
 /* newEndpointSlice for the Service. */
 static json_t *new_slice(json_t *svc, json_t *ports, const char *address_type)
 {
-	cleanup_free char *gen = xasprintf("%s-", sk__name(svc));
+	cleanup_free char *gen = xasprintf("%s-", sk__name(svc) ?: "");
 	json_t *s = json_pack("{s:s, s:s, s:{s:s, s:s, s:o, s:[o]}, s:s, s:[]}", "apiVersion", "discovery.k8s.io/v1",
 			      "kind", "EndpointSlice", "metadata", "generateName", gen, "namespace", sk__ns(svc),
 			      "labels", sk_eps_slice_labels(svc, SK_EPS_CONTROLLER), "ownerReferences",
@@ -408,16 +408,24 @@ static json_t *ep_set_pop(ep_set *s)
 
 static size_t nendpoints(json_t *slice) { return json_array_size(json_object_get(slice, "endpoints")); }
 
-static void fill(json_t *slice, ep_set *want, int max)
+/* Moves desired endpoints into slice up to max; returns how many. */
+static size_t fill(json_t *slice, ep_set *want, int max)
 {
-	json_t *eps = json_object_get(slice, "endpoints"), *ep;
+	json_t *eps, *ep;
+	size_t n = 0;
 
+	if (!json_is_object(slice))
+		return 0;
+	eps = json_object_get(slice, "endpoints");
 	if (!json_is_array(eps)) {
 		eps = json_array();
 		json_object_set_new(slice, "endpoints", eps);
 	}
-	while (want->left > 0 && json_array_size(eps) < (size_t)max && (ep = ep_set_pop(want)))
+	while (want->left > 0 && json_array_size(eps) < (size_t)max && (ep = ep_set_pop(want))) {
 		json_array_append(eps, ep);
+		n++;
+	}
+	return n;
 }
 
 static int by_len_desc(const void *a, const void *b)
@@ -509,12 +517,20 @@ static void reconcile_ports(json_t *svc, json_t *existing, json_t *endpoints, js
 		if (s) {
 			s = json_deep_copy(s);
 			json_object_del(unchanged, sk__name(s));
-			fill(s, &want, max);
-			json_object_set_new(update, sk__name(s), s);
+			if (!fill(s, &want, max)) {
+				json_decref(s);
+				break;
+			}
+			/* a stored slice always has a name; a set that fails took s */
+			if (json_object_set_new(update, sk__name(s), s) < 0)
+				break;
 			continue;
 		}
 		s = new_slice(svc, ports, address_type);
-		fill(s, &want, max);
+		if (!fill(s, &want, max)) {
+			json_decref(s);
+			break;
+		}
 		json_array_append_new(out->create, s);
 	}
 	json_object_foreach(update, k, slice)
@@ -1061,7 +1077,7 @@ static json_t *new_mirror_slice(json_t *ep, json_t *group, const char *name, int
 	if (name) {
 		json_object_set_new(meta, "name", json_string(name));
 	} else {
-		cleanup_free char *gen = xasprintf("%s-", sk__name(ep));
+		cleanup_free char *gen = xasprintf("%s-", sk__name(ep) ?: "");
 
 		json_object_set_new(meta, "generateName", json_string(gen));
 	}
