@@ -172,13 +172,11 @@ static json_t *pod_endpoint(json_t *svc, json_t *pod, json_t *node, const char *
 {
 	int serving = sk__pod_ready(pod), terminating = sk__is_deleting(pod);
 	int ready = json_is_true(sk_kube_jget(svc, "spec.publishNotReadyAddresses")) || (serving && !terminating);
-	const char *zone;
 	json_t *ep = json_pack("{s:[s], s:{s:b, s:b, s:b}, s:o}", "addresses", ip, "conditions", "ready", ready,
 			       "serving", serving, "terminating", terminating, "targetRef", target_ref(pod));
 	const char *node_name = sk_kube_jstr(pod, "spec.nodeName");
-	json_t *labels = sk_kube_jget(node, "metadata.labels");
+	const char *zone = jstr(sk_kube_jget(node, "metadata.labels"), "topology.kubernetes.io/zone");
 
-	zone = jstr(labels, "topology.kubernetes.io/zone");
 	if (node_name && *node_name)
 		json_object_set_new(ep, "nodeName", json_string(node_name));
 	if (zone && *zone)
