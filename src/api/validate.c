@@ -2178,7 +2178,7 @@ static void validate_endpoint_ip(E, const char *ip, const char *p)
 		sk__vinvalid_str(e, p, ip, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
 }
 
-/* core validation's validateEndpointAddress. */
+/* core validation's validateEndpointAddress, special addresses allowed. */
 static void validate_endpoint_address(E, json_t *a, const char *p)
 {
 	const char *ip = str_or_empty(a, "ip");
@@ -2192,7 +2192,11 @@ static void validate_endpoint_address(E, json_t *a, const char *p)
 		invalid_each(e, hp, str(a, "hostname"), check_label_fmt);
 	if (str(a, "nodeName"))
 		invalid_each(e, np, str(a, "nodeName"), check_subdomain_fmt);
-	validate_endpoint_ip(e, ip, ipp);
+	/* upstream also refuses special addresses here (ValidateEndpointIP),
+	 * which would refuse default/kubernetes of a server on 127.0.0.1: its
+	 * Endpoints keep a loopback address (its EndpointSlice has none) */
+	if (!ip_parses(ip))
+		sk__vinvalid_str(e, ipp, ip, "must be a valid IP address");
 }
 
 /* validateEndpointPort: a name is required when a subset has several ports. */
