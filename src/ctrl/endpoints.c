@@ -2,7 +2,8 @@
  * core/v1 Endpoints object of every Service with a selector, mirrored for
  * old clients: ready and not-ready addresses per port set, the Service's
  * labels, the last-change-trigger-time and over-capacity annotations. The
- * Endpoints of a deleted Service are deleted. */
+ * Endpoints of a deleted Service are deleted, also those of Services deleted
+ * while the server was down (checked once at start). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,30 @@ static int delete_endpoints(sk_controller *k, const char *ns, const char *name)
 	return 0;
 }
 
+/* checkLeftoverEndpoints: once the caches are filled, the Endpoints whose
+ * Service is gone (deleted while no controller ran) are queued for
+ * deletion; those of a leader election are not Service endpoints. */
+static int check_leftovers(sk_controller *k)
+{
+	cleanup_json json_t *all = sk_informer_list(k->ctl->endpoints, NULL);
+	json_t *ep;
+	size_t i;
+
+	json_array_foreach(all, i, ep) {
+		cleanup_json json_t *svc = NULL;
+		cleanup_free char *key = NULL;
+
+		if (json_object_get(sk_kube_jget(ep, "metadata.annotations"), SK_EP_LEADER_ANNOTATION))
+			continue;
+		svc = sk_informer_get(k->ctl->services, sk__ns(ep), sk__name(ep));
+		if (svc)
+			continue;
+		key = sk__key(ep);
+		sk__queue_add(k->q, key);
+	}
+	return 0;
+}
+
 static int sync_endpoints(sk_controller *k, const char *key)
 {
 	char ns[256], name[256];
@@ -36,6 +61,8 @@ static int sync_endpoints(sk_controller *k, const char *key)
 	json_t *p;
 	size_t i;
 
+	if (!*key)
+		return check_leftovers(k);
 	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
 	svc = sk_informer_get(k->ctl->services, ns, name);
 	if (!svc)
@@ -100,5 +127,8 @@ int sk__endpoints_init(struct sk_ctrl *ctl, sk_error_t *err)
 	sk_informer_on(ctl->services, sk__enqueue_self, k);
 	sk_informer_on(ctl->pods, on_pod, k);
 	sk_informer_on(ctl->endpoints, on_endpoints, k);
+	/* the empty key: the leftover check, run once the workers start (after
+	 * the informers' first lists) */
+	sk__queue_add(k->q, "");
 	return 0;
 }

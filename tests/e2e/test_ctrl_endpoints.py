@@ -365,3 +365,28 @@ def test_mirroring(cl):
     # Endpoints deleted: the mirrored slices go
     cl.kubectl("-n", ns, "delete", "endpoints", "ext")
     wait(lambda: not slices(cl, ns, "ext", mgr), what="mirrored slices gone")
+
+
+def test_leftover_endpoints_deleted_at_start(tmpdir_skiff):
+    from conftest import Cluster
+    c = Cluster(tmpdir_skiff, ["--no-agent"]).start()
+    try:
+        orphan = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "orphan"},
+                  "subsets": [{"addresses": [{"ip": "192.0.2.30"}], "ports": [{"port": 80}]}]}
+        create(c, orphan)
+        leader = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {
+            "name": "lock", "annotations": {"control-plane.alpha.kubernetes.io/leader": "{}"}}}
+        create(c, leader)
+        service(c, "default", "kept", None, [{"port": 80}])
+        create(c, dict(orphan, metadata={"name": "kept"}))
+        # while the server runs, an Endpoints without a Service is left alone (as upstream)
+        time.sleep(1)
+        assert c.kubectl("get", "endpoints", "orphan", check=False).returncode == 0
+        c.stop()
+        c.start()
+        wait(lambda: c.kubectl("get", "endpoints", "orphan", check=False).returncode != 0,
+             what="the leftover Endpoints deleted")
+        assert c.kubectl("get", "endpoints", "lock", check=False).returncode == 0
+        assert c.kubectl("get", "endpoints", "kept", check=False).returncode == 0
+    finally:
+        c.cleanup()
