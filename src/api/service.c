@@ -28,6 +28,8 @@
 #define IPS_PREFIX "/registry/ranges/serviceips/"
 #define PORTS_PREFIX "/registry/ranges/servicenodeports/"
 #define SERVICES_PREFIX "/registry/services/"
+#define LEASES_PREFIX "/registry/masterleases/"
+#define LEASE_TTL_SECS 15
 /* a reservation without its Service on this many repair passes in a row is freed */
 #define LEAK_PASSES 2
 #define RECONCILE_SECS 10
@@ -946,9 +948,9 @@ static void ensure(sk_client *c, const char *collection, json_t *obj, int (*diff
 	if (have) {
 		json_object_set(json_object_get(obj, "metadata"), "resourceVersion",
 				json_object_get(json_object_get(have, "metadata"), "resourceVersion"));
-		out = sk_client_update(c, path, obj, &err);
+		out = sk_client_do(c, "PUT", path, "fieldManager=kube-apiserver", obj, NULL, &err);
 	} else {
-		out = sk_client_create(c, collection, obj, &err);
+		out = sk_client_do(c, "POST", collection, "fieldManager=kube-apiserver", obj, NULL, &err);
 	}
 	if (!out)
 		sk_warn("service", "writing %s/%s: %s", collection, name, err.msg);
@@ -1011,28 +1013,100 @@ static void ensure_service(sk_client *c, const char *ns, json_t *svc)
 	ensure(c, coll, svc, svc_differs, 1);
 }
 
-static void ensure_kubernetes_endpoints(sk_api *api, sk_client *c)
+/* upstream's lease endpoint reconciler: each server renews a lease under
+ * /registry/masterleases/<its address> every RECONCILE_SECS; default/kubernetes
+ * lists the addresses whose lease is younger than LEASE_TTL_SECS */
+static void renew_lease(sk_api *api)
 {
 	sk__svc *s = api->svc;
-	cleanup_json json_t *ep = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:[{s:[{s:s}], s:[{s:s, s:i, s:s}]}]}",
-					    "apiVersion", "v1", "kind", "Endpoints", "metadata", "name", "kubernetes",
-					    "namespace", "default", "labels", "endpointslice.kubernetes.io/skip-mirror",
-					    "true", "subsets", "addresses", "ip", s->advertise, "ports", "name",
-					    "https", "port", s->advertise_port, "protocol", "TCP");
+	cleanup_free char *key = xasprintf("%s%s", LEASES_PREFIX, s->advertise);
+	cleanup_json json_t *v = json_pack("{s:s, s:i, s:I}", "ip", s->advertise, "port", s->advertise_port,
+					   "renewTime", (json_int_t)(sk_now_ns() / 1000000000));
+	cleanup_free char *text = json_dumps(v, JSON_COMPACT);
+	sk_error_t e = {0};
 
+	if (sk_store_update(api->store, key, text, strlen(text), 0, &e) < 0 && e.code == SK_ENOTFOUND)
+		sk_store_create(api->store, key, text, strlen(text), NULL);
+}
+
+/* The addresses of the live leases, in address order, but except: the
+ * {ip} objects of an Endpoints subset (new reference). */
+static json_t *live_addresses(sk_api *api, const char *except)
+{
+	int64_t now = sk_now_ns() / 1000000000;
+	json_t *out = json_array();
+	sk_store_list l = {0};
+
+	if (sk_store_range(api->store, LEASES_PREFIX, NULL, 0, 0, &l, NULL) < 0)
+		return out;
+	for (size_t i = 0; i < l.n; i++) {
+		cleanup_json json_t *v = json_loadb(l.items[i].value, l.items[i].len, 0, NULL);
+		const char *ip = str_at(v, "ip");
+
+		if (ip && (!except || strcmp(ip, except)) &&
+		    json_integer_value(json_object_get(v, "renewTime")) + LEASE_TTL_SECS >= now)
+			json_array_append_new(out, json_pack("{s:s}", "ip", ip));
+	}
+	sk_store_list_release(&l);
+	return out;
+}
+
+static void ensure_kubernetes_endpoints(sk_api *api, sk_client *c, const char *except)
+{
+	sk__svc *s = api->svc;
+	cleanup_json json_t *addrs = live_addresses(api, except), *ep = NULL, *slice = NULL;
+	json_t *eps = json_array(), *a;
+	size_t i;
+
+	ep = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:[]}", "apiVersion", "v1", "kind", "Endpoints", "metadata",
+		       "name", "kubernetes", "namespace", "default", "labels",
+		       "endpointslice.kubernetes.io/skip-mirror", "true", "subsets");
+	if (json_array_size(addrs))
+		json_array_append_new(json_object_get(ep, "subsets"),
+				      json_pack("{s:O, s:[{s:s, s:i, s:s}]}", "addresses", addrs, "ports", "name",
+						"https", "port", s->advertise_port, "protocol", "TCP"));
 	ensure(c, "/api/v1/namespaces/default/endpoints", ep, endpoints_differ, 0);
 	/* an EndpointSlice may not name a loopback address (upstream's
-	 * validation): a server on 127.0.0.1 has Endpoints only */
-	if (sk__resource_find("discovery.k8s.io", "v1", "endpointslices") && strncmp(s->advertise, "127.", 4)) {
-		cleanup_json json_t *slice = json_pack(
-			"{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:s, s:[{s:[s], s:{s:b}}], s:[{s:s, s:i, s:s}]}",
-			"apiVersion", "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "name", "kubernetes",
-			"namespace", "default", "labels", "kubernetes.io/service-name", "kubernetes", "addressType",
-			"IPv4", "endpoints", "addresses", s->advertise, "conditions", "ready", 1, "ports", "name",
-			"https", "port", s->advertise_port, "protocol", "TCP");
+	 * validation): servers on 127.0.0.1 have Endpoints only */
+	json_array_foreach(addrs, i, a) {
+		const char *ip = str_at(a, "ip");
 
-		ensure(c, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", slice, slice_differs, 0);
+		if (strncmp(ip, "127.", 4))
+			json_array_append_new(eps,
+					      json_pack("{s:[s], s:{s:b}}", "addresses", ip, "conditions", "ready", 1));
 	}
+	if (!sk__resource_find("discovery.k8s.io", "v1", "endpointslices") || !json_array_size(eps)) {
+		json_decref(eps);
+		return;
+	}
+	slice = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:s, s:o, s:[{s:s, s:i, s:s}]}", "apiVersion",
+			  "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "name", "kubernetes", "namespace",
+			  "default", "labels", "kubernetes.io/service-name", "kubernetes", "addressType", "IPv4",
+			  "endpoints", eps, "ports", "name", "https", "port", s->advertise_port, "protocol", "TCP");
+	ensure(c, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", slice, slice_differs, 0);
+}
+
+void sk__svc_reconcile(sk_api *api)
+{
+	sk_client *c = sk_client_new_inproc(api);
+
+	renew_lease(api);
+	ensure_kubernetes_endpoints(api, c, NULL);
+	sk_client_free(c);
+}
+
+/* A server going away takes itself out of default/kubernetes. */
+static void drop_lease(sk_api *api)
+{
+	sk__svc *s = api->svc;
+	cleanup_free char *key = xasprintf("%s%s", LEASES_PREFIX, s->advertise);
+	sk_client *c;
+
+	if (sk_store_delete(api->store, key, 0, NULL, NULL) < 0)
+		return;
+	c = sk_client_new_inproc(api);
+	ensure_kubernetes_endpoints(api, c, s->advertise);
+	sk_client_free(c);
 }
 
 static void ensure_objects(sk_api *api)
@@ -1067,7 +1141,8 @@ static void ensure_objects(sk_api *api)
 			 "targetPort", 53, "name", "metrics", "port", 9153, "protocol", "TCP", "targetPort", 9153,
 			 "type", "ClusterIP");
 	ensure_service(c, "kube-system", kdns);
-	ensure_kubernetes_endpoints(api, c);
+	renew_lease(api);
+	ensure_kubernetes_endpoints(api, c, NULL);
 	sk_client_free(c);
 }
 
@@ -1188,12 +1263,10 @@ static void *reconcile_main(void *arg)
 			break;
 		pthread_mutex_unlock(&s->mu);
 		{
-			sk_client *c = sk_client_new_inproc(api);
 			int fixed, freed;
 
 			/* upstream's endpoint reconciler: this server stays in default/kubernetes */
-			ensure_kubernetes_endpoints(api, c);
-			sk_client_free(c);
+			sk__svc_reconcile(api);
 			if (++tick % REPAIR_TICKS == 0 && sk__svc_repair(api, &fixed, &freed) == 0 && (fixed || freed))
 				sk_info("service", "repaired allocations: %d restored, %d leaked freed", fixed, freed);
 		}
@@ -1236,6 +1309,7 @@ void sk__svc_stop(sk_api *api)
 	pthread_mutex_unlock(&s->mu);
 	if (s->running)
 		pthread_join(s->thread, NULL);
+	drop_lease(api);
 	api->svc = NULL;
 	range_release_mem(&s->ips);
 	range_release_mem(&s->ports);

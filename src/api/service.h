@@ -19,5 +19,8 @@ void sk__svc_stop(sk_api *api);
 /* One repair pass: takes the reservations stored Services lack (*fixed)
  * and frees those no Service has held for two passes in a row (*freed). */
 int sk__svc_repair(sk_api *api, int *fixed, int *freed);
+/* Renews this server's lease and writes default/kubernetes's Endpoints and
+ * EndpointSlice from the live leases (every 10 s on the reconcile thread). */
+void sk__svc_reconcile(sk_api *api);
 
 #endif

@@ -210,6 +210,70 @@ static void test_bad_settings(void **state)
 	assert_int_equal(sk_api_check_network(&good, &err), 0);
 }
 
+static json_t *endpoint_ips(sk_client *c)
+{
+	cleanup_json json_t *ep = sk_client_get(c, "/api/v1/namespaces/default/endpoints/kubernetes", NULL);
+	json_t *out = json_array(), *a;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_array_get(json_object_get(ep, "subsets"), 0), "addresses"), i, a)
+		json_array_append(out, json_object_get(a, "ip"));
+	return out;
+}
+
+/* What another API server over the same store does: its reservations,
+ * unknown to this server's hint, are never given again, and its lease
+ * keeps it in default/kubernetes until the lease gets old. */
+static void test_another_server_over_the_store(void **state)
+{
+	struct fx *f = start("10.96.0.0/28", NULL);
+	static const char *const theirs[] = {"10.96.0.3", "10.96.0.7", "10.96.0.12"};
+	char lease[160];
+	const char *owner = "{\"kind\":\"Service\",\"uid\":\"other\"}";
+	sk_error_t err = {0};
+	cleanup_json json_t *ips = json_object(), *both = NULL, *one = NULL;
+	int made = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		cleanup_free char *key = xasprintf("/registry/ranges/serviceips/%s", theirs[i]);
+
+		assert_true(sk_store_create(f->store, key, owner, strlen(owner), &err) > 0);
+	}
+	for (int i = 0; i < 12; i++) {
+		char name[32];
+		cleanup_json json_t *s = NULL;
+
+		snprintf(name, sizeof(name), "o%d", i);
+		s = create(f, name, "ClusterIP", NULL, &err);
+		if (!s)
+			break;
+		for (size_t j = 0; j < 3; j++)
+			assert_string_not_equal(cluster_ip(s), theirs[j]);
+		assert_null(json_object_get(ips, cluster_ip(s)));
+		json_object_set_new(ips, cluster_ip(s), json_true());
+		made++;
+	}
+	assert_int_equal(made, 9);
+	assert_string_equal(err.msg, "Internal error occurred: failed to allocate a serviceIP: range is full");
+	snprintf(lease, sizeof(lease), "{\"ip\":\"192.0.2.2\",\"port\":6443,\"renewTime\":%lld}",
+		 (long long)(sk_now_ns() / 1000000000));
+	assert_true(sk_store_create(f->store, "/registry/masterleases/192.0.2.2", lease, strlen(lease), &err) > 0);
+	sk__svc_reconcile(f->api);
+	both = endpoint_ips(f->c);
+	assert_int_equal(json_array_size(both), 2);
+	assert_string_equal(json_string_value(json_array_get(both, 0)), "127.0.0.1");
+	assert_string_equal(json_string_value(json_array_get(both, 1)), "192.0.2.2");
+	/* a lease not renewed for 15 s is gone */
+	snprintf(lease, sizeof(lease), "{\"ip\":\"192.0.2.2\",\"port\":6443,\"renewTime\":%lld}",
+		 (long long)(sk_now_ns() / 1000000000 - 60));
+	assert_true(sk_store_update(f->store, "/registry/masterleases/192.0.2.2", lease, strlen(lease), 0, &err) > 0);
+	sk__svc_reconcile(f->api);
+	one = endpoint_ips(f->c);
+	assert_int_equal(json_array_size(one), 1);
+	assert_string_equal(json_string_value(json_array_get(one, 0)), "127.0.0.1");
+	stop(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_full_release_and_conflicts),
 		cmocka_unit_test(test_repair_restores_and_frees),
 		cmocka_unit_test(test_bad_settings),
+		cmocka_unit_test(test_another_server_over_the_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
