@@ -2,9 +2,8 @@
  * (pkg/registry/core/service/storage, ipallocator, portallocator):
  * ClusterIPs and NodePorts are taken from the service CIDR and the NodePort
  * range when a Service is written and given back when it goes, the
- * allocations are repaired from the stored Services, and the server keeps
- * the cluster's own objects (default/kubernetes with its Endpoints and
- * EndpointSlice, kube-system/kube-dns, kube-system/skiff-network).
+ * allocations are repaired from the stored Services (the cluster's own
+ * objects are cluster-objects.c's).
  *
  * An allocation is a store key, /registry/ranges/serviceips/<ip> or
  * /registry/ranges/servicenodeports/<port>, whose value names the Service
@@ -28,43 +27,14 @@
 #define IPS_PREFIX "/registry/ranges/serviceips/"
 #define PORTS_PREFIX "/registry/ranges/servicenodeports/"
 #define SERVICES_PREFIX "/registry/services/"
-#define LEASES_PREFIX "/registry/masterleases/"
-#define LEASE_TTL_SECS 15
 /* a reservation without its Service on this many repair passes in a row is freed */
 #define LEAK_PASSES 2
 #define RECONCILE_SECS 10
 #define REPAIR_TICKS 6
 
-typedef struct range {
-	const char *prefix; /* its keys: prefix + value */
-	int is_ip;
-	uint32_t first; /* the first value given out */
-	uint32_t n;     /* how many */
-	uint32_t lower; /* the lower band [first, first+lower) is taken dynamically last */
-	char text[SK_KUBE_CIDR_LEN];
-	pthread_mutex_t mu;
-	uint8_t *used; /* hint: bit i set when first+i is taken */
-	unsigned seed;
-} range;
-
-struct sk__svc {
-	sk_kube_cidr cidr;
-	uint32_t kubernetes_ip, dns_ip;
-	char cluster_cidr[SK_KUBE_CIDR_LEN], domain[254];
-	char advertise[64];
-	int advertise_port;
-	range ips, ports;
-	json_t *leaks; /* reservation key → repair passes that found it leaked */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int stop;
-	int running;
-	pthread_t thread;
-};
-
 /* ---- ranges ---- */
 
-static void range_name(const range *r, uint32_t v, char *buf, size_t len)
+static void range_name(const sk__svc_range *r, uint32_t v, char *buf, size_t len)
 {
 	char ip[SK_KUBE_IP4_LEN];
 
@@ -74,7 +44,7 @@ static void range_name(const range *r, uint32_t v, char *buf, size_t len)
 		snprintf(buf, len, "%u", v);
 }
 
-static char *range_key(const range *r, uint32_t v)
+static char *range_key(const sk__svc_range *r, uint32_t v)
 {
 	char name[SK_KUBE_IP4_LEN];
 
@@ -82,9 +52,9 @@ static char *range_key(const range *r, uint32_t v)
 	return xasprintf("%s%s", r->prefix, name);
 }
 
-static int range_has(const range *r, uint32_t v) { return v >= r->first && v - r->first < r->n; }
+static int range_has(const sk__svc_range *r, uint32_t v) { return v >= r->first && v - r->first < r->n; }
 
-static void bit_set(range *r, uint32_t v, int on)
+static void bit_set(sk__svc_range *r, uint32_t v, int on)
 {
 	uint32_t i = v - r->first;
 
@@ -96,9 +66,9 @@ static void bit_set(range *r, uint32_t v, int on)
 		r->used[i / 8] &= (uint8_t) ~(1u << (i % 8));
 }
 
-static int bit_get(const range *r, uint32_t i) { return r->used[i / 8] & (1u << (i % 8)); }
+static int bit_get(const sk__svc_range *r, uint32_t i) { return r->used[i / 8] & (1u << (i % 8)); }
 
-static void mark(range *r, uint32_t v, int on)
+static void mark(sk__svc_range *r, uint32_t v, int on)
 {
 	pthread_mutex_lock(&r->mu);
 	bit_set(r, v, on);
@@ -117,7 +87,7 @@ static uint32_t lower_band(uint64_t size, uint32_t step, uint32_t max)
 	return (uint32_t)(off < 16 ? 16 : off > max ? max : off);
 }
 
-static void range_init(range *r, const char *prefix, int is_ip, uint32_t first, uint32_t n, uint32_t lower,
+static void range_init(sk__svc_range *r, const char *prefix, int is_ip, uint32_t first, uint32_t n, uint32_t lower,
 		       const char *text)
 {
 	memset(r, 0, sizeof(*r));
@@ -132,7 +102,7 @@ static void range_init(range *r, const char *prefix, int is_ip, uint32_t first, 
 	pthread_mutex_init(&r->mu, NULL);
 }
 
-static void range_release_mem(range *r)
+static void range_release_mem(sk__svc_range *r)
 {
 	free(r->used);
 	pthread_mutex_destroy(&r->mu);
@@ -140,7 +110,7 @@ static void range_release_mem(range *r)
 
 /* A free value by the hint, marked taken: the upper band from a random
  * start, then the lower band, as upstream's allocator. -1 when none. */
-static int range_pick(range *r, uint32_t *v)
+static int range_pick(sk__svc_range *r, uint32_t *v)
 {
 	uint32_t bands[2][2] = {{r->lower, r->n}, {0, r->lower}};
 	int rc = -1;
@@ -175,7 +145,7 @@ static const char *owner_uid(const char *text, size_t len, json_t **hold)
 
 /* Takes v for owner (the reservation's JSON text). 1 when taken now, 0
  * when uid already held it, -1 + err: SK_EEXISTS when another holds it. */
-static int range_take(sk_api *api, range *r, uint32_t v, const char *owner, const char *uid, sk_error_t *err)
+static int range_take(sk_api *api, sk__svc_range *r, uint32_t v, const char *owner, const char *uid, sk_error_t *err)
 {
 	cleanup_free char *key = range_key(r, v);
 	sk_error_t e = {0};
@@ -203,7 +173,7 @@ static int range_take(sk_api *api, range *r, uint32_t v, const char *owner, cons
 }
 
 /* A free value taken for owner: 0, or -1 + err ("range is full"). */
-static int range_take_next(sk_api *api, range *r, const char *owner, uint32_t *v, sk_error_t *err)
+static int range_take_next(sk_api *api, sk__svc_range *r, const char *owner, uint32_t *v, sk_error_t *err)
 {
 	for (;;) {
 		cleanup_free char *key = NULL;
@@ -224,7 +194,7 @@ static int range_take_next(sk_api *api, range *r, const char *owner, uint32_t *v
 }
 
 /* Gives v back when uid holds it (any holder with uid NULL). */
-static void range_give(sk_api *api, range *r, uint32_t v, const char *uid)
+static void range_give(sk_api *api, sk__svc_range *r, uint32_t v, const char *uid)
 {
 	cleanup_free char *key = range_key(r, v);
 	cleanup_json json_t *o = NULL;
@@ -243,7 +213,7 @@ static void range_give(sk_api *api, range *r, uint32_t v, const char *uid)
 	sk_store_kv_release(&kv);
 }
 
-static int parse_value(const range *r, const char *name, uint32_t *v)
+static int parse_value(const sk__svc_range *r, const char *name, uint32_t *v)
 {
 	char *end;
 	unsigned long n;
@@ -258,7 +228,7 @@ static int parse_value(const range *r, const char *name, uint32_t *v)
 }
 
 /* Rebuilds the hint from the stored reservations. */
-static void range_sync(sk_api *api, range *r)
+static void range_sync(sk_api *api, sk__svc_range *r)
 {
 	sk_store_list l = {0};
 	uint8_t *used = xzalloc(r->n / 8 + 1), *oldbits;
@@ -284,7 +254,7 @@ static void range_sync(sk_api *api, range *r)
 /* ---- what a Service holds ---- */
 
 typedef struct held {
-	range *r;
+	sk__svc_range *r;
 	uint32_t v;
 	const char *field; /* for errors: "spec.clusterIPs", "spec.ports[i].nodePort", "spec.healthCheckNodePort" */
 	int index;
@@ -295,7 +265,7 @@ typedef struct held_set {
 	size_t n, cap;
 } held_set;
 
-static void held_add(held_set *s, range *r, uint32_t v)
+static void held_add(held_set *s, sk__svc_range *r, uint32_t v)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i].r == r && s->v[i].v == v)
@@ -307,7 +277,7 @@ static void held_add(held_set *s, range *r, uint32_t v)
 	s->v[s->n++] = (held){.r = r, .v = v};
 }
 
-static int held_has(const held_set *s, const range *r, uint32_t v)
+static int held_has(const held_set *s, const sk__svc_range *r, uint32_t v)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i].r == r && s->v[i].v == v)
@@ -427,7 +397,7 @@ static void cause(alloc_ctx *c, const char *field, char *value_repr, const char 
 
 /* Takes the given value v of r: 0, or -1 with a cause or err. The
  * caller's what() writes the failure message. */
-static int take_static(alloc_ctx *c, range *r, uint32_t v, sk_error_t *why)
+static int take_static(alloc_ctx *c, sk__svc_range *r, uint32_t v, sk_error_t *why)
 {
 	if (c->before && held_has(c->before, r, v))
 		return 0;
@@ -463,7 +433,7 @@ static int take_static(alloc_ctx *c, range *r, uint32_t v, sk_error_t *why)
 	}
 }
 
-static int take_next(alloc_ctx *c, range *r, uint32_t *v, sk_error_t *why)
+static int take_next(alloc_ctx *c, sk__svc_range *r, uint32_t *v, sk_error_t *why)
 {
 	if (c->dry_run) {
 		if (range_pick(r, v) < 0)
@@ -496,7 +466,7 @@ static int alloc_cluster_ip(alloc_ctx *c, json_t *spec)
 		return 0;
 	}
 	if (sk_kube_ip4_parse(ip, &v, NULL) < 0)
-		/* an IPv6 address (validation refused anything else): not of this IPv4 range */
+		/* an IPv6 address (validation refused anything else): not of this IPv4 sk__svc_range */
 		sk_error_set(&why, SK_EINVALID,
 			     "the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip,
 			     c->s->ips.text);
@@ -833,7 +803,7 @@ const sk_kind_ops sk__service_ops = {
 
 /* ---- repair ---- */
 
-static void repair_range_list(sk_api *api, range *r, json_t *found)
+static void repair_range_list(sk_api *api, sk__svc_range *r, json_t *found)
 {
 	sk_store_list l = {0};
 
@@ -919,231 +889,6 @@ int sk__svc_repair(sk_api *api, int *fixed, int *freed)
 	range_sync(api, &s->ips);
 	range_sync(api, &s->ports);
 	return 0;
-}
-
-/* ---- the cluster's own objects ---- */
-
-static json_t *get_obj(sk_client *c, const char *path, sk_error_t *err) { return sk_client_get(c, path, err); }
-
-/* Creates obj at collection/name, or replaces what is there when differ()
- * says the stored one is out of date (recreate: delete it first, for
- * immutable fields). */
-static void ensure(sk_client *c, const char *collection, json_t *obj, int (*differ)(json_t *want, json_t *have),
-		   int recreate)
-{
-	const char *name = str_at(json_object_get(obj, "metadata"), "name");
-	cleanup_free char *path = xasprintf("%s/%s", collection, name);
-	cleanup_json json_t *have = NULL, *out = NULL;
-	sk_error_t err = {0};
-
-	have = get_obj(c, path, &err);
-	if (have && !differ(obj, have))
-		return;
-	if (have && recreate) {
-		sk_client_delete(c, path, NULL, &err);
-		json_decref(have);
-		have = NULL;
-	}
-	sk_error_clear(&err);
-	if (have) {
-		json_object_set(json_object_get(obj, "metadata"), "resourceVersion",
-				json_object_get(json_object_get(have, "metadata"), "resourceVersion"));
-		out = sk_client_do(c, "PUT", path, "fieldManager=kube-apiserver", obj, NULL, &err);
-	} else {
-		out = sk_client_do(c, "POST", collection, "fieldManager=kube-apiserver", obj, NULL, &err);
-	}
-	if (!out)
-		sk_warn("service", "writing %s/%s: %s", collection, name, err.msg);
-}
-
-static int data_differs(json_t *want, json_t *have)
-{
-	return !json_equal(json_object_get(want, "data"), json_object_get(have, "data"));
-}
-
-static int svc_differs(json_t *want, json_t *have)
-{
-	json_t *w = json_object_get(want, "spec"), *h = json_object_get(have, "spec");
-	json_t *wp = json_object_get(w, "ports"), *hp = json_object_get(h, "ports");
-
-	if (!json_equal(json_object_get(w, "clusterIP"), json_object_get(h, "clusterIP")))
-		return 2;
-	if (json_array_size(wp) != json_array_size(hp))
-		return 1;
-	for (size_t i = 0; i < json_array_size(wp); i++) {
-		json_t *a = json_array_get(wp, i), *b = json_array_get(hp, i);
-
-		if (!json_equal(json_object_get(a, "port"), json_object_get(b, "port")) ||
-		    !json_equal(json_object_get(a, "targetPort"), json_object_get(b, "targetPort")) ||
-		    !json_equal(json_object_get(a, "protocol"), json_object_get(b, "protocol")) ||
-		    !json_equal(json_object_get(a, "name"), json_object_get(b, "name")))
-			return 1;
-	}
-	return 0;
-}
-
-static int endpoints_differ(json_t *want, json_t *have)
-{
-	return !json_equal(json_object_get(want, "subsets"), json_object_get(have, "subsets")) ||
-	       !json_equal(json_object_get(json_object_get(want, "metadata"), "labels"),
-			   json_object_get(json_object_get(have, "metadata"), "labels"));
-}
-
-static int slice_differs(json_t *want, json_t *have)
-{
-	return !json_equal(json_object_get(want, "endpoints"), json_object_get(have, "endpoints")) ||
-	       !json_equal(json_object_get(want, "ports"), json_object_get(have, "ports"));
-}
-
-/* A Service's create or update: one whose clusterIP differs is made anew. */
-static void ensure_service(sk_client *c, const char *ns, json_t *svc)
-{
-	cleanup_free char *coll = xasprintf("/api/v1/namespaces/%s/services", ns);
-	const char *name = str_at(json_object_get(svc, "metadata"), "name");
-	cleanup_free char *path = xasprintf("%s/%s", coll, name);
-	cleanup_json json_t *have = sk_client_get(c, path, NULL);
-
-	if (have && svc_differs(svc, have) == 1) {
-		/* keep the stored object's other fields (labels, selectors set by hand) */
-		json_object_set(json_object_get(have, "spec"), "ports",
-				json_object_get(json_object_get(svc, "spec"), "ports"));
-		ensure(c, coll, have, svc_differs, 0);
-		return;
-	}
-	ensure(c, coll, svc, svc_differs, 1);
-}
-
-/* upstream's lease endpoint reconciler: each server renews a lease under
- * /registry/masterleases/<its address> every RECONCILE_SECS; default/kubernetes
- * lists the addresses whose lease is younger than LEASE_TTL_SECS */
-static void renew_lease(sk_api *api)
-{
-	sk__svc *s = api->svc;
-	cleanup_free char *key = xasprintf("%s%s", LEASES_PREFIX, s->advertise);
-	cleanup_json json_t *v = json_pack("{s:s, s:i, s:I}", "ip", s->advertise, "port", s->advertise_port,
-					   "renewTime", (json_int_t)(sk_now_ns() / 1000000000));
-	cleanup_free char *text = json_dumps(v, JSON_COMPACT);
-	sk_error_t e = {0};
-
-	if (sk_store_update(api->store, key, text, strlen(text), 0, &e) < 0 && e.code == SK_ENOTFOUND)
-		sk_store_create(api->store, key, text, strlen(text), NULL);
-}
-
-/* The addresses of the live leases, in address order, but except: the
- * {ip} objects of an Endpoints subset (new reference). */
-static json_t *live_addresses(sk_api *api, const char *except)
-{
-	int64_t now = sk_now_ns() / 1000000000;
-	json_t *out = json_array();
-	sk_store_list l = {0};
-
-	if (sk_store_range(api->store, LEASES_PREFIX, NULL, 0, 0, &l, NULL) < 0)
-		return out;
-	for (size_t i = 0; i < l.n; i++) {
-		cleanup_json json_t *v = json_loadb(l.items[i].value, l.items[i].len, 0, NULL);
-		const char *ip = str_at(v, "ip");
-
-		if (ip && (!except || strcmp(ip, except)) &&
-		    json_integer_value(json_object_get(v, "renewTime")) + LEASE_TTL_SECS >= now)
-			json_array_append_new(out, json_pack("{s:s}", "ip", ip));
-	}
-	sk_store_list_release(&l);
-	return out;
-}
-
-static void ensure_kubernetes_endpoints(sk_api *api, sk_client *c, const char *except)
-{
-	sk__svc *s = api->svc;
-	cleanup_json json_t *addrs = live_addresses(api, except), *ep = NULL, *slice = NULL;
-	json_t *eps = json_array(), *a;
-	size_t i;
-
-	ep = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:[]}", "apiVersion", "v1", "kind", "Endpoints", "metadata",
-		       "name", "kubernetes", "namespace", "default", "labels",
-		       "endpointslice.kubernetes.io/skip-mirror", "true", "subsets");
-	if (json_array_size(addrs))
-		json_array_append_new(json_object_get(ep, "subsets"),
-				      json_pack("{s:O, s:[{s:s, s:i, s:s}]}", "addresses", addrs, "ports", "name",
-						"https", "port", s->advertise_port, "protocol", "TCP"));
-	ensure(c, "/api/v1/namespaces/default/endpoints", ep, endpoints_differ, 0);
-	/* an EndpointSlice may not name a loopback address (upstream's
-	 * validation): servers on 127.0.0.1 have Endpoints only */
-	json_array_foreach(addrs, i, a) {
-		const char *ip = str_at(a, "ip");
-
-		if (strncmp(ip, "127.", 4))
-			json_array_append_new(eps,
-					      json_pack("{s:[s], s:{s:b}}", "addresses", ip, "conditions", "ready", 1));
-	}
-	if (!sk__resource_find("discovery.k8s.io", "v1", "endpointslices") || !json_array_size(eps)) {
-		json_decref(eps);
-		return;
-	}
-	slice = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:s, s:o, s:[{s:s, s:i, s:s}]}", "apiVersion",
-			  "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "name", "kubernetes", "namespace",
-			  "default", "labels", "kubernetes.io/service-name", "kubernetes", "addressType", "IPv4",
-			  "endpoints", eps, "ports", "name", "https", "port", s->advertise_port, "protocol", "TCP");
-	ensure(c, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", slice, slice_differs, 0);
-}
-
-void sk__svc_reconcile(sk_api *api)
-{
-	sk_client *c = sk_client_new_inproc(api);
-
-	renew_lease(api);
-	ensure_kubernetes_endpoints(api, c, NULL);
-	sk_client_free(c);
-}
-
-/* A server going away takes itself out of default/kubernetes. */
-static void drop_lease(sk_api *api)
-{
-	sk__svc *s = api->svc;
-	cleanup_free char *key = xasprintf("%s%s", LEASES_PREFIX, s->advertise);
-	sk_client *c;
-
-	if (sk_store_delete(api->store, key, 0, NULL, NULL) < 0)
-		return;
-	c = sk_client_new_inproc(api);
-	ensure_kubernetes_endpoints(api, c, s->advertise);
-	sk_client_free(c);
-}
-
-static void ensure_objects(sk_api *api)
-{
-	sk__svc *s = api->svc;
-	sk_client *c = sk_client_new_inproc(api);
-	char kip[SK_KUBE_IP4_LEN], dns[SK_KUBE_IP4_LEN], cidr[SK_KUBE_CIDR_LEN], ports[24];
-	cleanup_json json_t *kube = NULL, *kdns = NULL, *cm = NULL;
-
-	sk_kube_ip4_format(s->kubernetes_ip, kip);
-	sk_kube_ip4_format(s->dns_ip, dns);
-	sk_kube_cidr_format(&s->cidr, cidr);
-	snprintf(ports, sizeof(ports), "%u-%u", s->ports.first, s->ports.first + s->ports.n - 1);
-	cm = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "ConfigMap",
-		       "metadata", "name", "skiff-network", "namespace", "kube-system", "data", "serviceCIDR", cidr,
-		       "clusterCIDR", s->cluster_cidr, "clusterDNS", dns, "clusterDomain", s->domain, "nodePortRange",
-		       ports);
-	ensure(c, "/api/v1/namespaces/kube-system/configmaps", cm, data_differs, 0);
-	kube = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s}}, s:{s:s, s:[{s:s, s:i, s:s, s:i}], s:s, s:s}}",
-			 "apiVersion", "v1", "kind", "Service", "metadata", "name", "kubernetes", "namespace",
-			 "default", "labels", "component", "apiserver", "provider", "kubernetes", "spec", "clusterIP",
-			 kip, "ports", "name", "https", "port", 443, "protocol", "TCP", "targetPort", s->advertise_port,
-			 "type", "ClusterIP", "sessionAffinity", "None");
-	ensure_service(c, "default", kube);
-	kdns = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s}}, s:{s:s, s:[{s:s, s:i, s:s, "
-			 "s:i}, {s:s, s:i, s:s, s:i}, {s:s, s:i, s:s, s:i}], s:s}}",
-			 "apiVersion", "v1", "kind", "Service", "metadata", "name", "kube-dns", "namespace",
-			 "kube-system", "labels", "k8s-app", "kube-dns", "kubernetes.io/cluster-service", "true",
-			 "kubernetes.io/name", "CoreDNS", "annotations", "prometheus.io/port", "9153",
-			 "prometheus.io/scrape", "true", "spec", "clusterIP", dns, "ports", "name", "dns", "port", 53,
-			 "protocol", "UDP", "targetPort", 53, "name", "dns-tcp", "port", 53, "protocol", "TCP",
-			 "targetPort", 53, "name", "metrics", "port", 9153, "protocol", "TCP", "targetPort", 9153,
-			 "type", "ClusterIP");
-	ensure_service(c, "kube-system", kdns);
-	renew_lease(api);
-	ensure_kubernetes_endpoints(api, c, NULL);
-	sk_client_free(c);
 }
 
 /* ---- settings, start and stop ---- */
@@ -1291,7 +1036,7 @@ int sk__svc_start(sk_api *api, sk_error_t *err)
 	api->svc = s;
 	if (sk__svc_repair(api, &fixed, &freed) == 0 && fixed)
 		sk_info("service", "repaired allocations: %d restored", fixed);
-	ensure_objects(api);
+	sk__svc_reconcile(api);
 	if (pthread_create(&s->thread, NULL, reconcile_main, api) == 0)
 		s->running = 1;
 	return 0;
@@ -1309,7 +1054,7 @@ void sk__svc_stop(sk_api *api)
 	pthread_mutex_unlock(&s->mu);
 	if (s->running)
 		pthread_join(s->thread, NULL);
-	drop_lease(api);
+	sk__svc_drop_lease(api);
 	api->svc = NULL;
 	range_release_mem(&s->ips);
 	range_release_mem(&s->ports);

@@ -366,6 +366,26 @@ def test_the_clusters_own_objects(api_cluster):
                           "clusterDomain": "cluster.local", "nodePortRange": "30000-32767"}
     # their addresses are taken: nobody else gets them
     assert "provided IP is already allocated" in create_fails(c, svc("steal", clusterIP="10.43.0.10"))
+    # the server puts back what is deleted (upstream's bootstrap controller, every 10 s)
+    uid = d["metadata"]["uid"]
+    c.kubectl("delete", "svc", "kube-dns", "-n", "kube-system")
+    c.kubectl("wait", "--for=create", "svc/kube-dns", "-n", "kube-system", "--timeout=60s")
+    d = c.kjson("get", "svc", "kube-dns", "-n", "kube-system")
+    assert d["metadata"]["uid"] != uid and d["spec"]["clusterIP"] == "10.43.0.10"
+
+
+def test_namespace_deletion_frees_allocations(api_cluster):
+    c = api_cluster
+    c.kubectl("create", "namespace", "gone")
+    s = svc("in-ns", clusterIP="10.43.0.80", type="NodePort")
+    s["metadata"]["namespace"] = "gone"
+    s["spec"]["ports"][0]["nodePort"] = 30080
+    apply(c, s)
+    c.kubectl("delete", "namespace", "gone", "--timeout=60s")
+    s = svc("after-ns", clusterIP="10.43.0.80", type="NodePort")
+    s["spec"]["ports"][0]["nodePort"] = 30080
+    apply(c, s)
+    c.kubectl("delete", "svc", "after-ns")
 
 
 def test_flags_and_restart_with_other_settings(tmpdir_skiff):
