@@ -231,4 +231,3 @@ static void ensure_objects(sk_api *api)
 /* upstream's bootstrap controller: the cluster's own objects come back when
  * deleted or changed */
 void sk__svc_reconcile(sk_api *api) { ensure_objects(api); }
-

@@ -247,6 +247,11 @@ void sk__vduplicate(struct sk__verr *e, const char *field, json_t *value)
 	add_value(e, "FieldValueDuplicate", "Duplicate value", field, r, NULL);
 }
 
+void sk__vduplicate_repr(struct sk__verr *e, const char *field, const char *repr)
+{
+	add_value(e, "FieldValueDuplicate", "Duplicate value", field, repr, NULL);
+}
+
 void sk__vnot_found(struct sk__verr *e, const char *field, json_t *value)
 {
 	cleanup_free char *r = sk__vrepr(value);

@@ -1843,6 +1843,48 @@ static void validate_service_policies(E, json_t *spec, const char *type)
 			       "may only be used when `type` is 'LoadBalancer'");
 }
 
+/* upstream's duplicate checks: a nodePort once per protocol, a (port,
+ * protocol) pair once */
+static void validate_service_port_pairs(E, json_t *spec)
+{
+	json_t *ports = arr(spec, "ports"), *p, *q;
+	size_t i, j;
+
+	json_array_foreach(ports, i, p) {
+		const char *proto = str(p, "protocol") ? str(p, "protocol") : "";
+		int64_t np = 0, port = 0, np2, port2;
+
+		int_field(p, "nodePort", &np);
+		int_field(p, "port", &port);
+		for (j = 0; j < i; j++) {
+			const char *proto2;
+
+			q = json_array_get(ports, j);
+			proto2 = str(q, "protocol") ? str(q, "protocol") : "";
+			np2 = port2 = 0;
+			int_field(q, "nodePort", &np2);
+			int_field(q, "port", &port2);
+			if (np && np == np2 && !strcmp(proto, proto2)) {
+				cleanup_free char *f = xasprintf("spec.ports[%zu].nodePort", i);
+
+				sk__vduplicate(e, f, json_object_get(p, "nodePort"));
+			}
+			if (port == port2 && !strcmp(proto, proto2)) {
+				cleanup_free char *f = sk__vindex("spec.ports", i);
+				cleanup_free char *q1 = sk__vquote(proto);
+				cleanup_free char *r = xasprintf(
+					"core.ServicePort{Name:\"\", Protocol:%s, AppProtocol:(*string)(nil), "
+					"Port:%lld, "
+					"TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}, NodePort:0}",
+					q1, (long long)port);
+
+				sk__vduplicate_repr(e, f, r);
+				break;
+			}
+		}
+	}
+}
+
 static void validate_service(E, json_t *svc)
 {
 	json_t *spec = obj(svc, "spec");
@@ -1865,6 +1907,7 @@ static void validate_service(E, json_t *svc)
 	}
 	validate_cluster_ips(e, spec, type);
 	validate_service_ports(e, spec, type);
+	validate_service_port_pairs(e, spec);
 	validate_labels(e, obj(spec, "selector"), "spec.selector");
 	if (has(spec, "internalTrafficPolicy"))
 		enum_field(e, spec, "spec", "internalTrafficPolicy", LIST("Cluster", "Local"), false);

@@ -316,6 +316,13 @@ def test_defaults_and_validation(api_cluster):
     assert "spec.ports[0].name: Required value" in create_fails(c, two)
     two["spec"]["ports"] = [{"name": "a", "port": 80}, {"name": "a", "port": 81}]
     assert 'spec.ports[1].name: Duplicate value: "a"' in create_fails(c, two)
+    two["spec"]["ports"] = [{"name": "a", "port": 80}, {"name": "b", "port": 80}]
+    assert ('spec.ports[1]: Duplicate value: core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), '
+            'Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}') in create_fails(c, two)
+    two["spec"]["type"] = "NodePort"
+    two["spec"]["ports"] = [{"name": "a", "port": 80, "nodePort": 30090}, {"name": "b", "port": 81, "nodePort": 30090}]
+    assert "spec.ports[1].nodePort: Duplicate value: 30090" in create_fails(c, two)
+    del two["spec"]["type"]
     two["spec"]["ports"] = [{"name": "a", "port": 0}]
     assert "spec.ports[0].port" in create_fails(c, two)
     two["spec"]["ports"] = [{"name": "a", "port": 80, "protocol": "ICMP"}]
