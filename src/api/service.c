@@ -395,8 +395,9 @@ static void cause(alloc_ctx *c, const char *field, char *value_repr, const char 
 	free(value_repr);
 }
 
-/* Takes the given value v of r: 0, or -1 with a cause or err. The
- * caller's what() writes the failure message. */
+/* Takes the requested value v of r unless the stored object holds it: 0,
+ * or -1 with *why (SK_EINVALID out of range, SK_EEXISTS taken, or a store
+ * error). A dry run only checks. */
 static int take_static(alloc_ctx *c, sk__svc_range *r, uint32_t v, sk_error_t *why)
 {
 	if (c->before && held_has(c->before, r, v))
@@ -466,7 +467,7 @@ static int alloc_cluster_ip(alloc_ctx *c, json_t *spec)
 		return 0;
 	}
 	if (sk_kube_ip4_parse(ip, &v, NULL) < 0)
-		/* an IPv6 address (validation refused anything else): not of this IPv4 sk__svc_range */
+		/* an IPv6 address (validation refused anything else): not of this IPv4 range */
 		sk_error_set(&why, SK_EINVALID,
 			     "the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip,
 			     c->s->ips.text);
