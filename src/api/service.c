@@ -573,6 +573,13 @@ static int alloc_hc_node_port(alloc_ctx *c, json_t *spec)
 	return -1;
 }
 
+static int headless_selectorless(json_t *spec)
+{
+	const char *ip = str_at(spec, "clusterIP");
+
+	return ip && !strcmp(ip, "None") && !json_object_size(json_object_get(spec, "selector"));
+}
+
 /* upstream's initIPFamilyFields checks on a single-stack IPv4 cluster */
 static int check_families(alloc_ctx *c, json_t *spec)
 {
@@ -580,7 +587,7 @@ static int check_families(alloc_ctx *c, json_t *spec)
 	json_t *fam, *f;
 	size_t i;
 
-	if (is_type(spec, "ExternalName"))
+	if (is_type(spec, "ExternalName") || headless_selectorless(spec))
 		return 0;
 	if (policy && !strcmp(policy, "RequireDualStack")) {
 		cause(c, "spec.ipFamilyPolicy", xasprintf("\"%s\"", policy),
@@ -677,6 +684,11 @@ static void init_cluster_ips(json_t *spec)
 		json_object_set_new(spec, "ipFamilyPolicy", json_string("SingleStack"));
 	if (!json_array_size(json_object_get(spec, "ipFamilies")))
 		json_object_set_new(spec, "ipFamilies", json_pack("[s]", "IPv4"));
+	/* headless without a selector may be dual-stack on any cluster: it takes no address */
+	if (headless_selectorless(spec) && strcmp(str_at(spec, "ipFamilyPolicy"), "SingleStack") &&
+	    json_array_size(json_object_get(spec, "ipFamilies")) == 1 &&
+	    !strcmp(json_string_value(json_array_get(json_object_get(spec, "ipFamilies"), 0)) ?: "", "IPv4"))
+		json_array_append_new(json_object_get(spec, "ipFamilies"), json_string("IPv6"));
 }
 
 static int svc_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)

@@ -217,6 +217,13 @@ def test_headless_and_external_name(api_cluster):
               "spec": {"clusterIP": "None", "ports": [{"port": 5432}]}})
     s = c.kjson("get", "svc", "hl-nosel")["spec"]
     assert s["ipFamilyPolicy"] == "SingleStack" and s["ipFamilies"] == ["IPv4"] and "selector" not in s
+    # headless without a selector takes no address: it may be dual-stack even here
+    apply(c, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hl-ds"},
+              "spec": {"clusterIP": "None", "ipFamilyPolicy": "PreferDualStack", "ports": [{"port": 53}]}})
+    assert c.kjson("get", "svc", "hl-ds")["spec"]["ipFamilies"] == ["IPv4", "IPv6"]
+    apply(c, svc("hl-sel-ds", clusterIP="None", ipFamilyPolicy="PreferDualStack"))
+    assert c.kjson("get", "svc", "hl-sel-ds")["spec"]["ipFamilies"] == ["IPv4"]
+    c.kubectl("delete", "svc", "hl-ds", "hl-sel-ds")
     err = create_fails(c, svc("hl-np", clusterIP="None", type="NodePort"))
     assert "spec.clusterIPs[0]: Invalid value: \"None\": may not be set to 'None' for NodePort services" in err
     c.kubectl("create", "service", "externalname", "en", "--external-name", "db.example.com")
@@ -267,6 +274,9 @@ def test_node_ports(api_cluster):
     assert s["status"] == {"loadBalancer": {}}
     row = c.kubectl("get", "svc", "lb", "--no-headers").stdout.split()
     assert row[1:5] == ["LoadBalancer", s["spec"]["clusterIP"], "<pending>", f"443:{np}/TCP"]
+    # Local → Cluster: the healthCheckNodePort goes (and is free again, below)
+    c.kubectl("patch", "svc", "lb", "-p", '{"spec":{"externalTrafficPolicy":"Cluster"}}')
+    assert "healthCheckNodePort" not in c.kjson("get", "svc", "lb")["spec"]
     err = create_fails(c, svc("hc-bad", healthCheckNodePort=30500))
     assert "spec.healthCheckNodePort: Invalid value: 30500: may only be set when `type` is 'LoadBalancer'" in err
     # a NodePort on a ClusterIP Service is refused
