@@ -14,8 +14,6 @@
 #define LEASES_PREFIX "/registry/masterleases/"
 #define LEASE_TTL_SECS 15
 
-static json_t *get_obj(sk_client *c, const char *path, sk_error_t *err) { return sk_client_get(c, path, err); }
-
 /* Creates obj at collection/name, or replaces what is there when differ()
  * says the stored one is out of date (recreate: delete it first, for
  * immutable fields). */
@@ -27,7 +25,7 @@ static void ensure(sk_client *c, const char *collection, json_t *obj, int (*diff
 	cleanup_json json_t *have = NULL, *out = NULL;
 	sk_error_t err = {0};
 
-	have = get_obj(c, path, &err);
+	have = sk_client_get(c, path, &err);
 	if (have && !differ(obj, have))
 		return;
 	if (have && recreate) {
