@@ -465,8 +465,7 @@ static void defaults_service(json_t *svc)
 	if (strcmp(type, "LoadBalancer") == 0)
 		def(spec, "allocateLoadBalancerNodePorts", json_true());
 	def_str(spec, "internalTrafficPolicy", "Cluster");
-	def_str(spec, "ipFamilyPolicy", "SingleStack");
-	def(spec, "ipFamilies", json_pack("[s]", "IPv4"));
+	/* ipFamilyPolicy and ipFamilies are the allocator's (service.c), as upstream's initIPFamilyFields */
 	if (str_is(spec, "sessionAffinity", "ClientIP"))
 		def(spec, "sessionAffinityConfig", json_pack("{s:{s:i}}", "clientIP", "timeoutSeconds", 10800));
 }

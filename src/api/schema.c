@@ -383,6 +383,9 @@ static bool is_integral(json_t *v, int64_t lo, int64_t hi)
 	if (json_is_real(v)) {
 		double d = json_real_value(v);
 
+		/* converting a double outside int64_t is undefined: range first */
+		if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+			return false;
 		return d == (double)(int64_t)d && d >= (double)lo && d <= (double)hi;
 	}
 	return false;

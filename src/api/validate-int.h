@@ -34,6 +34,8 @@ void sk__vnot_supported(struct sk__verr *e, const char *field, json_t *value, co
 void sk__vnot_supported_json(struct sk__verr *e, const char *field, json_t *value, json_t *supported);
 void sk__vtoo_many(struct sk__verr *e, const char *field, int64_t actual, int64_t max);
 void sk__vduplicate(struct sk__verr *e, const char *field, json_t *value);
+/* the value already in Go's %#v form */
+void sk__vduplicate_repr(struct sk__verr *e, const char *field, const char *repr);
 void sk__vnot_found(struct sk__verr *e, const char *field, json_t *value);
 void sk__vforbidden(struct sk__verr *e, const char *field, const char *detail);
 void sk__vtoo_long(struct sk__verr *e, const char *field, int64_t max);
