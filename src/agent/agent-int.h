@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "agent/agent.h"
+#include "agent/proxy.h"
 #include "client/reflector.h"
 #include "gpu/gpu.h"
 #include "image/image.h"
@@ -123,6 +124,7 @@ struct sk_agent {
 	pthread_t exit_thread;
 	bool exit_started;
 	int64_t backoff_base_ms, backoff_max_ms;
+	sk_proxy *proxy; /* the Service dataplane, or NULL */
 };
 
 /* node.c */

@@ -39,6 +39,10 @@ static void usage(FILE *f)
 		   "                               (default 85; 100 disables image GC)\n"
 		   "  --image-gc-low-threshold P   ... until it is below P%% (default 80)\n"
 		   "  --control-plane         label the node as a control-plane node\n"
+		   "  --no-proxy              no Service dataplane (nftables table ip skiff-<bridge>)\n"
+		   "  --cluster-cidr CIDR     the cluster's pod network (default: kube-system/skiff-network)\n"
+		   "  --service-cidr CIDR     the Service ClusterIP range (default: kube-system/skiff-network)\n"
+		   "  --cluster-dns IP        the cluster DNS address (default: kube-system/skiff-network)\n"
 		   "  -v, --verbose           debug logging\n"
 		   "  -h, --help              this help\n");
 }
@@ -78,6 +82,10 @@ int sk_cmd_agent(int argc, char **argv)
 		{"gpu-quiet-period", required_argument, NULL, 'Q'},
 		{"image-gc-high-threshold", required_argument, NULL, 'H'},
 		{"image-gc-low-threshold", required_argument, NULL, 'W'},
+		{"no-proxy", no_argument, NULL, 'X'},
+		{"cluster-cidr", required_argument, NULL, 'K'},
+		{"service-cidr", required_argument, NULL, 'S'},
+		{"cluster-dns", required_argument, NULL, 'D'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -162,6 +170,18 @@ int sk_cmd_agent(int argc, char **argv)
 			break;
 		case 'W':
 			o.image_gc_low_percent = atoi(optarg);
+			break;
+		case 'X':
+			o.no_proxy = true;
+			break;
+		case 'K':
+			o.cluster_cidr = optarg;
+			break;
+		case 'S':
+			o.service_cidr = optarg;
+			break;
+		case 'D':
+			o.cluster_dns = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;
