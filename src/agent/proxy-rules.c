@@ -4,13 +4,13 @@
  * equal-probability balancing, "no endpoints" maps checked by filter chains
  * before DNAT, and a mark for what postrouting masquerades. Pure: JSON in,
  * nft script text out. */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/proxy.h"
+#include "kube/cidr.h"
 #include "kube/endpoint.h"
 #include "kube/object.h"
 #include "util/util.h"
@@ -46,39 +46,10 @@ static const struct {
 
 static bool is_ipv4(const char *s)
 {
-	struct in_addr a;
+	sk_error_t err = {0};
+	uint32_t ip;
 
-	return s && inet_pton(AF_INET, s, &a) == 1;
-}
-
-/* "a.b.c.d/n" normalised to its network address; false when not one. */
-static bool parse_cidr(const char *s, uint32_t *net, int *len)
-{
-	char buf[32];
-	const char *slash = s ? strchr(s, '/') : NULL;
-	struct in_addr a;
-	char *end;
-	long n;
-
-	if (!slash || (size_t)(slash - s) >= sizeof(buf))
-		return false;
-	memcpy(buf, s, (size_t)(slash - s));
-	buf[slash - s] = '\0';
-	n = strtol(slash + 1, &end, 10);
-	if (inet_pton(AF_INET, buf, &a) != 1 || end == slash + 1 || *end || n < 0 || n > 32)
-		return false;
-	*len = (int)n;
-	*net = ntohl(a.s_addr) & (n ? ~0u << (32 - n) : 0);
-	return true;
-}
-
-static char *cidr_string(uint32_t net, int len)
-{
-	struct in_addr a = {htonl(net)};
-	char buf[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &a, buf, sizeof(buf));
-	return xasprintf("%s/%d", buf, len);
+	return s && sk_kube_ip4_parse(s, &ip, &err) == 0;
 }
 
 /* kube-proxy's hashAndTruncate: 8 characters of base32 of a hash, so chain
@@ -120,6 +91,7 @@ struct gen {
 
 struct ep {
 	const char *ip;
+	uint32_t addr;
 	int port;
 	bool ready, serving, terminating, local;
 	char chain[300], affinity[300];
@@ -201,12 +173,9 @@ static void base_rules(struct gen *g)
 static int cmp_ep(const void *a, const void *b)
 {
 	const struct ep *x = a, *y = b;
-	struct in_addr ax, ay;
 
-	inet_pton(AF_INET, x->ip, &ax);
-	inet_pton(AF_INET, y->ip, &ay);
-	if (ntohl(ax.s_addr) != ntohl(ay.s_addr))
-		return ntohl(ax.s_addr) < ntohl(ay.s_addr) ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
 	return x->port - y->port;
 }
 
@@ -243,9 +212,11 @@ static struct ep *gather_endpoints(const struct gen *g, const struct svcport *sp
 		json_array_foreach(json_object_get(slice, "endpoints"), j, e) {
 			const char *ip = json_string_value(json_array_get(json_object_get(e, "addresses"), 0));
 			const char *node = sk_kube_jstr(e, "nodeName");
+			sk_error_t err = {0};
 			bool dup = false;
+			uint32_t addr;
 
-			if (!is_ipv4(ip))
+			if (!ip || sk_kube_ip4_parse(ip, &addr, &err) < 0)
 				continue;
 			for (size_t k = 0; k < *n && !dup; k++)
 				dup = !strcmp(eps[k].ip, ip);
@@ -255,7 +226,7 @@ static struct ep *gather_endpoints(const struct gen *g, const struct svcport *sp
 				cap = cap ? cap * 2 : 8;
 				eps = xrealloc(eps, cap * sizeof(*eps));
 			}
-			eps[*n] = (struct ep){.ip = ip, .port = port};
+			eps[*n] = (struct ep){.ip = ip, .addr = addr, .port = port};
 			eps[*n].ready = sk_kube_endpoint_ready(e);
 			eps[*n].serving = sk_kube_endpoint_serving(e);
 			eps[*n].terminating = sk_kube_endpoint_terminating(e);
@@ -497,25 +468,21 @@ static void service_rules(struct gen *g, json_t *svc, json_t *slices)
 	}
 }
 
-struct cidr {
-	uint32_t net;
-	int len;
-};
-
 static int cmp_cidr(const void *a, const void *b)
 {
-	const struct cidr *x = a, *y = b;
+	const sk_kube_cidr *x = a, *y = b;
 
-	if (x->len != y->len)
-		return x->len - y->len;
-	return x->net < y->net ? -1 : x->net > y->net;
+	if (x->prefix != y->prefix)
+		return x->prefix - y->prefix;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void add_cidr(struct cidr **v, size_t *n, const char *s)
+static void add_cidr(sk_kube_cidr **v, size_t *n, const char *s)
 {
-	struct cidr c;
+	sk_kube_cidr c;
+	sk_error_t err = {0};
 
-	if (!parse_cidr(s, &c.net, &c.len))
+	if (!s || sk_kube_cidr_parse(s, &c, &err) < 0)
 		return;
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
 	(*v)[(*n)++] = c;
@@ -526,7 +493,7 @@ static void add_cidr(struct cidr **v, size_t *n, const char *s)
  * overlaps). */
 static json_t *pod_cidrs(const sk_proxy_config *cfg, json_t *nodes)
 {
-	struct cidr *v = NULL;
+	sk_kube_cidr *v = NULL;
 	size_t n = 0;
 	json_t *out = json_array(), *node, *c;
 	size_t i, j;
@@ -543,16 +510,13 @@ static json_t *pod_cidrs(const sk_proxy_config *cfg, json_t *nodes)
 	for (i = 0; i < n; i++) {
 		bool inside = false;
 
-		for (j = 0; j < i && !inside; j++) {
-			uint32_t mask = v[j].len ? ~0u << (32 - v[j].len) : 0;
+		char text[SK_KUBE_CIDR_LEN];
 
-			inside = (v[i].net & mask) == v[j].net;
-		}
-		if (!inside) {
-			cleanup_free char *text = cidr_string(v[i].net, v[i].len);
-
-			json_array_append_new(out, json_string(text));
-		}
+		/* sorted by prefix length: a block that holds this one comes first */
+		for (j = 0; j < i && !inside; j++)
+			inside = sk_kube_cidr_overlaps(&v[j], &v[i]);
+		if (!inside)
+			json_array_append_new(out, json_string(sk_kube_cidr_format(&v[i], text)));
 	}
 	free(v);
 	return out;

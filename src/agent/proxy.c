@@ -4,13 +4,13 @@
  * the proxy dirty; the thread syncs at most once per min_sync_ms, so a burst
  * of changes is one transaction, and does a full sync at start, every
  * full_sync_s and after a failed transaction. */
-#include <arpa/inet.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 #include "agent/proxy.h"
 #include "client/informer.h"
+#include "kube/cidr.h"
 #include "kube/object.h"
 #include "util/util.h"
 
@@ -60,19 +60,14 @@ static void on_change(void *ud, int ev, json_t *old, json_t *obj)
 /* The first address of cidr: the bridge's gateway (docs/NETWORKING.md). */
 static char *gateway_of(const char *cidr)
 {
-	char buf[INET_ADDRSTRLEN] = "";
-	const char *slash = strchr(cidr, '/');
-	struct in_addr a;
+	char buf[SK_KUBE_IP4_LEN];
+	sk_error_t err = {0};
+	sk_kube_cidr c;
+	uint32_t ip;
 
-	if (!slash || (size_t)(slash - cidr) >= sizeof(buf))
+	if (sk_kube_cidr_parse(cidr, &c, &err) < 0 || sk_kube_cidr_nth(&c, 1, &ip) < 0)
 		return NULL;
-	memcpy(buf, cidr, (size_t)(slash - cidr));
-	buf[slash - cidr] = '\0';
-	if (inet_pton(AF_INET, buf, &a) != 1)
-		return NULL;
-	a.s_addr = htonl(ntohl(a.s_addr) + 1);
-	inet_ntop(AF_INET, &a, buf, sizeof(buf));
-	return xstrdup(buf);
+	return xstrdup(sk_kube_ip4_format(ip, buf));
 }
 
 /* Starts the informers that are not running yet (a collection the server

@@ -91,7 +91,7 @@ static void bit_set(range *r, uint32_t v, int on)
 	if (on)
 		r->used[i / 8] |= (uint8_t)(1u << (i % 8));
 	else
-		r->used[i / 8] &= (uint8_t)~(1u << (i % 8));
+		r->used[i / 8] &= (uint8_t) ~(1u << (i % 8));
 }
 
 static int bit_get(const range *r, uint32_t i) { return r->used[i / 8] & (1u << (i % 8)); }
@@ -418,8 +418,8 @@ static void cause(alloc_ctx *c, const char *field, char *value_repr, const char 
 
 	if (!c->causes)
 		c->causes = json_array();
-	json_array_append_new(c->causes,
-			      json_pack("{s:s, s:s, s:s}", "reason", "FieldValueInvalid", "message", m, "field", field));
+	json_array_append_new(
+		c->causes, json_pack("{s:s, s:s, s:s}", "reason", "FieldValueInvalid", "message", m, "field", field));
 	free(value_repr);
 }
 
@@ -434,9 +434,10 @@ static int take_static(alloc_ctx *c, range *r, uint32_t v, sk_error_t *why)
 
 		range_name(r, v, name, sizeof(name));
 		if (r->is_ip)
-			return sk_error_set(why, SK_EINVALID,
-					    "the provided IP (%s) is not in the valid range. The range of valid IPs is %s",
-					    name, r->text);
+			return sk_error_set(
+				why, SK_EINVALID,
+				"the provided IP (%s) is not in the valid range. The range of valid IPs is %s", name,
+				r->text);
 		return sk_error_set(why, SK_EINVALID,
 				    "provided port is not in the valid range. The range of valid ports is %s", r->text);
 	}
@@ -764,8 +765,7 @@ static void drop_type_fields(json_t *spec, json_t *ospec)
 	    json_equal(json_object_get(spec, "healthCheckNodePort"), json_object_get(ospec, "healthCheckNodePort")))
 		json_object_del(spec, "healthCheckNodePort");
 	if (!node_port_type(spec) && node_port_type(ospec) &&
-	    json_equal(json_object_get(spec, "externalTrafficPolicy"),
-		       json_object_get(ospec, "externalTrafficPolicy")))
+	    json_equal(json_object_get(spec, "externalTrafficPolicy"), json_object_get(ospec, "externalTrafficPolicy")))
 		json_object_del(spec, "externalTrafficPolicy");
 	if (!is_type(spec, "LoadBalancer") && is_type(ospec, "LoadBalancer") &&
 	    json_equal(json_object_get(spec, "allocateLoadBalancerNodePorts"),
@@ -805,8 +805,9 @@ static void repair_range_list(sk_api *api, range *r, json_t *found)
 		cleanup_json json_t *o = NULL;
 		const char *uid = owner_uid(l.items[i].value, l.items[i].len, &o);
 
-		json_object_set_new(found, l.items[i].key,
-				    json_pack("{s:s, s:I}", "uid", uid ? uid : "", "rev", (json_int_t)l.items[i].mod_rev));
+		json_object_set_new(
+			found, l.items[i].key,
+			json_pack("{s:s, s:I}", "uid", uid ? uid : "", "rev", (json_int_t)l.items[i].mod_rev));
 	}
 	sk_store_list_release(&l);
 }
@@ -846,7 +847,8 @@ int sk__svc_repair(sk_api *api, int *fixed, int *freed)
 			if (f && !strcmp(str_at(f, "uid"), uid)) {
 				json_object_set_new(seen, k, json_true());
 			} else if (f) {
-				sk_warn("service", "service \"%s/%s\": %s is allocated to another service", str_at(json_object_get(svc, "metadata"), "namespace"),
+				sk_warn("service", "service \"%s/%s\": %s is allocated to another service",
+					str_at(json_object_get(svc, "metadata"), "namespace"),
 					str_at(json_object_get(svc, "metadata"), "name"), k + strlen(h.v[j].r->prefix));
 				json_object_set_new(seen, k, json_true());
 			} else if (range_take(api, h.v[j].r, h.v[j].v, owner, uid, &e) >= 0) {
@@ -965,7 +967,8 @@ static void ensure_service(sk_client *c, const char *ns, json_t *svc)
 
 	if (have && svc_differs(svc, have) == 1) {
 		/* keep the stored object's other fields (labels, selectors set by hand) */
-		json_object_set(json_object_get(have, "spec"), "ports", json_object_get(json_object_get(svc, "spec"), "ports"));
+		json_object_set(json_object_get(have, "spec"), "ports",
+				json_object_get(json_object_get(svc, "spec"), "ports"));
 		ensure(c, coll, have, svc_differs, 0);
 		return;
 	}
@@ -975,20 +978,20 @@ static void ensure_service(sk_client *c, const char *ns, json_t *svc)
 static void ensure_kubernetes_endpoints(sk_api *api, sk_client *c)
 {
 	sk__svc *s = api->svc;
-	cleanup_json json_t *ep = json_pack(
-		"{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:[{s:[{s:s}], s:[{s:s, s:i, s:s}]}]}", "apiVersion", "v1", "kind",
-		"Endpoints", "metadata", "name", "kubernetes", "namespace", "default", "labels",
-		"endpointslice.kubernetes.io/skip-mirror", "true", "subsets", "addresses", "ip", s->advertise, "ports",
-		"name", "https", "port", s->advertise_port, "protocol", "TCP");
+	cleanup_json json_t *ep = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:[{s:[{s:s}], s:[{s:s, s:i, s:s}]}]}",
+					    "apiVersion", "v1", "kind", "Endpoints", "metadata", "name", "kubernetes",
+					    "namespace", "default", "labels", "endpointslice.kubernetes.io/skip-mirror",
+					    "true", "subsets", "addresses", "ip", s->advertise, "ports", "name",
+					    "https", "port", s->advertise_port, "protocol", "TCP");
 
 	ensure(c, "/api/v1/namespaces/default/endpoints", ep, endpoints_differ, 0);
 	if (sk__resource_find("discovery.k8s.io", "v1", "endpointslices")) {
 		cleanup_json json_t *slice = json_pack(
 			"{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:s, s:[{s:[s], s:{s:b}}], s:[{s:s, s:i, s:s}]}",
 			"apiVersion", "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "name", "kubernetes",
-			"namespace", "default", "labels", "kubernetes.io/service-name", "kubernetes", "addressType", "IPv4",
-			"endpoints", "addresses", s->advertise, "conditions", "ready", 1, "ports", "name", "https", "port",
-			s->advertise_port, "protocol", "TCP");
+			"namespace", "default", "labels", "kubernetes.io/service-name", "kubernetes", "addressType",
+			"IPv4", "endpoints", "addresses", s->advertise, "conditions", "ready", 1, "ports", "name",
+			"https", "port", s->advertise_port, "protocol", "TCP");
 
 		ensure(c, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", slice, slice_differs, 0);
 	}
@@ -1011,19 +1014,20 @@ static void ensure_objects(sk_api *api)
 		       ports);
 	ensure(c, "/api/v1/namespaces/kube-system/configmaps", cm, data_differs, 0);
 	kube = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s}}, s:{s:s, s:[{s:s, s:i, s:s, s:i}], s:s, s:s}}",
-			 "apiVersion", "v1", "kind", "Service", "metadata", "name", "kubernetes", "namespace", "default",
-			 "labels", "component", "apiserver", "provider", "kubernetes", "spec", "clusterIP", kip, "ports",
-			 "name", "https", "port", 443, "protocol", "TCP", "targetPort", s->advertise_port, "type",
-			 "ClusterIP", "sessionAffinity", "None");
+			 "apiVersion", "v1", "kind", "Service", "metadata", "name", "kubernetes", "namespace",
+			 "default", "labels", "component", "apiserver", "provider", "kubernetes", "spec", "clusterIP",
+			 kip, "ports", "name", "https", "port", 443, "protocol", "TCP", "targetPort", s->advertise_port,
+			 "type", "ClusterIP", "sessionAffinity", "None");
 	ensure_service(c, "default", kube);
 	kdns = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s}}, s:{s:s, s:[{s:s, s:i, s:s, "
 			 "s:i}, {s:s, s:i, s:s, s:i}, {s:s, s:i, s:s, s:i}], s:s}}",
-			 "apiVersion", "v1", "kind", "Service", "metadata", "name", "kube-dns", "namespace", "kube-system",
-			 "labels", "k8s-app", "kube-dns", "kubernetes.io/cluster-service", "true", "kubernetes.io/name",
-			 "CoreDNS", "annotations", "prometheus.io/port", "9153", "prometheus.io/scrape", "true", "spec",
-			 "clusterIP", dns, "ports", "name", "dns", "port", 53, "protocol", "UDP", "targetPort", 53, "name",
-			 "dns-tcp", "port", 53, "protocol", "TCP", "targetPort", 53, "name", "metrics", "port", 9153,
-			 "protocol", "TCP", "targetPort", 9153, "type", "ClusterIP");
+			 "apiVersion", "v1", "kind", "Service", "metadata", "name", "kube-dns", "namespace",
+			 "kube-system", "labels", "k8s-app", "kube-dns", "kubernetes.io/cluster-service", "true",
+			 "kubernetes.io/name", "CoreDNS", "annotations", "prometheus.io/port", "9153",
+			 "prometheus.io/scrape", "true", "spec", "clusterIP", dns, "ports", "name", "dns", "port", 53,
+			 "protocol", "UDP", "targetPort", 53, "name", "dns-tcp", "port", 53, "protocol", "TCP",
+			 "targetPort", 53, "name", "metrics", "port", 9153, "protocol", "TCP", "targetPort", 9153,
+			 "type", "ClusterIP");
 	ensure_service(c, "kube-system", kdns);
 	ensure_kubernetes_endpoints(api, c);
 	sk_client_free(c);
@@ -1081,9 +1085,9 @@ int sk__svc_settings(const sk_api_options *o, sk__svc *s, sk_error_t *err)
 		return sk_error_set(err, SK_EINVALID, "--cluster-cidr %s overlaps --service-cidr %s", pods, cidr);
 	sk_kube_cidr_format(&pc, s->cluster_cidr);
 	if (parse_port_range(npr, &lo, &hi) < 0)
-		return sk_error_set(err, SK_EINVALID,
-				    "--service-node-port-range \"%s\": want FIRST-LAST, ports 1-65535 (e.g. 30000-32767)",
-				    npr);
+		return sk_error_set(
+			err, SK_EINVALID,
+			"--service-node-port-range \"%s\": want FIRST-LAST, ports 1-65535 (e.g. 30000-32767)", npr);
 	sk_kube_cidr_nth(&s->cidr, 1, &s->kubernetes_ip);
 	if (o->cluster_dns) {
 		if (sk_kube_ip4_parse(o->cluster_dns, &s->dns_ip, err) < 0)

@@ -33,7 +33,7 @@ int sk_kube_cidr_parse(const char *s, sk_kube_cidr *c, sk_error_t *err)
 	char host[SK_KUBE_IP4_LEN], *end;
 	size_t n;
 	long prefix;
-	uint32_t ip;
+	uint32_t ip = 0;
 
 	if (!slash || (n = (size_t)(slash - s)) >= sizeof(host))
 		goto bad;
