@@ -119,7 +119,7 @@ int sk_proxy_dp_apply(sk_proxy_dp *dp, const sk_proxy_config *cfg, json_t *model
 	script = sk_proxy_script(cfg, old, model, existing);
 	if (!*script)
 		return 0;
-	if (run(dp->nft, dp->table, script, err) < 0) {
+	if (sk_proxy_dp_run(dp, script, err) < 0) {
 		/* the kernel may hold something else than we think: start over */
 		json_decref(steal_ptr(&dp->applied));
 		return -1;

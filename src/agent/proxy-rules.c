@@ -118,7 +118,11 @@ static void chain_set(struct gen *g, const char *name, FILE *f, char **buf)
 
 static void map_put(struct gen *g, const char *map, const char *key, const char *value)
 {
-	json_object_set_new(json_object_get(g->maps, map), key, json_string(value));
+	json_t *m = json_object_get(g->maps, map);
+
+	if (!m)
+		json_object_set_new(g->maps, map, m = json_object());
+	json_object_set_new(m, key, json_string(value));
 }
 
 static void base_rules(struct gen *g)
@@ -139,10 +143,11 @@ static void base_rules(struct gen *g)
 
 	f = open_memstream(&buf, &len);
 	fprintf(f, "jump masquerading\n");
-	/* pod -> Service -> pod on this bridge: the reply would be bridged
-	 * straight back, past the conntrack entry that undoes the DNAT */
-	fprintf(f, "iifname \"%s\" oifname \"%s\" ct status dnat masquerade\n", c->bridge, c->bridge);
 	if (c->pod_cidr) {
+		/* pod -> Service -> pod on this bridge (itself, too): without
+		 * br_netfilter the reply would be bridged straight back, past
+		 * the conntrack entry that undoes the DNAT */
+		fprintf(f, "ip saddr %s oifname \"%s\" ct status dnat masquerade\n", c->pod_cidr, c->bridge);
 		fprintf(f, "ip saddr %s ip daddr != @" CIDR_SET, c->pod_cidr);
 		if (c->service_cidr && *c->service_cidr)
 			fprintf(f, " ip daddr != %s", c->service_cidr);
@@ -270,8 +275,10 @@ static void endpoint_chain(struct gen *g, const struct svcport *sp, struct ep *e
 	snprintf(e->chain, sizeof(e->chain), "endpoint-%s-%s", h, ek);
 	if (json_object_get(g->chains, e->chain))
 		return;
+	/* no hairpin rule here (kube-proxy's "ip saddr <endpoint> jump
+	 * mark-for-masquerade"): a pod reaching itself is pod -> Service -> pod
+	 * on this bridge, which postrouting masquerades anyway */
 	f = open_memstream(&buf, &len);
-	fprintf(f, "ip saddr %s jump mark-for-masquerade\n", e->ip);
 	if (sp->affinity_s) {
 		char ak[340];
 
@@ -522,15 +529,67 @@ static json_t *pod_cidrs(const sk_proxy_config *cfg, json_t *nodes)
 	return out;
 }
 
-json_t *sk_proxy_model(const sk_proxy_config *cfg, json_t *services, json_t *slices, json_t *nodes)
+static json_t *fragment_new(void)
 {
-	struct gen g = {.cfg = cfg, .chains = json_object(), .maps = json_object(), .affinity = json_object()};
-	cleanup_json json_t *by_svc = json_object();
-	json_t *o;
+	return json_pack("{s:o, s:o, s:o}", "chains", json_object(), "maps", json_object(), "affinity", json_object());
+}
+
+/* Whether prev (a service's fragment of the previous model) was made from
+ * exactly these objects: the informers' objects are immutable, a change is
+ * a new object, and the fragment holds references to its inputs so an
+ * address is not reused while it is compared. */
+static bool fragment_current(json_t *prev, json_t *svc, json_t *slices, const sk_proxy_config *cfg)
+{
+	json_t *in = json_object_get(prev, "in"), *o;
+	const char *node = json_string_value(json_object_get(prev, "node"));
+	size_t i, j;
+
+	if (!prev || json_array_get(in, 0) != svc || json_array_size(in) != json_array_size(slices) + 1 ||
+	    strcmp(node ? node : "", cfg->node_name ? cfg->node_name : ""))
+		return false;
+	json_array_foreach(slices, i, o) {
+		bool found = false;
+
+		for (j = 1; j < json_array_size(in) && !found; j++)
+			found = json_array_get(in, j) == o;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static json_t *service_fragment(const sk_proxy_config *cfg, json_t *svc, json_t *slices)
+{
+	json_t *frag = fragment_new(), *in = json_array(), *o;
+	struct gen g = {.cfg = cfg};
 	size_t i;
 
-	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-		json_object_set_new(g.maps, maps[i].name, json_object());
+	g.chains = json_object_get(frag, "chains");
+	g.maps = json_object_get(frag, "maps");
+	g.affinity = json_object_get(frag, "affinity");
+	service_rules(&g, svc, slices);
+	json_array_append(in, svc);
+	json_array_foreach(slices, i, o)
+		json_array_append(in, o);
+	json_object_set_new(frag, "in", in);
+	json_object_set_new(frag, "node", json_string(cfg->node_name ? cfg->node_name : ""));
+	return frag;
+}
+
+static char *svc_key(json_t *o, const char *name)
+{
+	return xasprintf("%s/%s", sk_kube_jstr(o, "metadata.namespace") ?: "default", name ? name : "");
+}
+
+json_t *sk_proxy_model(const sk_proxy_config *cfg, json_t *services, json_t *slices, json_t *nodes, json_t *prev)
+{
+	json_t *base = fragment_new(), *frags = json_object(), *o;
+	cleanup_json json_t *by_svc = json_object();
+	json_t *prev_frags = json_object_get(prev, "services");
+	struct gen g = {.cfg = cfg};
+	size_t i;
+
+	g.chains = json_object_get(base, "chains");
 	base_rules(&g);
 	json_array_foreach(slices, i, o) {
 		json_t *labels = sk_kube_jget(o, "metadata.labels");
@@ -540,19 +599,23 @@ json_t *sk_proxy_model(const sk_proxy_config *cfg, json_t *services, json_t *sli
 
 		if (!svc || (at && strcmp(at, "IPv4")))
 			continue;
-		key = xasprintf("%s/%s", sk_kube_jstr(o, "metadata.namespace") ?: "default", svc);
+		key = svc_key(o, svc);
 		if (!json_object_get(by_svc, key))
 			json_object_set_new(by_svc, key, json_array());
 		json_array_append(json_object_get(by_svc, key), o);
 	}
 	json_array_foreach(services, i, o) {
-		cleanup_free char *key = xasprintf("%s/%s", sk_kube_jstr(o, "metadata.namespace") ?: "default",
-						   sk_kube_jstr(o, "metadata.name") ?: "");
+		cleanup_free char *key = svc_key(o, sk_kube_jstr(o, "metadata.name"));
+		json_t *mine = json_object_get(by_svc, key), *old = json_object_get(prev_frags, key);
 
-		service_rules(&g, o, json_object_get(by_svc, key));
+		if (!json_is_object(o))
+			continue;
+		if (fragment_current(old, o, mine, cfg))
+			json_object_set(frags, key, old);
+		else
+			json_object_set_new(frags, key, service_fragment(cfg, o, mine));
 	}
-	return json_pack("{s:o, s:o, s:o, s:o}", "chains", g.chains, "maps", g.maps, "cidrs", pod_cidrs(cfg, nodes),
-			 "affinity", g.affinity);
+	return json_pack("{s:o, s:o, s:o}", "base", base, "services", frags, "cidrs", pod_cidrs(cfg, nodes));
 }
 
 /* ---- the script ------------------------------------------------------------------ */
@@ -586,12 +649,45 @@ static void emit_rules(FILE *f, const char *table, const char *chain, const char
 	}
 }
 
-/* `add element` (or `delete element`, keys only) for the elements of elems
- * that other (NULL: none) lacks or maps to another verdict, in statements of
- * ELEMENTS_PER_STATEMENT. */
-static void emit_elements(FILE *f, const char *verb, const char *table, const char *map, json_t *elems, json_t *other)
+/* A rule with an anonymous set (numgen ... vmap { }): the kernel binds it by
+ * walking the transaction so far, so these go before the long lists. */
+static bool has_anonymous_set(const char *rules) { return strstr(rules, "vmap {") != NULL; }
+
+/* Element statements of one map, ELEMENTS_PER_STATEMENT at a time. */
+struct elems {
+	FILE *f;
+	const char *verb, *table, *map;
+	size_t in_stmt;
+};
+
+static void elem_put(struct elems *e, const char *key, const char *value)
 {
-	size_t n, in_stmt = 0;
+	if (!e->in_stmt)
+		fprintf(e->f, "%s element ip %s %s { ", e->verb, e->table, e->map);
+	else
+		fprintf(e->f, ", ");
+	if (value)
+		fprintf(e->f, "%s : %s", key, value);
+	else
+		fprintf(e->f, "%s", key);
+	if (++e->in_stmt == ELEMENTS_PER_STATEMENT) {
+		fprintf(e->f, " }\n");
+		e->in_stmt = 0;
+	}
+}
+
+static void elem_end(struct elems *e)
+{
+	if (e->in_stmt)
+		fprintf(e->f, " }\n");
+	e->in_stmt = 0;
+}
+
+/* The elements of elems that other (NULL: none) lacks or maps to another
+ * verdict; keys only when deleting. */
+static void elems_diff(struct elems *e, json_t *elems, json_t *other)
+{
+	size_t n;
 	const char **keys = sorted_keys(elems, &n);
 
 	for (size_t i = 0; i < n; i++) {
@@ -600,21 +696,8 @@ static void emit_elements(FILE *f, const char *verb, const char *table, const ch
 
 		if (ov && !strcmp(ov, v))
 			continue;
-		if (!in_stmt)
-			fprintf(f, "%s element ip %s %s { ", verb, table, map);
-		else
-			fprintf(f, ", ");
-		if (!strcmp(verb, "delete"))
-			fprintf(f, "%s", keys[i]);
-		else
-			fprintf(f, "%s : %s", keys[i], v);
-		if (++in_stmt == ELEMENTS_PER_STATEMENT) {
-			fprintf(f, " }\n");
-			in_stmt = 0;
-		}
+		elem_put(e, keys[i], strcmp(e->verb, "delete") ? v : NULL);
 	}
-	if (in_stmt)
-		fprintf(f, " }\n");
 	free(keys);
 }
 
@@ -643,105 +726,201 @@ static void emit_declarations(FILE *f, const char *table)
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		fprintf(f, "add map ip %s %s { %s }\n", table, maps[i].name, maps[i].decl);
 	fprintf(f, "add set ip %s " CIDR_SET " { type ipv4_addr; flags interval; }\n", table);
+	for (size_t i = 0; i < sizeof(base_chains) / sizeof(base_chains[0]); i++)
+		fprintf(f, "add chain ip %s %s { %s }\n", table, base_chains[i].name, base_chains[i].decl);
 }
 
+/* The fragments of a model: the base one, then the services' by key. */
+static json_t **fragments_of(json_t *model, size_t *n)
+{
+	json_t *svcs = json_object_get(model, "services");
+	size_t k;
+	const char **keys = sorted_keys(svcs, &k);
+	json_t **out = xmalloc((k + 1) * sizeof(*out));
+
+	*n = 0;
+	if (json_object_get(model, "base"))
+		out[(*n)++] = json_object_get(model, "base");
+	for (size_t i = 0; i < k; i++)
+		out[(*n)++] = json_object_get(svcs, keys[i]);
+	free(keys);
+	return out;
+}
+
+/* What one fragment changes, from old to new (either NULL), in six steps
+ * that must each be done for all fragments before the next:
+ * 0 new sets and chains, 1 stale and changed elements out, 2 changed chains
+ * refilled (those with anonymous sets first: pass 2 and 3), 4 stale chains
+ * flushed, 5 new and changed elements in, 6 stale chains and sets deleted. */
+static void fragment_step(FILE *f, const char *t, int step, json_t *old, json_t *new)
+{
+	json_t *chains = json_object_get(new, "chains"), *ochains = json_object_get(old, "chains");
+	json_t *aff = json_object_get(new, "affinity"), *oaff = json_object_get(old, "affinity");
+	const char *k;
+	json_t *v;
+
+	switch (step) {
+	case 0:
+		json_object_foreach(aff, k, v)
+			if (!json_object_get(oaff, k))
+				emit_affinity_set(f, t, k, v);
+		json_object_foreach(chains, k, v)
+			if (!json_object_get(ochains, k) && !is_base(k))
+				fprintf(f, "add chain ip %s %s\n", t, k);
+		break;
+	case 2:
+	case 3:
+		json_object_foreach(chains, k, v) {
+			const char *rules = json_string_value(v);
+			const char *orules = json_string_value(json_object_get(ochains, k));
+
+			if ((orules && !strcmp(orules, rules)) || has_anonymous_set(rules) != (step == 2))
+				continue;
+			if (orules)
+				fprintf(f, "flush chain ip %s %s\n", t, k);
+			emit_rules(f, t, k, rules);
+		}
+		break;
+	case 4:
+	case 6:
+		json_object_foreach(ochains, k, v)
+			if (!json_object_get(chains, k))
+				fprintf(f, "%s chain ip %s %s\n", step == 4 ? "flush" : "delete", t, k);
+		if (step == 6)
+			json_object_foreach(oaff, k, v)
+				if (!json_object_get(aff, k))
+					fprintf(f, "delete set ip %s %s\n", t, k);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Steps 1 and 5 for every map over all pairs. */
+static void elements_step(FILE *f, const char *t, bool add, json_t **olds, json_t **news, size_t n)
+{
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		struct elems e = {.f = f, .verb = add ? "add" : "delete", .table = t, .map = maps[i].name};
+
+		for (size_t j = 0; j < n; j++) {
+			json_t *m = json_object_get(json_object_get(news[j], "maps"), maps[i].name);
+			json_t *om = json_object_get(json_object_get(olds[j], "maps"), maps[i].name);
+
+			if (add)
+				elems_diff(&e, m, om);
+			else
+				elems_diff(&e, om, m);
+		}
+		elem_end(&e);
+	}
+}
+
+static void pairs_script(FILE *f, const char *t, json_t **olds, json_t **news, size_t n)
+{
+	for (int step = 0; step <= 6; step++) {
+		if (step == 1 || step == 5) {
+			elements_step(f, t, step == 5, olds, news, n);
+			continue;
+		}
+		for (size_t j = 0; j < n; j++)
+			fragment_step(f, t, step, olds[j], news[j]);
+	}
+}
+
+/* The whole model over whatever the table holds (existing): every chain it
+ * has flushed, maps and sets emptied, what the model lacks deleted, all
+ * the model's rules and elements added. */
 static void full_script(FILE *f, const sk_proxy_config *cfg, json_t *model, json_t *existing)
 {
 	const char *t = cfg->table;
-	json_t *chains = json_object_get(model, "chains"), *aff = json_object_get(model, "affinity");
 	json_t *old_chains = json_object_get(existing, "chains"), *old_sets = json_object_get(existing, "sets");
-	size_t n, no, ns, na;
-	const char **keys = sorted_keys(chains, &n), **okeys = sorted_keys(old_chains, &no);
-	const char **skeys = sorted_keys(old_sets, &ns), **akeys = sorted_keys(aff, &na);
+	cleanup_json json_t *names = json_object(), *sets = json_object();
+	size_t n;
+	json_t **frags = fragments_of(model, &n), **none = xzalloc((n + 1) * sizeof(*none));
+	const char *k;
+	json_t *v;
 
+	for (size_t i = 0; i < n; i++) {
+		json_object_foreach(json_object_get(frags[i], "chains"), k, v)
+			json_object_set(names, k, json_true());
+		json_object_foreach(json_object_get(frags[i], "affinity"), k, v)
+			json_object_set(sets, k, json_true());
+	}
 	emit_declarations(f, t);
-	for (size_t i = 0; i < sizeof(base_chains) / sizeof(base_chains[0]); i++)
-		fprintf(f, "add chain ip %s %s { %s }\n", t, base_chains[i].name, base_chains[i].decl);
-	for (size_t i = 0; i < na; i++)
-		emit_affinity_set(f, t, akeys[i], json_object_get(aff, akeys[i]));
-	for (size_t i = 0; i < n; i++)
-		if (!is_base(keys[i]))
-			fprintf(f, "add chain ip %s %s\n", t, keys[i]);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "flush chain ip %s %s\n", t, keys[i]);
-	for (size_t i = 0; i < no; i++)
-		if (!json_object_get(chains, okeys[i]))
-			fprintf(f, "flush chain ip %s %s\n", t, okeys[i]);
+	json_object_foreach(old_chains, k, v)
+		fprintf(f, "flush chain ip %s %s\n", t, k);
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		fprintf(f, "flush map ip %s %s\n", t, maps[i].name);
 	fprintf(f, "flush set ip %s " CIDR_SET "\n", t);
-	for (size_t i = 0; i < no; i++)
-		if (!json_object_get(chains, okeys[i]))
-			fprintf(f, "delete chain ip %s %s\n", t, okeys[i]);
-	for (size_t i = 0; i < ns; i++)
-		if (!is_fixed_set(skeys[i]) && !json_object_get(aff, skeys[i]))
-			fprintf(f, "delete set ip %s %s\n", t, skeys[i]);
-	for (size_t i = 0; i < n; i++)
-		emit_rules(f, t, keys[i], json_string_value(json_object_get(chains, keys[i])));
-	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-		emit_elements(f, "add", t, maps[i].name, json_object_get(json_object_get(model, "maps"), maps[i].name),
-			      NULL);
+	json_object_foreach(old_chains, k, v)
+		if (!is_base(k) && !json_object_get(names, k))
+			fprintf(f, "delete chain ip %s %s\n", t, k);
+	json_object_foreach(old_sets, k, v)
+		if (!is_fixed_set(k) && !json_object_get(sets, k))
+			fprintf(f, "delete set ip %s %s\n", t, k);
+	/* the existing chains are empty now: their rules are added again */
+	for (int step = 0; step <= 5; step++) {
+		if (step == 1 || step == 4)
+			continue;
+		if (step == 5) {
+			elements_step(f, t, true, none, frags, n);
+			continue;
+		}
+		for (size_t j = 0; j < n; j++) {
+			if (step == 0) {
+				json_object_foreach(json_object_get(frags[j], "affinity"), k, v)
+					if (!json_object_get(old_sets, k))
+						emit_affinity_set(f, t, k, v);
+				json_object_foreach(json_object_get(frags[j], "chains"), k, v)
+					if (!is_base(k) && !json_object_get(old_chains, k))
+						fprintf(f, "add chain ip %s %s\n", t, k);
+				continue;
+			}
+			json_object_foreach(json_object_get(frags[j], "chains"), k, v)
+				if (has_anonymous_set(json_string_value(v)) == (step == 2))
+					emit_rules(f, t, k, json_string_value(v));
+		}
+	}
 	emit_cidrs(f, t, json_object_get(model, "cidrs"));
-	free(keys);
-	free(okeys);
-	free(skeys);
-	free(akeys);
+	free(frags);
+	free(none);
 }
 
-/* Only what differs from old: new chains and sets first, stale elements
- * out, changed chains refilled, new elements in, stale chains and sets
- * flushed and then deleted (nothing refers to them any more). */
+/* Only what differs from old: the base fragment and the services whose
+ * fragment is not the very one old has (sk_proxy_model reuses those). */
 static void partial_script(FILE *f, const sk_proxy_config *cfg, json_t *old, json_t *model)
 {
-	const char *t = cfg->table;
-	json_t *chains = json_object_get(model, "chains"), *ochains = json_object_get(old, "chains");
-	json_t *aff = json_object_get(model, "affinity"), *oaff = json_object_get(old, "affinity");
-	json_t *m = json_object_get(model, "maps"), *om = json_object_get(old, "maps");
-	bool cidrs_changed = !json_equal(json_object_get(model, "cidrs"), json_object_get(old, "cidrs"));
-	size_t n, no, na, noa;
-	const char **keys = sorted_keys(chains, &n), **okeys = sorted_keys(ochains, &no);
-	const char **akeys = sorted_keys(aff, &na), **oakeys = sorted_keys(oaff, &noa);
+	json_t *svcs = json_object_get(model, "services"), *osvcs = json_object_get(old, "services");
+	size_t n = 0, cap = json_object_size(svcs) + json_object_size(osvcs) + 1;
+	json_t **olds = xmalloc(cap * sizeof(*olds)), **news = xmalloc(cap * sizeof(*news));
+	size_t nk;
+	const char **keys = sorted_keys(svcs, &nk);
 
-	for (size_t i = 0; i < na; i++)
-		if (!json_object_get(oaff, akeys[i]))
-			emit_affinity_set(f, t, akeys[i], json_object_get(aff, akeys[i]));
-	for (size_t i = 0; i < n; i++)
-		if (!json_object_get(ochains, keys[i]))
-			fprintf(f, "add chain ip %s %s\n", t, keys[i]);
-	/* deleted, or changed (deleted and added again below) */
-	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-		emit_elements(f, "delete", t, maps[i].name, json_object_get(om, maps[i].name),
-			      json_object_get(m, maps[i].name));
-	if (cidrs_changed)
-		fprintf(f, "flush set ip %s " CIDR_SET "\n", t);
-	for (size_t i = 0; i < n; i++) {
-		const char *rules = json_string_value(json_object_get(chains, keys[i]));
-		const char *orules = json_string_value(json_object_get(ochains, keys[i]));
+	olds[n] = json_object_get(old, "base");
+	news[n++] = json_object_get(model, "base");
+	for (size_t i = 0; i < nk; i++) {
+		json_t *a = json_object_get(osvcs, keys[i]), *b = json_object_get(svcs, keys[i]);
 
-		if (orules && !strcmp(orules, rules))
-			continue;
-		if (orules)
-			fprintf(f, "flush chain ip %s %s\n", t, keys[i]);
-		emit_rules(f, t, keys[i], rules);
+		if (a != b) {
+			olds[n] = a;
+			news[n++] = b;
+		}
 	}
-	for (size_t i = 0; i < no; i++)
-		if (!json_object_get(chains, okeys[i]))
-			fprintf(f, "flush chain ip %s %s\n", t, okeys[i]);
-	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-		emit_elements(f, "add", t, maps[i].name, json_object_get(m, maps[i].name),
-			      json_object_get(om, maps[i].name));
-	if (cidrs_changed)
-		emit_cidrs(f, t, json_object_get(model, "cidrs"));
-	for (size_t i = 0; i < no; i++)
-		if (!json_object_get(chains, okeys[i]))
-			fprintf(f, "delete chain ip %s %s\n", t, okeys[i]);
-	for (size_t i = 0; i < noa; i++)
-		if (!json_object_get(aff, oakeys[i]))
-			fprintf(f, "delete set ip %s %s\n", t, oakeys[i]);
 	free(keys);
-	free(okeys);
-	free(akeys);
-	free(oakeys);
+	keys = sorted_keys(osvcs, &nk);
+	for (size_t i = 0; i < nk; i++)
+		if (!json_object_get(svcs, keys[i])) {
+			olds[n] = json_object_get(osvcs, keys[i]);
+			news[n++] = NULL;
+		}
+	free(keys);
+	if (!json_equal(json_object_get(model, "cidrs"), json_object_get(old, "cidrs"))) {
+		fprintf(f, "flush set ip %s " CIDR_SET "\n", cfg->table);
+		emit_cidrs(f, cfg->table, json_object_get(model, "cidrs"));
+	}
+	pairs_script(f, cfg->table, olds, news, n);
+	free(olds);
+	free(news);
 }
 
 char *sk_proxy_script(const sk_proxy_config *cfg, json_t *old, json_t *model, json_t *existing)

@@ -40,6 +40,7 @@ struct sk_proxy {
 	sk_informer *inf[INF_N];
 	bool inf_started[INF_N];
 	sk_proxy_dp *dp;
+	json_t *model; /* the last one made (its fragments are reused) */
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	bool dirty, stop; /* under mu */
@@ -99,7 +100,7 @@ static int sync_once(sk_proxy *p, bool full)
 	cleanup_json json_t *svcs = sk_informer_list(p->inf[INF_SERVICES], NULL);
 	cleanup_json json_t *slices = sk_informer_list(p->inf[INF_SLICES], NULL);
 	cleanup_json json_t *nodes = sk_informer_list(p->inf[INF_NODES], NULL);
-	cleanup_json json_t *model = NULL;
+	json_t *model;
 	sk_proxy_config cfg = {
 		.table = p->table,
 		.bridge = p->bridge,
@@ -113,7 +114,9 @@ static int sync_once(sk_proxy *p, bool full)
 	sk_error_t err = {0};
 	int64_t t0 = sk_mono_ns();
 
-	model = sk_proxy_model(&cfg, svcs, slices, nodes);
+	model = sk_proxy_model(&cfg, svcs, slices, nodes, p->model);
+	json_decref(p->model);
+	p->model = model;
 	if (sk_proxy_dp_apply(p->dp, &cfg, model, full, &err) < 0) {
 		sk_warn("proxy", "%s sync: %s", full ? "full" : "partial", err.msg);
 		return -1;
@@ -230,6 +233,7 @@ void sk_proxy_stop(sk_proxy *p)
 	for (int i = 0; i < INF_N; i++)
 		sk_informer_free(p->inf[i]);
 	sk_proxy_dp_free(p->dp);
+	json_decref(p->model);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->mu);
 	free(p->bridge);

@@ -57,7 +57,7 @@ static json_t *slice(const char *svcname, const char *suffix, const char *ports,
 
 static char *script_of(json_t *svcs, json_t *slices, json_t *nodes)
 {
-	cleanup_json json_t *m = sk_proxy_model(&cfg, svcs, slices, nodes);
+	cleanup_json json_t *m = sk_proxy_model(&cfg, svcs, slices, nodes, NULL);
 
 	return sk_proxy_script(&cfg, NULL, m, NULL);
 }
@@ -98,8 +98,11 @@ static void test_clusterip_balances_ready_endpoints(void **state)
 	assert_has(s, "add rule ip skiff-skunit service-UARQTUAX-default/web/tcp/http numgen random mod 2 vmap { 0 : "
 		      "goto endpoint-K74E7T4O-default/web/tcp/http__10.42.1.5/8080, 1 : goto "
 		      "endpoint-RNAVNUUX-default/web/tcp/http__10.42.2.5/8080 }\n");
-	assert_has(s, "add rule ip skiff-skunit endpoint-K74E7T4O-default/web/tcp/http__10.42.1.5/8080 ip saddr "
-		      "10.42.1.5 jump mark-for-masquerade\n");
+	/* hairpin: pod -> Service -> pod on the bridge is masqueraded in
+	 * postrouting, not per endpoint */
+	assert_lacks(s, "ip saddr 10.42.1.5 jump mark-for-masquerade");
+	assert_has(s, "add rule ip skiff-skunit nat-postrouting ip saddr 10.42.1.0/24 oifname \"skunit\" ct status dnat "
+		      "masquerade\n");
 	assert_has(s, "add rule ip skiff-skunit endpoint-K74E7T4O-default/web/tcp/http__10.42.1.5/8080 meta l4proto "
 		      "tcp dnat to 10.42.1.5:8080\n");
 	assert_lacks(s, "10.42.2.6");
@@ -236,13 +239,23 @@ static void test_partial_sync_touches_what_changed(void **state)
 		"[o,o]",
 		slice("web", "1", HTTP_PORT, "[" EP("10.42.1.5", "n1", "true") "," EP("10.42.1.6", "n1", "true") "]"),
 		slice("other", "1", HTTP_PORT, "[" EP("10.42.1.9", "n1", "true") "]"));
-	cleanup_json json_t *m1 = sk_proxy_model(&cfg, svcs, s1, NULL);
-	cleanup_json json_t *m2 = sk_proxy_model(&cfg, svcs, s2, NULL);
+	cleanup_json json_t *m1 = sk_proxy_model(&cfg, svcs, s1, NULL, NULL);
+	cleanup_json json_t *m2 = sk_proxy_model(&cfg, svcs, s2, NULL, NULL);
 	cleanup_free char *same = sk_proxy_script(&cfg, m1, m1, NULL);
 	cleanup_free char *grow = sk_proxy_script(&cfg, m1, m2, NULL);
 	cleanup_free char *shrink = sk_proxy_script(&cfg, m2, m1, NULL);
 
 	assert_string_equal(same, "");
+	/* a service whose objects are the same shares its fragment */
+	{
+		cleanup_json json_t *s3 = json_pack("[O,O]", json_array_get(s2, 0), json_array_get(s1, 1));
+		cleanup_json json_t *m3 = sk_proxy_model(&cfg, svcs, s3, NULL, m1);
+		json_t *f1 = json_object_get(json_object_get(m1, "services"), "default/other");
+
+		assert_ptr_equal(json_object_get(json_object_get(m3, "services"), "default/other"), f1);
+		assert_ptr_not_equal(json_object_get(json_object_get(m3, "services"), "default/web"),
+				     json_object_get(json_object_get(m1, "services"), "default/web"));
+	}
 	assert_has(grow, "add chain ip skiff-skunit endpoint-");
 	assert_has(grow, "flush chain ip skiff-skunit service-UARQTUAX-default/web/tcp/http\n");
 	assert_has(grow, "numgen random mod 2");
@@ -269,9 +282,9 @@ static void test_kernel_accepts_transactions(void **state)
 	cleanup_json json_t *s2 = json_pack(
 		"[o]",
 		slice("web", "1", HTTP_PORT, "[" EP("10.42.1.6", "n1", "true") "," EP("10.42.2.6", "n2", "true") "]"));
-	cleanup_json json_t *m1 = sk_proxy_model(&cfg, svcs, s1, NULL);
-	cleanup_json json_t *m2 = sk_proxy_model(&cfg, svcs, s2, NULL);
-	cleanup_json json_t *m3 = sk_proxy_model(&cfg, NULL, NULL, NULL);
+	cleanup_json json_t *m1 = sk_proxy_model(&cfg, svcs, s1, NULL, NULL);
+	cleanup_json json_t *m2 = sk_proxy_model(&cfg, svcs, s2, NULL, NULL);
+	cleanup_json json_t *m3 = sk_proxy_model(&cfg, NULL, NULL, NULL, NULL);
 	cleanup_json json_t *existing = NULL;
 	sk_error_t err = {0};
 	sk_proxy_dp *dp;
