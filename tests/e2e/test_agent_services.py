@@ -18,6 +18,7 @@ import urllib.request
 import pytest
 
 from test_agent_cluster import running_cluster, wait_for
+from test_agent_embedded import embedded  # noqa: F401  (fixture)
 
 REPLICAS = 3
 
@@ -270,3 +271,28 @@ def test_table_goes_when_the_agent_stops_idle(svc_cluster):
     wait_for(lambda: not c.leftovers(), 60, what="pods torn down")
     c.stop_agent()
     assert not our_tables(c)
+
+
+def test_embedded_agent_serves_services(embedded):  # noqa: F811
+    c = embedded
+    wait_for(lambda: c.kubectl("get", "node", c.node, check=False).returncode == 0, 30, what="node")
+    c.kubectl("apply", "-f", "-", input=f"""apiVersion: v1
+kind: Pod
+metadata: {{name: emb-web}}
+spec:
+  nodeName: {c.node}
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "mkdir -p /www; echo embedded > /www/index.html; exec httpd -f -p 8080 -h /www"]
+    readinessProbe: {{tcpSocket: {{port: 8080}}, periodSeconds: 1}}
+""")
+    c.kubectl("apply", "-f", "-", input=service("emb-web"))
+
+    def pod_ip():
+        st = c.kjson("get", "pod", "emb-web").get("status", {})
+        return st.get("podIP") if all(s.get("ready") for s in st.get("containerStatuses", [{}])) else None
+    ip = wait_for(pod_ip, 120, what="pod ready")
+    write_slice(c, "emb-web", [ip])
+    url = f"http://{cluster_ip(c, 'emb-web')}:80/"
+    wait_for(lambda: answers(url, 1) == ["embedded"], 60, what="the Service answering")
