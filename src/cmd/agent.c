@@ -88,7 +88,7 @@ int sk_cmd_agent(int argc, char **argv)
 		{"cluster-dns", required_argument, NULL, 'D'},
 		{"cluster-domain", required_argument, NULL, 'O'},
 		{"resolv-conf", required_argument, NULL, 'V'},
-		{"no-dns", no_argument, NULL, 'X'},
+		{"no-dns", no_argument, NULL, 'Z'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -183,7 +183,7 @@ int sk_cmd_agent(int argc, char **argv)
 		case 'V':
 			o.resolv_conf = optarg;
 			break;
-		case 'X':
+		case 'Z':
 			o.no_dns = true;
 			break;
 		case 'v':
