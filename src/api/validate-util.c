@@ -149,6 +149,11 @@ void sk__vinvalid(struct sk__verr *e, const char *field, json_t *value, const ch
 	add_value(e, "FieldValueInvalid", "Invalid value", field, r, detail);
 }
 
+void sk__vinvalid_repr(struct sk__verr *e, const char *field, const char *repr, const char *detail)
+{
+	add_value(e, "FieldValueInvalid", "Invalid value", field, repr, detail);
+}
+
 void sk__vinvalid_str(struct sk__verr *e, const char *field, const char *value, const char *detail)
 {
 	cleanup_free char *r = sk__vquote(value ? value : "");
