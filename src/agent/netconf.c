@@ -1,11 +1,11 @@
 /* The cluster's network settings as the agent needs them for DNS, and the
  * node-local DNS server's start and stop (docs/NETWORKING.md). */
-#include <arpa/inet.h>
 #include <string.h>
 #include <time.h>
 
 #include "agent/agent-int.h"
 #include "agent/dns.h"
+#include "kube/cidr.h"
 #include "util/util.h"
 
 #define NETCONF_PATH "/api/v1/namespaces/kube-system/configmaps/skiff-network"
@@ -15,20 +15,14 @@
 
 char *sk__ag_gateway(const char *cidr)
 {
-	char buf[64], out[INET_ADDRSTRLEN];
-	struct in_addr in;
-	const char *slash = cidr ? strchr(cidr, '/') : NULL;
-	size_t n = slash ? (size_t)(slash - cidr) : 0;
-	long bits = slash ? strtol(slash + 1, NULL, 10) : -1;
+	char buf[SK_KUBE_IP4_LEN];
+	sk_kube_cidr c;
+	sk_error_t err = {0};
+	uint32_t ip;
 
-	if (!n || n >= sizeof(buf) || bits < 0 || bits > 30)
+	if (!cidr || sk_kube_cidr_parse(cidr, &c, &err) < 0 || c.prefix > 30 || sk_kube_cidr_nth(&c, 1, &ip) < 0)
 		return NULL;
-	memcpy(buf, cidr, n);
-	buf[n] = '\0';
-	if (inet_pton(AF_INET, buf, &in) != 1)
-		return NULL;
-	in.s_addr = htonl((ntohl(in.s_addr) & (bits ? ~0u << (32 - bits) : 0)) + 1);
-	return inet_ntop(AF_INET, &in, out, sizeof(out)) ? xstrdup(out) : NULL;
+	return xstrdup(sk_kube_ip4_format(ip, buf));
 }
 
 /* The ConfigMap's data, waiting up to NETCONF_WAIT_MS for the server to
