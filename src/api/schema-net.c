@@ -17,7 +17,8 @@
 static const sk_schema_field ep_cond_f[] = {
 	FD("ready", sk__bool,
 	   "ready indicates that this endpoint is ready to receive traffic, according to whatever system is managing "
-	   "the endpoint. A nil value should be interpreted as \"true\". In general, an endpoint should be marked ready "
+	   "the endpoint. A nil value should be interpreted as \"true\". In general, an endpoint should be marked "
+	   "ready "
 	   "if it is serving and not terminating, though this can be overridden in some cases, such as when the "
 	   "associated Service has set the publishNotReadyAddresses flag."),
 	FD("serving", sk__bool,
@@ -70,11 +71,14 @@ static const sk_schema_field ep_port_f[] = {
 	   "behavior for protocols that they understand. This field follows standard Kubernetes label syntax."),
 	FD("name", sk__str,
 	   "name represents the name of this port. All ports in an EndpointSlice must have a unique name. If the "
-	   "EndpointSlice is derived from a Kubernetes service, this corresponds to the Service.ports[].name. Name must "
+	   "EndpointSlice is derived from a Kubernetes service, this corresponds to the Service.ports[].name. Name "
+	   "must "
 	   "either be an empty string or pass DNS_LABEL validation."),
 	FD("port", sk__i32,
-	   "port represents the port number of the endpoint. If the EndpointSlice is derived from a Kubernetes service, "
-	   "this must be set to the service's target port. EndpointSlices used for other purposes may have a nil port."),
+	   "port represents the port number of the endpoint. If the EndpointSlice is derived from a Kubernetes "
+	   "service, "
+	   "this must be set to the service's target port. EndpointSlices used for other purposes may have a nil "
+	   "port."),
 	FD("protocol", sk__str,
 	   "protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP."),
 	END};
@@ -141,7 +145,8 @@ static const sk_schema_field np_port_f[] = {
 	   "this field is not provided, this matches all port names and numbers. If present, only traffic on the "
 	   "specified protocol AND port will be matched."),
 	FD("protocol", sk__str,
-	   "protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field "
+	   "protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this "
+	   "field "
 	   "defaults to TCP."),
 	END};
 DOBJ(np_port, NET("NetworkPolicyPort"), "NetworkPolicyPort describes a port to allow traffic on");
@@ -186,7 +191,8 @@ static const sk_schema_field np_spec_f[] = {
 	   "the pod. If this field is empty then this NetworkPolicy limits all outgoing traffic (and serves solely to "
 	   "ensure that the pods it selects are isolated by default). This field is beta-level in 1.8"),
 	FD("ingress", np_ingresses,
-	   "ingress is a list of ingress rules to be applied to the selected pods. Traffic is allowed to a pod if there "
+	   "ingress is a list of ingress rules to be applied to the selected pods. Traffic is allowed to a pod if "
+	   "there "
 	   "are no NetworkPolicies selecting the pod (and cluster policy otherwise allows the traffic), OR if the "
 	   "traffic source is the pod's local node, OR if the traffic matches at least one ingress rule across all of "
 	   "the NetworkPolicy objects whose podSelector matches the pod. If this field is empty then this "
@@ -206,8 +212,7 @@ static const sk_schema_field np_spec_f[] = {
 DOBJ(np_spec, NET("NetworkPolicySpec"), "NetworkPolicySpec provides the specification of a NetworkPolicy");
 static const sk_schema_field sk__networkpolicy_f[] = {
 	TYPEMETA, OBJMETA,
-	FD("spec", np_spec, "spec represents the specification of the desired behavior for this NetworkPolicy."),
-	END};
+	FD("spec", np_spec, "spec represents the specification of the desired behavior for this NetworkPolicy."), END};
 KIND(sk__networkpolicy, "networking.k8s.io", "v1", "NetworkPolicy", NET("NetworkPolicy"),
      "NetworkPolicy describes what network traffic is allowed for a set of Pods");
 /* clang-format on */

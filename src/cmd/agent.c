@@ -46,6 +46,9 @@ static void usage(FILE *f)
 		"                          domains and the cluster DNS's forwarders (default /etc/resolv.conf)\n"
 		"  --no-dns                serve no cluster DNS on the pod bridge's gateway address\n"
 		"  --control-plane         label the node as a control-plane node\n"
+		"  --no-proxy              no Service dataplane (nftables table ip skiff-<bridge>)\n"
+		"  --cluster-cidr CIDR     the cluster's pod network (default: kube-system/skiff-network)\n"
+		"  --service-cidr CIDR     the Service ClusterIP range (default: kube-system/skiff-network)\n"
 		"  -v, --verbose           debug logging\n"
 		"  -h, --help              this help\n");
 }
@@ -89,6 +92,9 @@ int sk_cmd_agent(int argc, char **argv)
 		{"cluster-domain", required_argument, NULL, 'O'},
 		{"resolv-conf", required_argument, NULL, 'V'},
 		{"no-dns", no_argument, NULL, 'Z'},
+		{"no-proxy", no_argument, NULL, 'X'},
+		{"cluster-cidr", required_argument, NULL, 'K'},
+		{"service-cidr", required_argument, NULL, 'S'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -185,6 +191,15 @@ int sk_cmd_agent(int argc, char **argv)
 			break;
 		case 'Z':
 			o.no_dns = true;
+			break;
+		case 'X':
+			o.no_proxy = true;
+			break;
+		case 'K':
+			o.cluster_cidr = optarg;
+			break;
+		case 'S':
+			o.service_cidr = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;
