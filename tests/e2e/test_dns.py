@@ -93,12 +93,14 @@ def dns_cluster():
     state = {}
 
     def setup(c):
-        c.agent_extra += ["--resolv-conf", resolv, "--cluster-dns", gateway(c.pod_cidr)]
+        c.agent_extra += ["--resolv-conf", resolv]
         state["gw"] = gateway(c.pod_cidr)
     try:
         dm.start()
         with running_cluster("skiff-dnsc-", setup=setup) as c:
             c.gw, c.dnsmasq, c.resolv = state["gw"], dm, resolv
+            # the pods' nameserver: the server's clusterDNS, which the node's table DNATs to c.gw
+            c.dns_ip = c.kjson("get", "configmap", "-n", "kube-system", "skiff-network")["data"]["clusterDNS"]
             yield c
     finally:
         dm.stop()
@@ -227,7 +229,7 @@ def resolv_of(c, name, spec):
 def test_pod_resolv_conf_policies(dns_cluster):
     c = dns_cluster
     cluster = (f"search default.svc.{ZONE} svc.{ZONE} {ZONE} corp.test\n"
-               f"nameserver {c.gw}\noptions ndots:5\n")
+               f"nameserver {c.dns_ip}\noptions ndots:5\n")
     assert resolv_of(c, "rc-default", "") == cluster
     assert resolv_of(c, "rc-cf", '{"dnsPolicy": "ClusterFirst"}') == cluster
     # Default: the host's file (its loopback nameserver is no use inside the pod's network namespace)
@@ -239,7 +241,7 @@ def test_pod_resolv_conf_policies(dns_cluster):
     assert resolv_of(c, "rc-merge", json.dumps({"dnsConfig": {
         "nameservers": ["192.0.2.53"], "searches": ["b.example"], "options": [{"name": "ndots", "value": "1"}]}})) == \
         (f"search default.svc.{ZONE} svc.{ZONE} {ZONE} corp.test b.example\n"
-         f"nameserver {c.gw}\nnameserver 192.0.2.53\noptions ndots:1\n")
+         f"nameserver {c.dns_ip}\nnameserver 192.0.2.53\noptions ndots:1\n")
     # hostNetwork: ClusterFirst falls back to Default (the host's resolver is reachable), unless WithHostNet
     assert resolv_of(c, "rc-hn", '{"hostNetwork": true}') == \
         f"search corp.test\nnameserver {c.dnsmasq.addr}\noptions timeout:3\n"
@@ -260,9 +262,10 @@ def test_pod_hosts_with_subdomain(dns_cluster):
 
 
 def test_pod_resolves_by_name(dns_cluster):
-    """A pod finds a headless Service's backend by its short name (search
-    path, ndots) and fetches from it; nslookup of a ClusterIP Service and an
-    outside name through the node's DNS."""
+    """A pod asks the cluster DNS address (DNATed to this node's server) and
+    finds a headless Service's backend and a ClusterIP Service by their short
+    names (search path, ndots) and fetches from them; nslookup of an outside
+    name goes through the forwarder."""
     c = dns_cluster
     ensure_bridge(c)
     c.apply(pod(c, "backend", ["sh", "-c", "mkdir -p /www && echo hello-from-backend > /www/index.html && "
@@ -271,16 +274,21 @@ def test_pod_resolves_by_name(dns_cluster):
     c.apply(svc("backend", clusterIP="None", ports=[{"name": "http", "port": 8080}]))
     c.apply(slice_("backend-1", "backend", [{"addresses": [ip], "hostname": "b-0"}],
                    ports=[{"name": "http", "port": 8080, "protocol": "TCP"}]))
-    wait_for(lambda: answer(dig(c.gw, f"backend.default.svc.{ZONE}.")), 30, what="backend's record")
-    c.apply(svc("web", ports=[{"name": "http", "port": 80, "protocol": "TCP"}]))
-    web_ip = c.kjson("get", "service", "web")["spec"]["clusterIP"]
+    c.apply(svc("front", ports=[{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"}]))
+    c.apply(slice_("front-1", "front", [{"addresses": [ip]}],
+                   ports=[{"name": "http", "port": 8080, "protocol": "TCP"}]))
+    front_ip = c.kjson("get", "service", "front")["spec"]["clusterIP"]
+    wait_for(lambda: answer(dig(c.gw, f"backend.default.svc.{ZONE}.")) and answer(
+        dig(c.gw, f"front.default.svc.{ZONE}.")), 30, what="the Services' records")
     c.apply(pod(c, "client", ["sh", "-c",
                               "wget -q -O- http://backend:8080/ && wget -q -O- http://b-0.backend:8080/ && "
-                              f"nslookup web.default.svc.{ZONE} && nslookup outside.test"]))
+                              "wget -q -O- http://front/ && wget -q -O- http://front.default/ && "
+                              f"nslookup front.default.svc.{ZONE} && nslookup outside.test"]))
     c.wait_pod("client", lambda p: p["status"]["phase"] in ("Succeeded", "Failed"), 60, what="client done")
     out = c.kubectl("logs", "client").stdout
     assert c.kjson("get", "pod", "client")["status"]["phase"] == "Succeeded", out
-    assert out.count("hello-from-backend") == 2
-    assert web_ip in out and "192.0.2.77" in out
+    assert out.count("hello-from-backend") == 4
+    assert f"Server:\t\t{c.dns_ip}" in out
+    assert front_ip in out and "192.0.2.77" in out
     c.kubectl("delete", "pod", "client", "backend", "--wait=false")
-    c.kubectl("delete", "endpointslice", "backend-1")
+    c.kubectl("delete", "endpointslice", "backend-1", "front-1")
