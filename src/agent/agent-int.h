@@ -126,7 +126,7 @@ struct sk_agent {
 	int64_t backoff_base_ms, backoff_max_ms;
 	char *cluster_dns, *cluster_domain, *resolv_conf; /* pods' DNS (netconf.c) */
 	struct sk_dns *dns;                               /* the node-local DNS server, or NULL */
-	sk_proxy *proxy; /* the Service dataplane, or NULL */
+	sk_proxy *proxy;                                  /* the Service dataplane, or NULL */
 };
 
 /* node.c */
