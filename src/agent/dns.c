@@ -19,6 +19,7 @@
 #define MAX_WORKERS 32
 #define TCP_IDLE_MS 2000
 #define TCP_MAX_QUERIES 64 /* per connection */
+#define TCP_CONN_MS 10000  /* a connection's whole life, however slowly its client writes */
 #define REBUILD_DELAY_MS 50
 #define RETRY_INFORMER_MS 2000
 
@@ -29,6 +30,15 @@ struct fwd {
 	socklen_t clen;
 	struct sk_dns_reply rep; /* query, and partial + chase after a CNAME */
 	int server;
+	int64_t deadline_ns;
+};
+
+/* The connection a TCP thread serves, shut down by the forwarder's tick
+ * once past its deadline. */
+struct tcp_slot {
+	struct sk_dns *d;
+	pthread_mutex_t mu;
+	int fd; /* -1: none */
 	int64_t deadline_ns;
 };
 
@@ -44,6 +54,7 @@ struct sk_dns {
 	sk_dns_zone *zone;
 
 	pthread_t workers[MAX_WORKERS], tcp_threads[MAX_WORKERS], fwd_thread, sync_thread;
+	struct tcp_slot tcp_slots[MAX_WORKERS];
 	int nstarted, ntcp_started;
 	bool fwd_started, sync_started;
 
@@ -426,6 +437,22 @@ static void expire(struct sk_dns *d, bool all)
 	pthread_mutex_unlock(&d->fwd_mu);
 }
 
+/* Shuts down the TCP connections past their deadline: their thread's read
+ * returns and it closes them. */
+static void reap_tcp(struct sk_dns *d)
+{
+	int64_t now = sk_mono_ns();
+
+	for (int i = 0; i < d->ntcp_started; i++) {
+		struct tcp_slot *t = &d->tcp_slots[i];
+
+		pthread_mutex_lock(&t->mu);
+		if (t->fd >= 0 && now > t->deadline_ns)
+			shutdown(t->fd, SHUT_RDWR);
+		pthread_mutex_unlock(&t->mu);
+	}
+}
+
 static void *fwd_main(void *arg)
 {
 	struct sk_dns *d = arg;
@@ -448,6 +475,7 @@ static void *fwd_main(void *arg)
 			}
 		}
 		expire(d, false);
+		reap_tcp(d);
 	}
 	expire(d, true);
 	return NULL;
@@ -548,7 +576,8 @@ static void tcp_conn(struct sk_dns *d, int fd, const struct sockaddr_storage *pe
 
 static void *tcp_main(void *arg)
 {
-	struct sk_dns *d = arg;
+	struct tcp_slot *t = arg;
+	struct sk_dns *d = t->d;
 
 	while (!atomic_load(&d->stop)) {
 		struct sockaddr_storage peer;
@@ -557,8 +586,15 @@ static void *tcp_main(void *arg)
 
 		if (fd < 0)
 			continue;
+		pthread_mutex_lock(&t->mu);
+		t->fd = fd;
+		t->deadline_ns = sk_mono_ns() + (int64_t)TCP_CONN_MS * 1000000;
+		pthread_mutex_unlock(&t->mu);
 		tcp_conn(d, fd, &peer, plen);
+		pthread_mutex_lock(&t->mu);
+		t->fd = -1;
 		close(fd);
+		pthread_mutex_unlock(&t->mu);
 	}
 	return NULL;
 }
@@ -567,15 +603,17 @@ static void *tcp_main(void *arg)
 
 static int start_threads(struct sk_dns *d, sk_error_t *err)
 {
-	if (pthread_create(&d->fwd_thread, NULL, fwd_main, d) != 0)
-		return sk_error_set(err, SK_EINTERNAL, "dns: cannot start a thread");
-	d->fwd_started = true;
 	for (; d->nstarted < d->nworkers; d->nstarted++)
 		if (pthread_create(&d->workers[d->nstarted], NULL, udp_main, d) != 0)
 			return sk_error_set(err, SK_EINTERNAL, "dns: cannot start a thread");
 	for (; d->ntcp_started < d->ntcp; d->ntcp_started++)
-		if (pthread_create(&d->tcp_threads[d->ntcp_started], NULL, tcp_main, d) != 0)
+		if (pthread_create(&d->tcp_threads[d->ntcp_started], NULL, tcp_main, &d->tcp_slots[d->ntcp_started]) !=
+		    0)
 			return sk_error_set(err, SK_EINTERNAL, "dns: cannot start a thread");
+	/* after the TCP threads: it reads ntcp_started */
+	if (pthread_create(&d->fwd_thread, NULL, fwd_main, d) != 0)
+		return sk_error_set(err, SK_EINTERNAL, "dns: cannot start a thread");
+	d->fwd_started = true;
 	if (d->c) {
 		if (pthread_create(&d->sync_thread, NULL, sync_main, d) != 0)
 			return sk_error_set(err, SK_EINTERNAL, "dns: cannot start a thread");
@@ -614,6 +652,11 @@ sk_dns *sk_dns_start(sk_client *c, const sk_dns_options *o, sk_error_t *err)
 	pthread_rwlockattr_destroy(&ra);
 	pthread_mutex_init(&d->fwd_mu, NULL);
 	pthread_mutex_init(&d->sync_mu, NULL);
+	for (int i = 0; i < MAX_WORKERS; i++) {
+		d->tcp_slots[i].d = d;
+		d->tcp_slots[i].fd = -1;
+		pthread_mutex_init(&d->tcp_slots[i].mu, NULL);
+	}
 	pthread_cond_init(&d->sync_cond, NULL);
 	d->zone = sk_dns_zone_build(d->domain, d->dns_ip, NULL, NULL);
 	if (!d->zone) {
@@ -677,6 +720,8 @@ void sk_dns_stop(sk_dns *d)
 	pthread_rwlock_destroy(&d->zlock);
 	pthread_mutex_destroy(&d->fwd_mu);
 	pthread_mutex_destroy(&d->sync_mu);
+	for (int i = 0; i < MAX_WORKERS; i++)
+		pthread_mutex_destroy(&d->tcp_slots[i].mu);
 	pthread_cond_destroy(&d->sync_cond);
 	free(d->fwds);
 	free(d->by_id);
