@@ -178,6 +178,12 @@ def test_dns_records_from_host(dns_cluster):
     # ExternalName: the CNAME, its target resolved by the forwarder
     ext = f"ext.default.svc.{ZONE}."
     assert answer(dig(c.gw, ext)) == [(ext, 5, "CNAME", "outside.test."), ("outside.test.", 0, "A", "192.0.2.77")]
+    # the server's own Services
+    k = f"kubernetes.default.svc.{ZONE}."
+    assert answer(dig(c.gw, k)) == [(k, 5, "A", c.kjson("get", "service", "kubernetes")["spec"]["clusterIP"])]
+    assert answer(dig(c.gw, "_https._tcp." + k, "SRV")) == [("_https._tcp." + k, 5, "SRV", f"0 100 443 {k}")]
+    kd = f"kube-dns.kube-system.svc.{ZONE}."
+    assert answer(dig(c.gw, kd)) == [(kd, 5, "A", c.dns_ip)]
     # pods, the schema version
     assert answer(dig(c.gw, f"10-200-0-5.default.pod.{ZONE}.")) == \
         [(f"10-200-0-5.default.pod.{ZONE}.", 5, "A", "10.200.0.5")]
