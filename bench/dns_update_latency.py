@@ -3,13 +3,22 @@ agent with real containers (tests/e2e fixtures), a headless Service whose one en
 replaced 10 times; the time from `kubectl apply` returning to `dig` at the gateway
 showing the new address. Needs root, like the agent tests:
   flock /tmp/skiff-agent-e2e.lock /usr/bin/python3 bench/dns_update_latency.py"""
-import sys, time, json, statistics
-sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__import__("os").path.abspath(__file__)), "..", "tests", "e2e"))
-import test_dns as t
-from test_agent_cluster import running_cluster
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
+import test_dns as t  # noqa: E402
+from test_agent_cluster import running_cluster  # noqa: E402
+
+t_state = {}
+
+
 def setup(c):
     t_state["gw"] = t.gateway(c.pod_cidr)
-t_state = {}
+
+
 with running_cluster("skiff-dnslat-", setup=setup) as c:
     c.gw = t_state["gw"]
     t.ensure_bridge(c)
