@@ -644,6 +644,8 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	reconcile_gpus(a);
 	if (sk__node_register(a, err) < 0)
 		goto fail;
+	sk__ag_netconf_load(a);
+	sk__ag_dns_start(a);
 	if (pthread_create(&a->node_thread, NULL, sk__node_loop, a) == 0)
 		a->node_started = true;
 	proxy_start(a);
@@ -699,6 +701,7 @@ void sk_agent_stop(sk_agent *a)
 		pthread_cond_signal(&a->pods[i]->cond);
 	pthread_mutex_unlock(&a->mu);
 	sk_reflector_free(steal_ptr(&a->pods_refl));
+	sk__ag_dns_stop(a);
 	sk_proxy_stop(steal_ptr(&a->proxy));
 	if (a->node_started)
 		pthread_join(a->node_thread, NULL);
@@ -732,6 +735,9 @@ void sk_agent_stop(sk_agent *a)
 	free(a->bridge);
 	free(a->pod_cidr);
 	free(a->token);
+	free(a->cluster_dns);
+	free(a->cluster_domain);
+	free(a->resolv_conf);
 	pthread_cond_destroy(&a->cond);
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->ev_cond);

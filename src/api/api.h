@@ -14,6 +14,12 @@
 #include "store/store.h"
 #include "util/error.h"
 
+/* The network defaults (docs/NETWORKING.md) */
+#define SK_API_DEFAULT_SERVICE_CIDR "10.43.0.0/16"
+#define SK_API_DEFAULT_CLUSTER_CIDR "10.42.0.0/16"
+#define SK_API_DEFAULT_NODE_PORT_RANGE "30000-32767"
+#define SK_API_DEFAULT_CLUSTER_DOMAIN "cluster.local"
+
 typedef struct sk_api sk_api;
 typedef struct sk_api_watch sk_api_watch;
 
@@ -72,6 +78,9 @@ void sk_api_response_release(sk_api_response *r);
  * (SK_EINVALID, naming the flag) on bad network options. */
 sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err);
 void sk_api_free(sk_api *api);
+/* Checks the network options as sk_api_new reads them: 0, or -1 + err
+ * (SK_EINVALID, naming the flag: "--service-cidr 10.0.0.0/8: too large…"). */
+int sk_api_check_network(const sk_api_options *o, sk_error_t *err);
 /* Ends every open watch (so HTTP connection threads can finish) before stop. */
 void sk_api_shutdown(sk_api *api);
 /* Lets the API add foregroundDeletion/orphan finalizers (a collector runs). */

@@ -486,7 +486,8 @@ static int alloc_cluster_ip(alloc_ctx *c, json_t *spec)
 		return 0;
 	if (!ip || !*ip) {
 		if (take_next(c, &c->s->ips, &v, &why) < 0)
-			return sk_error_set(c->err, SK_EINTERNAL, "failed to allocate a serviceIP: %s", why.msg);
+			return sk_error_set(c->err, SK_EINTERNAL,
+					    "Internal error occurred: failed to allocate a serviceIP: %s", why.msg);
 		sk_kube_ip4_format(v, buf);
 		json_object_set_new(spec, "clusterIP", json_string(buf));
 		json_object_set_new(spec, "clusterIPs", json_pack("[s]", buf));
@@ -541,7 +542,9 @@ static int alloc_node_ports(alloc_ctx *c, json_t *spec)
 			continue;
 		if (np == 0) {
 			if (take_next(c, &c->s->ports, &v, &why) < 0)
-				return sk_error_set(c->err, SK_EINTERNAL, "failed to allocate a nodePort: %s", why.msg);
+				return sk_error_set(c->err, SK_EINTERNAL,
+						    "Internal error occurred: failed to allocate a nodePort: %s",
+						    why.msg);
 			json_object_set_new(p, "nodePort", json_integer(v));
 			continue;
 		}
@@ -573,8 +576,9 @@ static int alloc_hc_node_port(alloc_ctx *c, json_t *spec)
 		return 0;
 	if (hc == 0) {
 		if (take_next(c, &c->s->ports, &v, &why) < 0)
-			return sk_error_set(c->err, SK_EINTERNAL, "failed to allocate a HealthCheck NodePort %d: %s", 0,
-					    why.msg);
+			return sk_error_set(c->err, SK_EINTERNAL,
+					    "Internal error occurred: failed to allocate a HealthCheck NodePort %d: %s",
+					    0, why.msg);
 		json_object_set_new(spec, "healthCheckNodePort", json_integer(v));
 		return 0;
 	}
@@ -1062,12 +1066,12 @@ static int check_domain(const char *d)
 	return strstr(d, "..") ? -1 : 0;
 }
 
-int sk__svc_settings(const sk_api_options *o, sk__svc *s, sk_error_t *err)
+static int svc_settings(const sk_api_options *o, sk__svc *s, sk_error_t *err)
 {
-	const char *cidr = o->service_cidr ? o->service_cidr : SK_DEFAULT_SERVICE_CIDR;
-	const char *pods = o->cluster_cidr ? o->cluster_cidr : SK_DEFAULT_CLUSTER_CIDR;
-	const char *npr = o->node_port_range ? o->node_port_range : SK_DEFAULT_NODE_PORT_RANGE;
-	const char *domain = o->cluster_domain ? o->cluster_domain : "cluster.local";
+	const char *cidr = o->service_cidr ? o->service_cidr : SK_API_DEFAULT_SERVICE_CIDR;
+	const char *pods = o->cluster_cidr ? o->cluster_cidr : SK_API_DEFAULT_CLUSTER_CIDR;
+	const char *npr = o->node_port_range ? o->node_port_range : SK_API_DEFAULT_NODE_PORT_RANGE;
+	const char *domain = o->cluster_domain ? o->cluster_domain : SK_API_DEFAULT_CLUSTER_DOMAIN;
 	const char *adv = o->advertise_address ? o->advertise_address : "127.0.0.1";
 	sk_kube_cidr pc;
 	uint32_t lo, hi, ip;
@@ -1122,6 +1126,17 @@ int sk__svc_settings(const sk_api_options *o, sk__svc *s, sk_error_t *err)
 	return 0;
 }
 
+int sk_api_check_network(const sk_api_options *o, sk_error_t *err)
+{
+	sk__svc s = {0};
+
+	if (svc_settings(o, &s, err) < 0)
+		return -1;
+	range_release_mem(&s.ips);
+	range_release_mem(&s.ports);
+	return 0;
+}
+
 static void *reconcile_main(void *arg)
 {
 	sk_api *api = arg;
@@ -1159,7 +1174,7 @@ int sk__svc_start(sk_api *api, sk_error_t *err)
 	sk__svc *s = xzalloc(sizeof(*s));
 	int fixed, freed;
 
-	if (sk__svc_settings(&api->opts, s, err) < 0) {
+	if (svc_settings(&api->opts, s, err) < 0) {
 		free(s);
 		return -1;
 	}

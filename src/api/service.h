@@ -6,10 +6,6 @@
 
 #include "api/api-int.h"
 
-#define SK_DEFAULT_SERVICE_CIDR "10.43.0.0/16"
-#define SK_DEFAULT_CLUSTER_CIDR "10.42.0.0/16"
-#define SK_DEFAULT_NODE_PORT_RANGE "30000-32767"
-
 typedef struct sk__svc sk__svc;
 
 extern const sk_kind_ops sk__service_ops;

@@ -1,6 +1,7 @@
 /* Validation of API objects after upstream pkg/apis/core/validation and
  * friends: metadata, pods and pod templates, workloads, services, config,
  * storage and scheduling objects, and the update rules. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -1754,6 +1755,94 @@ static void validate_service_ports(E, json_t *spec, const char *type)
 	}
 }
 
+static bool is_ip_text(const char *s)
+{
+	unsigned char buf[16];
+
+	return s && (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
+}
+
+/* upstream's validateClusterIPs for single values: "None" first and alone,
+ * addresses valid, the first one clusterIP's */
+static void validate_cluster_ips(E, json_t *spec, const char *type)
+{
+	json_t *ips = arr(spec, "clusterIPs"), *v;
+	const char *ip = str(spec, "clusterIP");
+	bool headless = ip && !strcmp(ip, "None");
+	size_t i;
+
+	if (type && !strcmp(type, "ExternalName")) {
+		if ((ip && *ip) || json_array_size(ips))
+			sk__vforbidden(e, "spec.clusterIPs", "may not be set for ExternalName services");
+		if (json_array_size(arr(spec, "ipFamilies")))
+			sk__vforbidden(e, "spec.ipFamilies", "may not be set for ExternalName services");
+		if (str(spec, "ipFamilyPolicy"))
+			sk__vforbidden(e, "spec.ipFamilyPolicy", "may not be set for ExternalName services");
+		return;
+	}
+	if (ip && *ip && json_array_size(ips) && strcmp(ip, json_string_value(json_array_get(ips, 0)) ?: ""))
+		sk__vinvalid(e, "spec.clusterIPs", ips, "first value must match `clusterIP`");
+	json_array_foreach(ips, i, v) {
+		cleanup_free char *p = sk__vindex("spec.clusterIPs", i);
+		const char *t = json_string_value(v);
+
+		if (t && !strcmp(t, "None")) {
+			if (i || json_array_size(ips) > 1)
+				sk__vinvalid(e, "spec.clusterIPs", ips, "'None' must be the first and only value");
+		} else if (!is_ip_text(t)) {
+			sk__vinvalid(e, p, v, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
+		}
+	}
+	if (ip && *ip && strcmp(ip, "None") && !json_array_size(ips) && !is_ip_text(ip))
+		sk__vinvalid_str(e, "spec.clusterIPs[0]", ip,
+				 "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
+	if (headless && type && (!strcmp(type, "NodePort") || !strcmp(type, "LoadBalancer"))) {
+		cleanup_free char *d = xasprintf("may not be set to 'None' for %s services", type);
+
+		sk__vinvalid_str(e, "spec.clusterIPs[0]", ip, d);
+	}
+}
+
+/* sessionAffinityConfig and the traffic policies, as upstream */
+static void validate_service_policies(E, json_t *spec, const char *type)
+{
+	json_t *sac = obj(spec, "sessionAffinityConfig");
+	bool external = type && (!strcmp(type, "NodePort") || !strcmp(type, "LoadBalancer"));
+	const char *etp = str(spec, "externalTrafficPolicy");
+	int64_t hc = 0;
+
+	if (str_in(str(spec, "sessionAffinity"), LIST("ClientIP"))) {
+		json_t *t = json_object_get(obj(sac, "clientIP"), "timeoutSeconds");
+
+		if (!t)
+			sk__vrequired(e, "spec.sessionAffinityConfig.clientIP.timeoutSeconds", "");
+		else if (!json_is_integer(t) || json_integer_value(t) <= 0 || json_integer_value(t) > 86400)
+			sk__vinvalid(e, "spec.sessionAffinityConfig.clientIP.timeoutSeconds", t,
+				     "must be greater than 0 and less than 86400");
+	} else if (sac) {
+		cleanup_free char *d = xasprintf("must not be set when session affinity is %s",
+						 str(spec, "sessionAffinity") ? str(spec, "sessionAffinity") : "None");
+
+		sk__vforbidden(e, "spec.sessionAffinityConfig", d);
+	}
+	if (type && !strcmp(type, "ExternalName") && has(spec, "internalTrafficPolicy"))
+		sk__vforbidden(e, "spec.internalTrafficPolicy", "may not be set for ExternalName services");
+	if (etp && !external && !json_array_size(arr(spec, "externalIPs")))
+		sk__vinvalid_str(e, "spec.externalTrafficPolicy", etp,
+				 "may only be set for externally-accessible services");
+	if (int_field(spec, "healthCheckNodePort", &hc) && hc != 0) {
+		if (!(type && !strcmp(type, "LoadBalancer") && etp && !strcmp(etp, "Local")))
+			sk__vinvalid_int(e, "spec.healthCheckNodePort", hc,
+					 "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is "
+					 "'Local'");
+		else if (hc < 1 || hc > 65535)
+			sk__vinvalid_int(e, "spec.healthCheckNodePort", hc, "must be between 1 and 65535, inclusive");
+	}
+	if (has(spec, "allocateLoadBalancerNodePorts") && !(type && !strcmp(type, "LoadBalancer")))
+		sk__vforbidden(e, "spec.allocateLoadBalancerNodePorts",
+			       "may only be used when `type` is 'LoadBalancer'");
+}
+
 static void validate_service(E, json_t *svc)
 {
 	json_t *spec = obj(svc, "spec");
@@ -1764,21 +1853,31 @@ static void validate_service(E, json_t *svc)
 	enum_field(e, spec, "spec", "sessionAffinity", LIST("ClientIP", "None"), true);
 	if (type && strcmp(type, "ExternalName") == 0) {
 		const char *en = str(spec, "externalName");
+		cleanup_free char *clean = en ? xstrdup(en) : NULL;
 
+		/* a trailing dot (an absolute name) is allowed, as upstream */
+		if (clean && *clean && clean[strlen(clean) - 1] == '.')
+			clean[strlen(clean) - 1] = '\0';
 		if (!en || !*en)
 			sk__vrequired(e, "spec.externalName", "");
 		else
-			invalid_each(e, "spec.externalName", en, check_subdomain_fmt);
+			invalid_each(e, "spec.externalName", clean, check_subdomain_fmt);
 	}
+	validate_cluster_ips(e, spec, type);
 	validate_service_ports(e, spec, type);
 	validate_labels(e, obj(spec, "selector"), "spec.selector");
 	if (has(spec, "internalTrafficPolicy"))
 		enum_field(e, spec, "spec", "internalTrafficPolicy", LIST("Cluster", "Local"), false);
+	else if (!type || strcmp(type, "ExternalName"))
+		sk__vrequired(e, "spec.internalTrafficPolicy", "");
 	if (has(spec, "externalTrafficPolicy"))
 		enum_field(e, spec, "spec", "externalTrafficPolicy", LIST("Cluster", "Local"), false);
+	else if (type && (!strcmp(type, "NodePort") || !strcmp(type, "LoadBalancer")))
+		sk__vrequired(e, "spec.externalTrafficPolicy", "");
 	if (has(spec, "ipFamilyPolicy"))
 		enum_field(e, spec, "spec", "ipFamilyPolicy",
 			   LIST("PreferDualStack", "RequireDualStack", "SingleStack"), false);
+	validate_service_policies(e, spec, type);
 }
 
 static void validate_service_update(E, json_t *svc, json_t *old)
@@ -1786,7 +1885,10 @@ static void validate_service_update(E, json_t *svc, json_t *old)
 	json_t *spec = obj(svc, "spec"), *ospec = obj(old, "spec");
 	const char *oip = str(ospec, "clusterIP"), *nip = str(spec, "clusterIP");
 
-	if (oip && *oip && nip && *nip && strcmp(oip, nip) != 0 && !str_in(str(spec, "type"), LIST("ExternalName")))
+	/* upstream's validateUpgradeDowngradeClusterIPs: to or from ExternalName anything goes */
+	if (str_in(str(spec, "type"), LIST("ExternalName")) || str_in(str(ospec, "type"), LIST("ExternalName")))
+		return;
+	if (oip && *oip && nip && *nip && strcmp(oip, nip) != 0)
 		sk__vinvalid_str(e, "spec.clusterIPs[0]", nip, "may not change once set");
 }
 

@@ -7,8 +7,10 @@
 #include "api/logs.h"
 #include "api/tls.h"
 #include "ctrl/ctrl.h"
+#include "kube/cidr.h"
 #include "sched/sched.h"
 #include "server/server.h"
+#include "util/netif.h"
 #include "util/util.h"
 
 struct sk_server {
@@ -49,6 +51,60 @@ static int split_listen(const char *listen, char *host, size_t hlen, int *port, 
 	return 0;
 }
 
+/* The address default/kubernetes names: --advertise-address, else the
+ * --listen host, else (a wildcard or a name) the default route's address. */
+static void advertise_address(const sk_server_options *o, const char *host, char *buf, size_t len)
+{
+	sk_error_t e = {0};
+	uint32_t ip;
+
+	if (o->advertise_address) {
+		snprintf(buf, len, "%s", o->advertise_address);
+		return;
+	}
+	if (!strcmp(host, "localhost")) {
+		snprintf(buf, len, "127.0.0.1");
+		return;
+	}
+	if (sk_kube_ip4_parse(host, &ip, NULL) == 0 && ip != 0) {
+		snprintf(buf, len, "%s", host);
+		return;
+	}
+	if (sk_netif_default_ip4(buf, len, &e) < 0) {
+		sk_warn("server", "advertising 127.0.0.1: %s", e.msg);
+		snprintf(buf, len, "127.0.0.1");
+	}
+}
+
+/* The serving certificate's names beyond the loopback ones: the
+ * kubernetes Service's address and names and the advertise address. */
+static char **serving_names(const sk_server_options *o, const char *adv)
+{
+	const char *domain = o->cluster_domain ? o->cluster_domain : SK_API_DEFAULT_CLUSTER_DOMAIN;
+	char **v = xzalloc(8 * sizeof(*v));
+	char ip[SK_KUBE_IP4_LEN];
+	sk_kube_cidr c;
+	uint32_t first;
+	int n = 0;
+
+	if (sk_kube_cidr_parse(o->service_cidr ? o->service_cidr : SK_API_DEFAULT_SERVICE_CIDR, &c, NULL) == 0 &&
+	    sk_kube_cidr_nth(&c, 1, &first) == 0)
+		v[n++] = xstrdup(sk_kube_ip4_format(first, ip));
+	v[n++] = xstrdup(adv);
+	v[n++] = xstrdup("kubernetes");
+	v[n++] = xstrdup("kubernetes.default");
+	v[n++] = xstrdup("kubernetes.default.svc");
+	v[n++] = xasprintf("kubernetes.default.svc.%s", domain);
+	return v;
+}
+
+static void names_free(char **v)
+{
+	for (int i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 {
 	sk_server *s = xzalloc(sizeof(*s));
@@ -56,10 +112,21 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	sk_api_options ao = {0};
 	sk_http_options ho = {0};
 	int64_t t0 = sk_mono_ns();
-	char host[256];
-	int port = 0;
+	char host[256], adv[64];
+	char **names;
+	int port = 0, rc;
 
 	if (split_listen(o->listen, host, sizeof(host), &port, err) < 0)
+		goto fail;
+	ao.service_cidr = o->service_cidr;
+	ao.cluster_cidr = o->cluster_cidr;
+	ao.node_port_range = o->node_port_range;
+	ao.cluster_dns = o->cluster_dns;
+	ao.cluster_domain = o->cluster_domain;
+	advertise_address(o, host, adv, sizeof(adv));
+	ao.advertise_address = adv;
+	ao.advertise_port = port;
+	if (sk_api_check_network(&ao, err) < 0)
 		goto fail;
 	if (sk_mkdir_p(o->data_dir, 0700) < 0) {
 		sk_error_errno(err, errno, "creating data directory \"%s\"", o->data_dir);
@@ -80,7 +147,10 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->api = sk_api_new(s->store, &ao, err);
 	if (!s->api)
 		goto fail;
-	if (sk_tls_setup(&s->tls, o->data_dir, host, port, err) < 0)
+	names = serving_names(o, adv);
+	rc = sk_tls_setup(&s->tls, o->data_dir, host, port, (const char *const *)names, err);
+	names_free(names);
+	if (rc < 0)
 		goto fail;
 	ho.host = host;
 	ho.port = port;

@@ -16,6 +16,9 @@ typedef struct sk_server_options {
 	int gpu_replicas; /* time-slicing replicas per GPU (agent) */
 	int gpu_quiet_period_s;
 	int64_t watch_history_secs; /* history kept for watch resumption; 0: store default (300 s) */
+	/* the cluster's network (docs/NETWORKING.md); NULL: the defaults */
+	const char *service_cidr, *cluster_cidr, *node_port_range, *cluster_dns, *cluster_domain;
+	const char *advertise_address; /* NULL: the --listen host, or the default route's address for 0.0.0.0 */
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);
