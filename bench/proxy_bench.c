@@ -67,8 +67,8 @@ static json_t *make_slice(int i, int m)
 		int n = i * m + k;
 
 		snprintf(ip, sizeof(ip), "10.42.%d.%d", n / 250, 1 + n % 250);
-		json_array_append_new(eps, json_pack("{s:[s], s:{s:b}, s:s}", "addresses", ip, "conditions", "ready",
-						     1, "nodeName", k % 2 ? "bench-node" : "other-node"));
+		json_array_append_new(eps, json_pack("{s:[s], s:{s:b}, s:s}", "addresses", ip, "conditions", "ready", 1,
+						     "nodeName", k % 2 ? "bench-node" : "other-node"));
 	}
 	return json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:s, s:[{s:s, s:i, s:s}], s:o}", "apiVersion",
 			 "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "namespace", "bench", "name", name,
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 
 	/* from cold: model + one full transaction */
 	t0 = sk_mono_ns();
-	model = sk_proxy_model(&cfg, svcs, slices, NULL, NULL);
+	model = sk_proxy_model(&cfg, &(sk_proxy_input){.services = svcs, .slices = slices}, NULL);
 	t_model = ms_since(t0);
 	rss_model = rss_kib();
 	if (sk_proxy_dp_apply(dp, &cfg, model, true, &err) < 0)
@@ -156,9 +156,8 @@ int main(int argc, char **argv)
 	printf("proxy: memory (RSS): %.1f MiB for the %d Service and %d EndpointSlice objects, %.1f MiB for the "
 	       "model, %.1f MiB kept by libnftables after the transaction (%.1f MiB at its peak): %.1f MiB per "
 	       "1,000 services\n",
-	       (double)(rss1 - rss0) / 1024, n, n, (double)(rss_model - rss1) / 1024,
-	       (double)(rss3 - rss_model) / 1024, (double)(rss2 - rss_model) / 1024,
-	       (double)(rss3 - rss0) / 1024 * 1000.0 / n);
+	       (double)(rss1 - rss0) / 1024, n, n, (double)(rss_model - rss1) / 1024, (double)(rss3 - rss_model) / 1024,
+	       (double)(rss2 - rss_model) / 1024, (double)(rss3 - rss0) / 1024 * 1000.0 / n);
 
 	/* one endpoint turning ready or not ready: model + partial sync */
 	for (int c = 0; c < changes; c++) {
@@ -172,7 +171,7 @@ int main(int argc, char **argv)
 		json_object_set_new(cond, "ready", json_boolean(!json_is_true(json_object_get(cond, "ready"))));
 		json_array_set_new(slices, at, slice);
 		t0 = sk_mono_ns();
-		next = sk_proxy_model(&cfg, svcs, slices, NULL, model);
+		next = sk_proxy_model(&cfg, &(sk_proxy_input){.services = svcs, .slices = slices}, model);
 		lat_model[c] = ms_since(t0);
 		if (sk_proxy_dp_apply(dp, &cfg, next, false, &err) < 0)
 			return fprintf(stderr, "partial sync: %s\n", err.msg), 1;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/proxy.h"
+#include "agent/proxy-int.h"
 #include "kube/cidr.h"
 #include "kube/endpoint.h"
 #include "kube/object.h"
@@ -38,6 +38,8 @@ static const struct {
 	{"service-nodeports", "type inet_proto . inet_service : verdict;"},
 	{"no-endpoint-services", "type ipv4_addr . inet_proto . inet_service : verdict;"},
 	{"no-endpoint-nodeports", "type inet_proto . inet_service : verdict;"},
+	{"policy-ingress", "type ipv4_addr : verdict;"},
+	{"policy-egress", "type ipv4_addr : verdict;"},
 };
 
 #define CIDR_SET "pod-cidrs"
@@ -155,7 +157,14 @@ static void base_rules(struct gen *g)
 	}
 	chain_set(g, "nat-postrouting", f, &buf);
 
-	json_object_set_new(g->chains, "filter-forward", json_string("ct state new jump service-endpoints-check\n"));
+	json_object_set_new(g->chains, "filter-forward",
+			    json_string("ct state new jump service-endpoints-check\n"
+					"ct state new jump network-policy\n"));
+	/* NetworkPolicy (proxy-policy.c): the source pod's egress, then the
+	 * destination pod's ingress */
+	json_object_set_new(g->chains, "network-policy",
+			    json_string("ip saddr vmap @policy-egress\n"
+					"ip daddr vmap @policy-ingress\n"));
 	json_object_set_new(g->chains, "filter-output", json_string("ct state new jump service-endpoints-check\n"));
 	json_object_set_new(g->chains, "filter-input", json_string("ct state new jump nodeport-endpoints-check\n"));
 	json_object_set_new(g->chains, "services",
@@ -581,8 +590,9 @@ static char *svc_key(json_t *o, const char *name)
 	return xasprintf("%s/%s", sk_kube_jstr(o, "metadata.namespace") ?: "default", name ? name : "");
 }
 
-json_t *sk_proxy_model(const sk_proxy_config *cfg, json_t *services, json_t *slices, json_t *nodes, json_t *prev)
+json_t *sk_proxy_model(const sk_proxy_config *cfg, const sk_proxy_input *in, json_t *prev)
 {
+	json_t *services = in->services, *slices = in->slices;
 	json_t *base = fragment_new(), *frags = json_object(), *o;
 	cleanup_json json_t *by_svc = json_object();
 	json_t *prev_frags = json_object_get(prev, "services");
@@ -615,7 +625,9 @@ json_t *sk_proxy_model(const sk_proxy_config *cfg, json_t *services, json_t *sli
 		else
 			json_object_set_new(frags, key, service_fragment(cfg, o, mine));
 	}
-	return json_pack("{s:o, s:o, s:o}", "base", base, "services", frags, "cidrs", pod_cidrs(cfg, nodes));
+	return json_pack("{s:o, s:o, s:o, s:o}", "base", base, "services", frags, "policy",
+			 sk__proxy_policy_fragment(cfg, in->policies, in->pods, in->namespaces), "cidrs",
+			 pod_cidrs(cfg, in->nodes));
 }
 
 /* ---- the script ------------------------------------------------------------------ */
@@ -736,11 +748,13 @@ static json_t **fragments_of(json_t *model, size_t *n)
 	json_t *svcs = json_object_get(model, "services");
 	size_t k;
 	const char **keys = sorted_keys(svcs, &k);
-	json_t **out = xmalloc((k + 1) * sizeof(*out));
+	json_t **out = xmalloc((k + 2) * sizeof(*out));
 
 	*n = 0;
 	if (json_object_get(model, "base"))
 		out[(*n)++] = json_object_get(model, "base");
+	if (json_object_get(model, "policy"))
+		out[(*n)++] = json_object_get(model, "policy");
 	for (size_t i = 0; i < k; i++)
 		out[(*n)++] = json_object_get(svcs, keys[i]);
 	free(keys);
@@ -892,12 +906,14 @@ static void partial_script(FILE *f, const sk_proxy_config *cfg, json_t *old, jso
 {
 	json_t *svcs = json_object_get(model, "services"), *osvcs = json_object_get(old, "services");
 	size_t n = 0, cap = json_object_size(svcs) + json_object_size(osvcs) + 1;
-	json_t **olds = xmalloc(cap * sizeof(*olds)), **news = xmalloc(cap * sizeof(*news));
+	json_t **olds = xmalloc((cap + 1) * sizeof(*olds)), **news = xmalloc((cap + 1) * sizeof(*news));
 	size_t nk;
 	const char **keys = sorted_keys(svcs, &nk);
 
 	olds[n] = json_object_get(old, "base");
 	news[n++] = json_object_get(model, "base");
+	olds[n] = json_object_get(old, "policy");
+	news[n++] = json_object_get(model, "policy");
 	for (size_t i = 0; i < nk; i++) {
 		json_t *a = json_object_get(osvcs, keys[i]), *b = json_object_get(svcs, keys[i]);
 

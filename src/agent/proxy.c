@@ -21,7 +21,7 @@
 #define DEFAULT_CLUSTER_DNS "10.43.0.10"
 #define RETRY_MS 1000
 
-enum { INF_SERVICES, INF_SLICES, INF_NODES, INF_CONFIG, INF_N };
+enum { INF_SERVICES, INF_SLICES, INF_NODES, INF_CONFIG, INF_POLICIES, INF_PODS, INF_NAMESPACES, INF_N };
 
 static const struct {
 	const char *path, *api_version, *kind;
@@ -30,6 +30,9 @@ static const struct {
 	{"/apis/discovery.k8s.io/v1/endpointslices", "discovery.k8s.io/v1", "EndpointSlice"},
 	{"/api/v1/nodes", "v1", "Node"},
 	{"/api/v1/namespaces/kube-system/configmaps", "v1", "ConfigMap"},
+	{"/apis/networking.k8s.io/v1/networkpolicies", "networking.k8s.io/v1", "NetworkPolicy"},
+	{"/api/v1/pods", "v1", "Pod"},
+	{"/api/v1/namespaces", "v1", "Namespace"},
 };
 
 struct sk_proxy {
@@ -100,6 +103,11 @@ static int sync_once(sk_proxy *p, bool full)
 	cleanup_json json_t *svcs = sk_informer_list(p->inf[INF_SERVICES], NULL);
 	cleanup_json json_t *slices = sk_informer_list(p->inf[INF_SLICES], NULL);
 	cleanup_json json_t *nodes = sk_informer_list(p->inf[INF_NODES], NULL);
+	cleanup_json json_t *policies = sk_informer_list(p->inf[INF_POLICIES], NULL);
+	/* pods and namespaces matter only to policies */
+	cleanup_json json_t *pods = json_array_size(policies) ? sk_informer_list(p->inf[INF_PODS], NULL) : NULL;
+	cleanup_json json_t *nss = json_array_size(policies) ? sk_informer_list(p->inf[INF_NAMESPACES], NULL) : NULL;
+	sk_proxy_input in = {svcs, slices, nodes, policies, pods, nss};
 	json_t *model;
 	sk_proxy_config cfg = {
 		.table = p->table,
@@ -114,7 +122,7 @@ static int sync_once(sk_proxy *p, bool full)
 	sk_error_t err = {0};
 	int64_t t0 = sk_mono_ns();
 
-	model = sk_proxy_model(&cfg, svcs, slices, nodes, p->model);
+	model = sk_proxy_model(&cfg, &in, p->model);
 	json_decref(p->model);
 	p->model = model;
 	if (sk_proxy_dp_apply(p->dp, &cfg, model, full, &err) < 0) {

@@ -33,15 +33,22 @@ typedef struct sk_proxy_config {
 	const char *cluster_dns;  /* NULL: no node-local DNS rule */
 } sk_proxy_config;
 
-/* The rules for services, slices and nodes (borrowed arrays of objects; any
- * may be NULL): a new object {"base": fragment, "services": {"ns/name":
- * fragment}, "cidrs": [pod CIDRs]}, a fragment being {"chains": {name:
- * rules}, "maps": {map: {key: verdict}}, "affinity": {set: timeout}, "in":
- * [the objects it was made from]}. A service whose Service and slices are
- * the very objects (the informers' objects are immutable) its fragment in
- * prev (NULL: none) was made from shares that fragment, so a sync costs in
- * proportion to what changed. Objects that do not parse are skipped. */
-json_t *sk_proxy_model(const sk_proxy_config *cfg, json_t *services, json_t *slices, json_t *nodes, json_t *prev);
+/* What the rules are made from: arrays of objects (borrowed; any may be
+ * NULL) as the informers hold them. */
+typedef struct sk_proxy_input {
+	json_t *services, *slices, *nodes;
+	json_t *policies, *pods, *namespaces; /* NetworkPolicy */
+} sk_proxy_input;
+
+/* The rules for in: a new object {"base": fragment, "services":
+ * {"ns/name": fragment}, "policy": fragment, "cidrs": [pod CIDRs]}, a
+ * fragment being {"chains": {name: rules}, "maps": {map: {key: verdict}},
+ * "affinity": {set: timeout}, "in": [the objects it was made from]}. A
+ * service whose Service and slices are the very objects (the informers'
+ * objects are immutable) its fragment in prev (NULL: none) was made from
+ * shares that fragment, so a sync costs in proportion to what changed.
+ * Objects that do not parse are skipped. */
+json_t *sk_proxy_model(const sk_proxy_config *cfg, const sk_proxy_input *in, json_t *prev);
 /* The nft script (malloc'ed) that changes the table from model old to model
  * new; old NULL: a full sync, over the chains and sets the table holds now
  * (existing: {"chains": {name: true}, "sets": {name: true}}, NULL: none). */

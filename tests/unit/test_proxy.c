@@ -55,9 +55,16 @@ static json_t *slice(const char *svcname, const char *suffix, const char *ports,
 	return J(t);
 }
 
+static json_t *model(json_t *svcs, json_t *slices, json_t *nodes, json_t *prev)
+{
+	sk_proxy_input in = {.services = svcs, .slices = slices, .nodes = nodes};
+
+	return sk_proxy_model(&cfg, &in, prev);
+}
+
 static char *script_of(json_t *svcs, json_t *slices, json_t *nodes)
 {
-	cleanup_json json_t *m = sk_proxy_model(&cfg, svcs, slices, nodes, NULL);
+	cleanup_json json_t *m = model(svcs, slices, nodes, NULL);
 
 	return sk_proxy_script(&cfg, NULL, m, NULL);
 }
@@ -101,8 +108,9 @@ static void test_clusterip_balances_ready_endpoints(void **state)
 	/* hairpin: pod -> Service -> pod on the bridge is masqueraded in
 	 * postrouting, not per endpoint */
 	assert_lacks(s, "ip saddr 10.42.1.5 jump mark-for-masquerade");
-	assert_has(s, "add rule ip skiff-skunit nat-postrouting ip saddr 10.42.1.0/24 oifname \"skunit\" ct status dnat "
-		      "masquerade\n");
+	assert_has(s,
+		   "add rule ip skiff-skunit nat-postrouting ip saddr 10.42.1.0/24 oifname \"skunit\" ct status dnat "
+		   "masquerade\n");
 	assert_has(s, "add rule ip skiff-skunit endpoint-K74E7T4O-default/web/tcp/http__10.42.1.5/8080 meta l4proto "
 		      "tcp dnat to 10.42.1.5:8080\n");
 	assert_lacks(s, "10.42.2.6");
@@ -239,8 +247,8 @@ static void test_partial_sync_touches_what_changed(void **state)
 		"[o,o]",
 		slice("web", "1", HTTP_PORT, "[" EP("10.42.1.5", "n1", "true") "," EP("10.42.1.6", "n1", "true") "]"),
 		slice("other", "1", HTTP_PORT, "[" EP("10.42.1.9", "n1", "true") "]"));
-	cleanup_json json_t *m1 = sk_proxy_model(&cfg, svcs, s1, NULL, NULL);
-	cleanup_json json_t *m2 = sk_proxy_model(&cfg, svcs, s2, NULL, NULL);
+	cleanup_json json_t *m1 = model(svcs, s1, NULL, NULL);
+	cleanup_json json_t *m2 = model(svcs, s2, NULL, NULL);
 	cleanup_free char *same = sk_proxy_script(&cfg, m1, m1, NULL);
 	cleanup_free char *grow = sk_proxy_script(&cfg, m1, m2, NULL);
 	cleanup_free char *shrink = sk_proxy_script(&cfg, m2, m1, NULL);
@@ -249,7 +257,7 @@ static void test_partial_sync_touches_what_changed(void **state)
 	/* a service whose objects are the same shares its fragment */
 	{
 		cleanup_json json_t *s3 = json_pack("[O,O]", json_array_get(s2, 0), json_array_get(s1, 1));
-		cleanup_json json_t *m3 = sk_proxy_model(&cfg, svcs, s3, NULL, m1);
+		cleanup_json json_t *m3 = model(svcs, s3, NULL, m1);
 		json_t *f1 = json_object_get(json_object_get(m1, "services"), "default/other");
 
 		assert_ptr_equal(json_object_get(json_object_get(m3, "services"), "default/other"), f1);
@@ -282,9 +290,9 @@ static void test_kernel_accepts_transactions(void **state)
 	cleanup_json json_t *s2 = json_pack(
 		"[o]",
 		slice("web", "1", HTTP_PORT, "[" EP("10.42.1.6", "n1", "true") "," EP("10.42.2.6", "n2", "true") "]"));
-	cleanup_json json_t *m1 = sk_proxy_model(&cfg, svcs, s1, NULL, NULL);
-	cleanup_json json_t *m2 = sk_proxy_model(&cfg, svcs, s2, NULL, NULL);
-	cleanup_json json_t *m3 = sk_proxy_model(&cfg, NULL, NULL, NULL, NULL);
+	cleanup_json json_t *m1 = model(svcs, s1, NULL, NULL);
+	cleanup_json json_t *m2 = model(svcs, s2, NULL, NULL);
+	cleanup_json json_t *m3 = model(NULL, NULL, NULL, NULL);
 	cleanup_json json_t *existing = NULL;
 	sk_error_t err = {0};
 	sk_proxy_dp *dp;
@@ -311,9 +319,139 @@ static void test_kernel_accepts_transactions(void **state)
 	existing = sk_proxy_dp_existing(dp, &err);
 	assert_null(json_object_get(json_object_get(existing, "chains"), "service-UARQTUAX-default/web/tcp/http"));
 	assert_non_null(json_object_get(json_object_get(existing, "chains"), "services"));
-	assert_int_equal(json_object_size(json_object_get(existing, "sets")), 5);
+	assert_int_equal(json_object_size(json_object_get(existing, "sets")), 7);
 	sk_proxy_dp_free(dp);
 	assert_int_equal(sk_proxy_table_delete(cfg.table, &err), 0);
+	assert_int_equal(sk_proxy_table_delete(cfg.table, &err), 0);
+}
+
+/* ---- NetworkPolicy ---------------------------------------------------------------- */
+
+static json_t *pod(const char *ns, const char *name, const char *ip, const char *node, const char *labels,
+		   const char *ports)
+{
+	cleanup_free char *t = xasprintf(
+		"{\"metadata\":{\"namespace\":\"%s\",\"name\":\"%s\",\"labels\":%s},"
+		"\"spec\":{\"nodeName\":\"%s\",\"containers\":[{\"name\":\"c\",\"ports\":%s}]},"
+		"\"status\":{\"phase\":\"Running\",\"podIP\":\"%s\"}}",
+		ns, name, labels, node, ports, ip);
+
+	return J(t);
+}
+
+static char *policy_script(json_t *policies, json_t *pods, json_t *nss)
+{
+	sk_proxy_input in = {.policies = policies, .pods = pods, .namespaces = nss};
+	cleanup_json json_t *m = sk_proxy_model(&cfg, &in, NULL);
+
+	return sk_proxy_script(&cfg, NULL, m, NULL);
+}
+
+#define NP(ns, spec) "{\"metadata\":{\"namespace\":\"" ns "\",\"name\":\"np\"},\"spec\":" spec "}"
+
+static json_t *policy_pods(void)
+{
+	return json_pack("[o,o,o,o,o]",
+			 pod("prod", "db", "10.42.1.10", "n1", "{\"app\":\"db\"}",
+			     "[{\"name\":\"sql\",\"containerPort\":5432}]"),
+			 pod("prod", "web", "10.42.1.11", "n1", "{\"app\":\"web\"}", "[]"),
+			 pod("prod", "remote", "10.42.2.12", "n2", "{\"app\":\"web\"}", "[]"),
+			 pod("dev", "tool", "10.42.2.13", "n2", "{\"app\":\"web\"}",
+			     "[{\"name\":\"api\",\"containerPort\":9000}]"),
+			 pod("prod", "other", "10.42.1.14", "n1", "{\"app\":\"other\"}", "[]"));
+}
+
+static void test_policy_ingress_from_pods_and_named_port(void **state)
+{
+	cleanup_json json_t *pods = policy_pods();
+	cleanup_json json_t *nps = json_pack(
+		"[o]",
+		J(NP("prod",
+		     "{\"podSelector\":{\"matchLabels\":{\"app\":\"db\"}},\"policyTypes\":[\"Ingress\"],"
+		     "\"ingress\":[{\"from\":[{\"podSelector\":{\"matchLabels\":{\"app\":\"web\"}}}],"
+		     "\"ports\":[{\"port\":\"sql\"},{\"port\":8000,\"endPort\":8010,\"protocol\":\"UDP\"}]}]}")));
+	cleanup_free char *s = policy_script(nps, pods, NULL);
+
+	/* only the local db pod gets a chain; peers anywhere in its namespace */
+	assert_has(s, "add element ip skiff-skunit policy-ingress { 10.42.1.10 : jump policy-ingress-10.42.1.10 }\n");
+	assert_has(s, "add rule ip skiff-skunit policy-ingress-10.42.1.10 ip saddr { 10.42.1.11, 10.42.2.12 } meta "
+		      "l4proto tcp th dport 5432 return\n");
+	assert_has(s, "add rule ip skiff-skunit policy-ingress-10.42.1.10 ip saddr { 10.42.1.11, 10.42.2.12 } meta "
+		      "l4proto udp th dport 8000-8010 return\n");
+	assert_has(s, "add rule ip skiff-skunit policy-ingress-10.42.1.10 drop\n");
+	assert_lacks(s, "10.42.2.13");
+	assert_lacks(s, "policy-ingress-10.42.1.11");
+	assert_lacks(s, "policy-egress-");
+	assert_has(s, "add rule ip skiff-skunit filter-forward ct state new jump network-policy\n");
+}
+
+static void test_policy_namespace_selector_and_ip_block(void **state)
+{
+	cleanup_json json_t *pods = policy_pods();
+	cleanup_json json_t *nss = J("[{\"metadata\":{\"name\":\"dev\",\"labels\":{\"team\":\"dev\"}}},"
+				     "{\"metadata\":{\"name\":\"prod\"}}]");
+	cleanup_json json_t *nps = json_pack(
+		"[o]",
+		J(NP("prod", "{\"podSelector\":{},\"ingress\":[{\"from\":[{\"namespaceSelector\":{\"matchLabels\":"
+			     "{\"team\":\"dev\"}}},{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata."
+			     "name\":\"prod\"}},\"podSelector\":{\"matchLabels\":{\"app\":\"other\"}}},{\"ipBlock\":{"
+			     "\"cidr\":\"192.168.0.0/16\",\"except\":[\"192.168.1.0/24\"]}}]}]}")));
+	cleanup_free char *s = policy_script(nps, pods, nss);
+
+	assert_has(s,
+		   "add rule ip skiff-skunit policy-ingress-10.42.1.11 ip saddr { 10.42.2.13, 10.42.1.14 } return\n");
+	assert_has(s, "add rule ip skiff-skunit policy-ingress-10.42.1.11 ip saddr 192.168.0.0/16 ip saddr != { "
+		      "192.168.1.0/24 } return\n");
+	/* every local pod of prod is selected (podSelector {}) */
+	assert_has(s, "10.42.1.10 : jump policy-ingress-10.42.1.10");
+	assert_has(s, "10.42.1.14 : jump policy-ingress-10.42.1.14");
+}
+
+static void test_policy_egress_deny_and_named_port(void **state)
+{
+	cleanup_json json_t *pods = policy_pods();
+	cleanup_json json_t *nps = json_pack(
+		"[o,o]",
+		J(NP("prod", "{\"podSelector\":{\"matchLabels\":{\"app\":\"other\"}},\"policyTypes\":[\"Egress\"]}")),
+		J("{\"metadata\":{\"namespace\":\"prod\",\"name\":\"np2\"},\"spec\":{\"podSelector\":{\"matchLabels\":"
+		  "{\"app\":\"web\"}},\"policyTypes\":[\"Egress\"],\"egress\":[{\"ports\":[{\"port\":\"api\"}]}]}}"));
+	cleanup_free char *s = policy_script(nps, pods, NULL);
+
+	/* no egress rules: nothing allowed */
+	assert_has(s, "10.42.1.14 : jump policy-egress-10.42.1.14");
+	assert_has(s, "add rule ip skiff-skunit policy-egress-10.42.1.14 drop\n");
+	/* a named port to anyone: each pod that has it, by its own number */
+	assert_has(s, "add rule ip skiff-skunit policy-egress-10.42.1.11 ip daddr 10.42.2.13 meta l4proto tcp th dport "
+		      "9000 return\n");
+	assert_lacks(s, "policy-ingress-10.42.1.11 ");
+}
+
+/* As root: the kernel takes policy chains and their maps, and a partial
+ * sync that drops them again. */
+static void test_kernel_accepts_policies(void **state)
+{
+	cleanup_json json_t *pods = policy_pods();
+	cleanup_json json_t *nps = json_pack(
+		"[o]",
+		J(NP("prod",
+		     "{\"podSelector\":{},\"policyTypes\":[\"Ingress\",\"Egress\"],\"ingress\":[{\"from\":"
+		     "[{\"podSelector\":{}},{\"ipBlock\":{\"cidr\":\"10.0.0.0/8\",\"except\":[\"10.9.0.0/16\"]}}],"
+		     "\"ports\":[{\"port\":\"sql\"},{\"port\":80,\"endPort\":90}]}]}")));
+	sk_proxy_input in = {.policies = nps, .pods = pods};
+	sk_proxy_input none = {0};
+	cleanup_json json_t *m1 = sk_proxy_model(&cfg, &in, NULL);
+	cleanup_json json_t *m2 = sk_proxy_model(&cfg, &none, m1);
+	sk_error_t err = {0};
+	sk_proxy_dp *dp;
+
+	if (geteuid() != 0 || unshare(CLONE_NEWNET) != 0)
+		skip();
+	dp = sk_proxy_dp_new(cfg.table, &err);
+	if (sk_proxy_dp_apply(dp, &cfg, m1, true, &err) < 0)
+		fail_msg("full: %s", err.msg);
+	if (sk_proxy_dp_apply(dp, &cfg, m2, false, &err) < 0)
+		fail_msg("partial: %s", err.msg);
+	sk_proxy_dp_free(dp);
 	assert_int_equal(sk_proxy_table_delete(cfg.table, &err), 0);
 }
 
@@ -329,6 +467,10 @@ int main(void)
 		cmocka_unit_test(test_bad_objects_are_skipped),
 		cmocka_unit_test(test_partial_sync_touches_what_changed),
 		cmocka_unit_test(test_kernel_accepts_transactions),
+		cmocka_unit_test(test_policy_ingress_from_pods_and_named_port),
+		cmocka_unit_test(test_policy_namespace_selector_and_ip_block),
+		cmocka_unit_test(test_policy_egress_deny_and_named_port),
+		cmocka_unit_test(test_kernel_accepts_policies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
