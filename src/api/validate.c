@@ -1994,25 +1994,6 @@ static void validate_resourcequota(E, json_t *rq)
 	validate_quantity_map(e, obj(obj(rq, "spec"), "hard"), "spec.hard");
 }
 
-static void validate_endpoints(E, json_t *ep)
-{
-	json_t *s, *port;
-	size_t i, j;
-
-	validate_meta(e, ep, true, NAME_SUBDOMAIN, "");
-	json_array_foreach(arr(ep, "subsets"), i, s) {
-		cleanup_free char *sp = sk__vindex("subsets", i);
-		CHILD(pp, sp, "ports");
-
-		json_array_foreach(arr(s, "ports"), j, port) {
-			cleanup_free char *p = sk__vindex(pp, j);
-
-			validate_port_number(e, port, p, "port", true);
-			enum_field(e, port, p, "protocol", protocols, true);
-		}
-	}
-}
-
 static void validate_event(E, json_t *ev)
 {
 	json_t *io = obj(ev, "involvedObject");
@@ -2297,6 +2278,81 @@ static void validate_endpoint_ip(E, const char *ip, const char *p)
 		sk__vinvalid_str(e, p, ip, "may not be in the link-local range (169.254.0.0/16, fe80::/10)");
 	if (b[0] == 0xff && (b[1] & 0x0f) == 0x02)
 		sk__vinvalid_str(e, p, ip, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
+}
+
+/* core validation's validateEndpointAddress, special addresses allowed. */
+static void validate_endpoint_address(E, json_t *a, const char *p)
+{
+	const char *ip = str_or_empty(a, "ip");
+	CHILD(ipp, p, "ip");
+	CHILD(hp, p, "hostname");
+	CHILD(np, p, "nodeName");
+
+	if (!ip_parses(ip))
+		sk__vinvalid_str(e, ipp, ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
+	if (*str_or_empty(a, "hostname"))
+		invalid_each(e, hp, str(a, "hostname"), check_label_fmt);
+	if (str(a, "nodeName"))
+		invalid_each(e, np, str(a, "nodeName"), check_subdomain_fmt);
+	/* upstream also refuses special addresses here (ValidateEndpointIP),
+	 * which would refuse default/kubernetes of a server on 127.0.0.1: its
+	 * Endpoints keep a loopback address (its EndpointSlice has none) */
+	if (!ip_parses(ip))
+		sk__vinvalid_str(e, ipp, ip, "must be a valid IP address");
+}
+
+/* validateEndpointPort: a name is required when a subset has several ports. */
+static void validate_endpoint_port(E, json_t *port, bool need_name, const char *p)
+{
+	const char *name = str_or_empty(port, "name");
+	int64_t v = 0;
+	CHILD(np, p, "name");
+	CHILD(pp, p, "port");
+	CHILD(ap, p, "appProtocol");
+
+	if (need_name && !*name)
+		sk__vrequired(e, np, "");
+	else if (*name)
+		invalid_each(e, np, name, check_label_fmt);
+	int_field(port, "port", &v);
+	if (v < 1 || v > 65535)
+		sk__vinvalid_int(e, pp, v, "must be between 1 and 65535, inclusive");
+	enum_field(e, port, p, "protocol", protocols, true);
+	if (str(port, "appProtocol"))
+		invalid_each(e, ap, str(port, "appProtocol"), check_qualified_name);
+}
+
+static void validate_endpoints(E, json_t *ep)
+{
+	json_t *s, *x;
+	size_t i, j;
+
+	validate_meta(e, ep, true, NAME_SUBDOMAIN, "");
+	json_array_foreach(arr(ep, "subsets"), i, s) {
+		cleanup_free char *sp = sk__vindex("subsets", i);
+		CHILD(ap, sp, "addresses");
+		CHILD(np, sp, "notReadyAddresses");
+		CHILD(pp, sp, "ports");
+		json_t *ports = arr(s, "ports");
+
+		if (!json_array_size(arr(s, "addresses")) && !json_array_size(arr(s, "notReadyAddresses")))
+			sk__vrequired(e, sp, "must specify `addresses` or `notReadyAddresses`");
+		json_array_foreach(arr(s, "addresses"), j, x) {
+			cleanup_free char *xp = sk__vindex(ap, j);
+
+			validate_endpoint_address(e, x, xp);
+		}
+		json_array_foreach(arr(s, "notReadyAddresses"), j, x) {
+			cleanup_free char *xp = sk__vindex(np, j);
+
+			validate_endpoint_address(e, x, xp);
+		}
+		json_array_foreach(ports, j, x) {
+			cleanup_free char *xp = sk__vindex(pp, j);
+
+			validate_endpoint_port(e, x, json_array_size(ports) > 1, xp);
+		}
+	}
 }
 
 /* apimachinery's IsFullyQualifiedDomainName. */

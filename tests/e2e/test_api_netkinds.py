@@ -319,3 +319,21 @@ def test_python_client(api_cluster):
     assert [p.metadata.name for p in net.list_namespaced_network_policy("default").items] == ["py-np"]
     net.delete_namespaced_network_policy("py-np", "default")
     assert net.list_network_policy_for_all_namespaces().items == []
+
+
+def test_endpoints_validation_messages(api_cluster):
+    bad = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "bad-ep"},
+           "subsets": [{"addresses": [{"ip": "not-an-ip"}, {"ip": "169.254.0.1", "hostname": "Bad"}],
+                        "ports": [{"port": 80}, {"name": "b", "port": 70000}]},
+                       {"ports": [{"port": 1}]}]}
+    err = invalid(api_cluster, json.dumps(bad))
+    for line in [
+            '* subsets[0].addresses[0].ip: Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 '
+            'or 2001:db8::ffff)',
+            '* subsets[0].addresses[0].ip: Invalid value: "not-an-ip": must be a valid IP address',
+            '* subsets[0].addresses[1].hostname: Invalid value: "Bad": a lowercase RFC 1123 label',
+            '* subsets[0].ports[0].name: Required value',
+            '* subsets[0].ports[1].port: Invalid value: 70000: must be between 1 and 65535, inclusive',
+            '* subsets[1]: Required value: must specify `addresses` or `notReadyAddresses`']:
+        assert line in err, (line, err)
+    assert "169.254.0.1" not in err  # special addresses are allowed in Endpoints (see validate.c)

@@ -452,6 +452,25 @@ static void test_endpointslice(void **state)
 	}
 }
 
+static void test_endpoints(void **state)
+{
+	(void)state;
+	VALID("Endpoints", "{" META("e") ",\"subsets\":[{\"addresses\":[{\"ip\":\"10.0.0.1\",\"hostname\":\"a\","
+			   "\"nodeName\":\"n1\"}],\"ports\":[{\"name\":\"a\",\"port\":80},{\"name\":\"b\",\"port\":81}]}]}");
+	VALID("Endpoints", "{" META("e") "}");
+	EXPECT("Endpoints", "{" META("e") ",\"subsets\":[{\"ports\":[{\"port\":80}]}]}",
+	       "Endpoints \"e\" is invalid: subsets[0]: Required value: must specify `addresses` or `notReadyAddresses`");
+	EXPECT("Endpoints", "{" META("e") ",\"subsets\":[{\"notReadyAddresses\":[{\"ip\":\"bad\"}]}]}",
+	       "Endpoints \"e\" is invalid: [subsets[0].notReadyAddresses[0].ip: Invalid value: \"bad\": must be a valid "
+	       "IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].notReadyAddresses[0].ip: Invalid value: "
+	       "\"bad\": must be a valid IP address]");
+	EXPECT("Endpoints", "{" META("e") ",\"subsets\":[{\"addresses\":[{\"ip\":\"127.0.0.1\"}],"
+				      "\"ports\":[{\"port\":80},{\"name\":\"b\",\"port\":0,\"protocol\":\"X\"}]}]}",
+	       "Endpoints \"e\" is invalid: [subsets[0].ports[0].name: Required value, "
+	       "subsets[0].ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive, "
+	       "subsets[0].ports[1].protocol: Unsupported value: \"X\": supported values: \"SCTP\", \"TCP\", \"UDP\"]");
+}
+
 #define NP(spec) "{" META("np") ",\"spec\":" spec "}"
 
 static void test_networkpolicy(void **state)
@@ -514,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_message_dedup),
 		cmocka_unit_test(test_endpointslice),
 		cmocka_unit_test(test_networkpolicy),
+		cmocka_unit_test(test_endpoints),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
