@@ -54,6 +54,20 @@ static bool is_ipv4(const char *s)
 	return s && sk_kube_ip4_parse(s, &ip, &err) == 0;
 }
 
+/* Names go into chain names and the nft script as they are: only what the
+ * API server lets through (DNS labels and IANA service names). */
+static bool name_ok(const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!s || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '.'))
+			return false;
+	return true;
+}
+
 /* kube-proxy's hashAndTruncate: 8 characters of base32 of a hash, so chain
  * names stay unique and short whatever the service is called. */
 static void name_hash(const char *s, char out[9])
@@ -448,7 +462,9 @@ static void service_rules(struct gen *g, json_t *svc, json_t *slices)
 	json_t *p;
 	size_t i;
 
-	if (!strcmp(type, "ExternalName") || !is_ipv4(cip))
+	if (!strcmp(type, "ExternalName") || !is_ipv4(cip) ||
+	    !name_ok(sk_kube_jstr(svc, "metadata.namespace") ?: "default", 63) ||
+	    !name_ok(sk_kube_jstr(svc, "metadata.name"), 63))
 		return;
 	sp.ns = sk_kube_jstr(svc, "metadata.namespace") ? sk_kube_jstr(svc, "metadata.namespace") : "default";
 	sp.name = sk_kube_jstr(svc, "metadata.name") ? sk_kube_jstr(svc, "metadata.name") : "";
@@ -470,7 +486,7 @@ static void service_rules(struct gen *g, json_t *svc, json_t *slices)
 		json_int_t np = json_integer_value(json_object_get(p, "nodePort"));
 
 		if ((strcmp(proto, "TCP") && strcmp(proto, "UDP") && strcmp(proto, "SCTP")) || port <= 0 ||
-		    port > 65535)
+		    port > 65535 || !name_ok(sk_kube_jstr(p, "name") ?: "", 63))
 			continue;
 		for (size_t k = 0; proto[k] && k < sizeof(sp.proto) - 1; k++)
 			sp.proto[k] = (char)tolower((unsigned char)proto[k]);

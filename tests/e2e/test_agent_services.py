@@ -254,6 +254,24 @@ def test_endpoints_coming_and_going_change_answers(svc_cluster):
     wait_for(refused, 60, what="refused without ready endpoints")
 
 
+def test_service_with_a_selector(svc_cluster):
+    """The server's EndpointSlice controller keeps the slices of a Service
+    with a selector: every replica answers, and a scale-down takes the gone
+    pods out of the rules."""
+    c = svc_cluster
+    c.apply(web_deployment("sel", 2, c.node))
+    c.apply(service("sel", spec_extra="  selector: {app: sel}\n"))
+    pods = ready_pods(c, "sel", 2)
+    url = f"http://{cluster_ip(c, 'sel')}:80/"
+    seen = set()
+    wait_for(lambda: seen.update(answers(url, 10)) or seen == set(pods), 60, what="both replicas")
+    c.kubectl("scale", "deployment", "sel", "--replicas=1")
+    left = wait_for(lambda: (lambda p: p if len(p) == 1 else None)(
+        {p["metadata"]["name"] for p in c.kjson("get", "pods", "-l", "app=sel")["items"]}), 60, what="one pod left")
+    wait_for(lambda: set(answers(url, 10)) == left, 60, what="only the pod left answering")
+    c.kubectl("delete", "deployment", "sel")
+
+
 def test_rules_survive_an_agent_restart(svc_cluster):
     c = svc_cluster
     url = f"http://{cluster_ip(c, 'web')}:80/"
