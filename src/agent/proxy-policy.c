@@ -136,8 +136,9 @@ static char *port_match(json_t *port, json_t *owner)
 	lower(lp, proto, sizeof(lp));
 	if (!num)
 		return xasprintf("meta l4proto %s", lp);
-	n = json_is_integer(num) ? (int)json_integer_value(num)
-				 : owner && json_string_value(num) ? named_port(owner, json_string_value(num), proto) : 0;
+	n = json_is_integer(num)              ? (int)json_integer_value(num)
+	    : owner && json_string_value(num) ? named_port(owner, json_string_value(num), proto)
+					      : 0;
 	if (n <= 0 || n > 65535)
 		return xstrdup("");
 	if (json_is_integer(num) && end > n && end <= 65535)
@@ -342,15 +343,14 @@ json_t *sk__proxy_policy_fragment(const sk_proxy_config *cfg, json_t *policies, 
 			json_array_append(sorted, v[i]);
 	free(v);
 	json_array_foreach(namespaces, i, o) {
-		json_t *labels = json_deep_copy(json_is_object(sk_kube_jget(o, "metadata.labels"))
-							? sk_kube_jget(o, "metadata.labels")
-							: NULL);
 		const char *name = str(o, "metadata.name", NULL);
+		json_t *labels;
 
 		if (!name)
 			continue;
-		if (!labels)
-			labels = json_object();
+		labels = json_is_object(sk_kube_jget(o, "metadata.labels"))
+				 ? json_deep_copy(sk_kube_jget(o, "metadata.labels"))
+				 : json_object();
 		/* the API server sets it on every namespace (upstream) */
 		json_object_set_new(labels, "kubernetes.io/metadata.name", json_string(name));
 		json_object_set_new(ns_labels, name, labels);
