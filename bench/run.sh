@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 mkdir -p build/bench
 out=build/bench/results.txt
 : >"$out"
-LIBS="$(pkg-config --libs libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp) -lpthread -ldl -lm"
+LIBS="$(pkg-config --libs libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp libnftables ldns) -lpthread -ldl -lm"
 run() {
 	local name=$1; shift
 	echo "== $name: $*" | tee -a "$out"
@@ -24,6 +24,9 @@ for b in bench/sched_*.c; do
 	n=$(basename "$b" .c)
 	cc -O2 -D_GNU_SOURCE -Isrc -o "build/bench/$n" "$b" build/libskiff.a $LIBS && run "$n" "build/bench/$n"
 done
+# the Service dataplane, in a network namespace of its own (root)
+cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/proxy_bench bench/proxy_bench.c build/libskiff.a $LIBS &&
+	run proxy build/bench/proxy_bench 1000 10 200
 for s in bench/*.sh; do
 	case "$s" in bench/run.sh) continue ;; esac
 	run "$(basename "$s" .sh)" bash "$s"

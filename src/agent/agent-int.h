@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "agent/agent.h"
+#include "agent/proxy.h"
 #include "client/reflector.h"
 #include "gpu/gpu.h"
 #include "image/image.h"
@@ -123,6 +124,9 @@ struct sk_agent {
 	pthread_t exit_thread;
 	bool exit_started;
 	int64_t backoff_base_ms, backoff_max_ms;
+	char *cluster_dns, *cluster_domain, *resolv_conf; /* pods' DNS (netconf.c) */
+	struct sk_dns *dns;                               /* the node-local DNS server, or NULL */
+	sk_proxy *proxy;                                  /* the Service dataplane, or NULL */
 };
 
 /* node.c */
@@ -181,6 +185,15 @@ void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t
 struct sk_logserver;
 struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error_t *err);
 void sk__logserver_stop(struct sk_logserver *ls);
+
+/* netconf.c: the cluster's DNS settings (flags, else the ConfigMap
+ * kube-system/skiff-network, else the defaults) and the DNS server on the
+ * gateway address of the pod CIDR. A server that cannot start is logged. */
+void sk__ag_netconf_load(struct sk_agent *a);
+void sk__ag_dns_start(struct sk_agent *a);
+void sk__ag_dns_stop(struct sk_agent *a);
+/* The first address of the pod CIDR (the bridge's gateway); malloc'd or NULL. */
+char *sk__ag_gateway(const char *cidr);
 
 /* agent.c */
 /* Joins pod workers that finished (their pods are gone) and frees them. */

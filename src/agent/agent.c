@@ -593,6 +593,27 @@ static int init_runtime(struct sk_agent *a, sk_error_t *err)
 	return 0;
 }
 
+/* The Service dataplane; the node runs its pods without it when the
+ * kernel refuses (no CAP_NET_ADMIN), as a kubelet does without kube-proxy. */
+static void proxy_start(struct sk_agent *a)
+{
+	sk_proxy_options po = {
+		.bridge = a->bridge,
+		.node_name = a->node_name,
+		.pod_cidr = a->pod_cidr,
+		.cluster_cidr = a->o.cluster_cidr,
+		.service_cidr = a->o.service_cidr,
+		.cluster_dns = a->o.cluster_dns,
+	};
+	sk_error_t err = {0};
+
+	if (a->o.no_proxy)
+		return;
+	a->proxy = sk_proxy_start(a->c, &po, &err);
+	if (!a->proxy)
+		sk_warn("agent", "node %s runs without Services: %s", a->node_name, err.msg);
+}
+
 sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *err)
 {
 	struct sk_agent *a = xzalloc(sizeof(*a));
@@ -623,8 +644,11 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	reconcile_gpus(a);
 	if (sk__node_register(a, err) < 0)
 		goto fail;
+	sk__ag_netconf_load(a);
+	sk__ag_dns_start(a);
 	if (pthread_create(&a->node_thread, NULL, sk__node_loop, a) == 0)
 		a->node_started = true;
+	proxy_start(a);
 	exits_start(a);
 	if (pods_start(a, err) < 0)
 		goto fail;
@@ -650,9 +674,13 @@ static void cleanup_if_idle(struct sk_agent *a)
 
 	if (sk_sandbox_list(&a->rt, &sbs, &nsb, &err) == 0 && sk_container_list(&a->rt, &cs, &nc, &err) == 0 &&
 	    nsb == 0 && nc == 0) {
+		cleanup_free char *table = sk_proxy_table_name(a->bridge);
+
 		cmd = xasprintf("ip link del '%s' 2>/dev/null; rm -rf '%s'", a->bridge, a->run_dir);
 		if (system(cmd) != 0)
 			sk_debug("agent", "cleaning up %s", a->run_dir);
+		if (sk_proxy_table_delete(table, &err) < 0)
+			sk_debug("agent", "%s", err.msg);
 	}
 	for (size_t i = 0; i < nsb; i++)
 		sk_sandbox_free(sbs[i]);
@@ -673,6 +701,8 @@ void sk_agent_stop(sk_agent *a)
 		pthread_cond_signal(&a->pods[i]->cond);
 	pthread_mutex_unlock(&a->mu);
 	sk_reflector_free(steal_ptr(&a->pods_refl));
+	sk__ag_dns_stop(a);
+	sk_proxy_stop(steal_ptr(&a->proxy));
 	if (a->node_started)
 		pthread_join(a->node_thread, NULL);
 	if (a->exit_started)
@@ -705,6 +735,9 @@ void sk_agent_stop(sk_agent *a)
 	free(a->bridge);
 	free(a->pod_cidr);
 	free(a->token);
+	free(a->cluster_dns);
+	free(a->cluster_domain);
+	free(a->resolv_conf);
 	pthread_cond_destroy(&a->cond);
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->ev_cond);

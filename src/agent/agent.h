@@ -47,6 +47,18 @@ typedef struct sk_agent_options {
 	 * uses are removed until below low. 0: 85 and 80; high 100: never. */
 	int image_gc_high_percent;
 	int image_gc_low_percent;
+	/* The Service dataplane (agent/proxy.h): off for tests that run no
+	 * Services; the cluster's network settings override the ConfigMap
+	 * kube-system/skiff-network (NULL: take it from there). */
+	bool no_proxy;
+	const char *cluster_cidr, *service_cidr;
+	/* Cluster DNS (docs/NETWORKING.md). NULL: the ConfigMap
+	 * kube-system/skiff-network's clusterDNS and clusterDomain, read at
+	 * start, else 10.43.0.10 and cluster.local. */
+	const char *cluster_dns;
+	const char *cluster_domain;
+	const char *resolv_conf; /* the host's resolver configuration; NULL: /etc/resolv.conf */
+	bool no_dns;             /* serve no DNS on the bridge's gateway address */
 } sk_agent_options;
 
 /* Starts the agent on client c (borrowed; must outlive the agent). Returns

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "agent/agent-int.h"
+#include "agent/resolv.h"
 #include "kube/qos.h"
 #include "runtime/crilog.h"
 #include "util/util.h"
@@ -347,13 +348,13 @@ static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr 
 
 /* ---- sandbox --------------------------------------------------------------------------- */
 
-static const char *const *dns_list(json_t *arr, const char **buf, size_t max)
+/* The strings of a JSON array as a NULL-terminated array in buf (max
+ * entries with the NULL), borrowed from arr. */
+static const char *const *str_list(json_t *arr, const char **buf, size_t max)
 {
 	size_t i, n = 0;
 	json_t *e;
 
-	if (!json_array_size(arr))
-		return NULL;
 	json_array_foreach(arr, i, e)
 		if (n + 1 < max && json_string_value(e))
 			buf[n++] = json_string_value(e);
@@ -400,11 +401,12 @@ static int network_ready(struct sk_agent *a, struct apod *p, json_t *pod)
 static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 {
 	struct sk_sandbox_config cfg = {0};
-	cleanup_free char *id = NULL;
-	const char *servers[8], *searches[8], *opts[16] = {0};
+	cleanup_free char *id = NULL, *host_resolv = NULL, *host_domain = NULL;
+	const char *servers[8], *searches[40], *opts[64];
 	const char *aliases[64];
 	const char *qos = sk_kube_pod_qos(pod);
-	json_t *dns = sk_kube_jget(pod, "spec.dnsConfig"), *ha;
+	struct sk_pod_dns dns;
+	json_t *ha;
 	size_t i, na = 0;
 	sk_error_t err = {0};
 
@@ -419,29 +421,26 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	cfg.qos = !strcmp(qos, "Guaranteed") ? SK_QOS_GUARANTEED
 					     : (!strcmp(qos, "Burstable") ? SK_QOS_BURSTABLE : SK_QOS_BESTEFFORT);
 	cfg.host_network = json_is_true(sk_kube_jget(pod, "spec.hostNetwork"));
-	cfg.dns_servers = dns_list(json_object_get(dns, "nameservers"), servers, 8);
-	cfg.dns_searches = dns_list(json_object_get(dns, "searches"), searches, 8);
-	{
-		json_t *o;
-		size_t n = 0;
-
-		json_array_foreach(json_object_get(dns, "options"), i, o) {
-			if (n < 15 && sk_kube_jstr(o, "name"))
-				opts[n++] = sk_kube_jstr(o, "name");
-		}
-		cfg.dns_options = n ? opts : NULL;
-	}
+	host_resolv = sk_read_file(a->resolv_conf, NULL);
+	sk_pod_dns_config(pod, a->cluster_dns, a->cluster_domain, host_resolv, &dns);
+	if (dns.warning)
+		sk__ag_event(a, pod, "Warning", "DNSConfigForming", "%s", dns.warning);
+	cfg.dns_given = true;
+	cfg.dns_servers = str_list(dns.servers, servers, 8);
+	cfg.dns_searches = str_list(dns.searches, searches, 40);
+	cfg.dns_options = str_list(dns.options, opts, 64);
+	host_domain = sk_pod_host_domain(pod, a->cluster_domain);
+	cfg.host_domain = host_domain;
 	json_array_foreach(sk_kube_jget(pod, "spec.hostAliases"), i, ha) {
 		json_t *h;
 		size_t j;
 		char line[512];
-		size_t l = (size_t)snprintf(line, sizeof(line), "%s\t",
-					    sk_kube_jstr(ha, "ip") ? sk_kube_jstr(ha, "ip") : "");
+		size_t l = (size_t)snprintf(line, sizeof(line), "%s", sk_kube_jstr(ha, "ip") ?: "");
 
+		/* kubelet's hostsEntriesFromHostAliases: the names tab-separated */
 		json_array_foreach(json_object_get(ha, "hostnames"), j, h)
 			if (l < sizeof(line))
-				l += (size_t)snprintf(line + l, sizeof(line) - l, "%s%s", j ? " " : "",
-						      json_string_value(h) ? json_string_value(h) : "");
+				l += (size_t)snprintf(line + l, sizeof(line) - l, "\t%s", json_string_value(h) ?: "");
 		if (na < 62)
 			aliases[na++] = xstrdup(line);
 	}
@@ -458,6 +457,7 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	}
 	for (i = 0; i < na; i++)
 		free((char *)aliases[i]);
+	sk_pod_dns_release(&dns);
 	SK_POD_TRACE(p, "sandbox end");
 	return p->sb ? 0 : -1;
 }

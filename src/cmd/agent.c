@@ -12,35 +12,45 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: skiff agent --server URL --token TOKEN --data-dir DIR [options]\n\n"
-		   "Runs a node agent (kubelet) that registers this machine as a Node and runs\n"
-		   "the pods bound to it.\n\n"
-		   "Options:\n"
-		   "  --server URL            API server, https://HOST:PORT\n"
-		   "  --token TOKEN           node token (the server's DIR/node-token)\n"
-		   "  --kubeconfig FILE       take server, CA and token from a kubeconfig instead\n"
-		   "  --ca-file FILE          CA certificate of the server (default: not verified)\n"
-		   "  --data-dir DIR          state directory (images, logs, volumes)\n"
-		   "  --run-dir DIR           runtime state (default /run/skiff-<hash of data dir>)\n"
-		   "  --node-name NAME        node name (default: hostname)\n"
-		   "  --pod-cidr CIDR         pod network of this node (default 10.42.0.0/24)\n"
-		   "  --bridge NAME           pod network bridge (default sk<hash>)\n"
-		   "  --simulate-gpus N       advertise N simulated nvidia.com/gpu\n"
-		   "  --gpu-replicas R        time-slicing: each GPU counts as R (default 1)\n"
-		   "  --gpu-quiet-period S    seconds without a critical XID before a GPU is healthy again\n"
-		   "  --log-port PORT         container log endpoint port (default: any free port)\n"
-		   "  --backoff-base-ms MS    restart back-off base (default 10000)\n"
-		   "  --backoff-max-ms MS     restart back-off cap (default 300000)\n"
-		   "  --system-reserved-cpu Q      cpu kept from allocatable (e.g. 500m)\n"
-		   "  --system-reserved-memory Q   memory kept from allocatable (e.g. 512Mi)\n"
-		   "  --container-log-max-size Q   rotate a container log above this size (default 10Mi)\n"
-		   "  --container-log-max-files N  rotated files kept per container (default 5)\n"
-		   "  --image-gc-high-threshold P  remove unused images when the image filesystem is P%% full\n"
-		   "                               (default 85; 100 disables image GC)\n"
-		   "  --image-gc-low-threshold P   ... until it is below P%% (default 80)\n"
-		   "  --control-plane         label the node as a control-plane node\n"
-		   "  -v, --verbose           debug logging\n"
-		   "  -h, --help              this help\n");
+	fprintf(f,
+		"Usage: skiff agent --server URL --token TOKEN --data-dir DIR [options]\n\n"
+		"Runs a node agent (kubelet) that registers this machine as a Node and runs\n"
+		"the pods bound to it.\n\n"
+		"Options:\n"
+		"  --server URL            API server, https://HOST:PORT\n"
+		"  --token TOKEN           node token (the server's DIR/node-token)\n"
+		"  --kubeconfig FILE       take server, CA and token from a kubeconfig instead\n"
+		"  --ca-file FILE          CA certificate of the server (default: not verified)\n"
+		"  --data-dir DIR          state directory (images, logs, volumes)\n"
+		"  --run-dir DIR           runtime state (default /run/skiff-<hash of data dir>)\n"
+		"  --node-name NAME        node name (default: hostname)\n"
+		"  --pod-cidr CIDR         pod network of this node (default 10.42.0.0/24)\n"
+		"  --bridge NAME           pod network bridge (default sk<hash>)\n"
+		"  --simulate-gpus N       advertise N simulated nvidia.com/gpu\n"
+		"  --gpu-replicas R        time-slicing: each GPU counts as R (default 1)\n"
+		"  --gpu-quiet-period S    seconds without a critical XID before a GPU is healthy again\n"
+		"  --log-port PORT         container log endpoint port (default: any free port)\n"
+		"  --backoff-base-ms MS    restart back-off base (default 10000)\n"
+		"  --backoff-max-ms MS     restart back-off cap (default 300000)\n"
+		"  --system-reserved-cpu Q      cpu kept from allocatable (e.g. 500m)\n"
+		"  --system-reserved-memory Q   memory kept from allocatable (e.g. 512Mi)\n"
+		"  --container-log-max-size Q   rotate a container log above this size (default 10Mi)\n"
+		"  --container-log-max-files N  rotated files kept per container (default 5)\n"
+		"  --image-gc-high-threshold P  remove unused images when the image filesystem is P%% full\n"
+		"                               (default 85; 100 disables image GC)\n"
+		"  --image-gc-low-threshold P   ... until it is below P%% (default 80)\n"
+		"  --cluster-dns IP        the pods' nameserver (default: the ConfigMap kube-system/skiff-network's\n"
+		"                          clusterDNS, else 10.43.0.10)\n"
+		"  --cluster-domain NAME   the cluster's DNS domain (default: its clusterDomain, else cluster.local)\n"
+		"  --resolv-conf FILE      the host's resolver configuration: Default pods' DNS, the host's search\n"
+		"                          domains and the cluster DNS's forwarders (default /etc/resolv.conf)\n"
+		"  --no-dns                serve no cluster DNS on the pod bridge's gateway address\n"
+		"  --control-plane         label the node as a control-plane node\n"
+		"  --no-proxy              no Service dataplane (nftables table ip skiff-<bridge>)\n"
+		"  --cluster-cidr CIDR     the cluster's pod network (default: kube-system/skiff-network)\n"
+		"  --service-cidr CIDR     the Service ClusterIP range (default: kube-system/skiff-network)\n"
+		"  -v, --verbose           debug logging\n"
+		"  -h, --help              this help\n");
 }
 
 static char *read_trimmed(const char *path)
@@ -78,6 +88,13 @@ int sk_cmd_agent(int argc, char **argv)
 		{"gpu-quiet-period", required_argument, NULL, 'Q'},
 		{"image-gc-high-threshold", required_argument, NULL, 'H'},
 		{"image-gc-low-threshold", required_argument, NULL, 'W'},
+		{"cluster-dns", required_argument, NULL, 'D'},
+		{"cluster-domain", required_argument, NULL, 'O'},
+		{"resolv-conf", required_argument, NULL, 'V'},
+		{"no-dns", no_argument, NULL, 'Z'},
+		{"no-proxy", no_argument, NULL, 'X'},
+		{"cluster-cidr", required_argument, NULL, 'K'},
+		{"service-cidr", required_argument, NULL, 'S'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -162,6 +179,27 @@ int sk_cmd_agent(int argc, char **argv)
 			break;
 		case 'W':
 			o.image_gc_low_percent = atoi(optarg);
+			break;
+		case 'D':
+			o.cluster_dns = optarg;
+			break;
+		case 'O':
+			o.cluster_domain = optarg;
+			break;
+		case 'V':
+			o.resolv_conf = optarg;
+			break;
+		case 'Z':
+			o.no_dns = true;
+			break;
+		case 'X':
+			o.no_proxy = true;
+			break;
+		case 'K':
+			o.cluster_cidr = optarg;
+			break;
+		case 'S':
+			o.service_cidr = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

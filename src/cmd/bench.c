@@ -9,7 +9,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: skiff bench [OPTIONS]\n\n"
+	fprintf(f, "Usage: skiff bench [OPTIONS]\n"
+		   "       skiff bench dns [OPTIONS]  (the node agent's DNS server; skiff bench dns --help)\n\n"
 		   "Benchmarks the scheduler with the API server and the SQLite store in the loop: registers\n"
 		   "hollow nodes (Node objects that run no containers and report bound pods Running), creates\n"
 		   "pods through the API and reports pods/s from the first create to the last pod Running.\n"
@@ -58,6 +59,8 @@ int sk_cmd_bench(int argc, char **argv)
 	sk_error_t err = {0};
 	int c;
 
+	if (argc > 1 && !strcmp(argv[1], "dns"))
+		return sk_cmd_bench_dns(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':

@@ -29,6 +29,7 @@ void sk_sandbox_free(struct sk_sandbox *sb)
 		return;
 	sk_sandbox_network_wait(sb, &e);
 	free(sb->id), free(sb->pod_name), free(sb->pod_namespace), free(sb->pod_uid), free(sb->hostname);
+	free(sb->host_domain);
 	free(sb->ip), free(sb->netns_path), free(sb->ipc_path), free(sb->uts_path), free(sb->dir);
 	free(sb->hosts_path), free(sb->resolv_path), free(sb->hostname_path), free(sb->shm_path);
 	free(sb->cgroup_parent);
@@ -134,6 +135,10 @@ static int rewrite_text(const char *path, const char *text, sk_error_t *err)
 	return 0;
 }
 
+/* kubelet's managed hosts file (kubelet_pods.go managedHostsFileContent):
+ * the pod's IP with its hostname (FQDN first when the pod has a subdomain),
+ * then the pod's hostAliases; a hostNetwork pod gets the host's file and the
+ * aliases. */
 static int write_hosts(const struct sk_sandbox *sb, const char *const *host_aliases, bool in_place, sk_error_t *err)
 {
 	cleanup_free char *s = NULL;
@@ -141,17 +146,25 @@ static int write_hosts(const struct sk_sandbox *sb, const char *const *host_alia
 
 	if (sb->host_network) {
 		cleanup_free char *host = sk_read_file("/etc/hosts", NULL);
-		return write_text(sb->hosts_path, host ? host : "127.0.0.1\tlocalhost\n", err);
+		s = xstrdup(host ? host : "127.0.0.1\tlocalhost\n");
+	} else {
+		s = xstrdup("# Kubernetes-managed hosts file.\n"
+			    "127.0.0.1\tlocalhost\n"
+			    "::1\tlocalhost ip6-localhost ip6-loopback\n"
+			    "fe00::0\tip6-localnet\n"
+			    "fe00::0\tip6-mcastprefix\n"
+			    "fe00::1\tip6-allnodes\n"
+			    "fe00::2\tip6-allrouters\n");
+		if (sb->ip && sb->host_domain && *sb->host_domain) {
+			cleanup_free char *fqdn = xasprintf("%s.%s", sb->hostname, sb->host_domain);
+			append(&s, "%s%s\t%s", sb->ip, fqdn);
+			append(&s, "%s\t%s\n%s", sb->hostname, NULL);
+		} else if (sb->ip) {
+			append(&s, "%s%s\t%s\n", sb->ip, sb->hostname);
+		}
 	}
-	s = xstrdup("# Kubernetes-managed hosts file.\n"
-		    "127.0.0.1\tlocalhost\n"
-		    "::1\tlocalhost ip6-localhost ip6-loopback\n"
-		    "fe00::0\tip6-localnet\n"
-		    "fe00::0\tip6-mcastprefix\n"
-		    "fe00::1\tip6-allnodes\n"
-		    "fe00::2\tip6-allrouters\n");
-	if (sb->ip)
-		append(&s, "%s%s\t%s\n", sb->ip, sb->hostname);
+	if (host_aliases && host_aliases[0])
+		append(&s, "%s\n# Entries added by HostAliases.\n%s%s", "", NULL);
 	for (i = 0; host_aliases && host_aliases[i]; i++)
 		append(&s, "%s%s\n%s", host_aliases[i], NULL);
 	return in_place ? rewrite_text(sb->hosts_path, s, err) : write_text(sb->hosts_path, s, err);
@@ -193,19 +206,20 @@ static void append_list(char **s, const char *key, const char *const *items)
 	append(s, "%s\n%s%s", "", NULL);
 }
 
+/* As containerd writes a CRI DNSConfig: search, nameserver lines, options. */
 static int write_resolv(const struct sk_sandbox *sb, const struct sk_sandbox_config *cfg, sk_error_t *err)
 {
 	cleanup_free char *s = NULL;
 	size_t i;
 
-	if (!cfg->dns_servers && !cfg->dns_searches && !cfg->dns_options) {
+	if (!cfg->dns_given && !cfg->dns_servers && !cfg->dns_searches && !cfg->dns_options) {
 		s = host_resolv();
 		return write_text(sb->resolv_path, s, err);
 	}
 	s = xstrdup("");
+	append_list(&s, "search", cfg->dns_searches);
 	for (i = 0; cfg->dns_servers && cfg->dns_servers[i]; i++)
 		append(&s, "%snameserver %s\n%s", cfg->dns_servers[i], NULL);
-	append_list(&s, "search", cfg->dns_searches);
 	append_list(&s, "options", cfg->dns_options);
 	return write_text(sb->resolv_path, s, err);
 }
@@ -227,6 +241,8 @@ static json_t *sandbox_json(const struct sk_sandbox *sb)
 
 	if (sb->ip)
 		json_object_set_new(j, "ip", json_string(sb->ip));
+	if (sb->host_domain)
+		json_object_set_new(j, "hostDomain", json_string(sb->host_domain));
 	if (sb->cni_result)
 		json_object_set(j, "cniResult", sb->cni_result);
 	return j;
@@ -364,6 +380,7 @@ int sk_sandbox_create(struct sk_runtime *rt, const struct sk_sandbox_config *cfg
 	sb->pod_namespace = xstrdup(cfg->pod_namespace);
 	sb->pod_uid = xstrdup(cfg->pod_uid);
 	sb->hostname = xstrndup(cfg->hostname ? cfg->hostname : cfg->pod_name, 63);
+	sb->host_domain = cfg->host_domain ? xstrdup(cfg->host_domain) : NULL;
 	sb->qos = cfg->qos;
 	sb->host_network = cfg->host_network;
 	sb->created_ns = sk_now_ns();
@@ -387,6 +404,7 @@ static struct sk_sandbox *from_json(const struct sk_runtime *rt, json_t *j)
 	sb->pod_namespace = sk__json_strdup(j, "podNamespace");
 	sb->pod_uid = sk__json_strdup(j, "podUID");
 	sb->hostname = sk__json_strdup(j, "hostname");
+	sb->host_domain = sk__json_strdup(j, "hostDomain");
 	sb->ip = sk__json_strdup(j, "ip");
 	sb->qos = (enum sk_qos)json_integer_value(json_object_get(j, "qos"));
 	sb->host_network = json_is_true(json_object_get(j, "hostNetwork"));

@@ -29,7 +29,12 @@ struct sk_sandbox_config {
 	const char *hostname;      /* NULL: pod_name */
 	enum sk_qos qos;           /* picks the pod cgroup parent */
 	bool host_network;         /* no network/UTS namespace, no CNI; host's hosts file */
-	/* DNS; all NULL: the host's resolv.conf minus loopback nameservers. NULL-terminated. */
+	/* "<subdomain>.<ns>.svc.<domain>": hosts maps the pod IP to hostname.host_domain too; may be NULL. */
+	const char *host_domain;
+	/* DNS, NULL-terminated; all NULL and !dns_given: the host's resolv.conf
+	 * minus loopback nameservers. With dns_given exactly these (none: an
+	 * empty file). */
+	bool dns_given;
 	const char *const *dns_servers;
 	const char *const *dns_searches;
 	const char *const *dns_options;
@@ -45,6 +50,7 @@ struct sk__sandbox_net;
 
 struct sk_sandbox {
 	char *id, *pod_name, *pod_namespace, *pod_uid, *hostname;
+	char *host_domain; /* NULL without a subdomain */
 	enum sk_qos qos;
 	bool host_network;
 	char *ip;         /* pod IP, NULL with host_network */

@@ -41,6 +41,8 @@ def embedded():
         c.cleanup()
         h = fnv1a(os.path.realpath(agent_dir))
         subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
+        # the Service dataplane's table stays when the server stops with pods
+        subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
         shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
         shutil.rmtree(d, ignore_errors=True)
 

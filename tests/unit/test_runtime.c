@@ -516,24 +516,27 @@ static void test_sandbox_files(void **state)
 	static const char *const servers[] = {"10.96.0.10", NULL};
 	static const char *const searches[] = {"default.svc.cluster.local", "svc.cluster.local", NULL};
 	static const char *const options[] = {"ndots:5", NULL};
-	static const char *const aliases[] = {"10.1.2.3\tfoo.local bar", NULL};
+	static const char *const aliases[] = {"10.1.2.3\tfoo.local\tbar", NULL};
 	struct sk_sandbox_config cfg = {.id = "sb-files", .pod_name = "files", .pod_namespace = "default",
 					.pod_uid = "uid-files", .hostname = "files-host", .dns_servers = servers,
-					.dns_searches = searches, .dns_options = options, .host_aliases = aliases};
+					.dns_searches = searches, .dns_options = options, .host_aliases = aliases,
+					.host_domain = "sub.default.svc.cluster.local", .dns_given = true};
 	struct sk_sandbox *sb = NULL;
 	sk_error_t err = {0};
 	cleanup_free char *resolv = NULL, *hosts = NULL, *hostname = NULL;
-	char line[64];
+	char line[128];
 
 	REQUIRE_ENV();
 	assert_int_equal(sk_sandbox_create(&E->rt, &cfg, &sb, &err), 0);
 	resolv = sk_read_file(sb->resolv_path, NULL);
 	hosts = sk_read_file(sb->hosts_path, NULL);
 	hostname = sk_read_file(sb->hostname_path, NULL);
-	assert_string_equal(resolv, "nameserver 10.96.0.10\nsearch default.svc.cluster.local svc.cluster.local\noptions ndots:5\n");
-	snprintf(line, sizeof(line), "\n%s\tfiles-host\n", sb->ip);
+	/* containerd's order: search, nameserver, options */
+	assert_string_equal(resolv, "search default.svc.cluster.local svc.cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n");
+	/* kubelet's managed hosts file: the FQDN of a pod with a subdomain first */
+	snprintf(line, sizeof(line), "\n%s\tfiles-host.sub.default.svc.cluster.local\tfiles-host\n", sb->ip);
 	assert_non_null(strstr(hosts, line));
-	assert_non_null(strstr(hosts, "\n10.1.2.3\tfoo.local bar\n"));
+	assert_non_null(strstr(hosts, "\n\n# Entries added by HostAliases.\n10.1.2.3\tfoo.local\tbar\n"));
 	assert_non_null(strstr(hosts, "127.0.0.1\tlocalhost\n"));
 	assert_string_equal(hostname, "files-host\n");
 	remove_sandbox(sb);

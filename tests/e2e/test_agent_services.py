@@ -1,0 +1,316 @@
+"""Services through the node agent's nftables dataplane (src/agent/proxy*.c):
+a Deployment of busybox httpd servers behind ClusterIP and NodePort Services,
+reached from pods and from the host; no endpoints is a refused connection;
+ClientIP affinity sticks; endpoints coming and going change the answers; the
+table survives an agent restart over running pods and goes when the agent
+stops idle.
+
+The Services have no selector and their EndpointSlices are written here from
+the pods' addresses (as for any Service without a selector), so the tests
+decide exactly which endpoints exist. Run under
+`flock /tmp/skiff-agent-e2e.lock` (containers, bridges, nftables)."""
+import json
+import socket
+import subprocess
+import urllib.error
+import urllib.request
+
+import pytest
+
+from test_agent_cluster import running_cluster, wait_for
+from test_agent_embedded import embedded  # noqa: F401  (fixture)
+
+REPLICAS = 3
+
+
+def table_of(c):
+    return f"skiff-{c.bridge}"
+
+
+def our_tables(c):
+    out = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True, check=True).stdout
+    return [l for l in out.splitlines() if l.split()[-1:] == [table_of(c)]]
+
+
+def web_deployment(name, replicas, node):
+    return f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      nodeName: {node}
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: c
+        image: busybox:1
+        command: ["sh", "-c", "mkdir -p /www; hostname > /www/index.html; exec httpd -f -p 8080 -h /www"]
+        ports: [{{containerPort: 8080, name: http}}]
+        readinessProbe: {{tcpSocket: {{port: 8080}}, periodSeconds: 1}}
+"""
+
+
+def service(name, spec_extra="", port_extra="", svc_type="ClusterIP"):
+    return f"""apiVersion: v1
+kind: Service
+metadata: {{name: {name}}}
+spec:
+  type: {svc_type}
+{spec_extra}  ports:
+  - {{name: http, port: 80, targetPort: 8080, protocol: TCP{port_extra}}}
+"""
+
+
+def write_slice(c, svc, ips, ready=True):
+    eps = [{"addresses": [ip], "conditions": {"ready": ready}, "nodeName": c.node} for ip in ips]
+    obj = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+           "metadata": {"name": f"{svc}-manual", "labels": {"kubernetes.io/service-name": svc}},
+           "addressType": "IPv4", "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}], "endpoints": eps}
+    c.kubectl("apply", "-f", "-", input=json.dumps(obj))
+
+
+def ready_pods(c, app, n):
+    def check():
+        items = c.kjson("get", "pods", "-l", f"app={app}")["items"]
+        ok = [p for p in items if p["status"].get("podIP") and
+              all(s.get("ready") for s in p["status"].get("containerStatuses", [{}]))]
+        return ok if len(ok) == n else False
+    pods = wait_for(check, 120, what=f"{n} ready {app} pods")
+    for p in pods:
+        c.pod_uids.add(p["metadata"]["uid"])
+    return {p["metadata"]["name"]: p["status"]["podIP"] for p in pods}
+
+
+def cluster_ip(c, name):
+    return c.kjson("get", "service", name)["spec"]["clusterIP"]
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return r.read().decode().strip()
+
+
+def answers(url, n):
+    """n answers from url; failures (rules not in place yet) are left out."""
+    out = []
+    for _ in range(n):
+        try:
+            out.append(get(url))
+        except OSError:
+            pass
+    return out
+
+
+def host_address():
+    """The address of the host's default route interface (a local address
+    that is not loopback: NodePorts are not served on 127.0.0.0/8)."""
+    r = subprocess.run(["ip", "-o", "-4", "route", "get", "192.0.2.123"], capture_output=True, text=True)
+    words = r.stdout.split()
+    if r.returncode != 0 or "src" not in words:
+        pytest.skip("no route off the host")
+    return words[words.index("src") + 1]
+
+
+@pytest.fixture(scope="module")
+def svc_cluster():
+    with running_cluster("skiff-svc-") as c:
+        c.apply(web_deployment("web", REPLICAS, c.node))
+        c.apply(service("web"))
+        pods = ready_pods(c, "web", REPLICAS)
+        write_slice(c, "web", sorted(pods.values()))
+        c.web = pods
+        yield c
+
+
+def test_clusterip_from_host_reaches_every_replica(svc_cluster):
+    c = svc_cluster
+    url = f"http://{cluster_ip(c, 'web')}:80/"
+    seen = set()
+    wait_for(lambda: seen.update(answers(url, 10)) or seen == set(c.web), 60, what="every replica answering")
+    assert our_tables(c)
+
+
+def test_clusterip_from_pod_reaches_every_replica(svc_cluster):
+    c = svc_cluster
+    ip = cluster_ip(c, "web")
+    c.apply(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: svc-client}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "for i in $(seq 60); do timeout 10 wget -qO- http://{ip}:80/; done"]
+""")
+    c.wait_phase("svc-client", "Succeeded", 120)
+    lines = c.kubectl("logs", "svc-client").stdout.split()
+    assert set(lines) == set(c.web), lines
+    c.kubectl("delete", "pod", "svc-client", "--wait=false")
+
+
+def test_pod_reaches_itself_through_its_service(svc_cluster):
+    c = svc_cluster
+    c.apply(service("hairpin"))
+    ip = cluster_ip(c, "hairpin")
+    c.apply(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: hairpin}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "mkdir -p /www; echo self-$(hostname) > /www/index.html; httpd -p 8080 -h /www;
+              for i in $(seq 60); do timeout 10 wget -qO- http://{ip}:80/ && exit 0; sleep 0.5; done; exit 1"]
+""")
+    p = c.wait_pod("hairpin", lambda p: p["status"].get("podIP"), 60, what="pod IP")
+    write_slice(c, "hairpin", [p["status"]["podIP"]])
+    c.wait_phase("hairpin", "Succeeded", 120)
+    assert c.kubectl("logs", "hairpin").stdout.strip() == "self-hairpin"
+    c.kubectl("delete", "pod", "hairpin", "--wait=false")
+
+
+def test_node_port_from_host(svc_cluster):
+    c = svc_cluster
+    c.apply(service("web-np", svc_type="NodePort"))
+    write_slice(c, "web-np", sorted(c.web.values()))
+    svc = c.kjson("get", "service", "web-np")
+    node_port = svc["spec"]["ports"][0]["nodePort"]
+    url = f"http://{host_address()}:{node_port}/"
+    seen = set()
+    wait_for(lambda: seen.update(answers(url, 10)) or seen == set(c.web), 60, what="every replica on the NodePort")
+
+
+def test_no_endpoints_is_refused(svc_cluster):
+    c = svc_cluster
+    c.apply(service("empty"))
+    ip = cluster_ip(c, "empty")
+
+    def refused():
+        s = socket.socket()
+        s.settimeout(5)
+        try:
+            s.connect((ip, 80))
+            return False
+        except ConnectionRefusedError:
+            return True
+        except OSError:
+            return False
+        finally:
+            s.close()
+    wait_for(refused, 30, what="connection refused")
+    # and from a pod: wget says so instead of timing out
+    c.apply(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: empty-client}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "timeout 20 wget -qO- http://{ip}:80/ 2>&1; true"]
+""")
+    c.wait_phase("empty-client", "Succeeded", 60)
+    assert "refused" in c.kubectl("logs", "empty-client").stdout
+    c.kubectl("delete", "pod", "empty-client", "--wait=false")
+
+
+def test_client_ip_affinity_sticks(svc_cluster):
+    c = svc_cluster
+    c.apply(service("sticky", spec_extra="  sessionAffinity: ClientIP\n"))
+    write_slice(c, "sticky", sorted(c.web.values()))
+    url = f"http://{cluster_ip(c, 'sticky')}:80/"
+    first = wait_for(lambda: answers(url, 1), 30, what="an answer")[0]
+    assert set(answers(url, 20)) == {first}
+
+
+def test_endpoints_coming_and_going_change_answers(svc_cluster):
+    c = svc_cluster
+    c.apply(service("moving"))
+    names = sorted(c.web)
+    one = names[0]
+    write_slice(c, "moving", [c.web[one]])
+    url = f"http://{cluster_ip(c, 'moving')}:80/"
+    wait_for(lambda: set(answers(url, 10)) == {one}, 60, what="only the one endpoint")
+    write_slice(c, "moving", sorted(c.web.values()))
+    seen = set()
+    wait_for(lambda: seen.update(answers(url, 10)) or seen == set(c.web), 60, what="all endpoints again")
+    # not ready: out of the rules (no ready one left: connections are refused)
+    write_slice(c, "moving", sorted(c.web.values()), ready=False)
+
+    def refused():
+        try:
+            get(url)
+            return False
+        except urllib.error.URLError as e:
+            return isinstance(e.reason, ConnectionRefusedError)
+    wait_for(refused, 60, what="refused without ready endpoints")
+
+
+def test_service_with_a_selector(svc_cluster):
+    """The server's EndpointSlice controller keeps the slices of a Service
+    with a selector: every replica answers, and a scale-down takes the gone
+    pods out of the rules."""
+    c = svc_cluster
+    c.apply(web_deployment("sel", 2, c.node))
+    c.apply(service("sel", spec_extra="  selector: {app: sel}\n"))
+    pods = ready_pods(c, "sel", 2)
+    url = f"http://{cluster_ip(c, 'sel')}:80/"
+    seen = set()
+    wait_for(lambda: seen.update(answers(url, 10)) or seen == set(pods), 60, what="both replicas")
+    c.kubectl("scale", "deployment", "sel", "--replicas=1")
+    left = wait_for(lambda: (lambda p: p if len(p) == 1 else None)(
+        {p["metadata"]["name"] for p in c.kjson("get", "pods", "-l", "app=sel")["items"]}), 60, what="one pod left")
+    wait_for(lambda: set(answers(url, 10)) == left, 60, what="only the pod left answering")
+    c.kubectl("delete", "deployment", "sel")
+
+
+def test_rules_survive_an_agent_restart(svc_cluster):
+    c = svc_cluster
+    url = f"http://{cluster_ip(c, 'web')}:80/"
+    c.stop_agent()
+    assert our_tables(c), "the table went with pods still running"
+    assert get(url) in c.web
+    c.start_agent()
+    seen = set()
+    wait_for(lambda: seen.update(answers(url, 10)) or seen == set(c.web), 60, what="every replica after restart")
+
+
+def test_table_goes_when_the_agent_stops_idle(svc_cluster):
+    c = svc_cluster
+    c.delete_all_pods()
+    wait_for(lambda: not c.leftovers(), 60, what="pods torn down")
+    c.stop_agent()
+    assert not our_tables(c)
+
+
+def test_embedded_agent_serves_services(embedded):  # noqa: F811
+    c = embedded
+    wait_for(lambda: c.kubectl("get", "node", c.node, check=False).returncode == 0, 30, what="node")
+    c.kubectl("apply", "-f", "-", input=f"""apiVersion: v1
+kind: Pod
+metadata: {{name: emb-web}}
+spec:
+  nodeName: {c.node}
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "mkdir -p /www; echo embedded > /www/index.html; exec httpd -f -p 8080 -h /www"]
+    readinessProbe: {{tcpSocket: {{port: 8080}}, periodSeconds: 1}}
+""")
+    c.kubectl("apply", "-f", "-", input=service("emb-web"))
+
+    def pod_ip():
+        st = c.kjson("get", "pod", "emb-web").get("status", {})
+        return st.get("podIP") if all(s.get("ready") for s in st.get("containerStatuses", [{}])) else None
+    ip = wait_for(pod_ip, 120, what="pod ready")
+    write_slice(c, "emb-web", [ip])
+    url = f"http://{cluster_ip(c, 'emb-web')}:80/"
+    wait_for(lambda: answers(url, 1) == ["embedded"], 60, what="the Service answering")
