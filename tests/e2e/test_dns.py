@@ -12,11 +12,11 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 
 import pytest
 
-from test_agent_cluster import AgentCluster, running_cluster, wait_for
+from test_agent_cluster import running_cluster, wait_for
+from test_agent_embedded import embedded  # noqa: F401  (fixture)
 
 ZONE = "cluster.local"
 
@@ -298,3 +298,24 @@ def test_pod_resolves_by_name(dns_cluster):
     assert front_ip in out and "192.0.2.77" in out
     c.kubectl("delete", "pod", "client", "backend", "--wait=false")
     c.kubectl("delete", "endpointslice", "backend-1", "front-1")
+
+
+def test_embedded_agent_serves_dns(embedded):
+    """The agent inside `skiff server` serves the cluster domain too: a pod
+    resolves the kubernetes Service through the cluster DNS address."""
+    c = embedded
+    node = wait_for(lambda: c.kubectl("get", "node", c.node, "-o", "json", check=False).returncode == 0 and
+                    c.kjson("get", "node", c.node), 30, what="node")
+    gw = gateway(node["spec"]["podCIDR"])
+    kip = c.kjson("get", "service", "kubernetes")["spec"]["clusterIP"]
+    c.kubectl("apply", "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "emb-dns"},
+        "spec": {"nodeName": c.node, "restartPolicy": "Never", "containers": [
+            {"name": "c", "image": "busybox:1", "command": ["nslookup", f"kubernetes.default.svc.{ZONE}"]}]}}))
+    wait_for(lambda: c.kjson("get", "pod", "emb-dns")["status"].get("phase") in ("Succeeded", "Failed"), 60,
+             what="emb-dns done")
+    out = c.kubectl("logs", "emb-dns").stdout
+    assert c.kjson("get", "pod", "emb-dns")["status"]["phase"] == "Succeeded", out
+    assert kip in out
+    k = f"kubernetes.default.svc.{ZONE}."
+    assert answer(dig(gw, k)) == [(k, 5, "A", kip)]
