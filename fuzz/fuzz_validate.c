@@ -17,6 +17,7 @@ static const struct { const char *group, *kind; } kinds[] = {
 	{ "", "Service" }, { "", "Secret" }, { "", "ConfigMap" }, { "", "Node" },
 	{ "", "Namespace" }, { "scheduling.k8s.io", "PriorityClass" }, { "apps", "ReplicaSet" },
 	{ "", "PersistentVolumeClaim" }, { "scheduling.x-k8s.io", "PodGroup" }, { "coordination.k8s.io", "Lease" },
+	{ "discovery.k8s.io", "EndpointSlice" }, { "networking.k8s.io", "NetworkPolicy" },
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

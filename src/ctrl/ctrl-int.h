@@ -69,6 +69,7 @@ struct sk_ctrl {
 	sk_client *c;
 	sk_ctrl_options o;
 	sk_informer *pods, *rs, *deploy, *jobs, *cronjobs, *nodes, *leases, *namespaces;
+	sk_informer *services, *endpoints, *slices;
 	sk_informer *extra[16]; /* further resources only the garbage collector watches */
 	int nextra;
 	sk_controller *ctrls[16];
@@ -94,6 +95,24 @@ int sk__ttl_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__namespace_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__nodelifecycle_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__endpointslice_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__endpoints_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__endpointslicemirroring_init(struct sk_ctrl *ctl, sk_error_t *err);
+
+/* ---- endpoint controllers (endpointslice.c) ---- */
+
+struct sk_eps_plan;
+/* Writes a reconciler's plan for the slices of ns (creates become updates of
+ * slices it would delete, as upstream's finalize does; no creates when
+ * owner is being deleted) through the slice informer. Returns 0, or -1
+ * after the first failed write (err set). */
+int sk__eps_apply_plan(struct sk_ctrl *ctl, const char *ns, json_t *owner, struct sk_eps_plan *plan, sk_error_t *err);
+/* The slices of ns labelled for service name and managed by managed_by, not
+ * being deleted (new array, read-only objects). */
+json_t *sk__eps_slices_of(struct sk_ctrl *ctl, const char *ns, const char *name, const char *managed_by);
+/* Enqueues on k the key of every Service in the pod's namespace whose
+ * selector matches the pod's labels before or after the change. */
+void sk__eps_enqueue_pod_services(sk_controller *k, json_t *old, json_t *pod);
 
 /* ---- object helpers (objutil.c) ---- */
 

@@ -128,6 +128,10 @@ static void make_informers(struct sk_ctrl *ctl)
 	ctl->leases = sk_informer_new(ctl->c, "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
 				      "coordination.k8s.io/v1", "Lease");
 	ctl->namespaces = sk_informer_new(ctl->c, "/api/v1/namespaces", "v1", "Namespace");
+	ctl->services = sk_informer_new(ctl->c, "/api/v1/services", "v1", "Service");
+	ctl->endpoints = sk_informer_new(ctl->c, "/api/v1/endpoints", "v1", "Endpoints");
+	ctl->slices = sk_informer_new(ctl->c, "/apis/discovery.k8s.io/v1/endpointslices", "discovery.k8s.io/v1",
+				      "EndpointSlice");
 }
 
 static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
@@ -143,6 +147,9 @@ static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
 	arr[k++] = ctl->nodes;
 	arr[k++] = ctl->leases;
 	arr[k++] = ctl->namespaces;
+	arr[k++] = ctl->services;
+	arr[k++] = ctl->endpoints;
+	arr[k++] = ctl->slices;
 	for (int i = 0; i < ctl->nextra; i++)
 		arr[k++] = ctl->extra[i];
 	*n = k;
@@ -163,8 +170,17 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 {
 	struct sk_ctrl *ctl = xzalloc(sizeof(*ctl));
 	int (*inits[])(struct sk_ctrl *, sk_error_t *) = {
-		sk__replicaset_init, sk__deployment_init, sk__job_init,       sk__cronjob_init,
-		sk__ttl_init,        sk__gc_init,         sk__namespace_init, sk__nodelifecycle_init,
+		sk__replicaset_init,
+		sk__deployment_init,
+		sk__job_init,
+		sk__cronjob_init,
+		sk__ttl_init,
+		sk__gc_init,
+		sk__namespace_init,
+		sk__nodelifecycle_init,
+		sk__endpointslice_init,
+		sk__endpoints_init,
+		sk__endpointslicemirroring_init,
 	};
 	sk_informer **infs;
 	int n;

@@ -1,6 +1,7 @@
 /* The workload controllers (skiff's kube-controller-manager): ReplicaSet,
  * Deployment, Job, CronJob, TTL-after-finished, garbage collector,
- * namespace deletion and node lifecycle. They talk to the API only through
+ * namespace deletion, node lifecycle, and the EndpointSlice, Endpoints and
+ * EndpointSlice mirroring controllers. They talk to the API only through
  * an sk_client and are level-triggered: a restart resumes every rollout and
  * Job from what the API holds. */
 #ifndef SK_CTRL_CTRL_H

@@ -434,7 +434,8 @@ int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err)
 {
 	gc_state *g = xzalloc(sizeof(*g));
 	sk_controller *k = sk__controller_add(ctl, "garbage-collector", sync_gc, g);
-	sk_informer *base[] = {ctl->pods, ctl->rs, ctl->deploy, ctl->jobs, ctl->cronjobs, ctl->nodes, ctl->leases};
+	sk_informer *base[] = {ctl->pods,  ctl->rs,     ctl->deploy,   ctl->jobs,      ctl->cronjobs,
+			       ctl->nodes, ctl->leases, ctl->services, ctl->endpoints, ctl->slices};
 
 	k->release = gc_release;
 	pthread_mutex_init(&g->mu, NULL);
@@ -442,8 +443,6 @@ int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err)
 
 	add_extra(ctl, "/api/v1/configmaps", "v1", "ConfigMap");
 	add_extra(ctl, "/api/v1/secrets", "v1", "Secret");
-	add_extra(ctl, "/api/v1/services", "v1", "Service");
-	add_extra(ctl, "/api/v1/endpoints", "v1", "Endpoints");
 	add_extra(ctl, "/api/v1/persistentvolumeclaims", "v1", "PersistentVolumeClaim");
 	add_extra(ctl, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", "scheduling.x-k8s.io/v1alpha1", "PodGroup");
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)

@@ -480,6 +480,57 @@ static void test_job_policies_and_lease(void **state)
 			      "\"node-1\",\"leaseDurationSeconds\":40,\"renewTime\":\"2023-11-14T22:13:20.000005Z\"}}");
 }
 
+/* discovery.k8s.io/v1 and networking.k8s.io/v1 as kubectl's typed clients send them. */
+static void test_endpointslice_and_networkpolicy(void **state)
+{
+	pbuf eps = {0}, ep = {0}, cond = {0}, port = {0}, ref = {0}, np = {0}, spec = {0}, sel = {0}, rule = {0},
+	     npp = {0}, peer = {0}, ipb = {0}, body;
+
+	(void)state;
+	object_meta(&eps, 1, "web-abc", "default");
+	f_str(&ep, 1, "10.0.0.1");
+	f_varint(&cond, 1, 1);
+	f_varint(&cond, 3, 0);
+	f_msg(&ep, 2, &cond);
+	f_str(&ref, 1, "Pod");
+	f_str(&ref, 2, "default");
+	f_str(&ref, 3, "web-0");
+	f_msg(&ep, 4, &ref);
+	f_str(&ep, 6, "n1");
+	f_msg(&eps, 2, &ep);
+	f_str(&port, 1, "http");
+	f_str(&port, 2, "TCP");
+	f_varint(&port, 3, 8080);
+	f_msg(&eps, 3, &port);
+	f_str(&eps, 4, "IPv4");
+	body = envelope("discovery.k8s.io/v1", "EndpointSlice", &eps);
+	assert_decodes(&body, "{\"apiVersion\":\"discovery.k8s.io/v1\",\"kind\":\"EndpointSlice\",\"metadata\":"
+			      "{\"name\":\"web-abc\",\"namespace\":\"default\"},\"endpoints\":[{\"addresses\":"
+			      "[\"10.0.0.1\"],\"conditions\":{\"ready\":true,\"terminating\":false},\"targetRef\":"
+			      "{\"kind\":\"Pod\",\"namespace\":\"default\",\"name\":\"web-0\"},\"nodeName\":\"n1\"}],"
+			      "\"ports\":[{\"name\":\"http\",\"protocol\":\"TCP\",\"port\":8080}],\"addressType\":\"IPv4\"}");
+
+	object_meta(&np, 1, "deny", "default");
+	f_map(&sel, 1, "app", "web");
+	f_msg(&spec, 1, &sel);
+	f_str(&npp, 1, "UDP");
+	int_or_string(&npp, 2, 0, 53, "");
+	f_msg(&rule, 1, &npp);
+	f_str(&ipb, 1, "10.0.0.0/8");
+	f_str(&ipb, 2, "10.1.0.0/16");
+	f_msg(&peer, 3, &ipb);
+	f_msg(&rule, 2, &peer);
+	f_msg(&spec, 2, &rule);
+	f_str(&spec, 4, "Ingress");
+	f_msg(&np, 2, &spec);
+	body = envelope("networking.k8s.io/v1", "NetworkPolicy", &np);
+	assert_decodes(&body, "{\"apiVersion\":\"networking.k8s.io/v1\",\"kind\":\"NetworkPolicy\",\"metadata\":"
+			      "{\"name\":\"deny\",\"namespace\":\"default\"},\"spec\":{\"podSelector\":{\"matchLabels\":"
+			      "{\"app\":\"web\"}},\"ingress\":[{\"ports\":[{\"protocol\":\"UDP\",\"port\":53}],\"from\":"
+			      "[{\"ipBlock\":{\"cidr\":\"10.0.0.0/8\",\"except\":[\"10.1.0.0/16\"]}}]}],"
+			      "\"policyTypes\":[\"Ingress\"]}}");
+}
+
 static void test_subject_access_review_extra(void **state)
 {
 	pbuf sar = {0}, spec = {0}, e = {0}, ev = {0}, body;
@@ -588,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_eviction_and_priorityclass),
 		cmocka_unit_test(test_raw_extension_and_fields),
 		cmocka_unit_test(test_job_policies_and_lease),
+		cmocka_unit_test(test_endpointslice_and_networkpolicy),
 		cmocka_unit_test(test_subject_access_review_extra),
 		cmocka_unit_test(test_unknown_fields_skipped),
 		cmocka_unit_test(test_malformed),
