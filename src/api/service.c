@@ -494,8 +494,11 @@ static int alloc_cluster_ip(alloc_ctx *c, json_t *spec)
 		return 0;
 	}
 	if (sk_kube_ip4_parse(ip, &v, NULL) < 0)
-		return 0; /* validation's */
-	if (take_static(c, &c->s->ips, v, &why) == 0)
+		/* an IPv6 address (validation refused anything else): not of this IPv4 range */
+		sk_error_set(&why, SK_EINVALID,
+			     "the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip,
+			     c->s->ips.text);
+	else if (take_static(c, &c->s->ips, v, &why) == 0)
 		return 0;
 	if (why.code != SK_EINVALID && why.code != SK_EEXISTS) {
 		*c->err = why;
@@ -597,6 +600,34 @@ static int alloc_hc_node_port(alloc_ctx *c, json_t *spec)
 	return -1;
 }
 
+/* upstream's initIPFamilyFields checks on a single-stack IPv4 cluster */
+static int check_families(alloc_ctx *c, json_t *spec)
+{
+	const char *policy = str_at(spec, "ipFamilyPolicy");
+	json_t *fam, *f;
+	size_t i;
+
+	if (is_type(spec, "ExternalName"))
+		return 0;
+	if (policy && !strcmp(policy, "RequireDualStack")) {
+		cause(c, "spec.ipFamilyPolicy", xasprintf("\"%s\"", policy),
+		      "this cluster is not configured for dual-stack services");
+		return -1;
+	}
+	fam = json_object_get(spec, "ipFamilies");
+	json_array_foreach(fam, i, f) {
+		const char *name = json_string_value(f);
+
+		if (name && strcmp(name, "IPv4")) {
+			cleanup_free char *field = xasprintf("spec.ipFamilies[%zu]", i);
+
+			cause(c, field, xasprintf("\"%s\"", name), "not configured on this cluster");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int svc_begin_write(sk_api *api, const sk_api_resource *r, json_t *obj, json_t *old, int dry_run, void **out,
 			   json_t **causes, sk_error_t *err)
 {
@@ -615,7 +646,8 @@ static int svc_begin_write(sk_api *api, const sk_api_resource *r, json_t *obj, j
 		svc_held(api->svc, old, &before);
 		c.before = &before;
 	}
-	if (alloc_cluster_ip(&c, spec) < 0 || alloc_node_ports(&c, spec) < 0 || alloc_hc_node_port(&c, spec) < 0)
+	if (check_families(&c, spec) < 0 || alloc_cluster_ip(&c, spec) < 0 || alloc_node_ports(&c, spec) < 0 ||
+	    alloc_hc_node_port(&c, spec) < 0)
 		goto out;
 	svc_held(api->svc, obj, &after);
 	for (size_t i = 0; i < before.n; i++)
@@ -989,7 +1021,9 @@ static void ensure_kubernetes_endpoints(sk_api *api, sk_client *c)
 					    "https", "port", s->advertise_port, "protocol", "TCP");
 
 	ensure(c, "/api/v1/namespaces/default/endpoints", ep, endpoints_differ, 0);
-	if (sk__resource_find("discovery.k8s.io", "v1", "endpointslices")) {
+	/* an EndpointSlice may not name a loopback address (upstream's
+	 * validation): a server on 127.0.0.1 has Endpoints only */
+	if (sk__resource_find("discovery.k8s.io", "v1", "endpointslices") && strncmp(s->advertise, "127.", 4)) {
 		cleanup_json json_t *slice = json_pack(
 			"{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:s, s:[{s:[s], s:{s:b}}], s:[{s:s, s:i, s:s}]}",
 			"apiVersion", "discovery.k8s.io/v1", "kind", "EndpointSlice", "metadata", "name", "kubernetes",
