@@ -1,7 +1,8 @@
 /* The node-local DNS server's query path (src/agent/dns-zone.c): any bytes
- * as a UDP and a TCP message against a zone with every record kind, and the
+ * as a UDP and a TCP message against a zone with every record kind; the
  * same bytes as the host's resolv.conf of a pod's DNS configuration
- * (src/agent/resolv.c). */
+ * (src/agent/resolv.c); and, when they are JSON, as the Services and
+ * EndpointSlices a zone is built from. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,6 +54,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size + 1);
 	memcpy(text, data, size);
 	text[size] = '\0';
+	{
+		json_t *objs = json_loads(text, JSON_DECODE_ANY, NULL);
+
+		if (objs) {
+			sk_dns_zone_free(sk_dns_zone_build("cluster.local", NULL, objs, objs));
+			json_decref(objs);
+		}
+	}
 	pod = json_pack("{s:{s:s}, s:{s:s, s:{s:[s], s:[{s:s, s:s}]}}}", "metadata", "namespace", "default", "spec",
 			"dnsPolicy", size % 2 ? "Default" : "ClusterFirst", "dnsConfig", "searches", "a.b", "options",
 			"name", "ndots", "value", "2");

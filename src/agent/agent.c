@@ -435,6 +435,8 @@ static int pods_start(struct sk_agent *a, sk_error_t *err)
 		.ud = a,
 	};
 
+	/* DNS on the pod CIDR's gateway before the first pod asks it */
+	sk__ag_dns_start(a);
 	a->pods_refl = sk_reflector_new(a->c, &o);
 	return sk_reflector_start(a->pods_refl, err);
 }
@@ -645,7 +647,6 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	if (sk__node_register(a, err) < 0)
 		goto fail;
 	sk__ag_netconf_load(a);
-	sk__ag_dns_start(a);
 	if (pthread_create(&a->node_thread, NULL, sk__node_loop, a) == 0)
 		a->node_started = true;
 	proxy_start(a);

@@ -25,6 +25,8 @@ static void usage(FILE *f)
 		   "  --domain NAME       cluster domain (default cluster.local)\n"
 		   "  --workers W         UDP worker threads (default the server's)\n"
 		   "  --resolv-conf FILE  forwarders for names outside the zone (default /etc/resolv.conf)\n"
+		   "  --max-forwards N    forwarded UDP queries in flight (default the server's, 1024)\n"
+		   "  --forward-timeout-ms MS  per forwarder (default the server's, 2000)\n"
 		   "  -h, --help          show this help\n");
 }
 
@@ -48,10 +50,16 @@ static json_t *services(int n)
 int sk_cmd_bench_dns(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"listen", required_argument, NULL, 'l'},   {"port", required_argument, NULL, 'p'},
-		{"services", required_argument, NULL, 'n'}, {"domain", required_argument, NULL, 'd'},
-		{"workers", required_argument, NULL, 'w'},  {"resolv-conf", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+		{"listen", required_argument, NULL, 'l'},
+		{"port", required_argument, NULL, 'p'},
+		{"services", required_argument, NULL, 'n'},
+		{"domain", required_argument, NULL, 'd'},
+		{"workers", required_argument, NULL, 'w'},
+		{"resolv-conf", required_argument, NULL, 'r'},
+		{"max-forwards", required_argument, NULL, 'm'},
+		{"forward-timeout-ms", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	sk_dns_options o = {.listen = "127.0.0.1", .port = 5353, .domain = "cluster.local"};
 	cleanup_json json_t *svcs = NULL;
@@ -60,6 +68,7 @@ int sk_cmd_bench_dns(int argc, char **argv)
 	sk_dns *d;
 	sigset_t set;
 	int c, sig, n = 1000;
+	int64_t t0;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -81,6 +90,12 @@ int sk_cmd_bench_dns(int argc, char **argv)
 		case 'r':
 			o.resolv_conf = optarg;
 			break;
+		case 'm':
+			o.max_forwards = atoi(optarg);
+			break;
+		case 't':
+			o.forward_timeout_ms = atoi(optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -96,9 +111,11 @@ int sk_cmd_bench_dns(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	svcs = services(n);
+	t0 = sk_mono_ns();
 	z = sk_dns_zone_build(o.domain, NULL, svcs, NULL);
 	if (!z)
 		die("--domain \"%s\": no DNS name", o.domain);
+	printf("zone of %zu names built in %.1f ms\n", sk_dns_zone_names(z), (double)(sk_mono_ns() - t0) / 1e6);
 	d = sk_dns_start(NULL, &o, &err);
 	if (!d) {
 		sk_dns_zone_free(z);

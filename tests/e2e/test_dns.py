@@ -12,11 +12,11 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 
 import pytest
 
-from test_agent_cluster import AgentCluster, running_cluster, wait_for
+from test_agent_cluster import running_cluster, wait_for
+from test_agent_embedded import embedded  # noqa: F401  (fixture)
 
 ZONE = "cluster.local"
 
@@ -298,3 +298,58 @@ def test_pod_resolves_by_name(dns_cluster):
     assert front_ip in out and "192.0.2.77" in out
     c.kubectl("delete", "pod", "client", "backend", "--wait=false")
     c.kubectl("delete", "endpointslice", "backend-1", "front-1")
+
+
+def test_embedded_agent_serves_dns(embedded):
+    """The agent inside `skiff server` serves the cluster domain too: a pod
+    resolves the kubernetes Service through the cluster DNS address."""
+    c = embedded
+    node = wait_for(lambda: c.kubectl("get", "node", c.node, "-o", "json", check=False).returncode == 0 and
+                    c.kjson("get", "node", c.node), 30, what="node")
+    gw = gateway(node["spec"]["podCIDR"])
+    kip = c.kjson("get", "service", "kubernetes")["spec"]["clusterIP"]
+    c.kubectl("apply", "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "emb-dns"},
+        "spec": {"nodeName": c.node, "restartPolicy": "Never", "containers": [
+            {"name": "c", "image": "busybox:1", "command": ["nslookup", f"kubernetes.default.svc.{ZONE}"]}]}}))
+    wait_for(lambda: c.kjson("get", "pod", "emb-dns")["status"].get("phase") in ("Succeeded", "Failed"), 60,
+             what="emb-dns done")
+    out = c.kubectl("logs", "emb-dns").stdout
+    assert c.kjson("get", "pod", "emb-dns")["status"]["phase"] == "Succeeded", out
+    assert kip in out
+    k = f"kubernetes.default.svc.{ZONE}."
+    assert answer(dig(gw, k)) == [(k, 5, "A", kip)]
+
+
+def test_indexed_job_pods_resolve_each_other(dns_cluster):
+    """An Indexed Job's pods (hostname NAME-INDEX, subdomain a headless
+    Service selecting them) reach each other as NAME-INDEX.SUBDOMAIN: the
+    EndpointSlice controller gives each endpoint its pod's hostname."""
+    c = dns_cluster
+    c.apply(svc("workers", clusterIP="None", selector={"app": "idx-workers"},
+                ports=[{"name": "http", "port": 8080}]))
+    script = ("mkdir -p /www && echo pod-$JOB_COMPLETION_INDEX > /www/index.html && httpd -p 8080 -h /www && "
+              "for t in $(seq 90); do ok=1; for i in 0 1 2; do "
+              # (not wget -T: the image's busybox wget crashes with it)
+              "wget -q -O /tmp/o http://idx-$i.workers:8080/ && grep -q pod-$i /tmp/o || ok=0; done; "
+              "if [ $ok = 1 ]; then echo all-peers-ok; sleep 10; exit 0; fi; sleep 1; done; exit 1")
+    c.apply(json.dumps({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "idx"},
+        "spec": {"completions": 3, "parallelism": 3, "completionMode": "Indexed", "backoffLimit": 0,
+                 "template": {"metadata": {"labels": {"app": "idx-workers"}},
+                              "spec": {"subdomain": "workers", "restartPolicy": "Never", "nodeName": c.node,
+                                       "terminationGracePeriodSeconds": 1,
+                                       "containers": [{"name": "c", "image": "busybox:1",
+                                                       "command": ["sh", "-c", script]}]}}}}))
+    wait_for(lambda: answer(dig(c.gw, f"idx-2.workers.default.svc.{ZONE}.")), 90, what="idx-2's record")
+    assert answer(dig(c.gw, f"idx-0.workers.default.svc.{ZONE}."))[0][2] == "A"
+
+    def done():
+        st = c.kjson("get", "job", "idx").get("status", {})
+        return st if st.get("succeeded", 0) == 3 or st.get("failed", 0) else False
+    st = wait_for(done, 150, what="job finished")
+    logs = c.kubectl("logs", "-l", "app=idx-workers", "--tail=5").stdout
+    assert st.get("succeeded") == 3, logs
+    assert logs.count("all-peers-ok") == 3
+    c.kubectl("delete", "job", "idx", "--cascade=foreground", "--wait=false")
+    c.kubectl("delete", "service", "workers")
