@@ -13,7 +13,6 @@
 #include "client/client.h"
 #include "util/error.h"
 
-
 typedef struct sk_informer sk_informer;
 
 enum { SK_INF_ADD, SK_INF_UPDATE, SK_INF_DELETE };

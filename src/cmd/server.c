@@ -29,6 +29,12 @@ static void usage(FILE *f)
 		   "  --node-monitor-period S  seconds between node health checks (default 5)\n"
 		   "  --pod-eviction-timeout S  seconds a pod without a toleration stays on an\n"
 		   "                        unreachable or not-ready node before eviction (default 300)\n"
+		   "  --cluster-cidr CIDR   pod network of the cluster, a subnet per node (default 10.42.0.0/16)\n"
+		   "  --node-cidr-mask-size N  prefix length of each node's pod CIDR (default 24)\n"
+		   "  --node-ip IP          InternalIP of the embedded agent's node (default: the address of\n"
+		   "                        the default route's interface)\n"
+		   "  --tls-san NAMES       further names or IPs of the server certificate (comma-separated;\n"
+		   "                        used when the certificate is first made)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -62,6 +68,10 @@ int sk_cmd_server(int argc, char **argv)
 		{"node-monitor-grace-period", required_argument, NULL, 'R'},
 		{"node-monitor-period", required_argument, NULL, 'P'},
 		{"pod-eviction-timeout", required_argument, NULL, 'E'},
+		{"cluster-cidr", required_argument, NULL, 'C'},
+		{"node-cidr-mask-size", required_argument, NULL, 'M'},
+		{"node-ip", required_argument, NULL, 'I'},
+		{"tls-san", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -105,6 +115,20 @@ int sk_cmd_server(int argc, char **argv)
 			break;
 		case 'E':
 			node_timing("SKIFF_POD_EVICTION_TIMEOUT", "--pod-eviction-timeout", optarg);
+			break;
+		case 'C':
+			o.cluster_cidr = optarg;
+			break;
+		case 'M':
+			o.node_cidr_mask_size = atoi(optarg);
+			if (o.node_cidr_mask_size <= 0 || o.node_cidr_mask_size > 32)
+				die("--node-cidr-mask-size: want 1..32, got \"%s\"", optarg);
+			break;
+		case 'I':
+			o.node_ip = optarg;
+			break;
+		case 'S':
+			o.tls_san = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

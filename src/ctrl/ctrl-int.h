@@ -94,6 +94,7 @@ int sk__ttl_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__namespace_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__nodelifecycle_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__nodeipam_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- object helpers (objutil.c) ---- */
 

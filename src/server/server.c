@@ -55,6 +55,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	cleanup_free char *uri = xasprintf("sqlite://%s", o->data_dir);
 	sk_api_options ao = {0};
 	sk_http_options ho = {0};
+	sk_ctrl_options co = {0};
 	int64_t t0 = sk_mono_ns();
 	char host[256];
 	int port = 0;
@@ -80,7 +81,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->api = sk_api_new(s->store, &ao, err);
 	if (!s->api)
 		goto fail;
-	if (sk_tls_setup(&s->tls, o->data_dir, host, port, err) < 0)
+	if (sk_tls_setup(&s->tls, o->data_dir, host, port, o->tls_san, err) < 0)
 		goto fail;
 	ho.host = host;
 	ho.port = port;
@@ -88,6 +89,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	ho.key_pem = s->tls.key_pem;
 	ho.admin_token = s->tls.admin_token;
 	ho.node_token = s->tls.node_token;
+	ho.ca_pem = s->tls.ca_pem;
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;
@@ -95,7 +97,9 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	/* the garbage collector honours foregroundDeletion and orphan */
 	sk_api_set_gc_enabled(s->api, 1);
 	s->ctrl_client = sk_client_new_inproc(s->api);
-	s->ctrl = sk_ctrl_start(s->ctrl_client, NULL, err);
+	co.cluster_cidr = o->cluster_cidr;
+	co.node_cidr_mask_size = o->node_cidr_mask_size;
+	s->ctrl = sk_ctrl_start(s->ctrl_client, &co, err);
 	if (!s->ctrl)
 		goto fail;
 	s->sched_client = sk_client_new_inproc(s->api);
@@ -115,6 +119,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		ag.gpu_replicas = o->gpu_replicas;
 		ag.gpu_quiet_period_s = o->gpu_quiet_period_s;
 		ag.node_token = s->tls.node_token;
+		ag.node_ip = o->node_ip;
 		s->agent_client = sk_client_new_inproc(s->api);
 		s->agent = sk_agent_start(s->agent_client, &ag, err);
 		if (!s->agent) {
