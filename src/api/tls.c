@@ -6,10 +6,13 @@
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "api/tls.h"
+#include "client/jointoken.h"
 #include "util/util.h"
 
 #define TEN_YEARS (10LL * 365 * 24 * 3600)
@@ -70,7 +73,37 @@ static void add_san(gnutls_x509_crt_t crt, const char *host)
 						     GNUTLS_FSAN_APPEND);
 }
 
-static int make_certs(const char *dir, const char *host, sk_error_t *err)
+/* With the wildcard address the server answers on every interface: each
+ * IPv4 address the machine has now is a name of the certificate. */
+static void add_local_addresses(gnutls_x509_crt_t crt)
+{
+	struct ifaddrs *ifs = NULL;
+	char buf[INET_ADDRSTRLEN];
+
+	if (getifaddrs(&ifs) < 0)
+		return;
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		if (inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, buf, sizeof(buf)))
+			add_san(crt, buf);
+	}
+	freeifaddrs(ifs);
+}
+
+static void add_sans(gnutls_x509_crt_t crt, const char *sans)
+{
+	while (sans && *sans) {
+		size_t n = strcspn(sans, ",");
+		cleanup_free char *one = xstrndup(sans, n);
+
+		if (*one)
+			add_san(crt, one);
+		sans += n + (sans[n] == ',');
+	}
+}
+
+static int make_certs(const char *dir, const char *host, const char *sans, sk_error_t *err)
 {
 	gnutls_x509_privkey_t cakey = NULL, key = NULL;
 	gnutls_x509_crt_t ca = NULL, crt = NULL;
@@ -101,6 +134,9 @@ static int make_certs(const char *dir, const char *host, sk_error_t *err)
 	add_san(crt, "::1");
 	if (strcmp(host, "127.0.0.1") && strcmp(host, "localhost") && strcmp(host, "0.0.0.0") && *host)
 		add_san(crt, host);
+	if (!strcmp(host, "0.0.0.0") || !*host)
+		add_local_addresses(crt);
+	add_sans(crt, sans);
 	if ((rc = gnutls_x509_crt_sign2(crt, ca, cakey, GNUTLS_DIG_SHA256, 0)) < 0) {
 		rc = gnutls_fail(err, rc, "signing the serving certificate");
 		goto out;
@@ -175,7 +211,32 @@ static int write_kubeconfig(const char *dir, const char *server, const char *ca_
 	return 0;
 }
 
-int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, sk_error_t *err)
+/* DIR/node-token holds the join token "K10<CA hash>::node:<secret>" (the
+ * secret is the node's bearer token); a plain token from before is kept as
+ * the secret and the file rewritten in the full form. */
+static char *load_or_make_node_token(const char *path, const char *ca_pem, sk_error_t *err)
+{
+	cleanup_free char *cur = sk_read_file(path, NULL), *full = NULL;
+	sk_join_token jt = {0};
+	char *secret;
+
+	if (cur)
+		cur[strcspn(cur, "\r\n")] = '\0';
+	if (cur && *cur && sk_join_token_parse(cur, &jt, NULL) == 0)
+		secret = steal_ptr(&jt.secret);
+	else
+		secret = new_token();
+	sk_join_token_release(&jt);
+	full = sk_join_token_format(ca_pem, "node", secret);
+	if ((!cur || strcmp(cur, full)) && sk_write_file(path, full, strlen(full), 0600) < 0) {
+		sk_error_errno(err, errno, "writing \"%s\"", path);
+		free(secret);
+		return NULL;
+	}
+	return secret;
+}
+
+int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, const char *sans, sk_error_t *err)
 {
 	cleanup_free char *tlsdir = xasprintf("%s/tls", dir), *crt = xasprintf("%s/tls/server.crt", dir);
 	cleanup_free char *adm = xasprintf("%s/token", dir), *node = xasprintf("%s/node-token", dir);
@@ -186,7 +247,7 @@ int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, s
 	memset(t, 0, sizeof(*t));
 	if (sk_mkdir_p(tlsdir, 0700) < 0)
 		return sk_error_errno(err, errno, "creating \"%s\"", tlsdir);
-	if (stat(crt, &st) < 0 && make_certs(dir, host, err) < 0)
+	if (stat(crt, &st) < 0 && make_certs(dir, host, sans, err) < 0)
 		return -1;
 	{
 		cleanup_free char *ca = xasprintf("%s/tls/ca.crt", dir), *key = xasprintf("%s/tls/server.key", dir);
@@ -200,7 +261,7 @@ int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, s
 		return sk_error_errno(err, errno, "reading certificates under \"%s\"", tlsdir);
 	}
 	t->admin_token = load_or_make_token(adm, err);
-	t->node_token = t->admin_token ? load_or_make_token(node, err) : NULL;
+	t->node_token = t->admin_token ? load_or_make_node_token(node, t->ca_pem, err) : NULL;
 	if (!t->node_token) {
 		sk_tls_files_release(t);
 		return -1;

@@ -60,7 +60,7 @@ static int setup(void **state)
 	uri = xasprintf("sqlite://%s", e->dir);
 	e->store = sk_store_open(uri, NULL, &err);
 	e->api = e->store ? sk_api_new(e->store, NULL, &err) : NULL;
-	if (!e->api || sk_tls_setup(&e->tls, e->dir, "127.0.0.1", port, &err) < 0) {
+	if (!e->api || sk_tls_setup(&e->tls, e->dir, "127.0.0.1", port, NULL, &err) < 0) {
 		fprintf(stderr, "setup: %s\n", err.msg);
 		return -1;
 	}
