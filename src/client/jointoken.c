@@ -30,8 +30,9 @@ int sk_join_token_parse(const char *s, sk_join_token *t, sk_error_t *err)
 	}
 	sep = strstr(s + plen, "::");
 	if (!sep || !is_hex64(s + plen, (size_t)(sep - s - plen)))
-		return sk_error_set(err, SK_EINVALID,
-				    "invalid token format: want K10<sha256 of the CA, 64 hex digits>::<user>:<password>");
+		return sk_error_set(
+			err, SK_EINVALID,
+			"invalid token format: want K10<sha256 of the CA, 64 hex digits>::<user>:<password>");
 	creds = sep + 2;
 	colon = strchr(creds, ':');
 	if (!*creds || (colon && !colon[1]))
@@ -112,8 +113,7 @@ static char *fetch_cacerts(const char *server, size_t *len, sk_error_t *err)
 	return pem;
 }
 
-sk_client *sk_client_join(const char *server, const char *token, const char *ca_pem, char **ca_out,
-			  sk_error_t *err)
+sk_client *sk_client_join(const char *server, const char *token, const char *ca_pem, char **ca_out, sk_error_t *err)
 {
 	sk_join_token t;
 	cleanup_free char *fetched = NULL;

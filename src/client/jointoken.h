@@ -38,7 +38,6 @@ int sk_join_check_ca(const sk_join_token *t, const char *pem, size_t len, sk_err
  * verification; either way it must hash to the token's, and then verifies
  * every request. A plain token: ca_pem (NULL: not verified), as
  * sk_client_new_http. *ca_out (may be NULL) gets the CA used (malloc'd). */
-sk_client *sk_client_join(const char *server, const char *token, const char *ca_pem, char **ca_out,
-			  sk_error_t *err);
+sk_client *sk_client_join(const char *server, const char *token, const char *ca_pem, char **ca_out, sk_error_t *err);
 
 #endif

@@ -37,7 +37,7 @@ static void set_bit(sk_cidrset *s, uint64_t i, bool on)
 		s->bits[i / 8] |= (uint8_t)(1u << (i % 8));
 		s->used++;
 	} else {
-		s->bits[i / 8] &= (uint8_t)~(1u << (i % 8));
+		s->bits[i / 8] &= (uint8_t) ~(1u << (i % 8));
 		s->used--;
 	}
 }
