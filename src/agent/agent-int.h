@@ -91,7 +91,9 @@ struct ag_event {
 struct sk_agent {
 	sk_client *c;
 	sk_agent_options o;
-	char *node_name, *data_dir, *run_dir, *pod_cidr, *bridge, *token;
+	char *node_name, *data_dir, *run_dir, *bridge, *token;
+	char *pod_cidr; /* NULL until the Node has one; set once, by the node thread, under mu */
+	char *node_ip;  /* InternalIP */
 	struct sk_runtime rt;
 	sk_image_store *images;
 	sk_gpu *gpu;
@@ -101,7 +103,9 @@ struct sk_agent {
 	volatile bool stopping;
 	struct apod **pods;
 	size_t npods, cap;
-	sk_reflector *pods_refl; /* the pods bound to the node */
+	sk_reflector *pods_refl; /* the pods bound to the node; started once the pod CIDR is known */
+	bool cidr_waiting;       /* "waiting for a pod CIDR" was logged */
+	struct sk_routes *routes;
 	pthread_t node_thread;
 	bool node_started;
 	struct sk_logserver *ls;
@@ -127,7 +131,28 @@ struct sk_agent {
 
 /* node.c */
 int sk__node_register(struct sk_agent *a, sk_error_t *err);
+/* The node thread: status, lease, and (while the agent has no pod CIDR) the
+ * wait for the Node's spec.podCIDR, after which it calls sk__agent_run_pods. */
 void *sk__node_loop(void *arg);
+
+/* agent.c: adopts cidr as the node's pod CIDR and starts the pods' reflector. */
+int sk__agent_run_pods(struct sk_agent *a, const char *cidr, sk_error_t *err);
+
+/* addr.c */
+/* The interface of the lowest-metric default route in /proc/net/route's
+ * text into ifname; -1 when there is none. */
+int sk__ag_default_route_iface(const char *route, char *ifname, size_t len);
+/* The node's InternalIP when no --node-ip is given (malloc'd). */
+char *sk__ag_detect_node_ip(void);
+
+/* routes.c: routes to the pod CIDRs of the other Nodes (flannel's host-gw),
+ * "ip route replace CIDR via NODE-IP proto " SK_ROUTE_PROTO; removed again
+ * by sk__routes_stop. */
+#define SK_ROUTE_PROTO "152"
+struct sk_routes;
+struct sk_routes *sk__routes_start(struct sk_agent *a, sk_error_t *err);
+/* Stops following the Nodes; with remove, every route it made goes. */
+void sk__routes_stop(struct sk_routes *r, bool remove);
 
 /* pod.c: the worker thread of one pod. */
 void *sk__pod_worker(void *arg);

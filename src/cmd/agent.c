@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "client/jointoken.h"
 #include "cmd/cmd.h"
 #include "util/quantity.h"
 #include "util/util.h"
@@ -17,13 +18,19 @@ static void usage(FILE *f)
 		   "the pods bound to it.\n\n"
 		   "Options:\n"
 		   "  --server URL            API server, https://HOST:PORT\n"
-		   "  --token TOKEN           node token (the server's DIR/node-token)\n"
+		   "  --token TOKEN           join token (the server's DIR/node-token; @FILE reads it):\n"
+		   "                          K10<CA hash>::node:<secret> pins the server's CA, a plain\n"
+		   "                          secret needs --ca-file to verify the server\n"
 		   "  --kubeconfig FILE       take server, CA and token from a kubeconfig instead\n"
-		   "  --ca-file FILE          CA certificate of the server (default: not verified)\n"
+		   "  --ca-file FILE          CA certificate of the server (default: from /cacerts, checked\n"
+		   "                          against a K10 token's hash; with a plain token: not verified)\n"
 		   "  --data-dir DIR          state directory (images, logs, volumes)\n"
 		   "  --run-dir DIR           runtime state (default /run/skiff-<hash of data dir>)\n"
 		   "  --node-name NAME        node name (default: hostname)\n"
-		   "  --pod-cidr CIDR         pod network of this node (default 10.42.0.0/24)\n"
+		   "  --pod-cidr CIDR         pod network of this node (default: the one the server's node\n"
+		   "                          IPAM controller gives the Node)\n"
+		   "  --node-ip IP            InternalIP of the node (default: the address of the default\n"
+		   "                          route's interface)\n"
 		   "  --bridge NAME           pod network bridge (default sk<hash>)\n"
 		   "  --simulate-gpus N       advertise N simulated nvidia.com/gpu\n"
 		   "  --gpu-replicas R        time-slicing: each GPU counts as R (default 1)\n"
@@ -65,6 +72,7 @@ int sk_cmd_agent(int argc, char **argv)
 		{"node-name", required_argument, NULL, 'N'},
 		{"pod-cidr", required_argument, NULL, 'p'},
 		{"bridge", required_argument, NULL, 'b'},
+		{"node-ip", required_argument, NULL, 'I'},
 		{"simulate-gpus", required_argument, NULL, 'g'},
 		{"log-port", required_argument, NULL, 'l'},
 		{"backoff-base-ms", required_argument, NULL, 'B'},
@@ -85,7 +93,7 @@ int sk_cmd_agent(int argc, char **argv)
 	sk_agent_options o = {0};
 	const char *server = NULL, *token = NULL, *kubeconfig = NULL, *ca_file = NULL;
 	char host[256] = "";
-	cleanup_free char *ca = NULL, *tok = NULL;
+	cleanup_free char *ca = NULL, *tok = NULL, *secret = NULL;
 	sk_error_t err = {0};
 	sk_client *client;
 	sk_agent *agent;
@@ -120,6 +128,9 @@ int sk_cmd_agent(int argc, char **argv)
 			break;
 		case 'b':
 			o.bridge = optarg;
+			break;
+		case 'I':
+			o.node_ip = optarg;
 			break;
 		case 'g':
 			o.simulate_gpus = atoi(optarg);
@@ -182,14 +193,27 @@ int sk_cmd_agent(int argc, char **argv)
 		token = tok = read_trimmed(token + 1);
 	if (ca_file && !(ca = sk_read_file(ca_file, NULL)))
 		die("cannot read \"%s\"", ca_file);
-	client = kubeconfig ? sk_client_new_kubeconfig(kubeconfig, &err) : sk_client_new_http(server, token, ca, &err);
+	if (kubeconfig) {
+		client = sk_client_new_kubeconfig(kubeconfig, &err);
+	} else if (!token) {
+		client = sk_client_new_http(server, NULL, ca, &err);
+	} else {
+		sk_join_token jt;
+
+		client = sk_client_join(server, token, ca, NULL, &err);
+		/* the log endpoint checks the secret the API server presents */
+		if (client && sk_join_token_parse(token, &jt, &err) == 0) {
+			secret = steal_ptr(&jt.secret);
+			sk_join_token_release(&jt);
+		}
+	}
 	if (!client)
 		die("%s", err.msg);
 	if (!o.node_name) {
 		gethostname(host, sizeof(host) - 1);
 		o.node_name = host;
 	}
-	o.node_token = token;
+	o.node_token = secret ? secret : token;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
