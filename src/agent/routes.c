@@ -30,7 +30,7 @@ struct sk_routes {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	bool dirty, stop;
-	json_t *have; /* podCIDR -> via: the routes made (routes thread only) */
+	json_t *have;   /* podCIDR -> via: the routes made (routes thread only) */
 	json_t *failed; /* podCIDR -> via last refused, so the warning is not repeated */
 	char *state_path;
 	bool forwarding;
@@ -178,8 +178,9 @@ static void reconcile(struct sk_routes *r, bool resync)
 		enable_forwarding(r);
 		if (route_replace(cidr, ip, &err) < 0) {
 			if (!json_equal(json_object_get(r->failed, cidr), via))
-				sk_warn("agent", "routes: %s via %s: %s (the node is not on a directly connected network)",
-					cidr, ip, err.msg);
+				sk_warn("agent",
+					"routes: %s via %s: %s (the node is not on a directly connected network)", cidr,
+					ip, err.msg);
 			json_object_set(r->failed, cidr, via);
 			continue;
 		}

@@ -37,8 +37,11 @@ int sk_ip_run(const char *const args[], char **out, sk_error_t *err)
 		return -1;
 	if (res.timed_out || !WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0) {
 		res.err[strcspn(res.err, "\n")] = '\0';
-		rc = sk_error_set(err, SK_EINTERNAL, "ip %s %s: %s", args[0] ? args[0] : "", args[0] && args[1] ? args[1] : "",
-				  res.timed_out ? "timed out" : res.err[0] ? res.err : "failed");
+		rc = sk_error_set(err, SK_EINTERNAL, "ip %s %s: %s", args[0] ? args[0] : "",
+				  args[0] && args[1] ? args[1] : "",
+				  res.timed_out ? "timed out"
+				  : res.err[0]  ? res.err
+						: "failed");
 	} else if (out) {
 		*out = steal_ptr(&res.out);
 	}
