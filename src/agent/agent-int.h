@@ -145,9 +145,9 @@ int sk__ag_default_route_iface(const char *route, char *ifname, size_t len);
 /* The node's InternalIP when no --node-ip is given (malloc'd). */
 char *sk__ag_detect_node_ip(void);
 
-/* routes.c: routes to the pod CIDRs of the other Nodes (flannel's host-gw),
- * "ip route replace CIDR via NODE-IP proto " SK_ROUTE_PROTO; removed again
- * by sk__routes_stop. */
+/* routes.c: routes to the pod CIDRs of the other Nodes (flannel's host-gw:
+ * "ip route replace CIDR via NODE-IP proto " SK_ROUTE_PROTO; VXLAN to nodes
+ * that are not directly connected); removed again by sk__routes_stop. */
 #define SK_ROUTE_PROTO "152"
 struct sk_routes;
 struct sk_routes *sk__routes_start(struct sk_agent *a, sk_error_t *err);

@@ -1,4 +1,5 @@
-/* `ip` (iproute2) runs, see iproute.h. */
+/* `ip` and `bridge` (iproute2) runs, see iproute.h. */
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,24 +11,27 @@
 #define IP_TIMEOUT_MS 10000
 #define IP_ARGS_MAX 32
 
-static const char *ip_binary(void)
+static const char *binary(const char *tool, char *buf, size_t len)
 {
-	static const char *const paths[] = {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"};
+	static const char *const dirs[] = {"/usr/sbin", "/sbin", "/usr/bin", "/bin"};
 
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-		if (access(paths[i], X_OK) == 0)
-			return paths[i];
-	return paths[0];
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(buf, len, "%s/%s", dirs[i], tool);
+		if (access(buf, X_OK) == 0)
+			return buf;
+	}
+	snprintf(buf, len, "/usr/sbin/%s", tool);
+	return buf;
 }
 
-int sk_ip_run(const char *const args[], char **out, sk_error_t *err)
+static int run(const char *tool, const char *const args[], char **out, sk_error_t *err)
 {
-	char *argv[IP_ARGS_MAX + 2];
+	char *argv[IP_ARGS_MAX + 2], path[64];
 	struct sk__proc_result res;
 	size_t n = 0;
 	int rc = 0;
 
-	argv[n++] = (char *)ip_binary();
+	argv[n++] = (char *)binary(tool, path, sizeof(path));
 	for (; args[n - 1] && n <= IP_ARGS_MAX; n++)
 		argv[n] = (char *)args[n - 1];
 	argv[n] = NULL;
@@ -37,7 +41,7 @@ int sk_ip_run(const char *const args[], char **out, sk_error_t *err)
 		return -1;
 	if (res.timed_out || !WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0) {
 		res.err[strcspn(res.err, "\n")] = '\0';
-		rc = sk_error_set(err, SK_EINTERNAL, "ip %s %s: %s", args[0] ? args[0] : "",
+		rc = sk_error_set(err, SK_EINTERNAL, "%s %s %s: %s", tool, args[0] ? args[0] : "",
 				  args[0] && args[1] ? args[1] : "",
 				  res.timed_out ? "timed out"
 				  : res.err[0]  ? res.err
@@ -48,3 +52,7 @@ int sk_ip_run(const char *const args[], char **out, sk_error_t *err)
 	sk__proc_result_release(&res);
 	return rc;
 }
+
+int sk_ip_run(const char *const args[], char **out, sk_error_t *err) { return run("ip", args, out, err); }
+
+int sk_bridge_run(const char *const args[], char **out, sk_error_t *err) { return run("bridge", args, out, err); }

@@ -55,34 +55,44 @@ def nft_tables(netns=None):
 
 
 class NetNodes:
-    """n network namespaces on the bridge skb-<tag> (see the module doc)."""
+    """n network namespaces on the bridge skb-<tag> (see the module doc), and
+    `remote` more on a second bridge skb-<tag>r (172.30.<k+1>.1/24, hosts
+    172.30.<k+1>.<i+2>): those reach the others only through the host's
+    routing, with no L2 adjacency (the VXLAN case)."""
 
-    def __init__(self, tag, k, n):
+    def __init__(self, tag, k, n, remote=0):
         self.tag, self.k, self.n = tag, k, n
         self.bridge = f"skb-{tag}"
         self.gateway = f"172.30.{k}.1"
-        self.hosts = [{"netns": f"skn-{tag}-{i}", "veth": f"skv-{tag}-{i}", "ip": f"172.30.{k}.{i + 2}"}
-                      for i in range(n)]
+        self.bridges = {self.bridge: self.gateway}
+        self.hosts = [{"netns": f"skn-{tag}-{i}", "veth": f"skv-{tag}-{i}", "ip": f"172.30.{k}.{i + 2}",
+                       "bridge": self.bridge, "gateway": self.gateway} for i in range(n)]
+        if remote:
+            self.bridges[self.bridge + "r"] = f"172.30.{k + 1}.1"
+        self.hosts += [{"netns": f"skn-{tag}-{n + i}", "veth": f"skv-{tag}-{n + i}", "ip": f"172.30.{k + 1}.{i + 2}",
+                        "bridge": self.bridge + "r", "gateway": f"172.30.{k + 1}.1"} for i in range(remote)]
 
     def create(self):
-        sh("ip", "link", "add", self.bridge, "type", "bridge")
-        sh("ip", "addr", "add", f"{self.gateway}/24", "dev", self.bridge)
-        sh("ip", "link", "set", self.bridge, "up")
+        for br, gw in self.bridges.items():
+            sh("ip", "link", "add", br, "type", "bridge")
+            sh("ip", "addr", "add", f"{gw}/24", "dev", br)
+            sh("ip", "link", "set", br, "up")
         for h in self.hosts:
             sh("ip", "netns", "add", h["netns"])
             sh("ip", "link", "add", h["veth"], "type", "veth", "peer", "name", "eth0", "netns", h["netns"])
-            sh("ip", "link", "set", h["veth"], "master", self.bridge, "up")
+            sh("ip", "link", "set", h["veth"], "master", h["bridge"], "up")
             sh("ip", "link", "set", "lo", "up", netns=h["netns"])
             sh("ip", "addr", "add", f"{h['ip']}/24", "dev", "eth0", netns=h["netns"])
             sh("ip", "link", "set", "eth0", "up", netns=h["netns"])
-            sh("ip", "route", "add", "default", "via", self.gateway, netns=h["netns"])
+            sh("ip", "route", "add", "default", "via", h["gateway"], netns=h["netns"])
         return self
 
     def destroy(self):
         for h in self.hosts:
             sh("ip", "netns", "del", h["netns"], check=False)
             sh("ip", "link", "del", h["veth"], check=False)
-        sh("ip", "link", "del", self.bridge, check=False)
+        for br in self.bridges:
+            sh("ip", "link", "del", br, check=False)
 
     def leftovers(self):
         found = []
@@ -91,7 +101,7 @@ class NetNodes:
         r = sh("ip", "-o", "link", "show", check=False)
         for l in r.stdout.splitlines():
             name = l.split(":")[1].strip().split("@")[0]
-            if name == self.bridge or name.startswith(f"skv-{self.tag}-"):
+            if name in self.bridges or name.startswith(f"skv-{self.tag}-"):
                 found.append("link " + name)
         return found
 
@@ -153,12 +163,16 @@ def routes(netns=None, cidr=None):
     return out
 
 
-def agent_hash(data_dir):
-    """The FNV-1a hash an agent names its default run dir and bridge by."""
+def fnv1a(s):
     h = 2166136261
-    for b in os.path.realpath(data_dir).encode():
+    for b in s.encode():
         h = ((h ^ b) * 16777619) & 0xffffffff
     return h
+
+
+def agent_hash(data_dir):
+    """The FNV-1a hash an agent names its default run dir and bridge by."""
+    return fnv1a(os.path.realpath(data_dir))
 
 
 def in_cidr(dst, cidr):
@@ -173,19 +187,19 @@ class MultiNodeCluster:
     """A server (with an embedded agent on the bridge address) and n agents
     in network namespaces; see the module doc."""
 
-    def __init__(self, root, n, server_extra=(), spare=0):
+    def __init__(self, root, n, server_extra=(), spare=0, remote=0):
         self.root = root
         self.tag = "%05x" % random.randrange(1 << 20)
         self.k = random.randrange(16, 250)
         self.cluster_cidr = f"10.{random.randrange(100, 200)}.0.0/16"
-        self.net = NetNodes(self.tag, self.k, n + spare)
+        self.net = NetNodes(self.tag, self.k, n + spare, remote)
         self.server_node = f"srv-{self.tag}"
         self.server = Cluster(os.path.join(root, "server"),
                               ["--node-name", self.server_node, "--node-ip", self.net.gateway,
                                "--cluster-cidr", self.cluster_cidr] + list(server_extra))
         self.server.listen_host = self.net.gateway
         every = [NodeAgent(root, f"n{i}-{self.tag}", h, self.tag, i) for i, h in enumerate(self.net.hosts)]
-        self.agents, self.spares = every[:n], every[n:]
+        self.agents, self.spares = every[:n] + every[n + spare:], every[n:n + spare]
         self.pod_uids = set()
 
     @property
@@ -279,6 +293,10 @@ class MultiNodeCluster:
         bridges = [a.bridge for a in self.agents + self.spares] + [self.server_bridge()]
         found += ["nft table " + t for t in nft_tables() if t in {f"skiff-{b}" for b in bridges}]
         found += self.net.leftovers()
+        vx = {"skvx%08x" % fnv1a(b) for b in bridges}
+        r = sh("ip", "-o", "link", "show", "type", "vxlan", check=False)
+        found += ["vxlan " + l.split(":")[1].strip() for l in r.stdout.splitlines()
+                  if l.split(":")[1].strip().split("@")[0] in vx]
         for a in self.agents + self.spares:
             if os.path.isdir(a.run_dir) and a.sandboxes():
                 found.append(f"sandboxes of {a.name}: {a.sandboxes()}")
@@ -321,14 +339,15 @@ class MultiNodeCluster:
 
 
 @contextlib.contextmanager
-def multi_node_cluster(n=2, server_extra=(), spare=0):
+def multi_node_cluster(n=2, server_extra=(), spare=0, remote=0):
     """A started MultiNodeCluster of the server's node and n namespace nodes
-    (and `spare` namespaces whose agents a test starts itself); asserts on
-    exit that it left nothing behind."""
+    (and `spare` namespaces whose agents a test starts itself, and `remote`
+    nodes on a second bridge, last in .agents); asserts on exit that it left
+    nothing behind."""
     if not have_tools() or not shutil.which("nft"):
         pytest.skip("needs root, conmon, crun/runc, CNI plugins, nft and busybox")
     root = tempfile.mkdtemp(prefix="skiff-e2e-nodes-")
-    c = MultiNodeCluster(root, n, server_extra, spare)
+    c = MultiNodeCluster(root, n, server_extra, spare, remote)
     ok = False
     try:
         c.start()
