@@ -139,9 +139,6 @@ void *sk__node_loop(void *arg);
 int sk__agent_run_pods(struct sk_agent *a, const char *cidr, sk_error_t *err);
 
 /* addr.c */
-/* The interface of the lowest-metric default route in /proc/net/route's
- * text into ifname; -1 when there is none. */
-int sk__ag_default_route_iface(const char *route, char *ifname, size_t len);
 /* The node's InternalIP when no --node-ip is given (malloc'd). */
 char *sk__ag_detect_node_ip(void);
 

@@ -155,7 +155,7 @@ static void publish_mac(struct sk_routes *r)
 }
 
 /* Makes (or finds, after a restart) the VXLAN device; 0 once it exists. */
-static int ensure_vtep(struct sk_routes *r, const sk_cidr *own)
+static int ensure_vtep(struct sk_routes *r, const sk_kube_cidr *own)
 {
 	char addr[24], ip[16];
 	sk_error_t err = {0};
@@ -170,7 +170,7 @@ static int ensure_vtep(struct sk_routes *r, const sk_cidr *own)
 	}
 	if (r->vx_failed)
 		return -1;
-	sk_cidr_format_ip(own->addr, ip, sizeof(ip));
+	sk_kube_ip4_format(own->addr, ip);
 	snprintf(addr, sizeof(addr), "%s/32", ip);
 	if ((sk_ip_run(add, NULL, &err) < 0 && !strstr(err.msg, "File exists")) || sk_ip_run(up, NULL, &err) < 0 ||
 	    sk_ip_run(ad, NULL, &err) < 0 || mac_of(r->vx, &r->vx_mac, &err) < 0) {
@@ -187,7 +187,7 @@ static int ensure_vtep(struct sk_routes *r, const sk_cidr *own)
 struct peer {
 	const char *name, *ip, *mac;
 	char cidr[32];
-	sk_cidr net;
+	sk_kube_cidr net;
 };
 
 /* podCIDR -> the route to it ({via} directly, {via: its VTEP, dst, mac}
@@ -201,7 +201,7 @@ static json_t *desired(struct sk_routes *r)
 	struct peer *peers = xzalloc((json_array_size(nodes) + 1) * sizeof(*peers));
 	size_t i, np = 0;
 	bool need_vtep = false;
-	sk_cidr own_net;
+	sk_kube_cidr own_net;
 
 	pthread_mutex_lock(&r->a->mu);
 	own = r->a->pod_cidr ? xstrdup(r->a->pod_cidr) : NULL;
@@ -217,9 +217,10 @@ static json_t *desired(struct sk_routes *r)
 		p->ip = internal_ip(n);
 		p->mac = json_string_value(json_object_get(sk_kube_jget(n, "metadata.annotations"), VTEP_ANNOTATION));
 		if (!p->name || !strcmp(p->name, r->a->node_name) || !cidr || !p->ip ||
-		    sk_cidr_parse(cidr, &p->net) < 0 || sk_cidr_parse_ip(p->ip, &ip) < 0 || is_local(ifs, ip))
+		    sk_kube_cidr_parse(cidr, &p->net, NULL) < 0 || sk_kube_ip4_parse(p->ip, &ip, NULL) < 0 ||
+		    is_local(ifs, ip))
 			continue;
-		sk_cidr_format(&p->net, p->cidr, sizeof(p->cidr));
+		sk_kube_cidr_format(&p->net, p->cidr);
 		if (own && !strcmp(own, p->cidr))
 			continue;
 		need_vtep = need_vtep || p->mac || !is_adjacent(r, p->ip);
@@ -227,7 +228,7 @@ static json_t *desired(struct sk_routes *r)
 	}
 	if (ifs)
 		freeifaddrs(ifs);
-	if (need_vtep && own && sk_cidr_parse(own, &own_net) == 0)
+	if (need_vtep && own && sk_kube_cidr_parse(own, &own_net, NULL) == 0)
 		ensure_vtep(r, &own_net);
 	for (i = 0; i < np; i++) {
 		struct peer *p = &peers[i];
@@ -242,7 +243,7 @@ static json_t *desired(struct sk_routes *r)
 				 p->name, p->ip);
 			continue;
 		}
-		sk_cidr_format_ip(p->net.addr, vtep, sizeof(vtep));
+		sk_kube_ip4_format(p->net.addr, vtep);
 		json_object_set_new(want, p->cidr,
 				    json_pack("{s:s, s:s, s:s}", "via", vtep, "dst", p->ip, "mac", p->mac));
 	}

@@ -48,6 +48,16 @@ typedef struct sk_kind_ops {
 	int (*scale_set)(const sk_api_resource *r, json_t *obj, json_t *replicas);
 	/* after a successful write through the API (before its reply) */
 	void (*written)(sk_api *api, const sk_api_resource *r);
+	/* after the validation of a create (old NULL) or of an update of the
+	 * main resource, right before the store write: takes what obj needs
+	 * from shared pools (dry_run: only checks) and sets *txn for end_write.
+	 * -1 with *causes (422 Invalid by field) or with err. */
+	int (*begin_write)(sk_api *api, const sk_api_resource *r, json_t *obj, json_t *old, int dry_run, void **txn,
+			   json_t **causes, sk_error_t *err);
+	/* after the store write begun by begin_write: ok when it was stored; frees txn */
+	void (*end_write)(sk_api *api, const sk_api_resource *r, void *txn, int ok);
+	/* after obj (as it was last stored) left the store */
+	void (*deleted)(sk_api *api, const sk_api_resource *r, json_t *obj);
 } sk_kind_ops;
 
 /* One served resource. */
@@ -113,8 +123,9 @@ struct sk_api {
 	sk_store *store;
 	sk_api_options opts;
 	pthread_mutex_t mu;
-	int shutting_down; /* atomic (sk__api_stopping): read by watches and the CRD threads */
-	int gc_enabled;    /* atomic (sk__api_gc_enabled): a garbage collector honours foreground/orphan finalizers */
+	int shutting_down;   /* atomic (sk__api_stopping): read by watches and the CRD threads */
+	int gc_enabled;      /* atomic (sk__api_gc_enabled): a garbage collector honours foreground/orphan finalizers */
+	struct sk__svc *svc; /* Service allocations and the cluster's own Services (service.c) */
 };
 
 /* The flags other threads read while the server runs. */

@@ -6,6 +6,7 @@
 #include "api/crd.h"
 #include "api/defaults.h"
 #include "api/protobuf.h"
+#include "api/service.h"
 #include "api/table.h"
 #include "kube/qos.h"
 #include "util/util.h"
@@ -46,7 +47,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	if (!api->opts.bookmark_secs)
 		api->opts.bookmark_secs = 60;
 	pthread_mutex_init(&api->mu, NULL);
-	if (ensure_namespaces(api, err) < 0) {
+	if (ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0) {
 		sk_api_free(api);
 		return NULL;
 	}
@@ -63,6 +64,7 @@ void sk_api_free(sk_api *api)
 {
 	if (!api)
 		return;
+	sk__svc_stop(api);
 	sk__crd_stop(api);
 	pthread_mutex_destroy(&api->mu);
 	free(api);
@@ -271,8 +273,6 @@ int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_erro
 
 		if (!strcmp(r->kind, "PersistentVolumeClaim") || !strcmp(r->kind, "PersistentVolume"))
 			st = json_pack("{s:s}", "phase", "Pending");
-		else if (!strcmp(r->kind, "Service"))
-			st = json_pack("{s:{}}", "loadBalancer");
 		else if (!strcmp(r->kind, "ReplicaSet"))
 			st = json_pack("{s:i}", "replicas", 0);
 		else

@@ -14,6 +14,12 @@
 #include "store/store.h"
 #include "util/error.h"
 
+/* The network defaults (docs/NETWORKING.md) */
+#define SK_API_DEFAULT_SERVICE_CIDR "10.43.0.0/16"
+#define SK_API_DEFAULT_CLUSTER_CIDR "10.42.0.0/16"
+#define SK_API_DEFAULT_NODE_PORT_RANGE "30000-32767"
+#define SK_API_DEFAULT_CLUSTER_DOMAIN "cluster.local"
+
 typedef struct sk_api sk_api;
 typedef struct sk_api_watch sk_api_watch;
 
@@ -21,6 +27,14 @@ typedef struct sk_api_options {
 	const char *server_address; /* "127.0.0.1:6443", for /api serverAddressByClientCIDRs */
 	size_t max_body;            /* request bodies over this get 413 (default 3 MiB) */
 	int bookmark_secs;          /* watch bookmark interval (default 60) */
+	/* The cluster's network (docs/NETWORKING.md); NULL or 0: the defaults. */
+	const char *service_cidr;      /* ClusterIPs: 10.43.0.0/16 */
+	const char *cluster_cidr;      /* pod network, recorded in kube-system/skiff-network: 10.42.0.0/16 */
+	const char *node_port_range;   /* NodePorts: 30000-32767 */
+	const char *cluster_dns;       /* kube-system/kube-dns's clusterIP: the 10th address of service_cidr */
+	const char *cluster_domain;    /* cluster.local */
+	const char *advertise_address; /* this server in default/kubernetes's endpoints: 127.0.0.1 */
+	int advertise_port;            /* and its port: 6443 */
 } sk_api_options;
 
 /* Query parameters as decoded key/value pairs. */
@@ -58,9 +72,15 @@ typedef struct sk_api_response {
 void sk_api_response_release(sk_api_response *r);
 
 /* Creates the API server over store (borrowed; must outlive the api).
- * Creates the default namespaces on first start. */
+ * Creates the default namespaces on first start, repairs the Service
+ * allocations and keeps the default/kubernetes and kube-system/kube-dns
+ * Services and the kube-system/skiff-network ConfigMap. Fails with err
+ * (SK_EINVALID, naming the flag) on bad network options. */
 sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err);
 void sk_api_free(sk_api *api);
+/* Checks the network options as sk_api_new reads them: 0, or -1 + err
+ * (SK_EINVALID, naming the flag: "--service-cidr 10.0.0.0/8: too large…"). */
+int sk_api_check_network(const sk_api_options *o, sk_error_t *err);
 /* Ends every open watch (so HTTP connection threads can finish) before stop. */
 void sk_api_shutdown(sk_api *api);
 /* Lets the API add foregroundDeletion/orphan finalizers (a collector runs). */

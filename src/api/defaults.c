@@ -513,6 +513,53 @@ static void defaults_endpoints(json_t *ep)
 			def_str(p, "protocol", "TCP");
 }
 
+/* discovery/v1 SetDefaults_EndpointPort; deprecatedTopology is not
+ * writable through v1 (upstream's strategy drops it). */
+static void defaults_endpointslice(json_t *eps)
+{
+	json_t *p, *ep;
+	size_t i;
+
+	EACH_OBJ(json_object_get(eps, "ports"), i, p) {
+		def(p, "name", json_string(""));
+		def_str(p, "protocol", "TCP");
+	}
+	EACH_OBJ(json_object_get(eps, "endpoints"), i, ep)
+		json_object_del(ep, "deprecatedTopology");
+}
+
+static void defaults_np_ports(json_t *rules)
+{
+	json_t *rule, *p;
+	size_t i, j;
+
+	EACH_OBJ(rules, i, rule)
+		EACH_OBJ(json_object_get(rule, "ports"), j, p)
+			def_str(p, "protocol", "TCP");
+}
+
+/* networking/v1 SetDefaults_NetworkPolicy and _NetworkPolicyPort. */
+static void defaults_networkpolicy(json_t *np)
+{
+	json_t *spec = sub(np, "spec"), *types, *egress;
+
+	if (!spec)
+		return;
+	/* a struct upstream, never omitted: an empty selector selects all pods */
+	def(spec, "podSelector", json_object());
+	defaults_np_ports(json_object_get(spec, "ingress"));
+	egress = json_object_get(spec, "egress");
+	defaults_np_ports(egress);
+	types = json_object_get(spec, "policyTypes");
+	if (json_is_array(types) && json_array_size(types))
+		return;
+	types = json_array();
+	json_array_append_new(types, json_string("Ingress"));
+	if (json_is_array(egress) && json_array_size(egress))
+		json_array_append_new(types, json_string("Egress"));
+	json_object_set_new(spec, "policyTypes", types);
+}
+
 static void defaults_pv(json_t *pv)
 {
 	json_t *spec = get_obj(pv, "spec");
@@ -601,6 +648,8 @@ static const struct {
 	{"Namespace", defaults_namespace},
 	{"Node", defaults_node},
 	{"Endpoints", defaults_endpoints},
+	{"EndpointSlice", defaults_endpointslice},
+	{"NetworkPolicy", defaults_networkpolicy},
 	{"PersistentVolume", defaults_pv},
 	{"PersistentVolumeClaim", defaults_pvc},
 	{"StorageClass", defaults_storageclass},

@@ -88,7 +88,8 @@ static const char *meta_str(json_t *obj, const char *key)
 
 static int generation_tracked(const sk_api_resource *r)
 {
-	static const char *const kinds[] = {"Deployment", "ReplicaSet", "Job", "CronJob", "PodGroup", NULL};
+	static const char *const kinds[] = {"Deployment", "ReplicaSet",    "Job", "CronJob",
+					    "PodGroup",   "NetworkPolicy", NULL};
 
 	if (r->ops)
 		return sk__kind_flag(r, SK_KIND_GENERATION);
@@ -323,10 +324,19 @@ static size_t count_cel_rules(json_t *v)
 	return n;
 }
 
+static void reply_invalid(const sk_api_resource *r, json_t *obj, json_t *causes, sk_api_response *resp)
+{
+	cleanup_free char *msg = sk_validate_message_group(r->kind, r->group, meta_str(obj, "name"), causes);
+	/* details.kind is the Kind for Invalid, as upstream's NewInvalid */
+	sk_api_resource qk = *r;
+
+	qk.plural = r->kind;
+	sk__reply_status(resp, 422, "Invalid", msg, &qk, meta_str(obj, "name"), causes);
+}
+
 static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub, sk_api_response *resp)
 {
 	cleanup_json json_t *causes = validate_causes(r, obj, old, status_sub);
-	cleanup_free char *msg = NULL;
 
 	if (!causes || !json_array_size(causes)) {
 		size_t cel = status_sub || strcmp(r->group, "apiextensions.k8s.io")
@@ -344,15 +354,36 @@ static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int stat
 		}
 		return 0;
 	}
-	msg = sk_validate_message_group(r->kind, r->group, meta_str(obj, "name"), causes);
-	{
-		/* details.kind is the Kind for Invalid, as upstream's NewInvalid */
-		sk_api_resource qk = *r;
-
-		qk.plural = r->kind;
-		sk__reply_status(resp, 422, "Invalid", msg, &qk, meta_str(obj, "name"), causes);
-	}
+	reply_invalid(r, obj, causes, resp);
 	return -1;
+}
+
+/* The kind's begin_write (its allocations): 0, 1 when it replied (422
+ * Invalid), -1 + err. *txn goes to end_write. */
+static int begin_write(sk_api *api, const sk_api_resource *r, json_t *obj, json_t *old, int dry_run, void **txn,
+		       sk_api_response *resp, sk_error_t *err)
+{
+	cleanup_json json_t *causes = NULL;
+
+	*txn = NULL;
+	if (!r->ops || !r->ops->begin_write || !r->ops->begin_write(api, r, obj, old, dry_run, txn, &causes, err))
+		return 0;
+	if (!causes)
+		return -1;
+	reply_invalid(r, obj, causes, resp);
+	return 1;
+}
+
+static void end_write(sk_api *api, const sk_api_resource *r, void *txn, int ok)
+{
+	if (r->ops && r->ops->end_write)
+		r->ops->end_write(api, r, txn, ok);
+}
+
+static void deleted(sk_api *api, const sk_api_resource *r, json_t *obj)
+{
+	if (r->ops && r->ops->deleted)
+		r->ops->deleted(api, r, obj);
 }
 
 static void reply_obj(sk_api_response *resp, int status, json_t *obj) { sk__reply_json(resp, status, obj); }
@@ -491,6 +522,7 @@ static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p,
 	cleanup_json json_t *obj = parse_body(req, &err);
 	stored st = {0};
 	const char *name, *gen;
+	void *txn;
 	int64_t rev;
 	int rc, generated;
 
@@ -508,7 +540,13 @@ static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p,
 		return;
 	if (rc < 0)
 		goto fail;
+	rc = begin_write(api, p->res, obj, NULL, is_dry_run(req), &txn, resp, &err);
+	if (rc > 0)
+		return;
+	if (rc < 0)
+		goto fail;
 	if (is_dry_run(req)) {
+		end_write(api, p->res, txn, 0);
 		reply_obj(resp, 201, obj);
 		return;
 	}
@@ -520,6 +558,7 @@ static void create_obj(sk_api *api, const sk_api_request *req, const sk_path *p,
 		sk_error_clear(&err);
 		rev = store_create(api, p->res, obj, &st, &err);
 	}
+	end_write(api, p->res, txn, rev >= 0);
 	if (rev < 0)
 		goto fail;
 	reply_stored(resp, 201, obj, &st, rev);
@@ -892,6 +931,7 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	const sk_api_resource *r = p->res;
 	const char *want_rv;
 	int64_t expect = rev, nrev;
+	void *txn = NULL;
 	json_t *fin;
 
 	if (check_type(r, obj, err) < 0 || check_namespace(r, p, obj, err) < 0)
@@ -919,6 +959,12 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	}
 	if (validate(r, obj, old, status_sub, resp) < 0)
 		return 1;
+	if (!status_sub) {
+		int rc = begin_write(api, r, obj, old, is_dry_run(req), &txn, resp, err);
+
+		if (rc)
+			return rc;
+	}
 	/* an apply already recorded its manager's ownership */
 	if (!is_apply && r->custom)
 		sk__custom_managed_fields_update(r, old, obj, field_manager(req, "unknown"),
@@ -929,6 +975,7 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 					 json_string_value(json_object_get(obj, "apiVersion")),
 					 status_sub ? "status" : NULL);
 	if (is_dry_run(req)) {
+		end_write(api, r, txn, 0);
 		reply_obj(resp, 200, obj);
 		return 0;
 	}
@@ -939,8 +986,10 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 		cleanup_free char *key = sk__obj_key(r, p->ns, p->name);
 
 		nrev = sk_store_delete(api->store, key, expect, NULL, err);
+		end_write(api, r, txn, 0);
 		if (nrev < 0)
 			return -1;
+		deleted(api, r, old);
 		set_rv(obj, nrev);
 		reply_obj(resp, 200, obj);
 		return 0;
@@ -950,6 +999,7 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 		stored st = {0};
 
 		nrev = store_update(api, r, obj, expect, &st, err);
+		end_write(api, r, txn, nrev >= 0);
 		if (nrev < 0)
 			return -1;
 		reply_stored(resp, 200, obj, &st, nrev);
@@ -1255,6 +1305,7 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 	}
 	if (nrev < 0)
 		return -1;
+	deleted(api, r, obj);
 	set_rv(obj, nrev);
 	*out = json_incref(obj);
 	return 0;

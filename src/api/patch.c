@@ -125,6 +125,8 @@ static const struct {
 	{"PersistentVolume", "Object"},
 	{"StorageClass", "Object"},
 	{"Lease", "Object"},
+	{"EndpointSlice", "Object"},
+	{"NetworkPolicy", "Object"},
 	{"RuntimeClass", "Object"},
 	{"PriorityClass", "Object"},
 	{"LimitRange", "Object"},

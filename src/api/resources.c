@@ -16,6 +16,10 @@ extern const sk_api_resource sk__kinds_batch[];
 extern const size_t sk__nkinds_batch;
 extern const sk_api_resource sk__kinds_coordination[];
 extern const size_t sk__nkinds_coordination;
+extern const sk_api_resource sk__kinds_discovery[];
+extern const size_t sk__nkinds_discovery;
+extern const sk_api_resource sk__kinds_networking[];
+extern const size_t sk__nkinds_networking;
 extern const sk_api_resource sk__kinds_node[];
 extern const size_t sk__nkinds_node;
 extern const sk_api_resource sk__kinds_scheduling[];
@@ -33,8 +37,10 @@ static const struct {
 	{sk__kinds_storage, &sk__nkinds_storage},
 	{sk__kinds_apps, &sk__nkinds_apps},
 	{sk__kinds_batch, &sk__nkinds_batch},
+	{sk__kinds_networking, &sk__nkinds_networking},
 	{sk__kinds_coordination, &sk__nkinds_coordination},
 	{sk__kinds_node, &sk__nkinds_node},
+	{sk__kinds_discovery, &sk__nkinds_discovery},
 	{sk__kinds_scheduling, &sk__nkinds_scheduling},
 	{sk__kinds_podgroup, &sk__nkinds_podgroup},
 	{sk__kinds_apiextensions, &sk__nkinds_apiextensions},

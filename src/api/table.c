@@ -146,6 +146,27 @@
 	"subsets for the different ports. No address will appear in both Addresses and " \
 	"NotReadyAddresses in the same subset. Sets of addresses and ports that comprise " \
 	"a service."
+#define D_EPS_ADDRTYPE \
+	"addressType specifies the type of address carried by this EndpointSlice. All " \
+	"addresses in this slice must be the same type. This field is immutable after " \
+	"creation. The following address types are currently supported: * IPv4: " \
+	"Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: " \
+	"Represents a Fully Qualified Domain Name."
+#define D_EPS_PORTS \
+	"ports specifies the list of network ports exposed by each endpoint in this " \
+	"slice. Each port must have a unique name. When ports is empty, it indicates that " \
+	"there are no defined ports. When a port is defined with a nil port value, it " \
+	"indicates \"all ports\". Each slice may include a maximum of 100 ports."
+#define D_EPS_ENDPOINTS \
+	"endpoints is a list of unique endpoints in this slice. Each slice may include a " \
+	"maximum of 1000 endpoints."
+#define D_NP_SELECTOR \
+	"Selects the pods to which this NetworkPolicy object applies. The array of " \
+	"ingress rules is applied to any pods selected by this field. Multiple network " \
+	"policies can select the same set of pods. In this case, the ingress rules for " \
+	"each are combined additively. This field is NOT optional and follows standard " \
+	"label selector semantics. An empty podSelector matches all pods in this " \
+	"namespace."
 #define D_NODE_KUBELET "Kubelet Version reported by the node."
 #define D_NODE_ADDRESSES \
 	"List of addresses reachable to the node. Queried from cloud provider, if " \
@@ -828,6 +849,20 @@ static const struct col pvc_cols[] = {
 static const struct col configmap_cols[] = {
 	C_NAME,
 	COL("Data", "string", D_CM_DATA),
+	C_AGE,
+};
+
+static const struct col endpointslice_cols[] = {
+	C_NAME,
+	COL("AddressType", "string", D_EPS_ADDRTYPE),
+	COL("Ports", "string", D_EPS_PORTS),
+	COL("Endpoints", "string", D_EPS_ENDPOINTS),
+	C_AGE,
+};
+
+static const struct col networkpolicy_cols[] = {
+	C_NAME,
+	COL("Pod-Selector", "string", D_NP_SELECTOR),
 	C_AGE,
 };
 
@@ -1608,6 +1643,71 @@ static void endpoints_cells(json_t *cells, json_t *ep, int64_t now)
 	add_age(cells, ep, now);
 }
 
+/* ---- EndpointSlice and NetworkPolicy ---- */
+
+/* listWithMoreString: at most 3 shown, then " + N more...", "<unset>" for none. */
+struct more_list {
+	struct sbuf sb;
+	int count;
+	bool more;
+};
+
+static void more_add(struct more_list *l, const char *s)
+{
+	if (l->count < 3) {
+		if (l->count)
+			sb_add(&l->sb, ",");
+		sb_add(&l->sb, s);
+	} else if (l->count == 3) {
+		l->more = true;
+	}
+	l->count++;
+}
+
+static void add_more_list(json_t *cells, struct more_list *l)
+{
+	char buf[48];
+
+	if (l->more) {
+		snprintf(buf, sizeof(buf), " + %d more...", l->count - 3);
+		sb_add(&l->sb, buf);
+	} else if (!l->count) {
+		sb_add(&l->sb, "<unset>");
+	}
+	add_sb(cells, &l->sb);
+}
+
+static void endpointslice_cells(json_t *cells, json_t *eps, int64_t now)
+{
+	struct more_list ports = {0}, addrs = {0};
+	json_t *p, *ep, *a;
+	size_t i, j;
+	char buf[24];
+
+	json_array_foreach(jpath(eps, "ports"), i, p) {
+		json_t *port = json_object_get(p, "port"), *name = json_object_get(p, "name");
+
+		if (json_is_integer(port))
+			snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(port));
+		more_add(&ports, json_is_integer(port) ? buf : json_is_string(name) ? json_string_value(name) : "*");
+	}
+	json_array_foreach(jpath(eps, "endpoints"), i, ep)
+		json_array_foreach(json_object_get(ep, "addresses"), j, a)
+			more_add(&addrs, json_is_string(a) ? json_string_value(a) : "");
+	add_s(cells, jstr(eps, "metadata.name"));
+	add_s(cells, jstr(eps, "addressType"));
+	add_more_list(cells, &ports);
+	add_more_list(cells, &addrs);
+	add_age(cells, eps, now);
+}
+
+static void networkpolicy_cells(json_t *cells, json_t *np, int64_t now)
+{
+	add_s(cells, jstr(np, "metadata.name"));
+	add_label_selector(cells, jpath(np, "spec.podSelector"));
+	add_age(cells, np, now);
+}
+
 /* ---- storage ---- */
 
 /* GetAccessModesAsString: RWO, ROX, RWX, RWOP in that order. */
@@ -1858,6 +1958,8 @@ static const struct printer printers[] = {
 	PRINTER("Job", job_cols, job_cells),
 	PRINTER("CronJob", cronjob_cols, cronjob_cells),
 	PRINTER("Lease", lease_cols, lease_cells),
+	PRINTER("EndpointSlice", endpointslice_cols, endpointslice_cells),
+	PRINTER("NetworkPolicy", networkpolicy_cols, networkpolicy_cells),
 	PRINTER("RuntimeClass", runtimeclass_cols, runtimeclass_cells),
 	PRINTER("PriorityClass", priorityclass_cols, priorityclass_cells),
 	PRINTER("PodGroup", podgroup_cols, podgroup_cells),

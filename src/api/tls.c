@@ -91,38 +91,17 @@ static void add_local_addresses(gnutls_x509_crt_t crt)
 	freeifaddrs(ifs);
 }
 
-static void add_sans(gnutls_x509_crt_t crt, const char *sans)
+static int sign_server(const char *dir, gnutls_x509_crt_t ca, gnutls_x509_privkey_t cakey, const char *host,
+		       const char *const *sans, sk_error_t *err)
 {
-	while (sans && *sans) {
-		size_t n = strcspn(sans, ",");
-		cleanup_free char *one = xstrndup(sans, n);
-
-		if (*one)
-			add_san(crt, one);
-		sans += n + (sans[n] == ',');
-	}
-}
-
-static int make_certs(const char *dir, const char *host, const char *sans, sk_error_t *err)
-{
-	gnutls_x509_privkey_t cakey = NULL, key = NULL;
-	gnutls_x509_crt_t ca = NULL, crt = NULL;
+	gnutls_x509_privkey_t key = NULL;
+	gnutls_x509_crt_t crt = NULL;
 	int64_t now = sk_now_ns() / 1000000000;
-	cleanup_free char *p1 = NULL, *p2 = NULL, *p3 = NULL, *p4 = NULL;
+	cleanup_free char *p3 = xasprintf("%s/tls/server.crt", dir), *p4 = xasprintf("%s/tls/server.key", dir);
 	int rc = -1;
 
-	if (new_key(&cakey, err) < 0 || new_key(&key, err) < 0)
+	if (new_key(&key, err) < 0)
 		goto out;
-	gnutls_x509_crt_init(&ca);
-	set_common(ca, "skiff-ca", now);
-	gnutls_x509_crt_set_key(ca, cakey);
-	gnutls_x509_crt_set_basic_constraints(ca, 1, -1);
-	gnutls_x509_crt_set_key_usage(ca,
-				      GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN | GNUTLS_KEY_DIGITAL_SIGNATURE);
-	if ((rc = gnutls_x509_crt_sign2(ca, ca, cakey, GNUTLS_DIG_SHA256, 0)) < 0) {
-		rc = gnutls_fail(err, rc, "signing the CA");
-		goto out;
-	}
 	gnutls_x509_crt_init(&crt);
 	set_common(crt, "skiff-apiserver", now);
 	gnutls_x509_crt_set_key(crt, key);
@@ -136,29 +115,133 @@ static int make_certs(const char *dir, const char *host, const char *sans, sk_er
 		add_san(crt, host);
 	if (!strcmp(host, "0.0.0.0") || !*host)
 		add_local_addresses(crt);
-	add_sans(crt, sans);
+	for (size_t i = 0; sans && sans[i]; i++)
+		if (strcmp(sans[i], host) && strcmp(sans[i], "127.0.0.1"))
+			add_san(crt, sans[i]);
 	if ((rc = gnutls_x509_crt_sign2(crt, ca, cakey, GNUTLS_DIG_SHA256, 0)) < 0) {
 		rc = gnutls_fail(err, rc, "signing the serving certificate");
 		goto out;
 	}
-	p1 = xasprintf("%s/tls/ca.crt", dir);
-	p2 = xasprintf("%s/tls/ca.key", dir);
-	p3 = xasprintf("%s/tls/server.crt", dir);
-	p4 = xasprintf("%s/tls/server.key", dir);
 	rc = -1;
-	if (write_pem(p1, ca, NULL, err) < 0 || write_pem(p2, NULL, cakey, err) < 0 ||
-	    write_pem(p3, crt, NULL, err) < 0 || write_pem(p4, NULL, key, err) < 0)
+	if (write_pem(p3, crt, NULL, err) < 0 || write_pem(p4, NULL, key, err) < 0)
 		goto out;
 	rc = 0;
 out:
-	if (ca)
-		gnutls_x509_crt_deinit(ca);
 	if (crt)
 		gnutls_x509_crt_deinit(crt);
-	if (cakey)
-		gnutls_x509_privkey_deinit(cakey);
 	if (key)
 		gnutls_x509_privkey_deinit(key);
+	return rc;
+}
+
+static int make_certs(const char *dir, const char *host, const char *const *sans, sk_error_t *err)
+{
+	gnutls_x509_privkey_t cakey = NULL;
+	gnutls_x509_crt_t ca = NULL;
+	int64_t now = sk_now_ns() / 1000000000;
+	cleanup_free char *p1 = xasprintf("%s/tls/ca.crt", dir), *p2 = xasprintf("%s/tls/ca.key", dir);
+	int rc = -1;
+
+	if (new_key(&cakey, err) < 0)
+		goto out;
+	gnutls_x509_crt_init(&ca);
+	set_common(ca, "skiff-ca", now);
+	gnutls_x509_crt_set_key(ca, cakey);
+	gnutls_x509_crt_set_basic_constraints(ca, 1, -1);
+	gnutls_x509_crt_set_key_usage(ca,
+				      GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN | GNUTLS_KEY_DIGITAL_SIGNATURE);
+	if ((rc = gnutls_x509_crt_sign2(ca, ca, cakey, GNUTLS_DIG_SHA256, 0)) < 0) {
+		rc = gnutls_fail(err, rc, "signing the CA");
+		goto out;
+	}
+	rc = -1;
+	if (write_pem(p1, ca, NULL, err) < 0 || write_pem(p2, NULL, cakey, err) < 0)
+		goto out;
+	rc = sign_server(dir, ca, cakey, host, sans, err);
+out:
+	if (ca)
+		gnutls_x509_crt_deinit(ca);
+	if (cakey)
+		gnutls_x509_privkey_deinit(cakey);
+	return rc;
+}
+
+/* Whether the certificate at path names every one of sans (an IP address
+ * as an IP SAN, anything else as a DNS name). */
+static int has_sans(const char *path, const char *const *sans)
+{
+	size_t len;
+	cleanup_free char *pem = sk_read_file(path, &len);
+	gnutls_datum_t d = {(unsigned char *)pem, (unsigned)len};
+	gnutls_x509_crt_t crt = NULL;
+	int all = 1;
+
+	if (!pem || gnutls_x509_crt_init(&crt) < 0)
+		return 0;
+	if (gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_PEM) < 0) {
+		gnutls_x509_crt_deinit(crt);
+		return 0;
+	}
+	for (size_t i = 0; sans && sans[i] && all; i++) {
+		unsigned char want[16];
+		int ip = inet_pton(AF_INET, sans[i], want) == 1 ? 4 : inet_pton(AF_INET6, sans[i], want) == 1 ? 16 : 0;
+		int found = 0;
+
+		for (unsigned seq = 0; !found; seq++) {
+			char buf[512];
+			size_t n = sizeof(buf);
+			unsigned crit;
+			int type = gnutls_x509_crt_get_subject_alt_name(crt, seq, buf, &n, &crit);
+
+			if (type < 0 && type != GNUTLS_E_SHORT_MEMORY_BUFFER)
+				break;
+			if (ip && type == GNUTLS_SAN_IPADDRESS && n == (size_t)ip && !memcmp(buf, want, n))
+				found = 1;
+			else if (!ip && type == GNUTLS_SAN_DNSNAME && n == strlen(sans[i]) && !memcmp(buf, sans[i], n))
+				found = 1;
+		}
+		all = found;
+	}
+	gnutls_x509_crt_deinit(crt);
+	return all;
+}
+
+static int load_pem(const char *path, gnutls_x509_crt_t *crt, gnutls_x509_privkey_t *key, sk_error_t *err)
+{
+	size_t len;
+	cleanup_free char *pem = sk_read_file(path, &len);
+	gnutls_datum_t d = {(unsigned char *)pem, (unsigned)len};
+	int rc;
+
+	if (!pem)
+		return sk_error_errno(err, errno, "reading \"%s\"", path);
+	if (crt) {
+		gnutls_x509_crt_init(crt);
+		rc = gnutls_x509_crt_import(*crt, &d, GNUTLS_X509_FMT_PEM);
+	} else {
+		gnutls_x509_privkey_init(key);
+		rc = gnutls_x509_privkey_import(*key, &d, GNUTLS_X509_FMT_PEM);
+	}
+	return rc < 0 ? gnutls_fail(err, rc, path) : 0;
+}
+
+/* A serving certificate of an older start that lacks a name is issued
+ * again by the same CA (clients' kubeconfigs keep working). */
+static int reissue(const char *dir, const char *host, const char *const *sans, sk_error_t *err)
+{
+	cleanup_free char *p1 = xasprintf("%s/tls/ca.crt", dir), *p2 = xasprintf("%s/tls/ca.key", dir);
+	gnutls_x509_crt_t ca = NULL;
+	gnutls_x509_privkey_t cakey = NULL;
+	int rc = -1;
+
+	if (load_pem(p1, &ca, NULL, err) == 0 && load_pem(p2, NULL, &cakey, err) == 0)
+		rc = sign_server(dir, ca, cakey, host, sans, err);
+	if (ca)
+		gnutls_x509_crt_deinit(ca);
+	if (cakey)
+		gnutls_x509_privkey_deinit(cakey);
+	if (rc == 0)
+		sk_info("tls", "serving certificate issued again: it lacked a name of the kubernetes Service");
 	return rc;
 }
 
@@ -236,7 +319,7 @@ static char *load_or_make_node_token(const char *path, const char *ca_pem, sk_er
 	return secret;
 }
 
-int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, const char *sans, sk_error_t *err)
+int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, const char *const *sans, sk_error_t *err)
 {
 	cleanup_free char *tlsdir = xasprintf("%s/tls", dir), *crt = xasprintf("%s/tls/server.crt", dir);
 	cleanup_free char *adm = xasprintf("%s/token", dir), *node = xasprintf("%s/node-token", dir);
@@ -247,8 +330,12 @@ int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, c
 	memset(t, 0, sizeof(*t));
 	if (sk_mkdir_p(tlsdir, 0700) < 0)
 		return sk_error_errno(err, errno, "creating \"%s\"", tlsdir);
-	if (stat(crt, &st) < 0 && make_certs(dir, host, sans, err) < 0)
+	if (stat(crt, &st) < 0) {
+		if (make_certs(dir, host, sans, err) < 0)
+			return -1;
+	} else if (!has_sans(crt, sans) && reissue(dir, host, sans, err) < 0) {
 		return -1;
+	}
 	{
 		cleanup_free char *ca = xasprintf("%s/tls/ca.crt", dir), *key = xasprintf("%s/tls/server.key", dir);
 

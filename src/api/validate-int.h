@@ -24,6 +24,8 @@ char *sk__vrepr(json_t *v);
 
 void sk__vrequired(struct sk__verr *e, const char *field, const char *detail);
 void sk__vinvalid(struct sk__verr *e, const char *field, json_t *value, const char *detail);
+/* repr: the value as Go prints it (a %#v the caller made). */
+void sk__vinvalid_repr(struct sk__verr *e, const char *field, const char *repr, const char *detail);
 void sk__vinvalid_str(struct sk__verr *e, const char *field, const char *value, const char *detail);
 void sk__vinvalid_int(struct sk__verr *e, const char *field, int64_t value, const char *detail);
 /* supported: NULL-terminated, printed in the given order. */

@@ -79,6 +79,36 @@ static char *map_repr(json_t *m)
 	return out;
 }
 
+static int string_array(json_t *v)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(v, i, x)
+		if (!json_is_string(x))
+			return 0;
+	return 1;
+}
+
+/* Go's %#v of a []string: []string{"a", "b"} */
+static char *string_slice_repr(json_t *v)
+{
+	char *out = xstrdup("[]string{"), *tmp;
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(v, i, x) {
+		cleanup_free char *q = sk__vquote(json_string_value(x));
+
+		tmp = xasprintf("%s%s%s", out, i ? ", " : "", q);
+		free(out);
+		out = tmp;
+	}
+	tmp = xasprintf("%s}", out);
+	free(out);
+	return tmp;
+}
+
 char *sk__vrepr(json_t *v)
 {
 	char *s;
@@ -98,6 +128,10 @@ char *sk__vrepr(json_t *v)
 		return xstrdup("false");
 	case JSON_OBJECT:
 		return map_repr(v);
+	case JSON_ARRAY:
+		if (string_array(v))
+			return string_slice_repr(v);
+		/* fall through */
 	default:
 		if (!v)
 			return xstrdup("null");
@@ -147,6 +181,11 @@ void sk__vinvalid(struct sk__verr *e, const char *field, json_t *value, const ch
 	cleanup_free char *r = sk__vrepr(value);
 
 	add_value(e, "FieldValueInvalid", "Invalid value", field, r, detail);
+}
+
+void sk__vinvalid_repr(struct sk__verr *e, const char *field, const char *repr, const char *detail)
+{
+	add_value(e, "FieldValueInvalid", "Invalid value", field, repr, detail);
 }
 
 void sk__vinvalid_str(struct sk__verr *e, const char *field, const char *value, const char *detail)

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include "api/schema.h"
 #include "api/validate-int.h"
 #include "api/validate.h"
@@ -1400,16 +1403,17 @@ static void immutable(E, json_t *a, json_t *b, const char *k, const char *field)
 		sk__vinvalid(e, field, x ? x : json_null(), "field is immutable");
 }
 
-/* Go's %#v of a []string: []string{"a", "b"} or []string(nil). */
-static char *strings_repr(json_t *list)
+/* Go's %#v of a slice of strings of type (e.g. "[]string"): []string{"a", "b"}
+ * or []string(nil). */
+static char *typed_strings_repr(json_t *list, const char *type)
 {
 	char *out;
 	json_t *v;
 	size_t i;
 
 	if (!json_is_array(list))
-		return xstrdup("[]string(nil)");
-	out = xstrdup("[]string{");
+		return xasprintf("%s(nil)", type);
+	out = xasprintf("%s{", type);
 	json_array_foreach(list, i, v) {
 		cleanup_free char *q = sk__vquote(json_is_string(v) ? json_string_value(v) : "");
 		char *next = xasprintf("%s%s%s", out, i ? ", " : "", q);
@@ -1425,6 +1429,8 @@ static char *strings_repr(json_t *list)
 	}
 	return out;
 }
+
+static char *strings_repr(json_t *list) { return typed_strings_repr(list, "[]string"); }
 
 /* Go's %#v of a metav1.LabelSelector, as upstream prints it. */
 static char *selector_repr(json_t *sel)
@@ -1749,6 +1755,94 @@ static void validate_service_ports(E, json_t *spec, const char *type)
 	}
 }
 
+static bool is_ip_text(const char *s)
+{
+	unsigned char buf[16];
+
+	return s && (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
+}
+
+/* upstream's validateClusterIPs for single values: "None" first and alone,
+ * addresses valid, the first one clusterIP's */
+static void validate_cluster_ips(E, json_t *spec, const char *type)
+{
+	json_t *ips = arr(spec, "clusterIPs"), *v;
+	const char *ip = str(spec, "clusterIP");
+	bool headless = ip && !strcmp(ip, "None");
+	size_t i;
+
+	if (type && !strcmp(type, "ExternalName")) {
+		if ((ip && *ip) || json_array_size(ips))
+			sk__vforbidden(e, "spec.clusterIPs", "may not be set for ExternalName services");
+		if (json_array_size(arr(spec, "ipFamilies")))
+			sk__vforbidden(e, "spec.ipFamilies", "may not be set for ExternalName services");
+		if (str(spec, "ipFamilyPolicy"))
+			sk__vforbidden(e, "spec.ipFamilyPolicy", "may not be set for ExternalName services");
+		return;
+	}
+	if (ip && *ip && json_array_size(ips) && strcmp(ip, json_string_value(json_array_get(ips, 0)) ?: ""))
+		sk__vinvalid(e, "spec.clusterIPs", ips, "first value must match `clusterIP`");
+	json_array_foreach(ips, i, v) {
+		cleanup_free char *p = sk__vindex("spec.clusterIPs", i);
+		const char *t = json_string_value(v);
+
+		if (t && !strcmp(t, "None")) {
+			if (i || json_array_size(ips) > 1)
+				sk__vinvalid(e, "spec.clusterIPs", ips, "'None' must be the first and only value");
+		} else if (!is_ip_text(t)) {
+			sk__vinvalid(e, p, v, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
+		}
+	}
+	if (ip && *ip && strcmp(ip, "None") && !json_array_size(ips) && !is_ip_text(ip))
+		sk__vinvalid_str(e, "spec.clusterIPs[0]", ip,
+				 "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
+	if (headless && type && (!strcmp(type, "NodePort") || !strcmp(type, "LoadBalancer"))) {
+		cleanup_free char *d = xasprintf("may not be set to 'None' for %s services", type);
+
+		sk__vinvalid_str(e, "spec.clusterIPs[0]", ip, d);
+	}
+}
+
+/* sessionAffinityConfig and the traffic policies, as upstream */
+static void validate_service_policies(E, json_t *spec, const char *type)
+{
+	json_t *sac = obj(spec, "sessionAffinityConfig");
+	bool external = type && (!strcmp(type, "NodePort") || !strcmp(type, "LoadBalancer"));
+	const char *etp = str(spec, "externalTrafficPolicy");
+	int64_t hc = 0;
+
+	if (str_in(str(spec, "sessionAffinity"), LIST("ClientIP"))) {
+		json_t *t = json_object_get(obj(sac, "clientIP"), "timeoutSeconds");
+
+		if (!t)
+			sk__vrequired(e, "spec.sessionAffinityConfig.clientIP.timeoutSeconds", "");
+		else if (!json_is_integer(t) || json_integer_value(t) <= 0 || json_integer_value(t) > 86400)
+			sk__vinvalid(e, "spec.sessionAffinityConfig.clientIP.timeoutSeconds", t,
+				     "must be greater than 0 and less than 86400");
+	} else if (sac) {
+		cleanup_free char *d = xasprintf("must not be set when session affinity is %s",
+						 str(spec, "sessionAffinity") ? str(spec, "sessionAffinity") : "None");
+
+		sk__vforbidden(e, "spec.sessionAffinityConfig", d);
+	}
+	if (type && !strcmp(type, "ExternalName") && has(spec, "internalTrafficPolicy"))
+		sk__vforbidden(e, "spec.internalTrafficPolicy", "may not be set for ExternalName services");
+	if (etp && !external && !json_array_size(arr(spec, "externalIPs")))
+		sk__vinvalid_str(e, "spec.externalTrafficPolicy", etp,
+				 "may only be set for externally-accessible services");
+	if (int_field(spec, "healthCheckNodePort", &hc) && hc != 0) {
+		if (!(type && !strcmp(type, "LoadBalancer") && etp && !strcmp(etp, "Local")))
+			sk__vinvalid_int(e, "spec.healthCheckNodePort", hc,
+					 "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is "
+					 "'Local'");
+		else if (hc < 1 || hc > 65535)
+			sk__vinvalid_int(e, "spec.healthCheckNodePort", hc, "must be between 1 and 65535, inclusive");
+	}
+	if (has(spec, "allocateLoadBalancerNodePorts") && !(type && !strcmp(type, "LoadBalancer")))
+		sk__vforbidden(e, "spec.allocateLoadBalancerNodePorts",
+			       "may only be used when `type` is 'LoadBalancer'");
+}
+
 static void validate_service(E, json_t *svc)
 {
 	json_t *spec = obj(svc, "spec");
@@ -1759,21 +1853,31 @@ static void validate_service(E, json_t *svc)
 	enum_field(e, spec, "spec", "sessionAffinity", LIST("ClientIP", "None"), true);
 	if (type && strcmp(type, "ExternalName") == 0) {
 		const char *en = str(spec, "externalName");
+		cleanup_free char *clean = en ? xstrdup(en) : NULL;
 
+		/* a trailing dot (an absolute name) is allowed, as upstream */
+		if (clean && *clean && clean[strlen(clean) - 1] == '.')
+			clean[strlen(clean) - 1] = '\0';
 		if (!en || !*en)
 			sk__vrequired(e, "spec.externalName", "");
 		else
-			invalid_each(e, "spec.externalName", en, check_subdomain_fmt);
+			invalid_each(e, "spec.externalName", clean, check_subdomain_fmt);
 	}
+	validate_cluster_ips(e, spec, type);
 	validate_service_ports(e, spec, type);
 	validate_labels(e, obj(spec, "selector"), "spec.selector");
 	if (has(spec, "internalTrafficPolicy"))
 		enum_field(e, spec, "spec", "internalTrafficPolicy", LIST("Cluster", "Local"), false);
+	else if (!type || strcmp(type, "ExternalName"))
+		sk__vrequired(e, "spec.internalTrafficPolicy", "");
 	if (has(spec, "externalTrafficPolicy"))
 		enum_field(e, spec, "spec", "externalTrafficPolicy", LIST("Cluster", "Local"), false);
+	else if (type && (!strcmp(type, "NodePort") || !strcmp(type, "LoadBalancer")))
+		sk__vrequired(e, "spec.externalTrafficPolicy", "");
 	if (has(spec, "ipFamilyPolicy"))
 		enum_field(e, spec, "spec", "ipFamilyPolicy",
 			   LIST("PreferDualStack", "RequireDualStack", "SingleStack"), false);
+	validate_service_policies(e, spec, type);
 }
 
 static void validate_service_update(E, json_t *svc, json_t *old)
@@ -1781,7 +1885,10 @@ static void validate_service_update(E, json_t *svc, json_t *old)
 	json_t *spec = obj(svc, "spec"), *ospec = obj(old, "spec");
 	const char *oip = str(ospec, "clusterIP"), *nip = str(spec, "clusterIP");
 
-	if (oip && *oip && nip && *nip && strcmp(oip, nip) != 0 && !str_in(str(spec, "type"), LIST("ExternalName")))
+	/* upstream's validateUpgradeDowngradeClusterIPs: to or from ExternalName anything goes */
+	if (str_in(str(spec, "type"), LIST("ExternalName")) || str_in(str(ospec, "type"), LIST("ExternalName")))
+		return;
+	if (oip && *oip && nip && *nip && strcmp(oip, nip) != 0)
 		sk__vinvalid_str(e, "spec.clusterIPs[0]", nip, "may not change once set");
 }
 
@@ -2163,6 +2270,406 @@ static void validate_eviction(E, json_t *ev)
 			   false);
 }
 
+/* ---- discovery.k8s.io and networking.k8s.io ---- */
+
+/* Go's net.ParseIP(s).To4() != nil: dotted quads and IPv4-mapped IPv6. */
+static bool ip_is_v4(const char *s)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (inet_pton(AF_INET, s, &a4) == 1)
+		return true;
+	return inet_pton(AF_INET6, s, &a6) == 1 && IN6_IS_ADDR_V4MAPPED(&a6);
+}
+
+static bool ip_parses(const char *s)
+{
+	struct in6_addr a6;
+
+	return ip_is_v4(s) || inet_pton(AF_INET6, s, &a6) == 1;
+}
+
+/* core validation's ValidateEndpointIP: addresses no endpoint may have. */
+static void validate_endpoint_ip(E, const char *ip, const char *p)
+{
+	unsigned char b[16];
+	struct in_addr a4;
+
+	if (!ip_parses(ip)) {
+		sk__vinvalid_str(e, p, ip, "must be a valid IP address");
+		return;
+	}
+	if (inet_pton(AF_INET, ip, &a4) == 1) {
+		memset(b, 0, 10);
+		b[10] = b[11] = 0xff;
+		memcpy(b + 12, &a4, 4);
+	} else {
+		inet_pton(AF_INET6, ip, b);
+	}
+	if (ip_is_v4(ip)) {
+		const unsigned char *v = b + 12;
+
+		if (!v[0] && !v[1] && !v[2] && !v[3]) {
+			cleanup_free char *m = xasprintf("may not be unspecified (%s)", ip);
+			sk__vinvalid_str(e, p, ip, m);
+		}
+		if (v[0] == 127)
+			sk__vinvalid_str(e, p, ip, "may not be in the loopback range (127.0.0.0/8, ::1/128)");
+		if (v[0] == 169 && v[1] == 254)
+			sk__vinvalid_str(e, p, ip, "may not be in the link-local range (169.254.0.0/16, fe80::/10)");
+		if (v[0] == 224 && !v[1] && !v[2])
+			sk__vinvalid_str(e, p, ip,
+					 "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
+		return;
+	}
+	if (IN6_IS_ADDR_UNSPECIFIED((struct in6_addr *)b)) {
+		cleanup_free char *m = xasprintf("may not be unspecified (%s)", ip);
+		sk__vinvalid_str(e, p, ip, m);
+	}
+	if (IN6_IS_ADDR_LOOPBACK((struct in6_addr *)b))
+		sk__vinvalid_str(e, p, ip, "may not be in the loopback range (127.0.0.0/8, ::1/128)");
+	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)
+		sk__vinvalid_str(e, p, ip, "may not be in the link-local range (169.254.0.0/16, fe80::/10)");
+	if (b[0] == 0xff && (b[1] & 0x0f) == 0x02)
+		sk__vinvalid_str(e, p, ip, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
+}
+
+/* apimachinery's IsFullyQualifiedDomainName. */
+static void validate_fqdn(E, const char *name, const char *p)
+{
+	cleanup_free char *n = xstrdup(name);
+	size_t len = strlen(n);
+	const char *msg;
+	char *label, *dot;
+
+	if (!len) {
+		sk__vrequired(e, p, "");
+		return;
+	}
+	if (n[len - 1] == '.')
+		n[len - 1] = '\0';
+	if ((msg = sk_validate_dns1123_subdomain(n))) {
+		sk__vinvalid_str(e, p, n, msg);
+		return;
+	}
+	if (!strchr(n, '.')) {
+		sk__vinvalid_str(e, p, n, "should be a domain with at least two segments separated by dots");
+		return;
+	}
+	for (label = n; label; label = dot ? dot + 1 : NULL) {
+		dot = strchr(label, '.');
+		if (dot)
+			*dot = '\0';
+		if ((msg = sk_validate_dns1123_label(label))) {
+			sk__vinvalid_str(e, p, label, msg);
+			return;
+		}
+	}
+}
+
+static void validate_slice_address(E, const char *type, const char *addr, const char *p)
+{
+	struct in6_addr a6;
+
+	if (!strcmp(type, "IPv4")) {
+		if (!ip_is_v4(addr))
+			sk__vinvalid_str(e, p, addr, "must be a valid IPv4 address");
+		validate_endpoint_ip(e, addr, p);
+	} else if (!strcmp(type, "IPv6")) {
+		if (ip_is_v4(addr) || inet_pton(AF_INET6, addr, &a6) != 1)
+			sk__vinvalid_str(e, p, addr, "must be a valid IPv6 address");
+		validate_endpoint_ip(e, addr, p);
+	} else if (!strcmp(type, "FQDN")) {
+		validate_fqdn(e, addr, p);
+	}
+}
+
+static void validate_slice_hints(E, json_t *hints, const char *p)
+{
+	cleanup_json json_t *seen = json_object();
+	json_t *zones = arr(hints, "forZones"), *z;
+	CHILD(fz, p, "forZones");
+	size_t i;
+
+	if (json_array_size(zones) > 8) {
+		sk__vtoo_many(e, fz, (int64_t)json_array_size(zones), 8);
+		return;
+	}
+	json_array_foreach(zones, i, z) {
+		cleanup_free char *zi = sk__vindex(fz, i);
+		CHILD(zp, zi, "name");
+		const char *name = str_or_empty(z, "name");
+
+		if (json_object_get(seen, name))
+			sk__vduplicate(e, zp, json_object_get(z, "name"));
+		else
+			json_object_set_new(seen, name, json_true());
+		invalid_each(e, zp, name, check_label_value);
+	}
+}
+
+static void validate_slice_endpoint(E, json_t *ep, const char *type, const char *p)
+{
+	json_t *addrs = arr(ep, "addresses"), *a, *topo = obj(ep, "deprecatedTopology");
+	CHILD(ap, p, "addresses");
+	CHILD(tp, p, "deprecatedTopology");
+	CHILD(hp, p, "hostname");
+	CHILD(hintp, p, "hints");
+	size_t i;
+
+	if (!json_array_size(addrs))
+		sk__vrequired(e, ap, "must contain at least 1 address");
+	else if (json_array_size(addrs) > 100)
+		sk__vtoo_many(e, ap, (int64_t)json_array_size(addrs), 100);
+	json_array_foreach(addrs, i, a) {
+		cleanup_free char *ai = sk__vindex(ap, i);
+
+		if (json_is_string(a))
+			validate_slice_address(e, type, json_string_value(a), ai);
+	}
+	if (str(ep, "nodeName")) {
+		CHILD(np, p, "nodeName");
+		invalid_each(e, np, str(ep, "nodeName"), check_subdomain_fmt);
+	}
+	if (json_object_size(topo) > 16)
+		sk__vtoo_many(e, tp, (int64_t)json_object_size(topo), 16);
+	validate_labels(e, topo, tp);
+	if (str(ep, "hostname"))
+		invalid_each(e, hp, str(ep, "hostname"), check_label_fmt);
+	if (obj(ep, "hints"))
+		validate_slice_hints(e, obj(ep, "hints"), hintp);
+}
+
+static void validate_slice_ports(E, json_t *ports)
+{
+	cleanup_json json_t *names = json_object();
+	json_t *port;
+	size_t i;
+
+	if (json_array_size(ports) > 20000) {
+		sk__vtoo_many(e, "ports", (int64_t)json_array_size(ports), 20000);
+		return;
+	}
+	json_array_foreach(ports, i, port) {
+		cleanup_free char *pp = sk__vindex("ports", i);
+		CHILD(np, pp, "name");
+		CHILD(app, pp, "appProtocol");
+		const char *name = str_or_empty(port, "name");
+
+		if (*name)
+			invalid_each(e, np, name, check_label_fmt);
+		if (json_object_get(names, name))
+			sk__vduplicate(e, np, json_object_get(port, "name"));
+		else
+			json_object_set_new(names, name, json_true());
+		enum_field(e, port, pp, "protocol", protocols, true);
+		if (str(port, "appProtocol"))
+			invalid_each(e, app, str(port, "appProtocol"), check_qualified_name);
+	}
+}
+
+static void validate_endpointslice(E, json_t *eps)
+{
+	const char *type = str(eps, "addressType");
+	json_t *eplist = arr(eps, "endpoints"), *ep;
+	size_t i;
+
+	validate_meta(e, eps, true, NAME_SUBDOMAIN, "");
+	if (!type || !*type)
+		sk__vrequired(e, "addressType", "");
+	else
+		enum_field(e, eps, "", "addressType", LIST("FQDN", "IPv4", "IPv6"), true);
+	if (json_array_size(eplist) > 1000) {
+		sk__vtoo_many(e, "endpoints", (int64_t)json_array_size(eplist), 1000);
+	} else {
+		json_array_foreach(eplist, i, ep) {
+			cleanup_free char *p = sk__vindex("endpoints", i);
+
+			validate_slice_endpoint(e, ep, type ? type : "", p);
+		}
+	}
+	validate_slice_ports(e, arr(eps, "ports"));
+}
+
+static void validate_endpointslice_update(E, json_t *eps, json_t *old)
+{
+	immutable(e, eps, old, "addressType", "addressType");
+}
+
+/* apimachinery's IsValidCIDR; parses into a/prefix. */
+static bool parse_cidr(const char *s, unsigned char a[16], int *bits, int *family)
+{
+	const char *slash = strchr(s, '/');
+	cleanup_free char *ip = NULL;
+	char *end;
+	long n;
+
+	if (!slash || !slash[1])
+		return false;
+	ip = xstrndup(s, (size_t)(slash - s));
+	n = strtol(slash + 1, &end, 10);
+	if (*end || !isdigit((unsigned char)slash[1]))
+		return false;
+	memset(a, 0, 16);
+	if (inet_pton(AF_INET, ip, a) == 1) {
+		*family = 4;
+		return n >= 0 && n <= 32 && (*bits = (int)n, true);
+	}
+	if (inet_pton(AF_INET6, ip, a) == 1) {
+		*family = 6;
+		return n >= 0 && n <= 128 && (*bits = (int)n, true);
+	}
+	return false;
+}
+
+static bool prefix_contains(const unsigned char *net, int bits, const unsigned char *ip)
+{
+	for (int i = 0; i < bits; i++) {
+		unsigned char m = (unsigned char)(0x80 >> (i % 8));
+
+		if ((net[i / 8] & m) != (ip[i / 8] & m))
+			return false;
+	}
+	return true;
+}
+
+static const char msg_cidr[] = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
+
+static void validate_ipblock(E, json_t *b, const char *p)
+{
+	const char *cidr = str_or_empty(b, "cidr");
+	unsigned char net[16], ex[16];
+	int bits, exbits, fam, exfam;
+	CHILD(cp, p, "cidr");
+	CHILD(xp, p, "except");
+	json_t *x;
+	size_t i;
+
+	if (!*cidr) {
+		sk__vrequired(e, cp, "");
+		return;
+	}
+	if (!parse_cidr(cidr, net, &bits, &fam)) {
+		sk__vinvalid_str(e, cp, cidr, msg_cidr);
+		return;
+	}
+	json_array_foreach(arr(b, "except"), i, x) {
+		cleanup_free char *xi = sk__vindex(xp, i);
+		const char *xs = json_is_string(x) ? json_string_value(x) : "";
+
+		if (!parse_cidr(xs, ex, &exbits, &exfam)) {
+			sk__vinvalid_str(e, xi, xs, msg_cidr);
+			continue;
+		}
+		if (exfam != fam || !prefix_contains(net, bits, ex) || bits >= exbits)
+			sk__vinvalid_str(e, xi, xs, "must be a strict subset of `cidr`");
+	}
+}
+
+static void validate_np_port(E, json_t *port, const char *p)
+{
+	json_t *pv = json_object_get(port, "port"), *endp = json_object_get(port, "endPort");
+	CHILD(pp, p, "port");
+	CHILD(ep, p, "endPort");
+
+	if (has(port, "protocol"))
+		enum_field(e, port, p, "protocol", LIST("TCP", "UDP", "SCTP"), false);
+	if (json_is_integer(pv)) {
+		json_int_t v = json_integer_value(pv);
+
+		if (v < 1 || v > 65535)
+			sk__vinvalid_int(e, pp, v, "must be between 1 and 65535, inclusive");
+		if (json_is_integer(endp)) {
+			json_int_t end = json_integer_value(endp);
+
+			if (end < v)
+				sk__vinvalid_int(e, ep, v, "must be greater than or equal to `port`");
+			if (end < 1 || end > 65535)
+				sk__vinvalid_int(e, ep, end, "must be between 1 and 65535, inclusive");
+		}
+	} else if (json_is_string(pv)) {
+		if (json_is_integer(endp))
+			sk__vinvalid_int(e, ep, json_integer_value(endp),
+					 "may not be specified when `port` is non-numeric");
+		invalid_each(e, pp, json_string_value(pv), check_port_name);
+	} else if (json_is_integer(endp)) {
+		sk__vinvalid_int(e, ep, json_integer_value(endp), "may not be specified when `port` is not specified");
+	}
+}
+
+static void validate_np_peer(E, json_t *peer, const char *p)
+{
+	int n = 0;
+	CHILD(psp, p, "podSelector");
+	CHILD(nsp, p, "namespaceSelector");
+	CHILD(ibp, p, "ipBlock");
+
+	if (obj(peer, "podSelector")) {
+		n++;
+		validate_label_selector(e, obj(peer, "podSelector"), psp);
+	}
+	if (obj(peer, "namespaceSelector")) {
+		n++;
+		validate_label_selector(e, obj(peer, "namespaceSelector"), nsp);
+	}
+	if (obj(peer, "ipBlock")) {
+		n++;
+		validate_ipblock(e, obj(peer, "ipBlock"), ibp);
+	}
+	if (!n)
+		sk__vrequired(e, p, "must specify a peer");
+	else if (n > 1 && obj(peer, "ipBlock"))
+		sk__vforbidden(e, p, "may not specify both ipBlock and another peer");
+}
+
+/* spec.ingress (peers under "from") or spec.egress (under "to"). */
+static void validate_np_rules(E, json_t *rules, const char *base, const char *peers)
+{
+	json_t *rule, *x;
+	size_t i, j;
+
+	json_array_foreach(rules, i, rule) {
+		cleanup_free char *rp = sk__vindex(base, i);
+		CHILD(pp, rp, "ports");
+		CHILD(fp, rp, peers);
+
+		json_array_foreach(arr(rule, "ports"), j, x) {
+			cleanup_free char *xi = sk__vindex(pp, j);
+
+			validate_np_port(e, x, xi);
+		}
+		json_array_foreach(arr(rule, peers), j, x) {
+			cleanup_free char *xi = sk__vindex(fp, j);
+
+			validate_np_peer(e, x, xi);
+		}
+	}
+}
+
+static void validate_networkpolicy(E, json_t *np)
+{
+	json_t *spec = obj(np, "spec"), *types = arr(spec, "policyTypes"), *t;
+	size_t i;
+
+	validate_meta(e, np, true, NAME_SUBDOMAIN, "");
+	validate_label_selector(e, obj(spec, "podSelector"), "spec.podSelector");
+	validate_np_rules(e, arr(spec, "ingress"), "spec.ingress", "from");
+	validate_np_rules(e, arr(spec, "egress"), "spec.egress", "to");
+	if (json_array_size(types) > 2) {
+		cleanup_free char *r = typed_strings_repr(types, "[]networking.PolicyType");
+
+		sk__vinvalid_repr(e, "spec.policyTypes", r, "may not specify more than two policyTypes");
+		return;
+	}
+	json_array_foreach(types, i, t) {
+		cleanup_free char *tp = sk__vindex("spec.policyTypes", i);
+
+		if (!json_is_string(t) || !str_in(json_string_value(t), LIST("Ingress", "Egress")))
+			sk__vnot_supported(e, tp, t, LIST("Ingress", "Egress"));
+	}
+}
+
 /* ---- entry points ---- */
 
 static const struct {
@@ -2181,6 +2688,8 @@ static const struct {
 	{"ServiceAccount", validate_serviceaccount, NULL},
 	{"ResourceQuota", validate_resourcequota, NULL},
 	{"Endpoints", validate_endpoints, NULL},
+	{"EndpointSlice", validate_endpointslice, validate_endpointslice_update},
+	{"NetworkPolicy", validate_networkpolicy, NULL},
 	{"Event", validate_event, NULL},
 	{"Namespace", validate_namespace, NULL},
 	{"Node", validate_node, validate_node_update},

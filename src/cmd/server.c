@@ -29,12 +29,18 @@ static void usage(FILE *f)
 		   "  --node-monitor-period S  seconds between node health checks (default 5)\n"
 		   "  --pod-eviction-timeout S  seconds a pod without a toleration stays on an\n"
 		   "                        unreachable or not-ready node before eviction (default 300)\n"
-		   "  --cluster-cidr CIDR   pod network of the cluster, a subnet per node (default 10.42.0.0/16)\n"
+		   "  --service-cidr CIDR   ClusterIPs of Services (default 10.43.0.0/16)\n"
+		   "  --service-node-port-range A-B  NodePorts (default 30000-32767)\n"
+		   "  --cluster-cidr CIDR   the pods' network, a /24 per node (default 10.42.0.0/16)\n"
+		   "  --cluster-dns IP      kube-dns's ClusterIP (default: the 10th address of\n"
+		   "                        --service-cidr, 10.43.0.10)\n"
+		   "  --cluster-domain D    cluster domain (default cluster.local)\n"
+		   "  --advertise-address IP  this server's address in default/kubernetes (default:\n"
+		   "                        the --listen host; for 0.0.0.0 the default route's address)\n"
 		   "  --node-cidr-mask-size N  prefix length of each node's pod CIDR (default 24)\n"
 		   "  --node-ip IP          InternalIP of the embedded agent's node (default: the address of\n"
 		   "                        the default route's interface)\n"
-		   "  --tls-san NAMES       further names or IPs of the server certificate (comma-separated;\n"
-		   "                        used when the certificate is first made)\n"
+		   "  --tls-san NAMES       further names or IPs of the serving certificate (comma-separated)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -68,10 +74,15 @@ int sk_cmd_server(int argc, char **argv)
 		{"node-monitor-grace-period", required_argument, NULL, 'R'},
 		{"node-monitor-period", required_argument, NULL, 'P'},
 		{"pod-eviction-timeout", required_argument, NULL, 'E'},
-		{"cluster-cidr", required_argument, NULL, 'C'},
-		{"node-cidr-mask-size", required_argument, NULL, 'M'},
-		{"node-ip", required_argument, NULL, 'I'},
-		{"tls-san", required_argument, NULL, 'S'},
+		{"service-cidr", required_argument, NULL, 1001},
+		{"service-node-port-range", required_argument, NULL, 1002},
+		{"cluster-cidr", required_argument, NULL, 1003},
+		{"cluster-dns", required_argument, NULL, 1004},
+		{"cluster-domain", required_argument, NULL, 1005},
+		{"advertise-address", required_argument, NULL, 1006},
+		{"node-cidr-mask-size", required_argument, NULL, 1007},
+		{"node-ip", required_argument, NULL, 1008},
+		{"tls-san", required_argument, NULL, 1009},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -116,18 +127,33 @@ int sk_cmd_server(int argc, char **argv)
 		case 'E':
 			node_timing("SKIFF_POD_EVICTION_TIMEOUT", "--pod-eviction-timeout", optarg);
 			break;
-		case 'C':
+		case 1001:
+			o.service_cidr = optarg;
+			break;
+		case 1002:
+			o.node_port_range = optarg;
+			break;
+		case 1003:
 			o.cluster_cidr = optarg;
 			break;
-		case 'M':
+		case 1004:
+			o.cluster_dns = optarg;
+			break;
+		case 1005:
+			o.cluster_domain = optarg;
+			break;
+		case 1006:
+			o.advertise_address = optarg;
+			break;
+		case 1007:
 			o.node_cidr_mask_size = atoi(optarg);
 			if (o.node_cidr_mask_size <= 0 || o.node_cidr_mask_size > 32)
 				die("--node-cidr-mask-size: want 1..32, got \"%s\"", optarg);
 			break;
-		case 'I':
+		case 1008:
 			o.node_ip = optarg;
 			break;
-		case 'S':
+		case 1009:
 			o.tls_san = optarg;
 			break;
 		case 'v':

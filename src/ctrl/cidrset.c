@@ -4,7 +4,7 @@
 #include "ctrl/cidrset.h"
 #include "util/util.h"
 
-int sk_cidrset_init(sk_cidrset *s, const sk_cidr *cluster, int mask, sk_error_t *err)
+int sk_cidrset_init(sk_cidrset *s, const sk_kube_cidr *cluster, int mask, sk_error_t *err)
 {
 	memset(s, 0, sizeof(*s));
 	if (mask < cluster->prefix || mask > 32)
@@ -42,7 +42,7 @@ static void set_bit(sk_cidrset *s, uint64_t i, bool on)
 	}
 }
 
-int sk_cidrset_allocate(sk_cidrset *s, sk_cidr *out)
+int sk_cidrset_allocate(sk_cidrset *s, sk_kube_cidr *out)
 {
 	for (uint64_t k = 0; k < s->n; k++) {
 		uint64_t i = (s->next + k) % s->n;
@@ -51,18 +51,18 @@ int sk_cidrset_allocate(sk_cidrset *s, sk_cidr *out)
 			continue;
 		set_bit(s, i, true);
 		s->next = (i + 1) % s->n;
-		return sk_cidr_subnet(&s->cluster, s->mask, i, out);
+		return sk_kube_cidr_subnet(&s->cluster, s->mask, i, out);
 	}
 	return -1;
 }
 
 /* The subnet indexes [*first, *last] that c overlaps; -1 when none. */
-static int span(const sk_cidrset *s, const sk_cidr *c, uint64_t *first, uint64_t *last)
+static int span(const sk_cidrset *s, const sk_kube_cidr *c, uint64_t *first, uint64_t *last)
 {
 	uint32_t lo, hi;
 	int shift = 32 - s->mask;
 
-	if (!sk_cidr_overlaps(&s->cluster, c))
+	if (!sk_kube_cidr_overlaps(&s->cluster, c))
 		return -1;
 	lo = c->addr > s->cluster.addr ? c->addr : s->cluster.addr;
 	hi = c->addr + (uint32_t)((1ull << (32 - c->prefix)) - 1);
@@ -73,7 +73,7 @@ static int span(const sk_cidrset *s, const sk_cidr *c, uint64_t *first, uint64_t
 	return 0;
 }
 
-int sk_cidrset_occupy(sk_cidrset *s, const sk_cidr *c)
+int sk_cidrset_occupy(sk_cidrset *s, const sk_kube_cidr *c)
 {
 	uint64_t a, b;
 
@@ -84,7 +84,7 @@ int sk_cidrset_occupy(sk_cidrset *s, const sk_cidr *c)
 	return 0;
 }
 
-int sk_cidrset_release_cidr(sk_cidrset *s, const sk_cidr *c)
+int sk_cidrset_release_cidr(sk_cidrset *s, const sk_kube_cidr *c)
 {
 	uint64_t a, b;
 

@@ -38,15 +38,15 @@ static void account(struct ipam *s, json_t *node, bool on)
 
 	pthread_mutex_lock(&s->mu);
 	json_array_foreach(cidrs, i, v) {
-		sk_cidr c;
+		sk_kube_cidr c;
 
-		if (json_is_string(v) && sk_cidr_parse(json_string_value(v), &c) == 0)
+		if (json_is_string(v) && sk_kube_cidr_parse(json_string_value(v), &c, NULL) == 0)
 			on ? sk_cidrset_occupy(&s->set, &c) : sk_cidrset_release_cidr(&s->set, &c);
 	}
 	if (!json_array_size(cidrs) && one && *one) {
-		sk_cidr c;
+		sk_kube_cidr c;
 
-		if (sk_cidr_parse(one, &c) == 0)
+		if (sk_kube_cidr_parse(one, &c, NULL) == 0)
 			on ? sk_cidrset_occupy(&s->set, &c) : sk_cidrset_release_cidr(&s->set, &c);
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -90,7 +90,7 @@ static int sync_ipam(sk_controller *k, const char *key)
 	cleanup_free char *path = NULL;
 	char text[32];
 	sk_error_t err = {0};
-	sk_cidr c;
+	sk_kube_cidr c;
 	int rc;
 
 	if (!node || has_cidr(node) || sk__is_deleting(node))
@@ -103,7 +103,7 @@ static int sync_ipam(sk_controller *k, const char *key)
 		not_available(k, node);
 		return -1;
 	}
-	sk_cidr_format(&c, text, sizeof(text));
+	sk_kube_cidr_format(&c, text);
 	path = sk__path("/api/v1", "nodes", NULL, sk__name(node), NULL);
 	patch = json_pack("{s:{s:s, s:[s]}, s:{s:s}}", "spec", "podCIDR", text, "podCIDRs", text, "metadata",
 			  "resourceVersion", sk_kube_jstr(node, "metadata.resourceVersion") ?: "");
@@ -128,9 +128,9 @@ int sk__nodeipam_init(struct sk_ctrl *ctl, sk_error_t *err)
 	const char *cidr = ctl->o.cluster_cidr ? ctl->o.cluster_cidr : SK_CTRL_CLUSTER_CIDR;
 	int mask = ctl->o.node_cidr_mask_size > 0 ? ctl->o.node_cidr_mask_size : 24;
 	sk_controller *k;
-	sk_cidr cluster;
+	sk_kube_cidr cluster;
 
-	if (sk_cidr_parse(cidr, &cluster) < 0) {
+	if (sk_kube_cidr_parse(cidr, &cluster, NULL) < 0) {
 		free(s);
 		return sk_error_set(err, SK_EINVALID, "cluster CIDR \"%s\": not an IPv4 CIDR", cidr);
 	}

@@ -7,8 +7,10 @@
 #include "api/logs.h"
 #include "api/tls.h"
 #include "ctrl/ctrl.h"
+#include "kube/cidr.h"
 #include "sched/sched.h"
 #include "server/server.h"
+#include "util/netif.h"
 #include "util/util.h"
 
 struct sk_server {
@@ -49,6 +51,72 @@ static int split_listen(const char *listen, char *host, size_t hlen, int *port, 
 	return 0;
 }
 
+/* The address default/kubernetes names: --advertise-address, else the
+ * --listen host, else (a wildcard or a name) the default route's address. */
+static void advertise_address(const sk_server_options *o, const char *host, char *buf, size_t len)
+{
+	sk_error_t e = {0};
+	uint32_t ip;
+
+	if (o->advertise_address) {
+		snprintf(buf, len, "%s", o->advertise_address);
+		return;
+	}
+	if (!strcmp(host, "localhost")) {
+		snprintf(buf, len, "127.0.0.1");
+		return;
+	}
+	if (sk_kube_ip4_parse(host, &ip, NULL) == 0 && ip != 0) {
+		snprintf(buf, len, "%s", host);
+		return;
+	}
+	if (sk_netif_default_ip4(buf, len, &e) < 0) {
+		sk_warn("server", "advertising 127.0.0.1: %s", e.msg);
+		snprintf(buf, len, "127.0.0.1");
+	}
+}
+
+/* The serving certificate's names beyond the loopback ones: the
+ * kubernetes Service's address and names, the advertise address and those
+ * of --tls-san (comma-separated). */
+static char **serving_names(const sk_server_options *o, const char *adv)
+{
+	const char *domain = o->cluster_domain ? o->cluster_domain : SK_API_DEFAULT_CLUSTER_DOMAIN;
+	size_t extra = 0;
+	char **v;
+	char ip[SK_KUBE_IP4_LEN];
+	sk_kube_cidr c;
+	uint32_t first;
+	int n = 0;
+
+	for (const char *p = o->tls_san; p && *p; p++)
+		extra += *p == ',';
+	v = xzalloc((8 + extra + 1) * sizeof(*v));
+	if (sk_kube_cidr_parse(o->service_cidr ? o->service_cidr : SK_API_DEFAULT_SERVICE_CIDR, &c, NULL) == 0 &&
+	    sk_kube_cidr_nth(&c, 1, &first) == 0)
+		v[n++] = xstrdup(sk_kube_ip4_format(first, ip));
+	v[n++] = xstrdup(adv);
+	v[n++] = xstrdup("kubernetes");
+	v[n++] = xstrdup("kubernetes.default");
+	v[n++] = xstrdup("kubernetes.default.svc");
+	v[n++] = xasprintf("kubernetes.default.svc.%s", domain);
+	for (const char *p = o->tls_san; p && *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len)
+			v[n++] = xstrndup(p, len);
+		p += len + (p[len] == ',');
+	}
+	return v;
+}
+
+static void names_free(char **v)
+{
+	for (int i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 {
 	sk_server *s = xzalloc(sizeof(*s));
@@ -57,10 +125,21 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	sk_http_options ho = {0};
 	sk_ctrl_options co = {0};
 	int64_t t0 = sk_mono_ns();
-	char host[256];
-	int port = 0;
+	char host[256], adv[64];
+	char **names;
+	int port = 0, rc;
 
 	if (split_listen(o->listen, host, sizeof(host), &port, err) < 0)
+		goto fail;
+	ao.service_cidr = o->service_cidr;
+	ao.cluster_cidr = o->cluster_cidr;
+	ao.node_port_range = o->node_port_range;
+	ao.cluster_dns = o->cluster_dns;
+	ao.cluster_domain = o->cluster_domain;
+	advertise_address(o, host, adv, sizeof(adv));
+	ao.advertise_address = adv;
+	ao.advertise_port = port;
+	if (sk_api_check_network(&ao, err) < 0)
 		goto fail;
 	if (sk_mkdir_p(o->data_dir, 0700) < 0) {
 		sk_error_errno(err, errno, "creating data directory \"%s\"", o->data_dir);
@@ -81,7 +160,10 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->api = sk_api_new(s->store, &ao, err);
 	if (!s->api)
 		goto fail;
-	if (sk_tls_setup(&s->tls, o->data_dir, host, port, o->tls_san, err) < 0)
+	names = serving_names(o, adv);
+	rc = sk_tls_setup(&s->tls, o->data_dir, host, port, (const char *const *)names, err);
+	names_free(names);
+	if (rc < 0)
 		goto fail;
 	ho.host = host;
 	ho.port = port;
@@ -97,7 +179,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	/* the garbage collector honours foregroundDeletion and orphan */
 	sk_api_set_gc_enabled(s->api, 1);
 	s->ctrl_client = sk_client_new_inproc(s->api);
-	co.cluster_cidr = o->cluster_cidr;
+	co.cluster_cidr = o->cluster_cidr ? o->cluster_cidr : SK_API_DEFAULT_CLUSTER_CIDR;
 	co.node_cidr_mask_size = o->node_cidr_mask_size;
 	s->ctrl = sk_ctrl_start(s->ctrl_client, &co, err);
 	if (!s->ctrl)

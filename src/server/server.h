@@ -16,10 +16,12 @@ typedef struct sk_server_options {
 	int gpu_replicas; /* time-slicing replicas per GPU (agent) */
 	int gpu_quiet_period_s;
 	int64_t watch_history_secs; /* history kept for watch resumption; 0: store default (300 s) */
-	const char *cluster_cidr;   /* pod network of the cluster; NULL: 10.42.0.0/16 */
-	int node_cidr_mask_size;    /* each node's share of it; 0: 24 */
-	const char *node_ip;        /* InternalIP of the embedded agent's node; NULL: detected */
-	const char *tls_san;        /* further names or addresses of the server certificate (comma-separated) */
+	/* the cluster's network (docs/NETWORKING.md); NULL: the defaults */
+	const char *service_cidr, *cluster_cidr, *node_port_range, *cluster_dns, *cluster_domain;
+	const char *advertise_address; /* NULL: the --listen host, or the default route's address for 0.0.0.0 */
+	int node_cidr_mask_size;       /* each node's share of the cluster CIDR; 0: 24 */
+	const char *node_ip;           /* InternalIP of the embedded agent's node; NULL: detected */
+	const char *tls_san;           /* further names or addresses of the serving certificate (comma-separated) */
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);

@@ -302,26 +302,6 @@ static void test_admit_counts_overhead(void **state)
 	pthread_mutex_destroy(&a.ev_mu);
 }
 
-/* The InternalIP's interface: the lowest-metric default route of
- * /proc/net/route (up, RTF_UP set), not a more specific one. */
-static void test_default_route_iface(void **state)
-{
-	const char *route =
-		"Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
-		"eth1\t0000A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n"
-		"wlan0\t00000000\t0101A8C0\t0003\t0\t0\t600\t00000000\t0\t0\t0\n"
-		"eth0\t00000000\t01011EAC\t0003\t0\t0\t100\t00000000\t0\t0\t0\n"
-		"down0\t00000000\t01011EAC\t0002\t0\t0\t0\t00000000\t0\t0\t0\n";
-	char ifname[32] = "";
-
-	assert_int_equal(sk__ag_default_route_iface(route, ifname, sizeof(ifname)), 0);
-	assert_string_equal(ifname, "eth0");
-	assert_int_equal(sk__ag_default_route_iface("Iface\tDestination\n", ifname, sizeof(ifname)), -1);
-	assert_int_equal(sk__ag_default_route_iface("", ifname, sizeof(ifname)), -1);
-	assert_int_equal(sk__ag_default_route_iface(NULL, ifname, sizeof(ifname)), -1);
-	assert_int_equal(sk__ag_default_route_iface("h\ngarbage line\n\n", ifname, sizeof(ifname)), -1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,7 +313,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_env_resolution, api_setup, api_teardown),
 		cmocka_unit_test_setup_teardown(test_env_errors, api_setup, api_teardown),
 		cmocka_unit_test(test_phase),
-		cmocka_unit_test(test_default_route_iface),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

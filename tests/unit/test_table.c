@@ -766,6 +766,46 @@ static void test_label_selector(void **state)
 	}
 }
 
+/* printEndpointSlice: ports by number, else name, else "*"; at most 3
+ * addresses then " + N more..."; "<unset>" for none. */
+static void test_endpointslice(void **state)
+{
+	json_t *c;
+
+	(void)state;
+	c = cells_of("EndpointSlice",
+		     "{\"metadata\":{\"name\":\"web-x\",\"creationTimestamp\":\"2024-01-01T00:00:00Z\"},"
+		     "\"addressType\":\"IPv4\",\"ports\":[{\"port\":80},{\"name\":\"dns\"},{},{\"port\":9}],"
+		     "\"endpoints\":[{\"addresses\":[\"10.0.0.1\",\"10.0.0.2\"]},{\"addresses\":[\"10.0.0.3\"]},"
+		     "{\"addresses\":[\"10.0.0.4\"]},{\"addresses\":[\"10.0.0.5\"]}]}");
+	ASSERT_CELLS(c, "web-x", "IPv4", "80,dns,* + 1 more...", "10.0.0.1,10.0.0.2,10.0.0.3 + 2 more...");
+	json_decref(c);
+	c = cells_of("EndpointSlice", "{\"metadata\":{\"name\":\"e\",\"creationTimestamp\":\"2024-01-01T00:00:00Z\"},"
+				      "\"addressType\":\"IPv6\",\"endpoints\":[]}");
+	ASSERT_CELLS(c, "e", "IPv6", "<unset>", "<unset>");
+	json_decref(c);
+	c = cells_of("EndpointSlice", "{\"metadata\":{\"name\":\"t\",\"creationTimestamp\":\"2024-01-01T00:00:00Z\"},"
+				      "\"addressType\":\"IPv4\",\"ports\":[{\"port\":1},{\"port\":2},{\"port\":3}],"
+				      "\"endpoints\":[{\"addresses\":[\"10.0.0.1\"]}]}");
+	ASSERT_CELLS(c, "t", "IPv4", "1,2,3", "10.0.0.1");
+	json_decref(c);
+}
+
+static void test_networkpolicy(void **state)
+{
+	json_t *c;
+
+	(void)state;
+	c = cells_of("NetworkPolicy", "{\"metadata\":{\"name\":\"np\",\"creationTimestamp\":\"2024-01-01T00:00:00Z\"},"
+				      "\"spec\":{\"podSelector\":{\"matchLabels\":{\"b\":\"2\",\"a\":\"1\"}}}}");
+	ASSERT_CELLS(c, "np", "a=1,b=2");
+	json_decref(c);
+	c = cells_of("NetworkPolicy", "{\"metadata\":{\"name\":\"all\",\"creationTimestamp\":\"2024-01-01T00:00:00Z\"},"
+				      "\"spec\":{\"podSelector\":{}}}");
+	ASSERT_CELLS(c, "all", "<none>");
+	json_decref(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +819,8 @@ int main(void)
 		cmocka_unit_test(test_pod_row_conditions),
 		cmocka_unit_test(test_node),
 		cmocka_unit_test(test_job),
+		cmocka_unit_test(test_endpointslice),
+		cmocka_unit_test(test_networkpolicy),
 		cmocka_unit_test(test_deployment),
 		cmocka_unit_test(test_replicaset),
 		cmocka_unit_test(test_cronjob),

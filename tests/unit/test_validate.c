@@ -406,6 +406,87 @@ static void test_message_dedup(void **state)
 	assert_null(sk_validate("Unknown", c, NULL));
 }
 
+#define EPS(body) "{" META("s") ",\"addressType\":\"IPv4\"," body "}"
+
+static void test_endpointslice(void **state)
+{
+	cleanup_json json_t *d = parse(EPS("\"ports\":[{\"port\":80}],\"endpoints\":[{\"addresses\":[\"10.0.0.1\"],"
+					   "\"deprecatedTopology\":{\"a\":\"b\"}}]"));
+
+	(void)state;
+	sk_defaults_apply("EndpointSlice", d);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(d, "ports"), 0), "name")), "");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(d, "ports"), 0), "protocol")),
+			    "TCP");
+	assert_null(json_object_get(json_array_get(json_object_get(d, "endpoints"), 0), "deprecatedTopology"));
+	VALID("EndpointSlice", EPS("\"endpoints\":[{\"addresses\":[\"10.0.0.1\"],\"hostname\":\"web-0\","
+				   "\"nodeName\":\"n1\",\"hints\":{\"forZones\":[{\"name\":\"z\"}]}}],"
+				   "\"ports\":[{\"name\":\"http\",\"port\":80,\"appProtocol\":\"kubernetes.io/h2c\"}]"));
+	VALID("EndpointSlice", "{" META("s") ",\"addressType\":\"IPv4\",\"endpoints\":[{\"addresses\":[\"::ffff:10.0.0.1\"]}]}");
+	EXPECT("EndpointSlice", "{" META("s") ",\"endpoints\":[]}",
+	       "EndpointSlice.discovery.k8s.io \"s\" is invalid: addressType: Required value");
+	EXPECT("EndpointSlice", EPS("\"endpoints\":[{\"addresses\":[\"169.254.1.1\"]}]"),
+	       "EndpointSlice.discovery.k8s.io \"s\" is invalid: endpoints[0].addresses[0]: Invalid value: "
+	       "\"169.254.1.1\": may not be in the link-local range (169.254.0.0/16, fe80::/10)");
+	EXPECT("EndpointSlice", EPS("\"endpoints\":[{\"addresses\":[\"0.0.0.0\",\"224.0.0.5\"]}]"),
+	       "EndpointSlice.discovery.k8s.io \"s\" is invalid: [endpoints[0].addresses[0]: Invalid value: \"0.0.0.0\": "
+	       "may not be unspecified (0.0.0.0), endpoints[0].addresses[1]: Invalid value: \"224.0.0.5\": may not be "
+	       "in the link-local multicast range (224.0.0.0/24, ff02::/10)]");
+	EXPECT("EndpointSlice", EPS("\"endpoints\":[{\"addresses\":[\"10.0.0.1\"],\"hints\":{\"forZones\":"
+				    "[{\"name\":\"a\"},{\"name\":\"a\"}]}}]"),
+	       "EndpointSlice.discovery.k8s.io \"s\" is invalid: endpoints[0].hints.forZones[1].name: Duplicate value: "
+	       "\"a\"");
+	EXPECT("EndpointSlice", EPS("\"endpoints\":[],\"ports\":[{\"port\":1,\"appProtocol\":\"a/b/c\"}]"),
+	       "EndpointSlice.discovery.k8s.io \"s\" is invalid: ports[0].appProtocol: Invalid value: \"a/b/c\": a "
+	       "qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+	       "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+	       "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. "
+	       "'example.com/MyName')");
+	{
+		char *m = check_update("EndpointSlice", "{" META("s") ",\"addressType\":\"FQDN\",\"endpoints\":[]}",
+				       EPS("\"endpoints\":[]"));
+
+		assert_string_equal(m, "EndpointSlice.discovery.k8s.io \"s\" is invalid: addressType: Invalid value: "
+				       "\"FQDN\": field is immutable");
+		free(m);
+	}
+}
+
+#define NP(spec) "{" META("np") ",\"spec\":" spec "}"
+
+static void test_networkpolicy(void **state)
+{
+	cleanup_json json_t *d = parse(NP("{\"egress\":[{\"ports\":[{\"port\":53}]}]}"));
+	json_t *spec;
+
+	(void)state;
+	sk_defaults_apply("NetworkPolicy", d);
+	spec = json_object_get(d, "spec");
+	{
+		cleanup_json json_t *want = parse("[\"Ingress\",\"Egress\"]");
+
+		assert_true(json_equal(json_object_get(spec, "policyTypes"), want));
+	}
+	assert_true(json_is_object(json_object_get(spec, "podSelector")));
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(json_array_get(json_object_get(spec, "egress"), 0), "ports"), 0),
+				    "protocol")),
+			    "TCP");
+	VALID("NetworkPolicy", NP("{\"podSelector\":{},\"ingress\":[{\"from\":[{\"ipBlock\":{\"cidr\":\"fd00::/8\","
+				  "\"except\":[\"fd00:1::/32\"]}},{\"podSelector\":{},\"namespaceSelector\":{}}]}]}"));
+	EXPECT("NetworkPolicy", NP("{\"podSelector\":{},\"ingress\":[{\"from\":[{\"ipBlock\":{\"cidr\":\"10.0.0.0/8\","
+				   "\"except\":[\"fd00::/16\",\"10.0.0.0/33\"]}}]}]}"),
+	       "NetworkPolicy.networking.k8s.io \"np\" is invalid: [spec.ingress[0].from[0].ipBlock.except[0]: Invalid "
+	       "value: \"fd00::/16\": must be a strict subset of `cidr`, spec.ingress[0].from[0].ipBlock.except[1]: "
+	       "Invalid value: \"10.0.0.0/33\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)]");
+	EXPECT("NetworkPolicy", NP("{\"podSelector\":{},\"policyTypes\":[\"Ingress\",\"Egress\",\"Ingress\"]}"),
+	       "NetworkPolicy.networking.k8s.io \"np\" is invalid: spec.policyTypes: Invalid value: "
+	       "[]networking.PolicyType{\"Ingress\", \"Egress\", \"Ingress\"}: may not specify more than two policyTypes");
+	EXPECT("NetworkPolicy", NP("{\"podSelector\":{},\"egress\":[{\"ports\":[{\"port\":\"-bad\"}]}]}"),
+	       "NetworkPolicy.networking.k8s.io \"np\" is invalid: spec.egress[0].ports[0].port: Invalid value: "
+	       "\"-bad\": must not begin or end with a hyphen");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +512,8 @@ int main(void)
 		cmocka_unit_test(test_pvc_update),
 		cmocka_unit_test(test_status_update),
 		cmocka_unit_test(test_message_dedup),
+		cmocka_unit_test(test_endpointslice),
+		cmocka_unit_test(test_networkpolicy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* The kinds of core/v1. */
 #include "api/api-int.h"
+#include "api/service.h"
 
 const sk_api_resource sk__kinds_core[] = {
 	{
@@ -73,6 +74,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.categories = "all",
 		.subresources = SK_SUB_STATUS,
 		.has_spec = 1,
+		.ops = &sk__service_ops,
 	},
 	{
 		.group = "",
