@@ -250,6 +250,32 @@ static int update_status(struct sk_agent *a, sk_error_t *err)
 	return r ? 0 : -1;
 }
 
+/* A Node that exists keeps its pod CIDR (immutable once set): the agent
+ * adopts it (as the kubelet takes spec.podCIDR from its Node) before any pod
+ * runs, and a --pod-cidr that differs is only logged. A Node without one
+ * gets the agent's, if it has one. */
+static void keep_node_cidr(struct sk_agent *a, json_t *node, json_t *obj, json_t *patch)
+{
+	const char *have = sk_kube_jstr(node, "spec.podCIDR");
+
+	if (!have || !*have) {
+		if (json_object_size(json_object_get(obj, "spec")))
+			json_object_set(patch, "spec", json_object_get(obj, "spec"));
+		return;
+	}
+	pthread_mutex_lock(&a->mu);
+	if (!a->pod_cidr) {
+		a->pod_cidr = xstrdup(have);
+	} else if (strcmp(a->pod_cidr, have) && !a->pods_refl) {
+		sk_warn("agent", "node %s has pod CIDR %s: using it instead of %s", a->node_name, have, a->pod_cidr);
+		free(a->pod_cidr);
+		a->pod_cidr = xstrdup(have);
+	} else if (strcmp(a->pod_cidr, have)) {
+		sk_warn("agent", "node %s has pod CIDR %s, its pods run in %s", a->node_name, have, a->pod_cidr);
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
 int sk__node_register(struct sk_agent *a, sk_error_t *err)
 {
 	cleanup_json json_t *obj = node_object(a);
@@ -257,11 +283,14 @@ int sk__node_register(struct sk_agent *a, sk_error_t *err)
 
 	if (!r && err->code == SK_EEXISTS) {
 		cleanup_free char *path = xasprintf("/api/v1/nodes/%s", a->node_name);
-		json_t *patch = json_pack("{s:{s:O}, s:O}", "metadata", "labels", sk_kube_jget(obj, "metadata.labels"),
-					  "spec", json_object_get(obj, "spec"));
+		cleanup_json json_t *cur = NULL;
+		json_t *patch = json_pack("{s:{s:O}}", "metadata", "labels", sk_kube_jget(obj, "metadata.labels"));
 
 		sk_error_clear(err);
-		r = sk_client_patch(a->c, path, SK_PATCH_MERGE, patch, err);
+		cur = sk_client_get(a->c, path, err);
+		if (cur)
+			keep_node_cidr(a, cur, obj, patch);
+		r = cur ? sk_client_patch(a->c, path, SK_PATCH_MERGE, patch, err) : NULL;
 		json_decref(patch);
 	}
 	if (!r)

@@ -1,22 +1,23 @@
 /* Routes between nodes, as flannel's host-gw backend: for every other Node
  * with a spec.podCIDR and an InternalIP, `ip route replace <podCIDR> via
- * <InternalIP> proto 152` in the agent's network namespace. A Node whose
- * InternalIP is not on a directly connected network (`ip route get` names a
- * gateway) is reached through VXLAN instead, as flannel's vxlan backend: the
- * kernel's vxlan device skvx<hash of the bridge> (VNI 1, UDP 4789, the
- * podCIDR's network address /32 on it) whose MAC the Node publishes in the
- * annotation skiff.dev/vxlan-vtep-mac; per remote node a permanent neighbour
- * (its VTEP address -> its MAC), an fdb entry (its MAC -> its InternalIP) and
- * `ip route replace <podCIDR> via <its VTEP> dev skvx… onlink proto 152`. An
- * agent makes its device when it has such a peer or when any peer published
- * one (the peer may see it as remote when it does not: the decision is each
- * side's), and deletes it when it stops idle. The routes this
+ * <InternalIP> proto 152` in the agent's network namespace. The routes this
  * agent made are kept in memory and in <run_dir>/routes.json (so a
  * restarted agent finds those of its last run); only those are replaced or
  * deleted, never a route of another agent sharing the namespace. A Node
  * whose InternalIP is an address of this namespace (agents sharing one, as
- * in tests) needs no route. Reconciled on every Node change and every 30 s
- * (a route someone deleted comes back). */
+ * in tests) needs no route. Reconciled on every change of what the routes
+ * depend on and every 30 s (a route someone deleted comes back).
+ *
+ * A Node whose InternalIP is not on a directly connected network (`ip route
+ * get` names a gateway) is reached through VXLAN instead, as flannel's vxlan
+ * backend: the kernel's vxlan device skvx<hash of the bridge> (VNI 1, UDP
+ * 4789, the podCIDR's network address /32 on it) whose MAC the Node
+ * publishes in the annotation skiff.dev/vxlan-vtep-mac; per remote node a
+ * permanent neighbour (its VTEP address -> its MAC), an fdb entry (its MAC
+ * -> its InternalIP) and `ip route replace <podCIDR> via <its VTEP> dev
+ * skvx… onlink proto 152`. An agent makes its device when it has such a peer
+ * or when any peer published one (adjacency is each side's view), and
+ * deletes it when it stops idle. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

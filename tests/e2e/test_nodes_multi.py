@@ -153,6 +153,32 @@ def test_a_plain_token_still_joins(nodes):
     assert not a.routes()
 
 
+def test_a_restarted_agent_keeps_its_pod_cidr_and_pods(nodes):
+    c = nodes
+    a = c.agents[0]
+    cidr = c.kjson("get", "node", a.name)["spec"]["podCIDR"]
+    uid = c.kjson("get", "pod", "web-1")["metadata"]["uid"]
+    before = a.routes(c.cluster_cidr)
+    a.stop()
+    # pods keep running, and so do their routes to the other nodes
+    assert a.routes(c.cluster_cidr) == before
+    with open(a.log_path) as f:
+        seen = len(f.read())
+    a.start(c.url(), c.token())
+
+    def restarted():
+        with open(a.log_path) as f:
+            log = f.read()[seen:]
+        return log if f"pod CIDR {cidr}" in log else None
+    log = wait_for(restarted, 30, what="the agent's pods started again")
+    assert "waiting for a pod CIDR" not in log, log
+    c.wait_ready(a.name)
+    assert c.kjson("get", "node", a.name)["spec"]["podCIDR"] == cidr
+    p = c.wait_running("web-1")
+    assert p["metadata"]["uid"] == uid
+    wait_for(lambda: a.routes(c.cluster_cidr) == before, 30, what="routes after the restart")
+
+
 def test_deleting_a_node_removes_its_routes(nodes):
     c = nodes
     gone = c.agents[1]
