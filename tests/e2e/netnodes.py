@@ -39,6 +39,8 @@ from conftest import Cluster, SKIFF
 from test_agent_cluster import have_tools, images_dir, wait_for
 
 ROUTE_PROTO = "152"
+# what an ASan/UBSan build (SKIFF_BIN=build/skiff-asan) writes on a finding
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 
 
 def sh(*args, check=True, netns=None):
@@ -118,6 +120,7 @@ class NodeAgent:
         self.bridge = f"skp{tag}{i}"
         self.log_path = os.path.join(root, f"{name}.log")
         self.proc = None
+        self.returncode = None
 
     def start(self, server_url, token, extra=()):
         log = open(self.log_path, "ab")
@@ -129,6 +132,7 @@ class NodeAgent:
         return self
 
     def stop(self, sig=signal.SIGTERM):
+        """Stops the agent; its exit status (0 after a clean SIGTERM) stays in .returncode."""
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
@@ -136,7 +140,13 @@ class NodeAgent:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
+        if self.proc:
+            self.returncode = self.proc.returncode
         self.proc = None
+
+    def sanitizer_reports(self):
+        log = self.log()
+        return [m for m in SANITIZER_MARKS if m in log]
 
     def log(self):
         try:
@@ -323,11 +333,21 @@ class MultiNodeCluster:
             if a.proc:
                 left = a.routes()
                 a.stop()
+                if a.returncode != 0:
+                    errors.append(f"agent {a.name} exited with {a.returncode}:\n{a.log()}")
                 after = routes(a.netns) if left else {}
                 if after:
                     errors.append(f"routes left in {a.netns} after its agent stopped: {after}")
                 if f"skiff-{a.bridge}" in nft_tables(a.netns):
                     errors.append(f"nft table of {a.name} left")
+        for a in self.agents + self.spares:
+            if a.sanitizer_reports():
+                errors.append(f"sanitizer report of {a.name}:\n{a.log()}")
+        rc = self.server.stop()
+        if rc not in (0, None):
+            errors.append(f"server exited with {rc}:\n{self.server.log()}")
+        if any(m in self.server.log() for m in SANITIZER_MARKS):
+            errors.append(f"sanitizer report of the server:\n{self.server.log()}")
         self.server.cleanup()
         self.net.destroy()
         for a in self.agents + self.spares:
