@@ -204,6 +204,9 @@ struct sk_logserver;
 struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error_t *err);
 void sk__logserver_stop(struct sk_logserver *ls);
 
+/* Whether the agent is stopping; read by threads that may hold no lock. */
+static inline bool sk__ag_stopping(struct sk_agent *a) { return __atomic_load_n(&a->stopping, __ATOMIC_ACQUIRE); }
+
 /* agent.c */
 /* Joins pod workers that finished (their pods are gone) and frees them. */
 void sk__agent_reap(struct sk_agent *a);

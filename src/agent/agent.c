@@ -231,7 +231,7 @@ static void upsert_pod(struct sk_agent *a, json_t *obj)
 	pthread_mutex_lock(&a->mu);
 	p = find_locked(a, uid);
 	if (!p) {
-		if (!a->stopping)
+		if (!sk__ag_stopping(a))
 			add_pod_locked(a, obj, uid);
 	} else {
 		json_decref(p->pod);
@@ -239,7 +239,7 @@ static void upsert_pod(struct sk_agent *a, json_t *obj)
 		p->gone = false;
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
-		if (!a->stopping)
+		if (!sk__ag_stopping(a))
 			unpark_locked(p);
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -255,7 +255,7 @@ static void mark_gone(struct sk_agent *a, const char *uid)
 		p->gone = true;
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
-		if (!a->stopping)
+		if (!sk__ag_stopping(a))
 			unpark_locked(p);
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -412,7 +412,7 @@ static void on_pod_list(void *ud, json_t *items, const char *rv)
 		if (!found) {
 			a->pods[k]->gone = true;
 			pthread_cond_signal(&a->pods[k]->cond);
-			if (!a->stopping)
+			if (!sk__ag_stopping(a))
 				unpark_locked(a->pods[k]);
 		}
 	}
@@ -454,7 +454,7 @@ static void wake_for_exit(struct sk_agent *a, const char *id)
 		return;
 	pthread_mutex_lock(&a->mu);
 	p = find_locked(a, uid);
-	if (p && !a->stopping) {
+	if (p && !sk__ag_stopping(a)) {
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
 		unpark_locked(p);
@@ -467,7 +467,7 @@ static void *exit_loop(void *arg)
 	struct sk_agent *a = arg;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 
-	while (!a->stopping) {
+	while (!sk__ag_stopping(a)) {
 		struct pollfd pfd = {a->exit_fd, POLLIN, 0};
 		ssize_t n;
 
@@ -691,7 +691,7 @@ void sk_agent_stop(sk_agent *a)
 	if (!a)
 		return;
 	pthread_mutex_lock(&a->mu);
-	a->stopping = true;
+	__atomic_store_n(&a->stopping, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&a->cond);
 	for (size_t i = 0; i < a->npods; i++)
 		pthread_cond_signal(&a->pods[i]->cond);

@@ -223,7 +223,7 @@ static void *monitor_thread(void *arg)
 			f->stop = 1;
 			break;
 		}
-		if (f->a->stopping)
+		if (sk__ag_stopping(f->a))
 			f->stop = 1;
 		nanosleep(&ts, NULL);
 	}

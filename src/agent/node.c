@@ -404,7 +404,7 @@ void *sk__node_loop(void *arg)
 	int64_t next_status = 0, next_lease = 0;
 	int interval = a->o.status_interval_s > 0 ? a->o.status_interval_s : 10;
 
-	while (!a->stopping) {
+	while (!sk__ag_stopping(a)) {
 		int64_t now = sk_mono_ns();
 		struct timespec ts;
 
@@ -429,7 +429,7 @@ void *sk__node_loop(void *arg)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1;
 		pthread_mutex_lock(&a->mu);
-		if (!a->stopping)
+		if (!sk__ag_stopping(a))
 			pthread_cond_timedwait(&a->cond, &a->mu, &ts);
 		pthread_mutex_unlock(&a->mu);
 	}

@@ -39,8 +39,8 @@ from conftest import Cluster, SKIFF
 from test_agent_cluster import have_tools, images_dir, wait_for
 
 ROUTE_PROTO = "152"
-# what an ASan/UBSan build (SKIFF_BIN=build/skiff-asan) writes on a finding
-SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+# what a sanitizer build (SKIFF_BIN=build/skiff-asan or -tsan) writes on a finding
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "WARNING: ThreadSanitizer")
 
 
 def sh(*args, check=True, netns=None):
