@@ -8,6 +8,7 @@
 #include "agent/agent.h"
 #include "client/jointoken.h"
 #include "cmd/cmd.h"
+#include "kube/cidr.h"
 #include "util/quantity.h"
 #include "util/util.h"
 
@@ -98,6 +99,7 @@ int sk_cmd_agent(int argc, char **argv)
 	sk_client *client;
 	sk_agent *agent;
 	sigset_t set;
+	uint32_t ip4;
 	int c, sig;
 
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -131,6 +133,8 @@ int sk_cmd_agent(int argc, char **argv)
 			break;
 		case 'I':
 			o.node_ip = optarg;
+			if (sk_kube_ip4_parse(optarg, &ip4, NULL) < 0)
+				die("--node-ip \"%s\": not an IPv4 address", optarg);
 			break;
 		case 'g':
 			o.simulate_gpus = atoi(optarg);

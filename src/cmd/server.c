@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "kube/cidr.h"
 #include "server/server.h"
 #include "util/util.h"
 
@@ -90,6 +91,7 @@ int sk_cmd_server(int argc, char **argv)
 	sk_error_t err = {0};
 	sk_server *s;
 	sigset_t set;
+	uint32_t ip4;
 	int c, sig;
 
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -152,6 +154,8 @@ int sk_cmd_server(int argc, char **argv)
 			break;
 		case 1008:
 			o.node_ip = optarg;
+			if (sk_kube_ip4_parse(optarg, &ip4, NULL) < 0)
+				die("--node-ip \"%s\": not an IPv4 address", optarg);
 			break;
 		case 1009:
 			o.tls_san = optarg;
