@@ -92,7 +92,9 @@ struct ag_event {
 struct sk_agent {
 	sk_client *c;
 	sk_agent_options o;
-	char *node_name, *data_dir, *run_dir, *pod_cidr, *bridge, *token;
+	char *node_name, *data_dir, *run_dir, *bridge, *token;
+	char *pod_cidr; /* NULL until the Node has one; set once, by the node thread, under mu */
+	char *node_ip;  /* InternalIP */
 	struct sk_runtime rt;
 	sk_image_store *images;
 	sk_gpu *gpu;
@@ -102,7 +104,9 @@ struct sk_agent {
 	volatile bool stopping;
 	struct apod **pods;
 	size_t npods, cap;
-	sk_reflector *pods_refl; /* the pods bound to the node */
+	sk_reflector *pods_refl; /* the pods bound to the node; started once the pod CIDR is known */
+	bool cidr_waiting;       /* "waiting for a pod CIDR" was logged */
+	struct sk_routes *routes;
 	pthread_t node_thread;
 	bool node_started;
 	struct sk_logserver *ls;
@@ -131,7 +135,25 @@ struct sk_agent {
 
 /* node.c */
 int sk__node_register(struct sk_agent *a, sk_error_t *err);
+/* The node thread: status, lease, and (while the agent has no pod CIDR) the
+ * wait for the Node's spec.podCIDR, after which it calls sk__agent_run_pods. */
 void *sk__node_loop(void *arg);
+
+/* agent.c: adopts cidr as the node's pod CIDR and starts the pods' reflector. */
+int sk__agent_run_pods(struct sk_agent *a, const char *cidr, sk_error_t *err);
+
+/* addr.c */
+/* The node's InternalIP when no --node-ip is given (malloc'd). */
+char *sk__ag_detect_node_ip(void);
+
+/* routes.c: routes to the pod CIDRs of the other Nodes (flannel's host-gw:
+ * "ip route replace CIDR via NODE-IP proto " SK_ROUTE_PROTO; VXLAN to nodes
+ * that are not directly connected); removed again by sk__routes_stop. */
+#define SK_ROUTE_PROTO "152"
+struct sk_routes;
+struct sk_routes *sk__routes_start(struct sk_agent *a, sk_error_t *err);
+/* Stops following the Nodes; with remove, every route it made goes. */
+void sk__routes_stop(struct sk_routes *r, bool remove);
 
 /* pod.c: the worker thread of one pod. */
 void *sk__pod_worker(void *arg);
@@ -194,6 +216,8 @@ void sk__ag_dns_start(struct sk_agent *a);
 void sk__ag_dns_stop(struct sk_agent *a);
 /* The first address of the pod CIDR (the bridge's gateway); malloc'd or NULL. */
 char *sk__ag_gateway(const char *cidr);
+/* Whether the agent is stopping; read by threads that may hold no lock. */
+static inline bool sk__ag_stopping(struct sk_agent *a) { return __atomic_load_n(&a->stopping, __ATOMIC_ACQUIRE); }
 
 /* agent.c */
 /* Joins pod workers that finished (their pods are gone) and frees them. */

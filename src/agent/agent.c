@@ -231,7 +231,7 @@ static void upsert_pod(struct sk_agent *a, json_t *obj)
 	pthread_mutex_lock(&a->mu);
 	p = find_locked(a, uid);
 	if (!p) {
-		if (!a->stopping)
+		if (!sk__ag_stopping(a))
 			add_pod_locked(a, obj, uid);
 	} else {
 		json_decref(p->pod);
@@ -239,7 +239,7 @@ static void upsert_pod(struct sk_agent *a, json_t *obj)
 		p->gone = false;
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
-		if (!a->stopping)
+		if (!sk__ag_stopping(a))
 			unpark_locked(p);
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -255,7 +255,7 @@ static void mark_gone(struct sk_agent *a, const char *uid)
 		p->gone = true;
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
-		if (!a->stopping)
+		if (!sk__ag_stopping(a))
 			unpark_locked(p);
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -412,7 +412,7 @@ static void on_pod_list(void *ud, json_t *items, const char *rv)
 		if (!found) {
 			a->pods[k]->gone = true;
 			pthread_cond_signal(&a->pods[k]->cond);
-			if (!a->stopping)
+			if (!sk__ag_stopping(a))
 				unpark_locked(a->pods[k]);
 		}
 	}
@@ -456,7 +456,7 @@ static void wake_for_exit(struct sk_agent *a, const char *id)
 		return;
 	pthread_mutex_lock(&a->mu);
 	p = find_locked(a, uid);
-	if (p && !a->stopping) {
+	if (p && !sk__ag_stopping(a)) {
 		p->wake = true;
 		pthread_cond_signal(&p->cond);
 		unpark_locked(p);
@@ -469,7 +469,7 @@ static void *exit_loop(void *arg)
 	struct sk_agent *a = arg;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 
-	while (!a->stopping) {
+	while (!sk__ag_stopping(a)) {
 		struct pollfd pfd = {a->exit_fd, POLLIN, 0};
 		ssize_t n;
 
@@ -527,7 +527,8 @@ static int init_paths(struct sk_agent *a, const sk_agent_options *o, sk_error_t 
 	a->data_dir = xstrdup(real);
 	a->run_dir = o->run_dir ? xstrdup(o->run_dir) : xasprintf("/run/skiff-%08x", h);
 	a->bridge = o->bridge ? xstrdup(o->bridge) : xasprintf("sk%08x", h);
-	a->pod_cidr = o->pod_cidr ? xstrdup(o->pod_cidr) : xasprintf("10.42.%u.0/24", h % 256);
+	a->pod_cidr = o->pod_cidr ? xstrdup(o->pod_cidr) : NULL;
+	a->node_ip = o->node_ip ? xstrdup(o->node_ip) : sk__ag_detect_node_ip();
 	a->token = o->node_token ? xstrdup(o->node_token) : NULL;
 	a->backoff_base_ms = o->backoff_base_ms > 0 ? o->backoff_base_ms : 10000;
 	a->backoff_max_ms = o->backoff_max_ms > 0 ? o->backoff_max_ms : 300000;
@@ -585,7 +586,7 @@ static int init_runtime(struct sk_agent *a, sk_error_t *err)
 
 	ro.run_dir = a->run_dir;
 	ro.data_dir = a->data_dir;
-	ro.pod_cidr = a->pod_cidr;
+	ro.pod_cidr = NULL; /* set by sk__agent_run_pods */
 	ro.bridge = a->bridge;
 	if (sk_runtime_init(&a->rt, &ro, err) < 0)
 		return sk_error_wrap(err, "agent: container runtime");
@@ -614,6 +615,22 @@ static void proxy_start(struct sk_agent *a)
 	a->proxy = sk_proxy_start(a->c, &po, &err);
 	if (!a->proxy)
 		sk_warn("agent", "node %s runs without Services: %s", a->node_name, err.msg);
+}
+
+int sk__agent_run_pods(struct sk_agent *a, const char *cidr, sk_error_t *err)
+{
+	pthread_mutex_lock(&a->mu);
+	if (!a->pod_cidr)
+		a->pod_cidr = xstrdup(cidr);
+	pthread_mutex_unlock(&a->mu);
+	sk_runtime_set_pod_cidr(&a->rt, a->pod_cidr);
+	proxy_start(a);
+	if (pods_start(a, err) < 0) {
+		sk_reflector_free(steal_ptr(&a->pods_refl));
+		return -1;
+	}
+	sk_info("agent", "node %s: pod CIDR %s", a->node_name, a->pod_cidr);
+	return 0;
 }
 
 sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *err)
@@ -647,14 +664,16 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	if (sk__node_register(a, err) < 0)
 		goto fail;
 	sk__ag_netconf_load(a);
+	exits_start(a);
+	if (a->pod_cidr && sk__agent_run_pods(a, a->pod_cidr, err) < 0)
+		goto fail;
+	a->routes = sk__routes_start(a, err);
+	if (!a->routes)
+		goto fail;
 	if (pthread_create(&a->node_thread, NULL, sk__node_loop, a) == 0)
 		a->node_started = true;
-	proxy_start(a);
-	exits_start(a);
-	if (pods_start(a, err) < 0)
-		goto fail;
-	sk_info("agent", "node %s: runtime %s, pod CIDR %s, logs on https://127.0.0.1:%d", a->node_name,
-		a->rt.default_handler, a->pod_cidr, a->log_port);
+	sk_info("agent", "node %s: runtime %s, InternalIP %s, logs on https://%s:%d", a->node_name,
+		a->rt.default_handler, a->node_ip, a->node_ip, a->log_port);
 	return a;
 fail:
 	if (!rt_ok)
@@ -664,9 +683,10 @@ fail:
 }
 
 /* With no sandbox and no container left, the node's run directory and
- * bridge go too, so a stopped idle agent leaves nothing behind. */
-static void cleanup_if_idle(struct sk_agent *a)
+ * bridge go too, so a stopped idle agent leaves nothing behind; true then. */
+static bool cleanup_if_idle(struct sk_agent *a)
 {
+	bool idle = false;
 	struct sk_sandbox **sbs = NULL;
 	struct sk_container **cs = NULL;
 	size_t nsb = 0, nc = 0;
@@ -677,6 +697,7 @@ static void cleanup_if_idle(struct sk_agent *a)
 	    nsb == 0 && nc == 0) {
 		cleanup_free char *table = sk_proxy_table_name(a->bridge);
 
+		idle = true;
 		cmd = xasprintf("ip link del '%s' 2>/dev/null; rm -rf '%s'", a->bridge, a->run_dir);
 		if (system(cmd) != 0)
 			sk_debug("agent", "cleaning up %s", a->run_dir);
@@ -689,23 +710,26 @@ static void cleanup_if_idle(struct sk_agent *a)
 		sk_container_free(cs[i]);
 	free(sbs);
 	free(cs);
+	return idle;
 }
 
 void sk_agent_stop(sk_agent *a)
 {
+	bool idle = false;
+
 	if (!a)
 		return;
 	pthread_mutex_lock(&a->mu);
-	a->stopping = true;
+	__atomic_store_n(&a->stopping, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&a->cond);
 	for (size_t i = 0; i < a->npods; i++)
 		pthread_cond_signal(&a->pods[i]->cond);
 	pthread_mutex_unlock(&a->mu);
+	if (a->node_started)
+		pthread_join(a->node_thread, NULL);
 	sk_reflector_free(steal_ptr(&a->pods_refl));
 	sk__ag_dns_stop(a);
 	sk_proxy_stop(steal_ptr(&a->proxy));
-	if (a->node_started)
-		pthread_join(a->node_thread, NULL);
 	if (a->exit_started)
 		pthread_join(a->exit_thread, NULL);
 	if (a->exit_fd >= 0)
@@ -727,14 +751,17 @@ void sk_agent_stop(sk_agent *a)
 	free(a->disk_c);
 	sk_image_store_free(a->images);
 	if (a->rt.run_dir) {
-		cleanup_if_idle(a);
+		idle = cleanup_if_idle(a);
 		sk_runtime_release(&a->rt);
 	}
+	/* running pods keep their routes to the other nodes */
+	sk__routes_stop(steal_ptr(&a->routes), idle);
 	free(a->node_name);
 	free(a->data_dir);
 	free(a->run_dir);
 	free(a->bridge);
 	free(a->pod_cidr);
+	free(a->node_ip);
 	free(a->token);
 	free(a->cluster_dns);
 	free(a->cluster_domain);

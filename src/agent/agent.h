@@ -26,7 +26,8 @@ typedef struct sk_agent_options {
 	const char *node_name;          /* required */
 	const char *data_dir;           /* required; created */
 	const char *run_dir;            /* NULL: /run/skiff-<hash of data_dir> */
-	const char *pod_cidr;           /* NULL: "10.42.<hash of data_dir % 256>.0/24" */
+	const char *pod_cidr;           /* NULL: the Node's spec.podCIDR, from the node IPAM controller */
+	const char *node_ip;            /* InternalIP; NULL: the address of the default route's interface */
 	const char *bridge;             /* NULL: "sk" + hash of data_dir */
 	bool control_plane;             /* label node-role.kubernetes.io/control-plane */
 	int simulate_gpus;              /* N simulated nvidia.com/gpu devices (src/gpu) */
@@ -34,7 +35,7 @@ typedef struct sk_agent_options {
 	int gpu_quiet_period_s;         /* unhealthy GPU turns healthy after this; 0: 300 */
 	int backoff_base_ms;            /* CrashLoopBackOff/ImagePullBackOff base; 0: 10000 */
 	int backoff_max_ms;             /* 0: 300000 */
-	int log_port;                   /* log endpoint port on 127.0.0.1; 0: any free port */
+	int log_port;                   /* log endpoint port on the node IP; 0: any free port */
 	const char *node_token;         /* bearer token the API server presents to the log endpoint */
 	const char *cert_pem, *key_pem; /* log endpoint certificate; NULL: self-signed */
 	int64_t reserved_cpu_milli;     /* system reservation subtracted from allocatable */
@@ -63,7 +64,10 @@ typedef struct sk_agent_options {
 
 /* Starts the agent on client c (borrowed; must outlive the agent). Returns
  * NULL with err when the runtime, image store, log endpoint or node
- * registration fail. Stop and free with sk_agent_stop. */
+ * registration fail. Without o->pod_cidr the node registers without one and
+ * the agent runs pods once the node IPAM controller gave the Node its
+ * spec.podCIDR. Routes to the other nodes' pod CIDRs follow the Nodes
+ * (routes.c). Stop and free with sk_agent_stop. */
 sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *err);
 /* Stops watching and serving; containers keep running under conmon so a
  * restarted agent re-adopts them. */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <ifaddrs.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -222,7 +223,7 @@ static void *monitor_thread(void *arg)
 			f->stop = 1;
 			break;
 		}
-		if (f->a->stopping)
+		if (sk__ag_stopping(f->a))
 			f->stop = 1;
 		nanosleep(&ts, NULL);
 	}
@@ -410,6 +411,20 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	sk_debug("agent", "log endpoint: %s", buf);
 }
 
+static bool local_address(struct in_addr want)
+{
+	struct ifaddrs *ifs = NULL;
+	bool found = false;
+
+	if (getifaddrs(&ifs) < 0)
+		return false;
+	for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next)
+		found = i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+			((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == want.s_addr;
+	freeifaddrs(ifs);
+	return found;
+}
+
 struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error_t *err)
 {
 	struct sk_logserver *ls = xzalloc(sizeof(*ls));
@@ -426,7 +441,10 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 	}
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)*port);
-	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	/* the API server reaches it at the node's InternalIP; one that is not
+	 * an address here (behind NAT) is served on every address */
+	if (inet_pton(AF_INET, a->node_ip, &sa.sin_addr) != 1 || !local_address(sa.sin_addr))
+		sa.sin_addr.s_addr = htonl(INADDR_ANY);
 	ls->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS |
 					 MHD_USE_ERROR_LOG | MHD_USE_POLL,
 				 (uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa,
@@ -434,7 +452,7 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 				 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
 				 MHD_OPTION_END);
 	if (!ls->d) {
-		sk_error_set(err, SK_EINTERNAL, "log endpoint: cannot listen on 127.0.0.1:%d", *port);
+		sk_error_set(err, SK_EINTERNAL, "log endpoint: cannot listen on %s:%d", a->node_ip, *port);
 		sk__logserver_stop(ls);
 		return NULL;
 	}

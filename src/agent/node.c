@@ -179,15 +179,13 @@ static json_t *node_status(struct sk_agent *a, json_t *old)
 	json_t *images = sk_image_list(a->images);
 	size_t i;
 	json_t *im;
-	char host[256] = "localhost";
 
-	gethostname(host, sizeof(host) - 1);
 	json_array_foreach(images, i, im)
 		json_object_del(im, "id");
 	resources(a, &cap, &alloc);
 	st = json_pack("{s:o, s:o, s:o, s:[{s:s, s:s}, {s:s, s:s}], s:{s:{s:i}}, s:o, s:o}", "capacity", cap,
 		       "allocatable", alloc, "conditions", conditions(a, sk_kube_jget(old, "status.conditions")),
-		       "addresses", "type", "InternalIP", "address", "127.0.0.1", "type", "Hostname", "address",
+		       "addresses", "type", "InternalIP", "address", a->node_ip, "type", "Hostname", "address",
 		       a->node_name, "daemonEndpoints", "kubeletEndpoint", "Port", a->log_port, "nodeInfo",
 		       node_info(a), "images", images);
 	return st;
@@ -201,10 +199,41 @@ static json_t *node_object(struct sk_agent *a)
 
 	if (a->o.control_plane)
 		json_object_set_new(labels, "node-role.kubernetes.io/control-plane", json_string(""));
+	json_t *spec = json_object();
+	char *cidr;
+
 	sk_gpu_node_capacity(a->gpu, NULL, NULL, labels);
-	return json_pack("{s:s, s:s, s:{s:s, s:o}, s:{s:s, s:[s]}}", "apiVersion", "v1", "kind", "Node", "metadata",
-			 "name", a->node_name, "labels", labels, "spec", "podCIDR", a->pod_cidr, "podCIDRs",
-			 a->pod_cidr);
+	pthread_mutex_lock(&a->mu);
+	cidr = a->pod_cidr ? xstrdup(a->pod_cidr) : NULL;
+	pthread_mutex_unlock(&a->mu);
+	/* without one of its own the node IPAM controller gives it one */
+	if (cidr)
+		json_object_set_new(spec, "podCIDRs", json_pack("[s]", cidr));
+	if (cidr)
+		json_object_set_new(spec, "podCIDR", json_string(cidr));
+	free(cidr);
+	return json_pack("{s:s, s:s, s:{s:s, s:o}, s:o}", "apiVersion", "v1", "kind", "Node", "metadata", "name",
+			 a->node_name, "labels", labels, "spec", spec);
+}
+
+/* While the agent has no pod CIDR: the Node's, once the node IPAM
+ * controller set it; then the pods start. */
+static void wait_pod_cidr(struct sk_agent *a)
+{
+	cleanup_free char *path = xasprintf("/api/v1/nodes/%s", a->node_name);
+	sk_error_t err = {0};
+	cleanup_json json_t *node = sk_client_get(a->c, path, &err);
+	const char *cidr = sk_kube_jstr(node, "spec.podCIDR");
+
+	if (!cidr || !*cidr) {
+		if (!a->cidr_waiting)
+			sk_info("agent", "node %s: waiting for a pod CIDR (spec.podCIDR from the node IPAM controller)",
+				a->node_name);
+		a->cidr_waiting = true;
+		return;
+	}
+	if (sk__agent_run_pods(a, cidr, &err) < 0)
+		sk_warn("agent", "starting the pods: %s", err.msg);
 }
 
 static int update_status(struct sk_agent *a, sk_error_t *err)
@@ -221,6 +250,32 @@ static int update_status(struct sk_agent *a, sk_error_t *err)
 	return r ? 0 : -1;
 }
 
+/* A Node that exists keeps its pod CIDR (immutable once set): the agent
+ * adopts it (as the kubelet takes spec.podCIDR from its Node) before any pod
+ * runs, and a --pod-cidr that differs is only logged. A Node without one
+ * gets the agent's, if it has one. */
+static void keep_node_cidr(struct sk_agent *a, json_t *node, json_t *obj, json_t *patch)
+{
+	const char *have = sk_kube_jstr(node, "spec.podCIDR");
+
+	if (!have || !*have) {
+		if (json_object_size(json_object_get(obj, "spec")))
+			json_object_set(patch, "spec", json_object_get(obj, "spec"));
+		return;
+	}
+	pthread_mutex_lock(&a->mu);
+	if (!a->pod_cidr) {
+		a->pod_cidr = xstrdup(have);
+	} else if (strcmp(a->pod_cidr, have) && !a->pods_refl) {
+		sk_warn("agent", "node %s has pod CIDR %s: using it instead of %s", a->node_name, have, a->pod_cidr);
+		free(a->pod_cidr);
+		a->pod_cidr = xstrdup(have);
+	} else if (strcmp(a->pod_cidr, have)) {
+		sk_warn("agent", "node %s has pod CIDR %s, its pods run in %s", a->node_name, have, a->pod_cidr);
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
 int sk__node_register(struct sk_agent *a, sk_error_t *err)
 {
 	cleanup_json json_t *obj = node_object(a);
@@ -228,11 +283,14 @@ int sk__node_register(struct sk_agent *a, sk_error_t *err)
 
 	if (!r && err->code == SK_EEXISTS) {
 		cleanup_free char *path = xasprintf("/api/v1/nodes/%s", a->node_name);
-		json_t *patch = json_pack("{s:{s:O}, s:O}", "metadata", "labels", sk_kube_jget(obj, "metadata.labels"),
-					  "spec", json_object_get(obj, "spec"));
+		cleanup_json json_t *cur = NULL;
+		json_t *patch = json_pack("{s:{s:O}}", "metadata", "labels", sk_kube_jget(obj, "metadata.labels"));
 
 		sk_error_clear(err);
-		r = sk_client_patch(a->c, path, SK_PATCH_MERGE, patch, err);
+		cur = sk_client_get(a->c, path, err);
+		if (cur)
+			keep_node_cidr(a, cur, obj, patch);
+		r = cur ? sk_client_patch(a->c, path, SK_PATCH_MERGE, patch, err) : NULL;
 		json_decref(patch);
 	}
 	if (!r)
@@ -346,7 +404,7 @@ void *sk__node_loop(void *arg)
 	int64_t next_status = 0, next_lease = 0;
 	int interval = a->o.status_interval_s > 0 ? a->o.status_interval_s : 10;
 
-	while (!a->stopping) {
+	while (!sk__ag_stopping(a)) {
 		int64_t now = sk_mono_ns();
 		struct timespec ts;
 
@@ -365,11 +423,13 @@ void *sk__node_loop(void *arg)
 				sk_warn("agent", "node status: %s", err.msg);
 			next_status = now + (int64_t)interval * 1000000000;
 		}
+		if (!a->pods_refl)
+			wait_pod_cidr(a);
 		sk__agent_reap(a);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1;
 		pthread_mutex_lock(&a->mu);
-		if (!a->stopping)
+		if (!sk__ag_stopping(a))
 			pthread_cond_timedwait(&a->cond, &a->mu, &ts);
 		pthread_mutex_unlock(&a->mu);
 	}

@@ -918,12 +918,12 @@ static void signal_and_wait(struct sk_agent *a, struct apod *p, struct ctr *k, i
 
 	if (k->cur->pid > 0 && kill(k->cur->pid, SIGTERM) < 0 && errno != ESRCH)
 		sk_warn("agent", "pod %s/%s: signalling %s: %s", p->ns, p->name, k->name, strerror(errno));
-	while (now_ns() < deadline_ns && !a->stopping) {
+	while (now_ns() < deadline_ns && !sk__ag_stopping(a)) {
 		sk_error_clear(&err);
 		if (sk_container_wait(&a->rt, k->cur, 200, &err) == 0)
 			return;
 	}
-	if (a->stopping)
+	if (sk__ag_stopping(a))
 		return;
 	if (sk_container_stop(&a->rt, k->cur, SIGKILL, 0, &err) < 0)
 		sk_warn("agent", "pod %s/%s: killing %s: %s", p->ns, p->name, k->name, err.msg);
@@ -1030,7 +1030,7 @@ static int terminate(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 		ensure_ctrs(p, pod);
 		adopt(a, p, pod);
 		stop_all(a, p, pod, grace_seconds(pod));
-		if (a->stopping)
+		if (sk__ag_stopping(a))
 			return 1000;
 		teardown(a, p);
 		if (!gone) {
@@ -1381,7 +1381,7 @@ void *sk__pod_worker(void *arg)
 		sk_mkdir_p(p->pod_dir, 0750);
 		sk_mkdir_p(p->log_dir, 0755);
 	}
-	while (!a->stopping) {
+	while (!sk__ag_stopping(a)) {
 		bool gone = false;
 		cleanup_json json_t *pod = sk__apod_get(p, &gone);
 		int delay = sync_pod(a, p, pod, gone);
@@ -1394,7 +1394,7 @@ void *sk__pod_worker(void *arg)
 			 * deleted, so no thread waits for it (the agent starts a
 			 * worker again on the pod's next change) */
 			pthread_mutex_lock(&a->mu);
-			if (!p->wake && !a->stopping) {
+			if (!p->wake && !sk__ag_stopping(a)) {
 				p->parked = true;
 				pthread_mutex_unlock(&a->mu);
 				return NULL;
@@ -1409,7 +1409,7 @@ void *sk__pod_worker(void *arg)
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_mutex_lock(&a->mu);
-		while (!p->wake && !a->stopping) {
+		while (!p->wake && !sk__ag_stopping(a)) {
 			if (pthread_cond_timedwait(&p->cond, &a->mu, &ts) != 0)
 				break;
 		}
@@ -1417,7 +1417,7 @@ void *sk__pod_worker(void *arg)
 		pthread_mutex_unlock(&a->mu);
 	}
 	pthread_mutex_lock(&a->mu);
-	p->finished = !a->stopping;
+	p->finished = !sk__ag_stopping(a);
 	pthread_mutex_unlock(&a->mu);
 	return NULL;
 }

@@ -280,14 +280,14 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 	ph = phase(p, pod, statuses);
 	st = json_pack("{s:s, s:o, s:s, s:[{s:s}], s:s, s:s}", "phase", ph, "conditions",
 		       conditions(p, pod, statuses, json_array_size(init_statuses) ? init_statuses : NULL, ph),
-		       "hostIP", "127.0.0.1", "hostIPs", "ip", "127.0.0.1", "startTime", p->start_time, "qosClass",
+		       "hostIP", a->node_ip, "hostIPs", "ip", a->node_ip, "startTime", p->start_time, "qosClass",
 		       sk_kube_pod_qos(pod));
 	if (p->sb && p->sb->ip) {
 		json_object_set_new(st, "podIP", json_string(p->sb->ip));
 		json_object_set_new(st, "podIPs", json_pack("[{s:s}]", "ip", p->sb->ip));
 	} else if (p->sb && p->sb->host_network) {
-		json_object_set_new(st, "podIP", json_string("127.0.0.1"));
-		json_object_set_new(st, "podIPs", json_pack("[{s:s}]", "ip", "127.0.0.1"));
+		json_object_set_new(st, "podIP", json_string(a->node_ip));
+		json_object_set_new(st, "podIPs", json_pack("[{s:s}]", "ip", a->node_ip));
 	} else if (sk_kube_jstr(pod, "status.podIP")) {
 		json_object_set(st, "podIP", sk_kube_jget(pod, "status.podIP"));
 		json_object_set(st, "podIPs", sk_kube_jget(pod, "status.podIPs"));

@@ -478,9 +478,25 @@ static void defaults_namespace(json_t *ns)
 	def_str(sub(ns, "status"), "phase", "Active");
 }
 
+/* v1's podCIDR is podCIDRs[0], as upstream's conversion of NodeSpec: a
+ * podCIDR alone becomes the list, a list sets podCIDR. */
+static void node_pod_cidrs(json_t *spec)
+{
+	json_t *list = json_object_get(spec, "podCIDRs"), *one = json_object_get(spec, "podCIDR");
+
+	if (json_is_array(list) && json_array_size(list) && json_is_string(json_array_get(list, 0)))
+		json_object_set(spec, "podCIDR", json_array_get(list, 0));
+	else if (json_is_string(one) && *json_string_value(one))
+		json_object_set_new(spec, "podCIDRs", json_pack("[O]", one));
+}
+
 static void defaults_node(json_t *node)
 {
 	json_t *status = get_obj(node, "status");
+	json_t *spec = get_obj(node, "spec");
+
+	if (spec)
+		node_pod_cidrs(spec);
 
 	if (status && !absent(status, "capacity"))
 		def(status, "allocatable", json_deep_copy(json_object_get(status, "capacity")));

@@ -29,6 +29,7 @@ struct sk_http {
 	struct MHD_Daemon *d;
 	sk_api *api;
 	char *admin_token, *node_token;
+	char *ca_pem;
 	char *cert, *key;
 
 	pthread_mutex_t mu; /* guards the job queue, the workers and stopping */
@@ -493,6 +494,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	c->req.body_len = c->too_large ? h->api->opts.max_body + 1 : c->len;
 	c->req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	c->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	if (h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET")) {
+		/* as k3s: a joining agent pins this against its token's hash */
+		memset(&resp, 0, sizeof(resp));
+		resp.status = 200;
+		resp.body = xstrdup(h->ca_pem);
+		resp.len = strlen(h->ca_pem);
+		resp.content_type = "text/plain; charset=utf-8";
+		return send_response(h, conn, &resp);
+	}
 	c->req.user = authenticate(h, conn);
 	if (!c->req.user && (!strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz")))
 		c->req.user = "system:anonymous";
@@ -578,6 +588,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	h->api = api;
 	h->admin_token = xstrdup(o->admin_token);
 	h->node_token = xstrdup(o->node_token);
+	h->ca_pem = o->ca_pem ? xstrdup(o->ca_pem) : NULL;
 	h->cert = xstrdup(o->cert_pem);
 	h->key = xstrdup(o->key_pem);
 	if (inet_pton(AF_INET, o->host, &a4.sin_addr) == 1) {
@@ -648,6 +659,7 @@ void sk_http_stop(sk_http *h)
 	pthread_mutex_destroy(&h->smu);
 	free(h->admin_token);
 	free(h->node_token);
+	free(h->ca_pem);
 	free(h->cert);
 	free(h->key);
 	free(h);

@@ -12,6 +12,7 @@ typedef struct sk_http_options {
 	const char *cert_pem, *key_pem;
 	const char *admin_token; /* user "admin" */
 	const char *node_token;  /* user "system:node" */
+	const char *ca_pem;      /* served unauthenticated at GET /cacerts (k3s), or NULL */
 } sk_http_options;
 
 sk_http *sk_http_start(sk_api *api, const sk_http_options *opts, sk_error_t *err);

@@ -6,10 +6,13 @@
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "api/tls.h"
+#include "client/jointoken.h"
 #include "util/util.h"
 
 #define TEN_YEARS (10LL * 365 * 24 * 3600)
@@ -70,6 +73,24 @@ static void add_san(gnutls_x509_crt_t crt, const char *host)
 						     GNUTLS_FSAN_APPEND);
 }
 
+/* With the wildcard address the server answers on every interface: each
+ * IPv4 address the machine has now is a name of the certificate. */
+static void add_local_addresses(gnutls_x509_crt_t crt)
+{
+	struct ifaddrs *ifs = NULL;
+	char buf[INET_ADDRSTRLEN];
+
+	if (getifaddrs(&ifs) < 0)
+		return;
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		if (inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, buf, sizeof(buf)))
+			add_san(crt, buf);
+	}
+	freeifaddrs(ifs);
+}
+
 static int sign_server(const char *dir, gnutls_x509_crt_t ca, gnutls_x509_privkey_t cakey, const char *host,
 		       const char *const *sans, sk_error_t *err)
 {
@@ -92,6 +113,8 @@ static int sign_server(const char *dir, gnutls_x509_crt_t ca, gnutls_x509_privke
 	add_san(crt, "::1");
 	if (strcmp(host, "127.0.0.1") && strcmp(host, "localhost") && strcmp(host, "0.0.0.0") && *host)
 		add_san(crt, host);
+	if (!strcmp(host, "0.0.0.0") || !*host)
+		add_local_addresses(crt);
 	for (size_t i = 0; sans && sans[i]; i++)
 		if (strcmp(sans[i], host) && strcmp(sans[i], "127.0.0.1"))
 			add_san(crt, sans[i]);
@@ -271,6 +294,31 @@ static int write_kubeconfig(const char *dir, const char *server, const char *ca_
 	return 0;
 }
 
+/* DIR/node-token holds the join token "K10<CA hash>::node:<secret>" (the
+ * secret is the node's bearer token); a plain token from before is kept as
+ * the secret and the file rewritten in the full form. */
+static char *load_or_make_node_token(const char *path, const char *ca_pem, sk_error_t *err)
+{
+	cleanup_free char *cur = sk_read_file(path, NULL), *full = NULL;
+	sk_join_token jt = {0};
+	char *secret;
+
+	if (cur)
+		cur[strcspn(cur, "\r\n")] = '\0';
+	if (cur && *cur && sk_join_token_parse(cur, &jt, NULL) == 0)
+		secret = steal_ptr(&jt.secret);
+	else
+		secret = new_token();
+	sk_join_token_release(&jt);
+	full = sk_join_token_format(ca_pem, "node", secret);
+	if ((!cur || strcmp(cur, full)) && sk_write_file(path, full, strlen(full), 0600) < 0) {
+		sk_error_errno(err, errno, "writing \"%s\"", path);
+		free(secret);
+		return NULL;
+	}
+	return secret;
+}
+
 int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, const char *const *sans, sk_error_t *err)
 {
 	cleanup_free char *tlsdir = xasprintf("%s/tls", dir), *crt = xasprintf("%s/tls/server.crt", dir);
@@ -300,7 +348,7 @@ int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, c
 		return sk_error_errno(err, errno, "reading certificates under \"%s\"", tlsdir);
 	}
 	t->admin_token = load_or_make_token(adm, err);
-	t->node_token = t->admin_token ? load_or_make_token(node, err) : NULL;
+	t->node_token = t->admin_token ? load_or_make_node_token(node, t->ca_pem, err) : NULL;
 	if (!t->node_token) {
 		sk_tls_files_release(t);
 		return -1;

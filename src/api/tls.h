@@ -9,11 +9,13 @@ typedef struct sk_tls_files {
 	char *admin_token, *node_token;
 } sk_tls_files;
 
-/* Ensures DIR/tls/{ca,server}.{crt,key}, DIR/token, DIR/node-token and
- * DIR/kubeconfig (0600, CA embedded, server https://HOST:PORT) exist and
- * loads them into t (release with sk_tls_files_release). The serving
- * certificate names the loopback addresses, host and each of sans (NULL-
- * terminated, may be NULL); one that lacks a name is issued again. */
+/* Ensures DIR/tls/{ca,server}.{crt,key}, DIR/token, DIR/node-token (the
+ * join token, K10 form: client/jointoken.h) and DIR/kubeconfig (0600, CA
+ * embedded, server https://HOST:PORT) exist and loads them into t (release
+ * with sk_tls_files_release); t->node_token is the bearer secret. The
+ * serving certificate names the loopback addresses, host (with 0.0.0.0:
+ * every IPv4 address of the machine when it is made) and each of sans
+ * (NULL-terminated, may be NULL); one that lacks a name is issued again. */
 int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, const char *const *sans,
 		 sk_error_t *err);
 void sk_tls_files_release(sk_tls_files *t);

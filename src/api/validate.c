@@ -2054,12 +2054,38 @@ static void validate_event(E, json_t *ev)
 
 static void validate_namespace(E, json_t *ns) { validate_meta(e, ns, false, NAME_LABEL, ""); }
 
+/* netutils.ParseCIDRSloppy: an IPv4 or IPv6 address, '/', a prefix length. */
+static bool valid_cidr(const char *s)
+{
+	char ip[INET6_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	unsigned char buf[16];
+	bool v6 = strchr(s, ':') != NULL;
+	char *end;
+	long n;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(ip) || !isdigit((unsigned char)slash[1]))
+		return false;
+	memcpy(ip, s, (size_t)(slash - s));
+	ip[slash - s] = '\0';
+	n = strtol(slash + 1, &end, 10);
+	return !*end && n >= 0 && n <= (v6 ? 128 : 32) && inet_pton(v6 ? AF_INET6 : AF_INET, ip, buf) == 1;
+}
+
 static void validate_node(E, json_t *node)
 {
-	json_t *t;
+	json_t *t, *cidrs = arr(obj(node, "spec"), "podCIDRs");
 	size_t i;
 
 	validate_meta(e, node, false, NAME_SUBDOMAIN, "");
+	json_array_foreach(cidrs, i, t) {
+		cleanup_free char *p = sk__vindex("spec.podCIDRs", i);
+
+		if (!json_is_string(t) || !valid_cidr(json_string_value(t)))
+			sk__vinvalid(e, p, cidrs, "must be valid CIDR");
+	}
+	if (json_array_size(cidrs) > 2)
+		sk__vinvalid(e, "spec.podCIDRs", cidrs, "may specify no more than one CIDR for each IP family");
 	json_array_foreach(arr(obj(node, "spec"), "taints"), i, t) {
 		cleanup_free char *p = sk__vindex("spec.taints", i);
 		CHILD(kp, p, "key");
@@ -2077,6 +2103,16 @@ static void validate_node(E, json_t *node)
 	}
 	validate_quantity_map(e, obj(obj(node, "status"), "capacity"), "status.capacity");
 	validate_quantity_map(e, obj(obj(node, "status"), "allocatable"), "status.allocatable");
+}
+
+/* Upstream's ValidateNodeUpdate: the node IPAM controller may set the pod
+ * CIDRs once; nothing changes them after. */
+static void validate_node_update(E, json_t *node, json_t *old)
+{
+	json_t *was = arr(obj(old, "spec"), "podCIDRs");
+
+	if (json_array_size(was) && !json_equal(was, arr(obj(node, "spec"), "podCIDRs")))
+		sk__vforbidden(e, "spec.podCIDRs", "node updates may not change podCIDR except from \"\" to valid");
 }
 
 static void validate_lease(E, json_t *l)
@@ -2755,7 +2791,7 @@ static const struct {
 	{"NetworkPolicy", validate_networkpolicy, NULL},
 	{"Event", validate_event, NULL},
 	{"Namespace", validate_namespace, NULL},
-	{"Node", validate_node, NULL},
+	{"Node", validate_node, validate_node_update},
 	{"Lease", validate_lease, NULL},
 	{"PriorityClass", validate_priorityclass, validate_priorityclass_update},
 	{"RuntimeClass", validate_runtimeclass, NULL},

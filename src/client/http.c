@@ -246,7 +246,7 @@ static size_t watch_write(char *p, size_t size, size_t nmemb, void *ud)
 	sk_client_watch *w = ud;
 	size_t n = size * nmemb, start = 0;
 
-	if (w->stop)
+	if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
 		return 0;
 	buf_append(&w->line, p, n);
 	for (size_t i = 0; i < w->line.len; i++) {
@@ -264,7 +264,7 @@ static int watch_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 {
 	sk_client_watch *w = ud;
 
-	return w->stop ? 1 : 0;
+	return __atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) ? 1 : 0;
 }
 
 static void *watch_thread(void *arg)
@@ -288,7 +288,7 @@ static void *watch_thread(void *arg)
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 5L);
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	if (!w->stop && !w->ended) {
+	if (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) && !w->ended) {
 		cleanup_json json_t *st = NULL;
 
 		if (code >= 300 && w->line.len)
@@ -329,7 +329,7 @@ static sk_client_watch *http_watch(sk_client *c, const char *path, const char *q
 
 static void http_watch_stop(sk_client_watch *w)
 {
-	w->stop = 1;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(w->thread, NULL);
 	free(w->line.data);
 	free(w->url);

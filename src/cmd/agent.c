@@ -6,51 +6,58 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "client/jointoken.h"
 #include "cmd/cmd.h"
+#include "kube/cidr.h"
 #include "util/quantity.h"
 #include "util/util.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: skiff agent --server URL --token TOKEN --data-dir DIR [options]\n\n"
-		"Runs a node agent (kubelet) that registers this machine as a Node and runs\n"
-		"the pods bound to it.\n\n"
-		"Options:\n"
-		"  --server URL            API server, https://HOST:PORT\n"
-		"  --token TOKEN           node token (the server's DIR/node-token)\n"
-		"  --kubeconfig FILE       take server, CA and token from a kubeconfig instead\n"
-		"  --ca-file FILE          CA certificate of the server (default: not verified)\n"
-		"  --data-dir DIR          state directory (images, logs, volumes)\n"
-		"  --run-dir DIR           runtime state (default /run/skiff-<hash of data dir>)\n"
-		"  --node-name NAME        node name (default: hostname)\n"
-		"  --pod-cidr CIDR         pod network of this node (default 10.42.0.0/24)\n"
-		"  --bridge NAME           pod network bridge (default sk<hash>)\n"
-		"  --simulate-gpus N       advertise N simulated nvidia.com/gpu\n"
-		"  --gpu-replicas R        time-slicing: each GPU counts as R (default 1)\n"
-		"  --gpu-quiet-period S    seconds without a critical XID before a GPU is healthy again\n"
-		"  --log-port PORT         container log endpoint port (default: any free port)\n"
-		"  --backoff-base-ms MS    restart back-off base (default 10000)\n"
-		"  --backoff-max-ms MS     restart back-off cap (default 300000)\n"
-		"  --system-reserved-cpu Q      cpu kept from allocatable (e.g. 500m)\n"
-		"  --system-reserved-memory Q   memory kept from allocatable (e.g. 512Mi)\n"
-		"  --container-log-max-size Q   rotate a container log above this size (default 10Mi)\n"
-		"  --container-log-max-files N  rotated files kept per container (default 5)\n"
-		"  --image-gc-high-threshold P  remove unused images when the image filesystem is P%% full\n"
-		"                               (default 85; 100 disables image GC)\n"
-		"  --image-gc-low-threshold P   ... until it is below P%% (default 80)\n"
-		"  --cluster-dns IP        the pods' nameserver (default: the ConfigMap kube-system/skiff-network's\n"
-		"                          clusterDNS, else 10.43.0.10)\n"
-		"  --cluster-domain NAME   the cluster's DNS domain (default: its clusterDomain, else cluster.local)\n"
-		"  --resolv-conf FILE      the host's resolver configuration: Default pods' DNS, the host's search\n"
-		"                          domains and the cluster DNS's forwarders (default /etc/resolv.conf)\n"
-		"  --no-dns                serve no cluster DNS on the pod bridge's gateway address\n"
-		"  --control-plane         label the node as a control-plane node\n"
-		"  --no-proxy              no Service dataplane (nftables table ip skiff-<bridge>)\n"
-		"  --cluster-cidr CIDR     the cluster's pod network (default: kube-system/skiff-network)\n"
-		"  --service-cidr CIDR     the Service ClusterIP range (default: kube-system/skiff-network)\n"
-		"  -v, --verbose           debug logging\n"
-		"  -h, --help              this help\n");
+	fprintf(f, "Usage: skiff agent --server URL --token TOKEN --data-dir DIR [options]\n\n"
+		   "Runs a node agent (kubelet) that registers this machine as a Node and runs\n"
+		   "the pods bound to it.\n\n"
+		   "Options:\n"
+		   "  --server URL            API server, https://HOST:PORT\n"
+		   "  --token TOKEN           join token (the server's DIR/node-token; @FILE reads it):\n"
+		   "                          K10<CA hash>::node:<secret> pins the server's CA, a plain\n"
+		   "                          secret needs --ca-file to verify the server\n"
+		   "  --kubeconfig FILE       take server, CA and token from a kubeconfig instead\n"
+		   "  --ca-file FILE          CA certificate of the server (default: from /cacerts, checked\n"
+		   "                          against a K10 token's hash; with a plain token: not verified)\n"
+		   "  --data-dir DIR          state directory (images, logs, volumes)\n"
+		   "  --run-dir DIR           runtime state (default /run/skiff-<hash of data dir>)\n"
+		   "  --node-name NAME        node name (default: hostname)\n"
+		   "  --pod-cidr CIDR         pod network of this node (default: the one the server's node\n"
+		   "                          IPAM controller gives the Node)\n"
+		   "  --node-ip IP            InternalIP of the node (default: the address of the default\n"
+		   "                          route's interface)\n"
+		   "  --bridge NAME           pod network bridge (default sk<hash>)\n"
+		   "  --simulate-gpus N       advertise N simulated nvidia.com/gpu\n"
+		   "  --gpu-replicas R        time-slicing: each GPU counts as R (default 1)\n"
+		   "  --gpu-quiet-period S    seconds without a critical XID before a GPU is healthy again\n"
+		   "  --log-port PORT         container log endpoint port (default: any free port)\n"
+		   "  --backoff-base-ms MS    restart back-off base (default 10000)\n"
+		   "  --backoff-max-ms MS     restart back-off cap (default 300000)\n"
+		   "  --system-reserved-cpu Q      cpu kept from allocatable (e.g. 500m)\n"
+		   "  --system-reserved-memory Q   memory kept from allocatable (e.g. 512Mi)\n"
+		   "  --container-log-max-size Q   rotate a container log above this size (default 10Mi)\n"
+		   "  --container-log-max-files N  rotated files kept per container (default 5)\n"
+		   "  --image-gc-high-threshold P  remove unused images when the image filesystem is P%% full\n"
+		   "                               (default 85; 100 disables image GC)\n"
+		   "  --image-gc-low-threshold P   ... until it is below P%% (default 80)\n"
+		   "  --cluster-dns IP        the pods' nameserver (default: the ConfigMap kube-system/skiff-network's\n"
+		   "                          clusterDNS, else 10.43.0.10)\n"
+		   "  --cluster-domain NAME   the cluster's DNS domain (default: its clusterDomain, else cluster.local)\n"
+		   "  --resolv-conf FILE      the host's resolver configuration: Default pods' DNS, the host's search\n"
+		   "                          domains and the cluster DNS's forwarders (default /etc/resolv.conf)\n"
+		   "  --no-dns                serve no cluster DNS on the pod bridge's gateway address\n"
+		   "  --no-proxy              no Service dataplane (nftables table ip skiff-<bridge>)\n"
+		   "  --cluster-cidr CIDR     the cluster's pod network (default: kube-system/skiff-network)\n"
+		   "  --service-cidr CIDR     the Service ClusterIP range (default: kube-system/skiff-network)\n"
+		   "  --control-plane         label the node as a control-plane node\n"
+		   "  -v, --verbose           debug logging\n"
+		   "  -h, --help              this help\n");
 }
 
 static char *read_trimmed(const char *path)
@@ -75,6 +82,7 @@ int sk_cmd_agent(int argc, char **argv)
 		{"node-name", required_argument, NULL, 'N'},
 		{"pod-cidr", required_argument, NULL, 'p'},
 		{"bridge", required_argument, NULL, 'b'},
+		{"node-ip", required_argument, NULL, 'I'},
 		{"simulate-gpus", required_argument, NULL, 'g'},
 		{"log-port", required_argument, NULL, 'l'},
 		{"backoff-base-ms", required_argument, NULL, 'B'},
@@ -102,11 +110,12 @@ int sk_cmd_agent(int argc, char **argv)
 	sk_agent_options o = {0};
 	const char *server = NULL, *token = NULL, *kubeconfig = NULL, *ca_file = NULL;
 	char host[256] = "";
-	cleanup_free char *ca = NULL, *tok = NULL;
+	cleanup_free char *ca = NULL, *tok = NULL, *secret = NULL;
 	sk_error_t err = {0};
 	sk_client *client;
 	sk_agent *agent;
 	sigset_t set;
+	uint32_t ip4;
 	int c, sig;
 
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -137,6 +146,11 @@ int sk_cmd_agent(int argc, char **argv)
 			break;
 		case 'b':
 			o.bridge = optarg;
+			break;
+		case 'I':
+			o.node_ip = optarg;
+			if (sk_kube_ip4_parse(optarg, &ip4, NULL) < 0)
+				die("--node-ip \"%s\": not an IPv4 address", optarg);
 			break;
 		case 'g':
 			o.simulate_gpus = atoi(optarg);
@@ -220,14 +234,27 @@ int sk_cmd_agent(int argc, char **argv)
 		token = tok = read_trimmed(token + 1);
 	if (ca_file && !(ca = sk_read_file(ca_file, NULL)))
 		die("cannot read \"%s\"", ca_file);
-	client = kubeconfig ? sk_client_new_kubeconfig(kubeconfig, &err) : sk_client_new_http(server, token, ca, &err);
+	if (kubeconfig) {
+		client = sk_client_new_kubeconfig(kubeconfig, &err);
+	} else if (!token) {
+		client = sk_client_new_http(server, NULL, ca, &err);
+	} else {
+		sk_join_token jt;
+
+		client = sk_client_join(server, token, ca, NULL, &err);
+		/* the log endpoint checks the secret the API server presents */
+		if (client && sk_join_token_parse(token, &jt, &err) == 0) {
+			secret = steal_ptr(&jt.secret);
+			sk_join_token_release(&jt);
+		}
+	}
 	if (!client)
 		die("%s", err.msg);
 	if (!o.node_name) {
 		gethostname(host, sizeof(host) - 1);
 		o.node_name = host;
 	}
-	o.node_token = token;
+	o.node_token = secret ? secret : token;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);

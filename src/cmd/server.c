@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "kube/cidr.h"
 #include "server/server.h"
 #include "util/util.h"
 
@@ -37,6 +38,10 @@ static void usage(FILE *f)
 		   "  --cluster-domain D    cluster domain (default cluster.local)\n"
 		   "  --advertise-address IP  this server's address in default/kubernetes (default:\n"
 		   "                        the --listen host; for 0.0.0.0 the default route's address)\n"
+		   "  --node-cidr-mask-size N  prefix length of each node's pod CIDR (default 24)\n"
+		   "  --node-ip IP          InternalIP of the embedded agent's node (default: the address of\n"
+		   "                        the default route's interface)\n"
+		   "  --tls-san NAMES       further names or IPs of the serving certificate (comma-separated)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -76,6 +81,9 @@ int sk_cmd_server(int argc, char **argv)
 		{"cluster-dns", required_argument, NULL, 1004},
 		{"cluster-domain", required_argument, NULL, 1005},
 		{"advertise-address", required_argument, NULL, 1006},
+		{"node-cidr-mask-size", required_argument, NULL, 1007},
+		{"node-ip", required_argument, NULL, 1008},
+		{"tls-san", required_argument, NULL, 1009},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -83,6 +91,7 @@ int sk_cmd_server(int argc, char **argv)
 	sk_error_t err = {0};
 	sk_server *s;
 	sigset_t set;
+	uint32_t ip4;
 	int c, sig;
 
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -137,6 +146,19 @@ int sk_cmd_server(int argc, char **argv)
 			break;
 		case 1006:
 			o.advertise_address = optarg;
+			break;
+		case 1007:
+			o.node_cidr_mask_size = atoi(optarg);
+			if (o.node_cidr_mask_size <= 0 || o.node_cidr_mask_size > 32)
+				die("--node-cidr-mask-size: want 1..32, got \"%s\"", optarg);
+			break;
+		case 1008:
+			o.node_ip = optarg;
+			if (sk_kube_ip4_parse(optarg, &ip4, NULL) < 0)
+				die("--node-ip \"%s\": not an IPv4 address", optarg);
+			break;
+		case 1009:
+			o.tls_san = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

@@ -114,6 +114,7 @@ json_t *sk__eps_slices_of(struct sk_ctrl *ctl, const char *ns, const char *name,
 /* Enqueues on k the key of every Service in the pod's namespace whose
  * selector matches the pod's labels before or after the change. */
 void sk__eps_enqueue_pod_services(sk_controller *k, json_t *old, json_t *pod);
+int sk__nodeipam_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- object helpers (objutil.c) ---- */
 

@@ -182,6 +182,7 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__endpoints_init,
 		sk__endpointslicemirroring_init,
 		sk__podgc_init,
+		sk__nodeipam_init,
 	};
 	sk_informer **infs;
 	int n;

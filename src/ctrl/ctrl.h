@@ -1,7 +1,7 @@
 /* The workload controllers (skiff's kube-controller-manager): ReplicaSet,
  * Deployment, Job, CronJob, TTL-after-finished, garbage collector,
- * namespace deletion, node lifecycle, and the EndpointSlice, Endpoints and
- * EndpointSlice mirroring controllers. They talk to the API only through
+ * namespace deletion, node lifecycle, pod garbage collection, node IPAM, and
+ * the EndpointSlice, Endpoints and EndpointSlice mirroring controllers. They talk to the API only through
  * an sk_client and are level-triggered: a restart resumes every rollout and
  * Job from what the API holds. */
 #ifndef SK_CTRL_CTRL_H
@@ -17,7 +17,11 @@ typedef struct sk_ctrl_options {
 	int node_monitor_grace_secs;  /* lease silence before Ready=Unknown (default 40) */
 	int pod_eviction_secs;        /* tolerationSeconds when a pod has none (default 300) */
 	int node_monitor_period_secs; /* node health check period (default 5) */
+	const char *cluster_cidr;     /* pod network of the cluster; NULL: SK_CTRL_CLUSTER_CIDR */
+	int node_cidr_mask_size;      /* prefix of each node's pod CIDR (default 24) */
 } sk_ctrl_options;
+
+#define SK_CTRL_CLUSTER_CIDR "10.42.0.0/16"
 
 /* Options left 0 take SKIFF_NODE_MONITOR_GRACE_PERIOD,
  * SKIFF_POD_EVICTION_TIMEOUT and SKIFF_NODE_MONITOR_PERIOD (seconds) from

@@ -120,6 +120,12 @@ int sk_runtime_init(struct sk_runtime *rt, const struct sk_runtime_opts *opts, s
 	return 0;
 }
 
+void sk_runtime_set_pod_cidr(struct sk_runtime *rt, const char *cidr)
+{
+	free(rt->pod_cidr);
+	rt->pod_cidr = cidr ? xstrdup(cidr) : NULL;
+}
+
 void sk_runtime_release(struct sk_runtime *rt)
 {
 	int i;

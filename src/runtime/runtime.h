@@ -58,6 +58,9 @@ struct sk_runtime {
  * logs the default handler. Release with sk_runtime_release. */
 int sk_runtime_init(struct sk_runtime *rt, const struct sk_runtime_opts *opts, sk_error_t *err);
 void sk_runtime_release(struct sk_runtime *rt);
+/* Sets the pod CIDR of a runtime made without one (the agent learns it from
+ * its Node), before any sandbox is made. */
+void sk_runtime_set_pod_cidr(struct sk_runtime *rt, const char *cidr);
 
 /* The handler called `name` (NULL or "": the default), or NULL with err
  * (SK_ENOTFOUND). Borrowed from rt. */

@@ -77,16 +77,21 @@ static void advertise_address(const sk_server_options *o, const char *host, char
 }
 
 /* The serving certificate's names beyond the loopback ones: the
- * kubernetes Service's address and names and the advertise address. */
+ * kubernetes Service's address and names, the advertise address and those
+ * of --tls-san (comma-separated). */
 static char **serving_names(const sk_server_options *o, const char *adv)
 {
 	const char *domain = o->cluster_domain ? o->cluster_domain : SK_API_DEFAULT_CLUSTER_DOMAIN;
-	char **v = xzalloc(8 * sizeof(*v));
+	size_t extra = 0;
+	char **v;
 	char ip[SK_KUBE_IP4_LEN];
 	sk_kube_cidr c;
 	uint32_t first;
 	int n = 0;
 
+	for (const char *p = o->tls_san; p && *p; p++)
+		extra += *p == ',';
+	v = xzalloc((8 + extra + 1) * sizeof(*v));
 	if (sk_kube_cidr_parse(o->service_cidr ? o->service_cidr : SK_API_DEFAULT_SERVICE_CIDR, &c, NULL) == 0 &&
 	    sk_kube_cidr_nth(&c, 1, &first) == 0)
 		v[n++] = xstrdup(sk_kube_ip4_format(first, ip));
@@ -95,6 +100,13 @@ static char **serving_names(const sk_server_options *o, const char *adv)
 	v[n++] = xstrdup("kubernetes.default");
 	v[n++] = xstrdup("kubernetes.default.svc");
 	v[n++] = xasprintf("kubernetes.default.svc.%s", domain);
+	for (const char *p = o->tls_san; p && *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len)
+			v[n++] = xstrndup(p, len);
+		p += len + (p[len] == ',');
+	}
 	return v;
 }
 
@@ -111,6 +123,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	cleanup_free char *uri = xasprintf("sqlite://%s", o->data_dir);
 	sk_api_options ao = {0};
 	sk_http_options ho = {0};
+	sk_ctrl_options co = {0};
 	int64_t t0 = sk_mono_ns();
 	char host[256], adv[64];
 	char **names;
@@ -158,6 +171,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	ho.key_pem = s->tls.key_pem;
 	ho.admin_token = s->tls.admin_token;
 	ho.node_token = s->tls.node_token;
+	ho.ca_pem = s->tls.ca_pem;
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;
@@ -165,7 +179,9 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	/* the garbage collector honours foregroundDeletion and orphan */
 	sk_api_set_gc_enabled(s->api, 1);
 	s->ctrl_client = sk_client_new_inproc(s->api);
-	s->ctrl = sk_ctrl_start(s->ctrl_client, NULL, err);
+	co.cluster_cidr = o->cluster_cidr ? o->cluster_cidr : SK_API_DEFAULT_CLUSTER_CIDR;
+	co.node_cidr_mask_size = o->node_cidr_mask_size;
+	s->ctrl = sk_ctrl_start(s->ctrl_client, &co, err);
 	if (!s->ctrl)
 		goto fail;
 	s->sched_client = sk_client_new_inproc(s->api);
@@ -185,6 +201,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		ag.gpu_replicas = o->gpu_replicas;
 		ag.gpu_quiet_period_s = o->gpu_quiet_period_s;
 		ag.node_token = s->tls.node_token;
+		ag.node_ip = o->node_ip;
 		s->agent_client = sk_client_new_inproc(s->api);
 		s->agent = sk_agent_start(s->agent_client, &ag, err);
 		if (!s->agent) {

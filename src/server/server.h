@@ -19,6 +19,9 @@ typedef struct sk_server_options {
 	/* the cluster's network (docs/NETWORKING.md); NULL: the defaults */
 	const char *service_cidr, *cluster_cidr, *node_port_range, *cluster_dns, *cluster_domain;
 	const char *advertise_address; /* NULL: the --listen host, or the default route's address for 0.0.0.0 */
+	int node_cidr_mask_size;       /* each node's share of the cluster CIDR; 0: 24 */
+	const char *node_ip;           /* InternalIP of the embedded agent's node; NULL: detected */
+	const char *tls_san;           /* further names or addresses of the serving certificate (comma-separated) */
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);

@@ -40,13 +40,14 @@ class Cluster:
         self.kubeconfig = os.path.join(data_dir, "kubeconfig")
         self.log_read = 0
         self.reports = []
+        self.listen_host = "127.0.0.1"
         _clusters.append(self)
 
     def start(self, timeout=20):
         os.makedirs(self.data_dir, exist_ok=True)
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [SKIFF, "server", "--data-dir", self.data_dir, "--listen", f"127.0.0.1:{self.port}"] + self.extra,
+            [SKIFF, "server", "--data-dir", self.data_dir, "--listen", f"{self.listen_host}:{self.port}"] + self.extra,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + timeout
         while time.time() < deadline:

@@ -230,6 +230,7 @@ static json_t *status_for(const char *restart, struct sk_container *cur, const c
 	json_t *st;
 
 	a.rt.default_handler = "crun";
+	a.node_ip = "172.30.1.2";
 	k.name = "c";
 	k.kind = CTR_REGULAR;
 	k.cur = cur;
@@ -269,6 +270,8 @@ static void test_phase(void **state)
 	cs = json_array_get(json_object_get(creating, "containerStatuses"), 0);
 	assert_string_equal(json_string_value(sk_kube_jget(cs, "state.waiting.reason")), "ContainerCreating");
 	assert_string_equal(json_string_value(json_object_get(creating, "qosClass")), "BestEffort");
+	/* hostIP is the node's InternalIP */
+	assert_string_equal(json_string_value(json_object_get(creating, "hostIP")), "172.30.1.2");
 }
 
 /* Node admission sizes a pod as the scheduler does: spec.overhead counts
