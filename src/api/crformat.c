@@ -103,9 +103,10 @@ static int is_mac(const char *s)
 /* strfmt's date-time layouts: RFC 3339 with optional fraction, or without a zone. */
 static int is_datetime(const char *s)
 {
-	return match("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
-		     "(\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$",
-		     s, 0);
+	return match(
+		"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
+		"(\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$",
+		s, 0);
 }
 
 /* strfmt's ParseDuration: Go's time.ParseDuration, or "<n> <unit>" with long unit names. */
@@ -194,10 +195,9 @@ int sk__openapi_format_ok(const char *format, const char *s)
 	if (!strcmp(format, "mac"))
 		return is_mac(s);
 	if (!strcmp(format, "hostname"))
-		return strlen(s) <= 255 &&
-		       match("^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]{0,61}[a-zA-Z0-9])"
-			     "(\\.([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]{0,61}[a-zA-Z0-9]))*\\.?$",
-			     s, 0);
+		return strlen(s) <= 255 && match("^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]{0,61}[a-zA-Z0-9])"
+						 "(\\.([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]{0,61}[a-zA-Z0-9]))*\\.?$",
+						 s, 0);
 	if (!strcmp(format, "uuid"))
 		return match("^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", s, 1);
 	if (!strcmp(format, "uuid3"))
