@@ -302,48 +302,13 @@ static json_t *validate_causes(const sk_api_resource *r, json_t *obj, json_t *ol
 	return status_sub ? sk_validate_status(r->kind, obj, old) : sk_validate(r->kind, obj, old);
 }
 
-/* The x-kubernetes-validations rules (CEL) under v. */
-static size_t count_cel_rules(json_t *v)
-{
-	size_t n = 0, i;
-	const char *k;
-	json_t *c;
-
-	if (json_is_object(v)) {
-		json_object_foreach(v, k, c) {
-			if (!strcmp(k, "x-kubernetes-validations") && json_is_array(c))
-				n += json_array_size(c);
-			else
-				n += count_cel_rules(c);
-		}
-	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, c)
-			n += count_cel_rules(c);
-	}
-	return n;
-}
-
 static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub, sk_api_response *resp)
 {
 	cleanup_json json_t *causes = validate_causes(r, obj, old, status_sub);
 	cleanup_free char *msg = NULL;
 
-	if (!causes || !json_array_size(causes)) {
-		size_t cel = status_sub || strcmp(r->group, "apiextensions.k8s.io")
-				     ? 0
-				     : count_cel_rules(json_object_get(json_object_get(obj, "spec"), "versions"));
-
-		/* stored, not evaluated: say so (docs/USER-GUIDE.md) */
-		if (cel) {
-			cleanup_free char *w = xasprintf(
-				"skiff does not evaluate CEL: %zu x-kubernetes-validations rule%s "
-				"of this CustomResourceDefinition %s stored but not enforced",
-				cel, cel == 1 ? "" : "s", cel == 1 ? "is" : "are");
-
-			add_warning(resp, w);
-		}
+	if (!causes || !json_array_size(causes))
 		return 0;
-	}
 	msg = sk_validate_message_group(r->kind, r->group, meta_str(obj, "name"), causes);
 	{
 		/* details.kind is the Kind for Invalid, as upstream's NewInvalid */
