@@ -427,6 +427,10 @@ static void test_functions(void **state)
 		{"cidr('2001:db8::/32').prefixLength()", "32"},
 		{"string(cidr('2001:db8::/32'))", "\"2001:db8::/32\""},
 		{"isCIDR('10.0.0.0/33')", "false"},
+		{"'aa'.matches('(a)\\\\1')", "error: given regex is invalid"},
+		{"'a'.matches('a{1001}')", "error: given regex is invalid"},
+		{"'a'.matches('(a{100}){100}{100}')", "error: given regex is invalid"},
+		{"'ab-c'.matches('^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$')", "true"},
 	};
 
 	(void)state;
@@ -468,6 +472,39 @@ static void test_syntax_errors(void **state)
 	TABLE(t, NULL);
 }
 
+/* Deep expressions are refused when parsed, so that no walk over them
+ * (check, evaluation, free) can exhaust a thread's stack. */
+static void test_depth_limit(void **state)
+{
+	char *deep = xmalloc(100000), *err = NULL;
+	const char *shapes[] = {"+1", ".a", "[0]", "&&true", NULL};
+
+	(void)state;
+	for (int k = 0; shapes[k]; k++) {
+		size_t n = 0, l = strlen(shapes[k]);
+
+		deep[n++] = 'x';
+		while (n + l < 20000) {
+			memcpy(deep + n, shapes[k], l);
+			n += l;
+		}
+		deep[n] = 0;
+		assert_null(sk_cel_compile(deep, SK_CEL_VAR_SELF, NULL, &err));
+		assert_non_null(strstr(err, "expression recursion limit exceeded: 250"));
+		free(err);
+	}
+	memset(deep, '(', 5000);
+	deep[5000] = 0;
+	assert_null(sk_cel_compile(deep, SK_CEL_VAR_SELF, NULL, &err));
+	assert_non_null(strstr(err, "expression recursion limit exceeded"));
+	free(err);
+	memset(deep, '-', 5000);
+	strcpy(deep + 5000, "1");
+	assert_null(sk_cel_compile(deep, SK_CEL_VAR_SELF, NULL, &err));
+	free(err);
+	free(deep);
+}
+
 static void test_cost_limit(void **state)
 {
 	json_t *list = json_array();
@@ -504,7 +541,7 @@ int main(void)
 		cmocka_unit_test(test_literals),   cmocka_unit_test(test_arithmetic), cmocka_unit_test(test_comparisons),
 		cmocka_unit_test(test_logic),	   cmocka_unit_test(test_self),	      cmocka_unit_test(test_macros),
 		cmocka_unit_test(test_functions),  cmocka_unit_test(test_old_self),   cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_cost_limit),
+		cmocka_unit_test(test_cost_limit), cmocka_unit_test(test_depth_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,7 @@ struct cel_node {
 	int op; /* enum cel_op, or enum cel_macro for N_COMPREH */
 	int opt;
 	size_t pos; /* offset in the source */
+	int height; /* of the subtree: bounded so that walks over it cannot exhaust a stack */
 	char *name;
 	cel_node *target;
 	cel_node **args;

@@ -413,6 +413,34 @@ static const char *memfind_last(const char *h, size_t hn, const char *nd, size_t
 	return NULL;
 }
 
+/* RE2 refuses back references and repetition counts above 1000; nested
+ * counts are bounded too, as regcomp expands each of them. */
+static int repetitions_ok(const char *p, size_t n)
+{
+	double product = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '\\' && i + 1 < n) {
+			if (p[i + 1] >= '1' && p[i + 1] <= '9')
+				return 0;
+			i++;
+			continue;
+		}
+		if (p[i] == '{' && i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '9') {
+			long a = strtol(p + i + 1, NULL, 10);
+			const char *comma = memchr(p + i, ',', n - i), *close = memchr(p + i, '}', n - i);
+			long b = comma && close && comma < close && comma[1] != '}' ? strtol(comma + 1, NULL, 10) : a;
+
+			if (a > 1000 || b > 1000)
+				return 0;
+			product *= (double)(b > 0 ? b : 1);
+			if (product > 1e5)
+				return 0;
+		}
+	}
+	return 1;
+}
+
 /* RE2 syntax the POSIX ERE of regcomp lacks, translated: \d \w \s (and
  * their negations), (?: groups, a leading (?i). */
 static int compile_re(cel_ctx *c, cval *pat, regex_t *re)
@@ -421,7 +449,7 @@ static int compile_re(cel_ctx *c, cval *pat, regex_t *re)
 	char *out = sk__cel_alloc(c, pat->s.n * 16 + 1), *o = out;
 	int flags = REG_EXTENDED, in_bracket = 0;
 
-	if (memchr(p, 0, pat->s.n))
+	if (memchr(p, 0, pat->s.n) || !repetitions_ok(p, pat->s.n))
 		return -1;
 	if (pat->s.n >= 4 && !strncmp(p, "(?i)", 4)) {
 		flags |= REG_ICASE;
@@ -479,7 +507,7 @@ static cval *regex_fn(cel_ctx *c, const char *fn, cval *s, cval *pat)
 		regfree(&re);
 		return ERR("string contains NUL");
 	}
-	sk__cel_charge(c, (int64_t)s->s.n / 4);
+	sk__cel_charge(c, (int64_t)(s->s.n / 4 + 1) * (int64_t)(pat->s.n / 8 + 1));
 	if (!strcmp(fn, "matches")) {
 		r = sk__cel_bool(c, regexec(&re, s->s.p, 0, NULL, 0) == 0);
 	} else if (!strcmp(fn, "find")) {

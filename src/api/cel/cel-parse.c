@@ -391,6 +391,17 @@ static void push(cel_node *n, cel_node *a)
 	n->opts = xrealloc(n->opts, n->nargs + 1);
 	n->opts[n->nargs] = 0;
 	n->args[n->nargs++] = a;
+	if (a->height + 1 > n->height)
+		n->height = a->height + 1;
+}
+
+/* Whether n is taller than an expression may be (then p fails). */
+static int too_tall(struct parser *p, cel_node *n)
+{
+	if (n->height <= MAX_DEPTH)
+		return 0;
+	fail(p, n->pos, "expression recursion limit exceeded: %d", MAX_DEPTH);
+	return 1;
 }
 
 void sk__cel_node_free(cel_node *n)
@@ -579,8 +590,11 @@ static cel_node *member(struct parser *p)
 
 				c->name = name;
 				c->target = n;
+				c->height = n->height + 1;
 				next(p);
 				n = entries(p, c, ")", 0, 0);
+				if (too_tall(p, n))
+					break;
 				continue;
 			}
 			cel_node *s = node(N_SELECT, pos);
@@ -589,6 +603,8 @@ static cel_node *member(struct parser *p)
 			s->opt = opt;
 			push(s, n);
 			n = s;
+			if (too_tall(p, n))
+				break;
 		} else if (is_punct(p, "[")) {
 			cel_node *x = node(N_INDEX, pos);
 
@@ -600,7 +616,7 @@ static cel_node *member(struct parser *p)
 			push(x, n);
 			push(x, expr(p));
 			n = x;
-			if (!p->err)
+			if (!p->err && !too_tall(p, n))
 				expect(p, "]");
 		} else {
 			break;
@@ -638,6 +654,7 @@ static cel_node *unary(struct parser *p)
 		n = node(N_UNARY, pos);
 		n->op = neg ? OP_NEG : OP_NOT;
 		push(n, a);
+		too_tall(p, n);
 		return n;
 	}
 	return member(p);
@@ -676,6 +693,8 @@ static cel_node *binary_level(struct parser *p, int level, const struct binop *o
 		push(b, n);
 		push(b, binary(p, level + 1));
 		n = b;
+		if (too_tall(p, n))
+			break;
 	}
 	return n;
 }
@@ -694,6 +713,8 @@ static cel_node *binary(struct parser *p, int level)
 			push(b, n);
 			push(b, binary(p, level + 1));
 			n = b;
+			if (too_tall(p, n))
+				break;
 		}
 		return n;
 	}
@@ -727,6 +748,7 @@ static cel_node *expr(struct parser *p)
 		else
 			push(c, node(N_NULL, p->tpos));
 		n = c;
+		too_tall(p, n);
 	}
 	p->depth--;
 	return n;
