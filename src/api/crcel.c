@@ -15,7 +15,7 @@
 
 #define CACHE_MAX 4096
 
-static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t cache_mu = PTHREAD_RWLOCK_INITIALIZER;
 static json_t *cache; /* rule text → index into programs */
 static sk_cel_program **programs;
 static size_t nprograms;
@@ -31,27 +31,34 @@ static sk_cel_program *program(const char *expr)
 	json_t *idx;
 	char *err = NULL;
 
-	pthread_mutex_lock(&cache_mu);
+	pthread_rwlock_rdlock(&cache_mu);
+	idx = cache ? jget(cache, expr) : NULL;
+	if (idx)
+		p = programs[json_integer_value(idx)];
+	pthread_rwlock_unlock(&cache_mu);
+	if (p)
+		return p;
+	p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF, NULL, &err);
+	free(err);
+	if (!p)
+		return NULL;
+	pthread_rwlock_wrlock(&cache_mu);
 	if (!cache)
 		cache = json_object();
 	idx = jget(cache, expr);
 	if (idx) {
+		/* another thread compiled it first */
+		sk_cel_program_free(p);
 		p = programs[json_integer_value(idx)];
-		pthread_mutex_unlock(&cache_mu);
-		return p;
-	}
-	if (nprograms >= CACHE_MAX) {
-		/* programs stay valid: they are kept, only the index starts over */
-		json_object_clear(cache);
-	}
-	p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF, NULL, &err);
-	free(err);
-	if (p) {
+	} else {
+		/* programs stay valid when the index starts over: they are kept */
+		if (json_object_size(cache) >= CACHE_MAX)
+			json_object_clear(cache);
 		programs = xrealloc(programs, (nprograms + 1) * sizeof(*programs));
 		programs[nprograms] = p;
 		json_object_set_new(cache, expr, json_integer((json_int_t)nprograms++));
 	}
-	pthread_mutex_unlock(&cache_mu);
+	pthread_rwlock_unlock(&cache_mu);
 	return p;
 }
 
@@ -194,6 +201,7 @@ static void eval_rule(struct walk *w, json_t *rule, json_t *s, json_t *v, json_t
 
 	if (!p)
 		return;
+
 	if (sk_cel_uses_old_self(p)) {
 		if (!old && !optional_old)
 			return; /* a transition rule needs a correlated old value */
@@ -207,7 +215,6 @@ static void eval_rule(struct walk *w, json_t *rule, json_t *s, json_t *v, json_t
 		w->stop = 1;
 		return;
 	}
-	rs = rule_string(rule);
 	switch (sk_cel_eval(p, &vars, &r)) {
 	case SK_CEL_BOOL:
 		if (r.b)
@@ -215,6 +222,7 @@ static void eval_rule(struct walk *w, json_t *rule, json_t *s, json_t *v, json_t
 		break;
 	case SK_CEL_COST:
 		w->stop = 1;
+		rs = rule_string(rule);
 		if (w->budget <= 0) {
 			sk__vinvalid_str(w->e, shown(path), type,
 					 "validation failed due to running out of cost budget, no further validation "
@@ -227,6 +235,7 @@ static void eval_rule(struct walk *w, json_t *rule, json_t *s, json_t *v, json_t
 		}
 		return;
 	case SK_CEL_ERROR:
+		rs = rule_string(rule);
 		if (!strncmp(r.text, "no such overload", 16))
 			detail = xasprintf("'%s': call arguments did not match a supported operator, function or macro "
 					   "signature for rule: %s",
@@ -238,6 +247,7 @@ static void eval_rule(struct walk *w, json_t *rule, json_t *s, json_t *v, json_t
 		return;
 	default:
 		/* a rule that is no bool (the type checker refuses these upstream) */
+		rs = rule_string(rule);
 		detail = xasprintf("'no such overload': call arguments did not match a supported operator, function or "
 				   "macro signature for rule: %s",
 				   rs);
@@ -410,14 +420,16 @@ void sk_crschema_validate_rules(json_t *schema, json_t *obj, json_t *old, json_t
 	struct sk__verr e = {causes};
 	struct walk w = {.e = &e, .budget = SK_CEL_RUNTIME_BUDGET};
 
-	if (!json_is_object(schema) || !has_rules(schema))
+	if (!json_is_object(schema))
 		return;
 	if (blocking(causes)) {
-		sk__vinvalid(&e, "<nil>", json_null(),
-			     "some validation rules were not checked because the object was invalid; correct the "
-			     "existing errors to complete validation");
+		if (has_rules(schema))
+			sk__vinvalid(&e, "<nil>", json_null(),
+				     "some validation rules were not checked because the object was invalid; correct "
+				     "the existing errors to complete validation");
 		return;
 	}
+	/* the walk follows the object: its cost is the object's size, not the schema's */
 	walk_node(&w, schema, obj, old, "", 0);
 }
 

@@ -33,7 +33,9 @@ void *sk__cel_alloc(cel_ctx *c, size_t n)
 		longjmp(c->out, 1);
 	}
 	if (!a || a->used + n > a->size) {
-		size_t sz = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+		/* blocks double from 2 KiB: most rules need one small block */
+		size_t want = a ? (a->size * 2 > ARENA_BLOCK ? ARENA_BLOCK : a->size * 2) : 2048;
+		size_t sz = n > want ? n : want;
 
 		a = xmalloc(sizeof(*a) + sz);
 		a->next = c->arena;
@@ -633,7 +635,9 @@ static cval *field(cel_ctx *c, cval *v, const char *name, int *absent)
 	if (v->t != V_MAP)
 		return sk__cel_err(c, "no such overload");
 	if (v->m.j) {
-		cleanup_free char *prop = sk__cel_unescape_field(name);
+		/* escaped names (Kubernetes' __dash__ and the others) all hold "__" */
+		cleanup_free char *esc = strstr(name, "__") ? sk__cel_unescape_field(name) : NULL;
+		const char *prop = esc ? esc : name;
 		json_t *x = json_object_get(v->m.j, prop);
 
 		if (!x) {

@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
@@ -493,25 +494,90 @@ static int compile_re(cel_ctx *c, cval *pat, regex_t *re)
 	return regcomp(re, out, flags) ? -1 : 0;
 }
 
+/* Compiled patterns, per thread (regexec on a shared regex_t would take
+ * glibc's lock): the last RE_CACHE of each thread, freed when it ends. */
+#define RE_CACHE 32
+
+struct re_entry {
+	char *pat;
+	size_t n;
+	int ok;
+	regex_t re;
+};
+
+struct re_cache {
+	struct re_entry e[RE_CACHE];
+	size_t next;
+};
+
+static pthread_key_t re_key;
+static pthread_once_t re_once = PTHREAD_ONCE_INIT;
+
+static void re_cache_free(void *p)
+{
+	struct re_cache *rc = p;
+
+	for (size_t i = 0; i < RE_CACHE; i++) {
+		if (rc->e[i].pat && rc->e[i].ok)
+			regfree(&rc->e[i].re);
+		free(rc->e[i].pat);
+	}
+	free(rc);
+}
+
+static void re_key_init(void)
+{
+	if (pthread_key_create(&re_key, re_cache_free))
+		abort();
+}
+
+/* The compiled pattern (owned by the thread's cache), or NULL when invalid. */
+static regex_t *cached_re(cel_ctx *c, cval *pat)
+{
+	struct re_cache *rc;
+	struct re_entry *e;
+
+	pthread_once(&re_once, re_key_init);
+	rc = pthread_getspecific(re_key);
+	if (!rc) {
+		rc = xzalloc(sizeof(*rc));
+		pthread_setspecific(re_key, rc);
+	}
+	for (size_t i = 0; i < RE_CACHE; i++) {
+		e = &rc->e[i];
+		if (e->pat && e->n == pat->s.n && !memcmp(e->pat, pat->s.p, pat->s.n))
+			return e->ok ? &e->re : NULL;
+	}
+	e = &rc->e[rc->next];
+	rc->next = (rc->next + 1) % RE_CACHE;
+	if (e->pat && e->ok)
+		regfree(&e->re);
+	free(e->pat);
+	e->pat = xmalloc(pat->s.n + 1);
+	memcpy(e->pat, pat->s.p, pat->s.n);
+	e->pat[pat->s.n] = 0;
+	e->n = pat->s.n;
+	e->ok = compile_re(c, pat, &e->re) == 0;
+	return e->ok ? &e->re : NULL;
+}
+
 static cval *regex_fn(cel_ctx *c, const char *fn, cval *s, cval *pat)
 {
-	regex_t re;
+	regex_t *re;
 	regmatch_t m;
 	cval *r;
 
 	if (s->t != V_STRING || pat->t != V_STRING)
 		return NOOV();
-	if (compile_re(c, pat, &re) < 0)
+	if (!(re = cached_re(c, pat)))
 		return ERR("given regex is invalid: %.*s", (int)pat->s.n, pat->s.p);
-	if (memchr(s->s.p, 0, s->s.n)) {
-		regfree(&re);
+	if (memchr(s->s.p, 0, s->s.n))
 		return ERR("string contains NUL");
-	}
 	sk__cel_charge(c, (int64_t)(s->s.n / 4 + 1) * (int64_t)(pat->s.n / 8 + 1));
 	if (!strcmp(fn, "matches")) {
-		r = sk__cel_bool(c, regexec(&re, s->s.p, 0, NULL, 0) == 0);
+		r = sk__cel_bool(c, regexec(re, s->s.p, 0, NULL, 0) == 0);
 	} else if (!strcmp(fn, "find")) {
-		if (regexec(&re, s->s.p, 1, &m, 0) == 0)
+		if (regexec(re, s->s.p, 1, &m, 0) == 0)
 			r = sk__cel_str(c, s->s.p + m.rm_so, (size_t)(m.rm_eo - m.rm_so));
 		else
 			r = sk__cel_str(c, "", 0);
@@ -519,14 +585,13 @@ static cval *regex_fn(cel_ctx *c, const char *fn, cval *s, cval *pat)
 		size_t off = 0, k = 0;
 
 		r = sk__cel_list(c, s->s.n + 1);
-		while (off <= s->s.n && regexec(&re, s->s.p + off, 1, &m, off ? REG_NOTBOL : 0) == 0) {
+		while (off <= s->s.n && regexec(re, s->s.p + off, 1, &m, off ? REG_NOTBOL : 0) == 0) {
 			r->l.v[k++] = sk__cel_str(c, s->s.p + off + m.rm_so, (size_t)(m.rm_eo - m.rm_so));
 			off += m.rm_eo > m.rm_so ? (size_t)m.rm_eo : (size_t)m.rm_eo + 1;
 			sk__cel_charge(c, 1);
 		}
 		r->l.n = k;
 	}
-	regfree(&re);
 	return r;
 }
 
