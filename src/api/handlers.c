@@ -1455,10 +1455,17 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 				     p->name);
 			break;
 		}
-		if (p->res->ops && p->res->ops->scale_set)
+		if (p->res->ops && p->res->ops->scale_set) {
+			cleanup_json json_t *old = json_deep_copy(obj);
+
 			p->res->ops->scale_set(p->res, obj, replicas);
-		else
+			/* a custom object's schema and rules hold for the scaled object too, as
+			 * upstream's scale update runs the object's update validation */
+			if (validate(p->res, obj, old, 0, resp) < 0)
+				return;
+		} else {
 			json_object_set(json_object_get(obj, "spec"), "replicas", replicas);
+		}
 		if (spec_changed(scale, want)) {
 			json_int_t g = json_integer_value(json_object_get(meta_of(obj), "generation"));
 

@@ -210,3 +210,20 @@ def test_transition_rule_refused_where_old_values_cannot_correlate(api_cluster):
     assert ("spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[l].items.x-kubernetes-validations[0]"
             ".rule: Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the "
             "schema within spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[l]") in r.stderr
+
+
+def test_scale_subresource_runs_the_rules(api_cluster):
+    schema = {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"replicas": {
+            "type": "integer", "x-kubernetes-validations": [{"rule": "self <= 10", "message": "at most 10"}]}}},
+        "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}
+    apply_doc(api_cluster, crd_doc(plural="scalers", kind="Scaler", short=(), categories=(), scale=True,
+                                   schema=schema))
+    wait_served(api_cluster, "scalers")
+    apply_doc(api_cluster, {"apiVersion": f"{GROUP}/v1", "kind": "Scaler", "metadata": {"name": "s"},
+                            "spec": {"replicas": 1}})
+    api_cluster.kubectl("scale", "scaler", "s", "--replicas=7")
+    r = api_cluster.kubectl("scale", "scaler", "s", "--replicas=20", check=False)
+    assert r.returncode != 0
+    assert 'spec.replicas: Invalid value: "integer": at most 10' in r.stderr
+    assert api_cluster.kjson("get", "scaler", "s")["spec"]["replicas"] == 7

@@ -720,10 +720,15 @@ static cval *index_value(cel_ctx *c, cval *t, cval *k, int opt)
 	if (t->t == V_LIST) {
 		int64_t i;
 
-		if (to_index(k, &i) < 0)
-			return sk__cel_err(c, "no such overload");
+		if (to_index(k, &i) < 0) {
+			if (k->t == V_DOUBLE)
+				return sk__cel_err(c, "unsupported index value %s in list", sk__cel_repr(c, k));
+			return sk__cel_err(c, "unsupported index type '%s' in list", sk__cel_type_name(k));
+		}
 		if (i < 0 || (uint64_t)i >= t->l.n)
-			return opt ? sk__cel_opt(c, NULL) : sk__cel_err(c, "index out of bounds: %lld", (long long)i);
+			return opt ? sk__cel_opt(c, NULL)
+				   : sk__cel_err(c, "index '%lld' out of range in list size '%zu'", (long long)i,
+						 t->l.n);
 		return opt ? sk__cel_opt(c, sk__cel_list_at(c, t, (size_t)i)) : sk__cel_list_at(c, t, (size_t)i);
 	}
 	if (t->t == V_MAP) {
