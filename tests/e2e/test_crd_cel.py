@@ -186,6 +186,8 @@ def bad_crd(rule, plural="badrules", **extra):
      "Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:\"\", OptionalOldSelf:(*bool)(nil)}: "
      "compilation failed: ERROR: <input>:1:10: Syntax error: mismatched input '<EOF>' expecting"),
     ("self.b == 1", {}, "compilation failed: ERROR: <input>:1:5: undefined field 'b'"),
+    ("self.a == 'one'", {},
+     "compilation failed: ERROR: <input>:1:8: found no matching overload for '_==_' applied to '(int, string)'"),
     ("nosuch(self.a)", {}, "compilation failed: ERROR: <input>:1:1: undeclared reference to 'nosuch' (in container '')"),
     ("self.a == 1", {"messageExpression": "'a is ' +"},
      "x-kubernetes-validations[0].messageExpression: Invalid value: \"'a is ' +\": messageExpression compilation failed"),

@@ -55,6 +55,21 @@ enum cel_op {
 
 enum cel_macro { M_ALL, M_EXISTS, M_EXISTS_ONE, M_MAP, M_MAP3, M_FILTER };
 
+/* What the checker knows of an expression's type; TY_DYN: nothing. */
+enum cel_static_type {
+	TY_DYN,
+	TY_INT,
+	TY_UINT,
+	TY_DOUBLE,
+	TY_STRING,
+	TY_BOOL,
+	TY_BYTES,
+	TY_TIMESTAMP,
+	TY_DURATION,
+	TY_LIST,
+	TY_MAP,
+};
+
 typedef struct cel_node cel_node;
 struct cel_node {
 	enum cel_node_kind kind;
@@ -62,6 +77,7 @@ struct cel_node {
 	int opt;
 	size_t pos; /* offset in the source */
 	int height; /* of the subtree: bounded so that walks over it cannot exhaust a stack */
+	int ty;     /* the checker's static type (enum cel_static_type) */
 	char *name;
 	cel_node *target;
 	cel_node **args;

@@ -760,6 +760,7 @@ struct scope {
 	const char *name;
 	json_t *sch;
 	struct scope *up;
+	int ty; /* when sch is NULL */
 };
 
 struct checker {
@@ -780,6 +781,14 @@ static int in_scope(struct scope *s, const char *name, json_t **sch)
 			return 1;
 		}
 	return 0;
+}
+
+static struct scope *scope_of(struct scope *s, const char *name)
+{
+	for (; s; s = s->up)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
 }
 
 /* The property a CEL identifier names (Kubernetes escapes property names
@@ -896,13 +905,14 @@ static json_t *check_comprehension(struct checker *ck, cel_node *n, struct scope
 			es = jget(ts, "items");
 	}
 	n->kind = N_COMPREH;
+	inner.ty = n->target->ty == TY_MAP ? TY_STRING : TY_DYN; /* a map's comprehension runs over its keys */
 	n->op = macro;
 	n->var = v->name;
 	v->name = NULL;
 	sk__cel_node_free(v);
 	memmove(n->args, n->args + 1, (n->nargs - 1) * sizeof(*n->args));
 	n->nargs--;
-	inner = (struct scope){n->var, es, sc};
+	inner = (struct scope){n->var, es, sc, inner.ty};
 	for (size_t i = 0; i < n->nargs; i++)
 		check(ck, n->args[i], &inner);
 	return NULL;
@@ -949,7 +959,7 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 	return NULL;
 }
 
-static json_t *check(struct checker *ck, cel_node *n, struct scope *sc)
+static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 {
 	json_t *s = NULL;
 	int undefined;
@@ -998,6 +1008,250 @@ static json_t *check(struct checker *ck, cel_node *n, struct scope *sc)
 			check(ck, n->args[i], sc);
 		return NULL;
 	}
+}
+
+/* ---- static types ---- */
+
+static int schema_type(json_t *s)
+{
+	const char *type = json_string_value(jget(s, "type")), *format = json_string_value(jget(s, "format"));
+
+	if (!json_is_object(s) || !type || json_is_true(jget(s, "x-kubernetes-int-or-string")))
+		return TY_DYN;
+	if (!strcmp(type, "integer"))
+		return TY_INT;
+	if (!strcmp(type, "number"))
+		return TY_DOUBLE;
+	if (!strcmp(type, "boolean"))
+		return TY_BOOL;
+	if (!strcmp(type, "array"))
+		return TY_LIST;
+	if (!strcmp(type, "object"))
+		return TY_MAP;
+	if (!strcmp(type, "string")) {
+		if (format && (!strcmp(format, "date-time") || !strcmp(format, "date")))
+			return TY_TIMESTAMP;
+		if (format && !strcmp(format, "duration"))
+			return TY_DURATION;
+		if (format && !strcmp(format, "byte"))
+			return TY_DYN;
+		return TY_STRING;
+	}
+	return TY_DYN;
+}
+
+static const char *ty_name(int t)
+{
+	static const char *const names[] = {"dyn",
+					    "int",
+					    "uint",
+					    "double",
+					    "string",
+					    "bool",
+					    "bytes",
+					    "google.protobuf.Timestamp",
+					    "google.protobuf.Duration",
+					    "list",
+					    "map"};
+
+	return names[t];
+}
+
+static int is_scalar(int t) { return t != TY_DYN && t != TY_LIST && t != TY_MAP; }
+static int is_numeric(int t) { return t == TY_INT || t == TY_UINT || t == TY_DOUBLE; }
+
+static int no_overload(struct checker *ck, cel_node *n, const char *op, int a, int b)
+{
+	if (b < 0)
+		fail(ck->p, n->pos, "found no matching overload for '%s' applied to '(%s)'", op, ty_name(a));
+	else
+		fail(ck->p, n->pos, "found no matching overload for '%s' applied to '(%s, %s)'", op, ty_name(a),
+		     ty_name(b));
+	return TY_DYN;
+}
+
+/* The type of a binary operation on a and b, or an error when cel-go's
+ * checker finds no overload (only raised for two known scalar types). */
+static int binary_type(struct checker *ck, cel_node *n, int a, int b)
+{
+	static const char *const ops[] = {[OP_ADD] = "_+_", [OP_SUB] = "_-_", [OP_MUL] = "_*_", [OP_DIV] = "_/_",
+					  [OP_MOD] = "_%_", [OP_EQ] = "_==_", [OP_NE] = "_!=_", [OP_LT] = "_<_",
+					  [OP_LE] = "_<=_", [OP_GT] = "_>_",  [OP_GE] = "_>=_", [OP_IN] = "@in"};
+	int known = is_scalar(a) && is_scalar(b);
+
+	switch (n->op) {
+	case OP_EQ:
+	case OP_NE:
+		return known && a != b ? no_overload(ck, n, ops[n->op], a, b) : TY_BOOL;
+	case OP_LT:
+	case OP_LE:
+	case OP_GT:
+	case OP_GE:
+		if (known && a != b && !(is_numeric(a) && is_numeric(b)))
+			return no_overload(ck, n, ops[n->op], a, b);
+		return TY_BOOL;
+	case OP_IN:
+		return is_scalar(b) ? no_overload(ck, n, ops[n->op], a, b) : TY_BOOL;
+	default:
+		break;
+	}
+	if (a == TY_DYN || b == TY_DYN)
+		return TY_DYN;
+	if (n->op == OP_ADD && a == TY_TIMESTAMP && b == TY_DURATION)
+		return TY_TIMESTAMP;
+	if (n->op == OP_ADD && a == TY_DURATION && b == TY_TIMESTAMP)
+		return TY_TIMESTAMP;
+	if (n->op == OP_SUB && a == TY_TIMESTAMP && (b == TY_TIMESTAMP || b == TY_DURATION))
+		return b == TY_TIMESTAMP ? TY_DURATION : TY_TIMESTAMP;
+	if (a == b) {
+		if (is_numeric(a) && (n->op != OP_MOD || a != TY_DOUBLE))
+			return a;
+		if (n->op == OP_ADD && (a == TY_STRING || a == TY_BYTES || a == TY_LIST || a == TY_DURATION))
+			return a;
+		if (n->op == OP_SUB && a == TY_DURATION)
+			return a;
+	}
+	return known ? no_overload(ck, n, ops[n->op], a, b) : TY_DYN;
+}
+
+static int call_type(cel_node *n)
+{
+	static const char *const bools[] = {"contains",
+					    "startsWith",
+					    "endsWith",
+					    "matches",
+					    "isSorted",
+					    "hasValue",
+					    "isQuantity",
+					    "isURL",
+					    "isIP",
+					    "isCIDR",
+					    "isInteger",
+					    "isLessThan",
+					    "isGreaterThan",
+					    "containsIP",
+					    "containsCIDR",
+					    "isUnspecified",
+					    "isLoopback",
+					    "isLinkLocalMulticast",
+					    "isLinkLocalUnicast",
+					    "isGlobalUnicast",
+					    "sets.contains",
+					    "sets.equivalent",
+					    "sets.intersects",
+					    "bool",
+					    NULL};
+	static const char *const strs[] = {"charAt",        "lowerAscii",     "upperAscii", "replace",
+					   "substring",     "trim",           "join",       "find",
+					   "strings.quote", "getScheme",      "getHost",    "getHostname",
+					   "getPort",       "getEscapedPath", "string",     NULL};
+	static const char *const ints[] = {
+		"size",         "indexOf",       "lastIndexOf",     "getFullYear",  "getMonth",
+		"getDayOfYear", "getDayOfMonth", "getDate",         "getDayOfWeek", "getHours",
+		"getMinutes",   "getSeconds",    "getMilliseconds", "compareTo",    "sign",
+		"asInteger",    "prefixLength",  "family",          "int",          NULL};
+	static const struct {
+		const char *const *names;
+		int ty;
+	} groups[] = {{bools, TY_BOOL}, {strs, TY_STRING}, {ints, TY_INT}};
+
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		for (int k = 0; groups[g].names[k]; k++)
+			if (!strcmp(n->name, groups[g].names[k]))
+				/* reverse, min, max and the like keep their receiver's type: dyn here */
+				return groups[g].ty;
+	if (!strcmp(n->name, "split") || !strcmp(n->name, "findAll"))
+		return TY_LIST;
+	if (!strcmp(n->name, "uint"))
+		return TY_UINT;
+	if (!strcmp(n->name, "double") || !strcmp(n->name, "asApproximateFloat"))
+		return TY_DOUBLE;
+	if (!strcmp(n->name, "timestamp"))
+		return TY_TIMESTAMP;
+	if (!strcmp(n->name, "duration"))
+		return TY_DURATION;
+	if (!strcmp(n->name, "bytes"))
+		return TY_BYTES;
+	return TY_DYN;
+}
+
+static int arg_ty(cel_node *n, size_t i) { return n->args[i]->ty; }
+
+static int want_bool(struct checker *ck, cel_node *n, const char *op)
+{
+	for (size_t i = 0; i < n->nargs; i++)
+		if (is_scalar(arg_ty(n, i)) && arg_ty(n, i) != TY_BOOL)
+			return n->nargs == 1 ? no_overload(ck, n, op, arg_ty(n, 0), -1)
+					     : no_overload(ck, n, op, arg_ty(n, 0), arg_ty(n, 1));
+	return TY_BOOL;
+}
+
+/* The static type of n (its children are typed), s its schema if known. */
+static int node_type(struct checker *ck, cel_node *n, json_t *s, struct scope *sc)
+{
+	switch (n->kind) {
+	case N_BOOL:
+		return TY_BOOL;
+	case N_INT:
+		return TY_INT;
+	case N_UINT:
+		return TY_UINT;
+	case N_DOUBLE:
+		return TY_DOUBLE;
+	case N_STRING:
+		return TY_STRING;
+	case N_BYTES:
+		return TY_BYTES;
+	case N_LIST:
+		return TY_LIST;
+	case N_MAP:
+		return TY_MAP;
+	case N_IDENT: {
+		struct scope *v = scope_of(sc, n->name);
+
+		if (v)
+			return v->sch ? schema_type(v->sch) : v->ty;
+		/* oldSelf may be an optional (optionalOldSelf): not typed */
+		return !strcmp(n->name, "self") ? schema_type(s) : TY_DYN;
+	}
+	case N_SELECT:
+	case N_INDEX:
+		return n->opt || n->args[0]->ty == TY_DYN ? TY_DYN : schema_type(s);
+	case N_UNARY:
+		if (n->op == OP_NOT)
+			return want_bool(ck, n, "!_");
+		if (arg_ty(n, 0) == TY_INT || arg_ty(n, 0) == TY_DOUBLE || arg_ty(n, 0) == TY_DURATION ||
+		    arg_ty(n, 0) == TY_DYN)
+			return arg_ty(n, 0);
+		return no_overload(ck, n, "-_", arg_ty(n, 0), -1);
+	case N_BINARY:
+		return binary_type(ck, n, arg_ty(n, 0), arg_ty(n, 1));
+	case N_AND:
+		return want_bool(ck, n, "_&&_");
+	case N_OR:
+		return want_bool(ck, n, "_||_");
+	case N_COND:
+		if (is_scalar(arg_ty(n, 0)) && arg_ty(n, 0) != TY_BOOL)
+			return no_overload(ck, n, "_?_:_", arg_ty(n, 0), -1);
+		return arg_ty(n, 1) == arg_ty(n, 2) ? arg_ty(n, 1) : TY_DYN;
+	case N_HAS:
+		return TY_BOOL;
+	case N_COMPREH:
+		return n->op == M_MAP || n->op == M_MAP3 || n->op == M_FILTER ? TY_LIST : TY_BOOL;
+	case N_CALL:
+		return call_type(n);
+	default:
+		return TY_DYN;
+	}
+}
+
+static json_t *check(struct checker *ck, cel_node *n, struct scope *sc)
+{
+	json_t *s = check_node(ck, n, sc);
+
+	if (n && !ck->p->err)
+		n->ty = node_type(ck, n, n->kind == N_IDENT && !strcmp(n->name, "self") ? ck->self_schema : s, sc);
+	return s;
 }
 
 /* cel-go's issue text: the message, then the line with a caret under the column. */
