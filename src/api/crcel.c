@@ -512,6 +512,13 @@ static void check_rule(struct sk__verr *e, json_t *s, json_t *rule, const char *
 		add_invalid_repr(e, f_rule, repr, detail);
 		free(err);
 	} else {
+		const char *ty = sk_cel_result_type(p);
+
+		if (strcmp(ty, "bool") && strcmp(ty, "dyn")) {
+			cleanup_free char *repr = rule_repr(rule);
+
+			add_invalid_repr(e, f_rule, repr, "cel expression must evaluate to a bool");
+		}
 		if (sk_cel_uses_old_self(p) && uncorrelatable) {
 			cleanup_free char *d = xasprintf(
 				"oldSelf cannot be used on the uncorrelatable portion of the schema within %s",
@@ -530,12 +537,21 @@ static void check_rule(struct sk__verr *e, json_t *s, json_t *rule, const char *
 	if (mexpr && !blank(mexpr)) {
 		p = sk_cel_compile(mexpr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF, s, &err);
 		if (!p) {
+			cleanup_free char *repr = rule_repr(rule);
 			cleanup_free char *detail = xasprintf("messageExpression compilation failed: %s", err);
 
-			sk__vinvalid_str(e, f_mexpr, mexpr, detail);
+			add_invalid_repr(e, f_mexpr, repr, detail);
 			free(err);
+		} else {
+			const char *ty = sk_cel_result_type(p);
+
+			if (strcmp(ty, "string") && strcmp(ty, "dyn")) {
+				cleanup_free char *repr = rule_repr(rule);
+
+				add_invalid_repr(e, f_mexpr, repr, "must evaluate to a string");
+			}
+			sk_cel_program_free(p);
 		}
-		sk_cel_program_free(p);
 	}
 }
 

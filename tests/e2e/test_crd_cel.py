@@ -190,7 +190,11 @@ def bad_crd(rule, plural="badrules", **extra):
      "compilation failed: ERROR: <input>:1:8: found no matching overload for '_==_' applied to '(int, string)'"),
     ("nosuch(self.a)", {}, "compilation failed: ERROR: <input>:1:1: undeclared reference to 'nosuch' (in container '')"),
     ("self.a == 1", {"messageExpression": "'a is ' +"},
-     "x-kubernetes-validations[0].messageExpression: Invalid value: \"'a is ' +\": messageExpression compilation failed"),
+     "x-kubernetes-validations[0].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:\"self.a == 1\", "
+     "Message:\"\", MessageExpression:\"'a is ' +\", Reason:(*apiextensions.FieldValueErrorReason)(nil), "
+     "FieldPath:\"\", OptionalOldSelf:(*bool)(nil)}: messageExpression compilation failed: ERROR: <input>:1:10:"),
+    ("self.a == 1", {"messageExpression": "self.a + 1"}, "OptionalOldSelf:(*bool)(nil)}: must evaluate to a string"),
+    ("self.a + 1", {}, "OptionalOldSelf:(*bool)(nil)}: cel expression must evaluate to a bool"),
     ("self.a == 1", {"reason": "Bogus"}, 'x-kubernetes-validations[0].reason: Unsupported value: "Bogus"'),
     ("self.a == 1", {"optionalOldSelf": True}, "optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used"),
     ("self.l.all(i, i.x == 1)", {"message": "two\nlines"}, "message must not contain line breaks"),

@@ -1321,3 +1321,5 @@ void sk_cel_program_free(sk_cel_program *p)
 }
 
 int sk_cel_uses_old_self(const sk_cel_program *p) { return p->uses_old_self; }
+
+const char *sk_cel_result_type(const sk_cel_program *p) { return ty_name(p->root->ty); }

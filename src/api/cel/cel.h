@@ -25,6 +25,9 @@ sk_cel_program *sk_cel_compile(const char *expr, unsigned vars, json_t *self_sch
 void sk_cel_program_free(sk_cel_program *p);
 /* Whether p names oldSelf (a transition rule). */
 int sk_cel_uses_old_self(const sk_cel_program *p);
+/* The checker's type of p's result ("bool", "string", "int", …; "dyn" when
+ * it cannot tell). */
+const char *sk_cel_result_type(const sk_cel_program *p);
 
 enum sk_cel_kind {
 	SK_CEL_BOOL,   /* b */
