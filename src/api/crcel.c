@@ -470,40 +470,147 @@ static int blank(const char *s)
 	return 1;
 }
 
-static void check_rule(struct sk__verr *e, json_t *s, json_t *rule, const char *base, const char *uncorrelatable)
+static int has_newlines(const char *s) { return s && strpbrk(s, "\n\r") != NULL; }
+
+/* A token of a rule's fieldPath: '.', '[', ']', a single-quoted string or
+ * a name; its length. */
+static size_t path_token(const char *p)
 {
-	static const char *const reasons[] = {"FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired",
-					      "FieldValueDuplicate", NULL};
+	size_t i;
+
+	if (*p == '.' || *p == '[' || *p == ']')
+		return 1;
+	if (*p == '\'') {
+		for (i = 1; p[i]; i++)
+			if (p[i] == '\'' && p[i - 1] != '\\')
+				return i + 1;
+		return i;
+	}
+	return strcspn(p, ".[]");
+}
+
+/* cel.ValidFieldPath: NULL when path names a field under s, else why. */
+static const char *field_path_error(json_t *s, const char *path, char *buf, size_t bufsz)
+{
+	const char *p = path;
+
+	while (*p) {
+		size_t n = path_token(p);
+		int bracket = *p == '[';
+		char name[256];
+
+		if (*p != '.' && !bracket) {
+			snprintf(buf, bufsz, "expected [ or . but got: %.*s", (int)n, p);
+			return buf;
+		}
+		p += n;
+		if (!*p)
+			return "unexpected end of JSON path";
+		n = path_token(p);
+		if (bracket) {
+			if (n < 2 || *p != '\'' || p[n - 1] != '\'') {
+				snprintf(buf, bufsz, "expected single quoted string but got %.*s", (int)n, p);
+				return buf;
+			}
+			snprintf(name, sizeof(name), "%.*s", (int)(n - 2), p + 1);
+		} else {
+			snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		}
+		if (json_is_object(jget(s, "properties")))
+			s = jget(jget(s, "properties"), name);
+		else if (json_is_object(jget(s, "additionalProperties")))
+			s = jget(s, "additionalProperties");
+		else
+			s = NULL;
+		if (!json_is_object(s))
+			return "does not refer to a valid field";
+		p += n;
+		if (bracket) {
+			if (!*p)
+				return "unexpected end of JSON path";
+			if (*p != ']') {
+				snprintf(buf, bufsz, "expected ] but got %.*s", (int)path_token(p), p);
+				return buf;
+			}
+			p++;
+		}
+	}
+	return NULL;
+}
+
+/* The checks of upstream's CRD validation on one rule, in its order;
+ * whether the rule is fit to compile. */
+static int check_rule_fields(struct sk__verr *e, json_t *s, json_t *rule, const char *base)
+{
+	/* supportedValidationReason.List(): sorted */
+	static const char *const reasons[] = {"FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid",
+					      "FieldValueRequired", NULL};
 	const char *text = jstr(rule, "rule"), *msg = jstr(rule, "message"), *mexpr = jstr(rule, "messageExpression");
-	const char *reason = jstr(rule, "reason");
-	cleanup_free char *f_rule = xasprintf("%s.rule", base), *f_msg = xasprintf("%s.message", base);
-	cleanup_free char *f_mexpr = xasprintf("%s.messageExpression", base);
-	char *err = NULL;
-	sk_cel_program *p;
+	const char *reason = jstr(rule, "reason"), *fp = jstr(rule, "fieldPath");
+	size_t before = json_array_size(e->causes);
+	char fbuf[512];
 
 	if (blank(text)) {
-		sk__vrequired(e, f_rule, "rule is not specified");
-		return;
+		snprintf(fbuf, sizeof(fbuf), "%s.rule", base);
+		sk__vrequired(e, fbuf, "rule is not specified");
+	} else if (msg && *msg && blank(msg)) {
+		snprintf(fbuf, sizeof(fbuf), "%s.message", base);
+		sk__vinvalid_str(e, fbuf, msg, "message must be non-empty if specified");
+	} else if (msg && strlen(msg) > 2048) {
+		cleanup_free char *head = xasprintf("%.10s...", msg);
+
+		snprintf(fbuf, sizeof(fbuf), "%s.message", base);
+		sk__vinvalid_str(e, fbuf, head, "message must have a maximum length of 2048 characters");
+	} else if (has_newlines(msg) && !blank(msg)) {
+		snprintf(fbuf, sizeof(fbuf), "%s.message", base);
+		sk__vinvalid_str(e, fbuf, msg, "message must not contain line breaks");
+	} else if (has_newlines(text) && blank(msg)) {
+		snprintf(fbuf, sizeof(fbuf), "%s.message", base);
+		sk__vrequired(e, fbuf, "message must be specified if rule contains line breaks");
 	}
-	if (msg && *msg && blank(msg))
-		sk__vinvalid_str(e, f_msg, msg, "message must be non-empty if specified");
-	else if (msg && strchr(msg, '\n'))
-		sk__vinvalid_str(e, f_msg, msg, "message must not contain line breaks");
-	if (strchr(text, '\n') && (!msg || !*msg))
-		sk__vrequired(e, f_msg, "message must be specified if rule contains line break");
-	if (mexpr && blank(mexpr))
-		sk__vrequired(e, f_mexpr, "messageExpression must be non-empty if specified");
+	if (mexpr && *mexpr && blank(mexpr)) {
+		snprintf(fbuf, sizeof(fbuf), "%s.messageExpression", base);
+		sk__vrequired(e, fbuf, "messageExpression must be non-empty if specified");
+	}
 	if (reason) {
 		int ok = 0;
 
 		for (int k = 0; reasons[k]; k++)
 			ok |= !strcmp(reason, reasons[k]);
 		if (!ok) {
-			cleanup_free char *f = xasprintf("%s.reason", base);
-
-			sk__vnot_supported(e, f, jget(rule, "reason"), reasons);
+			snprintf(fbuf, sizeof(fbuf), "%s.reason", base);
+			sk__vnot_supported(e, fbuf, jget(rule, "reason"), reasons);
 		}
 	}
+	if (fp && *fp) {
+		char why[300];
+		const char *bad;
+
+		snprintf(fbuf, sizeof(fbuf), "%s.fieldPath", base);
+		if (blank(fp))
+			sk__vinvalid_str(e, fbuf, fp, "fieldPath must be non-empty if specified");
+		if (has_newlines(fp))
+			sk__vinvalid_str(e, fbuf, fp, "fieldPath must not contain line breaks");
+		if ((bad = field_path_error(s, fp, why, sizeof(why)))) {
+			cleanup_free char *d = xasprintf("fieldPath must be a valid path: %s", bad);
+
+			sk__vinvalid_str(e, fbuf, fp, d);
+		}
+	}
+	/* CEL is compiled only over a schema level without errors, as upstream */
+	return json_array_size(e->causes) == before;
+}
+
+static void check_rule(struct sk__verr *e, json_t *s, json_t *rule, const char *base, const char *uncorrelatable)
+{
+	const char *text = jstr(rule, "rule"), *mexpr = jstr(rule, "messageExpression");
+	cleanup_free char *f_rule = xasprintf("%s.rule", base);
+	cleanup_free char *f_mexpr = xasprintf("%s.messageExpression", base);
+	char *err = NULL;
+	sk_cel_program *p;
+
+	if (!check_rule_fields(e, s, rule, base))
+		return;
 	p = sk_cel_compile(text, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF, s, &err);
 	if (!p) {
 		cleanup_free char *repr = rule_repr(rule);

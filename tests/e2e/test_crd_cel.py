@@ -195,10 +195,16 @@ def bad_crd(rule, plural="badrules", **extra):
      "FieldPath:\"\", OptionalOldSelf:(*bool)(nil)}: messageExpression compilation failed: ERROR: <input>:1:10:"),
     ("self.a == 1", {"messageExpression": "self.a + 1"}, "OptionalOldSelf:(*bool)(nil)}: must evaluate to a string"),
     ("self.a + 1", {}, "OptionalOldSelf:(*bool)(nil)}: cel expression must evaluate to a bool"),
-    ("self.a == 1", {"reason": "Bogus"}, 'x-kubernetes-validations[0].reason: Unsupported value: "Bogus"'),
+    ("self.a == 1", {"reason": "Bogus"}, 'x-kubernetes-validations[0].reason: Unsupported value: "Bogus": supported '
+     'values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"'),
     ("self.a == 1", {"optionalOldSelf": True}, "optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used"),
     ("self.l.all(i, i.x == 1)", {"message": "two\nlines"}, "message must not contain line breaks"),
     ("", {}, "x-kubernetes-validations[0].rule: Required value: rule is not specified"),
+    ("self.a == 1", {"fieldPath": ".b"}, 'fieldPath: Invalid value: ".b": fieldPath must be a valid path: does not refer '
+     "to a valid field"),
+    ("self.a == 1", {"fieldPath": ".l[0]"},
+     "fieldPath must be a valid path: expected single quoted string but got 0"),
+    ("self.a == 1 ||\n self.a == 2", {}, "message: Required value: message must be specified if rule contains line breaks"),
 ])
 def test_bad_rules_refuse_the_crd(api_cluster, rule, extra, message):
     r = api_cluster.kubectl("apply", "-f", "-", input=json.dumps(bad_crd(rule, **extra)), check=False)
