@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "api/cel/cel.h"
+#include "api/crschema.h"
 #include "util/util.h"
 
 static json_t *parse(const char *s)
@@ -553,13 +554,127 @@ static void test_cost_limit(void **state)
 	json_decref(list);
 }
 
+/* The causes of a CRD schema's rules over obj (old on update), as
+ * "field: message" lines. */
+static char *rules(const char *schema_json, const char *obj_json, const char *old_json)
+{
+	json_t *schema = parse(schema_json), *obj = parse(obj_json), *old = old_json ? parse(old_json) : NULL;
+	json_t *causes = json_array(), *c;
+	char *out = xstrdup("");
+	size_t i;
+
+	/* objects as stored: with a name */
+	if (!json_object_get(obj, "metadata"))
+		json_object_set_new(obj, "metadata", json_pack("{s:s}", "name", "ok"));
+	if (old && !json_object_get(old, "metadata"))
+		json_object_set_new(old, "metadata", json_pack("{s:s}", "name", "ok"));
+	sk_crschema_validate_rules(schema, obj, old, causes);
+	json_array_foreach(causes, i, c) {
+		char *next = xasprintf("%s%s%s: %s", out, i ? "\n" : "", json_string_value(json_object_get(c, "field")),
+				       json_string_value(json_object_get(c, "message")));
+
+		free(out);
+		out = next;
+	}
+	json_decref(causes);
+	json_decref(schema);
+	json_decref(obj);
+	json_decref(old);
+	return out;
+}
+
+static void expect_rules(const char *schema, const char *obj, const char *old, const char *want)
+{
+	char *got = rules(schema, obj, old);
+
+	if (strcmp(got, want))
+		fail_msg("want\n%s\ngot\n%s", want, got);
+	free(got);
+}
+
+static const char crd_schema[] =
+	"{\"type\":\"object\",\"x-kubernetes-validations\":[{\"rule\":\"self.metadata.name != 'bad'\"}],"
+	"\"properties\":{\"spec\":{\"type\":\"object\",\"x-kubernetes-validations\":["
+	"{\"rule\":\"self.min <= self.max\",\"message\":\" min above max \"},"
+	"{\"rule\":\"self.min >= 0\",\"fieldPath\":\".min\",\"reason\":\"FieldValueForbidden\"},"
+	"{\"rule\":\"self.max < 100\",\"messageExpression\":\"'max ' + string(self.max) + ' too big'\","
+	"\"reason\":\"FieldValueRequired\"},"
+	"{\"rule\":\"self.max != 50\",\"messageExpression\":\"''\",\"reason\":\"FieldValueDuplicate\"}],"
+	"\"properties\":{\"min\":{\"type\":\"integer\"},\"max\":{\"type\":\"integer\"},"
+	"\"name\":{\"type\":\"string\",\"nullable\":true,\"x-kubernetes-validations\":["
+	"{\"rule\":\"self == oldSelf\",\"message\":\"immutable\"}]},"
+	"\"opt\":{\"type\":\"string\",\"x-kubernetes-validations\":[{\"rule\":\"!oldSelf.hasValue() || "
+	"oldSelf.value() == self\",\"optionalOldSelf\":true,\"message\":\"set once\"}]},"
+	"\"m\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"x-kubernetes-validations\":["
+	"{\"rule\":\"self >= oldSelf\",\"message\":\"may not shrink\"},{\"rule\":\"self < 10\"}]}},"
+	"\"l\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"k\"],"
+	"\"items\":{\"type\":\"object\",\"x-kubernetes-validations\":[{\"rule\":\"self.v >= oldSelf.v\"}],"
+	"\"properties\":{\"k\":{\"type\":\"string\"},\"v\":{\"type\":\"integer\"}}}}}}}}";
+
+static void test_crd_rules(void **state)
+{
+	(void)state;
+	expect_rules(crd_schema, "{\"metadata\":{\"name\":\"ok\"},\"spec\":{\"min\":1,\"max\":2}}", NULL, "");
+	expect_rules(crd_schema, "{\"metadata\":{\"name\":\"bad\"},\"spec\":{\"min\":3,\"max\":2}}", NULL,
+		     "<nil>: Invalid value: \"object\": failed rule: self.metadata.name != 'bad'\n"
+		     "spec: Invalid value: \"object\": min above max");
+	expect_rules(crd_schema, "{\"spec\":{\"min\":-1,\"max\":200}}", NULL,
+		     "spec.min: Forbidden: failed rule: self.min >= 0\n"
+		     "spec: Required value: max 200 too big");
+	/* an empty messageExpression result falls back to the rule; Duplicate shows the type */
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":50}}", NULL, "spec: Duplicate value: \"object\"");
+	/* a runtime error */
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1}}", NULL,
+		     "spec: Invalid value: \"object\": no such key: max evaluating rule: min above max\n"
+		     "spec: Invalid value: \"object\": no such key: max evaluating rule: self.max < 100\n"
+		     "spec: Invalid value: \"object\": no such key: max evaluating rule: self.max != 50");
+	/* transition rules: only with a correlated old value; null values skip their rules */
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":2,\"name\":\"b\"}}", NULL, "");
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":2,\"name\":\"b\"}}",
+		     "{\"spec\":{\"min\":1,\"max\":2,\"name\":\"a\"}}", "spec.name: Invalid value: \"string\": immutable");
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":2,\"name\":null}}",
+		     "{\"spec\":{\"min\":1,\"max\":2,\"name\":\"a\"}}", "");
+	/* optionalOldSelf: the rule runs without an old value too */
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":2,\"opt\":\"x\"}}", NULL, "");
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":2,\"opt\":\"x\"}}",
+		     "{\"spec\":{\"min\":1,\"max\":2,\"opt\":\"y\"}}", "spec.opt: Invalid value: \"string\": set once");
+	/* map values by key, list-map items by their keys */
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":2,\"m\":{\"a\":1,\"b\":5}}}",
+		     "{\"spec\":{\"min\":1,\"max\":2,\"m\":{\"a\":2}}}",
+		     "spec.m[a]: Invalid value: \"integer\": may not shrink");
+	expect_rules(crd_schema,
+		     "{\"spec\":{\"min\":1,\"max\":2,\"l\":[{\"k\":\"y\",\"v\":1},{\"k\":\"x\",\"v\":1},{\"k\":\"z\",\"v\":0}]}}",
+		     "{\"spec\":{\"min\":1,\"max\":2,\"l\":[{\"k\":\"x\",\"v\":2},{\"k\":\"y\",\"v\":1}]}}",
+		     "spec.l[1]: Invalid value: \"object\": failed rule: self.v >= oldSelf.v");
+	/* ratcheting: an unchanged failing value passes, a changed one does not */
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":3,\"m\":{\"a\":20}}}",
+		     "{\"spec\":{\"min\":1,\"max\":2,\"m\":{\"a\":20}}}", "");
+	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":3,\"m\":{\"a\":21}}}",
+		     "{\"spec\":{\"min\":1,\"max\":2,\"m\":{\"a\":20}}}",
+		     "spec.m[a]: Invalid value: \"integer\": failed rule: self < 10");
+	/* type errors block the rules */
+	{
+		json_t *schema = parse(crd_schema), *obj = parse("{\"spec\":{\"min\":\"x\"}}"), *causes = json_array();
+
+		json_array_append_new(causes, json_pack("{s:s}", "message", "spec.min in body must be of type integer"));
+		sk_crschema_validate_rules(schema, obj, NULL, causes);
+		assert_int_equal(json_array_size(causes), 2);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(causes, 1), "message")),
+				    "Invalid value: null: some validation rules were not checked because the object "
+				    "was invalid; correct the existing errors to complete validation");
+		json_decref(causes);
+		json_decref(schema);
+		json_decref(obj);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_literals),   cmocka_unit_test(test_arithmetic), cmocka_unit_test(test_comparisons),
 		cmocka_unit_test(test_logic),	   cmocka_unit_test(test_self),	      cmocka_unit_test(test_macros),
 		cmocka_unit_test(test_functions),  cmocka_unit_test(test_old_self),   cmocka_unit_test(test_syntax_errors),
-		cmocka_unit_test(test_cost_limit), cmocka_unit_test(test_depth_limit),
+		cmocka_unit_test(test_cost_limit), cmocka_unit_test(test_depth_limit), cmocka_unit_test(test_crd_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
