@@ -7,12 +7,18 @@
 # JobSet's and Kueue's own CEL rules are refused with their messages. Their files are
 # read from the git repositories, never copied into this tree:
 #   KUEUE=DIR JOBSET=DIR LWS=DIR TRAINER=DIR bash tests/published-crds.sh [build/skiff]
-# (DIR: a clone or bare git dir of kubernetes-sigs/kueue, kubernetes-sigs/jobset,
+# (DIR: a clone or bare git dir, or a mirror holding one in DIR/repo, of kubernetes-sigs/kueue, kubernetes-sigs/jobset,
 # kubernetes-sigs/lws, kubeflow/trainer; HEAD is read.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/skiff}
 : "${KUEUE:?}" "${JOBSET:?}" "${LWS:?}" "${TRAINER:?}"
+# a fetched mirror (/work/.mirror/<owner>+<name>) keeps its git dir in repo/
+for v in KUEUE JOBSET LWS TRAINER; do
+	if [ -d "${!v}/repo" ] && [ ! -e "${!v}/HEAD" ] && [ ! -e "${!v}/.git" ]; then
+		printf -v "$v" '%s' "${!v}/repo"
+	fi
+done
 work=$(mktemp -d /tmp/skiff-crds-XXXXXX)
 port=$((21000 + RANDOM % 20000))
 "$bin" server --no-agent --data-dir "$work/data" --listen "127.0.0.1:$port" >"$work/server.log" 2>&1 &

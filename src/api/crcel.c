@@ -23,8 +23,10 @@ static size_t nprograms;
 static json_t *jget(json_t *o, const char *k) { return json_object_get(o, k); }
 static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
-/* The program of expr (owned by the cache, never freed while the server
- * runs but for a flush when full), or NULL when it does not compile. */
+/* The program of expr, or NULL when it does not compile (a rule stored
+ * before rules were checked: it is skipped). Programs are owned by the
+ * cache and never freed while the server runs, so a caller may use one
+ * without a lock; past CACHE_MAX texts the index starts over. */
 static sk_cel_program *program(const char *expr)
 {
 	sk_cel_program *p = NULL;

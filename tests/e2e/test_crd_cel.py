@@ -239,3 +239,27 @@ def test_scale_subresource_runs_the_rules(api_cluster):
     assert r.returncode != 0
     assert 'spec.replicas: Invalid value: "integer": at most 10' in r.stderr
     assert api_cluster.kjson("get", "scaler", "s")["spec"]["replicas"] == 7
+
+
+def test_concurrent_writers_share_the_compiled_rules(rangers):
+    """Rules run on the server's worker threads at once (the program cache,
+    the per-thread regular expressions): every verdict still holds."""
+    from concurrent.futures import ThreadPoolExecutor
+    from kubernetes import client
+    from kubernetes.client.rest import ApiException
+    api = client.CustomObjectsApi(rangers.api_client())
+
+    def write(i):
+        try:
+            api.create_namespaced_custom_object(GROUP, "v1", "default", "rangers",
+                                                obj(f"c{i}", minReplicas=i % 4, maxReplicas=2))
+            return "ok"
+        except ApiException as e:
+            return json.loads(e.body)["details"]["causes"][0]["message"]
+
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(write, range(40)))
+    assert got == ["ok" if i % 4 <= 2 else 'Invalid value: "object": minReplicas above maxReplicas' for i in range(40)]
+    for i in range(40):
+        if i % 4 <= 2:
+            api.delete_namespaced_custom_object(GROUP, "v1", "default", "rangers", f"c{i}")
