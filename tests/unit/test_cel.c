@@ -33,14 +33,18 @@ static const char schema_text[] =
 	"\"free\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true},"
 	"\"items\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
 	"\"a\":{\"type\":\"string\"},\"b\":{\"type\":\"integer\"}}}},"
-	"\"dash-name\":{\"type\":\"string\"}"
+	"\"dash-name\":{\"type\":\"string\"},"
+	"\"data\":{\"type\":\"string\",\"format\":\"byte\"},"
+	"\"workers\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"name\"],"
+	"\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"gpus\":{\"type\":\"integer\"}}}}"
 	"}}";
 
 static const char self_text[] =
 	"{\"name\":\"web\",\"replicas\":3,\"ratio\":0.5,\"port\":\"http\",\"tags\":[\"a\",\"b\",\"c\"],"
 	"\"set\":[\"x\",\"y\"],\"labels\":{\"app\":\"web\",\"tier\":\"fe\"},\"when\":\"2024-02-29T12:30:45.5Z\","
 	"\"timeout\":\"1h30m\",\"free\":{\"n\":1,\"d\":1.5,\"l\":[1,2]},"
-	"\"items\":[{\"a\":\"x\",\"b\":1},{\"a\":\"y\"}],\"dash-name\":\"d\"}";
+	"\"items\":[{\"a\":\"x\",\"b\":1},{\"a\":\"y\"}],\"dash-name\":\"d\",\"data\":\"aGVsbG8=\","
+	"\"workers\":[{\"name\":\"a\",\"gpus\":1},{\"name\":\"b\",\"gpus\":2}]}";
 
 /* The result of expr against self_text as text: "true", a value in CEL
  * syntax, "error: ..." or "compile: ...". */
@@ -295,6 +299,14 @@ static void test_self(void **state)
 		{"self.when + duration('12h') > timestamp('2024-03-01T00:00:00Z')", "true"},
 		{"timestamp('2024-03-01T00:00:00Z') - timestamp('2024-02-29T00:00:00Z')", "duration(\"86400s\")"},
 		{"self.set == ['y', 'x']", "true"},
+		{"self.set + ['z', 'x']", "[\"x\", \"y\", \"z\"]"},
+		{"self.tags + ['a']", "[\"a\", \"b\", \"c\", \"a\"]"},
+		{"self.workers + [{'name': 'b', 'gpus': 9}, {'name': 'c'}]",
+		 "[{\"name\": \"a\", \"gpus\": 1}, {\"name\": \"b\", \"gpus\": 9}, {\"name\": \"c\"}]"},
+		{"self.data == b'hello'", "true"},
+		{"size(self.data)", "5"},
+		{"self.data == 'hello'",
+		 "compile: ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(bytes, string)'"},
 		{"self.tags == ['c', 'b', 'a']", "false"},
 		{"self.?nope.orValue(1)", "compile: ERROR: <input>:1:5: undefined field 'nope'"},
 		{"self.labels.?nope.orValue('none')", "\"none\""},

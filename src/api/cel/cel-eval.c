@@ -4,6 +4,7 @@
  * every comprehension step costs one unit, string and list work costs by
  * size; past the limit (or past the arena's memory cap) the evaluation
  * stops with a cost error, as cel-go's actual-cost limit does. */
+#include <gnutls/gnutls.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -200,6 +201,15 @@ cval *sk__cel_from_json(cel_ctx *c, json_t *j, json_t *sch)
 				v = sk__cel_new(c, V_TIMESTAMP);
 				v->ts.sec = sec;
 				v->ts.nsec = ns;
+				return v;
+			}
+		} else if (format && !strcmp(format, "byte")) {
+			/* base64 in JSON, bytes in CEL */
+			gnutls_datum_t in = {(unsigned char *)s, (unsigned)json_string_length(j)}, out = {NULL, 0};
+
+			if (json_string_length(j) < (1u << 30) && gnutls_base64_decode2(&in, &out) >= 0) {
+				v = sk__cel_bytes(c, (const char *)out.data, out.size);
+				gnutls_free(out.data);
 				return v;
 			}
 		} else if (format && !strcmp(format, "duration")) {

@@ -207,11 +207,72 @@ static cval *mk_ts(cel_ctx *c, int64_t sec, int64_t nsec)
 	return v;
 }
 
+/* The list type of a JSON-backed list: "set", "map" or NULL. */
+static const char *list_type(cval *l)
+{
+	const char *lt = l->l.j ? json_string_value(json_object_get(l->l.sch, "x-kubernetes-list-type")) : NULL;
+
+	return lt && (!strcmp(lt, "set") || !strcmp(lt, "map")) ? lt : NULL;
+}
+
+/* Whether list-map items x and y have the same keys. */
+static int same_keys(cel_ctx *c, json_t *keys, cval *x, cval *y)
+{
+	size_t i;
+	json_t *k;
+
+	if (x->t != V_MAP || y->t != V_MAP)
+		return 0;
+	json_array_foreach(keys, i, k) {
+		cval key = {.t = V_STRING};
+		cval *a, *b;
+
+		key.s.p = json_string_value(k) ? json_string_value(k) : "";
+		key.s.n = strlen(key.s.p);
+		a = sk__cel_map_get(c, x, &key);
+		b = sk__cel_map_get(c, y, &key);
+		if (!a != !b || (a && sk__cel_equal(c, a, b) != 1))
+			return 0;
+	}
+	return 1;
+}
+
+/* a + b of an x-kubernetes-list-type set (a union in order) or map (b's
+ * items replace a's of the same keys, new ones are appended), as
+ * Kubernetes' unstructured lists. */
+static cval *merge_list(cel_ctx *c, cval *a, cval *b, int is_map)
+{
+	json_t *keys = json_object_get(a->l.sch, "x-kubernetes-list-map-keys");
+	cval *l = sk__cel_list(c, a->l.n + b->l.n);
+	size_t n = 0;
+
+	sk__cel_charge(c, (int64_t)(a->l.n * (b->l.n + 1)));
+	for (size_t i = 0; i < a->l.n; i++)
+		l->l.v[n++] = sk__cel_list_at(c, a, i);
+	for (size_t i = 0; i < b->l.n; i++) {
+		cval *x = sk__cel_list_at(c, b, i);
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if (is_map ? same_keys(c, keys, l->l.v[k], x) : sk__cel_equal(c, l->l.v[k], x) == 1)
+				break;
+		if (k < n)
+			l->l.v[k] = is_map ? x : l->l.v[k];
+		else
+			l->l.v[n++] = x;
+	}
+	l->l.n = n;
+	return l;
+}
+
 static cval *concat_list(cel_ctx *c, cval *a, cval *b)
 {
 	size_t n = a->l.n + b->l.n;
-	cval *l = sk__cel_list(c, n);
+	cval *l;
 
+	if (list_type(a))
+		return merge_list(c, a, b, !strcmp(list_type(a), "map"));
+	l = sk__cel_list(c, n);
 	sk__cel_charge(c, (int64_t)n / 8);
 	for (size_t i = 0; i < a->l.n; i++)
 		l->l.v[i] = sk__cel_list_at(c, a, i);

@@ -1034,7 +1034,7 @@ static int schema_type(json_t *s)
 		if (format && !strcmp(format, "duration"))
 			return TY_DURATION;
 		if (format && !strcmp(format, "byte"))
-			return TY_DYN;
+			return TY_BYTES;
 		return TY_STRING;
 	}
 	return TY_DYN;
