@@ -258,9 +258,6 @@ static void eval_rule(struct walk *w, json_t *rule, json_t *s, json_t *v, json_t
 		return;
 	}
 	sk_cel_result_release(&r);
-	/* ratcheting: a rule without oldSelf failing on an unchanged value is let pass */
-	if (!sk_cel_uses_old_self(p) && ratchet)
-		return;
 	where = jstr(rule, "fieldPath") && *jstr(rule, "fieldPath") ? with_field_path(path, jstr(rule, "fieldPath"))
 								    : xstrdup(path);
 	{
@@ -275,7 +272,15 @@ static void eval_rule(struct walk *w, json_t *rule, json_t *s, json_t *v, json_t
 	}
 	if (!detail)
 		detail = rule_message(rule);
-	rule_error(w->e, shown(where), type, detail, jstr(rule, "reason"));
+	{
+		size_t before = json_array_size(w->e->causes);
+
+		rule_error(w->e, shown(where), type, detail, jstr(rule, "reason"));
+		/* ratcheting: a rule without oldSelf failing on an unchanged value
+		 * lets it pass, with the error as a warning */
+		if (!sk_cel_uses_old_self(p) && ratchet && json_array_size(w->e->causes) > before)
+			json_object_set_new(json_array_get(w->e->causes, before), "warning", json_true());
+	}
 }
 
 /* The item of old (a list-type=map list) with the keys of item, or NULL. */

@@ -18,7 +18,8 @@ struct sk__verr;
 
 /* Evaluates the x-kubernetes-validations rules (CEL) of schema over obj,
  * old the object before an update (NULL on create); their causes are
- * appended to causes (crcel.c). */
+ * appended to causes (crcel.c). A cause with "warning": true is a ratcheted
+ * error (an unchanged value): the API layer answers it as a Warning header. */
 void sk_crschema_validate_rules(json_t *schema, json_t *obj, json_t *old, json_t *causes);
 /* The CRD's checks of the rules at schema node s (path: its field path in
  * the CRD; root: the openAPIV3Schema itself): each compiles, messages and

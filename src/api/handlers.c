@@ -306,7 +306,22 @@ static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int stat
 {
 	cleanup_json json_t *causes = validate_causes(r, obj, old, status_sub);
 	cleanup_free char *msg = NULL;
+	size_t i = 0;
 
+	/* ratcheted errors (crschema.h) are warnings: "<field>: <message>", as upstream's e.Error() */
+	while (i < json_array_size(causes)) {
+		json_t *c = json_array_get(causes, i);
+
+		if (json_is_true(json_object_get(c, "warning"))) {
+			cleanup_free char *w = xasprintf("%s: %s", json_string_value(json_object_get(c, "field")),
+							 json_string_value(json_object_get(c, "message")));
+
+			add_warning(resp, w);
+			json_array_remove(causes, i);
+		} else {
+			i++;
+		}
+	}
 	if (!causes || !json_array_size(causes))
 		return 0;
 	msg = sk_validate_message_group(r->kind, r->group, meta_str(obj, "name"), causes);

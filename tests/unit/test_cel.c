@@ -582,7 +582,9 @@ static char *rules(const char *schema_json, const char *obj_json, const char *ol
 		json_object_set_new(old, "metadata", json_pack("{s:s}", "name", "ok"));
 	sk_crschema_validate_rules(schema, obj, old, causes);
 	json_array_foreach(causes, i, c) {
-		char *next = xasprintf("%s%s%s: %s", out, i ? "\n" : "", json_string_value(json_object_get(c, "field")),
+		char *next = xasprintf("%s%s%s%s: %s", out, i ? "\n" : "",
+				       json_is_true(json_object_get(c, "warning")) ? "warning: " : "",
+				       json_string_value(json_object_get(c, "field")),
 				       json_string_value(json_object_get(c, "message")));
 
 		free(out);
@@ -660,7 +662,8 @@ static void test_crd_rules(void **state)
 		     "spec.l[1]: Invalid value: \"object\": failed rule: self.v >= oldSelf.v");
 	/* ratcheting: an unchanged failing value passes, a changed one does not */
 	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":3,\"m\":{\"a\":20}}}",
-		     "{\"spec\":{\"min\":1,\"max\":2,\"m\":{\"a\":20}}}", "");
+		     "{\"spec\":{\"min\":1,\"max\":2,\"m\":{\"a\":20}}}",
+		     "warning: spec.m[a]: Invalid value: \"integer\": failed rule: self < 10");
 	expect_rules(crd_schema, "{\"spec\":{\"min\":1,\"max\":3,\"m\":{\"a\":21}}}",
 		     "{\"spec\":{\"min\":1,\"max\":2,\"m\":{\"a\":20}}}",
 		     "spec.m[a]: Invalid value: \"integer\": failed rule: self < 10");
