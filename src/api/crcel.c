@@ -70,6 +70,7 @@ struct walk {
 	struct sk__verr *e;
 	int64_t budget;
 	int stop;
+	int ratcheting; /* on for object writes only */
 };
 
 static const char *shown(const char *path) { return *path ? path : "<nil>"; }
@@ -278,7 +279,7 @@ static void eval_rule(struct walk *w, json_t *rule, json_t *s, json_t *v, json_t
 		rule_error(w->e, shown(where), type, detail, jstr(rule, "reason"));
 		/* ratcheting: a rule without oldSelf failing on an unchanged value
 		 * lets it pass, with the error as a warning */
-		if (!sk_cel_uses_old_self(p) && ratchet && json_array_size(w->e->causes) > before)
+		if (w->ratcheting && !sk_cel_uses_old_self(p) && ratchet && json_array_size(w->e->causes) > before)
 			json_object_set_new(json_array_get(w->e->causes, before), "warning", json_true());
 	}
 }
@@ -425,7 +426,7 @@ static int blocking(json_t *causes)
 void sk_crschema_validate_rules(json_t *schema, json_t *obj, json_t *old, json_t *causes)
 {
 	struct sk__verr e = {causes};
-	struct walk w = {.e = &e, .budget = SK_CEL_RUNTIME_BUDGET};
+	struct walk w = {.e = &e, .budget = SK_CEL_RUNTIME_BUDGET, .ratcheting = 1};
 
 	if (!json_is_object(schema))
 		return;
@@ -441,6 +442,28 @@ void sk_crschema_validate_rules(json_t *schema, json_t *obj, json_t *old, json_t
 }
 
 /* ---- the CRD's checks ---- */
+
+void sk__crschema_check_values(struct sk__verr *e, json_t *s, const char *path)
+{
+	json_t *d = jget(s, "default"), *x;
+	size_t i;
+
+	if (!has_rules(s))
+		return;
+	if (d) {
+		/* oldSelf is the default itself, as upstream's ValidateDefaults */
+		struct walk w = {.e = e, .budget = SK_CEL_RUNTIME_BUDGET};
+		cleanup_free char *p = xasprintf("%s.default", path);
+
+		walk_node(&w, s, d, d, p, 0);
+	}
+	json_array_foreach(jget(s, "enum"), i, x) {
+		struct walk w = {.e = e, .budget = SK_CEL_RUNTIME_BUDGET};
+		cleanup_free char *p = xasprintf("%s.enum[%zu]", path, i);
+
+		walk_node(&w, s, x, NULL, p, 0);
+	}
+}
 
 /* Go's %#v of the rule (apiextensions.ValidationRule), the value of
  * upstream's compilation errors. Caller frees. */

@@ -184,6 +184,8 @@ static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int
 			       "uniqueItems cannot be set to true since the runtime complexity becomes quadratic");
 	}
 	sk__crschema_check_rules(e, s, path, root, uncorrelatable);
+	if (jget(s, "default") || jget(s, "enum"))
+		sk__crschema_check_values(e, s, path);
 	json_object_foreach(props, k, v) {
 		cleanup_free char *f = xasprintf("%s.properties[%s]", path, k);
 

@@ -26,5 +26,9 @@ void sk_crschema_validate_rules(json_t *schema, json_t *obj, json_t *old, json_t
  * reasons are valid, oldSelf only where uncorrelatable is NULL (else the
  * path of the list whose items cannot be correlated). */
 void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, int root, const char *uncorrelatable);
+/* The node's default and enum values against the rules of its subtree
+ * (upstream's CRD validation runs them too): causes at path.default and
+ * path.enum[i]. */
+void sk__crschema_check_values(struct sk__verr *e, json_t *s, const char *path);
 
 #endif

@@ -216,6 +216,22 @@ def test_bad_rules_refuse_the_crd(api_cluster, rule, extra, message):
     assert message in r.stderr
 
 
+def test_defaults_and_enums_are_checked_against_the_rules(api_cluster):
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "integer", "default": 20, "x-kubernetes-validations": [{"rule": "self <= 10"}]},
+        "mode": {"type": "string", "enum": ["a", "bb"], "x-kubernetes-validations": [
+            {"rule": "size(self) == 1", "message": "one letter"}]},
+        "name": {"type": "string", "default": "x", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}}
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(
+        crd_doc(plural="defaulteds", kind="Defaulted", short=(), categories=(), schema=schema)))
+    assert r.returncode != 0
+    assert ("spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].default: Invalid value: "
+            '"integer": failed rule: self <= 10') in r.stderr
+    assert ("spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[mode].enum[1]: Invalid value: "
+            '"string": one letter') in r.stderr
+    assert "properties[name]" not in r.stderr
+
+
 def test_transition_rule_refused_where_old_values_cannot_correlate(api_cluster):
     schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"l": {
         "type": "array", "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}}}}}
