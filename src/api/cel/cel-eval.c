@@ -619,8 +619,8 @@ static int is_err(const cval *v) { return v->t == V_ERROR; }
 
 static cval *lookup_ident(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *vars)
 {
-	static const char *const types[] = {"int",   "uint", "double", "bool", "string",
-					    "bytes", "list", "map",    "type", NULL};
+	static const char *const types[] = {"int",  "uint", "double", "bool",          "string", "bytes",
+					    "list", "map",  "type",   "optional_type", NULL};
 
 	for (; env; env = env->up)
 		if (!strcmp(env->name, n->name))
@@ -685,7 +685,8 @@ static cval *eval_select(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars 
 	if (absent) {
 		cleanup_free char *prop = sk__cel_unescape_field(n->name);
 
-		return n->opt ? sk__cel_opt(c, NULL) : sk__cel_err(c, "no such key: %s", prop);
+		/* optional chaining: a field absent under an optional is none */
+		return wrap ? sk__cel_opt(c, NULL) : sk__cel_err(c, "no such key: %s", prop);
 	}
 	return wrap && !is_err(r) ? sk__cel_opt(c, r) : r;
 }
@@ -874,6 +875,19 @@ static cval *eval_comprehension(cel_ctx *c, cel_node *n, cel_env *env, const eva
 
 	if (is_err(t))
 		return t;
+	if (n->op == M_OPTMAP || n->op == M_OPTFLATMAP) {
+		cval *r;
+
+		if (t->t != V_OPTIONAL)
+			return sk__cel_err(c, "no such overload");
+		if (!t->opt)
+			return t;
+		inner.v = t->opt;
+		r = eval(c, n->args[0], &inner, vars);
+		if (is_err(r) || n->op == M_OPTMAP)
+			return is_err(r) ? r : sk__cel_opt(c, r);
+		return r->t == V_OPTIONAL ? r : sk__cel_err(c, "no such overload");
+	}
 	if (t->t != V_LIST && t->t != V_MAP)
 		return sk__cel_err(c, "no such overload");
 	len = sk__cel_len(t);

@@ -53,7 +53,7 @@ enum cel_op {
 	OP_NEG,
 };
 
-enum cel_macro { M_ALL, M_EXISTS, M_EXISTS_ONE, M_MAP, M_MAP3, M_FILTER };
+enum cel_macro { M_ALL, M_EXISTS, M_EXISTS_ONE, M_MAP, M_MAP3, M_FILTER, M_OPTMAP, M_OPTFLATMAP };
 
 /* What the checker knows of an expression's type; TY_DYN: nothing. */
 enum cel_static_type {

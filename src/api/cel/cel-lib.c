@@ -1199,6 +1199,8 @@ static int ts_tm(cval *ts, cval *tz, struct tm *tm)
 			off = 0;
 		else if ((*z == '+' || *z == '-') && sscanf(z + 1, "%2d:%2d", &h, &m) == 2)
 			off = (h * 3600 + m * 60) * (*z == '-' ? -1 : 1);
+		else if (*z >= '0' && *z <= '9' && sscanf(z, "%2d:%2d", &h, &m) == 2)
+			off = h * 3600 + m * 60; /* "02:00": a positive offset */
 		else
 			return -1;
 	}

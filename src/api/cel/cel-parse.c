@@ -770,8 +770,8 @@ struct checker {
 	int uses_old_self;
 };
 
-static const char *const type_names[] = {"int",  "uint", "double",    "bool", "string", "bytes",
-					 "list", "map",  "null_type", "type", NULL};
+static const char *const type_names[] = {"int",  "uint", "double",    "bool", "string",        "bytes",
+					 "list", "map",  "null_type", "type", "optional_type", NULL};
 
 static int in_scope(struct scope *s, const char *name, json_t **sch)
 {
@@ -881,6 +881,10 @@ static const char *macro_name(const char *name, size_t nargs, int *macro)
 		*macro = M_MAP3;
 	else if (!strcmp(name, "filter") && nargs == 2)
 		*macro = M_FILTER;
+	else if (!strcmp(name, "optMap") && nargs == 2)
+		*macro = M_OPTMAP;
+	else if (!strcmp(name, "optFlatMap") && nargs == 2)
+		*macro = M_OPTFLATMAP;
 	else
 		return NULL;
 	return name;
@@ -905,7 +909,8 @@ static json_t *check_comprehension(struct checker *ck, cel_node *n, struct scope
 			es = jget(ts, "items");
 	}
 	n->kind = N_COMPREH;
-	inner.ty = n->target->ty == TY_MAP ? TY_STRING : TY_DYN; /* a map's comprehension runs over its keys */
+	/* a schema object's comprehension runs over its keys, which are strings */
+	inner.ty = json_is_object(ts) && n->target->ty == TY_MAP ? TY_STRING : TY_DYN;
 	n->op = macro;
 	n->var = v->name;
 	v->name = NULL;
@@ -1237,6 +1242,8 @@ static int node_type(struct checker *ck, cel_node *n, json_t *s, struct scope *s
 	case N_HAS:
 		return TY_BOOL;
 	case N_COMPREH:
+		if (n->op == M_OPTMAP || n->op == M_OPTFLATMAP)
+			return TY_DYN;
 		return n->op == M_MAP || n->op == M_MAP3 || n->op == M_FILTER ? TY_LIST : TY_BOOL;
 	case N_CALL:
 		return call_type(n);
