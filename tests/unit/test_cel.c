@@ -419,6 +419,8 @@ static void test_functions(void **state)
 		{"'hello'.substring(2)", "\"llo\""},
 		{"'hello'.substring(3, 1)", "error: invalid substring range. start: 3, end: 1"},
 		{"'  x \\t'.trim()", "\"x\""},
+		{"'\\u00a0\\u2003x y\\u3000'.trim() == 'x y'", "true"},
+		{"strings.quote('a\\b\\v\\\\')", "\"\"a\\b\\v\\\\\"\""},
 		{"['a', 'b'].join('-')", "\"a-b\""},
 		{"['a', 'b'].join()", "\"ab\""},
 		{"'abc'.reverse()", "\"cba\""},

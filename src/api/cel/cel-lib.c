@@ -765,30 +765,48 @@ static cval *join(cel_ctx *c, cval *l, cval *sep)
 	return r;
 }
 
-static int is_space_at(const char *p, const char *end, size_t *len)
+/* The code point at p (of len bytes); -1 for invalid UTF-8 (one byte). */
+static int32_t utf8_at(const char *p, const char *end, size_t *len)
 {
-	unsigned char ch = (unsigned char)*p;
+	const unsigned char *u = (const unsigned char *)p;
+	size_t n = u[0] < 0x80 ? 1 : (u[0] >> 5) == 6 ? 2 : (u[0] >> 4) == 14 ? 3 : (u[0] >> 3) == 30 ? 4 : 0;
+	int32_t cp;
 
 	*len = 1;
-	if (strchr(" \t\n\v\f\r", ch) && ch)
-		return 1;
-	if (ch == 0xc2 && p + 1 < end && ((unsigned char)p[1] == 0x85 || (unsigned char)p[1] == 0xa0)) {
-		*len = 2;
-		return 1;
+	if (!n || p + n > end)
+		return -1;
+	cp = n == 1 ? u[0] : n == 2 ? u[0] & 0x1f : n == 3 ? u[0] & 0x0f : u[0] & 0x07;
+	for (size_t i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return -1;
+		cp = (cp << 6) | (u[i] & 0x3f);
 	}
-	return 0;
+	*len = n;
+	return cp;
+}
+
+/* Unicode's White_Space, as Go's unicode.IsSpace (strings.TrimSpace). */
+static int is_space_cp(int32_t cp)
+{
+	return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0x85 || cp == 0xa0 || cp == 0x1680 ||
+	       (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f ||
+	       cp == 0x3000;
 }
 
 static cval *trim(cel_ctx *c, cval *s)
 {
-	const char *p = s->s.p, *end = s->s.p + s->s.n;
+	const char *p = s->s.p, *end = s->s.p + s->s.n, *last = p;
 	size_t l;
 
-	while (p < end && is_space_at(p, end, &l))
+	while (p < end && is_space_cp(utf8_at(p, end, &l)))
 		p += l;
-	while (end > p && strchr(" \t\n\v\f\r", end[-1]) && end[-1])
-		end--;
-	return sk__cel_str(c, p, (size_t)(end - p));
+	/* the end of the last non-space character */
+	for (const char *q = p; q < end; q += l)
+		if (!is_space_cp(utf8_at(q, end, &l)))
+			last = q + l;
+	if (last < p)
+		last = p;
+	return sk__cel_str(c, p, (size_t)(last - p));
 }
 
 static cval *string_method(cel_ctx *c, const char *fn, cval *s, cval **a, size_t n)
@@ -1679,26 +1697,27 @@ static cval *size_of(cel_ctx *c, cval *x)
 static cval *quote(cel_ctx *c, cval *s)
 {
 	char *buf = NULL;
-	size_t bn = 0;
+	size_t bn = 0, l;
 	FILE *f = open_memstream(&buf, &bn);
+	const char *p = s->s.p, *end = s->s.p + s->s.n;
 	cval *r;
 
 	if (!f)
 		abort();
 	fputc('"', f);
-	for (size_t i = 0; i < s->s.n; i++) {
-		unsigned char ch = (unsigned char)s->s.p[i];
-		const char *esc = ch == '"'    ? "\\\""
-				  : ch == '\\' ? "\\\\"
-				  : ch == '\n' ? "\\n"
-				  : ch == '\t' ? "\\t"
-				  : ch == '\r' ? "\\r"
-					       : NULL;
+	for (; p < end; p += l) {
+		static const char ctl[] = "\a\b\f\n\r\t\v", letters[] = "abfnrtv";
+		int32_t cp = utf8_at(p, end, &l);
+		const char *e = cp > 0 && cp < 0x20 ? memchr(ctl, cp, sizeof(ctl) - 1) : NULL;
 
-		if (esc)
-			fputs(esc, f);
+		if (cp < 0)
+			fputs("\\ufffd", f);
+		else if (cp == '"' || cp == '\\')
+			fprintf(f, "\\%c", (char)cp);
+		else if (e)
+			fprintf(f, "\\%c", letters[e - ctl]);
 		else
-			fputc(ch, f);
+			fwrite(p, 1, l, f);
 	}
 	fputc('"', f);
 	fclose(f);
