@@ -22,8 +22,6 @@ struct cel_arena {
 	char data[];
 };
 
-char *sk__cel_unescape_field(const char *name);
-
 void *sk__cel_alloc(cel_ctx *c, size_t n)
 {
 	struct cel_arena *a = c->arena;
@@ -482,10 +480,6 @@ const char *sk__cel_type_name(const cval *v)
 }
 
 /* ---- printing ---- */
-
-void sk__cel_fmt_double(double d, char *buf, size_t n);
-void sk__cel_fmt_duration(int64_t ns, char *buf, size_t n);
-void sk__cel_fmt_timestamp(int64_t sec, int32_t nsec, char *buf, size_t n);
 
 static void repr_to(cel_ctx *c, FILE *f, cval *v, int depth)
 {
@@ -952,8 +946,6 @@ static cval *eval_comprehension(cel_ctx *c, cel_node *n, cel_env *env, const eva
 	return sk__cel_bool(c, result);
 }
 
-cval *sk__cel_binary(cel_ctx *c, int op, cval *a, cval *b);
-
 static cval *eval_call(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *vars)
 {
 	cval *target = NULL, *argv[8], **args = argv;
@@ -967,7 +959,6 @@ static cval *eval_call(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *v
 	}
 	for (size_t i = 0; i < n->nargs; i++) {
 		args[i] = eval(c, n->args[i], env, vars);
-		/* or() and orValue() take their argument only when needed: still strict here */
 		if (is_err(args[i]))
 			return args[i];
 	}

@@ -210,6 +210,17 @@ char *sk__cel_repr(cel_ctx *c, cval *v);
 /* The functions (cel-lib.c): whether name is one (member: target.name()). */
 int sk__cel_known_function(const char *name, int member);
 cval *sk__cel_call(cel_ctx *c, const char *name, cval *target, cval **args, size_t n);
+/* a op b for the binary operators (enum cel_op). */
+cval *sk__cel_binary(cel_ctx *c, int op, cval *a, cval *b);
+/* The property a CEL identifier names (Kubernetes escapes property names
+ * that are no CEL identifiers: __dash__, __dot__, __slash__,
+ * __underscores__, and __{keyword}__). Caller frees. */
+char *sk__cel_unescape_field(const char *name);
+/* Go's FormatFloat(d, 'g', -1), cel-go's durations ("90s") and RFC 3339
+ * timestamps in UTC, into buf. */
+void sk__cel_fmt_double(double d, char *buf, size_t n);
+void sk__cel_fmt_duration(int64_t ns, char *buf, size_t n);
+void sk__cel_fmt_timestamp(int64_t sec, int32_t nsec, char *buf, size_t n);
 /* Timestamps and durations in their string forms (RFC 3339, "1h2m3s"). */
 int sk__cel_parse_timestamp(const char *s, int64_t *sec, int32_t *nsec);
 int sk__cel_parse_duration(const char *s, int64_t *ns);

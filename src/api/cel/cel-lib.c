@@ -400,8 +400,6 @@ static cval *contains(cel_ctx *c, cval *elem, cval *coll)
 	return NOOV();
 }
 
-cval *sk__cel_binary(cel_ctx *c, int op, cval *a, cval *b);
-
 cval *sk__cel_binary(cel_ctx *c, int op, cval *a, cval *b)
 {
 	int r;
@@ -1870,6 +1868,49 @@ static cval *optional_method(cel_ctx *c, const char *fn, cval *o, cval **a, size
 	return NOOV();
 }
 
+/* url.getQuery(): the query's keys, each to the list of its values. */
+static cval *url_query(cel_ctx *c, cval *t)
+{
+	CURLU *u = parse_url(t);
+	char *q = NULL;
+	cval *m = sk__cel_new(c, V_MAP);
+
+	if (u && curl_url_get(u, CURLUPART_QUERY, &q, 0) == CURLUE_OK && q) {
+		cval *pairs = split(c, sk__cel_str(c, q, strlen(q)), sk__cel_str(c, "&", 1), -1);
+
+		m->m.k = sk__cel_alloc(c, pairs->l.n * sizeof(cval *) + 1);
+		m->m.v = sk__cel_alloc(c, pairs->l.n * sizeof(cval *) + 1);
+		for (size_t i = 0; i < pairs->l.n; i++) {
+			cval *p = pairs->l.v[i], *key, *val, *have, *l;
+			const char *eq = memchr(p->s.p, '=', p->s.n);
+			size_t kl = eq ? (size_t)(eq - p->s.p) : p->s.n;
+
+			if (!p->s.n)
+				continue;
+			key = sk__cel_str(c, p->s.p, kl);
+			val = sk__cel_str(c, eq ? eq + 1 : "", eq ? p->s.n - kl - 1 : 0);
+			have = sk__cel_map_get(c, m, key);
+			if (have) {
+				l = sk__cel_list(c, have->l.n + 1);
+				memcpy(l->l.v, have->l.v, have->l.n * sizeof(cval *));
+				l->l.v[have->l.n] = val;
+				for (size_t k = 0; k < m->m.n; k++)
+					if (sk__cel_equal(c, m->m.k[k], key) == 1)
+						m->m.v[k] = l;
+				continue;
+			}
+			l = sk__cel_list(c, 1);
+			l->l.v[0] = val;
+			m->m.k[m->m.n] = key;
+			m->m.v[m->m.n++] = l;
+		}
+	}
+	curl_free(q);
+	if (u)
+		curl_url_cleanup(u);
+	return m;
+}
+
 cval *sk__cel_call(cel_ctx *c, const char *fn, cval *t, cval **a, size_t n)
 {
 	if (!t)
@@ -1892,50 +1933,8 @@ cval *sk__cel_call(cel_ctx *c, const char *fn, cval *t, cval **a, size_t n)
 	case V_QUANTITY:
 		return quantity_method(c, fn, t, a, n);
 	case V_URL:
-		if (!strcmp(fn, "getQuery")) {
-			/* a map of the query's keys to their values */
-			CURLU *u = parse_url(t);
-			char *q = NULL;
-			cval *m = sk__cel_new(c, V_MAP);
-
-			if (u && curl_url_get(u, CURLUPART_QUERY, &q, 0) == CURLUE_OK && q) {
-				cval *pairs = split(c, sk__cel_str(c, q, strlen(q)), sk__cel_str(c, "&", 1), -1);
-
-				m->m.k = sk__cel_alloc(c, pairs->l.n * sizeof(cval *) + 1);
-				m->m.v = sk__cel_alloc(c, pairs->l.n * sizeof(cval *) + 1);
-				for (size_t i = 0; i < pairs->l.n; i++) {
-					cval *p = pairs->l.v[i], *key, *val;
-					const char *eq = memchr(p->s.p, '=', p->s.n);
-					size_t kl = eq ? (size_t)(eq - p->s.p) : p->s.n;
-
-					if (!p->s.n)
-						continue;
-					key = sk__cel_str(c, p->s.p, kl);
-					val = sk__cel_str(c, eq ? eq + 1 : "", eq ? p->s.n - kl - 1 : 0);
-					cval *have = sk__cel_map_get(c, m, key);
-
-					if (have) {
-						cval *l = sk__cel_list(c, have->l.n + 1);
-
-						memcpy(l->l.v, have->l.v, have->l.n * sizeof(cval *));
-						l->l.v[have->l.n] = val;
-						for (size_t k = 0; k < m->m.n; k++)
-							if (sk__cel_equal(c, m->m.k[k], key) == 1)
-								m->m.v[k] = l;
-						continue;
-					}
-					cval *l = sk__cel_list(c, 1);
-
-					l->l.v[0] = val;
-					m->m.k[m->m.n] = key;
-					m->m.v[m->m.n++] = l;
-				}
-			}
-			curl_free(q);
-			if (u)
-				curl_url_cleanup(u);
-			return m;
-		}
+		if (!strcmp(fn, "getQuery"))
+			return n ? NOOV() : url_query(c, t);
 		return n ? NOOV() : url_part(c, t, fn);
 	case V_IP:
 		return ip_method(c, fn, t, n);

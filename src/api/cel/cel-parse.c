@@ -791,11 +791,6 @@ static struct scope *scope_of(struct scope *s, const char *name)
 	return NULL;
 }
 
-/* The property a CEL identifier names (Kubernetes escapes property names
- * that are no CEL identifiers: __dash__, __dot__, __slash__,
- * __underscores__, and __{keyword}__). Caller frees. */
-char *sk__cel_unescape_field(const char *name);
-
 char *sk__cel_unescape_field(const char *name)
 {
 	static const char *const kw[] = {"true",   "false",    "null",  "in",      "as",        "break",
