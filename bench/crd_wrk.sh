@@ -2,7 +2,10 @@
 # Custom objects against ConfigMaps in the same run (issue: custom-object
 # creates/s and GETs/s at >= 90 % of ConfigMaps'): wrk over HTTPS with
 # keep-alive against `skiff server --no-agent`, the two kinds interleaved
-# ROUNDS times (median quoted), objects of the same size; then a server-side
+# ROUNDS times (median quoted), objects of the same size; the cost of CEL on
+# the create path: the same objects of a second CRD (Gauge) whose schema
+# carries six x-kubernetes-validations rules as real CRDs do (a transition
+# rule among them, skipped on create), created in the same rounds; then a server-side
 # Table (kubectl get) of 1,000 custom objects with printer columns, timed
 # on loopback (curl's time_total, median of 11).
 #   bash bench/crd_wrk.sh [build/skiff] [connections] [seconds]
@@ -34,9 +37,30 @@ api -X POST "$url/apis/apiextensions.k8s.io/v1/customresourcedefinitions" -d '{
    "schema":{"openAPIV3Schema":{"type":"object","properties":{
      "spec":{"type":"object","properties":{"size":{"type":"string"},"replicas":{"type":"integer"},
                                            "note":{"type":"string"}}}}}}}]}}' >/dev/null
-for _ in $(seq 1 100); do
-	api "$url/apis/bench.skiff.dev/v1/namespaces/default/widgets" | grep -q '"kind":"WidgetList"' && break
-	sleep 0.05
+api -X POST "$url/apis/apiextensions.k8s.io/v1/customresourcedefinitions" -d '{
+ "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+ "metadata":{"name":"gauges.bench.skiff.dev"},
+ "spec":{"group":"bench.skiff.dev","scope":"Namespaced",
+  "names":{"plural":"gauges","singular":"gauge","kind":"Gauge","listKind":"GaugeList"},
+  "versions":[{"name":"v1","served":true,"storage":true,
+   "subresources":{"status":{}},
+   "schema":{"openAPIV3Schema":{"type":"object",
+     "x-kubernetes-validations":[{"rule":"size(self.metadata.name) <= 63","message":"name too long"}],
+     "properties":{
+     "spec":{"type":"object",
+       "x-kubernetes-validations":[
+         {"rule":"self.replicas >= 0 && self.replicas <= 1000","message":"replicas out of range"},
+         {"rule":"!has(self.note) || size(self.note) < 100"},
+         {"rule":"self.size.matches(\"^[a-z]+$\")"}],
+       "properties":{"size":{"type":"string","x-kubernetes-validations":[
+                       {"rule":"self in [\"small\", \"medium\", \"large\"]"},
+                       {"rule":"self == oldSelf","message":"size is immutable"}]},
+                     "replicas":{"type":"integer"},"note":{"type":"string"}}}}}}}]}}' >/dev/null
+for plural in widgets gauges; do
+	for _ in $(seq 1 100); do
+		api "$url/apis/bench.skiff.dev/v1/namespaces/default/$plural" | grep -q '"kind":"[A-Za-z]*List"' && break
+		sleep 0.05
+	done
 done
 
 cm_body='"data":{"size":"large","replicas":"3","note":"a note of some forty characters, padded"}'
@@ -48,18 +72,22 @@ create() { # kind api path body prefix
 }
 get() { wrk -t2 -c16 -d"${secs}s" -H "Authorization: Bearer $tok" "$url$1" | rate; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-cmc=() crc=() cmg=() crg=()
+cmc=() crc=() cmg=() crg=() cel=()
 for r in $(seq 1 "$rounds"); do
 	cmc+=("$(create ConfigMap v1 /api/v1/namespaces/default/configmaps "$cm_body" "r$r")")
 	crc+=("$(create Widget bench.skiff.dev/v1 /apis/bench.skiff.dev/v1/namespaces/default/widgets "$cr_body" "r$r")")
+	cel+=("$(create Gauge bench.skiff.dev/v1 /apis/bench.skiff.dev/v1/namespaces/default/gauges "$cr_body" "r$r")")
 	cmg+=("$(get /api/v1/namespaces/default/configmaps/r1-1-1)")
 	crg+=("$(get /apis/bench.skiff.dev/v1/namespaces/default/widgets/r1-1-1)")
-	echo "round $r: creates/s ConfigMap ${cmc[-1]} Widget ${crc[-1]}; GETs/s ConfigMap ${cmg[-1]} Widget ${crg[-1]}"
+	echo "round $r: creates/s ConfigMap ${cmc[-1]} Widget ${crc[-1]} Gauge (CEL) ${cel[-1]};" \
+		"GETs/s ConfigMap ${cmg[-1]} Widget ${crg[-1]}"
 done
 m1=$(printf '%s\n' "${cmc[@]}" | median) m2=$(printf '%s\n' "${crc[@]}" | median)
 m3=$(printf '%s\n' "${cmg[@]}" | median) m4=$(printf '%s\n' "${crg[@]}" | median)
 echo "creates/s (median of $rounds, wrk -c$conns ${secs}s): ConfigMap $m1, Widget $m2 = $(echo "scale=1; 100*$m2/$m1" | bc) %"
 echo "GETs/s    (median of $rounds, wrk -c16 ${secs}s): ConfigMap $m3, Widget $m4 = $(echo "scale=1; 100*$m4/$m3" | bc) %"
+m5=$(printf '%s\n' "${cel[@]}" | median)
+echo "creates/s with 6 CEL rules (median of $rounds): Gauge $m5 vs Widget $m2 (no rules) = $(echo "scale=1; 100*$m5/$m2" | bc) %"
 
 # A table of exactly 1,000 widgets in their own namespace.
 api -X POST "$url/api/v1/namespaces" -d '{"metadata":{"name":"table"}}' >/dev/null

@@ -19,6 +19,7 @@ if [ -f bench/store_bench.c ]; then
 	cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/store_bench bench/store_bench.c build/libskiff.a $LIBS
 	run store build/bench/store_bench
 fi
+cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/cel_bench bench/cel_bench.c build/libskiff.a $LIBS && run cel build/bench/cel_bench
 for b in bench/sched_*.c; do
 	[ -f "$b" ] || continue
 	n=$(basename "$b" .c)

@@ -3,15 +3,22 @@
 # that Kueue, JobSet, LeaderWorkerSet and Kubeflow Trainer publish, applied
 # with `kubectl apply --server-side` to a fresh `skiff server --no-agent`, then
 # a sample object of each created, listed, watched, patched, scaled (LWS),
-# explained and deleted, and a CRD deleted with its objects. Their files are
+# explained and deleted, and a CRD deleted with its objects; objects breaking
+# JobSet's and Kueue's own CEL rules are refused with their messages. Their files are
 # read from the git repositories, never copied into this tree:
 #   KUEUE=DIR JOBSET=DIR LWS=DIR TRAINER=DIR bash tests/published-crds.sh [build/skiff]
-# (DIR: a clone or bare git dir of kubernetes-sigs/kueue, kubernetes-sigs/jobset,
+# (DIR: a clone or bare git dir, or a mirror holding one in DIR/repo, of kubernetes-sigs/kueue, kubernetes-sigs/jobset,
 # kubernetes-sigs/lws, kubeflow/trainer; HEAD is read.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/skiff}
 : "${KUEUE:?}" "${JOBSET:?}" "${LWS:?}" "${TRAINER:?}"
+# a fetched mirror (/work/.mirror/<owner>+<name>) keeps its git dir in repo/
+for v in KUEUE JOBSET LWS TRAINER; do
+	if [ -d "${!v}/repo" ] && [ ! -e "${!v}/HEAD" ] && [ ! -e "${!v}/.git" ]; then
+		printf -v "$v" '%s' "${!v}/repo"
+	fi
+done
 work=$(mktemp -d /tmp/skiff-crds-XXXXXX)
 port=$((21000 + RANDOM % 20000))
 "$bin" server --no-agent --data-dir "$work/data" --listen "127.0.0.1:$port" >"$work/server.log" 2>&1 &
@@ -69,6 +76,25 @@ k patch jobset "$js" --type=merge -p '{"spec":{"suspend":true}}' >/dev/null || f
 wait $w || true
 grep -q '^MODIFIED' "$work/watch.txt" || fail "the watch did not see the patch"
 [ "$(k get jobset "$js" -o jsonpath='{.spec.suspend}')" = true ] || fail "patch not stored"
+# their own CEL rules (x-kubernetes-validations) enforced, with their messages
+rj() { printf '{"name":"%s",%s"template":{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}}' "$1" "${2:-}"; }
+bad=$(printf '{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"bad-order"},"spec":{"startupPolicy":{"startupPolicyOrder":"InOrder"},"replicatedJobs":[%s,%s]}}' \
+	"$(rj a)" "$(rj b '"dependsOn":[{"name":"a","status":"Ready"}],')")
+out=$(k create -f - <<<"$bad" 2>&1) && fail "a JobSet breaking its startupPolicy/dependsOn rule was created"
+grep -qF 'spec: Invalid value: "object": StartupPolicy and DependsOn APIs are mutually exclusive' <<<"$out" ||
+	fail "JobSet rule message: $out"
+good=$(printf '{"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet","metadata":{"name":"good-order"},"spec":{"successPolicy":{"operator":"All"},"replicatedJobs":[%s]}}' "$(rj a)")
+k create -f - <<<"$good" >/dev/null || fail "a valid JobSet"
+out=$(k patch jobset good-order --type=merge -p '{"spec":{"successPolicy":{"operator":"Any"}}}' 2>&1) &&
+	fail "JobSet successPolicy changed"
+grep -qF 'spec.successPolicy: Invalid value: "object": Value is immutable' <<<"$out" || fail "JobSet immutability: $out"
+out=$(k patch localqueue user-queue --type=merge -p '{"spec":{"clusterQueue":"other-queue"}}' 2>&1) &&
+	fail "LocalQueue clusterQueue changed"
+grep -qF 'spec.clusterQueue: Invalid value: "string": field is immutable' <<<"$out" || fail "Kueue immutability: $out"
+cq='{"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue","metadata":{"name":"no-cohort"},"spec":{"resourceGroups":[{"coveredResources":["cpu"],"flavors":[{"name":"default-flavor","resources":[{"name":"cpu","nominalQuota":"1","borrowingLimit":"1"}]}]}]}}'
+out=$(k create -f - <<<"$cq" 2>&1) && fail "a ClusterQueue breaking its borrowingLimit rule was created"
+grep -qF 'borrowingLimit must be nil when cohort is empty' <<<"$out" || fail "Kueue rule message: $out"
+echo "published-crds: JobSet's and Kueue's CEL rules enforced"
 grep -q 'FIELD: size <integer>' <<<"$(k explain lws.spec.leaderWorkerTemplate.size)" || fail "kubectl explain"
 k delete crd jobsets.jobset.x-k8s.io >/dev/null
 grep -q jobsets <<<"$(k api-resources)" && fail "jobsets still served after its CRD was deleted"

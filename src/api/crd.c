@@ -9,6 +9,7 @@
 
 #include "api/api-int.h"
 #include "api/crd.h"
+#include "api/crschema.h"
 #include "api/validate-int.h"
 #include "api/validate.h"
 #include "client/client.h"
@@ -130,7 +131,8 @@ static int has_ext(json_t *s, const char *k) { return json_is_true(jget(s, k)); 
 /* Deeper schemas are refused: the object checks recurse along the schema. */
 #define MAX_SCHEMA_DEPTH 128
 
-static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int root, const char *where, int depth)
+static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int root, const char *where, int depth,
+			    const char *uncorrelatable)
 {
 	const char *type = jstr(s, "type");
 	json_t *props = jget(s, "properties"), *items = jget(s, "items"), *ap = jget(s, "additionalProperties");
@@ -181,20 +183,32 @@ static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int
 		sk__vforbidden(e, f,
 			       "uniqueItems cannot be set to true since the runtime complexity becomes quadratic");
 	}
+	sk__crschema_check_rules(e, s, path, root, uncorrelatable);
+	if (jget(s, "default") || jget(s, "enum"))
+		sk__crschema_check_values(e, s, path);
 	json_object_foreach(props, k, v) {
 		cleanup_free char *f = xasprintf("%s.properties[%s]", path, k);
 
-		validate_schema(e, v, f, 0, "must not be empty for specified object fields", depth + 1);
+		validate_schema(e, v, f, 0, "must not be empty for specified object fields", depth + 1, uncorrelatable);
 	}
 	if (json_is_object(items)) {
 		cleanup_free char *f = xasprintf("%s.items", path);
+		const char *lt = jstr(s, "x-kubernetes-list-type");
 
-		validate_schema(e, items, f, 0, "must not be empty for specified array items", depth + 1);
+		/* only list-type=map items correlate with their old values */
+		validate_schema(e, items, f, 0, "must not be empty for specified array items", depth + 1,
+				uncorrelatable               ? uncorrelatable
+				: (lt && !strcmp(lt, "map")) ? NULL
+							     : path);
 	}
 	if (json_is_object(ap)) {
 		cleanup_free char *f = xasprintf("%s.additionalProperties", path);
+		const char *mt = jstr(s, "x-kubernetes-map-type");
 
-		validate_schema(e, ap, f, 0, "must not be empty for specified object fields", depth + 1);
+		validate_schema(e, ap, f, 0, "must not be empty for specified object fields", depth + 1,
+				uncorrelatable                  ? uncorrelatable
+				: (mt && !strcmp(mt, "atomic")) ? path
+								: NULL);
 	}
 }
 
@@ -364,7 +378,7 @@ json_t *sk__crd_validate(json_t *crd, json_t *old)
 		if (!json_is_object(schema))
 			sk__vrequired(&e, f, "schemas are required");
 		else
-			validate_schema(&e, schema, f, 1, NULL, 0);
+			validate_schema(&e, schema, f, 1, NULL, 0, NULL);
 		if (json_array_size(jget(v, "selectableFields")))
 			validate_selectable(&e, jget(v, "selectableFields"), schema, i);
 		if (json_is_object(jget(jget(v, "subresources"), "scale"))) {

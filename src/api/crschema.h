@@ -14,4 +14,21 @@ json_t *sk_crschema_prune(json_t *schema, json_t *obj);
 /* Sets each absent property that has a default to a copy of it. */
 void sk_crschema_default(json_t *schema, json_t *obj);
 
+struct sk__verr;
+
+/* Evaluates the x-kubernetes-validations rules (CEL) of schema over obj,
+ * old the object before an update (NULL on create); their causes are
+ * appended to causes (crcel.c). A cause with "warning": true is a ratcheted
+ * error (an unchanged value): the API layer answers it as a Warning header. */
+void sk_crschema_validate_rules(json_t *schema, json_t *obj, json_t *old, json_t *causes);
+/* The CRD's checks of the rules at schema node s (path: its field path in
+ * the CRD; root: the openAPIV3Schema itself): each compiles, messages and
+ * reasons are valid, oldSelf only where uncorrelatable is NULL (else the
+ * path of the list whose items cannot be correlated). */
+void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, int root, const char *uncorrelatable);
+/* The node's default and enum values against the rules of its subtree
+ * (upstream's CRD validation runs them too): causes at path.default and
+ * path.enum[i]. */
+void sk__crschema_check_values(struct sk__verr *e, json_t *s, const char *path);
+
 #endif

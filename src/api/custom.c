@@ -48,6 +48,7 @@ json_t *sk__custom_validate(const sk_api_resource *r, json_t *obj, json_t *old, 
 	causes = sk_crschema_validate(schema, obj);
 	if (causes)
 		json_array_extend(e.causes, causes);
+	sk_crschema_validate_rules(schema, obj, old, e.causes);
 	if (!json_array_size(e.causes)) {
 		json_decref(e.causes);
 		return NULL;

@@ -303,27 +303,6 @@ static json_t *validate_causes(const sk_api_resource *r, json_t *obj, json_t *ol
 	return status_sub ? sk_validate_status(r->kind, obj, old) : sk_validate(r->kind, obj, old);
 }
 
-/* The x-kubernetes-validations rules (CEL) under v. */
-static size_t count_cel_rules(json_t *v)
-{
-	size_t n = 0, i;
-	const char *k;
-	json_t *c;
-
-	if (json_is_object(v)) {
-		json_object_foreach(v, k, c) {
-			if (!strcmp(k, "x-kubernetes-validations") && json_is_array(c))
-				n += json_array_size(c);
-			else
-				n += count_cel_rules(c);
-		}
-	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, c)
-			n += count_cel_rules(c);
-	}
-	return n;
-}
-
 static void reply_invalid(const sk_api_resource *r, json_t *obj, json_t *causes, sk_api_response *resp)
 {
 	cleanup_free char *msg = sk_validate_message_group(r->kind, r->group, meta_str(obj, "name"), causes);
@@ -337,23 +316,24 @@ static void reply_invalid(const sk_api_resource *r, json_t *obj, json_t *causes,
 static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub, sk_api_response *resp)
 {
 	cleanup_json json_t *causes = validate_causes(r, obj, old, status_sub);
+	size_t i = 0;
 
-	if (!causes || !json_array_size(causes)) {
-		size_t cel = status_sub || strcmp(r->group, "apiextensions.k8s.io")
-				     ? 0
-				     : count_cel_rules(json_object_get(json_object_get(obj, "spec"), "versions"));
+	/* ratcheted errors (crschema.h) are warnings: "<field>: <message>", as upstream's e.Error() */
+	while (i < json_array_size(causes)) {
+		json_t *c = json_array_get(causes, i);
 
-		/* stored, not evaluated: say so (docs/USER-GUIDE.md) */
-		if (cel) {
-			cleanup_free char *w = xasprintf(
-				"skiff does not evaluate CEL: %zu x-kubernetes-validations rule%s "
-				"of this CustomResourceDefinition %s stored but not enforced",
-				cel, cel == 1 ? "" : "s", cel == 1 ? "is" : "are");
+		if (json_is_true(json_object_get(c, "warning"))) {
+			cleanup_free char *w = xasprintf("%s: %s", json_string_value(json_object_get(c, "field")),
+							 json_string_value(json_object_get(c, "message")));
 
 			add_warning(resp, w);
+			json_array_remove(causes, i);
+		} else {
+			i++;
 		}
-		return 0;
 	}
+	if (!causes || !json_array_size(causes))
+		return 0;
 	reply_invalid(r, obj, causes, resp);
 	return -1;
 }
@@ -1541,10 +1521,17 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 				     p->name);
 			break;
 		}
-		if (p->res->ops && p->res->ops->scale_set)
+		if (p->res->ops && p->res->ops->scale_set) {
+			cleanup_json json_t *old = json_deep_copy(obj);
+
 			p->res->ops->scale_set(p->res, obj, replicas);
-		else
+			/* a custom object's schema and rules hold for the scaled object too, as
+			 * upstream's scale update runs the object's update validation */
+			if (validate(p->res, obj, old, 0, resp) < 0)
+				return;
+		} else {
 			json_object_set(json_object_get(obj, "spec"), "replicas", replicas);
+		}
 		if (spec_changed(scale, want)) {
 			json_int_t g = json_integer_value(json_object_get(meta_of(obj), "generation"));
 

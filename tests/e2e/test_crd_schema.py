@@ -98,9 +98,9 @@ def test_update_is_validated_too(trainers):
     assert trainers.kjson("get", "trainer", "t6")["spec"]["replicas"] == 1
 
 
-def test_cel_rules_stored_with_a_warning(api_cluster):
-    """x-kubernetes-validations are accepted and stored, not evaluated: the
-    create of a CRD that carries them says so in a Warning header."""
+def test_cel_rules_enforced_without_a_warning(api_cluster):
+    """x-kubernetes-validations are stored and enforced (test_crd_cel.py has
+    the details): no Warning header says otherwise."""
     schema = {"type": "object", "properties": {"spec": {
         "type": "object",
         "x-kubernetes-validations": [{"rule": "self.min <= self.max", "message": "min above max"}],
@@ -108,18 +108,18 @@ def test_cel_rules_stored_with_a_warning(api_cluster):
                        "x-kubernetes-validations": [{"rule": "self >= 0"}]}}}}}
     r = apply_doc(api_cluster, crd_doc(plural="ranges", kind="Range", short=(), categories=(), schema=schema),
                   "--server-side")
-    assert ("Warning: skiff does not evaluate CEL: 2 x-kubernetes-validations rules of this "
-            "CustomResourceDefinition are stored but not enforced") in r.stderr
+    assert "Warning" not in r.stderr
     stored = api_cluster.kjson("get", "crd", f"ranges.{GROUP}")
     spec = stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
     assert spec["x-kubernetes-validations"] == [{"rule": "self.min <= self.max", "message": "min above max"}]
     wait_served(api_cluster, "ranges")
-    # not enforced: an object breaking the rule is accepted, as USER-GUIDE.md says
-    r = apply_doc(api_cluster, {"apiVersion": f"{GROUP}/v1", "kind": "Range", "metadata": {"name": "r"},
-                                "spec": {"min": 5, "max": 1}})
-    assert r.returncode == 0
-    plain = apply_doc(api_cluster, crd_doc(plural="plains", kind="Plain", short=(), categories=()))
-    assert "CEL" not in plain.stderr
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(
+        {"apiVersion": f"{GROUP}/v1", "kind": "Range", "metadata": {"name": "r"}, "spec": {"min": 5, "max": 1}}))
+    assert r.returncode != 0
+    assert 'The Range "r" is invalid: spec: Invalid value: "object": min above max' in r.stderr
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(
+        {"apiVersion": f"{GROUP}/v1", "kind": "Range", "metadata": {"name": "r"}, "spec": {"min": -5, "max": -1}}))
+    assert 'spec.max: Invalid value: "integer": failed rule: self >= 0' in r.stderr
 
 
 FORMATS = {

@@ -1,0 +1,61 @@
+/* CEL, the Common Expression Language (github.com/google/cel-spec), as
+ * Kubernetes uses it in the x-kubernetes-validations rules of
+ * CustomResourceDefinitions: a parser to an AST and an evaluator over
+ * jansson values typed by their OpenAPI schema, with the standard functions
+ * and Kubernetes' libraries (docs/ARCHITECTURE.md says which). */
+#ifndef SK_API_CEL_H
+#define SK_API_CEL_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+typedef struct sk_cel_program sk_cel_program;
+
+/* Variables a program may name besides its comprehension variables. */
+#define SK_CEL_VAR_SELF 1u
+#define SK_CEL_VAR_OLDSELF 2u
+
+/* Parses and checks expr (names declared in vars; when self_schema is
+ * given, field selections on self and oldSelf are checked against it as
+ * cel-go's type checker does). NULL on error with *err set to cel-go's
+ * issue text ("ERROR: <input>:1:7: ...\n | expr\n | ......^"); caller
+ * frees *err, and the program with sk_cel_program_free. */
+sk_cel_program *sk_cel_compile(const char *expr, unsigned vars, json_t *self_schema, char **err);
+void sk_cel_program_free(sk_cel_program *p);
+/* Whether p names oldSelf (a transition rule). */
+int sk_cel_uses_old_self(const sk_cel_program *p);
+/* The checker's type of p's result ("bool", "string", "int", …; "dyn" when
+ * it cannot tell). */
+const char *sk_cel_result_type(const sk_cel_program *p);
+
+enum sk_cel_kind {
+	SK_CEL_BOOL,   /* b */
+	SK_CEL_STRING, /* text */
+	SK_CEL_OTHER,  /* text: the value in CEL syntax */
+	SK_CEL_ERROR,  /* text: the evaluation error ("no such key: x") */
+	SK_CEL_COST,   /* the cost budget ran out */
+};
+
+typedef struct sk_cel_result {
+	enum sk_cel_kind kind;
+	int b;
+	char *text; /* caller frees (sk_cel_result_release) */
+} sk_cel_result;
+
+typedef struct sk_cel_vars {
+	json_t *self, *self_schema;
+	json_t *old_self, *old_schema; /* old_self NULL: none */
+	int optional_old_self;         /* oldSelf is an optional (optionalOldSelf) */
+	int64_t *budget;               /* remaining cost units, decremented; NULL: no limit */
+} sk_cel_vars;
+
+/* Upstream's limits: the cost of one expression and of one request's rules. */
+#define SK_CEL_PER_CALL_LIMIT 1000000
+#define SK_CEL_RUNTIME_BUDGET 10000000
+
+/* Evaluates p; returns out->kind. */
+enum sk_cel_kind sk_cel_eval(const sk_cel_program *p, const sk_cel_vars *vars, sk_cel_result *out);
+void sk_cel_result_release(sk_cel_result *r);
+
+#endif
