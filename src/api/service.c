@@ -14,6 +14,8 @@
  * bitmap per range is only a hint of which keys exist, so that a dynamic
  * allocation rarely tries a taken value; a collision just moves on. */
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +23,7 @@
 #include "api/api-int.h"
 #include "api/defaults.h"
 #include "api/service.h"
+#include "client/event.h"
 #include "kube/cidr.h"
 #include "util/util.h"
 
@@ -833,12 +836,55 @@ static void repair_range_list(sk_api *api, sk__svc_range *r, json_t *found)
 	sk_store_list_release(&l);
 }
 
+/* A Warning Event of upstream's repair controllers about svc. */
+static void repair_event(sk_api *api, sk_client **c, json_t *svc, int ip, const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+static void repair_event(sk_api *api, sk_client **c, json_t *svc, int ip, const char *reason, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!*c)
+		*c = sk_client_new_inproc(api);
+	sk_event_record(*c, svc, "Warning", reason,
+			ip ? "ipallocator-repair-controller" : "portallocator-repair-controller", NULL, "%s", msg);
+}
+
+/* upstream's checks of values outside the ranges: ClusterIPOutOfRange, PortOutOfRange */
+static void repair_out_of_range(sk_api *api, sk_client **c, json_t *svc)
+{
+	sk__svc *s = api->svc;
+	json_t *spec = json_object_get(svc, "spec"), *p;
+	const char *ip = str_at(spec, "clusterIP");
+	uint32_t v;
+	size_t i;
+
+	if (!is_type(spec, "ExternalName") && ip && sk_kube_ip4_parse(ip, &v, NULL) == 0 && !range_has(&s->ips, v))
+		repair_event(
+			api, c, svc, 1, "ClusterIPOutOfRange",
+			"Cluster IP [IPv4]:%s is not within the configured Service CIDR %s; please recreate service",
+			ip, s->ips.text);
+	json_array_foreach(json_object_get(spec, "ports"), i, p) {
+		json_int_t np = json_integer_value(json_object_get(p, "nodePort"));
+
+		if (np > 0 && !range_has(&s->ports, (uint32_t)np))
+			repair_event(api, c, svc, 0, "PortOutOfRange",
+				     "Port %lld is not within the port range %s; please recreate service",
+				     (long long)np, s->ports.text);
+	}
+}
+
 int sk__svc_repair(sk_api *api, int *fixed, int *freed)
 {
 	sk__svc *s = api->svc;
 	cleanup_json json_t *found = json_object(), *seen = json_object();
 	sk_store_list l = {0};
 	sk_error_t err = {0};
+	sk_client *c = NULL;
 	const char *key;
 	json_t *v;
 	void *tmp;
@@ -860,19 +906,35 @@ int sk__svc_repair(sk_api *api, int *fixed, int *freed)
 			continue;
 		svc_held(s, svc, &h);
 		owner = owner_text(svc);
+		repair_out_of_range(api, &c, svc);
 		for (size_t j = 0; j < h.n; j++) {
 			cleanup_free char *k = range_key(h.v[j].r, h.v[j].v);
+			const char *name = k + strlen(h.v[j].r->prefix);
 			json_t *f = json_object_get(found, k);
+			int ip = h.v[j].r->is_ip;
 			sk_error_t e = {0};
 
 			if (f && !strcmp(str_at(f, "uid"), uid)) {
 				json_object_set_new(seen, k, json_true());
 			} else if (f) {
-				sk_warn("service", "service \"%s/%s\": %s is allocated to another service",
-					str_at(json_object_get(svc, "metadata"), "namespace"),
-					str_at(json_object_get(svc, "metadata"), "name"), k + strlen(h.v[j].r->prefix));
+				if (ip)
+					repair_event(api, &c, svc, 1, "ClusterIPAlreadyAllocated",
+						     "Cluster IP [IPv4]:%s was assigned to multiple services; please "
+						     "recreate service",
+						     name);
+				else
+					repair_event(
+						api, &c, svc, 0, "PortAlreadyAllocated",
+						"Port %s was assigned to multiple services; please recreate service",
+						name);
 				json_object_set_new(seen, k, json_true());
 			} else if (range_take(api, h.v[j].r, h.v[j].v, owner, uid, &e) >= 0) {
+				if (ip)
+					repair_event(api, &c, svc, 1, "ClusterIPNotAllocated",
+						     "Cluster IP [IPv4]:%s is not allocated; repairing", name);
+				else
+					repair_event(api, &c, svc, 0, "PortNotAllocated",
+						     "Port %s is not allocated; repairing", name);
 				json_object_set_new(seen, k, json_true());
 				(*fixed)++;
 			}
@@ -899,6 +961,8 @@ int sk__svc_repair(sk_api *api, int *fixed, int *freed)
 		json_object_del(s->leaks, key);
 	}
 	pthread_mutex_unlock(&s->mu);
+	if (c)
+		sk_client_free(c);
 	range_sync(api, &s->ips);
 	range_sync(api, &s->ports);
 	return 0;

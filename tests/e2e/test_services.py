@@ -439,10 +439,12 @@ def test_flags_and_restart_with_other_settings(tmpdir_skiff):
                      "DNS:kubernetes.default.svc,", "DNS:kubernetes.default.svc.cluster.local"):
             assert name in san
         ca = open(os.path.join(tmpdir_skiff, "tls", "ca.crt")).read()
+        apply(c, svc("old-range"))
         c.stop()
         # another address and domain: the server fixes its endpoints and the
         # certificate is issued again by the same CA (the kubeconfig still works)
-        c.extra = ["--no-agent", "--advertise-address", "192.0.2.11", "--cluster-domain", "corp.example"]
+        c.extra = ["--no-agent", "--advertise-address", "192.0.2.11", "--cluster-domain", "corp.example",
+                   "--service-cidr", "10.44.0.0/16"]
         c.start()
         assert c.kjson("get", "endpoints", "kubernetes")["subsets"][0]["addresses"] == [{"ip": "192.0.2.11"}]
         assert c.kjson("get", "endpointslice", "kubernetes")["endpoints"][0]["addresses"] == ["192.0.2.11"]
@@ -450,8 +452,20 @@ def test_flags_and_restart_with_other_settings(tmpdir_skiff):
                               os.path.join(tmpdir_skiff, "tls", "server.crt")],
                              capture_output=True, text=True, check=True).stdout
         assert "DNS:kubernetes.default.svc.corp.example" in san and "IP Address:192.0.2.11" in san
+        assert "IP Address:10.44.0.1," in san
+        # another service CIDR: the cluster's own Services move into it, others are reported as
+        # upstream's repair controller does
+        assert c.kjson("get", "svc", "kubernetes")["spec"]["clusterIP"] == "10.44.0.1"
+        assert c.kjson("get", "svc", "kube-dns", "-n", "kube-system")["spec"]["clusterIP"] == "10.44.0.10"
+        old_ip = c.kjson("get", "svc", "old-range")["spec"]["clusterIP"]
+        ev = c.kjson("get", "events", "--field-selector", "involvedObject.name=old-range")["items"]
+        assert [(e["type"], e["reason"], e["message"], e["source"]["component"]) for e in ev] == [
+            ("Warning", "ClusterIPOutOfRange", f"Cluster IP [IPv4]:{old_ip} is not within the configured Service "
+             "CIDR 10.44.0.0/16; please recreate service", "ipallocator-repair-controller")]
+        assert in_cidr(c.kjson("get", "svc", "kubernetes")["spec"]["clusterIP"], "10.44.0.0/16")
         assert open(os.path.join(tmpdir_skiff, "tls", "ca.crt")).read() == ca
         cm = c.kjson("get", "configmap", "skiff-network", "-n", "kube-system")
-        assert cm["data"]["clusterDomain"] == "corp.example"
+        assert cm["data"]["clusterDomain"] == "corp.example" and cm["data"]["serviceCIDR"] == "10.44.0.0/16"
+        assert cm["data"]["clusterDNS"] == "10.44.0.10"
     finally:
         c.cleanup()

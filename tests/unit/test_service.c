@@ -174,6 +174,22 @@ static void test_repair_restores_and_frees(void **state)
 	assert_int_equal(fixed, 2);
 	assert_int_equal(freed, 0);
 	assert_true(stored(f, key) && stored(f, pkey) && stored(f, stray));
+	{
+		/* each repair is reported on the Service, as upstream's repair controllers do */
+		cleanup_json json_t *evs = sk_client_get(f->c, "/api/v1/namespaces/default/events", &err);
+		int ip_ev = 0, port_ev = 0;
+		size_t i;
+		json_t *ev;
+
+		json_array_foreach(json_object_get(evs, "items"), i, ev) {
+			const char *reason = json_string_value(json_object_get(ev, "reason"));
+
+			ip_ev += reason && !strcmp(reason, "ClusterIPNotAllocated");
+			port_ev += reason && !strcmp(reason, "PortNotAllocated");
+		}
+		assert_int_equal(ip_ev, 1);
+		assert_int_equal(port_ev, 1);
+	}
 	assert_int_equal(sk__svc_repair(f->api, &fixed, &freed), 0);
 	assert_int_equal(fixed, 0);
 	assert_int_equal(freed, 1);
