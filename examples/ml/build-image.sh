@@ -22,7 +22,7 @@ if [ -z "$mirror" ]; then
 fi
 suite=bookworm
 pkgs=python3-minimal,python3-numpy
-code=(mlcore.py train.py serve.py score.py)
+code=(mlcore.py train.py serve.py score.py query.py)
 
 rt_key="$( { printf '%s\n' "$suite" "$mirror" "$pkgs"; cat "$here/build-image.sh"; } | sha256sum | cut -c1-12)"
 code_key="$( (cd "$here" && cat "${code[@]}") | sha256sum | cut -c1-12)"

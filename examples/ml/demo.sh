@@ -80,6 +80,13 @@ pod_of_index() { # JOB INDEX -> name of the newest non-terminating pod
 logs_have() { k logs "$1" 2>/dev/null | grep -q -- "$2"; }
 job_done() { [ "$(k get job "$1" -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}')" = True ]; }
 job_failed() { [ "$(k get job "$1" -o jsonpath='{.status.conditions[?(@.type=="Failed")].status}')" = True ]; }
+in_cluster_query() { # NAME ARGS SECONDS: runs query.py in a pod of its own, prints its output
+	render query-pod.yaml NAME="$1" IMAGE="$IMAGE" ARGS="$2" | kubectl apply -f - >/dev/null
+	wait_until "$3" "query pod $1" sh -c \
+		"p=\$(kubectl -n $NS get pod $1 -o jsonpath='{.status.phase}'); [ \"\$p\" = Succeeded ] || [ \"\$p\" = Failed ]"
+	k logs "$1"
+	[ "$(k get pod "$1" -o jsonpath='{.status.phase}')" = Succeeded ] || { echo "query pod $1 failed" >&2; exit 1; }
+}
 wait_job() { # JOB SECONDS
 	local t=$SECONDS
 	until job_done "$1"; do
@@ -115,7 +122,7 @@ record image "\"$IMAGE\""
 
 if kubectl get namespace "$NS" >/dev/null 2>&1; then
 	step "remove the previous run's workloads from namespace $NS (the volume stays)"
-	k delete deployment,cronjob,job -l app.kubernetes.io/part-of=skiff-ml --ignore-not-found \
+	k delete deployment,cronjob,job,pod,service -l app.kubernetes.io/part-of=skiff-ml --ignore-not-found \
 		--cascade=foreground --wait=true --timeout=180s
 	wait_until 120 "old pods to go" sh -c "[ -z \"\$(kubectl -n $NS get pods -o name)\" ]"
 fi
@@ -123,7 +130,7 @@ fi
 step "namespace $NS and the volume for checkpoints and models"
 render storage.yaml | kubectl apply -f -
 
-step "train model v1: Indexed Job, 2 workers, one shard each, checkpoints on the volume"
+step "train model v1: Indexed Job, 2 workers, one shard each, checkpoints on the volume, a headless Service"
 render train-job.yaml NAME=train-v1 IMAGE="$IMAGE" VERSION=1 STEPS="$STEPS" STEP_SLEEP=0.1 HIDDEN=32 |
 	kubectl apply -f -
 uid1="$(k get job train-v1 -o jsonpath='{.metadata.uid}')"
@@ -167,6 +174,13 @@ fi
 step "wait for the training Job to complete"
 wait_job train-v1 300
 k get job train-v1 -o wide
+k get service,endpointslices -l app.kubernetes.io/component=training 2>/dev/null || k get service train-v1
+k logs "$(pod_of_index train-v1 0)" | grep 'rendezvous' | head -3 | sed 's/^/    worker 0: /' || true
+k logs -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 --tail=-1 2>/dev/null |
+	grep 'found worker 0' | sed 's/^/    worker 1: /' || true
+rdzv="$(k logs -l batch.kubernetes.io/job-name=train-v1,batch.kubernetes.io/job-completion-index=1 --tail=-1 2>/dev/null |
+	grep -c 'rendezvous: found worker 0 at train-v1-0.train-v1' || true)"
+[ "${rdzv:-0}" -gt 0 ] || { echo "worker 1 never found worker 0 by its DNS name train-v1-0.train-v1" >&2; exit 1; }
 k get pods -l batch.kubernetes.io/job-name=train-v1
 completed="$(k get job train-v1 -o jsonpath='{.status.completedIndexes}')"
 failed="$(k get job train-v1 -o jsonpath='{.status.failed}')"
@@ -185,9 +199,11 @@ if [ -n "$hostdir" ] && [ -d "$hostdir/runs/$uid1" ]; then
 	(cd "$hostdir/runs/$uid1" && ls -l model.npz model.json worker-*/model.npz) | sed 's/^/      /'
 	[ -f "$model_file" ] || { echo "no trained model at $model_file" >&2; exit 1; }
 fi
+record rendezvous "$rdzv"
 record train "{\"job\": \"train-v1\", \"uid\": \"$uid1\", \"completedIndexes\": \"$completed\", \"failed\": ${failed:-0}, \"model\": \"$model_file\", \"model_exists\": $([ -f "$model_file" ] && echo true || echo false)}"
 
-step "serve model v1 (Deployment, Guaranteed QoS, probes gate on the loaded model); retrain v2 meanwhile"
+step "serve model v1 (Deployment behind the Service model-server, Guaranteed QoS, probes gate on the loaded model); retrain v2 meanwhile"
+render serve-service.yaml | kubectl apply -f -
 render serve-deployment.yaml IMAGE="$IMAGE" VERSION=1 JOB_UID="$uid1" | kubectl apply -f -
 render train-job.yaml NAME=train-v2 IMAGE="$IMAGE" VERSION=2 STEPS=400 STEP_SLEEP=0.02 HIDDEN=48 |
 	kubectl apply -f -
@@ -195,8 +211,11 @@ render score-cronjob.yaml IMAGE="$IMAGE" | kubectl apply -f -
 kubectl -n "$NS" rollout status deployment/model-server --timeout=240s
 k get pods -l app=model-server -o custom-columns='NAME:.metadata.name,VERSION:.metadata.labels.model-version,QOS:.status.qosClass,IP:.status.podIP,READY:.status.containerStatuses[0].ready'
 
-step "predictions from model v1 over the pod IPs"
-python3 "$here/query.py" -n "$NS" --once 4 | tee "$work/pred1.txt"
+k get service model-server
+k get endpointslices -l kubernetes.io/service-name=model-server
+
+step "predictions from model v1: a client pod queries http://model-server by name"
+in_cluster_query query-v1 '"--once", "4"' 120 | tee "$work/pred1.txt"
 record predictions_v1 "$(python3 -c 'import json,sys; print(json.dumps(open(sys.argv[1]).read().splitlines()))' "$work/pred1.txt")"
 
 step "wait for model v2's training Job"
@@ -204,15 +223,16 @@ wait_job train-v2 300
 uid2="$(k get job train-v2 -o jsonpath='{.metadata.uid}')"
 k get jobs -l app.kubernetes.io/component=training
 
-step "rolling update to model v2 (maxUnavailable 0) while querying continuously"
-python3 "$here/query.py" -n "$NS" --until "$work/stop" --out "$work/rollout.json" &
-qpid=$!
-sleep 2
+step "rolling update to model v2 (maxUnavailable 0) while a client pod queries the Service continuously"
+render query-pod.yaml NAME=query-rollout IMAGE="$IMAGE" ARGS='"--until-version", "2", "--settle", "5"' |
+	kubectl apply -f -
+wait_until 120 "the query pod to answer" sh -c "kubectl -n $NS logs query-rollout 2>/dev/null | grep -q 'queries='"
 render serve-deployment.yaml IMAGE="$IMAGE" VERSION=2 JOB_UID="$uid2" | kubectl apply -f -
 kubectl -n "$NS" rollout status deployment/model-server --timeout=240s
-sleep 3
-touch "$work/stop"
-wait "$qpid"
+wait_until 330 "the query pod to see only model v2" sh -c \
+	"[ \"\$(kubectl -n $NS get pod query-rollout -o jsonpath='{.status.phase}')\" = Succeeded ]"
+k logs query-rollout | grep -v '^summary ' | tail -4
+k logs query-rollout | sed -n 's/^summary //p' | tail -1 >"$work/rollout.json"
 kubectl -n "$NS" rollout history deployment/model-server
 k get pods -l app=model-server -o custom-columns='NAME:.metadata.name,VERSION:.metadata.labels.model-version,QOS:.status.qosClass,IP:.status.podIP,READY:.status.containerStatuses[0].ready'
 record rollout "$(cat "$work/rollout.json")"
@@ -222,7 +242,7 @@ s = json.load(open(sys.argv[1]))
 if s["failed"] or s["queries"] == 0 or "2" not in s["by_version"]:
     sys.exit(f"rollout check failed: {s['failed']} failed queries of {s['queries']}, versions {s['by_version']}")
 PY
-python3 "$here/query.py" -n "$NS" --once 4 | tee "$work/pred2.txt"
+in_cluster_query query-v2 '"--once", "4"' 120 | tee "$work/pred2.txt"
 record predictions_v2 "$(python3 -c 'import json,sys; print(json.dumps(open(sys.argv[1]).read().splitlines()))' "$work/pred2.txt")"
 
 step "batch scoring with a CronJob (every minute)"
@@ -258,6 +278,7 @@ Explore it with kubectl (export KUBECONFIG=$KUBECONFIG):
   kubectl -n $NS logs -l batch.kubernetes.io/job-name=train-v1 --prefix
   kubectl -n $NS describe job train-v1
   kubectl -n $NS rollout undo deployment/model-server      # back to model v1
+  kubectl -n $NS get svc,endpointslices                    # the model server's Service and its endpoints
   kubectl -n $NS get pods -l app=model-server -o wide      # then: curl http://POD_IP:8080/predict?sample=7
   kubectl -n $NS get jobs -w                               # batch-score runs every minute
   kubectl -n $NS delete cronjob batch-score                # stop it

@@ -7,17 +7,28 @@ prints "resumed from step N". When a worker finishes it writes its shard
 model; whichever worker finds every shard model present averages them into
 <DATA_DIR>/runs/<JOB_UID>/model.npz (+ model.json).
 
+Before training, the workers meet as torch.distributed's rendezvous does:
+worker 0 listens on MASTER_PORT; every other worker resolves MASTER_ADDR (the
+stable DNS name of worker 0's pod behind the Job's headless Service,
+<job>-0.<job>) and registers there; worker 0 starts once every worker has
+(a worker whose shard is already trained is not waited for, nor anyone by a
+worker 0 that resumes from a checkpoint). Worker 0 keeps
+listening while it trains, so a replacement pod registers again.
+
 Environment: JOB_UID (downward API: the Job's uid label), JOB_COMPLETION_INDEX,
-NUM_SHARDS (2), DATA_DIR (/data), STEPS (300), CKPT_EVERY (25), BATCH (64),
+NUM_SHARDS (2), MASTER_ADDR (unset: no rendezvous), MASTER_PORT (29500),
+RDZV_TIMEOUT (300 s), DATA_DIR (/data), STEPS (300), CKPT_EVERY (25), BATCH (64),
 LR (0.1), HIDDEN (32), SEED (1234), SAMPLES (12000), STEP_SLEEP (0.1 s: paces
 the demo like a bigger model would), MODEL_VERSION (recorded in model.json).
 """
 import glob
+import json
 import os
 import re
 import signal
 import socket
 import sys
+import threading
 import time
 
 import numpy as np
@@ -76,6 +87,69 @@ def average_if_complete(run_dir, shards, meta):
     return True
 
 
+class Rendezvous:
+    """Worker 0's side: who has registered, served on a thread."""
+
+    def __init__(self, port):
+        self.joined = {0: socket.gethostname()}
+        self.cond = threading.Condition()
+        self.sock = socket.create_server(("", port), reuse_port=False)
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            conn, peer = self.sock.accept()
+            with conn:
+                try:
+                    conn.settimeout(10)
+                    hello = json.loads(conn.makefile("r").readline())
+                    rank = int(hello["rank"])
+                    with self.cond:
+                        self.joined[rank] = hello.get("host", "?")
+                        world = sorted(self.joined)
+                        log(f"rendezvous: worker {rank} ({hello.get('host')}) registered from {peer[0]}; "
+                            f"workers {world}")
+                        self.cond.notify_all()
+                    conn.sendall((json.dumps({"master": socket.gethostname(), "world": world}) + "\n").encode())
+                except (OSError, ValueError, KeyError) as e:
+                    log(f"rendezvous: bad registration from {peer[0]}: {e}")
+
+    def wait(self, ranks, timeout):
+        deadline = time.time() + timeout
+        with self.cond:
+            while not ranks <= set(self.joined):
+                left = deadline - time.time()
+                if left <= 0:
+                    return False
+                self.cond.wait(min(left, 1.0))
+        return True
+
+
+def join_master(addr, port, index, timeout, master_done):
+    """Registers with worker 0 at addr:port; retries while its name does not
+    resolve yet or it does not listen yet. False if worker 0 finished first."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        if master_done():
+            log(f"rendezvous: worker 0 already finished its shard; not waiting for {addr}")
+            return False
+        try:
+            ip = socket.getaddrinfo(addr, port, socket.AF_INET, socket.SOCK_STREAM)[0][4][0]
+            with socket.create_connection((ip, port), timeout=5) as c:
+                c.sendall((json.dumps({"rank": index, "host": socket.gethostname()}) + "\n").encode())
+                reply = json.loads(c.makefile("r").readline())
+            log(f"rendezvous: found worker 0 at {addr} ({ip}:{port}, pod {reply['master']}); "
+                f"workers {reply['world']}")
+            return True
+        except (OSError, ValueError, KeyError) as e:
+            if str(e) != last:
+                log(f"rendezvous: {addr}:{port} not reachable yet ({e}); retrying")
+                last = str(e)
+            time.sleep(0.5)
+    raise SystemExit(f"rendezvous: worker 0 at {addr}:{port} not reached in {timeout:.0f}s")
+
+
 def main():
     uid = env("JOB_UID", "local")
     index = env("JOB_COMPLETION_INDEX", 0, int)
@@ -90,6 +164,9 @@ def main():
     samples = env("SAMPLES", 12000, int)
     pause = env("STEP_SLEEP", 0.1, float)
     version = env("MODEL_VERSION", "1")
+    master = env("MASTER_ADDR", "")
+    master_port = env("MASTER_PORT", 29500, int)
+    rdzv_timeout = env("RDZV_TIMEOUT", 300.0, float)
 
     run_dir = os.path.join(data_dir, "runs", uid)
     wdir = os.path.join(run_dir, f"worker-{index}")
@@ -103,6 +180,21 @@ def main():
         log(f"shard {index} already trained; nothing to do")
         average_if_complete(run_dir, shards, meta)
         return 0
+
+    if master and index == 0:
+        rdzv = Rendezvous(master_port)
+        others = {i for i in range(1, shards)
+                  if not os.path.exists(os.path.join(run_dir, f"worker-{i}", "model.npz"))}
+        if glob.glob(os.path.join(wdir, "ckpt-*.npz")):
+            others = set()  # a resumed worker 0: the others registered with its predecessor
+        log(f"rendezvous: listening on port {master_port} as {master}; waiting for workers {sorted(others)}")
+        if not rdzv.wait(others, rdzv_timeout):
+            raise SystemExit(f"rendezvous: workers {sorted(others - set(rdzv.joined))} did not register "
+                             f"in {rdzv_timeout:.0f}s")
+        log(f"rendezvous: all {shards} workers present")
+    elif master:
+        join_master(master, master_port, index, rdzv_timeout,
+                    lambda: os.path.exists(os.path.join(run_dir, "worker-0", "model.npz")))
 
     x, y = mlcore.dataset(seed, samples)
     x, y = mlcore.shard(x, y, index, shards)

@@ -211,12 +211,21 @@ def test_ml_example_demo(ml_cluster):
     assert any(cd["type"] == "Complete" and cd["status"] == "True" for cd in job["status"]["conditions"])
     assert s["train"]["completedIndexes"] == job["status"]["completedIndexes"]
     assert s["resumed"]["step"] > 0 and s["resumed"]["victim"] != s["resumed"]["replacement"]
+    # the workers found worker 0 by its stable DNS name behind the headless Service train-v1
+    assert s["rendezvous"] > 0
+    svc = c.kjson("-n", "ml", "get", "service", "train-v1")
+    assert svc["spec"]["clusterIP"] == "None"
+    assert job["spec"]["template"]["spec"]["subdomain"] == "train-v1"
     logs = c.kubectl("-n", "ml", "logs", s["resumed"]["replacement"]).stdout
     assert f"resumed from step {s['resumed']['step']}" in logs
     # the trained model is on the volume, under the Job's uid
     assert s["train"]["uid"] == job["metadata"]["uid"]
     assert s["train"]["model_exists"] and os.path.isfile(s["train"]["model"])
     assert s["train"]["uid"] in s["train"]["model"]
+    # the model server is reached through its Service: the rollout's queries went to
+    # http://model-server from a client pod, by name
+    svc = c.kjson("-n", "ml", "get", "service", "model-server")
+    assert svc["spec"]["clusterIP"] and svc["spec"]["clusterIP"] != "None"
     # the rollout had zero failed queries and both versions answered
     ro = s["rollout"]
     assert ro["queries"] > 20 and ro["failed"] == 0, ro
