@@ -6,7 +6,7 @@
  * so a query costs one hash lookup under a read lock. UDP is read by several
  * worker threads from one socket (a second server cannot join it, as it
  * could with SO_REUSEPORT); TCP by a few threads, one connection each, with
- * read timeouts and a bound on the queries per connection. Names outside
+ * read timeouts and bounds on a connection's queries and life. Names outside
  * the zone are forwarded to the nameservers of a resolv.conf: UDP queries
  * through one table of at most max_forwards in flight (full: SERVFAIL), each
  * tried on every nameserver in turn for forward_timeout_ms, then SERVFAIL;

@@ -353,3 +353,34 @@ def test_indexed_job_pods_resolve_each_other(dns_cluster):
     assert logs.count("all-peers-ok") == 3
     c.kubectl("delete", "job", "idx", "--cascade=foreground", "--wait=false")
     c.kubectl("delete", "service", "workers")
+
+
+def test_dns_follows_scaling(dns_cluster):
+    """A Deployment behind a headless Service: scaling it changes the
+    Service's A records (through the EndpointSlice controller)."""
+    c = dns_cluster
+    ensure_bridge(c)
+    c.apply(svc("scaled", clusterIP="None", selector={"app": "scaled"}, ports=[{"name": "http", "port": 80}]))
+    c.apply(json.dumps({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "scaled"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "scaled"}},
+                 "template": {"metadata": {"labels": {"app": "scaled"}},
+                              "spec": {"nodeName": c.node, "terminationGracePeriodSeconds": 1,
+                                       "containers": [{"name": "c", "image": "busybox:1",
+                                                       "command": ["sleep", "3600"]}]}}}}))
+    name = f"scaled.default.svc.{ZONE}."
+
+    def addresses():
+        return sorted(r[3] for r in answer(dig(c.gw, name)))
+
+    def pod_ips():
+        pods = c.kjson("get", "pods", "-l", "app=scaled")["items"]
+        return sorted(p["status"]["podIP"] for p in pods
+                      if p["status"].get("podIP") and not p["metadata"].get("deletionTimestamp"))
+    wait_for(lambda: len(addresses()) == 1 and addresses() == pod_ips(), 90, what="one replica's address")
+    c.kubectl("scale", "deployment", "scaled", "--replicas=3")
+    wait_for(lambda: len(addresses()) == 3 and addresses() == pod_ips(), 90, what="three replicas' addresses")
+    c.kubectl("scale", "deployment", "scaled", "--replicas=1")
+    wait_for(lambda: len(addresses()) == 1 and addresses() == pod_ips(), 90, what="back to one")
+    c.kubectl("delete", "deployment", "scaled")
+    c.kubectl("delete", "service", "scaled")
