@@ -4,6 +4,7 @@
  * functions, the macros' arguments, and field selections on self and
  * oldSelf against the schema. Messages follow cel-go's issues. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -915,7 +916,40 @@ static json_t *check_comprehension(struct checker *ck, cel_node *n, struct scope
 	inner = (struct scope){n->var, es, sc, inner.ty};
 	for (size_t i = 0; i < n->nargs; i++)
 		check(ck, n->args[i], &inner);
+	/* every step runs the body once: size times the body's cost */
+	{
+		double body = 1;
+
+		for (size_t i = 0; i < n->nargs; i++)
+			if (n->args[i]->lb > body)
+				body = n->args[i]->lb;
+		n->lb = (json_is_object(ts) && es ? sk_cel_max_items(ts) : 1) * body;
+	}
 	return NULL;
+}
+
+#define MAX_REQUEST_BYTES 3145728.0
+
+double sk_cel_max_items(json_t *s)
+{
+	json_t *items = jget(s, "items"), *max = jget(s, "maxItems"), *minl = jget(items, "minLength");
+	const char *type = json_string_value(jget(items, "type"));
+	double min_size;
+
+	if (json_is_integer(max))
+		return (double)json_integer_value(max);
+	if (!type || json_is_true(jget(items, "x-kubernetes-int-or-string")))
+		return 1;
+	if (!strcmp(type, "string"))
+		min_size = 2 + (json_is_integer(minl) ? (double)json_integer_value(minl) : 0);
+	else if (!strcmp(type, "integer") || !strcmp(type, "number"))
+		min_size = 1;
+	else if (!strcmp(type, "boolean"))
+		min_size = 4;
+	else
+		return 1;
+	/* each item and its comma, within the request's brackets (upstream's estimate) */
+	return floor((MAX_REQUEST_BYTES - 2) / (min_size + 1));
 }
 
 static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
@@ -1251,6 +1285,15 @@ static json_t *check(struct checker *ck, cel_node *n, struct scope *sc)
 {
 	json_t *s = check_node(ck, n, sc);
 
+	/* a node costs at least what its costliest part does */
+	if (n && n->kind != N_COMPREH) {
+		if (n->target && n->target->lb > n->lb)
+			n->lb = n->target->lb;
+		for (size_t i = 0; i < n->nargs; i++)
+			if (n->args[i]->lb > n->lb)
+				n->lb = n->args[i]->lb;
+	}
+
 	if (n && !ck->p->err)
 		n->ty = node_type(ck, n, n->kind == N_IDENT && !strcmp(n->name, "self") ? ck->self_schema : s, sc);
 	return s;
@@ -1310,6 +1353,7 @@ sk_cel_program *sk_cel_compile(const char *expr_text, unsigned vars, json_t *sel
 	prog->root = root;
 	prog->source = xstrdup(expr_text);
 	prog->uses_old_self = ck.uses_old_self;
+	prog->cost_lb = root->lb > 1 ? root->lb : 1;
 	return prog;
 }
 
@@ -1323,5 +1367,7 @@ void sk_cel_program_free(sk_cel_program *p)
 }
 
 int sk_cel_uses_old_self(const sk_cel_program *p) { return p->uses_old_self; }
+
+double sk_cel_cost_lower_bound(const sk_cel_program *p) { return p->cost_lb; }
 
 const char *sk_cel_result_type(const sk_cel_program *p) { return ty_name(p->root->ty); }
