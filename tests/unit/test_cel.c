@@ -508,6 +508,14 @@ static void test_syntax_errors(void **state)
 		{"'\\q'", "compile: ERROR: <input>:1:1: Syntax error: invalid escape sequence"},
 		{"self.\n  name ==", "compile: ERROR: <input>:2:10: Syntax error: mismatched input '<EOF>'"},
 		{"[1, 2", "compile: ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting ']'"},
+		/* the checker reports every issue, in source order */
+		{"self.name == 2 || self.nope",
+		 "compile: ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(string, int)'\n"
+		 " | self.name == 2 || self.nope\n"
+		 " | ..........^\n"
+		 "ERROR: <input>:1:23: undefined field 'nope'\n"
+		 " | self.name == 2 || self.nope\n"
+		 " | ......................^"},
 	};
 
 	(void)state;

@@ -764,12 +764,36 @@ struct scope {
 	int ty; /* when sch is NULL */
 };
 
+struct issue {
+	size_t pos, seq;
+	char *msg;
+};
+
+/* The checker goes on after an error: cel-go reports every issue. */
 struct checker {
 	struct parser *p;
 	unsigned vars;
 	json_t *self_schema;
 	int uses_old_self;
+	struct issue *issues;
+	size_t nissues;
 };
+
+static void cfail(struct checker *ck, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void cfail(struct checker *ck, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+
+	va_start(ap, fmt);
+	if (vasprintf(&m, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	ck->issues = xrealloc(ck->issues, (ck->nissues + 1) * sizeof(*ck->issues));
+	ck->issues[ck->nissues] = (struct issue){pos, ck->nissues, m};
+	ck->nissues++;
+}
 
 static const char *const type_names[] = {"int",  "uint", "double",    "bool", "string",        "bytes",
 					 "list", "map",  "null_type", "type", "optional_type", NULL};
@@ -895,7 +919,7 @@ static json_t *check_comprehension(struct checker *ck, cel_node *n, struct scope
 	struct scope inner;
 
 	if (v->kind != N_IDENT) {
-		fail(ck->p, v->pos, "argument must be a simple name");
+		cfail(ck, v->pos, "argument must be a simple name");
 		return NULL;
 	}
 	if (json_is_object(ts)) {
@@ -958,7 +982,7 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 
 	if (!n->target && !strcmp(n->name, "has")) {
 		if (n->nargs != 1 || n->args[0]->kind != N_SELECT || n->args[0]->opt) {
-			fail(ck->p, n->pos, "invalid argument to has() macro");
+			cfail(ck, n->pos, "invalid argument to has() macro");
 			return NULL;
 		}
 		n->kind = N_HAS;
@@ -983,7 +1007,7 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 			}
 	}
 	if (!sk__cel_known_function(n->name, n->target != NULL)) {
-		fail(ck->p, n->pos, "undeclared reference to '%s' (in container '')", n->name);
+		cfail(ck, n->pos, "undeclared reference to '%s' (in container '')", n->name);
 		return NULL;
 	}
 	if (n->target)
@@ -998,12 +1022,12 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 	json_t *s = NULL;
 	int undefined;
 
-	if (!n || ck->p->err)
+	if (!n)
 		return NULL;
 	switch (n->kind) {
 	case N_INT:
 		if (n->opt)
-			fail(ck->p, n->pos, "invalid int literal");
+			cfail(ck, n->pos, "invalid int literal");
 		return NULL;
 	case N_IDENT:
 		if (in_scope(sc, n->name, &s))
@@ -1017,7 +1041,7 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 		for (int k = 0; type_names[k]; k++)
 			if (!strcmp(n->name, type_names[k]))
 				return NULL;
-		fail(ck->p, n->pos, "undeclared reference to '%s' (in container '')", n->name);
+		cfail(ck, n->pos, "undeclared reference to '%s' (in container '')", n->name);
 		return NULL;
 	case N_SELECT:
 		s = check(ck, n->args[0], sc);
@@ -1025,7 +1049,7 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 			return NULL;
 		s = field_schema(s, n->name, &undefined);
 		if (undefined)
-			fail(ck->p, n->pos, "undefined field '%s'", n->name);
+			cfail(ck, n->pos, "undefined field '%s'", n->name);
 		return s;
 	case N_INDEX:
 		s = check(ck, n->args[0], sc);
@@ -1097,10 +1121,10 @@ static int is_numeric(int t) { return t == TY_INT || t == TY_UINT || t == TY_DOU
 static int no_overload(struct checker *ck, cel_node *n, const char *op, int a, int b)
 {
 	if (b < 0)
-		fail(ck->p, n->pos, "found no matching overload for '%s' applied to '(%s)'", op, ty_name(a));
+		cfail(ck, n->pos, "found no matching overload for '%s' applied to '(%s)'", op, ty_name(a));
 	else
-		fail(ck->p, n->pos, "found no matching overload for '%s' applied to '(%s, %s)'", op, ty_name(a),
-		     ty_name(b));
+		cfail(ck, n->pos, "found no matching overload for '%s' applied to '(%s, %s)'", op, ty_name(a),
+		      ty_name(b));
 	return TY_DYN;
 }
 
@@ -1294,7 +1318,7 @@ static json_t *check(struct checker *ck, cel_node *n, struct scope *sc)
 				n->lb = n->args[i]->lb;
 	}
 
-	if (n && !ck->p->err)
+	if (n)
 		n->ty = node_type(ck, n, n->kind == N_IDENT && !strcmp(n->name, "self") ? ck->self_schema : s, sc);
 	return s;
 }
@@ -1325,6 +1349,31 @@ static char *issue(const char *src, size_t pos, const char *msg)
 	return out;
 }
 
+static int by_pos(const void *a, const void *b)
+{
+	const struct issue *x = a, *y = b;
+
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The checker's issues in source order, one after another as cel-go's. */
+static char *issues_text(const char *src, struct checker *ck)
+{
+	char *out = xstrdup("");
+
+	qsort(ck->issues, ck->nissues, sizeof(*ck->issues), by_pos);
+	for (size_t i = 0; i < ck->nissues; i++) {
+		cleanup_free char *one = issue(src, ck->issues[i].pos, ck->issues[i].msg);
+		char *next = xasprintf("%s%s%s", out, i ? "\n" : "", one);
+
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
 sk_cel_program *sk_cel_compile(const char *expr_text, unsigned vars, json_t *self_schema, char **err)
 {
 	struct parser p = {.src = expr_text, .len = strlen(expr_text)};
@@ -1343,9 +1392,12 @@ sk_cel_program *sk_cel_compile(const char *expr_text, unsigned vars, json_t *sel
 		syntax(&p, "<EOF>");
 	if (!p.err)
 		check(&ck, root, NULL);
-	if (p.err) {
-		*err = issue(expr_text, p.err_pos, p.err);
+	if (p.err || ck.nissues) {
+		*err = p.err ? issue(expr_text, p.err_pos, p.err) : issues_text(expr_text, &ck);
 		free(p.err);
+		for (size_t i = 0; i < ck.nissues; i++)
+			free(ck.issues[i].msg);
+		free(ck.issues);
 		sk__cel_node_free(root);
 		return NULL;
 	}
