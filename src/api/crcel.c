@@ -704,21 +704,16 @@ static void check_rule(struct sk__verr *e, json_t *s, json_t *rule, const char *
 	}
 }
 
-void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, int root, const char *uncorrelatable,
-			      double card)
+/* The rules of rules_of (s itself, or one of its allOf schemas, which
+ * apply to s's values and are typed by s). */
+static void check_rule_list(struct sk__verr *e, json_t *s, json_t *rules_of, const char *path,
+			    const char *uncorrelatable, double card)
 {
-	json_t *rules = jget(s, "x-kubernetes-validations"), *rule;
-	cleanup_json json_t *typed = NULL;
+	json_t *rules = jget(rules_of, "x-kubernetes-validations"), *rule;
 	size_t i;
 
 	if (!rules)
 		return;
-	if (root) {
-		/* the root's type has apiVersion, kind and metadata (WithTypeAndObjectMeta) */
-		typed = json_copy(s);
-		json_object_set_new(typed, "x-kubernetes-embedded-resource", json_true());
-		s = typed;
-	}
 	if (!json_is_array(rules)) {
 		cleanup_free char *f = xasprintf("%s.x-kubernetes-validations", path);
 
@@ -733,5 +728,26 @@ void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, i
 			continue;
 		}
 		check_rule(e, s, rule, base, uncorrelatable, card);
+	}
+}
+
+void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, int root, const char *uncorrelatable,
+			      double card)
+{
+	cleanup_json json_t *typed = NULL;
+	json_t *sub;
+	size_t i;
+
+	if (root) {
+		/* the root's type has apiVersion, kind and metadata (WithTypeAndObjectMeta) */
+		typed = json_copy(s);
+		json_object_set_new(typed, "x-kubernetes-embedded-resource", json_true());
+		s = typed;
+	}
+	check_rule_list(e, s, s, path, uncorrelatable, card);
+	json_array_foreach(jget(s, "allOf"), i, sub) {
+		cleanup_free char *p = xasprintf("%s.allOf[%zu]", path, i);
+
+		check_rule_list(e, s, sub, p, uncorrelatable, card);
 	}
 }

@@ -240,6 +240,22 @@ def test_rules_surely_past_the_cost_limit_refuse_the_crd(api_cluster):
     assert 'spec: Invalid value: "object": unique' in r.stderr
 
 
+def test_rules_under_all_of(api_cluster):
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"n": {"type": "integer"}},
+              "allOf": [{"x-kubernetes-validations": [{"rule": "self.n > 0", "message": "n must be positive"}]}]}}}
+    bad = json.loads(json.dumps(schema))
+    bad["properties"]["spec"]["allOf"][0]["x-kubernetes-validations"][0]["rule"] = "self.m > 0"
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(
+        crd_doc(plural="alloffs", kind="Alloff", short=(), categories=(), schema=bad)))
+    assert ("properties[spec].allOf[0].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule"
+            in r.stderr and "undefined field 'm'" in r.stderr)
+    apply_doc(api_cluster, crd_doc(plural="alloffs", kind="Alloff", short=(), categories=(), schema=schema))
+    wait_served(api_cluster, "alloffs")
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(
+        {"apiVersion": f"{GROUP}/v1", "kind": "Alloff", "metadata": {"name": "a"}, "spec": {"n": 0}}))
+    assert 'spec: Invalid value: "object": n must be positive' in r.stderr
+
+
 def test_defaults_and_enums_are_checked_against_the_rules(api_cluster):
     schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
         "size": {"type": "integer", "default": 20, "x-kubernetes-validations": [{"rule": "self <= 10"}]},
