@@ -1,6 +1,8 @@
 /* CEL: arbitrary text compiled against a fixed schema and evaluated over a
- * fixed object (with an old one, as a transition rule is). Neither may
- * crash, and the cost limit must stop every evaluation. */
+ * fixed object (with an old one, as a transition rule is); input that is a
+ * JSON object is also validated as a custom object against a schema with
+ * rules (the write path's walk, with the fixed object as its old value).
+ * Nothing may crash, and the cost limit must stop every evaluation. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <jansson.h>
 
 #include "api/cel/cel.h"
+#include "api/crschema.h"
 
 static const char schema_text[] =
 	"{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"n\":{\"type\":\"integer\"},"
@@ -25,6 +28,37 @@ static const char self_text[] =
 	"\"l\":[1,2,3,4,5,6,7,8,9,10],\"s\":[\"a\",\"b\"],\"m\":{\"k\":\"v\",\"x\":\"\"},\"o\":{\"a\":\"z\"},"
 	"\"free\":{\"x\":[1,{\"y\":null}],\"z\":1.5}}";
 
+static const char rules_text[] =
+	"{\"type\":\"object\",\"x-kubernetes-validations\":[{\"rule\":\"!has(self.n) || self.n < 10\"},"
+	"{\"rule\":\"self == oldSelf\",\"fieldPath\":\".name\",\"reason\":\"FieldValueForbidden\"}],"
+	"\"properties\":{\"name\":{\"type\":\"string\",\"x-kubernetes-validations\":[{\"rule\":\"self.matches('^[a-z]+$')\","
+	"\"messageExpression\":\"'bad name ' + self\"}]},\"n\":{\"type\":\"integer\"},"
+	"\"l\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"k\"],"
+	"\"items\":{\"type\":\"object\",\"x-kubernetes-validations\":[{\"rule\":\"self.v >= oldSelf.v\"}],"
+	"\"properties\":{\"k\":{\"type\":\"string\"},\"v\":{\"type\":\"integer\"}}}},"
+	"\"m\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\",\"x-kubernetes-validations\":["
+	"{\"rule\":\"self.size() < 5\"}]}},"
+	"\"free\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true,"
+	"\"x-kubernetes-validations\":[{\"rule\":\"!has(self.x) || self.x == 1\"}]}}}";
+
+static void validate_object(const uint8_t *data, size_t size, json_t *old)
+{
+	static json_t *rules;
+	json_t *obj = json_loadb((const char *)data, size, 0, NULL), *causes;
+
+	if (!rules)
+		rules = json_loads(rules_text, 0, NULL);
+	if (!json_is_object(obj)) {
+		json_decref(obj);
+		return;
+	}
+	causes = json_array();
+	sk_crschema_validate_rules(rules, obj, NULL, causes);
+	sk_crschema_validate_rules(rules, obj, old, causes);
+	json_decref(causes);
+	json_decref(obj);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static json_t *schema, *self, *old;
@@ -38,6 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memcpy(expr, data, size);
 	expr[size] = '\0';
+	if (size && data[0] == '{')
+		validate_object(data, size, self);
 	p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF, schema, &err);
 	free(err);
 	if (!p)

@@ -631,7 +631,11 @@ static int check_rule_fields(struct sk__verr *e, json_t *s, json_t *rule, const 
 	return json_array_size(e->causes) == before;
 }
 
-static void check_rule(struct sk__verr *e, json_t *s, json_t *rule, const char *base, const char *uncorrelatable)
+/* Upstream's StaticEstimatedCostLimit of one rule. */
+#define ESTIMATED_COST_LIMIT 10000000.0
+
+static void check_rule(struct sk__verr *e, json_t *s, json_t *rule, const char *base, const char *uncorrelatable,
+		       double card)
 {
 	const char *text = jstr(rule, "rule"), *mexpr = jstr(rule, "messageExpression");
 	cleanup_free char *f_rule = xasprintf("%s.rule", base);
@@ -656,6 +660,14 @@ static void check_rule(struct sk__verr *e, json_t *s, json_t *rule, const char *
 
 			add_invalid_repr(e, f_rule, repr, "cel expression must evaluate to a bool");
 		}
+		/* only a rule surely past 100 times the limit is refused: skiff's estimate is a
+		 * lower bound of upstream's (the sizes of the lists comprehensions run over) */
+		if (sk_cel_cost_lower_bound(p) * card > 100 * ESTIMATED_COST_LIMIT)
+			sk__vforbidden(
+				e, f_rule,
+				"estimated rule cost exceeds budget by factor of more than 100x (try simplifying the "
+				"rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and "
+				"strings are declared)");
 		if (sk_cel_uses_old_self(p) && uncorrelatable) {
 			cleanup_free char *d = xasprintf(
 				"oldSelf cannot be used on the uncorrelatable portion of the schema within %s",
@@ -692,20 +704,16 @@ static void check_rule(struct sk__verr *e, json_t *s, json_t *rule, const char *
 	}
 }
 
-void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, int root, const char *uncorrelatable)
+/* The rules of rules_of (s itself, or one of its allOf schemas, which
+ * apply to s's values and are typed by s). */
+static void check_rule_list(struct sk__verr *e, json_t *s, json_t *rules_of, const char *path,
+			    const char *uncorrelatable, double card)
 {
-	json_t *rules = jget(s, "x-kubernetes-validations"), *rule;
-	cleanup_json json_t *typed = NULL;
+	json_t *rules = jget(rules_of, "x-kubernetes-validations"), *rule;
 	size_t i;
 
 	if (!rules)
 		return;
-	if (root) {
-		/* the root's type has apiVersion, kind and metadata (WithTypeAndObjectMeta) */
-		typed = json_copy(s);
-		json_object_set_new(typed, "x-kubernetes-embedded-resource", json_true());
-		s = typed;
-	}
 	if (!json_is_array(rules)) {
 		cleanup_free char *f = xasprintf("%s.x-kubernetes-validations", path);
 
@@ -719,6 +727,27 @@ void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, i
 			sk__vinvalid(e, base, rule, "must be a validation rule");
 			continue;
 		}
-		check_rule(e, s, rule, base, uncorrelatable);
+		check_rule(e, s, rule, base, uncorrelatable, card);
+	}
+}
+
+void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, int root, const char *uncorrelatable,
+			      double card)
+{
+	cleanup_json json_t *typed = NULL;
+	json_t *sub;
+	size_t i;
+
+	if (root) {
+		/* the root's type has apiVersion, kind and metadata (WithTypeAndObjectMeta) */
+		typed = json_copy(s);
+		json_object_set_new(typed, "x-kubernetes-embedded-resource", json_true());
+		s = typed;
+	}
+	check_rule_list(e, s, s, path, uncorrelatable, card);
+	json_array_foreach(jget(s, "allOf"), i, sub) {
+		cleanup_free char *p = xasprintf("%s.allOf[%zu]", path, i);
+
+		check_rule_list(e, s, sub, p, uncorrelatable, card);
 	}
 }

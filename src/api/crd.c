@@ -9,6 +9,7 @@
 
 #include "api/api-int.h"
 #include "api/crd.h"
+#include "api/cel/cel.h"
 #include "api/crschema.h"
 #include "api/validate-int.h"
 #include "api/validate.h"
@@ -132,7 +133,7 @@ static int has_ext(json_t *s, const char *k) { return json_is_true(jget(s, k)); 
 #define MAX_SCHEMA_DEPTH 128
 
 static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int root, const char *where, int depth,
-			    const char *uncorrelatable)
+			    const char *uncorrelatable, double card)
 {
 	const char *type = jstr(s, "type");
 	json_t *props = jget(s, "properties"), *items = jget(s, "items"), *ap = jget(s, "additionalProperties");
@@ -183,32 +184,34 @@ static void validate_schema(struct sk__verr *e, json_t *s, const char *path, int
 		sk__vforbidden(e, f,
 			       "uniqueItems cannot be set to true since the runtime complexity becomes quadratic");
 	}
-	sk__crschema_check_rules(e, s, path, root, uncorrelatable);
+	sk__crschema_check_rules(e, s, path, root, uncorrelatable, card);
 	if (jget(s, "default") || jget(s, "enum"))
 		sk__crschema_check_values(e, s, path);
 	json_object_foreach(props, k, v) {
 		cleanup_free char *f = xasprintf("%s.properties[%s]", path, k);
 
-		validate_schema(e, v, f, 0, "must not be empty for specified object fields", depth + 1, uncorrelatable);
+		validate_schema(e, v, f, 0, "must not be empty for specified object fields", depth + 1, uncorrelatable,
+				card);
 	}
 	if (json_is_object(items)) {
 		cleanup_free char *f = xasprintf("%s.items", path);
 		const char *lt = jstr(s, "x-kubernetes-list-type");
 
 		/* only list-type=map items correlate with their old values */
-		validate_schema(e, items, f, 0, "must not be empty for specified array items", depth + 1,
-				uncorrelatable               ? uncorrelatable
-				: (lt && !strcmp(lt, "map")) ? NULL
-							     : path);
+		const char *uc = uncorrelatable ? uncorrelatable : (lt && !strcmp(lt, "map")) ? NULL : path;
+
+		validate_schema(e, items, f, 0, "must not be empty for specified array items", depth + 1, uc,
+				card * sk_cel_max_items(s));
 	}
 	if (json_is_object(ap)) {
 		cleanup_free char *f = xasprintf("%s.additionalProperties", path);
 		const char *mt = jstr(s, "x-kubernetes-map-type");
 
-		validate_schema(e, ap, f, 0, "must not be empty for specified object fields", depth + 1,
-				uncorrelatable                  ? uncorrelatable
-				: (mt && !strcmp(mt, "atomic")) ? path
-								: NULL);
+		const char *uc = uncorrelatable ? uncorrelatable : (mt && !strcmp(mt, "atomic")) ? path : NULL;
+		json_t *maxp = jget(s, "maxProperties");
+
+		validate_schema(e, ap, f, 0, "must not be empty for specified object fields", depth + 1, uc,
+				card * (json_is_integer(maxp) ? (double)json_integer_value(maxp) : 1));
 	}
 }
 
@@ -378,7 +381,7 @@ json_t *sk__crd_validate(json_t *crd, json_t *old)
 		if (!json_is_object(schema))
 			sk__vrequired(&e, f, "schemas are required");
 		else
-			validate_schema(&e, schema, f, 1, NULL, 0, NULL);
+			validate_schema(&e, schema, f, 1, NULL, 0, NULL, 1);
 		if (json_array_size(jget(v, "selectableFields")))
 			validate_selectable(&e, jget(v, "selectableFields"), schema, i);
 		if (json_is_object(jget(jget(v, "subresources"), "scale"))) {

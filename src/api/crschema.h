@@ -24,8 +24,11 @@ void sk_crschema_validate_rules(json_t *schema, json_t *obj, json_t *old, json_t
 /* The CRD's checks of the rules at schema node s (path: its field path in
  * the CRD; root: the openAPIV3Schema itself): each compiles, messages and
  * reasons are valid, oldSelf only where uncorrelatable is NULL (else the
- * path of the list whose items cannot be correlated). */
-void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, int root, const char *uncorrelatable);
+ * path of the list whose items cannot be correlated), and no rule's cost
+ * times card (how many values the node may have in one object) surely
+ * exceeds upstream's estimated cost limit. */
+void sk__crschema_check_rules(struct sk__verr *e, json_t *s, const char *path, int root, const char *uncorrelatable,
+			      double card);
 /* The node's default and enum values against the rules of its subtree
  * (upstream's CRD validation runs them too): causes at path.default and
  * path.enum[i]. */

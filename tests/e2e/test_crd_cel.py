@@ -39,7 +39,8 @@ SCHEMA = {
                               "x-kubernetes-validations": [
                                   {"rule": "self.gpus >= oldSelf.gpus", "message": "gpus may not shrink"}],
                               "properties": {"name": {"type": "string"}, "gpus": {"type": "integer"}}}},
-                "heavy": {"type": "array", "items": {"type": "integer"},
+                # maxItems keeps the rule under the CRD's cost estimate; the runtime limit stops it
+                "heavy": {"type": "array", "maxItems": 200, "items": {"type": "integer"},
                           "x-kubernetes-validations": [
                               {"rule": "self.all(a, self.all(b, self.all(c, a + b + c >= 0)))"}]},
             },
@@ -214,6 +215,45 @@ def test_bad_rules_refuse_the_crd(api_cluster, rule, extra, message):
     assert r.returncode != 0
     assert 'The CustomResourceDefinition "badrules.stable.skiff.test" is invalid' in r.stderr
     assert message in r.stderr
+
+
+def test_rules_surely_past_the_cost_limit_refuse_the_crd(api_cluster):
+    """An O(n²) rule over a list without maxItems is refused as upstream's
+    cost estimate refuses it; with maxItems it is accepted."""
+    def crd(max_items=None):
+        tags = {"type": "array", "items": {"type": "string"}}
+        if max_items:
+            tags["maxItems"] = max_items
+        schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"tags": tags},
+                  "x-kubernetes-validations": [
+                      {"rule": "self.tags.all(a, self.tags.exists_one(b, a == b))", "message": "unique"}]}}}
+        return crd_doc(plural="costlies", kind="Costly", short=(), categories=(), schema=schema)
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(crd()))
+    assert r.returncode != 0
+    assert ("spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Forbidden: "
+            "estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding "
+            "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)") in r.stderr
+    apply_doc(api_cluster, crd(max_items=100))
+    wait_served(api_cluster, "costlies")
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(
+        {"apiVersion": f"{GROUP}/v1", "kind": "Costly", "metadata": {"name": "c"}, "spec": {"tags": ["a", "a"]}}))
+    assert 'spec: Invalid value: "object": unique' in r.stderr
+
+
+def test_rules_under_all_of(api_cluster):
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"n": {"type": "integer"}},
+              "allOf": [{"x-kubernetes-validations": [{"rule": "self.n > 0", "message": "n must be positive"}]}]}}}
+    bad = json.loads(json.dumps(schema))
+    bad["properties"]["spec"]["allOf"][0]["x-kubernetes-validations"][0]["rule"] = "self.m > 0"
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(
+        crd_doc(plural="alloffs", kind="Alloff", short=(), categories=(), schema=bad)))
+    assert ("properties[spec].allOf[0].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule"
+            in r.stderr and "undefined field 'm'" in r.stderr)
+    apply_doc(api_cluster, crd_doc(plural="alloffs", kind="Alloff", short=(), categories=(), schema=schema))
+    wait_served(api_cluster, "alloffs")
+    r = api_cluster.kubectl("apply", "-f", "-", check=False, input=json.dumps(
+        {"apiVersion": f"{GROUP}/v1", "kind": "Alloff", "metadata": {"name": "a"}, "spec": {"n": 0}}))
+    assert 'spec: Invalid value: "object": n must be positive' in r.stderr
 
 
 def test_defaults_and_enums_are_checked_against_the_rules(api_cluster):

@@ -508,6 +508,14 @@ static void test_syntax_errors(void **state)
 		{"'\\q'", "compile: ERROR: <input>:1:1: Syntax error: invalid escape sequence"},
 		{"self.\n  name ==", "compile: ERROR: <input>:2:10: Syntax error: mismatched input '<EOF>'"},
 		{"[1, 2", "compile: ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting ']'"},
+		/* the checker reports every issue, in source order */
+		{"self.name == 2 || self.nope",
+		 "compile: ERROR: <input>:1:11: found no matching overload for '_==_' applied to '(string, int)'\n"
+		 " | self.name == 2 || self.nope\n"
+		 " | ..........^\n"
+		 "ERROR: <input>:1:23: undefined field 'nope'\n"
+		 " | self.name == 2 || self.nope\n"
+		 " | ......................^"},
 	};
 
 	(void)state;
@@ -545,6 +553,38 @@ static void test_depth_limit(void **state)
 	assert_null(sk_cel_compile(deep, SK_CEL_VAR_SELF, NULL, &err));
 	free(err);
 	free(deep);
+}
+
+static void test_cost_estimate(void **state)
+{
+	json_t *schema = parse("{\"type\":\"object\",\"properties\":{"
+			       "\"s\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+			       "\"n\":{\"type\":\"array\",\"maxItems\":10,\"items\":{\"type\":\"integer\"}},"
+			       "\"o\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}}}");
+	struct {
+		const char *expr;
+		double lb;
+	} t[] = {
+		{"self.n.all(x, x > 0)", 10},
+		{"self.n.all(x, self.n.exists(y, y == x))", 100},
+		{"self.s.all(x, x != '')", 1048575},
+		{"self.s.all(x, self.n.all(y, true))", 10485750},
+		{"self.o.all(x, true)", 1},
+		{"[1, 2].all(x, true)", 1},
+		{"size(self.s) > 0 && self.n.exists(x, x == 1)", 10},
+	};
+	char *err = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		sk_cel_program *p = sk_cel_compile(t[i].expr, SK_CEL_VAR_SELF, schema, &err);
+
+		assert_non_null(p);
+		if (sk_cel_cost_lower_bound(p) != t[i].lb)
+			fail_msg("%s: %g, want %g", t[i].expr, sk_cel_cost_lower_bound(p), t[i].lb);
+		sk_cel_program_free(p);
+	}
+	json_decref(schema);
 }
 
 static void test_cost_limit(void **state)
@@ -701,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_logic),	   cmocka_unit_test(test_self),	      cmocka_unit_test(test_macros),
 		cmocka_unit_test(test_functions),  cmocka_unit_test(test_old_self),   cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_cost_limit), cmocka_unit_test(test_depth_limit), cmocka_unit_test(test_crd_rules),
+		cmocka_unit_test(test_cost_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,6 +78,7 @@ struct cel_node {
 	size_t pos; /* offset in the source */
 	int height; /* of the subtree: bounded so that walks over it cannot exhaust a stack */
 	int ty;     /* the checker's static type (enum cel_static_type) */
+	double lb;  /* the checker's lower bound of the evaluation cost */
 	char *name;
 	cel_node *target;
 	cel_node **args;
@@ -95,6 +96,7 @@ struct sk_cel_program {
 	cel_node *root;
 	char *source;
 	int uses_old_self;
+	double cost_lb;
 };
 
 void sk__cel_node_free(cel_node *n);

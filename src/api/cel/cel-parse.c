@@ -4,6 +4,7 @@
  * functions, the macros' arguments, and field selections on self and
  * oldSelf against the schema. Messages follow cel-go's issues. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -763,12 +764,36 @@ struct scope {
 	int ty; /* when sch is NULL */
 };
 
+struct issue {
+	size_t pos, seq;
+	char *msg;
+};
+
+/* The checker goes on after an error: cel-go reports every issue. */
 struct checker {
 	struct parser *p;
 	unsigned vars;
 	json_t *self_schema;
 	int uses_old_self;
+	struct issue *issues;
+	size_t nissues;
 };
+
+static void cfail(struct checker *ck, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void cfail(struct checker *ck, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+
+	va_start(ap, fmt);
+	if (vasprintf(&m, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	ck->issues = xrealloc(ck->issues, (ck->nissues + 1) * sizeof(*ck->issues));
+	ck->issues[ck->nissues] = (struct issue){pos, ck->nissues, m};
+	ck->nissues++;
+}
 
 static const char *const type_names[] = {"int",  "uint", "double",    "bool", "string",        "bytes",
 					 "list", "map",  "null_type", "type", "optional_type", NULL};
@@ -894,7 +919,7 @@ static json_t *check_comprehension(struct checker *ck, cel_node *n, struct scope
 	struct scope inner;
 
 	if (v->kind != N_IDENT) {
-		fail(ck->p, v->pos, "argument must be a simple name");
+		cfail(ck, v->pos, "argument must be a simple name");
 		return NULL;
 	}
 	if (json_is_object(ts)) {
@@ -915,7 +940,40 @@ static json_t *check_comprehension(struct checker *ck, cel_node *n, struct scope
 	inner = (struct scope){n->var, es, sc, inner.ty};
 	for (size_t i = 0; i < n->nargs; i++)
 		check(ck, n->args[i], &inner);
+	/* every step runs the body once: size times the body's cost */
+	{
+		double body = 1;
+
+		for (size_t i = 0; i < n->nargs; i++)
+			if (n->args[i]->lb > body)
+				body = n->args[i]->lb;
+		n->lb = (json_is_object(ts) && es ? sk_cel_max_items(ts) : 1) * body;
+	}
 	return NULL;
+}
+
+#define MAX_REQUEST_BYTES 3145728.0
+
+double sk_cel_max_items(json_t *s)
+{
+	json_t *items = jget(s, "items"), *max = jget(s, "maxItems"), *minl = jget(items, "minLength");
+	const char *type = json_string_value(jget(items, "type"));
+	double min_size;
+
+	if (json_is_integer(max))
+		return (double)json_integer_value(max);
+	if (!type || json_is_true(jget(items, "x-kubernetes-int-or-string")))
+		return 1;
+	if (!strcmp(type, "string"))
+		min_size = 2 + (json_is_integer(minl) ? (double)json_integer_value(minl) : 0);
+	else if (!strcmp(type, "integer") || !strcmp(type, "number"))
+		min_size = 1;
+	else if (!strcmp(type, "boolean"))
+		min_size = 4;
+	else
+		return 1;
+	/* each item and its comma, within the request's brackets (upstream's estimate) */
+	return floor((MAX_REQUEST_BYTES - 2) / (min_size + 1));
 }
 
 static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
@@ -924,7 +982,7 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 
 	if (!n->target && !strcmp(n->name, "has")) {
 		if (n->nargs != 1 || n->args[0]->kind != N_SELECT || n->args[0]->opt) {
-			fail(ck->p, n->pos, "invalid argument to has() macro");
+			cfail(ck, n->pos, "invalid argument to has() macro");
 			return NULL;
 		}
 		n->kind = N_HAS;
@@ -949,7 +1007,7 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 			}
 	}
 	if (!sk__cel_known_function(n->name, n->target != NULL)) {
-		fail(ck->p, n->pos, "undeclared reference to '%s' (in container '')", n->name);
+		cfail(ck, n->pos, "undeclared reference to '%s' (in container '')", n->name);
 		return NULL;
 	}
 	if (n->target)
@@ -964,12 +1022,12 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 	json_t *s = NULL;
 	int undefined;
 
-	if (!n || ck->p->err)
+	if (!n)
 		return NULL;
 	switch (n->kind) {
 	case N_INT:
 		if (n->opt)
-			fail(ck->p, n->pos, "invalid int literal");
+			cfail(ck, n->pos, "invalid int literal");
 		return NULL;
 	case N_IDENT:
 		if (in_scope(sc, n->name, &s))
@@ -983,7 +1041,7 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 		for (int k = 0; type_names[k]; k++)
 			if (!strcmp(n->name, type_names[k]))
 				return NULL;
-		fail(ck->p, n->pos, "undeclared reference to '%s' (in container '')", n->name);
+		cfail(ck, n->pos, "undeclared reference to '%s' (in container '')", n->name);
 		return NULL;
 	case N_SELECT:
 		s = check(ck, n->args[0], sc);
@@ -991,7 +1049,7 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 			return NULL;
 		s = field_schema(s, n->name, &undefined);
 		if (undefined)
-			fail(ck->p, n->pos, "undefined field '%s'", n->name);
+			cfail(ck, n->pos, "undefined field '%s'", n->name);
 		return s;
 	case N_INDEX:
 		s = check(ck, n->args[0], sc);
@@ -1063,10 +1121,10 @@ static int is_numeric(int t) { return t == TY_INT || t == TY_UINT || t == TY_DOU
 static int no_overload(struct checker *ck, cel_node *n, const char *op, int a, int b)
 {
 	if (b < 0)
-		fail(ck->p, n->pos, "found no matching overload for '%s' applied to '(%s)'", op, ty_name(a));
+		cfail(ck, n->pos, "found no matching overload for '%s' applied to '(%s)'", op, ty_name(a));
 	else
-		fail(ck->p, n->pos, "found no matching overload for '%s' applied to '(%s, %s)'", op, ty_name(a),
-		     ty_name(b));
+		cfail(ck, n->pos, "found no matching overload for '%s' applied to '(%s, %s)'", op, ty_name(a),
+		      ty_name(b));
 	return TY_DYN;
 }
 
@@ -1251,7 +1309,16 @@ static json_t *check(struct checker *ck, cel_node *n, struct scope *sc)
 {
 	json_t *s = check_node(ck, n, sc);
 
-	if (n && !ck->p->err)
+	/* a node costs at least what its costliest part does */
+	if (n && n->kind != N_COMPREH) {
+		if (n->target && n->target->lb > n->lb)
+			n->lb = n->target->lb;
+		for (size_t i = 0; i < n->nargs; i++)
+			if (n->args[i]->lb > n->lb)
+				n->lb = n->args[i]->lb;
+	}
+
+	if (n)
 		n->ty = node_type(ck, n, n->kind == N_IDENT && !strcmp(n->name, "self") ? ck->self_schema : s, sc);
 	return s;
 }
@@ -1282,6 +1349,31 @@ static char *issue(const char *src, size_t pos, const char *msg)
 	return out;
 }
 
+static int by_pos(const void *a, const void *b)
+{
+	const struct issue *x = a, *y = b;
+
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The checker's issues in source order, one after another as cel-go's. */
+static char *issues_text(const char *src, struct checker *ck)
+{
+	char *out = xstrdup("");
+
+	qsort(ck->issues, ck->nissues, sizeof(*ck->issues), by_pos);
+	for (size_t i = 0; i < ck->nissues; i++) {
+		cleanup_free char *one = issue(src, ck->issues[i].pos, ck->issues[i].msg);
+		char *next = xasprintf("%s%s%s", out, i ? "\n" : "", one);
+
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
 sk_cel_program *sk_cel_compile(const char *expr_text, unsigned vars, json_t *self_schema, char **err)
 {
 	struct parser p = {.src = expr_text, .len = strlen(expr_text)};
@@ -1300,9 +1392,12 @@ sk_cel_program *sk_cel_compile(const char *expr_text, unsigned vars, json_t *sel
 		syntax(&p, "<EOF>");
 	if (!p.err)
 		check(&ck, root, NULL);
-	if (p.err) {
-		*err = issue(expr_text, p.err_pos, p.err);
+	if (p.err || ck.nissues) {
+		*err = p.err ? issue(expr_text, p.err_pos, p.err) : issues_text(expr_text, &ck);
 		free(p.err);
+		for (size_t i = 0; i < ck.nissues; i++)
+			free(ck.issues[i].msg);
+		free(ck.issues);
 		sk__cel_node_free(root);
 		return NULL;
 	}
@@ -1310,6 +1405,7 @@ sk_cel_program *sk_cel_compile(const char *expr_text, unsigned vars, json_t *sel
 	prog->root = root;
 	prog->source = xstrdup(expr_text);
 	prog->uses_old_self = ck.uses_old_self;
+	prog->cost_lb = root->lb > 1 ? root->lb : 1;
 	return prog;
 }
 
@@ -1323,5 +1419,7 @@ void sk_cel_program_free(sk_cel_program *p)
 }
 
 int sk_cel_uses_old_self(const sk_cel_program *p) { return p->uses_old_self; }
+
+double sk_cel_cost_lower_bound(const sk_cel_program *p) { return p->cost_lb; }
 
 const char *sk_cel_result_type(const sk_cel_program *p) { return ty_name(p->root->ty); }

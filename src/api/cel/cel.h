@@ -25,6 +25,14 @@ sk_cel_program *sk_cel_compile(const char *expr, unsigned vars, json_t *self_sch
 void sk_cel_program_free(sk_cel_program *p);
 /* Whether p names oldSelf (a transition rule). */
 int sk_cel_uses_old_self(const sk_cel_program *p);
+/* A lower bound of the cost of one evaluation of p, from the sizes of the
+ * lists its comprehensions run over (sk_cel_max_items). */
+double sk_cel_cost_lower_bound(const sk_cel_program *p);
+/* The most items a list of schema s may hold for the cost estimate: its
+ * maxItems, else as many of its smallest scalar items as a 3 MiB request
+ * holds; 1 when the items' size cannot be bounded below (objects). */
+double sk_cel_max_items(json_t *s);
+
 /* The checker's type of p's result ("bool", "string", "int", …; "dyn" when
  * it cannot tell). */
 const char *sk_cel_result_type(const sk_cel_program *p);
