@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "agent/agent.h"
+#include "client/informer.h"
 #include "agent/proxy.h"
 #include "client/reflector.h"
 #include "gpu/gpu.h"
@@ -131,6 +132,7 @@ struct sk_agent {
 	char *cluster_dns, *cluster_domain, *resolv_conf; /* pods' DNS (netconf.c) */
 	struct sk_dns *dns;                               /* the node-local DNS server, or NULL */
 	sk_proxy *proxy;                                  /* the Service dataplane, or NULL */
+	sk_informer *services; /* for the containers' Service variables; NULL when its list failed */
 };
 
 /* node.c */

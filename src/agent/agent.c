@@ -633,6 +633,19 @@ int sk__agent_run_pods(struct sk_agent *a, const char *cidr, sk_error_t *err)
 	return 0;
 }
 
+/* The Services informer behind the containers' Service variables; without it
+ * (its list failed) containers start without them, with a warning. */
+static void services_start(struct sk_agent *a)
+{
+	sk_error_t err = {0};
+
+	a->services = sk_informer_new(a->c, "/api/v1/services", "v1", "Service");
+	if (sk_informer_start(a->services, &err) < 0) {
+		sk_warn("agent", "node %s: containers get no Service variables: %s", a->node_name, err.msg);
+		sk_informer_free(steal_ptr(&a->services));
+	}
+}
+
 sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *err)
 {
 	struct sk_agent *a = xzalloc(sizeof(*a));
@@ -664,6 +677,7 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	if (sk__node_register(a, err) < 0)
 		goto fail;
 	sk__ag_netconf_load(a);
+	services_start(a);
 	exits_start(a);
 	if (a->pod_cidr && sk__agent_run_pods(a, a->pod_cidr, err) < 0)
 		goto fail;
@@ -740,6 +754,7 @@ void sk_agent_stop(sk_agent *a)
 		sk__apod_free(a->pods[i]);
 	}
 	free(a->pods);
+	sk_informer_free(steal_ptr(&a->services));
 	events_stop(a);
 	sk__logserver_stop(a->ls);
 	sk_gpu_close(a->gpu);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "agent/agent-int.h"
+#include "kube/envvars.h"
+#include "kube/object.h"
 #include "kube/qos.h"
 #include "runtime/crilog.h"
 #include "util/quantity.h"
@@ -400,6 +402,25 @@ static int env_var(struct sk_agent *a, json_t *pod, json_t *cs, json_t *e, json_
 	return 0;
 }
 
+/* The Services' variables (kube/envvars.h), as kubelet's getServiceEnvVarMap:
+ * over the image's, under envFrom and env, which may name them in $(VAR). */
+static void service_env(struct sk_agent *a, json_t *pod, json_t *env)
+{
+	const char *ns = sk_kube_jstr(pod, "metadata.namespace"), *k;
+	json_t *links = sk_kube_jget(pod, "spec.enableServiceLinks"), *v;
+	cleanup_json json_t *svcs = NULL, *master = NULL, *vars = NULL;
+
+	if (!a->services)
+		return;
+	svcs = sk_informer_list(a->services, ns ? ns : "default");
+	master = sk_informer_get(a->services, "default", "kubernetes");
+	if (master)
+		json_array_append(svcs, master);
+	vars = sk_kube_pod_service_env(svcs, ns, !json_is_false(links));
+	json_object_foreach(vars, k, v)
+		env_set(env, k, json_string_value(v));
+}
+
 json_t *sk__ag_container_env(struct sk_agent *a, json_t *pod, json_t *cs, json_t *image_env, sk_error_t *err)
 {
 	json_t *env = json_array(), *e;
@@ -408,6 +429,7 @@ json_t *sk__ag_container_env(struct sk_agent *a, json_t *pod, json_t *cs, json_t
 	json_array_foreach(image_env, i, e)
 		if (json_string_value(e) && strchr(json_string_value(e), '='))
 			json_array_append(env, e);
+	service_env(a, pod, env);
 	if (env_from(a, sk_kube_jstr(pod, "metadata.namespace"), json_object_get(cs, "envFrom"), env, err) < 0)
 		goto fail;
 	json_array_foreach(json_object_get(cs, "env"), i, e)

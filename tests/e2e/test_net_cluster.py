@@ -250,6 +250,31 @@ def test_kubernetes_service_reaches_the_api_from_a_pod(net):
     assert "gitVersion" in out or "401" in out, out
 
 
+def test_containers_get_the_service_variables(net):
+    """As kubelet: every Service of the pod's namespace with a cluster IP, and
+    the kubernetes Service always (what in-cluster clients read)."""
+    c = net
+    web = c.kjson("get", "service", "web")["spec"]["clusterIP"]
+    phase, out = run_pod(c, "env-links", c.agents[0].name, "env | sort")
+    env = dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+    assert env["KUBERNETES_SERVICE_HOST"] == "10.43.0.1" and env["KUBERNETES_SERVICE_PORT"] == "443"
+    assert env["KUBERNETES_SERVICE_PORT_HTTPS"] == "443"
+    assert env["KUBERNETES_PORT"] == "tcp://10.43.0.1:443"
+    assert env["WEB_SERVICE_HOST"] == web and env["WEB_SERVICE_PORT"] == "80" and env["WEB_SERVICE_PORT_HTTP"] == "80"
+    assert env["WEB_PORT_80_TCP"] == f"tcp://{web}:80" and env["WEB_PORT_80_TCP_ADDR"] == web
+    assert "WORKERS_SERVICE_HOST" not in env  # headless
+    apply(c, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "env-nolinks"},
+              "spec": {"nodeName": c.agents[0].name, "restartPolicy": "Never", "enableServiceLinks": False,
+                       "terminationGracePeriodSeconds": 1,
+                       "containers": [{"name": "c", "image": "busybox:1", "command": ["sh", "-c", "env | sort"],
+                                       "env": [{"name": "URL", "value": "https://$(KUBERNETES_SERVICE_HOST):443"}]}]}})
+    wait_for(lambda: c.kjson("get", "pod", "env-nolinks").get("status", {}).get("phase") == "Succeeded", 60,
+             what="env-nolinks")
+    out = c.kubectl("logs", "env-nolinks").stdout
+    assert "KUBERNETES_SERVICE_HOST=10.43.0.1" in out and "WEB_SERVICE_HOST" not in out
+    assert "URL=https://10.43.0.1:443" in out
+
+
 def test_a_node_going_away_leaves_no_routes_and_no_endpoints(net):
     c = net
     gone = c.agents[1]

@@ -9,6 +9,7 @@
 
 #include "kube/affinity.h"
 #include "kube/condition.h"
+#include "kube/envvars.h"
 #include "kube/cron.h"
 #include "kube/object.h"
 #include "kube/qos.h"
@@ -428,6 +429,43 @@ static void test_object_paths_and_owner(void **state)
 	}
 }
 
+static void test_service_env(void **state)
+{
+	json_t *svcs = J("["
+			 "{\"metadata\": {\"name\": \"kubernetes\", \"namespace\": \"default\"}, \"spec\": "
+			 "{\"clusterIP\": \"10.43.0.1\", \"ports\": [{\"name\": \"https\", \"port\": 443, "
+			 "\"protocol\": \"TCP\"}]}},"
+			 "{\"metadata\": {\"name\": \"model-server\", \"namespace\": \"ml\"}, \"spec\": "
+			 "{\"clusterIP\": \"10.43.9.9\", \"ports\": [{\"name\": \"http\", \"port\": 80, "
+			 "\"protocol\": \"TCP\"}, {\"port\": 53, \"protocol\": \"UDP\"}]}},"
+			 "{\"metadata\": {\"name\": \"headless\", \"namespace\": \"ml\"}, \"spec\": "
+			 "{\"clusterIP\": \"None\", \"ports\": [{\"port\": 80}]}},"
+			 "{\"metadata\": {\"name\": \"other\", \"namespace\": \"team\"}, \"spec\": "
+			 "{\"clusterIP\": \"10.43.1.1\", \"ports\": [{\"port\": 80}]}}]");
+	json_t *env = sk_kube_pod_service_env(svcs, "ml", 1);
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(env, "KUBERNETES_SERVICE_HOST")), "10.43.0.1");
+	assert_string_equal(json_string_value(json_object_get(env, "KUBERNETES_SERVICE_PORT")), "443");
+	assert_string_equal(json_string_value(json_object_get(env, "KUBERNETES_SERVICE_PORT_HTTPS")), "443");
+	assert_string_equal(json_string_value(json_object_get(env, "KUBERNETES_PORT")), "tcp://10.43.0.1:443");
+	assert_string_equal(json_string_value(json_object_get(env, "KUBERNETES_PORT_443_TCP_ADDR")), "10.43.0.1");
+	assert_string_equal(json_string_value(json_object_get(env, "MODEL_SERVER_SERVICE_HOST")), "10.43.9.9");
+	assert_string_equal(json_string_value(json_object_get(env, "MODEL_SERVER_SERVICE_PORT")), "80");
+	assert_string_equal(json_string_value(json_object_get(env, "MODEL_SERVER_PORT_53_UDP")), "udp://10.43.9.9:53");
+	assert_string_equal(json_string_value(json_object_get(env, "MODEL_SERVER_PORT_53_UDP_PROTO")), "udp");
+	assert_string_equal(json_string_value(json_object_get(env, "MODEL_SERVER_PORT_80_TCP_PORT")), "80");
+	assert_null(json_object_get(env, "HEADLESS_SERVICE_HOST"));
+	assert_null(json_object_get(env, "OTHER_SERVICE_HOST"));
+	json_decref(env);
+	/* enableServiceLinks: false keeps only the master service */
+	env = sk_kube_pod_service_env(svcs, "ml", 0);
+	assert_non_null(json_object_get(env, "KUBERNETES_SERVICE_HOST"));
+	assert_null(json_object_get(env, "MODEL_SERVER_SERVICE_HOST"));
+	json_decref(env);
+	json_decref(svcs);
+}
+
 static void test_pod_matches_node(void **state)
 {
 	json_t *node = J("{\"metadata\": {\"name\": \"n1\", \"labels\": {\"pool\": \"gpu\", \"gen\": \"9\"}}}");
@@ -496,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_condition_probe_and_update_times),
 		cmocka_unit_test(test_object_paths_and_owner),
 		cmocka_unit_test(test_pod_matches_node),
+		cmocka_unit_test(test_service_env),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
