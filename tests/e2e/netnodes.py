@@ -303,10 +303,7 @@ class MultiNodeCluster:
         bridges = [a.bridge for a in self.agents + self.spares] + [self.server_bridge()]
         found += ["nft table " + t for t in nft_tables() if t in {f"skiff-{b}" for b in bridges}]
         found += self.net.leftovers()
-        vx = {"skvx%08x" % fnv1a(b) for b in bridges}
-        r = sh("ip", "-o", "link", "show", "type", "vxlan", check=False)
-        found += ["vxlan " + l.split(":")[1].strip() for l in r.stdout.splitlines()
-                  if l.split(":")[1].strip().split("@")[0] in vx]
+        found += ["vxlan " + d for d in self.vxlan_devices()]
         for a in self.agents + self.spares:
             if os.path.isdir(a.run_dir) and a.sandboxes():
                 found.append(f"sandboxes of {a.name}: {a.sandboxes()}")
@@ -349,13 +346,25 @@ class MultiNodeCluster:
         if any(m in self.server.log() for m in SANITIZER_MARKS):
             errors.append(f"sanitizer report of the server:\n{self.server.log()}")
         self.server.cleanup()
+        # what the server's agent left (a failure) is reported, then removed
+        for dst, via in routes(None, self.cluster_cidr).items():
+            errors.append(f"host route {dst} via {via} left after the server stopped")
+            sh("ip", "route", "del", dst, "via", via, "proto", ROUTE_PROTO, check=False)
+        for dev in self.vxlan_devices():
+            errors.append(f"VXLAN device {dev} left after the server stopped")
+            sh("ip", "link", "del", dev, check=False)
         self.net.destroy()
         for a in self.agents + self.spares:
             shutil.rmtree(a.run_dir, ignore_errors=True)
-        # what an agent that died could not remove
-        for dst, via in routes(None, self.cluster_cidr).items():
-            sh("ip", "route", "del", dst, "via", via, "proto", ROUTE_PROTO, check=False)
         return errors
+
+    def vxlan_devices(self):
+        """The VXLAN devices of this cluster's agents in the host's namespace."""
+        bridges = [a.bridge for a in self.agents + self.spares] + [self.server_bridge()]
+        vx = {"skvx%08x" % fnv1a(b) for b in bridges}
+        r = sh("ip", "-o", "link", "show", "type", "vxlan", check=False)
+        names = [l.split(":")[1].strip().split("@")[0] for l in r.stdout.splitlines()]
+        return [n for n in names if n in vx]
 
 
 @contextlib.contextmanager
