@@ -197,11 +197,11 @@ class MultiNodeCluster:
     """A server (with an embedded agent on the bridge address) and n agents
     in network namespaces; see the module doc."""
 
-    def __init__(self, root, n, server_extra=(), spare=0, remote=0):
+    def __init__(self, root, n, server_extra=(), spare=0, remote=0, cluster_prefix=16):
         self.root = root
         self.tag = "%05x" % random.randrange(1 << 20)
         self.k = random.randrange(16, 250)
-        self.cluster_cidr = f"10.{random.randrange(100, 200)}.0.0/16"
+        self.cluster_cidr = f"10.{random.randrange(100, 200)}.0.0/{cluster_prefix}"
         self.net = NetNodes(self.tag, self.k, n + spare, remote)
         self.server_node = f"srv-{self.tag}"
         self.server = Cluster(os.path.join(root, "server"),
@@ -235,16 +235,24 @@ class MultiNodeCluster:
             subprocess.run([SKIFF, "image", "import", "--data-dir", data_dir, os.path.join(d, archive),
                             "--name", "busybox"], check=True, capture_output=True)
 
-    def start(self):
+    def start(self, waiting=0):
+        """Starts the server, then each agent in turn once the node before it
+        is Ready with a pod CIDR (so they get the cluster CIDR's /24s in
+        order); for the last `waiting` agents only until their Node exists
+        (a test of a full range)."""
         self.net.create()
         # the embedded agent's store is DIR/agent: images before it starts
         self.import_images(os.path.join(self.server.data_dir, "agent"))
         self.server.start()
-        for a in self.agents:
+        self.wait_ready(self.server_node)
+        for i, a in enumerate(self.agents):
             self.import_images(a.data_dir)
             a.start(self.url(), self.token())
-        for node in self.nodes:
-            self.wait_ready(node)
+            if i < len(self.agents) - waiting:
+                self.wait_ready(a.name)
+            else:
+                wait_for(lambda: self.kubectl("get", "node", a.name, check=False).returncode == 0, 60,
+                         what=f"node {a.name} registered")
         return self
 
     def agent(self, name):
@@ -368,18 +376,19 @@ class MultiNodeCluster:
 
 
 @contextlib.contextmanager
-def multi_node_cluster(n=2, server_extra=(), spare=0, remote=0):
+def multi_node_cluster(n=2, server_extra=(), spare=0, remote=0, cluster_prefix=16, waiting=0):
     """A started MultiNodeCluster of the server's node and n namespace nodes
     (and `spare` namespaces whose agents a test starts itself, and `remote`
     nodes on a second bridge, last in .agents); asserts on exit that it left
-    nothing behind."""
+    nothing behind. cluster_prefix sizes the cluster CIDR; the last `waiting`
+    agents are not waited for to be Ready (see MultiNodeCluster.start)."""
     if not have_tools() or not shutil.which("nft"):
         pytest.skip("needs root, conmon, crun/runc, CNI plugins, nft and busybox")
     root = tempfile.mkdtemp(prefix="skiff-e2e-nodes-")
-    c = MultiNodeCluster(root, n, server_extra, spare, remote)
+    c = MultiNodeCluster(root, n, server_extra, spare, remote, cluster_prefix)
     ok = False
     try:
-        c.start()
+        c.start(waiting)
         yield c
         ok = True
     finally:
