@@ -173,6 +173,39 @@ def routes(netns=None, cidr=None):
     return out
 
 
+def force_clean(run_dir, data_dir):
+    """Removes what a stopped agent left in its run and data dirs (it died,
+    or it stopped with pods): its containers (killed through crun), their
+    conmon processes and the mounts; returns what it found."""
+    found = []
+    crun = os.path.join(run_dir, "bin", "crun-hybrid")
+    crun = [crun] if os.access(crun, os.X_OK) else ["crun"]
+    root = os.path.join(run_dir, "oci", "crun")
+    if os.path.isdir(root):
+        for cid in sh(*crun, "--root", root, "list", "-q", check=False).stdout.split():
+            found.append(f"container {cid}")
+            sh(*crun, "--root", root, "kill", cid, "KILL", check=False)
+            sh(*crun, "--root", root, "delete", "-f", cid, check=False)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if os.path.basename(argv[0]) == "conmon" and any(x.startswith(run_dir + "/") for x in argv):
+            found.append(f"conmon {pid}")
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+    with open("/proc/self/mountinfo") as f:
+        targets = [l.split()[4] for l in f if l.split()[4].startswith((run_dir + "/", data_dir + "/"))]
+    for t in sorted(targets, reverse=True):
+        found.append("mount " + t)
+        subprocess.run(["umount", "-l", t], capture_output=True)
+    return found
+
+
 def fnv1a(s):
     h = 2166136261
     for b in s.encode():
@@ -302,9 +335,23 @@ class MultiNodeCluster:
                              and p["status"].get("podIP"), timeout, "Running with a pod IP")
 
     def delete_pods(self, timeout=90):
-        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets", "--all", "--wait=false", check=False)
-        self.kubectl("delete", "pods", "--all", "--wait=false", check=False)
-        wait_for(lambda: not self.kjson("get", "pods")["items"], timeout, what="pods gone")
+        """Deletes the workloads and pods of every namespace (again while a
+        controller being deleted still makes new ones), with a short grace."""
+        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets,statefulsets,daemonsets", "--all",
+                     "--all-namespaces", "--wait=false", check=False)
+
+        t0 = time.monotonic()
+
+        def gone():
+            if not self.kjson("get", "pods", "--all-namespaces")["items"]:
+                return True
+            # after a while (an agent that died never confirms) from the API alone;
+            # force_clean then removes their containers
+            force = time.monotonic() - t0 > timeout / 2
+            self.kubectl("delete", "pods", "--all", "--all-namespaces", "--wait=false",
+                         *(["--force", "--grace-period=0"] if force else ["--grace-period=1"]), check=False)
+            return False
+        wait_for(gone, timeout, interval=1, what="pods gone")
 
     def leftovers(self):
         found = ["host route %s via %s" % kv for kv in routes(None, self.cluster_cidr).items()]
@@ -328,7 +375,9 @@ class MultiNodeCluster:
         try:
             if self.server.proc:
                 self.delete_pods()
-                dirs = [os.path.join(a.run_dir, "sandboxes") for a in self.agents + self.spares]
+                # a running agent removes its pods' sandboxes (force_clean the others')
+                dirs = [os.path.join(a.run_dir, "sandboxes") for a in self.agents + self.spares
+                        if a.proc and a.proc.poll() is None]
                 dirs.append(os.path.join(self.server_run_dir(), "sandboxes"))
                 wait_for(lambda: all(not os.path.isdir(d) or not os.listdir(d) for d in dirs), 60, interval=0.5,
                          what="sandboxes removed")
@@ -346,6 +395,9 @@ class MultiNodeCluster:
                 if f"skiff-{a.bridge}" in nft_tables(a.netns):
                     errors.append(f"nft table of {a.name} left")
         for a in self.agents + self.spares:
+            for thing in force_clean(a.run_dir, a.data_dir):
+                errors.append(f"{a.name} left {thing}")
+        for a in self.agents + self.spares:
             if a.sanitizer_reports():
                 errors.append(f"sanitizer report of {a.name}:\n{a.log()}")
         rc = self.server.stop()
@@ -354,6 +406,8 @@ class MultiNodeCluster:
         if any(m in self.server.log() for m in SANITIZER_MARKS):
             errors.append(f"sanitizer report of the server:\n{self.server.log()}")
         self.server.cleanup()
+        for thing in force_clean(self.server_run_dir(), os.path.join(self.server.data_dir, "agent")):
+            errors.append(f"the server's agent left {thing}")
         # what the server's agent left (a failure) is reported, then removed
         for dst, via in routes(None, self.cluster_cidr).items():
             errors.append(f"host route {dst} via {via} left after the server stopped")
