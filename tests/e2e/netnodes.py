@@ -173,6 +173,39 @@ def routes(netns=None, cidr=None):
     return out
 
 
+def force_clean(run_dir, data_dir):
+    """Removes what a stopped agent left in its run and data dirs (it died,
+    or it stopped with pods): its containers (killed through crun), their
+    conmon processes and the mounts; returns what it found."""
+    found = []
+    crun = os.path.join(run_dir, "bin", "crun-hybrid")
+    crun = [crun] if os.access(crun, os.X_OK) else ["crun"]
+    root = os.path.join(run_dir, "oci", "crun")
+    if os.path.isdir(root):
+        for cid in sh(*crun, "--root", root, "list", "-q", check=False).stdout.split():
+            found.append(f"container {cid}")
+            sh(*crun, "--root", root, "kill", cid, "KILL", check=False)
+            sh(*crun, "--root", root, "delete", "-f", cid, check=False)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if os.path.basename(argv[0]) == "conmon" and any(x.startswith(run_dir + "/") for x in argv):
+            found.append(f"conmon {pid}")
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+    with open("/proc/self/mountinfo") as f:
+        targets = [l.split()[4] for l in f if l.split()[4].startswith((run_dir + "/", data_dir + "/"))]
+    for t in sorted(targets, reverse=True):
+        found.append("mount " + t)
+        subprocess.run(["umount", "-l", t], capture_output=True)
+    return found
+
+
 def fnv1a(s):
     h = 2166136261
     for b in s.encode():
@@ -197,11 +230,11 @@ class MultiNodeCluster:
     """A server (with an embedded agent on the bridge address) and n agents
     in network namespaces; see the module doc."""
 
-    def __init__(self, root, n, server_extra=(), spare=0, remote=0):
+    def __init__(self, root, n, server_extra=(), spare=0, remote=0, cluster_prefix=16):
         self.root = root
         self.tag = "%05x" % random.randrange(1 << 20)
         self.k = random.randrange(16, 250)
-        self.cluster_cidr = f"10.{random.randrange(100, 200)}.0.0/16"
+        self.cluster_cidr = f"10.{random.randrange(100, 200)}.0.0/{cluster_prefix}"
         self.net = NetNodes(self.tag, self.k, n + spare, remote)
         self.server_node = f"srv-{self.tag}"
         self.server = Cluster(os.path.join(root, "server"),
@@ -235,16 +268,24 @@ class MultiNodeCluster:
             subprocess.run([SKIFF, "image", "import", "--data-dir", data_dir, os.path.join(d, archive),
                             "--name", "busybox"], check=True, capture_output=True)
 
-    def start(self):
+    def start(self, waiting=0):
+        """Starts the server, then each agent in turn once the node before it
+        is Ready with a pod CIDR (so they get the cluster CIDR's /24s in
+        order); for the last `waiting` agents only until their Node exists
+        (a test of a full range)."""
         self.net.create()
         # the embedded agent's store is DIR/agent: images before it starts
         self.import_images(os.path.join(self.server.data_dir, "agent"))
         self.server.start()
-        for a in self.agents:
+        self.wait_ready(self.server_node)
+        for i, a in enumerate(self.agents):
             self.import_images(a.data_dir)
             a.start(self.url(), self.token())
-        for node in self.nodes:
-            self.wait_ready(node)
+            if i < len(self.agents) - waiting:
+                self.wait_ready(a.name)
+            else:
+                wait_for(lambda: self.kubectl("get", "node", a.name, check=False).returncode == 0, 60,
+                         what=f"node {a.name} registered")
         return self
 
     def agent(self, name):
@@ -294,19 +335,30 @@ class MultiNodeCluster:
                              and p["status"].get("podIP"), timeout, "Running with a pod IP")
 
     def delete_pods(self, timeout=90):
-        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets", "--all", "--wait=false", check=False)
-        self.kubectl("delete", "pods", "--all", "--wait=false", check=False)
-        wait_for(lambda: not self.kjson("get", "pods")["items"], timeout, what="pods gone")
+        """Deletes the workloads and pods of every namespace (again while a
+        controller being deleted still makes new ones), with a short grace."""
+        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets,statefulsets,daemonsets", "--all",
+                     "--all-namespaces", "--wait=false", check=False)
+
+        t0 = time.monotonic()
+
+        def gone():
+            if not self.kjson("get", "pods", "--all-namespaces")["items"]:
+                return True
+            # after a while (an agent that died never confirms) from the API alone;
+            # force_clean then removes their containers
+            force = time.monotonic() - t0 > timeout / 2
+            self.kubectl("delete", "pods", "--all", "--all-namespaces", "--wait=false",
+                         *(["--force", "--grace-period=0"] if force else ["--grace-period=1"]), check=False)
+            return False
+        wait_for(gone, timeout, interval=1, what="pods gone")
 
     def leftovers(self):
         found = ["host route %s via %s" % kv for kv in routes(None, self.cluster_cidr).items()]
         bridges = [a.bridge for a in self.agents + self.spares] + [self.server_bridge()]
         found += ["nft table " + t for t in nft_tables() if t in {f"skiff-{b}" for b in bridges}]
         found += self.net.leftovers()
-        vx = {"skvx%08x" % fnv1a(b) for b in bridges}
-        r = sh("ip", "-o", "link", "show", "type", "vxlan", check=False)
-        found += ["vxlan " + l.split(":")[1].strip() for l in r.stdout.splitlines()
-                  if l.split(":")[1].strip().split("@")[0] in vx]
+        found += ["vxlan " + d for d in self.vxlan_devices()]
         for a in self.agents + self.spares:
             if os.path.isdir(a.run_dir) and a.sandboxes():
                 found.append(f"sandboxes of {a.name}: {a.sandboxes()}")
@@ -323,7 +375,9 @@ class MultiNodeCluster:
         try:
             if self.server.proc:
                 self.delete_pods()
-                dirs = [os.path.join(a.run_dir, "sandboxes") for a in self.agents + self.spares]
+                # a running agent removes its pods' sandboxes (force_clean the others')
+                dirs = [os.path.join(a.run_dir, "sandboxes") for a in self.agents + self.spares
+                        if a.proc and a.proc.poll() is None]
                 dirs.append(os.path.join(self.server_run_dir(), "sandboxes"))
                 wait_for(lambda: all(not os.path.isdir(d) or not os.listdir(d) for d in dirs), 60, interval=0.5,
                          what="sandboxes removed")
@@ -341,6 +395,9 @@ class MultiNodeCluster:
                 if f"skiff-{a.bridge}" in nft_tables(a.netns):
                     errors.append(f"nft table of {a.name} left")
         for a in self.agents + self.spares:
+            for thing in force_clean(a.run_dir, a.data_dir):
+                errors.append(f"{a.name} left {thing}")
+        for a in self.agents + self.spares:
             if a.sanitizer_reports():
                 errors.append(f"sanitizer report of {a.name}:\n{a.log()}")
         rc = self.server.stop()
@@ -349,28 +406,43 @@ class MultiNodeCluster:
         if any(m in self.server.log() for m in SANITIZER_MARKS):
             errors.append(f"sanitizer report of the server:\n{self.server.log()}")
         self.server.cleanup()
+        for thing in force_clean(self.server_run_dir(), os.path.join(self.server.data_dir, "agent")):
+            errors.append(f"the server's agent left {thing}")
+        # what the server's agent left (a failure) is reported, then removed
+        for dst, via in routes(None, self.cluster_cidr).items():
+            errors.append(f"host route {dst} via {via} left after the server stopped")
+            sh("ip", "route", "del", dst, "via", via, "proto", ROUTE_PROTO, check=False)
+        for dev in self.vxlan_devices():
+            errors.append(f"VXLAN device {dev} left after the server stopped")
+            sh("ip", "link", "del", dev, check=False)
         self.net.destroy()
         for a in self.agents + self.spares:
             shutil.rmtree(a.run_dir, ignore_errors=True)
-        # what an agent that died could not remove
-        for dst, via in routes(None, self.cluster_cidr).items():
-            sh("ip", "route", "del", dst, "via", via, "proto", ROUTE_PROTO, check=False)
         return errors
+
+    def vxlan_devices(self):
+        """The VXLAN devices of this cluster's agents in the host's namespace."""
+        bridges = [a.bridge for a in self.agents + self.spares] + [self.server_bridge()]
+        vx = {"skvx%08x" % fnv1a(b) for b in bridges}
+        r = sh("ip", "-o", "link", "show", "type", "vxlan", check=False)
+        names = [l.split(":")[1].strip().split("@")[0] for l in r.stdout.splitlines()]
+        return [n for n in names if n in vx]
 
 
 @contextlib.contextmanager
-def multi_node_cluster(n=2, server_extra=(), spare=0, remote=0):
+def multi_node_cluster(n=2, server_extra=(), spare=0, remote=0, cluster_prefix=16, waiting=0):
     """A started MultiNodeCluster of the server's node and n namespace nodes
     (and `spare` namespaces whose agents a test starts itself, and `remote`
     nodes on a second bridge, last in .agents); asserts on exit that it left
-    nothing behind."""
+    nothing behind. cluster_prefix sizes the cluster CIDR; the last `waiting`
+    agents are not waited for to be Ready (see MultiNodeCluster.start)."""
     if not have_tools() or not shutil.which("nft"):
         pytest.skip("needs root, conmon, crun/runc, CNI plugins, nft and busybox")
     root = tempfile.mkdtemp(prefix="skiff-e2e-nodes-")
-    c = MultiNodeCluster(root, n, server_extra, spare, remote)
+    c = MultiNodeCluster(root, n, server_extra, spare, remote, cluster_prefix)
     ok = False
     try:
-        c.start()
+        c.start(waiting)
         yield c
         ok = True
     finally:

@@ -136,6 +136,14 @@ def test_an_agent_refuses_a_server_whose_ca_does_not_match(ipam):
     assert r.returncode != 0
     assert "the server's CA does not match the token's hash" in r.stderr
     assert not os.path.exists(d)
+    # a --ca-file given with a K10 token must be the pinned CA too
+    other = os.path.join(c.data_dir, "other-ca.crt")
+    with open(other, "w") as f:
+        f.write("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+    r = subprocess.run([SKIFF, "agent", "--server", f"https://127.0.0.1:{c.port}", "--token", token, "--ca-file",
+                        other, "--data-dir", d], capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "the server's CA does not match the token's hash" in r.stderr
+    assert not os.path.exists(d)
     r = subprocess.run([SKIFF, "agent", "--server", f"https://127.0.0.1:{c.port}", "--token", "K10abc::node:x",
                         "--data-dir", d], capture_output=True, text=True, timeout=30)
     assert r.returncode != 0 and "invalid token format" in r.stderr
