@@ -459,6 +459,7 @@ static void service_rules(struct gen *g, json_t *svc, json_t *slices)
 	bool with_node_ports = !strcmp(type, "NodePort") || !strcmp(type, "LoadBalancer");
 	json_t *timeout = sk_kube_jget(svc, "spec.sessionAffinityConfig.clientIP.timeoutSeconds");
 	struct svcport sp = {0};
+	cleanup_json json_t *ext = NULL;
 	json_t *p;
 	size_t i;
 
@@ -469,9 +470,15 @@ static void service_rules(struct gen *g, json_t *svc, json_t *slices)
 	sp.ns = sk_kube_jstr(svc, "metadata.namespace") ? sk_kube_jstr(svc, "metadata.namespace") : "default";
 	sp.name = sk_kube_jstr(svc, "metadata.name") ? sk_kube_jstr(svc, "metadata.name") : "";
 	sp.cluster_ip = cip;
-	sp.external_ips = sk_kube_jget(svc, "spec.externalIPs");
-	if (!json_is_array(sp.external_ips))
-		sp.external_ips = NULL;
+	/* external IPs and a LoadBalancer's ingress IPs take the external path */
+	ext = json_array();
+	json_array_foreach(sk_kube_jget(svc, "spec.externalIPs"), i, p)
+		json_array_append(ext, p);
+	if (!strcmp(type, "LoadBalancer"))
+		json_array_foreach(sk_kube_jget(svc, "status.loadBalancer.ingress"), i, p)
+			if (json_is_string(json_object_get(p, "ip")))
+				json_array_append(ext, json_object_get(p, "ip"));
+	sp.external_ips = ext;
 	if (sk_kube_jstr(svc, "spec.sessionAffinity") && !strcmp(sk_kube_jstr(svc, "spec.sessionAffinity"), "ClientIP"))
 		sp.affinity_s = json_integer_value(timeout) > 0 && json_integer_value(timeout) <= 86400
 					? (int)json_integer_value(timeout)

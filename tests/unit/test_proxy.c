@@ -177,6 +177,24 @@ static void test_node_port_and_traffic_policies(void **state)
 	assert_lacks(s, "service-IKN6FHNO-default/loc/tcp/http");
 }
 
+static void test_external_and_load_balancer_ips(void **state)
+{
+	cleanup_json json_t *svcs = json_pack(
+		"[o]",
+		svc("lb", "{\"type\":\"LoadBalancer\",\"clusterIP\":\"10.43.0.50\",\"externalIPs\":[\"192.0.2.50\"],"
+			  "\"ports\":[{\"name\":\"http\",\"port\":80,\"nodePort\":30050}]}"));
+	cleanup_json json_t *slices = json_pack("[o]",
+						slice("lb", "1", HTTP_PORT, "[" EP("10.42.2.5", "n2", "true") "]"));
+	cleanup_free char *s = NULL;
+
+	json_object_set_new(json_array_get(svcs, 0), "status",
+			    J("{\"loadBalancer\":{\"ingress\":[{\"ip\":\"198.51.100.7\"},{\"hostname\":\"x\"}]}}"));
+	s = script_of(svcs, slices, NULL);
+	assert_has(s, "192.0.2.50 . tcp . 80 : goto external-");
+	assert_has(s, "198.51.100.7 . tcp . 80 : goto external-");
+	assert_has(s, "tcp . 30050 : goto external-");
+}
+
 static void test_local_policy_without_local_endpoints_drops(void **state)
 {
 	cleanup_json json_t *svcs = json_pack(
@@ -462,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_no_endpoints_reject_and_fallback),
 		cmocka_unit_test(test_node_port_and_traffic_policies),
 		cmocka_unit_test(test_local_policy_without_local_endpoints_drops),
+		cmocka_unit_test(test_external_and_load_balancer_ips),
 		cmocka_unit_test(test_session_affinity),
 		cmocka_unit_test(test_pod_cidrs_without_overlaps),
 		cmocka_unit_test(test_bad_objects_are_skipped),
