@@ -344,6 +344,56 @@ spec:
             shutil.rmtree(b.run_dir, ignore_errors=True)
 
 
+def test_pods_leaving_the_pod_network_are_masqueraded(svc_cluster):
+    """An "outside" host in a network namespace of the test's own, with no
+    route back to the pod network: a pod reaches it only masqueraded, with
+    the node's address."""
+    c = svc_cluster
+    tag = "%04x" % random.randrange(1 << 16)
+    ns, host_if, ns_if = f"skxo{tag}", f"skxo{tag}a", f"skxo{tag}b"
+    net = f"192.168.{random.randrange(200, 250)}"
+    run = lambda *a: subprocess.run(a, check=True, capture_output=True)  # noqa: E731
+    server = None
+    try:
+        run("ip", "netns", "add", ns)
+        run("ip", "link", "add", host_if, "type", "veth", "peer", "name", ns_if)
+        run("ip", "link", "set", ns_if, "netns", ns)
+        run("ip", "addr", "add", f"{net}.1/30", "dev", host_if)
+        run("ip", "link", "set", host_if, "up")
+        run("ip", "-n", ns, "addr", "add", f"{net}.2/30", "dev", ns_if)
+        run("ip", "-n", ns, "link", "set", ns_if, "up")
+        run("ip", "-n", ns, "link", "set", "lo", "up")
+        code = ("import http.server as h\n"
+                "class H(h.BaseHTTPRequestHandler):\n"
+                "    def do_GET(self):\n"
+                "        b = self.client_address[0].encode()\n"
+                "        self.send_response(200); self.send_header('Content-Length', str(len(b)))\n"
+                "        self.end_headers(); self.wfile.write(b)\n"
+                "    def log_message(self, *a): pass\n"
+                f"h.HTTPServer(('{net}.2', 8000), H).serve_forever()\n")
+        server = subprocess.Popen(["ip", "netns", "exec", ns, "/usr/bin/python3", "-c", code])
+        c.apply(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: leaver}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "for i in $(seq 40); do timeout 5 wget -qO- http://{net}.2:8000/ && exit 0; sleep 0.5; done; exit 1"]
+""")
+        c.wait_phase("leaver", "Succeeded", 120)
+        assert c.kubectl("logs", "leaver").stdout.strip() == f"{net}.1"
+    finally:
+        c.kubectl("delete", "pod", "leaver", "--wait=false", check=False)
+        if server:
+            server.kill()
+            server.wait()
+        subprocess.run(["ip", "link", "del", host_if], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
 def test_rules_survive_an_agent_restart(svc_cluster):
     c = svc_cluster
     url = f"http://{cluster_ip(c, 'web')}:80/"
