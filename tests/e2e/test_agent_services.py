@@ -208,6 +208,22 @@ def test_no_endpoints_is_refused(svc_cluster):
         finally:
             s.close()
     wait_for(refused, 30, what="connection refused")
+    # a port the Service does not have: refused too (kube-proxy's cluster-ips-check)
+    web = cluster_ip(c, "web")
+
+    def other_port_refused():
+        s = socket.socket()
+        s.settimeout(5)
+        try:
+            s.connect((web, 81))
+            return False
+        except ConnectionRefusedError:
+            return True
+        except OSError:
+            return False
+        finally:
+            s.close()
+    wait_for(other_port_refused, 30, what="another port of a ClusterIP refused")
     # and from a pod: wget says so instead of timing out
     c.apply(f"""apiVersion: v1
 kind: Pod
