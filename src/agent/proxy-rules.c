@@ -29,6 +29,7 @@ static const struct {
 	{"filter-forward", "type filter hook forward priority -110; policy accept;"},
 	{"filter-output", "type filter hook output priority -110; policy accept;"},
 	{"filter-input", "type filter hook input priority -110; policy accept;"},
+	{"filter-output-post-dnat", "type filter hook output priority -90; policy accept;"},
 };
 
 static const struct {
@@ -40,6 +41,7 @@ static const struct {
 	{"no-endpoint-nodeports", "type inet_proto . inet_service : verdict;"},
 	{"policy-ingress", "type ipv4_addr : verdict;"},
 	{"policy-egress", "type ipv4_addr : verdict;"},
+	{"cluster-ips", "type ipv4_addr : verdict;"},
 };
 
 #define CIDR_SET "pod-cidrs"
@@ -173,7 +175,12 @@ static void base_rules(struct gen *g)
 
 	json_object_set_new(g->chains, "filter-forward",
 			    json_string("ct state new jump service-endpoints-check\n"
+					"ct state new jump cluster-ips-check\n"
 					"ct state new jump network-policy\n"));
+	/* after DNAT: what still goes to a ClusterIP is a port the Service
+	 * does not have (kube-proxy's cluster-ips-check) */
+	json_object_set_new(g->chains, "filter-output-post-dnat", json_string("ct state new jump cluster-ips-check\n"));
+	json_object_set_new(g->chains, "cluster-ips-check", json_string("ip daddr vmap @cluster-ips\n"));
 	/* NetworkPolicy (proxy-policy.c): the source pod's egress, then the
 	 * destination pod's ingress */
 	json_object_set_new(g->chains, "network-policy",
@@ -459,6 +466,7 @@ static void service_rules(struct gen *g, json_t *svc, json_t *slices)
 	bool with_node_ports = !strcmp(type, "NodePort") || !strcmp(type, "LoadBalancer");
 	json_t *timeout = sk_kube_jget(svc, "spec.sessionAffinityConfig.clientIP.timeoutSeconds");
 	struct svcport sp = {0};
+	cleanup_json json_t *ext = NULL;
 	json_t *p;
 	size_t i;
 
@@ -466,12 +474,19 @@ static void service_rules(struct gen *g, json_t *svc, json_t *slices)
 	    !name_ok(sk_kube_jstr(svc, "metadata.namespace") ?: "default", 63) ||
 	    !name_ok(sk_kube_jstr(svc, "metadata.name"), 63))
 		return;
+	map_put(g, "cluster-ips", cip, "goto reject-chain");
 	sp.ns = sk_kube_jstr(svc, "metadata.namespace") ? sk_kube_jstr(svc, "metadata.namespace") : "default";
 	sp.name = sk_kube_jstr(svc, "metadata.name") ? sk_kube_jstr(svc, "metadata.name") : "";
 	sp.cluster_ip = cip;
-	sp.external_ips = sk_kube_jget(svc, "spec.externalIPs");
-	if (!json_is_array(sp.external_ips))
-		sp.external_ips = NULL;
+	/* external IPs and a LoadBalancer's ingress IPs take the external path */
+	ext = json_array();
+	json_array_foreach(sk_kube_jget(svc, "spec.externalIPs"), i, p)
+		json_array_append(ext, p);
+	if (!strcmp(type, "LoadBalancer"))
+		json_array_foreach(sk_kube_jget(svc, "status.loadBalancer.ingress"), i, p)
+			if (json_is_string(json_object_get(p, "ip")))
+				json_array_append(ext, json_object_get(p, "ip"));
+	sp.external_ips = ext;
 	if (sk_kube_jstr(svc, "spec.sessionAffinity") && !strcmp(sk_kube_jstr(svc, "spec.sessionAffinity"), "ClientIP"))
 		sp.affinity_s = json_integer_value(timeout) > 0 && json_integer_value(timeout) <= 86400
 					? (int)json_integer_value(timeout)

@@ -5,6 +5,7 @@
  * of changes is one transaction, and does a full sync at start, every
  * full_sync_s and after a failed transaction. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -47,18 +48,38 @@ struct sk_proxy {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	bool dirty, stop; /* under mu */
+	/* a NetworkPolicy was seen: from then on Pods and Namespaces matter */
+	atomic_bool policies_seen;
 	pthread_t thread;
 	bool thread_started;
 };
 
-static void on_change(void *ud, int ev, json_t *old, json_t *obj)
+static void mark_dirty(sk_proxy *p)
 {
-	sk_proxy *p = ud;
-
 	pthread_mutex_lock(&p->mu);
 	p->dirty = true;
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->mu);
+}
+
+static void on_change(void *ud, int ev, json_t *old, json_t *obj) { mark_dirty(ud); }
+
+static void on_policy(void *ud, int ev, json_t *old, json_t *obj)
+{
+	sk_proxy *p = ud;
+
+	atomic_store(&p->policies_seen, true);
+	mark_dirty(p);
+}
+
+/* Pods change all the time (status): they make a sync only where some
+ * NetworkPolicy may select them. */
+static void on_pod_or_namespace(void *ud, int ev, json_t *old, json_t *obj)
+{
+	sk_proxy *p = ud;
+
+	if (atomic_load(&p->policies_seen))
+		mark_dirty(p);
 }
 
 /* The first address of cidr: the bridge's gateway (docs/NETWORKING.md). */
@@ -209,7 +230,11 @@ sk_proxy *sk_proxy_start(sk_client *c, const sk_proxy_options *o, sk_error_t *er
 	}
 	for (int i = 0; i < INF_N; i++) {
 		p->inf[i] = sk_informer_new(c, collections[i].path, collections[i].api_version, collections[i].kind);
-		sk_informer_on(p->inf[i], on_change, p);
+		sk_informer_on(p->inf[i],
+			       i == INF_POLICIES                      ? on_policy
+			       : i == INF_PODS || i == INF_NAMESPACES ? on_pod_or_namespace
+								      : on_change,
+			       p);
 	}
 	/* the first sync sees complete caches: an agent restarting over
 	 * running pods does not drop their Services for a moment */

@@ -230,6 +230,9 @@ def test_node_inventory(agent_cluster):
     assert labels["kubernetes.io/hostname"] == c.node and labels["kubernetes.io/os"] == "linux"
     assert any("docker.io/library/busybox:1" in n for im in st["images"] for n in im["names"])
     assert node["spec"]["podCIDR"] == c.pod_cidr
+    # the node thread creates the Lease beside the registration (as kubelet): wait for it
+    wait_for(lambda: c.kubectl("get", "lease", "-n", "kube-node-lease", c.node, check=False).returncode == 0, 30,
+             what="the node's Lease")
     lease = c.kjson("get", "lease", "-n", "kube-node-lease", c.node)
     assert lease["spec"]["holderIdentity"] == c.node and lease["spec"]["renewTime"]
 

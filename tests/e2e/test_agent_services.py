@@ -10,6 +10,9 @@ the pods' addresses (as for any Service without a selector), so the tests
 decide exactly which endpoints exist. Run under
 `flock /tmp/skiff-agent-e2e.lock` (containers, bridges, nftables)."""
 import json
+import os
+import random
+import shutil
 import socket
 import subprocess
 import urllib.error
@@ -17,7 +20,7 @@ import urllib.request
 
 import pytest
 
-from test_agent_cluster import running_cluster, wait_for
+from test_agent_cluster import AgentCluster, running_cluster, wait_for
 from test_agent_embedded import embedded  # noqa: F401  (fixture)
 
 REPLICAS = 3
@@ -205,6 +208,22 @@ def test_no_endpoints_is_refused(svc_cluster):
         finally:
             s.close()
     wait_for(refused, 30, what="connection refused")
+    # a port the Service does not have: refused too (kube-proxy's cluster-ips-check)
+    web = cluster_ip(c, "web")
+
+    def other_port_refused():
+        s = socket.socket()
+        s.settimeout(5)
+        try:
+            s.connect((web, 81))
+            return False
+        except ConnectionRefusedError:
+            return True
+        except OSError:
+            return False
+        finally:
+            s.close()
+    wait_for(other_port_refused, 30, what="another port of a ClusterIP refused")
     # and from a pod: wget says so instead of timing out
     c.apply(f"""apiVersion: v1
 kind: Pod
@@ -270,6 +289,125 @@ def test_service_with_a_selector(svc_cluster):
         {p["metadata"]["name"] for p in c.kjson("get", "pods", "-l", "app=sel")["items"]}), 60, what="one pod left")
     wait_for(lambda: set(answers(url, 10)) == left, 60, what="only the pod left answering")
     c.kubectl("delete", "deployment", "sel")
+
+
+def client_ip_server(name, node):
+    """A pod whose /cgi-bin/ip answers the address the connection came from."""
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, labels: {{app: {name}}}}}
+spec:
+  nodeName: {node}
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "mkdir -p /www/cgi-bin; printf '#!/bin/sh\\\\necho Content-Type: text/plain\\\\necho\\\\necho $REMOTE_ADDR\\\\n' > /www/cgi-bin/ip;
+              chmod +x /www/cgi-bin/ip; exec httpd -f -p 8080 -h /www"]
+    readinessProbe: {{tcpSocket: {{port: 8080}}, periodSeconds: 1}}
+"""
+
+
+def test_other_nodes_pods_see_the_pod_address(svc_cluster):
+    """A second agent (its own bridge and pod CIDR, outside the cluster CIDR)
+    in the same cluster: a pod reaching a pod of the other node, directly and
+    through a Service, arrives with its own address (the other node's pod
+    CIDR is in pod-cidrs from its Node object: no masquerade)."""
+    c = svc_cluster
+    b = AgentCluster(c.data_dir, node="e2e-node-b")
+    b.port = c.port
+    b.agent_dir = os.path.join(c.data_dir, "agent-b")
+    b.agent_log = os.path.join(c.data_dir, "agent-b.log")
+    while b.pod_cidr == c.pod_cidr:
+        b.pod_cidr = f"10.{random.randrange(100, 200)}.{random.randrange(0, 250)}.0/24"
+    try:
+        b.import_images()
+        b.start_agent()
+        c.apply(client_ip_server("who", b.node))
+        who = c.wait_pod("who", lambda p: p["status"].get("podIP") and
+                         all(s.get("ready") for s in p["status"].get("containerStatuses", [{}])), 120,
+                         what="server on node b ready")
+        c.apply(service("who"))
+        write_slice(b, "who", [who["status"]["podIP"]])
+        ip = cluster_ip(c, "who")
+        c.apply(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: asker}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "for u in http://{who['status']['podIP']}:8080/cgi-bin/ip http://{ip}:80/cgi-bin/ip; do
+              for i in $(seq 20); do timeout 10 wget -qO- $u && break; sleep 0.5; done; done"]
+""")
+        c.wait_phase("asker", "Succeeded", 120)
+        asker = c.pod("asker")["status"]["podIP"]
+        # httpd listens on IPv6 too: REMOTE_ADDR is [::ffff:A.B.C.D]
+        seen = [a.strip("[]").replace("::ffff:", "") for a in c.kubectl("logs", "asker").stdout.split()]
+        assert seen == [asker, asker]
+    finally:
+        c.kubectl("delete", "pod", "who", "asker", "--wait=false", check=False)
+        sandboxes = os.path.join(b.run_dir, "sandboxes")
+        try:
+            wait_for(lambda: c.kubectl("get", "pod", "who", check=False).returncode != 0 and
+                     (not os.path.isdir(sandboxes) or not os.listdir(sandboxes)), 60, what="node b idle")
+        finally:
+            b.stop_agent()
+            subprocess.run(["ip", "link", "del", b.bridge], capture_output=True)
+            subprocess.run(["nft", "delete", "table", "ip", f"skiff-{b.bridge}"], capture_output=True)
+            shutil.rmtree(b.run_dir, ignore_errors=True)
+
+
+def test_pods_leaving_the_pod_network_are_masqueraded(svc_cluster):
+    """An "outside" host in a network namespace of the test's own, with no
+    route back to the pod network: a pod reaches it only masqueraded, with
+    the node's address."""
+    c = svc_cluster
+    tag = "%04x" % random.randrange(1 << 16)
+    ns, host_if, ns_if = f"skxo{tag}", f"skxo{tag}a", f"skxo{tag}b"
+    net = f"192.168.{random.randrange(200, 250)}"
+    run = lambda *a: subprocess.run(a, check=True, capture_output=True)  # noqa: E731
+    server = None
+    try:
+        run("ip", "netns", "add", ns)
+        run("ip", "link", "add", host_if, "type", "veth", "peer", "name", ns_if)
+        run("ip", "link", "set", ns_if, "netns", ns)
+        run("ip", "addr", "add", f"{net}.1/30", "dev", host_if)
+        run("ip", "link", "set", host_if, "up")
+        run("ip", "-n", ns, "addr", "add", f"{net}.2/30", "dev", ns_if)
+        run("ip", "-n", ns, "link", "set", ns_if, "up")
+        run("ip", "-n", ns, "link", "set", "lo", "up")
+        code = ("import http.server as h\n"
+                "class H(h.BaseHTTPRequestHandler):\n"
+                "    def do_GET(self):\n"
+                "        b = self.client_address[0].encode()\n"
+                "        self.send_response(200); self.send_header('Content-Length', str(len(b)))\n"
+                "        self.end_headers(); self.wfile.write(b)\n"
+                "    def log_message(self, *a): pass\n"
+                f"h.HTTPServer(('{net}.2', 8000), H).serve_forever()\n")
+        server = subprocess.Popen(["ip", "netns", "exec", ns, "/usr/bin/python3", "-c", code])
+        c.apply(f"""apiVersion: v1
+kind: Pod
+metadata: {{name: leaver}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox:1
+    command: ["sh", "-c", "for i in $(seq 40); do timeout 5 wget -qO- http://{net}.2:8000/ && exit 0; sleep 0.5; done; exit 1"]
+""")
+        c.wait_phase("leaver", "Succeeded", 120)
+        assert c.kubectl("logs", "leaver").stdout.strip() == f"{net}.1"
+    finally:
+        c.kubectl("delete", "pod", "leaver", "--wait=false", check=False)
+        if server:
+            server.kill()
+            server.wait()
+        subprocess.run(["ip", "link", "del", host_if], capture_output=True)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
 def test_rules_survive_an_agent_restart(svc_cluster):

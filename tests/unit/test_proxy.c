@@ -114,6 +114,9 @@ static void test_clusterip_balances_ready_endpoints(void **state)
 	assert_has(s, "add rule ip skiff-skunit endpoint-K74E7T4O-default/web/tcp/http__10.42.1.5/8080 meta l4proto "
 		      "tcp dnat to 10.42.1.5:8080\n");
 	assert_lacks(s, "10.42.2.6");
+	/* other ports of the ClusterIP are refused after DNAT */
+	assert_has(s, "add element ip skiff-skunit cluster-ips { 10.43.0.20 : goto reject-chain }\n");
+	assert_has(s, "add rule ip skiff-skunit filter-output-post-dnat ct state new jump cluster-ips-check\n");
 	/* node-local DNS before the Services, masquerade of the pods' egress */
 	assert_has(s, "add rule ip skiff-skunit nat-prerouting iifname \"skunit\" ip daddr 10.43.0.10 udp dport 53 "
 		      "dnat to 10.42.1.1:53\n"
@@ -177,6 +180,24 @@ static void test_node_port_and_traffic_policies(void **state)
 	assert_lacks(s, "service-IKN6FHNO-default/loc/tcp/http");
 }
 
+static void test_external_and_load_balancer_ips(void **state)
+{
+	cleanup_json json_t *svcs = json_pack(
+		"[o]",
+		svc("lb", "{\"type\":\"LoadBalancer\",\"clusterIP\":\"10.43.0.50\",\"externalIPs\":[\"192.0.2.50\"],"
+			  "\"ports\":[{\"name\":\"http\",\"port\":80,\"nodePort\":30050}]}"));
+	cleanup_json json_t *slices = json_pack("[o]",
+						slice("lb", "1", HTTP_PORT, "[" EP("10.42.2.5", "n2", "true") "]"));
+	cleanup_free char *s = NULL;
+
+	json_object_set_new(json_array_get(svcs, 0), "status",
+			    J("{\"loadBalancer\":{\"ingress\":[{\"ip\":\"198.51.100.7\"},{\"hostname\":\"x\"}]}}"));
+	s = script_of(svcs, slices, NULL);
+	assert_has(s, "192.0.2.50 . tcp . 80 : goto external-");
+	assert_has(s, "198.51.100.7 . tcp . 80 : goto external-");
+	assert_has(s, "tcp . 30050 : goto external-");
+}
+
 static void test_local_policy_without_local_endpoints_drops(void **state)
 {
 	cleanup_json json_t *svcs = json_pack(
@@ -231,7 +252,7 @@ static void test_bad_objects_are_skipped(void **state)
 	cleanup_json json_t *nodes = J("[1]");
 	cleanup_free char *s = script_of(svcs, slices, nodes);
 
-	assert_lacks(s, "10.43.0.5");
+	assert_lacks(s, "10.43.0.5 .");
 }
 
 static void test_partial_sync_touches_what_changed(void **state)
@@ -319,7 +340,7 @@ static void test_kernel_accepts_transactions(void **state)
 	existing = sk_proxy_dp_existing(dp, &err);
 	assert_null(json_object_get(json_object_get(existing, "chains"), "service-UARQTUAX-default/web/tcp/http"));
 	assert_non_null(json_object_get(json_object_get(existing, "chains"), "services"));
-	assert_int_equal(json_object_size(json_object_get(existing, "sets")), 7);
+	assert_int_equal(json_object_size(json_object_get(existing, "sets")), 8);
 	sk_proxy_dp_free(dp);
 	assert_int_equal(sk_proxy_table_delete(cfg.table, &err), 0);
 	assert_int_equal(sk_proxy_table_delete(cfg.table, &err), 0);
@@ -462,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_no_endpoints_reject_and_fallback),
 		cmocka_unit_test(test_node_port_and_traffic_policies),
 		cmocka_unit_test(test_local_policy_without_local_endpoints_drops),
+		cmocka_unit_test(test_external_and_load_balancer_ips),
 		cmocka_unit_test(test_session_affinity),
 		cmocka_unit_test(test_pod_cidrs_without_overlaps),
 		cmocka_unit_test(test_bad_objects_are_skipped),
