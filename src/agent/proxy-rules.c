@@ -157,7 +157,14 @@ static void base_rules(struct gen *g)
 				i ? "tcp" : "udp", c->gateway);
 	fprintf(f, "jump services\n");
 	chain_set(g, "nat-prerouting", f, &buf);
-	json_object_set_new(g->chains, "nat-output", json_string("jump services\n"));
+	/* the node's own processes (hostNetwork pods with ClusterFirstWithHostNet)
+	 * ask the cluster DNS address too: to this node's server */
+	f = open_memstream(&buf, &len);
+	if (c->cluster_dns && *c->cluster_dns && c->gateway)
+		for (int i = 0; i < 2; i++)
+			fprintf(f, "ip daddr %s %s dport 53 dnat to %s:53\n", c->cluster_dns, i ? "tcp" : "udp", c->gateway);
+	fprintf(f, "jump services\n");
+	chain_set(g, "nat-output", f, &buf);
 
 	f = open_memstream(&buf, &len);
 	fprintf(f, "jump masquerading\n");
@@ -186,7 +193,13 @@ static void base_rules(struct gen *g)
 	json_object_set_new(g->chains, "network-policy",
 			    json_string("ip saddr vmap @policy-egress\n"
 					"ip daddr vmap @policy-ingress\n"));
-	json_object_set_new(g->chains, "filter-output", json_string("ct state new jump service-endpoints-check\n"));
+	/* before DNAT: the cluster DNS address (kube-dns has no endpoints) is
+	 * the node's own server, DNATed in nat-output, not a Service to refuse */
+	f = open_memstream(&buf, &len);
+	if (c->cluster_dns && *c->cluster_dns && c->gateway)
+		fprintf(f, "ip daddr %s meta l4proto { tcp, udp } th dport 53 return\n", c->cluster_dns);
+	fprintf(f, "ct state new jump service-endpoints-check\n");
+	chain_set(g, "filter-output", f, &buf);
 	json_object_set_new(g->chains, "filter-input", json_string("ct state new jump nodeport-endpoints-check\n"));
 	json_object_set_new(g->chains, "services",
 			    json_string("ip daddr . meta l4proto . th dport vmap @service-ips\n"

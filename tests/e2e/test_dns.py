@@ -190,6 +190,19 @@ def test_dns_records_from_host(dns_cluster):
     assert answer(dig(c.gw, f"dns-version.{ZONE}.", "TXT")) == [(f"dns-version.{ZONE}.", 28800, "TXT", '"1.1.0"')]
 
 
+def test_cluster_dns_address_from_the_host(dns_cluster):
+    """The node's own processes (hostNetwork pods with ClusterFirstWithHostNet)
+    ask the clusterDNS address as pods do: the table's nat-output DNATs it to
+    this node's server."""
+    c = dns_cluster
+    ensure_bridge(c)
+    k = f"kubernetes.default.svc.{ZONE}."
+    kip = c.kjson("get", "service", "kubernetes")["spec"]["clusterIP"]
+    wait_for(lambda: answer(dig(c.dns_ip, k)), 30, what="an answer at the clusterDNS address")
+    assert answer(dig(c.dns_ip, k)) == [(k, 5, "A", kip)]
+    assert answer(dig(c.dns_ip, k, "A", "+tcp")) == [(k, 5, "A", kip)]
+
+
 def test_dns_updates(dns_cluster):
     c = dns_cluster
     ensure_bridge(c)
