@@ -294,7 +294,7 @@ class MultiNodeCluster:
                              and p["status"].get("podIP"), timeout, "Running with a pod IP")
 
     def delete_pods(self, timeout=90):
-        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets", "--all", "--wait=false", check=False)
+        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets,daemonsets", "--all", "--wait=false", check=False)
         self.kubectl("delete", "pods", "--all", "--wait=false", check=False)
         wait_for(lambda: not self.kjson("get", "pods")["items"], timeout, what="pods gone")
 

@@ -315,7 +315,8 @@ def test_daemonset_validation_and_defaults(cluster):
     st = json.loads(e.value.body)
     assert st["reason"] == "Invalid"
     assert {"reason": "FieldValueInvalid", "field": "spec.template.metadata.labels",
-            "message": "Invalid value: map[string]string{\"app\":\"other\"}: `selector` does not match template `labels`"} \
+            "message": "Invalid value: map[string]string{\"app\":\"other\"}: "
+                       "`selector` does not match template `labels`"} \
         in st["details"]["causes"]
 
     body = json.loads(daemonset("bad"))
