@@ -173,7 +173,8 @@ static int construct_history(sk_controller *k, json_t *ds, json_t *pods, char *h
 		if (sk__jint(cur, "revision", 0) < max) {
 			/* a rollback to an older template: it becomes the newest */
 			cleanup_json json_t *upd = json_deep_copy(cur), *out = NULL;
-			cleanup_free char *path = sk__path(APPS, "controllerrevisions", sk__ns(cur), sk__name(cur), NULL);
+			cleanup_free char *path = sk__path(APPS, "controllerrevisions", sk__ns(cur), sk__name(cur),
+							   NULL);
 
 			json_object_set_new(upd, "revision", json_integer(max + 1));
 			out = sk_client_update(k->ctl->c, path, upd, err);
@@ -198,10 +199,10 @@ static int construct_history(sk_controller *k, json_t *ds, json_t *pods, char *h
 				labels = json_object();
 			}
 			json_object_set_new(labels, SK_DS_HASH_LABEL, json_string(hash));
-			rev = json_pack("{s:s, s:s, s:{s:s, s:s, s:O, s:[o]}, s:o, s:I}", "apiVersion", "apps/v1", "kind",
-					"ControllerRevision", "metadata", "name", name, "namespace", sk__ns(ds), "labels",
-					labels, "ownerReferences", sk__owner_ref(ds, "apps/v1", "DaemonSet"), "data",
-					revision_data(ds), "revision", (json_int_t)(max + 1));
+			rev = json_pack("{s:s, s:s, s:{s:s, s:s, s:O, s:[o]}, s:o, s:I}", "apiVersion", "apps/v1",
+					"kind", "ControllerRevision", "metadata", "name", name, "namespace", sk__ns(ds),
+					"labels", labels, "ownerReferences", sk__owner_ref(ds, "apps/v1", "DaemonSet"),
+					"data", revision_data(ds), "revision", (json_int_t)(max + 1));
 			if (json_is_object(ann))
 				json_object_set(json_object_get(rev, "metadata"), "annotations", ann);
 			out = sk_client_create(k->ctl->c, path, rev, err);
@@ -228,7 +229,8 @@ static int construct_history(sk_controller *k, json_t *ds, json_t *pods, char *h
 			{
 				cleanup_json json_t *upd = json_deep_copy(ds);
 
-				json_object_set_new(sk_kube_jobj(upd, "status"), "collisionCount", json_integer(collisions));
+				json_object_set_new(sk_kube_jobj(upd, "status"), "collisionCount",
+						    json_integer(collisions));
 				if (sk__update_status(k->ctl, k->ctl->ds, APPS, "daemonsets", upd, err) < 0)
 					return -1;
 			}
@@ -264,7 +266,8 @@ static int construct_history(sk_controller *k, json_t *ds, json_t *pods, char *h
 		qsort(v, nold, sizeof(*v), rev_cmp);
 		del = nold > (size_t)(limit < 0 ? 0 : limit) ? nold - (size_t)limit : 0;
 		for (i = 0; i < del; i++) {
-			cleanup_free char *path = sk__path(APPS, "controllerrevisions", sk__ns(v[i]), sk__name(v[i]), NULL);
+			cleanup_free char *path = sk__path(APPS, "controllerrevisions", sk__ns(v[i]), sk__name(v[i]),
+							   NULL);
 			sk_error_t e2 = {0};
 
 			if (sk_client_delete(k->ctl->c, path, NULL, &e2) == 0 || e2.code == SK_ENOTFOUND)
@@ -402,8 +405,9 @@ static int backoff_allows(ds_state *st, json_t *ds, const char *node, int64_t *w
 	pthread_mutex_lock(&st->mu);
 	e = json_object_get(st->backoff, key);
 	if (!e) {
-		json_object_set_new(st->backoff, key, json_pack("[I, I]", (json_int_t)(now + BACKOFF_INITIAL_MS),
-								(json_int_t)BACKOFF_INITIAL_MS));
+		json_object_set_new(
+			st->backoff, key,
+			json_pack("[I, I]", (json_int_t)(now + BACKOFF_INITIAL_MS), (json_int_t)BACKOFF_INITIAL_MS));
 		ok = 1;
 	} else if (now >= json_integer_value(json_array_get(e, 0))) {
 		int64_t d = json_integer_value(json_array_get(e, 1)) * 2;
@@ -434,8 +438,8 @@ static int allows_surge(json_t *ds)
 }
 
 /* podsShouldBeOnNode for one node: what to create and delete. */
-static void node_plan(ds_run *run, ds_state *st, const char *node, int should_run, int should_continue,
-		      json_t *pods, json_t *create, json_t *del, int64_t *wait_ms)
+static void node_plan(ds_run *run, ds_state *st, const char *node, int should_run, int should_continue, json_t *pods,
+		      json_t *create, json_t *del, int64_t *wait_ms)
 {
 	cleanup_json json_t *running = json_array();
 	json_t *p;

@@ -22,9 +22,9 @@ static void add_toleration(json_t *spec, const char *key, const char *effect)
 		const char *e = json_string_value(json_object_get(t, "effect"));
 
 		if (k && e && !strcmp(k, key) && !strcmp(e, effect)) {
-			json_array_set_new(tols, i,
-					   json_pack("{s:s, s:s, s:s}", "key", key, "operator", "Exists", "effect",
-						     effect));
+			json_array_set_new(
+				tols, i,
+				json_pack("{s:s, s:s, s:s}", "key", key, "operator", "Exists", "effect", effect));
 			return;
 		}
 	}
@@ -57,8 +57,7 @@ void sk_ds_set_node_affinity(json_t *spec, const char *node)
 	size_t i;
 
 	if (!json_is_array(terms) || !json_array_size(terms)) {
-		json_object_set_new(req, "nodeSelectorTerms",
-				    json_pack("[{s:[o]}]", "matchFields", name_field(node)));
+		json_object_set_new(req, "nodeSelectorTerms", json_pack("[{s:[o]}]", "matchFields", name_field(node)));
 		return;
 	}
 	/* every term keeps its expressions and gets only the node's name field */
@@ -72,9 +71,8 @@ void sk_ds_set_node_affinity(json_t *spec, const char *node)
 const char *sk_ds_target_node(json_t *pod)
 {
 	const char *n = sk_kube_jstr(pod, "spec.nodeName");
-	json_t *terms = sk_kube_jget(pod,
-				     "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
-				     "nodeSelectorTerms");
+	json_t *terms = sk_kube_jget(pod, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+					  "nodeSelectorTerms");
 	json_t *t, *f;
 	size_t i, j;
 
@@ -86,8 +84,8 @@ const char *sk_ds_target_node(json_t *pod)
 			const char *op = json_string_value(json_object_get(f, "operator"));
 			json_t *vals = json_object_get(f, "values");
 
-			if (k && op && !strcmp(k, "metadata.name") && !strcmp(op, "In") &&
-			    json_array_size(vals) == 1 && json_is_string(json_array_get(vals, 0)))
+			if (k && op && !strcmp(k, "metadata.name") && !strcmp(op, "In") && json_array_size(vals) == 1 &&
+			    json_is_string(json_array_get(vals, 0)))
 				return json_string_value(json_array_get(vals, 0));
 		}
 	}

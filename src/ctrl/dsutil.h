@@ -29,14 +29,14 @@ void sk_ds_node_should_run(json_t *ds, json_t *node, int *should_run, int *shoul
 
 /* One node in rolling-update planning. */
 typedef struct sk_ds_node_state {
-	int ok;          /* at most one new and one old pod (findUpdatedPodsOnNode) */
-	int has_new;     /* an updated pod is there */
-	int has_old;     /* a pod of an older revision is there */
-	int new_avail;   /* the updated pod is available */
-	int old_avail;   /* the old pod is available */
-	int should_run;  /* NodeShouldRunDaemonPod */
-	int delete_old;  /* out: delete the old pod */
-	int create_new;  /* out: create an updated pod (surge) */
+	int ok;         /* at most one new and one old pod (findUpdatedPodsOnNode) */
+	int has_new;    /* an updated pod is there */
+	int has_old;    /* a pod of an older revision is there */
+	int new_avail;  /* the updated pod is available */
+	int old_avail;  /* the old pod is available */
+	int should_run; /* NodeShouldRunDaemonPod */
+	int delete_old; /* out: delete the old pod */
+	int create_new; /* out: create an updated pod (surge) */
 } sk_ds_node_state;
 
 /* Plans one rolling-update step over n nodes with max_surge and
