@@ -347,3 +347,37 @@ def test_daemonset_validation_and_defaults(cluster):
     st = ds_status(c, "default", "ok")
     assert st["desiredNumberScheduled"] == 0 and st["currentNumberScheduled"] == 0
     c.kubectl("delete", "ds", "ok")
+
+
+def test_rolling_update_with_max_surge(cluster):
+    c = cluster
+    ns = make_ns(c, "ds-surge")
+    for n in ("p1", "p2", "p3"):
+        if c.kubectl("get", "node", n, check=False).returncode != 0:
+            add_node(c, n)
+    c.kubectl("-n", ns, "create", "-f", "-", input=daemonset("s", strategy={
+        "type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}))
+    wait(lambda: (lambda m: m and len(m) == 3)(by_node(c, ns, "app=s")), what="3 pods")
+    kubelet(c, ns, "app=s")
+    c.kubectl("-n", ns, "rollout", "status", "ds/s", "--timeout=30s")
+    c.kubectl("-n", ns, "set", "image", "ds/s", "c=busybox:1.37")
+    # the new pod starts next to the old one; every node keeps an available pod
+    most = 0
+    deadline = time.time() + 60
+    while True:
+        ps = live(c, ns, "app=s")
+        most = max(most, len(ps))
+        assert len(ps) <= 4, ps
+        up = {p["spec"].get("nodeName") for p in ps if is_ready(p)}
+        assert up == {"p1", "p2", "p3"}, ps
+        if len(ps) == 3 and all(p["spec"]["containers"][0]["image"] == "busybox:1.37" and is_ready(p)
+                                for p in ps):
+            break
+        assert time.time() < deadline, "surge update did not finish"
+        kubelet(c, ns, "app=s")
+        time.sleep(0.3)
+    assert most == 4
+    c.kubectl("-n", ns, "rollout", "status", "ds/s", "--timeout=30s")
+    c.kubectl("-n", ns, "delete", "ds", "s")
+    wait(lambda: (kubelet(c, ns, "app=s"), not pods(c, ns, "app=s"))[1], what="pods gone")
+    c.kubectl("delete", "namespace", ns, "--wait=false")
