@@ -280,6 +280,15 @@ static int construct_history(sk_controller *k, json_t *ds, json_t *pods, char *h
 
 /* ---- pods ---- */
 
+/* spec.templateGeneration, which apps/v1 keeps in an annotation; 0: none. */
+static json_int_t template_generation(json_t *ds)
+{
+	json_t *ann = sk_kube_jget(ds, "metadata.annotations");
+	const char *v = json_string_value(json_object_get(ann, "deprecated.daemonset.template.generation"));
+
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
 static int pod_updated(json_t *pod, const char *hash, json_int_t gen)
 {
 	const char *h = sk_kube_jstr(pod, "metadata.labels." SK_DS_HASH_LABEL);
@@ -287,7 +296,7 @@ static int pod_updated(json_t *pod, const char *hash, json_int_t gen)
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%lld", (long long)gen);
-	return (g && !strcmp(g, buf)) || (h && !strcmp(h, hash));
+	return (gen && g && !strcmp(g, buf)) || (h && !strcmp(h, hash));
 }
 
 static int create_one(void *ud, int i)
@@ -307,7 +316,8 @@ static int create_one(void *ud, int i)
 
 	snprintf(g, sizeof(g), "%lld", (long long)run->generation);
 	json_object_set_new(labels, SK_DS_HASH_LABEL, json_string(run->hash));
-	json_object_set_new(labels, SK_DS_GENERATION_LABEL, json_string(g));
+	if (run->generation)
+		json_object_set_new(labels, SK_DS_GENERATION_LABEL, json_string(g));
 	sk_ds_add_tolerations(spec);
 	sk_ds_set_node_affinity(spec, node);
 	out = sk_client_create(run->k->ctl->c, path, pod, &err);
@@ -674,7 +684,7 @@ static int sync_ds(sk_controller *k, const char *key)
 		return 0;
 	run.ds = cached;
 	run.hash = hash;
-	run.generation = sk__jint(cached, "metadata.generation", 1);
+	run.generation = template_generation(cached);
 	mrs = sk__jint(cached, "spec.minReadySeconds", 0);
 	nodes = sk_informer_list(k->ctl->nodes, NULL);
 	by_node = pods_by_node(owned);

@@ -145,6 +145,8 @@ def test_gpu_plugin_pool_nodes_join_label_taint_and_cascade(cluster):
     assert crs[0]["metadata"]["name"] == "gpu-plugin-" + h
     assert p["metadata"]["labels"]["controller-revision-hash"] == h
     assert p["metadata"]["labels"]["pod-template-generation"] == "1"
+    ds = c.kjson("-n", ns, "get", "ds", "gpu-plugin")
+    assert ds["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "1"
     assert p["metadata"]["generateName"] == "gpu-plugin-"
     ref = p["metadata"]["ownerReferences"][0]
     assert ref["kind"] == "DaemonSet" and ref["name"] == "gpu-plugin" and ref["controller"]
@@ -252,6 +254,10 @@ def test_rolling_update_history_undo_and_on_delete(cluster):
         time.sleep(0.3)
     r = c.kubectl("-n", ns, "rollout", "status", "ds/web", "--timeout=30s")
     assert 'daemon set "web" successfully rolled out' in r.stdout
+    assert {p["metadata"]["labels"]["pod-template-generation"] for p in live(c, ns, "app=web")} == {"2"}
+    ds = c.kjson("-n", ns, "get", "ds", "web")
+    assert ds["metadata"]["generation"] == 2
+    assert ds["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "2"
     hist = c.kubectl("-n", ns, "rollout", "history", "ds/web").stdout.split()
     assert hist[:4] == ["daemonset.apps/web", "REVISION", "CHANGE-CAUSE", "1"] and "2" in hist
     assert "busybox:1.36" in c.kubectl("-n", ns, "rollout", "history", "ds/web", "--revision=1").stdout
