@@ -80,21 +80,38 @@ static void enqueue_all(sk_controller *k)
 	}
 }
 
-/* A node change matters when its labels, taints or conditions change
- * (upstream's shouldIgnoreNodeUpdate ignores the rest). */
+/* The node's conditions as type -> status (heartbeats left out). */
+static json_t *cond_states(json_t *node)
+{
+	json_t *m = json_object(), *c;
+	size_t i;
+
+	json_array_foreach(sk_kube_jget(node, "status.conditions"), i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+		json_t *st = json_object_get(c, "status");
+
+		if (t)
+			json_object_set(m, t, st ? st : json_null());
+	}
+	return m;
+}
+
+/* A node change matters when its labels, taints, unschedulable or the
+ * status of a condition change (upstream's shouldIgnoreNodeUpdate ignores
+ * heartbeats). */
 static void on_node(void *ud, int ev, json_t *old, json_t *node)
 {
 	sk_controller *k = ud;
-	static const char *const paths[] = {"metadata.labels", "spec.taints", "spec.unschedulable", "status.conditions",
-					    NULL};
+	static const char *const paths[] = {"metadata.labels", "spec.taints", "spec.unschedulable", NULL};
 
 	if (ev == SK_INF_UPDATE && old && old != node) {
-		int changed = 0;
+		cleanup_json json_t *a = cond_states(old), *b = cond_states(node);
+		int changed = !json_equal(a, b);
 
 		for (int i = 0; paths[i] && !changed; i++) {
-			json_t *a = sk_kube_jget(old, paths[i]), *b = sk_kube_jget(node, paths[i]);
+			json_t *x = sk_kube_jget(old, paths[i]), *y = sk_kube_jget(node, paths[i]);
 
-			if (!json_equal(a ? a : json_null(), b ? b : json_null()))
+			if (!json_equal(x ? x : json_null(), y ? y : json_null()))
 				changed = 1;
 		}
 		if (!changed)
