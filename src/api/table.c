@@ -292,6 +292,7 @@
 	"A label query over pods that are managed by the daemon set. Must match in order " \
 	"to be controlled. It must match the pod template's labels. More info: " \
 	"https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"
+#define D_CR_REVISION "Revision indicates the revision of the state represented by Data."
 #define D_DEP_UPDATED \
 	"Total number of non-terminated pods targeted by this deployment that have the " \
 	"desired template spec."
@@ -765,6 +766,13 @@ static const struct col daemonset_cols[] = {
 	C_CONTAINERS,
 	C_IMAGES,
 	WIDE("Selector", "string", D_DS_SELECTOR),
+};
+
+static const struct col controllerrevision_cols[] = {
+	C_NAME,
+	COL("Controller", "string", "Controller of the object"),
+	COL("Revision", "string", D_CR_REVISION),
+	C_AGE,
 };
 
 static const struct col deployment_cols[] = {
@@ -1257,6 +1265,35 @@ static void daemonset_cells(json_t *cells, json_t *ds, int64_t now)
 	add_age(cells, ds, now);
 	add_containers(cells, jpath(ds, "spec.template.spec.containers"));
 	add_label_selector(cells, jpath(ds, "spec.selector"));
+}
+
+/* formatResourceName(GroupKind, name, withKind): "daemonset.apps/web". */
+static void controllerrevision_cells(json_t *cells, json_t *cr, int64_t now)
+{
+	json_t *refs = jpath(cr, "metadata.ownerReferences"), *ref, *ctl = NULL;
+	size_t i;
+
+	add_s(cells, jstr(cr, "metadata.name"));
+	json_array_foreach(refs, i, ref)
+		if (json_is_true(json_object_get(ref, "controller")) && !ctl)
+			ctl = ref;
+	if (ctl) {
+		const char *av = json_string_value(json_object_get(ctl, "apiVersion"));
+		const char *kind = json_string_value(json_object_get(ctl, "kind"));
+		const char *name = json_string_value(json_object_get(ctl, "name"));
+		const char *slash = av ? strchr(av, '/') : NULL;
+		char *s = slash ? xasprintf("%s.%.*s/%s", kind ? kind : "", (int)(slash - av), av, name ? name : "")
+				: xasprintf("%s/%s", kind ? kind : "", name ? name : "");
+
+		for (char *c = s; *c && *c != '/'; c++)
+			*c = (char)tolower((unsigned char)*c);
+		add_s(cells, s);
+		free(s);
+	} else {
+		add_s(cells, "<none>");
+	}
+	add_i(cells, jint(cr, "revision", 0));
+	add_age(cells, cr, now);
 }
 
 static void deployment_cells(json_t *cells, json_t *d, int64_t now)
@@ -2008,6 +2045,7 @@ static const struct printer printers[] = {
 	PRINTER("Deployment", deployment_cols, deployment_cells),
 	PRINTER("ReplicaSet", replicaset_cols, replicaset_cells),
 	PRINTER("DaemonSet", daemonset_cols, daemonset_cells),
+	PRINTER("ControllerRevision", controllerrevision_cols, controllerrevision_cells),
 	PRINTER("Job", job_cols, job_cells),
 	PRINTER("CronJob", cronjob_cols, cronjob_cells),
 	PRINTER("Lease", lease_cols, lease_cells),

@@ -273,6 +273,10 @@ def test_rolling_update_history_undo_and_on_delete(cluster):
     wait(undone, 60, what="rolled back pods")
     revs = {cr["revision"] for cr in c.kjson("-n", ns, "get", "controllerrevisions")["items"]}
     assert revs == {2, 3}
+    out = c.kubectl("-n", ns, "get", "controllerrevisions").stdout.splitlines()
+    assert out[0].split() == ["NAME", "CONTROLLER", "REVISION", "AGE"]
+    assert sorted(line.split()[1:3] for line in out[1:]) == [["daemonset.apps/web", "2"],
+                                                             ["daemonset.apps/web", "3"]]
 
     # the Python client reads the status and switches to OnDelete
     from kubernetes import client
