@@ -499,8 +499,6 @@ static void node_plan(ds_run *run, ds_state *st, const char *node, int should_ru
 				*wait_ms = w;
 			continue;
 		}
-		if (phase && !strcmp(phase, "Succeeded"))
-			continue;
 		json_array_append(running, p);
 	}
 	if (json_array_size(running) <= 1)
