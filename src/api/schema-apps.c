@@ -91,8 +91,13 @@ static const sk_schema_field ds_strategy_f[] = {
 DOBJ(ds_strategy, APPS("DaemonSetUpdateStrategy"),
      "DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet.");
 static const sk_schema_field ds_spec_f[] = {
-	F("minReadySeconds", sk__i32),
-	F("revisionHistoryLimit", sk__i32),
+	FD("minReadySeconds", sk__i32,
+	   "The minimum number of seconds for which a newly created DaemonSet pod should be ready without any of its "
+	   "container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as "
+	   "soon as it is ready)."),
+	FD("revisionHistoryLimit", sk__i32,
+	   "The number of old history to retain to allow rollback. This is a pointer to distinguish between explicit "
+	   "zero and not specified. Defaults to 10."),
 	RD("selector", sk__label_selector,
 	   "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must "
 	   "match the pod template's labels."),
@@ -100,7 +105,7 @@ static const sk_schema_field ds_spec_f[] = {
 	   "An object that describes the pod that will be created. The DaemonSet will create exactly one copy of this "
 	   "pod on every node that matches the template's node selector (or on every node if no node selector is "
 	   "specified)."),
-	F("updateStrategy", ds_strategy),
+	FD("updateStrategy", ds_strategy, "An update strategy to replace existing DaemonSet pods with new pods."),
 	END};
 DOBJ(ds_spec, APPS("DaemonSetSpec"), "DaemonSetSpec is the specification of a daemon set.");
 static const sk_schema_field ds_cond_f[] = {F("lastTransitionTime", sk__time),
