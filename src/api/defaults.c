@@ -351,6 +351,28 @@ static void defaults_replicaset(json_t *rs)
 	defaults_template(spec);
 }
 
+/* SetDefaults_DaemonSet */
+static void defaults_daemonset(json_t *ds)
+{
+	json_t *spec = get_obj(ds, "spec");
+	json_t *strategy;
+	const char *type;
+
+	if (!spec)
+		return;
+	strategy = sub(spec, "updateStrategy");
+	def_str(strategy, "type", "RollingUpdate");
+	type = json_string_value(json_object_get(strategy, "type"));
+	if (type && strcmp(type, "RollingUpdate") == 0) {
+		json_t *ru = sub(strategy, "rollingUpdate");
+
+		def(ru, "maxUnavailable", json_integer(1));
+		def(ru, "maxSurge", json_integer(0));
+	}
+	def(spec, "revisionHistoryLimit", json_integer(10));
+	defaults_template(spec);
+}
+
 static void copy_template_labels(json_t *obj, json_t *spec)
 {
 	json_t *labels = get_obj(get_obj(get_obj(spec, "template"), "metadata"), "labels");
@@ -641,6 +663,7 @@ static const struct {
 	{"Pod", defaults_pod},
 	{"Deployment", defaults_deployment},
 	{"ReplicaSet", defaults_replicaset},
+	{"DaemonSet", defaults_daemonset},
 	{"Job", defaults_job},
 	{"CronJob", defaults_cronjob},
 	{"Service", defaults_service},

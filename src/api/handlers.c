@@ -88,8 +88,8 @@ static const char *meta_str(json_t *obj, const char *key)
 
 static int generation_tracked(const sk_api_resource *r)
 {
-	static const char *const kinds[] = {"Deployment", "ReplicaSet",    "Job", "CronJob",
-					    "PodGroup",   "NetworkPolicy", NULL};
+	static const char *const kinds[] = {"Deployment", "ReplicaSet", "DaemonSet",     "Job",
+					    "CronJob",    "PodGroup",   "NetworkPolicy", NULL};
 
 	if (r->ops)
 		return sk__kind_flag(r, SK_KIND_GENERATION);

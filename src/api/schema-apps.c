@@ -81,6 +81,65 @@ static const sk_schema_field sk__replicaset_f[] = {TYPEMETA, OBJMETA, F("spec", 
 KIND(sk__replicaset, "apps", "v1", "ReplicaSet", APPS("ReplicaSet"),
      "ReplicaSet ensures that a specified number of pod replicas are running at any given time.");
 
+static const sk_schema_field rud_ds_f[] = {F("maxSurge", sk__intstr), F("maxUnavailable", sk__intstr), END};
+DOBJ(rud_ds, APPS("RollingUpdateDaemonSet"), "Spec to control the desired behavior of daemon set rolling update.");
+static const sk_schema_field ds_strategy_f[] = {
+	F("rollingUpdate", rud_ds),
+	FD("type", sk__str,
+	   "Type of daemon set update. Can be \"RollingUpdate\" or \"OnDelete\". Default is RollingUpdate."),
+	END};
+DOBJ(ds_strategy, APPS("DaemonSetUpdateStrategy"),
+     "DaemonSetUpdateStrategy is a struct used to control the update strategy for a DaemonSet.");
+static const sk_schema_field ds_spec_f[] = {
+	FD("minReadySeconds", sk__i32,
+	   "The minimum number of seconds for which a newly created DaemonSet pod should be ready without any of its "
+	   "container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as "
+	   "soon as it is ready)."),
+	FD("revisionHistoryLimit", sk__i32,
+	   "The number of old history to retain to allow rollback. This is a pointer to distinguish between explicit "
+	   "zero and not specified. Defaults to 10."),
+	RD("selector", sk__label_selector,
+	   "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must "
+	   "match the pod template's labels."),
+	RD("template", sk__pod_template_spec,
+	   "An object that describes the pod that will be created. The DaemonSet will create exactly one copy of this "
+	   "pod on every node that matches the template's node selector (or on every node if no node selector is "
+	   "specified)."),
+	FD("updateStrategy", ds_strategy, "An update strategy to replace existing DaemonSet pods with new pods."),
+	END};
+DOBJ(ds_spec, APPS("DaemonSetSpec"), "DaemonSetSpec is the specification of a daemon set.");
+static const sk_schema_field ds_cond_f[] = {F("lastTransitionTime", sk__time),
+					    F("message", sk__str),
+					    F("reason", sk__str),
+					    R("status", sk__str),
+					    R("type", sk__str),
+					    END};
+OBJ(ds_cond, APPS("DaemonSetCondition"));
+LMAP(ds_conds, ds_cond, "type", sk__keys_type);
+static const sk_schema_field ds_status_f[] = {F("collisionCount", sk__i32),
+					      F("conditions", ds_conds),
+					      R("currentNumberScheduled", sk__i32),
+					      R("desiredNumberScheduled", sk__i32),
+					      F("numberAvailable", sk__i32),
+					      R("numberMisscheduled", sk__i32),
+					      R("numberReady", sk__i32),
+					      F("numberUnavailable", sk__i32),
+					      F("observedGeneration", sk__i64),
+					      F("updatedNumberScheduled", sk__i32),
+					      END};
+DOBJ(ds_status, APPS("DaemonSetStatus"), "DaemonSetStatus represents the current status of a daemon set.");
+static const sk_schema_field sk__daemonset_f[] = {
+	TYPEMETA, OBJMETA, FD("spec", ds_spec, "The desired behavior of this daemon set."),
+	FD("status", ds_status, "The current status of this daemon set."), END};
+KIND(sk__daemonset, "apps", "v1", "DaemonSet", APPS("DaemonSet"),
+     "DaemonSet represents the configuration of a daemon set.");
+
+static const sk_schema_field sk__controllerrevision_f[] = {
+	TYPEMETA, FD("data", sk__any, "Data is the serialized representation of the state."), OBJMETA,
+	RD("revision", sk__i64, "Revision indicates the revision of the state represented by Data."), END};
+KIND(sk__controllerrevision, "apps", "v1", "ControllerRevision", APPS("ControllerRevision"),
+     "ControllerRevision implements an immutable snapshot of state data.");
+
 static const sk_schema_field scale_spec_f[] = {F("replicas", sk__i32), END};
 OBJ(scale_spec, "io.k8s.api.autoscaling.v1.ScaleSpec");
 static const sk_schema_field scale_status_f[] = {R("replicas", sk__i32), F("selector", sk__str), END};

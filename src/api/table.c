@@ -268,6 +268,31 @@
 #define D_PVC_VOLMODE \
 	"volumeMode defines what type of volume is required by the claim. Value of " \
 	"Filesystem is implied when not included in claim spec."
+#define D_DS_DESIRED \
+	"The total number of nodes that should be running the daemon pod (including " \
+	"nodes correctly running the daemon pod). More info: " \
+	"https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"
+#define D_DS_CURRENT \
+	"The number of nodes that are running at least 1 daemon pod and are supposed to " \
+	"run the daemon pod. More info: " \
+	"https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"
+#define D_DS_READY \
+	"numberReady is the number of nodes that should be running the daemon pod and " \
+	"have one or more of the daemon pod running with a Ready Condition."
+#define D_DS_UPDATED "The total number of nodes that are running updated daemon pod"
+#define D_DS_AVAILABLE \
+	"The number of nodes that should be running the daemon pod and have one or more " \
+	"of the daemon pod running and available (ready for at least " \
+	"spec.minReadySeconds)"
+#define D_DS_NODE_SELECTOR \
+	"NodeSelector is a selector which must be true for the pod to fit on a node. " \
+	"Selector which must match a node's labels for the pod to be scheduled on that " \
+	"node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/"
+#define D_DS_SELECTOR \
+	"A label query over pods that are managed by the daemon set. Must match in order " \
+	"to be controlled. It must match the pod template's labels. More info: " \
+	"https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"
+#define D_CR_REVISION "Revision indicates the revision of the state represented by Data."
 #define D_DEP_UPDATED \
 	"Total number of non-terminated pods targeted by this deployment that have the " \
 	"desired template spec."
@@ -727,6 +752,27 @@ static const struct col replicaset_cols[] = {
 	C_CONTAINERS,
 	C_IMAGES,
 	WIDE("Selector", "string", D_RS_SELECTOR),
+};
+
+static const struct col daemonset_cols[] = {
+	C_NAME,
+	COL("Desired", "integer", D_DS_DESIRED),
+	COL("Current", "integer", D_DS_CURRENT),
+	COL("Ready", "integer", D_DS_READY),
+	COL("Up-to-date", "integer", D_DS_UPDATED),
+	COL("Available", "integer", D_DS_AVAILABLE),
+	COL("Node Selector", "string", D_DS_NODE_SELECTOR),
+	C_AGE,
+	C_CONTAINERS,
+	C_IMAGES,
+	WIDE("Selector", "string", D_DS_SELECTOR),
+};
+
+static const struct col controllerrevision_cols[] = {
+	C_NAME,
+	COL("Controller", "string", "Controller of the object"),
+	COL("Revision", "string", D_CR_REVISION),
+	C_AGE,
 };
 
 static const struct col deployment_cols[] = {
@@ -1205,6 +1251,49 @@ static void replicaset_cells(json_t *cells, json_t *rs, int64_t now)
 	add_age(cells, rs, now);
 	add_containers(cells, jpath(rs, "spec.template.spec.containers"));
 	add_label_selector(cells, jpath(rs, "spec.selector"));
+}
+
+static void daemonset_cells(json_t *cells, json_t *ds, int64_t now)
+{
+	add_s(cells, jstr(ds, "metadata.name"));
+	add_i(cells, jint(ds, "status.desiredNumberScheduled", 0));
+	add_i(cells, jint(ds, "status.currentNumberScheduled", 0));
+	add_i(cells, jint(ds, "status.numberReady", 0));
+	add_i(cells, jint(ds, "status.updatedNumberScheduled", 0));
+	add_i(cells, jint(ds, "status.numberAvailable", 0));
+	add_labels(cells, jpath(ds, "spec.template.spec.nodeSelector"));
+	add_age(cells, ds, now);
+	add_containers(cells, jpath(ds, "spec.template.spec.containers"));
+	add_label_selector(cells, jpath(ds, "spec.selector"));
+}
+
+/* formatResourceName(GroupKind, name, withKind): "daemonset.apps/web". */
+static void controllerrevision_cells(json_t *cells, json_t *cr, int64_t now)
+{
+	json_t *refs = jpath(cr, "metadata.ownerReferences"), *ref, *ctl = NULL;
+	size_t i;
+
+	add_s(cells, jstr(cr, "metadata.name"));
+	json_array_foreach(refs, i, ref)
+		if (json_is_true(json_object_get(ref, "controller")) && !ctl)
+			ctl = ref;
+	if (ctl) {
+		const char *av = json_string_value(json_object_get(ctl, "apiVersion"));
+		const char *kind = json_string_value(json_object_get(ctl, "kind"));
+		const char *name = json_string_value(json_object_get(ctl, "name"));
+		const char *slash = av ? strchr(av, '/') : NULL;
+		char *s = slash ? xasprintf("%s.%.*s/%s", kind ? kind : "", (int)(slash - av), av, name ? name : "")
+				: xasprintf("%s/%s", kind ? kind : "", name ? name : "");
+
+		for (char *c = s; *c && *c != '/'; c++)
+			*c = (char)tolower((unsigned char)*c);
+		add_s(cells, s);
+		free(s);
+	} else {
+		add_s(cells, "<none>");
+	}
+	add_i(cells, jint(cr, "revision", 0));
+	add_age(cells, cr, now);
 }
 
 static void deployment_cells(json_t *cells, json_t *d, int64_t now)
@@ -1955,6 +2044,8 @@ static const struct printer printers[] = {
 	PRINTER("StorageClass", storageclass_cols, storageclass_cells),
 	PRINTER("Deployment", deployment_cols, deployment_cells),
 	PRINTER("ReplicaSet", replicaset_cols, replicaset_cells),
+	PRINTER("DaemonSet", daemonset_cols, daemonset_cells),
+	PRINTER("ControllerRevision", controllerrevision_cols, controllerrevision_cells),
 	PRINTER("Job", job_cols, job_cells),
 	PRINTER("CronJob", cronjob_cols, cronjob_cells),
 	PRINTER("Lease", lease_cols, lease_cells),

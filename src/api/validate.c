@@ -1395,6 +1395,73 @@ static void validate_replicaset(E, json_t *rs)
 	validate_template_restart_always(e, spec);
 }
 
+/* ValidateDaemonSetUpdateStrategy */
+static void validate_ds_strategy(E, json_t *spec)
+{
+	json_t *st = obj(spec, "updateStrategy");
+	json_t *ru = obj(st, "rollingUpdate");
+	const char *type = str(st, "type");
+	const char *p = "spec.updateStrategy.rollingUpdate";
+
+	if (type && strcmp(type, "OnDelete") == 0)
+		return;
+	if (!type || strcmp(type, "RollingUpdate") != 0) {
+		cleanup_json json_t *none = json_string("");
+		json_t *t = json_object_get(st, "type");
+
+		sk__vnot_supported(e, "spec.updateStrategy.type", t ? t : none, LIST("OnDelete", "RollingUpdate"));
+		return;
+	}
+	if (!ru) {
+		sk__vrequired(e, p, "");
+		return;
+	}
+	check_percent_or_int(e, ru, p, "maxUnavailable");
+	check_percent_or_int(e, ru, p, "maxSurge");
+	if (is_zero_intstr(json_object_get(ru, "maxUnavailable")) && is_zero_intstr(json_object_get(ru, "maxSurge"))) {
+		cleanup_json json_t *zero = json_integer(0);
+		json_t *mu = json_object_get(ru, "maxUnavailable");
+
+		sk__vinvalid(e, "spec.updateStrategy.rollingUpdate.maxUnavailable", mu ? mu : zero,
+			     "may not be 0 when `maxSurge` is 0");
+	}
+}
+
+/* ValidateDaemonSetSpec */
+static void validate_daemonset(E, json_t *ds)
+{
+	json_t *spec = obj(ds, "spec");
+	json_t *tspec = obj(obj(spec, "template"), "spec");
+	json_t *rp = json_object_get(tspec, "restartPolicy");
+	json_t *ads = json_object_get(tspec, "activeDeadlineSeconds");
+
+	validate_meta(e, ds, true, NAME_SUBDOMAIN, "");
+	validate_selector_template(e, spec, "spec", true, "daemonset");
+	if (json_is_string(rp) && strcmp(json_string_value(rp), "Always") != 0)
+		sk__vnot_supported(e, "spec.template.spec.restartPolicy", rp, LIST("Always"));
+	if (ads && !json_is_null(ads))
+		sk__vinvalid(e, "spec.template.spec.activeDeadlineSeconds", ads,
+			     "activeDeadlineSeconds must be nil for daemonset");
+	non_negative(e, spec, "spec", "minReadySeconds");
+	validate_ds_strategy(e, spec);
+	non_negative(e, spec, "spec", "revisionHistoryLimit");
+}
+
+/* ValidateControllerRevision(Update): revision >= 0, data immutable */
+static void validate_controllerrevision(E, json_t *cr)
+{
+	validate_meta(e, cr, true, NAME_SUBDOMAIN, "");
+	non_negative(e, cr, "", "revision");
+}
+
+static void validate_controllerrevision_update(E, json_t *cr, json_t *old)
+{
+	json_t *d = json_object_get(cr, "data"), *od = json_object_get(old, "data");
+
+	if (!json_equal(d ? d : json_null(), od ? od : json_null()))
+		sk__vinvalid(e, "data", d ? d : json_null(), "field is immutable");
+}
+
 static void immutable(E, json_t *a, json_t *b, const char *k, const char *field)
 {
 	json_t *x = json_object_get(a, k), *y = json_object_get(b, k);
@@ -2779,6 +2846,8 @@ static const struct {
 	{"Pod", validate_pod, validate_pod_update},
 	{"Deployment", validate_deployment, validate_selector_update},
 	{"ReplicaSet", validate_replicaset, validate_selector_update},
+	{"DaemonSet", validate_daemonset, validate_selector_update},
+	{"ControllerRevision", validate_controllerrevision, validate_controllerrevision_update},
 	{"Job", validate_job, validate_job_update},
 	{"CronJob", validate_cronjob, NULL},
 	{"Service", validate_service, validate_service_update},

@@ -70,9 +70,10 @@ struct sk_ctrl {
 	sk_ctrl_options o;
 	sk_informer *pods, *rs, *deploy, *jobs, *cronjobs, *nodes, *leases, *namespaces;
 	sk_informer *services, *endpoints, *slices;
-	sk_informer *extra[16]; /* further resources only the garbage collector watches */
+	sk_informer *ds, *crevs; /* DaemonSets, ControllerRevisions */
+	sk_informer *extra[16];  /* further resources only the garbage collector watches */
 	int nextra;
-	sk_controller *ctrls[16];
+	sk_controller *ctrls[24];
 	int nctrls;
 	pthread_mutex_t stop_mu;
 	pthread_cond_t stop_cv;
@@ -89,6 +90,7 @@ int sk__ctrl_sleep(struct sk_ctrl *ctl, int64_t ms);
 /* Controllers (one file each). Each registers its handlers and controller. */
 int sk__replicaset_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__deployment_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__daemonset_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__job_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__cronjob_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__ttl_init(struct sk_ctrl *ctl, sk_error_t *err);

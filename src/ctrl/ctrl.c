@@ -122,6 +122,8 @@ static void make_informers(struct sk_ctrl *ctl)
 	ctl->pods = sk_informer_new(ctl->c, "/api/v1/pods", "v1", "Pod");
 	ctl->rs = sk_informer_new(ctl->c, "/apis/apps/v1/replicasets", "apps/v1", "ReplicaSet");
 	ctl->deploy = sk_informer_new(ctl->c, "/apis/apps/v1/deployments", "apps/v1", "Deployment");
+	ctl->ds = sk_informer_new(ctl->c, "/apis/apps/v1/daemonsets", "apps/v1", "DaemonSet");
+	ctl->crevs = sk_informer_new(ctl->c, "/apis/apps/v1/controllerrevisions", "apps/v1", "ControllerRevision");
 	ctl->jobs = sk_informer_new(ctl->c, "/apis/batch/v1/jobs", "batch/v1", "Job");
 	ctl->cronjobs = sk_informer_new(ctl->c, "/apis/batch/v1/cronjobs", "batch/v1", "CronJob");
 	ctl->nodes = sk_informer_new(ctl->c, "/api/v1/nodes", "v1", "Node");
@@ -142,6 +144,8 @@ static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
 	arr[k++] = ctl->pods;
 	arr[k++] = ctl->rs;
 	arr[k++] = ctl->deploy;
+	arr[k++] = ctl->ds;
+	arr[k++] = ctl->crevs;
 	arr[k++] = ctl->jobs;
 	arr[k++] = ctl->cronjobs;
 	arr[k++] = ctl->nodes;
@@ -170,19 +174,10 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 {
 	struct sk_ctrl *ctl = xzalloc(sizeof(*ctl));
 	int (*inits[])(struct sk_ctrl *, sk_error_t *) = {
-		sk__replicaset_init,
-		sk__deployment_init,
-		sk__job_init,
-		sk__cronjob_init,
-		sk__ttl_init,
-		sk__gc_init,
-		sk__namespace_init,
-		sk__nodelifecycle_init,
-		sk__endpointslice_init,
-		sk__endpoints_init,
-		sk__endpointslicemirroring_init,
-		sk__podgc_init,
-		sk__nodeipam_init,
+		sk__replicaset_init,    sk__deployment_init,    sk__daemonset_init, sk__job_init,
+		sk__cronjob_init,       sk__ttl_init,           sk__gc_init,        sk__namespace_init,
+		sk__nodelifecycle_init, sk__endpointslice_init, sk__endpoints_init, sk__endpointslicemirroring_init,
+		sk__podgc_init,         sk__nodeipam_init,
 	};
 	sk_informer **infs;
 	int n;

@@ -434,8 +434,8 @@ int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err)
 {
 	gc_state *g = xzalloc(sizeof(*g));
 	sk_controller *k = sk__controller_add(ctl, "garbage-collector", sync_gc, g);
-	sk_informer *base[] = {ctl->pods,  ctl->rs,     ctl->deploy,   ctl->jobs,      ctl->cronjobs,
-			       ctl->nodes, ctl->leases, ctl->services, ctl->endpoints, ctl->slices};
+	sk_informer *base[] = {ctl->pods,     ctl->rs,    ctl->deploy, ctl->ds,       ctl->crevs,     ctl->jobs,
+			       ctl->cronjobs, ctl->nodes, ctl->leases, ctl->services, ctl->endpoints, ctl->slices};
 
 	k->release = gc_release;
 	pthread_mutex_init(&g->mu, NULL);

@@ -132,7 +132,7 @@ class AgentCluster(Cluster):
 
     def delete_all_pods(self, timeout=90):
         # controllers first, or they re-create the pods while the agent is being stopped
-        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets", "--all", "--wait=false", check=False)
+        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets,daemonsets", "--all", "--wait=false", check=False)
         self.kubectl("delete", "pods", "--all", "--wait=false", check=False)
         wait_for(lambda: not self.kjson("get", "pods")["items"], timeout, what="pods gone")
 

@@ -44,7 +44,8 @@ def test_version_and_discovery(api_cluster):
     assert sv["gitVersion"].startswith("v1.32.")
     assert sv["gitVersion"].startswith("v%s.%s." % (sv["major"], sv["minor"]))
     res = api_cluster.kubectl("api-resources").stdout
-    for name in ["pods", "deployments", "jobs", "cronjobs", "nodes", "namespaces", "leases", "priorityclasses",
+    for name in ["pods", "deployments", "daemonsets", "controllerrevisions",
+                 "jobs", "cronjobs", "nodes", "namespaces", "leases", "priorityclasses",
                  "runtimeclasses", "storageclasses", "persistentvolumeclaims", "podgroups"]:
         assert name in res
     assert api_cluster.kubectl("get", "--raw", "/readyz").stdout == "ok"
@@ -58,6 +59,7 @@ def test_get_every_type_prints_tables(api_cluster):
         "pods": "NAME   READY   STATUS   RESTARTS   AGE",
         "deployments": "READY   UP-TO-DATE   AVAILABLE",
         "replicasets": "DESIRED   CURRENT   READY",
+        "daemonsets": "DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR",
         "jobs": "STATUS   COMPLETIONS   DURATION",
         "cronjobs": "SCHEDULE   TIMEZONE   SUSPEND   ACTIVE   LAST SCHEDULE",
         "nodes": "STATUS   ROLES   AGE   VERSION",
@@ -67,7 +69,8 @@ def test_get_every_type_prints_tables(api_cluster):
     api_cluster.kubectl("apply", "-f", "-", input=DEPLOY % 1)
     for kind in ["namespaces", "pods", "nodes", "events", "configmaps", "secrets", "services", "endpoints",
                  "serviceaccounts", "resourcequotas", "persistentvolumes", "persistentvolumeclaims",
-                 "storageclasses", "deployments", "replicasets", "jobs", "cronjobs", "leases", "runtimeclasses",
+                 "storageclasses", "deployments", "replicasets", "daemonsets", "controllerrevisions",
+                 "jobs", "cronjobs", "leases", "runtimeclasses",
                  "priorityclasses", "podgroups"]:
         r = api_cluster.kubectl("get", kind, "-A")
         assert r.returncode == 0

@@ -545,6 +545,35 @@ static void test_replicaset(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(cols, 1), "type")), "integer");
 }
 
+static void test_daemonset(void **state)
+{
+	cleanup_json json_t *ds = cells_of("DaemonSet", "{'metadata':{'name':'plugin','creationTimestamp':'@45'},"
+		"'spec':{'selector':{'matchLabels':{'app':'p'}},'template':{'spec':{"
+		"'nodeSelector':{'nvidia.com/gpu.present':'true','a':'b'},"
+		"'containers':[{'name':'c','image':'nvcr.io/plugin:1'}]}}},"
+		"'status':{'desiredNumberScheduled':3,'currentNumberScheduled':2,'numberReady':1,"
+		"'updatedNumberScheduled':2,'numberAvailable':1}}");
+	cleanup_json json_t *empty = cells_of("DaemonSet", "{'metadata':{'name':'e'}}");
+	cleanup_json json_t *cr = cells_of("ControllerRevision", "{'metadata':{'name':'plugin-7d','creationTimestamp':'@45',"
+		"'ownerReferences':[{'apiVersion':'apps/v1','kind':'DaemonSet','name':'plugin','controller':true}]},"
+		"'revision':4}");
+	cleanup_json json_t *orphan = cells_of("ControllerRevision", "{'metadata':{'name':'o'},'revision':1}");
+	cleanup_json json_t *cols = sk_table_columns("DaemonSet");
+
+	static const int want[] = {0, 3, 2, 1, 2, 1};
+
+	for (int i = 1; i <= 5; i++)
+		assert_int_equal(cell_i(ds, (size_t)i), want[i]);
+	ASSERT_CELLS(ds, "plugin", NULL, NULL, NULL, NULL, NULL, "a=b,nvidia.com/gpu.present=true", "45s", "c",
+		     "nvcr.io/plugin:1", "app=p");
+	ASSERT_CELLS(empty, "e", NULL, NULL, NULL, NULL, NULL, "<none>", "<unknown>", "", "", "<none>");
+	assert_int_equal(cell_i(empty, 1), 0);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(cols, 6), "name")), "Node Selector");
+	ASSERT_CELLS(cr, "plugin-7d", "daemonset.apps/plugin");
+	assert_int_equal(cell_i(cr, 2), 4);
+	ASSERT_CELLS(orphan, "o", "<none>");
+}
+
 static void test_cronjob(void **state)
 {
 	cleanup_json json_t *cj = cells_of("CronJob", "{'metadata':{'name':'tick','creationTimestamp':'@172800'},"
@@ -714,7 +743,7 @@ static void test_all_kinds_shape(void **state)
 	static const char *const kinds[] = {
 		"Namespace", "Pod", "Node", "Event", "ConfigMap", "Secret", "Service", "Endpoints",
 		"ServiceAccount", "ResourceQuota", "PersistentVolume", "PersistentVolumeClaim",
-		"StorageClass", "Deployment", "ReplicaSet", "Job", "CronJob", "Lease", "RuntimeClass",
+		"StorageClass", "Deployment", "ReplicaSet", "DaemonSet", "ControllerRevision", "Job", "CronJob", "Lease", "RuntimeClass",
 		"PriorityClass", "PodGroup", "Widget",
 	};
 	static const char *const objs[] = {
@@ -822,7 +851,7 @@ int main(void)
 		cmocka_unit_test(test_endpointslice),
 		cmocka_unit_test(test_networkpolicy),
 		cmocka_unit_test(test_deployment),
-		cmocka_unit_test(test_replicaset),
+		cmocka_unit_test(test_replicaset), cmocka_unit_test(test_daemonset),
 		cmocka_unit_test(test_cronjob),
 		cmocka_unit_test(test_event),
 		cmocka_unit_test(test_service),

@@ -230,6 +230,31 @@ static void test_deployment_update(void **state)
 	free(m);
 }
 
+#define DS(extra, tspec) "{" META("ds") ",\"spec\":{" extra "\"selector\":{\"matchLabels\":{\"app\":\"x\"}}," \
+	"\"template\":{\"metadata\":{\"labels\":{\"app\":\"x\"}},\"spec\":{" tspec "\"containers\":[" CTR "]}}}}"
+
+static void test_daemonset(void **state)
+{
+	VALID("DaemonSet", DS("", ""));
+	VALID("DaemonSet", DS("\"updateStrategy\":{\"type\":\"OnDelete\"},", ""));
+	VALID("DaemonSet", DS("\"updateStrategy\":{\"rollingUpdate\":{\"maxSurge\":\"10%\",\"maxUnavailable\":0}},", ""));
+	EXPECT("DaemonSet", DS("", "\"restartPolicy\":\"OnFailure\","),
+	       "DaemonSet.apps \"ds\" is invalid: spec.template.spec.restartPolicy: Unsupported value: \"OnFailure\": "
+	       "supported values: \"Always\"");
+	EXPECT("DaemonSet", DS("", "\"activeDeadlineSeconds\":5,"),
+	       "DaemonSet.apps \"ds\" is invalid: spec.template.spec.activeDeadlineSeconds: Invalid value: 5: "
+	       "activeDeadlineSeconds must be nil for daemonset");
+	EXPECT("DaemonSet", DS("\"updateStrategy\":{\"rollingUpdate\":{\"maxUnavailable\":\"0%\"}},", ""),
+	       "DaemonSet.apps \"ds\" is invalid: spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "
+	       "\"0%\": may not be 0 when `maxSurge` is 0");
+	EXPECT("DaemonSet", DS("\"updateStrategy\":{\"rollingUpdate\":{\"maxUnavailable\":\"120%\"}},", ""),
+	       "DaemonSet.apps \"ds\" is invalid: spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "
+	       "\"120%\": must not be greater than 100%");
+	EXPECT("DaemonSet", DS("\"minReadySeconds\":-1,\"revisionHistoryLimit\":-2,", ""),
+	       "DaemonSet.apps \"ds\" is invalid: [spec.minReadySeconds: Invalid value: -1: must be greater than or "
+	       "equal to 0, spec.revisionHistoryLimit: Invalid value: -2: must be greater than or equal to 0]");
+}
+
 #define JOB(restart, extra) "{" META("pi") ",\"spec\":{" extra "\"template\":{\"spec\":{\"restartPolicy\":\"" restart "\"," \
 	"\"containers\":[" CTR "]}}}}"
 
@@ -522,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_deployment),
 		cmocka_unit_test(test_invalid_selector_no_template_mismatch),
 		cmocka_unit_test(test_deployment_update),
+		cmocka_unit_test(test_daemonset),
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_job_selector),
 		cmocka_unit_test(test_cronjob),

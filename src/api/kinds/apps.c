@@ -1,7 +1,95 @@
 /* The kinds of apps/v1. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "api/api-int.h"
+#include "api/defaults.h"
+
+/* The v1 form of DaemonSetSpec.TemplateGeneration (upstream's conversion). */
+#define DS_TEMPLATE_GENERATION "deprecated.daemonset.template.generation"
+
+static void ds_set_template_generation(json_t *obj, long long g)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	json_t *ann = json_object_get(meta, "annotations");
+	char buf[32];
+
+	if (!json_is_object(meta))
+		return;
+	if (!json_is_object(ann)) {
+		ann = json_object();
+		json_object_set_new(meta, "annotations", ann);
+	}
+	snprintf(buf, sizeof(buf), "%lld", g);
+	json_object_set_new(ann, DS_TEMPLATE_GENERATION, json_string(buf));
+}
+
+static long long ds_template_generation(json_t *obj)
+{
+	const char *v = json_string_value(json_object_get(
+		json_object_get(json_object_get(obj, "metadata"), "annotations"), DS_TEMPLATE_GENERATION));
+
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
+static void ds_defaults(const sk_api_resource *r, json_t *obj) { sk_defaults_apply(r->kind, obj); }
+
+/* PrepareForCreate: the zero status (in Go's form) and templateGeneration 1. */
+static int ds_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	(void)api;
+	(void)r;
+	(void)err;
+	json_object_set_new(obj, "status",
+			    json_pack("{s:i, s:i, s:i, s:i}", "currentNumberScheduled", 0, "numberMisscheduled", 0,
+				      "desiredNumberScheduled", 0, "numberReady", 0));
+	ds_set_template_generation(obj, 1);
+	return 0;
+}
+
+/* PrepareForUpdate: templateGeneration counts template changes. */
+static void ds_prepare_update(sk_api *api, const sk_api_resource *r, json_t *obj, json_t *old)
+{
+	json_t *t = json_object_get(json_object_get(obj, "spec"), "template");
+	json_t *ot = json_object_get(json_object_get(old, "spec"), "template");
+	long long g = ds_template_generation(old);
+
+	(void)api;
+	(void)r;
+	if (!json_equal(t ? t : json_null(), ot ? ot : json_null()))
+		g++;
+	ds_set_template_generation(obj, g);
+}
+
+static const sk_kind_ops daemonset_ops = {
+	.flags = SK_KIND_GENERATION,
+	.defaults = ds_defaults,
+	.admit_create = ds_admit_create,
+	.prepare_update = ds_prepare_update,
+};
 
 const sk_api_resource sk__kinds_apps[] = {
+	{
+		.group = "apps",
+		.version = "v1",
+		.kind = "ControllerRevision",
+		.plural = "controllerrevisions",
+		.singular = "controllerrevision",
+		.namespaced = 1,
+	},
+	{
+		.group = "apps",
+		.version = "v1",
+		.kind = "DaemonSet",
+		.plural = "daemonsets",
+		.singular = "daemonset",
+		.namespaced = 1,
+		.short_names = "ds",
+		.categories = "all",
+		.subresources = SK_SUB_STATUS,
+		.has_spec = 1,
+		.ops = &daemonset_ops,
+	},
 	{
 		.group = "apps",
 		.version = "v1",
