@@ -162,7 +162,8 @@ static void base_rules(struct gen *g)
 	f = open_memstream(&buf, &len);
 	if (c->cluster_dns && *c->cluster_dns && c->gateway)
 		for (int i = 0; i < 2; i++)
-			fprintf(f, "ip daddr %s %s dport 53 dnat to %s:53\n", c->cluster_dns, i ? "tcp" : "udp", c->gateway);
+			fprintf(f, "ip daddr %s %s dport 53 dnat to %s:53\n", c->cluster_dns, i ? "tcp" : "udp",
+				c->gateway);
 	fprintf(f, "jump services\n");
 	chain_set(g, "nat-output", f, &buf);
 
