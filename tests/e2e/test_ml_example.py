@@ -144,19 +144,32 @@ def test_manifests_render_and_pass_server_dry_run(api_cluster):
     for doc in (render("train-job.yaml", "NAME=train-v1", "IMAGE=" + img, "VERSION=1", "STEPS=300",
                        "STEP_SLEEP=0.1", "HIDDEN=32"),
                 render("serve-deployment.yaml", "IMAGE=" + img, "VERSION=1", "JOB_UID=x"),
-                render("score-cronjob.yaml", "IMAGE=" + img)):
-        out = json.loads(api_cluster.kubectl("apply", "--dry-run=server", "-o", "json", "-f", "-", input=doc).stdout)
-        assert out["metadata"]["namespace"] == "ml-dry"
-        if out["kind"] == "Job":
-            assert out["spec"]["completionMode"] == "Indexed"
-            assert out["spec"]["podFailurePolicy"]["rules"][0]["action"] == "Ignore"
-            assert out["spec"]["template"]["metadata"]["labels"]["batch.kubernetes.io/controller-uid"]
-        if out["kind"] == "Deployment":
-            c = out["spec"]["template"]["spec"]["containers"][0]
-            assert c["resources"]["requests"] == c["resources"]["limits"]
-            assert out["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
-            sc = out["spec"]["template"]["spec"]["securityContext"]
-            assert sc["runAsNonRoot"] is True and sc["runAsUser"] != 0
+                render("score-cronjob.yaml", "IMAGE=" + img), render("serve-service.yaml"),
+                render("query-pod.yaml", "NAME=q", "IMAGE=" + img, 'ARGS="--once", "4"')):
+        res = json.loads(api_cluster.kubectl("apply", "--dry-run=server", "-o", "json", "-f", "-", input=doc).stdout)
+        for out in res["items"] if res["kind"] == "List" else [res]:
+            check_dry_run(out)
+
+
+def check_dry_run(out):
+    assert out["metadata"]["namespace"] == "ml-dry"
+    if out["kind"] == "Service" and out["metadata"]["name"] == "train-v1":
+        assert out["spec"]["clusterIP"] == "None" and out["spec"]["publishNotReadyAddresses"] is True
+    if out["kind"] == "Service" and out["metadata"]["name"] == "model-server":
+        assert out["spec"]["ports"][0]["targetPort"] == "http"
+    if out["kind"] == "Pod":
+        assert out["spec"]["containers"][0]["command"][-1] == "http://model-server/predict"
+    if out["kind"] == "Job":
+        assert out["spec"]["template"]["spec"]["subdomain"] == "train-v1"
+        assert out["spec"]["completionMode"] == "Indexed"
+        assert out["spec"]["podFailurePolicy"]["rules"][0]["action"] == "Ignore"
+        assert out["spec"]["template"]["metadata"]["labels"]["batch.kubernetes.io/controller-uid"]
+    if out["kind"] == "Deployment":
+        c = out["spec"]["template"]["spec"]["containers"][0]
+        assert c["resources"]["requests"] == c["resources"]["limits"]
+        assert out["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+        sc = out["spec"]["template"]["spec"]["securityContext"]
+        assert sc["runAsNonRoot"] is True and sc["runAsUser"] != 0
 
 
 def have_demo_tools():
