@@ -116,6 +116,8 @@ json_t *sk__eps_slices_of(struct sk_ctrl *ctl, const char *ns, const char *name,
 /* Enqueues on k the key of every Service in the pod's namespace whose
  * selector matches the pod's labels before or after the change. */
 void sk__eps_enqueue_pod_services(sk_controller *k, json_t *old, json_t *pod);
+/* Enqueues on k the Service key of a slice labelled for it and managed by managed_by. */
+void sk__eps_enqueue_slice_service(sk_controller *k, json_t *slice, const char *managed_by);
 int sk__nodeipam_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- object helpers (objutil.c) ---- */

@@ -184,20 +184,23 @@ static void on_node(void *ud, int ev, json_t *old, json_t *node)
 	enqueue_all_services(ud);
 }
 
-static void on_slice(void *ud, int ev, json_t *old, json_t *slice)
+void sk__eps_enqueue_slice_service(sk_controller *k, json_t *slice, const char *managed_by)
 {
-	sk_controller *k = ud;
 	json_t *labels = sk_kube_jget(slice, "metadata.labels");
 	const char *svc = json_string_value(json_object_get(labels, SK_EPS_LABEL_SERVICE));
 	cleanup_free char *key = NULL;
 
-	(void)ev;
-	(void)old;
-	if (!svc ||
-	    strcmp(json_string_value(json_object_get(labels, SK_EPS_LABEL_MANAGED_BY)) ?: "", SK_EPS_CONTROLLER))
+	if (!svc || strcmp(json_string_value(json_object_get(labels, SK_EPS_LABEL_MANAGED_BY)) ?: "", managed_by))
 		return;
 	key = xasprintf("%s/%s", sk__ns(slice), svc);
 	sk__queue_add(k->q, key);
+}
+
+static void on_slice(void *ud, int ev, json_t *old, json_t *slice)
+{
+	(void)ev;
+	(void)old;
+	sk__eps_enqueue_slice_service(ud, slice, SK_EPS_CONTROLLER);
 }
 
 /* Node name -> Node over the node informer. */

@@ -81,18 +81,9 @@ static int sync_mirror(sk_controller *k, const char *key)
 
 static void on_slice(void *ud, int ev, json_t *old, json_t *slice)
 {
-	sk_controller *k = ud;
-	json_t *labels = sk_kube_jget(slice, "metadata.labels");
-	const char *svc = json_string_value(json_object_get(labels, SK_EPS_LABEL_SERVICE));
-	cleanup_free char *key = NULL;
-
 	(void)ev;
 	(void)old;
-	if (!svc ||
-	    strcmp(json_string_value(json_object_get(labels, SK_EPS_LABEL_MANAGED_BY)) ?: "", SK_EPS_MIRROR_CONTROLLER))
-		return;
-	key = xasprintf("%s/%s", sk__ns(slice), svc);
-	sk__queue_add(k->q, key);
+	sk__eps_enqueue_slice_service(ud, slice, SK_EPS_MIRROR_CONTROLLER);
 }
 
 int sk__endpointslicemirroring_init(struct sk_ctrl *ctl, sk_error_t *err)
