@@ -337,7 +337,7 @@ class MultiNodeCluster:
     def delete_pods(self, timeout=90):
         """Deletes the workloads and pods of every namespace (again while a
         controller being deleted still makes new ones), with a short grace."""
-        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets,statefulsets,daemonsets", "--all",
+        self.kubectl("delete", "cronjobs,jobs,deployments,replicasets,daemonsets", "--all",
                      "--all-namespaces", "--wait=false", check=False)
 
         t0 = time.monotonic()
@@ -382,7 +382,7 @@ class MultiNodeCluster:
                 wait_for(lambda: all(not os.path.isdir(d) or not os.listdir(d) for d in dirs), 60, interval=0.5,
                          what="sandboxes removed")
         except Exception as e:  # noqa: BLE001 - cleanup goes on
-            errors.append(f"deleting pods: {e}")
+            errors.append(f"deleting pods: {e}\n{self.kubectl('get', 'pods', '-A', '-o', 'wide', check=False).stdout}\n{self.logs()}")
         for a in self.agents + self.spares:
             if a.proc:
                 left = a.routes()
