@@ -111,7 +111,6 @@ static void gc_orphaned(sk_controller *k, podgc *g, json_t *pods)
 		const char *node = sk_kube_jstr(p, "spec.nodeName");
 		cleanup_json json_t *n = NULL;
 		json_t *since;
-		char msg[300];
 
 		if (!node || !*node)
 			continue;
@@ -127,8 +126,7 @@ static void gc_orphaned(sk_controller *k, podgc *g, json_t *pods)
 			continue;
 		if (!node_gone(k, node))
 			continue;
-		snprintf(msg, sizeof(msg), "PodGC: node no longer exists");
-		collect(k, p, msg);
+		collect(k, p, "PodGC: node no longer exists");
 	}
 	json_object_update(g->missing, seen);
 	/* forget nodes that came back or whose pods are gone */
