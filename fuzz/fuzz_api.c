@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	req.content_type = *ctype ? ctype : NULL;
 	req.body = p;
 	req.body_len = (size_t)(end - p);
-	req.user = "fuzz";
+	req.user = sk_user_apiserver();
 	req.accept = (size & 1) ? "application/json;as=Table;v=v1;g=meta.k8s.io" : NULL;
 	sk_api_handle(api, &req, &resp);
 	if (resp.watch)

@@ -168,6 +168,9 @@ void sk__reply_raw(sk_api_response *resp, int status, char *body, size_t len);
 void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_api_resource *r, const char *name);
 void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg, const sk_api_resource *r,
 		      const char *name, json_t *causes);
+/* The same with the details' group and kind (a resource's plural) given as text. */
+void sk__reply_status_for(sk_api_response *resp, int code, const char *reason, const char *msg, const char *group,
+			  const char *kind, const char *name, json_t *causes);
 int sk__http_code(int skcode, const char **reason);
 json_t *sk__status_ok(const sk_api_resource *r, const char *name, const char *uid);
 

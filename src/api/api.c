@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/auth.h"
 #include "api/crd.h"
 #include "api/defaults.h"
 #include "api/protobuf.h"
@@ -83,6 +84,61 @@ static int is_discovery(const char *p)
 	return 0;
 }
 
+/* The verb of a resource request as upstream's RequestInfoFactory names it. */
+static const char *request_verb(const sk_api_request *req, const sk_path *p)
+{
+	const char *m = req->method;
+
+	if (!strcmp(m, "POST"))
+		return "create";
+	if (!strcmp(m, "PUT"))
+		return "update";
+	if (!strcmp(m, "PATCH"))
+		return "patch";
+	if (!strcmp(m, "DELETE"))
+		return p->name[0] ? "delete" : "deletecollection";
+	if (!strcmp(m, "GET") || !strcmp(m, "HEAD")) {
+		if (!p->sub[0] && sk__arg_bool(req, "watch"))
+			return "watch";
+		return p->name[0] ? "get" : "list";
+	}
+	return m;
+}
+
+/* Asks the authorizer chain; 0 when allowed, else replies 403. p NULL: a
+ * non-resource request. */
+static int authorize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_authz_attrs a = {.user = req->user, .path = req->path};
+	cleanup_free char *reason = NULL, *msg = NULL, *verb = NULL;
+
+	if (p) {
+		a.resource_request = 1;
+		a.verb = request_verb(req, p);
+		a.api_group = p->group;
+		a.api_version = p->version;
+		a.resource = p->res->plural;
+		a.subresource = p->sub;
+		a.ns = p->all_namespaces ? "" : p->ns;
+		a.name = p->name;
+	} else {
+		verb = xstrdup(req->method);
+		for (char *c = verb; *c; c++)
+			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+		a.verb = verb;
+		a.api_group = a.api_version = a.resource = a.subresource = a.ns = a.name = "";
+	}
+	if (sk__authorize(api, &a, &reason))
+		return 0;
+	msg = sk__authz_forbidden_message(&a, reason);
+	/* details as upstream's NewForbidden: name, group, kind (the resource) */
+	if (p)
+		sk__reply_status_for(resp, 403, "Forbidden", msg, a.api_group, a.resource, a.name, NULL);
+	else
+		sk__reply_status(resp, 403, "Forbidden", msg, NULL, NULL, NULL);
+	return -1;
+}
+
 void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp)
 {
 	sk_error_t err = {0};
@@ -135,6 +191,8 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 					 NULL);
 			return;
 		}
+		if (authorize(api, req, NULL, resp) < 0)
+			return;
 		sk__handle_discovery(api, req, resp);
 		return;
 	}
@@ -143,6 +201,8 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		sk__reply_error(resp, &err, NULL, err.code == SK_ENOTFOUND ? "" : NULL);
 		return;
 	}
+	if (authorize(api, req, &p, resp) < 0)
+		return;
 	sk__handle_resource(api, req, &p, resp);
 	/* e.g. a written CRD changes the served kinds before its reply leaves */
 	if (p.res->ops && p.res->ops->written && strcmp(req->method, "GET") && resp->status < 300)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/auth.h"
 #include "client/client.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -20,7 +21,6 @@
 #define SK_API_DEFAULT_NODE_PORT_RANGE "30000-32767"
 #define SK_API_DEFAULT_CLUSTER_DOMAIN "cluster.local"
 
-typedef struct sk_api sk_api;
 typedef struct sk_api_watch sk_api_watch;
 
 typedef struct sk_api_options {
@@ -51,7 +51,7 @@ typedef struct sk_api_request {
 	size_t body_len;
 	const char *content_type; /* NULL: application/json */
 	const char *accept;       /* NULL: application/json */
-	const char *user;         /* authenticated user name; NULL rejects with 401 */
+	const sk_user *user;      /* who asks (borrowed); NULL rejects with 401 */
 	json_t *body_obj;         /* in-process: the body already decoded (borrowed; body unused) */
 	int body_owned;           /* in-process: body_obj is the handler's to change in place */
 	int want_obj;             /* in-process: return objects in resp->obj, not as text */
@@ -108,7 +108,8 @@ char *sk_api_watch_take(sk_api_watch *w, void (*park)(void *), void *arg, size_t
 void sk_api_watch_tick(sk_api_watch *w, int force);
 void sk_api_watch_free(sk_api_watch *w);
 
-/* In-process client: requests go through sk_api_handle as user "system:admin"
+/* In-process client: requests go through sk_api_handle as "system:apiserver"
+ * (in system:masters)
  * with no HTTP in between. */
 sk_client *sk_client_new_inproc(sk_api *api);
 

@@ -3,6 +3,7 @@
 #include <gnutls/crypto.h>
 #include <string.h>
 
+#include "api/admission.h"
 #include "api/api-int.h"
 #include "api/apply.h"
 #include "api/crd.h"
@@ -456,6 +457,13 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 			  sk_api_response *resp, sk_error_t *err)
 {
 	const sk_api_resource *r = p->res;
+	sk_adm_request adm = {.op = SK_ADM_CREATE,
+			      .user = req->user,
+			      .res = r,
+			      .sub = "",
+			      .ns = r->namespaced ? p->ns : "",
+			      .dry_run = is_dry_run(req),
+			      .resp = resp};
 	json_t *meta;
 	const char *name, *gen;
 	char uid[40], ts[32];
@@ -483,8 +491,14 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 	default_obj(r, obj);
 	if (sk__admit_create(api, r, obj, err) < 0)
 		return -1;
+	adm.obj = obj;
+	adm.name = meta_str(obj, "name") ? meta_str(obj, "name") : "";
+	if (sk__admission_mutate(api, &adm, err) < 0)
+		return -1;
 	if (validate(r, obj, NULL, 0, resp) < 0)
 		return -2;
+	if (sk__admission_validate(api, &adm, err) < 0)
+		return -1;
 	if (!from_apply && r->custom)
 		sk__custom_managed_fields_update(r, NULL, obj, field_manager(req, "unknown"),
 						 json_string_value(json_object_get(obj, "apiVersion")), NULL);
@@ -909,6 +923,14 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 			 json_t *obj, int status_sub, int is_apply, sk_api_response *resp, sk_error_t *err)
 {
 	const sk_api_resource *r = p->res;
+	sk_adm_request adm = {.op = SK_ADM_UPDATE,
+			      .user = req->user,
+			      .res = r,
+			      .sub = status_sub ? "status" : "",
+			      .ns = r->namespaced ? p->ns : "",
+			      .name = p->name,
+			      .dry_run = is_dry_run(req),
+			      .resp = resp};
 	const char *want_rv;
 	int64_t expect = rev, nrev;
 	void *txn = NULL;
@@ -937,8 +959,14 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 
 		json_object_set_new(meta_of(obj), "generation", json_integer(g + 1));
 	}
+	adm.obj = obj;
+	adm.old = old;
+	if (sk__admission_mutate(api, &adm, err) < 0)
+		return -1;
 	if (validate(r, obj, old, status_sub, resp) < 0)
 		return 1;
+	if (sk__admission_validate(api, &adm, err) < 0)
+		return -1;
 	if (!status_sub) {
 		int rc = begin_write(api, r, obj, old, is_dry_run(req), &txn, resp, err);
 
@@ -1140,6 +1168,8 @@ typedef struct delete_opts {
 	const char *propagation; /* NULL: default */
 	const char *pre_uid, *pre_rv;
 	int dry_run;
+	const sk_user *user;   /* who deletes, for admission */
+	sk_api_response *resp; /* admission's warnings */
 } delete_opts;
 
 static int parse_delete_opts(const sk_api_request *req, json_t *body, delete_opts *o, sk_error_t *err)
@@ -1166,6 +1196,8 @@ static int parse_delete_opts(const sk_api_request *req, json_t *body, delete_opt
 	o->pre_uid = json_string_value(json_object_get(pre, "uid"));
 	o->pre_rv = json_string_value(json_object_get(pre, "resourceVersion"));
 	o->dry_run = is_dry_run(req) || (json_is_array(dr) && json_array_size(dr));
+	o->user = req->user;
+	o->resp = NULL;
 	return 0;
 }
 
@@ -1222,6 +1254,20 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 				    "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in "
 				    "object meta: %lld",
 				    o->pre_rv, (long long)rev);
+	{
+		sk_adm_request adm = {.op = SK_ADM_DELETE,
+				      .user = o->user,
+				      .res = r,
+				      .sub = "",
+				      .ns = r->namespaced ? ns : "",
+				      .name = name,
+				      .old = obj,
+				      .dry_run = o->dry_run,
+				      .resp = o->resp};
+
+		if (sk__admission_validate(api, &adm, err) < 0)
+			return -1;
+	}
 	if (!r->ops && !strcmp(r->kind, "Pod"))
 		grace = pod_grace(obj, o);
 	if (r->ops && r->ops->on_delete && !meta_str(obj, "deletionTimestamp") && !o->dry_run)
@@ -1304,6 +1350,7 @@ static void do_delete(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	}
 	if (parse_delete_opts(req, body, &o, &err) < 0)
 		goto fail;
+	o.resp = resp;
 	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
 		if (delete_one(api, p->res, p->ns, p->name, &o, &out, &err) == 0) {
 			reply_obj(resp, 200, out);
@@ -1437,7 +1484,7 @@ static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p
 {
 	sk_error_t err = {0};
 	cleanup_json json_t *ev = parse_body(req, &err), *out = NULL;
-	delete_opts o = {.grace = -1};
+	delete_opts o = {.grace = -1, .user = req->user, .resp = resp};
 
 	if (!ev)
 		goto fail;

@@ -91,7 +91,13 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 	return MHD_YES;
 }
 
-static const char *authenticate(sk_http *h, struct MHD_Connection *conn)
+/* The shared tokens' identities. The node token is still an administrator
+ * (system:masters) until nodes have identities of their own. */
+static char *admin_groups[] = {SK_GROUP_MASTERS, SK_GROUP_AUTHENTICATED};
+static const sk_user admin_user = {.name = "system:admin", .uid = "", .groups = admin_groups, .ngroups = 2};
+static const sk_user node_user = {.name = "system:node", .uid = "", .groups = admin_groups, .ngroups = 2};
+
+static const sk_user *authenticate(sk_http *h, struct MHD_Connection *conn)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 
@@ -99,9 +105,9 @@ static const char *authenticate(sk_http *h, struct MHD_Connection *conn)
 		return NULL;
 	auth += 7;
 	if (h->admin_token && !strcmp(auth, h->admin_token))
-		return "admin";
+		return &admin_user;
 	if (h->node_token && !strcmp(auth, h->node_token))
-		return "system:node";
+		return &node_user;
 	return NULL;
 }
 
@@ -505,7 +511,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	}
 	c->req.user = authenticate(h, conn);
 	if (!c->req.user && (!strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz")))
-		c->req.user = "system:anonymous";
+		c->req.user = sk_user_anonymous();
 	if (runs_inline(&c->req) || !reserve_worker(h)) {
 		sk_api_handle(h->api, &c->req, &resp);
 		return send_response(h, conn, &resp);

@@ -7,8 +7,6 @@
 #include "util/json.h"
 #include "util/util.h"
 
-#define INPROC_USER "system:admin"
-
 typedef struct inproc_watch {
 	const struct sk_client_ops *ops; /* first, see sk_client_watch_stop */
 	sk_api_watch *w;
@@ -106,7 +104,7 @@ static void do_request(sk_client *c, const char *method, const char *path, const
 	req.body_owned = owned;
 	req.want_obj = 1;
 	req.content_type = ctype;
-	req.user = INPROC_USER;
+	req.user = sk_user_apiserver();
 	sk_api_handle(c->impl, &req, resp);
 	args_release(&a);
 }

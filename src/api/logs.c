@@ -60,7 +60,7 @@ void sk_api_stream_free(struct sk_api_stream *s)
 /* GET of an object through the handler itself (no HTTP in between). */
 static json_t *get_object(sk_api *api, const char *path, sk_api_response *resp)
 {
-	sk_api_request req = {.method = "GET", .path = path, .user = "system:admin"};
+	sk_api_request req = {.method = "GET", .path = path, .user = sk_user_apiserver()};
 	json_t *obj;
 
 	sk_api_handle(api, &req, resp);

@@ -84,24 +84,24 @@ static const char *utf8_safe(const char *s, char **tmp)
 	return *tmp;
 }
 
-void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg_in, const sk_api_resource *r,
-		      const char *name_in, json_t *causes)
+void sk__reply_status_for(sk_api_response *resp, int code, const char *reason, const char *msg_in, const char *group,
+			  const char *kind, const char *name_in, json_t *causes)
 {
-	cleanup_free char *t1 = NULL, *t2 = NULL;
-	const char *msg = utf8_safe(msg_in, &t1), *name = utf8_safe(name_in, &t2);
+	cleanup_free char *t1 = NULL, *t2 = NULL, *t3 = NULL;
+	const char *msg = utf8_safe(msg_in, &t1), *name = utf8_safe(name_in, &t2), *k = utf8_safe(kind, &t3);
 	/* metav1.Status's field order: kind, apiVersion, metadata, status, message, reason, details, code */
 	cleanup_json json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s}", "kind", "Status", "apiVersion", "v1",
 					    "metadata", "status", "Failure", "message", msg, "reason", reason);
 	json_t *details = NULL;
 
-	if (r || name || causes) {
+	if (k || name || causes) {
 		details = json_object();
 		if (name && *name)
 			json_object_set_new(details, "name", json_string(name));
-		if (r) {
-			if (r->group[0])
-				json_object_set_new(details, "group", json_string(r->group));
-			json_object_set_new(details, "kind", json_string(r->plural));
+		if (k) {
+			if (group && group[0])
+				json_object_set_new(details, "group", json_string(group));
+			json_object_set_new(details, "kind", json_string(k));
 		}
 		if (causes)
 			json_object_set(details, "causes", causes);
@@ -109,7 +109,14 @@ void sk__reply_status(sk_api_response *resp, int code, const char *reason, const
 	}
 	json_object_set_new(st, "code", json_integer(code));
 	free(resp->body);
+	resp->body = NULL;
 	sk__reply_json(resp, code, st);
+}
+
+void sk__reply_status(sk_api_response *resp, int code, const char *reason, const char *msg, const sk_api_resource *r,
+		      const char *name, json_t *causes)
+{
+	sk__reply_status_for(resp, code, reason, msg, r ? r->group : NULL, r ? r->plural : NULL, name, causes);
 }
 
 void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_api_resource *r, const char *name)

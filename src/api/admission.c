@@ -1,0 +1,24 @@
+/* The admission chain (admission.h). */
+#include "api/admission.h"
+
+/* kube-apiserver's recommended order (its AllOrderedPlugins): each plugin's
+ * file adds its entry here. */
+static const sk_adm_plugin *const plugins[] = {
+	NULL,
+};
+
+int sk__admission_mutate(sk_api *api, sk_adm_request *a, sk_error_t *err)
+{
+	for (int i = 0; plugins[i]; i++)
+		if (plugins[i]->admit && plugins[i]->admit(api, a, err) < 0)
+			return -1;
+	return 0;
+}
+
+int sk__admission_validate(sk_api *api, sk_adm_request *a, sk_error_t *err)
+{
+	for (int i = 0; plugins[i]; i++)
+		if (plugins[i]->validate && plugins[i]->validate(api, a, err) < 0)
+			return -1;
+	return 0;
+}
