@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "api/api-int.h"
+#include "api/authn.h"
 #include "api/http.h"
 #include "api/logs.h"
 #include "util/util.h"
@@ -28,7 +29,7 @@
 struct sk_http {
 	struct MHD_Daemon *d;
 	sk_api *api;
-	char *admin_token, *node_token;
+	sk_authn *authn;
 	char *ca_pem;
 	char *cert, *key;
 
@@ -52,6 +53,7 @@ typedef struct conn_ctx {
 	int state; /* 0: reading; 1: queued to a worker; 2: answered by it */
 	struct MHD_Connection *conn;
 	sk_api_request req;
+	sk_user *user; /* req.user when an authenticator made it */
 	sk_api_response resp;
 	struct conn_ctx *next; /* job queue */
 	sk_api_arg args[64];
@@ -91,24 +93,21 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 	return MHD_YES;
 }
 
-/* The shared tokens' identities. The node token is still an administrator
- * (system:masters) until nodes have identities of their own. */
-static char *admin_groups[] = {SK_GROUP_MASTERS, SK_GROUP_AUTHENTICATED};
-static const sk_user admin_user = {.name = "system:admin", .uid = "", .groups = admin_groups, .ngroups = 2};
-static const sk_user node_user = {.name = "system:node", .uid = "", .groups = admin_groups, .ngroups = 2};
-
-static const sk_user *authenticate(sk_http *h, struct MHD_Connection *conn)
+/* The request's user (owned by c), or NULL: no or wrong credentials. */
+static sk_user *authenticate(sk_http *h, struct MHD_Connection *conn)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 
 	if (!auth || strncmp(auth, "Bearer ", 7))
 		return NULL;
-	auth += 7;
-	if (h->admin_token && !strcmp(auth, h->admin_token))
-		return &admin_user;
-	if (h->node_token && !strcmp(auth, h->node_token))
-		return &node_user;
-	return NULL;
+	return sk_authn_token(h->authn, auth + 7);
+}
+
+/* What anybody may reach without credentials, as system:anonymous. */
+static int public_path(const char *url)
+{
+	return !strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz") ||
+	       !strcmp(url, "/version");
 }
 
 static int client_gone(int fd)
@@ -509,8 +508,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		resp.content_type = "text/plain; charset=utf-8";
 		return send_response(h, conn, &resp);
 	}
-	c->req.user = authenticate(h, conn);
-	if (!c->req.user && (!strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz")))
+	sk_user_free(c->user);
+	c->user = authenticate(h, conn);
+	c->req.user = c->user;
+	if (!c->req.user && public_path(url) &&
+	    !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION))
 		c->req.user = sk_user_anonymous();
 	if (runs_inline(&c->req) || !reserve_worker(h)) {
 		sk_api_handle(h->api, &c->req, &resp);
@@ -532,6 +534,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 	(void)toe;
 	if (c) {
 		sk_api_response_release(&c->resp);
+		sk_user_free(c->user);
 		free(c->body);
 		free(c);
 		*con_cls = NULL;
@@ -592,8 +595,17 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	pthread_cond_init(&h->tick_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	h->api = api;
-	h->admin_token = xstrdup(o->admin_token);
-	h->node_token = xstrdup(o->node_token);
+	{
+		sk_authn_options ao = {.admin_token = o->admin_token,
+				       .node_token = o->node_token,
+				       .token_auth_file = o->token_auth_file};
+
+		h->authn = sk_authn_new(api, &ao, err);
+		if (!h->authn) {
+			sk_http_stop(h);
+			return NULL;
+		}
+	}
 	h->ca_pem = o->ca_pem ? xstrdup(o->ca_pem) : NULL;
 	h->cert = xstrdup(o->cert_pem);
 	h->key = xstrdup(o->key_pem);
@@ -663,8 +675,7 @@ void sk_http_stop(sk_http *h)
 	pthread_cond_destroy(&h->tick_cv);
 	pthread_mutex_destroy(&h->mu);
 	pthread_mutex_destroy(&h->smu);
-	free(h->admin_token);
-	free(h->node_token);
+	sk_authn_free(h->authn);
 	free(h->ca_pem);
 	free(h->cert);
 	free(h->key);

@@ -262,6 +262,13 @@ static char *load_or_make_token(const char *path, sk_error_t *err)
 
 	if (t) {
 		t[strcspn(t, "\r\n")] = '\0';
+		if (!*t) {
+			free(t);
+			sk_error_set(err, SK_EINVALID,
+				     "token file \"%s\" is empty: put a token in it, or remove it to have one made",
+				     path);
+			return NULL;
+		}
 		return t;
 	}
 	t = new_token();
@@ -305,6 +312,11 @@ static char *load_or_make_node_token(const char *path, const char *ca_pem, sk_er
 
 	if (cur)
 		cur[strcspn(cur, "\r\n")] = '\0';
+	if (cur && !*cur) {
+		sk_error_set(err, SK_EINVALID,
+			     "token file \"%s\" is empty: put a token in it, or remove it to have one made", path);
+		return NULL;
+	}
 	if (cur && *cur && sk_join_token_parse(cur, &jt, NULL) == 0)
 		secret = steal_ptr(&jt.secret);
 	else
