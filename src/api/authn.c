@@ -4,8 +4,10 @@
  * http.c, which owns the TLS session. */
 #include <errno.h>
 #include <gnutls/crypto.h>
+#include <gnutls/x509.h>
 #include <string.h>
 
+#include "api/api-int.h"
 #include "api/authn.h"
 #include "util/util.h"
 
@@ -13,6 +15,13 @@ struct sk_authn {
 	sk_api *api;
 	char *admin_token, *node_token;
 	sk_token_file tokens;
+	gnutls_x509_trust_list_t ca; /* NULL: no client certificates */
+};
+
+/* Bearer-token authenticators beyond the built-in ones, in upstream's
+ * order (service account tokens come right after the token file). */
+static const sk_token_authenticator_fn token_plugins[] = {
+	NULL,
 };
 
 /* ---- constant-time comparison ---- */
@@ -246,6 +255,275 @@ const sk_token_entry *sk_token_file_find(const sk_token_file *tf, const char *to
 	return found;
 }
 
+/* ---- bootstrap tokens (upstream's bootstrap.TokenAuthenticator) ---- */
+
+#define BOOTSTRAP_GROUP "system:bootstrappers"
+
+static int all_lower_alnum(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+int sk_bootstrap_token_parse(const char *token, char id[7], char secret[17])
+{
+	if (strlen(token) != 23 || token[6] != '.' || !all_lower_alnum(token, 6) || !all_lower_alnum(token + 7, 16))
+		return -1;
+	memcpy(id, token, 6);
+	id[6] = '\0';
+	memcpy(secret, token + 7, 16);
+	secret[16] = '\0';
+	return 0;
+}
+
+/* secret.data[key] decoded (malloc'd), or NULL when absent or not base64. */
+static char *secret_data(const json_t *secret, const char *key)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(secret, "data"), key));
+	gnutls_datum_t in, out = {NULL, 0};
+	char *r;
+
+	if (!v)
+		return NULL;
+	if (!*v)
+		return xstrdup("");
+	in.data = (unsigned char *)v;
+	in.size = (unsigned)strlen(v);
+	if (gnutls_base64_decode2(&in, &out) < 0)
+		return NULL;
+	r = xstrndup((const char *)out.data, out.size);
+	gnutls_free(out.data);
+	return r;
+}
+
+/* upstream's ValidateBootstrapGroupName: \Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\z */
+static int bootstrap_group_valid(const char *g, size_t n)
+{
+	static const char prefix[] = BOOTSTRAP_GROUP ":";
+	size_t p = sizeof(prefix) - 1;
+
+	if (n <= p || n > p + 256 || strncmp(g, prefix, p))
+		return 0;
+	for (size_t i = p; i < n; i++)
+		if (!((g[i] >= 'a' && g[i] <= 'z') || (g[i] >= '0' && g[i] <= '9') ||
+		      (i < n - 1 && (g[i] == ':' || g[i] == '-'))))
+			return 0;
+	return 1;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* system:bootstrappers and auth-extra-groups, a sorted set as upstream's GetGroups. */
+static int bootstrap_groups(sk_user *u, const char *extra)
+{
+	sk_user_add_group(u, BOOTSTRAP_GROUP);
+	for (const char *g = extra; g && *g;) {
+		size_t n = strcspn(g, ",");
+		cleanup_free char *one = xstrndup(g, n);
+
+		if (!bootstrap_group_valid(g, n))
+			return -1;
+		sk_user_add_group(u, one);
+		g += n;
+		if (*g)
+			g++;
+	}
+	qsort(u->groups, u->ngroups, sizeof(*u->groups), cmp_str);
+	return 0;
+}
+
+static int bootstrap_expired(const char *exp, int64_t now)
+{
+	int64_t t;
+
+	if (!exp || !*exp)
+		return 0;
+	return sk_time_parse(exp, &t) < 0 || t <= now;
+}
+
+sk_user *sk_bootstrap_token_check(const json_t *secret, const char *token, int64_t now, const char **why)
+{
+	char id[7], sec[17];
+	cleanup_free char *ts = NULL, *tid = NULL, *exp = NULL, *usage = NULL, *groups = NULL, *name = NULL;
+	const char *type = json_string_value(json_object_get(secret, "type"));
+	sk_user *u;
+
+	*why = NULL;
+	if (sk_bootstrap_token_parse(token, id, sec) < 0)
+		return *why = "is not a bootstrap token", NULL;
+	if (json_object_get(json_object_get(secret, "metadata"), "deletionTimestamp"))
+		return *why = "is deleted and awaiting removal", NULL;
+	if (!type || strcmp(type, "bootstrap.kubernetes.io/token") || !json_is_object(json_object_get(secret, "data")))
+		return *why = "has invalid type, expected bootstrap.kubernetes.io/token.", NULL;
+	ts = secret_data(secret, "token-secret");
+	if (!ts || !sk_secret_equal(ts, sec))
+		return *why = "has invalid value for key token-secret.", NULL;
+	tid = secret_data(secret, "token-id");
+	if (!tid || strcmp(tid, id))
+		return *why = "has invalid value for key token-id.", NULL;
+	exp = secret_data(secret, "expiration");
+	if (bootstrap_expired(exp, now))
+		return *why = "has expired.", NULL;
+	usage = secret_data(secret, "usage-bootstrap-authentication");
+	if (!usage || strcmp(usage, "true"))
+		return *why = "not marked usage-bootstrap-authentication=true.", NULL;
+	groups = secret_data(secret, "auth-extra-groups");
+	name = xasprintf("system:bootstrap:%s", id);
+	u = sk_user_new(name, "", NULL);
+	if (bootstrap_groups(u, groups) < 0) {
+		sk_user_free(u);
+		return *why = "has invalid value for key auth-extra-groups.", NULL;
+	}
+	return u;
+}
+
+static sk_user *bootstrap_token(sk_authn *a, const char *token)
+{
+	char id[7], sec[17];
+	cleanup_free char *key = NULL;
+	cleanup_json json_t *secret = NULL;
+	sk_store_kv kv;
+	sk_error_t err = {0};
+	const char *why;
+	sk_user *u;
+
+	if (!a->api || sk_bootstrap_token_parse(token, id, sec) < 0)
+		return NULL;
+	key = xasprintf("/registry/secrets/kube-system/bootstrap-token-%s", id);
+	if (sk_store_get(a->api->store, key, &kv, &err) < 0)
+		return NULL;
+	secret = sk__obj_decode(kv.value, kv.len, kv.mod_rev);
+	sk_store_kv_release(&kv);
+	if (!secret)
+		return NULL;
+	u = sk_bootstrap_token_check(secret, token, sk_now_ns() / 1000000000, &why);
+	if (!u)
+		sk_debug("authn", "bootstrap token: secret \"kube-system/bootstrap-token-%s\" %s", id, why);
+	return u;
+}
+
+/* ---- x509 client certificates (upstream's x509.Authenticator) ---- */
+
+static int load_ca(sk_authn *a, const char *ca_pem, sk_error_t *err)
+{
+	gnutls_datum_t d = {(unsigned char *)ca_pem, (unsigned)strlen(ca_pem)};
+	int rc;
+
+	if ((rc = gnutls_x509_trust_list_init(&a->ca, 0)) < 0 ||
+	    (rc = gnutls_x509_trust_list_add_trust_mem(a->ca, &d, NULL, GNUTLS_X509_FMT_PEM, 0, 0)) <= 0)
+		return sk_error_set(err, SK_EINVALID, "the cluster CA: %s",
+				    rc < 0 ? gnutls_strerror(rc) : "no certificate");
+	return 0;
+}
+
+/* The i-th value of the subject's attribute oid (malloc'd), or NULL. */
+static char *subject_attr(gnutls_x509_crt_t crt, const char *oid, unsigned i)
+{
+	size_t n = 0;
+	char *buf;
+
+	if (gnutls_x509_crt_get_dn_by_oid(crt, oid, i, 0, NULL, &n) != GNUTLS_E_SHORT_MEMORY_BUFFER)
+		return NULL;
+	buf = xzalloc(n + 1);
+	if (gnutls_x509_crt_get_dn_by_oid(crt, oid, i, 0, buf, &n) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static sk_user *cert_user(gnutls_x509_crt_t leaf, sk_error_t *err)
+{
+	cleanup_free char *cn = subject_attr(leaf, GNUTLS_OID_X520_COMMON_NAME, 0);
+	unsigned char fp[32];
+	size_t fplen = sizeof(fp);
+	char hex[65], *id;
+	sk_user *u;
+
+	if (!cn || !*cn) {
+		sk_error_set(err, SK_EUNAUTHORIZED, "x509: the client certificate has no common name");
+		return NULL;
+	}
+	u = sk_user_new(cn, "", NULL);
+	for (unsigned i = 0;; i++) {
+		cleanup_free char *o = subject_attr(leaf, GNUTLS_OID_X520_ORGANIZATION_NAME, i);
+
+		if (!o)
+			break;
+		sk_user_add_group(u, o);
+	}
+	if (gnutls_x509_crt_get_fingerprint(leaf, GNUTLS_DIG_SHA256, fp, &fplen) == 0 && fplen == 32) {
+		for (int i = 0; i < 32; i++)
+			snprintf(hex + 2 * i, 3, "%02x", fp[i]);
+		id = xasprintf("X509SHA256=%s", hex);
+		u->extra = json_pack("{s:[s]}", "authentication.kubernetes.io/credential-id", id);
+		free(id);
+	}
+	return u;
+}
+
+sk_user *sk_authn_x509(sk_authn *a, const gnutls_datum_t *chain, unsigned n, sk_error_t *err)
+{
+	gnutls_x509_crt_t crts[8];
+	gnutls_typed_vdata_st purpose = {.type = GNUTLS_DT_KEY_PURPOSE_OID,
+					 .data = (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT};
+	unsigned m = 0, status = 0;
+	sk_user *u = NULL;
+	int rc;
+
+	if (!a->ca) {
+		sk_error_set(err, SK_EUNAUTHORIZED, "x509: no certificate authority for clients");
+		return NULL;
+	}
+	if (!n || n > 8) {
+		sk_error_set(err, SK_EUNAUTHORIZED, "x509: a chain of %u certificates", n);
+		return NULL;
+	}
+	for (; m < n; m++) {
+		gnutls_x509_crt_init(&crts[m]);
+		if ((rc = gnutls_x509_crt_import(crts[m], &chain[m], GNUTLS_X509_FMT_DER)) < 0) {
+			sk_error_set(err, SK_EUNAUTHORIZED, "x509: certificate %u: %s", m, gnutls_strerror(rc));
+			m++;
+			goto out;
+		}
+	}
+	rc = gnutls_x509_trust_list_verify_crt2(a->ca, crts, n, &purpose, 1, 0, &status, NULL);
+	if (rc < 0 || status) {
+		gnutls_datum_t why = {NULL, 0};
+
+		if (rc >= 0)
+			gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &why, 0);
+		sk_error_set(err, SK_EUNAUTHORIZED, "x509: %s", rc < 0 ? gnutls_strerror(rc) : (char *)why.data);
+		gnutls_free(why.data);
+		goto out;
+	}
+	u = cert_user(crts[0], err);
+out:
+	for (unsigned i = 0; i < m; i++)
+		gnutls_x509_crt_deinit(crts[i]);
+	return u;
+}
+
+int sk_authn_session(sk_authn *a, gnutls_session_t s, sk_user **user)
+{
+	unsigned n = 0;
+	const gnutls_datum_t *chain = s ? gnutls_certificate_get_peers(s, &n) : NULL;
+	sk_error_t err = {0};
+
+	*user = NULL;
+	if (!chain || !n)
+		return 0;
+	*user = sk_authn_x509(a, chain, n, &err);
+	if (!*user) {
+		sk_info("authn", "client certificate refused: %s", err.msg);
+		return -1;
+	}
+	sk_user_add_group(*user, SK_GROUP_AUTHENTICATED);
+	return 1;
+}
+
 /* ---- the chain ---- */
 
 sk_authn *sk_authn_new(sk_api *api, const sk_authn_options *o, sk_error_t *err)
@@ -270,6 +548,10 @@ sk_authn *sk_authn_new(sk_api *api, const sk_authn_options *o, sk_error_t *err)
 		}
 		sk_info("authn", "token file \"%s\": %zu tokens", o->token_auth_file, a->tokens.n);
 	}
+	if (o->ca_pem && load_ca(a, o->ca_pem, err) < 0) {
+		sk_authn_free(a);
+		return NULL;
+	}
 	return a;
 }
 
@@ -280,6 +562,8 @@ void sk_authn_free(sk_authn *a)
 	free(a->admin_token);
 	free(a->node_token);
 	sk_token_file_release(&a->tokens);
+	if (a->ca)
+		gnutls_x509_trust_list_deinit(a->ca, 1);
 	free(a);
 }
 
@@ -318,12 +602,22 @@ static sk_user *token_file(sk_authn *a, const char *token)
 	return u;
 }
 
+static sk_user *plugins(sk_authn *a, const char *token)
+{
+	for (int i = 0; a->api && token_plugins[i]; i++) {
+		sk_user *u = token_plugins[i](a->api, token);
+
+		if (u)
+			return u;
+	}
+	return NULL;
+}
+
 typedef sk_user *(*token_fn)(sk_authn *a, const char *token);
 
+/* kube-apiserver's order: token file, service account tokens, bootstrap tokens. */
 static const token_fn token_chain[] = {
-	shared_token,
-	token_file,
-	NULL,
+	shared_token, token_file, plugins, bootstrap_token, NULL,
 };
 
 sk_user *sk_authn_token(sk_authn *a, const char *token)

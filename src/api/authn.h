@@ -8,7 +8,9 @@
 #ifndef SK_API_AUTHN_H
 #define SK_API_AUTHN_H
 
+#include <gnutls/gnutls.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "api/auth.h"
 #include "util/error.h"
@@ -44,19 +46,52 @@ const sk_token_entry *sk_token_file_find(const sk_token_file *tf, const char *to
  * on neither's content: both are hashed and the digests compared. */
 int sk_secret_equal(const char *a, const char *b);
 
+/* Bootstrap tokens (upstream's plugin/pkg/auth/authenticator/token/bootstrap):
+ * "<id>.<secret>", id [a-z0-9]{6}, secret [a-z0-9]{16}. Returns 0 with id
+ * and secret filled, -1 when token is not of that form. */
+int sk_bootstrap_token_parse(const char *token, char id[7], char secret[17]);
+/* Checks token against the Secret kube-system/bootstrap-token-<id> (secret:
+ * the object as the API serves it, data base64-encoded) at now (seconds
+ * since the epoch): type bootstrap.kubernetes.io/token, token-secret and
+ * token-id equal, not expired, usage-bootstrap-authentication "true",
+ * auth-extra-groups valid. Returns the user system:bootstrap:<id> in
+ * system:bootstrappers and the extra groups, sorted (caller frees), or NULL
+ * with *why (static text) saying what did not match. */
+sk_user *sk_bootstrap_token_check(const json_t *secret, const char *token, int64_t now, const char **why);
+
+/* A client certificate chain (DER, leaf first) checked against the
+ * cluster CA: signed by it, valid now, usable for client authentication.
+ * Returns the user (CN) in the groups (each O) with the extra
+ * authentication.kubernetes.io/credential-id X509SHA256=<leaf's hex
+ * SHA-256>, as upstream's x509 authenticator, caller frees; or NULL with
+ * err saying why. */
+sk_user *sk_authn_x509(sk_authn *a, const gnutls_datum_t *chain, unsigned n, sk_error_t *err);
+
+/* A bearer-token authenticator of the pluggable table (authn.c's
+ * token_plugins, after the token file: the service account token
+ * authenticator): a new user for a token it issued, else NULL. */
+typedef sk_user *(*sk_token_authenticator_fn)(sk_api *api, const char *token);
+
 typedef struct sk_authn_options {
 	const char *admin_token;     /* system:admin in system:masters */
 	const char *node_token;      /* system:node in system:masters */
 	const char *token_auth_file; /* path of the static token CSV, or NULL */
+	const char *ca_pem;          /* the cluster CA: client certificates it signed authenticate; NULL: none */
 } sk_authn_options;
 
-/* Loads the token file (fails with err naming it). api is borrowed and must
- * outlive the result (the authenticators that read Secrets use it). */
+/* Loads the token file and the CA (fails with err naming what is wrong).
+ * api is borrowed and must outlive the result (the authenticators that
+ * read Secrets use it); NULL: no bootstrap tokens or plugins. */
 sk_authn *sk_authn_new(sk_api *api, const sk_authn_options *o, sk_error_t *err);
 void sk_authn_free(sk_authn *a);
 
 /* Authenticates a bearer token: a new user (caller frees with
  * sk_user_free), or NULL when no authenticator knows it. */
 sk_user *sk_authn_token(sk_authn *a, const char *token);
+
+/* A TLS session's client certificate: 0 when the client sent none, 1 with
+ * *user (caller frees) when it authenticates, -1 when it does not (the
+ * request is 401; the reason is logged). */
+int sk_authn_session(sk_authn *a, gnutls_session_t s, sk_user **user);
 
 #endif

@@ -46,6 +46,11 @@ struct sk_http {
 
 enum { MAX_WORKERS = 512, PIPE_BUFFER_MAX = 1 << 20 };
 
+/* TLS 1.2 and 1.3 only, as kube-apiserver's default minimum (VersionTLS12).
+ * With a trust list (the cluster CA) libmicrohttpd asks every client for a
+ * certificate; one that sends none goes on to the bearer token. */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
 typedef struct conn_ctx {
 	char *body;
 	size_t len, cap;
@@ -93,14 +98,26 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 	return MHD_YES;
 }
 
-/* The request's user (owned by c), or NULL: no or wrong credentials. */
-static sk_user *authenticate(sk_http *h, struct MHD_Connection *conn)
+/* The request's user (caller frees), or NULL; *presented says credentials
+ * came: wrong ones are 401 even where anybody may ask. As upstream's union
+ * of authenticators, a client certificate first, then a bearer token
+ * ("Bearer TOKEN", the word in any case). */
+static sk_user *authenticate(sk_http *h, struct MHD_Connection *conn, int *presented)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	cleanup_free char *token = NULL;
+	sk_user *u = NULL;
+	int rc = ci ? sk_authn_session(h->authn, (gnutls_session_t)ci->tls_session, &u) : 0;
 
-	if (!auth || strncmp(auth, "Bearer ", 7))
+	*presented = rc != 0;
+	if (u)
+		return u;
+	if (!auth || strncasecmp(auth, "bearer ", 7))
 		return NULL;
-	return sk_authn_token(h->authn, auth + 7);
+	*presented = 1;
+	token = xstrndup(auth + 7, strcspn(auth + 7, " "));
+	return sk_authn_token(h->authn, token);
 }
 
 /* What anybody may reach without credentials, as system:anonymous. */
@@ -461,6 +478,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	sk_http *h = cls;
 	conn_ctx *c = *con_cls;
 	sk_api_response resp;
+	int presented;
 
 	(void)version;
 	if (!c) {
@@ -509,10 +527,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return send_response(h, conn, &resp);
 	}
 	sk_user_free(c->user);
-	c->user = authenticate(h, conn);
+	c->user = authenticate(h, conn, &presented);
 	c->req.user = c->user;
-	if (!c->req.user && public_path(url) &&
-	    !MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION))
+	if (!c->req.user && !presented && public_path(url))
 		c->req.user = sk_user_anonymous();
 	if (runs_inline(&c->req) || !reserve_worker(h)) {
 		sk_api_handle(h->api, &c->req, &resp);
@@ -580,6 +597,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	unsigned loops = ncpu > 4 ? (unsigned)(ncpu > 16 ? 16 : ncpu) : 4;
 	struct rlimit rl;
 	pthread_condattr_t ca;
+	struct MHD_OptionItem trust[2] = {{MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
 
 	/* a watch is a connection: let thousands of them in */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -598,7 +616,8 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	{
 		sk_authn_options ao = {.admin_token = o->admin_token,
 				       .node_token = o->node_token,
-				       .token_auth_file = o->token_auth_file};
+				       .token_auth_file = o->token_auth_file,
+				       .ca_pem = o->ca_pem};
 
 		h->authn = sk_authn_new(api, &ao, err);
 		if (!h->authn) {
@@ -609,6 +628,8 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	h->ca_pem = o->ca_pem ? xstrdup(o->ca_pem) : NULL;
 	h->cert = xstrdup(o->cert_pem);
 	h->key = xstrdup(o->key_pem);
+	trust[0].option = h->ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END;
+	trust[0].ptr_value = h->ca_pem;
 	if (inet_pton(AF_INET, o->host, &a4.sin_addr) == 1) {
 		a4.sin_family = AF_INET;
 		a4.sin_port = htons((uint16_t)o->port);
@@ -625,6 +646,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	}
 	h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, sa,
 				MHD_OPTION_HTTPS_MEM_CERT, h->cert, MHD_OPTION_HTTPS_MEM_KEY, h->key,
+				MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES, MHD_OPTION_ARRAY, trust,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
 				h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
 				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_THREAD_POOL_SIZE, loops,

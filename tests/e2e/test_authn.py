@@ -130,3 +130,149 @@ def test_bad_token_auth_file_refused_at_start():
     assert f'token file "{d}/t.csv" must have at least 3 columns (token, user name, user uid), found 2' in err
     rc, err, d = start_fails({"flags": ["--token-auth-file", "DIR/none.csv"]})
     assert rc == 1 and f'--token-auth-file: reading "{d}/none.csv"' in err
+
+
+# ---- client certificates ----
+
+def user_add(cluster, name, *args):
+    out = os.path.join(cluster.data_dir, f"{name}.kubeconfig")
+    r = subprocess.run([SKIFF, "user", "add", name, "--data-dir", cluster.data_dir, "--out", out] + list(args),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f'wrote a kubeconfig for user "{name}" to {out}\n'
+    assert os.stat(out).st_mode & 0o777 == 0o600
+    return out
+
+
+def kubectl_as(cluster, kubeconfig, *args):
+    return subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "--cache-dir", cluster.cache] + list(args),
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_client_certificate_user(cluster):
+    kc = user_add(cluster, "dana", "--group", "system:masters", "--group", "team-x", "--namespace", "kube-system")
+    r = kubectl_as(cluster, kc, "get", "configmaps", "-o", "name")
+    assert r.returncode == 0, r.stderr
+    assert "configmap/skiff-network" in r.stdout  # kube-system's: the context's namespace
+    r = kubectl_as(cluster, kc, "config", "view", "--minify", "-o", "jsonpath={.contexts[0].context.namespace}")
+    assert r.stdout == "kube-system"
+    kc = user_add(cluster, "eve")
+    r = kubectl_as(cluster, kc, "get", "--raw", "/api/v1/namespaces/default/pods")
+    assert r.returncode != 0
+    assert ('Error from server (Forbidden): pods is forbidden: User "eve" cannot list resource "pods" in API group "" '
+            'in the namespace "default"') in r.stderr
+
+
+def certtool(d, name, tmpl, ca=None, key_of=None):
+    key = os.path.join(d, name + ".key")
+    crt = os.path.join(d, name + ".crt")
+    t = os.path.join(d, name + ".tmpl")
+    with open(t, "w") as f:
+        f.write(tmpl)
+    subprocess.run(["certtool", "--generate-privkey", "--key-type", "ecdsa", "--outfile", key],
+                   check=True, capture_output=True)
+    if ca:
+        cmd = ["certtool", "--generate-certificate", "--load-ca-certificate", ca[0], "--load-ca-privkey", ca[1]]
+    else:
+        cmd = ["certtool", "--generate-self-signed"]
+    subprocess.run(cmd + ["--load-privkey", key, "--template", t, "--outfile", crt], check=True, capture_output=True)
+    return crt, key
+
+
+CLIENT = 'cn = "mallory"\norganization = "system:masters"\ntls_www_client\nsigning_key\nexpiration_days = 30\n'
+
+
+def cert_kubeconfig(cluster, d, crt, key):
+    kc = os.path.join(d, "kc")
+    subprocess.run(["kubectl", "--kubeconfig", kc, "config", "set-cluster", "c", f"--server=https://127.0.0.1:{cluster.port}",
+                    f"--certificate-authority={cluster.data_dir}/tls/ca.crt"], check=True, capture_output=True)
+    subprocess.run(["kubectl", "--kubeconfig", kc, "config", "set-credentials", "u", f"--client-certificate={crt}",
+                    f"--client-key={key}"], check=True, capture_output=True)
+    subprocess.run(["kubectl", "--kubeconfig", kc, "config", "set-context", "c", "--cluster=c", "--user=u"],
+                   check=True, capture_output=True)
+    subprocess.run(["kubectl", "--kubeconfig", kc, "config", "use-context", "c"], check=True, capture_output=True)
+    return kc
+
+
+def test_foreign_expired_and_server_certificates_are_unauthorized(cluster, tmp_path):
+    d = str(tmp_path)
+    ca = certtool(d, "ca", 'cn = "other-ca"\nca\ncert_signing_key\nexpiration_days = 30\n')
+    cases = {
+        "foreign": certtool(d, "foreign", CLIENT, ca=ca),
+        "expired": certtool(d, "expired", CLIENT.replace("expiration_days = 30\n",
+                                                         'activation_date = "2020-01-01 00:00:00"\n'
+                                                         'expiration_date = "2021-01-01 00:00:00"\n'),
+                            ca=(f"{cluster.data_dir}/tls/ca.crt", f"{cluster.data_dir}/tls/ca.key")),
+        # the serving certificate is the cluster CA's too, but not for clients
+        "server": (f"{cluster.data_dir}/tls/server.crt", f"{cluster.data_dir}/tls/server.key"),
+    }
+    for name, (crt, key) in cases.items():
+        kc = cert_kubeconfig(cluster, d, crt, key)
+        r = kubectl_as(cluster, kc, "get", "--raw", "/api/v1/namespaces")
+        assert r.returncode != 0, name
+        assert "error: You must be logged in to the server (Unauthorized)" in r.stderr, (name, r.stderr)
+    # a good certificate of the cluster CA works through the same path
+    crt, key = certtool(d, "good", CLIENT, ca=(f"{cluster.data_dir}/tls/ca.crt", f"{cluster.data_dir}/tls/ca.key"))
+    r = kubectl_as(cluster, cert_kubeconfig(cluster, d, crt, key), "get", "--raw", "/api/v1/namespaces")
+    assert r.returncode == 0 and json.loads(r.stdout)["kind"] == "NamespaceList"
+
+
+def test_user_add_without_a_ca(tmp_path):
+    r = subprocess.run([SKIFF, "user", "add", "x", "--data-dir", str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert f'no cluster CA in "{tmp_path}/tls" (ca.crt and ca.key): start `skiff server --data-dir {tmp_path}`' in r.stderr
+    r = subprocess.run([SKIFF, "user", "add", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("Usage: skiff user add NAME")
+    r = subprocess.run([SKIFF, "user", "add"], capture_output=True, text=True)
+    assert r.returncode == 2 and "want one user NAME" in r.stderr
+
+
+# ---- bootstrap tokens ----
+
+def bootstrap_secret(cluster, tid, secret, **data):
+    d = {"token-id": tid, "token-secret": secret, "usage-bootstrap-authentication": "true"}
+    d.update(data)
+    obj = {"apiVersion": "v1", "kind": "Secret", "type": "bootstrap.kubernetes.io/token",
+           "metadata": {"name": f"bootstrap-token-{tid}", "namespace": "kube-system"}, "stringData": d}
+    cluster.kubectl("apply", "-f", "-", input=json.dumps(obj))
+
+
+def test_bootstrap_tokens(cluster):
+    bootstrap_secret(cluster, "abcdef", "0123456789abcdef", **{"auth-extra-groups": "system:bootstrappers:kubeadm:default-node-token"})
+    bootstrap_secret(cluster, "old000", "0123456789abcdef", expiration="2020-01-01T00:00:00Z")
+    bootstrap_secret(cluster, "nouse0", "0123456789abcdef", **{"usage-bootstrap-authentication": "false"})
+    code, body = call(cluster, "/api/v1/namespaces/default/pods", token="abcdef.0123456789abcdef")
+    assert code == 403
+    assert json.loads(body)["message"].startswith('pods is forbidden: User "system:bootstrap:abcdef" cannot list')
+    for tok in ("abcdef.0123456789abcdee", "old000.0123456789abcdef", "nouse0.0123456789abcdef",
+                "zzzzzz.0123456789abcdef"):
+        code, body = call(cluster, "/api/v1/namespaces/default/pods", token=tok)
+        assert code == 401 and json.loads(body)["reason"] == "Unauthorized", tok
+
+
+# ---- TLS versions ----
+
+def tls_handshake(cluster, version):
+    import socket
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.load_verify_locations(f"{cluster.data_dir}/tls/ca.crt")
+    ctx.set_ciphers("DEFAULT:@SECLEVEL=0")
+    ctx.minimum_version = ctx.maximum_version = version
+    with socket.create_connection(("127.0.0.1", cluster.port), timeout=20) as s:
+        try:
+            with ctx.wrap_socket(s, server_hostname="127.0.0.1") as t:
+                return t.version()
+        except ssl.SSLError:
+            return None
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_only_tls_12_and_13(cluster):
+    assert tls_handshake(cluster, ssl.TLSVersion.TLSv1_3) == "TLSv1.3"
+    assert tls_handshake(cluster, ssl.TLSVersion.TLSv1_2) == "TLSv1.2"
+    assert tls_handshake(cluster, ssl.TLSVersion.TLSv1_1) is None
+    assert tls_handshake(cluster, ssl.TLSVersion.TLSv1) is None
+    r = subprocess.run(["gnutls-cli", "--x509cafile", f"{cluster.data_dir}/tls/ca.crt", "--priority",
+                        "NORMAL:-VERS-ALL:+VERS-TLS1.1", "-p", str(cluster.port), "127.0.0.1"],
+                       input="", capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "Handshake was completed" not in r.stdout

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <gnutls/gnutls.h>
 
 #include "api/authn.h"
 #include "util/util.h"
@@ -132,6 +133,98 @@ static void test_chain_adds_authenticated(void **state)
 	sk_authn_free(a);
 }
 
+/* A bootstrap token Secret as the API serves it (data base64-encoded). */
+static json_t *bootstrap_secret(const char *id, const char *secret, const char *usage, const char *exp,
+				const char *groups)
+{
+	json_t *data = json_object();
+	const char *keys[] = {"token-id", "token-secret", "usage-bootstrap-authentication", "expiration",
+			      "auth-extra-groups"};
+	const char *vals[] = {id, secret, usage, exp, groups};
+
+	for (int i = 0; i < 5; i++) {
+		gnutls_datum_t in = {(unsigned char *)vals[i], vals[i] ? (unsigned)strlen(vals[i]) : 0}, out;
+
+		if (!vals[i])
+			continue;
+		assert_int_equal(gnutls_base64_encode2(&in, &out), 0);
+		json_object_set_new(data, keys[i], json_stringn((const char *)out.data, out.size));
+		gnutls_free(out.data);
+	}
+	return json_pack("{s:s,s:{s:s,s:s},s:o}", "type", "bootstrap.kubernetes.io/token", "metadata", "name",
+			 "bootstrap-token-x", "namespace", "kube-system", "data", data);
+}
+
+static void test_bootstrap_token_parse(void **state)
+{
+	char id[7], sec[17];
+
+	(void)state;
+	assert_int_equal(sk_bootstrap_token_parse("abcdef.0123456789abcdef", id, sec), 0);
+	assert_string_equal(id, "abcdef");
+	assert_string_equal(sec, "0123456789abcdef");
+	assert_int_equal(sk_bootstrap_token_parse("ABCDEF.0123456789abcdef", id, sec), -1);
+	assert_int_equal(sk_bootstrap_token_parse("abcdef.0123456789abcde", id, sec), -1);
+	assert_int_equal(sk_bootstrap_token_parse("abcdef-0123456789abcdef", id, sec), -1);
+	assert_int_equal(sk_bootstrap_token_parse("abcdef.0123456789abcdef0", id, sec), -1);
+	assert_int_equal(sk_bootstrap_token_parse("", id, sec), -1);
+}
+
+static void test_bootstrap_token_check(void **state)
+{
+	const int64_t now = 1800000000; /* 2027-01-15 */
+	const char *tok = "abcdef.0123456789abcdef", *why;
+	json_t *s = bootstrap_secret("abcdef", "0123456789abcdef", "true", "2027-06-01T00:00:00Z",
+				     "system:bootstrappers:z,system:bootstrappers:kubeadm:default-node-token");
+	sk_user *u = sk_bootstrap_token_check(s, tok, now, &why);
+
+	(void)state;
+	assert_non_null(u);
+	assert_string_equal(u->name, "system:bootstrap:abcdef");
+	assert_string_equal(u->uid, "");
+	assert_int_equal(u->ngroups, 3); /* sorted, as upstream's sets.List */
+	assert_string_equal(u->groups[0], "system:bootstrappers");
+	assert_string_equal(u->groups[1], "system:bootstrappers:kubeadm:default-node-token");
+	assert_string_equal(u->groups[2], "system:bootstrappers:z");
+	sk_user_free(u);
+	assert_null(sk_bootstrap_token_check(s, "abcdef.0123456789abcdee", now, &why));
+	assert_string_equal(why, "has invalid value for key token-secret.");
+	assert_null(sk_bootstrap_token_check(s, tok, 1900000000, &why));
+	assert_string_equal(why, "has expired.");
+	json_decref(s);
+
+	s = bootstrap_secret("abcdeg", "0123456789abcdef", "true", NULL, NULL);
+	assert_null(sk_bootstrap_token_check(s, tok, now, &why));
+	assert_string_equal(why, "has invalid value for key token-id.");
+	json_decref(s);
+	s = bootstrap_secret("abcdef", "0123456789abcdef", "false", NULL, NULL);
+	assert_null(sk_bootstrap_token_check(s, tok, now, &why));
+	assert_string_equal(why, "not marked usage-bootstrap-authentication=true.");
+	json_decref(s);
+	s = bootstrap_secret("abcdef", "0123456789abcdef", "true", "tomorrow", NULL);
+	assert_null(sk_bootstrap_token_check(s, tok, now, &why)); /* unparseable: expired */
+	json_decref(s);
+	s = bootstrap_secret("abcdef", "0123456789abcdef", "true", NULL, "system:masters");
+	assert_null(sk_bootstrap_token_check(s, tok, now, &why));
+	assert_string_equal(why, "has invalid value for key auth-extra-groups.");
+	json_decref(s);
+	s = bootstrap_secret("abcdef", "0123456789abcdef", "true", NULL, "system:bootstrappers:a-");
+	assert_null(sk_bootstrap_token_check(s, tok, now, &why));
+	json_decref(s);
+	s = bootstrap_secret("abcdef", "0123456789abcdef", "true", NULL, NULL);
+	json_object_set_new(s, "type", json_string("Opaque"));
+	assert_null(sk_bootstrap_token_check(s, tok, now, &why));
+	assert_string_equal(why, "has invalid type, expected bootstrap.kubernetes.io/token.");
+	json_object_set_new(s, "type", json_string("bootstrap.kubernetes.io/token"));
+	u = sk_bootstrap_token_check(s, tok, now, &why);
+	assert_int_equal(u->ngroups, 1);
+	sk_user_free(u);
+	json_object_set_new(json_object_get(s, "metadata"), "deletionTimestamp", json_string("2027-01-01T00:00:00Z"));
+	assert_null(sk_bootstrap_token_check(s, tok, now, &why));
+	assert_string_equal(why, "is deleted and awaiting removal");
+	json_decref(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +233,8 @@ int main(void)
 		cmocka_unit_test(test_token_file_errors),
 		cmocka_unit_test(test_secret_equal),
 		cmocka_unit_test(test_chain_adds_authenticated),
+		cmocka_unit_test(test_bootstrap_token_parse),
+		cmocka_unit_test(test_bootstrap_token_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
