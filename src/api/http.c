@@ -63,6 +63,8 @@ typedef struct conn_ctx {
 	struct conn_ctx *next; /* job queue */
 	sk_api_arg args[64];
 	size_t nargs;
+	sk_api_arg imp[32]; /* Impersonate-* headers */
+	size_t nimp;
 } conn_ctx;
 
 typedef struct stream_ctx {
@@ -95,6 +97,21 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 		c->args[c->nargs].value = value ? value : "";
 		c->nargs++;
 	}
+	return MHD_YES;
+}
+
+static enum MHD_Result collect_impersonate(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	conn_ctx *c = cls;
+
+	(void)kind;
+	if (strncasecmp(key, "Impersonate-", 12))
+		return MHD_YES;
+	if (c->nimp == sizeof(c->imp) / sizeof(c->imp[0]))
+		return MHD_NO;
+	c->imp[c->nimp].key = key;
+	c->imp[c->nimp].value = value ? value : "";
+	c->nimp++;
 	return MHD_YES;
 }
 
@@ -517,6 +534,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	c->req.body_len = c->too_large ? h->api->opts.max_body + 1 : c->len;
 	c->req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	c->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	c->nimp = 0;
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_impersonate, c);
+	c->req.impersonate = c->imp;
+	c->req.nimpersonate = c->nimp;
 	if (h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET")) {
 		/* as k3s: a joining agent pins this against its token's hash */
 		memset(&resp, 0, sizeof(resp));
