@@ -17,6 +17,7 @@ enum {
 };
 
 typedef struct sk_api_resource sk_api_resource;
+struct sk_path;
 
 enum {
 	SK_KIND_GENERATION = 1 << 0,    /* metadata.generation counts spec changes */
@@ -63,6 +64,14 @@ typedef struct sk_kind_ops {
 	 * request's object (a new reference; NULL with err), every other
 	 * request is 405; discovery lists the verb create alone */
 	json_t *(*review)(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err);
+	/* after the validation of a create (old NULL) or of an update of the
+	 * main resource: whether user may write what obj grants (RBAC's
+	 * escalation checks); -1 with err (SK_EFORBIDDEN, the whole message) */
+	int (*authorize_write)(sk_api *api, const sk_api_resource *r, const sk_user *user, json_t *obj, json_t *old,
+			       sk_error_t *err);
+	/* the kind serves its requests itself (create-only reviews, no storage):
+	 * discovery lists the verb create alone */
+	void (*handle)(sk_api *api, const sk_api_request *req, const struct sk_path *p, sk_api_response *resp);
 } sk_kind_ops;
 
 /* One served resource. */
@@ -137,6 +146,7 @@ struct sk_api {
 	int shutting_down;   /* atomic (sk__api_stopping): read by watches and the CRD threads */
 	int gc_enabled;      /* atomic (sk__api_gc_enabled): a garbage collector honours foreground/orphan finalizers */
 	struct sk__svc *svc; /* Service allocations and the cluster's own Services (service.c) */
+	struct sk__rbac *rbac; /* the RBAC authorizer's index (authz-rbac.c) */
 };
 
 /* The flags other threads read while the server runs. */

@@ -7,6 +7,7 @@
 #include "api/crd.h"
 #include "api/defaults.h"
 #include "api/protobuf.h"
+#include "api/rbac.h"
 #include "api/service.h"
 #include "api/table.h"
 #include "kube/qos.h"
@@ -48,7 +49,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	if (!api->opts.bookmark_secs)
 		api->opts.bookmark_secs = 60;
 	pthread_mutex_init(&api->mu, NULL);
-	if (ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0) {
+	if (ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0 || sk__rbac_start(api, err) < 0) {
 		sk_api_free(api);
 		return NULL;
 	}
@@ -65,6 +66,7 @@ void sk_api_free(sk_api *api)
 {
 	if (!api)
 		return;
+	sk__rbac_stop(api);
 	sk__svc_stop(api);
 	sk__crd_stop(api);
 	pthread_mutex_destroy(&api->mu);

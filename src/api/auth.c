@@ -3,6 +3,7 @@
 
 #include "api/api-int.h"
 #include "api/auth.h"
+#include "api/rbac.h"
 #include "util/util.h"
 
 sk_user *sk_user_new(const char *name, const char *uid, const char *const *groups)
@@ -75,27 +76,11 @@ static sk_authz_decision authz_masters(sk_api *api, const sk_authz_attrs *a, cha
 	return sk_user_in_group(a->user, SK_GROUP_MASTERS) ? SK_AUTHZ_ALLOW : SK_AUTHZ_NO_OPINION;
 }
 
-/* Until RBAC's system:public-info-viewer binding exists, everybody may read
- * the health and version endpoints (what that role allows). */
-static sk_authz_decision authz_public_info(sk_api *api, const sk_authz_attrs *a, char **reason)
-{
-	static const char *const paths[] = {"/healthz", "/livez", "/readyz", "/version", NULL};
-
-	(void)api;
-	(void)reason;
-	if (a->resource_request || strcmp(a->verb, "get"))
-		return SK_AUTHZ_NO_OPINION;
-	for (int i = 0; paths[i]; i++)
-		if (!strcmp(a->path, paths[i]) || (!strncmp(a->path, paths[i], strlen(paths[i])) &&
-						   a->path[strlen(paths[i])] == '/' && strcmp(paths[i], "/version")))
-			return SK_AUTHZ_ALLOW;
-	return SK_AUTHZ_NO_OPINION;
-}
-
 /* In kube-apiserver's order: Node, RBAC. */
 static const sk_authorizer_fn chain[] = {
 	authz_masters,
-	authz_public_info,
+	/* Node */
+	sk__authz_rbac,
 	NULL,
 };
 

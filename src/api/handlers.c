@@ -497,6 +497,8 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 		return -1;
 	if (validate(r, obj, NULL, 0, resp) < 0)
 		return -2;
+	if (r->ops && r->ops->authorize_write && r->ops->authorize_write(api, r, req->user, obj, NULL, err) < 0)
+		return -1;
 	if (sk__admission_validate(api, &adm, err) < 0)
 		return -1;
 	if (!from_apply && r->custom)
@@ -965,6 +967,9 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 		return -1;
 	if (validate(r, obj, old, status_sub, resp) < 0)
 		return 1;
+	if (!status_sub && r->ops && r->ops->authorize_write &&
+	    r->ops->authorize_write(api, r, req->user, obj, old, err) < 0)
+		return -1;
 	if (sk__admission_validate(api, &adm, err) < 0)
 		return -1;
 	if (!status_sub) {
@@ -1653,6 +1658,10 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 		return;
 	}
 
+	if (p->res->ops && p->res->ops->handle) {
+		p->res->ops->handle(api, req, p, resp);
+		return;
+	}
 	if (!p->name[0]) {
 		if (!strcmp(m, "GET") && sk__arg_bool(req, "watch"))
 			sk__handle_watch(api, req, p, resp);

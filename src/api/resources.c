@@ -20,6 +20,10 @@ extern const sk_api_resource sk__kinds_discovery[];
 extern const size_t sk__nkinds_discovery;
 extern const sk_api_resource sk__kinds_networking[];
 extern const size_t sk__nkinds_networking;
+extern const sk_api_resource sk__kinds_authorization[];
+extern const size_t sk__nkinds_authorization;
+extern const sk_api_resource sk__kinds_rbac[];
+extern const size_t sk__nkinds_rbac;
 extern const sk_api_resource sk__kinds_node[];
 extern const size_t sk__nkinds_node;
 extern const sk_api_resource sk__kinds_scheduling[];
@@ -40,7 +44,9 @@ static const struct {
 	{sk__kinds_apps, &sk__nkinds_apps},
 	{sk__kinds_authentication, &sk__nkinds_authentication},
 	{sk__kinds_batch, &sk__nkinds_batch},
+	{sk__kinds_authorization, &sk__nkinds_authorization},
 	{sk__kinds_networking, &sk__nkinds_networking},
+	{sk__kinds_rbac, &sk__nkinds_rbac},
 	{sk__kinds_coordination, &sk__nkinds_coordination},
 	{sk__kinds_node, &sk__nkinds_node},
 	{sk__kinds_discovery, &sk__nkinds_discovery},

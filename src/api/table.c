@@ -912,6 +912,18 @@ static const struct col networkpolicy_cols[] = {
 	C_AGE,
 };
 
+static const struct col rolebinding_cols[] = {
+	C_NAME,
+	COL("Role", "string",
+	    "RoleRef can reference a Role in the current namespace or a ClusterRole in the global "
+	    "namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This "
+	    "field is immutable."),
+	C_AGE,
+	WIDE("Users", "string", "Users in the roleBinding"),
+	WIDE("Groups", "string", "Groups in the roleBinding"),
+	WIDE("ServiceAccounts", "string", "ServiceAccounts in the roleBinding"),
+};
+
 static const struct col lease_cols[] = {
 	C_NAME,
 	COL("Holder", "string", D_LEASE_HOLDER),
@@ -1946,6 +1958,44 @@ static void serviceaccount_cells(json_t *cells, json_t *sa, int64_t now)
 	add_age(cells, sa, now);
 }
 
+/* printRoleBinding / printClusterRoleBinding: ROLE is Kind/name; the
+ * subjects by kind, joined by ", " (service accounts as namespace/name). */
+static void rolebinding_cells(json_t *cells, json_t *b, int64_t now)
+{
+	json_t *subjects = jpath(b, "subjects"), *s;
+	char *buf[3] = {NULL, NULL, NULL};
+	size_t len[3] = {0, 0, 0}, i;
+	FILE *f[3];
+	int n[3] = {0, 0, 0};
+	char *role = xasprintf("%s/%s", jstr(b, "roleRef.kind"), jstr(b, "roleRef.name"));
+
+	add_s(cells, jstr(b, "metadata.name"));
+	add_s(cells, role);
+	free(role);
+	add_age(cells, b, now);
+	for (int k = 0; k < 3; k++)
+		f[k] = open_memstream(&buf[k], &len[k]);
+	json_array_foreach(subjects, i, s) {
+		const char *kind = jstr(s, "kind"), *name = jstr(s, "name");
+		int k = !strcmp(kind, "User")             ? 0
+			: !strcmp(kind, "Group")          ? 1
+			: !strcmp(kind, "ServiceAccount") ? 2
+							  : -1;
+
+		if (k < 0)
+			continue;
+		fputs(n[k]++ ? ", " : "", f[k]);
+		if (k == 2)
+			fprintf(f[k], "%s/", jstr(s, "namespace"));
+		fputs(name, f[k]);
+	}
+	for (int k = 0; k < 3; k++) {
+		fclose(f[k]);
+		add_s(cells, buf[k]);
+		free(buf[k]);
+	}
+}
+
 static void lease_cells(json_t *cells, json_t *l, int64_t now)
 {
 	add_s(cells, jstr(l, "metadata.name"));
@@ -2049,6 +2099,8 @@ static const struct printer printers[] = {
 	PRINTER("Job", job_cols, job_cells),
 	PRINTER("CronJob", cronjob_cols, cronjob_cells),
 	PRINTER("Lease", lease_cols, lease_cells),
+	PRINTER("RoleBinding", rolebinding_cols, rolebinding_cells),
+	PRINTER("ClusterRoleBinding", rolebinding_cols, rolebinding_cells),
 	PRINTER("EndpointSlice", endpointslice_cols, endpointslice_cells),
 	PRINTER("NetworkPolicy", networkpolicy_cols, networkpolicy_cells),
 	PRINTER("RuntimeClass", runtimeclass_cols, runtimeclass_cells),

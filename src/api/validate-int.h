@@ -43,6 +43,8 @@ void sk__vtoo_long(struct sk__verr *e, const char *field, int64_t max);
 /* ObjectMeta checks (names as DNS subdomains) for kinds outside the
  * validators table: CRDs and custom objects. */
 void sk__validate_object_meta(struct sk__verr *e, json_t *o, bool namespaced);
+/* The same with names as path segments (RBAC's ValidateRBACName). */
+void sk__validate_object_meta_path(struct sk__verr *e, json_t *o, bool namespaced);
 void sk__validate_object_meta_update(struct sk__verr *e, json_t *o, json_t *old);
 
 #endif

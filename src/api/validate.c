@@ -318,10 +318,25 @@ static void positive(E, json_t *o, const char *base, const char *k, const char *
 
 /* ---- metadata ---- */
 
-enum name_rule { NAME_SUBDOMAIN, NAME_LABEL, NAME_DNS1035 };
+enum name_rule { NAME_SUBDOMAIN, NAME_LABEL, NAME_DNS1035, NAME_PATH_SEGMENT };
+
+/* path.IsValidPathSegmentName (RBAC's names: "system:node" is one) */
+static void check_path_segment(const char *s, struct msgs *m)
+{
+	if (!strcmp(s, ".") || !strcmp(s, "..")) {
+		msgs_add(m, !strcmp(s, ".") ? "may not be '.'" : "may not be '..'");
+		return;
+	}
+	if (strchr(s, '/'))
+		msgs_add(m, "may not contain '/'");
+	if (strchr(s, '%'))
+		msgs_add(m, "may not contain '%'");
+}
 
 static void (*name_fn(enum name_rule r))(const char *, struct msgs *)
 {
+	if (r == NAME_PATH_SEGMENT)
+		return check_path_segment;
 	return r == NAME_LABEL ? check_label_fmt : r == NAME_DNS1035 ? check_dns1035_fmt : check_subdomain_fmt;
 }
 
@@ -422,6 +437,11 @@ static void validate_meta_update(E, json_t *o, json_t *old)
 }
 
 void sk__validate_object_meta(E, json_t *o, bool namespaced) { validate_meta(e, o, namespaced, NAME_SUBDOMAIN, ""); }
+
+void sk__validate_object_meta_path(E, json_t *o, bool namespaced)
+{
+	validate_meta(e, o, namespaced, NAME_PATH_SEGMENT, "");
+}
 
 void sk__validate_object_meta_update(E, json_t *o, json_t *old) { validate_meta_update(e, o, old); }
 

@@ -1,0 +1,292 @@
+/* The kinds of authorization.k8s.io/v1: SubjectAccessReview,
+ * SelfSubjectAccessReview, LocalSubjectAccessReview and
+ * SelfSubjectRulesReview, create-only and never stored (upstream's
+ * pkg/registry/authorization). A review asks the authorizer chain the
+ * question of its spec and answers in its status. */
+#include <string.h>
+
+#include "api/api-int.h"
+#include "api/rbac.h"
+#include "api/validate-int.h"
+#include "api/validate.h"
+#include "util/util.h"
+
+#define AUTHZ_GROUP "authorization.k8s.io"
+
+static json_t *child(json_t *o, const char *k) { return json_object_get(o, k); }
+static const char *cstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static void reply_invalid(sk_api_response *resp, const sk_api_resource *r, json_t *obj, json_t *causes)
+{
+	const char *name = cstr(child(obj, "metadata"), "name");
+	cleanup_free char *msg = sk_validate_message_group(r->kind, r->group, name, causes);
+
+	sk__reply_status_for(resp, 422, "Invalid", msg, r->group, r->kind, name, causes);
+}
+
+/* The request's body, with kind and apiVersion checked; NULL when replied. */
+static json_t *read_review(const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	const sk_api_resource *r = p->res;
+	json_error_t jerr;
+	json_t *o = NULL;
+	const char *kind, *av;
+
+	if (strcmp(req->method, "POST")) {
+		sk__reply_status(resp, 405, "MethodNotAllowed",
+				 "the server does not allow this method on the requested resource", r, p->name, NULL);
+		return NULL;
+	}
+	if (req->body_obj && json_is_object(req->body_obj))
+		o = json_deep_copy(req->body_obj);
+	else if (req->body && req->body_len)
+		o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		sk__reply_status(resp, 400, "BadRequest", "the body of the request must be a JSON object", NULL, NULL,
+				 NULL);
+		return NULL;
+	}
+	kind = json_string_value(child(o, "kind"));
+	av = json_string_value(child(o, "apiVersion"));
+	if ((kind && strcmp(kind, r->kind)) || (av && strcmp(av, AUTHZ_GROUP "/v1"))) {
+		cleanup_free char *msg = xasprintf("the API version in the data (%s) does not match the expected API "
+						   "version (%s/v1)",
+						   av ? av : "", AUTHZ_GROUP);
+
+		json_decref(o);
+		sk__reply_status(resp, 400, "BadRequest", msg, NULL, NULL, NULL);
+		return NULL;
+	}
+	json_object_set_new(o, "kind", json_string(r->kind));
+	json_object_set_new(o, "apiVersion", json_string(AUTHZ_GROUP "/v1"));
+	if (!json_is_object(child(o, "metadata")))
+		json_object_set_new(o, "metadata", json_object());
+	json_object_set_new(child(o, "metadata"), "creationTimestamp", json_null());
+	return o;
+}
+
+/* spec -> attributes (strings borrowed from spec) */
+static void attrs_of(json_t *spec, sk_authz_attrs *a)
+{
+	json_t *ra = child(spec, "resourceAttributes"), *na = child(spec, "nonResourceAttributes");
+
+	memset(a, 0, sizeof(*a));
+	a->api_group = a->api_version = a->resource = a->subresource = a->ns = a->name = a->path = "";
+	if (json_is_object(ra)) {
+		a->resource_request = 1;
+		a->verb = cstr(ra, "verb");
+		a->api_group = cstr(ra, "group");
+		a->api_version = cstr(ra, "version");
+		a->resource = cstr(ra, "resource");
+		a->subresource = cstr(ra, "subresource");
+		a->ns = cstr(ra, "namespace");
+		a->name = cstr(ra, "name");
+	} else {
+		a->verb = cstr(na, "verb");
+		a->path = cstr(na, "path");
+	}
+}
+
+/* ValidateSubjectAccessReviewSpec and friends: causes, or NULL. */
+static json_t *validate_spec(const sk_api_resource *r, json_t *obj, const char *ns)
+{
+	struct sk__verr e = {json_array()};
+	json_t *spec = child(obj, "spec");
+	int has_r = json_is_object(child(spec, "resourceAttributes"));
+	int has_n = json_is_object(child(spec, "nonResourceAttributes"));
+
+	if (has_r == has_n)
+		sk__vinvalid_repr(&e, "spec.resourceAttributes", "",
+				  "exactly one of nonResourceAttributes or resourceAttributes must be specified");
+	if (!strcmp(r->kind, "SubjectAccessReview") || !strcmp(r->kind, "LocalSubjectAccessReview")) {
+		if (!*cstr(spec, "user") && !json_array_size(child(spec, "groups")))
+			sk__vinvalid_repr(&e, "spec.user", "\"\"", "at least one of user or group must be specified");
+	}
+	if (!strcmp(r->kind, "LocalSubjectAccessReview")) {
+		if (has_n)
+			sk__vinvalid(&e, "spec.nonResourceAttributes", child(spec, "nonResourceAttributes"),
+				     "disallowed on this kind of request");
+		if (has_r && strcmp(cstr(child(spec, "resourceAttributes"), "namespace"), ns))
+			sk__vinvalid_str(&e, "spec.resourceAttributes.namespace",
+					 cstr(child(spec, "resourceAttributes"), "namespace"),
+					 "must match metadata.namespace");
+	}
+	if (!json_array_size(e.causes)) {
+		json_decref(e.causes);
+		return NULL;
+	}
+	return e.causes;
+}
+
+/* The user a SubjectAccessReview asks about (caller frees). */
+static sk_user *spec_user(json_t *spec)
+{
+	sk_user *u = sk_user_new(cstr(spec, "user"), cstr(spec, "uid"), NULL);
+	size_t i;
+	json_t *g;
+
+	json_array_foreach(child(spec, "groups"), i, g)
+		if (json_is_string(g))
+			sk_user_add_group(u, json_string_value(g));
+	if (json_is_object(child(spec, "extra")))
+		u->extra = json_deep_copy(child(spec, "extra"));
+	return u;
+}
+
+static void access_review(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	const sk_api_resource *r = p->res;
+	cleanup_json json_t *obj = read_review(req, p, resp), *causes = NULL;
+	json_t *spec, *status;
+	sk_user *asked = NULL;
+	sk_authz_attrs a;
+	char *reason = NULL;
+	int self = !strcmp(r->kind, "SelfSubjectAccessReview");
+
+	if (!obj)
+		return;
+	if (!strcmp(r->kind, "LocalSubjectAccessReview") && !json_is_string(child(child(obj, "metadata"), "namespace")))
+		json_object_set_new(child(obj, "metadata"), "namespace", json_string(p->ns));
+	spec = child(obj, "spec");
+	causes = validate_spec(r, obj, p->ns);
+	if (causes) {
+		reply_invalid(resp, r, obj, causes);
+		return;
+	}
+	attrs_of(spec, &a);
+	if (self) {
+		a.user = req->user;
+	} else {
+		asked = spec_user(spec);
+		a.user = asked;
+	}
+	status = json_object();
+	if (sk__authorize(api, &a, &reason)) {
+		json_object_set_new(status, "allowed", json_true());
+	} else {
+		json_object_set_new(status, "allowed", json_false());
+		if (reason && *reason)
+			json_object_set_new(status, "reason", json_string(reason));
+	}
+	free(reason);
+	sk_user_free(asked);
+	json_object_set_new(obj, "status", status);
+	sk__reply_json(resp, 201, obj);
+}
+
+static int is_masters(const sk_user *u) { return sk_user_in_group(u, SK_GROUP_MASTERS); }
+
+/* SelfSubjectRulesReview: the rules of the requester in spec.namespace, as
+ * the union of the chain's RulesFor (system:masters: everything). */
+static void rules_review(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	cleanup_json json_t *obj = read_review(req, p, resp), *errs = NULL, *rules = NULL;
+	json_t *res = json_array(), *nonres = json_array(), *status;
+	const char *ns;
+	size_t i;
+	json_t *rule;
+
+	if (!obj)
+		return;
+	ns = cstr(child(obj, "spec"), "namespace");
+	if (is_masters(req->user)) {
+		json_array_append_new(
+			res, json_pack("{s:[s], s:[s], s:[s]}", "verbs", "*", "apiGroups", "*", "resources", "*"));
+		json_array_append_new(nonres, json_pack("{s:[s], s:[s]}", "verbs", "*", "nonResourceURLs", "*"));
+	}
+	rules = sk__rbac_rules_for(api, req->user, ns, &errs);
+	json_array_foreach(rules, i, rule) {
+		json_t *out = json_object();
+
+		json_object_set(out, "verbs", child(rule, "verbs") ? child(rule, "verbs") : json_array());
+		if (json_array_size(child(rule, "nonResourceURLs"))) {
+			json_object_set(out, "nonResourceURLs", child(rule, "nonResourceURLs"));
+			json_array_append_new(nonres, out);
+			continue;
+		}
+		if (child(rule, "apiGroups"))
+			json_object_set(out, "apiGroups", child(rule, "apiGroups"));
+		if (child(rule, "resources"))
+			json_object_set(out, "resources", child(rule, "resources"));
+		if (json_array_size(child(rule, "resourceNames")))
+			json_object_set(out, "resourceNames", child(rule, "resourceNames"));
+		json_array_append_new(res, out);
+	}
+	status = json_pack("{s:o, s:o, s:b}", "resourceRules", res, "nonResourceRules", nonres, "incomplete", 0);
+	if (json_array_size(errs)) {
+		cleanup_free char *text = NULL;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		json_t *s;
+
+		if (json_array_size(errs) > 1)
+			fputc('[', f);
+		json_array_foreach(errs, i, s)
+			fprintf(f, "%s%s", i ? ", " : "", json_string_value(s));
+		if (json_array_size(errs) > 1)
+			fputc(']', f);
+		fclose(f);
+		text = buf;
+		json_object_set_new(status, "evaluationError", json_string(text));
+		json_object_set_new(status, "incomplete", json_true());
+	}
+	json_object_set_new(obj, "status", status);
+	sk__reply_json(resp, 201, obj);
+}
+
+static const sk_kind_ops access_review_ops = {
+	.flags = SK_KIND_NO_STRATEGIC,
+	.handle = access_review,
+};
+
+static const sk_kind_ops rules_review_ops = {
+	.flags = SK_KIND_NO_STRATEGIC,
+	.handle = rules_review,
+};
+
+const sk_api_resource sk__kinds_authorization[] = {
+	{
+		.group = AUTHZ_GROUP,
+		.version = "v1",
+		.kind = "LocalSubjectAccessReview",
+		.plural = "localsubjectaccessreviews",
+		.singular = "localsubjectaccessreview",
+		.namespaced = 1,
+		.ops = &access_review_ops,
+	},
+	{
+		.group = AUTHZ_GROUP,
+		.version = "v1",
+		.kind = "SelfSubjectAccessReview",
+		.plural = "selfsubjectaccessreviews",
+		.singular = "selfsubjectaccessreview",
+		.namespaced = 0,
+		.ops = &access_review_ops,
+	},
+	{
+		.group = AUTHZ_GROUP,
+		.version = "v1",
+		.kind = "SelfSubjectRulesReview",
+		.plural = "selfsubjectrulesreviews",
+		.singular = "selfsubjectrulesreview",
+		.namespaced = 0,
+		.ops = &rules_review_ops,
+	},
+	{
+		.group = AUTHZ_GROUP,
+		.version = "v1",
+		.kind = "SubjectAccessReview",
+		.plural = "subjectaccessreviews",
+		.singular = "subjectaccessreview",
+		.namespaced = 0,
+		.ops = &access_review_ops,
+	},
+};
+const size_t sk__nkinds_authorization = sizeof(sk__kinds_authorization) / sizeof(sk__kinds_authorization[0]);
