@@ -17,7 +17,6 @@ enum {
 };
 
 typedef struct sk_api_resource sk_api_resource;
-struct sk_path;
 
 enum {
 	SK_KIND_GENERATION = 1 << 0,    /* metadata.generation counts spec changes */
@@ -64,9 +63,11 @@ typedef struct sk_kind_ops {
 	 * escalation checks); -1 with err (SK_EFORBIDDEN, the whole message) */
 	int (*authorize_write)(sk_api *api, const sk_api_resource *r, const sk_user *user, json_t *obj, json_t *old,
 			       sk_error_t *err);
-	/* the kind serves its requests itself (create-only reviews, no storage):
-	 * discovery lists the verb create alone */
-	void (*handle)(sk_api *api, const sk_api_request *req, const struct sk_path *p, sk_api_response *resp);
+	/* a kind that is never stored (SelfSubjectReview, the access reviews):
+	 * a POST to the collection answers 201 with what this returns for the
+	 * request's object (a new reference; NULL with err), every other
+	 * request is 405; discovery lists the verb create alone */
+	json_t *(*review)(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err);
 } sk_kind_ops;
 
 /* One served resource. */
@@ -192,6 +193,12 @@ int sk__arg_bool(const sk_api_request *req, const char *key);
  * (strconv.ParseInt(v, 10, 64)): 0 when absent, 1 with *out set, -1 with a
  * SK_EBADREQUEST error (400) for a value that is not a decimal int64. */
 int sk__arg_int64(const sk_api_request *req, const char *key, int64_t *out, sk_error_t *err);
+
+/* Upstream's impersonation filter over req's Impersonate-* headers: 0 when
+ * there are none; 1 with *as, the user to run as (caller frees); -1 after
+ * replying (403 Forbidden for what user may not impersonate, 500 for
+ * groups, extras or a uid without a user). */
+int sk__impersonate(sk_api *api, const sk_api_request *req, sk_user **as, sk_api_response *resp);
 
 /* Request handlers (handlers.c, watch.c, discovery.c). */
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp);
