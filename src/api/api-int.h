@@ -17,7 +17,6 @@ enum {
 };
 
 typedef struct sk_api_resource sk_api_resource;
-struct sk_path;
 
 enum {
 	SK_KIND_GENERATION = 1 << 0,    /* metadata.generation counts spec changes */
@@ -59,19 +58,16 @@ typedef struct sk_kind_ops {
 	void (*end_write)(sk_api *api, const sk_api_resource *r, void *txn, int ok);
 	/* after obj (as it was last stored) left the store */
 	void (*deleted)(sk_api *api, const sk_api_resource *r, json_t *obj);
-	/* a kind that is never stored (SelfSubjectReview, the access reviews):
-	 * a POST to the collection answers 201 with what this returns for the
-	 * request's object (a new reference; NULL with err), every other
-	 * request is 405; discovery lists the verb create alone */
-	json_t *(*review)(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err);
 	/* after the validation of a create (old NULL) or of an update of the
 	 * main resource: whether user may write what obj grants (RBAC's
 	 * escalation checks); -1 with err (SK_EFORBIDDEN, the whole message) */
 	int (*authorize_write)(sk_api *api, const sk_api_resource *r, const sk_user *user, json_t *obj, json_t *old,
 			       sk_error_t *err);
-	/* the kind serves its requests itself (create-only reviews, no storage):
-	 * discovery lists the verb create alone */
-	void (*handle)(sk_api *api, const sk_api_request *req, const struct sk_path *p, sk_api_response *resp);
+	/* a kind that is never stored (SelfSubjectReview, the access reviews):
+	 * a POST to the collection answers 201 with what this returns for the
+	 * request's object (a new reference; NULL with err), every other
+	 * request is 405; discovery lists the verb create alone */
+	json_t *(*review)(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err);
 } sk_kind_ops;
 
 /* One served resource. */

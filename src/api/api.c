@@ -214,7 +214,10 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		return;
 	}
 	if (sk__parse_path(req->path, &p, &err) < 0) {
-		/* an unserved path: upstream's not-found handler sends empty details */
+		/* an unserved path is authorized as a path first, as upstream's
+		 * filters run before its not-found handler (which sends empty details) */
+		if (authorize(api, req, NULL, resp) < 0)
+			return;
 		sk__reply_error(resp, &err, NULL, err.code == SK_ENOTFOUND ? "" : NULL);
 		return;
 	}

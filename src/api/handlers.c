@@ -1658,10 +1658,6 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 		return;
 	}
 
-	if (p->res->ops && p->res->ops->handle) {
-		p->res->ops->handle(api, req, p, resp);
-		return;
-	}
 	if (!p->name[0]) {
 		if (!strcmp(m, "GET") && sk__arg_bool(req, "watch"))
 			sk__handle_watch(api, req, p, resp);

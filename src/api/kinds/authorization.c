@@ -3,6 +3,7 @@
  * SelfSubjectRulesReview, create-only and never stored (upstream's
  * pkg/registry/authorization). A review asks the authorizer chain the
  * question of its spec and answers in its status. */
+#include <stdio.h>
 #include <string.h>
 
 #include "api/api-int.h"
@@ -21,54 +22,39 @@ static const char *cstr(json_t *o, const char *k)
 	return s ? s : "";
 }
 
-static void reply_invalid(sk_api_response *resp, const sk_api_resource *r, json_t *obj, json_t *causes)
+/* The namespace of the request's path ("" for cluster scope). */
+static void request_ns(const sk_api_request *req, char *ns, size_t len)
 {
-	const char *name = cstr(child(obj, "metadata"), "name");
-	cleanup_free char *msg = sk_validate_message_group(r->kind, r->group, name, causes);
+	sk_path p;
+	sk_error_t err = {0};
 
-	sk__reply_status_for(resp, 422, "Invalid", msg, r->group, r->kind, name, causes);
+	ns[0] = 0;
+	if (sk__parse_path(req->path, &p, &err) == 0)
+		snprintf(ns, len, "%s", p.ns);
 }
 
-/* The request's body, with kind and apiVersion checked; NULL when replied. */
-static json_t *read_review(const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+/* The review as the reply starts it: the request's object, metadata's
+ * creationTimestamp null as upstream's (never stored). */
+static json_t *start_reply(json_t *obj)
 {
-	const sk_api_resource *r = p->res;
-	json_error_t jerr;
-	json_t *o = NULL;
-	const char *kind, *av;
+	json_t *o = json_deep_copy(obj);
 
-	if (strcmp(req->method, "POST")) {
-		sk__reply_status(resp, 405, "MethodNotAllowed",
-				 "the server does not allow this method on the requested resource", r, p->name, NULL);
-		return NULL;
-	}
-	if (req->body_obj && json_is_object(req->body_obj))
-		o = json_deep_copy(req->body_obj);
-	else if (req->body && req->body_len)
-		o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!json_is_object(o)) {
-		json_decref(o);
-		sk__reply_status(resp, 400, "BadRequest", "the body of the request must be a JSON object", NULL, NULL,
-				 NULL);
-		return NULL;
-	}
-	kind = json_string_value(child(o, "kind"));
-	av = json_string_value(child(o, "apiVersion"));
-	if ((kind && strcmp(kind, r->kind)) || (av && strcmp(av, AUTHZ_GROUP "/v1"))) {
-		cleanup_free char *msg = xasprintf("the API version in the data (%s) does not match the expected API "
-						   "version (%s/v1)",
-						   av ? av : "", AUTHZ_GROUP);
-
-		json_decref(o);
-		sk__reply_status(resp, 400, "BadRequest", msg, NULL, NULL, NULL);
-		return NULL;
-	}
-	json_object_set_new(o, "kind", json_string(r->kind));
-	json_object_set_new(o, "apiVersion", json_string(AUTHZ_GROUP "/v1"));
-	if (!json_is_object(child(o, "metadata")))
+	if (!json_is_object(json_object_get(o, "metadata")))
 		json_object_set_new(o, "metadata", json_object());
-	json_object_set_new(child(o, "metadata"), "creationTimestamp", json_null());
+	json_object_set_new(json_object_get(o, "metadata"), "creationTimestamp", json_null());
 	return o;
+}
+
+/* 422 with upstream's message (`SubjectAccessReview.authorization.k8s.io
+ * "" is invalid: spec.user: …`). */
+static json_t *invalid(const char *kind, json_t *obj, json_t *causes, sk_error_t *err)
+{
+	cleanup_free char *msg = sk_validate_message_group(kind, AUTHZ_GROUP, cstr(child(obj, "metadata"), "name"),
+							   causes);
+
+	json_decref(causes);
+	sk_error_set(err, SK_EINVALID, "%s", msg);
+	return NULL;
 }
 
 /* spec -> attributes (strings borrowed from spec) */
@@ -94,7 +80,7 @@ static void attrs_of(json_t *spec, sk_authz_attrs *a)
 }
 
 /* ValidateSubjectAccessReviewSpec and friends: causes, or NULL. */
-static json_t *validate_spec(const sk_api_resource *r, json_t *obj, const char *ns)
+static json_t *validate_spec(const char *kind, json_t *obj, const char *ns)
 {
 	struct sk__verr e = {json_array()};
 	json_t *spec = child(obj, "spec");
@@ -104,11 +90,11 @@ static json_t *validate_spec(const sk_api_resource *r, json_t *obj, const char *
 	if (has_r == has_n)
 		sk__vinvalid_repr(&e, "spec.resourceAttributes", "",
 				  "exactly one of nonResourceAttributes or resourceAttributes must be specified");
-	if (!strcmp(r->kind, "SubjectAccessReview") || !strcmp(r->kind, "LocalSubjectAccessReview")) {
+	if (!strcmp(kind, "SubjectAccessReview") || !strcmp(kind, "LocalSubjectAccessReview")) {
 		if (!*cstr(spec, "user") && !json_array_size(child(spec, "groups")))
 			sk__vinvalid_repr(&e, "spec.user", "\"\"", "at least one of user or group must be specified");
 	}
-	if (!strcmp(r->kind, "LocalSubjectAccessReview")) {
+	if (!strcmp(kind, "LocalSubjectAccessReview")) {
 		if (has_n)
 			sk__vinvalid(&e, "spec.nonResourceAttributes", child(spec, "nonResourceAttributes"),
 				     "disallowed on this kind of request");
@@ -139,28 +125,36 @@ static sk_user *spec_user(json_t *spec)
 	return u;
 }
 
-static void access_review(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+static json_t *access_review(sk_api *api, const sk_api_request *req, json_t *in, const char *kind, sk_error_t *err)
 {
-	const sk_api_resource *r = p->res;
-	cleanup_json json_t *obj = read_review(req, p, resp), *causes = NULL;
-	json_t *spec, *status;
+	json_t *obj, *spec, *status, *causes;
 	sk_user *asked = NULL;
 	sk_authz_attrs a;
-	char *reason = NULL;
-	int self = !strcmp(r->kind, "SelfSubjectAccessReview");
+	char *reason = NULL, ns[254];
 
-	if (!obj)
-		return;
-	if (!strcmp(r->kind, "LocalSubjectAccessReview") && !json_is_string(child(child(obj, "metadata"), "namespace")))
-		json_object_set_new(child(obj, "metadata"), "namespace", json_string(p->ns));
+	request_ns(req, ns, sizeof(ns));
+	obj = start_reply(in);
+	if (!strcmp(kind, "LocalSubjectAccessReview")) {
+		const char *ons = cstr(child(obj, "metadata"), "namespace");
+
+		if (*ons && strcmp(ons, ns)) {
+			json_decref(obj);
+			sk_error_set(err, SK_EBADREQUEST,
+				     "the namespace of the provided object does not match the namespace sent on the "
+				     "request");
+			return NULL;
+		}
+		json_object_set_new(child(obj, "metadata"), "namespace", json_string(ns));
+	}
 	spec = child(obj, "spec");
-	causes = validate_spec(r, obj, p->ns);
+	causes = validate_spec(kind, obj, ns);
 	if (causes) {
-		reply_invalid(resp, r, obj, causes);
-		return;
+		invalid(kind, obj, causes, err);
+		json_decref(obj);
+		return NULL;
 	}
 	attrs_of(spec, &a);
-	if (self) {
+	if (!strcmp(kind, "SelfSubjectAccessReview")) {
 		a.user = req->user;
 	} else {
 		asked = spec_user(spec);
@@ -177,23 +171,37 @@ static void access_review(sk_api *api, const sk_api_request *req, const sk_path 
 	free(reason);
 	sk_user_free(asked);
 	json_object_set_new(obj, "status", status);
-	sk__reply_json(resp, 201, obj);
+	return obj;
+}
+
+static json_t *sar(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err)
+{
+	return access_review(api, req, obj, "SubjectAccessReview", err);
+}
+
+static json_t *lsar(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err)
+{
+	return access_review(api, req, obj, "LocalSubjectAccessReview", err);
+}
+
+static json_t *ssar(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err)
+{
+	return access_review(api, req, obj, "SelfSubjectAccessReview", err);
 }
 
 static int is_masters(const sk_user *u) { return sk_user_in_group(u, SK_GROUP_MASTERS); }
 
 /* SelfSubjectRulesReview: the rules of the requester in spec.namespace, as
  * the union of the chain's RulesFor (system:masters: everything). */
-static void rules_review(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+static json_t *rules_review(sk_api *api, const sk_api_request *req, json_t *in, sk_error_t *err)
 {
-	cleanup_json json_t *obj = read_review(req, p, resp), *errs = NULL, *rules = NULL;
-	json_t *res = json_array(), *nonres = json_array(), *status;
+	cleanup_json json_t *errs = NULL, *rules = NULL;
+	json_t *obj = start_reply(in), *res = json_array(), *nonres = json_array(), *status;
 	const char *ns;
 	size_t i;
 	json_t *rule;
 
-	if (!obj)
-		return;
+	(void)err;
 	ns = cstr(child(obj, "spec"), "namespace");
 	if (is_masters(req->user)) {
 		json_array_append_new(
@@ -238,18 +246,13 @@ static void rules_review(sk_api *api, const sk_api_request *req, const sk_path *
 		json_object_set_new(status, "incomplete", json_true());
 	}
 	json_object_set_new(obj, "status", status);
-	sk__reply_json(resp, 201, obj);
+	return obj;
 }
 
-static const sk_kind_ops access_review_ops = {
-	.flags = SK_KIND_NO_STRATEGIC,
-	.handle = access_review,
-};
-
-static const sk_kind_ops rules_review_ops = {
-	.flags = SK_KIND_NO_STRATEGIC,
-	.handle = rules_review,
-};
+static const sk_kind_ops sar_ops = {.review = sar};
+static const sk_kind_ops lsar_ops = {.review = lsar};
+static const sk_kind_ops ssar_ops = {.review = ssar};
+static const sk_kind_ops ssrr_ops = {.review = rules_review};
 
 const sk_api_resource sk__kinds_authorization[] = {
 	{
@@ -259,7 +262,7 @@ const sk_api_resource sk__kinds_authorization[] = {
 		.plural = "localsubjectaccessreviews",
 		.singular = "localsubjectaccessreview",
 		.namespaced = 1,
-		.ops = &access_review_ops,
+		.ops = &lsar_ops,
 	},
 	{
 		.group = AUTHZ_GROUP,
@@ -268,7 +271,7 @@ const sk_api_resource sk__kinds_authorization[] = {
 		.plural = "selfsubjectaccessreviews",
 		.singular = "selfsubjectaccessreview",
 		.namespaced = 0,
-		.ops = &access_review_ops,
+		.ops = &ssar_ops,
 	},
 	{
 		.group = AUTHZ_GROUP,
@@ -277,7 +280,7 @@ const sk_api_resource sk__kinds_authorization[] = {
 		.plural = "selfsubjectrulesreviews",
 		.singular = "selfsubjectrulesreview",
 		.namespaced = 0,
-		.ops = &rules_review_ops,
+		.ops = &ssrr_ops,
 	},
 	{
 		.group = AUTHZ_GROUP,
@@ -286,7 +289,7 @@ const sk_api_resource sk__kinds_authorization[] = {
 		.plural = "subjectaccessreviews",
 		.singular = "subjectaccessreview",
 		.namespaced = 0,
-		.ops = &access_review_ops,
+		.ops = &sar_ops,
 	},
 };
 const size_t sk__nkinds_authorization = sizeof(sk__kinds_authorization) / sizeof(sk__kinds_authorization[0]);
