@@ -101,6 +101,7 @@ int sk__podgc_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__endpointslice_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__endpoints_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__endpointslicemirroring_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__resourcequota_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- endpoint controllers (endpointslice.c) ---- */
 

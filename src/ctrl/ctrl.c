@@ -174,10 +174,21 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 {
 	struct sk_ctrl *ctl = xzalloc(sizeof(*ctl));
 	int (*inits[])(struct sk_ctrl *, sk_error_t *) = {
-		sk__replicaset_init,    sk__deployment_init,    sk__daemonset_init, sk__job_init,
-		sk__cronjob_init,       sk__ttl_init,           sk__gc_init,        sk__namespace_init,
-		sk__nodelifecycle_init, sk__endpointslice_init, sk__endpoints_init, sk__endpointslicemirroring_init,
-		sk__podgc_init,         sk__nodeipam_init,
+		sk__replicaset_init,
+		sk__deployment_init,
+		sk__daemonset_init,
+		sk__job_init,
+		sk__cronjob_init,
+		sk__ttl_init,
+		sk__gc_init,
+		sk__namespace_init,
+		sk__nodelifecycle_init,
+		sk__endpointslice_init,
+		sk__endpoints_init,
+		sk__endpointslicemirroring_init,
+		sk__podgc_init,
+		sk__nodeipam_init,
+		sk__resourcequota_init,
 	};
 	sk_informer **infs;
 	int n;
