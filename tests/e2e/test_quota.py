@@ -298,6 +298,19 @@ def test_limit_range_defaults_and_bounds(api_cluster, core):
             'but request is 10Gi') in r.stderr
 
 
+def test_quota_validation(api_cluster):
+    c = api_cluster
+    bad = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "bad"},
+           "spec": {"hard": {"cpu": "1", "pods": "1500m", "foo": "1"}, "scopes": ["BestEffort", "NotBestEffort"]}}
+    r = c.kubectl("create", "-f", "-", input=json.dumps(bad), check=False)
+    assert 'The ResourceQuota "bad" is invalid' in r.stderr
+    assert "spec.hard[foo]: Invalid value: \"foo\": must be a standard resource for quota" in r.stderr
+    assert "spec.hard[pods]: Invalid value: \"1500m\": must be an integer" in r.stderr
+    assert ('spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort"}: '
+            'unsupported scope applied to resource') in r.stderr
+    assert "conflicting scopes" in r.stderr
+
+
 def test_limit_range_validation(api_cluster):
     c = api_cluster
     bad = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "bad"},
