@@ -483,11 +483,16 @@ static json_t *pod_list(json_t *pod, int limits)
 	json_t *spec = json_object_get(pod, "spec"), *out = json_object(), *c;
 	static const char *const lists[] = {"containers", "initContainers"};
 	const char *which = limits ? "limits" : "requests";
-	sk_kube_res r;
+	sk_kube_res r, oh;
 	size_t i;
 
-	if ((limits ? sk_kube_pod_limits(pod, &r) : sk_kube_pod_requests(pod, &r, NULL)) < 0)
+	if ((limits ? sk_kube_pod_limits(pod, &r) : sk_kube_pod_requests(pod, &r, NULL)) < 0 ||
+	    sk_kube_res_parse(json_object_get(spec, "overhead"), &oh) < 0)
 		return out;
+	/* upstream's local podRequests/podLimits leave the overhead out */
+	for (int k = 0; k < SK_KUBE_RES_MAX; k++)
+		if (r.v[k] >= oh.v[k])
+			r.v[k] -= oh.v[k];
 	for (int l = 0; l < 2; l++)
 		json_array_foreach(json_object_get(spec, lists[l]), i, c) {
 			const char *k;
@@ -572,6 +577,10 @@ static int lr_validate_adm(sk_api *api, sk_adm_request *a, sk_error_t *err)
 	if ((!pod || a->op != SK_ADM_CREATE) && (!pvc || (a->op != SK_ADM_CREATE && a->op != SK_ADM_UPDATE))) {
 		json_decref(es.msgs);
 		return 0;
+	}
+	if (a->old && json_object_get(json_object_get(a->old, "metadata"), "deletionTimestamp")) {
+		json_decref(es.msgs);
+		return 0; /* objects being deleted are let go, as upstream */
 	}
 	lrs = limit_ranges(api, a->ns);
 	json_array_foreach(lrs, i, lr) {

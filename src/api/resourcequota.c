@@ -43,6 +43,8 @@ static int cmp_item(const void *x, const void *y)
 	return strcmp(((const sk_kube_usage_item *)x)->name, ((const sk_kube_usage_item *)y)->name);
 }
 
+static int cmp_strp(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
+
 /* The matching quota's hard names this request concerns. */
 static int quota_matches(json_t *q, const sk_adm_request *a)
 {
@@ -55,35 +57,51 @@ static int quota_matches(json_t *q, const sk_adm_request *a)
 	return any && sk_kube_quota_scopes_match(q, a->res->group, a->res->plural, a->obj);
 }
 
+/* The names of arr sorted and joined by commas (prettyPrintResourceNames); caller frees. */
+static char *sorted_join(json_t *arr)
+{
+	size_t n = json_array_size(arr), i;
+	const char **v = xzalloc((n + 1) * sizeof(*v));
+	char *out = xstrdup("");
+	json_t *s;
+
+	json_array_foreach(arr, i, s)
+		v[i] = json_string_value(s);
+	qsort(v, n, sizeof(*v), cmp_strp);
+	for (i = 0; i < n; i++) {
+		char *j = xasprintf("%s%s%s", out, i ? "," : "", v[i]);
+
+		free(out);
+		out = j;
+	}
+	free(v);
+	return out;
+}
+
 /* The checks upstream makes before any charge: constraints (requests and
  * limits a quota requires) and a usage the controller has counted. */
 static int quota_precheck(json_t *q, const sk_adm_request *a, sk_error_t *err)
 {
-	json_t *st = json_object_get(q, "status"), *hard = json_object_get(st, "hard"),
-	       *used = json_object_get(st, "used");
+	json_t *st = json_object_get(q, "status"), *hard = json_object_get(st, "hard");
+	json_t *used = json_object_get(st, "used"), *v;
 	const char *name = json_string_value(json_object_get(json_object_get(q, "metadata"), "name"));
 	cleanup_free char *missing = sk_kube_quota_constraints(hard, a->res->group, a->res->plural, a->obj);
-	cleanup_free char *unknown = NULL;
+	cleanup_free char *names_s = NULL;
+	cleanup_json json_t *names = json_array();
 	const char *k;
-	json_t *v;
+	int unknown = 0;
 
 	if (missing)
 		return forbid(a, err, "failed quota: %s: %s", name, missing);
-	json_object_foreach(hard, k, v) {
-		if (!sk_kube_quota_covers(a->res->group, a->res->plural, k) || json_object_get(used, k))
-			continue;
-		if (!unknown) {
-			unknown = xstrdup(k);
-		} else {
-			char *n = xasprintf("%s,%s", unknown, k);
-
-			free(unknown);
-			unknown = n;
+	json_object_foreach(hard, k, v)
+		if (sk_kube_quota_covers(a->res->group, a->res->plural, k)) {
+			unknown |= !json_object_get(used, k);
+			json_array_append_new(names, json_string(k));
 		}
-	}
-	if (unknown)
-		return forbid(a, err, "status unknown for quota: %s, resources: %s", name, unknown);
-	return 0;
+	if (!unknown)
+		return 0;
+	names_s = sorted_join(names);
+	return forbid(a, err, "status unknown for quota: %s, resources: %s", name, names_s);
 }
 
 static void fmt_q(int64_t milli, json_t *like, char *buf, size_t len)
