@@ -115,6 +115,8 @@ static void controller_stop(sk_controller *k)
 		pthread_join(k->threads[i], NULL);
 	if (k->has_resync)
 		pthread_join(k->resync_thread, NULL);
+	if (k->stop)
+		k->stop(k);
 }
 
 static void make_informers(struct sk_ctrl *ctl)

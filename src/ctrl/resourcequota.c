@@ -4,10 +4,14 @@
  * evaluators the ResourceQuota admission plugin charges with). A quota is
  * counted when it is created or its hard limits change, when a pod leaves
  * its charged state (terminal, deleted) or a Service changes or goes in
- * its namespace (upstream's replenishment), and on a full resync, which
- * also corrects the drift of a charge whose object was never stored. Pods
- * and Services come from the shared informers; every other counted kind
- * (count/<resource>.<group>, custom kinds too) is listed from the API. */
+ * its namespace, or an object of any other kind a quota counts is deleted
+ * (upstream's replenishment), and on a full resync, which also corrects
+ * the drift of a charge whose object was never stored. Pods and Services
+ * come from the shared informers; every other counted kind
+ * (count/<resource>.<group>, custom kinds too) is listed from the API and
+ * gets an informer of its own, made when a quota first counts it, whose
+ * deletions trigger the count. */
+#include <pthread.h>
 #include <string.h>
 
 #include "ctrl/ctrl-int.h"
@@ -16,18 +20,98 @@
 #include "util/util.h"
 
 #define QUOTA_RESYNC_SECS 30
+#define QUOTA_MAX_WATCHES 64
+
+/* An informer of a counted kind, for its deletions. */
+typedef struct rq_watch {
+	char *gr; /* "group/resource" */
+	sk_informer *inf;
+} rq_watch;
 
 typedef struct rq_state {
 	sk_informer *quotas;
+	sk_controller *k;
+	pthread_mutex_t mu; /* watches */
+	rq_watch watches[QUOTA_MAX_WATCHES];
+	int nwatches, stopped;
 } rq_state;
+
+static void enqueue_namespace(sk_controller *k, const char *ns);
+
+static void on_counted_object(void *ud, int ev, json_t *old, json_t *obj)
+{
+	if (ev == SK_INF_DELETE)
+		enqueue_namespace(ud, sk__ns(obj));
+}
+
+/* Makes (once) the informer of a counted kind at gv ("apps/v1", "v1")
+ * whose objects are of kind; called by the workers after a list of it
+ * succeeded. A failure is retried at the next count. */
+static void ensure_watch(sk_controller *k, const char *group, const char *resource, const char *gv, const char *kind)
+{
+	rq_state *s = k->state;
+	cleanup_free char *gr = xasprintf("%s/%s", group, resource);
+	cleanup_free char *path = *group ? xasprintf("/apis/%s/%s", gv, resource) : xasprintf("/api/v1/%s", resource);
+	sk_error_t err = {0};
+	sk_informer *inf;
+
+	pthread_mutex_lock(&s->mu);
+	for (int i = 0; i < s->nwatches; i++)
+		if (!strcmp(s->watches[i].gr, gr))
+			goto out;
+	if (s->stopped || s->nwatches == QUOTA_MAX_WATCHES)
+		goto out;
+	inf = sk_informer_new(k->ctl->c, path, gv, kind);
+	sk_informer_on(inf, on_counted_object, k);
+	if (sk_informer_start(inf, &err) < 0) {
+		sk_debug("ctrl", "resourcequota: watch %s: %s", gr, err.msg);
+		sk_informer_free(inf);
+		goto out;
+	}
+	s->watches[s->nwatches].gr = steal_ptr(&gr);
+	s->watches[s->nwatches++].inf = inf;
+out:
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Before the shared informers stop (their caches go): the counted kinds'
+ * informers stop, so that none of their handlers runs after. */
+static void rq_stop(sk_controller *k)
+{
+	rq_state *s = k->state;
+
+	pthread_mutex_lock(&s->mu);
+	s->stopped = 1;
+	pthread_mutex_unlock(&s->mu);
+	for (int i = 0; i < s->nwatches; i++)
+		sk_informer_cancel(s->watches[i].inf);
+	for (int i = 0; i < s->nwatches; i++)
+		sk_informer_stop(s->watches[i].inf);
+}
+
+static void rq_release(void *state)
+{
+	rq_state *s = state;
+
+	for (int i = 0; i < s->nwatches; i++) {
+		sk_informer_free(s->watches[i].inf);
+		free(s->watches[i].gr);
+	}
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
 
 /* The objects of group/resource in ns (new array): the shared informers'
  * for pods and Services, else a list from the API (the group's preferred
- * version); an empty array when the resource is not served. */
-static json_t *objects_of(struct sk_ctrl *ctl, const char *group, const char *resource, const char *ns, sk_error_t *err)
+ * version, whose informer is then made for its deletions); an empty array
+ * when the resource is not served. */
+static json_t *objects_of(sk_controller *k, const char *group, const char *resource, const char *ns, sk_error_t *err)
 {
-	cleanup_free char *path = NULL;
+	struct sk_ctrl *ctl = k->ctl;
+	cleanup_free char *path = NULL, *gv = NULL;
 	cleanup_json json_t *list = NULL;
+	const char *lk;
+	sk_error_t e = {0};
 	json_t *items;
 
 	if (!*group && !strcmp(resource, "pods"))
@@ -36,27 +120,32 @@ static json_t *objects_of(struct sk_ctrl *ctl, const char *group, const char *re
 		return sk_informer_list(ctl->services, ns);
 	if (*group) {
 		cleanup_free char *gpath = xasprintf("/apis/%s", group);
-		sk_error_t e = {0};
 		cleanup_json json_t *g = sk_client_get(ctl->c, gpath, &e);
-		const char *gv = sk_kube_jstr(g, "preferredVersion.groupVersion");
+		const char *pv = sk_kube_jstr(g, "preferredVersion.groupVersion");
 
-		if (!gv)
-			return e.code && e.code != SK_ENOTFOUND ? (sk_error_set(err, e.code, "%s", e.msg), NULL)
-								: json_array();
-		path = xasprintf("/apis/%s/namespaces/%s/%s", gv, ns, resource);
-	} else {
-		path = xasprintf("/api/v1/namespaces/%s/%s", ns, resource);
-	}
-	{
-		sk_error_t e = {0};
-
-		list = sk_client_list(ctl->c, path, NULL, &e);
-		if (!list) {
-			if (e.code == SK_ENOTFOUND)
-				return json_array();
-			sk_error_set(err, e.code, "%s", e.msg);
-			return NULL;
+		if (!pv) {
+			if (e.code && e.code != SK_ENOTFOUND)
+				return sk_error_set(err, e.code, "%s", e.msg), NULL;
+			return json_array();
 		}
+		gv = xstrdup(pv);
+	} else {
+		gv = xstrdup("v1");
+	}
+	path = *group ? xasprintf("/apis/%s/namespaces/%s/%s", gv, ns, resource)
+		      : xasprintf("/api/v1/namespaces/%s/%s", ns, resource);
+	list = sk_client_list(ctl->c, path, NULL, &e);
+	if (!list) {
+		if (e.code == SK_ENOTFOUND)
+			return json_array();
+		sk_error_set(err, e.code, "%s", e.msg);
+		return NULL;
+	}
+	lk = json_string_value(json_object_get(list, "kind"));
+	if (lk && strlen(lk) > 4 && !strcmp(lk + strlen(lk) - 4, "List")) {
+		cleanup_free char *kind = xstrndup(lk, strlen(lk) - 4);
+
+		ensure_watch(k, group, resource, gv, kind);
 	}
 	items = json_object_get(list, "items");
 	return json_is_array(items) ? json_incref(items) : json_array();
@@ -65,11 +154,11 @@ static json_t *objects_of(struct sk_ctrl *ctl, const char *group, const char *re
 /* Adds to used the usage of group/resource's objects in ns that match the
  * quota's scopes, for the hard names that evaluator computes (zero when
  * nothing uses them). */
-static int count_resource(struct sk_ctrl *ctl, json_t *quota, const char *group, const char *resource,
+static int count_resource(sk_controller *kc, json_t *quota, const char *group, const char *resource,
 			  sk_kube_usage *used, sk_error_t *err)
 {
 	json_t *hard = sk_kube_jget(quota, "spec.hard"), *v, *o;
-	cleanup_json json_t *objs = objects_of(ctl, group, resource, sk__ns(quota), err);
+	cleanup_json json_t *objs = objects_of(kc, group, resource, sk__ns(quota), err);
 	int64_t now = sk__now();
 	const char *k;
 	size_t i;
@@ -96,7 +185,7 @@ static int count_resource(struct sk_ctrl *ctl, json_t *quota, const char *group,
 }
 
 /* The quota's usage of every hard name an evaluator computes. */
-static int count_quota(struct sk_ctrl *ctl, json_t *quota, sk_kube_usage *used, sk_error_t *err)
+static int count_quota(sk_controller *kc, json_t *quota, sk_kube_usage *used, sk_error_t *err)
 {
 	cleanup_json json_t *done = json_object();
 	json_t *hard = sk_kube_jget(quota, "spec.hard"), *v;
@@ -112,7 +201,7 @@ static int count_quota(struct sk_ctrl *ctl, json_t *quota, sk_kube_usage *used, 
 		if (json_object_get(done, gr))
 			continue;
 		json_object_set_new(done, gr, json_true());
-		if (count_resource(ctl, quota, group, resource, used, err) < 0)
+		if (count_resource(kc, quota, group, resource, used, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -172,7 +261,7 @@ static int sync_quota(sk_controller *k, const char *key)
 	q = sk_informer_get(s->quotas, ns, name);
 	if (!q || sk__is_deleting(q))
 		return 0;
-	rc = count_quota(k->ctl, q, &used, &err);
+	rc = count_quota(k, q, &used, &err);
 	if (rc == 0)
 		st = desired_status(q, &used);
 	sk_kube_usage_release(&used);
@@ -250,7 +339,11 @@ int sk__resourcequota_init(struct sk_ctrl *ctl, sk_error_t *err)
 	}
 	s->quotas = sk_informer_new(ctl->c, "/api/v1/resourcequotas", "v1", "ResourceQuota");
 	ctl->extra[ctl->nextra++] = s->quotas;
+	pthread_mutex_init(&s->mu, NULL);
 	k = sk__controller_add(ctl, "resourcequota", sync_quota, s);
+	s->k = k;
+	k->release = rq_release;
+	k->stop = rq_stop;
 	k->primary = s->quotas;
 	k->resync_secs = QUOTA_RESYNC_SECS;
 	sk_informer_on(s->quotas, on_quota, k);

@@ -185,6 +185,13 @@ def test_object_counts_builtin_and_custom(api_cluster):
     assert "exceeded quota: objects, requested: services.nodeports=1" in r.stderr
     assert used(c, ns, "objects") == {"count/deployments.apps": "1", "count/widgets.example.com": "1",
                                       "services": "1", "services.nodeports": "0"}
+    # deletions of any counted kind give the quota back (replenishment)
+    c.kubectl("-n", ns, "delete", "widget", "w1")
+    c.kubectl("-n", ns, "delete", "deployment", "d1")
+    wait_for(lambda: used(c, ns, "objects")["count/widgets.example.com"] == "0"
+             and used(c, ns, "objects")["count/deployments.apps"] == "0", what="counts replenished")
+    c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(w))
+    c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(deployment("d2")))
 
 
 def test_scopes_best_effort_and_priority_class(api_cluster):
