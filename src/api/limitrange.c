@@ -12,6 +12,7 @@
 
 #include "api/admission.h"
 #include "api/validate-int.h"
+#include "kube/qos.h"
 #include "kube/quantity.h"
 #include "kube/quota.h"
 #include "kube/resource.h"
@@ -380,6 +381,11 @@ static int lr_admit(sk_api *api, sk_adm_request *a, sk_error_t *err)
 	lrs = limit_ranges(api, a->ns);
 	json_array_foreach(lrs, i, lr)
 		default_pod(lr, a->obj);
+	/* the create computed the QoS class before this plugin ran; upstream
+	 * computes it after admission (PrepareForCreate) */
+	if (json_array_size(lrs) && json_is_object(json_object_get(a->obj, "status")))
+		json_object_set_new(json_object_get(a->obj, "status"), "qosClass",
+				    json_string(sk_kube_pod_qos_compute(a->obj)));
 	return 0;
 }
 

@@ -286,6 +286,7 @@ def test_limit_range_defaults_and_bounds(api_cluster, core):
     p = c.kjson("-n", ns, "get", "pod", "defaulted")
     assert p["spec"]["containers"][0]["resources"] == {
         "requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "500m", "memory": "256Mi"}}
+    assert p["status"]["qosClass"] == "Burstable"
     assert p["metadata"]["annotations"]["kubernetes.io/limit-ranger"] == (
         "LimitRanger plugin set: cpu, memory request for container c; cpu, memory limit for container c")
 
