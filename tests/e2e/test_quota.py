@@ -194,6 +194,34 @@ def test_object_counts_builtin_and_custom(api_cluster):
     c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(deployment("d2")))
 
 
+def pvc(name, size, sc="gold"):
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": sc,
+                     "resources": {"requests": {"storage": size}}}}
+
+
+def test_storage_quota_and_expansion(api_cluster):
+    c = api_cluster
+    ns = namespace(c, "team-storage")
+    gold = "gold.storageclass.storage.k8s.io/requests.storage"
+    quota(c, ns, "storage", {"requests.storage": "5Gi", "persistentvolumeclaims": "3", gold: "3Gi"})
+    c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(pvc("a", "2Gi")))
+    r = c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(pvc("b", "2Gi")), check=False)
+    assert (f'persistentvolumeclaims "b" is forbidden: exceeded quota: storage, requested: {gold}=2Gi, '
+            f'used: {gold}=2Gi, limited: {gold}=3Gi') in r.stderr
+    c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(pvc("b", "2Gi", sc="silver")))
+    assert used(c, ns, "storage") == {"requests.storage": "4Gi", "persistentvolumeclaims": "2", gold: "2Gi"}
+    # a bound claim's expansion is charged by its increase
+    c.kubectl("-n", ns, "patch", "pvc", "a", "--subresource=status", "--type=merge",
+              "-p", '{"status":{"phase":"Bound"}}')
+    r = c.kubectl("-n", ns, "patch", "pvc", "a", "--type=merge",
+                  "-p", '{"spec":{"resources":{"requests":{"storage":"4Gi"}}}}', check=False)
+    assert ("exceeded quota: storage, requested: " + gold + "=2Gi,requests.storage=2Gi, used: " + gold +
+            "=2Gi,requests.storage=4Gi, limited: " + gold + "=3Gi,requests.storage=5Gi") in r.stderr
+    c.kubectl("-n", ns, "patch", "pvc", "a", "--type=merge", "-p", '{"spec":{"resources":{"requests":{"storage":"3Gi"}}}}')
+    assert used(c, ns, "storage") == {"requests.storage": "5Gi", "persistentvolumeclaims": "2", gold: "3Gi"}
+
+
 def test_scopes_best_effort_and_priority_class(api_cluster):
     c = api_cluster
     apply(c, {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
