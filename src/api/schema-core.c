@@ -762,6 +762,22 @@ static const sk_schema_field sk__resourcequota_f[] = {TYPEMETA, OBJMETA, F("spec
 KIND(sk__resourcequota, "", "v1", "ResourceQuota", CORE("ResourceQuota"),
      "ResourceQuota sets aggregate quota restrictions enforced per namespace");
 
+/* ---- limit ranges ---- */
+static const sk_schema_field lr_item_f[] = {F("default", sk__quantity_map),
+					    F("defaultRequest", sk__quantity_map),
+					    F("max", sk__quantity_map),
+					    F("maxLimitRequestRatio", sk__quantity_map),
+					    F("min", sk__quantity_map),
+					    R("type", sk__str),
+					    END};
+OBJ(lr_item, CORE("LimitRangeItem"));
+ARR(lr_items, lr_item);
+static const sk_schema_field lr_spec_f[] = {R("limits", lr_items), END};
+OBJ(lr_spec, CORE("LimitRangeSpec"));
+static const sk_schema_field sk__limitrange_f[] = {TYPEMETA, OBJMETA, F("spec", lr_spec), END};
+KIND(sk__limitrange, "", "v1", "LimitRange", CORE("LimitRange"),
+     "LimitRange sets resource usage limits for each kind of resource in a Namespace.");
+
 /* ---- volumes: PV, PVC ---- */
 static const sk_schema_field local_vol_f[] = {F("fsType", sk__str), R("path", sk__str), END};
 OBJ(local_vol, CORE("LocalVolumeSource"));

@@ -2118,10 +2118,194 @@ static void validate_quantity_map(E, json_t *m, const char *base)
 	}
 }
 
+/* ---- ResourceQuota (ValidateResourceQuotaSpec) ---- */
+
+static const char *const quota_standard[] = {
+	"pods",
+	"services",
+	"replicationcontrollers",
+	"resourcequotas",
+	"secrets",
+	"configmaps",
+	"persistentvolumeclaims",
+	"services.nodeports",
+	"services.loadbalancers",
+	"cpu",
+	"memory",
+	"requests.cpu",
+	"requests.memory",
+	"requests.storage",
+	"requests.ephemeral-storage",
+	"limits.cpu",
+	"limits.memory",
+	"limits.ephemeral-storage",
+	"ephemeral-storage",
+	NULL,
+};
+static const char *const quota_scopes[] = {
+	"Terminating", "NotTerminating", "BestEffort", "NotBestEffort", "PriorityClass", "CrossNamespacePodAffinity",
+	NULL};
+
+static bool in_set(const char *const *set, const char *s)
+{
+	for (; s && *set; set++)
+		if (!strcmp(*set, s))
+			return true;
+	return false;
+}
+
+/* IsStandardQuotaResourceName: the names above and hugepages. */
+static bool quota_standard_name(const char *k)
+{
+	return in_set(quota_standard, k) || !strncmp(k, "hugepages-", 10) || !strncmp(k, "requests.hugepages-", 19);
+}
+
+/* IsIntegerResourceName: object counts and extended resources. */
+static bool quota_integer_name(const char *k)
+{
+	static const char *const counts[] = {"pods",
+					     "services",
+					     "replicationcontrollers",
+					     "resourcequotas",
+					     "secrets",
+					     "configmaps",
+					     "persistentvolumeclaims",
+					     "services.nodeports",
+					     "services.loadbalancers",
+					     NULL};
+
+	return in_set(counts, k) || !strncmp(k, "count/", 6) || extended_resource(k) ||
+	       (!strncmp(k, "requests.", 9) && extended_resource(k + 9));
+}
+
+/* IsResourceQuotaScopeValidForResource */
+static bool scope_valid_for(const char *scope, const char *k)
+{
+	static const char *const compute[] = {"pods",          "cpu",          "memory",          "limits.cpu",
+					      "limits.memory", "requests.cpu", "requests.memory", NULL};
+
+	if (!strcmp(scope, "BestEffort"))
+		return !strcmp(k, "pods");
+	if (in_set(quota_scopes, scope))
+		return in_set(compute, k);
+	return true;
+}
+
+/* Scopes a quota names must suit every standard resource it limits and
+ * must not conflict; repr is the field's value as Go prints it. */
+static void quota_scopes_check(E, json_t *hard, const char *field, const char *scope, const char *repr)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(hard, k, v)
+		if (quota_standard_name(k) && !scope_valid_for(scope, k)) {
+			sk__vinvalid_repr(e, field, repr, "unsupported scope applied to resource");
+			return;
+		}
+}
+
+static bool conflicting(json_t *seen)
+{
+	return (json_object_get(seen, "BestEffort") && json_object_get(seen, "NotBestEffort")) ||
+	       (json_object_get(seen, "Terminating") && json_object_get(seen, "NotTerminating"));
+}
+
+static void validate_quota_scopes(E, json_t *spec)
+{
+	json_t *scopes = arr(spec, "scopes"), *hard = obj(spec, "hard"), *s;
+	cleanup_json json_t *seen = json_object();
+	char *repr = xstrdup("[]core.ResourceQuotaScope{");
+	size_t i;
+
+	json_array_foreach(scopes, i, s) {
+		cleanup_free char *q = sk__vquote(json_string_value(s) ? json_string_value(s) : "");
+		char *n = xasprintf("%s%s%s", repr, i ? ", " : "", q);
+
+		free(repr);
+		repr = n;
+	}
+	{
+		char *n = xasprintf("%s}", repr);
+
+		free(repr);
+		repr = n;
+	}
+	json_array_foreach(scopes, i, s) {
+		const char *sc = json_string_value(s);
+
+		if (!in_set(quota_scopes, sc))
+			sk__vinvalid_repr(e, "spec.scopes", repr, "unsupported scope");
+		quota_scopes_check(e, hard, "spec.scopes", sc ? sc : "", repr);
+		if (sc)
+			json_object_set_new(seen, sc, json_true());
+	}
+	if (conflicting(seen))
+		sk__vinvalid_repr(e, "spec.scopes", repr, "conflicting scopes");
+	free(repr);
+}
+
+static void validate_quota_selector(E, json_t *spec)
+{
+	json_t *exprs = arr(obj(spec, "scopeSelector"), "matchExpressions"), *r;
+	cleanup_json json_t *seen = json_object();
+	const char *base = "spec.scopeSelector.matchExpressions";
+	size_t i;
+
+	json_array_foreach(exprs, i, r) {
+		const char *sc = str(r, "scopeName"), *op = str(r, "operator");
+		size_t nv = json_array_size(arr(r, "values"));
+
+		if (!in_set(quota_scopes, sc))
+			sk__vinvalid_str(e, "spec.scopeSelector.matchExpressions.scopeName", sc ? sc : "",
+					 "unsupported scope");
+		quota_scopes_check(e, obj(spec, "hard"), base, sc ? sc : "", "&core.ScopeSelector{…}");
+		if (sc && strcmp(sc, "PriorityClass") && in_set(quota_scopes, sc) && (!op || strcmp(op, "Exists")))
+			sk__vinvalid_str(
+				e, "spec.scopeSelector.matchExpressions.operator", op ? op : "",
+				"must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, "
+				"ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, "
+				"ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity");
+		if (op && (!strcmp(op, "In") || !strcmp(op, "NotIn"))) {
+			if (!nv)
+				sk__vrequired(e, "spec.scopeSelector.matchExpressions.values",
+					      "must be at least one value when `operator` is 'In' or 'NotIn' for scope "
+					      "selector");
+		} else if (op && (!strcmp(op, "Exists") || !strcmp(op, "DoesNotExist"))) {
+			if (nv)
+				sk__vinvalid(e, "spec.scopeSelector.matchExpressions.values", arr(r, "values"),
+					     "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope "
+					     "selector");
+		} else {
+			sk__vinvalid_str(e, "spec.scopeSelector.matchExpressions.operator", op ? op : "",
+					 "not a valid selector operator");
+		}
+		if (sc)
+			json_object_set_new(seen, sc, json_true());
+	}
+	if (conflicting(seen))
+		sk__vinvalid_repr(e, base, "&core.ScopeSelector{…}", "conflicting scopes");
+}
+
 static void validate_resourcequota(E, json_t *rq)
 {
+	json_t *spec = obj(rq, "spec"), *v;
+	const char *k;
+
 	validate_meta(e, rq, true, NAME_SUBDOMAIN, "");
-	validate_quantity_map(e, obj(obj(rq, "spec"), "hard"), "spec.hard");
+	validate_quantity_map(e, obj(spec, "hard"), "spec.hard");
+	json_object_foreach(obj(spec, "hard"), k, v) {
+		cleanup_free char *p = sk__vkey("spec.hard", k);
+		int64_t q;
+
+		if (!strchr(k, '/') && !quota_standard_name(k))
+			sk__vinvalid_str(e, p, k, "must be a standard resource for quota");
+		else if (quota_integer_name(k) && json_is_string(v) &&
+			 sk_quantity_milli(json_string_value(v), &q) == 0 && q % 1000)
+			sk__vinvalid(e, p, v, "must be an integer");
+	}
+	validate_quota_scopes(e, spec);
+	validate_quota_selector(e, spec);
 }
 
 static void validate_event(E, json_t *ev)

@@ -54,7 +54,8 @@ struct sk_controller {
 	sk_sync_fn sync;
 	void *state; /* controller-specific, freed with release (or free) */
 	void (*release)(void *state);
-	sk_informer *primary; /* resynced every resync_secs (0: never) */
+	void (*stop)(sk_controller *k); /* NULL, or after its workers end, before the informers stop */
+	sk_informer *primary;           /* resynced every resync_secs (0: never) */
 	int resync_secs;
 	int (*resync_if)(json_t *obj); /* NULL, or 0 for a primary object the resync skips */
 	int workers;                   /* worker threads (0: sk_ctrl_options.workers) */
@@ -102,6 +103,7 @@ int sk__endpointslice_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__endpoints_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__endpointslicemirroring_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__clusterroleaggregation_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__resourcequota_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- endpoint controllers (endpointslice.c) ---- */
 

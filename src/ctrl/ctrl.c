@@ -115,6 +115,8 @@ static void controller_stop(sk_controller *k)
 		pthread_join(k->threads[i], NULL);
 	if (k->has_resync)
 		pthread_join(k->resync_thread, NULL);
+	if (k->stop)
+		k->stop(k);
 }
 
 static void make_informers(struct sk_ctrl *ctl)
@@ -189,6 +191,7 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__podgc_init,
 		sk__nodeipam_init,
 		sk__clusterroleaggregation_init,
+		sk__resourcequota_init,
 	};
 	sk_informer **infs;
 	int n;

@@ -2,6 +2,8 @@
 #include "api/api-int.h"
 #include "api/service.h"
 
+extern const sk_kind_ops sk__limitrange_ops; /* limitrange.c */
+
 const sk_api_resource sk__kinds_core[] = {
 	{
 		.group = "",
@@ -104,6 +106,16 @@ const sk_api_resource sk__kinds_core[] = {
 		.short_names = "quota",
 		.subresources = SK_SUB_STATUS,
 		.has_spec = 1,
+	},
+	{
+		.group = "",
+		.version = "v1",
+		.kind = "LimitRange",
+		.plural = "limitranges",
+		.singular = "limitrange",
+		.namespaced = 1,
+		.short_names = "limits",
+		.ops = &sk__limitrange_ops,
 	},
 	{
 		.group = "",
