@@ -1,9 +1,13 @@
 /* The admission chain (admission.h). */
 #include "api/admission.h"
+#include "api/nslifecycle.h"
+#include "api/podsecurity.h"
 
 /* kube-apiserver's recommended order (its AllOrderedPlugins): each plugin's
  * file adds its entry here. */
 static const sk_adm_plugin *const plugins[] = {
+	&sk__adm_namespace_lifecycle,
+	&sk__adm_pod_security,
 	NULL,
 };
 
