@@ -24,9 +24,11 @@ static int lifecycle_admit(sk_api *api, sk_adm_request *a, sk_error_t *err)
 	terminating = strstr(kv.value, "\"deletionTimestamp\"") != NULL;
 	sk_store_kv_release(&kv);
 	if (terminating)
-		return sk_error_set(err, SK_EFORBIDDEN,
-				    "unable to create new content in namespace %s because it is being terminated",
-				    a->ns);
+		return sk_error_set(
+			err, SK_EFORBIDDEN,
+			"%s%s%s \"%s\" is forbidden: unable to create new content in namespace %s because it "
+			"is being terminated",
+			a->res->plural, a->res->group[0] ? "." : "", a->res->group, a->name, a->ns);
 	return 0;
 }
 
