@@ -134,7 +134,8 @@ sk__psa_config *sk__psa_config_load(const char *path, sk_error_t *err)
 	json_t *p;
 
 	if (!path) {
-		c = sk__psa_config_from_json(json_object(), err);
+		cfg = json_object();
+		c = sk__psa_config_from_json(cfg, err);
 		json_array_append_new(c->namespaces, json_string("kube-system"));
 		return c;
 	}

@@ -2,9 +2,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "api/podsecurity.h"
 #include "kube/podsecurity.h"
 #include "util/util.h"
 
@@ -325,13 +329,79 @@ static void test_labels(void **state)
 	assert_int_equal(p.enforce.level, SK_PSA_PRIVILEGED);
 }
 
+static sk__psa_config *config(const char *text, sk_error_t *err)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	sk__psa_config *c;
+
+	assert_non_null(j);
+	c = sk__psa_config_from_json(j, err);
+	json_decref(j);
+	return c;
+}
+
+static void test_config(void **state)
+{
+	char dir[] = "/tmp/skiff-psa-XXXXXX", path[64], inner[64];
+	sk_error_t err = {0};
+	sk__psa_config *c;
+	FILE *f;
+
+	(void)state;
+	c = config("{\"apiVersion\":\"pod-security.admission.config.k8s.io/v1\",\"kind\":\"PodSecurityConfiguration\","
+		   "\"defaults\":{\"enforce\":\"baseline\",\"audit-version\":\"v1.25\"},"
+		   "\"exemptions\":{\"usernames\":[\"ci\"],\"namespaces\":[\"free\"]}}",
+		   &err);
+	assert_non_null(c);
+	assert_int_equal(c->defaults.enforce.level, SK_PSA_BASELINE);
+	assert_int_equal(c->defaults.audit.minor, 25);
+	assert_int_equal(c->defaults.warn.level, SK_PSA_PRIVILEGED);
+	assert_string_equal(json_string_value(json_array_get(c->usernames, 0)), "ci");
+	assert_int_equal(json_array_size(c->runtime_classes), 0);
+	sk__psa_config_free(c);
+	assert_null(config("{\"defaults\":{\"warn-version\":\"1.2\"}}", &err));
+	assert_string_equal(err.msg, "defaults.warn-version: Invalid value: \"1.2\": must be \"latest\" or \"v1.x\"");
+	assert_null(config("{\"exemptions\":{\"namespaces\":[\"\"]}}", &err));
+	assert_null(config("{\"kind\":\"Other\"}", &err));
+	/* no file: privileged, kube-system exempt */
+	c = sk__psa_config_load(NULL, &err);
+	assert_int_equal(c->defaults.enforce.level, SK_PSA_PRIVILEGED);
+	assert_string_equal(json_string_value(json_array_get(c->namespaces, 0)), "kube-system");
+	sk__psa_config_free(c);
+	/* an AdmissionConfiguration whose plugin names a file beside it */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/admission.json", dir);
+	snprintf(inner, sizeof(inner), "%s/psa.json", dir);
+	f = fopen(inner, "w");
+	fputs("{\"defaults\":{\"enforce\":\"restricted\"},\"exemptions\":{\"runtimeClasses\":[\"kata\"]}}", f);
+	fclose(f);
+	f = fopen(path, "w");
+	fputs("{\"kind\":\"AdmissionConfiguration\",\"plugins\":[{\"name\":\"Other\"},{\"name\":\"PodSecurity\","
+	      "\"path\":\"psa.json\"}]}",
+	      f);
+	fclose(f);
+	c = sk__psa_config_load(path, &err);
+	assert_non_null(c);
+	assert_int_equal(c->defaults.enforce.level, SK_PSA_RESTRICTED);
+	assert_string_equal(json_string_value(json_array_get(c->runtime_classes, 0)), "kata");
+	assert_int_equal(json_array_size(c->namespaces), 0);
+	sk__psa_config_free(c);
+	f = fopen(path, "w");
+	fputs("{\"kind\":\"AdmissionConfiguration\",\"plugins\":[{\"name\":\"PodSecurity\",\"path\":\"none.json\"}]}",
+	      f);
+	fclose(f);
+	assert_null(sk__psa_config_load(path, &err));
+	assert_non_null(strstr(err.msg, "none.json"));
+	unlink(inner);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_checks),
-		cmocka_unit_test(test_reasons),
-		cmocka_unit_test(test_versions),
-		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_checks), cmocka_unit_test(test_reasons), cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_labels), cmocka_unit_test(test_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
