@@ -1,12 +1,16 @@
 /* The admission chain (admission.h). */
 #include "api/admission.h"
+#include "api/nslifecycle.h"
+#include "api/podsecurity.h"
 
 /* kube-apiserver's recommended order (its AllOrderedPlugins): each plugin's
  * file adds its entry here. */
 extern const sk_adm_plugin sk__adm_limitranger, sk__adm_resourcequota;
 
 static const sk_adm_plugin *const plugins[] = {
+	&sk__adm_namespace_lifecycle,
 	&sk__adm_limitranger,
+	&sk__adm_pod_security,
 	&sk__adm_resourcequota,
 	NULL,
 };

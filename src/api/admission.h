@@ -29,7 +29,13 @@ typedef struct sk_adm_request {
 	json_t *obj;                /* CREATE/UPDATE: the new object (mutable in admit); CONNECT: options or NULL */
 	json_t *old;                /* UPDATE/DELETE: the stored object; else NULL */
 	int dry_run;
-	sk_api_response *resp;      /* for Warning headers (sk__add_warning); may be NULL */
+	sk_api_response *resp; /* for Warning headers (sk__add_warning); may be NULL */
+	/* validate may refuse as 422 Invalid by field: -1 with causes
+	 * ([{reason, message, field}], a new reference the handler frees) */
+	json_t *causes;
+	/* audit annotations ({key: value}) plugins add, as upstream's
+	 * AddAuditAnnotation, when the caller records them; NULL: not recorded */
+	json_t *annotations;
 } sk_adm_request;
 
 typedef struct sk_adm_plugin {

@@ -85,6 +85,7 @@ struct sk_api_resource {
 	const char *store;       /* key segment under /registry/ (NULL: plural) */
 	const char *list_kind;   /* NULL: kind + "List" */
 	int custom;              /* served from a CustomResourceDefinition (kinds.c) */
+	int no_deletecollection; /* DELETE on the collection is 405, as for upstream's namespaces */
 	const sk_kind_ops *ops;  /* NULL: the built-in tables */
 };
 
@@ -143,6 +144,7 @@ struct sk_api {
 	int gc_enabled;      /* atomic (sk__api_gc_enabled): a garbage collector honours foreground/orphan finalizers */
 	struct sk__svc *svc; /* Service allocations and the cluster's own Services (service.c) */
 	struct sk__rbac *rbac; /* the RBAC authorizer's index (authz-rbac.c) */
+	struct sk__psa_config *psa; /* PodSecurity's defaults and exemptions (podsecurity.c) */
 };
 
 /* The flags other threads read while the server runs. */
@@ -172,6 +174,9 @@ json_t *sk__obj_decode(const char *val, size_t len, int64_t rev);
 char *sk__obj_text_for(const sk_api_resource *r, char *text, size_t *len);
 char *sk__obj_key(const sk_api_resource *r, const char *ns, const char *name);
 char *sk__obj_prefix(const sk_api_resource *r, const char *ns);
+
+/* Adds one Warning header value (299 - "text") to resp (handlers.c). */
+void sk__add_warning(sk_api_response *resp, const char *text);
 
 /* Status replies. */
 void sk__reply_json(sk_api_response *resp, int status, json_t *obj);
@@ -208,8 +213,8 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 int sk__wants_table(const sk_api_request *req);
 json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object);
 
-/* Admission on create (namespace exists and is not terminating, pod
- * priority and service account, initial status). */
+/* Admission on create (pod priority and service account, initial status;
+ * the namespace's existence is NamespaceLifecycle's, nslifecycle.c). */
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
 /* Guaranteed, Burstable or BestEffort (static string). */
 void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);

@@ -4,6 +4,7 @@
 
 #include "api/api-int.h"
 #include "api/auth.h"
+#include "api/podsecurity.h"
 #include "api/crd.h"
 #include "api/defaults.h"
 #include "api/protobuf.h"
@@ -49,7 +50,8 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	if (!api->opts.bookmark_secs)
 		api->opts.bookmark_secs = 60;
 	pthread_mutex_init(&api->mu, NULL);
-	if (ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0 || sk__rbac_start(api, err) < 0) {
+	api->psa = sk__psa_config_load(api->opts.admission_config_file, err);
+	if (!api->psa || ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0 || sk__rbac_start(api, err) < 0) {
 		sk_api_free(api);
 		return NULL;
 	}
@@ -70,6 +72,7 @@ void sk_api_free(sk_api *api)
 	sk__svc_stop(api);
 	sk__crd_stop(api);
 	pthread_mutex_destroy(&api->mu);
+	sk__psa_config_free(api->psa);
 	free(api);
 }
 
@@ -231,22 +234,6 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 
 /* ---- admission ---- */
 
-static int namespace_check(sk_api *api, const char *ns, sk_error_t *err)
-{
-	cleanup_free char *key = xasprintf("/registry/namespaces/%s", ns);
-	sk_store_kv kv;
-	int terminating;
-
-	if (sk_store_get(api->store, key, &kv, err) < 0)
-		return sk_error_set(err, SK_ENOTFOUND, "namespaces \"%s\" not found", ns);
-	terminating = strstr(kv.value, "\"deletionTimestamp\"") != NULL;
-	sk_store_kv_release(&kv);
-	if (terminating)
-		return sk_error_set(err, SK_EFORBIDDEN,
-				    "unable to create new content in namespace %s because it is being terminated", ns);
-	return 0;
-}
-
 static json_t *find_priority_class(sk_api *api, const char *name, int global_default)
 {
 	sk_store_list l = {0};
@@ -328,10 +315,6 @@ static void init_pod_status(json_t *pod)
 
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
 {
-	json_t *meta = json_object_get(obj, "metadata");
-
-	if (r->namespaced && namespace_check(api, json_string_value(json_object_get(meta, "namespace")), err) < 0)
-		return -1;
 	if (r->ops)
 		return r->ops->admit_create ? r->ops->admit_create(api, r, obj, err) : 0;
 	if (!strcmp(r->kind, "Job") && sk_defaults_job_selector(obj, err) < 0)

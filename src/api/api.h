@@ -35,6 +35,9 @@ typedef struct sk_api_options {
 	const char *cluster_domain;    /* cluster.local */
 	const char *advertise_address; /* this server in default/kubernetes's endpoints: 127.0.0.1 */
 	int advertise_port;            /* and its port: 6443 */
+	/* an AdmissionConfiguration file (JSON): PodSecurity's defaults and
+	 * exemptions; NULL: privileged:latest, kube-system exempt */
+	const char *admission_config_file;
 } sk_api_options;
 
 /* Query parameters as decoded key/value pairs. */

@@ -195,7 +195,7 @@ static json_t *load(sk_api *api, const sk_api_resource *r, const char *ns, const
 /* Adds one Warning header value (299 - "text", quotes and backslashes
  * escaped as upstream's NewWarningHeader) to resp; warnings beyond 4 KiB in
  * all are dropped, as upstream's recorder truncates them. */
-static void add_warning(sk_api_response *resp, const char *text)
+void sk__add_warning(sk_api_response *resp, const char *text)
 {
 	size_t have = resp->warning ? strlen(resp->warning) : 0, n = 0;
 	char *w = xmalloc(2 * strlen(text) + 10);
@@ -255,7 +255,7 @@ static void warn_unknown(const char *fv, json_t *unknown, sk_api_response *resp)
 	json_array_foreach(unknown, i, u) {
 		cleanup_free char *text = xasprintf("unknown field \"%s\"", json_string_value(u));
 
-		add_warning(resp, text);
+		sk__add_warning(resp, text);
 	}
 }
 
@@ -327,7 +327,7 @@ static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int stat
 			cleanup_free char *w = xasprintf("%s: %s", json_string_value(json_object_get(c, "field")),
 							 json_string_value(json_object_get(c, "message")));
 
-			add_warning(resp, w);
+			sk__add_warning(resp, w);
 			json_array_remove(causes, i);
 		} else {
 			i++;
@@ -337,6 +337,18 @@ static int validate(const sk_api_resource *r, json_t *obj, json_t *old, int stat
 		return 0;
 	reply_invalid(r, obj, causes, resp);
 	return -1;
+}
+
+/* A validating admission plugin refused: with causes, 422 Invalid by field
+ * (replied: -2), else -1 and its err. */
+static int refused(const sk_api_resource *r, json_t *obj, sk_adm_request *adm, sk_api_response *resp)
+{
+	cleanup_json json_t *causes = steal_ptr(&adm->causes);
+
+	if (!causes)
+		return -1;
+	reply_invalid(r, obj, causes, resp);
+	return -2;
 }
 
 /* The kind's begin_write (its allocations): 0, 1 when it replied (422
@@ -500,7 +512,7 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 	if (r->ops && r->ops->authorize_write && r->ops->authorize_write(api, r, req->user, obj, NULL, err) < 0)
 		return -1;
 	if (sk__admission_validate(api, &adm, err) < 0)
-		return -1;
+		return refused(r, obj, &adm, resp);
 	if (!from_apply && r->custom)
 		sk__custom_managed_fields_update(r, NULL, obj, field_manager(req, "unknown"),
 						 json_string_value(json_object_get(obj, "apiVersion")), NULL);
@@ -971,7 +983,7 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	    r->ops->authorize_write(api, r, req->user, obj, old, err) < 0)
 		return -1;
 	if (sk__admission_validate(api, &adm, err) < 0)
-		return -1;
+		return refused(r, obj, &adm, resp) == -2 ? 1 : -1;
 	if (!status_sub) {
 		int rc = begin_write(api, r, obj, old, is_dry_run(req), &txn, resp, err);
 
@@ -1665,7 +1677,7 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 			do_list(api, req, p, resp);
 		else if (!strcmp(m, "POST"))
 			do_create(api, req, p, resp);
-		else if (!strcmp(m, "DELETE"))
+		else if (!strcmp(m, "DELETE") && !p->res->no_deletecollection)
 			do_delete_collection(api, req, p, resp);
 		else
 			method_not_allowed(resp, p, m);

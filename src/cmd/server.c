@@ -44,6 +44,8 @@ static void usage(FILE *f)
 		   "  --tls-san NAMES       further names or IPs of the serving certificate (comma-separated)\n"
 		   "  --token-auth-file F   users' bearer tokens, a CSV line each: token,user,uid[,groups]\n"
 		   "                        (upstream's static token file, read at start)\n"
+		   "  --admission-control-config-file FILE  an AdmissionConfiguration (JSON): PodSecurity's\n"
+		   "                        defaults and exemptions (default: privileged, kube-system exempt)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -87,6 +89,7 @@ int sk_cmd_server(int argc, char **argv)
 		{"node-ip", required_argument, NULL, 1008},
 		{"tls-san", required_argument, NULL, 1009},
 		{"token-auth-file", required_argument, NULL, 1010},
+		{"admission-control-config-file", required_argument, NULL, 1011},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -165,6 +168,9 @@ int sk_cmd_server(int argc, char **argv)
 			break;
 		case 1010:
 			o.token_auth_file = optarg;
+			break;
+		case 1011:
+			o.admission_config_file = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

@@ -136,6 +136,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	ao.node_port_range = o->node_port_range;
 	ao.cluster_dns = o->cluster_dns;
 	ao.cluster_domain = o->cluster_domain;
+	ao.admission_config_file = o->admission_config_file;
 	advertise_address(o, host, adv, sizeof(adv));
 	ao.advertise_address = adv;
 	ao.advertise_port = port;

@@ -31,7 +31,7 @@ enum {
 
 typedef struct sk_error {
 	int code; /* SK_E* or an errno value; 0 when no error */
-	char msg[512];
+	char msg[4096];
 } sk_error_t;
 
 /* Sets err (if not NULL) and returns -1 so callers can `return sk_error_set(...)`. */

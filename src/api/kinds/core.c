@@ -15,6 +15,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.short_names = "ns",
 		.subresources = SK_SUB_STATUS | SK_SUB_FINALIZE,
 		.has_spec = 1,
+		.no_deletecollection = 1,
 	},
 	{
 		.group = "",
