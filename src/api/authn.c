@@ -1,7 +1,8 @@
-/* The authenticator chain (authn.h), in kube-apiserver's order: the shared
- * tokens (skiff's), the static token file, bootstrap tokens, the pluggable
- * bearer-token authenticators; x509 client certificates come first in
- * http.c, which owns the TLS session. */
+/* The authenticator chain (authn.h), in kube-apiserver's order: x509
+ * client certificates first (sk_authn_session, which http.c calls with the
+ * connection's TLS session), then bearer tokens: the shared tokens
+ * (skiff's), the static token file, the pluggable authenticators (service
+ * account tokens), bootstrap tokens. */
 #include <errno.h>
 #include <gnutls/crypto.h>
 #include <gnutls/x509.h>
