@@ -4,8 +4,8 @@
  * in the same run and interleaved (masters, dev, masters, dev, …):
  *   - single-object GETs/s of one ConfigMap from THREADS clients;
  *   - ConfigMap creates/s from THREADS clients;
- * as the admin token's user (system:masters, allowed by the first
- * authorizer of the chain) and as "dev" (allowed by RBAC). Prints each round
+ * as "root" (a token-file user in system:masters, allowed by the first
+ * authorizer of the chain) and as "dev" (a token-file user allowed by RBAC). Prints each round
  * and the medians, and dev's cost relative to masters in percent.
  * Usage: rbac_bench SKIFF_BINARY [threads] [seconds per round] [rounds] */
 #include <curl/curl.h>
@@ -20,6 +20,9 @@
 
 static char base[128], cafile[512], admin_auth[256];
 static const char *dev_auth = "Authorization: Bearer dev-token";
+/* a token-file user in system:masters: the same authentication as dev's, so
+ * the two differ only in their authorization */
+static const char *root_auth = "Authorization: Bearer root-token";
 
 static double now_s(void)
 {
@@ -169,7 +172,7 @@ int main(int argc, char **argv)
 	int port = 20000 + getpid() % 20000;
 	snprintf(path, sizeof(path), "%s/tokens.csv", dir);
 	f = fopen(path, "w");
-	fprintf(f, "dev-token,dev,2001,\"developers\"\n");
+	fprintf(f, "dev-token,dev,2001,\"developers\"\nroot-token,root,2002,\"system:masters\"\n");
 	fclose(f);
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
 	server = pid = fork();
@@ -212,7 +215,7 @@ int main(int argc, char **argv)
 	}
 	sleep(1); /* the aggregation controller fills edit */
 	/* a discarded warm-up round of each (connections, the first decisions) */
-	round_rate(admin_auth, 0, threads, 1);
+	round_rate(root_auth, 0, threads, 1);
 	round_rate(dev_auth, 0, threads, 1);
 	printf("threads %d, %.1f s per round, %d rounds\n", threads, secs, rounds);
 	for (int r = 0; r < rounds; r++) {
@@ -220,13 +223,13 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 2; k++) {
 			int w = (k + r) % 2;
 
-			g[w][r] = round_rate(w ? dev_auth : admin_auth, 0, threads, secs);
+			g[w][r] = round_rate(w ? dev_auth : root_auth, 0, threads, secs);
 			gu[w][r] = last_cpu_us;
 		}
 		for (int k = 0; k < 2; k++) {
 			int w = (k + r) % 2;
 
-			cr[w][r] = round_rate(w ? dev_auth : admin_auth, 1, threads, secs);
+			cr[w][r] = round_rate(w ? dev_auth : root_auth, 1, threads, secs);
 			cu[w][r] = last_cpu_us;
 		}
 		printf("round %d: GET/s masters %.0f dev %.0f (server CPU/req %.1f, %.1f us); create/s masters %.0f dev "
