@@ -9,6 +9,7 @@
  * the bindings that name the user, group or service account) and a scan of
  * its cluster-wide rules and of the rules of the request's namespace. */
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "api/api-int.h"
@@ -28,6 +29,35 @@ typedef struct binding {
 	json_t *role_ref;
 	json_t *subjects;
 } binding;
+
+/* A rule with what a decision can reject it by without reading its JSON:
+ * a bit per standard verb ("*": all of them) and whether it is about paths. */
+enum {
+	V_OTHER = 1u << 30, /* a verb outside the standard eight */
+	V_ALL = 1u << 31,
+};
+static const char *const std_verbs[] = {"get",    "list",  "watch",  "create",
+					"update", "patch", "delete", "deletecollection"};
+
+typedef struct crule {
+	json_t *rule; /* borrowed from the entry's JSON */
+	uint32_t verbs;
+	int paths; /* nonResourceURLs and no resources */
+} crule;
+
+typedef struct crules {
+	crule *v;
+	size_t n;
+} crules;
+
+/* A user's cache entry: the JSON rules (for rules reviews and escalation
+ * checks) and their compiled form, cluster-wide and per namespace. */
+typedef struct uentry {
+	json_t *json; /* {"c": [rules], "n": {ns: [rules]}, "e": [errors]} */
+	crules c;
+	json_t *ns_index; /* ns -> index into ns */
+	crules *ns;
+} uentry;
 
 struct sk__rbac {
 	sk_store_watch *w[NPREFIX];
@@ -49,6 +79,31 @@ static void changed(const sk_store_event *ev, void *ud)
 	__atomic_add_fetch(&rb->gen, 1, __ATOMIC_RELEASE);
 }
 
+static void uentry_free(uentry *e)
+{
+	size_t n = json_object_size(e->ns_index);
+
+	for (size_t i = 0; i < n; i++)
+		free(e->ns[i].v);
+	free(e->ns);
+	free(e->c.v);
+	json_decref(e->ns_index);
+	json_decref(e->json);
+	free(e);
+}
+
+static uentry *cached(json_t *v) { return v ? (uentry *)(intptr_t)json_integer_value(v) : NULL; }
+
+static void cache_clear(json_t *cache)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(cache, k, v)
+		uentry_free(cached(v));
+	json_object_clear(cache);
+}
+
 static void index_clear(struct sk__rbac *rb)
 {
 	for (size_t i = 0; i < rb->nb; i++) {
@@ -62,6 +117,8 @@ static void index_clear(struct sk__rbac *rb)
 	rb->nb = 0;
 	json_decref(rb->croles);
 	json_decref(rb->roles);
+	if (rb->cache)
+		cache_clear(rb->cache);
 	json_decref(rb->cache);
 	rb->croles = json_object();
 	rb->roles = json_object();
@@ -165,7 +222,7 @@ static json_t *not_found(json_t *ref)
 	return json_string(msg);
 }
 
-static json_t *user_entry(struct sk__rbac *rb, const sk_user *u)
+static json_t *user_rules(struct sk__rbac *rb, const sk_user *u)
 {
 	json_t *c = json_array(), *n = json_object(), *e = json_array();
 
@@ -193,6 +250,53 @@ static json_t *user_entry(struct sk__rbac *rb, const sk_user *u)
 	return json_pack("{s:o, s:o, s:o}", "c", c, "n", n, "e", e);
 }
 
+static uint32_t verb_bit(const char *v)
+{
+	for (size_t i = 0; i < sizeof(std_verbs) / sizeof(std_verbs[0]); i++)
+		if (!strcmp(v, std_verbs[i]))
+			return 1u << i;
+	return !strcmp(v, "*") ? V_ALL : V_OTHER;
+}
+
+static void compile(json_t *rules, crules *out)
+{
+	size_t i, j;
+	json_t *r, *v;
+
+	out->n = json_array_size(rules);
+	out->v = xzalloc((out->n ? out->n : 1) * sizeof(*out->v));
+	json_array_foreach(rules, i, r) {
+		crule *c = &out->v[i];
+
+		c->rule = r;
+		json_array_foreach(json_object_get(r, "verbs"), j, v)
+			if (json_is_string(v))
+				c->verbs |= verb_bit(json_string_value(v));
+		c->paths = json_array_size(json_object_get(r, "nonResourceURLs")) &&
+			   !json_array_size(json_object_get(r, "resources"));
+	}
+}
+
+static uentry *user_entry(struct sk__rbac *rb, const sk_user *u)
+{
+	uentry *e = xzalloc(sizeof(*e));
+	json_t *n, *rules;
+	const char *ns;
+	size_t i = 0;
+
+	e->json = user_rules(rb, u);
+	compile(json_object_get(e->json, "c"), &e->c);
+	n = json_object_get(e->json, "n");
+	e->ns_index = json_object();
+	e->ns = xzalloc((json_object_size(n) ? json_object_size(n) : 1) * sizeof(*e->ns));
+	json_object_foreach(n, ns, rules) {
+		compile(rules, &e->ns[i]);
+		json_object_set_new(e->ns_index, ns, json_integer((json_int_t)i));
+		i++;
+	}
+	return e;
+}
+
 static char *user_key(const sk_user *u)
 {
 	size_t len = strlen(u->name) + 2;
@@ -211,16 +315,16 @@ static char *user_key(const sk_user *u)
 }
 
 /* The user's entry, borrowed, with the read lock held (the caller unlocks). */
-static json_t *entry_locked(sk_api *api, struct sk__rbac *rb, const sk_user *u)
+static uentry *entry_locked(sk_api *api, struct sk__rbac *rb, const sk_user *u)
 {
 	cleanup_free char *key = user_key(u);
 
 	for (;;) {
-		json_t *ent;
+		uentry *ent;
 
 		pthread_rwlock_rdlock(&rb->lock);
 		if (rb->built == __atomic_load_n(&rb->gen, __ATOMIC_ACQUIRE)) {
-			ent = json_object_get(rb->cache, key);
+			ent = cached(json_object_get(rb->cache, key));
 			if (ent)
 				return ent;
 		}
@@ -229,36 +333,49 @@ static json_t *entry_locked(sk_api *api, struct sk__rbac *rb, const sk_user *u)
 		if (rb->built != __atomic_load_n(&rb->gen, __ATOMIC_ACQUIRE))
 			index_rebuild(api, rb);
 		if (json_object_size(rb->cache) >= CACHE_MAX)
-			json_object_clear(rb->cache);
+			cache_clear(rb->cache);
 		if (!json_object_get(rb->cache, key))
-			json_object_set_new(rb->cache, key, user_entry(rb, u));
+			json_object_set_new(rb->cache, key, json_integer((json_int_t)(intptr_t)user_entry(rb, u)));
 		pthread_rwlock_unlock(&rb->lock);
 	}
 }
 
-static int any_allows(json_t *rules, const sk_authz_attrs *a)
+static int any_allows(const crules *rules, const sk_authz_attrs *a, uint32_t verb)
 {
-	size_t i;
-	json_t *r;
+	for (size_t i = 0; rules && i < rules->n; i++) {
+		const crule *r = &rules->v[i];
 
-	json_array_foreach(rules, i, r)
-		if (sk_rbac_rule_allows(r, a))
+		if (r->paths == a->resource_request || !(r->verbs & (verb | V_ALL)))
+			continue;
+		if (sk_rbac_rule_allows(r->rule, a))
 			return 1;
+	}
 	return 0;
+}
+
+static const crules *ns_rules(const uentry *e, const char *ns)
+{
+	json_t *i = ns && *ns ? json_object_get(e->ns_index, ns) : NULL;
+
+	return i ? &e->ns[json_integer_value(i)] : NULL;
 }
 
 sk_authz_decision sk__authz_rbac(sk_api *api, const sk_authz_attrs *a, char **reason)
 {
 	struct sk__rbac *rb = api->rbac;
-	json_t *ent, *errs;
+	uint32_t verb;
+	uentry *ent;
+	json_t *errs;
 	int ok;
 
-	if (!rb || !a->user)
+	if (!rb || !a->user || !a->verb)
 		return SK_AUTHZ_NO_OPINION;
+	verb = verb_bit(a->verb);
+	if (verb == V_ALL) /* a request for the verb "*" matches only rules with "*" */
+		verb = 0;
 	ent = entry_locked(api, rb, a->user);
-	ok = any_allows(json_object_get(ent, "c"), a) ||
-	     (a->ns && *a->ns && any_allows(json_object_get(json_object_get(ent, "n"), a->ns), a));
-	errs = json_object_get(ent, "e");
+	ok = any_allows(&ent->c, a, verb | V_OTHER) || any_allows(ns_rules(ent, a->ns), a, verb | V_OTHER);
+	errs = json_object_get(ent->json, "e");
 	if (!ok && json_array_size(errs)) {
 		/* upstream: "RBAC: " and utilerrors.NewAggregate's text */
 		char *msg = NULL;
@@ -284,18 +401,19 @@ json_t *sk__rbac_rules_for(sk_api *api, const sk_user *u, const char *ns, json_t
 {
 	struct sk__rbac *rb = api->rbac;
 	cleanup_json json_t *all = json_array();
-	json_t *out, *ent;
+	json_t *out;
+	uentry *ent;
 
 	if (errs)
 		*errs = json_array();
 	if (!rb)
 		return json_array();
 	ent = entry_locked(api, rb, u);
-	json_array_extend(all, json_object_get(ent, "c"));
+	json_array_extend(all, json_object_get(ent->json, "c"));
 	if (ns && *ns)
-		json_array_extend(all, json_object_get(json_object_get(ent, "n"), ns));
+		json_array_extend(all, json_object_get(json_object_get(ent->json, "n"), ns));
 	if (errs)
-		json_array_extend(*errs, json_object_get(ent, "e"));
+		json_array_extend(*errs, json_object_get(ent->json, "e"));
 	out = json_deep_copy(all);
 	pthread_rwlock_unlock(&rb->lock);
 	return out;
