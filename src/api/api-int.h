@@ -14,15 +14,18 @@ enum {
 	SK_SUB_LOG = 1 << 4,
 	SK_SUB_EXEC = 1 << 5,
 	SK_SUB_FINALIZE = 1 << 6,
+	SK_SUB_TOKEN = 1 << 7, /* serviceaccounts/token (TokenRequest) */
 };
 
 typedef struct sk_api_resource sk_api_resource;
+typedef struct sk_path sk_path;
 
 enum {
 	SK_KIND_GENERATION = 1 << 0,    /* metadata.generation counts spec changes */
 	SK_KIND_NO_STRATEGIC = 1 << 1,  /* no patch strategies: strategic merge patch is 415, apply is atomic */
 	SK_KIND_META_FIELDS = 1 << 2,   /* field selectors: metadata.name and metadata.namespace only */
 	SK_KIND_BACKGROUND_GC = 1 << 3, /* foreground/orphan deletion act as background */
+	SK_KIND_CREATE_ONLY = 1 << 4,   /* not stored: POST runs ops->create, nothing else is served */
 };
 
 /* What a kind does beyond the generic REST semantics. A built-in kind
@@ -58,6 +61,8 @@ typedef struct sk_kind_ops {
 	void (*end_write)(sk_api *api, const sk_api_resource *r, void *txn, int ok);
 	/* after obj (as it was last stored) left the store */
 	void (*deleted)(sk_api *api, const sk_api_resource *r, json_t *obj);
+	/* SK_KIND_CREATE_ONLY: answers a POST (a review kind: TokenReview) */
+	void (*create)(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 } sk_kind_ops;
 
 /* One served resource. */
@@ -132,6 +137,7 @@ struct sk_api {
 	int shutting_down;   /* atomic (sk__api_stopping): read by watches and the CRD threads */
 	int gc_enabled;      /* atomic (sk__api_gc_enabled): a garbage collector honours foreground/orphan finalizers */
 	struct sk__svc *svc; /* Service allocations and the cluster's own Services (service.c) */
+	struct sk__sa *sa;   /* service-account token signing (satoken.c); NULL until sk_api_sa_setup */
 };
 
 /* The flags other threads read while the server runs. */
@@ -139,13 +145,13 @@ static inline int sk__api_stopping(const sk_api *api) { return __atomic_load_n(&
 static inline int sk__api_gc_enabled(const sk_api *api) { return __atomic_load_n(&api->gc_enabled, __ATOMIC_ACQUIRE); }
 
 /* Parsed request path. */
-typedef struct sk_path {
+struct sk_path {
 	const sk_api_resource *res;
 	char group[64], version[32];
 	char ns[254], name[254];
 	char sub[32];       /* subresource or "" */
 	int all_namespaces; /* collection across namespaces */
-} sk_path;
+};
 
 /* Object storage encoding: key order kind, apiVersion, metadata (with
  * resourceVersion first, empty) so the revision can be spliced in on read

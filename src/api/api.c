@@ -7,6 +7,7 @@
 #include "api/crd.h"
 #include "api/defaults.h"
 #include "api/protobuf.h"
+#include "api/satoken.h"
 #include "api/service.h"
 #include "api/table.h"
 #include "kube/qos.h"
@@ -67,6 +68,7 @@ void sk_api_free(sk_api *api)
 		return;
 	sk__svc_stop(api);
 	sk__crd_stop(api);
+	sk__sa_free(api);
 	pthread_mutex_destroy(&api->mu);
 	free(api);
 }
@@ -194,6 +196,12 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		if (authorize(api, req, NULL, resp) < 0)
 			return;
 		sk__handle_discovery(api, req, resp);
+		return;
+	}
+	if (sk__is_oidc_path(req->path)) {
+		if (authorize(api, req, NULL, resp) < 0)
+			return;
+		sk__handle_oidc(api, req, resp);
 		return;
 	}
 	if (sk__parse_path(req->path, &p, &err) < 0) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/admission.h"
+#include "api/satoken.h"
 #include "api/api-int.h"
 #include "api/apply.h"
 #include "api/crd.h"
@@ -1632,6 +1633,13 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 {
 	const char *m = req->method;
 
+	if (sk__kind_flag(p->res, SK_KIND_CREATE_ONLY)) {
+		if (!p->name[0] && !p->sub[0] && !strcmp(m, "POST"))
+			p->res->ops->create(api, req, p, resp);
+		else
+			method_not_allowed(resp, p, m);
+		return;
+	}
 	if (!p->name[0]) {
 		if (!strcmp(m, "GET") && sk__arg_bool(req, "watch"))
 			sk__handle_watch(api, req, p, resp);
@@ -1661,6 +1669,8 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 			do_binding(api, req, p, resp);
 		} else if (!strcmp(p->sub, "eviction") && (sub & SK_SUB_EVICTION) && !strcmp(m, "POST")) {
 			do_eviction(api, req, p, resp);
+		} else if (!strcmp(p->sub, "token") && (sub & SK_SUB_TOKEN)) {
+			sk__handle_sa_token(api, req, p, resp);
 		} else if (!strcmp(p->sub, "log") && (sub & SK_SUB_LOG) && !strcmp(m, "GET")) {
 			sk__handle_log(api, req, p, resp);
 		} else {

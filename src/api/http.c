@@ -14,6 +14,7 @@
 #include "api/api-int.h"
 #include "api/http.h"
 #include "api/logs.h"
+#include "api/satoken.h"
 #include "util/util.h"
 
 /* The server runs one event loop per core (libmicrohttpd's thread pool over
@@ -56,6 +57,7 @@ typedef struct conn_ctx {
 	struct conn_ctx *next; /* job queue */
 	sk_api_arg args[64];
 	size_t nargs;
+	sk_user *user; /* an identity authenticate() made for this request (freed with it) */
 } conn_ctx;
 
 typedef struct stream_ctx {
@@ -97,7 +99,7 @@ static char *admin_groups[] = {SK_GROUP_MASTERS, SK_GROUP_AUTHENTICATED};
 static const sk_user admin_user = {.name = "system:admin", .uid = "", .groups = admin_groups, .ngroups = 2};
 static const sk_user node_user = {.name = "system:node", .uid = "", .groups = admin_groups, .ngroups = 2};
 
-static const sk_user *authenticate(sk_http *h, struct MHD_Connection *conn)
+static const sk_user *authenticate(sk_http *h, struct MHD_Connection *conn, conn_ctx *c)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 
@@ -108,6 +110,10 @@ static const sk_user *authenticate(sk_http *h, struct MHD_Connection *conn)
 		return &admin_user;
 	if (h->node_token && !strcmp(auth, h->node_token))
 		return &node_user;
+	sk_user_free(c->user);
+	c->user = NULL;
+	if (sk__sa_token_authenticate(h->api, auth, &c->user) > 0)
+		return c->user;
 	return NULL;
 }
 
@@ -509,7 +515,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		resp.content_type = "text/plain; charset=utf-8";
 		return send_response(h, conn, &resp);
 	}
-	c->req.user = authenticate(h, conn);
+	c->req.user = authenticate(h, conn, c);
 	if (!c->req.user && (!strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz")))
 		c->req.user = sk_user_anonymous();
 	if (runs_inline(&c->req) || !reserve_worker(h)) {
@@ -532,6 +538,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 	(void)toe;
 	if (c) {
 		sk_api_response_release(&c->resp);
+		sk_user_free(c->user);
 		free(c->body);
 		free(c);
 		*con_cls = NULL;

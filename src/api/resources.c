@@ -26,6 +26,8 @@ extern const sk_api_resource sk__kinds_scheduling[];
 extern const size_t sk__nkinds_scheduling;
 extern const sk_api_resource sk__kinds_podgroup[];
 extern const size_t sk__nkinds_podgroup;
+extern const sk_api_resource sk__kinds_authentication[];
+extern const size_t sk__nkinds_authentication;
 extern const sk_api_resource sk__kinds_apiextensions[];
 extern const size_t sk__nkinds_apiextensions;
 
@@ -43,6 +45,7 @@ static const struct {
 	{sk__kinds_discovery, &sk__nkinds_discovery},
 	{sk__kinds_scheduling, &sk__nkinds_scheduling},
 	{sk__kinds_podgroup, &sk__nkinds_podgroup},
+	{sk__kinds_authentication, &sk__nkinds_authentication},
 	{sk__kinds_apiextensions, &sk__nkinds_apiextensions},
 };
 
