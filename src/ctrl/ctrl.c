@@ -42,6 +42,17 @@ void sk__enqueue_controller(sk_controller *k, json_t *obj, const char *kind)
 	}
 }
 
+sk_informer *sk__ctrl_extra(struct sk_ctrl *ctl, const char *path, const char *gv, const char *kind)
+{
+	for (int i = 0; i < ctl->nextra; i++)
+		if (!strcmp(sk_informer_path(ctl->extra[i]), path))
+			return ctl->extra[i];
+	if (ctl->nextra >= (int)(sizeof(ctl->extra) / sizeof(ctl->extra[0])))
+		abort(); /* a fixed set of resources: a programming error */
+	ctl->extra[ctl->nextra] = sk_informer_new(ctl->c, path, gv, kind);
+	return ctl->extra[ctl->nextra++];
+}
+
 int sk__ctrl_sleep(struct sk_ctrl *ctl, int64_t ms)
 {
 	struct timespec ts;
@@ -174,10 +185,22 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 {
 	struct sk_ctrl *ctl = xzalloc(sizeof(*ctl));
 	int (*inits[])(struct sk_ctrl *, sk_error_t *) = {
-		sk__replicaset_init,    sk__deployment_init,    sk__daemonset_init, sk__job_init,
-		sk__cronjob_init,       sk__ttl_init,           sk__gc_init,        sk__namespace_init,
-		sk__nodelifecycle_init, sk__endpointslice_init, sk__endpoints_init, sk__endpointslicemirroring_init,
-		sk__podgc_init,         sk__nodeipam_init,
+		sk__replicaset_init,
+		sk__deployment_init,
+		sk__daemonset_init,
+		sk__job_init,
+		sk__cronjob_init,
+		sk__ttl_init,
+		sk__gc_init,
+		sk__namespace_init,
+		sk__nodelifecycle_init,
+		sk__endpointslice_init,
+		sk__endpoints_init,
+		sk__endpointslicemirroring_init,
+		sk__podgc_init,
+		sk__nodeipam_init,
+		sk__serviceaccount_init,
+		sk__rootcacert_init,
 	};
 	sk_informer **infs;
 	int n;
