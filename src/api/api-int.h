@@ -197,8 +197,12 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 int sk__wants_table(const sk_api_request *req);
 json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object);
 
+/* A generateName suffix: 5 characters from upstream's alphabet
+ * (names.SimpleNameGenerator) and a NUL into buf[6]. */
+void sk__name_suffix(char *buf);
+
 /* Admission on create (namespace exists and is not terminating, pod
- * priority and service account, initial status). */
+ * priority, initial status). */
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
 /* Guaranteed, Burstable or BestEffort (static string). */
 void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);

@@ -293,10 +293,6 @@ static int admit_pod(sk_api *api, json_t *pod, sk_error_t *err)
 	if (!json_object_get(spec, "preemptionPolicy"))
 		json_object_set_new(spec, "preemptionPolicy", json_string("PreemptLowerPriority"));
 	sk_defaults_pod_tolerations(pod);
-	if (!json_string_value(json_object_get(spec, "serviceAccountName")))
-		json_object_set_new(spec, "serviceAccountName", json_string("default"));
-	if (!json_string_value(json_object_get(spec, "serviceAccount")))
-		json_object_set(spec, "serviceAccount", json_object_get(spec, "serviceAccountName"));
 	return 0;
 }
 

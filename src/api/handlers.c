@@ -34,8 +34,7 @@ static void new_uid(char *buf, size_t len)
 		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-/* generateName suffix: 5 characters from upstream's alphabet. */
-static void name_suffix(char *buf)
+void sk__name_suffix(char *buf)
 {
 	static const char alpha[] = "bcdfghjklmnpqrstvwxz2456789";
 	unsigned char b[5];
@@ -53,7 +52,7 @@ static void generate_name(json_t *meta)
 	const char *gen = json_string_value(json_object_get(meta, "generateName"));
 	char sfx[6], full[300];
 
-	name_suffix(sfx);
+	sk__name_suffix(sfx);
 	snprintf(full, sizeof(full), "%.*s%s", 58, gen ? gen : "", sfx);
 	json_object_set_new(meta, "name", json_string(full));
 }
