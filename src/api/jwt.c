@@ -336,8 +336,8 @@ json_t *sk_sa_claims_new(const sk_sa_claims_in *in)
 		json_object_set_new(k8s, "node", ref(in->node_name, in->node_uid));
 	if (in->warnafter_secs)
 		json_object_set_new(k8s, "warnafter", json_integer(in->now + in->warnafter_secs));
-	c = json_pack("{s:s, s:s, s:O, s:I, s:I, s:I, s:o}", "iss", in->issuer, "sub", sub, "aud", in->audiences,
-		      "exp", (json_int_t)(in->now + in->expiration_secs), "iat", (json_int_t)in->now, "nbf",
+	c = json_pack("{s:s, s:s, s:O, s:I, s:I, s:I, s:o}", "iss", in->issuer, "sub", sub, "aud", in->audiences, "exp",
+		      (json_int_t)(in->now + in->expiration_secs), "iat", (json_int_t)in->now, "nbf",
 		      (json_int_t)in->now, "kubernetes.io", k8s);
 	if (in->jti)
 		json_object_set_new(c, "jti", json_string(in->jti));
@@ -421,7 +421,9 @@ json_t *sk_sa_claims_audiences(json_t *claims, json_t *want)
 	if (json_is_string(aud))
 		json_array_append(have, aud);
 	else if (json_is_array(aud))
-		json_array_foreach(aud, i, v) if (json_is_string(v)) json_array_append(have, v);
+		json_array_foreach(aud, i, v)
+			if (json_is_string(v))
+				json_array_append(have, v);
 	json_array_foreach(want, i, w) {
 		json_array_foreach(have, j, v) {
 			if (json_is_string(w) && json_equal(v, w)) {

@@ -113,11 +113,12 @@ static char *quoted_list(json_t *a)
 	json_t *v;
 	char *s, *p;
 
-	json_array_foreach(a, i, v) n += strlen(json_string_value(v) ?: "") + 3;
+	json_array_foreach(a, i, v)
+		n += strlen(json_string_value(v) ?: "") + 3;
 	s = p = xmalloc(n + 1);
 	*p++ = '[';
-	json_array_foreach(a, i, v) p += snprintf(p, n - (size_t)(p - s), "%s\"%s\"", i ? " " : "",
-						   json_string_value(v) ?: "");
+	json_array_foreach(a, i, v)
+		p += snprintf(p, n - (size_t)(p - s), "%s\"%s\"", i ? " " : "", json_string_value(v) ?: "");
 	*p++ = ']';
 	*p = '\0';
 	return s;
@@ -135,8 +136,7 @@ static int check_bound(sk_api *api, const sk_sa_claims_out *c, int64_t now, sk_e
 	if (!sa)
 		return sk_error_set(err, SK_EUNAUTHORIZED, "serviceaccounts \"%s\" not found", c->sa_name);
 	if (deleted_before(sa, now))
-		return sk_error_set(err, SK_EUNAUTHORIZED, "service account %s/%s has been deleted", c->ns,
-				    c->sa_name);
+		return sk_error_set(err, SK_EUNAUTHORIZED, "service account %s/%s has been deleted", c->ns, c->sa_name);
 	if (strcmp(meta(sa, "uid") ?: "", c->sa_uid))
 		return sk_error_set(err, SK_EUNAUTHORIZED, "service account UID (%s) does not match claim (%s)",
 				    meta(sa, "uid") ?: "", c->sa_uid);
@@ -201,8 +201,7 @@ static sk_user *user_for(const sk_sa_claims_out *c)
 /* Authenticates token for the audiences want (NULL: the API server's).
  * 1 with *out (and *auds, the audiences it is good for, when asked); 0 when
  * the token is not one of this server's; -1 with err's message otherwise. */
-static int authenticate(sk_api *api, const char *token, json_t *want, sk_user **out, json_t **auds,
-			sk_error_t *err)
+static int authenticate(sk_api *api, const char *token, json_t *want, sk_user **out, json_t **auds, sk_error_t *err)
 {
 	struct sk__sa *sa = sa_of(api);
 	cleanup_json json_t *claims = NULL, *ok_auds = NULL;
@@ -256,10 +255,10 @@ int sk__sa_token_authenticate(sk_api *api, const char *token, sk_user **out)
 static void reply_invalid(sk_api_response *resp, const char *name, const char *field, json_int_t v, const char *why)
 {
 	cleanup_free char *cmsg = xasprintf("Invalid value: %lld: %s", (long long)v, why);
-	cleanup_free char *msg =
-		xasprintf("TokenRequest.authentication.k8s.io \"%s\" is invalid: %s: %s", name, field, cmsg);
-	cleanup_json json_t *causes =
-		json_pack("[{s:s, s:s, s:s}]", "reason", "FieldValueInvalid", "message", cmsg, "field", field);
+	cleanup_free char *msg = xasprintf("TokenRequest.authentication.k8s.io \"%s\" is invalid: %s: %s", name, field,
+					   cmsg);
+	cleanup_json json_t *causes = json_pack("[{s:s, s:s, s:s}]", "reason", "FieldValueInvalid", "message", cmsg,
+						"field", field);
 
 	sk__reply_status_for(resp, 422, "Invalid", msg, "authentication.k8s.io", "TokenRequest", name, causes);
 }
@@ -279,7 +278,10 @@ static int resolve_bound(sk_api *api, const char *ns, const char *sa_name, json_
 
 	if (!ref || (!*kind && !*name))
 		return 0;
-	plural = !strcmp(kind, "Pod") ? "pods" : !strcmp(kind, "Secret") ? "secrets" : !strcmp(kind, "Node") ? "nodes" : NULL;
+	plural = !strcmp(kind, "Pod")      ? "pods"
+		 : !strcmp(kind, "Secret") ? "secrets"
+		 : !strcmp(kind, "Node")   ? "nodes"
+					   : NULL;
 	if (!plural || (strcmp(av, "v1") && *av)) {
 		const char *slash = strchr(av, '/');
 
@@ -305,10 +307,11 @@ static int resolve_bound(sk_api *api, const char *ns, const char *sa_name, json_
 		return -1;
 	}
 	if (*uid && strcmp(uid, meta(o, "uid") ?: "")) {
-		msg = xasprintf("Operation cannot be fulfilled on %s \"%s\": the UID in the bound object reference (%s) "
-				"does not match the UID in record. The object might have been deleted and then "
-				"recreated",
-				kind, name, uid);
+		msg = xasprintf(
+			"Operation cannot be fulfilled on %s \"%s\": the UID in the bound object reference (%s) "
+			"does not match the UID in record. The object might have been deleted and then "
+			"recreated",
+			kind, name, uid);
 		sk__reply_status_for(resp, 409, "Conflict", msg, "", kind, name, NULL);
 		return -1;
 	}
@@ -388,11 +391,13 @@ void sk__handle_sa_token(sk_api *api, const sk_api_request *req, const sk_path *
 	exp = json_object_get(spec, "expirationSeconds");
 	secs = json_is_integer(exp) ? json_integer_value(exp) : DEFAULT_SECS;
 	if (secs < 600) {
-		reply_invalid(resp, p->name, "spec.expirationSeconds", secs, "may not specify a duration less than 10 minutes");
+		reply_invalid(resp, p->name, "spec.expirationSeconds", secs,
+			      "may not specify a duration less than 10 minutes");
 		return;
 	}
 	if (secs > (json_int_t)1 << 32) {
-		reply_invalid(resp, p->name, "spec.expirationSeconds", secs, "may not specify a duration larger than 2^32 seconds");
+		reply_invalid(resp, p->name, "spec.expirationSeconds", secs,
+			      "may not specify a duration larger than 2^32 seconds");
 		return;
 	}
 	json_object_set_new(spec, "expirationSeconds", json_integer(secs));
