@@ -92,10 +92,24 @@ static sk_authz_decision authz_public_info(sk_api *api, const sk_authz_attrs *a,
 	return SK_AUTHZ_NO_OPINION;
 }
 
+/* Until RBAC's system:service-account-issuer-discovery binding exists, every
+ * authenticated user may read the OIDC discovery documents (satoken.c). */
+static sk_authz_decision authz_issuer_discovery(sk_api *api, const sk_authz_attrs *a, char **reason)
+{
+	(void)api;
+	(void)reason;
+	if (a->resource_request || strcmp(a->verb, "get") || !sk_user_in_group(a->user, SK_GROUP_AUTHENTICATED))
+		return SK_AUTHZ_NO_OPINION;
+	if (!strcmp(a->path, "/.well-known/openid-configuration") || !strcmp(a->path, "/openid/v1/jwks"))
+		return SK_AUTHZ_ALLOW;
+	return SK_AUTHZ_NO_OPINION;
+}
+
 /* In kube-apiserver's order: Node, RBAC. */
 static const sk_authorizer_fn chain[] = {
 	authz_masters,
 	authz_public_info,
+	authz_issuer_discovery,
 	NULL,
 };
 
