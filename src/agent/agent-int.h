@@ -76,7 +76,8 @@ struct apod {
 	struct sk_sandbox *claim_sb; /* found on disk for this pod when it was added */
 	struct sk_container **claim_c;
 	size_t nclaim_c;
-	int64_t t0_ns; /* monotonic: first seen from the API (for SKIFF_TRACE) */
+	int64_t t0_ns;            /* monotonic: first seen from the API (for SKIFF_TRACE) */
+	int64_t token_refresh_at; /* wall seconds: the projected tokens are renewed then (0: none) */
 };
 
 /* One step of a pod's start with the time since the agent first saw it (SKIFF_TRACE=1). */
@@ -193,6 +194,9 @@ int sk__ag_admit(struct sk_agent *a, struct apod *p, json_t *pod);
 /* volume.c */
 int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_t *err);
 void sk__volumes_teardown(struct sk_agent *a, struct apod *p);
+/* Writes the pod's projected volumes with service-account tokens again once
+ * their tokens are due for renewal (volume.c). */
+void sk__volumes_refresh(struct sk_agent *a, struct apod *p, json_t *pod);
 
 /* localpath.c: a PVC's host directory, provisioning and binding a PV when needed. */
 char *sk__localpath_claim(struct sk_agent *a, const char *ns, const char *claim, sk_error_t *err);

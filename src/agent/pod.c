@@ -1337,6 +1337,7 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 				p->mount_error = NULL;
 			}
 		}
+		sk__volumes_refresh(a, p, pod);
 		if (p->mounts && sync_init(a, p, pod, &next_wake))
 			sync_regular(a, p, pod, &next_wake);
 		stop_sidecars_if_done(a, p, pod);

@@ -3,10 +3,24 @@
  * medium Memory with sizeLimit), hostPath (with its type checks), configMap,
  * secret (tmpfs), downwardAPI and projected (tmpfs) written as files with
  * their modes, and persistentVolumeClaim through the local-path provisioner.
- * Containers bind-mount these directories (spec.c). */
+ * Containers bind-mount these directories (spec.c).
+ *
+ * A projected volume is written as kubelet's AtomicWriter does: the files go
+ * into a fresh directory "..<time>.<random>", the symlink "..data" is swapped
+ * to it with one rename, and each top-level name is a symlink through
+ * "..data", so a reader sees the whole old payload or the whole new one. Its
+ * serviceAccountToken sources are bound tokens requested through the
+ * ServiceAccount's token subresource (kubelet's token manager), written again
+ * at 80 % of their life, or after 24 hours, while the pod runs. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <gnutls/crypto.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -173,7 +187,55 @@ static int write_downward(json_t *pod, json_t *src, const char *dir, sk_error_t 
 	return 0;
 }
 
-static int write_projected(struct sk_agent *a, json_t *pod, json_t *src, const char *dir, sk_error_t *err)
+/* kubelet's token manager: a token is renewed past 80 % of its life or
+ * after 24 hours, whichever comes first. */
+static int64_t token_refresh_at(int64_t iat, int64_t exp)
+{
+	int64_t at = exp - (exp - iat) / 5;
+
+	return at < iat + 24 * 3600 ? at : iat + 24 * 3600;
+}
+
+/* Requests a token bound to pod for a serviceAccountToken projection and
+ * writes it to dir; *refresh_at gets the earlier of itself and this token's
+ * renewal time. */
+static int write_token(struct sk_agent *a, json_t *pod, json_t *tok, json_t *src, const char *dir, int64_t *refresh_at,
+		       sk_error_t *err)
+{
+	const char *ns = sk_kube_jstr(pod, "metadata.namespace") ?: "";
+	const char *sa = sk_kube_jstr(pod, "spec.serviceAccountName") ?: "default";
+	const char *aud = sk_kube_jstr(tok, "audience");
+	json_t *exp = json_object_get(tok, "expirationSeconds");
+	json_int_t secs = json_is_integer(exp) ? json_integer_value(exp) : 3600;
+	cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/serviceaccounts/%s/token", ns, sa);
+	cleanup_json json_t *req = json_pack(
+		"{s:s, s:s, s:{s:I, s:{s:s, s:s, s:s, s:s}}}", "apiVersion", "authentication.k8s.io/v1", "kind",
+		"TokenRequest", "spec", "expirationSeconds", secs, "boundObjectRef", "apiVersion", "v1", "kind", "Pod",
+		"name", sk_kube_jstr(pod, "metadata.name") ?: "", "uid", sk_kube_jstr(pod, "metadata.uid") ?: "");
+	cleanup_json json_t *out = NULL;
+	const char *token, *until;
+	int64_t now = sk_now_ns() / 1000000000, end;
+
+	if (aud && *aud)
+		json_object_set_new(json_object_get(req, "spec"), "audiences", json_pack("[s]", aud));
+	out = sk_client_create(a->c, path, req, err);
+	if (!out)
+		return sk_error_wrap(err, "failed to fetch token");
+	token = sk_kube_jstr(out, "status.token");
+	until = sk_kube_jstr(out, "status.expirationTimestamp");
+	if (!token)
+		return sk_error_set(err, SK_EINTERNAL, "failed to fetch token: no token in the reply");
+	if (!until || sk_time_parse(until, &end) < 0)
+		end = now + secs;
+	end = token_refresh_at(end - secs, end);
+	if (*refresh_at == 0 || end < *refresh_at)
+		*refresh_at = end;
+	return write_file(dir, sk_kube_jstr(tok, "path") ?: "token", token, strlen(token), mode_of(NULL, src, 0644),
+			  err);
+}
+
+static int write_projected(struct sk_agent *a, json_t *pod, json_t *src, const char *dir, int64_t *refresh_at,
+			   sk_error_t *err)
 {
 	json_t *s;
 	size_t i;
@@ -205,14 +267,89 @@ static int write_projected(struct sk_agent *a, json_t *pod, json_t *src, const c
 			if (write_downward(pod, inner, dir, err) < 0)
 				return -1;
 		} else if ((inner = json_object_get(s, "serviceAccountToken"))) {
-			/* skiff issues no service account tokens yet: an empty token file */
-			if (write_file(dir, sk_kube_jstr(inner, "path") ? sk_kube_jstr(inner, "path") : "token", "", 0,
-				       0644, err) < 0)
+			if (write_token(a, pod, inner, src, dir, refresh_at, err) < 0)
 				return -1;
 		} else if ((inner = json_object_get(s, "clusterTrustBundle"))) {
 			continue;
 		}
 	}
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static void rm_tree(const char *path) { nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* Writes a projected volume into dir as kubelet's AtomicWriter (see the top). */
+static int write_projected_atomic(struct sk_agent *a, json_t *pod, json_t *src, const char *dir, int64_t *refresh_at,
+				  sk_error_t *err)
+{
+	char stamp[64], rnd[6];
+	time_t now = time(NULL);
+	struct tm tm;
+	cleanup_free char *payload = NULL, *tmp_link = NULL, *data_link = NULL;
+	DIR *d;
+	struct dirent *e;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "..%Y_%m_%d_%H_%M_%S", &tm);
+	{
+		unsigned char b[3];
+
+		gnutls_rnd(GNUTLS_RND_NONCE, b, sizeof(b));
+		snprintf(rnd, sizeof(rnd), "%02x%02x%x", b[0], b[1], b[2] & 0xf);
+	}
+	payload = xasprintf("%s/%s.%s", dir, stamp, rnd);
+	if (mkdir(payload, 0755) < 0)
+		return sk_error_errno(err, errno, "creating \"%s\"", payload);
+	if (write_projected(a, pod, src, payload, refresh_at, err) < 0) {
+		rm_tree(payload);
+		return -1;
+	}
+	/* the user-visible names, each a symlink through ..data */
+	d = opendir(payload);
+	while (d && (e = readdir(d))) {
+		cleanup_free char *link = NULL, *target = NULL;
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		link = xasprintf("%s/%s", dir, e->d_name);
+		target = xasprintf("..data/%s", e->d_name);
+		if (lstat(link, &st) == 0 && S_ISLNK(st.st_mode))
+			continue;
+		unlink(link);
+		if (symlink(target, link) < 0 && errno != EEXIST) {
+			closedir(d);
+			return sk_error_errno(err, errno, "linking \"%s\"", link);
+		}
+	}
+	if (d)
+		closedir(d);
+	tmp_link = xasprintf("%s/..data_tmp", dir);
+	data_link = xasprintf("%s/..data", dir);
+	unlink(tmp_link);
+	if (symlink(strrchr(payload, '/') + 1, tmp_link) < 0 || rename(tmp_link, data_link) < 0)
+		return sk_error_errno(err, errno, "swapping \"%s\"", data_link);
+	/* the old payloads go */
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		cleanup_free char *old = NULL;
+
+		if (strncmp(e->d_name, "..", 2) || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "..data") ||
+		    !strcmp(e->d_name, strrchr(payload, '/') + 1))
+			continue;
+		old = xasprintf("%s/%s", dir, e->d_name);
+		rm_tree(old);
+	}
+	if (d)
+		closedir(d);
 	return 0;
 }
 
@@ -315,7 +452,8 @@ static int setup_one(struct sk_agent *a, struct apod *p, json_t *pod, json_t *vo
 			return -1;
 		if ((src = json_object_get(vol, "downwardAPI")) && write_downward(pod, src, dir, err) < 0)
 			return -1;
-		if ((src = json_object_get(vol, "projected")) && write_projected(a, pod, src, dir, err) < 0)
+		if ((src = json_object_get(vol, "projected")) &&
+		    write_projected_atomic(a, pod, src, dir, &p->token_refresh_at, err) < 0)
 			return -1;
 	}
 	*path = steal_ptr(&dir);
@@ -344,6 +482,41 @@ int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_
 	json_decref(p->mounts);
 	p->mounts = mounts;
 	return 0;
+}
+
+static int has_token(json_t *projected)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(projected, "sources"), i, s)
+		if (json_object_get(s, "serviceAccountToken"))
+			return 1;
+	return 0;
+}
+
+void sk__volumes_refresh(struct sk_agent *a, struct apod *p, json_t *pod)
+{
+	int64_t now = sk_now_ns() / 1000000000, next = 0;
+	json_t *vol, *src;
+	size_t i;
+
+	if (!p->mounts || !p->token_refresh_at || now < p->token_refresh_at)
+		return;
+	json_array_foreach(sk_kube_jget(pod, "spec.volumes"), i, vol) {
+		cleanup_free char *dir = NULL;
+		sk_error_t err = {0};
+
+		if (!(src = json_object_get(vol, "projected")) || !has_token(src))
+			continue;
+		dir = xasprintf("%s/volumes/kubernetes.io~projected/%s", p->pod_dir, sk_kube_jstr(vol, "name") ?: "");
+		if (write_projected_atomic(a, pod, src, dir, &next, &err) < 0) {
+			sk_warn("agent", "pod %s/%s: refreshing volume \"%s\": %s", p->ns, p->name,
+				sk_kube_jstr(vol, "name") ?: "", err.msg);
+			next = now + 10; /* kubelet retries on its next sync */
+		}
+	}
+	p->token_refresh_at = next;
 }
 
 void sk__volumes_teardown(struct sk_agent *a, struct apod *p)

@@ -14,9 +14,11 @@ enum {
 	SK_SUB_LOG = 1 << 4,
 	SK_SUB_EXEC = 1 << 5,
 	SK_SUB_FINALIZE = 1 << 6,
+	SK_SUB_TOKEN = 1 << 7, /* serviceaccounts/token (TokenRequest) */
 };
 
 typedef struct sk_api_resource sk_api_resource;
+typedef struct sk_path sk_path;
 
 enum {
 	SK_KIND_GENERATION = 1 << 0,    /* metadata.generation counts spec changes */
@@ -145,6 +147,7 @@ struct sk_api {
 	struct sk__svc *svc; /* Service allocations and the cluster's own Services (service.c) */
 	struct sk__rbac *rbac; /* the RBAC authorizer's index (authz-rbac.c) */
 	struct sk__psa_config *psa; /* PodSecurity's defaults and exemptions (podsecurity.c) */
+	struct sk__sa *sa;   /* service-account token signing (satoken.c); NULL until sk_api_sa_setup */
 };
 
 /* The flags other threads read while the server runs. */
@@ -152,13 +155,13 @@ static inline int sk__api_stopping(const sk_api *api) { return __atomic_load_n(&
 static inline int sk__api_gc_enabled(const sk_api *api) { return __atomic_load_n(&api->gc_enabled, __ATOMIC_ACQUIRE); }
 
 /* Parsed request path. */
-typedef struct sk_path {
+struct sk_path {
 	const sk_api_resource *res;
 	char group[64], version[32];
 	char ns[254], name[254];
 	char sub[32];       /* subresource or "" */
 	int all_namespaces; /* collection across namespaces */
-} sk_path;
+};
 
 /* Object storage encoding: key order kind, apiVersion, metadata (with
  * resourceVersion first, empty) so the revision can be spliced in on read
@@ -212,6 +215,10 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 int sk__wants_table(const sk_api_request *req);
 json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object);
+
+/* A generateName suffix: 5 characters from upstream's alphabet
+ * (names.SimpleNameGenerator) and a NUL into buf[6]. */
+void sk__name_suffix(char *buf);
 
 /* Admission on create (pod priority and service account, initial status;
  * the namespace's existence is NamespaceLifecycle's, nslifecycle.c). */

@@ -9,6 +9,7 @@
 #include "api/defaults.h"
 #include "api/protobuf.h"
 #include "api/rbac.h"
+#include "api/satoken.h"
 #include "api/service.h"
 #include "api/table.h"
 #include "kube/qos.h"
@@ -71,6 +72,7 @@ void sk_api_free(sk_api *api)
 	sk__rbac_stop(api);
 	sk__svc_stop(api);
 	sk__crd_stop(api);
+	sk__sa_free(api);
 	pthread_mutex_destroy(&api->mu);
 	sk__psa_config_free(api->psa);
 	free(api);
@@ -216,6 +218,12 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		sk__handle_discovery(api, req, resp);
 		return;
 	}
+	if (sk__is_oidc_path(req->path)) {
+		if (authorize(api, req, NULL, resp) < 0)
+			return;
+		sk__handle_oidc(api, req, resp);
+		return;
+	}
 	if (sk__parse_path(req->path, &p, &err) < 0) {
 		/* an unserved path is authorized as a path first, as upstream's
 		 * filters run before its not-found handler (which sends empty details) */
@@ -292,10 +300,6 @@ static int admit_pod(sk_api *api, json_t *pod, sk_error_t *err)
 	if (!json_object_get(spec, "preemptionPolicy"))
 		json_object_set_new(spec, "preemptionPolicy", json_string("PreemptLowerPriority"));
 	sk_defaults_pod_tolerations(pod);
-	if (!json_string_value(json_object_get(spec, "serviceAccountName")))
-		json_object_set_new(spec, "serviceAccountName", json_string("default"));
-	if (!json_string_value(json_object_get(spec, "serviceAccount")))
-		json_object_set(spec, "serviceAccount", json_object_get(spec, "serviceAccountName"));
 	return 0;
 }
 

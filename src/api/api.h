@@ -89,6 +89,11 @@ void sk_api_free(sk_api *api);
 /* Checks the network options as sk_api_new reads them: 0, or -1 + err
  * (SK_EINVALID, naming the flag: "--service-cidr 10.0.0.0/8: too large…"). */
 int sk_api_check_network(const sk_api_options *o, sk_error_t *err);
+/* Loads the service-account signing key at key_path, or makes one there
+ * (RSA 2048, 0600), for TokenRequest, the token authenticator, TokenReview
+ * and the OIDC documents (docs/ARCHITECTURE.md, "Identity: service
+ * accounts"); the issuer is https://kubernetes.default.svc.<cluster domain>. */
+int sk_api_sa_setup(sk_api *api, const char *key_path, sk_error_t *err);
 /* Ends every open watch (so HTTP connection threads can finish) before stop. */
 void sk_api_shutdown(sk_api *api);
 /* Lets the API add foregroundDeletion/orphan finalizers (a collector runs). */

@@ -10,6 +10,7 @@
 
 #include "api/api-int.h"
 #include "api/authn.h"
+#include "api/satoken.h"
 #include "util/util.h"
 
 struct sk_authn {
@@ -24,6 +25,7 @@ struct sk_authn {
  * service account token authenticator, sk__sa_token_authenticate, is one
  * line here). */
 static const sk_token_authenticator_fn token_plugins[] = {
+	sk__sa_token_authenticate,
 	NULL,
 };
 

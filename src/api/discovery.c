@@ -81,6 +81,9 @@ static json_t *resource_list(const char *group, const char *version)
 			add_sub(res, r, "exec", NULL, NULL, "PodExecOptions", json_pack("[s,s]", "create", "get"));
 		if (r->subresources & SK_SUB_FINALIZE)
 			add_sub(res, r, "finalize", NULL, NULL, r->kind, json_pack("[s]", "update"));
+		if (r->subresources & SK_SUB_TOKEN)
+			add_sub(res, r, "token", "authentication.k8s.io", "v1", "TokenRequest",
+				json_pack("[s]", "create"));
 	}
 	if (!json_array_size(res)) {
 		json_decref(res);
@@ -323,6 +326,8 @@ static json_t *agg_resource(const sk_api_resource *r)
 		add_agg_sub(subs, "exec", "", "v1", "PodExecOptions", json_pack("[s,s]", "create", "get"));
 	if (r->subresources & SK_SUB_FINALIZE)
 		add_agg_sub(subs, "finalize", r->group, r->version, r->kind, json_pack("[s]", "update"));
+	if (r->subresources & SK_SUB_TOKEN)
+		add_agg_sub(subs, "token", "authentication.k8s.io", "v1", "TokenRequest", json_pack("[s]", "create"));
 	if (json_array_size(subs))
 		json_object_set_new(e, "subresources", subs);
 	else

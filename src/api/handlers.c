@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/admission.h"
+#include "api/satoken.h"
 #include "api/api-int.h"
 #include "api/apply.h"
 #include "api/crd.h"
@@ -33,8 +34,7 @@ static void new_uid(char *buf, size_t len)
 		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-/* generateName suffix: 5 characters from upstream's alphabet. */
-static void name_suffix(char *buf)
+void sk__name_suffix(char *buf)
 {
 	static const char alpha[] = "bcdfghjklmnpqrstvwxz2456789";
 	unsigned char b[5];
@@ -52,7 +52,7 @@ static void generate_name(json_t *meta)
 	const char *gen = json_string_value(json_object_get(meta, "generateName"));
 	char sfx[6], full[300];
 
-	name_suffix(sfx);
+	sk__name_suffix(sfx);
 	snprintf(full, sizeof(full), "%.*s%s", 58, gen ? gen : "", sfx);
 	json_object_set_new(meta, "name", json_string(full));
 }
@@ -1699,6 +1699,8 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 			do_binding(api, req, p, resp);
 		} else if (!strcmp(p->sub, "eviction") && (sub & SK_SUB_EVICTION) && !strcmp(m, "POST")) {
 			do_eviction(api, req, p, resp);
+		} else if (!strcmp(p->sub, "token") && (sub & SK_SUB_TOKEN)) {
+			sk__handle_sa_token(api, req, p, resp);
 		} else if (!strcmp(p->sub, "log") && (sub & SK_SUB_LOG) && !strcmp(m, "GET")) {
 			sk__handle_log(api, req, p, resp);
 		} else {

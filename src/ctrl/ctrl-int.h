@@ -85,6 +85,9 @@ struct sk_ctrl {
 sk_controller *sk__controller_add(struct sk_ctrl *ctl, const char *name, sk_sync_fn sync, void *state);
 /* Handler that enqueues the object's own key. ud is the sk_controller. */
 void sk__enqueue_self(void *ud, int ev, json_t *old, json_t *obj);
+/* The informer of ctl->extra for path, made (and started with the others)
+ * on first use. */
+sk_informer *sk__ctrl_extra(struct sk_ctrl *ctl, const char *path, const char *gv, const char *kind);
 /* Sleeps up to ms unless the controllers are stopping; returns 1 when stopping. */
 int sk__ctrl_sleep(struct sk_ctrl *ctl, int64_t ms);
 
@@ -104,6 +107,8 @@ int sk__endpoints_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__endpointslicemirroring_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__clusterroleaggregation_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__resourcequota_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__serviceaccount_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__rootcacert_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- endpoint controllers (endpointslice.c) ---- */
 

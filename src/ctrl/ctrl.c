@@ -42,6 +42,17 @@ void sk__enqueue_controller(sk_controller *k, json_t *obj, const char *kind)
 	}
 }
 
+sk_informer *sk__ctrl_extra(struct sk_ctrl *ctl, const char *path, const char *gv, const char *kind)
+{
+	for (int i = 0; i < ctl->nextra; i++)
+		if (!strcmp(sk_informer_path(ctl->extra[i]), path))
+			return ctl->extra[i];
+	if (ctl->nextra >= (int)(sizeof(ctl->extra) / sizeof(ctl->extra[0])))
+		abort(); /* a fixed set of resources: a programming error */
+	ctl->extra[ctl->nextra] = sk_informer_new(ctl->c, path, gv, kind);
+	return ctl->extra[ctl->nextra++];
+}
+
 int sk__ctrl_sleep(struct sk_ctrl *ctl, int64_t ms)
 {
 	struct timespec ts;
@@ -192,6 +203,8 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__nodeipam_init,
 		sk__clusterroleaggregation_init,
 		sk__resourcequota_init,
+		sk__serviceaccount_init,
+		sk__rootcacert_init,
 	};
 	sk_informer **infs;
 	int n;

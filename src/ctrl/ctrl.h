@@ -1,7 +1,8 @@
 /* The workload controllers (skiff's kube-controller-manager): ReplicaSet,
  * Deployment, Job, CronJob, TTL-after-finished, garbage collector,
- * namespace deletion, node lifecycle, pod garbage collection, node IPAM, and
- * the EndpointSlice, Endpoints and EndpointSlice mirroring controllers. They talk to the API only through
+ * namespace deletion, node lifecycle, pod garbage collection, node IPAM,
+ * the EndpointSlice, Endpoints and EndpointSlice mirroring controllers, and
+ * the ServiceAccounts controller and root CA publisher. They talk to the API only through
  * an sk_client and are level-triggered: a restart resumes every rollout and
  * Job from what the API holds. */
 #ifndef SK_CTRL_CTRL_H
@@ -19,6 +20,7 @@ typedef struct sk_ctrl_options {
 	int node_monitor_period_secs; /* node health check period (default 5) */
 	const char *cluster_cidr;     /* pod network of the cluster; NULL: SK_CTRL_CLUSTER_CIDR */
 	int node_cidr_mask_size;      /* prefix of each node's pod CIDR (default 24) */
+	const char *root_ca_pem;      /* the cluster CA, published as kube-root-ca.crt; NULL: not published */
 } sk_ctrl_options;
 
 #define SK_CTRL_CLUSTER_CIDR "10.42.0.0/16"

@@ -174,6 +174,12 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	ho.node_token = s->tls.node_token;
 	ho.ca_pem = s->tls.ca_pem;
 	ho.token_auth_file = o->token_auth_file;
+	{
+		cleanup_free char *sa_key = xasprintf("%s/tls/service-account.key", o->data_dir);
+
+		if (sk_api_sa_setup(s->api, sa_key, err) < 0)
+			goto fail;
+	}
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;
@@ -183,6 +189,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->ctrl_client = sk_client_new_inproc(s->api);
 	co.cluster_cidr = o->cluster_cidr ? o->cluster_cidr : SK_API_DEFAULT_CLUSTER_CIDR;
 	co.node_cidr_mask_size = o->node_cidr_mask_size;
+	co.root_ca_pem = s->tls.ca_pem;
 	s->ctrl = sk_ctrl_start(s->ctrl_client, &co, err);
 	if (!s->ctrl)
 		goto fail;

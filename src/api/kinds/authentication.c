@@ -1,7 +1,9 @@
-/* The kinds of authentication.k8s.io/v1: SelfSubjectReview, the request's
- * own user as the server sees it (`kubectl auth whoami`), never stored
- * (upstream's pkg/registry/authentication/selfsubjectreview). */
+/* The kinds of authentication.k8s.io/v1, never stored: SelfSubjectReview,
+ * the request's own user as the server sees it (`kubectl auth whoami`,
+ * upstream's pkg/registry/authentication/selfsubjectreview), and
+ * TokenReview (satoken.c). */
 #include "api/api-int.h"
+#include "api/satoken.h"
 #include "util/util.h"
 
 /* upstream's UserInfo: empty fields are left out (omitempty) */
@@ -43,6 +45,10 @@ static const sk_kind_ops self_subject_review_ops = {
 	.review = self_subject_review,
 };
 
+static const sk_kind_ops tokenreview_ops = {
+	.review = sk__token_review,
+};
+
 const sk_api_resource sk__kinds_authentication[] = {
 	{
 		.group = "authentication.k8s.io",
@@ -51,6 +57,15 @@ const sk_api_resource sk__kinds_authentication[] = {
 		.plural = "selfsubjectreviews",
 		.singular = "selfsubjectreview",
 		.ops = &self_subject_review_ops,
+	},
+	{
+		.group = "authentication.k8s.io",
+		.version = "v1",
+		.kind = "TokenReview",
+		.plural = "tokenreviews",
+		.singular = "tokenreview",
+		.namespaced = 0,
+		.ops = &tokenreview_ops,
 	},
 };
 const size_t sk__nkinds_authentication = sizeof(sk__kinds_authentication) / sizeof(sk__kinds_authentication[0]);

@@ -96,6 +96,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.singular = "serviceaccount",
 		.namespaced = 1,
 		.short_names = "sa",
+		.subresources = SK_SUB_TOKEN,
 	},
 	{
 		.group = "",
