@@ -162,7 +162,8 @@ static void validate_signer_name(E, const char *f, const char *name)
 		return;
 	}
 	if (!slash || strchr(slash + 1, '/')) {
-		sk__vinvalid_str(e, f, name, "must be a fully qualified domain and path of the form 'example.com/signer-name'");
+		sk__vinvalid_str(e, f, name,
+				 "must be a fully qualified domain and path of the form 'example.com/signer-name'");
 		return;
 	}
 	domain = xstrndup(name, (size_t)(slash - name));
@@ -193,7 +194,9 @@ static int has_unknown_usage(json_t *usages)
 	json_t *u;
 	size_t i;
 
-	json_array_foreach(usages, i, u) if (!json_is_string(u) || !in_list(json_string_value(u), known_usages)) return 1;
+	json_array_foreach(usages, i, u)
+		if (!json_is_string(u) || !in_list(json_string_value(u), known_usages))
+			return 1;
 	return 0;
 }
 
@@ -220,7 +223,8 @@ static size_t count_type(json_t *csr, const char *type)
 	json_t *c;
 	size_t i, n = 0;
 
-	json_array_foreach(conds_of(csr), i, c) n += !strcmp(str_at(c, "type"), type);
+	json_array_foreach(conds_of(csr), i, c)
+		n += !strcmp(str_at(c, "type"), type);
 	return n;
 }
 
@@ -240,7 +244,8 @@ static opts options_for(json_t *obj, json_t *old)
 		json_t *c;
 		size_t i;
 
-		json_array_foreach(conds_of(old), i, c) o.empty_type |= !*str_at(c, "type");
+		json_array_foreach(conds_of(old), i, c)
+			o.empty_type |= !*str_at(c, "type");
 	}
 	o.arbitrary_cert = !strcmp(cert, str_at(status_of(old), "certificate")) ||
 			   certificate_problem(str_at(status_of(old), "certificate"), &buf) != NULL;
@@ -319,7 +324,8 @@ static void validate_object(E, json_t *csr, const opts *o)
 	validate_request(e, spec);
 	validate_usages(e, json_object_get(spec, "usages"), o);
 	if (!o->legacy_signer && !strcmp(signer, SK_CSR_SIGNER_LEGACY_UNKNOWN))
-		sk__vinvalid_str(e, "spec.signerName", signer, "the legacy signerName is not allowed via this API version");
+		sk__vinvalid_str(e, "spec.signerName", signer,
+				 "the legacy signerName is not allowed via this API version");
 	else
 		validate_signer_name(e, "spec.signerName", signer);
 	if (json_is_integer(exp) && json_integer_value(exp) < 600)
@@ -341,7 +347,9 @@ static json_t *conditions_of_type(json_t *csr, const char *type)
 	json_t *out = json_array(), *c;
 	size_t i;
 
-	json_array_foreach(conds_of(csr), i, c) if (!strcmp(str_at(c, "type"), type)) json_array_append(out, c);
+	json_array_foreach(conds_of(csr), i, c)
+		if (!strcmp(str_at(c, "type"), type))
+			json_array_append(out, c);
 	return out;
 }
 
@@ -461,9 +469,10 @@ static void populate_timestamps(json_t *obj, json_t *old)
 			json_t *oc;
 			size_t j;
 
-			json_array_foreach(conds_of(old), j, oc) if (!strcmp(str_at(oc, "type"), str_at(c, "type")) &&
-								     !strcmp(str_at(oc, "status"), str_at(c, "status")))
-				since = json_string_value(json_object_get(oc, "lastTransitionTime"));
+			json_array_foreach(conds_of(old), j, oc)
+				if (!strcmp(str_at(oc, "type"), str_at(c, "type")) &&
+				    !strcmp(str_at(oc, "status"), str_at(c, "status")))
+					since = json_string_value(json_object_get(oc, "lastTransitionTime"));
 			json_object_set_new(c, "lastTransitionTime", json_string(since ? since : now));
 		}
 	}

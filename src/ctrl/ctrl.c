@@ -134,6 +134,8 @@ static void make_informers(struct sk_ctrl *ctl)
 	ctl->endpoints = sk_informer_new(ctl->c, "/api/v1/endpoints", "v1", "Endpoints");
 	ctl->slices = sk_informer_new(ctl->c, "/apis/discovery.k8s.io/v1/endpointslices", "discovery.k8s.io/v1",
 				      "EndpointSlice");
+	ctl->csrs = sk_informer_new(ctl->c, "/apis/certificates.k8s.io/v1/certificatesigningrequests",
+				    "certificates.k8s.io/v1", "CertificateSigningRequest");
 }
 
 static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
@@ -154,6 +156,7 @@ static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
 	arr[k++] = ctl->services;
 	arr[k++] = ctl->endpoints;
 	arr[k++] = ctl->slices;
+	arr[k++] = ctl->csrs;
 	for (int i = 0; i < ctl->nextra; i++)
 		arr[k++] = ctl->extra[i];
 	*n = k;
@@ -174,10 +177,11 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 {
 	struct sk_ctrl *ctl = xzalloc(sizeof(*ctl));
 	int (*inits[])(struct sk_ctrl *, sk_error_t *) = {
-		sk__replicaset_init,    sk__deployment_init,    sk__daemonset_init, sk__job_init,
-		sk__cronjob_init,       sk__ttl_init,           sk__gc_init,        sk__namespace_init,
-		sk__nodelifecycle_init, sk__endpointslice_init, sk__endpoints_init, sk__endpointslicemirroring_init,
-		sk__podgc_init,         sk__nodeipam_init,
+		sk__replicaset_init,    sk__deployment_init,    sk__daemonset_init,  sk__job_init,
+		sk__cronjob_init,       sk__ttl_init,           sk__gc_init,         sk__namespace_init,
+		sk__nodelifecycle_init, sk__endpointslice_init, sk__endpoints_init,  sk__endpointslicemirroring_init,
+		sk__podgc_init,         sk__nodeipam_init,      sk__csrsigning_init, sk__csrapproving_init,
+		sk__csrcleaner_init,
 	};
 	sk_informer **infs;
 	int n;

@@ -7,6 +7,8 @@
 #ifndef SK_CTRL_CTRL_H
 #define SK_CTRL_CTRL_H
 
+#include <stdint.h>
+
 #include "client/client.h"
 #include "util/error.h"
 
@@ -19,6 +21,9 @@ typedef struct sk_ctrl_options {
 	int node_monitor_period_secs; /* node health check period (default 5) */
 	const char *cluster_cidr;     /* pod network of the cluster; NULL: SK_CTRL_CLUSTER_CIDR */
 	int node_cidr_mask_size;      /* prefix of each node's pod CIDR (default 24) */
+	/* the cluster CA the CSR signer signs with (PEM); NULL: no signer */
+	const char *ca_cert_pem, *ca_key_pem;
+	int64_t signing_duration_secs; /* most a signed certificate lives (default a year) */
 } sk_ctrl_options;
 
 #define SK_CTRL_CLUSTER_CIDR "10.42.0.0/16"
