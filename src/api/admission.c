@@ -3,7 +3,10 @@
 
 /* kube-apiserver's recommended order (its AllOrderedPlugins): each plugin's
  * file adds its entry here. */
+extern const sk_adm_plugin sk__adm_node_restriction;
+
 static const sk_adm_plugin *const plugins[] = {
+	&sk__adm_node_restriction,
 	NULL,
 };
 

@@ -139,6 +139,7 @@ struct sk_api {
 	int shutting_down;   /* atomic (sk__api_stopping): read by watches and the CRD threads */
 	int gc_enabled;      /* atomic (sk__api_gc_enabled): a garbage collector honours foreground/orphan finalizers */
 	struct sk__svc *svc; /* Service allocations and the cluster's own Services (service.c) */
+	struct sk_node_graph *node_graph; /* the Node authorizer's pods → objects graph (authz-node.c) */
 };
 
 /* The flags other threads read while the server runs. */

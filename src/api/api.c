@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/authz-node.h"
 #include "api/auth.h"
 #include "api/crd.h"
 #include "api/defaults.h"
@@ -48,7 +49,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	if (!api->opts.bookmark_secs)
 		api->opts.bookmark_secs = 60;
 	pthread_mutex_init(&api->mu, NULL);
-	if (ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0) {
+	if (ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0 || sk__node_graph_start(api, err) < 0) {
 		sk_api_free(api);
 		return NULL;
 	}
@@ -67,6 +68,7 @@ void sk_api_free(sk_api *api)
 		return;
 	sk__svc_stop(api);
 	sk__crd_stop(api);
+	sk__node_graph_stop(api);
 	pthread_mutex_destroy(&api->mu);
 	free(api);
 }

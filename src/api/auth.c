@@ -3,6 +3,7 @@
 
 #include "api/api-int.h"
 #include "api/auth.h"
+#include "api/authz-node.h"
 #include "util/util.h"
 
 sk_user *sk_user_new(const char *name, const char *uid, const char *const *groups)
@@ -95,6 +96,8 @@ static sk_authz_decision authz_public_info(sk_api *api, const sk_authz_attrs *a,
 /* In kube-apiserver's order: Node, RBAC. */
 static const sk_authorizer_fn chain[] = {
 	authz_masters,
+	sk__authz_node,
+	sk__authz_bootstrappers,
 	authz_public_info,
 	NULL,
 };

@@ -1503,8 +1503,18 @@ static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p
 	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
 		int64_t rev;
 		cleanup_json json_t *pod = load(api, p->res, p->ns, p->name, &rev, &err);
+		sk_adm_request adm = {.op = SK_ADM_CREATE,
+				      .user = req->user,
+				      .res = p->res,
+				      .sub = "eviction",
+				      .ns = p->ns,
+				      .name = p->name,
+				      .obj = ev,
+				      .old = pod,
+				      .dry_run = is_dry_run(req),
+				      .resp = resp};
 
-		if (!pod)
+		if (!pod || (!attempt && sk__admission_validate(api, &adm, &err) < 0))
 			goto fail;
 		if (meta_str(pod, "deletionTimestamp"))
 			break;

@@ -19,8 +19,9 @@ static int in_groups(json_t *csr, const char *group)
 	json_t *g;
 	size_t i;
 
-	json_array_foreach(sk_kube_jget(csr, "spec.groups"), i, g) if (json_is_string(g) &&
-									!strcmp(json_string_value(g), group)) return 1;
+	json_array_foreach(sk_kube_jget(csr, "spec.groups"), i, g)
+		if (json_is_string(g) && !strcmp(json_string_value(g), group))
+			return 1;
 	return 0;
 }
 

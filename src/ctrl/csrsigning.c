@@ -44,7 +44,8 @@ static int load_ca(signer *s, const char *cert_pem, const char *key_pem, sk_erro
 	gnutls_datum_t k = {(unsigned char *)key_pem, (unsigned)strlen(key_pem)};
 	int rc;
 
-	if ((rc = gnutls_x509_crt_init(&s->ca)) < 0 || (rc = gnutls_x509_crt_import(s->ca, &c, GNUTLS_X509_FMT_PEM)) < 0)
+	if ((rc = gnutls_x509_crt_init(&s->ca)) < 0 ||
+	    (rc = gnutls_x509_crt_import(s->ca, &c, GNUTLS_X509_FMT_PEM)) < 0)
 		return sk_error_set(err, SK_EINVALID, "cluster CA certificate: %s", gnutls_strerror(rc));
 	if ((rc = gnutls_x509_privkey_init(&s->key)) < 0 ||
 	    (rc = gnutls_x509_privkey_import(s->key, &k, GNUTLS_X509_FMT_PEM)) < 0)
