@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "api/api-int.h"
+#include "api/authn.h"
 #include "api/http.h"
 #include "api/logs.h"
 #include "util/util.h"
@@ -28,7 +29,7 @@
 struct sk_http {
 	struct MHD_Daemon *d;
 	sk_api *api;
-	char *admin_token, *node_token;
+	sk_authn *authn;
 	char *ca_pem;
 	char *cert, *key;
 
@@ -45,6 +46,11 @@ struct sk_http {
 
 enum { MAX_WORKERS = 512, PIPE_BUFFER_MAX = 1 << 20 };
 
+/* TLS 1.2 and 1.3 only, as kube-apiserver's default minimum (VersionTLS12).
+ * With a trust list (the cluster CA) libmicrohttpd asks every client for a
+ * certificate; one that sends none goes on to the bearer token. */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
 typedef struct conn_ctx {
 	char *body;
 	size_t len, cap;
@@ -52,6 +58,7 @@ typedef struct conn_ctx {
 	int state; /* 0: reading; 1: queued to a worker; 2: answered by it */
 	struct MHD_Connection *conn;
 	sk_api_request req;
+	sk_user *user; /* req.user when an authenticator made it */
 	sk_api_response resp;
 	struct conn_ctx *next; /* job queue */
 	sk_api_arg args[64];
@@ -91,24 +98,33 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 	return MHD_YES;
 }
 
-/* The shared tokens' identities. The node token is still an administrator
- * (system:masters) until nodes have identities of their own. */
-static char *admin_groups[] = {SK_GROUP_MASTERS, SK_GROUP_AUTHENTICATED};
-static const sk_user admin_user = {.name = "system:admin", .uid = "", .groups = admin_groups, .ngroups = 2};
-static const sk_user node_user = {.name = "system:node", .uid = "", .groups = admin_groups, .ngroups = 2};
-
-static const sk_user *authenticate(sk_http *h, struct MHD_Connection *conn)
+/* The request's user (caller frees), or NULL; *presented says credentials
+ * came: wrong ones are 401 even where anybody may ask. As upstream's union
+ * of authenticators, a client certificate first, then a bearer token
+ * ("Bearer TOKEN", the word in any case). */
+static sk_user *authenticate(sk_http *h, struct MHD_Connection *conn, int *presented)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	cleanup_free char *token = NULL;
+	sk_user *u = NULL;
+	int rc = ci ? sk_authn_session(h->authn, (gnutls_session_t)ci->tls_session, &u) : 0;
 
-	if (!auth || strncmp(auth, "Bearer ", 7))
+	*presented = rc != 0;
+	if (u)
+		return u;
+	if (!auth || strncasecmp(auth, "bearer ", 7))
 		return NULL;
-	auth += 7;
-	if (h->admin_token && !strcmp(auth, h->admin_token))
-		return &admin_user;
-	if (h->node_token && !strcmp(auth, h->node_token))
-		return &node_user;
-	return NULL;
+	*presented = 1;
+	token = xstrndup(auth + 7, strcspn(auth + 7, " "));
+	return sk_authn_token(h->authn, token);
+}
+
+/* What anybody may reach without credentials, as system:anonymous. */
+static int public_path(const char *url)
+{
+	return !strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz") ||
+	       !strcmp(url, "/version");
 }
 
 static int client_gone(int fd)
@@ -462,6 +478,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	sk_http *h = cls;
 	conn_ctx *c = *con_cls;
 	sk_api_response resp;
+	int presented;
 
 	(void)version;
 	if (!c) {
@@ -509,8 +526,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		resp.content_type = "text/plain; charset=utf-8";
 		return send_response(h, conn, &resp);
 	}
-	c->req.user = authenticate(h, conn);
-	if (!c->req.user && (!strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz")))
+	sk_user_free(c->user);
+	c->user = authenticate(h, conn, &presented);
+	c->req.user = c->user;
+	if (!c->req.user && !presented && public_path(url))
 		c->req.user = sk_user_anonymous();
 	if (runs_inline(&c->req) || !reserve_worker(h)) {
 		sk_api_handle(h->api, &c->req, &resp);
@@ -532,6 +551,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 	(void)toe;
 	if (c) {
 		sk_api_response_release(&c->resp);
+		sk_user_free(c->user);
 		free(c->body);
 		free(c);
 		*con_cls = NULL;
@@ -577,6 +597,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	unsigned loops = ncpu > 4 ? (unsigned)(ncpu > 16 ? 16 : ncpu) : 4;
 	struct rlimit rl;
 	pthread_condattr_t ca;
+	struct MHD_OptionItem trust[2] = {{MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
 
 	/* a watch is a connection: let thousands of them in */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -592,11 +613,23 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	pthread_cond_init(&h->tick_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	h->api = api;
-	h->admin_token = xstrdup(o->admin_token);
-	h->node_token = xstrdup(o->node_token);
+	{
+		sk_authn_options ao = {.admin_token = o->admin_token,
+				       .node_token = o->node_token,
+				       .token_auth_file = o->token_auth_file,
+				       .ca_pem = o->ca_pem};
+
+		h->authn = sk_authn_new(api, &ao, err);
+		if (!h->authn) {
+			sk_http_stop(h);
+			return NULL;
+		}
+	}
 	h->ca_pem = o->ca_pem ? xstrdup(o->ca_pem) : NULL;
 	h->cert = xstrdup(o->cert_pem);
 	h->key = xstrdup(o->key_pem);
+	trust[0].option = h->ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END;
+	trust[0].ptr_value = h->ca_pem;
 	if (inet_pton(AF_INET, o->host, &a4.sin_addr) == 1) {
 		a4.sin_family = AF_INET;
 		a4.sin_port = htons((uint16_t)o->port);
@@ -613,6 +646,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	}
 	h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, sa,
 				MHD_OPTION_HTTPS_MEM_CERT, h->cert, MHD_OPTION_HTTPS_MEM_KEY, h->key,
+				MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES, MHD_OPTION_ARRAY, trust,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
 				h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
 				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_THREAD_POOL_SIZE, loops,
@@ -663,8 +697,7 @@ void sk_http_stop(sk_http *h)
 	pthread_cond_destroy(&h->tick_cv);
 	pthread_mutex_destroy(&h->mu);
 	pthread_mutex_destroy(&h->smu);
-	free(h->admin_token);
-	free(h->node_token);
+	sk_authn_free(h->authn);
 	free(h->ca_pem);
 	free(h->cert);
 	free(h->key);

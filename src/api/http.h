@@ -10,9 +10,10 @@ typedef struct sk_http_options {
 	const char *host; /* listen address, "127.0.0.1" */
 	int port;
 	const char *cert_pem, *key_pem;
-	const char *admin_token; /* user "admin" */
-	const char *node_token;  /* user "system:node" */
-	const char *ca_pem;      /* served unauthenticated at GET /cacerts (k3s), or NULL */
+	const char *admin_token;     /* user "admin" */
+	const char *node_token;      /* user "system:node" */
+	const char *ca_pem;          /* served unauthenticated at GET /cacerts (k3s), or NULL */
+	const char *token_auth_file; /* upstream's static token CSV (--token-auth-file), or NULL */
 } sk_http_options;
 
 sk_http *sk_http_start(sk_api *api, const sk_http_options *opts, sk_error_t *err);

@@ -262,6 +262,13 @@ static char *load_or_make_token(const char *path, sk_error_t *err)
 
 	if (t) {
 		t[strcspn(t, "\r\n")] = '\0';
+		if (!*t) {
+			free(t);
+			sk_error_set(err, SK_EINVALID,
+				     "token file \"%s\" is empty: put a token in it, or remove it to have one made",
+				     path);
+			return NULL;
+		}
 		return t;
 	}
 	t = new_token();
@@ -305,6 +312,11 @@ static char *load_or_make_node_token(const char *path, const char *ca_pem, sk_er
 
 	if (cur)
 		cur[strcspn(cur, "\r\n")] = '\0';
+	if (cur && !*cur) {
+		sk_error_set(err, SK_EINVALID,
+			     "token file \"%s\" is empty: put a token in it, or remove it to have one made", path);
+		return NULL;
+	}
 	if (cur && *cur && sk_join_token_parse(cur, &jt, NULL) == 0)
 		secret = steal_ptr(&jt.secret);
 	else
@@ -361,6 +373,98 @@ int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, c
 		return -1;
 	}
 	return 0;
+}
+
+static int export_pem(gnutls_x509_crt_t crt, gnutls_x509_privkey_t key, char **out, sk_error_t *err)
+{
+	gnutls_datum_t d = {NULL, 0};
+	int rc = crt ? gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &d)
+		     : gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &d);
+
+	if (rc < 0)
+		return gnutls_fail(err, rc, "exporting PEM");
+	*out = xstrndup((const char *)d.data, d.size);
+	gnutls_free(d.data);
+	return 0;
+}
+
+int sk_tls_issue_client(const char *dir, const char *cn, const char *const *orgs, int64_t secs, char **cert_pem,
+			char **key_pem, sk_error_t *err)
+{
+	cleanup_free char *p1 = xasprintf("%s/tls/ca.crt", dir), *p2 = xasprintf("%s/tls/ca.key", dir);
+	gnutls_x509_crt_t ca = NULL, crt = NULL;
+	gnutls_x509_privkey_t cakey = NULL, key = NULL;
+	int64_t now = sk_now_ns() / 1000000000;
+	int rc = -1;
+
+	*cert_pem = *key_pem = NULL;
+	if (load_pem(p1, &ca, NULL, err) < 0 || load_pem(p2, NULL, &cakey, err) < 0 || new_key(&key, err) < 0)
+		goto out;
+	gnutls_x509_crt_init(&crt);
+	set_common(crt, cn, now);
+	gnutls_x509_crt_set_expiration_time(crt, (time_t)(now + secs));
+	for (size_t i = 0; orgs && orgs[i]; i++)
+		gnutls_x509_crt_set_dn_by_oid(crt, GNUTLS_OID_X520_ORGANIZATION_NAME, 0, orgs[i],
+					      (unsigned)strlen(orgs[i]));
+	gnutls_x509_crt_set_key(crt, key);
+	gnutls_x509_crt_set_basic_constraints(crt, 0, -1);
+	gnutls_x509_crt_set_key_usage(crt, GNUTLS_KEY_DIGITAL_SIGNATURE | GNUTLS_KEY_KEY_ENCIPHERMENT);
+	gnutls_x509_crt_set_key_purpose_oid(crt, GNUTLS_KP_TLS_WWW_CLIENT, 0);
+	if ((rc = gnutls_x509_crt_sign2(crt, ca, cakey, GNUTLS_DIG_SHA256, 0)) < 0) {
+		rc = gnutls_fail(err, rc, "signing the client certificate");
+		goto out;
+	}
+	rc = -1;
+	if (export_pem(crt, NULL, cert_pem, err) < 0 || export_pem(NULL, key, key_pem, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0) {
+		free(*cert_pem);
+		free(*key_pem);
+		*cert_pem = *key_pem = NULL;
+	}
+	if (crt)
+		gnutls_x509_crt_deinit(crt);
+	if (key)
+		gnutls_x509_privkey_deinit(key);
+	if (ca)
+		gnutls_x509_crt_deinit(ca);
+	if (cakey)
+		gnutls_x509_privkey_deinit(cakey);
+	return rc;
+}
+
+static char *b64(const char *s)
+{
+	gnutls_datum_t in = {(unsigned char *)s, (unsigned)strlen(s)}, out = {NULL, 0};
+	char *r;
+
+	if (gnutls_base64_encode2(&in, &out) < 0)
+		abort(); /* only allocation fails */
+	r = xstrndup((const char *)out.data, out.size);
+	gnutls_free(out.data);
+	return r;
+}
+
+char *sk_tls_user_kubeconfig(const char *server, const char *ca_pem, const char *user, const char *cert_pem,
+			     const char *key_pem, const char *ns)
+{
+	cleanup_free char *ctx = xasprintf("%s@skiff", user);
+	cleanup_free char *ca = b64(ca_pem), *crt = b64(cert_pem), *key = b64(key_pem);
+	cleanup_json json_t *context = json_pack("{s:s,s:s}", "cluster", "skiff", "user", user);
+	cleanup_json json_t *doc = NULL;
+	char *text;
+
+	if (ns && *ns)
+		json_object_set_new(context, "namespace", json_string(ns));
+	doc = json_pack("{s:s,s:s,s:[{s:s,s:{s:s,s:s}}],s:[{s:s,s:O}],s:s,s:{},s:[{s:s,s:{s:s,s:s}}]}", "apiVersion",
+			"v1", "kind", "Config", "clusters", "name", "skiff", "cluster", "server", server,
+			"certificate-authority-data", ca, "contexts", "name", ctx, "context", context,
+			"current-context", ctx, "preferences", "users", "name", user, "user", "client-certificate-data",
+			crt, "client-key-data", key);
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	return text;
 }
 
 void sk_tls_files_release(sk_tls_files *t)

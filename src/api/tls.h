@@ -2,6 +2,8 @@
 #ifndef SK_API_TLS_H
 #define SK_API_TLS_H
 
+#include <stdint.h>
+
 #include "util/error.h"
 
 typedef struct sk_tls_files {
@@ -20,5 +22,18 @@ typedef struct sk_tls_files {
 int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, const char *const *sans,
 		 sk_error_t *err);
 void sk_tls_files_release(sk_tls_files *t);
+
+/* Issues a client certificate signed by DIR/tls/ca.{crt,key}: subject CN
+ * cn and an O for each of orgs (NULL-terminated, may be NULL), usable for
+ * client authentication, valid from an hour ago for secs seconds, with a
+ * new ECDSA P-256 key. *cert_pem and *key_pem are malloc'd (caller frees).
+ * Fails with err naming the file it could not read. */
+int sk_tls_issue_client(const char *dir, const char *cn, const char *const *orgs, int64_t secs, char **cert_pem,
+			char **key_pem, sk_error_t *err);
+/* A kubeconfig (JSON, which kubectl reads as YAML) for one person: cluster
+ * "skiff" at server with the CA, user `user` with the certificate and key,
+ * context "USER@skiff" (in namespace ns unless NULL) current. Malloc'd. */
+char *sk_tls_user_kubeconfig(const char *server, const char *ca_pem, const char *user, const char *cert_pem,
+			     const char *key_pem, const char *ns);
 
 #endif

@@ -42,6 +42,8 @@ static void usage(FILE *f)
 		   "  --node-ip IP          InternalIP of the embedded agent's node (default: the address of\n"
 		   "                        the default route's interface)\n"
 		   "  --tls-san NAMES       further names or IPs of the serving certificate (comma-separated)\n"
+		   "  --token-auth-file F   users' bearer tokens, a CSV line each: token,user,uid[,groups]\n"
+		   "                        (upstream's static token file, read at start)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -84,6 +86,7 @@ int sk_cmd_server(int argc, char **argv)
 		{"node-cidr-mask-size", required_argument, NULL, 1007},
 		{"node-ip", required_argument, NULL, 1008},
 		{"tls-san", required_argument, NULL, 1009},
+		{"token-auth-file", required_argument, NULL, 1010},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -159,6 +162,9 @@ int sk_cmd_server(int argc, char **argv)
 			break;
 		case 1009:
 			o.tls_san = optarg;
+			break;
+		case 1010:
+			o.token_auth_file = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

@@ -172,6 +172,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	ho.admin_token = s->tls.admin_token;
 	ho.node_token = s->tls.node_token;
 	ho.ca_pem = s->tls.ca_pem;
+	ho.token_auth_file = o->token_auth_file;
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;

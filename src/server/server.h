@@ -22,6 +22,7 @@ typedef struct sk_server_options {
 	int node_cidr_mask_size;       /* each node's share of the cluster CIDR; 0: 24 */
 	const char *node_ip;           /* InternalIP of the embedded agent's node; NULL: detected */
 	const char *tls_san;           /* further names or addresses of the serving certificate (comma-separated) */
+	const char *token_auth_file;   /* upstream's static token CSV (--token-auth-file), or NULL */
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);
