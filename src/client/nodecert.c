@@ -83,11 +83,19 @@ out:
 
 static char *export_pem(gnutls_x509_privkey_t key, gnutls_x509_crq_t crq, sk_error_t *err)
 {
-	gnutls_datum_t d = {NULL, 0};
-	int rc = key ? gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &d)
-		     : gnutls_x509_crq_export2(crq, GNUTLS_X509_FMT_PEM, &d);
+	gnutls_datum_t d = {NULL, 0}, der = {NULL, 0};
+	int rc;
 	char *s;
 
+	if (key) {
+		rc = gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &d);
+	} else {
+		/* GnuTLS writes "NEW CERTIFICATE REQUEST"; upstream's ParseCSR wants "CERTIFICATE REQUEST" */
+		rc = gnutls_x509_crq_export2(crq, GNUTLS_X509_FMT_DER, &der);
+		if (rc >= 0)
+			rc = gnutls_pem_base64_encode2("CERTIFICATE REQUEST", &der, &d);
+		gnutls_free(der.data);
+	}
 	if (rc < 0) {
 		tls_fail(err, rc, "exporting PEM");
 		return NULL;
