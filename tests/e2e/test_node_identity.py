@@ -318,3 +318,110 @@ def test_skiff_token_create_makes_a_bootstrap_token(cluster):
     r = subprocess.run([SKIFF, "token", "create", "--ttl", "soon", "--data-dir", cluster.data_dir],
                        capture_output=True, text=True)
     assert r.returncode != 0 and '--ttl "soon"' in r.stderr
+
+
+# ---- real agents (network-namespace nodes; run under flock /tmp/skiff-containers.lock) ----
+
+@pytest.fixture(scope="module")
+def joined():
+    """The server's node and a second node that joined with a token of
+    `skiff token create` alone."""
+    from netnodes import multi_node_cluster
+    with multi_node_cluster(0, spare=1) as c:
+        tok = subprocess.run([SKIFF, "token", "create", "--data-dir", c.server.data_dir], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        a = c.spare_agent(0)
+        c.agents.append(a)
+        c.spares.remove(a)
+        a.start(c.url(), tok)
+        c.wait_ready(a.name)
+        c.join_token = tok
+        yield c
+
+
+def agent_cert(c, a):
+    return os.path.join(a.data_dir, "pki", "kubelet-client-current.pem")
+
+
+def test_a_node_joins_with_a_bootstrap_token_and_gets_its_own_identity(joined):
+    a = joined.agents[0]
+    tid = joined.join_token.split("::")[1].split(".")[0]
+    rows = [l.split() for l in joined.kubectl("get", "csr").stdout.splitlines()[1:]]
+    mine = [r for r in rows if r[3] == f"system:bootstrap:{tid}"]
+    assert len(mine) == 1 and mine[0][2] == KUBELET_SIGNER and mine[0][-1] == "Approved,Issued"
+    pem = agent_cert(joined, a)
+    assert os.stat(pem).st_mode & 0o777 == 0o600
+    txt = subprocess.run(["openssl", "x509", "-noout", "-subject"], input=open(pem, "rb").read(),
+                         capture_output=True, check=True).stdout.decode()
+    assert f"CN = system:node:{a.name}" in txt and "O = system:nodes" in txt
+    # the node's Lease and status come from its own identity
+    lease = joined.kjson("get", "lease", "-n", "kube-node-lease", a.name)
+    assert lease["spec"]["holderIdentity"] == a.name
+
+
+def secret_pod(name, node, secret):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeName": node, "restartPolicy": "Never", "terminationGracePeriodSeconds": 1,
+                     "volumes": [{"name": "s", "secret": {"secretName": secret}}],
+                     "containers": [{"name": "c", "image": "busybox:1",
+                                     "command": ["sh", "-c", f"test \"$(cat /s/k)\" = {secret}-value"],
+                                     "volumeMounts": [{"name": "s", "mountPath": "/s"}]}]}}
+
+
+def node_call(c, a, path, method="GET", body=None, ctype="application/json"):
+    ctx = ssl.create_default_context(cafile=f"{c.server.data_dir}/tls/ca.crt")
+    ctx.load_cert_chain(agent_cert(c, a))
+    h = {"Content-Type": ctype} if body is not None else {}
+    req = urllib.request.Request(c.url() + path, data=json.dumps(body).encode() if body is not None else None,
+                                 method=method, headers=h)
+    try:
+        with urllib.request.urlopen(req, context=ctx, timeout=20) as r:
+            return r.status, json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+
+def test_a_node_reads_the_secrets_of_its_pods_only(joined):
+    a = joined.agents[0]
+    for s in ("own", "other"):
+        joined.kubectl("create", "secret", "generic", s, f"--from-literal=k={s}-value")
+    joined.kubectl("create", "-f", "-", input=json.dumps(secret_pod("uses-own", a.name, "own")))
+    joined.kubectl("create", "-f", "-", input=json.dumps(secret_pod("uses-other", joined.server_node, "other")))
+    for p in ("uses-own", "uses-other"):
+        joined.wait_pod(p, lambda o: o.get("status", {}).get("phase") in ("Succeeded", "Failed"), what="finished")
+        assert joined.kjson("get", "pod", p)["status"]["phase"] == "Succeeded"
+    code, out = node_call(joined, a, "/api/v1/namespaces/default/secrets/own")
+    assert code == 200 and base64.b64decode(out["data"]["k"]) == b"own-value"
+    code, out = node_call(joined, a, "/api/v1/namespaces/default/secrets/other")
+    assert code == 403
+    assert out["message"].endswith(f"no relationship found between node '{a.name}' and this object")
+
+
+def test_a_node_cannot_touch_another_node_or_restricted_labels(joined):
+    a = joined.agents[0]
+    code, out = node_call(joined, a, f"/api/v1/nodes/{joined.server_node}/status", method="PATCH",
+                          body={"status": {"conditions": [{"type": "Ready", "status": "False"}]}},
+                          ctype="application/merge-patch+json")
+    assert code == 403
+    assert out["message"] == (f'nodes "{joined.server_node}" is forbidden: node "{a.name}" is not allowed to '
+                              f'modify node "{joined.server_node}"')
+    code, out = node_call(joined, a, f"/api/v1/nodes/{a.name}", method="PATCH",
+                          body={"metadata": {"labels": {"node-restriction.kubernetes.io/gpu-pool": "a"}}},
+                          ctype="application/merge-patch+json")
+    assert code == 403 and "node-restriction.kubernetes.io/gpu-pool" in out["message"]
+    code, _ = node_call(joined, a, "/api/v1/namespaces/default/secrets")
+    assert code == 403
+
+
+def test_a_restarted_agent_reuses_its_certificate(joined):
+    a = joined.agents[0]
+    before = len(joined.kjson("get", "csr")["items"])
+    with open(agent_cert(joined, a), "rb") as f:
+        cert = f.read()
+    a.stop()
+    a.start(joined.url(), joined.join_token)
+    wait_for(lambda: "using the client certificate" in a.log(), what="the agent to take its certificate")
+    joined.wait_ready(a.name)
+    assert len(joined.kjson("get", "csr")["items"]) == before
+    with open(agent_cert(joined, a), "rb") as f:
+        assert f.read() == cert
