@@ -5,12 +5,14 @@
 
 /* kube-apiserver's recommended order (its AllOrderedPlugins): each plugin's
  * file adds its entry here. */
-extern const sk_adm_plugin sk__adm_limitranger, sk__adm_resourcequota, sk__adm_serviceaccount;
+extern const sk_adm_plugin sk__adm_limitranger, sk__adm_resourcequota, sk__adm_serviceaccount,
+	sk__adm_node_restriction;
 
 static const sk_adm_plugin *const plugins[] = {
 	&sk__adm_namespace_lifecycle,
 	&sk__adm_limitranger,
 	&sk__adm_serviceaccount,
+	&sk__adm_node_restriction,
 	&sk__adm_pod_security,
 	&sk__adm_resourcequota,
 	NULL,

@@ -15,6 +15,7 @@ enum {
 	SK_SUB_EXEC = 1 << 5,
 	SK_SUB_FINALIZE = 1 << 6,
 	SK_SUB_TOKEN = 1 << 7, /* serviceaccounts/token (TokenRequest) */
+	SK_SUB_APPROVAL = 1 << 8, /* certificatesigningrequests/approval */
 };
 
 typedef struct sk_api_resource sk_api_resource;
@@ -34,12 +35,18 @@ enum {
 typedef struct sk_kind_ops {
 	unsigned flags; /* SK_KIND_* */
 	void (*defaults)(const sk_api_resource *r, json_t *obj);
-	/* causes ({reason, message, field}) or NULL; old on update */
+	/* causes ({reason, message, field}) or NULL; old on update; status_sub
+	 * 1 for /status, 2 for /approval */
 	json_t *(*validate)(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
 	/* after the namespace check of a create: admission and the status reset */
 	int (*admit_create)(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
+	/* after admit_create: what the object takes from the requesting
+	 * identity (upstream's PrepareForCreate reading the request's user) */
+	void (*set_requestor)(const sk_api_resource *r, json_t *obj, const sk_user *user);
 	/* an update of the main resource (not /status), after defaulting */
 	void (*prepare_update)(sk_api *api, const sk_api_resource *r, json_t *obj, json_t *old);
+	/* an update through /status or /approval (sub), after the carry-over */
+	void (*prepare_sub_update)(const sk_api_resource *r, const char *sub, json_t *obj, json_t *old);
 	/* the first DELETE of an object (before finalizers are looked at) */
 	void (*on_delete)(const sk_api_resource *r, json_t *obj);
 	/* drops the fields the kind does not know; their paths (caller frees) */
@@ -148,6 +155,7 @@ struct sk_api {
 	struct sk__rbac *rbac; /* the RBAC authorizer's index (authz-rbac.c) */
 	struct sk__psa_config *psa; /* PodSecurity's defaults and exemptions (podsecurity.c) */
 	struct sk__sa *sa;   /* service-account token signing (satoken.c); NULL until sk_api_sa_setup */
+	struct sk_node_graph *node_graph; /* the Node authorizer's pods → objects graph (authz-node.c) */
 };
 
 /* The flags other threads read while the server runs. */

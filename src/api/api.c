@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/authz-node.h"
 #include "api/auth.h"
 #include "api/podsecurity.h"
 #include "api/crd.h"
@@ -52,7 +53,8 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 		api->opts.bookmark_secs = 60;
 	pthread_mutex_init(&api->mu, NULL);
 	api->psa = sk__psa_config_load(api->opts.admission_config_file, err);
-	if (!api->psa || ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0 || sk__rbac_start(api, err) < 0) {
+	if (!api->psa || ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0 || sk__rbac_start(api, err) < 0 ||
+	    sk__node_graph_start(api, err) < 0) {
 		sk_api_free(api);
 		return NULL;
 	}
@@ -73,6 +75,7 @@ void sk_api_free(sk_api *api)
 	sk__svc_stop(api);
 	sk__crd_stop(api);
 	sk__sa_free(api);
+	sk__node_graph_stop(api);
 	pthread_mutex_destroy(&api->mu);
 	sk__psa_config_free(api->psa);
 	free(api);

@@ -4,6 +4,7 @@
 #include "api/api-int.h"
 #include "api/auth.h"
 #include "api/rbac.h"
+#include "api/authz-node.h"
 #include "util/util.h"
 
 sk_user *sk_user_new(const char *name, const char *uid, const char *const *groups)
@@ -79,7 +80,8 @@ static sk_authz_decision authz_masters(sk_api *api, const sk_authz_attrs *a, cha
 /* In kube-apiserver's order: Node, RBAC. */
 static const sk_authorizer_fn chain[] = {
 	authz_masters,
-	/* Node */
+	sk__authz_node,
+	sk__authz_bootstrappers,
 	sk__authz_rbac,
 	NULL,
 };

@@ -588,11 +588,14 @@ static sk_user *shared_token(sk_authn *a, const char *token, int *refused)
 	int node = a->node_token && sk_secret_equal(token, a->node_token);
 
 	(void)refused;
+	static const char *const bootstrappers[] = {"system:bootstrappers", NULL};
+
 	if (admin)
 		return sk_user_new("system:admin", "", masters);
-	/* still an administrator until nodes have identities of their own */
+	/* a bootstrap credential: it may ask for a node's client certificate
+	 * (docs/ARCHITECTURE.md, "Identity: nodes") and nothing else */
 	if (node)
-		return sk_user_new("system:node", "", masters);
+		return sk_user_new("system:bootstrap:node-token", "", bootstrappers);
 	return NULL;
 }
 

@@ -76,7 +76,7 @@ typedef int (*sk_token_authenticator_fn)(sk_api *api, const char *token, sk_user
 
 typedef struct sk_authn_options {
 	const char *admin_token;     /* system:admin in system:masters */
-	const char *node_token;      /* system:node in system:masters */
+	const char *node_token;      /* system:bootstrap:node-token in system:bootstrappers */
 	const char *token_auth_file; /* path of the static token CSV, or NULL */
 	const char *ca_pem;          /* the cluster CA: client certificates it signed authenticate; NULL: none */
 } sk_authn_options;

@@ -68,6 +68,9 @@ static json_t *resource_list(const char *group, const char *version)
 		json_array_append_new(res, e);
 		if (r->subresources & SK_SUB_STATUS)
 			add_sub(res, r, "status", NULL, NULL, r->kind, json_pack("[s,s,s]", "get", "patch", "update"));
+		if (r->subresources & SK_SUB_APPROVAL)
+			add_sub(res, r, "approval", NULL, NULL, r->kind,
+				json_pack("[s,s,s]", "get", "patch", "update"));
 		if (r->subresources & SK_SUB_SCALE)
 			add_sub(res, r, "scale", "autoscaling", "v1", "Scale",
 				json_pack("[s,s,s]", "get", "patch", "update"));
@@ -310,6 +313,9 @@ static json_t *agg_resource(const sk_api_resource *r)
 		json_object_set_new(e, "shortNames", split_list(r->short_names));
 	if (r->categories)
 		json_object_set_new(e, "categories", split_list(r->categories));
+	if (r->subresources & SK_SUB_APPROVAL)
+		add_agg_sub(subs, "approval", r->group, r->version, r->kind,
+			    json_pack("[s,s,s]", "get", "patch", "update"));
 	if (r->subresources & SK_SUB_STATUS)
 		add_agg_sub(subs, "status", r->group, r->version, r->kind,
 			    json_pack("[s,s,s]", "get", "patch", "update"));

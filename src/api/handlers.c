@@ -503,6 +503,8 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 	default_obj(r, obj);
 	if (sk__admit_create(api, r, obj, err) < 0)
 		return -1;
+	if (r->ops && r->ops->set_requestor)
+		r->ops->set_requestor(r, obj, req->user);
 	adm.obj = obj;
 	adm.name = meta_str(obj, "name") ? meta_str(obj, "name") : "";
 	if (sk__admission_mutate(api, &adm, err) < 0)
@@ -940,7 +942,7 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	sk_adm_request adm = {.op = SK_ADM_UPDATE,
 			      .user = req->user,
 			      .res = r,
-			      .sub = status_sub ? "status" : "",
+			      .sub = p->sub,
 			      .ns = r->namespaced ? p->ns : "",
 			      .name = p->name,
 			      .dry_run = is_dry_run(req),
@@ -968,6 +970,8 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	default_obj(r, obj);
 	if (r->ops && r->ops->prepare_update && !status_sub)
 		r->ops->prepare_update(api, r, obj, old);
+	if (r->ops && r->ops->prepare_sub_update && status_sub)
+		r->ops->prepare_sub_update(r, p->sub, obj, old);
 	if (generation_tracked(r) && spec_changed(old, obj)) {
 		json_int_t g = json_integer_value(json_object_get(meta_of(old), "generation"));
 
@@ -994,11 +998,11 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	if (!is_apply && r->custom)
 		sk__custom_managed_fields_update(r, old, obj, field_manager(req, "unknown"),
 						 json_string_value(json_object_get(obj, "apiVersion")),
-						 status_sub ? "status" : NULL);
+						 status_sub ? p->sub : NULL);
 	else if (!is_apply)
 		sk_managed_fields_update(old, obj, field_manager(req, "unknown"),
 					 json_string_value(json_object_get(obj, "apiVersion")),
-					 status_sub ? "status" : NULL);
+					 status_sub ? p->sub : NULL);
 	if (is_dry_run(req)) {
 		end_write(api, r, txn, 0);
 		reply_obj(resp, 200, obj);
@@ -1033,6 +1037,14 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	return 0;
 }
 
+/* 1 for /status, 2 for /approval (the CSR's status conditions), else 0. */
+static int status_sub_of(const sk_path *p)
+{
+	if (!strcmp(p->sub, "status"))
+		return 1;
+	return !strcmp(p->sub, "approval") ? 2 : 0;
+}
+
 static int allow_create_on_update(const sk_api_resource *r)
 {
 	return !strcmp(r->kind, "Event") || !strcmp(r->kind, "Endpoints") || !strcmp(r->kind, "Lease");
@@ -1055,7 +1067,7 @@ static void do_update(sk_api *api, const sk_api_request *req, const sk_path *p, 
 		}
 		goto fail;
 	}
-	if (finish_update(api, req, p, old, rev, obj, !strcmp(p->sub, "status"), 0, resp, &err) >= 0)
+	if (finish_update(api, req, p, old, rev, obj, status_sub_of(p), 0, resp, &err) >= 0)
 		return;
 fail:
 	sk__reply_error(resp, &err, p->res, p->name);
@@ -1119,7 +1131,7 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 {
 	sk_error_t err = {0};
 	cleanup_json json_t *patch = parse_patch_body(req, &err);
-	int status_sub = !strcmp(p->sub, "status");
+	int status_sub = status_sub_of(p);
 
 	if (!patch)
 		goto fail;
@@ -1508,8 +1520,18 @@ static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p
 	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
 		int64_t rev;
 		cleanup_json json_t *pod = load(api, p->res, p->ns, p->name, &rev, &err);
+		sk_adm_request adm = {.op = SK_ADM_CREATE,
+				      .user = req->user,
+				      .res = p->res,
+				      .sub = "eviction",
+				      .ns = p->ns,
+				      .name = p->name,
+				      .obj = ev,
+				      .old = pod,
+				      .dry_run = is_dry_run(req),
+				      .resp = resp};
 
-		if (!pod)
+		if (!pod || (!attempt && sk__admission_validate(api, &adm, &err) < 0))
 			goto fail;
 		if (meta_str(pod, "deletionTimestamp"))
 			break;
@@ -1686,7 +1708,8 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 	if (p->sub[0]) {
 		int sub = p->res->subresources;
 
-		if (!strcmp(p->sub, "status") && (sub & SK_SUB_STATUS)) {
+		if ((!strcmp(p->sub, "status") && (sub & SK_SUB_STATUS)) ||
+		    (!strcmp(p->sub, "approval") && (sub & SK_SUB_APPROVAL))) {
 			dispatch_object(api, req, p, 0, resp);
 		} else if (!strcmp(p->sub, "finalize") && (sub & SK_SUB_FINALIZE) && !strcmp(m, "PUT")) {
 			sk__handle_finalize(api, req, p, resp);

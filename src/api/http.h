@@ -11,7 +11,7 @@ typedef struct sk_http_options {
 	int port;
 	const char *cert_pem, *key_pem;
 	const char *admin_token;     /* user "admin" */
-	const char *node_token;      /* user "system:node" */
+	const char *node_token;      /* a bootstrap credential (system:bootstrappers) */
 	const char *ca_pem;          /* served unauthenticated at GET /cacerts (k3s), or NULL */
 	const char *token_auth_file; /* upstream's static token CSV (--token-auth-file), or NULL */
 } sk_http_options;

@@ -32,6 +32,8 @@ extern const sk_api_resource sk__kinds_podgroup[];
 extern const size_t sk__nkinds_podgroup;
 extern const sk_api_resource sk__kinds_authentication[];
 extern const size_t sk__nkinds_authentication;
+extern const sk_api_resource sk__kinds_certificates[];
+extern const size_t sk__nkinds_certificates;
 extern const sk_api_resource sk__kinds_apiextensions[];
 extern const size_t sk__nkinds_apiextensions;
 
@@ -47,6 +49,7 @@ static const struct {
 	{sk__kinds_authorization, &sk__nkinds_authorization},
 	{sk__kinds_networking, &sk__nkinds_networking},
 	{sk__kinds_rbac, &sk__nkinds_rbac},
+	{sk__kinds_certificates, &sk__nkinds_certificates},
 	{sk__kinds_coordination, &sk__nkinds_coordination},
 	{sk__kinds_node, &sk__nkinds_node},
 	{sk__kinds_discovery, &sk__nkinds_discovery},

@@ -278,6 +278,34 @@ static const sk_schema_field sk__lease_f[] = {TYPEMETA, OBJMETA, F("spec", lease
 KIND(sk__lease, "coordination.k8s.io", "v1", "Lease", "io.k8s.api.coordination.v1.Lease",
      "Lease defines a lease concept.");
 
+/* ---- certificates.k8s.io/v1 ---- */
+#define CERT(n) "io.k8s.api.certificates.v1." n
+static const sk_schema csr_extra = {.type = SK_SCHEMA_MAP, .items = &sk__strs};
+static const sk_schema_field csr_spec_f[] = {
+	F("expirationSeconds", sk__i32), F("extra", csr_extra),    F("groups", sk__strs),
+	R("request", sk__byte),          R("signerName", sk__str), F("uid", sk__str),
+	F("usages", sk__strs),           F("username", sk__str),   END};
+DOBJ(csr_spec, CERT("CertificateSigningRequestSpec"),
+     "CertificateSigningRequestSpec contains the certificate request.");
+static const sk_schema_field csr_cond_f[] = {F("lastTransitionTime", sk__time),
+					     F("lastUpdateTime", sk__time),
+					     F("message", sk__str),
+					     F("reason", sk__str),
+					     R("status", sk__str),
+					     R("type", sk__str),
+					     END};
+OBJ(csr_cond, CERT("CertificateSigningRequestCondition"));
+static const sk_schema csr_conds = {
+	.type = SK_SCHEMA_ARRAY, .items = &csr_cond, .list_type = "map", .list_map_keys = sk__keys_type};
+static const sk_schema_field csr_status_f[] = {F("certificate", sk__byte), F("conditions", csr_conds), END};
+DOBJ(csr_status, CERT("CertificateSigningRequestStatus"),
+     "CertificateSigningRequestStatus contains conditions used to indicate approved/denied/failed status of the "
+     "request, and the issued certificate.");
+static const sk_schema_field sk__csr_f[] = {TYPEMETA, OBJMETA, R("spec", csr_spec), F("status", csr_status), END};
+KIND(sk__csr, "certificates.k8s.io", "v1", "CertificateSigningRequest", CERT("CertificateSigningRequest"),
+     "CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a "
+     "certificate signing request, and having it asynchronously approved and issued.");
+
 /* ---- node.k8s.io/v1 ---- */
 static const sk_schema_field overhead_f[] = {F("podFixed", sk__quantity_map), END};
 OBJ(overhead, "io.k8s.api.node.v1.Overhead");

@@ -79,7 +79,7 @@ extern const sk_schema sk__namespace, sk__pod, sk__binding, sk__eviction, sk__no
 	sk__secret, sk__service, sk__endpoints, sk__serviceaccount, sk__resourcequota, sk__limitrange, sk__pv, sk__pvc;
 extern const sk_schema sk__storageclass, sk__deployment, sk__replicaset, sk__daemonset, sk__controllerrevision,
 	sk__scale, sk__job, sk__cronjob, sk__lease, sk__runtimeclass, sk__priorityclass, sk__podgroup,
-	sk__endpointslice, sk__networkpolicy;
+	sk__endpointslice, sk__networkpolicy, sk__csr;
 extern const sk_schema sk__role, sk__clusterrole, sk__rolebinding, sk__clusterrolebinding, sk__sar, sk__lsar, sk__ssar,
 	sk__ssrr;
 

@@ -930,6 +930,22 @@ static const struct col lease_cols[] = {
 	C_AGE,
 };
 
+static const struct col csr_cols[] = {
+	C_NAME,
+	C_AGE,
+	COL("SignerName", "string",
+	    "signerName indicates the requested signer, and is a qualified name.\n\nList/watch requests for "
+	    "CertificateSigningRequests can filter on this field using a \"spec.signerName=NAME\" fieldSelector."),
+	COL("Requestor", "string",
+	    "request contains an x509 certificate signing request encoded in a \"CERTIFICATE REQUEST\" PEM block. "
+	    "When serialized as JSON or YAML, the data is additionally base64-encoded."),
+	COL("RequestedDuration", "string",
+	    "expirationSeconds is the requested duration of validity of the issued certificate."),
+	COL("Condition", "string",
+	    "conditions applied to the request. Known conditions are \"Approved\", "
+	    "\"Denied\", and \"Failed\"."),
+};
+
 static const struct col storageclass_cols[] = {
 	C_NAME,
 	COL("Provisioner", "string", D_SC_PROVISIONER),
@@ -2003,6 +2019,39 @@ static void lease_cells(json_t *cells, json_t *l, int64_t now)
 	add_age(cells, l, now);
 }
 
+/* extractCSRStatus: Denied or Approved or Pending, then ,Failed and ,Issued. */
+static void csr_cells(json_t *cells, json_t *csr, int64_t now)
+{
+	json_t *conds = jpath(csr, "status.conditions"), *c, *exp = jpath(csr, "spec.expirationSeconds");
+	int approved = 0, denied = 0, failed = 0;
+	const char *signer = jstr(csr, "spec.signerName"), *cert = jstr(csr, "status.certificate");
+	char status[64], dur[32];
+	size_t i;
+
+	json_array_foreach(conds, i, c) {
+		const char *t = json_string_value(json_object_get(c, "type"));
+
+		approved |= t && !strcmp(t, "Approved");
+		denied |= t && !strcmp(t, "Denied");
+		failed |= t && !strcmp(t, "Failed");
+	}
+	snprintf(status, sizeof(status), "%s%s%s",
+		 denied     ? "Denied"
+		 : approved ? "Approved"
+			    : "Pending",
+		 failed ? ",Failed" : "", *cert ? ",Issued" : "");
+	if (json_is_integer(exp))
+		sk_human_duration(json_integer_value(exp), dur, sizeof(dur));
+	else
+		snprintf(dur, sizeof(dur), "<none>");
+	add_s(cells, jstr(csr, "metadata.name"));
+	add_age(cells, csr, now);
+	add_s(cells, *signer ? signer : "<none>");
+	add_s(cells, jstr(csr, "spec.username"));
+	add_s(cells, dur);
+	add_s(cells, status);
+}
+
 static void runtimeclass_cells(json_t *cells, json_t *rc, int64_t now)
 {
 	add_s(cells, jstr(rc, "metadata.name"));
@@ -2101,6 +2150,7 @@ static const struct printer printers[] = {
 	PRINTER("Lease", lease_cols, lease_cells),
 	PRINTER("RoleBinding", rolebinding_cols, rolebinding_cells),
 	PRINTER("ClusterRoleBinding", rolebinding_cols, rolebinding_cells),
+	PRINTER("CertificateSigningRequest", csr_cols, csr_cells),
 	PRINTER("EndpointSlice", endpointslice_cols, endpointslice_cells),
 	PRINTER("NetworkPolicy", networkpolicy_cols, networkpolicy_cells),
 	PRINTER("RuntimeClass", runtimeclass_cols, runtimeclass_cells),

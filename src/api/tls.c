@@ -350,12 +350,14 @@ int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, c
 	}
 	{
 		cleanup_free char *ca = xasprintf("%s/tls/ca.crt", dir), *key = xasprintf("%s/tls/server.key", dir);
+		cleanup_free char *cakey = xasprintf("%s/tls/ca.key", dir);
 
 		t->ca_pem = sk_read_file(ca, NULL);
+		t->ca_key_pem = sk_read_file(cakey, NULL);
 		t->cert_pem = sk_read_file(crt, NULL);
 		t->key_pem = sk_read_file(key, NULL);
 	}
-	if (!t->ca_pem || !t->cert_pem || !t->key_pem) {
+	if (!t->ca_pem || !t->cert_pem || !t->key_pem || !t->ca_key_pem) {
 		sk_tls_files_release(t);
 		return sk_error_errno(err, errno, "reading certificates under \"%s\"", tlsdir);
 	}
@@ -468,6 +470,7 @@ char *sk_tls_user_kubeconfig(const char *server, const char *ca_pem, const char 
 void sk_tls_files_release(sk_tls_files *t)
 {
 	free(t->ca_pem);
+	free(t->ca_key_pem);
 	free(t->cert_pem);
 	free(t->key_pem);
 	free(t->admin_token);

@@ -8,6 +8,7 @@
 
 typedef struct sk_tls_files {
 	char *ca_pem, *cert_pem, *key_pem;
+	char *ca_key_pem; /* the cluster CA's key (the CSR signer's) */
 	char *admin_token, *node_token;
 } sk_tls_files;
 

@@ -19,8 +19,9 @@
 
 typedef struct http_client {
 	char *server;
-	char *auth_header; /* "Authorization: Bearer T" */
-	char *ca_file;     /* temporary file holding the CA, NULL: no verification */
+	char *auth_header;          /* "Authorization: Bearer T" */
+	char *ca_file;              /* temporary file holding the CA, NULL: no verification */
+	char *cert_file, *key_file; /* a client certificate (read at each new connection), or NULL */
 	pthread_mutex_t mu;
 	CURL *pool[POOL_MAX];
 	int npool;
@@ -108,6 +109,10 @@ static void setup_handle(http_client *hc, CURL *h, const char *url, struct curl_
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	if (hc->cert_file) {
+		curl_easy_setopt(h, CURLOPT_SSLCERT, hc->cert_file);
+		curl_easy_setopt(h, CURLOPT_SSLKEY, hc->key_file);
+	}
 	if (hc->ca_file) {
 		curl_easy_setopt(h, CURLOPT_CAINFO, hc->ca_file);
 	} else {
@@ -122,7 +127,8 @@ static struct curl_slist *base_headers(http_client *hc, const char *accept, cons
 	cleanup_free char *ct = content_type ? xasprintf("Content-Type: %s", content_type) : NULL;
 	cleanup_free char *ac = xasprintf("Accept: %s", accept);
 
-	hl = curl_slist_append(hl, hc->auth_header);
+	if (hc->auth_header)
+		hl = curl_slist_append(hl, hc->auth_header);
 	hl = curl_slist_append(hl, ac);
 	hl = curl_slist_append(hl, "User-Agent: skiff-agent/" SK_KUBE_VERSION);
 	if (ct)
@@ -345,6 +351,8 @@ static void hc_free(http_client *hc)
 		free(hc->ca_file);
 	}
 	pthread_mutex_destroy(&hc->mu);
+	free(hc->cert_file);
+	free(hc->key_file);
 	free(hc->server);
 	free(hc->auth_header);
 	free(hc);
@@ -413,6 +421,22 @@ sk_client *sk_client_new_http(const char *server, const char *token, const char 
 	c = xzalloc(sizeof(*c));
 	c->ops = &http_ops;
 	c->impl = hc;
+	return c;
+}
+
+sk_client *sk_client_new_http_cert(const char *server, const char *cert_file, const char *key_file, const char *ca_pem,
+				   sk_error_t *err)
+{
+	sk_client *c = sk_client_new_http(server, NULL, ca_pem, err);
+	http_client *hc;
+
+	if (!c)
+		return NULL;
+	hc = c->impl;
+	free(hc->auth_header);
+	hc->auth_header = NULL;
+	hc->cert_file = xstrdup(cert_file);
+	hc->key_file = xstrdup(key_file);
 	return c;
 }
 

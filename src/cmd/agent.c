@@ -7,6 +7,7 @@
 
 #include "agent/agent.h"
 #include "client/jointoken.h"
+#include "client/nodecert.h"
 #include "cmd/cmd.h"
 #include "kube/cidr.h"
 #include "util/quantity.h"
@@ -20,9 +21,13 @@ static void usage(FILE *f)
 		"the pods bound to it.\n\n"
 		"Options:\n"
 		"  --server URL            API server, https://HOST:PORT\n"
-		"  --token TOKEN           join token (the server's DIR/node-token; @FILE reads it):\n"
-		"                          K10<CA hash>::node:<secret> pins the server's CA, a plain\n"
-		"                          secret needs --ca-file to verify the server\n"
+		"  --token TOKEN           join token (the server's DIR/node-token or one of `skiff token\n"
+		"                          create`; @FILE reads it): K10<CA hash>::<id>.<secret> pins the\n"
+		"                          server's CA, a plain secret needs --ca-file to verify the server.\n"
+		"                          It only asks for the node's client certificate (kept in\n"
+		"                          DIR/pki/kubelet-client-current.pem, renewed at 80%% of its life)\n"
+		"  --cert-expiration S     ask for client certificates valid S seconds (default: the\n"
+		"                          signer's, a year)\n"
 		"  --kubeconfig FILE       take server, CA and token from a kubeconfig instead\n"
 		"  --ca-file FILE          CA certificate of the server (default: from /cacerts, checked\n"
 		"                          against a K10 token's hash; with a plain token: not verified)\n"
@@ -76,6 +81,7 @@ int sk_cmd_agent(int argc, char **argv)
 	static const struct option opts[] = {
 		{"server", required_argument, NULL, 's'},
 		{"token", required_argument, NULL, 't'},
+		{"cert-expiration", required_argument, NULL, 'E'},
 		{"kubeconfig", required_argument, NULL, 'k'},
 		{"ca-file", required_argument, NULL, 'c'},
 		{"data-dir", required_argument, NULL, 'd'},
@@ -111,7 +117,9 @@ int sk_cmd_agent(int argc, char **argv)
 	sk_agent_options o = {0};
 	const char *server = NULL, *token = NULL, *kubeconfig = NULL, *ca_file = NULL;
 	char host[256] = "";
-	cleanup_free char *ca = NULL, *tok = NULL, *secret = NULL;
+	cleanup_free char *ca = NULL, *tok = NULL, *secret = NULL, *join_ca = NULL;
+	sk_nodecert *nc = NULL;
+	long long cert_secs = 0;
 	sk_error_t err = {0};
 	sk_client *client;
 	sk_agent *agent;
@@ -126,6 +134,11 @@ int sk_cmd_agent(int argc, char **argv)
 			break;
 		case 't':
 			token = optarg;
+			break;
+		case 'E':
+			cert_secs = atoll(optarg);
+			if (cert_secs < 600)
+				die("--cert-expiration \"%s\": want at least 600 seconds", optarg);
 			break;
 		case 'k':
 			kubeconfig = optarg;
@@ -242,7 +255,7 @@ int sk_cmd_agent(int argc, char **argv)
 	} else {
 		sk_join_token jt;
 
-		client = sk_client_join(server, token, ca, NULL, &err);
+		client = sk_client_join(server, token, ca, &join_ca, &err);
 		/* the log endpoint checks the secret the API server presents */
 		if (client && sk_join_token_parse(token, &jt, &err) == 0) {
 			secret = steal_ptr(&jt.secret);
@@ -254,6 +267,21 @@ int sk_cmd_agent(int argc, char **argv)
 	if (!o.node_name) {
 		gethostname(host, sizeof(host) - 1);
 		o.node_name = host;
+	}
+	if (!kubeconfig && token) {
+		/* the token is a bootstrap credential: the node's own is a certificate */
+		sk_nodecert_options no = {.server = server,
+					  .ca_pem = join_ca ? join_ca : ca,
+					  .data_dir = o.data_dir,
+					  .node_name = o.node_name,
+					  .bootstrap = client,
+					  .expiration_secs = cert_secs};
+
+		nc = sk_nodecert_start(&no, &err);
+		sk_client_free(client);
+		if (!nc)
+			die("%s", err.msg);
+		client = sk_nodecert_client(nc);
 	}
 	o.node_token = secret ? secret : token;
 	sigemptyset(&set);
@@ -267,6 +295,9 @@ int sk_cmd_agent(int argc, char **argv)
 	sigwait(&set, &sig);
 	sk_info("agent", "received %s, shutting down (containers keep running)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	sk_agent_stop(agent);
-	sk_client_free(client);
+	if (nc)
+		sk_nodecert_stop(nc);
+	else
+		sk_client_free(client);
 	return 0;
 }

@@ -17,6 +17,7 @@ int sk_cmd_image(int argc, char **argv);
 int sk_cmd_agent(int argc, char **argv);
 int sk_cmd_bench(int argc, char **argv);
 int sk_cmd_user(int argc, char **argv);
+int sk_cmd_token(int argc, char **argv);
 int sk_cmd_bench_dns(int argc, char **argv); /* skiff bench dns */
 
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

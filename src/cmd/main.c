@@ -12,6 +12,7 @@ static const struct sk_cmd cmds[] = {
 	{"agent", "run a node agent that joins a cluster", sk_cmd_agent},
 	{"image", "manage the node's images (pull, import, ls, inspect, rm)", sk_cmd_image},
 	{"bench", "benchmark the scheduler on hollow nodes (API and store in the loop)", sk_cmd_bench},
+	{"token", "make a bootstrap token for joining a node (skiff token create)", sk_cmd_token},
 	{"user", "write a kubeconfig for a person (a client certificate of the cluster's CA)", sk_cmd_user},
 };
 

@@ -72,9 +72,10 @@ struct sk_ctrl {
 	sk_informer *pods, *rs, *deploy, *jobs, *cronjobs, *nodes, *leases, *namespaces;
 	sk_informer *services, *endpoints, *slices;
 	sk_informer *ds, *crevs; /* DaemonSets, ControllerRevisions */
+	sk_informer *csrs;       /* CertificateSigningRequests */
 	sk_informer *extra[16];  /* further resources only the garbage collector watches */
 	int nextra;
-	sk_controller *ctrls[24];
+	sk_controller *ctrls[32];
 	int nctrls;
 	pthread_mutex_t stop_mu;
 	pthread_cond_t stop_cv;
@@ -109,6 +110,9 @@ int sk__clusterroleaggregation_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__resourcequota_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__serviceaccount_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__rootcacert_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__csrsigning_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__csrapproving_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__csrcleaner_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- endpoint controllers (endpointslice.c) ---- */
 

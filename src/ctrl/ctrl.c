@@ -147,6 +147,8 @@ static void make_informers(struct sk_ctrl *ctl)
 	ctl->endpoints = sk_informer_new(ctl->c, "/api/v1/endpoints", "v1", "Endpoints");
 	ctl->slices = sk_informer_new(ctl->c, "/apis/discovery.k8s.io/v1/endpointslices", "discovery.k8s.io/v1",
 				      "EndpointSlice");
+	ctl->csrs = sk_informer_new(ctl->c, "/apis/certificates.k8s.io/v1/certificatesigningrequests",
+				    "certificates.k8s.io/v1", "CertificateSigningRequest");
 }
 
 static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
@@ -167,6 +169,7 @@ static sk_informer **all_informers(struct sk_ctrl *ctl, int *n)
 	arr[k++] = ctl->services;
 	arr[k++] = ctl->endpoints;
 	arr[k++] = ctl->slices;
+	arr[k++] = ctl->csrs;
 	for (int i = 0; i < ctl->nextra; i++)
 		arr[k++] = ctl->extra[i];
 	*n = k;
@@ -205,6 +208,9 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__resourcequota_init,
 		sk__serviceaccount_init,
 		sk__rootcacert_init,
+		sk__csrsigning_init,
+		sk__csrapproving_init,
+		sk__csrcleaner_init,
 	};
 	sk_informer **infs;
 	int n;

@@ -8,6 +8,8 @@
 #ifndef SK_CTRL_CTRL_H
 #define SK_CTRL_CTRL_H
 
+#include <stdint.h>
+
 #include "client/client.h"
 #include "util/error.h"
 
@@ -21,6 +23,9 @@ typedef struct sk_ctrl_options {
 	const char *cluster_cidr;     /* pod network of the cluster; NULL: SK_CTRL_CLUSTER_CIDR */
 	int node_cidr_mask_size;      /* prefix of each node's pod CIDR (default 24) */
 	const char *root_ca_pem;      /* the cluster CA, published as kube-root-ca.crt; NULL: not published */
+	/* the cluster CA the CSR signer signs with (PEM); NULL: no signer */
+	const char *ca_cert_pem, *ca_key_pem;
+	int64_t signing_duration_secs; /* most a signed certificate lives (default a year) */
 } sk_ctrl_options;
 
 #define SK_CTRL_CLUSTER_CIDR "10.42.0.0/16"

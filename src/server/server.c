@@ -190,6 +190,8 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	co.cluster_cidr = o->cluster_cidr ? o->cluster_cidr : SK_API_DEFAULT_CLUSTER_CIDR;
 	co.node_cidr_mask_size = o->node_cidr_mask_size;
 	co.root_ca_pem = s->tls.ca_pem;
+	co.ca_cert_pem = s->tls.ca_pem;
+	co.ca_key_pem = s->tls.ca_key_pem;
 	s->ctrl = sk_ctrl_start(s->ctrl_client, &co, err);
 	if (!s->ctrl)
 		goto fail;

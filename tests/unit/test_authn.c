@@ -128,8 +128,12 @@ static void test_chain_adds_authenticated(void **state)
 	assert_string_equal(u->groups[0], "system:masters");
 	assert_string_equal(u->groups[1], "system:authenticated");
 	sk_user_free(u);
+	/* the shared node token is a bootstrap credential, not an administrator */
 	u = sk_authn_token(a, "nod");
-	assert_string_equal(u->name, "system:node");
+	assert_string_equal(u->name, "system:bootstrap:node-token");
+	assert_int_equal(u->ngroups, 2);
+	assert_string_equal(u->groups[0], "system:bootstrappers");
+	assert_string_equal(u->groups[1], "system:authenticated");
 	sk_user_free(u);
 	assert_null(sk_authn_token(a, "ad"));
 	assert_null(sk_authn_token(a, ""));

@@ -1,0 +1,388 @@
+/* A credential per node: the Node authorizer's graph and decisions
+ * (src/api/authz-node.c), CertificateSigningRequest validation
+ * (src/api/csr.c) and the kubelet client request checks (src/kube/csr.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+
+#include "api/api-int.h"
+#include "api/authz-node.h"
+#include "kube/csr.h"
+#include "util/util.h"
+
+extern const sk_kind_ops sk__csr_ops;
+
+static json_t *load(const char *text)
+{
+	json_error_t e;
+	json_t *o = json_loads(text, 0, &e);
+
+	if (!o)
+		fail_msg("bad JSON: %s", e.text);
+	return o;
+}
+
+/* ---- the graph ---- */
+
+static const char pod_a[] =
+	"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\"},\"spec\":{\"nodeName\":\"n1\","
+	"\"serviceAccountName\":\"sa1\",\"imagePullSecrets\":[{\"name\":\"pull\"}],"
+	"\"initContainers\":[{\"envFrom\":[{\"configMapRef\":{\"name\":\"cm-init\"}}]}],"
+	"\"containers\":[{\"env\":[{\"name\":\"X\",\"valueFrom\":{\"secretKeyRef\":{\"name\":\"env-s\",\"key\":\"k\"}}}"
+	","
+	"{\"name\":\"Y\",\"valueFrom\":{\"configMapKeyRef\":{\"name\":\"env-cm\",\"key\":\"k\"}}}],"
+	"\"envFrom\":[{\"secretRef\":{\"name\":\"from-s\"}}]}],"
+	"\"volumes\":[{\"name\":\"v1\",\"secret\":{\"secretName\":\"vol-s\"}},"
+	"{\"name\":\"v2\",\"configMap\":{\"name\":\"vol-cm\"}},"
+	"{\"name\":\"v3\",\"projected\":{\"sources\":[{\"secret\":{\"name\":\"proj-s\"}},{\"configMap\":{\"name\":"
+	"\"proj-cm\"}}]}},"
+	"{\"name\":\"v4\",\"persistentVolumeClaim\":{\"claimName\":\"claim\"}},"
+	"{\"name\":\"eph\",\"ephemeral\":{\"volumeClaimTemplate\":{}}},"
+	"{\"name\":\"v5\",\"csi\":{\"driver\":\"d\",\"nodePublishSecretRef\":{\"name\":\"csi-s\"}}}]}}";
+
+static void test_graph_follows_every_reference(void **state)
+{
+	sk_node_graph *g = sk__node_graph_new();
+	json_t *pod = load(pod_a), *pvc = load("{\"spec\":{\"volumeName\":\"pv-1\"}}");
+	static const char *const secrets[] = {"pull", "env-s", "from-s", "vol-s", "proj-s", "csi-s", NULL};
+	static const char *const cms[] = {"cm-init", "env-cm", "vol-cm", "proj-cm", NULL};
+
+	(void)state;
+	sk__node_graph_set_pod(g, "/registry/pods/ns/a", pod);
+	for (int i = 0; secrets[i]; i++) {
+		assert_true(sk__node_graph_has(g, "n1", "secrets", "ns", secrets[i]));
+		assert_false(sk__node_graph_has(g, "n2", "secrets", "ns", secrets[i]));
+		assert_false(sk__node_graph_has(g, "n1", "secrets", "other", secrets[i]));
+	}
+	for (int i = 0; cms[i]; i++)
+		assert_true(sk__node_graph_has(g, "n1", "configmaps", "ns", cms[i]));
+	assert_false(sk__node_graph_has(g, "n1", "secrets", "ns", "vol-cm"));
+	assert_true(sk__node_graph_has(g, "n1", "serviceaccounts", "ns", "sa1"));
+	assert_true(sk__node_graph_has(g, "n1", "persistentvolumeclaims", "ns", "claim"));
+	assert_true(sk__node_graph_has(g, "n1", "persistentvolumeclaims", "ns", "a-eph"));
+	/* a volume through its bound claim */
+	assert_false(sk__node_graph_has(g, "n1", "persistentvolumes", "", "pv-1"));
+	sk__node_graph_set_pvc(g, "ns/claim", pvc);
+	assert_true(sk__node_graph_has(g, "n1", "persistentvolumes", "", "pv-1"));
+	assert_false(sk__node_graph_has(g, "n2", "persistentvolumes", "", "pv-1"));
+	assert_true(sk__node_graph_refs_any(g, "n1", "secrets"));
+	assert_false(sk__node_graph_refs_any(g, "n2", "secrets"));
+	sk__node_graph_set_pvc(g, "ns/claim", NULL);
+	assert_false(sk__node_graph_has(g, "n1", "persistentvolumes", "", "pv-1"));
+	json_decref(pod);
+	json_decref(pvc);
+	sk__node_graph_free(g);
+}
+
+static void test_graph_moves_and_counts(void **state)
+{
+	sk_node_graph *g = sk__node_graph_new();
+	json_t *a = load("{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\"},\"spec\":{\"nodeName\":\"n1\","
+			 "\"volumes\":[{\"name\":\"v\",\"secret\":{\"secretName\":\"s\"}}]}}");
+	json_t *b = json_deep_copy(a), *unbound = json_deep_copy(a);
+
+	(void)state;
+	json_object_set_new(json_object_get(b, "metadata"), "name", json_string("b"));
+	json_object_del(json_object_get(unbound, "spec"), "nodeName");
+	/* two pods on n1 share the secret: it stays while one is left */
+	sk__node_graph_set_pod(g, "/registry/pods/ns/a", a);
+	sk__node_graph_set_pod(g, "/registry/pods/ns/b", b);
+	sk__node_graph_set_pod(g, "/registry/pods/ns/a", NULL);
+	assert_true(sk__node_graph_has(g, "n1", "secrets", "ns", "s"));
+	sk__node_graph_set_pod(g, "/registry/pods/ns/b", NULL);
+	assert_false(sk__node_graph_has(g, "n1", "secrets", "ns", "s"));
+	/* an unbound pod gives no node anything; binding moves the edges */
+	sk__node_graph_set_pod(g, "/registry/pods/ns/a", unbound);
+	assert_false(sk__node_graph_has(g, "n1", "secrets", "ns", "s"));
+	sk__node_graph_set_pod(g, "/registry/pods/ns/a", a);
+	assert_true(sk__node_graph_has(g, "n1", "secrets", "ns", "s"));
+	json_object_set_new(json_object_get(a, "spec"), "nodeName", json_string("n2"));
+	sk__node_graph_set_pod(g, "/registry/pods/ns/a", a);
+	assert_false(sk__node_graph_has(g, "n1", "secrets", "ns", "s"));
+	assert_true(sk__node_graph_has(g, "n2", "secrets", "ns", "s"));
+	json_decref(a);
+	json_decref(b);
+	json_decref(unbound);
+	sk__node_graph_free(g);
+}
+
+/* ---- the authorizer ---- */
+
+static sk_authz_decision decide(sk_node_graph *g, const sk_user *u, const char *verb, const char *group,
+				const char *resource, const char *sub, const char *ns, const char *name, char **reason)
+{
+	sk_authz_attrs a = {.user = u,
+			    .verb = verb,
+			    .resource_request = 1,
+			    .api_group = group,
+			    .api_version = "v1",
+			    .resource = resource,
+			    .subresource = sub,
+			    .ns = ns,
+			    .name = name,
+			    .path = "/"};
+
+	*reason = NULL;
+	return sk__authz_node_decide(g, &a, reason);
+}
+
+static void test_authorizer(void **state)
+{
+	static const char *const node_groups[] = {SK_GROUP_NODES, SK_GROUP_AUTHENTICATED, NULL};
+	sk_user *n1 = sk_user_new("system:node:n1", "", node_groups);
+	sk_user *odd = sk_user_new("somebody", "", node_groups);
+	sk_user *alice = sk_user_new("alice", "", NULL);
+	sk_node_graph *g = sk__node_graph_new();
+	json_t *pod = load(pod_a);
+	char *why = NULL;
+
+	(void)state;
+	sk__node_graph_set_pod(g, "/registry/pods/ns/a", pod);
+	assert_int_equal(decide(g, n1, "get", "", "secrets", "", "ns", "vol-s", &why), SK_AUTHZ_ALLOW);
+	free(why);
+	assert_int_equal(decide(g, n1, "get", "", "secrets", "", "ns", "nope", &why), SK_AUTHZ_NO_OPINION);
+	assert_string_equal(why, "no relationship found between node 'n1' and this object");
+	free(why);
+	assert_int_equal(decide(g, n1, "list", "", "secrets", "", "ns", "", &why), SK_AUTHZ_NO_OPINION);
+	assert_string_equal(why, "No Object name found");
+	free(why);
+	assert_int_equal(decide(g, n1, "update", "", "secrets", "", "ns", "vol-s", &why), SK_AUTHZ_NO_OPINION);
+	assert_string_equal(why, "can only read resources of this type");
+	free(why);
+	assert_int_equal(decide(g, n1, "get", "", "configmaps", "", "ns", "vol-cm", &why), SK_AUTHZ_ALLOW);
+	free(why);
+	assert_int_equal(decide(g, n1, "create", "", "serviceaccounts", "token", "ns", "sa1", &why), SK_AUTHZ_ALLOW);
+	free(why);
+	assert_int_equal(decide(g, n1, "get", "", "serviceaccounts", "", "ns", "sa1", &why), SK_AUTHZ_NO_OPINION);
+	assert_string_equal(why, "can only create tokens for individual service accounts");
+	free(why);
+	/* its lease; another's only by create, which admission checks */
+	assert_int_equal(decide(g, n1, "update", "coordination.k8s.io", "leases", "", "kube-node-lease", "n1", &why),
+			 SK_AUTHZ_ALLOW);
+	assert_int_equal(decide(g, n1, "update", "coordination.k8s.io", "leases", "", "kube-node-lease", "n2", &why),
+			 SK_AUTHZ_NO_OPINION);
+	assert_string_equal(why, "can only access node lease with the same name as the requesting node");
+	free(why);
+	assert_int_equal(decide(g, n1, "get", "coordination.k8s.io", "leases", "", "default", "n1", &why),
+			 SK_AUTHZ_NO_OPINION);
+	assert_string_equal(why, "can only access leases in the \"kube-node-lease\" system namespace");
+	free(why);
+	why = NULL;
+	/* NodeRules */
+	assert_int_equal(decide(g, n1, "patch", "", "nodes", "status", "", "n2", &why), SK_AUTHZ_ALLOW);
+	assert_int_equal(decide(g, n1, "list", "", "pods", "", "", "", &why), SK_AUTHZ_ALLOW);
+	assert_int_equal(decide(g, n1, "create", "certificates.k8s.io", "certificatesigningrequests", "", "", "", &why),
+			 SK_AUTHZ_ALLOW);
+	assert_int_equal(decide(g, n1, "create", "", "namespaces", "", "", "", &why), SK_AUTHZ_NO_OPINION);
+	assert_int_equal(decide(g, n1, "delete", "", "nodes", "", "", "n1", &why), SK_AUTHZ_NO_OPINION);
+	assert_int_equal(decide(g, n1, "create", "apps", "deployments", "", "ns", "", &why), SK_AUTHZ_NO_OPINION);
+	assert_null(why);
+	/* not a node, or a node without a name */
+	assert_int_equal(decide(g, alice, "get", "", "secrets", "", "ns", "vol-s", &why), SK_AUTHZ_NO_OPINION);
+	assert_null(why);
+	assert_int_equal(decide(g, odd, "get", "", "nodes", "", "", "x", &why), SK_AUTHZ_NO_OPINION);
+	assert_string_equal(why, "unknown node for user \"somebody\"");
+	free(why);
+	assert_string_equal(sk__node_identity(n1), "n1");
+	assert_null(sk__node_identity(alice));
+	json_decref(pod);
+	sk__node_graph_free(g);
+	sk_user_free(n1);
+	sk_user_free(odd);
+	sk_user_free(alice);
+}
+
+/* ---- certificate requests ---- */
+
+/* A base64 PEM request (malloc'd) for the subject's O (may be NULL) and CN. */
+static char *request(const char *org, const char *cn, const char *pem_type)
+{
+	gnutls_x509_privkey_t key;
+	gnutls_x509_crq_t crq;
+	gnutls_datum_t der = {NULL, 0}, pem = {NULL, 0}, b64 = {NULL, 0};
+	char *out;
+
+	assert_int_equal(gnutls_x509_privkey_init(&key), 0);
+	assert_int_equal(
+		gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0),
+		0);
+	assert_int_equal(gnutls_x509_crq_init(&crq), 0);
+	if (org)
+		gnutls_x509_crq_set_dn_by_oid(crq, GNUTLS_OID_X520_ORGANIZATION_NAME, 0, org, (unsigned)strlen(org));
+	gnutls_x509_crq_set_dn_by_oid(crq, GNUTLS_OID_X520_COMMON_NAME, 0, cn, (unsigned)strlen(cn));
+	gnutls_x509_crq_set_key(crq, key);
+	assert_int_equal(gnutls_x509_crq_sign2(crq, key, GNUTLS_DIG_SHA256, 0), 0);
+	assert_int_equal(gnutls_x509_crq_export2(crq, GNUTLS_X509_FMT_DER, &der), 0);
+	assert_int_equal(gnutls_pem_base64_encode2(pem_type, &der, &pem), 0);
+	assert_int_equal(gnutls_base64_encode2(&pem, &b64), 0);
+	out = xstrndup((char *)b64.data, b64.size);
+	gnutls_free(der.data);
+	gnutls_free(pem.data);
+	gnutls_free(b64.data);
+	gnutls_x509_crq_deinit(crq);
+	gnutls_x509_privkey_deinit(key);
+	return out;
+}
+
+static json_t *csr(const char *req, const char *signer)
+{
+	return json_pack("{s:s, s:s, s:{s:s}, s:{s:s, s:s, s:[s,s]}}", "apiVersion", "certificates.k8s.io/v1", "kind",
+			 "CertificateSigningRequest", "metadata", "name", "c", "spec", "request", req, "signerName",
+			 signer, "usages", "digital signature", "client auth");
+}
+
+/* The causes' "field: message" lines joined by "\n" (malloc'd; "" when valid). */
+static char *causes_text(json_t *causes)
+{
+	char *out = xstrdup("");
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(causes, i, c) {
+		char *n = xasprintf("%s%s: %s\n", out, json_string_value(json_object_get(c, "field")),
+				    json_string_value(json_object_get(c, "message")));
+
+		free(out);
+		out = n;
+	}
+	json_decref(causes);
+	return out;
+}
+
+static char *check(json_t *obj, json_t *old, int sub) { return causes_text(sk__csr_ops.validate(NULL, obj, old, sub)); }
+
+static void test_csr_validation(void **state)
+{
+	char *req = request("system:nodes", "system:node:n1", "CERTIFICATE REQUEST");
+	char *newer = request("system:nodes", "system:node:n1", "NEW CERTIFICATE REQUEST");
+	json_t *o = csr(req, SK_CSR_SIGNER_KUBELET_CLIENT), *bad;
+	char *t;
+
+	(void)state;
+	t = check(o, NULL, 0);
+	assert_string_equal(t, "");
+	free(t);
+	/* Go's pem.Decode reads the first block's type */
+	bad = csr(newer, SK_CSR_SIGNER_KUBELET_CLIENT);
+	t = check(bad, NULL, 0);
+	assert_non_null(strstr(t, "spec.request: Invalid value: \""));
+	assert_non_null(strstr(t, "PEM block type must be CERTIFICATE REQUEST"));
+	free(t);
+	json_decref(bad);
+	bad = csr(req, "example.com");
+	json_object_set_new(json_object_get(bad, "spec"), "usages", json_pack("[s,s,s]", "client auth", "x", "x"));
+	json_object_set_new(json_object_get(bad, "spec"), "expirationSeconds", json_integer(599));
+	t = check(bad, NULL, 0);
+	assert_non_null(strstr(t, "spec.usages[1]: Unsupported value: \"x\": supported values: \"any\", "));
+	assert_non_null(strstr(t, "spec.usages[2]: Duplicate value: \"x\"\n"));
+	assert_non_null(strstr(t, "spec.signerName: Invalid value: \"example.com\": must be a fully qualified domain "
+				  "and path of the form 'example.com/signer-name'\n"));
+	assert_non_null(strstr(t, "spec.expirationSeconds: Invalid value: 599: may not specify a duration less than "
+				  "600 seconds (10 minutes)\n"));
+	free(t);
+	json_object_set_new(json_object_get(bad, "spec"), "signerName", json_string("example/x"));
+	json_object_set_new(json_object_get(bad, "spec"), "usages", json_array());
+	t = check(bad, NULL, 0);
+	assert_non_null(strstr(t, "spec.usages: Required value\n"));
+	assert_non_null(strstr(t, "spec.signerName: Invalid value: \"example\": should be a domain with at least two "
+				  "segments separated by dots\n"));
+	free(t);
+	json_object_set_new(json_object_get(bad, "spec"), "signerName", json_string(SK_CSR_SIGNER_LEGACY_UNKNOWN));
+	t = check(bad, NULL, 0);
+	assert_non_null(strstr(t, "the legacy signerName is not allowed via this API version"));
+	free(t);
+	json_decref(bad);
+	free(newer);
+	/* conditions: Approved and Denied exclude each other, True only */
+	bad = json_deep_copy(o);
+	json_object_set_new(bad, "status",
+			    json_pack("{s:[{s:s, s:s}, {s:s, s:s}]}", "conditions", "type", "Approved", "status",
+				      "True", "type", "Denied", "status", "False"));
+	t = check(bad, NULL, 0);
+	assert_non_null(strstr(t, "status.conditions[1].status: Unsupported value: \"False\": supported values: "
+				  "\"True\"\n"));
+	assert_non_null(strstr(t, "status.conditions[1].type: Invalid value: \"Denied\": Approved and Denied "
+				  "conditions are mutually exclusive\n"));
+	free(t);
+	json_decref(bad);
+	/* updates: /status may not approve, /approval may; nobody removes an approval */
+	bad = json_deep_copy(o);
+	json_object_set_new(bad, "status",
+			    json_pack("{s:[{s:s, s:s}]}", "conditions", "type", "Approved", "status", "True"));
+	t = check(bad, o, 1);
+	assert_string_equal(t, "status.conditions: Forbidden: updates may not add a condition of type \"Approved\"\n");
+	free(t);
+	t = check(bad, o, 2);
+	assert_string_equal(t, "");
+	free(t);
+	t = check(o, bad, 2);
+	assert_string_equal(t,
+			    "status.conditions: Forbidden: updates may not remove a condition of type \"Approved\"\n");
+	free(t);
+	/* the certificate only through /status */
+	json_object_set_new(json_object_get(bad, "status"), "certificate", json_string("bm90IGEgY2VydA=="));
+	t = check(bad, o, 2);
+	assert_non_null(strstr(t, "status.certificate: Forbidden: updates may not set certificate content\n"));
+	free(t);
+	t = check(bad, o, 1);
+	assert_non_null(strstr(t, "status.certificate: Invalid value: \"<certificate data>\": must contain at least "
+				  "one CERTIFICATE PEM block\n"));
+	free(t);
+	json_decref(bad);
+	json_decref(o);
+	free(req);
+}
+
+static void test_kubelet_client_request(void **state)
+{
+	struct {
+		const char *org, *cn, *u1, *u2, *want;
+	} cases[] = {
+		{"system:nodes", "system:node:n1", "digital signature", "client auth", NULL},
+		{"system:masters", "system:node:n1", "digital signature", "client auth",
+		 "subject organization is not system:nodes"},
+		{NULL, "system:node:n1", "digital signature", "client auth",
+		 "subject organization is not system:nodes"},
+		{"system:nodes", "n1", "digital signature", "client auth",
+		 "subject common name does not begin with system:node:"},
+		{"system:nodes", "system:node:n1", "digital signature", "server auth",
+		 "usages did not match [client auth digital signature key encipherment]"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *req = request(cases[i].org, cases[i].cn, "CERTIFICATE REQUEST"), *why = NULL;
+		json_t *usages = json_pack("[s,s]", cases[i].u1, cases[i].u2);
+		gnutls_x509_crq_t crq;
+		char buf[128];
+		const char *p;
+
+		assert_int_equal(sk_kube_csr_parse_b64(req, &crq, &why), 0);
+		p = sk_kube_csr_kubelet_client_problem(crq, usages, buf, sizeof(buf));
+		if (cases[i].want)
+			assert_string_equal(p, cases[i].want);
+		else
+			assert_null(p);
+		gnutls_x509_crq_deinit(crq);
+		json_decref(usages);
+		free(req);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_graph_follows_every_reference),
+		cmocka_unit_test(test_graph_moves_and_counts),
+		cmocka_unit_test(test_authorizer),
+		cmocka_unit_test(test_csr_validation),
+		cmocka_unit_test(test_kubelet_client_request),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
