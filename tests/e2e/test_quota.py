@@ -140,6 +140,12 @@ def test_gpu_quota(api_cluster, core):
         'pods "g3" is forbidden: exceeded quota: gpus, requested: requests.nvidia.com/gpu=1, '
         'used: requests.nvidia.com/gpu=2, limited: requests.nvidia.com/gpu=2')
     assert used(c, ns, "gpus") == {"requests.nvidia.com/gpu": "2"}
+    # raising hard takes effect once the controller has copied it to the status
+    c.kubectl("-n", ns, "patch", "quota", "gpus", "--type=merge",
+              "-p", '{"spec":{"hard":{"requests.nvidia.com/gpu":"3"}}}')
+    wait_for(lambda: counted(c, ns, "gpus"), what="new hard counted")
+    core.create_namespaced_pod(ns, pod("g3", gpu))
+    assert used(c, ns, "gpus") == {"requests.nvidia.com/gpu": "3"}
 
 
 WIDGETS = {
