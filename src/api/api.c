@@ -4,9 +4,9 @@
 
 #include "api/api-int.h"
 #include "api/auth.h"
-#include "api/podsecurity.h"
 #include "api/crd.h"
 #include "api/defaults.h"
+#include "api/podsecurity.h"
 #include "api/protobuf.h"
 #include "api/service.h"
 #include "api/table.h"
