@@ -226,7 +226,10 @@ def test_namespaces_have_no_deletecollection(api_cluster):
     with pytest.raises(ApiException) as e:
         api.call_api("/api/v1/namespaces", "DELETE", auth_settings=["BearerToken"], response_type="object")
     assert e.value.status == 405
-    assert json.loads(e.value.body)["reason"] == "MethodNotAllowed"
+    assert json.loads(e.value.body) == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "the server does not allow this method on the requested resource", "reason": "MethodNotAllowed",
+        "details": {}, "code": 405}
     res = json.loads(api_cluster.kubectl("get", "--raw", "/api/v1").stdout)["resources"]
     ns = [x for x in res if x["name"] == "namespaces"][0]
     assert "deletecollection" not in ns["verbs"]
