@@ -261,7 +261,11 @@ def test_exemptions_and_defaults_from_config_file(tmpdir_skiff):
                        "plugins": [{"name": "PodSecurity", "path": "podsecurity.json"}]}, f)
         cl = Cluster(tmpdir_skiff, ["--no-agent", "--admission-control-config-file", path]).start()
         try:
-            cl.kubectl("create", "namespace", "free")
+            ns = {"apiVersion": "v1", "kind": "Namespace",
+                  "metadata": {"name": "free", "labels": {PSA + "enforce": "restricted", PSA + "warn": "baseline"}}}
+            r = cl.kubectl("apply", "-f", "-", input=json.dumps(ns))
+            assert ('Warning: namespace "free" is exempt from Pod Security, and the policy '
+                    '(enforce=restricted:latest, warn=baseline:latest) will be ignored') in r.stderr
             cl.kubectl("create", "namespace", "other")
             priv = pod("p", sc={"privileged": True})
             assert apply(cl, "free", priv).returncode == 0
