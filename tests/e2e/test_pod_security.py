@@ -254,7 +254,8 @@ def test_exemptions_and_defaults_from_config_file(tmpdir_skiff):
         with open(os.path.join(conf_dir, "podsecurity.json"), "w") as f:
             json.dump({"apiVersion": "pod-security.admission.config.k8s.io/v1", "kind": "PodSecurityConfiguration",
                        "defaults": {"enforce": "baseline", "enforce-version": "latest", "warn": "restricted"},
-                       "exemptions": {"namespaces": ["free"], "runtimeClasses": ["kata"], "usernames": []}}, f)
+                       "exemptions": {"namespaces": ["free"], "runtimeClasses": ["kata"],
+                                      "usernames": ["system:node"]}}, f)
         path = os.path.join(conf_dir, "admission.json")
         with open(path, "w") as f:
             json.dump({"apiVersion": "apiserver.config.k8s.io/v1", "kind": "AdmissionConfiguration",
@@ -273,6 +274,12 @@ def test_exemptions_and_defaults_from_config_file(tmpdir_skiff):
             assert 'pods "p" is forbidden: violates PodSecurity "baseline:latest": privileged' in r.stderr
             kata = dict(priv, spec=dict(priv["spec"], runtimeClassName="kata"))
             r = apply(cl, "other", kata)
+            assert r.returncode == 0, r.stderr
+            # the node token's user is exempt
+            with open(os.path.join(tmpdir_skiff, "node-token")) as f:
+                secret = f.read().strip().split("::node:")[1]
+            r = cl.kubectl("--token", secret, "-n", "other", "apply", "-f", "-",
+                           input=json.dumps(pod("by-node", sc={"privileged": True})), check=False)
             assert r.returncode == 0, r.stderr
             r = apply(cl, "other", pod("plain"))
             assert r.returncode == 0, r.stderr
