@@ -1701,6 +1701,11 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 			do_create(api, req, p, resp);
 		else if (!strcmp(m, "DELETE") && !p->res->no_deletecollection)
 			do_delete_collection(api, req, p, resp);
+		else if (!strcmp(m, "DELETE"))
+			/* no route at all, as upstream's 405 from go-restful: empty details */
+			sk__reply_status(resp, 405, "MethodNotAllowed",
+					 "the server does not allow this method on the requested resource", NULL, "",
+					 NULL);
 		else
 			method_not_allowed(resp, p, m);
 		return;

@@ -600,8 +600,17 @@ static int validate_namespace(sk_api *api, sk_adm_request *a, sk_error_t *err)
 	if (a->sub[0])
 		return 0;
 	causes = sk_psa_policy_from_labels(labels, &cfg->defaults, &np);
-	if (a->op == SK_ADM_CREATE)
-		return causes ? refuse_labels(a, causes, err) : 0;
+	if (causes && a->op == SK_ADM_CREATE)
+		return refuse_labels(a, causes, err);
+	if (a->op == SK_ADM_CREATE) {
+		if (contains(cfg->namespaces, a->name)) {
+			cleanup_free char *w = exempt_warning(a->name, &np, &cfg->defaults, labels);
+
+			if (*w)
+				warn(a, w);
+		}
+		return 0;
+	}
 	old_causes = sk_psa_policy_from_labels(labels_of(a->old), &cfg->defaults, &op);
 	if (causes && (!old_causes || !json_equal(causes, old_causes)))
 		return refuse_labels(a, causes, err);

@@ -226,7 +226,10 @@ def test_namespaces_have_no_deletecollection(api_cluster):
     with pytest.raises(ApiException) as e:
         api.call_api("/api/v1/namespaces", "DELETE", auth_settings=["BearerToken"], response_type="object")
     assert e.value.status == 405
-    assert json.loads(e.value.body)["reason"] == "MethodNotAllowed"
+    assert json.loads(e.value.body) == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "the server does not allow this method on the requested resource", "reason": "MethodNotAllowed",
+        "details": {}, "code": 405}
     res = json.loads(api_cluster.kubectl("get", "--raw", "/api/v1").stdout)["resources"]
     ns = [x for x in res if x["name"] == "namespaces"][0]
     assert "deletecollection" not in ns["verbs"]
@@ -251,14 +254,19 @@ def test_exemptions_and_defaults_from_config_file(tmpdir_skiff):
         with open(os.path.join(conf_dir, "podsecurity.json"), "w") as f:
             json.dump({"apiVersion": "pod-security.admission.config.k8s.io/v1", "kind": "PodSecurityConfiguration",
                        "defaults": {"enforce": "baseline", "enforce-version": "latest", "warn": "restricted"},
-                       "exemptions": {"namespaces": ["free"], "runtimeClasses": ["kata"], "usernames": []}}, f)
+                       "exemptions": {"namespaces": ["free"], "runtimeClasses": ["kata"],
+                                      "usernames": ["system:node"]}}, f)
         path = os.path.join(conf_dir, "admission.json")
         with open(path, "w") as f:
             json.dump({"apiVersion": "apiserver.config.k8s.io/v1", "kind": "AdmissionConfiguration",
                        "plugins": [{"name": "PodSecurity", "path": "podsecurity.json"}]}, f)
         cl = Cluster(tmpdir_skiff, ["--no-agent", "--admission-control-config-file", path]).start()
         try:
-            cl.kubectl("create", "namespace", "free")
+            ns = {"apiVersion": "v1", "kind": "Namespace",
+                  "metadata": {"name": "free", "labels": {PSA + "enforce": "restricted", PSA + "warn": "baseline"}}}
+            r = cl.kubectl("apply", "-f", "-", input=json.dumps(ns))
+            assert ('Warning: namespace "free" is exempt from Pod Security, and the policy '
+                    '(enforce=restricted:latest, warn=baseline:latest) will be ignored') in r.stderr
             cl.kubectl("create", "namespace", "other")
             priv = pod("p", sc={"privileged": True})
             assert apply(cl, "free", priv).returncode == 0
@@ -266,6 +274,12 @@ def test_exemptions_and_defaults_from_config_file(tmpdir_skiff):
             assert 'pods "p" is forbidden: violates PodSecurity "baseline:latest": privileged' in r.stderr
             kata = dict(priv, spec=dict(priv["spec"], runtimeClassName="kata"))
             r = apply(cl, "other", kata)
+            assert r.returncode == 0, r.stderr
+            # the node token's user is exempt
+            with open(os.path.join(tmpdir_skiff, "node-token")) as f:
+                secret = f.read().strip().split("::node:")[1]
+            r = cl.kubectl("--token", secret, "-n", "other", "apply", "-f", "-",
+                           input=json.dumps(pod("by-node", sc={"privileged": True})), check=False)
             assert r.returncode == 0, r.stderr
             r = apply(cl, "other", pod("plain"))
             assert r.returncode == 0, r.stderr
