@@ -125,5 +125,8 @@ void sk_api_watch_free(sk_api_watch *w);
  * (in system:masters)
  * with no HTTP in between. */
 sk_client *sk_client_new_inproc(sk_api *api);
+/* The same acting as user (copied): what the embedded node agent uses to
+ * be its node, system:node:NAME in system:nodes. */
+sk_client *sk_client_new_inproc_as(sk_api *api, const sk_user *user);
 
 #endif

@@ -17,6 +17,13 @@ typedef struct inproc_watch {
 	int stop;   /* atomic: set by inproc_watch_stop */
 } inproc_watch;
 
+/* An in-process client: the generic client and whom it acts as (NULL:
+ * system:apiserver). */
+typedef struct inproc_client {
+	sk_client c; /* first: an sk_client * is an inproc_client * */
+	sk_user *user;
+} inproc_client;
+
 static int hexval(int c)
 {
 	if (c >= '0' && c <= '9')
@@ -104,7 +111,7 @@ static void do_request(sk_client *c, const char *method, const char *path, const
 	req.body_owned = owned;
 	req.want_obj = 1;
 	req.content_type = ctype;
-	req.user = sk_user_apiserver();
+	req.user = ((inproc_client *)c)->user ? ((inproc_client *)c)->user : sk_user_apiserver();
 	sk_api_handle(c->impl, &req, resp);
 	args_release(&a);
 }
@@ -249,7 +256,11 @@ static void inproc_watch_stop(sk_client_watch *cw)
 	free(iw);
 }
 
-static void inproc_free(sk_client *c) { free(c); }
+static void inproc_free(sk_client *c)
+{
+	sk_user_free(((inproc_client *)c)->user);
+	free(c);
+}
 
 static const struct sk_client_ops inproc_ops = {
 	.request = inproc_request,
@@ -263,9 +274,17 @@ static const struct sk_client_ops inproc_ops = {
 
 sk_client *sk_client_new_inproc(sk_api *api)
 {
-	sk_client *c = xzalloc(sizeof(*c));
+	inproc_client *ic = xzalloc(sizeof(*ic));
 
-	c->ops = &inproc_ops;
-	c->impl = api;
+	ic->c.ops = &inproc_ops;
+	ic->c.impl = api;
+	return &ic->c;
+}
+
+sk_client *sk_client_new_inproc_as(sk_api *api, const sk_user *user)
+{
+	sk_client *c = sk_client_new_inproc(api);
+
+	((inproc_client *)c)->user = sk_user_dup(user);
 	return c;
 }

@@ -38,8 +38,8 @@ sk_client *sk_client_new_kubeconfig(const char *path, sk_error_t *err);
 /* An HTTPS client that authenticates with the client certificate and key in
  * the PEM files cert_file and key_file; they are read again for each new
  * connection, so replacing the files (rename) rotates the credential. */
-sk_client *sk_client_new_http_cert(const char *server, const char *cert_file, const char *key_file,
-				   const char *ca_pem, sk_error_t *err);
+sk_client *sk_client_new_http_cert(const char *server, const char *cert_file, const char *key_file, const char *ca_pem,
+				   sk_error_t *err);
 void sk_client_free(sk_client *c);
 
 /* One request. method is "GET", "POST", "PUT", "PATCH", "DELETE"; query may

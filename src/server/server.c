@@ -117,6 +117,36 @@ static void names_free(char **v)
 	free(v);
 }
 
+/* The embedded agent is its node, system:node:NAME in system:nodes, as a
+ * separate agent is with its certificate. A node may not label itself a
+ * control-plane node (NodeRestriction): the control plane does, on the
+ * Node it makes for it unless it exists. */
+static sk_client *embedded_node_client(sk_server *s, const char *node)
+{
+	static const char *const groups[] = {"system:nodes", SK_GROUP_AUTHENTICATED, NULL};
+	cleanup_free char *name = xasprintf("system:node:%s", node), *path = xasprintf("/api/v1/nodes/%s", node);
+	cleanup_json json_t *obj = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}}", "apiVersion", "v1", "kind", "Node",
+					     "metadata", "name", node, "labels",
+					     "node-role.kubernetes.io/control-plane", "");
+	cleanup_json json_t *r = NULL;
+	sk_user *u = sk_user_new(name, "", groups);
+	sk_client *c = sk_client_new_inproc_as(s->api, u);
+	sk_error_t err = {0};
+
+	sk_user_free(u);
+	r = sk_client_create(s->ctrl_client, "/api/v1/nodes", obj, &err);
+	if (!r && err.code == SK_EEXISTS) {
+		cleanup_json json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels",
+						       "node-role.kubernetes.io/control-plane", "");
+
+		sk_error_clear(&err);
+		r = sk_client_patch(s->ctrl_client, path, SK_PATCH_MERGE, patch, &err);
+	}
+	if (!r)
+		sk_warn("server", "node %s: control-plane label: %s", node, err.msg);
+	return c;
+}
+
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 {
 	sk_server *s = xzalloc(sizeof(*s));
@@ -207,13 +237,14 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		gethostname(hostname, sizeof(hostname) - 1);
 		ag.node_name = o->node_name ? o->node_name : hostname;
 		ag.data_dir = agent_dir;
-		ag.control_plane = true;
+		/* the control plane labels its node (embedded_node_client) */
+		ag.control_plane = false;
 		ag.simulate_gpus = o->simulate_gpus;
 		ag.gpu_replicas = o->gpu_replicas;
 		ag.gpu_quiet_period_s = o->gpu_quiet_period_s;
 		ag.node_token = s->tls.node_token;
 		ag.node_ip = o->node_ip;
-		s->agent_client = sk_client_new_inproc(s->api);
+		s->agent_client = embedded_node_client(s, ag.node_name);
 		s->agent = sk_agent_start(s->agent_client, &ag, err);
 		if (!s->agent) {
 			/* the control plane serves on without a node of its own */
