@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -25,6 +26,38 @@
  * their connection when they have nothing to send: the event's writer
  * resumes it. A ticker wakes parked streams whose timeout or bookmark is
  * due and notices clients that went away. */
+enum { ADDR_BUCKETS = 1024 };
+
+/* What a connection is doing, for its deadline and for shedding. */
+enum conn_phase {
+	PH_WAIT,   /* waiting for a request's headers (pre: never authenticated; idle: kept alive) */
+	PH_BODY,   /* authenticated, reading the body */
+	PH_BUSY,   /* handled or answered (the write deadline is libmicrohttpd's timeout) */
+	PH_STREAM, /* a watch or followed logs: no deadline but the write one */
+	PH_GONE,   /* shut down by us, waiting for libmicrohttpd to close it */
+};
+
+struct addr_count {
+	struct addr_count *next;
+	unsigned char key[17]; /* family and address */
+	unsigned n;
+};
+
+typedef struct conn_rec {
+	struct conn_rec *prev, *next;
+	struct conn_list *list;
+	struct addr_count *addr;
+	int fd;
+	int authed; /* a request of this connection was authenticated */
+	enum conn_phase phase;
+	time_t since; /* monotonic seconds: the phase's start */
+} conn_rec;
+
+struct conn_list {
+	conn_rec *head, *tail;
+	size_t n;
+};
+
 struct sk_http {
 	struct MHD_Daemon *d;
 	sk_api *api;
@@ -41,6 +74,15 @@ struct sk_http {
 	struct stream_ctx *streams;
 	pthread_t ticker;
 	int ticker_started, stopping;
+
+	/* the connection registry (limits and deadlines), guarded by cmu */
+	pthread_mutex_t cmu;
+	struct conn_list pre, kept, active; /* oldest first */
+	size_t nconns;                      /* registered, the shut down ones included */
+	struct addr_count *addrs[ADDR_BUCKETS];
+	unsigned max_conns, max_per_addr, max_unauth;
+	unsigned header_timeout, idle_timeout, body_timeout;
+	size_t ngone; /* shut down, not yet closed */
 };
 
 enum { MAX_WORKERS = 512, PIPE_BUFFER_MAX = 1 << 20 };
@@ -49,7 +91,8 @@ typedef struct conn_ctx {
 	char *body;
 	size_t len, cap;
 	int too_large;
-	int state; /* 0: reading; 1: queued to a worker; 2: answered by it */
+	const sk_user *user; /* decided on the request's first call */
+	int state;           /* 0: reading; 1: queued to a worker; 2: answered by it */
 	struct MHD_Connection *conn;
 	sk_api_request req;
 	sk_api_response resp;
@@ -116,6 +159,232 @@ static int client_gone(int fd)
 	struct pollfd p = {.fd = fd, .events = POLLRDHUP};
 
 	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* ---- the connection registry: limits, deadlines and shedding ----
+ *
+ * Every connection is in one list by what it does: pre (waiting for the
+ * headers of a request and never authenticated), idle (kept alive after an
+ * authenticated request) or active (reading an authenticated body, being
+ * answered, streaming). Each list is oldest first, so the ticker finds the
+ * connections past their deadline at its head, and room is made by closing
+ * the oldest pre connection, then the oldest idle one: an authenticated
+ * client always gets in while unauthenticated ones are shed. A connection is
+ * closed by shutting its socket down (under cmu, which the close
+ * notification takes before libmicrohttpd closes the descriptor); its loop
+ * then sees the end and frees it. */
+
+static time_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+static void list_remove(conn_rec *r)
+{
+	struct conn_list *l = r->list;
+
+	if (!l)
+		return;
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		l->head = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	else
+		l->tail = r->prev;
+	l->n--;
+	r->prev = r->next = NULL;
+	r->list = NULL;
+}
+
+static void list_append(struct conn_list *l, conn_rec *r)
+{
+	r->list = l;
+	r->next = NULL;
+	r->prev = l->tail;
+	if (l->tail)
+		l->tail->next = r;
+	else
+		l->head = r;
+	l->tail = r;
+	l->n++;
+}
+
+/* Moves r to phase ph (the list that goes with it), under cmu. */
+static void set_phase(sk_http *h, conn_rec *r, enum conn_phase ph)
+{
+	if (r->phase == PH_GONE)
+		return;
+	list_remove(r);
+	r->phase = ph;
+	r->since = mono_now();
+	if (ph == PH_WAIT)
+		list_append(r->authed ? &h->kept : &h->pre, r);
+	else
+		list_append(&h->active, r);
+}
+
+static void conn_phase(sk_http *h, struct MHD_Connection *conn, enum conn_phase ph, int authed)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	conn_rec *r = ci ? ci->socket_context : NULL;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&h->cmu);
+	if (authed)
+		r->authed = 1;
+	set_phase(h, r, ph);
+	pthread_mutex_unlock(&h->cmu);
+}
+
+/* Closes r (under cmu). */
+static void shed(sk_http *h, conn_rec *r)
+{
+	list_remove(r);
+	r->phase = PH_GONE;
+	shutdown(r->fd, SHUT_RDWR);
+	h->ngone++;
+}
+
+static unsigned addr_hash(const unsigned char *k)
+{
+	unsigned x = 2166136261u;
+
+	for (int i = 0; i < 17; i++)
+		x = (x ^ k[i]) * 16777619u;
+	return x % ADDR_BUCKETS;
+}
+
+static void addr_key(const struct sockaddr *sa, unsigned char key[17])
+{
+	memset(key, 0, 17);
+	if (!sa)
+		return;
+	key[0] = (unsigned char)sa->sa_family;
+	if (sa->sa_family == AF_INET)
+		memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	else if (sa->sa_family == AF_INET6)
+		memcpy(key + 1, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+}
+
+static struct addr_count *addr_get(sk_http *h, const struct sockaddr *sa)
+{
+	unsigned char key[17];
+	struct addr_count **b, *a;
+
+	addr_key(sa, key);
+	b = &h->addrs[addr_hash(key)];
+	for (a = *b; a; a = a->next)
+		if (!memcmp(a->key, key, sizeof(key)))
+			return a;
+	a = xzalloc(sizeof(*a));
+	memcpy(a->key, key, sizeof(key));
+	a->next = *b;
+	*b = a;
+	return a;
+}
+
+static void addr_put(sk_http *h, struct addr_count *a)
+{
+	struct addr_count **p;
+
+	if (--a->n)
+		return;
+	for (p = &h->addrs[addr_hash(a->key)]; *p; p = &(*p)->next) {
+		if (*p == a) {
+			*p = a->next;
+			free(a);
+			return;
+		}
+	}
+}
+
+/* Makes room for one more connection of address a: sheds the oldest
+ * unauthenticated connection, else the oldest idle one, while the totals are
+ * at their caps. 0 when r may stay. */
+static int make_room(sk_http *h, struct addr_count *a)
+{
+	if (a->n > h->max_per_addr) {
+		/* the address's own oldest unauthenticated connection goes first */
+		for (conn_rec *o = h->pre.head; o; o = o->next) {
+			if (o->addr == a) {
+				shed(h, o);
+				return 0;
+			}
+		}
+		return -1;
+	}
+	while (h->pre.n > h->max_unauth && h->pre.head)
+		shed(h, h->pre.head);
+	while (h->nconns - h->ngone > h->max_conns) {
+		if (h->pre.head)
+			shed(h, h->pre.head);
+		else if (h->kept.head)
+			shed(h, h->kept.head);
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/* Once a second: closes the connections past their deadline. */
+static void expire_conns(sk_http *h)
+{
+	time_t now = mono_now();
+
+	pthread_mutex_lock(&h->cmu);
+	while (h->pre.head && now - h->pre.head->since >= (time_t)h->header_timeout)
+		shed(h, h->pre.head);
+	while (h->kept.head && now - h->kept.head->since >= (time_t)h->idle_timeout)
+		shed(h, h->kept.head);
+	for (conn_rec *r = h->active.head, *next; r; r = next) {
+		next = r->next;
+		if (r->phase == PH_BODY && now - r->since >= (time_t)h->body_timeout)
+			shed(h, r);
+	}
+	pthread_mutex_unlock(&h->cmu);
+}
+
+static void conn_started(sk_http *h, struct MHD_Connection *conn, void **socket_ctx)
+{
+	const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	conn_rec *r = xzalloc(sizeof(*r));
+
+	r->fd = fd ? fd->connect_fd : -1;
+	pthread_mutex_lock(&h->cmu);
+	r->addr = addr_get(h, ad ? ad->client_addr : NULL);
+	r->addr->n++;
+	h->nconns++;
+	set_phase(h, r, PH_WAIT);
+	if (make_room(h, r->addr) < 0) {
+		sk_debug("http", "connection refused: at the connection limit");
+		shed(h, r);
+	}
+	pthread_mutex_unlock(&h->cmu);
+	*socket_ctx = r;
+}
+
+static void conn_closed(sk_http *h, void **socket_ctx)
+{
+	conn_rec *r = *socket_ctx;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&h->cmu);
+	if (r->phase == PH_GONE)
+		h->ngone--;
+	list_remove(r);
+	addr_put(h, r->addr);
+	h->nconns--;
+	pthread_mutex_unlock(&h->cmu);
+	free(r);
+	*socket_ctx = NULL;
 }
 
 /* Parking and waking a stream's connection: park runs on the connection's
@@ -319,13 +588,16 @@ static void *ticker(void *arg)
 			break;
 		pthread_mutex_unlock(&h->mu);
 		tick_streams(h, 0);
+		expire_conns(h);
 		pthread_mutex_lock(&h->mu);
 	}
 	pthread_mutex_unlock(&h->mu);
 	return NULL;
 }
 
-static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk_api_response *r)
+/* Queues r on conn; close_after: the connection ends after it (the rest of
+ * the request is never read). */
+static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk_api_response *r, int close_after)
 {
 	struct MHD_Response *mr;
 	enum MHD_Result ret;
@@ -333,6 +605,7 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 	if (r->watch) {
 		stream_ctx *s = stream_new(h, conn);
 
+		conn_phase(h, conn, PH_STREAM, 0);
 		s->w = steal_ptr(&r->watch);
 		sk_api_watch_set_waker(s->w, wake_conn, s);
 		stream_register(h, s);
@@ -340,6 +613,7 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 	} else if (r->stream) {
 		stream_ctx *s = stream_new(h, conn);
 
+		conn_phase(h, conn, PH_STREAM, 0);
 		s->fd = sk_api_stream_take_fd(steal_ptr(&r->stream));
 		if (pthread_create(&s->pump, NULL, pipe_pump, s) != 0) {
 			close(s->fd);
@@ -365,6 +639,8 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 	MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
 				r->content_type ? r->content_type : "application/json");
 	MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
+	if (close_after)
+		MHD_add_response_header(mr, MHD_HTTP_HEADER_CONNECTION, "close");
 	/* one Warning header per line of r->warning */
 	for (char *w = r->warning, *nl; w && *w; w = nl ? nl + 1 : NULL) {
 		nl = strchr(w, '\n');
@@ -456,6 +732,83 @@ static void dispatch(sk_http *h, conn_ctx *c)
 	pthread_mutex_unlock(&h->mu);
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decoding as upstream keeps a path: the escapes of '/', '%' and NUL
+ * stay escaped in the path (a segment's "%2F" is not a separator; the API
+ * decodes them within the segment), the query is decoded whole. The path is
+ * the one string libmicrohttpd hands us that starts with '/'. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+	char *w = s;
+
+	(void)cls;
+	(void)conn;
+	if (*s != '/')
+		return MHD_http_unescape(s);
+	for (const char *r = s; *r; r++) {
+		int hi, lo;
+
+		if (*r == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0) {
+			int ch = hi * 16 + lo;
+
+			if (ch == '/' || ch == '%' || ch == 0) {
+				*w++ = '%';
+				*w++ = "0123456789ABCDEF"[hi];
+				*w++ = "0123456789ABCDEF"[lo];
+			} else {
+				*w++ = (char)ch;
+			}
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
+static int is_health(const char *url)
+{
+	return !strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz");
+}
+
+/* The first call of a request: its headers are in, nothing of its body is
+ * read yet. Authentication is decided here, so an unauthenticated client
+ * gets its 401 at once (no 100 Continue) and its body is never read or
+ * buffered; the connection closes after the answer. An authenticated body
+ * past the limit is read and dropped (not kept) for its 413. */
+static enum MHD_Result first_call(sk_http *h, struct MHD_Connection *conn, const char *url, const char *method,
+				  void **con_cls)
+{
+	const sk_user *user = authenticate(h, conn);
+	sk_api_response resp;
+	conn_ctx *c;
+
+	if (!user && is_health(url))
+		user = sk_user_anonymous();
+	if (!user && !(h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET"))) {
+		sk_api_request req = {.method = method, .path = url};
+
+		sk_api_handle(h->api, &req, &resp);
+		return send_response(h, conn, &resp, 1);
+	}
+	c = xzalloc(sizeof(*c));
+	c->user = user;
+	*con_cls = c;
+	conn_phase(h, conn, PH_BODY, user != sk_user_anonymous());
+	return MHD_YES;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 			       const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -464,10 +817,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	sk_api_response resp;
 
 	(void)version;
-	if (!c) {
-		*con_cls = xzalloc(sizeof(conn_ctx));
-		return MHD_YES;
-	}
+	if (!c)
+		return first_call(h, conn, url, method, con_cls);
 	if (*upload_size) {
 		if (c->len + *upload_size > h->api->opts.max_body) {
 			c->too_large = 1;
@@ -487,7 +838,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		c->state = 0;
 		resp = c->resp;
 		memset(&c->resp, 0, sizeof(c->resp));
-		return send_response(h, conn, &resp);
+		return send_response(h, conn, &resp, 0);
 	}
 	c->nargs = 0;
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, c);
@@ -507,14 +858,20 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		resp.body = xstrdup(h->ca_pem);
 		resp.len = strlen(h->ca_pem);
 		resp.content_type = "text/plain; charset=utf-8";
-		return send_response(h, conn, &resp);
+		return send_response(h, conn, &resp, 0);
 	}
-	c->req.user = authenticate(h, conn);
-	if (!c->req.user && (!strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz")))
-		c->req.user = sk_user_anonymous();
+	c->req.user = c->user;
+	conn_phase(h, conn, PH_BUSY, 0);
+	if (strstr(url, "%00")) {
+		/* a NUL would end the name: refused as a malformed request */
+		memset(&resp, 0, sizeof(resp));
+		sk__reply_status(&resp, 400, "BadRequest", "invalid request path: it contains an escaped NUL (%00)",
+				 NULL, NULL, NULL);
+		return send_response(h, conn, &resp, 0);
+	}
 	if (runs_inline(&c->req) || !reserve_worker(h)) {
 		sk_api_handle(h->api, &c->req, &resp);
-		return send_response(h, conn, &resp);
+		return send_response(h, conn, &resp, 0);
 	}
 	c->state = 1;
 	c->conn = conn;
@@ -527,9 +884,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 {
 	conn_ctx *c = *con_cls;
 
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	conn_phase(cls, conn, PH_WAIT, 0);
 	if (c) {
 		sk_api_response_release(&c->resp);
 		free(c->body);
@@ -546,10 +902,11 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 	const union MHD_ConnectionInfo *ci;
 	int one = 1;
 
-	(void)cls;
-	(void)socket_ctx;
-	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		conn_closed(cls, socket_ctx);
 		return;
+	}
+	conn_started(cls, conn, socket_ctx);
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (ci)
 		setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -565,26 +922,71 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	sk_debug("http", "%s", buf);
 }
 
-sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
+/* A listening socket of our own (not libmicrohttpd's): no SO_REUSEPORT, so
+ * a second server on the same address fails here instead of sharing the
+ * port's clients with the first, and the error names the address. */
+static int listen_socket(const struct sockaddr *sa, socklen_t len, const char *host, int port, sk_error_t *err)
 {
-	sk_http *h = xzalloc(sizeof(*h));
-	struct sockaddr_in6 a6 = {0};
-	struct sockaddr_in a4 = {0};
-	struct sockaddr *sa;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG |
-			 MHD_ALLOW_SUSPEND_RESUME;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned loops = ncpu > 4 ? (unsigned)(ncpu > 16 ? 16 : ncpu) : 4;
-	struct rlimit rl;
-	pthread_condattr_t ca;
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
+
+	if (fd < 0)
+		return sk_error_set(err, SK_EINTERNAL, "listen tcp %s:%d: socket: %s", host, port, strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)); /* TIME_WAIT only, never a live listener */
+	if (bind(fd, sa, len) < 0 || listen(fd, 1024) < 0) {
+		int e = errno;
+
+		close(fd);
+		return sk_error_set(err, SK_EINTERNAL, "failed to listen on %s:%d: listen tcp %s:%d: bind: %s", host,
+				    port, host, port, e == EADDRINUSE ? "address already in use" : strerror(e));
+	}
+	return fd;
+}
+
+/* The connection caps: the total stays below the descriptor limit (raised
+ * to its hard value) with room for the store, the agent and the streams'
+ * pipes. */
+static void set_limits(sk_http *h, const sk_http_options *o)
+{
+	struct rlimit rl = {0};
+	rlim_t fds;
 
 	/* a watch is a connection: let thousands of them in */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	getrlimit(RLIMIT_NOFILE, &rl);
+	fds = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1000000 ? 1000000 : rl.rlim_cur;
+	h->max_conns = fds > 2048 ? (unsigned)(fds - fds / 8) : (unsigned)(fds / 2);
+	if (o->max_conns && o->max_conns < h->max_conns)
+		h->max_conns = o->max_conns;
+	h->max_per_addr = o->max_conns_per_addr ? o->max_conns_per_addr : h->max_conns / 2;
+	h->max_unauth = o->max_unauth_conns ? o->max_unauth_conns : 1024;
+	if (h->max_unauth > h->max_conns / 2)
+		h->max_unauth = h->max_conns / 2;
+	h->header_timeout = o->header_timeout_s ? o->header_timeout_s : 10;
+	h->idle_timeout = o->idle_timeout_s ? o->idle_timeout_s : 90;
+	h->body_timeout = o->body_timeout_s ? o->body_timeout_s : 60;
+}
+
+sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
+{
+	sk_http *h = xzalloc(sizeof(*h));
+	struct sockaddr_in6 a6 = {0};
+	struct sockaddr_in a4 = {0};
+	struct sockaddr *sa;
+	socklen_t salen;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG |
+			 MHD_ALLOW_SUSPEND_RESUME;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned loops = ncpu > 4 ? (unsigned)(ncpu > 16 ? 16 : ncpu) : 4;
+	pthread_condattr_t ca;
+	int lfd;
+
+	set_limits(h, o);
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_mutex_init(&h->smu, NULL);
+	pthread_mutex_init(&h->cmu, NULL);
 	pthread_cond_init(&h->job_cv, NULL);
 	pthread_cond_init(&h->done_cv, NULL);
 	pthread_condattr_init(&ca);
@@ -601,27 +1003,41 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 		a4.sin_family = AF_INET;
 		a4.sin_port = htons((uint16_t)o->port);
 		sa = (struct sockaddr *)&a4;
+		salen = sizeof(a4);
 	} else if (inet_pton(AF_INET6, o->host, &a6.sin6_addr) == 1) {
 		a6.sin6_family = AF_INET6;
 		a6.sin6_port = htons((uint16_t)o->port);
 		sa = (struct sockaddr *)&a6;
+		salen = sizeof(a6);
 		flags |= MHD_USE_IPv6;
 	} else {
 		sk_http_stop(h);
 		sk_error_set(err, SK_EBADREQUEST, "listen address \"%s\" is not an IP address", o->host);
 		return NULL;
 	}
-	h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, sa,
-				MHD_OPTION_HTTPS_MEM_CERT, h->cert, MHD_OPTION_HTTPS_MEM_KEY, h->key,
-				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
-				h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_THREAD_POOL_SIZE, loops,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)60000, MHD_OPTION_END);
-	if (!h->d) {
+	lfd = listen_socket(sa, salen, o->host, o->port, err);
+	if (lfd < 0) {
 		sk_http_stop(h);
-		sk_error_set(err, SK_EINTERNAL, "cannot listen on %s:%d (address in use?)", o->host, o->port);
 		return NULL;
 	}
+	/* libmicrohttpd's own limit sits above ours (it stops accepting at
+	 * it); its timeout is the write deadline and the idle one while a
+	 * request is read; parked streams and suspended requests are exempt */
+	h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, h, MHD_OPTION_LISTEN_SOCKET, lfd,
+				MHD_OPTION_HTTPS_MEM_CERT, h->cert, MHD_OPTION_HTTPS_MEM_KEY, h->key,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+				h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h, MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned)h->body_timeout, MHD_OPTION_UNESCAPE_CALLBACK, unescape, h,
+				MHD_OPTION_THREAD_POOL_SIZE, loops, MHD_OPTION_CONNECTION_LIMIT,
+				h->max_conns + h->max_conns / 16 + 64 * loops, MHD_OPTION_END);
+	if (!h->d) {
+		close(lfd);
+		sk_http_stop(h);
+		sk_error_set(err, SK_EINTERNAL, "cannot serve on %s:%d", o->host, o->port);
+		return NULL;
+	}
+	sk_debug("http", "connection caps: %u in all, %u per address, %u unauthenticated", h->max_conns,
+		 h->max_per_addr, h->max_unauth);
 	if (pthread_create(&h->ticker, NULL, ticker, h) == 0)
 		h->ticker_started = 1;
 	return h;
@@ -663,6 +1079,14 @@ void sk_http_stop(sk_http *h)
 	pthread_cond_destroy(&h->tick_cv);
 	pthread_mutex_destroy(&h->mu);
 	pthread_mutex_destroy(&h->smu);
+	pthread_mutex_destroy(&h->cmu);
+	for (size_t i = 0; i < ADDR_BUCKETS; i++)
+		while (h->addrs[i]) {
+			struct addr_count *a = h->addrs[i];
+
+			h->addrs[i] = a->next;
+			free(a);
+		}
 	free(h->admin_token);
 	free(h->node_token);
 	free(h->ca_pem);

@@ -42,6 +42,10 @@ static void usage(FILE *f)
 		   "  --node-ip IP          InternalIP of the embedded agent's node (default: the address of\n"
 		   "                        the default route's interface)\n"
 		   "  --tls-san NAMES       further names or IPs of the serving certificate (comma-separated)\n"
+		   "  --max-connections N   HTTPS connections in all (default: 7/8 of the descriptor limit)\n"
+		   "  --max-connections-per-address N  from one client address (default: half of that)\n"
+		   "  --max-unauthenticated-connections N  connections without an authenticated request\n"
+		   "                        yet; the oldest are closed first (default 1024)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -58,6 +62,16 @@ static void node_timing(const char *env, const char *flag, const char *arg)
 		die("%s: want a positive number of seconds, got \"%s\"", flag, arg);
 	if (setenv(env, arg, 1) < 0)
 		die("%s: %s", flag, strerror(errno));
+}
+
+static unsigned count_flag(const char *flag, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (end == arg || *end || v <= 0 || v > 10000000)
+		die("%s: want a positive number, got \"%s\"", flag, arg);
+	return (unsigned)v;
 }
 
 int sk_cmd_server(int argc, char **argv)
@@ -84,6 +98,9 @@ int sk_cmd_server(int argc, char **argv)
 		{"node-cidr-mask-size", required_argument, NULL, 1007},
 		{"node-ip", required_argument, NULL, 1008},
 		{"tls-san", required_argument, NULL, 1009},
+		{"max-connections", required_argument, NULL, 1010},
+		{"max-connections-per-address", required_argument, NULL, 1011},
+		{"max-unauthenticated-connections", required_argument, NULL, 1012},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -159,6 +176,15 @@ int sk_cmd_server(int argc, char **argv)
 			break;
 		case 1009:
 			o.tls_san = optarg;
+			break;
+		case 1010:
+			o.max_conns = count_flag("--max-connections", optarg);
+			break;
+		case 1011:
+			o.max_conns_per_addr = count_flag("--max-connections-per-address", optarg);
+			break;
+		case 1012:
+			o.max_unauth_conns = count_flag("--max-unauthenticated-connections", optarg);
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

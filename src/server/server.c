@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "agent/agent.h"
@@ -141,7 +142,9 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	ao.advertise_port = port;
 	if (sk_api_check_network(&ao, err) < 0)
 		goto fail;
-	if (sk_mkdir_p(o->data_dir, 0700) < 0) {
+	/* keys, tokens and the store's Secrets: the directory is the owner's
+	 * alone, also one an older version made or someone loosened */
+	if (sk_mkdir_p(o->data_dir, 0700) < 0 || chmod(o->data_dir, 0700) < 0) {
 		sk_error_errno(err, errno, "creating data directory \"%s\"", o->data_dir);
 		goto fail;
 	}
@@ -172,6 +175,9 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	ho.admin_token = s->tls.admin_token;
 	ho.node_token = s->tls.node_token;
 	ho.ca_pem = s->tls.ca_pem;
+	ho.max_conns = o->max_conns;
+	ho.max_conns_per_addr = o->max_conns_per_addr;
+	ho.max_unauth_conns = o->max_unauth_conns;
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;

@@ -22,6 +22,8 @@ typedef struct sk_server_options {
 	int node_cidr_mask_size;       /* each node's share of the cluster CIDR; 0: 24 */
 	const char *node_ip;           /* InternalIP of the embedded agent's node; NULL: detected */
 	const char *tls_san;           /* further names or addresses of the serving certificate (comma-separated) */
+	/* HTTPS connection caps (0: the defaults, sk_http_options) */
+	unsigned max_conns, max_conns_per_addr, max_unauth_conns;
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);

