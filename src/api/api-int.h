@@ -186,6 +186,18 @@ int sk__arg_int64(const sk_api_request *req, const char *key, int64_t *out, sk_e
 /* Request handlers (handlers.c, watch.c, discovery.c). */
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp);
 int sk__parse_path(const char *path, sk_path *p, sk_error_t *err);
+/* A resourceVersion option as upstream parses it ("" and "0": 0); 400
+ * BadRequest for anything but an unsigned decimal. */
+int sk__rv_parse(const char *s, int64_t *out, sk_error_t *err);
+/* Upstream's ValidateListOptions of resourceVersionMatch: 0, or -1 with a
+ * 422 ListOptions reply in resp. */
+int sk__list_options_check(const sk_api_request *req, sk_api_response *resp);
+/* The revision a list reads at (0: now) from resourceVersion,
+ * resourceVersionMatch and continue; limited: the list has a limit (an
+ * unmatched resourceVersion is then exact, as upstream). 504 for a
+ * revision in the future, 410 for an exact one compacted, 400 for a
+ * resourceVersion with a continue token. */
+int sk__list_revision(sk_api *api, const sk_api_request *req, int limited, int64_t *rev, sk_error_t *err);
 void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 int sk__wants_table(const sk_api_request *req);

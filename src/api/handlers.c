@@ -602,7 +602,18 @@ static void do_get(sk_api *api, const sk_api_request *req, const sk_path *p, sk_
 	cleanup_free char *key = sk__obj_key(p->res, p->ns, p->name);
 	sk_error_t err = {0};
 	sk_store_kv kv;
+	int64_t want;
 
+	if (sk__rv_parse(sk__arg(req, "resourceVersion"), &want, &err) < 0) {
+		sk__reply_error(resp, &err, p->res, p->name);
+		return;
+	}
+	if (want > sk_store_rev(api->store)) {
+		sk_error_set(&err, SK_ETIMEOUT, "Too large resource version: %lld, current: %lld", (long long)want,
+			     (long long)sk_store_rev(api->store));
+		sk__reply_error(resp, &err, p->res, p->name);
+		return;
+	}
 	if (sk_store_get(api->store, key, &kv, &err) < 0) {
 		sk_error_set(&err, SK_ENOTFOUND, "%s%s%s \"%s\" not found", p->res->plural, p->res->group[0] ? "." : "",
 			     p->res->group, p->name);
@@ -643,6 +654,11 @@ static int decode_continue(const char *tok, int64_t *rev, char **key, sk_error_t
 			err, SK_EBADREQUEST,
 			"continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
 	*rev = json_integer_value(json_object_get(t, "rv"));
+	/* -1: continue at the newest revision (the token of a 410); 0 is no token's */
+	if (*rev == 0 || *rev < -1)
+		return sk_error_set(
+			err, SK_EBADREQUEST,
+			"continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
 	*key = xstrdup(json_string_value(json_object_get(t, "start")));
 	return 0;
 }
@@ -795,6 +811,13 @@ static void reply_raw_list(sk_api_response *resp, const sk_api_resource *r, json
 	sk__reply_raw(resp, 200, body, off);
 }
 
+#define CONTINUE_EXPIRED \
+	"The provided continue parameter is too old to display a consistent list result. You can start a new " \
+	"list without the continue parameter, or use the continue token in this response to retrieve the " \
+	"remainder of the results. Continuing with the provided token results in an inconsistent list - " \
+	"objects that were created, modified, or deleted between the time the first chunk was returned and " \
+	"now may show up in the list."
+
 static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	const sk_api_resource *r = p->res;
@@ -814,19 +837,33 @@ static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 		goto fail;
 	/* upstream reads a negative limit as none; past LIST_LIMIT_MAX, no store has more */
 	limit = lim <= 0 ? 0 : (size_t)(lim > LIST_LIMIT_MAX ? LIST_LIMIT_MAX : lim);
-	if (list_filter_init(&f, req, r, &err) < 0)
+	if (sk__list_options_check(req, resp) < 0)
+		return;
+	if (list_filter_init(&f, req, r, &err) < 0 || sk__list_revision(api, req, limit > 0, &rev, &err) < 0)
 		goto fail;
 	if (cont && *cont && decode_continue(cont, &rev, &after, &err) < 0)
 		goto fail;
 	if (collect(api, prefix, &after, limit, &rev, &list_rev, &f, &ri, &more, &err) < 0) {
+		if (err.code == SK_EGONE && cont && *cont) {
+			/* as upstream's handleCompactedErrorForPaging: the Status
+			 * carries a token that continues at the newest revision */
+			cleanup_free char *tok = encode_continue(-1, after);
+			cleanup_json json_t *st = NULL;
+
+			raw_items_release(&ri);
+			list_filter_release(&f);
+			sk__reply_status(resp, 410, "Expired", CONTINUE_EXPIRED, NULL, NULL, NULL);
+			st = sk_json_loadb(resp->body, resp->len);
+			if (st) {
+				json_object_set_new(json_object_get(st, "metadata"), "continue", json_string(tok));
+				free(resp->body);
+				resp->body = NULL;
+				sk__reply_json(resp, 410, st);
+			}
+			return;
+		}
 		if (err.code == SK_EGONE)
-			sk_error_set(&err, SK_EGONE,
-				     "The provided continue parameter is too old to display a consistent list result. "
-				     "You can start a new list without the continue parameter, or use the continue "
-				     "token in this response to retrieve the remainder of the results. Continuing with "
-				     "the provided token results in an inconsistent list - objects that were created, "
-				     "modified, or deleted between the time the first chunk was returned and now may "
-				     "show up in the list.");
+			sk_error_set(&err, SK_EGONE, "The resourceVersion for the provided list is too old.");
 		goto fail;
 	}
 	if (more) {

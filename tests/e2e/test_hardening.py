@@ -216,3 +216,85 @@ def test_data_files_are_the_owners_alone(tmpdir_skiff):
         assert cl.kubectl("get", "secret", "s", "-o", "name").stdout.strip() == "secret/s"
     finally:
         cl.cleanup()
+
+
+def test_invalid_resource_versions_are_refused(c):
+    for rv in ("abc", "-1", "1e5", " 1", "+1"):
+        q = urllib.parse.quote(rv)
+        for path in (f"/api/v1/namespaces/default/configmaps?resourceVersion={q}",
+                     f"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={q}",
+                     f"/api/v1/namespaces/default?resourceVersion={q}"):
+            code, st = call(c, "GET", path)
+            assert code == 400 and st["reason"] == "BadRequest", (path, st)
+            assert st["message"] == (f'invalid resource version: resourceVersion: Invalid value: "{rv}": '
+                                     f'strconv.ParseUint: parsing "{rv}": invalid syntax')
+    code, st = call(c, "GET", "/api/v1/namespaces/default/configmaps?resourceVersion=99999999999999999999")
+    assert code == 400 and st["message"].endswith("value out of range")
+    code, st = call(c, "GET", "/api/v1/namespaces/default/configmaps?resourceVersion=999999999")
+    assert code == 504 and st["reason"] == "Timeout"
+    assert st["message"].startswith("Too large resource version: 999999999, current: ")
+
+
+def test_resource_version_match(c):
+    base = "/api/v1/namespaces/default/configmaps"
+    cases = [("resourceVersionMatch=Exact",
+              "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"),
+             ("resourceVersionMatch=Exact&resourceVersion=0",
+              'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+             ("resourceVersionMatch=Newest&resourceVersion=1",
+              'resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""')]
+    for q, why in cases:
+        code, st = call(c, "GET", f"{base}?{q}")
+        assert code == 422 and st["reason"] == "Invalid", st
+        assert st["message"] == f'ListOptions.meta.k8s.io "" is invalid: {why}'
+        assert st["details"]["kind"] == "ListOptions" and st["details"]["group"] == "meta.k8s.io"
+    # Exact: the list as it was at that revision, not as it is now
+    code, cm = call(c, "POST", base, {"apiVersion": "v1", "kind": "ConfigMap",
+                                      "metadata": {"name": "rvm"}, "data": {"v": "1"}})
+    assert code == 201
+    rv = cm["metadata"]["resourceVersion"]
+    cm["data"]["v"] = "2"
+    assert call(c, "PUT", f"{base}/rvm", cm)[0] == 200
+    code, lst = call(c, "GET", f"{base}?resourceVersion={rv}&resourceVersionMatch=Exact")
+    assert code == 200 and lst["metadata"]["resourceVersion"] == rv
+    assert [i["data"]["v"] for i in lst["items"] if i["metadata"]["name"] == "rvm"] == ["1"]
+    # NotOlderThan: at least that revision, so the newest
+    code, lst = call(c, "GET", f"{base}?resourceVersion={rv}&resourceVersionMatch=NotOlderThan")
+    assert code == 200 and int(lst["metadata"]["resourceVersion"]) > int(rv)
+    assert [i["data"]["v"] for i in lst["items"] if i["metadata"]["name"] == "rvm"] == ["2"]
+    code, st = call(c, "GET", f"{base}?limit=1&continue=abc&resourceVersion={rv}&resourceVersionMatch=Exact")
+    assert code == 422 and "resourceVersionMatch is forbidden when continue is provided" in st["message"]
+    assert call(c, "DELETE", f"{base}/rvm")[0] == 200
+
+
+def test_continue_token_older_than_compaction_is_expired(tmpdir_skiff):
+    """A token whose revision was compacted used to be served at a newer
+    revision: upstream answers 410 with a token that continues at the newest."""
+    cl = Cluster(tmpdir_skiff, ["--no-agent", "--watch-history", "1"]).start()
+    try:
+        base = "/api/v1/namespaces/default/configmaps"
+        for i in range(3):
+            assert call(cl, "POST", base, {"apiVersion": "v1", "kind": "ConfigMap",
+                                           "metadata": {"name": f"p{i}"}})[0] == 201
+        code, page = call(cl, "GET", f"{base}?limit=1")
+        tok = page["metadata"]["continue"]
+        deadline = time.time() + 30
+        code = 200
+        while code == 200 and time.time() < deadline:
+            cm = call(cl, "GET", f"{base}/p0")[1]
+            cm.setdefault("data", {})["n"] = str(time.time())
+            call(cl, "PUT", f"{base}/p0", cm)
+            time.sleep(0.5)
+            code, st = call(cl, "GET", f"{base}?limit=1&continue={tok}")
+        assert code == 410 and st["reason"] == "Expired"
+        assert st["message"].startswith("The provided continue parameter is too old to display a consistent list")
+        code, rest = call(cl, "GET", f"{base}?limit=5&continue={st['metadata']['continue']}")
+        assert code == 200 and [i["metadata"]["name"] for i in rest["items"]] == ["p1", "p2"]
+        # a token without a revision is no token
+        import base64
+        bad = base64.b64encode(json.dumps({"v": "meta.k8s.io/v1", "rv": 0, "start": "/registry/configmaps/default/p0"})
+                               .encode()).decode()
+        code, st = call(cl, "GET", f"{base}?limit=1&continue={bad}")
+        assert code == 400
+    finally:
+        cl.cleanup()
