@@ -399,6 +399,19 @@ static void reply_stored(sk_api_response *resp, int status, json_t *obj, stored 
 	sk__reply_raw(resp, status, body, len);
 }
 
+/* etcd refuses a write past its request limit (--max-request-bytes, 1.5 MiB
+ * by default) and kube-apiserver passes its error on as a 500 without a
+ * reason; skiff keeps that bound so that what it stores fits an etcd too. */
+enum { STORE_MAX_REQUEST = 3 * 512 * 1024 };
+
+static int too_large_for_store(const char *key, size_t len, sk_error_t *err)
+{
+	if (strlen(key) + len <= STORE_MAX_REQUEST)
+		return 0;
+	sk_error_set(err, SK_EUNKNOWN, "etcdserver: request is too large");
+	return 1;
+}
+
 /* Writes obj as a new key. Returns the stored revision or -1; st (if not
  * NULL) receives the stored text (caller frees st->text). */
 static int64_t store_create(sk_api *api, const sk_api_resource *r, json_t *obj, stored *st, sk_error_t *err)
@@ -406,7 +419,7 @@ static int64_t store_create(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	cleanup_free char *key = sk__obj_key(r, meta_str(obj, "namespace"), meta_str(obj, "name"));
 	size_t len;
 	cleanup_free char *val = sk__obj_encode(obj, &len);
-	int64_t rev = sk_store_create(api->store, key, val, len, err);
+	int64_t rev = too_large_for_store(key, len, err) ? -1 : sk_store_create(api->store, key, val, len, err);
 
 	if (st && rev >= 0) {
 		st->text = steal_ptr(&val);
@@ -424,7 +437,7 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	cleanup_free char *key = sk__obj_key(r, meta_str(obj, "namespace"), meta_str(obj, "name"));
 	size_t len;
 	cleanup_free char *val = sk__obj_encode(obj, &len);
-	int64_t rev = sk_store_update(api->store, key, val, len, expect, err);
+	int64_t rev = too_large_for_store(key, len, err) ? -1 : sk_store_update(api->store, key, val, len, expect, err);
 
 	if (st && rev >= 0) {
 		st->text = steal_ptr(&val);

@@ -25,10 +25,11 @@ int sk__rv_parse(const char *s, int64_t *out, sk_error_t *err)
 			v = v * 10 + (uint64_t)(*c - '0');
 	}
 	if (why)
-		return sk_error_set(err, SK_EBADREQUEST,
-				    "invalid resource version: resourceVersion: Invalid value: \"%s\": strconv.ParseUint: "
-				    "parsing \"%s\": %s",
-				    s, s, why);
+		return sk_error_set(
+			err, SK_EBADREQUEST,
+			"invalid resource version: resourceVersion: Invalid value: \"%s\": strconv.ParseUint: "
+			"parsing \"%s\": %s",
+			s, s, why);
 	/* a uint64 past the int64 revisions is merely in the future */
 	*out = v > INT64_MAX ? INT64_MAX : (int64_t)v;
 	return 0;

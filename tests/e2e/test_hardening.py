@@ -298,3 +298,60 @@ def test_continue_token_older_than_compaction_is_expired(tmpdir_skiff):
         assert code == 400
     finally:
         cl.cleanup()
+
+
+def test_object_sizes(c):
+    """A 1.5 MB ConfigMap used to be accepted: its data is bound to 1 MiB as
+    upstream validates it, a Secret's too, and an object past etcd's request
+    limit (1.5 MiB) is refused as kube-apiserver passes etcd's error on."""
+    base = "/api/v1/namespaces/default"
+    code, st = call(c, "POST", f"{base}/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
+                                                      "metadata": {"name": "big"}, "data": {"k": "x" * 1500000}})
+    assert code == 422 and st["reason"] == "Invalid"
+    assert st["details"]["causes"] == [{"reason": "FieldValueTooLong", "field": "[]",
+                                        "message": "Too long: may not be more than 1048576 bytes"}]
+    # data and binaryData count together
+    code, st = call(c, "POST", f"{base}/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
+                                                      "metadata": {"name": "big"}, "data": {"k": "x" * 800000},
+                                                      "binaryData": {"b": "AAAA" * 100000}})
+    assert code == 422
+    code, _ = call(c, "POST", f"{base}/configmaps", {"apiVersion": "v1", "kind": "ConfigMap",
+                                                     "metadata": {"name": "fits"}, "data": {"k": "x" * 1048576}})
+    assert code == 201
+    code, st = call(c, "POST", f"{base}/secrets", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "big"},
+                                                   "stringData": {"k": "x" * 1100000}})
+    assert code == 422 and st["details"]["causes"][0]["field"] == "data"
+    # a custom object of 2 MB: under the 3 MiB body limit, over etcd's
+    from crd_util import crd_doc, wait_served, GROUP
+    doc = crd_doc(plural="blobs", kind="Blob", schema={"type": "object", "properties": {
+        "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}})
+    assert call(c, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", doc)[0] == 201
+    wait_served(c, "blobs")
+    code, st = call(c, "POST", f"/apis/{GROUP}/v1/namespaces/default/blobs",
+                    {"apiVersion": f"{GROUP}/v1", "kind": "Blob", "metadata": {"name": "b"},
+                     "spec": {"data": "x" * 2000000}})
+    assert code == 500 and st["message"] == "etcdserver: request is too large" and "reason" not in st
+    assert call(c, "GET", f"/apis/{GROUP}/v1/namespaces/default/blobs/b")[0] == 404
+    assert call(c, "DELETE", f"{base}/configmaps/fits")[0] == 200
+
+
+def test_negative_quantities_are_refused(c):
+    """A negative CPU request sent as a JSON number used to be stored: it is a
+    quantity like any other (upstream's Quantity reads the number's text)."""
+    from kubernetes import client
+    api = client.CoreV1Api(c.api_client())
+
+    def pod(name, cpu):
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"containers": [{"name": "c", "image": "busybox",
+                                         "resources": {"requests": {"cpu": cpu}}}]}}
+    for cpu in (-1, -0.5, "-1"):
+        with pytest.raises(client.exceptions.ApiException) as e:
+            api.create_namespaced_pod("default", pod("neg", cpu))
+        st = json.loads(e.value.body)
+        assert e.value.status == 422
+        assert st["details"]["causes"][0]["field"] == "spec.containers[0].resources.requests[cpu]"
+        assert st["details"]["causes"][0]["message"].endswith("must be greater than or equal to 0")
+    made = api.create_namespaced_pod("default", pod("half", 0.5))
+    assert made.spec.containers[0].resources.requests["cpu"] == "500m"
+    api.delete_namespaced_pod("half", "default", grace_period_seconds=0)
