@@ -132,6 +132,7 @@ struct sk_api {
 	int shutting_down;   /* atomic (sk__api_stopping): read by watches and the CRD threads */
 	int gc_enabled;      /* atomic (sk__api_gc_enabled): a garbage collector honours foreground/orphan finalizers */
 	struct sk__svc *svc; /* Service allocations and the cluster's own Services (service.c) */
+	struct sk_audit *audit; /* or NULL (audit-event.c) */
 };
 
 /* The flags other threads read while the server runs. */
@@ -186,6 +187,13 @@ int sk__arg_int64(const sk_api_request *req, const char *key, int64_t *out, sk_e
 /* Request handlers (handlers.c, watch.c, discovery.c). */
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp);
 int sk__parse_path(const char *path, sk_path *p, sk_error_t *err);
+/* Discovery, health and OpenAPI paths: the non-resource requests. */
+int sk__is_discovery(const char *path);
+/* The verb of a request as upstream's RequestInfoFactory names it (p NULL:
+ * a non-resource request, the method in lower case; static string). */
+const char *sk__request_verb(const sk_api_request *req, const sk_path *p);
+/* Writes req's audit event (audit-event.c); received_ns: when it came in. */
+void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_response *resp, int64_t received_ns);
 /* A resourceVersion option as upstream parses it ("" and "0": 0); 400
  * BadRequest for anything but an unsigned decimal. */
 int sk__rv_parse(const char *s, int64_t *out, sk_error_t *err);

@@ -1,4 +1,5 @@
 #include <arpa/inet.h>
+#include <curl/curl.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -92,7 +93,9 @@ typedef struct conn_ctx {
 	size_t len, cap;
 	int too_large;
 	const sk_user *user; /* decided on the request's first call */
-	int state;           /* 0: reading; 1: queued to a worker; 2: answered by it */
+	char ip[INET6_ADDRSTRLEN];
+	char *uri; /* the request URI for the audit log */
+	int state; /* 0: reading; 1: queued to a worker; 2: answered by it */
 	struct MHD_Connection *conn;
 	sk_api_request req;
 	sk_api_response resp;
@@ -777,6 +780,36 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
 	return (size_t)(w - s);
 }
 
+/* What the audit log records of the client: its address, its agent and
+ * the request URI (the path as sent and the query, escaped again). */
+static void audit_fields(struct MHD_Connection *conn, conn_ctx *c, sk_api_request *req)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	size_t cap = strlen(req->path) + 2, len;
+
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, c->ip, sizeof(c->ip));
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, c->ip, sizeof(c->ip));
+	req->source_ip = c->ip[0] ? c->ip : NULL;
+	req->user_agent = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_USER_AGENT);
+	free(c->uri);
+	for (size_t i = 0; i < req->nargs; i++)
+		cap += 3 * (strlen(req->args[i].key) + strlen(req->args[i].value)) + 2;
+	c->uri = xmalloc(cap);
+	len = (size_t)snprintf(c->uri, cap, "%s", req->path);
+	for (size_t i = 0; i < req->nargs; i++) {
+		char *k = curl_easy_escape(NULL, req->args[i].key, 0),
+		     *v = curl_easy_escape(NULL, req->args[i].value, 0);
+
+		len += (size_t)snprintf(c->uri + len, cap - len, "%c%s=%s", i ? '&' : '?', k ? k : "", v ? v : "");
+		curl_free(k);
+		curl_free(v);
+	}
+	req->request_uri = c->uri;
+}
+
 static int is_health(const char *url)
 {
 	return !strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz");
@@ -797,10 +830,19 @@ static enum MHD_Result first_call(sk_http *h, struct MHD_Connection *conn, const
 	if (!user && is_health(url))
 		user = sk_user_anonymous();
 	if (!user && !(h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET"))) {
+		conn_ctx tmp = {0};
 		sk_api_request req = {.method = method, .path = url};
+		enum MHD_Result r;
 
+		tmp.nargs = 0;
+		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &tmp);
+		req.args = tmp.args;
+		req.nargs = tmp.nargs;
+		audit_fields(conn, &tmp, &req);
 		sk_api_handle(h->api, &req, &resp);
-		return send_response(h, conn, &resp, 1);
+		r = send_response(h, conn, &resp, 1);
+		free(tmp.uri);
+		return r;
 	}
 	c = xzalloc(sizeof(*c));
 	c->user = user;
@@ -851,6 +893,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	c->req.body_len = c->too_large ? h->api->opts.max_body + 1 : c->len;
 	c->req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	c->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	audit_fields(conn, c, &c->req);
 	if (h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET")) {
 		/* as k3s: a joining agent pins this against its token's hash */
 		memset(&resp, 0, sizeof(resp));
@@ -888,6 +931,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 	conn_phase(cls, conn, PH_WAIT, 0);
 	if (c) {
 		sk_api_response_release(&c->resp);
+		free(c->uri);
 		free(c->body);
 		free(c);
 		*con_cls = NULL;

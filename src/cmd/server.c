@@ -46,6 +46,11 @@ static void usage(FILE *f)
 		   "  --max-connections-per-address N  from one client address (default: half of that)\n"
 		   "  --max-unauthenticated-connections N  connections without an authenticated request\n"
 		   "                        yet; the oldest are closed first (default 1024)\n"
+		   "  --audit-log-path FILE  write an audit.k8s.io/v1 Event per request to FILE (\"-\": stdout)\n"
+		   "  --audit-policy-file FILE  audit.k8s.io/v1 Policy, YAML or JSON (default: every\n"
+		   "                        request at Metadata level)\n"
+		   "  --audit-log-maxsize MB  rotate the audit log past MB megabytes\n"
+		   "  --audit-log-maxbackup N  rotated audit logs kept (default: all)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -101,6 +106,10 @@ int sk_cmd_server(int argc, char **argv)
 		{"max-connections", required_argument, NULL, 1010},
 		{"max-connections-per-address", required_argument, NULL, 1011},
 		{"max-unauthenticated-connections", required_argument, NULL, 1012},
+		{"audit-log-path", required_argument, NULL, 1013},
+		{"audit-policy-file", required_argument, NULL, 1014},
+		{"audit-log-maxsize", required_argument, NULL, 1015},
+		{"audit-log-maxbackup", required_argument, NULL, 1016},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -186,6 +195,18 @@ int sk_cmd_server(int argc, char **argv)
 		case 1012:
 			o.max_unauth_conns = count_flag("--max-unauthenticated-connections", optarg);
 			break;
+		case 1013:
+			o.audit_log_path = optarg;
+			break;
+		case 1014:
+			o.audit_policy_path = optarg;
+			break;
+		case 1015:
+			o.audit_max_size_mb = (int)count_flag("--audit-log-maxsize", optarg);
+			break;
+		case 1016:
+			o.audit_max_backups = (int)count_flag("--audit-log-maxbackup", optarg);
+			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;
 			break;
@@ -197,6 +218,8 @@ int sk_cmd_server(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (o.audit_policy_path && !o.audit_log_path)
+		die("--audit-policy-file needs --audit-log-path");
 	if (optind < argc) {
 		fprintf(stderr, "skiff server: unexpected argument \"%s\"\n", argv[optind]);
 		usage(stderr);

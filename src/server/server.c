@@ -6,6 +6,7 @@
 #include "api/api.h"
 #include "api/http.h"
 #include "api/logs.h"
+#include "api/audit.h"
 #include "api/tls.h"
 #include "ctrl/ctrl.h"
 #include "kube/cidr.h"
@@ -25,6 +26,7 @@ struct sk_server {
 	sk_sched *sched;
 	sk_client *agent_client;
 	sk_agent *agent;
+	sk_audit *audit;
 };
 
 static int split_listen(const char *listen, char *host, size_t hlen, int *port, sk_error_t *err)
@@ -163,6 +165,17 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->api = sk_api_new(s->store, &ao, err);
 	if (!s->api)
 		goto fail;
+	if (o->audit_log_path) {
+		sk_audit_options aud = {.log_path = o->audit_log_path,
+					.policy_path = o->audit_policy_path,
+					.max_size_mb = o->audit_max_size_mb,
+					.max_backups = o->audit_max_backups};
+
+		s->audit = sk_audit_open(&aud, err);
+		if (!s->audit)
+			goto fail;
+		sk_api_set_audit(s->api, s->audit);
+	}
 	names = serving_names(o, adv);
 	rc = sk_tls_setup(&s->tls, o->data_dir, host, port, (const char *const *)names, err);
 	names_free(names);
@@ -241,6 +254,7 @@ void sk_server_stop(sk_server *s)
 		sk_api_shutdown(s->api);
 	sk_http_stop(s->http);
 	sk_api_free(s->api);
+	sk_audit_close(s->audit);
 	if (s->store)
 		sk_store_close(s->store);
 	sk_tls_files_release(&s->tls);

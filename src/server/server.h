@@ -24,6 +24,9 @@ typedef struct sk_server_options {
 	const char *tls_san;           /* further names or addresses of the serving certificate (comma-separated) */
 	/* HTTPS connection caps (0: the defaults, sk_http_options) */
 	unsigned max_conns, max_conns_per_addr, max_unauth_conns;
+	/* the audit log (NULL: none) and its policy (NULL: Metadata for all) */
+	const char *audit_log_path, *audit_policy_path;
+	int audit_max_size_mb, audit_max_backups;
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);
