@@ -976,7 +976,7 @@ static int listen_socket(const struct sockaddr *sa, socklen_t len, const char *h
 	if (fd < 0)
 		return sk_error_set(err, SK_EINTERNAL, "listen tcp %s:%d: socket: %s", host, port, strerror(errno));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)); /* TIME_WAIT only, never a live listener */
-	if (bind(fd, sa, len) < 0 || listen(fd, 1024) < 0) {
+	if (bind(fd, sa, len) < 0 || listen(fd, 4096) < 0) {
 		int e = errno;
 
 		close(fd);
