@@ -79,9 +79,11 @@ static void test_policy_rules(void **state)
 	assert_int_equal(level(p, &admin, "update", "", "nodes", "status", "", "n", NULL), SK_AUDIT_REQUEST_RESPONSE);
 	assert_int_equal(level(p, &admin, "patch", "apps", "deployments", "scale", "d", "x", NULL),
 			 SK_AUDIT_REQUEST_RESPONSE);
-	/* "deployments/*" is the subresources, not the deployment itself */
-	assert_int_equal(level(p, &admin, "get", "apps", "deployments", "", "default", "x", NULL), SK_AUDIT_NONE);
-	assert_int_equal(level(p, &admin, "get", "apps", "deployments", "", "kube-system", "x", NULL),
+	/* "resource/ *" (no space) is the resource and its subresources, as upstream */
+	assert_int_equal(level(p, &admin, "get", "apps", "deployments", "", "default", "x", NULL),
+			 SK_AUDIT_REQUEST_RESPONSE);
+	assert_int_equal(level(p, &admin, "get", "apps", "replicasets", "", "default", "x", NULL), SK_AUDIT_NONE);
+	assert_int_equal(level(p, &admin, "get", "apps", "replicasets", "", "kube-system", "x", NULL),
 			 SK_AUDIT_REQUEST);
 	assert_int_equal(level(p, &admin, "get", "", "namespaces", "", "", "default", NULL), SK_AUDIT_REQUEST);
 	assert_int_equal(level(p, &admin, "get", "", "namespaces", "", "", "other", NULL), SK_AUDIT_NONE);
