@@ -148,13 +148,13 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 	reqobj = request_object(req);
 	if (!resp->watch && !resp->stream)
 		robj = response_object(resp);
-	ev = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o}", "kind", "Event", "apiVersion", "audit.k8s.io/v1",
-		       "level", level == SK_AUDIT_METADATA ? "Metadata"
-			       : level == SK_AUDIT_REQUEST ? "Request"
-							   : "RequestResponse",
-		       "auditID", audit_id(), "stage", long_running ? "ResponseStarted" : "ResponseComplete",
-		       "requestURI", req->request_uri ? req->request_uri : req->path, "verb", at.verb, "user",
-		       user_info(req->user));
+	ev = json_pack(
+		"{s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o}", "kind", "Event", "apiVersion", "audit.k8s.io/v1", "level",
+		level == SK_AUDIT_METADATA  ? "Metadata"
+		: level == SK_AUDIT_REQUEST ? "Request"
+					    : "RequestResponse",
+		"auditID", audit_id(), "stage", long_running ? "ResponseStarted" : "ResponseComplete", "requestURI",
+		req->request_uri ? req->request_uri : req->path, "verb", at.verb, "user", user_info(req->user));
 	json_object_set_new(ev, "sourceIPs", json_pack("[s]", req->source_ip ? req->source_ip : "127.0.0.1"));
 	if (req->user_agent)
 		json_object_set_new(ev, "userAgent", json_string(req->user_agent));

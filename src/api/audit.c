@@ -107,8 +107,7 @@ static json_t *yaml_node(yaml_parser_t *p, yaml_event_t *ev, int depth, sk_error
 				break;
 			if (!json_is_string(k)) {
 				json_decref(k);
-				sk_error_set(err, SK_EBADREQUEST, "line %zu: a key is not a string",
-					     p->mark.line + 1);
+				sk_error_set(err, SK_EBADREQUEST, "line %zu: a key is not a string", p->mark.line + 1);
 				break;
 			}
 			val = yaml_next(p, depth + 1, &end, err);
@@ -206,8 +205,10 @@ static int check_rule(json_t *r, size_t i, sk_error_t *err)
 	for (int k = 0; lv && levels[k]; k++)
 		found |= !strcmp(levels[k], lv);
 	if (!found)
-		return sk_error_set(err, SK_EBADREQUEST, "%s.level: Unsupported value: \"%s\": supported values: "
-				    "\"None\", \"Metadata\", \"Request\", \"RequestResponse\"", p, lv ? lv : "");
+		return sk_error_set(err, SK_EBADREQUEST,
+				    "%s.level: Unsupported value: \"%s\": supported values: "
+				    "\"None\", \"Metadata\", \"Request\", \"RequestResponse\"",
+				    p, lv ? lv : "");
 	if (json_object_get(r, "nonResourceURLs") &&
 	    (json_object_get(r, "resources") || json_object_get(r, "namespaces")))
 		return sk_error_set(err, SK_EBADREQUEST,
@@ -222,7 +223,8 @@ static int check_rule(json_t *r, size_t i, sk_error_t *err)
 	if (json_object_get(r, "resources") && !json_is_array(json_object_get(r, "resources")))
 		return sk_error_set(err, SK_EBADREQUEST, "%s.resources: must be a list", p);
 	json_array_foreach(json_object_get(r, "resources"), j, gr) {
-		if (!json_is_object(gr) || check_strings(json_object_get(gr, "resources"), "resources", NULL, err) < 0 ||
+		if (!json_is_object(gr) ||
+		    check_strings(json_object_get(gr, "resources"), "resources", NULL, err) < 0 ||
 		    check_strings(json_object_get(gr, "resourceNames"), "resourceNames", NULL, err) < 0 ||
 		    (json_object_get(gr, "group") && !json_is_string(json_object_get(gr, "group"))))
 			return sk_error_set(err, SK_EBADREQUEST, "%s.resources[%zu]: not a GroupResources", p, j);
@@ -382,7 +384,8 @@ enum sk_audit_level sk_audit_policy_level(json_t *policy, const sk_audit_attrs *
 
 		if (!rule_matches(r, a))
 			continue;
-		*omit = stage_mask(json_object_get(policy, "omitStages")) | stage_mask(json_object_get(r, "omitStages"));
+		*omit = stage_mask(json_object_get(policy, "omitStages")) |
+			stage_mask(json_object_get(r, "omitStages"));
 		for (int k = 0; levels[k]; k++)
 			if (!strcmp(levels[k], lv))
 				return (enum sk_audit_level)k;

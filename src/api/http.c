@@ -18,20 +18,11 @@
 #include "api/logs.h"
 #include "util/util.h"
 
-/* The server runs one event loop per core (libmicrohttpd's thread pool over
- * epoll) instead of a thread per connection: a watch event reaches 1,000
- * watchers without 1,000 thread wake-ups and context switches. Nothing may
- * block a loop, so requests that can wait (writes wait for their durable
- * commit; log requests call the node agent) run on worker threads while
- * their connection is suspended, and streams (watches, followed logs) park
- * their connection when they have nothing to send: the event's writer
- * resumes it. A ticker wakes parked streams whose timeout or bookmark is
- * due and notices clients that went away. */
 enum { ADDR_BUCKETS = 1024 };
 
 /* What a connection is doing, for its deadline and for shedding. */
 enum conn_phase {
-	PH_WAIT,   /* waiting for a request's headers (pre: never authenticated; idle: kept alive) */
+	PH_WAIT,   /* waiting for a request's headers (pre: never authenticated; kept: kept alive) */
 	PH_BODY,   /* authenticated, reading the body */
 	PH_BUSY,   /* handled or answered (the write deadline is libmicrohttpd's timeout) */
 	PH_STREAM, /* a watch or followed logs: no deadline but the write one */
@@ -59,6 +50,15 @@ struct conn_list {
 	size_t n;
 };
 
+/* The server runs one event loop per core (libmicrohttpd's thread pool over
+ * epoll) instead of a thread per connection: a watch event reaches 1,000
+ * watchers without 1,000 thread wake-ups and context switches. Nothing may
+ * block a loop, so requests that can wait (writes wait for their durable
+ * commit; log requests call the node agent) run on worker threads while
+ * their connection is suspended, and streams (watches, followed logs) park
+ * their connection when they have nothing to send: the event's writer
+ * resumes it. A ticker wakes parked streams whose timeout or bookmark is
+ * due and notices clients that went away. */
 struct sk_http {
 	struct MHD_Daemon *d;
 	sk_api *api;
@@ -167,11 +167,11 @@ static int client_gone(int fd)
 /* ---- the connection registry: limits, deadlines and shedding ----
  *
  * Every connection is in one list by what it does: pre (waiting for the
- * headers of a request and never authenticated), idle (kept alive after an
+ * headers of a request and never authenticated), kept (kept alive after an
  * authenticated request) or active (reading an authenticated body, being
  * answered, streaming). Each list is oldest first, so the ticker finds the
  * connections past their deadline at its head, and room is made by closing
- * the oldest pre connection, then the oldest idle one: an authenticated
+ * the oldest pre connection, then the oldest kept one: an authenticated
  * client always gets in while unauthenticated ones are shed. A connection is
  * closed by shutting its socket down (under cmu, which the close
  * notification takes before libmicrohttpd closes the descriptor); its loop
@@ -1065,13 +1065,13 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 		return NULL;
 	}
 	/* libmicrohttpd's own limit sits above ours (it stops accepting at
-	 * it); its timeout is the write deadline and the idle one while a
-	 * request is read; parked streams and suspended requests are exempt */
+	 * it); its inactivity timeout is the write deadline (and a second idle
+	 * one); parked streams and suspended requests are exempt */
 	h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, h, MHD_OPTION_LISTEN_SOCKET, lfd,
 				MHD_OPTION_HTTPS_MEM_CERT, h->cert, MHD_OPTION_HTTPS_MEM_KEY, h->key,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
 				h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h, MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned)h->body_timeout, MHD_OPTION_UNESCAPE_CALLBACK, unescape, h,
+				(unsigned)h->idle_timeout, MHD_OPTION_UNESCAPE_CALLBACK, unescape, h,
 				MHD_OPTION_THREAD_POOL_SIZE, loops, MHD_OPTION_CONNECTION_LIMIT,
 				h->max_conns + h->max_conns / 16 + 64 * loops, MHD_OPTION_END);
 	if (!h->d) {

@@ -18,7 +18,8 @@ typedef struct sk_http_options {
 	unsigned max_conns, max_conns_per_addr, max_unauth_conns;
 	/* deadlines in seconds (0: the defaults): a request's headers on a
 	 * connection not yet authenticated (10), an idle kept-alive connection
-	 * (90), a body and a stalled write (60) */
+	 * (90, also a stalled write: libmicrohttpd's inactivity timeout), an
+	 * authenticated body (60) */
 	unsigned header_timeout_s, idle_timeout_s, body_timeout_s;
 } sk_http_options;
 
