@@ -172,6 +172,34 @@ def test_unauthenticated_connections_are_shed_first(c):
     assert closed >= 60
 
 
+def test_connections_per_address_are_capped(tmpdir_skiff):
+    """One address may hold at most --max-connections-per-address; another
+    address (the authenticated client's) is not affected."""
+    cl = Cluster(tmpdir_skiff, ["--no-agent", "--max-connections-per-address", "16"]).start()
+    try:
+        socks = []
+        for _ in range(40):
+            s = socket.socket()
+            s.bind(("127.0.0.2", 0))
+            s.connect(("127.0.0.1", cl.port))
+            socks.append(s)
+        assert cl.kubectl("get", "ns", "default", "-o", "name").stdout.strip() == "namespace/default"
+        open_ = 0
+        for s in socks:
+            s.settimeout(0.3)
+            try:
+                if s.recv(1) != b"":
+                    open_ += 1
+            except (socket.timeout, TimeoutError):
+                open_ += 1
+            except ConnectionResetError:
+                pass
+            s.close()
+        assert open_ <= 16
+    finally:
+        cl.cleanup()
+
+
 def test_second_server_on_the_same_port_refuses_to_start(c, tmpdir_skiff):
     r = subprocess.run([SKIFF, "server", "--no-agent", "--data-dir", tmpdir_skiff, "--listen",
                         f"127.0.0.1:{c.port}"], capture_output=True, text=True, timeout=60)
