@@ -5,8 +5,7 @@
 
 /* kube-apiserver's recommended order (its AllOrderedPlugins): each plugin's
  * file adds its entry here. */
-extern const sk_adm_plugin sk__adm_limitranger, sk__adm_resourcequota, sk__adm_serviceaccount,
-	sk__adm_node_restriction;
+extern const sk_adm_plugin sk__adm_limitranger, sk__adm_resourcequota, sk__adm_serviceaccount, sk__adm_node_restriction;
 
 static const sk_adm_plugin *const plugins[] = {
 	&sk__adm_namespace_lifecycle,

@@ -14,7 +14,7 @@ enum {
 	SK_SUB_LOG = 1 << 4,
 	SK_SUB_EXEC = 1 << 5,
 	SK_SUB_FINALIZE = 1 << 6,
-	SK_SUB_TOKEN = 1 << 7, /* serviceaccounts/token (TokenRequest) */
+	SK_SUB_TOKEN = 1 << 7,    /* serviceaccounts/token (TokenRequest) */
 	SK_SUB_APPROVAL = 1 << 8, /* certificatesigningrequests/approval */
 };
 
@@ -152,10 +152,11 @@ struct sk_api {
 	int shutting_down;   /* atomic (sk__api_stopping): read by watches and the CRD threads */
 	int gc_enabled;      /* atomic (sk__api_gc_enabled): a garbage collector honours foreground/orphan finalizers */
 	struct sk__svc *svc; /* Service allocations and the cluster's own Services (service.c) */
-	struct sk__rbac *rbac; /* the RBAC authorizer's index (authz-rbac.c) */
-	struct sk__psa_config *psa; /* PodSecurity's defaults and exemptions (podsecurity.c) */
-	struct sk__sa *sa;   /* service-account token signing (satoken.c); NULL until sk_api_sa_setup */
+	struct sk__rbac *rbac;            /* the RBAC authorizer's index (authz-rbac.c) */
+	struct sk__psa_config *psa;       /* PodSecurity's defaults and exemptions (podsecurity.c) */
+	struct sk__sa *sa;                /* service-account token signing (satoken.c); NULL until sk_api_sa_setup */
 	struct sk_node_graph *node_graph; /* the Node authorizer's pods → objects graph (authz-node.c) */
+	struct sk_audit *audit;           /* or NULL (audit-event.c) */
 };
 
 /* The flags other threads read while the server runs. */
@@ -219,6 +220,25 @@ int sk__impersonate(sk_api *api, const sk_api_request *req, sk_user **as, sk_api
 /* Request handlers (handlers.c, watch.c, discovery.c). */
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp);
 int sk__parse_path(const char *path, sk_path *p, sk_error_t *err);
+/* Discovery, health and OpenAPI paths: the non-resource requests. */
+int sk__is_discovery(const char *path);
+/* The verb of a request as upstream's RequestInfoFactory names it (p NULL:
+ * a non-resource request, the method in lower case; static string). */
+const char *sk__request_verb(const sk_api_request *req, const sk_path *p);
+/* Writes req's audit event (audit-event.c); received_ns: when it came in. */
+void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_response *resp, int64_t received_ns);
+/* A resourceVersion option as upstream parses it ("" and "0": 0); 400
+ * BadRequest for anything but an unsigned decimal. */
+int sk__rv_parse(const char *s, int64_t *out, sk_error_t *err);
+/* Upstream's ValidateListOptions of resourceVersionMatch: 0, or -1 with a
+ * 422 ListOptions reply in resp. */
+int sk__list_options_check(const sk_api_request *req, sk_api_response *resp);
+/* The revision a list reads at (0: now) from resourceVersion,
+ * resourceVersionMatch and continue; limited: the list has a limit (an
+ * unmatched resourceVersion is then exact, as upstream). 504 for a
+ * revision in the future, 410 for an exact one compacted, 400 for a
+ * resourceVersion with a continue token. */
+int sk__list_revision(sk_api *api, const sk_api_request *req, int limited, int64_t *rev, sk_error_t *err);
 void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 int sk__wants_table(const sk_api_request *req);

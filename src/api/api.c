@@ -53,8 +53,8 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 		api->opts.bookmark_secs = 60;
 	pthread_mutex_init(&api->mu, NULL);
 	api->psa = sk__psa_config_load(api->opts.admission_config_file, err);
-	if (!api->psa || ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0 || sk__rbac_start(api, err) < 0 ||
-	    sk__node_graph_start(api, err) < 0) {
+	if (!api->psa || ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0 ||
+	    sk__rbac_start(api, err) < 0 || sk__node_graph_start(api, err) < 0) {
 		sk_api_free(api);
 		return NULL;
 	}
@@ -81,7 +81,7 @@ void sk_api_free(sk_api *api)
 	free(api);
 }
 
-static int is_discovery(const char *p)
+int sk__is_discovery(const char *p)
 {
 	if (!strcmp(p, "/api") || !strcmp(p, "/apis") || !strcmp(p, "/version") || !strcmp(p, "/healthz") ||
 	    !strcmp(p, "/livez") || !strcmp(p, "/readyz") || !strncmp(p, "/openapi/", 9) || !strcmp(p, "/api/v1"))
@@ -94,10 +94,19 @@ static int is_discovery(const char *p)
 	return 0;
 }
 
-/* The verb of a resource request as upstream's RequestInfoFactory names it. */
-static const char *request_verb(const sk_api_request *req, const sk_path *p)
+const char *sk__request_verb(const sk_api_request *req, const sk_path *p)
 {
+	static const char *const lower[][2] = {{"GET", "get"},        {"POST", "post"},     {"PUT", "put"},
+					       {"PATCH", "patch"},    {"DELETE", "delete"}, {"HEAD", "head"},
+					       {"OPTIONS", "options"}};
 	const char *m = req->method;
+
+	if (!p) {
+		for (size_t i = 0; i < sizeof(lower) / sizeof(lower[0]); i++)
+			if (!strcmp(m, lower[i][0]))
+				return lower[i][1];
+		return "unknown";
+	}
 
 	if (!strcmp(m, "POST"))
 		return "create";
@@ -124,7 +133,7 @@ static int authorize(sk_api *api, const sk_api_request *req, const sk_path *p, s
 
 	if (p) {
 		a.resource_request = 1;
-		a.verb = request_verb(req, p);
+		a.verb = sk__request_verb(req, p);
 		a.api_group = p->group;
 		a.api_version = p->version;
 		a.resource = p->res->plural;
@@ -149,7 +158,20 @@ static int authorize(sk_api *api, const sk_api_request *req, const sk_path *p, s
 	return -1;
 }
 
+static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);
+
+void sk_api_set_audit(sk_api *api, struct sk_audit *a) { api->audit = a; }
+
 void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp)
+{
+	int64_t t0 = api->audit ? sk_now_ns() : 0;
+
+	handle(api, req, resp);
+	if (api->audit)
+		sk__audit_request(api, req, resp, t0);
+}
+
+static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp)
 {
 	sk_error_t err = {0};
 	sk_path p;
@@ -206,10 +228,10 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 			jreq.body_len = strlen(json);
 		}
 		jreq.content_type = "application/json";
-		sk_api_handle(api, &jreq, resp);
+		handle(api, &jreq, resp);
 		return;
 	}
-	if (is_discovery(req->path)) {
+	if (sk__is_discovery(req->path)) {
 		if (strcmp(req->method, "GET")) {
 			sk__reply_status(resp, 405, "MethodNotAllowed",
 					 "the server does not allow this method on the requested resource", NULL, NULL,

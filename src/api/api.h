@@ -63,6 +63,9 @@ typedef struct sk_api_request {
 	json_t *body_obj; /* in-process: the body already decoded (borrowed; body unused) */
 	int body_owned;   /* in-process: body_obj is the handler's to change in place */
 	int want_obj;     /* in-process: return objects in resp->obj, not as text */
+	/* for the audit log (NULL in-process): */
+	const char *source_ip, *user_agent;
+	const char *request_uri; /* path and query as sent */
 } sk_api_request;
 
 typedef struct sk_api_response {
@@ -98,6 +101,10 @@ int sk_api_sa_setup(sk_api *api, const char *key_path, sk_error_t *err);
 void sk_api_shutdown(sk_api *api);
 /* Lets the API add foregroundDeletion/orphan finalizers (a collector runs). */
 void sk_api_set_gc_enabled(sk_api *api, int on);
+/* Every request handled from now on is audited to a (borrowed; the caller
+ * closes it after sk_api_free). */
+struct sk_audit;
+void sk_api_set_audit(sk_api *api, struct sk_audit *a);
 
 /* Handles one request; always fills resp (errors become Status objects). */
 void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);

@@ -58,11 +58,9 @@ int sk_user_in_group(const sk_user *u, const char *group)
 }
 
 static char *apiserver_groups[] = {SK_GROUP_MASTERS, SK_GROUP_AUTHENTICATED};
-static const sk_user apiserver_user = {
-	.name = "system:apiserver", .uid = "", .groups = apiserver_groups, .ngroups = 2};
+static const sk_user apiserver_user = {.name = "system:apiserver", .uid = "", .groups = apiserver_groups, .ngroups = 2};
 static char *anonymous_groups[] = {SK_GROUP_UNAUTHENTICATED};
-static const sk_user anonymous_user = {
-	.name = SK_USER_ANONYMOUS, .uid = "", .groups = anonymous_groups, .ngroups = 1};
+static const sk_user anonymous_user = {.name = SK_USER_ANONYMOUS, .uid = "", .groups = anonymous_groups, .ngroups = 1};
 
 const sk_user *sk_user_apiserver(void) { return &apiserver_user; }
 const sk_user *sk_user_anonymous(void) { return &anonymous_user; }
@@ -79,11 +77,7 @@ static sk_authz_decision authz_masters(sk_api *api, const sk_authz_attrs *a, cha
 
 /* In kube-apiserver's order: Node, RBAC. */
 static const sk_authorizer_fn chain[] = {
-	authz_masters,
-	sk__authz_node,
-	sk__authz_bootstrappers,
-	sk__authz_rbac,
-	NULL,
+	authz_masters, sk__authz_node, sk__authz_bootstrappers, sk__authz_rbac, NULL,
 };
 
 int sk__authorize(sk_api *api, const sk_authz_attrs *a, char **reason)
@@ -130,7 +124,7 @@ char *sk__authz_forbidden_message(const sk_authz_attrs *a, const char *reason)
 		who = a->name[0] ? xasprintf("%s \"%s\"", a->resource, a->name) : xstrdup(a->resource);
 	what = a->subresource[0] ? xasprintf("%s/%s", a->resource, a->subresource) : xstrdup(a->resource);
 	where = a->ns[0] ? xasprintf("in the namespace \"%s\"", a->ns) : xstrdup("at the cluster scope");
-	return xasprintf("%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" %s%s%s", who,
-			 user, a->verb, what, a->api_group, where, reason && *reason ? ": " : "",
+	return xasprintf("%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" %s%s%s", who, user,
+			 a->verb, what, a->api_group, where, reason && *reason ? ": " : "",
 			 reason && *reason ? reason : "");
 }

@@ -18,10 +18,10 @@ typedef struct sk_api sk_api;
 
 typedef struct sk_user {
 	char *name;
-	char *uid;      /* "" when the authenticator has none */
-	char **groups;  /* ngroups strings */
+	char *uid;     /* "" when the authenticator has none */
+	char **groups; /* ngroups strings */
 	size_t ngroups;
-	json_t *extra;  /* {"key": ["value", …]} or NULL */
+	json_t *extra; /* {"key": ["value", …]} or NULL */
 } sk_user;
 
 #define SK_GROUP_MASTERS "system:masters"
@@ -49,7 +49,7 @@ typedef struct sk_authz_attrs {
 	const sk_user *user;
 	const char *verb;
 	int resource_request;
-	const char *api_group;   /* "" for the core group */
+	const char *api_group; /* "" for the core group */
 	const char *api_version;
 	const char *resource;    /* plural */
 	const char *subresource; /* "" */

@@ -507,6 +507,38 @@ static int copy_seg(char *dst, size_t len, const char *s, size_t n)
 	return 0;
 }
 
+/* A namespace or name segment: the escapes the HTTP layer kept ("%2F",
+ * "%25") decoded, then upstream's IsValidPathSegmentName (NamespaceKeyFunc
+ * answers 400 for a name with '/' or '%', or one that is "." or ".."). */
+static int copy_name_seg(char *dst, size_t len, const char *s, size_t n, const char *what, sk_error_t *err)
+{
+	size_t o = 0;
+	char msg[64] = "";
+
+	if (n == 0 || n >= len)
+		return sk_error_set(err, SK_ENOTFOUND, "%s too long", what);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n && s[i + 1] == '2' && (s[i + 2] == 'F' || s[i + 2] == '5')) {
+			dst[o++] = s[i + 2] == 'F' ? '/' : '%';
+			i += 2;
+		} else {
+			dst[o++] = s[i];
+		}
+	}
+	dst[o] = '\0';
+	if (!strcmp(dst, ".") || !strcmp(dst, ".."))
+		snprintf(msg, sizeof(msg), "may not be '%s'", dst);
+	else if (strchr(dst, '/') && strchr(dst, '%'))
+		snprintf(msg, sizeof(msg), "may not contain '/';may not contain '%%'");
+	else if (strchr(dst, '/') || strchr(dst, '%'))
+		snprintf(msg, sizeof(msg), "may not contain '%c'", strchr(dst, '/') ? '/' : '%');
+	if (!msg[0])
+		return 0;
+	if (!strcmp(what, "namespace"))
+		return sk_error_set(err, SK_EBADREQUEST, "Namespace parameter invalid: \"%s\": %s ", dst, msg);
+	return sk_error_set(err, SK_EBADREQUEST, "Name parameter invalid: \"%s\": %s", dst, msg);
+}
+
 /* Splits path into at most 8 segments. */
 static size_t split_path(const char *path, const char **seg, size_t *seglen, size_t max)
 {
@@ -562,8 +594,8 @@ int sk__parse_path(const char *path, sk_path *p, sk_error_t *err)
 			const sk_api_resource *r = sk__resource_find(p->group, p->version, cand);
 
 			if (r && r->namespaced) {
-				if (copy_seg(p->ns, sizeof(p->ns), seg[i + 1], len[i + 1]) < 0)
-					return sk_error_set(err, SK_ENOTFOUND, "namespace name too long");
+				if (copy_name_seg(p->ns, sizeof(p->ns), seg[i + 1], len[i + 1], "namespace", err) < 0)
+					return -1;
 				i += 2;
 			}
 		}
@@ -574,8 +606,8 @@ int sk__parse_path(const char *path, sk_path *p, sk_error_t *err)
 	if (!p->res)
 		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
 	i++;
-	if (i < n && copy_seg(p->name, sizeof(p->name), seg[i], len[i]) < 0)
-		return sk_error_set(err, SK_ENOTFOUND, "name too long");
+	if (i < n && copy_name_seg(p->name, sizeof(p->name), seg[i], len[i], "name", err) < 0)
+		return -1;
 	i++;
 	if (i < n && copy_seg(p->sub, sizeof(p->sub), seg[i], len[i]) < 0)
 		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");

@@ -411,6 +411,19 @@ static void reply_stored(sk_api_response *resp, int status, json_t *obj, stored 
 	sk__reply_raw(resp, status, body, len);
 }
 
+/* etcd refuses a write past its request limit (--max-request-bytes, 1.5 MiB
+ * by default) and kube-apiserver passes its error on as a 500 without a
+ * reason; skiff keeps that bound so that what it stores fits an etcd too. */
+enum { STORE_MAX_REQUEST = 3 * 512 * 1024 };
+
+static int too_large_for_store(const char *key, size_t len, sk_error_t *err)
+{
+	if (strlen(key) + len <= STORE_MAX_REQUEST)
+		return 0;
+	sk_error_set(err, SK_EUNKNOWN, "etcdserver: request is too large");
+	return 1;
+}
+
 /* Writes obj as a new key. Returns the stored revision or -1; st (if not
  * NULL) receives the stored text (caller frees st->text). */
 static int64_t store_create(sk_api *api, const sk_api_resource *r, json_t *obj, stored *st, sk_error_t *err)
@@ -418,7 +431,7 @@ static int64_t store_create(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	cleanup_free char *key = sk__obj_key(r, meta_str(obj, "namespace"), meta_str(obj, "name"));
 	size_t len;
 	cleanup_free char *val = sk__obj_encode(obj, &len);
-	int64_t rev = sk_store_create(api->store, key, val, len, err);
+	int64_t rev = too_large_for_store(key, len, err) ? -1 : sk_store_create(api->store, key, val, len, err);
 
 	if (st && rev >= 0) {
 		st->text = steal_ptr(&val);
@@ -436,7 +449,7 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	cleanup_free char *key = sk__obj_key(r, meta_str(obj, "namespace"), meta_str(obj, "name"));
 	size_t len;
 	cleanup_free char *val = sk__obj_encode(obj, &len);
-	int64_t rev = sk_store_update(api->store, key, val, len, expect, err);
+	int64_t rev = too_large_for_store(key, len, err) ? -1 : sk_store_update(api->store, key, val, len, expect, err);
 
 	if (st && rev >= 0) {
 		st->text = steal_ptr(&val);
@@ -618,7 +631,18 @@ static void do_get(sk_api *api, const sk_api_request *req, const sk_path *p, sk_
 	cleanup_free char *key = sk__obj_key(p->res, p->ns, p->name);
 	sk_error_t err = {0};
 	sk_store_kv kv;
+	int64_t want;
 
+	if (sk__rv_parse(sk__arg(req, "resourceVersion"), &want, &err) < 0) {
+		sk__reply_error(resp, &err, p->res, p->name);
+		return;
+	}
+	if (want > sk_store_rev(api->store)) {
+		sk_error_set(&err, SK_ETIMEOUT, "Too large resource version: %lld, current: %lld", (long long)want,
+			     (long long)sk_store_rev(api->store));
+		sk__reply_error(resp, &err, p->res, p->name);
+		return;
+	}
 	if (sk_store_get(api->store, key, &kv, &err) < 0) {
 		sk_error_set(&err, SK_ENOTFOUND, "%s%s%s \"%s\" not found", p->res->plural, p->res->group[0] ? "." : "",
 			     p->res->group, p->name);
@@ -659,6 +683,11 @@ static int decode_continue(const char *tok, int64_t *rev, char **key, sk_error_t
 			err, SK_EBADREQUEST,
 			"continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
 	*rev = json_integer_value(json_object_get(t, "rv"));
+	/* -1: continue at the newest revision (the token of a 410); 0 is no token's */
+	if (*rev == 0 || *rev < -1)
+		return sk_error_set(
+			err, SK_EBADREQUEST,
+			"continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
 	*key = xstrdup(json_string_value(json_object_get(t, "start")));
 	return 0;
 }
@@ -811,6 +840,13 @@ static void reply_raw_list(sk_api_response *resp, const sk_api_resource *r, json
 	sk__reply_raw(resp, 200, body, off);
 }
 
+#define CONTINUE_EXPIRED \
+	"The provided continue parameter is too old to display a consistent list result. You can start a new " \
+	"list without the continue parameter, or use the continue token in this response to retrieve the " \
+	"remainder of the results. Continuing with the provided token results in an inconsistent list - " \
+	"objects that were created, modified, or deleted between the time the first chunk was returned and " \
+	"now may show up in the list."
+
 static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	const sk_api_resource *r = p->res;
@@ -830,19 +866,33 @@ static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 		goto fail;
 	/* upstream reads a negative limit as none; past LIST_LIMIT_MAX, no store has more */
 	limit = lim <= 0 ? 0 : (size_t)(lim > LIST_LIMIT_MAX ? LIST_LIMIT_MAX : lim);
-	if (list_filter_init(&f, req, r, &err) < 0)
+	if (sk__list_options_check(req, resp) < 0)
+		return;
+	if (list_filter_init(&f, req, r, &err) < 0 || sk__list_revision(api, req, limit > 0, &rev, &err) < 0)
 		goto fail;
 	if (cont && *cont && decode_continue(cont, &rev, &after, &err) < 0)
 		goto fail;
 	if (collect(api, prefix, &after, limit, &rev, &list_rev, &f, &ri, &more, &err) < 0) {
+		if (err.code == SK_EGONE && cont && *cont) {
+			/* as upstream's handleCompactedErrorForPaging: the Status
+			 * carries a token that continues at the newest revision */
+			cleanup_free char *tok = encode_continue(-1, after);
+			cleanup_json json_t *st = NULL;
+
+			raw_items_release(&ri);
+			list_filter_release(&f);
+			sk__reply_status(resp, 410, "Expired", CONTINUE_EXPIRED, NULL, NULL, NULL);
+			st = sk_json_loadb(resp->body, resp->len);
+			if (st) {
+				json_object_set_new(json_object_get(st, "metadata"), "continue", json_string(tok));
+				free(resp->body);
+				resp->body = NULL;
+				sk__reply_json(resp, 410, st);
+			}
+			return;
+		}
 		if (err.code == SK_EGONE)
-			sk_error_set(&err, SK_EGONE,
-				     "The provided continue parameter is too old to display a consistent list result. "
-				     "You can start a new list without the continue parameter, or use the continue "
-				     "token in this response to retrieve the remainder of the results. Continuing with "
-				     "the provided token results in an inconsistent list - objects that were created, "
-				     "modified, or deleted between the time the first chunk was returned and now may "
-				     "show up in the list.");
+			sk_error_set(&err, SK_EGONE, "The resourceVersion for the provided list is too old.");
 		goto fail;
 	}
 	if (more) {

@@ -1,10 +1,12 @@
 #include <arpa/inet.h>
+#include <curl/curl.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -16,6 +18,45 @@
 #include "api/http.h"
 #include "api/logs.h"
 #include "util/util.h"
+
+enum { ADDR_BUCKETS = 1024 };
+
+/* What a connection is doing, for its deadline and for shedding. */
+enum conn_phase {
+	PH_WAIT,   /* waiting for a request's headers (pre: never authenticated; kept: kept alive) */
+	PH_BODY,   /* authenticated, reading the body */
+	PH_BUSY,   /* handled or answered (the write deadline is libmicrohttpd's timeout) */
+	PH_STREAM, /* a watch or followed logs: no deadline but the write one */
+	PH_GONE,   /* shut down by us, waiting for libmicrohttpd to close it */
+};
+
+struct addr_count {
+	struct addr_count *next;
+	unsigned char key[17]; /* family and address */
+	unsigned n;
+};
+
+typedef struct conn_rec {
+	struct conn_rec *prev, *next;
+	struct conn_list *list;
+	struct addr_count *addr;
+	int fd;
+	int authed; /* a request of this connection was authenticated */
+	enum conn_phase phase;
+	time_t since; /* monotonic seconds: the phase's start */
+	/* what the connection's client certificate proved: checked on its
+	 * first request (a TLS connection's peer certificate does not change)
+	 * and again once a minute (its validity dates); only the connection's
+	 * event loop reads or writes these */
+	int cert_checked, cert_rc; /* cert_rc: sk_authn_session's */
+	sk_user *cert_user;
+	int64_t cert_until; /* monotonic ns */
+} conn_rec;
+
+struct conn_list {
+	conn_rec *head, *tail;
+	size_t n;
+};
 
 /* The server runs one event loop per core (libmicrohttpd's thread pool over
  * epoll) instead of a thread per connection: a watch event reaches 1,000
@@ -42,6 +83,15 @@ struct sk_http {
 	struct stream_ctx *streams;
 	pthread_t ticker;
 	int ticker_started, stopping;
+
+	/* the connection registry (limits and deadlines), guarded by cmu */
+	pthread_mutex_t cmu;
+	struct conn_list pre, kept, active; /* oldest first */
+	size_t nconns;                      /* registered, the shut down ones included */
+	struct addr_count *addrs[ADDR_BUCKETS];
+	unsigned max_conns, max_per_addr, max_unauth;
+	unsigned header_timeout, idle_timeout, body_timeout;
+	size_t ngone; /* shut down, not yet closed */
 };
 
 enum { MAX_WORKERS = 512, PIPE_BUFFER_MAX = 1 << 20 };
@@ -55,10 +105,13 @@ typedef struct conn_ctx {
 	char *body;
 	size_t len, cap;
 	int too_large;
+	sk_user *user; /* decided on the request's first call (owned) */
+	int anonymous; /* no user: system:anonymous on a public path */
+	char ip[INET6_ADDRSTRLEN];
+	char *uri; /* the request URI for the audit log */
 	int state; /* 0: reading; 1: queued to a worker; 2: answered by it */
 	struct MHD_Connection *conn;
 	sk_api_request req;
-	sk_user *user; /* req.user when an authenticator made it */
 	sk_api_response resp;
 	struct conn_ctx *next; /* job queue */
 	sk_api_arg args[64];
@@ -115,41 +168,31 @@ static enum MHD_Result collect_impersonate(void *cls, enum MHD_ValueKind kind, c
 	return MHD_YES;
 }
 
-/* What a connection's client certificate proved: checked on its first
- * request (a TLS connection's peer certificate does not change) and again
- * once a minute (its validity dates). The connection's own: only its event
- * loop reads or writes it. */
-typedef struct conn_auth {
-	int checked, rc; /* rc: sk_authn_session's */
-	sk_user *user;
-	int64_t until; /* monotonic ns */
-} conn_auth;
-
 enum { CERT_RECHECK_NS = 60 * 1000000000LL };
 
-/* sk_authn_session for the request's connection, from its conn_auth. */
+/* sk_authn_session for the request's connection, from its conn_rec. */
 static int session_user(sk_http *h, struct MHD_Connection *conn, sk_user **u)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 	const union MHD_ConnectionInfo *sc = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	conn_auth *ca = sc ? sc->socket_context : NULL;
+	conn_rec *r = sc ? sc->socket_context : NULL;
 	int64_t now = sk_mono_ns();
 
 	*u = NULL;
 	if (!ci)
 		return 0;
-	if (!ca)
+	if (!r)
 		return sk_authn_session(h->authn, (gnutls_session_t)ci->tls_session, u);
-	if (!ca->checked || now >= ca->until) {
-		sk_user_free(ca->user);
-		ca->user = NULL;
-		ca->rc = sk_authn_session(h->authn, (gnutls_session_t)ci->tls_session, &ca->user);
-		ca->checked = 1;
-		ca->until = now + CERT_RECHECK_NS;
+	if (!r->cert_checked || now >= r->cert_until) {
+		sk_user_free(r->cert_user);
+		r->cert_user = NULL;
+		r->cert_rc = sk_authn_session(h->authn, (gnutls_session_t)ci->tls_session, &r->cert_user);
+		r->cert_checked = 1;
+		r->cert_until = now + CERT_RECHECK_NS;
 	}
-	if (ca->rc > 0)
-		*u = sk_user_dup(ca->user);
-	return ca->rc;
+	if (r->cert_rc > 0)
+		*u = sk_user_dup(r->cert_user);
+	return r->cert_rc;
 }
 
 /* The request's user (caller frees), or NULL; *presented says credentials
@@ -173,18 +216,238 @@ static sk_user *authenticate(sk_http *h, struct MHD_Connection *conn, int *prese
 	return sk_authn_token(h->authn, token);
 }
 
-/* What anybody may reach without credentials, as system:anonymous. */
-static int public_path(const char *url)
-{
-	return !strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz") ||
-	       !strcmp(url, "/version");
-}
-
 static int client_gone(int fd)
 {
 	struct pollfd p = {.fd = fd, .events = POLLRDHUP};
 
 	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* ---- the connection registry: limits, deadlines and shedding ----
+ *
+ * Every connection is in one list by what it does: pre (waiting for the
+ * headers of a request and never authenticated), kept (kept alive after an
+ * authenticated request) or active (reading an authenticated body, being
+ * answered, streaming). Each list is oldest first, so the ticker finds the
+ * connections past their deadline at its head, and room is made by closing
+ * the oldest pre connection, then the oldest kept one: an authenticated
+ * client always gets in while unauthenticated ones are shed. A connection is
+ * closed by shutting its socket down (under cmu, which the close
+ * notification takes before libmicrohttpd closes the descriptor); its loop
+ * then sees the end and frees it. */
+
+static time_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+static void list_remove(conn_rec *r)
+{
+	struct conn_list *l = r->list;
+
+	if (!l)
+		return;
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		l->head = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	else
+		l->tail = r->prev;
+	l->n--;
+	r->prev = r->next = NULL;
+	r->list = NULL;
+}
+
+static void list_append(struct conn_list *l, conn_rec *r)
+{
+	r->list = l;
+	r->next = NULL;
+	r->prev = l->tail;
+	if (l->tail)
+		l->tail->next = r;
+	else
+		l->head = r;
+	l->tail = r;
+	l->n++;
+}
+
+/* Moves r to phase ph (the list that goes with it), under cmu. */
+static void set_phase(sk_http *h, conn_rec *r, enum conn_phase ph)
+{
+	if (r->phase == PH_GONE)
+		return;
+	list_remove(r);
+	r->phase = ph;
+	r->since = mono_now();
+	if (ph == PH_WAIT)
+		list_append(r->authed ? &h->kept : &h->pre, r);
+	else
+		list_append(&h->active, r);
+}
+
+static void conn_phase(sk_http *h, struct MHD_Connection *conn, enum conn_phase ph, int authed)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	conn_rec *r = ci ? ci->socket_context : NULL;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&h->cmu);
+	if (authed)
+		r->authed = 1;
+	set_phase(h, r, ph);
+	pthread_mutex_unlock(&h->cmu);
+}
+
+/* Closes r (under cmu). */
+static void shed(sk_http *h, conn_rec *r)
+{
+	list_remove(r);
+	r->phase = PH_GONE;
+	shutdown(r->fd, SHUT_RDWR);
+	h->ngone++;
+}
+
+static unsigned addr_hash(const unsigned char *k)
+{
+	unsigned x = 2166136261u;
+
+	for (int i = 0; i < 17; i++)
+		x = (x ^ k[i]) * 16777619u;
+	return x % ADDR_BUCKETS;
+}
+
+static void addr_key(const struct sockaddr *sa, unsigned char key[17])
+{
+	memset(key, 0, 17);
+	if (!sa)
+		return;
+	key[0] = (unsigned char)sa->sa_family;
+	if (sa->sa_family == AF_INET)
+		memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	else if (sa->sa_family == AF_INET6)
+		memcpy(key + 1, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+}
+
+static struct addr_count *addr_get(sk_http *h, const struct sockaddr *sa)
+{
+	unsigned char key[17];
+	struct addr_count **b, *a;
+
+	addr_key(sa, key);
+	b = &h->addrs[addr_hash(key)];
+	for (a = *b; a; a = a->next)
+		if (!memcmp(a->key, key, sizeof(key)))
+			return a;
+	a = xzalloc(sizeof(*a));
+	memcpy(a->key, key, sizeof(key));
+	a->next = *b;
+	*b = a;
+	return a;
+}
+
+static void addr_put(sk_http *h, struct addr_count *a)
+{
+	struct addr_count **p;
+
+	if (--a->n)
+		return;
+	for (p = &h->addrs[addr_hash(a->key)]; *p; p = &(*p)->next) {
+		if (*p == a) {
+			*p = a->next;
+			free(a);
+			return;
+		}
+	}
+}
+
+/* Makes room for one more connection of address a: sheds the oldest
+ * unauthenticated connection, else the oldest idle one, while the totals are
+ * at their caps. 0 when r may stay. */
+static int make_room(sk_http *h, struct addr_count *a)
+{
+	if (a->n > h->max_per_addr) {
+		/* the address's own oldest unauthenticated connection goes first */
+		for (conn_rec *o = h->pre.head; o; o = o->next) {
+			if (o->addr == a) {
+				shed(h, o);
+				return 0;
+			}
+		}
+		return -1;
+	}
+	while (h->pre.n > h->max_unauth && h->pre.head)
+		shed(h, h->pre.head);
+	while (h->nconns - h->ngone > h->max_conns) {
+		if (h->pre.head)
+			shed(h, h->pre.head);
+		else if (h->kept.head)
+			shed(h, h->kept.head);
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/* Once a second: closes the connections past their deadline. */
+static void expire_conns(sk_http *h)
+{
+	time_t now = mono_now();
+
+	pthread_mutex_lock(&h->cmu);
+	while (h->pre.head && now - h->pre.head->since >= (time_t)h->header_timeout)
+		shed(h, h->pre.head);
+	while (h->kept.head && now - h->kept.head->since >= (time_t)h->idle_timeout)
+		shed(h, h->kept.head);
+	for (conn_rec *r = h->active.head, *next; r; r = next) {
+		next = r->next;
+		if (r->phase == PH_BODY && now - r->since >= (time_t)h->body_timeout)
+			shed(h, r);
+	}
+	pthread_mutex_unlock(&h->cmu);
+}
+
+static void conn_started(sk_http *h, struct MHD_Connection *conn, void **socket_ctx)
+{
+	const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	conn_rec *r = xzalloc(sizeof(*r));
+
+	r->fd = fd ? fd->connect_fd : -1;
+	pthread_mutex_lock(&h->cmu);
+	r->addr = addr_get(h, ad ? ad->client_addr : NULL);
+	r->addr->n++;
+	h->nconns++;
+	set_phase(h, r, PH_WAIT);
+	if (make_room(h, r->addr) < 0) {
+		sk_debug("http", "connection refused: at the connection limit");
+		shed(h, r);
+	}
+	pthread_mutex_unlock(&h->cmu);
+	*socket_ctx = r;
+}
+
+static void conn_closed(sk_http *h, void **socket_ctx)
+{
+	conn_rec *r = *socket_ctx;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&h->cmu);
+	if (r->phase == PH_GONE)
+		h->ngone--;
+	list_remove(r);
+	addr_put(h, r->addr);
+	h->nconns--;
+	pthread_mutex_unlock(&h->cmu);
+	sk_user_free(r->cert_user);
+	free(r);
+	*socket_ctx = NULL;
 }
 
 /* Parking and waking a stream's connection: park runs on the connection's
@@ -388,13 +651,16 @@ static void *ticker(void *arg)
 			break;
 		pthread_mutex_unlock(&h->mu);
 		tick_streams(h, 0);
+		expire_conns(h);
 		pthread_mutex_lock(&h->mu);
 	}
 	pthread_mutex_unlock(&h->mu);
 	return NULL;
 }
 
-static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk_api_response *r)
+/* Queues r on conn; close_after: the connection ends after it (the rest of
+ * the request is never read). */
+static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk_api_response *r, int close_after)
 {
 	struct MHD_Response *mr;
 	enum MHD_Result ret;
@@ -402,6 +668,7 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 	if (r->watch) {
 		stream_ctx *s = stream_new(h, conn);
 
+		conn_phase(h, conn, PH_STREAM, 0);
 		s->w = steal_ptr(&r->watch);
 		sk_api_watch_set_waker(s->w, wake_conn, s);
 		stream_register(h, s);
@@ -409,6 +676,7 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 	} else if (r->stream) {
 		stream_ctx *s = stream_new(h, conn);
 
+		conn_phase(h, conn, PH_STREAM, 0);
 		s->fd = sk_api_stream_take_fd(steal_ptr(&r->stream));
 		if (pthread_create(&s->pump, NULL, pipe_pump, s) != 0) {
 			close(s->fd);
@@ -434,6 +702,8 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 	MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
 				r->content_type ? r->content_type : "application/json");
 	MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
+	if (close_after)
+		MHD_add_response_header(mr, MHD_HTTP_HEADER_CONNECTION, "close");
 	/* one Warning header per line of r->warning */
 	for (char *w = r->warning, *nl; w && *w; w = nl ? nl + 1 : NULL) {
 		nl = strchr(w, '\n');
@@ -525,19 +795,135 @@ static void dispatch(sk_http *h, conn_ctx *c)
 	pthread_mutex_unlock(&h->mu);
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decoding as upstream keeps a path: the escapes of '/', '%' and NUL
+ * stay escaped in the path (a segment's "%2F" is not a separator; the API
+ * decodes them within the segment), the query is decoded whole. The path is
+ * the one string libmicrohttpd hands us that starts with '/'. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+	char *w = s;
+
+	(void)cls;
+	(void)conn;
+	if (*s != '/')
+		return MHD_http_unescape(s);
+	for (const char *r = s; *r; r++) {
+		int hi, lo;
+
+		if (*r == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0) {
+			int ch = hi * 16 + lo;
+
+			if (ch == '/' || ch == '%' || ch == 0) {
+				*w++ = '%';
+				*w++ = "0123456789ABCDEF"[hi];
+				*w++ = "0123456789ABCDEF"[lo];
+			} else {
+				*w++ = (char)ch;
+			}
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
+/* What the audit log records of the client: its address, its agent and
+ * the request URI (the path as sent and the query, escaped again). */
+static void audit_fields(struct MHD_Connection *conn, conn_ctx *c, sk_api_request *req)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	size_t cap = strlen(req->path) + 2, len;
+
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, c->ip, sizeof(c->ip));
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, c->ip, sizeof(c->ip));
+	req->source_ip = c->ip[0] ? c->ip : NULL;
+	req->user_agent = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_USER_AGENT);
+	free(c->uri);
+	for (size_t i = 0; i < req->nargs; i++)
+		cap += 3 * (strlen(req->args[i].key) + strlen(req->args[i].value)) + 2;
+	c->uri = xmalloc(cap);
+	len = (size_t)snprintf(c->uri, cap, "%s", req->path);
+	for (size_t i = 0; i < req->nargs; i++) {
+		char *k = curl_easy_escape(NULL, req->args[i].key, 0),
+		     *v = curl_easy_escape(NULL, req->args[i].value, 0);
+
+		len += (size_t)snprintf(c->uri + len, cap - len, "%c%s=%s", i ? '&' : '?', k ? k : "", v ? v : "");
+		curl_free(k);
+		curl_free(v);
+	}
+	req->request_uri = c->uri;
+}
+
+/* What anybody may reach without credentials, as system:anonymous. */
+static int public_path(const char *url)
+{
+	return !strcmp(url, "/readyz") || !strcmp(url, "/livez") || !strcmp(url, "/healthz") ||
+	       !strcmp(url, "/version");
+}
+
+/* The first call of a request: its headers are in, nothing of its body is
+ * read yet. Authentication is decided here, so an unauthenticated client
+ * gets its 401 at once (no 100 Continue) and its body is never read or
+ * buffered; the connection closes after the answer. An authenticated body
+ * past the limit is read and dropped (not kept) for its 413. */
+static enum MHD_Result first_call(sk_http *h, struct MHD_Connection *conn, const char *url, const char *method,
+				  void **con_cls)
+{
+	int presented, anonymous;
+	sk_user *user = authenticate(h, conn, &presented);
+	sk_api_response resp;
+	conn_ctx *c;
+
+	anonymous = !user && !presented && public_path(url);
+	if (!user && !anonymous && !(h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET"))) {
+		conn_ctx tmp = {0};
+		sk_api_request req = {.method = method, .path = url};
+		enum MHD_Result r;
+
+		tmp.nargs = 0;
+		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &tmp);
+		req.args = tmp.args;
+		req.nargs = tmp.nargs;
+		audit_fields(conn, &tmp, &req);
+		sk_api_handle(h->api, &req, &resp);
+		r = send_response(h, conn, &resp, 1);
+		free(tmp.uri);
+		return r;
+	}
+	c = xzalloc(sizeof(*c));
+	c->user = user;
+	c->anonymous = anonymous;
+	*con_cls = c;
+	conn_phase(h, conn, PH_BODY, user != NULL);
+	return MHD_YES;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 			       const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
 	sk_http *h = cls;
 	conn_ctx *c = *con_cls;
 	sk_api_response resp;
-	int presented;
 
 	(void)version;
-	if (!c) {
-		*con_cls = xzalloc(sizeof(conn_ctx));
-		return MHD_YES;
-	}
+	if (!c)
+		return first_call(h, conn, url, method, con_cls);
 	if (*upload_size) {
 		if (c->len + *upload_size > h->api->opts.max_body) {
 			c->too_large = 1;
@@ -557,7 +943,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		c->state = 0;
 		resp = c->resp;
 		memset(&c->resp, 0, sizeof(c->resp));
-		return send_response(h, conn, &resp);
+		return send_response(h, conn, &resp, 0);
 	}
 	c->nargs = 0;
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, c);
@@ -570,10 +956,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	c->req.body_len = c->too_large ? h->api->opts.max_body + 1 : c->len;
 	c->req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	c->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	c->nimp = 0;
-	MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_impersonate, c);
-	c->req.impersonate = c->imp;
-	c->req.nimpersonate = c->nimp;
+	audit_fields(conn, c, &c->req);
 	if (h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET")) {
 		/* as k3s: a joining agent pins this against its token's hash */
 		memset(&resp, 0, sizeof(resp));
@@ -581,16 +964,24 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		resp.body = xstrdup(h->ca_pem);
 		resp.len = strlen(h->ca_pem);
 		resp.content_type = "text/plain; charset=utf-8";
-		return send_response(h, conn, &resp);
+		return send_response(h, conn, &resp, 0);
 	}
-	sk_user_free(c->user);
-	c->user = authenticate(h, conn, &presented);
-	c->req.user = c->user;
-	if (!c->req.user && !presented && public_path(url))
-		c->req.user = sk_user_anonymous();
+	c->req.user = c->user ? c->user : c->anonymous ? sk_user_anonymous() : NULL;
+	c->nimp = 0;
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_impersonate, c);
+	c->req.impersonate = c->imp;
+	c->req.nimpersonate = c->nimp;
+	conn_phase(h, conn, PH_BUSY, 0);
+	if (strstr(url, "%00")) {
+		/* a NUL would end the name: refused as a malformed request */
+		memset(&resp, 0, sizeof(resp));
+		sk__reply_status(&resp, 400, "BadRequest", "invalid request path: it contains an escaped NUL (%00)",
+				 NULL, NULL, NULL);
+		return send_response(h, conn, &resp, 0);
+	}
 	if (runs_inline(&c->req) || !reserve_worker(h)) {
 		sk_api_handle(h->api, &c->req, &resp);
-		return send_response(h, conn, &resp);
+		return send_response(h, conn, &resp, 0);
 	}
 	c->state = 1;
 	c->conn = conn;
@@ -603,12 +994,12 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 {
 	conn_ctx *c = *con_cls;
 
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	conn_phase(cls, conn, PH_WAIT, 0);
 	if (c) {
 		sk_api_response_release(&c->resp);
 		sk_user_free(c->user);
+		free(c->uri);
 		free(c->body);
 		free(c);
 		*con_cls = NULL;
@@ -616,27 +1007,18 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 }
 
 /* Responses go out as several small TLS records: without TCP_NODELAY each
- * request waits for the client's delayed ACK (40 ms). Each connection has
- * its conn_auth from start to close. */
+ * request waits for the client's delayed ACK (40 ms). */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
 			  enum MHD_ConnectionNotificationCode code)
 {
 	const union MHD_ConnectionInfo *ci;
 	int one = 1;
 
-	(void)cls;
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		conn_auth *ca = *socket_ctx;
-
-		if (ca)
-			sk_user_free(ca->user);
-		free(ca);
-		*socket_ctx = NULL;
+		conn_closed(cls, socket_ctx);
 		return;
 	}
-	if (code != MHD_CONNECTION_NOTIFY_STARTED)
-		return;
-	*socket_ctx = xzalloc(sizeof(conn_auth));
+	conn_started(cls, conn, socket_ctx);
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (ci)
 		setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -652,27 +1034,72 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	sk_debug("http", "%s", buf);
 }
 
-sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
+/* A listening socket of our own (not libmicrohttpd's): no SO_REUSEPORT, so
+ * a second server on the same address fails here instead of sharing the
+ * port's clients with the first, and the error names the address. */
+static int listen_socket(const struct sockaddr *sa, socklen_t len, const char *host, int port, sk_error_t *err)
 {
-	sk_http *h = xzalloc(sizeof(*h));
-	struct sockaddr_in6 a6 = {0};
-	struct sockaddr_in a4 = {0};
-	struct sockaddr *sa;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG |
-			 MHD_ALLOW_SUSPEND_RESUME;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned loops = ncpu > 4 ? (unsigned)(ncpu > 16 ? 16 : ncpu) : 4;
-	struct rlimit rl;
-	pthread_condattr_t ca;
-	struct MHD_OptionItem trust[2] = {{MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
+
+	if (fd < 0)
+		return sk_error_set(err, SK_EINTERNAL, "listen tcp %s:%d: socket: %s", host, port, strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)); /* TIME_WAIT only, never a live listener */
+	if (bind(fd, sa, len) < 0 || listen(fd, 4096) < 0) {
+		int e = errno;
+
+		close(fd);
+		return sk_error_set(err, SK_EINTERNAL, "failed to listen on %s:%d: listen tcp %s:%d: bind: %s", host,
+				    port, host, port, e == EADDRINUSE ? "address already in use" : strerror(e));
+	}
+	return fd;
+}
+
+/* The connection caps: the total stays below the descriptor limit (raised
+ * to its hard value) with room for the store, the agent and the streams'
+ * pipes. */
+static void set_limits(sk_http *h, const sk_http_options *o)
+{
+	struct rlimit rl = {0};
+	rlim_t fds;
 
 	/* a watch is a connection: let thousands of them in */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	getrlimit(RLIMIT_NOFILE, &rl);
+	fds = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1000000 ? 1000000 : rl.rlim_cur;
+	h->max_conns = fds > 2048 ? (unsigned)(fds - fds / 8) : (unsigned)(fds / 2);
+	if (o->max_conns && o->max_conns < h->max_conns)
+		h->max_conns = o->max_conns;
+	h->max_per_addr = o->max_conns_per_addr ? o->max_conns_per_addr : h->max_conns / 2;
+	h->max_unauth = o->max_unauth_conns ? o->max_unauth_conns : 1024;
+	if (h->max_unauth > h->max_conns / 2)
+		h->max_unauth = h->max_conns / 2;
+	h->header_timeout = o->header_timeout_s ? o->header_timeout_s : 10;
+	h->idle_timeout = o->idle_timeout_s ? o->idle_timeout_s : 90;
+	h->body_timeout = o->body_timeout_s ? o->body_timeout_s : 60;
+}
+
+sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
+{
+	sk_http *h = xzalloc(sizeof(*h));
+	struct sockaddr_in6 a6 = {0};
+	struct sockaddr_in a4 = {0};
+	struct sockaddr *sa;
+	socklen_t salen;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG |
+			 MHD_ALLOW_SUSPEND_RESUME;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned loops = ncpu > 4 ? (unsigned)(ncpu > 16 ? 16 : ncpu) : 4;
+	pthread_condattr_t ca;
+	int lfd;
+	struct MHD_OptionItem trust[2] = {{MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
+
+	set_limits(h, o);
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_mutex_init(&h->smu, NULL);
+	pthread_mutex_init(&h->cmu, NULL);
 	pthread_cond_init(&h->job_cv, NULL);
 	pthread_cond_init(&h->done_cv, NULL);
 	pthread_condattr_init(&ca);
@@ -701,28 +1128,42 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 		a4.sin_family = AF_INET;
 		a4.sin_port = htons((uint16_t)o->port);
 		sa = (struct sockaddr *)&a4;
+		salen = sizeof(a4);
 	} else if (inet_pton(AF_INET6, o->host, &a6.sin6_addr) == 1) {
 		a6.sin6_family = AF_INET6;
 		a6.sin6_port = htons((uint16_t)o->port);
 		sa = (struct sockaddr *)&a6;
+		salen = sizeof(a6);
 		flags |= MHD_USE_IPv6;
 	} else {
 		sk_http_stop(h);
 		sk_error_set(err, SK_EBADREQUEST, "listen address \"%s\" is not an IP address", o->host);
 		return NULL;
 	}
-	h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, sa,
+	lfd = listen_socket(sa, salen, o->host, o->port, err);
+	if (lfd < 0) {
+		sk_http_stop(h);
+		return NULL;
+	}
+	/* libmicrohttpd's own limit sits above ours (it stops accepting at
+	 * it); its inactivity timeout is the write deadline (and a second idle
+	 * one); parked streams and suspended requests are exempt */
+	h->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, h, MHD_OPTION_LISTEN_SOCKET, lfd,
 				MHD_OPTION_HTTPS_MEM_CERT, h->cert, MHD_OPTION_HTTPS_MEM_KEY, h->key,
 				MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES, MHD_OPTION_ARRAY, trust,
 				MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
-				h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_THREAD_POOL_SIZE, loops,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)60000, MHD_OPTION_END);
+				h, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h, MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned)h->idle_timeout, MHD_OPTION_UNESCAPE_CALLBACK, unescape, h,
+				MHD_OPTION_THREAD_POOL_SIZE, loops, MHD_OPTION_CONNECTION_LIMIT,
+				h->max_conns + h->max_conns / 16 + 64 * loops, MHD_OPTION_END);
 	if (!h->d) {
+		close(lfd);
 		sk_http_stop(h);
-		sk_error_set(err, SK_EINTERNAL, "cannot listen on %s:%d (address in use?)", o->host, o->port);
+		sk_error_set(err, SK_EINTERNAL, "cannot serve on %s:%d", o->host, o->port);
 		return NULL;
 	}
+	sk_debug("http", "connection caps: %u in all, %u per address, %u unauthenticated", h->max_conns,
+		 h->max_per_addr, h->max_unauth);
 	if (pthread_create(&h->ticker, NULL, ticker, h) == 0)
 		h->ticker_started = 1;
 	return h;
@@ -764,6 +1205,14 @@ void sk_http_stop(sk_http *h)
 	pthread_cond_destroy(&h->tick_cv);
 	pthread_mutex_destroy(&h->mu);
 	pthread_mutex_destroy(&h->smu);
+	pthread_mutex_destroy(&h->cmu);
+	for (size_t i = 0; i < ADDR_BUCKETS; i++)
+		while (h->addrs[i]) {
+			struct addr_count *a = h->addrs[i];
+
+			h->addrs[i] = a->next;
+			free(a);
+		}
 	sk_authn_free(h->authn);
 	free(h->ca_pem);
 	free(h->cert);

@@ -14,6 +14,14 @@ typedef struct sk_http_options {
 	const char *node_token;      /* a bootstrap credential (system:bootstrappers) */
 	const char *ca_pem;          /* served unauthenticated at GET /cacerts (k3s), or NULL */
 	const char *token_auth_file; /* upstream's static token CSV (--token-auth-file), or NULL */
+	/* connection caps (0: the defaults: 7/8 of the descriptor limit in
+	 * all, half of that per address, 1,024 never authenticated) */
+	unsigned max_conns, max_conns_per_addr, max_unauth_conns;
+	/* deadlines in seconds (0: the defaults): a request's headers on a
+	 * connection not yet authenticated (10), an idle kept-alive connection
+	 * (90, also a stalled write: libmicrohttpd's inactivity timeout), an
+	 * authenticated body (60) */
+	unsigned header_timeout_s, idle_timeout_s, body_timeout_s;
 } sk_http_options;
 
 sk_http *sk_http_start(sk_api *api, const sk_http_options *opts, sk_error_t *err);

@@ -497,6 +497,27 @@ static int check_value(const sk_schema *s, json_t *v, sk_error_t *err)
 	return 0;
 }
 
+/* A quantity sent as a JSON number (the Python client's `{"cpu": 0.5}`):
+ * resource.Quantity's UnmarshalJSON parses the number's text as a quantity,
+ * and it is stored and served as a string ("500m"); validation then sees
+ * it as any other quantity (a negative request is refused there). */
+static json_t *quantity_of_number(json_t *n)
+{
+	char buf[64];
+
+	if (json_is_integer(n)) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(n));
+	} else {
+		double x = json_real_value(n), m = x * 1000;
+
+		if (m > -9e15 && m < 9e15 && m == (double)(int64_t)m)
+			sk_quantity_format_milli((int64_t)m, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "%.15g", x);
+	}
+	return json_string(buf);
+}
+
 /* gp is Go's field path (keys only, no indices); owner the innermost struct. */
 static int check_walk(const sk_schema *s, json_t *v, const char *owner, const struct path *gp, sk_error_t *err)
 {
@@ -529,15 +550,23 @@ static int check_walk(const sk_schema *s, json_t *v, const char *owner, const st
 				continue;
 			if (check_walk(f->schema, child, inner, &p, err) < 0)
 				return -1;
+			if (f->schema->type == SK_SCHEMA_QUANTITY && json_is_number(child))
+				json_object_set_new(v, key, quantity_of_number(child));
 		}
 	} else if (s->type == SK_SCHEMA_MAP && json_is_object(v)) {
-		json_object_foreach(v, key, child)
+		json_object_foreach(v, key, child) {
 			if (check_walk(s->items, child, owner, gp, err) < 0)
 				return -1;
+			if (s->items->type == SK_SCHEMA_QUANTITY && json_is_number(child))
+				json_object_set_new(v, key, quantity_of_number(child));
+		}
 	} else if (s->type == SK_SCHEMA_ARRAY && json_is_array(v)) {
-		json_array_foreach(v, i, child)
+		json_array_foreach(v, i, child) {
 			if (check_walk(s->items, child, owner, gp, err) < 0)
 				return -1;
+			if (s->items->type == SK_SCHEMA_QUANTITY && json_is_number(child))
+				json_array_set_new(v, i, quantity_of_number(child));
+		}
 	}
 	return 0;
 }

@@ -23,6 +23,7 @@ static const struct {
 	{SK_EINVALID, 422, "Invalid"},
 	{SK_EUNAVAILABLE, 503, "ServiceUnavailable"},
 	{SK_ETIMEOUT, 504, "Timeout"},
+	{SK_EUNKNOWN, 500, ""},
 };
 
 int sk__http_code(int skcode, const char **reason)
@@ -107,6 +108,8 @@ void sk__reply_status_for(sk_api_response *resp, int code, const char *reason, c
 			json_object_set(details, "causes", causes);
 		json_object_set_new(st, "details", details);
 	}
+	if (!*reason)
+		json_object_del(st, "reason"); /* StatusReasonUnknown is omitted */
 	json_object_set_new(st, "code", json_integer(code));
 	free(resp->body);
 	resp->body = NULL;

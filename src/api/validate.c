@@ -2036,21 +2036,47 @@ static void validate_keys(E, json_t *map, const char *base)
 	}
 }
 
+/* corev1.MaxSecretSize: the data of a ConfigMap or Secret, all values together */
+enum { MAX_SECRET_SIZE = 1 << 20 };
+
+/* The bytes a base64 value (binaryData, a Secret's data) decodes to. */
+static size_t base64_len(json_t *v)
+{
+	size_t n = json_string_length(v);
+	const char *s = json_string_value(v);
+	size_t pad = 0;
+
+	if (!s)
+		return 0;
+	while (pad < 2 && n > pad && s[n - 1 - pad] == '=')
+		pad++;
+	return n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0) - (n % 4 ? 0 : pad);
+}
+
 static void validate_configmap(E, json_t *cm)
 {
 	json_t *bin = obj(cm, "binaryData");
 	const char *k;
 	json_t *v;
 
+	size_t total = 0;
+
 	validate_meta(e, cm, true, NAME_SUBDOMAIN, "");
 	validate_keys(e, obj(cm, "data"), "data");
 	validate_keys(e, bin, "binaryData");
-	json_object_foreach(bin, k, v)
+	json_object_foreach(bin, k, v) {
 		if (json_object_get(obj(cm, "data"), k)) {
 			cleanup_free char *p = sk__vkey("binaryData", k);
 
 			sk__vinvalid_str(e, p, k, "duplicate of key present in data");
 		}
+		total += base64_len(v);
+	}
+	json_object_foreach(obj(cm, "data"), k, v)
+		total += json_string_length(v);
+	/* the whole object's path: upstream's field.NewPath("") prints as "[]" */
+	if (total > MAX_SECRET_SIZE)
+		sk__vtoo_long(e, "[]", MAX_SECRET_SIZE);
 }
 
 static void require_secret_key(E, json_t *s, const char *key)
@@ -2066,9 +2092,20 @@ static void validate_secret(E, json_t *s)
 {
 	const char *type = str(s, "type");
 
+	size_t total = 0;
+	const char *k;
+	json_t *v;
+
 	validate_meta(e, s, true, NAME_SUBDOMAIN, "");
 	validate_keys(e, obj(s, "data"), "data");
 	validate_keys(e, obj(s, "stringData"), "stringData");
+	json_object_foreach(obj(s, "data"), k, v)
+		if (!json_object_get(obj(s, "stringData"), k))
+			total += base64_len(v);
+	json_object_foreach(obj(s, "stringData"), k, v)
+		total += json_string_length(v);
+	if (total > MAX_SECRET_SIZE)
+		sk__vtoo_long(e, "data", MAX_SECRET_SIZE);
 	if (!type)
 		return;
 	if (strcmp(type, "kubernetes.io/dockerconfigjson") == 0)

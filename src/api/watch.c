@@ -386,7 +386,7 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	pthread_mutex_init(&w->mu, NULL);
 	sem_init(&w->wake, 0, 0);
 	if (sk__arg_int64(req, "timeoutSeconds", &timeout, &err) < 0 || sk__arg_int64(req, "limit", &limit, &err) < 0 ||
-	    watch_filters(w, req, &err) < 0) {
+	    sk__rv_parse(rvs, &from, &err) < 0 || watch_filters(w, req, &err) < 0) {
 		sk_api_watch_free(w);
 		sk__reply_error(resp, &err, p->res, NULL);
 		return;
@@ -403,10 +403,8 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	}
 	w->bookmarks = sk__arg_bool(req, "allowWatchBookmarks");
 	w->next_bookmark_ns = next_bookmark(w, sk_mono_ns());
-	if (!rvs || !*rvs || !strcmp(rvs, "0"))
+	if (!from)
 		send_initial(w, prefix, &from);
-	else
-		from = strtoll(rvs, NULL, 10);
 	w->last_rev = from;
 	w->sw = sk_store_watch_start(api->store, prefix, from, on_event, w, &err);
 	if (!w->sw) {

@@ -46,6 +46,15 @@ static void usage(FILE *f)
 		   "                        (upstream's static token file, read at start)\n"
 		   "  --admission-control-config-file FILE  an AdmissionConfiguration (JSON): PodSecurity's\n"
 		   "                        defaults and exemptions (default: privileged, kube-system exempt)\n"
+		   "  --max-connections N   HTTPS connections in all (default: 7/8 of the descriptor limit)\n"
+		   "  --max-connections-per-address N  from one client address (default: half of that)\n"
+		   "  --max-unauthenticated-connections N  connections without an authenticated request\n"
+		   "                        yet; the oldest are closed first (default 1024)\n"
+		   "  --audit-log-path FILE  write an audit.k8s.io/v1 Event per request to FILE (\"-\": stdout)\n"
+		   "  --audit-policy-file FILE  audit.k8s.io/v1 Policy, YAML or JSON (default: every\n"
+		   "                        request at Metadata level)\n"
+		   "  --audit-log-maxsize MB  rotate the audit log past MB megabytes\n"
+		   "  --audit-log-maxbackup N  rotated audit logs kept (default: all)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -62,6 +71,16 @@ static void node_timing(const char *env, const char *flag, const char *arg)
 		die("%s: want a positive number of seconds, got \"%s\"", flag, arg);
 	if (setenv(env, arg, 1) < 0)
 		die("%s: %s", flag, strerror(errno));
+}
+
+static unsigned count_flag(const char *flag, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (end == arg || *end || v <= 0 || v > 10000000)
+		die("%s: want a positive number, got \"%s\"", flag, arg);
+	return (unsigned)v;
 }
 
 int sk_cmd_server(int argc, char **argv)
@@ -90,6 +109,13 @@ int sk_cmd_server(int argc, char **argv)
 		{"tls-san", required_argument, NULL, 1009},
 		{"token-auth-file", required_argument, NULL, 1010},
 		{"admission-control-config-file", required_argument, NULL, 1011},
+		{"max-connections", required_argument, NULL, 1020},
+		{"max-connections-per-address", required_argument, NULL, 1021},
+		{"max-unauthenticated-connections", required_argument, NULL, 1022},
+		{"audit-log-path", required_argument, NULL, 1023},
+		{"audit-policy-file", required_argument, NULL, 1024},
+		{"audit-log-maxsize", required_argument, NULL, 1025},
+		{"audit-log-maxbackup", required_argument, NULL, 1026},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -172,6 +198,27 @@ int sk_cmd_server(int argc, char **argv)
 		case 1011:
 			o.admission_config_file = optarg;
 			break;
+		case 1020:
+			o.max_conns = count_flag("--max-connections", optarg);
+			break;
+		case 1021:
+			o.max_conns_per_addr = count_flag("--max-connections-per-address", optarg);
+			break;
+		case 1022:
+			o.max_unauth_conns = count_flag("--max-unauthenticated-connections", optarg);
+			break;
+		case 1023:
+			o.audit_log_path = optarg;
+			break;
+		case 1024:
+			o.audit_policy_path = optarg;
+			break;
+		case 1025:
+			o.audit_max_size_mb = (int)count_flag("--audit-log-maxsize", optarg);
+			break;
+		case 1026:
+			o.audit_max_backups = (int)count_flag("--audit-log-maxbackup", optarg);
+			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;
 			break;
@@ -183,6 +230,8 @@ int sk_cmd_server(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (o.audit_policy_path && !o.audit_log_path)
+		die("--audit-policy-file needs --audit-log-path");
 	if (optind < argc) {
 		fprintf(stderr, "skiff server: unexpected argument \"%s\"\n", argv[optind]);
 		usage(stderr);

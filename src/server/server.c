@@ -1,10 +1,12 @@
 #include <errno.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "agent/agent.h"
 #include "api/api.h"
 #include "api/http.h"
 #include "api/logs.h"
+#include "api/audit.h"
 #include "api/tls.h"
 #include "ctrl/ctrl.h"
 #include "kube/cidr.h"
@@ -24,6 +26,7 @@ struct sk_server {
 	sk_sched *sched;
 	sk_client *agent_client;
 	sk_agent *agent;
+	sk_audit *audit;
 };
 
 static int split_listen(const char *listen, char *host, size_t hlen, int *port, sk_error_t *err)
@@ -172,7 +175,9 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	ao.advertise_port = port;
 	if (sk_api_check_network(&ao, err) < 0)
 		goto fail;
-	if (sk_mkdir_p(o->data_dir, 0700) < 0) {
+	/* keys, tokens and the store's Secrets: the directory is the owner's
+	 * alone, also one an older version made or someone loosened */
+	if (sk_mkdir_p(o->data_dir, 0700) < 0 || chmod(o->data_dir, 0700) < 0) {
 		sk_error_errno(err, errno, "creating data directory \"%s\"", o->data_dir);
 		goto fail;
 	}
@@ -191,6 +196,17 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->api = sk_api_new(s->store, &ao, err);
 	if (!s->api)
 		goto fail;
+	if (o->audit_log_path) {
+		sk_audit_options aud = {.log_path = o->audit_log_path,
+					.policy_path = o->audit_policy_path,
+					.max_size_mb = o->audit_max_size_mb,
+					.max_backups = o->audit_max_backups};
+
+		s->audit = sk_audit_open(&aud, err);
+		if (!s->audit)
+			goto fail;
+		sk_api_set_audit(s->api, s->audit);
+	}
 	names = serving_names(o, adv);
 	rc = sk_tls_setup(&s->tls, o->data_dir, host, port, (const char *const *)names, err);
 	names_free(names);
@@ -210,6 +226,9 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		if (sk_api_sa_setup(s->api, sa_key, err) < 0)
 			goto fail;
 	}
+	ho.max_conns = o->max_conns;
+	ho.max_conns_per_addr = o->max_conns_per_addr;
+	ho.max_unauth_conns = o->max_unauth_conns;
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;
@@ -277,6 +296,7 @@ void sk_server_stop(sk_server *s)
 		sk_api_shutdown(s->api);
 	sk_http_stop(s->http);
 	sk_api_free(s->api);
+	sk_audit_close(s->audit);
 	if (s->store)
 		sk_store_close(s->store);
 	sk_tls_files_release(&s->tls);

@@ -25,6 +25,11 @@ typedef struct sk_server_options {
 	const char *token_auth_file;   /* upstream's static token CSV (--token-auth-file), or NULL */
 	/* an AdmissionConfiguration (PodSecurity); NULL: the defaults */
 	const char *admission_config_file;
+	/* HTTPS connection caps (0: the defaults, sk_http_options) */
+	unsigned max_conns, max_conns_per_addr, max_unauth_conns;
+	/* the audit log (NULL: none) and its policy (NULL: Metadata for all) */
+	const char *audit_log_path, *audit_policy_path;
+	int audit_max_size_mb, audit_max_backups;
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);

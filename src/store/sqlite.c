@@ -981,6 +981,26 @@ static int open_db(struct sqlite_store *s, sk_error_t *err)
 	return 0;
 }
 
+/* The database holds Secrets: its files are the owner's alone, also those
+ * an older version left readable (SQLite gives the WAL and shared-memory
+ * files the database's mode). The database is made here, empty, so that it
+ * is never readable by others, not even for a moment. */
+static void tighten_files(const char *dir)
+{
+	static const char *const names[] = {"state.db", "state.db-wal", "state.db-shm", "state.lock"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		cleanup_free char *path = xasprintf("%s/%s", dir, names[i]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (i == 0 ? O_CREAT : 0), 0600);
+
+		if (fd >= 0) {
+			if (fchmod(fd, 0600) < 0)
+				sk_warn("store", "\"%s\": chmod 0600: %s", path, strerror(errno));
+			close(fd);
+		}
+	}
+}
+
 sk_store *sk__sqlite_open(const char *dir, const sk_store_options *opts, sk_error_t *err)
 {
 	struct sqlite_store *s;
@@ -990,6 +1010,7 @@ sk_store *sk__sqlite_open(const char *dir, const sk_store_options *opts, sk_erro
 		sk_error_errno(err, errno, "store \"%s\": mkdir", dir);
 		return NULL;
 	}
+	tighten_files(dir);
 	sk__fault_setup();
 	s = xzalloc(sizeof(*s));
 	s->base.ops = &sqlite_ops;

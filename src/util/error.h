@@ -27,6 +27,7 @@ enum {
 	SK_ENOTACCEPTABLE,   /* 406 NotAcceptable */
 	SK_ETIMEOUT,         /* 504 Timeout */
 	SK_EUNAVAILABLE,     /* 503 ServiceUnavailable */
+	SK_EUNKNOWN,         /* 500 without a reason (upstream's StatusReasonUnknown: a storage error) */
 };
 
 typedef struct sk_error {

@@ -1,0 +1,169 @@
+"""The audit log (skiff server --audit-log-path, --audit-policy-file): a
+kubectl create/get/delete sequence appears as audit.k8s.io/v1 Events with
+the user, verbs, objectRef and codes, at the levels the policy's rules
+give."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from conftest import SKIFF, Cluster
+
+POLICY = """apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  # the server's own controllers and the health probes: not recorded
+  - level: None
+    users: ["system:apiserver"]
+  - level: None
+    nonResourceURLs: ["/readyz", "/livez", "/healthz", "/version", "/api", "/api/*", "/apis", "/apis/*",
+                      "/openapi/*"]
+  - level: RequestResponse
+    resources:
+      - group: ""
+        resources: ["configmaps"]
+  - level: Request
+    resources:
+      - group: ""
+        resources: ["secrets"]
+  - level: None
+    resources:
+      - group: ""
+        resources: ["events"]
+  - level: Metadata
+"""
+
+
+@pytest.fixture(scope="module")
+def c():
+    d = tempfile.mkdtemp(prefix="skiff-e2e-")
+    with open(os.path.join(d, "policy.yaml"), "w") as f:
+        f.write(POLICY)
+    cl = Cluster(d, ["--no-agent", "--audit-log-path", os.path.join(d, "audit", "audit.log"),
+                     "--audit-policy-file", os.path.join(d, "policy.yaml")])
+    os.makedirs(os.path.join(d, "audit"))
+    cl.start()
+    yield cl
+    cl.cleanup()
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def events(c, pred, want=1, timeout=20):
+    """The audit events matching pred, once at least want of them are written."""
+    path = os.path.join(c.data_dir, "audit", "audit.log")
+    deadline = time.time() + timeout
+    found = []
+    while time.time() < deadline:
+        with open(path) as f:
+            found = [e for e in map(json.loads, f) if pred(e)]
+        if len(found) >= want:
+            return found
+        time.sleep(0.1)
+    return found
+
+
+def test_kubectl_sequence_is_audited(c):
+    c.kubectl("create", "configmap", "audited", "--from-literal=k=v")
+    assert c.kubectl("get", "configmap", "audited", "-o", "name").stdout.strip() == "configmap/audited"
+    c.kubectl("delete", "configmap", "audited")
+    evs = events(c, lambda e: e.get("objectRef", {}).get("name") == "audited"
+                 and e["objectRef"]["resource"] == "configmaps", want=3)
+    by_verb = {}
+    for e in evs:
+        by_verb.setdefault(e["verb"], []).append(e)
+    assert {"create", "get", "delete"} <= set(by_verb)
+    create = by_verb["create"][0]
+    assert create["kind"] == "Event" and create["apiVersion"] == "audit.k8s.io/v1"
+    assert create["level"] == "RequestResponse" and create["stage"] == "ResponseComplete"
+    assert create["user"]["username"] == "system:admin"
+    assert "system:masters" in create["user"]["groups"]
+    assert create["objectRef"] == {"resource": "configmaps", "namespace": "default", "name": "audited",
+                                   "apiVersion": "v1"}
+    assert create["responseStatus"]["code"] == 201
+    assert create["requestObject"]["data"] == {"k": "v"}
+    assert create["responseObject"]["metadata"]["name"] == "audited"
+    assert create["requestURI"].startswith("/api/v1/namespaces/default/configmaps?")
+    assert create["sourceIPs"] == ["127.0.0.1"]
+    assert create["userAgent"].startswith("kubectl/")
+    assert create["annotations"]["authorization.k8s.io/decision"] == "allow"
+    assert len(create["auditID"]) == 36
+    assert create["requestReceivedTimestamp"].endswith("Z") and create["stageTimestamp"] >= \
+        create["requestReceivedTimestamp"]
+    assert [e["responseStatus"]["code"] for e in by_verb["delete"]] == [200]
+    # kubectl delete waits for the object to be gone: a 404 get with the Status's fields
+    gone = [e for e in by_verb["get"] if e["responseStatus"]["code"] == 404]
+    assert gone and gone[0]["responseStatus"]["reason"] == "NotFound"
+    assert gone[0]["responseStatus"]["message"] == 'configmaps "audited" not found'
+
+
+def test_policy_levels(c):
+    c.kubectl("create", "secret", "generic", "audited-secret", "--from-literal=a=b")
+    c.kubectl("create", "serviceaccount", "audited-sa")
+    sec = events(c, lambda e: e.get("objectRef", {}).get("name") == "audited-secret" and e["verb"] == "create")
+    assert sec and sec[0]["level"] == "Request"
+    assert "requestObject" in sec[0] and "responseObject" not in sec[0]
+    sa = events(c, lambda e: e.get("objectRef", {}).get("name") == "audited-sa" and e["verb"] == "create")
+    assert sa and sa[0]["level"] == "Metadata"
+    assert "requestObject" not in sa[0] and "responseObject" not in sa[0]
+    # None: no event of the server's own user or of /version
+    c.kubectl("version", check=False)
+    everything = events(c, lambda e: True, want=10 ** 9, timeout=1)
+    assert not [e for e in everything if e["user"].get("username") == "system:apiserver"]
+    assert not [e for e in everything if e["requestURI"] == "/version"]
+    assert not [e for e in everything if e["stage"] == "RequestReceived"]
+
+
+def test_watch_and_unauthenticated_requests(c):
+    r = c.kubectl("get", "configmaps", "--watch", "--request-timeout=2s", check=False)
+    assert r.returncode in (0, 1)
+    w = events(c, lambda e: e["verb"] == "watch" and e.get("objectRef", {}).get("resource") == "configmaps")
+    assert w and w[0]["stage"] == "ResponseStarted" and w[0]["responseStatus"]["code"] == 200
+    subprocess.run(["curl", "-sk", f"https://127.0.0.1:{c.port}/api/v1/namespaces/default/pods"],
+                   capture_output=True, timeout=30)
+    anon = events(c, lambda e: e["responseStatus"]["code"] == 401)
+    assert anon and anon[0]["user"] == {} and anon[0]["verb"] == "list"
+    assert anon[0]["responseStatus"]["reason"] == "Unauthorized"
+
+
+def test_log_file_mode_and_bad_policy(c, tmpdir_skiff):
+    assert stat.S_IMODE(os.stat(os.path.join(c.data_dir, "audit", "audit.log")).st_mode) == 0o600
+    bad = os.path.join(tmpdir_skiff, "bad.yaml")
+    with open(bad, "w") as f:
+        f.write("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Everything\n")
+    r = subprocess.run([SKIFF, "server", "--no-agent", "--data-dir", os.path.join(tmpdir_skiff, "d"),
+                        "--listen", "127.0.0.1:1", "--audit-log-path", os.path.join(tmpdir_skiff, "a.log"),
+                        "--audit-policy-file", bad], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert 'rules[0].level: Unsupported value: "Everything"' in r.stderr, r.stderr
+
+
+def test_rotation(tmpdir_skiff):
+    log = os.path.join(tmpdir_skiff, "audit.log")
+    policy = os.path.join(tmpdir_skiff, "policy.json")
+    with open(policy, "w") as f:
+        json.dump({"apiVersion": "audit.k8s.io/v1", "kind": "Policy", "rules": [{"level": "RequestResponse"}]}, f)
+    cl = Cluster(tmpdir_skiff, ["--no-agent", "--audit-log-path", log, "--audit-log-maxsize", "1",
+                                "--audit-log-maxbackup", "2", "--audit-policy-file", policy]).start()
+    try:
+        big = os.path.join(tmpdir_skiff, "big.txt")
+        with open(big, "w") as f:
+            f.write("x" * 200000)
+        for i in range(12):
+            cl.kubectl("create", "configmap", f"r{i}", f"--from-file=k={big}")
+        deadline = time.time() + 20
+        backups = []
+        while time.time() < deadline:
+            backups = [f for f in os.listdir(tmpdir_skiff) if f.startswith("audit-") and f.endswith(".log")]
+            if len(backups) == 2:
+                break
+            time.sleep(0.2)
+        assert len(backups) == 2, os.listdir(tmpdir_skiff)
+        assert os.path.getsize(log) < 2 * 1024 * 1024
+    finally:
+        cl.cleanup()
