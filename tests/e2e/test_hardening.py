@@ -308,26 +308,28 @@ def test_resource_version_match(c):
 def test_continue_token_older_than_compaction_is_expired(tmpdir_skiff):
     """A token whose revision was compacted used to be served at a newer
     revision: upstream answers 410 with a token that continues at the newest."""
+    # (names before kube-root-ca.crt, which every namespace has: the first page is a0)
     cl = Cluster(tmpdir_skiff, ["--no-agent", "--watch-history", "1"]).start()
     try:
         base = "/api/v1/namespaces/default/configmaps"
         for i in range(3):
             assert call(cl, "POST", base, {"apiVersion": "v1", "kind": "ConfigMap",
-                                           "metadata": {"name": f"p{i}"}})[0] == 201
+                                           "metadata": {"name": f"a{i}"}})[0] == 201
         code, page = call(cl, "GET", f"{base}?limit=1")
         tok = page["metadata"]["continue"]
         deadline = time.time() + 30
         code = 200
         while code == 200 and time.time() < deadline:
-            cm = call(cl, "GET", f"{base}/p0")[1]
+            cm = call(cl, "GET", f"{base}/a0")[1]
             cm.setdefault("data", {})["n"] = str(time.time())
-            call(cl, "PUT", f"{base}/p0", cm)
+            call(cl, "PUT", f"{base}/a0", cm)
             time.sleep(0.5)
             code, st = call(cl, "GET", f"{base}?limit=1&continue={tok}")
         assert code == 410 and st["reason"] == "Expired"
         assert st["message"].startswith("The provided continue parameter is too old to display a consistent list")
         code, rest = call(cl, "GET", f"{base}?limit=5&continue={st['metadata']['continue']}")
-        assert code == 200 and [i["metadata"]["name"] for i in rest["items"]] == ["p1", "p2"]
+        assert code == 200 and [i["metadata"]["name"] for i in rest["items"]
+                             if i["metadata"]["name"] != "kube-root-ca.crt"] == ["a1", "a2"]
         # a token without a revision is no token
         import base64
         bad = base64.b64encode(json.dumps({"v": "meta.k8s.io/v1", "rv": 0, "start": "/registry/configmaps/default/p0"})

@@ -255,12 +255,16 @@ def test_exemptions_and_defaults_from_config_file(tmpdir_skiff):
             json.dump({"apiVersion": "pod-security.admission.config.k8s.io/v1", "kind": "PodSecurityConfiguration",
                        "defaults": {"enforce": "baseline", "enforce-version": "latest", "warn": "restricted"},
                        "exemptions": {"namespaces": ["free"], "runtimeClasses": ["kata"],
-                                      "usernames": ["system:node"]}}, f)
+                                      "usernames": ["ops"]}}, f)
         path = os.path.join(conf_dir, "admission.json")
         with open(path, "w") as f:
             json.dump({"apiVersion": "apiserver.config.k8s.io/v1", "kind": "AdmissionConfiguration",
                        "plugins": [{"name": "PodSecurity", "path": "podsecurity.json"}]}, f)
-        cl = Cluster(tmpdir_skiff, ["--no-agent", "--admission-control-config-file", path]).start()
+        tokens = os.path.join(conf_dir, "tokens.csv")
+        with open(tokens, "w") as f:
+            f.write('ops-token,ops,42,"system:masters"\n')
+        cl = Cluster(tmpdir_skiff, ["--no-agent", "--admission-control-config-file", path,
+                                    "--token-auth-file", tokens]).start()
         try:
             ns = {"apiVersion": "v1", "kind": "Namespace",
                   "metadata": {"name": "free", "labels": {PSA + "enforce": "restricted", PSA + "warn": "baseline"}}}
@@ -275,10 +279,8 @@ def test_exemptions_and_defaults_from_config_file(tmpdir_skiff):
             kata = dict(priv, spec=dict(priv["spec"], runtimeClassName="kata"))
             r = apply(cl, "other", kata)
             assert r.returncode == 0, r.stderr
-            # the node token's user is exempt
-            with open(os.path.join(tmpdir_skiff, "node-token")) as f:
-                secret = f.read().strip().split("::node:")[1]
-            r = cl.kubectl("--token", secret, "-n", "other", "apply", "-f", "-",
+            # an exempt user (a token-file user here)
+            r = cl.kubectl("--token", "ops-token", "-n", "other", "apply", "-f", "-",
                            input=json.dumps(pod("by-node", sc={"privileged": True})), check=False)
             assert r.returncode == 0, r.stderr
             r = apply(cl, "other", pod("plain"))
