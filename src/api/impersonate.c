@@ -76,7 +76,7 @@ static const char *header(const sk_api_request *req, const char *name)
 /* Go's ObjectReference printed with %v: {Kind Namespace Name UID APIVersion ResourceVersion FieldPath} */
 static char *imp_format(const imp_list *l)
 {
-	char *s = xstrdup("[");
+	char *s = xstrdup("");
 
 	for (size_t i = 0; i < l->n; i++) {
 		const imp *m = &l->v[i];
@@ -87,12 +87,7 @@ static char *imp_format(const imp_list *l)
 		free(s);
 		s = t;
 	}
-	{
-		char *r = xasprintf("%s]", s);
-
-		free(s);
-		return r;
-	}
+	return s;
 }
 
 /* upstream's buildImpersonationRequests: user, groups, extras, uid. */
@@ -136,7 +131,7 @@ static int build(const sk_api_request *req, imp_list *l, char **err)
 	if (more && !has_user) {
 		cleanup_free char *what = imp_format(l);
 
-		*err = xasprintf("requested %s without impersonating a user", what);
+		*err = xasprintf("requested [%s] without impersonating a user", what);
 		return -1;
 	}
 	return 0;
@@ -217,14 +212,6 @@ static int allowed(sk_api *api, const sk_api_request *req, const imp *m, sk_api_
 	return -1;
 }
 
-static int has_group(const sk_user *u, const char *g)
-{
-	for (size_t i = 0; i < u->ngroups; i++)
-		if (!strcmp(u->groups[i], g))
-			return 1;
-	return 0;
-}
-
 /* system:authenticated unless a group asked for says authenticated or
  * unauthenticated; system:unauthenticated for system:anonymous. Appended
  * as upstream does (a group asked for twice stays twice). */
@@ -233,9 +220,9 @@ static void finish_groups(sk_user *u)
 	const char *g = NULL;
 
 	if (strcmp(u->name, SK_USER_ANONYMOUS)) {
-		if (!has_group(u, SK_GROUP_AUTHENTICATED) && !has_group(u, SK_GROUP_UNAUTHENTICATED))
+		if (!sk_user_in_group(u, SK_GROUP_AUTHENTICATED) && !sk_user_in_group(u, SK_GROUP_UNAUTHENTICATED))
 			g = SK_GROUP_AUTHENTICATED;
-	} else if (!has_group(u, SK_GROUP_UNAUTHENTICATED)) {
+	} else if (!sk_user_in_group(u, SK_GROUP_UNAUTHENTICATED)) {
 		g = SK_GROUP_UNAUTHENTICATED;
 	}
 	if (g) {

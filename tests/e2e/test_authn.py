@@ -379,3 +379,17 @@ def test_impersonation_refused_for_a_plain_user(cluster):
     assert code == 500
     assert body.decode() == ('Internal Server Error: &#34;/api/v1/namespaces&#34;: requested '
                              '[{UID  7  authentication.k8s.io/v1  }] without impersonating a user\n')
+
+
+def test_python_client_with_a_client_certificate(cluster):
+    from kubernetes import client, config
+    kc = user_add(cluster, "gina", "--group", "system:masters")
+    cfg = client.Configuration()
+    config.load_kube_config(config_file=kc, client_configuration=cfg)
+    api_client = client.ApiClient(cfg)
+    v1 = client.CoreV1Api(api_client)
+    # one kept-alive connection: the certificate is checked once, the user is each request's
+    for _ in range(3):
+        assert "default" in [n.metadata.name for n in v1.list_namespace().items]
+        ui = whoami_python(api_client)
+        assert ui["username"] == "gina" and ui["groups"] == ["system:masters", "system:authenticated"]
