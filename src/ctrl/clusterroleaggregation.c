@@ -85,7 +85,7 @@ static int sync_aggregation(sk_controller *k, const char *key)
 		return 0;
 	rules = aggregate(inf, key, selectors);
 	have = sk_kube_jget(role, "rules");
-	if (json_equal(rules, have ? have : json_array()) || (!json_array_size(rules) && !json_array_size(have)))
+	if ((have && json_equal(rules, have)) || (!json_array_size(rules) && !json_array_size(have)))
 		return 0;
 	upd = json_deep_copy(role);
 	json_object_set(upd, "rules", rules);

@@ -369,6 +369,12 @@ static void test_reviews(void **state)
 	assert_int_equal(
 		req(f, dave, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "{\"spec\":{}}", &d),
 		422);
+	/* an aggregationRule's selectors are label selectors */
+	assert_int_equal(req(f, sk_user_apiserver(), "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+			     "{\"metadata\":{\"name\":\"agg\"},\"aggregationRule\":{\"clusterRoleSelectors\":"
+			     "[{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Bad\"}]}]}}",
+			     NULL),
+			 422);
 	sk_user_free(dave);
 }
 

@@ -7,6 +7,7 @@
 #include "api/api-int.h"
 #include "api/rbac.h"
 #include "api/validate-int.h"
+#include "kube/selector.h"
 #include "util/util.h"
 
 static json_t *child(json_t *o, const char *k) { return json_object_get(o, k); }
@@ -83,6 +84,18 @@ static json_t *role_validate(const sk_api_resource *r, json_t *obj, json_t *old,
 	if (json_is_object(agg) && !json_array_size(child(agg, "clusterRoleSelectors")))
 		sk__vrequired(&e, "aggregationRule.clusterRoleSelectors",
 			      "at least one clusterRoleSelector required if aggregationRule is non-nil");
+	json_array_foreach(child(agg, "clusterRoleSelectors"), i, rule) {
+		cleanup_free char *p = sk__vindex("aggregationRule.clusterRoleSelectors", i);
+		sk_error_t err = {0};
+		sk_kube_label_selector *sel = sk_kube_label_selector_from_json(rule, &err);
+
+		if (!sel) {
+			cleanup_free char *text = json_dumps(rule, JSON_COMPACT | JSON_SORT_KEYS);
+
+			sk__vinvalid_repr(&e, p, text ? text : "", err.msg);
+		}
+		sk_kube_label_selector_free(sel);
+	}
 	return e.causes;
 }
 
