@@ -96,8 +96,8 @@ static int add_mounts(json_t *list, const char *volume)
 			mounts = json_array();
 			json_object_set_new(c, "volumeMounts", mounts);
 		}
-		json_array_append_new(mounts, json_pack("{s:s, s:b, s:s}", "name", volume, "readOnly", 1, "mountPath",
-							MOUNT_PATH));
+		json_array_append_new(
+			mounts, json_pack("{s:s, s:b, s:s}", "name", volume, "readOnly", 1, "mountPath", MOUNT_PATH));
 		added = 1;
 	}
 	return added;
