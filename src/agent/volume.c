@@ -84,7 +84,7 @@ static int mode_of(json_t *item, json_t *src, int def)
 /* The decoded value of key in a ConfigMap/Secret; malloc'd or NULL. */
 static char *object_value(json_t *obj, bool secret, const char *key, size_t *len)
 {
-	const char *v = sk_kube_jstr(json_object_get(obj, "data"), key);
+	const char *v = json_string_value(json_object_get(json_object_get(obj, "data"), key));
 
 	if (v && !secret) {
 		*len = strlen(v);
@@ -92,12 +92,12 @@ static char *object_value(json_t *obj, bool secret, const char *key, size_t *len
 	}
 	if (v)
 		return sk__ag_b64_decode(v, len);
-	v = secret ? sk_kube_jstr(json_object_get(obj, "stringData"), key) : NULL;
+	v = secret ? json_string_value(json_object_get(json_object_get(obj, "stringData"), key)) : NULL;
 	if (v) {
 		*len = strlen(v);
 		return xstrdup(v);
 	}
-	v = sk_kube_jstr(json_object_get(obj, "binaryData"), key);
+	v = json_string_value(json_object_get(json_object_get(obj, "binaryData"), key));
 	return v ? sk__ag_b64_decode(v, len) : NULL;
 }
 

@@ -108,10 +108,11 @@ static void test_claims_as_upstream(void **state)
 	cleanup_free char *s = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
 
 	(void)state;
-	assert_string_equal(s, "{\"aud\":[\"" ISS "\"],\"exp\":31537000,\"iat\":1000,\"iss\":\"" ISS "\",\"jti\":\"jti-1\","
-			       "\"kubernetes.io\":{\"namespace\":\"ns1\",\"node\":{\"name\":\"n\",\"uid\":\"node-uid\"},"
-			       "\"pod\":{\"name\":\"p\",\"uid\":\"pod-uid\"},\"serviceaccount\":{\"name\":\"bob\","
-			       "\"uid\":\"sa-uid\"},\"warnafter\":4607},\"nbf\":1000,\"sub\":\"system:serviceaccount:ns1:bob\"}");
+	assert_string_equal(
+		s, "{\"aud\":[\"" ISS "\"],\"exp\":31537000,\"iat\":1000,\"iss\":\"" ISS "\",\"jti\":\"jti-1\","
+		   "\"kubernetes.io\":{\"namespace\":\"ns1\",\"node\":{\"name\":\"n\",\"uid\":\"node-uid\"},"
+		   "\"pod\":{\"name\":\"p\",\"uid\":\"pod-uid\"},\"serviceaccount\":{\"name\":\"bob\","
+		   "\"uid\":\"sa-uid\"},\"warnafter\":4607},\"nbf\":1000,\"sub\":\"system:serviceaccount:ns1:bob\"}");
 }
 
 static void test_sign_and_verify(void **state)
