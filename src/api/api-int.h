@@ -65,6 +65,11 @@ typedef struct sk_kind_ops {
 	void (*end_write)(sk_api *api, const sk_api_resource *r, void *txn, int ok);
 	/* after obj (as it was last stored) left the store */
 	void (*deleted)(sk_api *api, const sk_api_resource *r, json_t *obj);
+	/* a kind that is never stored (SelfSubjectReview, the access reviews):
+	 * a POST to the collection answers 201 with what this returns for the
+	 * request's object (a new reference; NULL with err), every other
+	 * request is 405; discovery lists the verb create alone */
+	json_t *(*review)(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err);
 } sk_kind_ops;
 
 /* One served resource. */
@@ -190,6 +195,12 @@ int sk__arg_bool(const sk_api_request *req, const char *key);
  * (strconv.ParseInt(v, 10, 64)): 0 when absent, 1 with *out set, -1 with a
  * SK_EBADREQUEST error (400) for a value that is not a decimal int64. */
 int sk__arg_int64(const sk_api_request *req, const char *key, int64_t *out, sk_error_t *err);
+
+/* Upstream's impersonation filter over req's Impersonate-* headers: 0 when
+ * there are none; 1 with *as, the user to run as (caller frees); -1 after
+ * replying (403 Forbidden for what user may not impersonate, 500 for
+ * groups, extras or a uid without a user). */
+int sk__impersonate(sk_api *api, const sk_api_request *req, sk_user **as, sk_api_response *resp);
 
 /* Request handlers (handlers.c, watch.c, discovery.c). */
 void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_response *resp);

@@ -152,6 +152,21 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		sk__reply_status(resp, 401, "Unauthorized", "Unauthorized", NULL, NULL, NULL);
 		return;
 	}
+	if (req->nimpersonate) {
+		sk_api_request as_req = *req;
+		sk_user *as = NULL;
+		int rc = sk__impersonate(api, req, &as, resp);
+
+		if (rc < 0)
+			return;
+		as_req.impersonate = NULL;
+		as_req.nimpersonate = 0;
+		if (as)
+			as_req.user = as;
+		sk_api_handle(api, &as_req, resp);
+		sk_user_free(as);
+		return;
+	}
 	if (req->body_len > api->opts.max_body) {
 		sk__reply_status(resp, 413, "RequestEntityTooLarge",
 				 "the server has received too large of a request body", NULL, NULL, NULL);

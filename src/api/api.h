@@ -52,9 +52,14 @@ typedef struct sk_api_request {
 	const char *content_type; /* NULL: application/json */
 	const char *accept;       /* NULL: application/json */
 	const sk_user *user;      /* who asks (borrowed); NULL rejects with 401 */
-	json_t *body_obj;         /* in-process: the body already decoded (borrowed; body unused) */
-	int body_owned;           /* in-process: body_obj is the handler's to change in place */
-	int want_obj;             /* in-process: return objects in resp->obj, not as text */
+	/* the Impersonate-* headers (name as sent, value; Impersonate-Group and
+	 * Impersonate-Extra-KEY may repeat): the request runs as that user if
+	 * user may impersonate it (impersonate.c) */
+	const sk_api_arg *impersonate;
+	size_t nimpersonate;
+	json_t *body_obj; /* in-process: the body already decoded (borrowed; body unused) */
+	int body_owned;   /* in-process: body_obj is the handler's to change in place */
+	int want_obj;     /* in-process: return objects in resp->obj, not as text */
 } sk_api_request;
 
 typedef struct sk_api_response {

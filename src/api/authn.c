@@ -1,7 +1,8 @@
-/* The authenticator chain (authn.h), in kube-apiserver's order: the shared
- * tokens (skiff's), the static token file, bootstrap tokens, the pluggable
- * bearer-token authenticators; x509 client certificates come first in
- * http.c, which owns the TLS session. */
+/* The authenticator chain (authn.h), in kube-apiserver's order: x509
+ * client certificates first (sk_authn_session, which http.c calls with the
+ * connection's TLS session), then bearer tokens: the shared tokens
+ * (skiff's), the static token file, the pluggable authenticators (service
+ * account tokens), bootstrap tokens. */
 #include <errno.h>
 #include <gnutls/crypto.h>
 #include <gnutls/x509.h>
@@ -19,7 +20,9 @@ struct sk_authn {
 };
 
 /* Bearer-token authenticators beyond the built-in ones, in upstream's
- * order (service account tokens come right after the token file). */
+ * order: they run after the token file and before bootstrap tokens (the
+ * service account token authenticator, sk__sa_token_authenticate, is one
+ * line here). */
 static const sk_token_authenticator_fn token_plugins[] = {
 	NULL,
 };
@@ -379,7 +382,7 @@ sk_user *sk_bootstrap_token_check(const json_t *secret, const char *token, int64
 	return u;
 }
 
-static sk_user *bootstrap_token(sk_authn *a, const char *token)
+static sk_user *bootstrap_token(sk_authn *a, const char *token, int *refused)
 {
 	char id[7], sec[17];
 	cleanup_free char *key = NULL;
@@ -389,6 +392,7 @@ static sk_user *bootstrap_token(sk_authn *a, const char *token)
 	const char *why;
 	sk_user *u;
 
+	(void)refused;
 	if (!a->api || sk_bootstrap_token_parse(token, id, sec) < 0)
 		return NULL;
 	key = xasprintf("/registry/secrets/kube-system/bootstrap-token-%s", id);
@@ -574,7 +578,7 @@ static sk_user *authenticated(sk_user *u)
 	return u;
 }
 
-static sk_user *shared_token(sk_authn *a, const char *token)
+static sk_user *shared_token(sk_authn *a, const char *token, int *refused)
 {
 	static const char *const masters[] = {SK_GROUP_MASTERS, NULL};
 	/* both compared, whichever matches */
@@ -583,6 +587,7 @@ static sk_user *shared_token(sk_authn *a, const char *token)
 
 	static const char *const bootstrappers[] = {"system:bootstrappers", NULL};
 
+	(void)refused;
 	if (admin)
 		return sk_user_new("system:admin", "", masters);
 	/* a bootstrap credential: it may ask for a node's client certificate
@@ -592,11 +597,12 @@ static sk_user *shared_token(sk_authn *a, const char *token)
 	return NULL;
 }
 
-static sk_user *token_file(sk_authn *a, const char *token)
+static sk_user *token_file(sk_authn *a, const char *token, int *refused)
 {
 	const sk_token_entry *e = sk_token_file_find(&a->tokens, token);
 	sk_user *u;
 
+	(void)refused;
 	if (!e)
 		return NULL;
 	u = sk_user_new(e->user, e->uid, NULL);
@@ -605,18 +611,25 @@ static sk_user *token_file(sk_authn *a, const char *token)
 	return u;
 }
 
-static sk_user *plugins(sk_authn *a, const char *token)
+/* NULL with *refused set: a plugin's own token that is not valid */
+static sk_user *plugins(sk_authn *a, const char *token, int *refused)
 {
 	for (int i = 0; a->api && token_plugins[i]; i++) {
-		sk_user *u = token_plugins[i](a->api, token);
+		sk_user *u = NULL;
+		int rc = token_plugins[i](a->api, token, &u);
 
-		if (u)
+		if (rc > 0 && u)
 			return u;
+		sk_user_free(u);
+		if (rc < 0) {
+			*refused = 1;
+			return NULL;
+		}
 	}
 	return NULL;
 }
 
-typedef sk_user *(*token_fn)(sk_authn *a, const char *token);
+typedef sk_user *(*token_fn)(sk_authn *a, const char *token, int *refused);
 
 /* kube-apiserver's order: token file, service account tokens, bootstrap tokens. */
 static const token_fn token_chain[] = {
@@ -628,10 +641,13 @@ sk_user *sk_authn_token(sk_authn *a, const char *token)
 	if (!a || !token || !*token)
 		return NULL;
 	for (int i = 0; token_chain[i]; i++) {
-		sk_user *u = token_chain[i](a, token);
+		int refused = 0;
+		sk_user *u = token_chain[i](a, token, &refused);
 
 		if (u)
 			return authenticated(u);
+		if (refused)
+			return NULL;
 	}
 	return NULL;
 }

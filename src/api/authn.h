@@ -69,8 +69,10 @@ sk_user *sk_authn_x509(sk_authn *a, const gnutls_datum_t *chain, unsigned n, sk_
 
 /* A bearer-token authenticator of the pluggable table (authn.c's
  * token_plugins, after the token file: the service account token
- * authenticator): a new user for a token it issued, else NULL. */
-typedef sk_user *(*sk_token_authenticator_fn)(sk_api *api, const char *token);
+ * authenticator, sk__sa_token_authenticate): 1 with *out (caller frees)
+ * for a token it issued, 0 when the token is none of its own (the chain
+ * goes on), -1 when it is its own but not valid (401). */
+typedef int (*sk_token_authenticator_fn)(sk_api *api, const char *token, sk_user **out);
 
 typedef struct sk_authn_options {
 	const char *admin_token;     /* system:admin in system:masters */

@@ -9,7 +9,8 @@
 
 static json_t *verbs_for(const sk_api_resource *r)
 {
-	(void)r;
+	if (r->ops && r->ops->review)
+		return json_pack("[s]", "create");
 	return json_pack("[s,s,s,s,s,s,s,s]", "create", "delete", "deletecollection", "get", "list", "patch", "update",
 			 "watch");
 }

@@ -1650,9 +1650,30 @@ static void dispatch_object(sk_api *api, const sk_api_request *req, const sk_pat
 		method_not_allowed(resp, p, m);
 }
 
+/* A POST to a kind that is never stored: its ops answer it. */
+static void do_review(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	sk_error_t err = {0};
+	cleanup_json json_t *obj = parse_body(req, &err), *out = NULL;
+
+	if (!obj || check_type(p->res, obj, &err) < 0 || !(out = p->res->ops->review(api, req, obj, &err))) {
+		sk__reply_error(resp, &err, p->res, NULL);
+		return;
+	}
+	reply_obj(resp, 201, out);
+}
+
 void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	const char *m = req->method;
+
+	if (p->res->ops && p->res->ops->review) {
+		if (!p->name[0] && !p->sub[0] && !strcmp(m, "POST"))
+			do_review(api, req, p, resp);
+		else
+			method_not_allowed(resp, p, m);
+		return;
+	}
 
 	if (!p->name[0]) {
 		if (!strcmp(m, "GET") && sk__arg_bool(req, "watch"))

@@ -63,6 +63,8 @@ typedef struct conn_ctx {
 	struct conn_ctx *next; /* job queue */
 	sk_api_arg args[64];
 	size_t nargs;
+	sk_api_arg imp[32]; /* Impersonate-* headers */
+	size_t nimp;
 } conn_ctx;
 
 typedef struct stream_ctx {
@@ -98,6 +100,58 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 	return MHD_YES;
 }
 
+static enum MHD_Result collect_impersonate(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	conn_ctx *c = cls;
+
+	(void)kind;
+	if (strncasecmp(key, "Impersonate-", 12))
+		return MHD_YES;
+	if (c->nimp == sizeof(c->imp) / sizeof(c->imp[0]))
+		return MHD_NO;
+	c->imp[c->nimp].key = key;
+	c->imp[c->nimp].value = value ? value : "";
+	c->nimp++;
+	return MHD_YES;
+}
+
+/* What a connection's client certificate proved: checked on its first
+ * request (a TLS connection's peer certificate does not change) and again
+ * once a minute (its validity dates). The connection's own: only its event
+ * loop reads or writes it. */
+typedef struct conn_auth {
+	int checked, rc; /* rc: sk_authn_session's */
+	sk_user *user;
+	int64_t until; /* monotonic ns */
+} conn_auth;
+
+enum { CERT_RECHECK_NS = 60 * 1000000000LL };
+
+/* sk_authn_session for the request's connection, from its conn_auth. */
+static int session_user(sk_http *h, struct MHD_Connection *conn, sk_user **u)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	const union MHD_ConnectionInfo *sc = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	conn_auth *ca = sc ? sc->socket_context : NULL;
+	int64_t now = sk_mono_ns();
+
+	*u = NULL;
+	if (!ci)
+		return 0;
+	if (!ca)
+		return sk_authn_session(h->authn, (gnutls_session_t)ci->tls_session, u);
+	if (!ca->checked || now >= ca->until) {
+		sk_user_free(ca->user);
+		ca->user = NULL;
+		ca->rc = sk_authn_session(h->authn, (gnutls_session_t)ci->tls_session, &ca->user);
+		ca->checked = 1;
+		ca->until = now + CERT_RECHECK_NS;
+	}
+	if (ca->rc > 0)
+		*u = sk_user_dup(ca->user);
+	return ca->rc;
+}
+
 /* The request's user (caller frees), or NULL; *presented says credentials
  * came: wrong ones are 401 even where anybody may ask. As upstream's union
  * of authenticators, a client certificate first, then a bearer token
@@ -105,10 +159,9 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 static sk_user *authenticate(sk_http *h, struct MHD_Connection *conn, int *presented)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 	cleanup_free char *token = NULL;
 	sk_user *u = NULL;
-	int rc = ci ? sk_authn_session(h->authn, (gnutls_session_t)ci->tls_session, &u) : 0;
+	int rc = session_user(h, conn, &u);
 
 	*presented = rc != 0;
 	if (u)
@@ -517,6 +570,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	c->req.body_len = c->too_large ? h->api->opts.max_body + 1 : c->len;
 	c->req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	c->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	c->nimp = 0;
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_impersonate, c);
+	c->req.impersonate = c->imp;
+	c->req.nimpersonate = c->nimp;
 	if (h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET")) {
 		/* as k3s: a joining agent pins this against its token's hash */
 		memset(&resp, 0, sizeof(resp));
@@ -559,7 +616,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 }
 
 /* Responses go out as several small TLS records: without TCP_NODELAY each
- * request waits for the client's delayed ACK (40 ms). */
+ * request waits for the client's delayed ACK (40 ms). Each connection has
+ * its conn_auth from start to close. */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
 			  enum MHD_ConnectionNotificationCode code)
 {
@@ -567,9 +625,18 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 	int one = 1;
 
 	(void)cls;
-	(void)socket_ctx;
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		conn_auth *ca = *socket_ctx;
+
+		if (ca)
+			sk_user_free(ca->user);
+		free(ca);
+		*socket_ctx = NULL;
+		return;
+	}
 	if (code != MHD_CONNECTION_NOTIFY_STARTED)
 		return;
+	*socket_ctx = xzalloc(sizeof(conn_auth));
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (ci)
 		setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

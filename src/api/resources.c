@@ -28,6 +28,8 @@ extern const sk_api_resource sk__kinds_podgroup[];
 extern const size_t sk__nkinds_podgroup;
 extern const sk_api_resource sk__kinds_certificates[];
 extern const size_t sk__nkinds_certificates;
+extern const sk_api_resource sk__kinds_authentication[];
+extern const size_t sk__nkinds_authentication;
 extern const sk_api_resource sk__kinds_apiextensions[];
 extern const size_t sk__nkinds_apiextensions;
 
@@ -38,6 +40,7 @@ static const struct {
 	{sk__kinds_core, &sk__nkinds_core},
 	{sk__kinds_storage, &sk__nkinds_storage},
 	{sk__kinds_apps, &sk__nkinds_apps},
+	{sk__kinds_authentication, &sk__nkinds_authentication},
 	{sk__kinds_batch, &sk__nkinds_batch},
 	{sk__kinds_networking, &sk__nkinds_networking},
 	{sk__kinds_certificates, &sk__nkinds_certificates},

@@ -50,7 +50,7 @@ static int user_add(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *dir = "/var/lib/skiff", *ns = NULL, *out = NULL, *server = NULL, *name;
-	const char **groups = xzalloc(sizeof(*groups) * (size_t)(argc + 1));
+	cleanup_free const char **groups = xzalloc(sizeof(*groups) * (size_t)(argc + 1));
 	cleanup_free char *ca_path = NULL, *key_path = NULL, *ca = NULL, *url = NULL, *def_out = NULL;
 	cleanup_free char *cert = NULL, *key = NULL, *doc = NULL;
 	sk_error_t err = {0};
@@ -78,7 +78,6 @@ static int user_add(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			free(groups);
 			return 0;
 		default:
 			usage(stderr);
@@ -108,7 +107,6 @@ static int user_add(int argc, char **argv)
 	url = server ? xstrdup(server) : server_url(dir);
 	if (sk_tls_issue_client(dir, name, groups, ONE_YEAR, &cert, &key, &err) < 0)
 		die("%s", err.msg);
-	free(groups);
 	doc = sk_tls_user_kubeconfig(url, ca, name, cert, key, ns);
 	if (!out)
 		out = def_out = xasprintf("%s.kubeconfig", name);

@@ -276,3 +276,125 @@ def test_only_tls_12_and_13(cluster):
                         "NORMAL:-VERS-ALL:+VERS-TLS1.1", "-p", str(cluster.port), "127.0.0.1"],
                        input="", capture_output=True, text=True, timeout=30)
     assert r.returncode != 0 and "Handshake was completed" not in r.stdout
+
+
+# ---- whoami (SelfSubjectReview) ----
+
+def whoami_python(api_client):
+    """Debian's Python client predates SelfSubjectReview v1: its generic call."""
+    data = api_client.call_api("/apis/authentication.k8s.io/v1/selfsubjectreviews", "POST",
+                               body={"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"},
+                               header_params={"Content-Type": "application/json", "Accept": "application/json"},
+                               auth_settings=["BearerToken"], response_type="object", _return_http_data_only=True)
+    assert data["kind"] == "SelfSubjectReview"
+    return data["status"]["userInfo"]
+
+
+def test_whoami_client_certificate_user(cluster):
+    kc = user_add(cluster, "frank", "--group", "system:masters", "--group", "ml-team")
+    r = kubectl_as(cluster, kc, "auth", "whoami")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["ATTRIBUTE", "VALUE"]
+    assert lines[1].split() == ["Username", "frank"]
+    assert lines[2].split() == ["Groups", "[system:masters", "ml-team", "system:authenticated]"]
+    assert lines[3].split()[:2] == ["Extra:", "authentication.kubernetes.io/credential-id"]
+    assert lines[3].split()[2].startswith("[X509SHA256=")
+    doc = json.loads(kubectl_as(cluster, kc, "auth", "whoami", "-o", "json").stdout)
+    assert doc["apiVersion"] == "authentication.k8s.io/v1" and doc["kind"] == "SelfSubjectReview"
+    ui = doc["status"]["userInfo"]
+    assert ui["username"] == "frank" and "uid" not in ui
+    assert ui["groups"] == ["system:masters", "ml-team", "system:authenticated"]
+    assert len(ui["extra"]["authentication.kubernetes.io/credential-id"][0]) == len("X509SHA256=") + 64
+    y = kubectl_as(cluster, kc, "auth", "whoami", "-o", "yaml").stdout
+    assert "kind: SelfSubjectReview" in y and "username: frank" in y
+
+
+def test_whoami_admin_token_and_file_user(cluster):
+    r = cluster.kubectl("auth", "whoami")
+    assert r.stdout.split() == ["ATTRIBUTE", "VALUE", "Username", "system:admin", "Groups",
+                                "[system:masters", "system:authenticated]"]
+    r = cluster.kubectl("--token", "carol-token", "auth", "whoami", "-o", "json")
+    ui = json.loads(r.stdout)["status"]["userInfo"]
+    assert ui == {"username": "carol", "uid": "1003", "groups": ["system:masters", "system:authenticated"]}
+    # a plain user may not create reviews until an authorizer grants it (RBAC's system:basic-user)
+    r = cluster.kubectl("--token", "alice-token", "auth", "whoami", check=False)
+    assert r.returncode != 0
+    code, body = call(cluster, "/apis/authentication.k8s.io/v1/selfsubjectreviews", token="alice-token",
+                      method="POST", body={"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+    assert code == 403 and json.loads(body)["message"] == (
+        'selfsubjectreviews.authentication.k8s.io is forbidden: User "alice" cannot create resource '
+        '"selfsubjectreviews" in API group "authentication.k8s.io" at the cluster scope')
+
+
+def test_selfsubjectreview_is_create_only_and_discovered(cluster):
+    r = cluster.kubectl("api-resources", "--api-group", "authentication.k8s.io", "-o", "wide")
+    line = [x for x in r.stdout.splitlines() if x.startswith("selfsubjectreviews")][0]
+    assert line.split()[1:5] == ["authentication.k8s.io/v1", "false", "SelfSubjectReview", "create"]
+    code, body = call(cluster, "/apis/authentication.k8s.io/v1/selfsubjectreviews", token="carol-token")
+    assert code == 405 and json.loads(body)["reason"] == "MethodNotAllowed"
+    code, body = call(cluster, "/apis/authentication.k8s.io/v1/selfsubjectreviews", token="carol-token",
+                      method="POST", body={"apiVersion": "v1", "kind": "ConfigMap"})
+    assert code == 400
+    ui = whoami_python(cluster.api_client())
+    assert ui == {"username": "system:admin", "groups": ["system:masters", "system:authenticated"]}
+
+
+# ---- impersonation ----
+
+def test_impersonation_by_an_admin(cluster):
+    r = cluster.kubectl("auth", "whoami", "--as", "bob", "--as-group", "system:masters", "--as-group", "team",
+                        "--as-uid", "42", "-o", "json")
+    ui = json.loads(r.stdout)["status"]["userInfo"]
+    assert ui == {"username": "bob", "uid": "42", "groups": ["system:masters", "team", "system:authenticated"]}
+    r = cluster.kubectl("get", "--raw", "/api/v1/namespaces/default/pods", "--as", "bob", "--as-group", "team",
+                        check=False)
+    assert ('Error from server (Forbidden): pods is forbidden: User "bob" cannot list resource "pods" in API group "" '
+            'in the namespace "default"') in r.stderr
+    # a service account and extras through the Python client's headers
+    api_client = cluster.api_client()
+    api_client.set_default_header("Impersonate-User", "system:serviceaccount:ml:trainer")
+    api_client.set_default_header("Impersonate-Group", "system:masters")
+    api_client.set_default_header("Impersonate-Extra-Scopes%2Fone", "view")
+    ui = whoami_python(api_client)
+    assert ui == {"username": "system:serviceaccount:ml:trainer", "groups": ["system:masters", "system:authenticated"],
+                  "extra": {"scopes/one": ["view"]}}
+
+
+def test_impersonation_refused_for_a_plain_user(cluster):
+    r = cluster.kubectl("--token", "alice-token", "get", "--raw", "/api/v1/namespaces", "--as", "carol", check=False)
+    assert r.returncode != 0
+    assert ('Error from server (Forbidden): users "carol" is forbidden: User "alice" cannot impersonate resource '
+            '"users" in API group "" at the cluster scope') in r.stderr
+    cases = [
+        ({"Impersonate-User": "system:serviceaccount:ns1:sa"},
+         'serviceaccounts "sa" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" in API '
+         'group "" in the namespace "ns1"', {"name": "sa", "kind": "serviceaccounts"}),
+        ({"Impersonate-User": "alice", "Impersonate-Uid": "7"},
+         'users "alice" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the '
+         'cluster scope', {"name": "alice", "kind": "users"}),
+    ]
+    for headers, msg, details in cases:
+        code, body = call(cluster, "/api/v1/namespaces", token="alice-token", headers=headers)
+        st = json.loads(body)
+        assert code == 403 and st["reason"] == "Forbidden" and st["message"] == msg
+        assert st["details"] == details
+    # carol (system:masters) may; a uid or group alone is refused as upstream does
+    code, body = call(cluster, "/api/v1/namespaces", token="carol-token", headers={"Impersonate-Uid": "7"})
+    assert code == 500
+    assert body.decode() == ('Internal Server Error: &#34;/api/v1/namespaces&#34;: requested '
+                             '[{UID  7  authentication.k8s.io/v1  }] without impersonating a user\n')
+
+
+def test_python_client_with_a_client_certificate(cluster):
+    from kubernetes import client, config
+    kc = user_add(cluster, "gina", "--group", "system:masters")
+    cfg = client.Configuration()
+    config.load_kube_config(config_file=kc, client_configuration=cfg)
+    api_client = client.ApiClient(cfg)
+    v1 = client.CoreV1Api(api_client)
+    # one kept-alive connection: the certificate is checked once, the user is each request's
+    for _ in range(3):
+        assert "default" in [n.metadata.name for n in v1.list_namespace().items]
+        ui = whoami_python(api_client)
+        assert ui["username"] == "gina" and ui["groups"] == ["system:masters", "system:authenticated"]

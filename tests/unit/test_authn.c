@@ -7,8 +7,11 @@
 #include <string.h>
 #include <cmocka.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <stdlib.h>
 
 #include "api/authn.h"
+#include "api/tls.h"
 #include "util/util.h"
 
 static int parse(sk_token_file *tf, const char *text, sk_error_t *err)
@@ -229,6 +232,80 @@ static void test_bootstrap_token_check(void **state)
 	json_decref(s);
 }
 
+static void pem_to_der(const char *pem, gnutls_datum_t *der)
+{
+	gnutls_x509_crt_t crt;
+	gnutls_datum_t in = {(unsigned char *)pem, (unsigned)strlen(pem)};
+
+	gnutls_x509_crt_init(&crt);
+	assert_int_equal(gnutls_x509_crt_import(crt, &in, GNUTLS_X509_FMT_PEM), 0);
+	assert_int_equal(gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_DER, der), 0);
+	gnutls_x509_crt_deinit(crt);
+}
+
+/* Certificates of a data directory's CA authenticate as CN in the O
+ * groups; the serving certificate (not for clients), an expired one and one
+ * of another CA do not. */
+static void test_x509(void **state)
+{
+	char dir[] = "/tmp/skiff-authn-XXXXXX", other[] = "/tmp/skiff-authn-XXXXXX";
+	static const char *const groups[] = {"team", "system:masters", NULL};
+	cleanup_free char *cert = NULL, *key = NULL, *old = NULL, *okey = NULL, *fcert = NULL, *fkey = NULL;
+	cleanup_free char *srv = NULL, *cmd = NULL;
+	sk_tls_files t, t2;
+	sk_error_t err = {0};
+	gnutls_datum_t der;
+	sk_authn *a;
+	sk_user *u;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(mkdtemp(other));
+	assert_int_equal(sk_tls_setup(&t, dir, "127.0.0.1", 6443, NULL, &err), 0);
+	assert_int_equal(sk_tls_setup(&t2, other, "127.0.0.1", 6443, NULL, &err), 0);
+	a = sk_authn_new(NULL, &(sk_authn_options){.ca_pem = t.ca_pem}, &err);
+	assert_non_null(a);
+	assert_int_equal(sk_tls_issue_client(dir, "bob", groups, 3600, &cert, &key, &err), 0);
+	pem_to_der(cert, &der);
+	u = sk_authn_x509(a, &der, 1, &err);
+	gnutls_free(der.data);
+	assert_non_null(u);
+	assert_string_equal(u->name, "bob");
+	assert_int_equal(u->ngroups, 2);
+	assert_string_equal(u->groups[0], "team");
+	assert_string_equal(u->groups[1], "system:masters");
+	assert_int_equal(strlen(json_string_value(json_array_get(
+				 json_object_get(u->extra, "authentication.kubernetes.io/credential-id"), 0))),
+			 11 + 64);
+	sk_user_free(u);
+
+	assert_int_equal(sk_tls_issue_client(dir, "old", NULL, -60, &old, &okey, &err), 0);
+	pem_to_der(old, &der);
+	assert_null(sk_authn_x509(a, &der, 1, &err));
+	gnutls_free(der.data);
+	assert_int_equal(err.code, SK_EUNAUTHORIZED);
+
+	assert_int_equal(sk_tls_issue_client(other, "mallory", groups, 3600, &fcert, &fkey, &err), 0);
+	pem_to_der(fcert, &der);
+	assert_null(sk_authn_x509(a, &der, 1, &err));
+	gnutls_free(der.data);
+
+	pem_to_der(t.cert_pem, &der);
+	assert_null(sk_authn_x509(a, &der, 1, &err));
+	gnutls_free(der.data);
+
+	der.data = (unsigned char *)"junk";
+	der.size = 4;
+	assert_null(sk_authn_x509(a, &der, 1, &err));
+	assert_null(sk_authn_x509(a, &der, 0, &err));
+
+	sk_authn_free(a);
+	sk_tls_files_release(&t);
+	sk_tls_files_release(&t2);
+	cmd = xasprintf("rm -rf %s %s", dir, other);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_chain_adds_authenticated),
 		cmocka_unit_test(test_bootstrap_token_parse),
 		cmocka_unit_test(test_bootstrap_token_check),
+		cmocka_unit_test(test_x509),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
