@@ -588,9 +588,9 @@ static sk_user *shared_token(sk_authn *a, const char *token, int *refused)
 	int admin = a->admin_token && sk_secret_equal(token, a->admin_token);
 	int node = a->node_token && sk_secret_equal(token, a->node_token);
 
-	(void)refused;
 	static const char *const bootstrappers[] = {"system:bootstrappers", NULL};
 
+	(void)refused;
 	if (admin)
 		return sk_user_new("system:admin", "", masters);
 	/* a bootstrap credential: it may ask for a node's client certificate
