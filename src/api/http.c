@@ -81,7 +81,7 @@ struct sk_http {
 	/* the connection registry (limits and deadlines), guarded by cmu */
 	pthread_mutex_t cmu;
 	struct conn_list pre, spoke, kept, active; /* oldest first */
-	size_t nconns;                      /* registered, the shut down ones included */
+	size_t nconns;                             /* registered, the shut down ones included */
 	struct addr_count *addrs[ADDR_BUCKETS];
 	unsigned max_conns, max_per_addr, max_unauth;
 	unsigned header_timeout, idle_timeout, body_timeout;
