@@ -17,6 +17,7 @@
 #include "api/authn.h"
 #include "api/http.h"
 #include "api/logs.h"
+#include "util/netif.h"
 #include "util/util.h"
 
 enum { ADDR_BUCKETS = 1024 };
@@ -42,6 +43,7 @@ typedef struct conn_rec {
 	struct addr_count *addr;
 	int fd;
 	int authed; /* a request of this connection was authenticated */
+	int spoke;  /* the client sent a byte (known once it was looked at) */
 	enum conn_phase phase;
 	time_t since; /* monotonic seconds: the phase's start */
 	/* what the connection's client certificate proved: checked on its
@@ -86,8 +88,8 @@ struct sk_http {
 
 	/* the connection registry (limits and deadlines), guarded by cmu */
 	pthread_mutex_t cmu;
-	struct conn_list pre, kept, active; /* oldest first */
-	size_t nconns;                      /* registered, the shut down ones included */
+	struct conn_list pre, spoke, kept, active; /* oldest first */
+	size_t nconns;                             /* registered, the shut down ones included */
 	struct addr_count *addrs[ADDR_BUCKETS];
 	unsigned max_conns, max_per_addr, max_unauth;
 	unsigned header_timeout, idle_timeout, body_timeout;
@@ -226,12 +228,14 @@ static int client_gone(int fd)
 /* ---- the connection registry: limits, deadlines and shedding ----
  *
  * Every connection is in one list by what it does: pre (waiting for the
- * headers of a request and never authenticated), kept (kept alive after an
- * authenticated request) or active (reading an authenticated body, being
- * answered, streaming). Each list is oldest first, so the ticker finds the
- * connections past their deadline at its head, and room is made by closing
- * the oldest pre connection, then the oldest kept one: an authenticated
- * client always gets in while unauthenticated ones are shed. A connection is
+ * headers of a request and never authenticated; spoke: the same, known to
+ * have sent a byte), kept (kept alive after an authenticated request) or
+ * active (reading an authenticated body, being answered, streaming). Each
+ * list is oldest first, so the ticker finds the connections past their
+ * deadline at its head, and room is made by closing the oldest silent pre
+ * connection, then the oldest that spoke, then the oldest kept one: an
+ * authenticated client gets in (it speaks at once) while unauthenticated
+ * ones are shed. A connection is
  * closed by shutting its socket down (under cmu, which the close
  * notification takes before libmicrohttpd closes the descriptor); its loop
  * then sees the end and frees it. */
@@ -285,7 +289,7 @@ static void set_phase(sk_http *h, conn_rec *r, enum conn_phase ph)
 	r->phase = ph;
 	r->since = mono_now();
 	if (ph == PH_WAIT)
-		list_append(r->authed ? &h->kept : &h->pre, r);
+		list_append(r->authed ? &h->kept : r->spoke ? &h->spoke : &h->pre, r);
 	else
 		list_append(&h->active, r);
 }
@@ -366,30 +370,48 @@ static void addr_put(sk_http *h, struct addr_count *a)
 	}
 }
 
-/* Makes room for one more connection of address a: sheds the oldest
- * unauthenticated connection, else the oldest idle one, while the totals are
- * at their caps. 0 when r may stay. */
+/* Sheds the oldest never-authenticated connection, the silent ones (not a
+ * byte received: an idle flood) before those that spoke (a client in its
+ * TLS handshake or sending its headers). Each connection is looked at
+ * once: one that spoke moves to the spoke list. 0 when none is left. */
+static int shed_unauthenticated(sk_http *h, struct addr_count *only)
+{
+	for (conn_rec *r = h->pre.head, *next; r; r = next) {
+		next = r->next;
+		if (only && r->addr != only)
+			continue;
+		if (!sk_socket_received_any(r->fd)) {
+			shed(h, r);
+			return 1;
+		}
+		list_remove(r);
+		r->spoke = 1;
+		list_append(&h->spoke, r);
+	}
+	for (conn_rec *r = h->spoke.head; r; r = r->next) {
+		if (!only || r->addr == only) {
+			shed(h, r);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Makes room for one more connection of address a: sheds unauthenticated
+ * connections, else the oldest kept-alive one, while the totals are at
+ * their caps. 0 when the new one may stay. */
 static int make_room(sk_http *h, struct addr_count *a)
 {
-	if (a->n > h->max_per_addr) {
-		/* the address's own oldest unauthenticated connection goes first */
-		for (conn_rec *o = h->pre.head; o; o = o->next) {
-			if (o->addr == a) {
-				shed(h, o);
-				return 0;
-			}
-		}
-		return -1;
-	}
-	while (h->pre.n > h->max_unauth && h->pre.head)
-		shed(h, h->pre.head);
+	if (a->n > h->max_per_addr)
+		return shed_unauthenticated(h, a) ? 0 : -1;
+	while (h->pre.n + h->spoke.n > h->max_unauth && shed_unauthenticated(h, NULL))
+		;
 	while (h->nconns - h->ngone > h->max_conns) {
-		if (h->pre.head)
-			shed(h, h->pre.head);
-		else if (h->kept.head)
-			shed(h, h->kept.head);
-		else
+		if (shed_unauthenticated(h, NULL))
+			continue;
+		if (!h->kept.head)
 			return -1;
+		shed(h, h->kept.head);
 	}
 	return 0;
 }
@@ -402,6 +424,11 @@ static void expire_conns(sk_http *h)
 	pthread_mutex_lock(&h->cmu);
 	while (h->pre.head && now - h->pre.head->since >= (time_t)h->header_timeout)
 		shed(h, h->pre.head);
+	for (conn_rec *r = h->spoke.head, *next; r; r = next) {
+		next = r->next;
+		if (now - r->since >= (time_t)h->header_timeout)
+			shed(h, r);
+	}
 	while (h->kept.head && now - h->kept.head->since >= (time_t)h->idle_timeout)
 		shed(h, h->kept.head);
 	for (conn_rec *r = h->active.head, *next; r; r = next) {

@@ -1,10 +1,12 @@
 #include <arpa/inet.h>
+#include <linux/tcp.h> /* tcpi_bytes_received, which glibc's netinet/tcp.h lacks */
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "util/netif.h"
 
@@ -59,4 +61,17 @@ int sk_netif_default_ip4(char *buf, size_t len, sk_error_t *err)
 	if (rc < 0)
 		return sk_error_set(err, SK_EINVALID, "the default route's interface %s has no IPv4 address", iface);
 	return 0;
+}
+
+int sk_socket_received_any(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
+		return 1;
+	/* a kernel without the field leaves it 0: read as "spoke", never shed early */
+	return len < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(ti.tcpi_bytes_received) ||
+	       ti.tcpi_bytes_received > 0;
 }

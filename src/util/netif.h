@@ -12,4 +12,8 @@
  * getifaddrs) as text into buf. 0, or -1 + err when there is none. */
 int sk_netif_default_ip4(char *buf, size_t len, sk_error_t *err);
 
+/* Whether the peer of TCP socket fd has sent any byte (the kernel's
+ * tcpi_bytes_received); 1 when that cannot be told. */
+int sk_socket_received_any(int fd);
+
 #endif

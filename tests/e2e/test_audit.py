@@ -97,7 +97,8 @@ def test_kubectl_sequence_is_audited(c):
         create["requestReceivedTimestamp"]
     assert [e["responseStatus"]["code"] for e in by_verb["delete"]] == [200]
     # kubectl delete waits for the object to be gone: a 404 get with the Status's fields
-    gone = [e for e in by_verb["get"] if e["responseStatus"]["code"] == 404]
+    gone = events(c, lambda e: e.get("objectRef", {}).get("name") == "audited" and e["verb"] == "get"
+                  and e["responseStatus"]["code"] == 404)
     assert gone and gone[0]["responseStatus"]["reason"] == "NotFound"
     assert gone[0]["responseStatus"]["message"] == 'configmaps "audited" not found'
 

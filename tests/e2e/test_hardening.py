@@ -115,7 +115,10 @@ def test_unauthenticated_bodies_are_never_read(c):
         assert b"100 Continue" not in reply
         assert b'"reason":"Unauthorized"' in reply
         s.close()
-    assert rss_kb(c) - before < 8 * 1024
+    # ThreadSanitizer's shadow and history memory grow with any work: its
+    # build checks the races here, the others the memory
+    if not SKIFF.endswith("-tsan"):
+        assert rss_kb(c) - before < 8 * 1024
     code, _ = call(c, "GET", "/api/v1/namespaces")
     assert code == 200
 
