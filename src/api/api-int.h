@@ -250,6 +250,9 @@ void sk__name_suffix(char *buf);
 
 /* Admission on create (pod priority and service account, initial status;
  * the namespace's existence is NamespaceLifecycle's, nslifecycle.c). */
+/* The admission plugins' audit annotations of resp's request (created on
+ * first use, owned by resp), or NULL when no audit log is written. */
+json_t *sk__audit_annotations(sk_api *api, sk_api_response *resp);
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
 /* Guaranteed, Burstable or BestEffort (static string). */
 void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);

@@ -193,8 +193,12 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		as_req.nimpersonate = 0;
 		if (as)
 			as_req.user = as;
-		sk_api_handle(api, &as_req, resp);
-		sk_user_free(as);
+		/* audited once, by the caller, as the user with impersonatedUser */
+		handle(api, &as_req, resp);
+		if (as && api->audit)
+			resp->audit_as = as;
+		else
+			sk_user_free(as);
 		return;
 	}
 	if (req->body_len > api->opts.max_body) {

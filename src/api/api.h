@@ -78,6 +78,11 @@ typedef struct sk_api_response {
 	struct sk_api_stream *stream; /* non-NULL: stream raw bytes (pod logs follow) */
 	json_t *obj;                  /* with want_obj: the reply object (new reference) instead of body */
 	int want_obj;
+	/* for the audit log, only while one is written: the admission plugins'
+	 * annotations ({key: value}) and the user an impersonating request ran
+	 * as (both owned) */
+	json_t *audit_annotations;
+	struct sk_user *audit_as;
 } sk_api_response;
 
 void sk_api_response_release(sk_api_response *r);

@@ -119,6 +119,15 @@ static json_t *object_ref(const sk_path *p, json_t *obj)
 	return ref;
 }
 
+json_t *sk__audit_annotations(sk_api *api, sk_api_response *resp)
+{
+	if (!api->audit || !resp)
+		return NULL;
+	if (!resp->audit_annotations)
+		resp->audit_annotations = json_object();
+	return resp->audit_annotations;
+}
+
 void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_response *resp, int64_t received_ns)
 {
 	sk_audit *a = api->audit;
@@ -167,11 +176,16 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 		json_object_set(ev, "responseObject", robj);
 	json_object_set_new(ev, "requestReceivedTimestamp", micro_time(received_ns));
 	json_object_set_new(ev, "stageTimestamp", micro_time(sk_now_ns()));
-	if (req->user && resp->status != 401)
-		json_object_set_new(ev, "annotations",
-				    json_pack("{s:s, s:s}", "authorization.k8s.io/decision",
-					      resp->status == 403 ? "forbid" : "allow", "authorization.k8s.io/reason",
-					      ""));
+	if (resp->audit_as)
+		json_object_set_new(ev, "impersonatedUser", user_info(resp->audit_as));
+	if (req->user && resp->status != 401) {
+		json_t *an = json_pack("{s:s, s:s}", "authorization.k8s.io/decision",
+				       resp->status == 403 ? "forbid" : "allow", "authorization.k8s.io/reason", "");
+
+		if (resp->audit_annotations)
+			json_object_update(an, resp->audit_annotations);
+		json_object_set_new(ev, "annotations", an);
+	}
 	line = sk_json_dumps(ev, &len);
 	line = xrealloc(line, len + 2);
 	line[len] = '\n';

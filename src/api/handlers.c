@@ -483,6 +483,7 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 {
 	const sk_api_resource *r = p->res;
 	sk_adm_request adm = {.op = SK_ADM_CREATE,
+			      .annotations = sk__audit_annotations(api, resp),
 			      .user = req->user,
 			      .res = r,
 			      .sub = "",
@@ -990,6 +991,7 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 {
 	const sk_api_resource *r = p->res;
 	sk_adm_request adm = {.op = SK_ADM_UPDATE,
+			      .annotations = sk__audit_annotations(api, resp),
 			      .user = req->user,
 			      .res = r,
 			      .sub = p->sub,
@@ -1335,6 +1337,7 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 				    o->pre_rv, (long long)rev);
 	{
 		sk_adm_request adm = {.op = SK_ADM_DELETE,
+				      .annotations = sk__audit_annotations(api, o->resp),
 				      .user = o->user,
 				      .res = r,
 				      .sub = "",
@@ -1571,6 +1574,7 @@ static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p
 		int64_t rev;
 		cleanup_json json_t *pod = load(api, p->res, p->ns, p->name, &rev, &err);
 		sk_adm_request adm = {.op = SK_ADM_CREATE,
+				      .annotations = sk__audit_annotations(api, resp),
 				      .user = req->user,
 				      .res = p->res,
 				      .sub = "eviction",

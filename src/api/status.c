@@ -221,6 +221,10 @@ void sk_api_response_release(sk_api_response *r)
 {
 	json_decref(r->obj);
 	r->obj = NULL;
+	json_decref(r->audit_annotations);
+	r->audit_annotations = NULL;
+	sk_user_free(r->audit_as);
+	r->audit_as = NULL;
 	if (r->stream) {
 		sk_api_stream_free(r->stream);
 		r->stream = NULL;

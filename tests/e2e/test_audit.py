@@ -168,3 +168,28 @@ def test_rotation(tmpdir_skiff):
         assert os.path.getsize(log) < 2 * 1024 * 1024
     finally:
         cl.cleanup()
+
+
+def test_impersonation_and_admission_annotations(c):
+    """An impersonated request is one event with user and impersonatedUser;
+    the admission plugins' annotations (Pod Security's audit mode) are on
+    the event of the request they judged."""
+    c.kubectl("create", "namespace", "audit-psa")
+    c.kubectl("label", "namespace", "audit-psa", "pod-security.kubernetes.io/audit=restricted")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "loud", "namespace": "audit-psa"},
+           "spec": {"containers": [{"name": "c", "image": "busybox", "securityContext": {"privileged": True}}]}}
+    c.kubectl("apply", "-f", "-", input=json.dumps(pod))
+    evs = events(c, lambda e: e.get("verb") == "create" and e.get("objectRef", {}).get("resource") == "pods"
+                 and e.get("objectRef", {}).get("namespace") == "audit-psa")
+    ann = evs[0]["annotations"]
+    assert ann["authorization.k8s.io/decision"] == "allow"
+    assert ann["pod-security.kubernetes.io/audit-violations"].startswith(
+        'would violate PodSecurity "restricted:latest": privileged (container "c" must not set '
+        'securityContext.privileged=true)')
+    r = c.kubectl("--as", "bob", "--as-group", "team", "-n", "default", "get", "configmap", "nothere", check=False)
+    assert "Forbidden" in r.stderr
+    evs = events(c, lambda e: e.get("impersonatedUser", {}).get("username") == "bob")
+    assert evs[0]["user"]["username"] == "system:admin"
+    assert evs[0]["impersonatedUser"]["groups"] == ["team", "system:authenticated"]
+    assert evs[0]["responseStatus"]["code"] == 403
+    assert not events(c, lambda e: e.get("user", {}).get("username") == "bob", want=0, timeout=1)
