@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -99,11 +100,13 @@ static char *admin_groups[] = {SK_GROUP_MASTERS, SK_GROUP_AUTHENTICATED};
 static const sk_user admin_user = {.name = "system:admin", .uid = "", .groups = admin_groups, .ngroups = 2};
 static const sk_user node_user = {.name = "system:node", .uid = "", .groups = admin_groups, .ngroups = 2};
 
+/* The scheme is matched case-insensitively, as upstream's bearertoken
+ * authenticator (the Python client's in-cluster config sends "bearer"). */
 static const sk_user *authenticate(sk_http *h, struct MHD_Connection *conn, conn_ctx *c)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 
-	if (!auth || strncmp(auth, "Bearer ", 7))
+	if (!auth || strncasecmp(auth, "Bearer ", 7))
 		return NULL;
 	auth += 7;
 	if (h->admin_token && !strcmp(auth, h->admin_token))
