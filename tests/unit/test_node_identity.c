@@ -12,6 +12,7 @@
 
 #include "api/api-int.h"
 #include "api/authz-node.h"
+#include "client/nodecert.h"
 #include "kube/csr.h"
 #include "util/util.h"
 
@@ -374,6 +375,87 @@ static void test_kubelet_client_request(void **state)
 	}
 }
 
+/* ---- the agent's certificate ---- */
+
+static gnutls_x509_privkey_t new_key(void)
+{
+	gnutls_x509_privkey_t k;
+
+	assert_int_equal(gnutls_x509_privkey_init(&k), 0);
+	assert_int_equal(
+		gnutls_x509_privkey_generate(k, GNUTLS_PK_ECDSA, GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0),
+		0);
+	return k;
+}
+
+static char *pem_of(gnutls_x509_crt_t crt, gnutls_x509_privkey_t key)
+{
+	gnutls_datum_t d = {NULL, 0};
+	char *s;
+
+	if (crt)
+		assert_int_equal(gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &d), 0);
+	else
+		assert_int_equal(gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &d), 0);
+	s = xstrndup((char *)d.data, d.size);
+	gnutls_free(d.data);
+	return s;
+}
+
+/* A certificate for cn valid [nb, na], signed by ca/cakey (self-signed when NULL). */
+static gnutls_x509_crt_t make_crt(const char *cn, gnutls_x509_privkey_t key, int64_t nb, int64_t na,
+				  gnutls_x509_crt_t ca, gnutls_x509_privkey_t cakey)
+{
+	gnutls_x509_crt_t c;
+	unsigned char serial[] = {1};
+
+	assert_int_equal(gnutls_x509_crt_init(&c), 0);
+	gnutls_x509_crt_set_version(c, 3);
+	gnutls_x509_crt_set_serial(c, serial, 1);
+	gnutls_x509_crt_set_dn_by_oid(c, GNUTLS_OID_X520_COMMON_NAME, 0, cn, (unsigned)strlen(cn));
+	gnutls_x509_crt_set_key(c, key);
+	gnutls_x509_crt_set_activation_time(c, (time_t)nb);
+	gnutls_x509_crt_set_expiration_time(c, (time_t)na);
+	if (!ca)
+		gnutls_x509_crt_set_basic_constraints(c, 1, -1);
+	assert_int_equal(gnutls_x509_crt_sign2(c, ca ? ca : c, ca ? cakey : key, GNUTLS_DIG_SHA256, 0), 0);
+	return c;
+}
+
+static void test_nodecert_valid(void **state)
+{
+	int64_t now = 2000000000, at = 0;
+	gnutls_x509_privkey_t cakey = new_key(), other_key = new_key(), key = new_key();
+	gnutls_x509_crt_t ca = make_crt("ca", cakey, now - 1000, now + 100000, NULL, NULL);
+	gnutls_x509_crt_t other = make_crt("other", other_key, now - 1000, now + 100000, NULL, NULL);
+	gnutls_x509_crt_t crt = make_crt("system:node:n1", key, now - 200, now + 800, ca, cakey);
+	gnutls_x509_crt_t by_other = make_crt("system:node:n1", key, now - 200, now + 800, other, other_key);
+	char *ca_pem = pem_of(ca, NULL), *k = pem_of(NULL, key), *c = pem_of(crt, NULL), *o = pem_of(by_other, NULL);
+	char *both = xasprintf("%s%s", c, k), *both_other = xasprintf("%s%s", o, k);
+
+	(void)state;
+	assert_true(sk_nodecert_valid(both, ca_pem, "n1", now, &at));
+	assert_int_equal(at, now - 200 + 1000 * 8 / 10);
+	assert_false(sk_nodecert_valid(both, ca_pem, "n2", now, NULL));
+	assert_false(sk_nodecert_valid(both, ca_pem, "n1", now + 801, NULL));
+	assert_false(sk_nodecert_valid(both_other, ca_pem, "n1", now, NULL));
+	assert_true(sk_nodecert_valid(both_other, NULL, "n1", now, NULL));
+	assert_false(sk_nodecert_valid(c, ca_pem, "n1", now, NULL)); /* no key */
+	free(ca_pem);
+	free(k);
+	free(c);
+	free(o);
+	free(both);
+	free(both_other);
+	gnutls_x509_crt_deinit(ca);
+	gnutls_x509_crt_deinit(other);
+	gnutls_x509_crt_deinit(crt);
+	gnutls_x509_crt_deinit(by_other);
+	gnutls_x509_privkey_deinit(cakey);
+	gnutls_x509_privkey_deinit(other_key);
+	gnutls_x509_privkey_deinit(key);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_authorizer),
 		cmocka_unit_test(test_csr_validation),
 		cmocka_unit_test(test_kubelet_client_request),
+		cmocka_unit_test(test_nodecert_valid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
