@@ -55,6 +55,10 @@ typedef struct sk_api_request {
 	json_t *body_obj;         /* in-process: the body already decoded (borrowed; body unused) */
 	int body_owned;           /* in-process: body_obj is the handler's to change in place */
 	int want_obj;             /* in-process: return objects in resp->obj, not as text */
+	/* HTTP: a request header's value (repeated headers joined with ", "),
+	 * NULL when absent; NULL function in-process. */
+	const char *(*header)(void *ctx, const char *name);
+	void *header_ctx;
 } sk_api_request;
 
 typedef struct sk_api_response {
@@ -67,6 +71,7 @@ typedef struct sk_api_response {
 	struct sk_api_stream *stream; /* non-NULL: stream raw bytes (pod logs follow) */
 	json_t *obj;                  /* with want_obj: the reply object (new reference) instead of body */
 	int want_obj;
+	struct sk_api_upgrade *upgrade; /* non-NULL: answer 101 and relay the connection (pods/exec…) */
 } sk_api_response;
 
 void sk_api_response_release(sk_api_response *r);
