@@ -12,7 +12,7 @@
 # demo, test and bench install the packages first and then build in a sub-make,
 # so the pkg-config flags below are computed after the install.
 CC       ?= gcc
-PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp libnftables ldns
+PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp libnftables ldns zlib
 CFLAGS   ?= -O2 -g
 DEPFLAGS  = -MMD -MP
 WARN     := -Wall -Wextra -Werror -Wvla -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-nonliteral -Wno-format-truncation

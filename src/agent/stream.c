@@ -27,6 +27,7 @@
 #include <wslay/wslay.h>
 
 #include "agent/agent-int.h"
+#include "util/spdy.h"
 #include "util/util.h"
 #include "util/wschan.h"
 
@@ -69,6 +70,23 @@ struct sess {
 	int nports;
 	char *netns; /* NULL: host network */
 	char *pod_uid;
+	/* SPDY port-forward: connections by request id */
+	struct sk_spdy *spdy;
+	struct spconn *conns;
+	size_t nconns;
+	bool goaway;
+};
+
+/* One forwarded connection of SPDY port-forward: kubectl opens an error
+ * and a data stream per connection, paired by their requestid header. */
+struct spconn {
+	char reqid[32];
+	uint32_t data_id, err_id;
+	uint16_t port;
+	int fd;
+	bool done, client_fin;
+	uint8_t *pend;
+	size_t npend;
 };
 
 /* ---- WebSocket plumbing ---- */
@@ -79,7 +97,7 @@ static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
 	ssize_t n;
 
 	(void)flags;
-	if (s->inlen >= IN_HIGH || (s->kind == S_PF && s->inlen)) {
+	if (s->inlen >= IN_HIGH) {
 		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
 		return -1;
 	}
@@ -112,6 +130,7 @@ static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
 
 static void on_exec_msg(struct sess *s, int ch, uint8_t *data, size_t len);
 static void on_pf_msg(struct sess *s, int ch, uint8_t *data, size_t len);
+static int on_spdy_frame(void *arg, const struct sk_spdy_frame *f);
 
 static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *m, void *ud)
 {
@@ -123,6 +142,11 @@ static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
 	(void)ctx;
 	if (m->opcode != WSLAY_TEXT_FRAME && m->opcode != WSLAY_BINARY_FRAME)
 		return;
+	if (s->spdy) {
+		if (sk_spdy_feed(s->spdy, m->msg, m->msg_length, on_spdy_frame, s) < 0)
+			s->goaway = true;
+		return;
+	}
 	if (sk_ws_decode(s->proto.base64, m->msg, m->msg_length, &ch, &data, &len) < 0)
 		return; /* as wsstream: an empty or undecodable message is skipped */
 	if (s->kind == S_PF)
@@ -137,6 +161,15 @@ static void queue(struct sess *s, int ch, const void *data, size_t len)
 	size_t n;
 	uint8_t *m = sk_ws_encode(s->proto.base64, ch, data, len, &n);
 	struct wslay_event_msg msg = {s->proto.base64 ? WSLAY_TEXT_FRAME : WSLAY_BINARY_FRAME, m, n};
+
+	wslay_event_queue_msg(s->ws, &msg);
+	free(m);
+}
+
+/* A message of raw bytes (the tunnelled SPDY stream has no channels). */
+static void queue_raw(struct sess *s, uint8_t *m, const size_t *n)
+{
+	struct wslay_event_msg msg = {WSLAY_BINARY_FRAME, m, *n};
 
 	wslay_event_queue_msg(s->ws, &msg);
 	free(m);
@@ -280,6 +313,33 @@ static bool read_out(struct sess *s, int fd, int ch)
 	return true;
 }
 
+/* After the command's end: what its outputs still hold, sent as the client
+ * takes it (a pipe a child of the command keeps open ends the wait). */
+static void drain_out(struct sess *s)
+{
+	int64_t until = sk_mono_ns() + 10000000000LL;
+
+	while ((s->out_fd >= 0 || s->err_fd >= 0) && !s->broken && sk_mono_ns() < until) {
+		struct pollfd pf[3] = {{.fd = s->sock, .events = ws_events(s)},
+				       {.fd = s->out_fd, .events = out_room(s) ? POLLIN : 0},
+				       {.fd = s->err_fd, .events = out_room(s) ? POLLIN : 0}};
+
+		if (poll(pf, 3, 100) == 0 && out_room(s))
+			break; /* nothing more is coming */
+		ws_io(s, pf[0].revents);
+		for (int i = 1; i < 3; i++) {
+			int *fd = i == 1 ? &s->out_fd : &s->err_fd;
+
+			if (*fd >= 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+			    !read_out(s, *fd, i == 1 ? SK_WS_STDOUT : SK_WS_STDERR)) {
+				if (*fd != s->proc.master)
+					close(*fd);
+				*fd = -1;
+			}
+		}
+	}
+}
+
 static int start_exec(struct sess *s, sk_error_t *err)
 {
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1}, rc;
@@ -366,11 +426,7 @@ static void run_exec(struct sess *s)
 		/* the command's end: its outputs closed, or the runtime exited
 		 * (a child of the command may keep a pipe open) */
 		if ((code = sk_exec_proc_wait(&s->proc, true)) != -2) {
-			while (s->out_fd >= 0 && out_room(s) && read_out(s, s->out_fd, SK_WS_STDOUT))
-				if (!s->tty)
-					break;
-			while (s->err_fd >= 0 && out_room(s) && read_out(s, s->err_fd, SK_WS_STDERR))
-				break;
+			drain_out(s);
 			break;
 		}
 	}
@@ -560,6 +616,224 @@ static void run_portforward(struct sess *s)
 			pf_close(&s->pf[i]);
 }
 
+/* ---- port-forward over SPDY (kubectl) ---- */
+
+static struct spconn *spconn_by_id(struct sess *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nconns; i++)
+		if (s->conns[i].data_id == id || s->conns[i].err_id == id)
+			return &s->conns[i];
+	return NULL;
+}
+
+static struct spconn *spconn_by_req(struct sess *s, const char *req)
+{
+	for (size_t i = 0; i < s->nconns; i++)
+		if (!strcmp(s->conns[i].reqid, req))
+			return &s->conns[i];
+	if (s->nconns >= 4 * MAX_PORTS) { /* reuse a finished slot */
+		for (size_t i = 0; i < s->nconns; i++)
+			if (s->conns[i].done && !s->conns[i].npend) {
+				free(s->conns[i].pend);
+				s->conns[i] = (struct spconn){.fd = -1};
+				snprintf(s->conns[i].reqid, sizeof(s->conns[i].reqid), "%s", req);
+				return &s->conns[i];
+			}
+		return NULL;
+	}
+	s->conns = xrealloc(s->conns, (s->nconns + 1) * sizeof(*s->conns));
+	s->conns[s->nconns] = (struct spconn){.fd = -1};
+	snprintf(s->conns[s->nconns].reqid, sizeof(s->conns[s->nconns].reqid), "%s", req);
+	return &s->conns[s->nconns++];
+}
+
+static void sp_send_data(struct sess *s, uint32_t id, uint8_t flags, const void *data, size_t n)
+{
+	size_t len;
+
+	if (id)
+		queue_raw(s, sk_spdy_data(id, flags, data, n, &len), &len);
+}
+
+/* Ends a connection: FIN on both streams (kubelet closes them when the
+ * copy ends), the pod's socket closed. */
+static void sp_end(struct sess *s, struct spconn *c, const char *err)
+{
+	if (c->done)
+		return;
+	if (err && c->err_id)
+		sp_send_data(s, c->err_id, 0, err, strlen(err));
+	sp_send_data(s, c->data_id, SK_SPDY_FLAG_FIN, NULL, 0);
+	sp_send_data(s, c->err_id, SK_SPDY_FLAG_FIN, NULL, 0);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->done = true;
+	s->inlen -= c->npend;
+	c->npend = 0;
+}
+
+static void sp_start(struct sess *s, struct spconn *c)
+{
+	int e = 0;
+
+	c->fd = dial(s->netns, c->port, &e);
+	if (c->fd < 0) {
+		cleanup_free char *msg = xasprintf("error forwarding port %u to pod %s, uid %s: failed to connect to "
+						   "localhost:%u inside namespace of pod %s/%s: %s",
+						   c->port, s->pod_uid ? s->pod_uid : "", s->pod_uid ? s->pod_uid : "",
+						   c->port, s->ns, s->pod, strerror(e));
+
+		sp_end(s, c, msg);
+		return;
+	}
+	fcntl(c->fd, F_SETFL, O_NONBLOCK);
+}
+
+static void sp_syn(struct sess *s, const struct sk_spdy_frame *f)
+{
+	const char *type = sk_spdy_header_get(f, "streamtype"), *port = sk_spdy_header_get(f, "port");
+	const char *req = sk_spdy_header_get(f, "requestid");
+	struct spconn *c;
+	size_t len;
+	long p;
+
+	queue_raw(s, sk_spdy_syn(s->spdy, SK_SPDY_SYN_REPLY, f->stream_id, 0, NULL, 0, &len), &len);
+	c = spconn_by_req(s, req ? req : "");
+	if (!c || !type) {
+		queue_raw(s, sk_spdy_rst(f->stream_id, 3 /* REFUSED_STREAM */, &len), &len);
+		return;
+	}
+	if (!strcmp(type, "error")) {
+		c->err_id = f->stream_id;
+		return;
+	}
+	if (strcmp(type, "data") != 0)
+		return;
+	c->data_id = f->stream_id;
+	p = port ? strtol(port, NULL, 10) : 0;
+	if (p < 1 || p > 65535) {
+		cleanup_free char *msg = xasprintf("invalid port %s", port ? port : "\"\"");
+
+		sp_end(s, c, msg);
+		return;
+	}
+	c->port = (uint16_t)p;
+	sp_start(s, c);
+}
+
+static int on_spdy_frame(void *arg, const struct sk_spdy_frame *f)
+{
+	struct sess *s = arg;
+	struct spconn *c;
+	size_t len;
+
+	switch (f->type) {
+	case SK_SPDY_SYN_STREAM:
+		sp_syn(s, f);
+		break;
+	case SK_SPDY_DATA:
+		c = spconn_by_id(s, f->stream_id);
+		if (!c || c->done || f->stream_id != c->data_id)
+			break;
+		if (f->len) {
+			c->pend = xrealloc(c->pend, c->npend + f->len);
+			memcpy(c->pend + c->npend, f->data, f->len);
+			c->npend += f->len;
+			s->inlen += f->len;
+		}
+		if (f->flags & SK_SPDY_FLAG_FIN)
+			c->client_fin = true;
+		break;
+	case SK_SPDY_RST_STREAM:
+		c = spconn_by_id(s, f->stream_id);
+		if (c && c->fd >= 0) {
+			close(c->fd);
+			c->fd = -1;
+		}
+		if (c) {
+			s->inlen -= c->npend;
+			c->npend = 0;
+			c->done = true;
+		}
+		break;
+	case SK_SPDY_PING:
+		queue_raw(s, sk_spdy_ping(f->value, &len), &len);
+		break;
+	case SK_SPDY_GOAWAY:
+		s->goaway = true;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void sp_io(struct sess *s, struct spconn *c, short revents)
+{
+	while (c->npend && !c->done) {
+		ssize_t n = send(c->fd, c->pend, c->npend, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0) {
+			sp_end(s, c, NULL);
+			return;
+		}
+		memmove(c->pend, c->pend + n, c->npend - (size_t)n);
+		c->npend -= (size_t)n;
+		s->inlen -= (size_t)n;
+	}
+	if (c->client_fin && !c->npend && c->fd >= 0) {
+		shutdown(c->fd, SHUT_WR);
+		c->client_fin = false;
+	}
+	if (!c->done && (revents & (POLLIN | POLLHUP | POLLERR))) {
+		char buf[READ_CHUNK];
+		ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n > 0)
+			sp_send_data(s, c->data_id, 0, buf, (size_t)n);
+		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			sp_end(s, c, NULL);
+	}
+}
+
+static void run_spdy_portforward(struct sess *s)
+{
+	s->spdy = sk_spdy_new();
+	while (!s->broken && !s->goaway && !sk__ag_stopping(s->a)) {
+		size_t n = s->nconns;
+		struct pollfd *pf = xzalloc((1 + n) * sizeof(*pf));
+
+		pf[0] = (struct pollfd){.fd = s->sock, .events = ws_events(s)};
+		for (size_t i = 0; i < n; i++) {
+			struct spconn *c = &s->conns[i];
+
+			pf[1 + i] = (struct pollfd){
+				.fd = c->done ? -1 : c->fd,
+				.events = (short)((out_room(s) ? POLLIN : 0) | (c->npend ? POLLOUT : 0))};
+		}
+		poll(pf, (nfds_t)(1 + n), 1000);
+		ws_io(s, pf[0].revents);
+		for (size_t i = 0; i < n && i < s->nconns; i++)
+			if (!s->conns[i].done && s->conns[i].fd >= 0)
+				sp_io(s, &s->conns[i], pf[1 + i].revents);
+		free(pf);
+	}
+	finish(s);
+	for (size_t i = 0; i < s->nconns; i++) {
+		if (s->conns[i].fd >= 0)
+			close(s->conns[i].fd);
+		free(s->conns[i].pend);
+	}
+	free(s->conns);
+	sk_spdy_free(s->spdy);
+	s->spdy = NULL;
+}
+
 /* ---- sessions ---- */
 
 static void sess_free(struct sess *s)
@@ -596,7 +870,9 @@ static void *session_main(void *arg)
 
 			queue(s, ch, NULL, 0);
 		}
-		if (s->kind == S_PF)
+		if (s->kind == S_PF && s->proto.spdy)
+			run_spdy_portforward(s);
+		else if (s->kind == S_PF)
 			run_portforward(s);
 		else
 			run_exec(s);
@@ -710,7 +986,7 @@ static unsigned prepare(struct sess *s, struct MHD_Connection *conn, char **msg)
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect, &g);
 	if (s->kind == S_EXEC && !s->argc)
 		return *msg = xstrdup("you must specify at least one command for the container"), MHD_HTTP_BAD_REQUEST;
-	if (s->kind == S_PF && (g.bad_port || !s->nports))
+	if (s->kind == S_PF && (g.bad_port || (!s->nports && !s->proto.spdy)))
 		return *msg = xstrdup("invalid port"), MHD_HTTP_BAD_REQUEST;
 	s->pod_uid = sk__agent_pod_uid(s->a, s->ns, s->pod);
 	if (!s->pod_uid)
@@ -775,10 +1051,6 @@ int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char
 	if ((code = prepare(s, conn, &msg)) != 0) {
 		sess_free(s);
 		return text_reply(conn, code, msg);
-	}
-	if (s->proto.spdy) {
-		sess_free(s);
-		return text_reply(conn, MHD_HTTP_BAD_REQUEST, "SPDY port-forward is not supported by this node");
 	}
 	if (sk_ws_accept_key(key, accept) < 0) {
 		sess_free(s);

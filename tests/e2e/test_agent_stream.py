@@ -157,3 +157,97 @@ def test_python_portforward(emb):
     s.close()
     assert b"200 OK" in got and b"page-ok" in got
     assert pf.error(8080) is None
+
+
+def port_forward_get(c, target, remote, path="/index.html"):
+    """kubectl port-forward TARGET :REMOTE, then one HTTP GET through it."""
+    p = subprocess.Popen([KUBECTL, "--kubeconfig", c.kubeconfig, "--cache-dir", c.cache, "port-forward", target,
+                          f":{remote}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()  # "Forwarding from 127.0.0.1:PORT -> REMOTE"
+        assert line.startswith("Forwarding from 127.0.0.1:"), (line, p.stderr.read() if p.poll() is not None else "")
+        port = int(line.split(":")[1].split()[0])
+        bodies = []
+        for _ in range(2):  # a second connection through the same forward
+            s = socket.create_connection(("127.0.0.1", port), timeout=30)
+            s.sendall(f"GET {path} HTTP/1.0\r\n\r\n".encode())
+            got = b""
+            while True:
+                d = s.recv(65536)
+                if not d:
+                    break
+                got += d
+            s.close()
+            bodies.append(got)
+        return bodies
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
+
+
+def test_kubectl_port_forward_pod_service_deployment(emb):
+    c = emb
+    for got in port_forward_get(c, "pod/sh", 8080):
+        assert b"200 OK" in got and b"page-ok" in got
+    c.kubectl("apply", "-f", "-", input="""
+apiVersion: v1
+kind: Service
+metadata: {name: shs}
+spec:
+  selector: {app: sh}
+  ports: [{port: 80, targetPort: 8080}]
+""")
+    assert all(b"page-ok" in g for g in port_forward_get(c, "svc/shs", 80))
+    c.kubectl("apply", "-f", "-", input=f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: webd}}}}
+  template:
+    metadata: {{labels: {{app: webd}}}}
+    spec:
+      nodeName: {c.node}
+      terminationGracePeriodSeconds: 1
+      containers:
+      - {{name: web, image: "busybox:1", command: ["sh", "-c", "mkdir -p /w && echo deploy-ok > /w/index.html && httpd -f -p 9090 -h /w"]}}
+""")
+    wait_for(lambda: c.kjson("get", "deploy", "web").get("status", {}).get("availableReplicas") == 1, 90,
+             what="deployment web available")
+    assert all(b"deploy-ok" in g for g in port_forward_get(c, "deploy/web", 9090))
+
+
+def test_kubectl_port_forward_refused_port(emb):
+    c = emb
+    p = subprocess.Popen([KUBECTL, "--kubeconfig", c.kubeconfig, "--cache-dir", c.cache, "port-forward", "pod/sh",
+                          ":9999"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(p.stdout.readline().split(":")[1].split()[0])
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        s.settimeout(30)
+        assert s.recv(100) == b""
+        s.close()
+        _, err = p.communicate(timeout=30)
+        assert "error forwarding port 9999 to pod" in err and "Connection refused" in err
+    finally:
+        if p.poll() is None:
+            p.kill()
+
+
+def test_kubectl_cp_both_ways(emb):
+    c = emb
+    d = tempfile.mkdtemp(prefix="skiff-cp-")
+    try:
+        src = os.path.join(d, "up.bin")
+        with open(src, "wb") as f:
+            f.write(os.urandom(64 * 1024))
+        want = hashlib.sha256(open(src, "rb").read()).hexdigest()
+        c.kubectl("cp", src, "sh:/tmp/up.bin", "-c", "main")
+        got = kexec(c, "sh", "-c", "main", "--", "sha256sum", "/tmp/up.bin").stdout.split()[0]
+        assert got == want
+        back = os.path.join(d, "down.bin")
+        c.kubectl("cp", "sh:/tmp/up.bin", back, "-c", "main")
+        assert hashlib.sha256(open(back, "rb").read()).hexdigest() == want
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
