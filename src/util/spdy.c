@@ -316,8 +316,10 @@ int sk_spdy_feed(struct sk_spdy *s, const uint8_t *data, size_t len, sk_spdy_fra
 		if (stop)
 			break;
 	}
-	memmove(s->buf, s->buf + off, s->len - off);
-	s->len -= off;
+	if (off) {
+		memmove(s->buf, s->buf + off, s->len - off);
+		s->len -= off;
+	}
 	return 0;
 fail:
 	s->failed = true;
