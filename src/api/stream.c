@@ -391,9 +391,10 @@ void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, const char *extra, 
 	curl_easy_getinfo(u->h, CURLINFO_ACTIVESOCKET, &afd);
 	if (nextra > RELAY_BUF)
 		nextra = RELAY_BUF;
-	memcpy(c2a->data, extra, nextra);
+	if (nextra)
+		memcpy(c2a->data, extra, nextra);
 	c2a->len = nextra;
-	if (u->nleft <= RELAY_BUF) {
+	if (u->nleft && u->nleft <= RELAY_BUF) {
 		memcpy(a2c->data, u->left, u->nleft);
 		a2c->len = u->nleft;
 	}
