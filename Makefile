@@ -12,12 +12,13 @@
 # demo, test and bench install the packages first and then build in a sub-make,
 # so the pkg-config flags below are computed after the install.
 CC       ?= gcc
-PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp libnftables ldns yaml-0.1
+PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp libnftables ldns yaml-0.1 zlib
 CFLAGS   ?= -O2 -g
 DEPFLAGS  = -MMD -MP
 WARN     := -Wall -Wextra -Werror -Wvla -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-nonliteral -Wno-format-truncation
 CPPFLAGS := -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -ldl -lm
+# libwslay (WebSocket framing of the agent's streaming server) ships no .pc file
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lwslay -lpthread -ldl -lm
 # build/skiff allocates through mimalloc (first in the link, kept even if no
 # symbol of it is named, so it replaces malloc for jansson and SQLite too);
 # the sanitizer and fuzz builds keep their own allocators.
@@ -28,7 +29,8 @@ VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # parses this file again once they are installed.
 NOLIB_GOALS := deps demo test bench down clean help generate check-generated format
 ifneq ($(filter-out $(NOLIB_GOALS),$(or $(MAKECMDGOALS),all)),)
-PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))))
+PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))) \
+	$(if $(wildcard /usr/include/wslay/wslay.h),,libwslay))
 ifneq ($(PKG_MISSING),)
 $(error missing build libraries ($(PKG_MISSING)): run 'make deps' (as root: installs the Debian packages of scripts/deps.d/), then 'make' again; 'make demo' and 'make test' do both)
 endif

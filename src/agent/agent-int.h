@@ -214,6 +214,11 @@ struct sk_logserver;
 struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error_t *err);
 void sk__logserver_stop(struct sk_logserver *ls);
 
+/* stream.c: kubelet's /exec, /attach and /portForward on the log endpoint
+ * (an authorized request); answers the WebSocket upgrade or an error. */
+struct MHD_Connection;
+int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char *url);
+
 /* netconf.c: the cluster's DNS settings (flags, else the ConfigMap
  * kube-system/skiff-network, else the defaults) and the DNS server on the
  * gateway address of the pod CIDR. A server that cannot start is logged. */

@@ -394,6 +394,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return reply(conn, MHD_HTTP_OK, "ok");
 	if (!authorized(ls, conn))
 		return reply(conn, MHD_HTTP_UNAUTHORIZED, "Unauthorized");
+	if ((!strcmp(method, "GET") || !strcmp(method, "POST")) &&
+	    (!strncmp(url, "/exec/", 6) || !strncmp(url, "/attach/", 8) || !strncmp(url, "/portForward/", 13)))
+		return sk__stream_serve(ls->a, conn, url);
 	if (strcmp(method, "GET") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
 	if (sscanf(url, "/containerLogs/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
@@ -446,7 +449,7 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 	if (inet_pton(AF_INET, a->node_ip, &sa.sin_addr) != 1 || !local_address(sa.sin_addr))
 		sa.sin_addr.s_addr = htonl(INADDR_ANY);
 	ls->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS |
-					 MHD_USE_ERROR_LOG | MHD_USE_POLL,
+					 MHD_USE_ERROR_LOG | MHD_USE_POLL | MHD_ALLOW_UPGRADE,
 				 (uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa,
 				 MHD_OPTION_HTTPS_MEM_CERT, ls->cert, MHD_OPTION_HTTPS_MEM_KEY, ls->key,
 				 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,

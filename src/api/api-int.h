@@ -257,5 +257,15 @@ int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_erro
 /* Guaranteed, Burstable or BestEffort (static string). */
 void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
+/* pods/exec, pods/attach, pods/portforward (stream.c). */
+void sk__handle_stream(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
+/* logs.c, shared with stream.c: a GET through the handler (NULL after
+ * replying), the container a request names (upstream's messages), the node
+ * agent's https://IP:PORT (malloc'd) and the "Authorization: Bearer …"
+ * header presented to it (malloc'd). */
+json_t *sk__get_object(sk_api *api, const char *path, sk_api_response *resp);
+const char *sk__pod_pick_container(json_t *pod, const char *asked, const sk_path *p, sk_api_response *resp);
+char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp);
+char *sk__node_auth_header(void);
 
 #endif

@@ -117,6 +117,11 @@ const char *sk__request_verb(const sk_api_request *req, const sk_path *p)
 	if (!strcmp(m, "DELETE"))
 		return p->name[0] ? "delete" : "deletecollection";
 	if (!strcmp(m, "GET") || !strcmp(m, "HEAD")) {
+		/* upstream 1.32 (AuthorizePodWebsocketUpgradeCreatePermission):
+		 * a WebSocket GET of a streaming subresource needs create */
+		if (p->res && !strcmp(p->res->plural, "pods") &&
+		    (!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach") || !strcmp(p->sub, "portforward")))
+			return "create";
 		if (!p->sub[0] && sk__arg_bool(req, "watch"))
 			return "watch";
 		return p->name[0] ? "get" : "list";

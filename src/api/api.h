@@ -66,6 +66,10 @@ typedef struct sk_api_request {
 	/* for the audit log (NULL in-process): */
 	const char *source_ip, *user_agent;
 	const char *request_uri; /* path and query as sent */
+	/* HTTP: a request header's value (repeated headers joined with ", "),
+	 * NULL when absent; NULL function in-process. */
+	const char *(*header)(void *ctx, const char *name);
+	void *header_ctx;
 } sk_api_request;
 
 typedef struct sk_api_response {
@@ -83,6 +87,7 @@ typedef struct sk_api_response {
 	 * as (both owned) */
 	json_t *audit_annotations;
 	struct sk_user *audit_as;
+	struct sk_api_upgrade *upgrade; /* non-NULL: answer 101 and relay the connection (pods/exec…) */
 } sk_api_response;
 
 void sk_api_response_release(sk_api_response *r);

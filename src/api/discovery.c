@@ -82,6 +82,11 @@ static json_t *resource_list(const char *group, const char *version)
 			add_sub(res, r, "log", NULL, NULL, "Pod", json_pack("[s]", "get"));
 		if (r->subresources & SK_SUB_EXEC)
 			add_sub(res, r, "exec", NULL, NULL, "PodExecOptions", json_pack("[s,s]", "create", "get"));
+		if (r->subresources & SK_SUB_EXEC)
+			add_sub(res, r, "attach", NULL, NULL, "PodAttachOptions", json_pack("[s,s]", "create", "get"));
+		if (r->subresources & SK_SUB_EXEC)
+			add_sub(res, r, "portforward", NULL, NULL, "PodPortForwardOptions",
+				json_pack("[s,s]", "create", "get"));
 		if (r->subresources & SK_SUB_FINALIZE)
 			add_sub(res, r, "finalize", NULL, NULL, r->kind, json_pack("[s]", "update"));
 		if (r->subresources & SK_SUB_TOKEN)
@@ -328,8 +333,12 @@ static json_t *agg_resource(const sk_api_resource *r)
 		add_agg_sub(subs, "eviction", "policy", "v1", "Eviction", json_pack("[s]", "create"));
 	if (r->subresources & SK_SUB_LOG)
 		add_agg_sub(subs, "log", "", "v1", "Pod", json_pack("[s]", "get"));
-	if (r->subresources & SK_SUB_EXEC)
+	if (r->subresources & SK_SUB_EXEC) {
 		add_agg_sub(subs, "exec", "", "v1", "PodExecOptions", json_pack("[s,s]", "create", "get"));
+		add_agg_sub(subs, "attach", "", "v1", "PodAttachOptions", json_pack("[s,s]", "create", "get"));
+		add_agg_sub(subs, "portforward", "", "v1", "PodPortForwardOptions",
+			    json_pack("[s,s]", "create", "get"));
+	}
 	if (r->subresources & SK_SUB_FINALIZE)
 		add_agg_sub(subs, "finalize", r->group, r->version, r->kind, json_pack("[s]", "update"));
 	if (r->subresources & SK_SUB_TOKEN)

@@ -1785,6 +1785,9 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 			sk__handle_sa_token(api, req, p, resp);
 		} else if (!strcmp(p->sub, "log") && (sub & SK_SUB_LOG) && !strcmp(m, "GET")) {
 			sk__handle_log(api, req, p, resp);
+		} else if ((!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach") || !strcmp(p->sub, "portforward")) &&
+			   (sub & SK_SUB_EXEC)) {
+			sk__handle_stream(api, req, p, resp);
 		} else {
 			/* as upstream's not-found handler: empty details */
 			sk__reply_status(resp, 404, "NotFound", "the server could not find the requested resource",

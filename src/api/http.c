@@ -19,6 +19,7 @@
 #include "api/http.h"
 #include "api/logs.h"
 #include "util/netif.h"
+#include "api/stream.h"
 #include "util/util.h"
 
 enum { ADDR_BUCKETS = 1024 };
@@ -95,9 +96,14 @@ struct sk_http {
 	unsigned max_conns, max_per_addr, max_unauth;
 	unsigned header_timeout, idle_timeout, body_timeout;
 	size_t ngone; /* shut down, not yet closed */
+	/* upgraded connections (pods/exec…), each relayed by its own thread;
+	 * guarded by smu, counted down under it (relay_cv) */
+	struct relay *relays;
+	size_t nrelays;
+	pthread_cond_t relay_cv;
 };
 
-enum { MAX_WORKERS = 512, PIPE_BUFFER_MAX = 1 << 20 };
+enum { MAX_WORKERS = 512, PIPE_BUFFER_MAX = 1 << 20, MAX_RELAYS = 1024, NHEADERS = 8 };
 
 /* TLS 1.2 and 1.3 only, as kube-apiserver's default minimum (VersionTLS12).
  * With a trust list (the cluster CA) libmicrohttpd asks every client for a
@@ -121,7 +127,20 @@ typedef struct conn_ctx {
 	size_t nargs;
 	sk_api_arg imp[32]; /* Impersonate-* headers */
 	size_t nimp;
+	char *headers[NHEADERS]; /* joined values handed out by conn_header */
+	size_t nheaders;
 } conn_ctx;
+
+/* An upgraded connection: the relay thread owns it. */
+struct relay {
+	sk_http *h;
+	struct sk_api_upgrade *u;
+	struct MHD_UpgradeResponseHandle *urh;
+	int sock;
+	char *extra;
+	size_t nextra;
+	struct relay *prev, *next;
+};
 
 typedef struct stream_ctx {
 	sk_http *h;
@@ -154,6 +173,40 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 		c->nargs++;
 	}
 	return MHD_YES;
+}
+
+struct hdr_join {
+	const char *name;
+	char *out;
+};
+
+static enum MHD_Result join_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct hdr_join *j = cls;
+	char *o;
+
+	(void)kind;
+	if (strcasecmp(key, j->name) || !value)
+		return MHD_YES;
+	o = j->out ? xasprintf("%s, %s", j->out, value) : xstrdup(value);
+	free(j->out);
+	j->out = o;
+	return MHD_YES;
+}
+
+/* sk_api_request.header: repeated headers (X-Stream-Protocol-Version)
+ * joined with ", "; the value lives until the request completes. */
+static const char *conn_header(void *ctx, const char *name)
+{
+	conn_ctx *c = ctx;
+	struct hdr_join j = {name, NULL};
+
+	if (c->nheaders >= NHEADERS)
+		return NULL;
+	MHD_get_connection_values(c->conn, MHD_HEADER_KIND, join_header, &j);
+	if (j.out)
+		c->headers[c->nheaders++] = j.out;
+	return j.out;
 }
 
 static enum MHD_Result collect_impersonate(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -686,6 +739,8 @@ static void *ticker(void *arg)
 	return NULL;
 }
 
+static enum MHD_Result send_upgrade(sk_http *h, struct MHD_Connection *conn, sk_api_response *r);
+
 /* Queues r on conn; close_after: the connection ends after it (the rest of
  * the request is never read). */
 static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk_api_response *r, int close_after)
@@ -693,6 +748,8 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 	struct MHD_Response *mr;
 	enum MHD_Result ret;
 
+	if (r->upgrade)
+		return send_upgrade(h, conn, r);
 	if (r->watch) {
 		stream_ctx *s = stream_new(h, conn);
 
@@ -745,6 +802,99 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 	return ret;
 }
 
+/* ---- upgraded connections ---- */
+
+static void relay_free(struct relay *rl)
+{
+	sk_http *h = rl->h;
+
+	pthread_mutex_lock(&h->smu);
+	if (rl->prev)
+		rl->prev->next = rl->next;
+	else if (h->relays == rl)
+		h->relays = rl->next;
+	if (rl->next)
+		rl->next->prev = rl->prev;
+	h->nrelays--;
+	pthread_cond_broadcast(&h->relay_cv);
+	pthread_mutex_unlock(&h->smu);
+	sk_api_upgrade_free(rl->u);
+	free(rl->extra);
+	free(rl);
+}
+
+static void *relay_thread(void *arg)
+{
+	struct relay *rl = arg;
+
+	sk_api_upgrade_relay(rl->u, rl->sock, rl->extra, rl->nextra, &rl->h->stopping);
+	sk_sock_drain_shutdown(rl->sock, 2000);
+	MHD_upgrade_action(rl->urh, MHD_UPGRADE_ACTION_CLOSE);
+	relay_free(rl);
+	return NULL;
+}
+
+/* libmicrohttpd hands over the client's socket once the 101 went out. */
+static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra, size_t nextra,
+		     MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+	struct relay *rl = cls;
+	pthread_attr_t attr;
+	pthread_t t;
+
+	(void)conn;
+	(void)con_cls;
+	rl->sock = sock;
+	rl->urh = urh;
+	if (nextra) {
+		rl->extra = xmalloc(nextra);
+		memcpy(rl->extra, extra, nextra);
+		rl->nextra = nextra;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, relay_thread, rl) != 0) {
+		MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+		relay_free(rl);
+	}
+	pthread_attr_destroy(&attr);
+}
+
+static enum MHD_Result send_upgrade(sk_http *h, struct MHD_Connection *conn, sk_api_response *r)
+{
+	struct relay *rl = xzalloc(sizeof(*rl));
+	struct MHD_Response *mr;
+	enum MHD_Result ret;
+	const char *name, *value;
+
+	conn_phase(h, conn, PH_STREAM, 0);
+	pthread_mutex_lock(&h->smu);
+	if (h->nrelays >= MAX_RELAYS || __atomic_load_n(&h->stopping, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_unlock(&h->smu);
+		free(rl);
+		sk_api_response_release(r);
+		sk__reply_status(r, 503, "ServiceUnavailable", "too many streaming connections", NULL, NULL, NULL);
+		return send_response(h, conn, r, 0);
+	}
+	rl->h = h;
+	rl->u = steal_ptr(&r->upgrade);
+	rl->sock = -1;
+	rl->next = h->relays;
+	if (h->relays)
+		h->relays->prev = rl;
+	h->relays = rl;
+	h->nrelays++;
+	pthread_mutex_unlock(&h->smu);
+	mr = MHD_create_response_for_upgrade(upgraded, rl);
+	for (size_t i = 0; sk_api_upgrade_header(rl->u, i, &name, &value); i++)
+		MHD_add_response_header(mr, name, value);
+	ret = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, mr);
+	MHD_destroy_response(mr);
+	sk_api_response_release(r);
+	return ret;
+}
+
 /* Requests that never wait run on the event loop; the rest (writes wait
  * for their commit, pods/log for the node agent) on a worker. */
 static int runs_inline(const sk_api_request *req)
@@ -752,6 +902,9 @@ static int runs_inline(const sk_api_request *req)
 	size_t n = strlen(req->path);
 
 	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD"))
+		return 0;
+	if ((n >= 5 && !strcmp(req->path + n - 5, "/exec")) || (n >= 7 && !strcmp(req->path + n - 7, "/attach")) ||
+	    (n >= 12 && !strcmp(req->path + n - 12, "/portforward")))
 		return 0;
 	return n < 4 || strcmp(req->path + n - 4, "/log");
 }
@@ -985,6 +1138,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	c->req.content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	c->req.accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	audit_fields(conn, c, &c->req);
+	c->conn = conn;
+	c->req.header = conn_header;
+	c->req.header_ctx = c;
 	if (h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET")) {
 		/* as k3s: a joining agent pins this against its token's hash */
 		memset(&resp, 0, sizeof(resp));
@@ -1028,6 +1184,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
 		sk_api_response_release(&c->resp);
 		sk_user_free(c->user);
 		free(c->uri);
+		for (size_t i = 0; i < c->nheaders; i++)
+			free(c->headers[i]);
 		free(c->body);
 		free(c);
 		*con_cls = NULL;
@@ -1117,7 +1275,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	struct sockaddr *sa;
 	socklen_t salen;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG |
-			 MHD_ALLOW_SUSPEND_RESUME;
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned loops = ncpu > 4 ? (unsigned)(ncpu > 16 ? 16 : ncpu) : 4;
 	pthread_condattr_t ca;
@@ -1130,6 +1288,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 	pthread_mutex_init(&h->cmu, NULL);
 	pthread_cond_init(&h->job_cv, NULL);
 	pthread_cond_init(&h->done_cv, NULL);
+	pthread_cond_init(&h->relay_cv, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->tick_cv, &ca);
@@ -1216,6 +1375,11 @@ void sk_http_stop(sk_http *h)
 	tick_streams(h, 1);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 10;
+	/* relays see stopping within a second and close their connections */
+	pthread_mutex_lock(&h->smu);
+	while (h->nrelays && pthread_cond_timedwait(&h->relay_cv, &h->smu, &until) == 0)
+		;
+	pthread_mutex_unlock(&h->smu);
 	pthread_mutex_lock(&h->mu);
 	while (h->busy && pthread_cond_timedwait(&h->done_cv, &h->mu, &until) == 0)
 		;
@@ -1231,6 +1395,7 @@ void sk_http_stop(sk_http *h)
 	pthread_cond_destroy(&h->job_cv);
 	pthread_cond_destroy(&h->done_cv);
 	pthread_cond_destroy(&h->tick_cv);
+	pthread_cond_destroy(&h->relay_cv);
 	pthread_mutex_destroy(&h->mu);
 	pthread_mutex_destroy(&h->smu);
 	pthread_mutex_destroy(&h->cmu);

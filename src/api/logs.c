@@ -30,7 +30,7 @@ void sk_api_set_node_token(const char *token)
 	pthread_mutex_unlock(&token_mu);
 }
 
-static char *auth_header(void)
+char *sk__node_auth_header(void)
 {
 	char *h;
 
@@ -58,7 +58,7 @@ void sk_api_stream_free(struct sk_api_stream *s)
 }
 
 /* GET of an object through the handler itself (no HTTP in between). */
-static json_t *get_object(sk_api *api, const char *path, sk_api_response *resp)
+json_t *sk__get_object(sk_api *api, const char *path, sk_api_response *resp)
 {
 	sk_api_request req = {.method = "GET", .path = path, .user = sk_user_apiserver()};
 	json_t *obj;
@@ -113,7 +113,7 @@ static bool has_container(json_t *pod, const char *name)
 }
 
 /* The container to read, or NULL after replying with upstream's error. */
-static const char *pick_container(json_t *pod, const char *asked, const sk_path *p, sk_api_response *resp)
+const char *sk__pod_pick_container(json_t *pod, const char *asked, const sk_path *p, sk_api_response *resp)
 {
 	json_t *ctrs = json_object_get(json_object_get(pod, "spec"), "containers");
 	cleanup_free char *msg = NULL;
@@ -139,7 +139,7 @@ static const char *pick_container(json_t *pod, const char *asked, const sk_path 
 }
 
 /* https://IP:PORT of the pod's node, or NULL after replying. */
-static char *node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp)
+char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp)
 {
 	const char *node = jstr(pod, "spec", "nodeName");
 	cleanup_free char *path = NULL;
@@ -156,7 +156,7 @@ static char *node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_res
 		return NULL;
 	}
 	path = xasprintf("/api/v1/nodes/%s", node);
-	n = get_object(api, path, resp);
+	n = sk__get_object(api, path, resp);
 	if (!n)
 		return NULL;
 	port = json_integer_value(json_object_get(
@@ -285,7 +285,7 @@ struct follow_job {
 static void *follow_thread(void *arg)
 {
 	struct follow_job *j = arg;
-	cleanup_free char *auth = auth_header();
+	cleanup_free char *auth = sk__node_auth_header();
 	struct curl_slist *hl = curl_slist_append(NULL, auth);
 	struct body b = {.fd = j->fd};
 	CURL *h = make_handle(j->url, hl, &b, true);
@@ -334,7 +334,7 @@ static void start_follow(char *url, const sk_path *p, sk_api_response *resp)
 
 static void fetch_all(const char *url, const sk_path *p, sk_api_response *resp)
 {
-	cleanup_free char *auth = auth_header();
+	cleanup_free char *auth = sk__node_auth_header();
 	struct curl_slist *hl = curl_slist_append(NULL, auth);
 	struct body b = {.fd = -1};
 	CURL *h = make_handle(url, hl, &b, false);
@@ -394,13 +394,13 @@ void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 	}
 	if (bad_int_args(req, p, resp))
 		return;
-	pod = get_object(api, path, resp);
+	pod = sk__get_object(api, path, resp);
 	if (!pod)
 		return;
-	ctr = pick_container(pod, sk__arg(req, "container"), p, resp);
+	ctr = sk__pod_pick_container(pod, sk__arg(req, "container"), p, resp);
 	if (!ctr)
 		return;
-	base = node_address(api, pod, p, resp);
+	base = sk__pod_node_address(api, pod, p, resp);
 	if (!base)
 		return;
 	url = agent_url(base, p, ctr, req);

@@ -2,6 +2,7 @@
 
 #include "api/api-int.h"
 #include "api/logs.h"
+#include "api/stream.h"
 #include "util/json.h"
 #include "util/util.h"
 
@@ -228,6 +229,10 @@ void sk_api_response_release(sk_api_response *r)
 	if (r->stream) {
 		sk_api_stream_free(r->stream);
 		r->stream = NULL;
+	}
+	if (r->upgrade) {
+		sk_api_upgrade_free(r->upgrade);
+		r->upgrade = NULL;
 	}
 	free(r->body);
 	free(r->warning);

@@ -6,7 +6,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -760,6 +762,146 @@ int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const c
 		;
 	unlink(proc_path);
 	return sk__proc_exit_code(status);
+}
+
+/* The pty master the runtime sends over the console socket (SCM_RIGHTS). */
+static int recv_master(int lfd, int timeout_ms)
+{
+	struct pollfd pf = {.fd = lfd, .events = POLLIN};
+	char byte[256], cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {byte, sizeof(byte)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	cleanup_close int cfd = -1;
+	int fd = -1;
+
+	if (poll(&pf, 1, timeout_ms) <= 0 || (cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0)
+		return -1;
+	pf = (struct pollfd){.fd = cfd, .events = POLLIN};
+	if (poll(&pf, 1, timeout_ms) <= 0 || recvmsg(cfd, &mh, MSG_CMSG_CLOEXEC) < 0)
+		return -1;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+static int console_socket(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -1;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int sk_container_exec_start(struct sk_runtime *rt, struct sk_container *c, const char *const *args, bool tty, int in_fd,
+			    int out_fd, int err_fd, struct sk_exec_proc *p, sk_error_t *err)
+{
+	const struct sk_runtime_handler *h = sk_runtime_handler(rt, c->handler, err);
+	static int seq;
+	int n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+	cleanup_free char *config = xasprintf("%s/config.json", c->dir);
+	cleanup_free char *root = NULL, *sock = NULL, *sockarg = NULL;
+	cleanup_json json_t *spec = NULL, *proc = NULL;
+	cleanup_close int lfd = -1, nul = -1;
+
+	memset(p, 0, sizeof(*p));
+	p->master = -1;
+	p->pid = -1;
+	if (!h || !args || !args[0])
+		return sk_error_set(err, SK_EINVALID, "exec in container \"%s\": no command", c->id);
+	spec = json_load_file(config, 0, NULL);
+	if (!spec)
+		return sk_error_set(err, SK_ENOTFOUND, "exec in container \"%s\": no config.json", c->id);
+	proc = sk_oci_exec_process(spec, args);
+	if (tty) {
+		json_object_set_new(proc, "terminal", json_true());
+		sock = xasprintf("%s/exec-%d-t%d.sock", rt->run_dir, getpid(), n);
+		sockarg = xasprintf("--console-socket=%s", sock);
+		if ((lfd = console_socket(sock)) < 0)
+			return sk_error_errno(err, errno, "exec in container \"%s\": console socket", c->id);
+	}
+	p->proc_path = xasprintf("%s/exec-%d-i%d.json", c->dir, getpid(), n);
+	if (sk__json_save(p->proc_path, proc, err) < 0) {
+		sk_exec_proc_release(p);
+		return -1;
+	}
+	root = xasprintf("--root=%s", h->root);
+	{
+		char *argv[] = {h->exec, root, "exec", "--process", p->proc_path, c->id, NULL, NULL};
+		int fds[3] = {in_fd, out_fd, err_fd};
+
+		if (tty) {
+			argv[3] = sockarg;
+			argv[4] = "--process";
+			argv[5] = p->proc_path;
+			argv[6] = c->id;
+			nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+			fds[0] = fds[1] = fds[2] = nul;
+		}
+		if (sk__proc_spawn(&p->pid, argv, NULL, fds, 3, false, err) < 0) {
+			p->pid = -1;
+			if (sock)
+				unlink(sock);
+			sk_exec_proc_release(p);
+			return sk_error_wrap(err, "exec in container \"%s\"", c->id);
+		}
+	}
+	if (tty) {
+		p->master = recv_master(lfd, RUNTIME_TIMEOUT_MS / 6);
+		unlink(sock);
+		if (p->master < 0) {
+			int code = sk_exec_proc_wait(p, false);
+
+			sk_exec_proc_release(p);
+			return sk_error_set(err, SK_EINTERNAL,
+					    "exec in container \"%s\": no terminal from the runtime (exit %d)", c->id,
+					    code);
+		}
+	}
+	return 0;
+}
+
+int sk_exec_proc_wait(struct sk_exec_proc *p, bool nohang)
+{
+	int status;
+	pid_t r;
+
+	if (p->pid <= 0)
+		return -1;
+	while ((r = waitpid(p->pid, &status, nohang ? WNOHANG : 0)) < 0 && errno == EINTR)
+		;
+	if (r == 0)
+		return -2;
+	p->pid = -1;
+	return r < 0 ? -1 : sk__proc_exit_code(status);
+}
+
+void sk_exec_proc_release(struct sk_exec_proc *p)
+{
+	if (p->master >= 0)
+		close(p->master);
+	p->master = -1;
+	if (p->pid > 0 && sk_exec_proc_wait(p, true) == -2) {
+		kill(p->pid, SIGKILL);
+		sk_exec_proc_wait(p, false);
+	}
+	if (p->proc_path)
+		unlink(p->proc_path);
+	free(p->proc_path);
+	p->proc_path = NULL;
 }
 
 void sk_exec_result_release(struct sk_exec_result *res)

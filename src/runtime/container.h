@@ -92,6 +92,27 @@ int sk_container_exec_sync(struct sk_runtime *rt, struct sk_container *c, const 
 			   struct sk_exec_result *res, sk_error_t *err);
 void sk_exec_result_release(struct sk_exec_result *res);
 
+/* A command started in a running container (kubectl exec). */
+struct sk_exec_proc {
+	pid_t pid;       /* the runtime's exec process: its exit status is the command's */
+	int master;      /* with a terminal: the pty master (stdin and output), else -1 */
+	char *proc_path; /* the process spec, removed by sk_exec_proc_release */
+};
+
+/* Starts args in container c with the container's process settings (env,
+ * user, cwd, capabilities) and does not wait. With tty the command gets a
+ * terminal (the runtime's --console-socket hands its master back in
+ * p->master; stderr joins stdout) and in_fd/out_fd/err_fd are unused;
+ * without, they become its stdin, stdout and stderr (the caller keeps
+ * them). Returns 0, or -1 with err. */
+int sk_container_exec_start(struct sk_runtime *rt, struct sk_container *c, const char *const *args, bool tty, int in_fd,
+			    int out_fd, int err_fd, struct sk_exec_proc *p, sk_error_t *err);
+/* Reaps p: the exit code (128+signal when killed), or -2 while it runs
+ * (nohang), -1 on error. */
+int sk_exec_proc_wait(struct sk_exec_proc *p, bool nohang);
+/* Closes the master, removes the spec; kills and reaps a process still running. */
+void sk_exec_proc_release(struct sk_exec_proc *p);
+
 /* Runs args in the running container with the given file descriptors as its
  * stdin, stdout and stderr (no TTY; for `kubectl exec` without -t) and
  * blocks until it exits. Returns the exit code (>= 0), or -1 with err when it

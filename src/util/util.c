@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -290,4 +292,24 @@ int sk_mkdir_p(const char *path, int mode)
 	if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST)
 		return -1;
 	return 0;
+}
+
+void sk_sock_drain_shutdown(int fd, int timeout_ms)
+{
+	int64_t until = sk_mono_ns() + (int64_t)timeout_ms * 1000000;
+	char buf[4096];
+
+	if (fd < 0 || shutdown(fd, SHUT_WR) < 0)
+		return;
+	for (;;) {
+		int64_t left = (until - sk_mono_ns()) / 1000000;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return;
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return;
+	}
 }

@@ -128,4 +128,10 @@ int sk_write_file(const char *path, const void *data, size_t len, int mode);
 /* mkdir -p. */
 int sk_mkdir_p(const char *path, int mode);
 
+/* Ends a stream socket gracefully: shuts down the write side, then reads and
+ * drops what comes until the peer closes or timeout_ms passes, so that what
+ * was written reaches the peer before the caller closes (libmicrohttpd's
+ * upgraded connections drop what is still in their socketpair on close). */
+void sk_sock_drain_shutdown(int fd, int timeout_ms);
+
 #endif

@@ -1,0 +1,1072 @@
+/* The agent's streaming server: kubelet's /exec/{ns}/{pod}/{container},
+ * /attach/{ns}/{pod}/{container} and /portForward/{ns}/{pod}, reached only
+ * through the API server (the log endpoint's TLS and node token). The
+ * WebSocket handshake and framing are libwslay's over the socket
+ * libmicrohttpd hands over after the 101; the channel protocols are
+ * src/util/wschan.h.
+ *
+ * Each session is one thread (at most MAX_SESSIONS) polling the client and
+ * the process or pod connections. Nothing is read from a source while what
+ * it produced still waits: process output stops being read while more than
+ * OUT_HIGH bytes are queued to the client, the client's socket stops being
+ * read while more than IN_HIGH bytes wait for the process or the pod, so a
+ * slow side slows the other and memory stays bounded. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <termios.h>
+#include <wslay/wslay.h>
+
+#include "agent/agent-int.h"
+#include "util/spdy.h"
+#include "util/util.h"
+#include "util/wschan.h"
+
+enum { MAX_SESSIONS = 256, OUT_HIGH = 1 << 20, IN_HIGH = 256 * 1024, MAX_PORTS = 32, READ_CHUNK = 32 * 1024 };
+enum skind { S_EXEC, S_ATTACH, S_PF };
+
+static int nsessions; /* atomic */
+
+struct pfport {
+	uint16_t port;
+	int fd; /* the connection in the pod, -1 before/after */
+	bool done;
+	uint8_t *pend; /* from the client, not yet written to fd */
+	size_t npend;
+};
+
+struct sess {
+	struct sk_agent *a;
+	enum skind kind;
+	char *ns, *pod, *ctr;
+	char **argv;
+	size_t argc;
+	bool in, out, err, tty;
+	struct sk_ws_proto proto;
+	int sock;
+	struct MHD_UpgradeResponseHandle *urh;
+	char *extra;
+	size_t nextra, extra_off;
+	wslay_event_context_ptr ws;
+	bool broken; /* the client's connection failed or closed */
+	/* exec */
+	struct sk_container *c;
+	struct sk_exec_proc proc;
+	int in_fd, out_fd, err_fd; /* ours: the process's stdin write end, output read ends */
+	uint8_t *inbuf;
+	size_t inlen;
+	bool close_stdin;
+	/* portforward */
+	struct pfport pf[MAX_PORTS];
+	int nports;
+	char *netns; /* NULL: host network */
+	char *pod_uid;
+	/* SPDY port-forward: connections by request id */
+	struct sk_spdy *spdy;
+	struct spconn *conns;
+	size_t nconns;
+	bool goaway;
+};
+
+/* One forwarded connection of SPDY port-forward: kubectl opens an error
+ * and a data stream per connection, paired by their requestid header. */
+struct spconn {
+	char reqid[32];
+	uint32_t data_id, err_id;
+	uint16_t port;
+	int fd;
+	bool done, client_fin;
+	uint8_t *pend;
+	size_t npend;
+};
+
+/* ---- WebSocket plumbing ---- */
+
+static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *ud)
+{
+	struct sess *s = ud;
+	ssize_t n;
+
+	(void)flags;
+	if (s->inlen >= IN_HIGH) {
+		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+		return -1;
+	}
+	if (s->extra_off < s->nextra) {
+		n = (ssize_t)(s->nextra - s->extra_off < len ? s->nextra - s->extra_off : len);
+		memcpy(buf, s->extra + s->extra_off, (size_t)n);
+		s->extra_off += (size_t)n;
+		return n;
+	}
+	n = recv(s->sock, buf, len, 0);
+	if (n > 0)
+		return n;
+	wslay_event_set_error(ctx, n < 0 && (errno == EAGAIN || errno == EINTR) ? WSLAY_ERR_WOULDBLOCK
+										: WSLAY_ERR_CALLBACK_FAILURE);
+	return -1;
+}
+
+static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags, void *ud)
+{
+	struct sess *s = ud;
+	ssize_t n = send(s->sock, data, len, MSG_NOSIGNAL);
+
+	(void)flags;
+	if (n >= 0)
+		return n;
+	wslay_event_set_error(ctx,
+			      errno == EAGAIN || errno == EINTR ? WSLAY_ERR_WOULDBLOCK : WSLAY_ERR_CALLBACK_FAILURE);
+	return -1;
+}
+
+static void on_exec_msg(struct sess *s, int ch, uint8_t *data, size_t len);
+static void on_pf_msg(struct sess *s, int ch, uint8_t *data, size_t len);
+static int on_spdy_frame(void *arg, const struct sk_spdy_frame *f);
+
+static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *m, void *ud)
+{
+	struct sess *s = ud;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int ch;
+
+	(void)ctx;
+	if (m->opcode != WSLAY_TEXT_FRAME && m->opcode != WSLAY_BINARY_FRAME)
+		return;
+	if (s->spdy) {
+		if (sk_spdy_feed(s->spdy, m->msg, m->msg_length, on_spdy_frame, s) < 0)
+			s->goaway = true;
+		return;
+	}
+	if (sk_ws_decode(s->proto.base64, m->msg, m->msg_length, &ch, &data, &len) < 0)
+		return; /* as wsstream: an empty or undecodable message is skipped */
+	if (s->kind == S_PF)
+		on_pf_msg(s, ch, data, len);
+	else
+		on_exec_msg(s, ch, data, len);
+	free(data);
+}
+
+static void queue(struct sess *s, int ch, const void *data, size_t len)
+{
+	size_t n;
+	uint8_t *m = sk_ws_encode(s->proto.base64, ch, data, len, &n);
+	struct wslay_event_msg msg = {s->proto.base64 ? WSLAY_TEXT_FRAME : WSLAY_BINARY_FRAME, m, n};
+
+	wslay_event_queue_msg(s->ws, &msg);
+	free(m);
+}
+
+/* A message of raw bytes (the tunnelled SPDY stream has no channels). */
+static void queue_raw(struct sess *s, uint8_t *m, const size_t *n)
+{
+	struct wslay_event_msg msg = {WSLAY_BINARY_FRAME, m, *n};
+
+	wslay_event_queue_msg(s->ws, &msg);
+	free(m);
+}
+
+static bool out_room(struct sess *s) { return wslay_event_get_queued_msg_length(s->ws) < OUT_HIGH; }
+
+static short ws_events(struct sess *s)
+{
+	short ev = 0;
+
+	if (s->broken)
+		return 0;
+	if (wslay_event_want_read(s->ws) && s->inlen < IN_HIGH)
+		ev |= POLLIN;
+	if (wslay_event_want_write(s->ws))
+		ev |= POLLOUT;
+	return ev;
+}
+
+static void ws_io(struct sess *s, short revents)
+{
+	if (s->broken)
+		return;
+	if ((revents & (POLLIN | POLLHUP | POLLERR)) || s->extra_off < s->nextra)
+		if (wslay_event_recv(s->ws) != 0)
+			s->broken = true;
+	if (!s->broken && wslay_event_want_write(s->ws) && wslay_event_send(s->ws) != 0)
+		s->broken = true;
+	if (wslay_event_get_close_received(s->ws) && !wslay_event_want_write(s->ws))
+		s->broken = true;
+}
+
+/* Sends what is queued and a close frame, for at most five seconds. */
+static void finish(struct sess *s)
+{
+	int64_t until = sk_mono_ns() + 5000000000LL;
+
+	/* wslay sends control frames first: the close goes once the data did */
+	for (int closing = 0; closing < 2 && !s->broken; closing++) {
+		if (closing)
+			wslay_event_queue_close(s->ws, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
+		while (wslay_event_want_write(s->ws) && sk_mono_ns() < until) {
+			struct pollfd pf = {.fd = s->sock, .events = POLLOUT};
+
+			if (wslay_event_send(s->ws) != 0) {
+				s->broken = true;
+				break;
+			}
+			if (wslay_event_want_write(s->ws))
+				poll(&pf, 1, 200);
+		}
+	}
+}
+
+/* ---- exec ---- */
+
+static void on_exec_msg(struct sess *s, int ch, uint8_t *data, size_t len)
+{
+	uint16_t w, h;
+
+	if (ch == SK_WS_STDIN && s->in && len && !s->close_stdin) {
+		s->inbuf = xrealloc(s->inbuf, s->inlen + len);
+		memcpy(s->inbuf + s->inlen, data, len);
+		s->inlen += len;
+	} else if (ch == SK_WS_RESIZE && s->tty && s->proc.master >= 0 && sk_ws_parse_resize(data, len, &w, &h) == 0) {
+		struct winsize ws = {.ws_row = h, .ws_col = w};
+
+		ioctl(s->proc.master, TIOCSWINSZ, &ws);
+	} else if (ch == SK_WS_CLOSE && s->proto.version >= 5 && len >= 1 && data[0] == SK_WS_STDIN) {
+		s->close_stdin = true;
+	}
+}
+
+/* The running attempt of ns/pod's container name, loaded from disk. */
+static struct sk_container *find_container(struct sk_agent *a, const char *ns, const char *pod, const char *name)
+{
+	cleanup_free char *uid = sk__agent_pod_uid(a, ns, pod);
+	struct sk_container **cs = NULL, *best = NULL;
+	size_t n = 0;
+	sk_error_t err = {0};
+
+	if (!uid || sk_container_list(&a->rt, &cs, &n, &err) < 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct sk_container *c = cs[i];
+
+		if (!best && c->pod_uid && !strcmp(c->pod_uid, uid) && c->name && !strcmp(c->name, name) &&
+		    sk_container_refresh(&a->rt, c, &err) == 0 && c->status == SK_CONTAINER_RUNNING) {
+			best = c;
+			continue;
+		}
+		sk_container_free(c);
+	}
+	free(cs);
+	return best;
+}
+
+static void write_stdin(struct sess *s)
+{
+	while (s->inlen) {
+		ssize_t n = write(s->in_fd, s->inbuf, s->inlen);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n < 0) { /* the process closed its stdin */
+			s->inlen = 0;
+			break;
+		}
+		memmove(s->inbuf, s->inbuf + n, s->inlen - (size_t)n);
+		s->inlen -= (size_t)n;
+	}
+	if (s->close_stdin && s->in_fd >= 0) {
+		if (s->tty) {
+			static const char eot = 4; /* ^D: end of input on a terminal */
+
+			if (write(s->in_fd, &eot, 1) < 0)
+				return;
+			s->in = false;
+			s->close_stdin = false;
+			return;
+		}
+		close(s->in_fd);
+		s->in_fd = -1;
+	}
+}
+
+/* Reads what fd has into a message on channel ch; false at its end. */
+static bool read_out(struct sess *s, int fd, int ch)
+{
+	char buf[READ_CHUNK];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n <= 0) /* EOF, or EIO from a pty master whose last slave closed */
+		return false;
+	queue(s, ch, buf, (size_t)n);
+	return true;
+}
+
+/* After the command's end: what its outputs still hold, sent as the client
+ * takes it (a pipe a child of the command keeps open ends the wait). */
+static void drain_out(struct sess *s)
+{
+	int64_t until = sk_mono_ns() + 10000000000LL;
+
+	while ((s->out_fd >= 0 || s->err_fd >= 0) && !s->broken && sk_mono_ns() < until) {
+		struct pollfd pf[3] = {{.fd = s->sock, .events = ws_events(s)},
+				       {.fd = s->out_fd, .events = out_room(s) ? POLLIN : 0},
+				       {.fd = s->err_fd, .events = out_room(s) ? POLLIN : 0}};
+
+		if (poll(pf, 3, 100) == 0 && out_room(s))
+			break; /* nothing more is coming */
+		ws_io(s, pf[0].revents);
+		for (int i = 1; i < 3; i++) {
+			int *fd = i == 1 ? &s->out_fd : &s->err_fd;
+
+			if (*fd >= 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+			    !read_out(s, *fd, i == 1 ? SK_WS_STDOUT : SK_WS_STDERR)) {
+				if (*fd != s->proc.master)
+					close(*fd);
+				*fd = -1;
+			}
+		}
+	}
+}
+
+static int start_exec(struct sess *s, sk_error_t *err)
+{
+	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1}, rc;
+	cleanup_close int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (s->tty) {
+		if (sk_container_exec_start(&s->a->rt, s->c, (const char *const *)s->argv, true, -1, -1, -1, &s->proc,
+					    err) < 0)
+			return -1;
+		s->out_fd = s->proc.master;
+		s->in_fd = s->in ? dup(s->proc.master) : -1;
+		fcntl(s->out_fd, F_SETFL, O_NONBLOCK);
+		if (s->in_fd >= 0)
+			fcntl(s->in_fd, F_SETFL, O_NONBLOCK);
+		return 0;
+	}
+	if ((s->in && pipe2(pin, O_CLOEXEC) < 0) || (s->out && pipe2(pout, O_CLOEXEC) < 0) ||
+	    (s->err && pipe2(perr, O_CLOEXEC) < 0)) {
+		rc = sk_error_errno(err, errno, "pipe");
+		goto out;
+	}
+	rc = sk_container_exec_start(&s->a->rt, s->c, (const char *const *)s->argv, false, s->in ? pin[0] : nul,
+				     s->out ? pout[1] : nul, s->err ? perr[1] : nul, &s->proc, err);
+	if (rc == 0) {
+		s->in_fd = pin[1], pin[1] = -1;
+		s->out_fd = pout[0], pout[0] = -1;
+		s->err_fd = perr[0], perr[0] = -1;
+		for (int i = 0; i < 3; i++) {
+			int fd = i == 0 ? s->in_fd : i == 1 ? s->out_fd : s->err_fd;
+
+			if (fd >= 0)
+				fcntl(fd, F_SETFL, O_NONBLOCK);
+		}
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		if (pin[i] >= 0)
+			close(pin[i]);
+		if (pout[i] >= 0)
+			close(pout[i]);
+		if (perr[i] >= 0)
+			close(perr[i]);
+	}
+	return rc;
+}
+
+static void run_exec(struct sess *s)
+{
+	sk_error_t err = {0};
+	cleanup_free char *st = NULL;
+	int code = -2;
+
+	s->in_fd = s->out_fd = s->err_fd = -1;
+	s->proc.master = -1;
+	s->proc.pid = -1;
+	if (start_exec(s, &err) < 0) {
+		st = sk_ws_error_status(s->proto.version, err.msg);
+		queue(s, SK_WS_ERROR, st, strlen(st));
+		finish(s);
+		return;
+	}
+	while (!s->broken && !sk__ag_stopping(s->a)) {
+		struct pollfd pf[4] = {{.fd = s->sock, .events = ws_events(s)},
+				       {.fd = s->in_fd, .events = s->inlen ? POLLOUT : 0},
+				       {.fd = s->out_fd, .events = out_room(s) ? POLLIN : 0},
+				       {.fd = s->err_fd, .events = out_room(s) ? POLLIN : 0}};
+		bool ended = s->out_fd < 0 && s->err_fd < 0;
+
+		poll(pf, 4, ended ? 50 : 1000);
+		ws_io(s, pf[0].revents);
+		if (s->in_fd >= 0 && (s->inlen || s->close_stdin))
+			write_stdin(s);
+		if (s->out_fd >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    !read_out(s, s->out_fd, SK_WS_STDOUT)) {
+			if (s->out_fd != s->proc.master)
+				close(s->out_fd);
+			s->out_fd = -1;
+		}
+		if (s->err_fd >= 0 && (pf[3].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    !read_out(s, s->err_fd, SK_WS_STDERR)) {
+			close(s->err_fd);
+			s->err_fd = -1;
+		}
+		/* the command's end: its outputs closed, or the runtime exited
+		 * (a child of the command may keep a pipe open) */
+		if ((code = sk_exec_proc_wait(&s->proc, true)) != -2) {
+			drain_out(s);
+			break;
+		}
+	}
+	if (code == -2 && !s->broken)
+		code = sk_exec_proc_wait(&s->proc, false);
+	sk_debug("agent", "exec in %s/%s/%s ended: %d (client %s)", s->ns, s->pod, s->ctr, code,
+		 s->broken ? "gone" : "connected");
+	if (!s->broken && code >= 0) {
+		st = sk_ws_exit_status(s->proto.version, code, (const char *const *)s->argv);
+		if (*st)
+			queue(s, SK_WS_ERROR, st, strlen(st));
+	}
+	finish(s);
+	if (s->in_fd >= 0)
+		close(s->in_fd);
+	if (s->out_fd >= 0 && s->out_fd != s->proc.master)
+		close(s->out_fd);
+	if (s->err_fd >= 0)
+		close(s->err_fd);
+	sk_exec_proc_release(&s->proc);
+}
+
+/* ---- port-forward ---- */
+
+struct nsdial {
+	const char *netns;
+	uint16_t port;
+	int fd, err;
+};
+
+/* Connects to localhost:port inside the pod's network namespace; a thread
+ * of its own enters the namespace (setns affects only the calling thread). */
+static void *dial_thread(void *arg)
+{
+	struct nsdial *d = arg;
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(d->port)};
+	int ns;
+
+	d->fd = -1;
+	if (d->netns) {
+		ns = open(d->netns, O_RDONLY | O_CLOEXEC);
+		if (ns < 0 || setns(ns, CLONE_NEWNET) < 0) {
+			d->err = errno;
+			if (ns >= 0)
+				close(ns);
+			return NULL;
+		}
+		close(ns);
+	}
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	d->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (d->fd >= 0 && connect(d->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		d->err = errno;
+		close(d->fd);
+		d->fd = -1;
+	}
+	return NULL;
+}
+
+static int dial(const char *netns, uint16_t port, int *err)
+{
+	struct nsdial d = {netns, port, -1, 0};
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, dial_thread, &d) != 0) {
+		*err = EAGAIN;
+		return -1;
+	}
+	pthread_join(t, NULL);
+	*err = d.err;
+	return d.fd;
+}
+
+static void on_pf_msg(struct sess *s, int ch, uint8_t *data, size_t len)
+{
+	struct pfport *p;
+
+	if (ch / 2 >= s->nports || ch % 2 || !len)
+		return;
+	p = &s->pf[ch / 2];
+	if (p->done)
+		return;
+	p->pend = xrealloc(p->pend, p->npend + len);
+	memcpy(p->pend + p->npend, data, len);
+	p->npend += len;
+	s->inlen += len;
+}
+
+static void pf_close(struct pfport *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	p->done = true;
+	free(p->pend);
+	p->pend = NULL;
+	p->npend = 0;
+}
+
+static void pf_write(struct sess *s, struct pfport *p)
+{
+	while (p->npend) {
+		ssize_t n = send(p->fd, p->pend, p->npend, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n < 0) {
+			s->inlen -= p->npend;
+			pf_close(p);
+			return;
+		}
+		memmove(p->pend, p->pend + n, p->npend - (size_t)n);
+		p->npend -= (size_t)n;
+		s->inlen -= (size_t)n;
+	}
+}
+
+static void run_portforward(struct sess *s)
+{
+	uint8_t prefix[2];
+
+	for (int i = 0; i < s->nports; i++) {
+		struct pfport *p = &s->pf[i];
+		int e = 0;
+
+		prefix[0] = (uint8_t)(p->port & 0xff);
+		prefix[1] = (uint8_t)(p->port >> 8);
+		queue(s, 2 * i, prefix, 2);
+		queue(s, 2 * i + 1, prefix, 2);
+		p->fd = dial(s->netns, p->port, &e);
+		if (p->fd < 0) {
+			cleanup_free char *msg = xasprintf(
+				"error forwarding port %u to pod %s, uid %s: failed to connect to localhost:%u "
+				"inside namespace of pod %s/%s: %s",
+				p->port, s->pod_uid ? s->pod_uid : "", s->pod_uid ? s->pod_uid : "", p->port, s->ns,
+				s->pod, strerror(e));
+
+			queue(s, 2 * i + 1, msg, strlen(msg));
+			pf_close(p);
+		} else {
+			fcntl(p->fd, F_SETFL, O_NONBLOCK);
+		}
+	}
+	while (!s->broken && !sk__ag_stopping(s->a)) {
+		struct pollfd pf[1 + MAX_PORTS];
+		int live = 0;
+
+		pf[0] = (struct pollfd){.fd = s->sock, .events = ws_events(s)};
+		for (int i = 0; i < s->nports; i++) {
+			struct pfport *p = &s->pf[i];
+
+			pf[1 + i] = (struct pollfd){
+				.fd = p->done ? -1 : p->fd,
+				.events = (short)((out_room(s) ? POLLIN : 0) | (p->npend ? POLLOUT : 0))};
+			live += !p->done;
+		}
+		if (!live)
+			break;
+		poll(pf, (nfds_t)(1 + s->nports), 1000);
+		ws_io(s, pf[0].revents);
+		for (int i = 0; i < s->nports; i++) {
+			struct pfport *p = &s->pf[i];
+
+			if (p->done)
+				continue;
+			if (p->npend)
+				pf_write(s, p);
+			if (!p->done && (pf[1 + i].revents & (POLLIN | POLLHUP | POLLERR))) {
+				char buf[READ_CHUNK];
+				ssize_t n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+				if (n > 0)
+					queue(s, 2 * i, buf, (size_t)n);
+				else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+					s->inlen -= p->npend;
+					pf_close(p);
+				}
+			}
+		}
+	}
+	/* kubelet closes the stream once every port's connection ended */
+	finish(s);
+	for (int i = 0; i < s->nports; i++)
+		if (!s->pf[i].done)
+			pf_close(&s->pf[i]);
+}
+
+/* ---- port-forward over SPDY (kubectl) ---- */
+
+static struct spconn *spconn_by_id(struct sess *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nconns; i++)
+		if (s->conns[i].data_id == id || s->conns[i].err_id == id)
+			return &s->conns[i];
+	return NULL;
+}
+
+static struct spconn *spconn_by_req(struct sess *s, const char *req)
+{
+	for (size_t i = 0; i < s->nconns; i++)
+		if (!strcmp(s->conns[i].reqid, req))
+			return &s->conns[i];
+	if (s->nconns >= 4 * MAX_PORTS) { /* reuse a finished slot */
+		for (size_t i = 0; i < s->nconns; i++)
+			if (s->conns[i].done && !s->conns[i].npend) {
+				free(s->conns[i].pend);
+				s->conns[i] = (struct spconn){.fd = -1};
+				snprintf(s->conns[i].reqid, sizeof(s->conns[i].reqid), "%s", req);
+				return &s->conns[i];
+			}
+		return NULL;
+	}
+	s->conns = xrealloc(s->conns, (s->nconns + 1) * sizeof(*s->conns));
+	s->conns[s->nconns] = (struct spconn){.fd = -1};
+	snprintf(s->conns[s->nconns].reqid, sizeof(s->conns[s->nconns].reqid), "%s", req);
+	return &s->conns[s->nconns++];
+}
+
+static void sp_send_data(struct sess *s, uint32_t id, uint8_t flags, const void *data, size_t n)
+{
+	size_t len;
+
+	if (id)
+		queue_raw(s, sk_spdy_data(id, flags, data, n, &len), &len);
+}
+
+/* Ends a connection: FIN on both streams (kubelet closes them when the
+ * copy ends), the pod's socket closed. */
+static void sp_end(struct sess *s, struct spconn *c, const char *err)
+{
+	if (c->done)
+		return;
+	if (err && c->err_id)
+		sp_send_data(s, c->err_id, 0, err, strlen(err));
+	sp_send_data(s, c->data_id, SK_SPDY_FLAG_FIN, NULL, 0);
+	sp_send_data(s, c->err_id, SK_SPDY_FLAG_FIN, NULL, 0);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->done = true;
+	s->inlen -= c->npend;
+	c->npend = 0;
+}
+
+static void sp_start(struct sess *s, struct spconn *c)
+{
+	int e = 0;
+
+	c->fd = dial(s->netns, c->port, &e);
+	if (c->fd < 0) {
+		cleanup_free char *msg = xasprintf("error forwarding port %u to pod %s, uid %s: failed to connect to "
+						   "localhost:%u inside namespace of pod %s/%s: %s",
+						   c->port, s->pod_uid ? s->pod_uid : "", s->pod_uid ? s->pod_uid : "",
+						   c->port, s->ns, s->pod, strerror(e));
+
+		sp_end(s, c, msg);
+		return;
+	}
+	fcntl(c->fd, F_SETFL, O_NONBLOCK);
+}
+
+static void sp_syn(struct sess *s, const struct sk_spdy_frame *f)
+{
+	const char *type = sk_spdy_header_get(f, "streamtype"), *port = sk_spdy_header_get(f, "port");
+	const char *req = sk_spdy_header_get(f, "requestid");
+	struct spconn *c;
+	size_t len;
+	long p;
+
+	queue_raw(s, sk_spdy_syn(s->spdy, SK_SPDY_SYN_REPLY, f->stream_id, 0, NULL, 0, &len), &len);
+	c = spconn_by_req(s, req ? req : "");
+	if (!c || !type) {
+		queue_raw(s, sk_spdy_rst(f->stream_id, 3 /* REFUSED_STREAM */, &len), &len);
+		return;
+	}
+	if (!strcmp(type, "error")) {
+		c->err_id = f->stream_id;
+		return;
+	}
+	if (strcmp(type, "data") != 0)
+		return;
+	c->data_id = f->stream_id;
+	p = port ? strtol(port, NULL, 10) : 0;
+	if (p < 1 || p > 65535) {
+		cleanup_free char *msg = xasprintf("invalid port %s", port ? port : "\"\"");
+
+		sp_end(s, c, msg);
+		return;
+	}
+	c->port = (uint16_t)p;
+	sp_start(s, c);
+}
+
+static int on_spdy_frame(void *arg, const struct sk_spdy_frame *f)
+{
+	struct sess *s = arg;
+	struct spconn *c;
+	size_t len;
+
+	switch (f->type) {
+	case SK_SPDY_SYN_STREAM:
+		sp_syn(s, f);
+		break;
+	case SK_SPDY_DATA:
+		c = spconn_by_id(s, f->stream_id);
+		if (!c || c->done || f->stream_id != c->data_id)
+			break;
+		if (f->len) {
+			c->pend = xrealloc(c->pend, c->npend + f->len);
+			memcpy(c->pend + c->npend, f->data, f->len);
+			c->npend += f->len;
+			s->inlen += f->len;
+		}
+		if (f->flags & SK_SPDY_FLAG_FIN)
+			c->client_fin = true;
+		break;
+	case SK_SPDY_RST_STREAM:
+		c = spconn_by_id(s, f->stream_id);
+		if (c && c->fd >= 0) {
+			close(c->fd);
+			c->fd = -1;
+		}
+		if (c) {
+			s->inlen -= c->npend;
+			c->npend = 0;
+			c->done = true;
+		}
+		break;
+	case SK_SPDY_PING:
+		queue_raw(s, sk_spdy_ping(f->value, &len), &len);
+		break;
+	case SK_SPDY_GOAWAY:
+		s->goaway = true;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void sp_io(struct sess *s, struct spconn *c, short revents)
+{
+	while (c->npend && !c->done) {
+		ssize_t n = send(c->fd, c->pend, c->npend, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0) {
+			sp_end(s, c, NULL);
+			return;
+		}
+		memmove(c->pend, c->pend + n, c->npend - (size_t)n);
+		c->npend -= (size_t)n;
+		s->inlen -= (size_t)n;
+	}
+	if (c->client_fin && !c->npend && c->fd >= 0) {
+		shutdown(c->fd, SHUT_WR);
+		c->client_fin = false;
+	}
+	if (!c->done && (revents & (POLLIN | POLLHUP | POLLERR))) {
+		char buf[READ_CHUNK];
+		ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n > 0)
+			sp_send_data(s, c->data_id, 0, buf, (size_t)n);
+		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			sp_end(s, c, NULL);
+	}
+}
+
+static void run_spdy_portforward(struct sess *s)
+{
+	s->spdy = sk_spdy_new();
+	while (!s->broken && !s->goaway && !sk__ag_stopping(s->a)) {
+		size_t n = s->nconns;
+		struct pollfd *pf = xzalloc((1 + n) * sizeof(*pf));
+
+		pf[0] = (struct pollfd){.fd = s->sock, .events = ws_events(s)};
+		for (size_t i = 0; i < n; i++) {
+			struct spconn *c = &s->conns[i];
+
+			pf[1 + i] = (struct pollfd){
+				.fd = c->done ? -1 : c->fd,
+				.events = (short)((out_room(s) ? POLLIN : 0) | (c->npend ? POLLOUT : 0))};
+		}
+		poll(pf, (nfds_t)(1 + n), 1000);
+		ws_io(s, pf[0].revents);
+		for (size_t i = 0; i < n && i < s->nconns; i++)
+			if (!s->conns[i].done && s->conns[i].fd >= 0)
+				sp_io(s, &s->conns[i], pf[1 + i].revents);
+		free(pf);
+	}
+	finish(s);
+	for (size_t i = 0; i < s->nconns; i++) {
+		if (s->conns[i].fd >= 0)
+			close(s->conns[i].fd);
+		free(s->conns[i].pend);
+	}
+	free(s->conns);
+	sk_spdy_free(s->spdy);
+	s->spdy = NULL;
+}
+
+/* ---- sessions ---- */
+
+static void sess_free(struct sess *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->argc; i++)
+		free(s->argv[i]);
+	free(s->argv);
+	free(s->ns);
+	free(s->pod);
+	free(s->ctr);
+	free(s->extra);
+	free(s->inbuf);
+	free(s->netns);
+	free(s->pod_uid);
+	sk_container_free(s->c);
+	free(s);
+}
+
+static void *session_main(void *arg)
+{
+	struct sess *s = arg;
+	struct wslay_event_callbacks cb = {
+		.recv_callback = ws_recv, .send_callback = ws_send, .on_msg_recv_callback = on_msg};
+
+	fcntl(s->sock, F_SETFL, fcntl(s->sock, F_GETFL) | O_NONBLOCK);
+	if (wslay_event_context_server_init(&s->ws, &cb, s) == 0) {
+		wslay_event_config_set_max_recv_msg_length(s->ws, 4 << 20);
+		/* upstream's "connection established": an empty message on the
+		 * lowest writable channel */
+		if (s->kind != S_PF) {
+			int ch = s->out ? SK_WS_STDOUT : s->err ? SK_WS_STDERR : SK_WS_ERROR;
+
+			queue(s, ch, NULL, 0);
+		}
+		if (s->kind == S_PF && s->proto.spdy)
+			run_spdy_portforward(s);
+		else if (s->kind == S_PF)
+			run_portforward(s);
+		else
+			run_exec(s);
+		wslay_event_context_free(s->ws);
+	}
+	sk_sock_drain_shutdown(s->sock, 2000);
+	MHD_upgrade_action(s->urh, MHD_UPGRADE_ACTION_CLOSE);
+	sess_free(s);
+	__atomic_sub_fetch(&nsessions, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra, size_t nextra,
+		     MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+	struct sess *s = cls;
+	pthread_attr_t attr;
+	pthread_t t;
+
+	(void)conn;
+	(void)con_cls;
+	s->sock = sock;
+	s->urh = urh;
+	if (nextra) {
+		s->extra = xmalloc(nextra);
+		memcpy(s->extra, extra, nextra);
+		s->nextra = nextra;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 512 * 1024);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, session_main, s) != 0) {
+		MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+		sess_free(s);
+		__atomic_sub_fetch(&nsessions, 1, __ATOMIC_RELEASE);
+	}
+	pthread_attr_destroy(&attr);
+}
+
+struct args {
+	struct sess *s;
+	bool bad_port;
+};
+
+static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct args *g = cls;
+	struct sess *s = g->s;
+	bool on = value && (!strcmp(value, "1") || !strcasecmp(value, "true"));
+
+	(void)kind;
+	if (!strcmp(key, "command") && value) {
+		s->argv = xrealloc(s->argv, (s->argc + 2) * sizeof(char *));
+		s->argv[s->argc++] = xstrdup(value);
+		s->argv[s->argc] = NULL;
+	} else if (!strcmp(key, "input")) {
+		s->in = on;
+	} else if (!strcmp(key, "output")) {
+		s->out = on;
+	} else if (!strcmp(key, "error")) {
+		s->err = on;
+	} else if (!strcmp(key, "tty")) {
+		s->tty = on;
+	} else if (!strcmp(key, "port") || !strcmp(key, "ports")) {
+		uint16_t ports[MAX_PORTS];
+		int n = sk_ws_parse_ports(value, ports, MAX_PORTS);
+
+		if (n < 0 || s->nports + n > MAX_PORTS)
+			g->bad_port = true;
+		for (int i = 0; i < n && s->nports < MAX_PORTS; i++)
+			s->pf[s->nports++] = (struct pfport){.port = ports[i], .fd = -1};
+	}
+	return MHD_YES;
+}
+
+static enum MHD_Result text_reply(struct MHD_Connection *conn, unsigned code, const char *msg)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	ret = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* The pod's network namespace path ("" for the host's), or NULL. */
+static char *pod_netns(struct sk_agent *a, const char *uid)
+{
+	struct sk_sandbox **sbs = NULL;
+	size_t n = 0;
+	sk_error_t err = {0};
+	char *path = NULL;
+
+	if (sk_sandbox_list(&a->rt, &sbs, &n, &err) < 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!path && sbs[i]->pod_uid && !strcmp(sbs[i]->pod_uid, uid))
+			path = xstrdup(sbs[i]->netns_path ? sbs[i]->netns_path : "");
+		sk_sandbox_free(sbs[i]);
+	}
+	free(sbs);
+	return path;
+}
+
+/* Fills what the session needs before the 101; an HTTP error otherwise. */
+static unsigned prepare(struct sess *s, struct MHD_Connection *conn, char **msg)
+{
+	struct args g = {s, false};
+
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect, &g);
+	if (s->kind == S_EXEC && !s->argc)
+		return *msg = xstrdup("you must specify at least one command for the container"), MHD_HTTP_BAD_REQUEST;
+	if (s->kind == S_PF && (g.bad_port || (!s->nports && !s->proto.spdy)))
+		return *msg = xstrdup("invalid port"), MHD_HTTP_BAD_REQUEST;
+	s->pod_uid = sk__agent_pod_uid(s->a, s->ns, s->pod);
+	if (!s->pod_uid)
+		return *msg = xstrdup("pod does not exist"), MHD_HTTP_NOT_FOUND;
+	if (s->kind == S_PF) {
+		s->netns = pod_netns(s->a, s->pod_uid);
+		if (!s->netns)
+			return *msg = xasprintf("pod %s/%s has no sandbox", s->ns, s->pod), MHD_HTTP_NOT_FOUND;
+		if (!*s->netns) {
+			free(s->netns);
+			s->netns = NULL;
+		}
+		return 0;
+	}
+	s->c = find_container(s->a, s->ns, s->pod, s->ctr);
+	if (!s->c)
+		return *msg = xasprintf("container not found (\"%s\")", s->ctr), MHD_HTTP_NOT_FOUND;
+	if (s->kind == S_ATTACH)
+		return *msg = xstrdup("attach is not supported by this node yet"), MHD_HTTP_BAD_REQUEST;
+	return 0;
+}
+
+int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char *url)
+{
+	const char *upgrade = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Upgrade");
+	const char *key = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Key");
+	const char *offered = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Protocol");
+	struct sess *s = xzalloc(sizeof(*s));
+	char ns[254], pod[254], ctr[254], accept[32];
+	cleanup_free char *msg = NULL;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	unsigned code;
+
+	s->a = a;
+	s->sock = -1;
+	ctr[0] = '\0';
+	if (sscanf(url, "/exec/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
+		s->kind = S_EXEC;
+	else if (sscanf(url, "/attach/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
+		s->kind = S_ATTACH;
+	else if (sscanf(url, "/portForward/%253[^/]/%253[^/]", ns, pod) == 2)
+		s->kind = S_PF;
+	else {
+		sess_free(s);
+		return text_reply(conn, MHD_HTTP_NOT_FOUND, "not found");
+	}
+	s->ns = xstrdup(ns);
+	s->pod = xstrdup(pod);
+	s->ctr = xstrdup(ctr);
+	if (!upgrade || strcasecmp(upgrade, "websocket") || !key) {
+		sess_free(s);
+		return text_reply(conn, MHD_HTTP_BAD_REQUEST,
+				  "unable to upgrade: this node serves the streaming protocols over WebSocket only "
+				  "(v5.channel.k8s.io, v4.channel.k8s.io, SPDY/3.1+portforward.k8s.io tunnelled)");
+	}
+	if (sk_ws_pick_protocol(offered, s->kind == S_PF, &s->proto) < 0) {
+		msg = xasprintf("requested protocol(s) are not supported: [%s]", offered);
+		sess_free(s);
+		return text_reply(conn, MHD_HTTP_BAD_REQUEST, msg);
+	}
+	if ((code = prepare(s, conn, &msg)) != 0) {
+		sess_free(s);
+		return text_reply(conn, code, msg);
+	}
+	if (sk_ws_accept_key(key, accept) < 0) {
+		sess_free(s);
+		return text_reply(conn, MHD_HTTP_BAD_REQUEST, "bad Sec-WebSocket-Key");
+	}
+	if (__atomic_add_fetch(&nsessions, 1, __ATOMIC_ACQUIRE) > MAX_SESSIONS) {
+		__atomic_sub_fetch(&nsessions, 1, __ATOMIC_RELEASE);
+		sess_free(s);
+		return text_reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "too many streaming sessions on this node");
+	}
+	r = MHD_create_response_for_upgrade(upgraded, s);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_UPGRADE, "websocket");
+	MHD_add_response_header(r, "Sec-WebSocket-Accept", accept);
+	if (*s->proto.name)
+		MHD_add_response_header(r, "Sec-WebSocket-Protocol", s->proto.name);
+	ret = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
+	MHD_destroy_response(r);
+	return ret;
+}

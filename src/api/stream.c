@@ -1,0 +1,419 @@
+/* pods/exec, pods/attach, pods/portforward (upstream's ExecLocation,
+ * AttachLocation, PortForwardLocation and the UpgradeAwareHandler). The
+ * pod and container are checked here with upstream's messages; the agent
+ * URL carries kubelet's parameters (command, input, output, error, tty,
+ * port). The handshake with the agent goes over a libcurl CONNECT_ONLY TLS
+ * connection with the node token; what follows the agent's 101 is relayed
+ * unchanged (WebSocket frames or SPDY), so the agent alone speaks the
+ * streaming protocols. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "api/api-int.h"
+#include "api/stream.h"
+#include "util/util.h"
+
+enum { RELAY_BUF = 64 * 1024, HEAD_MAX = 16 * 1024, NHDR = 4 };
+
+struct sk_api_upgrade {
+	CURL *h;
+	char *names[NHDR], *values[NHDR];
+	size_t nhdr;
+	char *left; /* bytes the agent sent after its 101 */
+	size_t nleft;
+};
+
+void sk_api_upgrade_free(struct sk_api_upgrade *u)
+{
+	if (!u)
+		return;
+	if (u->h)
+		curl_easy_cleanup(u->h);
+	for (size_t i = 0; i < u->nhdr; i++) {
+		free(u->names[i]);
+		free(u->values[i]);
+	}
+	free(u->left);
+	free(u);
+}
+
+int sk_api_upgrade_header(const struct sk_api_upgrade *u, size_t i, const char **name, const char **value)
+{
+	if (i >= u->nhdr)
+		return 0;
+	*name = u->names[i];
+	*value = u->values[i];
+	return 1;
+}
+
+/* ---- the request to the agent ---- */
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+static void sb_arg(struct sbuf *b, const char *key, const char *value)
+{
+	char *esc = curl_easy_escape(NULL, value, 0);
+
+	sb_str(b, b->s && strchr(b->s, '?') ? "&" : "?");
+	sb_str(b, key);
+	sb_str(b, "=");
+	sb_str(b, esc);
+	curl_free(esc);
+}
+
+static void path_seg(struct sbuf *b, const char *seg)
+{
+	char *esc = curl_easy_escape(NULL, seg, 0);
+
+	sb_str(b, "/");
+	sb_str(b, esc);
+	curl_free(esc);
+}
+
+/* /exec/NS/POD/CTR?command=…&input=1… as kubelet's streaming server reads it. */
+static char *agent_path(const sk_api_request *req, const sk_path *p, const char *ctr)
+{
+	struct sbuf b = {0};
+	static const char *const flags[][2] = {
+		{"stdin", "input"}, {"stdout", "output"}, {"stderr", "error"}, {"tty", "tty"}};
+
+	sb_str(&b, !strcmp(p->sub, "exec") ? "/exec" : !strcmp(p->sub, "attach") ? "/attach" : "/portForward");
+	path_seg(&b, p->ns);
+	path_seg(&b, p->name);
+	if (ctr)
+		path_seg(&b, ctr);
+	for (size_t i = 0; i < req->nargs; i++) {
+		if (!strcmp(req->args[i].key, "command"))
+			sb_arg(&b, "command", req->args[i].value);
+		if (!strcmp(req->args[i].key, "ports"))
+			sb_arg(&b, "port", req->args[i].value);
+	}
+	for (size_t i = 0; ctr && i < 4; i++)
+		if (sk__arg_bool(req, flags[i][0]))
+			sb_arg(&b, flags[i][1], "1");
+	return b.s;
+}
+
+static const char *const fwd_headers[] = {
+	"Upgrade", "Sec-WebSocket-Key", "Sec-WebSocket-Version", "Sec-WebSocket-Protocol", "X-Stream-Protocol-Version",
+	NULL};
+static const char *const back_headers[NHDR] = {"Upgrade", "Sec-WebSocket-Accept", "Sec-WebSocket-Protocol",
+					       "X-Stream-Protocol-Version"};
+
+static int send_all(CURL *h, const char *s, size_t n)
+{
+	while (n > 0) {
+		size_t sent = 0;
+		CURLcode rc = curl_easy_send(h, s, n, &sent);
+
+		if (rc == CURLE_AGAIN) {
+			curl_socket_t fd;
+			struct pollfd pf;
+
+			curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &fd);
+			pf = (struct pollfd){.fd = fd, .events = POLLOUT};
+			if (poll(&pf, 1, 10000) <= 0)
+				return -1;
+			continue;
+		}
+		if (rc != CURLE_OK)
+			return -1;
+		s += sent;
+		n -= sent;
+	}
+	return 0;
+}
+
+/* Reads the agent's response head (and whatever follows it in the same
+ * reads) into *out; returns the head's length, or -1. */
+static ssize_t read_head(CURL *h, struct sbuf *out)
+{
+	char tmp[4096];
+
+	for (;;) {
+		size_t n = 0;
+		CURLcode rc = curl_easy_recv(h, tmp, sizeof(tmp), &n);
+		char *end;
+
+		if (rc == CURLE_AGAIN) {
+			curl_socket_t fd;
+			struct pollfd pf;
+
+			curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &fd);
+			pf = (struct pollfd){.fd = fd, .events = POLLIN};
+			if (poll(&pf, 1, 30000) <= 0)
+				return -1;
+			continue;
+		}
+		if (rc != CURLE_OK || n == 0)
+			return out->len ? (ssize_t)out->len : -1;
+		sb_add(out, tmp, n);
+		if ((end = strstr(out->s, "\r\n\r\n")) != NULL)
+			return end + 4 - out->s;
+		if (out->len > HEAD_MAX)
+			return -1;
+	}
+}
+
+/* The value of header name in a response head (malloc'd) or NULL. */
+static char *head_value(const char *head, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *l = strstr(head, "\r\n"); l && (size_t)(l - head) < len; l = strstr(l + 2, "\r\n")) {
+		const char *s = l + 2;
+
+		if (!strncasecmp(s, name, nl) && s[nl] == ':') {
+			s += nl + 1;
+			s += strspn(s, " \t");
+			return xstrndup(s, strcspn(s, "\r\n"));
+		}
+	}
+	return NULL;
+}
+
+static void agent_failed(sk_api_response *resp, const sk_path *p, int code, const char *body)
+{
+	cleanup_free char *msg = NULL;
+	const char *reason = code == 404 ? "NotFound" : code >= 500 ? "InternalError" : "BadRequest";
+
+	msg = body && *body ? xstrdup(body) : xasprintf("the node's streaming endpoint answered %d", code);
+	msg[strcspn(msg, "\n")] = '\0';
+	sk__reply_status(resp, code >= 400 && code < 600 ? code : 500, reason, msg, p->res, p->name, NULL);
+}
+
+static void connect_agent(const char *base, const char *path, const sk_api_request *req, const sk_path *p,
+			  sk_api_response *resp)
+{
+	cleanup_free char *auth = sk__node_auth_header();
+	struct sk_api_upgrade *u = xzalloc(sizeof(*u));
+	struct sbuf rq = {0}, in = {0};
+	const char *host = strstr(base, "://") + 3;
+	ssize_t head;
+	long code = 0;
+	CURLcode rc;
+
+	u->h = curl_easy_init();
+	curl_easy_setopt(u->h, CURLOPT_URL, base);
+	curl_easy_setopt(u->h, CURLOPT_CONNECT_ONLY, 1L);
+	curl_easy_setopt(u->h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(u->h, CURLOPT_SSL_VERIFYPEER, 0L);
+	curl_easy_setopt(u->h, CURLOPT_SSL_VERIFYHOST, 0L);
+	curl_easy_setopt(u->h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+	curl_easy_setopt(u->h, CURLOPT_NOPROXY, "*");
+	rc = curl_easy_perform(u->h);
+	if (rc != CURLE_OK) {
+		cleanup_free char *msg = xasprintf("error dialing backend: %s", curl_easy_strerror(rc));
+
+		sk_api_upgrade_free(u);
+		sk__reply_status(resp, 500, "InternalError", msg, p->res, p->name, NULL);
+		return;
+	}
+	/* the request line and headers of the upgrade (libcurl has no
+	 * WebSocket client in Debian 12's build to do this for us) */
+	sb_str(&rq, "GET ");
+	sb_str(&rq, path);
+	sb_str(&rq, " HTTP/1.1\r\nHost: ");
+	sb_str(&rq, host);
+	sb_str(&rq, "\r\n");
+	sb_str(&rq, auth);
+	sb_str(&rq, "\r\nConnection: Upgrade\r\n");
+	for (int i = 0; fwd_headers[i]; i++) {
+		const char *v = req->header ? req->header(req->header_ctx, fwd_headers[i]) : NULL;
+
+		if (v && !strpbrk(v, "\r\n")) {
+			sb_str(&rq, fwd_headers[i]);
+			sb_str(&rq, ": ");
+			sb_str(&rq, v);
+			sb_str(&rq, "\r\n");
+		}
+	}
+	sb_str(&rq, "\r\n");
+	if (send_all(u->h, rq.s, rq.len) < 0 || (head = read_head(u->h, &in)) < 0 ||
+	    sscanf(in.s, "HTTP/1.%*d %ld", &code) != 1) {
+		free(rq.s);
+		free(in.s);
+		sk_api_upgrade_free(u);
+		sk__reply_status(resp, 500, "InternalError", "error dialing backend: no answer from the node's agent",
+				 p->res, p->name, NULL);
+		return;
+	}
+	free(rq.s);
+	if (code != 101) {
+		agent_failed(resp, p, (int)code, in.s + head);
+		free(in.s);
+		sk_api_upgrade_free(u);
+		return;
+	}
+	for (int i = 0; i < NHDR; i++) {
+		char *v = head_value(in.s, (size_t)head, back_headers[i]);
+
+		if (v) {
+			u->names[u->nhdr] = xstrdup(back_headers[i]);
+			u->values[u->nhdr++] = v;
+		}
+	}
+	if (in.len > (size_t)head) {
+		u->nleft = in.len - (size_t)head;
+		u->left = xmalloc(u->nleft);
+		memcpy(u->left, in.s + head, u->nleft);
+	}
+	free(in.s);
+	memset(resp, 0, sizeof(*resp));
+	resp->status = 101;
+	resp->upgrade = u;
+}
+
+static int any_stream(const sk_api_request *req)
+{
+	return sk__arg_bool(req, "stdin") || sk__arg_bool(req, "stdout") || sk__arg_bool(req, "stderr");
+}
+
+void sk__handle_stream(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
+{
+	cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
+	cleanup_free char *base = NULL, *apath = NULL;
+	cleanup_json json_t *pod = NULL;
+	bool pf = !strcmp(p->sub, "portforward");
+	const char *ctr = NULL;
+
+	if (strcmp(req->method, "GET") && strcmp(req->method, "POST")) {
+		sk__reply_status(resp, 405, "MethodNotAllowed",
+				 "the server does not allow this method on the requested resource", p->res, p->name,
+				 NULL);
+		return;
+	}
+	if (!strcmp(p->sub, "exec") && !sk__arg(req, "command")) {
+		sk__reply_status(resp, 400, "BadRequest", "you must specify at least one command for the container",
+				 p->res, p->name, NULL);
+		return;
+	}
+	if (!pf && !any_stream(req)) {
+		sk__reply_status(resp, 400, "BadRequest", "you must specify at least 1 of stdin, stdout, stderr",
+				 p->res, p->name, NULL);
+		return;
+	}
+	pod = sk__get_object(api, path, resp);
+	if (!pod)
+		return;
+	if (!pf && !(ctr = sk__pod_pick_container(pod, sk__arg(req, "container"), p, resp)))
+		return;
+	if (!(base = sk__pod_node_address(api, pod, p, resp)))
+		return;
+	apath = agent_path(req, p, ctr);
+	connect_agent(base, apath, req, p, resp);
+}
+
+/* ---- the relay ---- */
+
+struct pipe_buf {
+	char data[RELAY_BUF];
+	size_t len;
+	bool eof;
+};
+
+static void consumed(struct pipe_buf *b, size_t n)
+{
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+}
+
+/* One pass over the four directions; returns whether anything moved, -1 on
+ * a broken side. */
+static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
+{
+	int moved = 0;
+	size_t n;
+	ssize_t w;
+	CURLcode rc;
+
+	if (!a2c->eof && a2c->len < RELAY_BUF) {
+		n = 0;
+		rc = curl_easy_recv(h, a2c->data + a2c->len, RELAY_BUF - a2c->len, &n);
+		if (rc == CURLE_OK && n > 0)
+			a2c->len += n, moved = 1;
+		else if (rc != CURLE_AGAIN)
+			a2c->eof = true, moved = 1;
+	}
+	if (a2c->len) {
+		w = send(cfd, a2c->data, a2c->len, MSG_NOSIGNAL);
+		if (w > 0)
+			consumed(a2c, (size_t)w), moved = 1;
+		else if (w < 0 && errno != EAGAIN && errno != EINTR)
+			return -1;
+	}
+	if (!c2a->eof && c2a->len < RELAY_BUF) {
+		w = recv(cfd, c2a->data + c2a->len, RELAY_BUF - c2a->len, 0);
+		if (w > 0)
+			c2a->len += (size_t)w, moved = 1;
+		else if (w == 0 || (errno != EAGAIN && errno != EINTR))
+			c2a->eof = true, moved = 1;
+	}
+	if (c2a->len) {
+		n = 0;
+		rc = curl_easy_send(h, c2a->data, c2a->len, &n);
+		if (rc == CURLE_OK && n > 0)
+			consumed(c2a, n), moved = 1;
+		else if (rc != CURLE_AGAIN && rc != CURLE_OK)
+			return -1;
+	}
+	return moved;
+}
+
+void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, const char *extra, size_t nextra, const int *stop)
+{
+	struct pipe_buf *a2c = xzalloc(sizeof(*a2c)), *c2a = xzalloc(sizeof(*c2a));
+	curl_socket_t afd = CURL_SOCKET_BAD;
+	int fl = fcntl(cfd, F_GETFL);
+
+	fcntl(cfd, F_SETFL, fl | O_NONBLOCK);
+	curl_easy_getinfo(u->h, CURLINFO_ACTIVESOCKET, &afd);
+	if (nextra > RELAY_BUF)
+		nextra = RELAY_BUF;
+	if (nextra)
+		memcpy(c2a->data, extra, nextra);
+	c2a->len = nextra;
+	if (u->nleft && u->nleft <= RELAY_BUF) {
+		memcpy(a2c->data, u->left, u->nleft);
+		a2c->len = u->nleft;
+	}
+	while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
+		struct pollfd pf[2];
+		int m;
+
+		while ((m = pump(u->h, cfd, a2c, c2a)) > 0)
+			;
+		if (m < 0 || (a2c->eof && !a2c->len) || (c2a->eof && !c2a->len))
+			break;
+		pf[0] = (struct pollfd){
+			.fd = cfd,
+			.events = (short)((!c2a->eof && c2a->len < RELAY_BUF ? POLLIN : 0) | (a2c->len ? POLLOUT : 0))};
+		pf[1] = (struct pollfd){
+			.fd = afd,
+			.events = (short)((!a2c->eof && a2c->len < RELAY_BUF ? POLLIN : 0) | (c2a->len ? POLLOUT : 0))};
+		poll(pf, 2, 1000);
+	}
+	free(a2c);
+	free(c2a);
+}

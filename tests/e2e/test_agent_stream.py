@@ -1,0 +1,253 @@
+"""Interactive access through the API server to real containers of the embedded
+agent: kubectl exec/port-forward/cp and the Python client's stream and
+portforward (WebSocket channel protocols v5/v4, relayed to the agent)."""
+import hashlib
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from conftest import Cluster, KUBECTL, SKIFF
+from test_agent_cluster import have_tools, images_dir, wait_for
+from test_agent_embedded import fnv1a
+
+
+@pytest.fixture(scope="module")
+def emb():
+    if not have_tools():
+        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
+    d = tempfile.mkdtemp(prefix="skiff-e2e-stream-")
+    node = "st-%04x" % random.randrange(1 << 16)
+    agent_dir = os.path.join(d, "agent")
+    subprocess.run([SKIFF, "image", "import", "--data-dir", agent_dir,
+                    os.path.join(images_dir(), "busybox-oci.tar"), "--name", "busybox"], check=True,
+                   capture_output=True)
+    c = Cluster(d, ["--node-name", node])
+    c.node = node
+    try:
+        c.start()
+        c.kubectl("apply", "-f", "-", input=f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: sh, labels: {{app: sh}}}}
+spec:
+  nodeName: {node}
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {{name: main, image: "busybox:1", command: ["sh", "-c", "echo hi > /tmp/main; sleep 3600"],
+     env: [{{name: GREETING, value: hello-env}}], workingDir: /tmp}}
+  - {{name: web, image: "busybox:1", command: ["sh", "-c", "mkdir -p /www && echo page-ok > /www/index.html && httpd -f -p 8080 -h /www"]}}
+""")
+        wait_for(lambda: c.kjson("get", "pod", "sh")["status"].get("phase") == "Running" and
+                 all(s.get("ready") for s in c.kjson("get", "pod", "sh")["status"].get("containerStatuses", [])),
+                 90, what="pod sh running")
+        yield c
+    finally:
+        c.kubectl("delete", "pods", "--all", "--grace-period=1", check=False)
+        c.cleanup()
+        h = fnv1a(os.path.realpath(agent_dir))
+        subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
+        subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
+        shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def kexec(c, *args, input=None, check=True):
+    return c.kubectl("exec", *args, input=input, check=check)
+
+
+def test_exec_output_env_cwd_and_container(emb):
+    c = emb
+    out = kexec(c, "sh", "-c", "main", "--", "sh", "-c", "echo $GREETING; pwd; cat /tmp/main; echo err >&2").stdout
+    assert out.split() == ["hello-env", "/tmp", "hi"]
+    r = kexec(c, "sh", "-c", "main", "--", "sh", "-c", "echo err >&2")
+    assert r.stderr.strip() == "err"
+    # -c picks the other container: /www exists only there
+    r = kexec(c, "sh", "-c", "web", "--", "cat", "/www/index.html")
+    assert r.stdout.strip() == "page-ok", (r.stdout, r.stderr, c.kubectl("logs", "sh", "-c", "web").stdout)
+    r = kexec(c, "sh", "--", "true", check=False)
+    assert r.returncode == 0 and 'Defaulted container "main"' in r.stderr
+
+
+def test_exec_exit_codes(emb):
+    c = emb
+    r = kexec(c, "sh", "-c", "main", "--", "sh", "-c", "exit 1", check=False)
+    assert r.returncode == 1
+    assert "command terminated with exit code 1" in r.stderr
+    r = kexec(c, "sh", "-c", "main", "--", "sh", "-c", "exit 7", check=False)
+    assert r.returncode == 7
+    r = kexec(c, "sh", "-c", "main", "--", "sh", "-c", "kill -9 $$", check=False)
+    assert r.returncode == 137
+
+
+def test_exec_stdin_and_tty(emb):
+    c = emb
+    data = "".join("line %d\n" % i for i in range(20000))
+    r = kexec(c, "-i", "sh", "-c", "main", "--", "sh", "-c", "wc -l; md5sum", input=data)
+    lines = r.stdout.split()
+    assert lines[0] == "20000"
+    # -t with a terminal on kubectl's side (script gives it one): the command gets a terminal too
+    r = subprocess.run(["script", "-qec", " ".join([f"{KUBECTL} --kubeconfig {c.kubeconfig} --cache-dir {c.cache}", "exec", "-i", "-t", "sh", "-c", "main",
+                                                      "--", "sh", "-c", "'tty; stty size; read x; echo got-$x'"]),
+                        "/dev/null"], input="abc\n", capture_output=True, text=True, timeout=60)
+    assert "/dev/pts/" in r.stdout and "got-abc" in r.stdout, r
+
+
+def test_python_tty_and_resize(emb):
+    from kubernetes import client, config
+    from kubernetes.stream import stream
+    config.load_kube_config(emb.kubeconfig)
+    api = client.CoreV1Api()
+    ws = stream(api.connect_get_namespaced_pod_exec, "sh", "default", container="main",
+                command=["sh", "-c", "read x; stty size; tty"], stderr=True, stdin=True, stdout=True,
+                tty=True, _preload_content=False)
+    ws.write_channel(4, json.dumps({"Width": 123, "Height": 45}))
+    ws.write_stdin("go\n")
+    ws.run_forever(timeout=20)
+    out = ws.read_stdout()
+    assert "45 123" in out and "/dev/pts/" in out
+    assert ws.returncode == 0
+
+
+def test_exec_errors(emb):
+    c = emb
+    r = kexec(c, "sh", "-c", "nope", "--", "true", check=False)
+    assert r.returncode != 0 and "container nope is not valid for pod sh" in r.stderr
+    r = kexec(c, "missing", "--", "true", check=False)
+    assert r.returncode != 0 and 'pods "missing" not found' in r.stderr
+
+
+def test_python_stream_v4(emb):
+    from kubernetes import client, config
+    from kubernetes.stream import stream
+    config.load_kube_config(emb.kubeconfig)
+    api = client.CoreV1Api()
+    out = stream(api.connect_get_namespaced_pod_exec, "sh", "default", container="main",
+                 command=["sh", "-c", "echo py-$GREETING"], stderr=True, stdin=False, stdout=True, tty=False)
+    assert out.strip() == "py-hello-env"
+    ws = stream(api.connect_get_namespaced_pod_exec, "sh", "default", container="main",
+                command=["sh", "-c", "read a; echo in-$a; exit 3"], stderr=True, stdin=True, stdout=True,
+                tty=False, _preload_content=False)
+    ws.write_stdin("xyz\n")
+    ws.run_forever(timeout=20)
+    assert "in-xyz" in ws.read_stdout()
+    assert ws.returncode == 3
+
+
+def test_python_portforward(emb):
+    from kubernetes import client, config
+    from kubernetes.stream import portforward
+    config.load_kube_config(emb.kubeconfig)
+    api = client.CoreV1Api()
+    pf = portforward(api.connect_get_namespaced_pod_portforward, "sh", "default", ports="8080")
+    s = pf.socket(8080)
+    s.sendall(b"GET /index.html HTTP/1.0\r\n\r\n")
+    got = b""
+    while True:
+        d = s.recv(4096)
+        if not d:
+            break
+        got += d
+    s.close()
+    assert b"200 OK" in got and b"page-ok" in got
+    assert pf.error(8080) is None
+
+
+def port_forward_get(c, target, remote, path="/index.html"):
+    """kubectl port-forward TARGET :REMOTE, then one HTTP GET through it."""
+    p = subprocess.Popen([KUBECTL, "--kubeconfig", c.kubeconfig, "--cache-dir", c.cache, "port-forward", target,
+                          f":{remote}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()  # "Forwarding from 127.0.0.1:PORT -> REMOTE"
+        assert line.startswith("Forwarding from 127.0.0.1:"), (line, p.stderr.read() if p.poll() is not None else "")
+        port = int(line.split(":")[1].split()[0])
+        bodies = []
+        for _ in range(2):  # a second connection through the same forward
+            s = socket.create_connection(("127.0.0.1", port), timeout=30)
+            s.sendall(f"GET {path} HTTP/1.0\r\n\r\n".encode())
+            got = b""
+            while True:
+                d = s.recv(65536)
+                if not d:
+                    break
+                got += d
+            s.close()
+            bodies.append(got)
+        return bodies
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
+
+
+def test_kubectl_port_forward_pod_service_deployment(emb):
+    c = emb
+    for got in port_forward_get(c, "pod/sh", 8080):
+        assert b"200 OK" in got and b"page-ok" in got
+    c.kubectl("apply", "-f", "-", input="""
+apiVersion: v1
+kind: Service
+metadata: {name: shs}
+spec:
+  selector: {app: sh}
+  ports: [{port: 80, targetPort: 8080}]
+""")
+    assert all(b"page-ok" in g for g in port_forward_get(c, "svc/shs", 80))
+    c.kubectl("apply", "-f", "-", input=f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: webd}}}}
+  template:
+    metadata: {{labels: {{app: webd}}}}
+    spec:
+      nodeName: {c.node}
+      terminationGracePeriodSeconds: 1
+      containers:
+      - {{name: web, image: "busybox:1", command: ["sh", "-c", "mkdir -p /w && echo deploy-ok > /w/index.html && httpd -f -p 9090 -h /w"]}}
+""")
+    wait_for(lambda: c.kjson("get", "deploy", "web").get("status", {}).get("availableReplicas") == 1, 90,
+             what="deployment web available")
+    assert all(b"deploy-ok" in g for g in port_forward_get(c, "deploy/web", 9090))
+
+
+def test_kubectl_port_forward_refused_port(emb):
+    c = emb
+    p = subprocess.Popen([KUBECTL, "--kubeconfig", c.kubeconfig, "--cache-dir", c.cache, "port-forward", "pod/sh",
+                          ":9999"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(p.stdout.readline().split(":")[1].split()[0])
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        s.settimeout(30)
+        assert s.recv(100) == b""
+        s.close()
+        _, err = p.communicate(timeout=30)
+        assert "error forwarding port 9999 to pod" in err and "Connection refused" in err
+    finally:
+        if p.poll() is None:
+            p.kill()
+
+
+def test_kubectl_cp_both_ways(emb):
+    c = emb
+    d = tempfile.mkdtemp(prefix="skiff-cp-")
+    try:
+        src = os.path.join(d, "up.bin")
+        with open(src, "wb") as f:
+            f.write(os.urandom(64 * 1024))
+        want = hashlib.sha256(open(src, "rb").read()).hexdigest()
+        c.kubectl("cp", src, "sh:/tmp/up.bin", "-c", "main")
+        got = kexec(c, "sh", "-c", "main", "--", "sha256sum", "/tmp/up.bin").stdout.split()[0]
+        assert got == want
+        back = os.path.join(d, "down.bin")
+        c.kubectl("cp", "sh:/tmp/up.bin", back, "-c", "main")
+        assert hashlib.sha256(open(back, "rb").read()).hexdigest() == want
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
