@@ -240,6 +240,23 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		handle(api, &jreq, resp);
 		return;
 	}
+	{
+		/* discovery documents are served with a trailing slash too (the
+		 * Python client's get_api_resources asks for /api/v1/) */
+		size_t n = strlen(req->path);
+
+		if (n > 1 && req->path[n - 1] == '/') {
+			cleanup_free char *bare = xstrndup(req->path, n - 1);
+
+			if (sk__is_discovery(bare) && bare[strlen(bare) - 1] != '/') {
+				sk_api_request r2 = *req;
+
+				r2.path = bare;
+				handle(api, &r2, resp);
+				return;
+			}
+		}
+	}
 	if (sk__is_discovery(req->path)) {
 		if (strcmp(req->method, "GET")) {
 			sk__reply_status(resp, 405, "MethodNotAllowed",

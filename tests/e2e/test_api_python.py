@@ -141,3 +141,15 @@ def test_watch_bookmark_before_timeout_resumes_without_relist(api_cluster):
     assert after == [("ADDED", "bm-2")], after
     for name in ("bm-1", "bm-2", "bm-other"):
         api.delete_namespaced_pod(name, "default")
+
+
+def test_get_api_resources_with_trailing_slash(api_cluster):
+    """The client's get_api_resources() asks for /api/v1/ and /apis/<g>/<v>/:
+    served as the discovery documents without the slash."""
+    ac = api_cluster.api_client()
+    core = client.CoreV1Api(ac).get_api_resources()
+    assert core.group_version == "v1" and "pods" in [r.name for r in core.resources]
+    apps = client.AppsV1Api(ac).get_api_resources()
+    assert apps.group_version == "apps/v1" and "deployments" in [r.name for r in apps.resources]
+    groups = client.ApisApi(ac).get_api_versions()
+    assert "apps" in [g.name for g in groups.groups]
