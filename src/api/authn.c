@@ -72,8 +72,8 @@ static void record_add(csv_record *r, const char *s, size_t n)
 
 typedef struct csv_reader {
 	const char *p, *end;
-	size_t line;
-	char *buf; /* the field being read */
+	size_t line, record_line; /* the line being read; where the last record began */
+	char *buf;                /* the field being read */
 	size_t blen, bcap;
 } csv_reader;
 
@@ -116,7 +116,7 @@ static int csv_read(csv_reader *c, csv_record *r, const char *name, sk_error_t *
 		advance(c);
 	if (peek(c) < 0)
 		return 0;
-	line0 = c->line;
+	line0 = c->record_line = c->line;
 	for (;;) {
 		const char *fstart = c->p;
 
@@ -221,7 +221,8 @@ int sk_token_file_parse(sk_token_file *tf, const char *name, const char *text, s
 			break;
 		}
 		if (!r.f[0][0]) {
-			sk_warn("authn", "empty token has been found in token file \"%s\", line %zu", name, c.line - 1);
+			sk_warn("authn", "empty token has been found in token file \"%s\", line %zu", name,
+				c.record_line);
 		} else {
 			tf->entries = xrealloc(tf->entries, (tf->n + 1) * sizeof(*tf->entries));
 			entry_from_record(&tf->entries[tf->n++], &r);
