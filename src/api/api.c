@@ -129,12 +129,34 @@ const char *sk__request_verb(const sk_api_request *req, const sk_path *p)
 	return m;
 }
 
+/* The X of a field selector's metadata.name=X (or ==X) term, in buf, or "". */
+static const char *selected_name(const char *sel, char *buf, size_t len)
+{
+	for (const char *t = sel; t && *t;) {
+		size_t n = strcspn(t, ",");
+		const char *v = NULL;
+
+		if (n > 15 && !strncmp(t, "metadata.name==", 15))
+			v = t + 15;
+		else if (n > 14 && !strncmp(t, "metadata.name=", 14) && t[14] != '=')
+			v = t + 14;
+		if (v && (size_t)(t + n - v) < len) {
+			memcpy(buf, v, (size_t)(t + n - v));
+			buf[t + n - v] = '\0';
+			return buf;
+		}
+		t += n + (t[n] == ',');
+	}
+	return "";
+}
+
 /* Asks the authorizer chain; 0 when allowed, else replies 403. p NULL: a
  * non-resource request. */
 static int authorize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	sk_authz_attrs a = {.user = req->user, .path = req->path};
 	cleanup_free char *reason = NULL, *msg = NULL, *verb = NULL;
+	char sel_name[254];
 
 	if (p) {
 		a.resource_request = 1;
@@ -145,6 +167,10 @@ static int authorize(sk_api *api, const sk_api_request *req, const sk_path *p, s
 		a.subresource = p->sub;
 		a.ns = p->all_namespaces ? "" : p->ns;
 		a.name = p->name;
+		/* as upstream's RequestInfoFactory: a list or watch of one name
+		 * (fieldSelector metadata.name=X) is about that name */
+		if (!p->name[0] && (!strcmp(a.verb, "list") || !strcmp(a.verb, "watch")))
+			a.name = selected_name(sk__arg(req, "fieldSelector"), sel_name, sizeof(sel_name));
 	} else {
 		verb = xstrdup(req->method);
 		for (char *c = verb; *c; c++)

@@ -228,6 +228,11 @@ def test_node_reads_only_what_its_pods_reference(cluster):
                               "'g1' and this object")
     code, _ = call(cluster, "/api/v1/namespaces/default/secrets", cert=pem)
     assert code == 403
+    # a list of one name is about that name, as kubelet's secret watches are
+    code, out = call(cluster, "/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Dmine", cert=pem)
+    assert code == 200 and [i["metadata"]["name"] for i in out["items"]] == ["mine"]
+    code, _ = call(cluster, "/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Dtheirs", cert=pem)
+    assert code == 403
     # the graph follows the store: once the pod goes, so does the access
     cluster.kubectl("delete", "pod", "p-mine", "--grace-period=0", "--force", "--wait=false")
     wait_for(lambda: call(cluster, "/api/v1/namespaces/default/secrets/mine", cert=pem)[0] == 403,
