@@ -141,14 +141,14 @@ static int apply_delta(json_t *q, const sk_kube_usage *delta, int sign, int chec
 	*changed = n > 0;
 	for (size_t i = 0; i < n && check; i++) {
 		json_t *h = json_object_get(hard, items[i].name), *u = json_object_get(used, items[i].name);
-		int64_t hv = 0, uv = 0;
+		int64_t hv = 0, uv = 0, sum;
 		char buf[64];
 
 		if (sk_kube_quantity_milli(h, &hv) < 0)
 			continue;
 		if (u && sk_kube_quantity_milli(u, &uv) < 0)
 			uv = 0;
-		if (uv + items[i].milli <= hv)
+		if (!__builtin_add_overflow(uv, items[i].milli, &sum) && sum <= hv)
 			continue;
 		fmt_q(items[i].milli, h, buf, sizeof(buf));
 		join(&req_s, items[i].name, buf);
@@ -168,7 +168,8 @@ static int apply_delta(json_t *q, const sk_kube_usage *delta, int sign, int chec
 
 		if (u && sk_kube_quantity_milli(u, &uv) < 0)
 			uv = 0;
-		uv += sign * items[i].milli;
+		if (__builtin_add_overflow(uv, sign * items[i].milli, &uv))
+			uv = sign > 0 ? INT64_MAX : 0;
 		if (uv < 0)
 			uv = 0;
 		fmt_q(uv, json_object_get(hard, items[i].name), buf, sizeof(buf));
@@ -242,8 +243,10 @@ static int request_delta(const sk_adm_request *a, sk_kube_usage *delta, sk_error
 	}
 	for (size_t i = 0; i < nu.n; i++) {
 		sk_kube_usage_item *o = sk_kube_usage_find(&old, nu.v[i].name);
-		int64_t d = nu.v[i].milli - (o ? o->milli : 0);
+		int64_t d;
 
+		if (__builtin_sub_overflow(nu.v[i].milli, o ? o->milli : 0, &d))
+			d = INT64_MAX;
 		if (d > 0)
 			sk_kube_usage_add(delta, nu.v[i].name, d);
 	}

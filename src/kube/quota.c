@@ -35,7 +35,9 @@ void sk_kube_usage_add(sk_kube_usage *u, const char *name, int64_t milli)
 	sk_kube_usage_item *it = sk_kube_usage_find(u, name);
 
 	if (it) {
-		it->milli += milli;
+		/* saturating: quantities near int64's range must not wrap */
+		if (__builtin_add_overflow(it->milli, milli, &it->milli))
+			it->milli = milli < 0 ? INT64_MIN : INT64_MAX;
 		return;
 	}
 	if (u->n == u->cap) {
@@ -192,6 +194,16 @@ static bool pod_charged(json_t *pod, int64_t now)
 	return true;
 }
 
+/* v (in units) in thousandths, saturating at int64's range. */
+static int64_t scaled(int64_t v, int64_t scale)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(v, scale, &r))
+		return (v < 0) != (scale < 0) ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
 /* podComputeUsageHelper over the pod's aggregated requests and limits. */
 static int pod_usage(json_t *pod, int64_t now, sk_kube_usage *u)
 {
@@ -213,14 +225,14 @@ static int pod_usage(json_t *pod, int64_t now, sk_kube_usage *u)
 		if (i == SK_KUBE_RES_PODS)
 			continue;
 		if (i < SK_KUBE_RES_NFIXED) {
-			sk_kube_usage_add(u, name, req.v[i] * scale);
-			sk_kube_usage_add(u, rq, req.v[i] * scale);
-			sk_kube_usage_add(u, lm, lim.v[i] * scale);
+			sk_kube_usage_add(u, name, scaled(req.v[i], scale));
+			sk_kube_usage_add(u, rq, scaled(req.v[i], scale));
+			sk_kube_usage_add(u, lm, scaled(lim.v[i], scale));
 		} else if (starts(name, "hugepages-") && req.v[i]) {
-			sk_kube_usage_add(u, name, req.v[i] * scale);
-			sk_kube_usage_add(u, rq, req.v[i] * scale);
+			sk_kube_usage_add(u, name, scaled(req.v[i], scale));
+			sk_kube_usage_add(u, rq, scaled(req.v[i], scale));
 		} else if (is_extended(name) && req.v[i]) {
-			sk_kube_usage_add(u, rq, req.v[i] * scale);
+			sk_kube_usage_add(u, rq, scaled(req.v[i], scale));
 		}
 	}
 	return 0;
