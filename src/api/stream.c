@@ -53,52 +53,34 @@ int sk_api_upgrade_header(const struct sk_api_upgrade *u, size_t i, const char *
 
 /* ---- the request to the agent ---- */
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_str(struct sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-
-static void sb_arg(struct sbuf *b, const char *key, const char *value)
+static void sb_arg(sk_strbuf *b, const char *key, const char *value)
 {
 	char *esc = curl_easy_escape(NULL, value, 0);
 
-	sb_str(b, b->s && strchr(b->s, '?') ? "&" : "?");
-	sb_str(b, key);
-	sb_str(b, "=");
-	sb_str(b, esc);
+	sk_strbuf_str(b, b->s && strchr(b->s, '?') ? "&" : "?");
+	sk_strbuf_str(b, key);
+	sk_strbuf_str(b, "=");
+	sk_strbuf_str(b, esc);
 	curl_free(esc);
 }
 
-static void path_seg(struct sbuf *b, const char *seg)
+static void path_seg(sk_strbuf *b, const char *seg)
 {
 	char *esc = curl_easy_escape(NULL, seg, 0);
 
-	sb_str(b, "/");
-	sb_str(b, esc);
+	sk_strbuf_str(b, "/");
+	sk_strbuf_str(b, esc);
 	curl_free(esc);
 }
 
 /* /exec/NS/POD/CTR?command=…&input=1… as kubelet's streaming server reads it. */
 static char *agent_path(const sk_api_request *req, const sk_path *p, const char *ctr)
 {
-	struct sbuf b = {0};
+	sk_strbuf b = {0};
 	static const char *const flags[][2] = {
 		{"stdin", "input"}, {"stdout", "output"}, {"stderr", "error"}, {"tty", "tty"}};
 
-	sb_str(&b, !strcmp(p->sub, "exec") ? "/exec" : !strcmp(p->sub, "attach") ? "/attach" : "/portForward");
+	sk_strbuf_str(&b, !strcmp(p->sub, "exec") ? "/exec" : !strcmp(p->sub, "attach") ? "/attach" : "/portForward");
 	path_seg(&b, p->ns);
 	path_seg(&b, p->name);
 	if (ctr)
@@ -147,7 +129,7 @@ static int send_all(CURL *h, const char *s, size_t n)
 
 /* Reads the agent's response head (and whatever follows it in the same
  * reads) into *out; returns the head's length, or -1. */
-static ssize_t read_head(CURL *h, struct sbuf *out)
+static ssize_t read_head(CURL *h, sk_strbuf *out)
 {
 	char tmp[4096];
 
@@ -168,7 +150,7 @@ static ssize_t read_head(CURL *h, struct sbuf *out)
 		}
 		if (rc != CURLE_OK || n == 0)
 			return out->len ? (ssize_t)out->len : -1;
-		sb_add(out, tmp, n);
+		sk_strbuf_add(out, tmp, n);
 		if ((end = strstr(out->s, "\r\n\r\n")) != NULL)
 			return end + 4 - out->s;
 		if (out->len > HEAD_MAX)
@@ -208,7 +190,7 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 {
 	cleanup_free char *auth = sk__node_auth_header();
 	struct sk_api_upgrade *u = xzalloc(sizeof(*u));
-	struct sbuf rq = {0}, in = {0};
+	sk_strbuf rq = {0}, in = {0};
 	const char *host = strstr(base, "://") + 3;
 	ssize_t head;
 	long code = 0;
@@ -232,24 +214,24 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 	}
 	/* the request line and headers of the upgrade (libcurl has no
 	 * WebSocket client in Debian 12's build to do this for us) */
-	sb_str(&rq, "GET ");
-	sb_str(&rq, path);
-	sb_str(&rq, " HTTP/1.1\r\nHost: ");
-	sb_str(&rq, host);
-	sb_str(&rq, "\r\n");
-	sb_str(&rq, auth);
-	sb_str(&rq, "\r\nConnection: Upgrade\r\n");
+	sk_strbuf_str(&rq, "GET ");
+	sk_strbuf_str(&rq, path);
+	sk_strbuf_str(&rq, " HTTP/1.1\r\nHost: ");
+	sk_strbuf_str(&rq, host);
+	sk_strbuf_str(&rq, "\r\n");
+	sk_strbuf_str(&rq, auth);
+	sk_strbuf_str(&rq, "\r\nConnection: Upgrade\r\n");
 	for (int i = 0; fwd_headers[i]; i++) {
 		const char *v = req->header ? req->header(req->header_ctx, fwd_headers[i]) : NULL;
 
 		if (v && !strpbrk(v, "\r\n")) {
-			sb_str(&rq, fwd_headers[i]);
-			sb_str(&rq, ": ");
-			sb_str(&rq, v);
-			sb_str(&rq, "\r\n");
+			sk_strbuf_str(&rq, fwd_headers[i]);
+			sk_strbuf_str(&rq, ": ");
+			sk_strbuf_str(&rq, v);
+			sk_strbuf_str(&rq, "\r\n");
 		}
 	}
-	sb_str(&rq, "\r\n");
+	sk_strbuf_str(&rq, "\r\n");
 	if (send_all(u->h, rq.s, rq.len) < 0 || (head = read_head(u->h, &in)) < 0 ||
 	    sscanf(in.s, "HTTP/1.%*d %ld", &code) != 1) {
 		free(rq.s);

@@ -42,31 +42,12 @@ struct sk_kube_label_selector {
 	"start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for " \
 	"validation is '(" QNAME_FMT ")?')"
 
-/* A growable string for composing messages. */
-struct buf {
-	char *s;
-	size_t len, cap;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void buf_str(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
-
 /* Appends "; " between items of an upstream error list. */
-static void buf_item(struct buf *b, const char *s)
+static void buf_item(sk_strbuf *b, const char *s)
 {
 	if (b->len)
-		buf_str(b, "; ");
-	buf_str(b, s);
+		sk_strbuf_str(b, "; ");
+	sk_strbuf_str(b, s);
 }
 
 static bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
@@ -111,7 +92,7 @@ static bool dns_subdomain_ok(const char *s, size_t n)
 /* IsQualifiedName: returns a malloc'd "; "-joined message, or NULL if valid. */
 static char *qualified_name_errors(const char *k)
 {
-	struct buf b = {0};
+	sk_strbuf b = {0};
 	const char *slash = strchr(k, '/');
 	const char *name = k;
 
@@ -141,7 +122,7 @@ static char *qualified_name_errors(const char *k)
 
 static char *label_value_errors(const char *v)
 {
-	struct buf b = {0};
+	sk_strbuf b = {0};
 	size_t n = strlen(v);
 
 	if (n > 63)
@@ -152,9 +133,9 @@ static char *label_value_errors(const char *v)
 }
 
 /* Appends Go's %q of s (ASCII subset; other bytes as \xNN). */
-static void buf_quote(struct buf *b, const char *s)
+static void buf_quote(sk_strbuf *b, const char *s)
 {
-	buf_str(b, "\"");
+	sk_strbuf_str(b, "\"");
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		char tmp[8];
@@ -172,19 +153,19 @@ static void buf_quote(struct buf *b, const char *s)
 			tmp[0] = (char)c;
 			tmp[1] = '\0';
 		}
-		buf_str(b, tmp);
+		sk_strbuf_str(b, tmp);
 	}
-	buf_str(b, "\"");
+	sk_strbuf_str(b, "\"");
 }
 
 /* field.Invalid(path, value, detail).Error(). */
-static void buf_invalid(struct buf *b, const char *path, const char *value, const char *detail)
+static void buf_invalid(sk_strbuf *b, const char *path, const char *value, const char *detail)
 {
-	buf_str(b, path);
-	buf_str(b, ": Invalid value: ");
+	sk_strbuf_str(b, path);
+	sk_strbuf_str(b, ": Invalid value: ");
 	buf_quote(b, value);
-	buf_str(b, ": ");
-	buf_str(b, detail);
+	sk_strbuf_str(b, ": ");
+	sk_strbuf_str(b, detail);
 }
 
 /* ---- requirements ---- */
@@ -227,12 +208,13 @@ static bool parse_int64(const char *s, long long *out)
 /* NewRequirement's value checks: returns 0, or -1 with err set. */
 static int requirement_validate(const struct requirement *r, sk_error_t *err, const char *prefix)
 {
-	struct buf b = {0};
+	sk_strbuf b = {0};
 	int nerr = 0;
 	cleanup_free char *joined = NULL;
 
 	if ((r->op == OP_IN || r->op == OP_NOTIN) && r->nvalues == 0) {
-		buf_str(&b,
+		sk_strbuf_str(
+			&b,
 			"values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty");
 		nerr++;
 	}
@@ -250,7 +232,7 @@ static int requirement_validate(const struct requirement *r, sk_error_t *err, co
 		if (!msg)
 			continue;
 		if (nerr++)
-			buf_str(&b, ", ");
+			sk_strbuf_str(&b, ", ");
 		path = xasprintf("values[%zu][%s]", i, r->key);
 		buf_invalid(&b, path, r->values[i], msg);
 	}
@@ -423,7 +405,7 @@ static int parse_key(struct parser *p, struct requirement *r, sk_error_t *err)
 	const char *lit;
 	enum tok t = next(p, true, &lit);
 	cleanup_free char *msg = NULL;
-	struct buf b = {0};
+	sk_strbuf b = {0};
 
 	r->op = (enum op) - 1;
 	if (t == T_NOT) {
@@ -663,7 +645,7 @@ static int expr_from_json(json_t *e, struct requirement *r, sk_error_t *err)
 			"values: Invalid value: []string{...}: values set must be empty for exists and does not exist");
 	msg = qualified_name_errors(r->key);
 	if (msg) {
-		struct buf b = {0};
+		sk_strbuf b = {0};
 		buf_invalid(&b, "key", r->key, msg);
 		sk_error_set(err, SK_EBADREQUEST, "%s", b.s);
 		free(b.s);
@@ -684,7 +666,7 @@ static int labels_from_json(json_t *ml, sk_kube_label_selector *sel, sk_error_t 
 		r->op = OP_EQ;
 		requirement_add_value(r, xstrdup(json_is_string(v) ? json_string_value(v) : ""));
 		if (msg) {
-			struct buf b = {0};
+			sk_strbuf b = {0};
 			buf_invalid(&b, "key", k, msg);
 			sk_error_set(err, SK_EBADREQUEST, "%s", b.s);
 			free(b.s);
@@ -734,7 +716,7 @@ sk_kube_label_selector *sk_kube_label_selector_from_set(json_t *set)
 	return sel;
 }
 
-static void requirement_string(struct buf *b, const struct requirement *r)
+static void requirement_string(sk_strbuf *b, const struct requirement *r)
 {
 	static const char *const ops[] = {
 		[OP_IN] = " in ", [OP_NOTIN] = " notin ", [OP_EQ] = "=", [OP_DEQ] = "==", [OP_NEQ] = "!=",
@@ -742,30 +724,30 @@ static void requirement_string(struct buf *b, const struct requirement *r)
 	};
 
 	if (r->op == OP_NOTEXISTS)
-		buf_str(b, "!");
-	buf_str(b, r->key);
+		sk_strbuf_str(b, "!");
+	sk_strbuf_str(b, r->key);
 	if (r->op == OP_EXISTS || r->op == OP_NOTEXISTS)
 		return;
-	buf_str(b, ops[r->op]);
+	sk_strbuf_str(b, ops[r->op]);
 	if (r->op == OP_IN || r->op == OP_NOTIN)
-		buf_str(b, "(");
+		sk_strbuf_str(b, "(");
 	for (size_t i = 0; i < r->nvalues; i++) {
 		if (i)
-			buf_str(b, ",");
-		buf_str(b, r->values[i]);
+			sk_strbuf_str(b, ",");
+		sk_strbuf_str(b, r->values[i]);
 	}
 	if (r->op == OP_IN || r->op == OP_NOTIN)
-		buf_str(b, ")");
+		sk_strbuf_str(b, ")");
 }
 
 char *sk_kube_label_selector_string(const sk_kube_label_selector *sel)
 {
-	struct buf b = {0};
+	sk_strbuf b = {0};
 
-	buf_str(&b, "");
+	sk_strbuf_str(&b, "");
 	for (size_t i = 0; !sel->nothing && i < sel->n; i++) {
 		if (i)
-			buf_str(&b, ",");
+			sk_strbuf_str(&b, ",");
 		requirement_string(&b, &sel->reqs[i]);
 	}
 	return b.s;

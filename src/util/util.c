@@ -313,3 +313,16 @@ void sk_sock_drain_shutdown(int fd, int timeout_ms)
 			return;
 	}
 }
+
+void sk_strbuf_add(sk_strbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void sk_strbuf_str(sk_strbuf *b, const char *s) { sk_strbuf_add(b, s, strlen(s)); }

@@ -49,6 +49,15 @@ void *xzalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* A growable NUL-terminated string (git's strbuf): a zeroed one is empty,
+ * s stays NULL until the first add, and the owner frees s. */
+typedef struct sk_strbuf {
+	char *s;
+	size_t len, cap;
+} sk_strbuf;
+void sk_strbuf_add(sk_strbuf *b, const char *s, size_t n);
+void sk_strbuf_str(sk_strbuf *b, const char *s);
+
 /* Returns a malloc'd formatted string; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
