@@ -3,8 +3,8 @@ projected kube-api-access volume (a bound token through ..data, the cluster
 CA, the namespace), the token authenticates as the pod's ServiceAccount and
 dies with the pod, and a pod running the official Python client with
 config.load_incluster_config() reaches the API through the kubernetes
-Service (refused, as upstream without RBAC, with a 403 naming its
-ServiceAccount). A server with its embedded agent on a bridge address
+Service: refused with a 403 naming its ServiceAccount until a RoleBinding
+lets it list pods in its own namespace. A server with its embedded agent on a bridge address
 (tests/e2e/netnodes.py), so pods reach it; the Python image is built from
 Debian packages (tests/images/build-python-client.sh). Needs root and the
 runtime tools; run under flock /tmp/skiff-containers.lock."""
@@ -105,25 +105,40 @@ def test_projected_token_volume_in_a_pod(cluster):
     assert review(c, token)["error"] == "[invalid bearer token, service account token has been invalidated]"
 
 
-def test_in_cluster_python_client_is_refused_without_rbac(cluster):
+def test_in_cluster_python_client_is_confined_by_rbac(cluster):
+    """A pod running the official client with load_incluster_config() is
+    refused (403, naming its ServiceAccount) until a RoleBinding lets it list
+    pods in its own namespace; another namespace stays refused."""
     c = cluster
     c.kubectl("create", "namespace", "sa-other", check=False)
     c.kubectl("create", "serviceaccount", "lister")
     script = """
+import time
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 config.load_incluster_config()
 v1 = client.CoreV1Api()
 ns = open('/var/run/secrets/kubernetes.io/serviceaccount/namespace').read()
-for where in (ns, 'sa-other'):
+for attempt in range(120):
+    for where in (ns, 'sa-other'):
+        try:
+            print('LISTED', where, len(v1.list_namespaced_pod(where).items), flush=True)
+        except ApiException as e:
+            print('REFUSED', where, e.status, e.body.replace(chr(10), ' '), flush=True)
+    print('ROUND', attempt, flush=True)
+    if attempt and 'LISTED' in last:
+        break
+    last = ''
     try:
-        print('LISTED', where, len(v1.list_namespaced_pod(where).items))
-    except ApiException as e:
-        print('REFUSED', where, e.status, e.body)
-print('END')
+        v1.list_namespaced_pod(ns)
+        last = 'LISTED'
+    except ApiException:
+        pass
+    time.sleep(1)
+print('END', flush=True)
 """
     pod(c, "pyclient", "pyclient:1", ["python3", "-c", script], sa="lister")
-    out = logs_when(c, "pyclient", "END", timeout=180)
+    out = logs_when(c, "pyclient", "ROUND 0", timeout=180)
     lines = {l.split()[1]: l for l in out.splitlines() if l.startswith(("LISTED", "REFUSED"))}
     for ns in ("default", "sa-other"):
         assert lines[ns].startswith(f"REFUSED {ns} 403 "), out
@@ -131,3 +146,8 @@ print('END')
         assert body["reason"] == "Forbidden"
         assert body["message"] == (f'pods is forbidden: User "system:serviceaccount:default:lister" cannot list '
                                    f'resource "pods" in API group "" in the namespace "{ns}"')
+    c.kubectl("create", "rolebinding", "lister-view", "--clusterrole=view", "--serviceaccount=default:lister")
+    out = logs_when(c, "pyclient", "END", timeout=180)
+    last = [l for l in out.splitlines() if l.startswith(("LISTED", "REFUSED"))][-2:]
+    assert last[0].startswith("LISTED default "), out
+    assert last[1].startswith("REFUSED sa-other 403 "), out
