@@ -151,6 +151,8 @@ def test_create_quota(api_cluster):
     api_cluster.kubectl("create", "quota", "pb-quota", "--hard=pods=10,requests.cpu=500m,limits.memory=1Gi")
     q = get(api_cluster, "resourcequota", "pb-quota")
     assert q["spec"]["hard"] == {"pods": "10", "requests.cpu": "500m", "limits.memory": "1Gi"}
+    # an enforced quota: the module's later pods carry no requests or limits
+    api_cluster.kubectl("delete", "quota", "pb-quota")
 
 
 def test_drain_posts_protobuf_eviction(api_cluster):
