@@ -16,6 +16,20 @@ static const struct sk_cmd cmds[] = {
 	{"user", "write a kubeconfig for a person (a client certificate of the cluster's CA)", sk_cmd_user},
 };
 
+int sk_cmd_verb(const char *cmd, int argc, char **argv, const char *verb, int (*run)(int argc, char **argv),
+		void (*usage)(FILE *f))
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], verb))
+		return run(argc - 1, argv + 1);
+	fprintf(stderr, "skiff %s: unknown command \"%s\"\n", cmd, argv[1]);
+	usage(stderr);
+	return 2;
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;

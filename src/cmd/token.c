@@ -160,15 +160,4 @@ static int token_create(int argc, char **argv)
 }
 
 /* skiff token create …: a bootstrap token for joining nodes. */
-int sk_cmd_token(int argc, char **argv)
-{
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	if (!strcmp(argv[1], "create"))
-		return token_create(argc - 1, argv + 1);
-	fprintf(stderr, "skiff token: unknown command \"%s\"\n", argv[1]);
-	usage(stderr);
-	return 2;
-}
+int sk_cmd_token(int argc, char **argv) { return sk_cmd_verb("token", argc, argv, "create", token_create, usage); }

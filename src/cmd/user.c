@@ -117,15 +117,4 @@ static int user_add(int argc, char **argv)
 }
 
 /* skiff user add NAME …: a person's kubeconfig (their client certificate). */
-int sk_cmd_user(int argc, char **argv)
-{
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	if (!strcmp(argv[1], "add"))
-		return user_add(argc - 1, argv + 1);
-	fprintf(stderr, "skiff user: unknown command \"%s\"\n", argv[1]);
-	usage(stderr);
-	return 2;
-}
+int sk_cmd_user(int argc, char **argv) { return sk_cmd_verb("user", argc, argv, "add", user_add, usage); }
