@@ -246,6 +246,14 @@ int sk_cmd_agent(int argc, char **argv)
 	}
 	if (token && token[0] == '@')
 		token = tok = read_trimmed(token + 1);
+	/* blocked before any thread starts (the node certificate's rotation, the
+	 * client's), so only sigwait below takes SIGTERM: a thread started with
+	 * it unblocked would let the default action kill the agent mid-way */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	if (ca_file && !(ca = sk_read_file(ca_file, NULL)))
 		die("cannot read \"%s\"", ca_file);
 	if (kubeconfig) {
@@ -284,11 +292,6 @@ int sk_cmd_agent(int argc, char **argv)
 		client = sk_nodecert_client(nc);
 	}
 	o.node_token = secret ? secret : token;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	agent = sk_agent_start(client, &o, &err);
 	if (!agent)
 		die("%s", err.msg);
