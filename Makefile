@@ -51,7 +51,7 @@ FAULT    := -DSK_FAULT_INJECTION
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
-.PHONY: all test unit fuzz e2e bench demo down deps clean asan tsan tsan-e2e test-bins generate check-generated format
+.PHONY: toolchain-check all test unit fuzz e2e bench demo down deps clean asan tsan tsan-e2e test-bins generate check-generated format
 all: build/skiff
 
 build/obj/%.o: %.c build/obj/%.d
@@ -123,8 +123,20 @@ build/fuzz/%: fuzz/%.c build/libskiff-fuzz.a
 deps:
 	@bash scripts/deps.sh
 
-# Every test binary built, none run (tests/fresh-root.sh).
+# Every test binary built, none run.
 test-bins: all asan tsan $(UNIT_BIN) $(FUZZ_BIN)
+
+# The test toolchain installed (tests/fresh-root.sh): a cmocka test under
+# ASan+UBSan and under ThreadSanitizer, and a libFuzzer target, each linked
+# with every library skiff links and run; the Python test packages import.
+toolchain-check:
+	@mkdir -p build/probe
+	@echo "  PROBE   unit (ASan+UBSan), tsan, fuzz, python"
+	@$(CC) $(CPPFLAGS) -O1 -g $(SAN) -o build/probe/unit tests/probe/unit.c $(LDLIBS) -lcmocka && build/probe/unit >/dev/null 2>&1
+	@$(CC) $(CPPFLAGS) -O1 -g $(TSAN) -o build/probe/tsan tests/probe/unit.c $(LDLIBS) -lcmocka && build/probe/tsan >/dev/null 2>&1
+	@clang $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o build/probe/fuzz tests/probe/fuzz.c $(LDLIBS) && \
+		build/probe/fuzz -runs=100 2>/dev/null
+	@/usr/bin/python3 -c 'import pytest, kubernetes'
 
 # T=test_store (or "test_store test_json") runs only those unit tests.
 UNIT_SEL := $(if $(T),$(addprefix build/unit/,$(T)),$(UNIT_BIN))

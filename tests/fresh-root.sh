@@ -6,8 +6,10 @@
 # namespace:
 #   1. `make` without the packages must fail and name `make deps`;
 #   2. `make deps` (scripts/deps.sh) installs every package of scripts/deps.d/;
-#   3. `make` builds build/skiff, then `make test-bins` the sanitizer, unit
-#      and fuzz binaries (built, not run: the tests run in .ci/run's make test);
+#   3. `make` builds build/skiff, then `make toolchain-check` builds and runs
+#      a cmocka probe under ASan+UBSan and TSan and a libFuzzer probe, linked
+#      with every library, and imports the Python test packages (the tests
+#      themselves run in .ci/run's make test, which builds every binary);
 #   4. `build/skiff version` and `build/skiff server --help` run.
 # A package missing from scripts/deps.d/ fails step 3 or 4 here.
 #
@@ -112,9 +114,9 @@ say "2. make deps"
 make deps || fail "make deps (scripts/deps.sh) failed"
 say "3. make"
 make -j"$(nproc)" || fail "the build failed after make deps: a package is missing from scripts/deps.d/"
-make -j"$(nproc)" test-bins >/tmp/test-bins.log 2>&1 || { tail -30 /tmp/test-bins.log
-	fail "building the test binaries failed after make deps: a package is missing from scripts/deps.d/"; }
-say "   test binaries: $(find build/unit build/fuzz -type f -executable | wc -l) built"
+make toolchain-check >/tmp/toolchain.log 2>&1 || { tail -30 /tmp/toolchain.log
+	fail "the test toolchain is incomplete after make deps: a package is missing from scripts/deps.d/"; }
+say "   test toolchain: cmocka under ASan+UBSan and TSan, libFuzzer, the Python test packages"
 say "4. build/skiff version; build/skiff server --help"
 build/skiff version || fail "build/skiff version"
 build/skiff server --help >/tmp/help.txt 2>&1 || { cat /tmp/help.txt; fail "build/skiff server --help"; }

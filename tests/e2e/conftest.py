@@ -149,3 +149,56 @@ def api_cluster():
     c.cleanup()
     shutil.rmtree(d, ignore_errors=True)
     fail_on_sanitizer_reports()
+
+
+# ---- two partitions run side by side (tests/run-e2e.sh) ----
+#
+# Modules that start node agents (embedded in a server without --no-agent,
+# `skiff agent`, network-namespace nodes) share the host's routes, bridges,
+# nftables and pod CIDRs, so they run one at a time: they carry
+# `pytestmark = pytest.mark.agents`. The others (a control plane without an
+# agent, hollow or simulated nodes) run in a second pytest process at the same
+# time. SKIFF_E2E_PART=agents|hollow selects a partition; in the hollow one a
+# process that would start an agent is refused, so a module that forgot its
+# mark fails at once rather than racing the agents' partition.
+PART = os.environ.get("SKIFF_E2E_PART", "")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "agents: starts node agents (routes, bridges, nftables); run one at a time")
+
+
+def pytest_collection_modifyitems(config, items):
+    if PART not in ("agents", "hollow"):
+        return
+    keep, drop = [], []
+    for item in items:
+        (keep if (item.get_closest_marker("agents") is not None) == (PART == "agents") else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def starts_agent(args):
+    """Whether a command line starts a node agent: `skiff agent`, or `skiff
+    server` with its embedded agent (anything but --no-agent)."""
+    if isinstance(args, (str, bytes)):
+        return False
+    args = [os.fsdecode(a) if isinstance(a, bytes) else str(a) for a in args]
+    for i, a in enumerate(args[:-1]):
+        if os.path.basename(a).startswith("skiff") and os.path.basename(a) != "skiff-e2e":
+            verb = args[i + 1]
+            return verb == "agent" or (verb == "server" and "--no-agent" not in args and "--help" not in args)
+    return False
+
+
+if PART == "hollow":
+    _popen_init = subprocess.Popen.__init__
+
+    def _guarded_popen_init(self, args, *a, **kw):
+        if starts_agent(args):
+            raise RuntimeError("this test starts a node agent (%s): its module needs "
+                               "`pytestmark = pytest.mark.agents` (tests/e2e/conftest.py)" % " ".join(map(str, args)))
+        _popen_init(self, args, *a, **kw)
+
+    subprocess.Popen.__init__ = _guarded_popen_init

@@ -18,6 +18,8 @@ import pytest
 
 from conftest import Cluster, ROOT, SKIFF
 
+pytestmark = pytest.mark.agents
+
 
 def have_tools():
     return (os.geteuid() == 0 and shutil.which("conmon") and (shutil.which("crun") or shutil.which("runc"))

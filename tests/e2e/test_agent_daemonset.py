@@ -6,6 +6,9 @@ import json
 
 from test_agent_cluster import wait_for
 from test_agent_embedded import embedded  # noqa: F401  (fixture)
+import pytest  # noqa: E402
+
+pytestmark = pytest.mark.agents
 
 
 def test_daemonset_pod_runs_on_the_agent(embedded):  # noqa: F811

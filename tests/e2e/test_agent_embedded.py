@@ -13,6 +13,8 @@ import pytest
 from conftest import Cluster, SKIFF
 from test_agent_cluster import AgentCluster, have_tools, images_dir, wait_for
 
+pytestmark = pytest.mark.agents
+
 
 def fnv1a(s):
     h = 2166136261

@@ -9,6 +9,8 @@ import pytest
 
 from test_agent_cluster import running_cluster, wait_for
 
+pytestmark = pytest.mark.agents
+
 
 def server_pod(ns, node):
     return f"""apiVersion: v1

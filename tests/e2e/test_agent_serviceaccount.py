@@ -19,6 +19,8 @@ import netnodes
 from conftest import ROOT, SKIFF
 from test_agent_cluster import wait_for
 
+pytestmark = pytest.mark.agents
+
 SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 

@@ -23,6 +23,8 @@ import pytest
 from test_agent_cluster import AgentCluster, running_cluster, wait_for
 from test_agent_embedded import embedded  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.agents
+
 REPLICAS = 3
 
 

@@ -9,6 +9,8 @@ import pytest
 from test_agent_cluster import agent_cluster, wait_for  # noqa: F401  (fixture)
 from conftest import tmpdir_skiff  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.agents
+
 
 def cond(obj, type_):
     for x in obj.get("status", {}).get("conditions", []):

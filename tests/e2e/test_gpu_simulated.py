@@ -13,6 +13,8 @@ import pytest
 from conftest import SKIFF
 from test_agent_cluster import AgentCluster, running_cluster, wait_for
 
+pytestmark = pytest.mark.agents
+
 GPUS = 2
 
 

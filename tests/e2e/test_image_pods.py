@@ -22,6 +22,8 @@ from test_agent_cluster import agent_cluster, images_dir, wait_for  # noqa: F401
 sys.path.insert(0, os.path.join(ROOT, "tests", "images"))
 from registry import Registry  # noqa: E402
 
+pytestmark = pytest.mark.agents
+
 PULLED = re.compile(r'Successfully pulled image "([^"]+)" in [0-9.]+m?s \([0-9.]+m?s including waiting\)\. '
                     r'Image size: ([0-9]+) bytes\.')
 

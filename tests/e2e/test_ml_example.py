@@ -26,6 +26,8 @@ import pytest
 
 from conftest import ROOT, free_port
 
+pytestmark = pytest.mark.agents
+
 ML = os.path.join(ROOT, "examples", "ml")
 
 

@@ -18,6 +18,8 @@ import pytest
 from netnodes import multi_node_cluster, routes
 from test_agent_cluster import wait_for
 
+pytestmark = pytest.mark.agents
+
 ZONE = "cluster.local"
 
 

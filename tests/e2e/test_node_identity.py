@@ -21,6 +21,8 @@ import pytest
 
 from conftest import SKIFF, Cluster
 
+pytestmark = pytest.mark.agents
+
 KUBELET_SIGNER = "kubernetes.io/kube-apiserver-client-kubelet"
 
 
@@ -430,3 +432,55 @@ def test_a_restarted_agent_reuses_its_certificate(joined):
     assert len(joined.kjson("get", "csr")["items"]) == before
     with open(agent_cert(joined, a), "rb") as f:
         assert f.read() == cert
+
+
+def agent_call(c, a, path, cert=None, token=None):
+    """GET on the agent's own HTTPS endpoint, its certificate verified
+    against the cluster CA for its InternalIP: (status, body)."""
+    node = c.kjson("get", "node", a.name)
+    ip = next(x["address"] for x in node["status"]["addresses"] if x["type"] == "InternalIP")
+    port = node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"]
+    ctx = ssl.create_default_context(cafile=f"{c.server.data_dir}/tls/ca.crt")
+    if cert:
+        ctx.load_cert_chain(cert)
+    h = {"Authorization": f"Bearer {token}"} if token else {}
+    req = urllib.request.Request(f"https://{ip}:{port}{path}", headers=h)
+    try:
+        with urllib.request.urlopen(req, context=ctx, timeout=20) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_a_joined_node_serves_logs_and_exec_to_the_api_server_only(joined):
+    """The agent's endpoint has a serving certificate of the cluster CA (a
+    kubelet-serving CSR, approved), the API server reaches it with its
+    kubelet client certificate, and anybody else needs a credential the
+    API server vouches for and the right to nodes/proxy."""
+    a = joined.agents[0]
+    rows = [l.split() for l in joined.kubectl("get", "csr").stdout.splitlines()[1:]]
+    serving = [r for r in rows if r[2] == "kubernetes.io/kubelet-serving" and r[3] == f"system:node:{a.name}"]
+    assert len(serving) == 1 and serving[0][-1] == "Approved,Issued"
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "talker"},
+           "spec": {"nodeName": a.name, "terminationGracePeriodSeconds": 1,
+                    "containers": [{"name": "c", "image": "busybox:1",
+                                    "command": ["sh", "-c", "echo hello from the node; sleep 3600"]}]}}
+    joined.kubectl("create", "-f", "-", input=json.dumps(pod))
+    joined.wait_pod("talker", lambda o: o.get("status", {}).get("phase") == "Running", what="running")
+    wait_for(lambda: "hello from the node" in joined.kubectl("logs", "talker", check=False).stdout,
+             what="the pod's log through the API server")
+    assert joined.kubectl("exec", "talker", "--", "echo", "exec works").stdout == "exec works\n"
+    path = "/containerLogs/default/talker/c"
+    code, body = agent_call(joined, a, path)
+    assert code == 401 and "Unauthorized" in body
+    code, body = agent_call(joined, a, path, token="not-a-token")
+    assert code == 401
+    # a node's own identity may not read logs through another's endpoint
+    code, body = agent_call(joined, a, path, cert=agent_cert(joined, a))
+    assert code == 403
+    assert body == (f"Forbidden (user=system:node:{a.name}, verb=get, resource=nodes, "
+                    "subresource(s)=[proxy])\n")
+    admin = open(os.path.join(joined.server.data_dir, "token")).read().strip()
+    code, body = agent_call(joined, a, path, token=admin)
+    assert code == 200 and "hello from the node" in body
+    joined.kubectl("delete", "pod", "talker", "--wait=false")

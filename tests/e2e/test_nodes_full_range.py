@@ -12,6 +12,8 @@ from netnodes import multi_node_cluster
 from test_agent_cluster import wait_for
 from test_nodes_multi import probe_pod, web_pod
 
+pytestmark = pytest.mark.agents
+
 
 @pytest.fixture(scope="module")
 def full():

@@ -17,6 +17,8 @@ import pytest
 from conftest import Cluster, SKIFF
 from test_agent_cluster import wait_for
 
+pytestmark = pytest.mark.agents
+
 
 @pytest.fixture
 def ipam():

@@ -15,6 +15,8 @@ from conftest import SKIFF
 from netnodes import multi_node_cluster, routes
 from test_agent_cluster import wait_for
 
+pytestmark = pytest.mark.agents
+
 
 @pytest.fixture(scope="module")
 def nodes():

@@ -14,6 +14,8 @@ from netnodes import fnv1a, multi_node_cluster, routes, sh
 from test_agent_cluster import wait_for
 from test_nodes_multi import probe_pod, web_pod
 
+pytestmark = pytest.mark.agents
+
 VTEP = "skiff.dev/vxlan-vtep-mac"
 
 

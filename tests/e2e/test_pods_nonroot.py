@@ -4,6 +4,9 @@ import json
 
 from test_agent_cluster import wait_for
 from test_agent_embedded import embedded  # noqa: F401  (fixture)
+import pytest  # noqa: E402
+
+pytestmark = pytest.mark.agents
 
 
 def test_non_root_user_reads_image_files(embedded):  # noqa: F811

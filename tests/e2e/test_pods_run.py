@@ -8,6 +8,8 @@ import pytest
 
 from test_agent_cluster import agent_cluster, wait_for  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.agents
+
 
 def pod_yaml(name, node, command, extra_ctr="", extra_spec="", restart="Never", image="busybox:1"):
     return f"""

@@ -6,6 +6,9 @@ import json
 
 from test_agent_cluster import wait_for
 from test_agent_embedded import embedded  # noqa: F401  (fixture)
+import pytest  # noqa: E402
+
+pytestmark = pytest.mark.agents
 
 SLOT = "example.com/slot"
 
