@@ -94,9 +94,10 @@ struct ag_event {
 struct sk_agent {
 	sk_client *c;
 	sk_agent_options o;
-	char *node_name, *data_dir, *run_dir, *bridge, *token;
-	char *pod_cidr; /* NULL until the Node has one; set once, by the node thread, under mu */
-	char *node_ip;  /* InternalIP */
+	char *node_name, *data_dir, *run_dir, *bridge;
+	char *serving_pem; /* the HTTPS endpoint's certificate and key from a CSR, or NULL */
+	char *pod_cidr;    /* NULL until the Node has one; set once, by the node thread, under mu */
+	char *node_ip;     /* InternalIP */
 	struct sk_runtime rt;
 	sk_image_store *images;
 	sk_gpu *gpu;
@@ -112,6 +113,7 @@ struct sk_agent {
 	pthread_t node_thread;
 	bool node_started;
 	struct sk_logserver *ls;
+	struct sk_agent_access *access; /* who may use the HTTPS endpoint (access.c) */
 	int log_port;
 	struct sk_sandbox **disk_sb; /* found on disk at start, not yet claimed */
 	size_t n_disk_sb;
@@ -197,6 +199,17 @@ void sk__volumes_teardown(struct sk_agent *a, struct apod *p);
 /* Writes the pod's projected volumes with service-account tokens again once
  * their tokens are due for renewal (volume.c). */
 void sk__volumes_refresh(struct sk_agent *a, struct apod *p, json_t *pod);
+
+/* access.c: kubelet's webhook authentication and authorization of the HTTPS
+ * endpoint's callers (a client certificate of ca_pem or a reviewed bearer
+ * token; a SubjectAccessReview for nodes/<subresource>). */
+typedef struct sk_agent_access sk_agent_access;
+struct MHD_Connection;
+sk_agent_access *sk__access_new(const char *ca_pem, sk_error_t *err);
+void sk__access_free(sk_agent_access *x);
+/* 0 when the request may go on, else the HTTP status (401, 403) with why. */
+int sk__access_check(struct sk_agent *a, struct MHD_Connection *conn, const char *method, const char *path, char *why,
+		     size_t len);
 
 /* localpath.c: a PVC's host directory, provisioning and binding a PV when needed. */
 char *sk__localpath_claim(struct sk_agent *a, const char *ns, const char *claim, sk_error_t *err);

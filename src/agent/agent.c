@@ -12,6 +12,7 @@
 
 #include "agent/agent-int.h"
 #include "client/event.h"
+#include "client/nodecert.h"
 #include "util/util.h"
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -529,7 +530,6 @@ static int init_paths(struct sk_agent *a, const sk_agent_options *o, sk_error_t 
 	a->bridge = o->bridge ? xstrdup(o->bridge) : xasprintf("sk%08x", h);
 	a->pod_cidr = o->pod_cidr ? xstrdup(o->pod_cidr) : NULL;
 	a->node_ip = o->node_ip ? xstrdup(o->node_ip) : sk__ag_detect_node_ip();
-	a->token = o->node_token ? xstrdup(o->node_token) : NULL;
 	a->backoff_base_ms = o->backoff_base_ms > 0 ? o->backoff_base_ms : 10000;
 	a->backoff_max_ms = o->backoff_max_ms > 0 ? o->backoff_max_ms : 300000;
 	return 0;
@@ -646,6 +646,31 @@ static void services_start(struct sk_agent *a)
 	}
 }
 
+/* Who may call the HTTPS endpoint, and its certificate: the caller's, or
+ * a serving certificate of the cluster CA through a CSR (nodecert.h). */
+static int init_https(struct sk_agent *a, sk_error_t *err)
+{
+	a->access = sk__access_new(a->o.ca_pem, err);
+	if (!a->access)
+		return -1;
+	if (!a->o.ca_pem) {
+		sk_warn("agent",
+			"node %s: no cluster CA: the HTTPS endpoint (logs, exec, port-forward) refuses every "
+			"caller",
+			a->node_name);
+		return 0;
+	}
+	if (!a->o.cert_pem || !a->o.key_pem) {
+		sk_nodecert_options no = {.ca_pem = a->o.ca_pem, .data_dir = a->data_dir, .node_name = a->node_name};
+
+		a->serving_pem = sk_nodecert_serving(&no, a->c, a->node_ip, a->node_name, err);
+		if (!a->serving_pem)
+			return sk_error_wrap(err, "node %s: the HTTPS endpoint's serving certificate", a->node_name);
+		a->o.cert_pem = a->o.key_pem = a->serving_pem;
+	}
+	return 0;
+}
+
 sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *err)
 {
 	struct sk_agent *a = xzalloc(sizeof(*a));
@@ -669,6 +694,8 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	if (init_gpu(a, err) < 0)
 		goto fail;
 	a->log_port = o->log_port;
+	if (init_https(a, err) < 0)
+		goto fail;
 	a->ls = sk__logserver_start(a, &a->log_port, err);
 	if (!a->ls)
 		goto fail;
@@ -777,7 +804,8 @@ void sk_agent_stop(sk_agent *a)
 	free(a->bridge);
 	free(a->pod_cidr);
 	free(a->node_ip);
-	free(a->token);
+	free(a->serving_pem);
+	sk__access_free(a->access);
 	free(a->cluster_dns);
 	free(a->cluster_domain);
 	free(a->resolv_conf);

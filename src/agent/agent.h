@@ -36,8 +36,8 @@ typedef struct sk_agent_options {
 	int backoff_base_ms;            /* CrashLoopBackOff/ImagePullBackOff base; 0: 10000 */
 	int backoff_max_ms;             /* 0: 300000 */
 	int log_port;                   /* log endpoint port on the node IP; 0: any free port */
-	const char *node_token;         /* bearer token the API server presents to the log endpoint */
-	const char *cert_pem, *key_pem; /* log endpoint certificate; NULL: self-signed */
+	const char *ca_pem;             /* the cluster CA: callers of the HTTPS endpoint present its certificates */
+	const char *cert_pem, *key_pem; /* HTTPS endpoint certificate; NULL: self-signed */
 	int64_t reserved_cpu_milli;     /* system reservation subtracted from allocatable */
 	int64_t reserved_memory;        /* bytes */
 	int status_interval_s;          /* node status update period; 0: 10 */

@@ -1,8 +1,12 @@
-/* The agent's HTTPS endpoint for container logs (kubelet's
- * /containerLogs/{namespace}/{pod}/{container}), served with libmicrohttpd
- * to the API server, which authenticates with the node token. The
- * certificate is the caller's or a self-signed one made with GnuTLS on
- * first start (<data>/tls/agent.{crt,key}).
+/* The agent's HTTPS endpoint (kubelet's port): container logs
+ * (/containerLogs/{namespace}/{pod}/{container}), exec, attach and
+ * port-forward, served with libmicrohttpd. Callers are authenticated and
+ * authorized as kubelet does it (access.c): the API server with its
+ * kubelet client certificate. The serving certificate is the caller's (the
+ * embedded agent gets the API server's, a joined agent one the cluster CA
+ * signed through a kubelet-serving CertificateSigningRequest) or, without
+ * either, a self-signed one made with GnuTLS on first start
+ * (<data>/tls/agent.{crt,key}), which the API server does not trust.
  *
  * Each container attempt logs to <data>/logs/<ns>_<pod>_<uid>/<ctr>/<N>.log
  * and <N>.id holds the runtime container id, so a follower can tell when
@@ -368,15 +372,6 @@ static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection
 	}
 }
 
-static bool authorized(struct sk_logserver *ls, struct MHD_Connection *conn)
-{
-	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-
-	if (!ls->a->token || !*ls->a->token)
-		return true;
-	return auth && !strncmp(auth, "Bearer ", 7) && !strcmp(auth + 7, ls->a->token);
-}
-
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 			       const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -392,8 +387,13 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	}
 	if (!strcmp(url, "/healthz"))
 		return reply(conn, MHD_HTTP_OK, "ok");
-	if (!authorized(ls, conn))
-		return reply(conn, MHD_HTTP_UNAUTHORIZED, "Unauthorized");
+	{
+		char why[512];
+		int code = sk__access_check(ls->a, conn, method, url, why, sizeof(why));
+
+		if (code)
+			return reply(conn, (unsigned)code, why);
+	}
 	if ((!strcmp(method, "GET") || !strcmp(method, "POST")) &&
 	    (!strncmp(url, "/exec/", 6) || !strncmp(url, "/attach/", 8) || !strncmp(url, "/portForward/", 13)))
 		return sk__stream_serve(ls->a, conn, url);
@@ -453,6 +453,8 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 				 (uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa,
 				 MHD_OPTION_HTTPS_MEM_CERT, ls->cert, MHD_OPTION_HTTPS_MEM_KEY, ls->key,
 				 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
+				 /* asks callers for a certificate of the cluster CA (access.c checks it) */
+				 a->o.ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, a->o.ca_pem,
 				 MHD_OPTION_END);
 	if (!ls->d) {
 		sk_error_set(err, SK_EINTERNAL, "log endpoint: cannot listen on %s:%d", a->node_ip, *port);

@@ -155,6 +155,7 @@ struct sk_api {
 	struct sk__rbac *rbac;            /* the RBAC authorizer's index (authz-rbac.c) */
 	struct sk__psa_config *psa;       /* PodSecurity's defaults and exemptions (podsecurity.c) */
 	struct sk__sa *sa;                /* service-account token signing (satoken.c); NULL until sk_api_sa_setup */
+	struct sk_authn *authn;           /* atomic: the HTTP server's authenticators (TokenReview); NULL: none */
 	struct sk_node_graph *node_graph; /* the Node authorizer's pods → objects graph (authz-node.c) */
 	struct sk_audit *audit;           /* or NULL (audit-event.c) */
 };
@@ -261,11 +262,13 @@ void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 void sk__handle_stream(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 /* logs.c, shared with stream.c: a GET through the handler (NULL after
  * replying), the container a request names (upstream's messages), the node
- * agent's https://IP:PORT (malloc'd) and the "Authorization: Bearer …"
- * header presented to it (malloc'd). */
+ * agent's https://IP:PORT (malloc'd), and the TLS settings of a handle that
+ * talks to an agent (the kubelet client certificate; the agent's
+ * certificate verified against the cluster CA and its address). */
 json_t *sk__get_object(sk_api *api, const char *path, sk_api_response *resp);
 const char *sk__pod_pick_container(json_t *pod, const char *asked, const sk_path *p, sk_api_response *resp);
 char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp);
-char *sk__node_auth_header(void);
+typedef void CURL;
+void sk__kubelet_tls(CURL *h);
 
 #endif

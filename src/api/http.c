@@ -1305,6 +1305,7 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 			sk_http_stop(h);
 			return NULL;
 		}
+		__atomic_store_n(&api->authn, h->authn, __ATOMIC_RELEASE);
 	}
 	h->ca_pem = o->ca_pem ? xstrdup(o->ca_pem) : NULL;
 	h->cert = xstrdup(o->cert_pem);
@@ -1406,6 +1407,8 @@ void sk_http_stop(sk_http *h)
 			h->addrs[i] = a->next;
 			free(a);
 		}
+	if (h->api && h->authn)
+		__atomic_store_n(&h->api->authn, NULL, __ATOMIC_RELEASE);
 	sk_authn_free(h->authn);
 	free(h->ca_pem);
 	free(h->cert);

@@ -19,25 +19,39 @@ struct sk_api_stream {
 	int fd;
 };
 
-static pthread_mutex_t token_mu = PTHREAD_MUTEX_INITIALIZER;
-static char *node_token;
+/* The API server's credentials towards node agents (kube-apiserver's
+ * --kubelet-client-certificate/--kubelet-client-key and
+ * --kubelet-certificate-authority), set once at start. */
+static pthread_mutex_t kubelet_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *kubelet_cert, *kubelet_ca;
 
-void sk_api_set_node_token(const char *token)
+void sk_api_set_kubelet_client(const char *cert_key_file, const char *ca_file)
 {
-	pthread_mutex_lock(&token_mu);
-	free(node_token);
-	node_token = token ? xstrdup(token) : NULL;
-	pthread_mutex_unlock(&token_mu);
+	pthread_mutex_lock(&kubelet_mu);
+	free(kubelet_cert);
+	free(kubelet_ca);
+	kubelet_cert = cert_key_file ? xstrdup(cert_key_file) : NULL;
+	kubelet_ca = ca_file ? xstrdup(ca_file) : NULL;
+	pthread_mutex_unlock(&kubelet_mu);
 }
 
-char *sk__node_auth_header(void)
+void sk__kubelet_tls(CURL *h)
 {
-	char *h;
-
-	pthread_mutex_lock(&token_mu);
-	h = xasprintf("Authorization: Bearer %s", node_token ? node_token : "");
-	pthread_mutex_unlock(&token_mu);
-	return h;
+	pthread_mutex_lock(&kubelet_mu);
+	/* libcurl copies string options */
+	if (kubelet_cert) {
+		curl_easy_setopt(h, CURLOPT_SSLCERT, kubelet_cert);
+		curl_easy_setopt(h, CURLOPT_SSLKEY, kubelet_cert);
+	}
+	if (kubelet_ca) {
+		curl_easy_setopt(h, CURLOPT_CAINFO, kubelet_ca);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	} else {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	pthread_mutex_unlock(&kubelet_mu);
 }
 
 int sk_api_stream_take_fd(struct sk_api_stream *s)
@@ -261,8 +275,7 @@ static CURL *make_handle(const char *url, struct curl_slist *hl, struct body *b,
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	sk__kubelet_tls(h);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
 	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
@@ -285,8 +298,7 @@ struct follow_job {
 static void *follow_thread(void *arg)
 {
 	struct follow_job *j = arg;
-	cleanup_free char *auth = sk__node_auth_header();
-	struct curl_slist *hl = curl_slist_append(NULL, auth);
+	struct curl_slist *hl = NULL;
 	struct body b = {.fd = j->fd};
 	CURL *h = make_handle(j->url, hl, &b, true);
 
@@ -334,8 +346,7 @@ static void start_follow(char *url, const sk_path *p, sk_api_response *resp)
 
 static void fetch_all(const char *url, const sk_path *p, sk_api_response *resp)
 {
-	cleanup_free char *auth = sk__node_auth_header();
-	struct curl_slist *hl = curl_slist_append(NULL, auth);
+	struct curl_slist *hl = NULL;
 	struct body b = {.fd = -1};
 	CURL *h = make_handle(url, hl, &b, false);
 	CURLcode rc = curl_easy_perform(h);

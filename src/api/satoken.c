@@ -9,6 +9,7 @@
 #include <gnutls/crypto.h>
 
 #include "api/api-int.h"
+#include "api/authn.h"
 #include "api/jwt.h"
 #include "api/satoken.h"
 #include "util/util.h"
@@ -454,9 +455,37 @@ json_t *sk__token_review(sk_api *api, const sk_api_request *req, json_t *obj, sk
 	}
 	body = json_deep_copy(obj);
 	rc = authenticate(api, token, json_object_get(spec, "audiences"), &u, &auds, err);
-	if (rc > 0) {
-		json_t *user = json_pack("{s:s, s:s, s:[]}", "username", u->name, "uid", u->uid, "groups");
+	if (rc == 0) {
+		/* the rest of the server's chain (the token file, the shared
+		 * tokens, bootstrap tokens), as upstream reviews a token with
+		 * every authenticator; they know only the server's audiences */
+		struct sk_authn *an = __atomic_load_n(&api->authn, __ATOMIC_ACQUIRE);
+		json_t *want = json_object_get(spec, "audiences");
+		struct sk__sa *sa = sa_of(api);
 
+		u = an ? sk_authn_token(an, token) : NULL;
+		if (u && !strcmp(u->name, SK_USER_ANONYMOUS)) {
+			sk_user_free(u);
+			u = NULL;
+		}
+		if (u) {
+			cleanup_json json_t *mine = json_pack("{s:O}", "aud", sa ? sa->audiences : json_null());
+
+			auds = sk_sa_claims_audiences(mine, want && json_array_size(want) ? want
+							    : sa                          ? sa->audiences
+											  : NULL);
+			if (want && json_array_size(want) && !json_array_size(auds)) {
+				sk_user_free(u);
+				u = NULL;
+			}
+		}
+		rc = u ? 1 : 0;
+	}
+	if (rc > 0) {
+		json_t *user = json_pack("{s:s, s:s?, s:[]}", "username", u->name, "uid", u->uid, "groups");
+
+		if (!u->uid || !*u->uid)
+			json_object_del(user, "uid"); /* omitempty */
 		for (size_t i = 0; i < u->ngroups; i++)
 			json_array_append_new(json_object_get(user, "groups"), json_string(u->groups[i]));
 		if (u->extra)

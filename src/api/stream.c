@@ -3,7 +3,7 @@
  * pod and container are checked here with upstream's messages; the agent
  * URL carries kubelet's parameters (command, input, output, error, tty,
  * port). The handshake with the agent goes over a libcurl CONNECT_ONLY TLS
- * connection with the node token; what follows the agent's 101 is relayed
+ * connection with its kubelet client certificate; what follows the agent's 101 is relayed
  * unchanged (WebSocket frames or SPDY), so the agent alone speaks the
  * streaming protocols. */
 #include <curl/curl.h>
@@ -188,7 +188,6 @@ static void agent_failed(sk_api_response *resp, const sk_path *p, int code, cons
 static void connect_agent(const char *base, const char *path, const sk_api_request *req, const sk_path *p,
 			  sk_api_response *resp)
 {
-	cleanup_free char *auth = sk__node_auth_header();
 	struct sk_api_upgrade *u = xzalloc(sizeof(*u));
 	sk_strbuf rq = {0}, in = {0};
 	const char *host = strstr(base, "://") + 3;
@@ -200,8 +199,7 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 	curl_easy_setopt(u->h, CURLOPT_URL, base);
 	curl_easy_setopt(u->h, CURLOPT_CONNECT_ONLY, 1L);
 	curl_easy_setopt(u->h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(u->h, CURLOPT_SSL_VERIFYPEER, 0L);
-	curl_easy_setopt(u->h, CURLOPT_SSL_VERIFYHOST, 0L);
+	sk__kubelet_tls(u->h);
 	curl_easy_setopt(u->h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
 	curl_easy_setopt(u->h, CURLOPT_NOPROXY, "*");
 	rc = curl_easy_perform(u->h);
@@ -218,8 +216,6 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 	sk_strbuf_str(&rq, path);
 	sk_strbuf_str(&rq, " HTTP/1.1\r\nHost: ");
 	sk_strbuf_str(&rq, host);
-	sk_strbuf_str(&rq, "\r\n");
-	sk_strbuf_str(&rq, auth);
 	sk_strbuf_str(&rq, "\r\nConnection: Upgrade\r\n");
 	for (int i = 0; fwd_headers[i]; i++) {
 		const char *v = req->header ? req->header(req->header_ctx, fwd_headers[i]) : NULL;

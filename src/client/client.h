@@ -35,6 +35,8 @@ typedef struct sk_client_watch sk_client_watch;
 sk_client *sk_client_new_http(const char *server, const char *token, const char *ca_pem, sk_error_t *err);
 /* Client from a kubeconfig file written by `skiff server`. */
 sk_client *sk_client_new_kubeconfig(const char *path, sk_error_t *err);
+/* The CA an HTTPS client verifies its server with (PEM, malloc'd), or NULL. */
+char *sk_client_ca_pem(sk_client *c);
 /* An HTTPS client that authenticates with the client certificate and key in
  * the PEM files cert_file and key_file; they are read again for each new
  * connection, so replacing the files (rename) rotates the credential. */

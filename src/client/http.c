@@ -500,3 +500,13 @@ sk_client *sk_client_new_kubeconfig(const char *path, sk_error_t *err)
 	}
 	return c;
 }
+
+char *sk_client_ca_pem(sk_client *c)
+{
+	http_client *hc;
+
+	if (!c || c->ops != &http_ops)
+		return NULL;
+	hc = c->impl;
+	return hc->ca_file ? sk_read_file(hc->ca_file, NULL) : NULL;
+}

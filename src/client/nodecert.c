@@ -1,4 +1,5 @@
 /* A node agent's client certificate (nodecert.h). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -105,8 +106,25 @@ static char *export_pem(gnutls_x509_privkey_t key, gnutls_x509_crq_t crq, sk_err
 	return s;
 }
 
-/* A new key (PEM in *key_pem) and the PEM request for system:node:node. */
-static char *make_request(const char *node, char **key_pem, sk_error_t *err)
+static int add_sans(gnutls_x509_crq_t crq, const char *ip, const char *dns)
+{
+	unsigned char addr[16];
+	int rc = 0;
+
+	if (ip && inet_pton(AF_INET, ip, addr) == 1)
+		rc = gnutls_x509_crq_set_subject_alt_name(crq, GNUTLS_SAN_IPADDRESS, addr, 4, GNUTLS_FSAN_APPEND);
+	else if (ip && inet_pton(AF_INET6, ip, addr) == 1)
+		rc = gnutls_x509_crq_set_subject_alt_name(crq, GNUTLS_SAN_IPADDRESS, addr, 16, GNUTLS_FSAN_APPEND);
+	if (rc >= 0 && dns && *dns)
+		rc = gnutls_x509_crq_set_subject_alt_name(crq, GNUTLS_SAN_DNSNAME, dns, (unsigned)strlen(dns),
+							  GNUTLS_FSAN_APPEND);
+	return rc;
+}
+
+/* A new key (PEM in *key_pem) and the PEM request for system:node:node,
+ * with the IP (v4 or v6) and DNS subject alternative names when given (a
+ * serving certificate). */
+static char *make_request(const char *node, const char *ip, const char *dns, char **key_pem, sk_error_t *err)
 {
 	gnutls_x509_privkey_t key = NULL;
 	gnutls_x509_crq_t crq = NULL;
@@ -122,7 +140,7 @@ static char *make_request(const char *node, char **key_pem, sk_error_t *err)
 	    (rc = gnutls_x509_crq_set_dn_by_oid(crq, GNUTLS_OID_X520_ORGANIZATION_NAME, 0, "system:nodes", 12)) < 0 ||
 	    (rc = gnutls_x509_crq_set_dn_by_oid(crq, GNUTLS_OID_X520_COMMON_NAME, 0, cn, (unsigned)strlen(cn))) < 0 ||
 	    (rc = gnutls_x509_crq_set_version(crq, 1)) < 0 || (rc = gnutls_x509_crq_set_key(crq, key)) < 0 ||
-	    (rc = gnutls_x509_crq_sign2(crq, key, GNUTLS_DIG_SHA256, 0)) < 0) {
+	    (rc = add_sans(crq, ip, dns)) < 0 || (rc = gnutls_x509_crq_sign2(crq, key, GNUTLS_DIG_SHA256, 0)) < 0) {
 		tls_fail(err, rc, "making a certificate request");
 		goto out;
 	}
@@ -180,11 +198,19 @@ static int nap(sk_nodecert *n, int64_t ms)
 	return stop;
 }
 
+/* What is asked for: the client certificate (ip NULL) or the serving one. */
+typedef struct cert_kind {
+	const char *signer, *usage, *what; /* usage besides "digital signature"; "client"/"serving" */
+	const char *ip, *dns;
+} cert_kind;
+
+static const cert_kind client_kind = {SIGNER, "client auth", "client", NULL, NULL};
+
 /* Submits a request through c and waits for its certificate; the PEM
  * certificate (malloc'd) with *key_pem, or NULL with err. */
-static char *request_certificate(sk_nodecert *n, sk_client *c, char **key_pem, sk_error_t *err)
+static char *request_certificate(sk_nodecert *n, sk_client *c, const cert_kind *kind, char **key_pem, sk_error_t *err)
 {
-	cleanup_free char *req = make_request(n->node, key_pem, err), *req64 = NULL, *path = NULL;
+	cleanup_free char *req = make_request(n->node, kind->ip, kind->dns, key_pem, err), *req64 = NULL, *path = NULL;
 	cleanup_json json_t *csr = NULL, *created = NULL;
 	int wait_ms = (n->o.wait_secs > 0 ? n->o.wait_secs : 15 * 60) * 1000;
 	const char *name;
@@ -194,7 +220,7 @@ static char *request_certificate(sk_nodecert *n, sk_client *c, char **key_pem, s
 	req64 = b64(req, strlen(req), 0);
 	csr = json_pack("{s:s, s:s, s:{s:s}, s:{s:s, s:s, s:[s,s]}}", "apiVersion", "certificates.k8s.io/v1", "kind",
 			"CertificateSigningRequest", "metadata", "generateName", "node-csr-", "spec", "request", req64,
-			"signerName", SIGNER, "usages", "digital signature", "client auth");
+			"signerName", kind->signer, "usages", "digital signature", kind->usage);
 	if (n->o.expiration_secs > 0)
 		json_object_set_new(json_object_get(csr, "spec"), "expirationSeconds",
 				    json_integer(n->o.expiration_secs));
@@ -205,8 +231,8 @@ static char *request_certificate(sk_nodecert *n, sk_client *c, char **key_pem, s
 	}
 	name = json_string_value(json_object_get(json_object_get(created, "metadata"), "name"));
 	path = xasprintf(CSR_PATH "/%s", name ? name : "");
-	sk_info("nodecert", "asked for the client certificate of node %s (CertificateSigningRequest %s)", n->node,
-		name ? name : "");
+	sk_info("nodecert", "asked for the %s certificate of node %s (CertificateSigningRequest %s)", kind->what,
+		n->node, name ? name : "");
 	for (int waited = 0; waited < wait_ms; waited += 500) {
 		cleanup_json json_t *cur = sk_client_get(c, path, err);
 		const char *cert = json_string_value(json_object_get(json_object_get(cur, "status"), "certificate"));
@@ -242,7 +268,7 @@ fail:
 /* Asks for a certificate through c and stores it with its key. */
 static int renew(sk_nodecert *n, sk_client *c, sk_error_t *err)
 {
-	cleanup_free char *key = NULL, *cert = request_certificate(n, c, &key, err), *both = NULL;
+	cleanup_free char *key = NULL, *cert = request_certificate(n, c, &client_kind, &key, err), *both = NULL;
 	int64_t at = 0;
 
 	if (!cert)
@@ -342,4 +368,74 @@ void sk_nodecert_stop(sk_nodecert *n)
 	free(n->ca_pem);
 	free(n->path);
 	free(n);
+}
+
+/* ---- the serving certificate ---- */
+
+/* Whether the certificate in pem has ip among its IP addresses. */
+static int has_ip(const char *pem, const char *ip)
+{
+	gnutls_datum_t d = {(unsigned char *)pem, (unsigned)strlen(pem)};
+	gnutls_x509_crt_t crt = NULL;
+	unsigned char want[16];
+	size_t wlen = inet_pton(AF_INET, ip, want) == 1 ? 4 : inet_pton(AF_INET6, ip, want) == 1 ? 16 : 0;
+	int found = 0;
+
+	if (!wlen || gnutls_x509_crt_init(&crt) < 0)
+		return 0;
+	if (gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_PEM) >= 0)
+		for (unsigned i = 0; !found; i++) {
+			unsigned char buf[64];
+			size_t n = sizeof(buf);
+			int t = gnutls_x509_crt_get_subject_alt_name(crt, i, buf, &n, NULL);
+
+			if (t < 0 && t != GNUTLS_E_SHORT_MEMORY_BUFFER)
+				break;
+			found = t == GNUTLS_SAN_IPADDRESS && n == wlen && !memcmp(buf, want, wlen);
+		}
+	gnutls_x509_crt_deinit(crt);
+	return found;
+}
+
+char *sk_nodecert_serving(const sk_nodecert_options *o, sk_client *c, const char *ip, const char *dns, sk_error_t *err)
+{
+	cleanup_free char *dir = xasprintf("%s/pki", o->data_dir), *path = NULL, *cur = NULL, *key = NULL, *cert = NULL;
+	cert_kind kind = {"kubernetes.io/kubelet-serving", "server auth", "serving", ip, dns};
+	int64_t now = sk_now_ns() / 1000000000, renew_at = 0;
+	sk_nodecert n = {.o = *o, .node = (char *)o->node_name};
+	char *both;
+
+	path = xasprintf("%s/kubelet-server-current.pem", dir);
+	cur = sk_read_file(path, NULL);
+	if (cur && sk_nodecert_valid(cur, o->ca_pem, o->node_name, now, &renew_at) && now < renew_at &&
+	    has_ip(cur, ip)) {
+		sk_info("nodecert", "node %s: using the serving certificate in %s", o->node_name, path);
+		return steal_ptr(&cur);
+	}
+	if (sk_mkdir_p(dir, 0700) < 0) {
+		sk_error_errno(err, errno, "creating \"%s\"", dir);
+		return NULL;
+	}
+	pthread_mutex_init(&n.mu, NULL);
+	pthread_cond_init(&n.cv, NULL);
+	cert = request_certificate(&n, c, &kind, &key, err);
+	pthread_mutex_destroy(&n.mu);
+	pthread_cond_destroy(&n.cv);
+	if (!cert)
+		return NULL;
+	both = xasprintf("%s%s", cert, key);
+	if (!sk_nodecert_valid(both, o->ca_pem, o->node_name, now, NULL) || !has_ip(both, ip)) {
+		free(both);
+		sk_error_set(err, SK_EINVALID,
+			     "the issued certificate is not a serving certificate of node \"%s\" at %s", o->node_name,
+			     ip);
+		return NULL;
+	}
+	if (sk_write_file(path, both, strlen(both), 0600) < 0) {
+		sk_error_errno(err, errno, "writing \"%s\"", path);
+		free(both);
+		return NULL;
+	}
+	sk_info("nodecert", "node %s has a serving certificate for %s in %s", o->node_name, ip, path);
+	return both;
 }

@@ -41,6 +41,15 @@ const char *sk_nodecert_path(sk_nodecert *n);
 /* Stops the renewal and frees n and its client. */
 void sk_nodecert_stop(sk_nodecert *n);
 
+/* The agent's serving certificate and key in one PEM string (malloc'd):
+ * DIR/pki/kubelet-server-current.pem when it is valid for ip and not past
+ * 80 % of its life, else a new one for system:node:NAME with ip (and dns
+ * when given) as subject alternative names, asked for through c with a
+ * CertificateSigningRequest of signer kubernetes.io/kubelet-serving and
+ * stored there. NULL with err when none could be had. Renewed at the next
+ * start past 80 % of its life (no rotation thread). */
+char *sk_nodecert_serving(const sk_nodecert_options *o, sk_client *c, const char *ip, const char *dns, sk_error_t *err);
+
 /* Whether pem (certificate and key) is a client certificate for
  * system:node:node valid at now, issued by ca_pem when given; *renew_at
  * gets the time at 80 % of its life. */

@@ -117,7 +117,7 @@ int sk_cmd_agent(int argc, char **argv)
 	sk_agent_options o = {0};
 	const char *server = NULL, *token = NULL, *kubeconfig = NULL, *ca_file = NULL;
 	char host[256] = "";
-	cleanup_free char *ca = NULL, *tok = NULL, *secret = NULL, *join_ca = NULL;
+	cleanup_free char *ca = NULL, *tok = NULL, *join_ca = NULL, *kube_ca = NULL;
 	sk_nodecert *nc = NULL;
 	long long cert_secs = 0;
 	sk_error_t err = {0};
@@ -261,14 +261,7 @@ int sk_cmd_agent(int argc, char **argv)
 	} else if (!token) {
 		client = sk_client_new_http(server, NULL, ca, &err);
 	} else {
-		sk_join_token jt;
-
 		client = sk_client_join(server, token, ca, &join_ca, &err);
-		/* the log endpoint checks the secret the API server presents */
-		if (client && sk_join_token_parse(token, &jt, &err) == 0) {
-			secret = steal_ptr(&jt.secret);
-			sk_join_token_release(&jt);
-		}
 	}
 	if (!client)
 		die("%s", err.msg);
@@ -291,7 +284,13 @@ int sk_cmd_agent(int argc, char **argv)
 			die("%s", err.msg);
 		client = sk_nodecert_client(nc);
 	}
-	o.node_token = secret ? secret : token;
+	/* the CA the API server's certificate on the HTTPS endpoint comes from */
+	if (join_ca)
+		o.ca_pem = join_ca;
+	else if (ca)
+		o.ca_pem = ca;
+	else if (kubeconfig)
+		o.ca_pem = kube_ca = sk_client_ca_pem(client);
 	agent = sk_agent_start(client, &o, &err);
 	if (!agent)
 		die("%s", err.msg);

@@ -7,7 +7,14 @@
  * requestor) or "nodeclient" (a new node); the bindings kubeadm makes grant
  * them to system:nodes and system:bootstrappers. skiff has no
  * SubjectAccessReview yet, so those grants are the rule here (and
- * system:masters may do anything). */
+ * system:masters may do anything).
+ *
+ * Unlike upstream, which leaves kubernetes.io/kubelet-serving requests to
+ * a person or a third-party approver, a node's request for its own serving
+ * certificate (CN = the requestor, in system:nodes, serving usages) is
+ * approved, as k3s issues its agents' serving certificates: the API server
+ * verifies agents with them (src/agent/access.c). The addresses it names
+ * are the node's claim, as the addresses in its Node status are. */
 #include <string.h>
 
 #include "ctrl/ctrl-int.h"
@@ -32,6 +39,15 @@ static const char *approval(json_t *csr, gnutls_x509_crq_t crq)
 	char buf[160];
 	const char *user = sk_kube_jstr(csr, "spec.username") ?: "";
 
+	if (!strcmp(sk_kube_jstr(csr, "spec.signerName") ?: "", SK_CSR_SIGNER_KUBELET_SERVING)) {
+		/* a node's own serving certificate (see the top) */
+		if (sk_kube_csr_kubelet_serving_problem(crq, sk_kube_jget(csr, "spec.usages"), buf, sizeof(buf)))
+			return NULL;
+		cn = sk_kube_csr_common_name(crq);
+		if ((!strcmp(cn, user) && in_groups(csr, "system:nodes")) || in_groups(csr, "system:masters"))
+			return "Auto approving self kubelet serving certificate.";
+		return NULL;
+	}
 	if (strcmp(sk_kube_jstr(csr, "spec.signerName") ?: "", SK_CSR_SIGNER_KUBELET_CLIENT) ||
 	    sk_kube_csr_kubelet_client_problem(crq, sk_kube_jget(csr, "spec.usages"), buf, sizeof(buf)))
 		return NULL;

@@ -150,6 +150,26 @@ static sk_client *embedded_node_client(sk_server *s, const char *node)
 	return c;
 }
 
+/* The API server's client certificate towards node agents, issued by the
+ * cluster CA at each start (kubeadm's apiserver-kubelet-client: CN
+ * kube-apiserver-kubelet-client in system:masters, a year), with the CA
+ * that verifies the agents' serving certificates. */
+static int kubelet_client(const char *dir, sk_error_t *err)
+{
+	static const char *const orgs[] = {"system:masters", NULL};
+	cleanup_free char *cert = NULL, *key = NULL, *both = NULL, *tls = xasprintf("%s/tls", dir);
+	cleanup_free char *path = xasprintf("%s/apiserver-kubelet-client.pem", tls);
+	cleanup_free char *ca = xasprintf("%s/ca.crt", tls);
+
+	if (sk_tls_issue_client(dir, "kube-apiserver-kubelet-client", orgs, 365 * 86400, &cert, &key, err) < 0)
+		return sk_error_wrap(err, "the kubelet client certificate");
+	both = xasprintf("%s%s", cert, key);
+	if (sk_write_file(path, both, strlen(both), 0600) < 0)
+		return sk_error_errno(err, errno, "writing \"%s\"", path);
+	sk_api_set_kubelet_client(path, ca);
+	return 0;
+}
+
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 {
 	sk_server *s = xzalloc(sizeof(*s));
@@ -232,7 +252,8 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;
-	sk_api_set_node_token(s->tls.node_token);
+	if (kubelet_client(o->data_dir, err) < 0)
+		goto fail;
 	/* the garbage collector honours foregroundDeletion and orphan */
 	sk_api_set_gc_enabled(s->api, 1);
 	s->ctrl_client = sk_client_new_inproc(s->api);
@@ -261,7 +282,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		ag.simulate_gpus = o->simulate_gpus;
 		ag.gpu_replicas = o->gpu_replicas;
 		ag.gpu_quiet_period_s = o->gpu_quiet_period_s;
-		ag.node_token = s->tls.node_token;
+		ag.ca_pem = s->tls.ca_pem;
 		ag.node_ip = o->node_ip;
 		s->agent_client = embedded_node_client(s, ag.node_name);
 		s->agent = sk_agent_start(s->agent_client, &ag, err);
