@@ -31,11 +31,11 @@
 #define DENY_TTL_NS (30 * 1000000000LL)
 
 typedef struct entry {
-	char key[65];   /* hex SHA-256 of what was reviewed */
-	int64_t until;  /* monotonic */
-	int64_t born;   /* for eviction */
-	sk_user *user;  /* token reviews: the user, NULL when not authenticated */
-	int allowed;    /* access reviews */
+	char key[65];  /* hex SHA-256 of what was reviewed */
+	int64_t until; /* monotonic */
+	int64_t born;  /* for eviction */
+	sk_user *user; /* token reviews: the user, NULL when not authenticated */
+	int allowed;   /* access reviews */
 } entry;
 
 struct sk_agent_access {
@@ -268,8 +268,8 @@ static int review_access(struct sk_agent *a, const sk_user *u, const char *vb, c
 	return allowed;
 }
 
-int sk__access_check(struct sk_agent *a, struct MHD_Connection *conn, const char *method, const char *path,
-		     char *why, size_t len)
+int sk__access_check(struct sk_agent *a, struct MHD_Connection *conn, const char *method, const char *path, char *why,
+		     size_t len)
 {
 	sk_user *u = NULL;
 	const char *vb = verb(method), *sub = subresource(path);

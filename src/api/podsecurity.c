@@ -11,6 +11,7 @@
 
 #include "util/json.h"
 #include "util/util.h"
+#include "util/yaml.h"
 
 /* upstream's defaultNamespaceMaxPodsToCheck */
 #define MAX_PODS_TO_CHECK 3000
@@ -88,10 +89,9 @@ fail:
 	return NULL;
 }
 
-static json_t *load_json_file(const char *path, sk_error_t *err)
+static json_t *load_config_file(const char *path, sk_error_t *err)
 {
 	cleanup_free char *text = NULL;
-	json_error_t jerr;
 	size_t len;
 	json_t *o;
 
@@ -100,10 +100,9 @@ static json_t *load_json_file(const char *path, sk_error_t *err)
 		sk_error_errno(err, errno, "admission-control-config-file \"%s\"", path);
 		return NULL;
 	}
-	o = json_loadb(text, len, 0, &jerr);
+	o = sk_yaml_load(text, len, err);
 	if (!o)
-		sk_error_set(err, SK_EINVALID, "admission-control-config-file \"%s\": line %d: %s (JSON is read)", path,
-			     jerr.line, jerr.text);
+		sk_error_wrap(err, "admission-control-config-file \"%s\"", path);
 	return o;
 }
 
@@ -121,7 +120,7 @@ static json_t *plugin_config(json_t *plugin, const char *path, sk_error_t *err)
 		return json_object();
 	dir = xstrdup(path);
 	full = file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", dirname(dir), file);
-	return load_json_file(full, err);
+	return load_config_file(full, err);
 }
 
 sk__psa_config *sk__psa_config_load(const char *path, sk_error_t *err)
@@ -139,7 +138,7 @@ sk__psa_config *sk__psa_config_load(const char *path, sk_error_t *err)
 		json_array_append_new(c->namespaces, json_string("kube-system"));
 		return c;
 	}
-	root = load_json_file(path, err);
+	root = load_config_file(path, err);
 	if (!root)
 		return NULL;
 	kind = json_string_value(json_object_get(root, "kind"));

@@ -6,6 +6,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <gnutls/gnutls.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "client/client-int.h"
 #include "util/json.h"
 #include "util/util.h"
+#include "util/yaml.h"
 #include "util/version.h"
 
 #define POOL_MAX 8
@@ -22,6 +24,7 @@ typedef struct http_client {
 	char *auth_header;          /* "Authorization: Bearer T" */
 	char *ca_file;              /* temporary file holding the CA, NULL: no verification */
 	char *cert_file, *key_file; /* a client certificate (read at each new connection), or NULL */
+	bool own_cert_file;         /* cert_file is a temporary copy of a kubeconfig's (removed at free) */
 	pthread_mutex_t mu;
 	CURL *pool[POOL_MAX];
 	int npool;
@@ -351,6 +354,8 @@ static void hc_free(http_client *hc)
 		free(hc->ca_file);
 	}
 	pthread_mutex_destroy(&hc->mu);
+	if (hc->own_cert_file && hc->cert_file)
+		unlink(hc->cert_file);
 	free(hc->cert_file);
 	free(hc->key_file);
 	free(hc->server);
@@ -440,63 +445,129 @@ sk_client *sk_client_new_http_cert(const char *server, const char *cert_file, co
 	return c;
 }
 
-/* The value after "key:" on a line of the kubeconfig skiff writes; malloc'd. */
-static char *yaml_value(const char *doc, const char *key)
+/* The entry named name of a kubeconfig list (clusters, contexts, users):
+ * its inner object (entry.cluster, .context, .user), or NULL. */
+static json_t *kc_entry(json_t *doc, const char *list, const char *inner, const char *name)
 {
-	const char *p = doc;
-	size_t kl = strlen(key);
+	json_t *e;
+	size_t i;
 
-	while ((p = strstr(p, key)) != NULL) {
-		bool at_line = p == doc || p[-1] == ' ' || p[-1] == '\n';
+	json_array_foreach(json_object_get(doc, list), i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
 
-		if (at_line && p[kl] == ':') {
-			const char *v = p + kl + 1;
-			size_t n;
-
-			v += strspn(v, " \t");
-			n = strcspn(v, "\r\n");
-			if (n >= 2 && (v[0] == '"' || v[0] == '\'')) {
-				v++;
-				n -= 2;
-			}
-			return xstrndup(v, n);
-		}
-		p += kl;
+		if (n && name && !strcmp(n, name))
+			return json_object_get(e, inner);
 	}
 	return NULL;
 }
 
+/* A kubeconfig field holding PEM: the base64 of field-data, else the file
+ * named by field (relative to the kubeconfig's directory); malloc'd or
+ * NULL, with err set when present but unreadable. */
+static char *kc_pem(json_t *o, const char *field, const char *path, sk_error_t *err)
+{
+	cleanup_free char *data_key = xasprintf("%s-data", field);
+	const char *b64 = json_string_value(json_object_get(o, data_key));
+	const char *file = json_string_value(json_object_get(o, field));
+
+	if (b64 && *b64) {
+		gnutls_datum_t in = {(unsigned char *)b64, (unsigned)strlen(b64)}, out = {NULL, 0};
+		char *pem;
+
+		if (gnutls_base64_decode2(&in, &out) < 0) {
+			sk_error_set(err, SK_EINVALID, "kubeconfig \"%s\": bad %s", path, data_key);
+			return NULL;
+		}
+		pem = xstrndup((char *)out.data, out.size);
+		gnutls_free(out.data);
+		return pem;
+	}
+	if (file && *file) {
+		cleanup_free char *dir = xstrdup(path);
+		cleanup_free char *full = file[0] == '/' ? xstrdup(file) : xasprintf("%s/%s", dirname(dir), file);
+		char *pem = sk_read_file(full, NULL);
+
+		if (!pem)
+			sk_error_errno(err, errno, "kubeconfig \"%s\": reading %s \"%s\"", path, field, full);
+		return pem;
+	}
+	return NULL;
+}
+
+/* Parsed with libyaml (util/yaml.h): the current context's cluster (server,
+ * certificate-authority[-data]) and user (token or token-file, else
+ * client-certificate[-data] with client-key[-data]), as client-go's
+ * clientcmd reads them; no exec plugins or auth providers. */
 sk_client *sk_client_new_kubeconfig(const char *path, sk_error_t *err)
 {
-	cleanup_free char *doc = sk_read_file(path, NULL);
-	cleanup_free char *server = NULL, *token = NULL, *ca64 = NULL;
-	gnutls_datum_t in, out = {NULL, 0};
+	cleanup_free char *text = NULL, *ca = NULL, *cert = NULL, *key = NULL, *token = NULL;
+	cleanup_json json_t *doc = NULL;
+	json_t *ctx, *cluster, *user;
+	const char *cur, *server, *tfile;
 	sk_client *c;
+	size_t len;
 
-	if (!doc) {
+	text = sk_read_file(path, &len);
+	if (!text) {
 		sk_error_errno(err, errno, "reading kubeconfig \"%s\"", path);
 		return NULL;
 	}
-	server = yaml_value(doc, "server");
-	token = yaml_value(doc, "token");
-	ca64 = yaml_value(doc, "certificate-authority-data");
-	if (!server || !token) {
-		sk_error_set(err, SK_EINVALID, "kubeconfig \"%s\": no server or token", path);
+	doc = sk_yaml_load(text, len, err);
+	if (!doc || !json_is_object(doc)) {
+		if (doc)
+			sk_error_set(err, SK_EINVALID, "not a mapping");
+		sk_error_wrap(err, "kubeconfig \"%s\"", path);
 		return NULL;
 	}
-	if (ca64) {
-		in.data = (unsigned char *)ca64;
-		in.size = (unsigned)strlen(ca64);
-		if (gnutls_base64_decode2(&in, &out) < 0) {
-			sk_error_set(err, SK_EINVALID, "kubeconfig \"%s\": bad certificate-authority-data", path);
-			return NULL;
-		}
+	cur = json_string_value(json_object_get(doc, "current-context"));
+	ctx = kc_entry(doc, "contexts", "context", cur);
+	if (!ctx && (!cur || !*cur) && json_array_size(json_object_get(doc, "contexts")) == 1)
+		ctx = json_object_get(json_array_get(json_object_get(doc, "contexts"), 0), "context");
+	if (!ctx) {
+		sk_error_set(err, SK_EINVALID, "kubeconfig \"%s\": no context \"%s\"", path, cur ? cur : "");
+		return NULL;
+	}
+	cluster = kc_entry(doc, "clusters", "cluster", json_string_value(json_object_get(ctx, "cluster")));
+	user = kc_entry(doc, "users", "user", json_string_value(json_object_get(ctx, "user")));
+	server = json_string_value(json_object_get(cluster, "server"));
+	if (!server || !user) {
+		sk_error_set(err, SK_EINVALID, "kubeconfig \"%s\": the current context has no %s", path,
+			     !server ? "cluster server" : "user");
+		return NULL;
+	}
+	sk_error_clear(err);
+	ca = kc_pem(cluster, "certificate-authority", path, err);
+	if (!ca && err->code)
+		return NULL;
+	tfile = json_string_value(json_object_get(user, "tokenFile"));
+	if (json_string_value(json_object_get(user, "token")))
+		token = xstrdup(json_string_value(json_object_get(user, "token")));
+	else if (tfile && !(token = sk_read_file(tfile, NULL))) {
+		sk_error_errno(err, errno, "kubeconfig \"%s\": reading tokenFile \"%s\"", path, tfile);
+		return NULL;
+	}
+	if (token) {
+		token[strcspn(token, "\r\n")] = '\0';
+		return sk_client_new_http(server, token, ca, err);
+	}
+	cert = kc_pem(user, "client-certificate", path, err);
+	key = cert ? kc_pem(user, "client-key", path, err) : NULL;
+	if (!cert || !key) {
+		if (!err->code)
+			sk_error_set(err, SK_EINVALID,
+				     "kubeconfig \"%s\": the user has no token and no client certificate", path);
+		return NULL;
 	}
 	{
-		cleanup_free char *pem = out.data ? xstrndup((char *)out.data, out.size) : NULL;
+		cleanup_free char *both = xasprintf("%s%s", cert, key), *file = write_ca_file(both, err);
 
-		gnutls_free(out.data);
-		c = sk_client_new_http(server, token, pem, err);
+		if (!file)
+			return NULL;
+		c = sk_client_new_http_cert(server, file, file, ca, err);
+		if (c)
+			((http_client *)c->impl)->own_cert_file = true;
+		else
+			unlink(file);
 	}
 	return c;
 }

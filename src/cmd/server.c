@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		   "  --tls-san NAMES       further names or IPs of the serving certificate (comma-separated)\n"
 		   "  --token-auth-file F   users' bearer tokens, a CSV line each: token,user,uid[,groups]\n"
 		   "                        (upstream's static token file, read at start)\n"
-		   "  --admission-control-config-file FILE  an AdmissionConfiguration (JSON): PodSecurity's\n"
+		   "  --admission-control-config-file FILE  an AdmissionConfiguration (YAML/JSON): PodSecurity's\n"
 		   "                        defaults and exemptions (default: privileged, kube-system exempt)\n"
 		   "  --max-connections N   HTTPS connections in all (default: 7/8 of the descriptor limit)\n"
 		   "  --max-connections-per-address N  from one client address (default: half of that)\n"

@@ -251,15 +251,27 @@ def test_terminating_namespace_refuses_new_content(api_cluster):
 def test_exemptions_and_defaults_from_config_file(tmpdir_skiff):
     conf_dir = tempfile.mkdtemp(prefix="skiff-psa-")
     try:
-        with open(os.path.join(conf_dir, "podsecurity.json"), "w") as f:
-            json.dump({"apiVersion": "pod-security.admission.config.k8s.io/v1", "kind": "PodSecurityConfiguration",
-                       "defaults": {"enforce": "baseline", "enforce-version": "latest", "warn": "restricted"},
-                       "exemptions": {"namespaces": ["free"], "runtimeClasses": ["kata"],
-                                      "usernames": ["ops"]}}, f)
-        path = os.path.join(conf_dir, "admission.json")
+        # YAML, as upstream's documentation writes them (JSON is read too: below)
+        with open(os.path.join(conf_dir, "podsecurity.yaml"), "w") as f:
+            f.write("apiVersion: pod-security.admission.config.k8s.io/v1\n"
+                    "kind: PodSecurityConfiguration\n"
+                    "defaults:\n"
+                    "  enforce: \"baseline\"\n"
+                    "  enforce-version: \"latest\"\n"
+                    "  warn: restricted\n"
+                    "exemptions:\n"
+                    "  # Array of authenticated usernames to exempt.\n"
+                    "  usernames: [ops]\n"
+                    "  runtimeClasses:\n"
+                    "  - kata\n"
+                    "  namespaces: [\"free\"]\n")
+        path = os.path.join(conf_dir, "admission.yaml")
         with open(path, "w") as f:
-            json.dump({"apiVersion": "apiserver.config.k8s.io/v1", "kind": "AdmissionConfiguration",
-                       "plugins": [{"name": "PodSecurity", "path": "podsecurity.json"}]}, f)
+            f.write("apiVersion: apiserver.config.k8s.io/v1\n"
+                    "kind: AdmissionConfiguration\n"
+                    "plugins:\n"
+                    "- name: PodSecurity\n"
+                    "  path: podsecurity.yaml\n")
         tokens = os.path.join(conf_dir, "tokens.csv")
         with open(tokens, "w") as f:
             f.write('ops-token,ops,42,"system:masters"\n')
