@@ -4,7 +4,8 @@
  * under node-restriction.kubernetes.io/ or other kubernetes.io and k8s.io
  * labels a kubelet does not set), only its own Lease, create only mirror
  * pods bound to itself, update the status of, delete and evict only pods
- * bound to it, and write only the status of claims.
+ * bound to it, write only the status of claims, and ask only for
+ * ServiceAccount tokens bound to pods bound to it.
  *
  * Two of skiff's agent's writes a kubelet does not make are let through for
  * what is the node's own: a pod bound to it gets its GPU annotation (an
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "api/admission.h"
+#include "api/api-int.h"
 #include "api/authz-node.h"
 #include "util/util.h"
 
@@ -300,12 +302,40 @@ static int admit_lease(const char *node, sk_adm_request *a, sk_error_t *err)
 	return 0;
 }
 
+/* A TokenRequest of a node: bound to a pod of its own (upstream's
+ * admitServiceAccount), with upstream's messages. */
+static int admit_token(sk_api *api, const char *node, sk_adm_request *a, sk_error_t *err)
+{
+	json_t *ref = jget(json_object_get(a->obj, "spec"), "boundObjectRef", NULL);
+	cleanup_json json_t *pod = NULL;
+	const char *uid;
+
+	if (a->op != SK_ADM_CREATE || strcmp(a->sub, "token"))
+		return 0;
+	if (!json_is_object(ref) || strcmp(jstr2(ref, "apiVersion", NULL), "v1") ||
+	    strcmp(jstr2(ref, "kind", NULL), "Pod") || !*jstr2(ref, "name", NULL))
+		return forbid(err, a, "node requested token not bound to a pod");
+	uid = jstr2(ref, "uid", NULL);
+	if (!*uid)
+		return forbid(err, a, "node requested token with a pod binding without a uid");
+	pod = sk__stored_core(api, "pods", a->ns, jstr2(ref, "name", NULL));
+	if (!pod)
+		return sk_error_set(err, SK_ENOTFOUND, "pods \"%s\" not found", jstr2(ref, "name", NULL));
+	if (strcmp(uid, jstr2(pod, "metadata", "uid")))
+		return forbid(err, a,
+			      "the UID in the bound object reference (%s) does not match the UID in record. The object "
+			      "might have been deleted and then recreated",
+			      uid);
+	if (strcmp(jstr2(pod, "spec", "nodeName"), node))
+		return forbid(err, a, "node requested token bound to a pod scheduled on a different node");
+	return 0;
+}
+
 static int nr_validate(sk_api *api, sk_adm_request *a, sk_error_t *err)
 {
 	const char *node = sk__node_identity(a->user);
 	const char *g = a->res->group, *r = a->res->plural;
 
-	(void)api;
 	if (!node)
 		return 0;
 	if (!*node)
@@ -318,6 +348,8 @@ static int nr_validate(sk_api *api, sk_adm_request *a, sk_error_t *err)
 		return admit_pvc(node, a, err);
 	if (!strcmp(g, "coordination.k8s.io") && !strcmp(r, "leases"))
 		return admit_lease(node, a, err);
+	if (!g[0] && !strcmp(r, "serviceaccounts"))
+		return admit_token(api, node, a, err);
 	return 0;
 }
 

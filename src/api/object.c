@@ -174,3 +174,21 @@ char *sk__obj_prefix(const sk_api_resource *r, const char *ns)
 		return xasprintf("/registry/%s/%s/", seg, ns);
 	return xasprintf("/registry/%s/", seg);
 }
+
+json_t *sk__stored_core(sk_api *api, const char *plural, const char *ns, const char *name)
+{
+	const sk_api_resource *r = sk__resource_find("", "v1", plural);
+	cleanup_free char *key = NULL;
+	sk_error_t err = {0};
+	sk_store_kv kv;
+	json_t *o;
+
+	if (!r || !name || !*name)
+		return NULL;
+	key = sk__obj_key(r, ns, name);
+	if (sk_store_get(api->store, key, &kv, &err) < 0)
+		return NULL;
+	o = sk__obj_decode(kv.value, kv.len, kv.mod_rev);
+	sk_store_kv_release(&kv);
+	return o;
+}

@@ -20,21 +20,6 @@
 #define VOLUME_PREFIX "kube-api-access-"
 #define DEFAULT_SA "default"
 
-/* The stored ServiceAccount, or NULL. */
-static json_t *get_sa(sk_api *api, const char *ns, const char *name)
-{
-	cleanup_free char *key = sk__obj_key(sk__resource_find("", "v1", "serviceaccounts"), ns, name);
-	sk_error_t err = {0};
-	sk_store_kv kv;
-	json_t *o;
-
-	if (sk_store_get(api->store, key, &kv, &err) < 0)
-		return NULL;
-	o = sk__obj_decode(kv.value, kv.len, kv.mod_rev);
-	sk_store_kv_release(&kv);
-	return o;
-}
-
 /* Makes the namespace's default ServiceAccount (see the top). */
 static json_t *make_default(sk_api *api, const char *ns)
 {
@@ -46,7 +31,7 @@ static json_t *make_default(sk_api *api, const char *ns)
 	json_t *out = sk_client_create(c, path, obj, &err);
 
 	sk_client_free(c);
-	return out ? out : get_sa(api, ns, DEFAULT_SA);
+	return out ? out : sk__stored_core(api, "serviceaccounts", ns, DEFAULT_SA);
 }
 
 static int should_automount(json_t *sa, json_t *spec)
@@ -167,7 +152,7 @@ static int admit(sk_api *api, sk_adm_request *a, sk_error_t *err)
 		name = json_string_value(json_object_get(spec, "serviceAccountName"));
 	}
 	json_object_set_new(spec, "serviceAccount", json_string(name));
-	sa = get_sa(api, a->ns, name);
+	sa = sk__stored_core(api, "serviceaccounts", a->ns, name);
 	if (!sa && !strcmp(name, DEFAULT_SA) && !a->dry_run)
 		sa = make_default(api, a->ns);
 	if (!sa && !(a->dry_run && !strcmp(name, DEFAULT_SA)))

@@ -8,6 +8,7 @@
 
 #include <gnutls/crypto.h>
 
+#include "api/admission.h"
 #include "api/api-int.h"
 #include "api/authn.h"
 #include "api/jwt.h"
@@ -63,25 +64,6 @@ void sk__sa_free(sk_api *api)
 
 static struct sk__sa *sa_of(sk_api *api) { return __atomic_load_n(&api->sa, __ATOMIC_ACQUIRE); }
 
-/* The stored core/v1 object, or NULL. */
-static json_t *get_core(sk_api *api, const char *plural, const char *ns, const char *name)
-{
-	const sk_api_resource *r = sk__resource_find("", "v1", plural);
-	cleanup_free char *key = NULL;
-	sk_error_t err = {0};
-	sk_store_kv kv;
-	json_t *o;
-
-	if (!r || !name || !*name)
-		return NULL;
-	key = sk__obj_key(r, ns, name);
-	if (sk_store_get(api->store, key, &kv, &err) < 0)
-		return NULL;
-	o = sk__obj_decode(kv.value, kv.len, kv.mod_rev);
-	sk_store_kv_release(&kv);
-	return o;
-}
-
 static const char *meta(json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(json_object_get(o, "metadata"), key));
@@ -132,7 +114,7 @@ static int invalid(sk_error_t *err, const char *msg) { return sk_error_set(err, 
 /* Checks what a verified token is bound to, as upstream's validator. */
 static int check_bound(sk_api *api, const sk_sa_claims_out *c, int64_t now, sk_error_t *err)
 {
-	cleanup_json json_t *sa = get_core(api, "serviceaccounts", c->ns, c->sa_name), *o = NULL;
+	cleanup_json json_t *sa = sk__stored_core(api, "serviceaccounts", c->ns, c->sa_name), *o = NULL;
 
 	if (!sa)
 		return sk_error_set(err, SK_EUNAUTHORIZED, "serviceaccounts \"%s\" not found", c->sa_name);
@@ -142,7 +124,7 @@ static int check_bound(sk_api *api, const sk_sa_claims_out *c, int64_t now, sk_e
 		return sk_error_set(err, SK_EUNAUTHORIZED, "service account UID (%s) does not match claim (%s)",
 				    meta(sa, "uid") ?: "", c->sa_uid);
 	if (c->secret_name) {
-		o = get_core(api, "secrets", c->ns, c->secret_name);
+		o = sk__stored_core(api, "secrets", c->ns, c->secret_name);
 		if (!o || deleted_before(o, now))
 			return invalid(err, "service account token has been invalidated");
 		if (strcmp(meta(o, "uid") ?: "", c->secret_uid ?: ""))
@@ -152,7 +134,7 @@ static int check_bound(sk_api *api, const sk_sa_claims_out *c, int64_t now, sk_e
 		json_decref(steal_ptr(&o));
 	}
 	if (c->pod_name) {
-		o = get_core(api, "pods", c->ns, c->pod_name);
+		o = sk__stored_core(api, "pods", c->ns, c->pod_name);
 		if (!o || deleted_before(o, now))
 			return invalid(err, "service account token has been invalidated");
 		if (strcmp(meta(o, "uid") ?: "", c->pod_uid ?: ""))
@@ -160,7 +142,7 @@ static int check_bound(sk_api *api, const sk_sa_claims_out *c, int64_t now, sk_e
 					    "pod UID (%s) does not match service account pod ref claim (%s)",
 					    meta(o, "uid") ?: "", c->pod_uid ?: "");
 	} else if (c->node_name) {
-		o = get_core(api, "nodes", "", c->node_name);
+		o = sk__stored_core(api, "nodes", "", c->node_name);
 		if (!o || deleted_before(o, now) || (c->node_uid && strcmp(meta(o, "uid") ?: "", c->node_uid)))
 			return invalid(err, "service account token has been invalidated");
 	}
@@ -292,7 +274,7 @@ static int resolve_bound(sk_api *api, const char *ns, const char *sa_name, json_
 		sk__reply_status(resp, 400, "BadRequest", msg, NULL, NULL, NULL);
 		return -1;
 	}
-	o = get_core(api, plural, strcmp(plural, "nodes") ? ns : "", name);
+	o = sk__stored_core(api, plural, strcmp(plural, "nodes") ? ns : "", name);
 	if (!o) {
 		msg = xasprintf("%s \"%s\" not found", plural, name);
 		sk__reply_status_for(resp, 404, "NotFound", msg, "", plural, name, NULL);
@@ -319,7 +301,7 @@ static int resolve_bound(sk_api *api, const char *ns, const char *sa_name, json_
 	json_array_append(keep, o);
 	if (!strcmp(plural, "pods")) {
 		const char *node = json_string_value(json_object_get(json_object_get(o, "spec"), "nodeName"));
-		json_t *n = node && *node ? get_core(api, "nodes", "", node) : NULL;
+		json_t *n = node && *node ? sk__stored_core(api, "nodes", "", node) : NULL;
 
 		in->pod_name = meta(o, "name");
 		in->pod_uid = meta(o, "uid");
@@ -378,7 +360,7 @@ void sk__handle_sa_token(sk_api *api, const sk_api_request *req, const sk_path *
 		sk__reply_error(resp, &err, NULL, NULL);
 		return;
 	}
-	svc = get_core(api, "serviceaccounts", p->ns, p->name);
+	svc = sk__stored_core(api, "serviceaccounts", p->ns, p->name);
 	if (!svc) {
 		sk_error_set(&err, SK_ENOTFOUND, "serviceaccounts \"%s\" not found", p->name);
 		sk__reply_error(resp, &err, p->res, p->name);
@@ -406,6 +388,27 @@ void sk__handle_sa_token(sk_api *api, const sk_api_request *req, const sk_path *
 	if (!json_is_array(auds) || !json_array_size(auds)) {
 		json_object_set(spec, "audiences", sa->audiences);
 		auds = sa->audiences;
+	}
+	{
+		/* the admission chain sees the create of serviceaccounts/token
+		 * (NodeRestriction: a node's tokens are bound to its pods)
+		 * before the bound object is resolved, as upstream's TokenREST
+		 * runs createValidation first */
+		sk_adm_request a = {.op = SK_ADM_CREATE,
+				    .user = req->user,
+				    .res = p->res,
+				    .sub = "token",
+				    .ns = p->ns,
+				    .name = p->name,
+				    .obj = body,
+				    .dry_run = 0,
+				    .resp = resp};
+
+		if (sk__admission_validate(api, &a, &err) < 0) {
+			json_decref(a.causes);
+			sk__reply_error(resp, &err, p->res, p->name);
+			return;
+		}
 	}
 	if (resolve_bound(api, p->ns, p->name, json_object_get(spec, "boundObjectRef"), &in, keep, resp) < 0)
 		return;

@@ -151,4 +151,3 @@ json_t *sk_yaml_load(const char *text, size_t len, sk_error_t *err)
 	yaml_parser_delete(&p);
 	return doc;
 }
-

@@ -244,6 +244,40 @@ def test_node_reads_only_what_its_pods_reference(cluster):
     assert call(cluster, "/api/v1/namespaces/default/secrets/mine", cert=pem)[0] == 200
 
 
+def test_a_node_asks_only_for_tokens_bound_to_its_pods(cluster):
+    """NodeRestriction on TokenRequests (upstream's admitServiceAccount)."""
+    pem = node_cert(cluster, "k1")
+    cluster.kubectl("create", "secret", "generic", "tok-s", "--from-literal=k=v")
+    cluster.kubectl("create", "-f", "-", input=json.dumps(pod("tok-mine", "k1", "tok-s")))
+    cluster.kubectl("create", "-f", "-", input=json.dumps(pod("tok-theirs", "k2", "tok-s")))
+    mine = cluster.kjson("get", "pod", "tok-mine")["metadata"]["uid"]
+    theirs = cluster.kjson("get", "pod", "tok-theirs")["metadata"]["uid"]
+    path = "/api/v1/namespaces/default/serviceaccounts/default/token"
+
+    def ask(ref):
+        spec = {"audiences": ["https://kubernetes.default.svc.cluster.local"], "expirationSeconds": 3600}
+        if ref is not None:
+            spec["boundObjectRef"] = ref
+        return call(cluster, path, cert=pem, method="POST",
+                    body={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec})
+
+    code, out = ask({"apiVersion": "v1", "kind": "Pod", "name": "tok-mine", "uid": mine})
+    assert code == 201 and out["status"]["token"], out
+    for ref, why in [(None, "node requested token not bound to a pod"),
+                     ({"apiVersion": "v1", "kind": "Pod", "name": "tok-mine"},
+                      "node requested token with a pod binding without a uid"),
+                     ({"apiVersion": "v1", "kind": "Pod", "name": "tok-mine", "uid": theirs},
+                      f"the UID in the bound object reference ({theirs}) does not match the UID in record. "
+                      "The object might have been deleted and then recreated"),
+                     ({"apiVersion": "v1", "kind": "Pod", "name": "tok-theirs", "uid": theirs},
+                      "node requested token bound to a pod scheduled on a different node")]:
+        code, out = ask(ref)
+        assert code == 403, (ref, out)
+        assert out["message"] == f'serviceaccounts "default" is forbidden: {why}', out
+    # an administrator is not a node: no binding needed
+    assert cluster.kubectl("create", "token", "default").returncode == 0
+
+
 def test_node_restriction(cluster):
     pem = node_cert(cluster, "r1")
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "r1", "labels": {"kubernetes.io/os": "linux"}}}
