@@ -14,9 +14,8 @@ SKIFF = os.environ.get("SKIFF_BIN", os.path.join(ROOT, "build", "skiff"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "images"))
 from registry import Registry  # noqa: E402
 
-pytestmark = pytest.mark.agents
-
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (overlay mounts, chroot)")
+pytestmark = [pytest.mark.agents,
+              pytest.mark.skipif(os.geteuid() != 0, reason="needs root (overlay mounts, chroot)")]
 
 
 @pytest.fixture(scope="module")
