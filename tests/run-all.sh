@@ -14,6 +14,7 @@ run fuzz make --no-print-directory fuzz
 # then the ThreadSanitizer subset (none of which starts an agent). Each
 # writes to its own log, printed once all are done.
 logs=$(mktemp -d /tmp/skiff-test-logs.XXXXXX)
+export SKIFF_E2E_SLOW=${SKIFF_E2E_SLOW:-2}
 echo "== e2e and tsan (agents' partition beside the hollow one, then tsan; logs in $logs)"
 (SKIFF_E2E_PART=agents make --no-print-directory e2e >"$logs/e2e-agents" 2>&1; echo $? >"$logs/e2e-agents.rc") &
 (SKIFF_E2E_PART=hollow make --no-print-directory e2e >"$logs/e2e-hollow" 2>&1; echo $? >"$logs/e2e-hollow.rc"

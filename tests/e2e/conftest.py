@@ -18,6 +18,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SKIFF = os.environ.get("SKIFF_BIN", os.path.join(ROOT, "build", "skiff"))
 KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 TSAN_REPORT = b"WARNING: ThreadSanitizer"
+# Waits' deadlines are multiplied by this (SKIFF_E2E_SLOW; tests/run-all.sh
+# sets 2 while the two partitions share the machine): a slow machine waits
+# longer, a passing test takes no longer.
+SLOW = float(os.environ.get("SKIFF_E2E_SLOW", "1"))
 _clusters = []
 
 
@@ -49,7 +53,7 @@ class Cluster:
         self.proc = subprocess.Popen(
             [SKIFF, "server", "--data-dir", self.data_dir, "--listen", f"{self.listen_host}:{self.port}"] + self.extra,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.time() + timeout
+        deadline = time.time() + timeout * SLOW
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"skiff server exited with {self.proc.returncode}: {self.log()}")

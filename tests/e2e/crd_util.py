@@ -1,6 +1,7 @@
 """Helpers of the CRD end-to-end tests: a small CRD of our own and waits."""
 import json
 import time
+from conftest import SLOW  # noqa: E402
 
 GROUP = "stable.skiff.test"
 
@@ -47,7 +48,7 @@ def apply_doc(c, doc, *extra):
 
 
 def wait_served(c, plural, group=GROUP, version="v1", timeout=5):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     while time.time() < deadline:
         r = c.kubectl("get", "--raw", f"/apis/{group}/{version}", check=False)
         if r.returncode == 0 and any(x["name"] == plural for x in json.loads(r.stdout)["resources"]):

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import Cluster, ROOT, SKIFF
+from conftest import Cluster, ROOT, SKIFF, SLOW
 
 pytestmark = pytest.mark.agents
 
@@ -33,7 +33,7 @@ def images_dir():
 
 
 def wait_for(fn, timeout=60, interval=0.25, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     last = None
     while time.time() < deadline:
         last = fn()

@@ -5,7 +5,7 @@ import os
 import subprocess
 import time
 
-from conftest import KUBECTL, Cluster
+from conftest import KUBECTL, Cluster, SLOW
 
 CM = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%s"},"data":{"k":"v"}}'
 
@@ -21,7 +21,7 @@ def _watchers(c, n, outdir):
 
 
 def _wait_all_print(procs, word, timeout=60):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     missing = procs
     while time.time() < deadline:
         missing = [p for p in procs if word not in open(p[1]).read()]

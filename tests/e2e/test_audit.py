@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import SKIFF, Cluster
+from conftest import SKIFF, Cluster, SLOW
 
 POLICY = """apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -57,7 +57,7 @@ def c():
 def events(c, pred, want=1, timeout=20):
     """The audit events matching pred, once at least want of them are written."""
     path = os.path.join(c.data_dir, "audit", "audit.log")
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     found = []
     while time.time() < deadline:
         with open(path) as f:

@@ -3,10 +3,11 @@ all gone (a custom or a built-in owner) is deleted."""
 import time
 
 from crd_util import GROUP, apply_doc, crd_doc, wait_served
+from conftest import SLOW  # noqa: E402
 
 
 def wait_gone(c, *args, timeout=15):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     while time.time() < deadline:
         if c.kubectl("get", *args, check=False).returncode != 0:
             return True

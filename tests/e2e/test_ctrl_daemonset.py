@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import Cluster
+from conftest import Cluster, SLOW
 
 
 def now():
@@ -19,7 +19,7 @@ def now():
 
 
 def wait(fn, timeout=30, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     last = None
     while time.time() < deadline:
         last = fn()

@@ -6,6 +6,7 @@ import json
 import time
 
 import pytest
+from conftest import SLOW  # noqa: E402
 
 MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
 SERVICE_NAME = "kubernetes.io/service-name"
@@ -16,7 +17,7 @@ def now():
 
 
 def wait(fn, timeout=20, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     last = None
     while time.time() < deadline:
         last = fn()

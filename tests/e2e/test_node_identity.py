@@ -19,7 +19,7 @@ import urllib.request
 
 import pytest
 
-from conftest import SKIFF, Cluster
+from conftest import SKIFF, Cluster, SLOW
 
 pytestmark = pytest.mark.agents
 
@@ -76,7 +76,7 @@ def csr_body(name, request, signer=KUBELET_SIGNER, usages=("digital signature", 
 
 
 def wait_for(pred, timeout=30, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     while time.time() < deadline:
         v = pred()
         if v:

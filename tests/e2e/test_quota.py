@@ -9,10 +9,11 @@ import time
 import pytest
 from kubernetes import client
 from kubernetes.client.rest import ApiException
+from conftest import SLOW  # noqa: E402
 
 
 def wait_for(fn, timeout=30, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     last = None
     while time.time() < deadline:
         last = fn()

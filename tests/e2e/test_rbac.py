@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from conftest import Cluster
+from conftest import Cluster, SLOW
 
 TOKENS = """\
 alice-token,alice,1001,"team-a"
@@ -67,7 +67,7 @@ def user_client(c, token):
 
 
 def wait_for(fn, what, timeout=20):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     while time.time() < deadline:
         if fn():
             return

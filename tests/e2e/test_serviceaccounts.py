@@ -14,13 +14,13 @@ import uuid
 
 import pytest
 
-from conftest import KUBECTL
+from conftest import KUBECTL, SLOW
 
 API_AUD = "https://kubernetes.default.svc.cluster.local"
 
 
 def wait_for(fn, timeout=30, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     while time.time() < deadline:
         v = fn()
         if v:
