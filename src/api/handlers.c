@@ -1572,6 +1572,7 @@ static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p
 	cleanup_json json_t *ev = parse_body(req, &err), *out = NULL;
 	cleanup_free char *conditional = NULL;
 	delete_opts o = {.grace = -1, .user = req->user, .resp = resp};
+	char rvbuf[32];
 	json_t *dopt, *pre;
 	int checked = 0;
 
@@ -1608,10 +1609,31 @@ static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p
 		}
 		if (meta_str(pod, "deletionTimestamp") || o.dry_run)
 			break;
+		/* the preconditions hold for the pod the condition is added to,
+		 * and the delete then expects the revision that update made */
+		if (o.pre_uid && strcmp(o.pre_uid, meta_str(pod, "uid") ? meta_str(pod, "uid") : "")) {
+			sk_error_set(&err, SK_ECONFLICT,
+				     "Precondition failed: UID in precondition: %s, UID in object meta: %s", o.pre_uid,
+				     meta_str(pod, "uid"));
+			goto fail;
+		}
+		if (o.pre_rv && strtoll(o.pre_rv, NULL, 10) != rev) {
+			sk_error_set(&err, SK_ECONFLICT,
+				     "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in "
+				     "object meta: %lld",
+				     o.pre_rv, (long long)rev);
+			goto fail;
+		}
 		set_condition(pod, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting");
 		json_object_del(meta_of(pod), "resourceVersion");
-		if (store_update(api, p->res, pod, rev, NULL, &err) >= 0)
+		rev = store_update(api, p->res, pod, rev, NULL, &err);
+		if (rev >= 0) {
+			if (o.pre_rv) {
+				snprintf(rvbuf, sizeof(rvbuf), "%lld", (long long)rev);
+				o.pre_rv = rvbuf;
+			}
 			break;
+		}
 		if (err.code != SK_ECONFLICT)
 			goto fail;
 		if (conditional && !o.pre_rv) {

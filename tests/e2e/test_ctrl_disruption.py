@@ -247,7 +247,18 @@ def test_budgets_and_eviction(cluster):
     # a pod no budget selects goes at once; so does a pod still Pending
     core.create_namespaced_pod(ns, {"metadata": {"name": "lone"}, "spec": {
         "nodeName": "n1", "containers": [{"name": "c", "image": "busybox:1.36"}]}})
-    evict(core, ns, "lone")
+    wait(lambda: is_ready(core.read_namespaced_pod("lone", ns)), what="lone pod ready")
+    rv = core.read_namespaced_pod("lone", ns).metadata.resource_version
+
+    def evict_at(version):
+        return core.create_namespaced_pod_eviction("lone", ns, client.V1Eviction(
+            metadata=client.V1ObjectMeta(name="lone", namespace=ns),
+            delete_options=client.V1DeleteOptions(preconditions=client.V1Preconditions(resource_version=version))))
+    with pytest.raises(ApiException) as e:
+        evict_at(str(int(rv) - 1))
+    assert e.value.status == 409 and "Precondition failed" in json.loads(e.value.body)["message"]
+    evict_at(rv)
+    wait(lambda: "lone" not in [p.metadata.name for p in core.list_namespaced_pod(ns).items], what="lone gone")
     c.kubectl("-n", ns, "delete", "pdb,rc", "--all")
 
 
