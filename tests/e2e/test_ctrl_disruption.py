@@ -59,6 +59,8 @@ class Kubelets(threading.Thread):
             ns, name = p.metadata.namespace, p.metadata.name
             if p.metadata.deletion_timestamp:
                 self.core.delete_namespaced_pod(name, ns, grace_period_seconds=0)
+            elif (p.metadata.labels or {}).get("sim") == "unready":
+                continue  # the test sets this pod's status
             elif p.spec.node_name and not is_ready(p) and p.status.phase not in ("Succeeded", "Failed"):
                 t = now()
                 self.core.patch_namespaced_pod_status(name, ns, {"status": {"phase": "Running", "conditions": [
@@ -244,6 +246,20 @@ def test_budgets_and_eviction(cluster):
         evict(core, ns, victim)
     assert e.value.status == 500 and "more than one PodDisruptionBudget" in json.loads(e.value.body)["message"]
     policy.delete_namespaced_pod_disruption_budget("db2", ns)
+    # an unready pod: kept while the budget is short (IfHealthyBudget), let go with AlwaysAllow
+    core.create_namespaced_pod(ns, {"metadata": {"name": "sick", "labels": {"app": "sick", "sim": "unready"}},
+                                    "spec": {"nodeName": "n2",
+                                             "containers": [{"name": "c", "image": "busybox:1.36"}]}})
+    core.patch_namespaced_pod_status("sick", ns, {"status": {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "False", "lastTransitionTime": now()}]}})
+    policy.create_namespaced_pod_disruption_budget(ns, pdb_manifest("sick", "sick", minAvailable=1))
+    wait(lambda: status("sick", expected_pods=1, desired_healthy=1), what="sick budget")
+    with pytest.raises(ApiException) as e:
+        evict(core, ns, "sick")
+    assert e.value.status == 429 and "needs 1 healthy pods and has 0 currently" in e.value.body
+    policy.patch_namespaced_pod_disruption_budget("sick", ns, {"spec": {"unhealthyPodEvictionPolicy": "AlwaysAllow"}})
+    evict(core, ns, "sick")
+    assert status("sick", disruptions_allowed=0)
     # a pod no budget selects goes at once; so does a pod still Pending
     core.create_namespaced_pod(ns, {"metadata": {"name": "lone"}, "spec": {
         "nodeName": "n1", "containers": [{"name": "c", "image": "busybox:1.36"}]}})
