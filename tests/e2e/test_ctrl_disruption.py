@@ -217,6 +217,8 @@ def test_budgets_and_eviction(cluster):
         assert e.value.status == 422 and json.loads(e.value.body)["details"]["causes"][0]["field"] == field
 
     pods = sorted(p.metadata.name for p in ready_pods(core, ns, "app=db"))
+    # no node takes a replacement until the refusal below is checked
+    c.kubectl("cordon", "n1", "n2")
     # a dry run takes nothing
     evict(core, ns, pods[0], dry_run="All")
     assert status("db", disruptions_allowed=1) and pods[0] in [p.metadata.name for p in live_pods(core, ns, "app=db")]
@@ -225,6 +227,7 @@ def test_budgets_and_eviction(cluster):
     # the eviction took the disruption (disruptedPods names the pod until it is gone)
     assert st.disruptions_allowed == 0 and set(st.disrupted_pods or {}) <= {pods[0]}
     assert [x.reason for x in st.conditions if x.type == "DisruptionAllowed"] == ["InsufficientPods"]
+    wait(lambda: status("db", current_healthy=2, disruptions_allowed=0), what="budget after the eviction")
     with pytest.raises(ApiException) as e:
         evict(core, ns, pods[1])
     body = json.loads(e.value.body)
@@ -234,6 +237,7 @@ def test_budgets_and_eviction(cluster):
                                           "message": "The disruption budget db needs 2 healthy pods and has 2 "
                                                      "currently"}]
     # the replacement turns Ready: the budget allows one again and the eviction goes through
+    c.kubectl("uncordon", "n1", "n2")
     wait(lambda: status("db", disruptions_allowed=1, current_healthy=3), what="budget back")
     assert not (policy.read_namespaced_pod_disruption_budget_status("db", ns).status.disrupted_pods or {})
     evict(core, ns, pods[1])
