@@ -3,7 +3,8 @@
  * expected (the pods, or the scale of their controllers), how many are
  * healthy (Ready, not being deleted, not just evicted) and so how many
  * disruptions are allowed; status.disruptedPods forgets evictions whose pod
- * was not deleted within two minutes. */
+ * was not deleted within two minutes, and such a pod's DisruptionTarget
+ * condition turns False. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,10 +51,28 @@ int sk_disruption_expected(json_t *spec, int64_t npods, int64_t scale, int64_t *
 	return 0;
 }
 
+int64_t sk_disruption_stale_wait(json_t *pod, int64_t now)
+{
+	json_t *c = sk_kube_condition_get(json_object_get(pod, "status"), "DisruptionTarget");
+	const char *phase = sk_kube_jstr(pod, "status.phase");
+	const char *st = json_string_value(json_object_get(c, "status"));
+	const char *reason = json_string_value(json_object_get(c, "reason"));
+	int64_t since = 0, wait;
+
+	if (sk_kube_jget(pod, "metadata.deletionTimestamp") || !st || strcmp(st, "True") ||
+	    (reason && !strcmp(reason, "TerminationByKubelet")) ||
+	    (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"))))
+		return -1;
+	sk_time_parse(json_string_value(json_object_get(c, "lastTransitionTime")), &since);
+	wait = since + SK_KUBE_PDB_DELETION_TIMEOUT_SECS - now;
+	return wait < 0 ? 0 : wait;
+}
+
 /* ---- the controller ---- */
 
 typedef struct pdb_state {
 	sk_informer *pdbs, *rcs;
+	sk_controller *stale; /* pods whose DisruptionTarget condition may go stale */
 } pdb_state;
 
 static pdb_state *state_of(sk_controller *k) { return k->state; }
@@ -324,10 +343,43 @@ static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 {
 	sk_controller *k = ud;
 
-	(void)ev;
 	if (old && old != pod)
 		enqueue_pod_pdbs(k, old);
 	enqueue_pod_pdbs(k, pod);
+	if (ev != SK_INF_DELETE && sk_disruption_stale_wait(pod, sk__now()) >= 0) {
+		cleanup_free char *key = sk__key(pod);
+
+		sk__queue_add(state_of(k)->stale->q, key);
+	}
+}
+
+/* syncStalePodDisruption: a DisruptionTarget condition whose pod was not
+ * deleted within two minutes turns False. */
+static int sync_stale(sk_controller *k, const char *key)
+{
+	char ns[256], name[256];
+	cleanup_json json_t *pod = NULL, *patch = NULL, *out = NULL, *now = sk__time_json(sk__now());
+	cleanup_free char *path = NULL;
+	sk_error_t err = {0};
+	int64_t wait;
+
+	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
+	pod = sk_informer_get(k->ctl->pods, ns, name);
+	if (!pod || (wait = sk_disruption_stale_wait(pod, sk__now())) < 0)
+		return 0;
+	if (wait > 0) {
+		sk__queue_add_after(k->q, key, wait * 1000 + 100);
+		return 0;
+	}
+	patch = json_pack("{s:{s:s?}, s:{s:[{s:s, s:s, s:O}]}}", "metadata", "resourceVersion",
+			  sk_kube_jstr(pod, "metadata.resourceVersion"), "status", "conditions", "type",
+			  "DisruptionTarget", "status", "False", "lastTransitionTime", now);
+	path = sk__path("/api/v1", "pods", ns, name, "status");
+	out = sk_client_patch(k->ctl->c, path, "application/strategic-merge-patch+json", patch, &err);
+	if (!out)
+		return err.code == SK_ENOTFOUND ? 0 : -1;
+	sk_informer_write(k->ctl->pods, out);
+	return 0;
 }
 
 int sk__disruption_init(struct sk_ctrl *ctl, sk_error_t *err)
@@ -338,6 +390,7 @@ int sk__disruption_init(struct sk_ctrl *ctl, sk_error_t *err)
 	(void)err;
 	st->pdbs = sk__ctrl_extra(ctl, PDB_PREFIX "/poddisruptionbudgets", "policy/v1", "PodDisruptionBudget");
 	st->rcs = sk__ctrl_extra(ctl, "/api/v1/replicationcontrollers", "v1", "ReplicationController");
+	st->stale = sk__controller_add(ctl, "disruption-stale-pods", sync_stale, NULL);
 	k = sk__controller_add(ctl, "disruption", sync_pdb, st);
 	k->primary = st->pdbs;
 	k->resync_secs = 30;

@@ -21,4 +21,11 @@ int sk_disruption_needs_scale(json_t *spec);
 int sk_disruption_expected(json_t *spec, int64_t npods, int64_t scale, int64_t *expected, int64_t *desired,
 			   sk_error_t *err);
 
+/* How long (seconds) until the pod's DisruptionTarget condition is stale:
+ * -1 when it has none to clear (none, not True, the kubelet's, a terminal
+ * or terminating pod), else 0 once two minutes have passed since it was
+ * set without the pod being deleted
+ * (nonTerminatingPodHasStaleDisruptionCondition). */
+int64_t sk_disruption_stale_wait(json_t *pod, int64_t now);
+
 #endif

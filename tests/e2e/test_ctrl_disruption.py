@@ -264,6 +264,18 @@ def test_budgets_and_eviction(cluster):
     policy.patch_namespaced_pod_disruption_budget("sick", ns, {"spec": {"unhealthyPodEvictionPolicy": "AlwaysAllow"}})
     evict(core, ns, "sick")
     assert status("sick", disruptions_allowed=0)
+    # a DisruptionTarget condition whose pod was not deleted within two minutes turns False
+    core.create_namespaced_pod(ns, {"metadata": {"name": "spared", "labels": {"sim": "unready"}},
+                                    "spec": {"nodeName": "n2",
+                                             "containers": [{"name": "c", "image": "busybox:1.36"}]}})
+    core.patch_namespaced_pod_status("spared", ns, {"status": {"phase": "Running", "conditions": [
+        {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+         "message": "Eviction API: evicting", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})
+
+    def target(name):
+        return [x.status for x in core.read_namespaced_pod_status(name, ns).status.conditions or []
+                if x.type == "DisruptionTarget"]
+    wait(lambda: target("spared") == ["False"], what="stale DisruptionTarget cleared")
     # a pod no budget selects goes at once; so does a pod still Pending
     core.create_namespaced_pod(ns, {"metadata": {"name": "lone"}, "spec": {
         "nodeName": "n1", "containers": [{"name": "c", "image": "busybox:1.36"}]}})

@@ -1,7 +1,7 @@
 /* Unit tests for PodDisruptionBudget arithmetic: expected and desired pods
  * (upstream's getExpectedPodCount: percentages round up for minAvailable
- * and maxUnavailable alike), disruptionsAllowed, and the DisruptionAllowed
- * condition. */
+ * and maxUnavailable alike), disruptionsAllowed, the DisruptionAllowed
+ * condition, and when a pod's DisruptionTarget condition goes stale. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -119,12 +119,47 @@ static void test_condition(void **state)
 	assert_string_equal(json_string_value(json_object_get(c, "lastTransitionTime")), "2026-01-01T00:01:00Z");
 }
 
+static json_t *pod_with(const char *phase, const char *cond_status, const char *reason, int deleting)
+{
+	json_t *pod = json_pack("{s:{}, s:{s:s, s:[{s:s, s:s, s:s, s:s}]}}", "metadata", "status", "phase", phase,
+				"conditions", "type", "DisruptionTarget", "status", cond_status, "reason", reason,
+				"lastTransitionTime", "2026-01-01T00:00:00Z");
+
+	if (deleting)
+		json_object_set_new(json_object_get(pod, "metadata"), "deletionTimestamp",
+				    json_string("2026-01-01T00:00:10Z"));
+	return pod;
+}
+
+static void test_stale_condition(void **state)
+{
+	int64_t t0 = 0;
+	cleanup_json json_t *evicted = pod_with("Running", "True", "EvictionByEvictionAPI", 0);
+	cleanup_json json_t *deleting = pod_with("Running", "True", "EvictionByEvictionAPI", 1);
+	cleanup_json json_t *kubelet = pod_with("Running", "True", "TerminationByKubelet", 0);
+	cleanup_json json_t *done = pod_with("Failed", "True", "EvictionByEvictionAPI", 0);
+	cleanup_json json_t *cleared = pod_with("Running", "False", "EvictionByEvictionAPI", 0);
+	cleanup_json json_t *none = json_pack("{s:{s:s}}", "status", "phase", "Running");
+
+	(void)state;
+	assert_int_equal(sk_time_parse("2026-01-01T00:00:00Z", &t0), 0);
+	/* two minutes after the condition, unless the pod went */
+	assert_int_equal(sk_disruption_stale_wait(evicted, t0 + 30), 90);
+	assert_int_equal(sk_disruption_stale_wait(evicted, t0 + 120), 0);
+	assert_int_equal(sk_disruption_stale_wait(evicted, t0 + 600), 0);
+	assert_int_equal(sk_disruption_stale_wait(deleting, t0 + 600), -1);
+	assert_int_equal(sk_disruption_stale_wait(kubelet, t0 + 600), -1);
+	assert_int_equal(sk_disruption_stale_wait(done, t0 + 600), -1);
+	assert_int_equal(sk_disruption_stale_wait(cleared, t0 + 600), -1);
+	assert_int_equal(sk_disruption_stale_wait(none, t0 + 600), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_min_available), cmocka_unit_test(test_max_unavailable),
 		cmocka_unit_test(test_needs_scale),   cmocka_unit_test(test_allowed),
-		cmocka_unit_test(test_condition),
+		cmocka_unit_test(test_condition),     cmocka_unit_test(test_stale_condition),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
