@@ -260,6 +260,16 @@ int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_erro
 /* Guaranteed, Burstable or BestEffort (static string). */
 void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
+/* pods/eviction's budgets (eviction.c): whether the pod's state lets an
+ * eviction skip them (terminal, Pending or being deleted); the check of the
+ * one budget that selects pod, decrementing it (unless dry_run): 0 to go
+ * on deleting (*conditional, malloc'd: the budget's name when the delete
+ * must find the pod as read, an unready pod's), -1 after replying (429
+ * while the budget allows no disruption, 500 for more than one budget);
+ * the 429 of a conditional delete that lost its race. */
+int sk__eviction_can_ignore_budgets(json_t *pod);
+int sk__eviction_check_budgets(sk_api *api, json_t *pod, int dry_run, char **conditional, sk_api_response *resp);
+void sk__eviction_too_many(sk_api_response *resp, const char *pdb_name);
 /* pods/exec, pods/attach, pods/portforward (stream.c). */
 void sk__handle_stream(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 /* logs.c, shared with stream.c: a GET through the handler (NULL after

@@ -351,6 +351,28 @@ static void defaults_replicaset(json_t *rs)
 	defaults_template(spec);
 }
 
+/* SetDefaults_ReplicationController: the selector and the object's labels
+ * from the template's labels when empty, one replica. */
+static void defaults_replicationcontroller(json_t *rc)
+{
+	json_t *spec = get_obj(rc, "spec");
+	json_t *labels = get_obj(get_obj(get_obj(spec, "template"), "metadata"), "labels");
+	json_t *meta = get_obj(rc, "metadata");
+	json_t *sel = json_object_get(spec, "selector");
+
+	if (!spec)
+		return;
+	if (labels) {
+		if (!json_is_object(sel) || !json_object_size(sel))
+			json_object_set_new(spec, "selector", json_deep_copy(labels));
+		if (meta && (!json_is_object(json_object_get(meta, "labels")) ||
+			     !json_object_size(json_object_get(meta, "labels"))))
+			json_object_set_new(meta, "labels", json_deep_copy(labels));
+	}
+	def(spec, "replicas", json_integer(1));
+	defaults_template(spec);
+}
+
 /* SetDefaults_DaemonSet */
 static void defaults_daemonset(json_t *ds)
 {
@@ -664,6 +686,7 @@ static const struct {
 	{"Deployment", defaults_deployment},
 	{"ReplicaSet", defaults_replicaset},
 	{"DaemonSet", defaults_daemonset},
+	{"ReplicationController", defaults_replicationcontroller},
 	{"Job", defaults_job},
 	{"CronJob", defaults_cronjob},
 	{"Service", defaults_service},

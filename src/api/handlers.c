@@ -1562,14 +1562,29 @@ fail:
 	sk__reply_error(resp, &err, p->res, p->name);
 }
 
+/* POST pods/NAME/eviction: the pod's disruption budget (eviction.c) is
+ * checked and taken unless the pod's state lets it go without; then the
+ * DisruptionTarget condition and the delete, with the Eviction's
+ * deleteOptions. */
 static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	sk_error_t err = {0};
 	cleanup_json json_t *ev = parse_body(req, &err), *out = NULL;
+	cleanup_free char *conditional = NULL;
 	delete_opts o = {.grace = -1, .user = req->user, .resp = resp};
+	char rvbuf[32];
+	json_t *dopt, *pre;
+	int checked = 0;
 
 	if (!ev)
 		goto fail;
+	dopt = json_object_get(ev, "deleteOptions");
+	pre = json_object_get(dopt, "preconditions");
+	if (json_is_integer(json_object_get(dopt, "gracePeriodSeconds")))
+		o.grace = json_integer_value(json_object_get(dopt, "gracePeriodSeconds"));
+	o.pre_uid = json_string_value(json_object_get(pre, "uid"));
+	o.pre_rv = json_string_value(json_object_get(pre, "resourceVersion"));
+	o.dry_run = is_dry_run(req) || json_array_size(json_object_get(dopt, "dryRun"));
 	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
 		int64_t rev;
 		cleanup_json json_t *pod = load(api, p->res, p->ns, p->name, &rev, &err);
@@ -1582,25 +1597,50 @@ static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p
 				      .name = p->name,
 				      .obj = ev,
 				      .old = pod,
-				      .dry_run = is_dry_run(req),
+				      .dry_run = o.dry_run,
 				      .resp = resp};
 
 		if (!pod || (!attempt && sk__admission_validate(api, &adm, &err) < 0))
 			goto fail;
-		if (meta_str(pod, "deletionTimestamp"))
+		if (!checked && !sk__eviction_can_ignore_budgets(pod)) {
+			if (sk__eviction_check_budgets(api, pod, o.dry_run, &conditional, resp) < 0)
+				return;
+			checked = 1;
+		}
+		if (meta_str(pod, "deletionTimestamp") || o.dry_run)
 			break;
+		/* the preconditions hold for the pod the condition is added to,
+		 * and the delete then expects the revision that update made */
+		if (o.pre_uid && strcmp(o.pre_uid, meta_str(pod, "uid") ? meta_str(pod, "uid") : "")) {
+			sk_error_set(&err, SK_ECONFLICT,
+				     "Precondition failed: UID in precondition: %s, UID in object meta: %s", o.pre_uid,
+				     meta_str(pod, "uid"));
+			goto fail;
+		}
+		if (o.pre_rv && strtoll(o.pre_rv, NULL, 10) != rev) {
+			sk_error_set(&err, SK_ECONFLICT,
+				     "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in "
+				     "object meta: %lld",
+				     o.pre_rv, (long long)rev);
+			goto fail;
+		}
 		set_condition(pod, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting");
 		json_object_del(meta_of(pod), "resourceVersion");
-		if (store_update(api, p->res, pod, rev, NULL, &err) >= 0)
+		rev = store_update(api, p->res, pod, rev, NULL, &err);
+		if (rev >= 0) {
+			if (o.pre_rv) {
+				snprintf(rvbuf, sizeof(rvbuf), "%lld", (long long)rev);
+				o.pre_rv = rvbuf;
+			}
 			break;
+		}
 		if (err.code != SK_ECONFLICT)
 			goto fail;
-	}
-	{
-		json_t *dopt = json_object_get(ev, "deleteOptions");
-
-		if (json_is_integer(json_object_get(dopt, "gracePeriodSeconds")))
-			o.grace = json_integer_value(json_object_get(dopt, "gracePeriodSeconds"));
+		if (conditional && !o.pre_rv) {
+			/* the unready pod changed since the budget let it go */
+			sk__eviction_too_many(resp, conditional);
+			return;
+		}
 	}
 	if (delete_one(api, p->res, p->ns, p->name, &o, &out, &err) < 0)
 		goto fail;

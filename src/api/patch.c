@@ -116,6 +116,7 @@ static const struct {
 	{"Service", "Service"},
 	{"Namespace", "WithConditions"},
 	{"PersistentVolumeClaim", "WithConditions"},
+	{"PodDisruptionBudget", "WithConditions"},
 	{"ServiceAccount", "ServiceAccount"},
 	{"Endpoints", "Object"},
 	{"ConfigMap", "Object"},

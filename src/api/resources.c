@@ -22,6 +22,8 @@ extern const sk_api_resource sk__kinds_networking[];
 extern const size_t sk__nkinds_networking;
 extern const sk_api_resource sk__kinds_authorization[];
 extern const size_t sk__nkinds_authorization;
+extern const sk_api_resource sk__kinds_policy[];
+extern const size_t sk__nkinds_policy;
 extern const sk_api_resource sk__kinds_rbac[];
 extern const size_t sk__nkinds_rbac;
 extern const sk_api_resource sk__kinds_node[];
@@ -48,6 +50,7 @@ static const struct {
 	{sk__kinds_batch, &sk__nkinds_batch},
 	{sk__kinds_authorization, &sk__nkinds_authorization},
 	{sk__kinds_networking, &sk__nkinds_networking},
+	{sk__kinds_policy, &sk__nkinds_policy},
 	{sk__kinds_rbac, &sk__nkinds_rbac},
 	{sk__kinds_certificates, &sk__nkinds_certificates},
 	{sk__kinds_coordination, &sk__nkinds_coordination},

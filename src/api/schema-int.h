@@ -82,5 +82,6 @@ extern const sk_schema sk__storageclass, sk__deployment, sk__replicaset, sk__dae
 	sk__endpointslice, sk__networkpolicy, sk__csr;
 extern const sk_schema sk__role, sk__clusterrole, sk__rolebinding, sk__clusterrolebinding, sk__sar, sk__lsar, sk__ssar,
 	sk__ssrr;
+extern const sk_schema sk__replicationcontroller, sk__pdb;
 
 #endif

@@ -754,6 +754,38 @@ static const struct col replicaset_cols[] = {
 	WIDE("Selector", "string", D_RS_SELECTOR),
 };
 
+static const struct col replicationcontroller_cols[] = {
+	C_NAME,
+	COL("Desired", "integer",
+	    "Number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults "
+	    "to 1. More info: "
+	    "https://kubernetes.io/docs/concepts/workloads/controllers/"
+	    "replicationcontroller#what-is-a-replicationcontroller"),
+	COL("Current", "integer",
+	    "Replicas is the most recently observed number of replicas. More info: "
+	    "https://kubernetes.io/docs/concepts/workloads/controllers/"
+	    "replicationcontroller#what-is-a-replicationcontroller"),
+	COL("Ready", "integer", "The number of ready replicas for this replication controller."),
+	C_AGE,
+	C_CONTAINERS,
+	C_IMAGES,
+	WIDE("Selector", "string",
+	     "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is "
+	     "defaulted to the labels present on the Pod template. Label keys and values that must match in order to "
+	     "be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: "
+	     "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"),
+};
+
+static const struct col pdb_cols[] = {
+	C_NAME,
+	COL("Min Available", "string",
+	    "The minimum number of pods that must be available, either as an absolute number or as a percentage."),
+	COL("Max Unavailable", "string",
+	    "The maximum number of pods that may be unavailable, either as an absolute number or as a percentage."),
+	COL("Allowed Disruptions", "integer", "Calculated number of pods that may be disrupted at this time."),
+	C_AGE,
+};
+
 static const struct col daemonset_cols[] = {
 	C_NAME,
 	COL("Desired", "integer", D_DS_DESIRED),
@@ -1279,6 +1311,41 @@ static void replicaset_cells(json_t *cells, json_t *rs, int64_t now)
 	add_age(cells, rs, now);
 	add_containers(cells, jpath(rs, "spec.template.spec.containers"));
 	add_label_selector(cells, jpath(rs, "spec.selector"));
+}
+
+static void replicationcontroller_cells(json_t *cells, json_t *rc, int64_t now)
+{
+	add_s(cells, jstr(rc, "metadata.name"));
+	add_i(cells, jint(rc, "spec.replicas", 1));
+	add_i(cells, jint(rc, "status.replicas", 0));
+	add_i(cells, jint(rc, "status.readyReplicas", 0));
+	add_age(cells, rc, now);
+	add_containers(cells, jpath(rc, "spec.template.spec.containers"));
+	add_labels(cells, jpath(rc, "spec.selector"));
+}
+
+/* An int-or-string as printed ("N/A" when unset). */
+static void add_intstr(json_t *cells, json_t *v)
+{
+	char buf[32];
+
+	if (json_is_string(v)) {
+		add_s(cells, json_string_value(v));
+	} else if (json_is_integer(v)) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+		add_s(cells, buf);
+	} else {
+		add_s(cells, "N/A");
+	}
+}
+
+static void pdb_cells(json_t *cells, json_t *pdb, int64_t now)
+{
+	add_s(cells, jstr(pdb, "metadata.name"));
+	add_intstr(cells, jpath(pdb, "spec.minAvailable"));
+	add_intstr(cells, jpath(pdb, "spec.maxUnavailable"));
+	add_i(cells, jint(pdb, "status.disruptionsAllowed", 0));
+	add_age(cells, pdb, now);
 }
 
 static void daemonset_cells(json_t *cells, json_t *ds, int64_t now)
@@ -2144,6 +2211,8 @@ static const struct printer printers[] = {
 	PRINTER("Deployment", deployment_cols, deployment_cells),
 	PRINTER("ReplicaSet", replicaset_cols, replicaset_cells),
 	PRINTER("DaemonSet", daemonset_cols, daemonset_cells),
+	PRINTER("ReplicationController", replicationcontroller_cols, replicationcontroller_cells),
+	PRINTER("PodDisruptionBudget", pdb_cols, pdb_cells),
 	PRINTER("ControllerRevision", controllerrevision_cols, controllerrevision_cells),
 	PRINTER("Job", job_cols, job_cells),
 	PRINTER("CronJob", cronjob_cols, cronjob_cells),

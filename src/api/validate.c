@@ -1415,6 +1415,64 @@ static void validate_replicaset(E, json_t *rs)
 	validate_template_restart_always(e, spec);
 }
 
+/* ValidateReplicationControllerSpec: the selector is a map of labels. */
+static void validate_replicationcontroller(E, json_t *rc)
+{
+	json_t *spec = obj(rc, "spec");
+	json_t *sel = obj(spec, "selector");
+	json_t *tmpl = obj(spec, "template");
+	json_t *labels = obj(obj(tmpl, "metadata"), "labels");
+
+	validate_meta(e, rc, true, NAME_SUBDOMAIN, "");
+	non_negative(e, spec, "spec", "minReadySeconds");
+	if (!sel || !json_object_size(sel))
+		sk__vrequired(e, "spec.selector", "");
+	else
+		validate_labels(e, sel, "spec.selector");
+	non_negative(e, spec, "spec", "replicas");
+	if (!tmpl) {
+		sk__vrequired(e, "spec.template", "");
+		return;
+	}
+	if (sel && json_object_size(sel)) {
+		cleanup_json json_t *ls = json_pack("{s:O}", "matchLabels", sel);
+
+		if (!selector_matches(ls, labels ? labels : json_object_get(tmpl, "")))
+			sk__vinvalid(e, "spec.template.metadata.labels", labels,
+				     "`selector` does not match template `labels`");
+	}
+	validate_labels(e, labels, "spec.template.metadata.labels");
+	validate_annotations(e, obj(obj(tmpl, "metadata"), "annotations"), "spec.template.metadata.annotations");
+	validate_pod_spec(e, obj(tmpl, "spec"), "spec.template.");
+	{
+		json_t *rp = json_object_get(obj(tmpl, "spec"), "restartPolicy");
+		json_t *ads = json_object_get(obj(tmpl, "spec"), "activeDeadlineSeconds");
+
+		if (json_is_string(rp) && strcmp(json_string_value(rp), "Always") != 0)
+			sk__vnot_supported(e, "spec.template.spec.restartPolicy", rp, LIST("Always"));
+		if (ads && !json_is_null(ads))
+			sk__vforbidden(e, "spec.template.spec.activeDeadlineSeconds",
+				       "activeDeadlineSeconds in ReplicationController is not Supported");
+	}
+}
+
+/* ValidatePodDisruptionBudgetSpec (policy/v1). */
+static void validate_pdb(E, json_t *pdb)
+{
+	json_t *spec = obj(pdb, "spec");
+	json_t *min = json_object_get(spec, "minAvailable"), *max = json_object_get(spec, "maxUnavailable");
+	json_t *sel = json_object_get(spec, "selector");
+
+	validate_meta(e, pdb, true, NAME_SUBDOMAIN, "");
+	if (min && !json_is_null(min) && max && !json_is_null(max))
+		sk__vinvalid(e, "spec", spec, "minAvailable and maxUnavailable cannot be both set");
+	check_percent_or_int(e, spec, "spec", "minAvailable");
+	check_percent_or_int(e, spec, "spec", "maxUnavailable");
+	if (json_is_object(sel))
+		validate_label_selector(e, sel, "spec.selector");
+	enum_field(e, spec, "spec", "unhealthyPodEvictionPolicy", LIST("AlwaysAllow", "IfHealthyBudget"), false);
+}
+
 /* ValidateDaemonSetUpdateStrategy */
 static void validate_ds_strategy(E, json_t *spec)
 {
@@ -3088,6 +3146,8 @@ static const struct {
 	{"Deployment", validate_deployment, validate_selector_update},
 	{"ReplicaSet", validate_replicaset, validate_selector_update},
 	{"DaemonSet", validate_daemonset, validate_selector_update},
+	{"ReplicationController", validate_replicationcontroller, NULL},
+	{"PodDisruptionBudget", validate_pdb, NULL},
 	{"ControllerRevision", validate_controllerrevision, validate_controllerrevision_update},
 	{"Job", validate_job, validate_job_update},
 	{"CronJob", validate_cronjob, NULL},

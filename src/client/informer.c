@@ -21,7 +21,7 @@ static char *obj_key(json_t *o)
 	return ns && *ns ? xasprintf("%s/%s", ns, name ? name : "") : xstrdup(name ? name : "");
 }
 
-#define MAX_HANDLERS 8
+#define MAX_HANDLERS 16
 
 struct sk_informer {
 	sk_client *c;

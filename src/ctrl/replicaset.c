@@ -1,14 +1,33 @@
 /* The ReplicaSet controller (after pkg/controller/replicaset): keeps
  * spec.replicas active pods that match the selector, adopting orphans and
- * releasing pods that stopped matching, and reports status. */
+ * releasing pods that stopped matching, and reports status. The same code
+ * serves ReplicationControllers (pkg/controller/replication: the ReplicaSet
+ * controller behind an adapter), whose selector is a map of labels. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctrl/ctrl-int.h"
 #include "util/util.h"
 
-#define RS_PREFIX "/apis/apps/v1"
 #define BURST_REPLICAS 500
+
+/* The kind a controller instance manages. */
+typedef struct rs_kind {
+	const char *name; /* controller name */
+	const char *kind, *api_version, *prefix, *plural;
+	const char *component; /* events' source */
+	int map_selector;      /* spec.selector is a map of labels (ReplicationController) */
+} rs_kind;
+
+static const rs_kind replicaset_kind = {
+	"replicaset", "ReplicaSet", "apps/v1", "/apis/apps/v1", "replicasets", "replicaset-controller", 0};
+static const rs_kind replication_kind = {"replicationcontroller",  "ReplicationController",  "v1", "/api/v1",
+					 "replicationcontrollers", "replication-controller", 1};
+
+typedef struct rs_state {
+	const rs_kind *kind;
+	sk_informer *inf;
+} rs_state;
 
 typedef struct rs_run {
 	sk_controller *k;
@@ -16,15 +35,40 @@ typedef struct rs_run {
 	char err[256];
 } rs_run;
 
+static const rs_kind *kind_of(sk_controller *k) { return ((rs_state *)k->state)->kind; }
+
+static sk_informer *inf_of(sk_controller *k) { return ((rs_state *)k->state)->inf; }
+
+/* The object's selector as a LabelSelector (a new reference, or NULL). */
+static json_t *selector_json(sk_controller *k, json_t *rs)
+{
+	json_t *sel = sk_kube_jget(rs, "spec.selector");
+
+	if (!kind_of(k)->map_selector)
+		return sel ? json_incref(sel) : NULL;
+	return json_is_object(sel) ? json_pack("{s:O}", "matchLabels", sel) : NULL;
+}
+
+static sk_kube_label_selector *selector_of(sk_controller *k, json_t *rs, sk_error_t *err)
+{
+	cleanup_json json_t *sel = selector_json(k, rs);
+
+	if (!sel) {
+		sk_error_set(err, SK_EINVALID, "no selector");
+		return NULL;
+	}
+	return sk_kube_label_selector_from_json(sel, err);
+}
+
 static void enqueue_orphan_matches(sk_controller *k, json_t *pod)
 {
-	cleanup_json json_t *all = sk_informer_list(k->ctl->rs, sk__ns(pod));
+	cleanup_json json_t *all = sk_informer_list(inf_of(k), sk__ns(pod));
 	json_t *rs;
 	size_t i;
 
 	json_array_foreach(all, i, rs) {
 		sk_error_t err = {0};
-		sk_kube_label_selector *sel = sk_kube_label_selector_from_json(sk_kube_jget(rs, "spec.selector"), &err);
+		sk_kube_label_selector *sel = selector_of(k, rs, &err);
 
 		if (sel && sk_kube_label_selector_match(sel, sk_kube_jget(pod, "metadata.labels"))) {
 			cleanup_free char *key = sk__key(rs);
@@ -40,9 +84,9 @@ static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 	sk_controller *k = ud;
 
 	if (old && old != pod)
-		sk__enqueue_controller(k, old, "ReplicaSet");
+		sk__enqueue_controller(k, old, kind_of(k)->kind);
 	if (sk_kube_controller_ref(pod))
-		sk__enqueue_controller(k, pod, "ReplicaSet");
+		sk__enqueue_controller(k, pod, kind_of(k)->kind);
 	else if (ev != SK_INF_DELETE)
 		enqueue_orphan_matches(k, pod);
 }
@@ -158,10 +202,11 @@ static int create_one(void *ud, int i)
 {
 	rs_run *run = ud;
 	json_t *rs = run->rs;
+	const rs_kind *rk = kind_of(run->k);
 	cleanup_free char *gen = xasprintf("%s-", sk__name(rs));
 	cleanup_free char *path = sk__path("/api/v1", "pods", sk__ns(rs), NULL, NULL);
 	cleanup_json json_t *pod = sk__pod_from_template(sk_kube_jget(rs, "spec.template"),
-							 sk__owner_ref(rs, "apps/v1", "ReplicaSet"), sk__ns(rs), gen);
+							 sk__owner_ref(rs, rk->api_version, rk->kind), sk__ns(rs), gen);
 	cleanup_json json_t *out = NULL;
 	sk_error_t err = {0};
 
@@ -169,13 +214,13 @@ static int create_one(void *ud, int i)
 	out = sk_client_create(run->k->ctl->c, path, pod, &err);
 	if (!out) {
 		snprintf(run->err, sizeof(run->err), "%s", err.msg);
-		sk_event_record(run->k->ctl->c, rs, "Warning", "FailedCreate", "replicaset-controller", NULL,
+		sk_event_record(run->k->ctl->c, rs, "Warning", "FailedCreate", rk->component, NULL,
 				"Error creating: %s", err.msg);
 		return -1;
 	}
 	sk_informer_write(run->k->ctl->pods, out);
-	sk_event_record(run->k->ctl->c, rs, "Normal", "SuccessfulCreate", "replicaset-controller", NULL,
-			"Created pod: %s", sk__name(out));
+	sk_event_record(run->k->ctl->c, rs, "Normal", "SuccessfulCreate", rk->component, NULL, "Created pod: %s",
+			sk__name(out));
 	return 0;
 }
 
@@ -218,8 +263,8 @@ static int manage_replicas(rs_run *run, json_t *active)
 				rc = -1;
 				continue;
 			}
-			sk_event_record(run->k->ctl->c, run->rs, "Normal", "SuccessfulDelete", "replicaset-controller",
-					NULL, "Deleted pod: %s", sk__name(r[i].pod));
+			sk_event_record(run->k->ctl->c, run->rs, "Normal", "SuccessfulDelete",
+					kind_of(run->k)->component, NULL, "Deleted pod: %s", sk__name(r[i].pod));
 		}
 		free(r);
 		return rc;
@@ -298,13 +343,13 @@ static int sync_rs(sk_controller *k, const char *key)
 	int64_t wait;
 
 	sk__split_key(key, ns, sizeof(ns), name, sizeof(name));
-	cached = sk_informer_get(k->ctl->rs, ns, name);
+	cached = sk_informer_get(inf_of(k), ns, name);
 	if (!cached)
 		return 0;
-	sel = sk_kube_label_selector_from_json(sk_kube_jget(cached, "spec.selector"), &err);
+	sel = selector_of(k, cached, &err);
 	if (!sel)
 		return 0;
-	owned = sk__claim_pods(k->ctl, cached, "apps/v1", "ReplicaSet", sel);
+	owned = sk__claim_pods(k->ctl, cached, kind_of(k)->api_version, kind_of(k)->kind, sel);
 	sk_kube_label_selector_free(sel);
 	json_array_foreach(owned, i, p)
 		if (sk__pod_active(p))
@@ -321,20 +366,33 @@ static int sync_rs(sk_controller *k, const char *key)
 	rs = json_deep_copy(cached);
 	wait = calc_status(rs, active, rc < 0 ? run.err : NULL, 0);
 	if (!json_equal(json_object_get(rs, "status"), json_object_get(cached, "status")) &&
-	    sk__update_status(k->ctl, k->ctl->rs, RS_PREFIX, "replicasets", rs, &err) < 0 && err.code != SK_ENOTFOUND)
+	    sk__update_status(k->ctl, inf_of(k), kind_of(k)->prefix, kind_of(k)->plural, rs, &err) < 0 &&
+	    err.code != SK_ENOTFOUND)
 		return -1;
 	if (wait >= 0)
 		sk__queue_add_after(k->q, key, wait);
 	return rc;
 }
 
+static void controller_for(struct sk_ctrl *ctl, const rs_kind *rk, sk_informer *inf)
+{
+	rs_state *st = xzalloc(sizeof(*st));
+	sk_controller *k;
+
+	st->kind = rk;
+	st->inf = inf;
+	k = sk__controller_add(ctl, rk->name, sync_rs, st);
+	k->primary = inf;
+	k->resync_secs = 30;
+	sk_informer_on(inf, sk__enqueue_self, k);
+	sk_informer_on(ctl->pods, on_pod, k);
+}
+
 int sk__replicaset_init(struct sk_ctrl *ctl, sk_error_t *err)
 {
-	sk_controller *k = sk__controller_add(ctl, "replicaset", sync_rs, NULL);
-
-	k->primary = ctl->rs;
-	k->resync_secs = 30;
-	sk_informer_on(ctl->rs, sk__enqueue_self, k);
-	sk_informer_on(ctl->pods, on_pod, k);
+	(void)err;
+	controller_for(ctl, &replicaset_kind, ctl->rs);
+	controller_for(ctl, &replication_kind,
+		       sk__ctrl_extra(ctl, "/api/v1/replicationcontrollers", "v1", "ReplicationController"));
 	return 0;
 }
