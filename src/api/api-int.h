@@ -181,6 +181,8 @@ char *sk__obj_encode(json_t *obj, size_t *len);
 char *sk__obj_splice_rv(const char *val, size_t len, int64_t rev, size_t *out_len);
 /* Decodes a stored value and sets its resourceVersion. NULL on corrupt data. */
 json_t *sk__obj_decode(const char *val, size_t len, int64_t rev);
+/* A random (version 4) UUID, as metadata.uid, token IDs and audit IDs use. */
+void sk__new_uuid(char *buf, size_t len);
 /* The stored object of a core/v1 kind (plural), decoded, or NULL when absent. */
 json_t *sk__stored_core(sk_api *api, const char *plural, const char *ns, const char *name);
 /* The text of a stored object as r serves it: a custom object written

@@ -197,7 +197,13 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 {
 	int64_t t0 = api->audit ? sk_now_ns() : 0;
 
+	const char *id = req->header ? req->header(req->header_ctx, "Audit-ID") : NULL;
+
 	handle(api, req, resp);
+	if (id && *id && strlen(id) < sizeof(resp->audit_id) && !strpbrk(id, "\r\n"))
+		snprintf(resp->audit_id, sizeof(resp->audit_id), "%s", id);
+	else
+		sk__new_uuid(resp->audit_id, sizeof(resp->audit_id));
 	if (api->audit)
 		sk__audit_request(api, req, resp, t0);
 }

@@ -88,6 +88,9 @@ typedef struct sk_api_response {
 	json_t *audit_annotations;
 	struct sk_user *audit_as;
 	struct sk_api_upgrade *upgrade; /* non-NULL: answer 101 and relay the connection (pods/exec…) */
+	/* the request's audit ID (upstream's WithAuditInit: the client's
+	 * Audit-ID header, else a new UUID), answered as Audit-Id */
+	char audit_id[65];
 } sk_api_response;
 
 void sk_api_response_release(sk_api_response *r);

@@ -25,19 +25,6 @@ static json_t *micro_time(int64_t ns)
 	return json_string(buf);
 }
 
-static json_t *audit_id(void)
-{
-	unsigned char b[16];
-	char buf[40];
-
-	gnutls_rnd(GNUTLS_RND_NONCE, b, sizeof(b));
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	snprintf(buf, sizeof(buf), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-	return json_string(buf);
-}
-
 static json_t *user_info(const sk_user *u)
 {
 	json_t *o = json_object(), *g;
@@ -157,13 +144,14 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 	reqobj = request_object(req);
 	if (!resp->watch && !resp->stream)
 		robj = response_object(resp);
-	ev = json_pack(
-		"{s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o}", "kind", "Event", "apiVersion", "audit.k8s.io/v1", "level",
-		level == SK_AUDIT_METADATA  ? "Metadata"
-		: level == SK_AUDIT_REQUEST ? "Request"
-					    : "RequestResponse",
-		"auditID", audit_id(), "stage", long_running ? "ResponseStarted" : "ResponseComplete", "requestURI",
-		req->request_uri ? req->request_uri : req->path, "verb", at.verb, "user", user_info(req->user));
+	ev = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:o}", "kind", "Event", "apiVersion", "audit.k8s.io/v1",
+		       "level",
+		       level == SK_AUDIT_METADATA  ? "Metadata"
+		       : level == SK_AUDIT_REQUEST ? "Request"
+						   : "RequestResponse",
+		       "auditID", json_string(resp->audit_id[0] ? resp->audit_id : ""), "stage",
+		       long_running ? "ResponseStarted" : "ResponseComplete", "requestURI",
+		       req->request_uri ? req->request_uri : req->path, "verb", at.verb, "user", user_info(req->user));
 	json_object_set_new(ev, "sourceIPs", json_pack("[s]", req->source_ip ? req->source_ip : "127.0.0.1"));
 	if (req->user_agent)
 		json_object_set_new(ev, "userAgent", json_string(req->user_agent));

@@ -23,7 +23,7 @@
 
 static void now_rfc3339(char *buf, size_t len) { sk_time_format(sk_now_ns() / 1000000000, buf, len); }
 
-static void new_uid(char *buf, size_t len)
+void sk__new_uuid(char *buf, size_t len)
 {
 	unsigned char b[16];
 
@@ -503,7 +503,7 @@ static int prepare_create(sk_api *api, const sk_api_request *req, const sk_path 
 	gen = json_string_value(json_object_get(meta, "generateName"));
 	if ((!name || !*name) && gen && *gen)
 		generate_name(meta);
-	new_uid(uid, sizeof(uid));
+	sk__new_uuid(uid, sizeof(uid));
 	now_rfc3339(ts, sizeof(ts));
 	json_object_set_new(meta, "uid", json_string(uid));
 	json_object_set_new(meta, "creationTimestamp", json_string(ts));

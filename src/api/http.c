@@ -787,6 +787,8 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 	MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,
 				r->content_type ? r->content_type : "application/json");
 	MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
+	if (r->audit_id[0])
+		MHD_add_response_header(mr, "Audit-Id", r->audit_id);
 	if (close_after)
 		MHD_add_response_header(mr, MHD_HTTP_HEADER_CONNECTION, "close");
 	/* one Warning header per line of r->warning */

@@ -69,17 +69,6 @@ static const char *meta(json_t *o, const char *key)
 	return json_string_value(json_object_get(json_object_get(o, "metadata"), key));
 }
 
-static void new_jti(char *buf, size_t len)
-{
-	unsigned char b[16];
-
-	gnutls_rnd(GNUTLS_RND_NONCE, b, sizeof(b));
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-	snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-}
-
 /* Whether a deletionTimestamp (RFC 3339) lies before now - leeway. */
 static int deleted_before(json_t *o, int64_t now)
 {
@@ -412,7 +401,7 @@ void sk__handle_sa_token(sk_api *api, const sk_api_request *req, const sk_path *
 	}
 	if (resolve_bound(api, p->ns, p->name, json_object_get(spec, "boundObjectRef"), &in, keep, resp) < 0)
 		return;
-	new_jti(jti, sizeof(jti));
+	sk__new_uuid(jti, sizeof(jti));
 	in.issuer = sa->issuer;
 	in.audiences = auds;
 	in.ns = p->ns;

@@ -193,3 +193,28 @@ def test_impersonation_and_admission_annotations(c):
     assert evs[0]["impersonatedUser"]["groups"] == ["team", "system:authenticated"]
     assert evs[0]["responseStatus"]["code"] == 403
     assert not events(c, lambda e: e.get("user", {}).get("username") == "bob", want=0, timeout=1)
+
+
+def test_audit_id_header(c):
+    """Every response carries Audit-Id (upstream's WithAuditInit): the
+    client's own Audit-ID when it sends one, else a new UUID, the same as
+    the event's auditID."""
+    token = open(os.path.join(c.data_dir, "token")).read().strip()
+    url = f"https://127.0.0.1:{c.port}/api/v1/namespaces/default/configmaps/audit-id-probe"
+
+    def head(*extra):
+        r = subprocess.run(["curl", "-sk", "-D", "-", "-o", "/dev/null", "-H", f"Authorization: Bearer {token}",
+                            *extra, url], capture_output=True, text=True, timeout=30)
+        return {k.strip().lower(): v.strip() for k, _, v in
+                (line.partition(":") for line in r.stdout.splitlines()[1:] if ":" in line)}
+
+    h = head()
+    assert len(h["audit-id"]) == 36
+    ev = events(c, lambda e: e["auditID"] == h["audit-id"])
+    assert ev and ev[0]["objectRef"]["name"] == "audit-id-probe" and ev[0]["responseStatus"]["code"] == 404
+    h = head("-H", "Audit-ID: my-trace-1234")
+    assert h["audit-id"] == "my-trace-1234"
+    assert events(c, lambda e: e["auditID"] == "my-trace-1234")
+    # without a token too, on a 401
+    r = subprocess.run(["curl", "-sk", "-D", "-", "-o", "/dev/null", url], capture_output=True, text=True, timeout=30)
+    assert "audit-id:" in r.stdout.lower()
