@@ -1517,7 +1517,29 @@ static void validate_statefulset(E, json_t *ss)
 	non_negative(e, spec, "spec", "replicas");
 	non_negative(e, spec, "spec", "minReadySeconds");
 	non_negative(e, obj(spec, "ordinals"), "spec.ordinals", "start");
-	validate_selector_template(e, spec, "spec", true, "statefulset");
+	{
+		/* the claim templates are volumes of every pod: mounts may name them */
+		cleanup_json json_t *with = json_deep_copy(spec);
+		json_t *ts = obj(obj(with, "template"), "spec"), *vols = json_object_get(ts, "volumes");
+
+		if (ts && !json_is_array(vols)) {
+			vols = json_array();
+			json_object_set_new(ts, "volumes", vols);
+		}
+		json_array_foreach(json_object_get(spec, "volumeClaimTemplates"), i, t) {
+			const char *n = str(obj(t, "metadata"), "name");
+			json_t *v;
+			size_t j;
+			bool have = false;
+
+			json_array_foreach(vols, j, v)
+				have = have || (str(v, "name") && n && !strcmp(str(v, "name"), n));
+			if (ts && n && *n && !have)
+				json_array_append_new(vols, json_pack("{s:s, s:{s:s}}", "name", n,
+								      "persistentVolumeClaim", "claimName", n));
+		}
+		validate_selector_template(e, with ? with : spec, "spec", true, "statefulset");
+	}
 	if (json_is_string(rp) && strcmp(json_string_value(rp), "Always") != 0)
 		sk__vnot_supported(e, "spec.template.spec.restartPolicy", rp, LIST("Always"));
 	if (ads && !json_is_null(ads))
