@@ -17,6 +17,9 @@
 
 #define APPS "/apis/apps/v1"
 #define COMPONENT "statefulset-controller"
+/* replica slots looked at past the highest existing pod in one sync (a
+ * replicas of two billion costs a sync per BURST pods, not the memory) */
+#define BURST 500
 
 typedef struct sts_state {
 	sk_informer *sets, *claims;
@@ -31,7 +34,8 @@ typedef struct sts_run {
 	char current_rev[320];
 	json_t *current_tmpl;    /* the current revision's template (owned) */
 	int64_t start, replicas; /* ordinals [start, start + replicas) */
-	json_t **pods;           /* replicas slots (borrowed from owned) */
+	int64_t slots;           /* the first slots of them this sync looks at */
+	json_t **pods;           /* slots (borrowed from owned) */
 	json_t *condemned;       /* pods beyond the range, highest ordinal first */
 	int monotonic;           /* OrderedReady */
 	int64_t min_ready, wait_ms;
@@ -358,15 +362,23 @@ static void split_pods(sts_run *r, json_t *owned)
 {
 	json_t *p;
 	size_t i;
+	int64_t top = -1;
 
-	r->pods = xzalloc((size_t)(r->replicas + 1) * sizeof(*r->pods));
+	json_array_foreach(owned, i, p) {
+		int64_t ord = sk_sts_ordinal(sk__name(r->set), sk__name(p));
+
+		if (ord >= r->start && ord - r->start < r->replicas && ord - r->start > top)
+			top = ord - r->start;
+	}
+	r->slots = r->replicas < top + 1 + BURST ? r->replicas : top + 1 + BURST;
+	r->pods = xzalloc((size_t)(r->slots + 1) * sizeof(*r->pods));
 	r->condemned = json_array();
 	json_array_foreach(owned, i, p) {
 		int64_t ord = sk_sts_ordinal(sk__name(r->set), sk__name(p));
 
 		if (ord < 0)
 			continue;
-		if (ord >= r->start && ord < r->start + r->replicas)
+		if (ord >= r->start && ord - r->start < r->replicas)
 			r->pods[ord - r->start] = p;
 		else
 			json_array_append(r->condemned, p);
@@ -391,7 +403,7 @@ static int process_replicas(sts_run *r)
 {
 	int rc = 0;
 
-	for (int64_t i = 0; i < r->replicas; i++) {
+	for (int64_t i = 0; i < r->slots; i++) {
 		json_t *pod = r->pods[i];
 		const char *phase = sk_kube_jstr(pod, "status.phase");
 
@@ -440,7 +452,7 @@ static int process_condemned(sts_run *r)
 	json_t *p, *first_unhealthy = NULL;
 	size_t i, n = json_array_size(r->condemned);
 
-	for (int64_t j = 0; j < r->replicas && !first_unhealthy; j++)
+	for (int64_t j = 0; j < r->slots && !first_unhealthy; j++)
 		if (!healthy(r, r->pods[j]))
 			first_unhealthy = r->pods[j] ? r->pods[j] : json_null();
 	for (i = n; i > 0 && !first_unhealthy; i--)
@@ -472,7 +484,7 @@ static int rolling_update(sts_run *r)
 	json_t *ru = sk_kube_jget(r->set, "spec.updateStrategy.rollingUpdate");
 	json_t *mu = json_object_get(ru, "maxUnavailable");
 	int64_t partition = json_integer_value(json_object_get(ru, "partition")), max_unavail = -1;
-	sk_sts_slot *s = xzalloc((size_t)(r->replicas + 1) * sizeof(*s));
+	sk_sts_slot *s = xzalloc((size_t)(r->slots + 1) * sizeof(*s));
 	int rc = 0;
 
 	if (mu) {
@@ -481,7 +493,7 @@ static int rolling_update(sts_run *r)
 		if (sk_rollout_scaled(mu, "1", r->replicas, 0, &max_unavail, &err) < 0 || max_unavail < 1)
 			max_unavail = 1;
 	}
-	for (int64_t i = 0; i < r->replicas; i++) {
+	for (int64_t i = 0; i < r->slots; i++) {
 		json_t *p = r->pods[i];
 		const char *rev = pod_revision(p);
 
@@ -490,8 +502,8 @@ static int rolling_update(sts_run *r)
 		s[i].healthy = healthy(r, p);
 		s[i].terminating = p && sk__is_deleting(p);
 	}
-	sk_sts_plan_update(s, (int)r->replicas, (int)(partition > r->replicas ? r->replicas : partition), max_unavail);
-	for (int64_t i = r->replicas - 1; i >= 0; i--)
+	sk_sts_plan_update(s, (int)r->slots, (int)(partition > r->slots ? r->slots : partition), max_unavail);
+	for (int64_t i = r->slots - 1; i >= 0; i--)
 		if (s[i].delete &&delete_pod(r, r->pods[i]) < 0)
 			rc = -1;
 	free(s);
@@ -596,6 +608,8 @@ static int sync_set(sts_run *r, json_t *owned)
 
 	split_pods(r, owned);
 	rc = process_replicas(r);
+	if (rc == 0 && r->slots < r->replicas)
+		r->wait_ms = 0; /* the next slots on the next sync */
 	if (rc == 0)
 		rc = process_condemned(r);
 	if (rc == 0 && type && !strcmp(type, "RollingUpdate"))

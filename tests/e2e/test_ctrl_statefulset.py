@@ -123,7 +123,8 @@ def sts(name, replicas=3, policy=None, strategy=None, claims=True, retention=Non
 
 
 def status(c, ns, name):
-    return c.kjson("-n", ns, "get", "sts", name).get("status", {})
+    s = c.apps.read_namespaced_stateful_set_status(name, ns)
+    return c.apps.api_client.sanitize_for_serialization(s).get("status", {})
 
 
 def claims(c, ns):
@@ -359,6 +360,13 @@ def test_validation_and_immutable_fields(cluster):
     assert r.returncode != 0 and "spec: Forbidden: updates to statefulset spec for fields other than" in r.stderr
     r = c.kubectl("-n", ns, "scale", "sts", "v", "--replicas=-2", check=False)
     assert r.returncode != 0
+    # the largest replicas: OrderedReady makes v-0 and waits, the server stays well
+    c.kubectl("-n", ns, "scale", "sts", "v", "--replicas=2147483647")
+    wait(lambda: status(c, ns, "v").get("replicas") == 1, what="v-0 only")
+    assert set(pods(c, ns)) == {"v-0"}
+    c.kubectl("-n", ns, "scale", "sts", "v", "--replicas=0")
+    wait(lambda: (kubelet(c, ns), not pods(c, ns) and status(c, ns, "v").get("replicas") == 0)[1],
+         what="v-0 gone")
     # the Python client reads the typed object back
     s = c.apps.read_namespaced_stateful_set("v", ns)
     assert s.spec.service_name == "v" and s.spec.update_strategy.rolling_update.partition == 0
