@@ -105,6 +105,16 @@ static const role roles[] = {
 	 NULL,
 	 NULL,
 	 {"certificates.k8s.io|signers|approve|kubernetes.io/legacy-unknown"}},
+	/* controller_policy.go's role of the StatefulSet controller (skiff's
+	 * controllers run in the API server; the role is there for clients
+	 * that expect it, and for a controller run apart) */
+	{"system:controller:statefulset-controller",
+	 NULL,
+	 NULL,
+	 {"\\|pods|list,watch", "apps|statefulsets|" RO, "apps|statefulsets/status|update",
+	  "apps|statefulsets/finalizers|update", "\\|pods|create,delete,get,patch,update",
+	  "apps|controllerrevisions|create,delete,get,list,patch,update,watch", "\\|persistentvolumeclaims|create,get",
+	  "\\|persistentvolumeclaims|delete,update", EVENTS}},
 	{"system:discovery",
 	 NULL,
 	 NULL,
@@ -199,6 +209,7 @@ typedef struct crb {
 static const crb bindings[] = {
 	{"cluster-admin", {"Group:system:masters"}},
 	{"system:basic-user", {"Group:system:authenticated"}},
+	{"system:controller:statefulset-controller", {"ServiceAccount:kube-system:statefulset-controller"}},
 	{"system:discovery", {"Group:system:authenticated"}},
 	{"system:kube-controller-manager", {"User:system:kube-controller-manager"}},
 	{"system:kube-dns", {"ServiceAccount:kube-system:kube-dns"}},

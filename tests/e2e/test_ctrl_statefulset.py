@@ -373,3 +373,8 @@ def test_validation_and_immutable_fields(cluster):
     assert s.status.replicas == 0
     lst = c.apps.list_stateful_set_for_all_namespaces()
     assert "v" in [x.metadata.name for x in lst.items]
+    # upstream's bootstrap role and binding of the controller
+    sa = "--as=system:serviceaccount:kube-system:statefulset-controller"
+    assert c.kubectl("auth", "can-i", "update", "statefulsets", "--subresource=status", "-n", ns, sa).stdout.strip() == "yes"
+    assert c.kubectl("auth", "can-i", "create", "persistentvolumeclaims", "-n", ns, sa).stdout.strip() == "yes"
+    assert c.kubectl("auth", "can-i", "delete", "statefulsets", "-n", ns, sa, check=False).stdout.strip() == "no"
