@@ -186,9 +186,10 @@ static int claim_retention(sts_run *r, json_t *claim, json_t *pod, int condemned
  * template's metadata and spec, the selector's matchLabels added. */
 static json_t *new_claim(sts_run *r, json_t *t, const char *name)
 {
-	json_t *claim = json_pack("{s:s, s:s, s:{s:s, s:s}, s:O}", "apiVersion", "v1", "kind", "PersistentVolumeClaim",
+	json_t *spec = json_deep_copy(sk_kube_jget(t, "spec"));
+	json_t *claim = json_pack("{s:s, s:s, s:{s:s, s:s}, s:o}", "apiVersion", "v1", "kind", "PersistentVolumeClaim",
 				  "metadata", "name", name, "namespace", sk__ns(r->set), "spec",
-				  sk_kube_jget(t, "spec") ? sk_kube_jget(t, "spec") : json_object());
+				  json_is_object(spec) ? spec : (json_decref(spec), json_object()));
 	json_t *meta = json_object_get(claim, "metadata");
 	json_t *labels = json_deep_copy(sk_kube_jget(t, "metadata.labels")), *ann;
 	json_t *ml = sk_kube_jget(r->set, "spec.selector.matchLabels");
