@@ -588,8 +588,8 @@ static int update_status(sts_run *r, sk_error_t *err)
 	json_object_set_new(st, "updateRevision", json_string(r->update_rev));
 	if (!sk_kube_jget(r->set, "status.collisionCount"))
 		json_object_set_new(st, "collisionCount", json_integer(0));
-	if (type && !strcmp(type, "RollingUpdate") && updated == r->replicas && ready == r->replicas &&
-	    replicas == r->replicas) {
+	/* completeRollingUpdate: over the pods there are, as upstream's */
+	if (type && !strcmp(type, "RollingUpdate") && updated == replicas && ready == replicas) {
 		json_object_set_new(st, "currentReplicas", json_integer(updated));
 		json_object_set_new(st, "currentRevision", json_string(r->update_rev));
 	}
