@@ -12,7 +12,7 @@ k() { KUBECONFIG=.skiff/kubeconfig kubectl --request-timeout=30s "$@"; }
 pods_left() { k get pods -A -o name 2>/dev/null | grep -c . ; }
 
 if [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then
-	k delete cronjobs,jobs,deployments,replicasets,daemonsets --all -A --wait=false >/dev/null 2>&1
+	k delete cronjobs,jobs,deployments,replicasets,daemonsets,statefulsets --all -A --wait=false >/dev/null 2>&1
 	k delete pods --all -A --wait=false >/dev/null 2>&1
 	for i in $(seq 1 240); do
 		[ "$(pods_left)" = 0 ] && break

@@ -618,6 +618,36 @@ static void defaults_pvc(json_t *pvc)
 	def_str(sub(pvc, "status"), "phase", "Pending");
 }
 
+/* SetDefaults_StatefulSet (StatefulSetAutoDeletePVC on, MaxUnavailableStatefulSet
+ * off: maxUnavailable stays unset) and the claim templates' own defaults. */
+static void defaults_statefulset(json_t *ss)
+{
+	json_t *spec = get_obj(ss, "spec");
+	json_t *strategy, *policy, *t;
+	const char *type;
+	size_t i;
+
+	if (!spec)
+		return;
+	def_str(spec, "podManagementPolicy", "OrderedReady");
+	strategy = sub(spec, "updateStrategy");
+	if (strategy && !json_string_length(json_object_get(strategy, "type"))) {
+		json_object_set_new(strategy, "type", json_string("RollingUpdate"));
+		sub(strategy, "rollingUpdate");
+	}
+	type = json_string_value(json_object_get(strategy, "type"));
+	if (type && !strcmp(type, "RollingUpdate") && get_obj(strategy, "rollingUpdate"))
+		def(get_obj(strategy, "rollingUpdate"), "partition", json_integer(0));
+	policy = sub(spec, "persistentVolumeClaimRetentionPolicy");
+	def_str(policy, "whenDeleted", "Retain");
+	def_str(policy, "whenScaled", "Retain");
+	def(spec, "replicas", json_integer(1));
+	def(spec, "revisionHistoryLimit", json_integer(10));
+	EACH_OBJ(json_object_get(spec, "volumeClaimTemplates"), i, t)
+		defaults_pvc(t);
+	defaults_template(spec);
+}
+
 static void defaults_storageclass(json_t *sc)
 {
 	def_str(sc, "reclaimPolicy", "Delete");
@@ -687,6 +717,7 @@ static const struct {
 	{"ReplicaSet", defaults_replicaset},
 	{"DaemonSet", defaults_daemonset},
 	{"ReplicationController", defaults_replicationcontroller},
+	{"StatefulSet", defaults_statefulset},
 	{"Job", defaults_job},
 	{"CronJob", defaults_cronjob},
 	{"Service", defaults_service},

@@ -116,6 +116,16 @@ static const role roles[] = {
 	 NULL,
 	 {"\\|replicationcontrollers|get,list,update,watch", "\\|replicationcontrollers/status|update",
 	  "\\|replicationcontrollers/finalizers|update", "\\|pods|create,delete,list,patch,watch", EVENTS}},
+	/* controller_policy.go's role of the StatefulSet controller (skiff's
+	 * controllers run in the API server; the role is there for clients
+	 * that expect it, and for a controller run apart) */
+	{"system:controller:statefulset-controller",
+	 NULL,
+	 NULL,
+	 {"\\|pods|list,watch", "apps|statefulsets|" RO, "apps|statefulsets/status|update",
+	  "apps|statefulsets/finalizers|update", "\\|pods|create,delete,get,patch,update",
+	  "apps|controllerrevisions|create,delete,get,list,patch,update,watch", "\\|persistentvolumeclaims|create,get",
+	  "\\|persistentvolumeclaims|delete,update", EVENTS}},
 	{"system:discovery",
 	 NULL,
 	 NULL,
@@ -212,6 +222,7 @@ static const crb bindings[] = {
 	{"system:basic-user", {"Group:system:authenticated"}},
 	{"system:controller:disruption-controller", {"ServiceAccount:kube-system:disruption-controller"}},
 	{"system:controller:replication-controller", {"ServiceAccount:kube-system:replication-controller"}},
+	{"system:controller:statefulset-controller", {"ServiceAccount:kube-system:statefulset-controller"}},
 	{"system:discovery", {"Group:system:authenticated"}},
 	{"system:kube-controller-manager", {"User:system:kube-controller-manager"}},
 	{"system:kube-dns", {"ServiceAccount:kube-system:kube-dns"}},

@@ -134,6 +134,83 @@ static const sk_schema_field sk__daemonset_f[] = {
 KIND(sk__daemonset, "apps", "v1", "DaemonSet", APPS("DaemonSet"),
      "DaemonSet represents the configuration of a daemon set.");
 
+static const sk_schema_field rus_sts_f[] = {
+	FD("maxUnavailable", sk__intstr,
+	   "The maximum number of pods that can be unavailable during the update. Value can be an absolute number "
+	   "(ex: 5) or a percentage of desired pods (ex: 10%). Defaults to 1."),
+	FD("partition", sk__i32,
+	   "Partition indicates the ordinal at which the StatefulSet should be partitioned for updates. Default value "
+	   "is 0."),
+	END};
+DOBJ(rus_sts, APPS("RollingUpdateStatefulSetStrategy"),
+     "RollingUpdateStatefulSetStrategy is used to communicate parameter for RollingUpdateStatefulSetStrategyType.");
+static const sk_schema_field sts_strategy_f[] = {
+	FD("rollingUpdate", rus_sts,
+	   "RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType."),
+	FD("type", sk__str, "Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate."),
+	END};
+DOBJ(sts_strategy, APPS("StatefulSetUpdateStrategy"),
+     "StatefulSetUpdateStrategy indicates the strategy that the StatefulSet controller will use to perform "
+     "updates.");
+static const sk_schema_field sts_retention_f[] = {F("whenDeleted", sk__str), F("whenScaled", sk__str), END};
+DOBJ(sts_retention, APPS("StatefulSetPersistentVolumeClaimRetentionPolicy"),
+     "StatefulSetPersistentVolumeClaimRetentionPolicy describes the policy used for PVCs created from the "
+     "StatefulSet VolumeClaimTemplates.");
+static const sk_schema_field sts_ordinals_f[] = {F("start", sk__i32), END};
+DOBJ(sts_ordinals, APPS("StatefulSetOrdinals"),
+     "StatefulSetOrdinals describes the policy used for replica ordinal assignment in this StatefulSet.");
+ARR(sts_vcts, sk__pvc);
+static const sk_schema_field sts_spec_f[] = {
+	F("minReadySeconds", sk__i32),
+	F("ordinals", sts_ordinals),
+	F("persistentVolumeClaimRetentionPolicy", sts_retention),
+	FD("podManagementPolicy", sk__str,
+	   "podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, "
+	   "or when scaling down. The default policy is `OrderedReady`."),
+	FD("replicas", sk__i32, "replicas is the desired number of replicas of the given Template. Defaults to 1."),
+	F("revisionHistoryLimit", sk__i32),
+	RD("selector", sk__label_selector,
+	   "selector is a label query over pods that should match the replica count. It must match the pod "
+	   "template's labels."),
+	FD("serviceName", sk__str,
+	   "serviceName is the name of the service that governs this StatefulSet. Pods get DNS/hostnames that follow "
+	   "the pattern: pod-specific-string.serviceName.default.svc.cluster.local"),
+	RD("template", sk__pod_template_spec,
+	   "template is the object that describes the pod that will be created if insufficient replicas are "
+	   "detected."),
+	F("updateStrategy", sts_strategy),
+	F("volumeClaimTemplates", sts_vcts),
+	END};
+DOBJ(sts_spec, APPS("StatefulSetSpec"), "A StatefulSetSpec is the specification of a StatefulSet.");
+static const sk_schema_field sts_cond_f[] = {F("lastTransitionTime", sk__time),
+					     F("message", sk__str),
+					     F("reason", sk__str),
+					     R("status", sk__str),
+					     R("type", sk__str),
+					     END};
+OBJ(sts_cond, APPS("StatefulSetCondition"));
+LMAP(sts_conds, sts_cond, "type", sk__keys_type);
+static const sk_schema_field sts_status_f[] = {F("availableReplicas", sk__i32),
+					       F("collisionCount", sk__i32),
+					       F("conditions", sts_conds),
+					       F("currentReplicas", sk__i32),
+					       F("currentRevision", sk__str),
+					       F("observedGeneration", sk__i64),
+					       F("readyReplicas", sk__i32),
+					       R("replicas", sk__i32),
+					       F("updateRevision", sk__str),
+					       F("updatedReplicas", sk__i32),
+					       END};
+DOBJ(sts_status, APPS("StatefulSetStatus"), "StatefulSetStatus represents the current state of a StatefulSet.");
+static const sk_schema_field sk__statefulset_f[] = {
+	TYPEMETA, OBJMETA, FD("spec", sts_spec, "Spec defines the desired identities of pods in this set."),
+	FD("status", sts_status,
+	   "Status is the current status of Pods in this StatefulSet. This data may be out of date by some window of "
+	   "time."),
+	END};
+KIND(sk__statefulset, "apps", "v1", "StatefulSet", APPS("StatefulSet"),
+     "StatefulSet represents a set of pods with consistent identities.");
+
 static const sk_schema_field sk__controllerrevision_f[] = {
 	TYPEMETA, FD("data", sk__any, "Data is the serialized representation of the state."), OBJMETA,
 	RD("revision", sk__i64, "Revision indicates the revision of the state represented by Data."), END};

@@ -77,9 +77,9 @@ extern const char *const sk__keys_name[], *const sk__keys_type[];
 extern const sk_schema sk__status, sk__table;
 extern const sk_schema sk__namespace, sk__pod, sk__binding, sk__eviction, sk__node, sk__event, sk__configmap,
 	sk__secret, sk__service, sk__endpoints, sk__serviceaccount, sk__resourcequota, sk__limitrange, sk__pv, sk__pvc;
-extern const sk_schema sk__storageclass, sk__deployment, sk__replicaset, sk__daemonset, sk__controllerrevision,
-	sk__scale, sk__job, sk__cronjob, sk__lease, sk__runtimeclass, sk__priorityclass, sk__podgroup,
-	sk__endpointslice, sk__networkpolicy, sk__csr;
+extern const sk_schema sk__storageclass, sk__deployment, sk__replicaset, sk__daemonset, sk__statefulset,
+	sk__controllerrevision, sk__scale, sk__job, sk__cronjob, sk__lease, sk__runtimeclass, sk__priorityclass,
+	sk__podgroup, sk__endpointslice, sk__networkpolicy, sk__csr;
 extern const sk_schema sk__role, sk__clusterrole, sk__rolebinding, sk__clusterrolebinding, sk__sar, sk__lsar, sk__ssar,
 	sk__ssrr;
 extern const sk_schema sk__replicationcontroller, sk__pdb;

@@ -800,6 +800,10 @@ static const struct col daemonset_cols[] = {
 	WIDE("Selector", "string", D_DS_SELECTOR),
 };
 
+static const struct col statefulset_cols[] = {
+	C_NAME, COL("Ready", "string", "Number of the pod with ready state"), C_AGE, C_CONTAINERS, C_IMAGES,
+};
+
 static const struct col controllerrevision_cols[] = {
 	C_NAME,
 	COL("Controller", "string", "Controller of the object"),
@@ -1360,6 +1364,15 @@ static void daemonset_cells(json_t *cells, json_t *ds, int64_t now)
 	add_age(cells, ds, now);
 	add_containers(cells, jpath(ds, "spec.template.spec.containers"));
 	add_label_selector(cells, jpath(ds, "spec.selector"));
+}
+
+/* printStatefulSet: READY is readyReplicas/spec.replicas. */
+static void statefulset_cells(json_t *cells, json_t *ss, int64_t now)
+{
+	add_s(cells, jstr(ss, "metadata.name"));
+	add_ratio(cells, jint(ss, "status.readyReplicas", 0), jint(ss, "spec.replicas", 1));
+	add_age(cells, ss, now);
+	add_containers(cells, jpath(ss, "spec.template.spec.containers"));
 }
 
 /* formatResourceName(GroupKind, name, withKind): "daemonset.apps/web". */
@@ -2213,6 +2226,7 @@ static const struct printer printers[] = {
 	PRINTER("DaemonSet", daemonset_cols, daemonset_cells),
 	PRINTER("ReplicationController", replicationcontroller_cols, replicationcontroller_cells),
 	PRINTER("PodDisruptionBudget", pdb_cols, pdb_cells),
+	PRINTER("StatefulSet", statefulset_cols, statefulset_cells),
 	PRINTER("ControllerRevision", controllerrevision_cols, controllerrevision_cells),
 	PRINTER("Job", job_cols, job_cells),
 	PRINTER("CronJob", cronjob_cols, cronjob_cells),

@@ -1525,6 +1525,120 @@ static void validate_daemonset(E, json_t *ds)
 	non_negative(e, spec, "spec", "revisionHistoryLimit");
 }
 
+/* ValidateStatefulSetSpec's updateStrategy part */
+static void validate_sts_strategy(E, json_t *spec)
+{
+	json_t *st = obj(spec, "updateStrategy");
+	json_t *ru = obj(st, "rollingUpdate");
+	json_t *t = json_object_get(st, "type");
+	const char *type = str(st, "type");
+	const char *p = "spec.updateStrategy.rollingUpdate";
+
+	if (!type || !*type) {
+		sk__vrequired(e, "spec.updateStrategy", "");
+	} else if (!strcmp(type, "OnDelete")) {
+		if (ru)
+			sk__vinvalid(e, p, ru, "only allowed for updateStrategy 'RollingUpdate'");
+	} else if (!strcmp(type, "RollingUpdate")) {
+		json_t *mu = json_object_get(ru, "maxUnavailable");
+
+		non_negative(e, ru, p, "partition");
+		check_percent_or_int(e, ru, p, "maxUnavailable");
+		if (mu && is_zero_intstr(mu))
+			sk__vinvalid(e, "spec.updateStrategy.rollingUpdate.maxUnavailable", mu, "cannot be 0");
+	} else {
+		sk__vinvalid(e, "spec.updateStrategy", t, "must be 'RollingUpdate' or 'OnDelete'");
+	}
+}
+
+/* ValidateStatefulSetSpec */
+static void validate_statefulset(E, json_t *ss)
+{
+	static const char *const retain[] = {"Retain", "Delete", NULL};
+	json_t *spec = obj(ss, "spec");
+	json_t *tspec = obj(obj(spec, "template"), "spec");
+	json_t *rp = json_object_get(tspec, "restartPolicy");
+	json_t *ads = json_object_get(tspec, "activeDeadlineSeconds");
+	json_t *pmp = json_object_get(spec, "podManagementPolicy");
+	json_t *policy = obj(spec, "persistentVolumeClaimRetentionPolicy");
+	json_t *t;
+	size_t i;
+
+	validate_meta(e, ss, true, NAME_SUBDOMAIN, "");
+	if (!json_string_length(pmp))
+		sk__vrequired(e, "spec.podManagementPolicy", "");
+	else if (!str_in(json_string_value(pmp), LIST("OrderedReady", "Parallel")))
+		sk__vinvalid(e, "spec.podManagementPolicy", pmp, "must be 'OrderedReady' or 'Parallel'");
+	validate_sts_strategy(e, spec);
+	enum_field(e, policy, "spec.persistentVolumeClaimRetentionPolicy", "whenDeleted", retain, false);
+	enum_field(e, policy, "spec.persistentVolumeClaimRetentionPolicy", "whenScaled", retain, false);
+	non_negative(e, spec, "spec", "replicas");
+	non_negative(e, spec, "spec", "minReadySeconds");
+	non_negative(e, obj(spec, "ordinals"), "spec.ordinals", "start");
+	{
+		/* the claim templates are volumes of every pod: mounts may name them */
+		cleanup_json json_t *with = json_deep_copy(spec);
+		json_t *ts = obj(obj(with, "template"), "spec"), *vols = json_object_get(ts, "volumes");
+
+		if (ts && !json_is_array(vols)) {
+			vols = json_array();
+			json_object_set_new(ts, "volumes", vols);
+		}
+		json_array_foreach(json_object_get(spec, "volumeClaimTemplates"), i, t) {
+			const char *n = str(obj(t, "metadata"), "name");
+			json_t *v;
+			size_t j;
+			bool have = false;
+
+			json_array_foreach(vols, j, v)
+				have = have || (str(v, "name") && n && !strcmp(str(v, "name"), n));
+			if (ts && n && *n && !have)
+				json_array_append_new(vols, json_pack("{s:s, s:{s:s}}", "name", n,
+								      "persistentVolumeClaim", "claimName", n));
+		}
+		validate_selector_template(e, with ? with : spec, "spec", true, "statefulset");
+	}
+	if (json_is_string(rp) && strcmp(json_string_value(rp), "Always") != 0)
+		sk__vnot_supported(e, "spec.template.spec.restartPolicy", rp, LIST("Always"));
+	if (ads && !json_is_null(ads))
+		sk__vforbidden(e, "spec.template.spec.activeDeadlineSeconds",
+			       "activeDeadlineSeconds in StatefulSet is not Supported");
+	json_array_foreach(json_object_get(spec, "volumeClaimTemplates"), i, t) {
+		cleanup_free char *vp = sk__vindex("spec.volumeClaimTemplates", i);
+		CHILD(np, vp, "metadata.name");
+		const char *n = str(obj(t, "metadata"), "name");
+
+		if (!n || !*n)
+			sk__vrequired(e, np, "name or generateName is required");
+	}
+}
+
+/* ValidateStatefulSetUpdate: only some spec fields may change. */
+static void validate_statefulset_update(E, json_t *ss, json_t *old)
+{
+	static const char *const mutable[] = {"replicas",
+					      "ordinals",
+					      "template",
+					      "updateStrategy",
+					      "revisionHistoryLimit",
+					      "persistentVolumeClaimRetentionPolicy",
+					      "minReadySeconds",
+					      NULL};
+	cleanup_json json_t *a = json_deep_copy(obj(ss, "spec")), *b = json_deep_copy(obj(old, "spec"));
+
+	for (int i = 0; mutable[i]; i++) {
+		if (a)
+			json_object_del(a, mutable[i]);
+		if (b)
+			json_object_del(b, mutable[i]);
+	}
+	if (!json_equal(a ? a : json_null(), b ? b : json_null()))
+		sk__vforbidden(e, "spec",
+			       "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+			       "'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and "
+			       "'minReadySeconds' are forbidden");
+}
+
 /* ValidateControllerRevision(Update): revision >= 0, data immutable */
 static void validate_controllerrevision(E, json_t *cr)
 {
@@ -3148,6 +3262,7 @@ static const struct {
 	{"DaemonSet", validate_daemonset, validate_selector_update},
 	{"ReplicationController", validate_replicationcontroller, NULL},
 	{"PodDisruptionBudget", validate_pdb, NULL},
+	{"StatefulSet", validate_statefulset, validate_statefulset_update},
 	{"ControllerRevision", validate_controllerrevision, validate_controllerrevision_update},
 	{"Job", validate_job, validate_job_update},
 	{"CronJob", validate_cronjob, NULL},

@@ -12,6 +12,7 @@
 
 #include "api/api.h"
 #include "bench/hollow.h"
+#include "ctrl/ctrl.h"
 #include "sched/sched.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -38,6 +39,7 @@ struct bench {
 	int next;          /* next pod index to create */
 	int create_errors;
 	sk_error_t create_err;
+	int sts_ready; /* the StatefulSet's status.readyReplicas */
 };
 
 static void track_init(struct track *t, const char *prefix, int n)
@@ -329,6 +331,92 @@ static int run_gang(struct bench *b, sk_store *store, sk_hollow *h, FILE *out, s
 	return 0;
 }
 
+#define STS_KEY "/registry/statefulsets/" NS "/sts"
+
+/* The StatefulSet's status.readyReplicas as each write commits (a few
+ * hundred small writes: decoding them costs less than polling). */
+static void on_sts(const sk_store_event *ev, void *ud)
+{
+	struct bench *b = ud;
+	json_t *o;
+
+	if (ev->type == SK_STORE_DELETE || strcmp(ev->kv->key, STS_KEY))
+		return;
+	o = json_loadb(ev->kv->value, ev->kv->len, 0, NULL);
+	pthread_mutex_lock(&b->mu);
+	b->sts_ready = (int)json_integer_value(json_object_get(json_object_get(o, "status"), "readyReplicas"));
+	if (b->sts_ready >= b->o->statefulset)
+		pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	json_decref(o);
+}
+
+/* An OrderedReady StatefulSet of o->statefulset replicas with one claim
+ * template: the controllers (started now, on their own in-process client)
+ * create each pod only once its predecessor is Running and Ready, so the
+ * time is the sum of one pod's full round trip per ordinal: the controller's
+ * claim and pod creates, the scheduler's binding, the hollow node's status
+ * write and the watch events between them. */
+static int run_statefulset(struct bench *b, sk_api *api, sk_store *store, FILE *out, sk_error_t *err)
+{
+	int n = b->o->statefulset;
+	int64_t deadline = sk_mono_ns() + (int64_t)(b->o->timeout_s > 0 ? b->o->timeout_s : 300) * 1000000000LL;
+	cleanup_json json_t *set = json_pack(
+		"{s:s, s:s, s:{s:s, s:s}, s:{s:i, s:s, s:{s:{s:s}}, s:{s:{s:{s:s}}, s:{s:[{s:s, s:s}]}},"
+		" s:[{s:{s:s}, s:{s:[s], s:{s:{s:s}}}}]}}",
+		"apiVersion", "apps/v1", "kind", "StatefulSet", "metadata", "name", "sts", "namespace", NS, "spec",
+		"replicas", n, "serviceName", "sts", "selector", "matchLabels", "app", "sts", "template", "metadata",
+		"labels", "app", "sts", "spec", "containers", "name", "c", "image", "busybox:1", "volumeClaimTemplates",
+		"metadata", "name", "data", "spec", "accessModes", "ReadWriteOnce", "resources", "requests", "storage",
+		"1Gi");
+	sk_client *cc = sk_client_new_inproc(api);
+	sk_ctrl *ctl = sk_ctrl_start(cc, NULL, err);
+	sk_store_watch *w = NULL;
+	sk_store_stats s0, s1;
+	int64_t t0, c0;
+	json_t *r;
+	int rc = -1;
+
+	if (!ctl || !(w = sk_store_watch_start(store, STS_KEY, 0, on_sts, b, err)))
+		goto out;
+	sk_store_get_stats(store, &s0);
+	c0 = cpu_ns();
+	t0 = sk_mono_ns();
+	r = sk_client_create(b->c, "/apis/apps/v1/namespaces/" NS "/statefulsets", set, err);
+	if (!r)
+		goto out;
+	json_decref(r);
+	pthread_mutex_lock(&b->mu);
+	while (b->sts_ready < n && sk_mono_ns() < deadline) {
+		struct timespec ts;
+
+		sk_deadline_after_ms(&ts, 10);
+		pthread_cond_timedwait(&b->cv, &b->mu, &ts);
+	}
+	pthread_mutex_unlock(&b->mu);
+	if (b->sts_ready < n) {
+		sk_error_set(err, SK_ETIMEOUT, "timed out: %d of %d StatefulSet pods Ready", b->sts_ready, n);
+		goto out;
+	}
+	sk_store_get_stats(store, &s1);
+	{
+		double wall = (double)(sk_mono_ns() - t0) / 1e9, cpu = (double)(cpu_ns() - c0) / 1e9;
+
+		fprintf(out,
+			"statefulset: %d pods (OrderedReady, one claim each) Ready in %.3fs: %.1fms per ordinal; "
+			"cpu %.3fs; store %lld writes in %lld commits\n",
+			n, wall, wall * 1000 / n, cpu, (long long)(s1.writes - s0.writes),
+			(long long)(s1.commits - s0.commits));
+	}
+	rc = 0;
+out:
+	if (w)
+		sk_store_unwatch(store, w);
+	sk_ctrl_stop(ctl);
+	sk_client_free(cc);
+	return rc;
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) { return remove(path); }
 
 int sk_bench_run(const sk_bench_options *o, FILE *out, sk_error_t *err)
@@ -414,6 +502,8 @@ int sk_bench_run(const sk_bench_options *o, FILE *out, sk_error_t *err)
 			(double)o->pods / ((double)(cpu_ns() - c0) / 1e9));
 	}
 	if (o->gang > 0 && run_gang(&b, store, h, out, err) < 0)
+		goto out;
+	if (o->statefulset > 0 && run_statefulset(&b, api, store, out, err) < 0)
 		goto out;
 	rc = 0;
 out:

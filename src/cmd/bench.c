@@ -19,6 +19,8 @@ static void usage(FILE *f)
 		   "  --nodes N           hollow nodes (default 500)\n"
 		   "  --pods M            pods to create (default 10000)\n"
 		   "  --gang G            then create a PodGroup with G members and time its placement (default 0)\n"
+		   "  --statefulset R     then run the controllers and time an OrderedReady StatefulSet of R replicas\n"
+		   "                      (one claim template) until every pod is Ready (default 0)\n"
 		   "  --workers W         pod creator threads (default 64: creates are durable, group-committed)\n"
 		   "  --sched-workers W   scheduler API workers (default: the scheduler's)\n"
 		   "  --hollow-workers W  hollow node status writers (default 16)\n"
@@ -45,6 +47,7 @@ int sk_cmd_bench(int argc, char **argv)
 		{"nodes", required_argument, NULL, 'n'},
 		{"pods", required_argument, NULL, 'p'},
 		{"gang", required_argument, NULL, 'g'},
+		{"statefulset", required_argument, NULL, 's'},
 		{"workers", required_argument, NULL, 'w'},
 		{"sched-workers", required_argument, NULL, 'S'},
 		{"hollow-workers", required_argument, NULL, 'H'},
@@ -71,6 +74,9 @@ int sk_cmd_bench(int argc, char **argv)
 			break;
 		case 'g':
 			o.gang = num("--gang", optarg);
+			break;
+		case 's':
+			o.statefulset = num("--statefulset", optarg);
 			break;
 		case 'w':
 			o.workers = num("--workers", optarg);
@@ -107,7 +113,8 @@ int sk_cmd_bench(int argc, char **argv)
 	}
 	if (o.nodes < 1)
 		die("--nodes: want at least one node");
-	printf("skiff bench: %d hollow nodes, %d pods, gang %d, %d creators\n", o.nodes, o.pods, o.gang, o.workers);
+	printf("skiff bench: %d hollow nodes, %d pods, gang %d, statefulset %d, %d creators\n", o.nodes, o.pods, o.gang,
+	       o.statefulset, o.workers);
 	fflush(stdout);
 	if (sk_bench_run(&o, stdout, &err) < 0)
 		die("bench: %s", err.msg);

@@ -114,6 +114,26 @@ int sk__csrsigning_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__csrapproving_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__csrcleaner_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__disruption_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__statefulset_init(struct sk_ctrl *ctl, sk_error_t *err);
+
+/* ---- ControllerRevisions of DaemonSets and StatefulSets (history.c) ---- */
+
+typedef struct sk_history_owner {
+	const char *kind;   /* "DaemonSet" */
+	const char *plural; /* "daemonsets" */
+	sk_informer *inf;   /* the owners' informer (status.collisionCount writes) */
+} sk_history_owner;
+
+/* Makes sure owner's spec.template has a ControllerRevision with the highest
+ * revision number (creating one, or renumbering an older one on rollback);
+ * sets hash (>= 16 bytes) to its controller-revision-hash. 0 or -1 with err. */
+int sk__history_current(struct sk_ctrl *ctl, const sk_history_owner *ho, json_t *owner, char *hash, size_t hlen,
+			sk_error_t *err);
+/* Deletes owner's oldest revisions beyond spec.revisionHistoryLimit, never
+ * one whose name or hash is a key of live. */
+void sk__history_truncate(struct sk_ctrl *ctl, json_t *owner, json_t *live);
+/* The pod template a revision holds (new reference) or NULL. */
+json_t *sk__history_template(json_t *cr);
 
 /* ---- endpoint controllers (endpointslice.c) ---- */
 

@@ -193,6 +193,7 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__replicaset_init,
 		sk__deployment_init,
 		sk__daemonset_init,
+		sk__statefulset_init,
 		sk__job_init,
 		sk__cronjob_init,
 		sk__ttl_init,

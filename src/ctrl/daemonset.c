@@ -127,171 +127,27 @@ static void on_revision(void *ud, int ev, json_t *old, json_t *cr)
 	sk__enqueue_controller(ud, cr, "DaemonSet");
 }
 
-/* ---- history (ControllerRevisions) ---- */
+/* ---- history (ControllerRevisions, history.c) ---- */
 
-/* The revision's data: a strategic merge patch replacing the template
- * (upstream's getPatch), which `kubectl rollout undo` applies. */
-static json_t *revision_data(json_t *ds)
-{
-	json_t *tmpl = json_deep_copy(sk_kube_jget(ds, "spec.template"));
-
-	if (!json_is_object(tmpl)) {
-		json_decref(tmpl);
-		tmpl = json_object();
-	}
-	json_object_set_new(tmpl, "$patch", json_string("replace"));
-	return json_pack("{s:{s:o}}", "spec", "template", tmpl);
-}
-
-static int revision_matches(json_t *cr, json_t *ds)
-{
-	json_t *t = sk_kube_jget(cr, "data.spec.template");
-	cleanup_json json_t *a = json_deep_copy(t);
-
-	if (!json_is_object(a))
-		return 0;
-	json_object_del(a, "$patch");
-	return json_equal(a, sk_kube_jget(ds, "spec.template"));
-}
-
-static int rev_cmp(const void *x, const void *y)
-{
-	json_int_t a = sk__jint(*(json_t *const *)x, "revision", 0), b = sk__jint(*(json_t *const *)y, "revision", 0);
-
-	return a < b ? -1 : a > b;
-}
-
-/* Makes sure the current template has a revision with the highest number;
- * sets hash (>= 16 bytes). Old revisions beyond revisionHistoryLimit that
- * no pod uses are deleted. */
+/* The current template's revision (hash set), then cleanupHistory: the
+ * revisions live pods carry are kept. */
 static int construct_history(sk_controller *k, json_t *ds, json_t *pods, char *hash, size_t hlen, sk_error_t *err)
 {
-	cleanup_json json_t *owned = sk_informer_owned(k->ctl->crevs, sk__ns(ds), sk__uid(ds));
-	json_t *cur = NULL, *cr;
-	json_int_t max = 0;
-	size_t i, n;
+	const sk_history_owner ho = {"DaemonSet", "daemonsets", k->ctl->ds};
+	cleanup_json json_t *live = json_object();
+	json_t *p;
+	size_t i;
 
-	json_array_foreach(owned, i, cr) {
-		if (sk__jint(cr, "revision", 0) > max)
-			max = sk__jint(cr, "revision", 0);
-		if (!cur && revision_matches(cr, ds))
-			cur = cr;
+	if (sk__history_current(k->ctl, &ho, ds, hash, hlen, err) < 0)
+		return -1;
+	json_object_set_new(live, hash, json_true());
+	json_array_foreach(pods, i, p) {
+		const char *ph = sk_kube_jstr(p, "metadata.labels." SK_DS_HASH_LABEL);
+
+		if (ph && !sk__is_deleting(p))
+			json_object_set_new(live, ph, json_true());
 	}
-	if (cur) {
-		const char *h = sk_kube_jstr(cur, "metadata.labels." SK_DS_HASH_LABEL);
-
-		snprintf(hash, hlen, "%s", h ? h : "");
-		if (!*hash) {
-			const char *nm = sk__name(cur);
-			size_t dl = strlen(sk__name(ds));
-
-			snprintf(hash, hlen, "%s", strlen(nm) > dl + 1 ? nm + dl + 1 : nm);
-		}
-		if (sk__jint(cur, "revision", 0) < max) {
-			/* a rollback to an older template: it becomes the newest */
-			cleanup_json json_t *upd = json_deep_copy(cur), *out = NULL;
-			cleanup_free char *path = sk__path(APPS, "controllerrevisions", sk__ns(cur), sk__name(cur),
-							   NULL);
-
-			json_object_set_new(upd, "revision", json_integer(max + 1));
-			out = sk_client_update(k->ctl->c, path, upd, err);
-			if (!out)
-				return -1;
-			sk_informer_write(k->ctl->crevs, out);
-		}
-	} else {
-		json_int_t collisions = sk__jint(ds, "status.collisionCount", -1);
-
-		for (int tries = 0; tries < 8; tries++) {
-			cleanup_json json_t *rev = NULL, *out = NULL, *labels = NULL;
-			cleanup_free char *path = sk__path(APPS, "controllerrevisions", sk__ns(ds), NULL, NULL);
-			cleanup_free char *name = NULL;
-			json_t *ann = sk_kube_jget(ds, "metadata.annotations");
-
-			sk_rollout_hash(sk_kube_jget(ds, "spec.template"), collisions, hash, hlen);
-			name = xasprintf("%s-%s", sk__name(ds), hash);
-			labels = json_deep_copy(sk_kube_jget(ds, "spec.template.metadata.labels"));
-			if (!json_is_object(labels)) {
-				json_decref(labels);
-				labels = json_object();
-			}
-			json_object_set_new(labels, SK_DS_HASH_LABEL, json_string(hash));
-			rev = json_pack("{s:s, s:s, s:{s:s, s:s, s:O, s:[o]}, s:o, s:I}", "apiVersion", "apps/v1",
-					"kind", "ControllerRevision", "metadata", "name", name, "namespace", sk__ns(ds),
-					"labels", labels, "ownerReferences", sk__owner_ref(ds, "apps/v1", "DaemonSet"),
-					"data", revision_data(ds), "revision", (json_int_t)(max + 1));
-			if (json_is_object(ann))
-				json_object_set(json_object_get(rev, "metadata"), "annotations", ann);
-			out = sk_client_create(k->ctl->c, path, rev, err);
-			if (out) {
-				sk_informer_write(k->ctl->crevs, out);
-				break;
-			}
-			if (err->code != SK_EEXISTS)
-				return -1;
-			{
-				/* a revision of that name exists: ours with the same
-				 * data is fine; otherwise a hash collision */
-				cleanup_free char *p2 = sk__path(APPS, "controllerrevisions", sk__ns(ds), name, NULL);
-				cleanup_json json_t *have = sk_client_get(k->ctl->c, p2, NULL);
-				json_t *ref = have ? sk_kube_controller_ref(have) : NULL;
-				const char *uid = ref ? json_string_value(json_object_get(ref, "uid")) : NULL;
-
-				if (have && uid && !strcmp(uid, sk__uid(ds)) && revision_matches(have, ds)) {
-					sk_informer_write(k->ctl->crevs, have);
-					break;
-				}
-			}
-			collisions = collisions < 0 ? 1 : collisions + 1;
-			{
-				cleanup_json json_t *upd = json_deep_copy(ds);
-
-				json_object_set_new(sk_kube_jobj(upd, "status"), "collisionCount",
-						    json_integer(collisions));
-				if (sk__update_status(k->ctl, k->ctl->ds, APPS, "daemonsets", upd, err) < 0)
-					return -1;
-			}
-			memset(err, 0, sizeof(*err));
-		}
-	}
-
-	/* cleanupHistory: keep revisionHistoryLimit old revisions besides the
-	 * current one and those live pods carry */
-	json_decref(owned);
-	owned = sk_informer_owned(k->ctl->crevs, sk__ns(ds), sk__uid(ds));
-	n = json_array_size(owned);
-	{
-		json_int_t limit = sk__jint(ds, "spec.revisionHistoryLimit", 10);
-		json_t **v = xzalloc((n + 1) * sizeof(*v));
-		size_t nold = 0, del;
-
-		json_array_foreach(owned, i, cr) {
-			const char *h = sk_kube_jstr(cr, "metadata.labels." SK_DS_HASH_LABEL);
-			int live = h && !strcmp(h, hash);
-			json_t *p;
-			size_t j;
-
-			json_array_foreach(pods, j, p) {
-				const char *ph = sk_kube_jstr(p, "metadata.labels." SK_DS_HASH_LABEL);
-
-				if (h && ph && !strcmp(h, ph) && !sk__is_deleting(p))
-					live = 1;
-			}
-			if (!live)
-				v[nold++] = cr;
-		}
-		qsort(v, nold, sizeof(*v), rev_cmp);
-		del = nold > (size_t)(limit < 0 ? 0 : limit) ? nold - (size_t)limit : 0;
-		for (i = 0; i < del; i++) {
-			cleanup_free char *path = sk__path(APPS, "controllerrevisions", sk__ns(v[i]), sk__name(v[i]),
-							   NULL);
-			sk_error_t e2 = {0};
-
-			if (sk_client_delete(k->ctl->c, path, NULL, &e2) == 0 || e2.code == SK_ENOTFOUND)
-				sk_informer_forget(k->ctl->crevs, v[i]);
-		}
-		free(v);
-	}
+	sk__history_truncate(k->ctl, ds, live);
 	return 0;
 }
 

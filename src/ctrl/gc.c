@@ -418,7 +418,7 @@ static void on_event(void *ud, int ev, json_t *old, json_t *obj)
 static void add_extra(struct sk_ctrl *ctl, const char *path, const char *gv, const char *kind)
 {
 	if (ctl->nextra < (int)(sizeof(ctl->extra) / sizeof(ctl->extra[0])))
-		ctl->extra[ctl->nextra++] = sk_informer_new(ctl->c, path, gv, kind);
+		sk__ctrl_extra(ctl, path, gv, kind);
 }
 
 static void gc_release(void *state)

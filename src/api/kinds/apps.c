@@ -32,6 +32,7 @@ static long long ds_template_generation(json_t *obj)
 	return v ? strtoll(v, NULL, 10) : 0;
 }
 
+/* The built-in defaulters of defaults.c. */
 static void ds_defaults(const sk_api_resource *r, json_t *obj) { sk_defaults_apply(r->kind, obj); }
 
 /* PrepareForCreate: the zero status (in Go's form) and templateGeneration 1. */
@@ -66,6 +67,22 @@ static const sk_kind_ops daemonset_ops = {
 	.defaults = ds_defaults,
 	.admit_create = ds_admit_create,
 	.prepare_update = ds_prepare_update,
+};
+
+/* PrepareForCreate: the zero status (in Go's form). */
+static int sts_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	(void)api;
+	(void)r;
+	(void)err;
+	json_object_set_new(obj, "status", json_pack("{s:i, s:i}", "replicas", 0, "availableReplicas", 0));
+	return 0;
+}
+
+static const sk_kind_ops statefulset_ops = {
+	.flags = SK_KIND_GENERATION,
+	.defaults = ds_defaults,
+	.admit_create = sts_admit_create,
 };
 
 const sk_api_resource sk__kinds_apps[] = {
@@ -113,6 +130,19 @@ const sk_api_resource sk__kinds_apps[] = {
 		.categories = "all",
 		.subresources = SK_SUB_STATUS | SK_SUB_SCALE,
 		.has_spec = 1,
+	},
+	{
+		.group = "apps",
+		.version = "v1",
+		.kind = "StatefulSet",
+		.plural = "statefulsets",
+		.singular = "statefulset",
+		.namespaced = 1,
+		.short_names = "sts",
+		.categories = "all",
+		.subresources = SK_SUB_STATUS | SK_SUB_SCALE,
+		.has_spec = 1,
+		.ops = &statefulset_ops,
 	},
 };
 const size_t sk__nkinds_apps = sizeof(sk__kinds_apps) / sizeof(sk__kinds_apps[0]);

@@ -1,0 +1,47 @@
+"""A StatefulSet with the real node agent: each pod's claim (from the
+claim template) gets a local-path volume from the agent, the containers
+write into it, and after a scale to 0 and back every pod finds what its
+predecessor of the same ordinal wrote (issue 19). Runs under
+flock /tmp/skiff-containers.lock."""
+import json
+
+from test_agent_cluster import wait_for
+from test_agent_embedded import embedded  # noqa: F401  (fixture)
+
+
+def test_statefulset_claims_keep_data_across_scale_to_zero(embedded):  # noqa: F811
+    c = embedded
+    wait_for(lambda: c.kubectl("get", "node", c.node, check=False).returncode == 0 and
+             "Ready" in c.kubectl("get", "node", c.node).stdout, 60, what="node Ready")
+    # each start appends a line and prints how many starts the volume saw
+    script = "echo $(hostname) >> /data/boots; echo starts=$(wc -l < /data/boots); sleep 300"
+    c.kubectl("create", "-f", "-", input=json.dumps({
+        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "kv"},
+        "spec": {"replicas": 2, "serviceName": "kv", "selector": {"matchLabels": {"app": "kv"}},
+                 "template": {"metadata": {"labels": {"app": "kv"}},
+                              "spec": {"terminationGracePeriodSeconds": 1,
+                                       "containers": [{"name": "c", "image": "busybox:1", "imagePullPolicy": "Never",
+                                                       "command": ["sh", "-c", script],
+                                                       "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]}},
+                 "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                                           "spec": {"accessModes": ["ReadWriteOnce"],
+                                                    "resources": {"requests": {"storage": "64Mi"}}}}]}}))
+    c.kubectl("rollout", "status", "sts/kv", "--timeout=90s", timeout=100)
+
+    def logs_say(want):
+        return all(f"starts={want}" in c.kubectl("logs", p, check=False).stdout for p in ("kv-0", "kv-1"))
+
+    wait_for(lambda: logs_say(1), 30, what="first starts logged")
+    claims = c.kjson("get", "pvc")["items"]
+    assert sorted(x["metadata"]["name"] for x in claims) == ["data-kv-0", "data-kv-1"]
+    assert all(x["status"]["phase"] == "Bound" for x in claims)
+
+    c.kubectl("scale", "sts", "kv", "--replicas=0")
+    wait_for(lambda: not c.kjson("get", "pods", "-l", "app=kv")["items"], 60, what="pods gone")
+    assert len(c.kjson("get", "pvc")["items"]) == 2
+    c.kubectl("scale", "sts", "kv", "--replicas=2")
+    c.kubectl("rollout", "status", "sts/kv", "--timeout=90s", timeout=100)
+    wait_for(lambda: logs_say(2), 30, what="second starts logged")
+    assert c.kubectl("exec", "kv-1", "--", "cat", "/data/boots").stdout.split() == ["kv-1", "kv-1"]
+    c.kubectl("delete", "sts", "kv")
+    wait_for(lambda: not c.kjson("get", "pods", "-l", "app=kv")["items"], 60, what="pods gone")
