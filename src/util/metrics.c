@@ -1,15 +1,19 @@
 /* Prometheus metrics: families of series, atomics on the hot path, text
  * 0.0.4 and OpenMetrics 1.0 exposition (prometheus/docs
  * exposition_formats.md, the OpenMetrics 1.0 specification). */
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "util/metrics.h"
 #include "util/util.h"
+#include "util/version.h"
 
 const double sk_metric_buckets_default[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 const size_t sk_metric_buckets_default_n = sizeof(sk_metric_buckets_default) / sizeof(double);
@@ -64,6 +68,7 @@ struct sk_metrics {
 	struct collector collectors[MAX_COLLECTORS];
 	size_t ncollectors;
 	int next_id;
+	void *process; /* the process collector's families (sk_metrics_register_process) */
 };
 
 static double from_bits(uint64_t b)
@@ -146,6 +151,7 @@ void sk_metrics_free(sk_metrics *m)
 		family_free(f);
 	}
 	pthread_mutex_destroy(&m->mu);
+	free(m->process);
 	free(m);
 }
 
@@ -660,4 +666,106 @@ char *sk_metrics_expose(sk_metrics *m, int openmetrics, size_t *len)
 		sk_strbuf_add(&b, "", 0);
 	*len = b.len;
 	return b.s;
+}
+
+/* ---- the process collector ---- */
+
+struct process_fams {
+	sk_metric_family *cpu, *rss, *vsz, *fds, *max_fds, *start;
+};
+
+static void collect_process(void *arg)
+{
+	struct process_fams *p = arg;
+	long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	char buf[1024];
+	FILE *f = fopen("/proc/self/stat", "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	struct rlimit rl;
+	DIR *d;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	{
+		/* after the command's closing parenthesis: field 3 on */
+		const char *c = strrchr(buf, ')');
+		unsigned long long ut, st, start, vsz;
+		long long rss;
+
+		if (c &&
+		    sscanf(c + 2,
+			   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu "
+			   "%llu %lld",
+			   &ut, &st, &start, &vsz, &rss) == 5 &&
+		    tick > 0) {
+			double boot = 0;
+			FILE *sf = fopen("/proc/stat", "re");
+			char line[256];
+
+			while (sf && fgets(line, sizeof(line), sf))
+				if (!strncmp(line, "btime ", 6))
+					boot = strtod(line + 6, NULL);
+			if (sf)
+				fclose(sf);
+			with_series(p->cpu, NULL, op_set, (double)(ut + st) / (double)tick);
+			sk_metric_set(p->vsz, NULL, (double)vsz);
+			sk_metric_set(p->rss, NULL, (double)rss * (double)page);
+			sk_metric_set(p->start, NULL, boot + (double)start / (double)tick);
+		}
+	}
+	d = opendir("/proc/self/fd");
+	if (d) {
+		size_t fds = 0;
+
+		while (readdir(d))
+			fds++;
+		closedir(d);
+		sk_metric_set(p->fds, NULL, fds > 3 ? (double)(fds - 3) : 0); /* ., .. and the directory's own */
+	}
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		sk_metric_set(p->max_fds, NULL, (double)rl.rlim_cur);
+}
+
+void sk_metrics_register_process(sk_metrics *m)
+{
+	static const char *const build_labels[] = {"major",     "minor",     "gitVersion", "gitCommit", "gitTreeState",
+						   "buildDate", "goVersion", "compiler",   "platform",  NULL};
+	const char *build[] = {SK_KUBE_MAJOR, SK_KUBE_MINOR, SK_KUBE_VERSION "+skiff",
+			       SKIFF_VERSION, "clean",       "2026-11-30T00:00:00Z",
+			       "c",           "gcc",         "linux/amd64"};
+	struct process_fams *p;
+	sk_metric_family *info;
+
+	pthread_mutex_lock(&m->mu);
+	for (sk_metric_family *f = m->families; f; f = f->next) {
+		if (!strcmp(f->name, "process_start_time_seconds")) {
+			pthread_mutex_unlock(&m->mu);
+			return;
+		}
+	}
+	pthread_mutex_unlock(&m->mu);
+	p = xzalloc(sizeof(*p));
+	p->cpu = sk_metrics_family(m, SK_METRIC_COUNTER, "process_cpu_seconds_total",
+				   "Total user and system CPU time spent in seconds.", "seconds", NULL, NULL, 0);
+	p->rss = sk_metrics_family(m, SK_METRIC_GAUGE, "process_resident_memory_bytes",
+				   "Resident memory size in bytes.", "bytes", NULL, NULL, 0);
+	p->vsz = sk_metrics_family(m, SK_METRIC_GAUGE, "process_virtual_memory_bytes", "Virtual memory size in bytes.",
+				   "bytes", NULL, NULL, 0);
+	p->fds = sk_metrics_family(m, SK_METRIC_GAUGE, "process_open_fds", "Number of open file descriptors.", NULL,
+				   NULL, NULL, 0);
+	p->max_fds = sk_metrics_family(m, SK_METRIC_GAUGE, "process_max_fds",
+				       "Maximum number of open file descriptors.", NULL, NULL, NULL, 0);
+	p->start = sk_metrics_family(m, SK_METRIC_GAUGE, "process_start_time_seconds",
+				     "Start time of the process since unix epoch in seconds.", "seconds", NULL, NULL,
+				     0);
+	info = sk_metrics_family(
+		m, SK_METRIC_GAUGE, "kubernetes_build_info",
+		"[ALPHA] A metric with a constant '1' value labeled by major, minor, git version, git "
+		"commit, git tree state, build date, Go version, and compiler from which Kubernetes was "
+		"built, and platform on which it is running.",
+		NULL, build_labels, NULL, 0);
+	sk_metric_set(info, build, 1);
+	m->process = p; /* freed with the registry */
+	sk_metrics_add_collector(m, collect_process, p);
 }

@@ -18,7 +18,7 @@ typedef struct sk_metric_family sk_metric_family;
 
 typedef enum { SK_METRIC_COUNTER, SK_METRIC_GAUGE, SK_METRIC_HISTOGRAM } sk_metric_type;
 
-enum { SK_METRIC_MAX_LABELS = 8 };
+enum { SK_METRIC_MAX_LABELS = 12 };
 
 /* Upstream's bucket sets (prometheus.DefBuckets and the ones kube's
  * metrics name), each ending before +Inf, with their lengths. */
@@ -88,5 +88,12 @@ int sk_metrics_wants_openmetrics(const char *accept);
  * label values; OpenMetrics ends with "# EOF". Returns a malloc'd text
  * (caller frees), its length in *len. */
 char *sk_metrics_expose(sk_metrics *m, int openmetrics, size_t *len);
+
+/* Registers (once per registry) client_golang's process collector
+ * (process_cpu_seconds_total, process_resident_memory_bytes,
+ * process_virtual_memory_bytes, process_open_fds, process_max_fds,
+ * process_start_time_seconds, read from /proc/self) and component-base's
+ * kubernetes_build_info. */
+void sk_metrics_register_process(sk_metrics *m);
 
 #endif
