@@ -368,6 +368,22 @@ static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection
 	}
 }
 
+/* GET /metrics: the agent's registry, text 0.0.4 or OpenMetrics. */
+static enum MHD_Result serve_metrics(struct sk_logserver *ls, struct MHD_Connection *conn)
+{
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	const char *ctype;
+	size_t len;
+	char *text = sk__ag_metrics_expose(ls->a, accept, &len, &ctype);
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
+
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static bool authorized(struct sk_logserver *ls, struct MHD_Connection *conn)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -399,6 +415,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return sk__stream_serve(ls->a, conn, url);
 	if (strcmp(method, "GET") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
+	if (!strcmp(url, "/metrics"))
+		return serve_metrics(ls, conn);
 	if (sscanf(url, "/containerLogs/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
 		return serve_logs(ls, conn, ns, pod, ctr);
 	return reply(conn, MHD_HTTP_NOT_FOUND, "not found");

@@ -321,7 +321,7 @@ void sk_metric_add(sk_metric_family *f, const char *const *values, double v)
 
 void sk_metric_set(sk_metric_family *f, const char *const *values, double v)
 {
-	if (f->type != SK_METRIC_GAUGE)
+	if (f->type == SK_METRIC_HISTOGRAM || (f->type == SK_METRIC_COUNTER && !(v >= 0)))
 		return;
 	with_series(f, values, op_set, v);
 }
@@ -708,7 +708,7 @@ static void collect_process(void *arg)
 					boot = strtod(line + 6, NULL);
 			if (sf)
 				fclose(sf);
-			with_series(p->cpu, NULL, op_set, (double)(ut + st) / (double)tick);
+			sk_metric_set(p->cpu, NULL, (double)(ut + st) / (double)tick);
 			sk_metric_set(p->vsz, NULL, (double)vsz);
 			sk_metric_set(p->rss, NULL, (double)rss * (double)page);
 			sk_metric_set(p->start, NULL, boot + (double)start / (double)tick);

@@ -52,7 +52,9 @@ sk_metric_family *sk_metrics_family(sk_metrics *m, sk_metric_type type, const ch
 
 /* Updates the series of these label values (as many as the family's
  * labels; none when it has none), creating it at zero when missing:
- * a counter's add (v >= 0), a gauge's add or set, a histogram's observe. */
+ * a counter's add (v >= 0), a gauge's add or set, a histogram's observe.
+ * A counter's set is for counts kept elsewhere (CPU seconds from /proc, a
+ * container's restartCount): the source keeps it monotonic. */
 void sk_metric_add(sk_metric_family *f, const char *const *values, double v);
 void sk_metric_set(sk_metric_family *f, const char *const *values, double v);
 void sk_metric_observe(sk_metric_family *f, const char *const *values, double v);
