@@ -146,8 +146,8 @@ void sk__ag_metrics_pull(struct sk_agent *a, int64_t ns, int64_t size, int64_t f
 
 		sk_metric_observe(m->pull_duration, v, (double)ns / 1e9);
 	}
-	if (fetched > 0)
-		sk_metric_add(m->pulled_bytes, NULL, (double)fetched);
+	/* layers already in the store are not fetched again: 0 is a value too */
+	sk_metric_add(m->pulled_bytes, NULL, fetched > 0 ? (double)fetched : 0);
 }
 
 void sk__ag_metrics_sandbox(struct sk_agent *a, const char *handler, int64_t ns, bool ok)
