@@ -149,6 +149,11 @@ void sk__ag_metrics_sandbox(struct sk_agent *a, const char *handler, int64_t ns,
 void sk__ag_metrics_op(struct sk_agent *a, const char *op, bool ok);
 void sk__ag_metrics_pod_started(struct sk_agent *a, double seconds);
 void sk__ag_metrics_image_gc(struct sk_agent *a, const sk_gc_result *r);
+/* The GPUs' series under dcgm-exporter's names (DCGM_FI_DEV_FB_TOTAL,
+ * DCGM_FI_DEV_XID_ERRORS: the last critical XID) for devs, replacing the
+ * previous ones; owners: {"GPU-…": {"namespace", "pod", "container"}} or
+ * NULL. Called by the collector with the module's table. */
+void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *devs, size_t n, json_t *owners);
 /* The exposition for an Accept header (malloc'd, caller frees) and its media type. */
 char *sk__ag_metrics_expose(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
 

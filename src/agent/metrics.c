@@ -22,7 +22,8 @@ struct sk_ag_metrics {
 	sk_metrics *reg;
 	sk_metric_family *pull_duration, *pulled_bytes, *pod_start, *sandbox_duration, *sandbox_errors, *ops,
 		*op_errors, *running_pods, *running_containers, *restarts, *last_reason, *gc_runs, *gc_images,
-		*gc_bytes, *fs_capacity, *fs_available, *fs_inodes, *fs_inodes_free;
+		*gc_bytes, *fs_capacity, *fs_available, *fs_inodes, *fs_inodes_free, *gpu_fb_total, *gpu_xid,
+		*gpu_healthy;
 };
 
 static sk_metric_family *fam(sk_metrics *r, sk_metric_type t, const char *name, const char *help, const char *unit,
@@ -100,6 +101,18 @@ void sk__ag_metrics_init(struct sk_agent *a)
 			   "Inodes of the image and container filesystems.", NULL, fs_l);
 	m->fs_inodes_free = fam(r, SK_METRIC_GAUGE, "skiff_kubelet_filesystem_inodes_free",
 				"Free inodes of the image and container filesystems.", NULL, fs_l);
+	{
+		static const char *const gpu_l[] = {"gpu",       "UUID",      "device", "modelName", "Hostname",
+						    "container", "namespace", "pod",    NULL};
+
+		/* dcgm-exporter's names and labels (Kubernetes mode: the pod holding the device) */
+		m->gpu_fb_total = fam(r, SK_METRIC_GAUGE, "DCGM_FI_DEV_FB_TOTAL",
+				      "Total Frame Buffer of the GPU in MB.", NULL, gpu_l);
+		m->gpu_xid = fam(r, SK_METRIC_GAUGE, "DCGM_FI_DEV_XID_ERRORS",
+				 "Value of the last XID error encountered.", NULL, gpu_l);
+		m->gpu_healthy = fam(r, SK_METRIC_GAUGE, "skiff_gpu_device_healthy",
+				     "1 when the device is healthy (no critical XID), else 0.", NULL, gpu_l);
+	}
 	sk_metrics_register_process(r);
 	a->metrics = m;
 	sk_metrics_add_collector(r, collect, a);
@@ -222,11 +235,63 @@ static void collect_container(struct sk_ag_metrics *m, const char *ns, const cha
 		sk_metric_set(m->last_reason, v, 1);
 }
 
+void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *devs, size_t n, json_t *owners)
+{
+	struct sk_ag_metrics *m = a->metrics;
+
+	sk_metric_clear(m->gpu_fb_total);
+	sk_metric_clear(m->gpu_xid);
+	sk_metric_clear(m->gpu_healthy);
+	for (size_t i = 0; i < n; i++) {
+		const struct sk_gpu_device *d = &devs[i];
+		json_t *o = json_object_get(owners, d->uuid);
+		char gpu[16], dev[32];
+		unsigned xid = 0;
+		const char *v[] = {gpu,
+				   d->uuid,
+				   dev,
+				   d->product,
+				   a->node_name ? a->node_name : "",
+				   sk_kube_jstr(o, "container") ?: "",
+				   sk_kube_jstr(o, "namespace") ?: "",
+				   sk_kube_jstr(o, "pod") ?: ""};
+
+		snprintf(gpu, sizeof(gpu), "%u", d->index);
+		snprintf(dev, sizeof(dev), "nvidia%u", d->minor);
+		if (!d->healthy && sscanf(d->reason, "XID %u", &xid) != 1)
+			xid = 0;
+		sk_metric_set(m->gpu_fb_total, v, (double)d->memory_mib);
+		sk_metric_set(m->gpu_xid, v, xid);
+		sk_metric_set(m->gpu_healthy, v, d->healthy ? 1 : 0);
+	}
+}
+
+/* {"GPU-…": {"namespace", "pod", "container"}} of the devices the pods hold
+ * (a->mu held). */
+static void gpu_owners(struct sk_agent *a, struct apod *p, json_t *owners)
+{
+	cleanup_json json_t *held = sk_gpu_pod_devices(a->gpu, p->uid);
+	const char *ctr;
+	json_t *uuids;
+
+	json_object_foreach(held, ctr, uuids) {
+		json_t *u;
+		size_t i;
+
+		json_array_foreach(uuids, i, u)
+			if (json_string_value(u))
+				json_object_set_new(owners, json_string_value(u),
+						    json_pack("{s:s, s:s, s:s}", "namespace", p->ns, "pod", p->name,
+							      "container", ctr));
+	}
+}
+
 static void collect(void *arg)
 {
 	struct sk_agent *a = arg;
 	struct sk_ag_metrics *m = a->metrics;
 	size_t pods = 0, running = 0, exited = 0;
+	cleanup_json json_t *owners = json_object();
 
 	sk_metric_clear(m->restarts);
 	sk_metric_clear(m->last_reason);
@@ -238,6 +303,8 @@ static void collect(void *arg)
 
 		if (p->gone)
 			continue;
+		if (a->gpu && p->uid)
+			gpu_owners(a, p, owners);
 		if (phase && !strcmp(phase, "Running"))
 			pods++;
 		for (size_t l = 0; l < 2; l++) {
@@ -252,6 +319,13 @@ static void collect(void *arg)
 	sk_metric_set(m->running_pods, NULL, (double)pods);
 	sk_metric_set1(m->running_containers, "running", (double)running);
 	sk_metric_set1(m->running_containers, "exited", (double)exited);
+	if (a->gpu) {
+		struct sk_gpu_device *devs = NULL;
+		size_t n = sk_gpu_devices(a->gpu, &devs);
+
+		sk__ag_metrics_set_gpus(a, devs, n, owners);
+		free(devs);
+	}
 	fs_stats(m, "image", a->images ? sk_image_store_dir(a->images) : NULL);
 	fs_stats(m, "container", a->data_dir);
 }
