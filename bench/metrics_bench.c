@@ -12,7 +12,7 @@
 
 #include "agent/agent-int.h"
 #include "api/api-int.h"
-#include "api/metrics.h"
+#include "api/prometheus.h"
 #include "util/metrics.h"
 #include "util/util.h"
 

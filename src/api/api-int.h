@@ -157,7 +157,7 @@ struct sk_api {
 	struct sk__sa *sa;                /* service-account token signing (satoken.c); NULL until sk_api_sa_setup */
 	struct sk_node_graph *node_graph; /* the Node authorizer's pods → objects graph (authz-node.c) */
 	struct sk_audit *audit;           /* or NULL (audit-event.c) */
-	int metrics_collector;            /* the stored objects' collector (metrics.c), or 0 */
+	int metrics_collector;            /* the stored objects' collector (prometheus.c), or 0 */
 };
 
 /* The flags other threads read while the server runs. */

@@ -7,7 +7,7 @@
 #include "api/auth.h"
 #include "api/crd.h"
 #include "api/defaults.h"
-#include "api/metrics.h"
+#include "api/prometheus.h"
 #include "api/podsecurity.h"
 #include "api/protobuf.h"
 #include "api/rbac.h"

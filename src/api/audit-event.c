@@ -7,7 +7,7 @@
 
 #include <gnutls/crypto.h>
 
-#include "api/metrics.h"
+#include "api/prometheus.h"
 #include "api/api-int.h"
 #include "api/audit.h"
 #include "api/protobuf.h"

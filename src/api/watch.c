@@ -3,7 +3,7 @@
 #include <semaphore.h>
 #include <string.h>
 
-#include "api/metrics.h"
+#include "api/prometheus.h"
 #include "api/api-int.h"
 #include "api/crd.h"
 #include "kube/selector.h"

@@ -1,7 +1,7 @@
-/* The API server's metrics (metrics.c): request counts and latencies,
+/* The API server's Prometheus metrics (prometheus.c): request counts and latencies,
  * requests in flight, watches, stored objects, audit events; GET /metrics. */
-#ifndef SK_API_METRICS_H
-#define SK_API_METRICS_H
+#ifndef SK_API_PROMETHEUS_H
+#define SK_API_PROMETHEUS_H
 
 #include <stdint.h>
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
-#include "api/metrics.h"
+#include "api/prometheus.h"
 #include "util/metrics.h"
 #include "util/util.h"
 
