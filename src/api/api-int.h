@@ -16,6 +16,7 @@ enum {
 	SK_SUB_FINALIZE = 1 << 6,
 	SK_SUB_TOKEN = 1 << 7,    /* serviceaccounts/token (TokenRequest) */
 	SK_SUB_APPROVAL = 1 << 8, /* certificatesigningrequests/approval */
+	SK_SUB_PROXY = 1 << 9,    /* nodes/proxy: GET of the node agent's own paths (nodeproxy.c) */
 };
 
 typedef struct sk_api_resource sk_api_resource;
@@ -271,6 +272,8 @@ json_t *sk__get_object(sk_api *api, const char *path, sk_api_response *resp);
 const char *sk__pod_pick_container(json_t *pod, const char *asked, const sk_path *p, sk_api_response *resp);
 char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp);
 char *sk__node_auth_header(void);
+/* nodes/NAME/proxy/PATH: a GET of the node agent's PATH (nodeproxy.c). */
+void sk__handle_node_proxy(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 /* Stops metrics.k8s.io's scraper and frees its points (metrics-server.c). */
 void sk__metrics_stop(sk_api *api);
 /* A Node's kubelet endpoint https://INTERNAL-IP:PORT (malloc'd), NULL when it has no port. */

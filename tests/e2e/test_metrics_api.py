@@ -97,7 +97,8 @@ def summary(c):
 
 def test_summary_api_reports_node_and_pods(cluster):
     c = cluster
-    s = summary(c)
+    s = json.loads(c.kubectl("get", "--raw", f"/api/v1/nodes/{c.node}/proxy/stats/summary").stdout)
+    assert summary(c)["node"]["nodeName"] == c.node  # the agent itself, with the node token
     n = s["node"]
     assert n["nodeName"] == c.node
     assert n["cpu"]["usageCoreNanoSeconds"] > 0 and n["cpu"]["time"].endswith("Z")
@@ -116,6 +117,14 @@ def test_summary_api_reports_node_and_pods(cluster):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req, context=ssl._create_unverified_context(), timeout=10)
     assert e.value.code == 401
+    # nodes/proxy is authorized as get on nodes/proxy; a node that does not exist is the node's 404
+    c.kubectl("create", "clusterrolebinding", "reader", "--clusterrole=view", "--user=reader")
+    r = c.kubectl("get", "--raw", f"/api/v1/nodes/{c.node}/proxy/stats/summary", "--as=reader", check=False)
+    assert r.returncode != 0 and 'cannot get resource "nodes/proxy"' in r.stderr
+    r = c.kubectl("get", "--raw", "/api/v1/nodes/nope/proxy/stats/summary", check=False)
+    assert 'nodes "nope" not found' in r.stderr
+    disc = json.loads(c.kubectl("get", "--raw", "/api/v1").stdout)
+    assert "nodes/proxy" in [x["name"] for x in disc["resources"]]
 
 
 def test_kubectl_top(cluster):
