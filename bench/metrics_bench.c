@@ -170,9 +170,9 @@ static void *hot(void *arg)
 	for (int i = 0; i < HOT_N; i++) {
 		int64_t t0 = sk_mono_ns();
 
-		sk__metrics_request_begin(&req);
+		sk__prom_request_begin(&req);
 		sk_metric_observe(etcd, ev, 0.00001);
-		sk__metrics_request_end(&req, &ri, &resp, t0);
+		sk__prom_request_end(&req, &ri, &resp, t0);
 	}
 	return (void *)(intptr_t)((cpu_ns() - c0) / HOT_N * 1000); /* ps per request, to fit a pointer */
 }

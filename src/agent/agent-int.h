@@ -154,6 +154,9 @@ void sk__ag_metrics_image_gc(struct sk_agent *a, const sk_gc_result *r);
  * previous ones; owners: {"GPU-…": {"namespace", "pod", "container"}} or
  * NULL. Called by the collector with the module's table. */
 void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *devs, size_t n, json_t *owners);
+/* /metrics/cadvisor: each pod's and running container's CPU and memory
+ * under cAdvisor's names, from the Summary's cgroup readings (malloc'd). */
+char *sk__ag_metrics_cadvisor(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
 /* The exposition for an Accept header (malloc'd, caller frees) and its media type. */
 char *sk__ag_metrics_expose(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
 
@@ -239,6 +242,9 @@ void sk__logserver_stop(struct sk_logserver *ls);
  * (an authorized request); answers the WebSocket upgrade or an error. */
 struct MHD_Connection;
 int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char *url);
+
+/* stats.c: kubelet's Summary (stats/v1alpha1) of the node and its pods; caller frees. */
+json_t *sk__ag_stats_summary(struct sk_agent *a);
 
 /* netconf.c: the cluster's DNS settings (flags, else the ConfigMap
  * kube-system/skiff-network, else the defaults) and the DNS server on the

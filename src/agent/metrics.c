@@ -337,3 +337,58 @@ char *sk__ag_metrics_expose(struct sk_agent *a, const char *accept, size_t *len,
 	*ctype = om ? SK_METRICS_OPENMETRICS_TYPE : SK_METRICS_TEXT_TYPE;
 	return sk_metrics_expose(a->metrics->reg, om, len);
 }
+
+/* ---- /metrics/cadvisor ---- */
+
+/* One pod's or container's usage from the Summary (container "" for the pod's own cgroup). */
+static void cadvisor_usage(sk_metric_family *const *f, json_t *o, const char *ns, const char *pod, const char *ctr)
+{
+	const char *v[] = {ctr, ns, pod};
+	json_t *cpu = sk_kube_jget(o, "cpu.usageCoreNanoSeconds"), *mem = json_object_get(o, "memory");
+
+	if (json_is_integer(cpu))
+		sk_metric_set(f[0], v, (double)json_integer_value(cpu) / 1e9);
+	if (!json_is_object(mem))
+		return;
+	sk_metric_set(f[1], v, (double)json_integer_value(json_object_get(mem, "workingSetBytes")));
+	sk_metric_set(f[2], v, (double)json_integer_value(json_object_get(mem, "usageBytes")));
+	sk_metric_set(f[3], v, (double)json_integer_value(json_object_get(mem, "rssBytes")));
+}
+
+char *sk__ag_metrics_cadvisor(struct sk_agent *a, const char *accept, size_t *len, const char **ctype)
+{
+	static const char *const labels[] = {"container", "namespace", "pod", NULL};
+	sk_metrics *r = sk_metrics_new();
+	cleanup_json json_t *sum = sk__ag_stats_summary(a);
+	int om = sk_metrics_wants_openmetrics(accept);
+	sk_metric_family *f[4];
+	json_t *p;
+	size_t i;
+	char *text;
+
+	/* cAdvisor's names as kubelet serves them; a fresh registry per scrape,
+	 * so only the pods and containers there now have series */
+	f[0] = sk_metrics_family(r, SK_METRIC_COUNTER, "container_cpu_usage_seconds_total",
+				 "Cumulative cpu time consumed in seconds.", "seconds", labels, NULL, 0);
+	f[1] = sk_metrics_family(r, SK_METRIC_GAUGE, "container_memory_working_set_bytes",
+				 "Current working set in bytes.", "bytes", labels, NULL, 0);
+	f[2] = sk_metrics_family(r, SK_METRIC_GAUGE, "container_memory_usage_bytes",
+				 "Current memory usage in bytes, including all memory regardless of when it was "
+				 "accessed",
+				 "bytes", labels, NULL, 0);
+	f[3] = sk_metrics_family(r, SK_METRIC_GAUGE, "container_memory_rss", "Size of RSS in bytes.", NULL, labels,
+				 NULL, 0);
+	json_array_foreach(json_object_get(sum, "pods"), i, p) {
+		const char *ns = sk_kube_jstr(p, "podRef.namespace") ?: "", *pod = sk_kube_jstr(p, "podRef.name") ?: "";
+		json_t *c;
+		size_t j;
+
+		cadvisor_usage(f, p, ns, pod, "");
+		json_array_foreach(json_object_get(p, "containers"), j, c)
+			cadvisor_usage(f, c, ns, pod, sk_kube_jstr(c, "name") ?: "");
+	}
+	*ctype = om ? SK_METRICS_OPENMETRICS_TYPE : SK_METRICS_TEXT_TYPE;
+	text = sk_metrics_expose(r, om, len);
+	sk_metrics_free(r);
+	return text;
+}

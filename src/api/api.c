@@ -61,7 +61,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	}
 	sk__crd_sync(api);
 	sk__crd_start(api);
-	api->metrics_collector = sk__metrics_start(api);
+	api->metrics_collector = sk__prom_start(api);
 	return api;
 }
 
@@ -74,7 +74,8 @@ void sk_api_free(sk_api *api)
 	if (!api)
 		return;
 	if (api->metrics_collector > 0)
-		sk__metrics_stop(api->metrics_collector);
+		sk__prom_stop(api->metrics_collector);
+	sk__metrics_stop(api);
 	sk__rbac_stop(api);
 	sk__svc_stop(api);
 	sk__crd_stop(api);
@@ -203,9 +204,9 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 	sk__req_info ri;
 
 	ri.res = NULL;
-	sk__metrics_request_begin(req);
+	sk__prom_request_begin(req);
 	handle(api, req, resp, &ri);
-	sk__metrics_request_end(req, &ri, resp, m0);
+	sk__prom_request_end(req, &ri, resp, m0);
 	if (api->audit)
 		sk__audit_request(api, req, resp, t0);
 }

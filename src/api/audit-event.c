@@ -192,5 +192,5 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 	line[len] = '\n';
 	line[len + 1] = '\0';
 	sk__audit_write(a, line);
-	sk__metrics_audit_event();
+	sk__prom_audit_event();
 }

@@ -59,13 +59,13 @@ static void init_families(void)
 	sk_store_metrics_register(m);
 }
 
-void sk__metrics_init(void) { pthread_once(&once, init_families); }
+void sk__prom_init(void) { pthread_once(&once, init_families); }
 
 static int read_only(const char *method) { return !strcmp(method, "GET") || !strcmp(method, "HEAD"); }
 
-void sk__metrics_request_begin(const sk_api_request *req)
+void sk__prom_request_begin(const sk_api_request *req)
 {
-	sk__metrics_init();
+	sk__prom_init();
 	__atomic_add_fetch(read_only(req->method) ? &am.inflight_ro : &am.inflight_rw, 1, __ATOMIC_RELAXED);
 }
 
@@ -107,8 +107,7 @@ static const char *report_verb(const sk_api_request *req, const sk__req_info *ri
 	return "other";
 }
 
-void sk__metrics_request_end(const sk_api_request *req, const sk__req_info *ri, const sk_api_response *resp,
-			     int64_t t0_ns)
+void sk__prom_request_end(const sk_api_request *req, const sk__req_info *ri, const sk_api_response *resp, int64_t t0_ns)
 {
 	const char *verb = report_verb(req, ri);
 	const char *dry = sk__arg(req, "dryRun");
@@ -131,18 +130,18 @@ void sk__metrics_request_end(const sk_api_request *req, const sk__req_info *ri, 
 		sk_metric_observe(am.duration, v, (double)(sk_mono_ns() - t0_ns) / 1e9);
 }
 
-void sk__metrics_watch(const sk_api_resource *r, int namespaced, int delta)
+void sk__prom_watch(const sk_api_resource *r, int namespaced, int delta)
 {
 	const char *v[] = {"WATCH",    r->group, r->version, r->plural, "", namespaced ? "namespace" : "cluster",
 			   "apiserver"};
 
-	sk__metrics_init();
+	sk__prom_init();
 	sk_metric_add(am.longrunning, v, delta);
 }
 
-void sk__metrics_audit_event(void)
+void sk__prom_audit_event(void)
 {
-	sk__metrics_init();
+	sk__prom_init();
 	sk_metric_add(am.audit, NULL, 1);
 }
 
@@ -169,13 +168,13 @@ static void collect(void *arg)
 	}
 }
 
-int sk__metrics_start(sk_api *api)
+int sk__prom_start(sk_api *api)
 {
-	sk__metrics_init();
+	sk__prom_init();
 	return sk_metrics_add_collector(sk_metrics_default(), collect, api);
 }
 
-void sk__metrics_stop(int id) { sk_metrics_remove_collector(sk_metrics_default(), id); }
+void sk__prom_stop(int id) { sk_metrics_remove_collector(sk_metrics_default(), id); }
 
 void sk__handle_metrics(sk_api *api, const sk_api_request *req, sk_api_response *resp)
 {
@@ -184,7 +183,7 @@ void sk__handle_metrics(sk_api *api, const sk_api_request *req, sk_api_response 
 	char *text;
 
 	(void)api;
-	sk__metrics_init();
+	sk__prom_init();
 	text = sk_metrics_expose(sk_metrics_default(), om, &len);
 	sk__reply_raw(resp, 200, text, len);
 	resp->content_type = om ? SK_METRICS_OPENMETRICS_TYPE : SK_METRICS_TEXT_TYPE;

@@ -424,7 +424,7 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	resp->content_type = "application/json";
 	resp->watch = w;
 	w->counted = !p->all_namespaces && p->ns[0] ? 1 : 2;
-	sk__metrics_watch(w->res, w->counted == 1, 1);
+	sk__prom_watch(w->res, w->counted == 1, 1);
 }
 
 /* When the next bookmark is due, as upstream's cacheWatcher.nextBookmarkTime:
@@ -589,7 +589,7 @@ void sk_api_watch_free(sk_api_watch *w)
 	if (w->sw)
 		sk_store_unwatch(w->api->store, w->sw);
 	if (w->counted)
-		sk__metrics_watch(w->res, w->counted == 1, -1);
+		sk__prom_watch(w->res, w->counted == 1, -1);
 	while (w->head) {
 		wev *e = w->head;
 

@@ -95,6 +95,10 @@ def prom(cluster):
              "authorization": {"credentials_file": token_file},
              "tls_config": {"insecure_skip_verify": True},
              "static_configs": [{"targets": [cluster.agent_addr]}]},
+            {"job_name": "cadvisor", "scheme": "https", "metrics_path": "/metrics/cadvisor",
+             "authorization": {"credentials_file": token_file},
+             "tls_config": {"insecure_skip_verify": True},
+             "static_configs": [{"targets": [cluster.agent_addr]}]},
         ],
     }
     with open(os.path.join(d, "prometheus.yml"), "w") as f:
@@ -223,7 +227,9 @@ def test_prometheus_scrapes_server_and_agent(cluster, registry, prom):
     c.apply(POD.format(name="crash", restart="Always", image="busybox:1", command='["sh", "-c", "exit 3"]'))
     c.apply(POD.format(name="nowhere", restart="Never", image="busybox:1", command='["true"]').replace(
         "spec:\n", "spec:\n  nodeSelector: {missing: label}\n"))
+    c.apply(POD.format(name="sleeper", restart="Never", image="busybox:1", command='["sleep", "3600"]'))
     c.wait_phase("pulled", "Succeeded")
+    c.wait_phase("sleeper", "Running")
     c.wait_pod("crash", lambda p: p["status"]["containerStatuses"][0]["restartCount"] >= 1, 60,
                what="a restart")
     assert c.kubectl("get", "configmap", "still-nope", check=False).returncode != 0
@@ -236,7 +242,7 @@ def test_prometheus_scrapes_server_and_agent(cluster, registry, prom):
         return wait_for(ok, 30, interval=0.5, what=f"prometheus: {expr}")
 
     up = value('up')
-    assert {json.loads(k)["job"] for k in up} == {"apiserver", "kubelet"}
+    assert {json.loads(k)["job"] for k in up} == {"apiserver", "kubelet", "cadvisor"}
     value('sum(apiserver_request_total{resource="configmaps",code="404"})')
     value('sum by (code) (apiserver_request_total{job="apiserver",verb="LIST"})')
     value('histogram_quantile(0.99, sum by (le) (rate(apiserver_request_duration_seconds_bucket[1m])))',
@@ -254,6 +260,9 @@ def test_prometheus_scrapes_server_and_agent(cluster, registry, prom):
     value('scheduler_pending_pods{queue="unschedulable"}')
     value('scheduler_scheduling_attempt_duration_seconds_count{result="scheduled"}')
     value('workqueue_adds_total{name="endpointslice"}')
+    # cAdvisor's names from the containers' cgroups
+    value('container_memory_working_set_bytes{job="cadvisor",pod="sleeper",container="c"}', lambda v: v > 0)
+    value('container_cpu_usage_seconds_total{pod="sleeper",container=""}', lambda v: v >= 0)
 
     # a deleted pod's series go away (bounded cardinality)
     agent = f"https://{c.agent_addr}/metrics"
