@@ -77,6 +77,8 @@ struct apod {
 	struct sk_container **claim_c;
 	size_t nclaim_c;
 	int64_t t0_ns;            /* monotonic: first seen from the API (for SKIFF_TRACE) */
+	int64_t pull_ns;          /* time spent pulling its images (the start SLI leaves it out) */
+	bool start_observed;      /* kubelet_pod_start_sli_duration_seconds has it */
 	int64_t token_refresh_at; /* wall seconds: the projected tokens are renewed then (0: none) */
 };
 
@@ -135,8 +137,30 @@ struct sk_agent {
 	char *cluster_dns, *cluster_domain, *resolv_conf; /* pods' DNS (netconf.c) */
 	struct sk_dns *dns;                               /* the node-local DNS server, or NULL */
 	sk_proxy *proxy;                                  /* the Service dataplane, or NULL */
-	sk_informer *services; /* for the containers' Service variables; NULL when its list failed */
+	sk_informer *services;         /* for the containers' Service variables; NULL when its list failed */
+	struct sk_ag_metrics *metrics; /* metrics.c: the agent's registry and families */
 };
+
+/* metrics.c: the agent's own registry (made at init, freed at stop) and
+ * what the pod workers, the node thread and the log endpoint record. */
+void sk__ag_metrics_init(struct sk_agent *a);
+void sk__ag_metrics_free(struct sk_agent *a);
+void sk__ag_metrics_pull(struct sk_agent *a, int64_t ns, int64_t size, int64_t fetched, bool ok);
+void sk__ag_metrics_sandbox(struct sk_agent *a, const char *handler, int64_t ns, bool ok);
+/* op: upstream's operation_type ("create_container", "start_container"…) */
+void sk__ag_metrics_op(struct sk_agent *a, const char *op, bool ok);
+void sk__ag_metrics_pod_started(struct sk_agent *a, double seconds);
+void sk__ag_metrics_image_gc(struct sk_agent *a, const sk_gc_result *r);
+/* The GPUs' series under dcgm-exporter's names (DCGM_FI_DEV_FB_TOTAL,
+ * DCGM_FI_DEV_XID_ERRORS: the last critical XID) for devs, replacing the
+ * previous ones; owners: {"GPU-…": {"namespace", "pod", "container"}} or
+ * NULL. Called by the collector with the module's table. */
+void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *devs, size_t n, json_t *owners);
+/* /metrics/cadvisor: each pod's and running container's CPU and memory
+ * under cAdvisor's names, from the Summary's cgroup readings (malloc'd). */
+char *sk__ag_metrics_cadvisor(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
+/* The exposition for an Accept header (malloc'd, caller frees) and its media type. */
+char *sk__ag_metrics_expose(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
 
 /* node.c */
 int sk__node_register(struct sk_agent *a, sk_error_t *err);
@@ -231,6 +255,9 @@ void sk__logserver_stop(struct sk_logserver *ls);
  * (an authorized request); answers the WebSocket upgrade or an error. */
 struct MHD_Connection;
 int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char *url);
+
+/* stats.c: kubelet's Summary (stats/v1alpha1) of the node and its pods; caller frees. */
+json_t *sk__ag_stats_summary(struct sk_agent *a);
 
 /* netconf.c: the cluster's DNS settings (flags, else the ConfigMap
  * kube-system/skiff-network, else the defaults) and the DNS server on the

@@ -532,6 +532,7 @@ static int init_paths(struct sk_agent *a, const sk_agent_options *o, sk_error_t 
 	a->node_ip = o->node_ip ? xstrdup(o->node_ip) : sk__ag_detect_node_ip();
 	a->backoff_base_ms = o->backoff_base_ms > 0 ? o->backoff_base_ms : 10000;
 	a->backoff_max_ms = o->backoff_max_ms > 0 ? o->backoff_max_ms : 300000;
+	sk__ag_metrics_init(a);
 	return 0;
 }
 
@@ -784,6 +785,7 @@ void sk_agent_stop(sk_agent *a)
 	sk_informer_free(steal_ptr(&a->services));
 	events_stop(a);
 	sk__logserver_stop(a->ls);
+	sk__ag_metrics_free(a);
 	sk_gpu_close(a->gpu);
 	for (size_t i = 0; i < a->n_disk_sb; i++)
 		sk_sandbox_free(a->disk_sb[i]);

@@ -1,6 +1,7 @@
 /* The agent's HTTPS endpoint (kubelet's port): container logs
- * (/containerLogs/{namespace}/{pod}/{container}), exec, attach and
- * port-forward, served with libmicrohttpd. Callers are authenticated and
+ * (/containerLogs/{namespace}/{pod}/{container}), exec, attach,
+ * port-forward, the Summary API (/stats/summary, stats.c) and metrics
+ * (/metrics, /metrics/cadvisor), served with libmicrohttpd. Callers are authenticated and
  * authorized as kubelet does it (access.c): the API server with its
  * kubelet client certificate. The serving certificate is the caller's (the
  * embedded agent gets the API server's, a joined agent one the cluster CA
@@ -372,6 +373,37 @@ static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection
 	}
 }
 
+/* GET /metrics (the agent's registry) or /metrics/cadvisor (the
+ * containers' cgroups), text 0.0.4 or OpenMetrics. */
+static enum MHD_Result serve_metrics(struct sk_logserver *ls, struct MHD_Connection *conn, bool cadvisor)
+{
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	const char *ctype;
+	size_t len;
+	char *text = cadvisor ? sk__ag_metrics_cadvisor(ls->a, accept, &len, &ctype)
+			      : sk__ag_metrics_expose(ls->a, accept, &len, &ctype);
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
+
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result serve_summary(struct sk_logserver *ls, struct MHD_Connection *conn)
+{
+	cleanup_json json_t *sum = sk__ag_stats_summary(ls->a);
+	char *text = json_dumps(sum, JSON_COMPACT);
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
+
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 			       const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -399,6 +431,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return sk__stream_serve(ls->a, conn, url);
 	if (strcmp(method, "GET") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
+	if (!strcmp(url, "/metrics") || !strcmp(url, "/metrics/cadvisor"))
+		return serve_metrics(ls, conn, !strcmp(url, "/metrics/cadvisor"));
+	if (!strcmp(url, "/stats/summary") || !strcmp(url, "/stats/summary/"))
+		return serve_summary(ls, conn);
 	if (sscanf(url, "/containerLogs/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
 		return serve_logs(ls, conn, ns, pod, ctr);
 	return reply(conn, MHD_HTTP_NOT_FOUND, "not found");

@@ -393,6 +393,7 @@ static void image_gc(struct sk_agent *a)
 			sk_warn("agent", "image gc: %s", err.msg);
 		return;
 	}
+	sk__ag_metrics_image_gc(a, &r);
 	if (r.images_removed || r.blobs_removed || r.snapshots_removed)
 		sk_info("agent", "image gc: removed %d images, %d blobs, %d snapshots, freed %lld bytes",
 			r.images_removed, r.blobs_removed, r.snapshots_removed, (long long)r.bytes_freed);

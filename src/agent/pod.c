@@ -270,7 +270,7 @@ static void fmt_dur(int64_t ns, char *buf, size_t len)
 
 /* Makes the image of cs present per its pull policy. 0 with *img filled,
  * -1 with the container's waiting reason set. */
-static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr *k, sk_image_info *img)
+static int ensure_image(struct sk_agent *a, struct apod *p, json_t *pod, json_t *cs, struct ctr *k, sk_image_info *img)
 {
 	const char *image = sk_kube_jstr(cs, "image") ? sk_kube_jstr(cs, "image") : "";
 	const char *policy = pull_policy(cs);
@@ -317,7 +317,14 @@ static int ensure_image(struct sk_agent *a, json_t *pod, json_t *cs, struct ctr 
 			av[i] = e;
 		po.auths = av;
 		po.n_auths = json_array_size(auths);
-		rc = sk_image_pull(a->images, image, &po, img, &err);
+		{
+			int64_t pull_t0 = sk_mono_ns();
+
+			rc = sk_image_pull(a->images, image, &po, img, &err);
+			p->pull_ns += sk_mono_ns() - pull_t0;
+			sk__ag_metrics_pull(a, img->total_ns ? img->total_ns : sk_mono_ns() - pull_t0,
+					    rc < 0 ? 0 : img->size, rc < 0 ? 0 : img->fetched_bytes, rc >= 0);
+		}
 		free(av);
 		if (rc < 0) {
 			char msg[700];
@@ -409,6 +416,8 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	json_t *ha;
 	size_t i, na = 0;
 	sk_error_t err = {0};
+	int64_t sb_t0;
+	int sb_rc;
 
 	if (p->sb)
 		return 0;
@@ -448,7 +457,10 @@ static int ensure_sandbox(struct sk_agent *a, struct apod *p, json_t *pod)
 	cfg.host_aliases = na ? aliases : NULL;
 	cfg.network_async = true;
 	SK_POD_TRACE(p, "sandbox begin");
-	if (sk_sandbox_create(&a->rt, &cfg, &p->sb, &err) < 0) {
+	sb_t0 = sk_mono_ns();
+	sb_rc = sk_sandbox_create(&a->rt, &cfg, &p->sb, &err);
+	sk__ag_metrics_sandbox(a, sk_kube_jstr(pod, "spec.runtimeClassName"), sk_mono_ns() - sb_t0, sb_rc >= 0);
+	if (sb_rc < 0) {
 		sandbox_failed(a, p, pod, err.msg);
 		p->sb = NULL;
 	} else {
@@ -614,7 +626,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		}
 	}
 	SK_POD_TRACE(p, "container begin");
-	if (ensure_image(a, pod, cs, k, &img) < 0)
+	if (ensure_image(a, p, pod, cs, k, &img) < 0)
 		return -1;
 	SK_POD_TRACE(p, "image ready");
 	free(k->image_name);
@@ -648,9 +660,11 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		goto fail;
 	SK_POD_TRACE(p, "config built");
 	if (sk_container_create(&a->rt, &cfg, &c, &err) < 0) {
+		sk__ag_metrics_op(a, "create_container", false);
 		reason = "CreateContainerError";
 		goto fail;
 	}
+	sk__ag_metrics_op(a, "create_container", true);
 	SK_POD_TRACE(p, "container created");
 	sk_gpu_injection_release(&inj);
 	if (gpu_held)
@@ -676,6 +690,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 	}
 	SK_POD_TRACE(p, "network ready");
 	if (sk_container_start(&a->rt, c, &err) < 0) {
+		sk__ag_metrics_op(a, "start_container", false);
 		reason = "RunContainerError";
 		sk_error_t e2 = {0};
 		sk_container_remove(&a->rt, c, &e2);
@@ -684,6 +699,7 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		goto fail;
 	}
 	SK_POD_TRACE(p, "container started");
+	sk__ag_metrics_op(a, "start_container", true);
 	sk__ag_event(a, pod, "Normal", "Started", "Started container %s", k->name);
 	prune_logs(p, k, attempt);
 	drop_attempt(a, k->prev);

@@ -3,6 +3,7 @@
  * phase; the conditions; pod and host IPs. Written with a merge patch of
  * pods/NAME/status only when something changed. */
 #include <string.h>
+#include <time.h>
 
 #include "agent/agent-int.h"
 #include "kube/condition.h"
@@ -307,6 +308,27 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 	return st;
 }
 
+/* kubelet_pod_start_sli_duration_seconds: from the pod's creation to the
+ * first status written with every container running, less the time its
+ * image pulls took (upstream's pod startup latency tracker). */
+static void observe_start(struct sk_agent *a, struct apod *p, json_t *pod, json_t *st)
+{
+	json_t *statuses = json_object_get(st, "containerStatuses"), *cs;
+	const char *created = sk_kube_jstr(pod, "metadata.creationTimestamp");
+	struct tm tm = {0};
+	size_t i;
+
+	if (p->start_observed || !json_array_size(statuses) || !created ||
+	    !strptime(created, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return;
+	json_array_foreach(statuses, i, cs)
+		if (!sk_kube_jget(cs, "state.running"))
+			return;
+	p->start_observed = true;
+	sk__ag_metrics_pod_started(a, (double)(sk_now_ns() / 1000000000LL - (int64_t)timegm(&tm)) -
+					      (double)p->pull_ns / 1e9);
+}
+
 void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t *st)
 {
 	cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods/%s/status", p->ns, p->name);
@@ -336,4 +358,5 @@ void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t
 	}
 	json_decref(p->last_status);
 	p->last_status = json_incref(st);
+	observe_start(a, p, pod, st);
 }

@@ -1,6 +1,6 @@
 /* The agent's streaming server: kubelet's /exec/{ns}/{pod}/{container},
  * /attach/{ns}/{pod}/{container} and /portForward/{ns}/{pod}, reached only
- * through the API server (the log endpoint's TLS and node token). The
+ * through the API server (the endpoint's TLS and access checks, access.c). The
  * WebSocket handshake and framing are libwslay's over the socket
  * libmicrohttpd hands over after the 101; the channel protocols are
  * src/util/wschan.h.

@@ -16,6 +16,7 @@ enum {
 	SK_SUB_FINALIZE = 1 << 6,
 	SK_SUB_TOKEN = 1 << 7,    /* serviceaccounts/token (TokenRequest) */
 	SK_SUB_APPROVAL = 1 << 8, /* certificatesigningrequests/approval */
+	SK_SUB_PROXY = 1 << 9,    /* nodes/proxy: GET of the node agent's own paths (nodeproxy.c) */
 };
 
 typedef struct sk_api_resource sk_api_resource;
@@ -77,6 +78,9 @@ typedef struct sk_kind_ops {
 	 * request's object (a new reference; NULL with err), every other
 	 * request is 405; discovery lists the verb create alone */
 	json_t *(*review)(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err);
+	/* a kind served from memory, never stored (metrics.k8s.io): answers
+	 * every request to the kind; discovery lists the verbs get and list */
+	void (*serve)(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 } sk_kind_ops;
 
 /* One served resource. */
@@ -158,6 +162,8 @@ struct sk_api {
 	struct sk_authn *authn;           /* atomic: the HTTP server's authenticators (TokenReview); NULL: none */
 	struct sk_node_graph *node_graph; /* the Node authorizer's pods → objects graph (authz-node.c) */
 	struct sk_audit *audit;           /* or NULL (audit-event.c) */
+	int metrics_collector;            /* the stored objects' collector (prometheus.c), or 0 */
+	struct sk__metrics *metrics;      /* metrics.k8s.io's scraper and points (metrics-server.c); NULL: none */
 };
 
 /* The flags other threads read while the server runs. */
@@ -284,5 +290,11 @@ const char *sk__pod_pick_container(json_t *pod, const char *asked, const sk_path
 char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp);
 typedef void CURL;
 void sk__kubelet_tls(CURL *h);
+/* nodes/NAME/proxy/PATH: a GET of the node agent's PATH (nodeproxy.c). */
+void sk__handle_node_proxy(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
+/* Stops metrics.k8s.io's scraper and frees its points (metrics-server.c). */
+void sk__metrics_stop(sk_api *api);
+/* A Node's kubelet endpoint https://INTERNAL-IP:PORT (malloc'd), NULL when it has no port. */
+char *sk__node_kubelet_url(json_t *node);
 
 #endif

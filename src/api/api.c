@@ -7,6 +7,7 @@
 #include "api/auth.h"
 #include "api/crd.h"
 #include "api/defaults.h"
+#include "api/prometheus.h"
 #include "api/podsecurity.h"
 #include "api/protobuf.h"
 #include "api/rbac.h"
@@ -60,6 +61,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	}
 	sk__crd_sync(api);
 	sk__crd_start(api);
+	api->metrics_collector = sk__prom_start(api);
 	return api;
 }
 
@@ -71,6 +73,9 @@ void sk_api_free(sk_api *api)
 {
 	if (!api)
 		return;
+	if (api->metrics_collector > 0)
+		sk__prom_stop(api->metrics_collector);
+	sk__metrics_stop(api);
 	sk__rbac_stop(api);
 	sk__svc_stop(api);
 	sk__crd_stop(api);
@@ -189,26 +194,39 @@ static int authorize(sk_api *api, const sk_api_request *req, const sk_path *p, s
 	return -1;
 }
 
-static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);
+static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp, sk__req_info *ri);
 
 void sk_api_set_audit(sk_api *api, struct sk_audit *a) { api->audit = a; }
 
 void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp)
 {
-	int64_t t0 = api->audit ? sk_now_ns() : 0;
+	int64_t t0 = api->audit ? sk_now_ns() : 0, m0 = sk_mono_ns();
+	sk__req_info ri;
 
 	const char *id = req->header ? req->header(req->header_ctx, "Audit-ID") : NULL;
 
-	handle(api, req, resp);
+	ri.res = NULL;
+	sk__prom_request_begin(req);
+	handle(api, req, resp, &ri);
 	if (id && *id && strlen(id) < sizeof(resp->audit_id) && !strpbrk(id, "\r\n"))
 		snprintf(resp->audit_id, sizeof(resp->audit_id), "%s", id);
 	else
 		sk__new_uuid(resp->audit_id, sizeof(resp->audit_id));
+	sk__prom_request_end(req, &ri, resp, m0);
 	if (api->audit)
 		sk__audit_request(api, req, resp, t0);
 }
 
-static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp)
+static void note_path(sk__req_info *ri, const sk_api_request *req, const sk_path *p)
+{
+	ri->res = p->res;
+	snprintf(ri->sub, sizeof(ri->sub), "%s", p->sub);
+	ri->named = p->name[0] != '\0';
+	ri->namespaced = !p->all_namespaces && p->ns[0];
+	ri->watch = !strcmp(sk__request_verb(req, p), "watch");
+}
+
+static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp, sk__req_info *ri)
 {
 	sk_error_t err = {0};
 	sk_path p;
@@ -231,7 +249,7 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		if (as)
 			as_req.user = as;
 		/* audited once, by the caller, as the user with impersonatedUser */
-		handle(api, &as_req, resp);
+		handle(api, &as_req, resp, ri);
 		if (as && api->audit)
 			resp->audit_as = as;
 		else
@@ -269,7 +287,7 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 			jreq.body_len = strlen(json);
 		}
 		jreq.content_type = "application/json";
-		handle(api, &jreq, resp);
+		handle(api, &jreq, resp, ri);
 		return;
 	}
 	{
@@ -284,7 +302,7 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 				sk_api_request r2 = *req;
 
 				r2.path = bare;
-				handle(api, &r2, resp);
+				handle(api, &r2, resp, ri);
 				return;
 			}
 		}
@@ -301,6 +319,18 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		sk__handle_discovery(api, req, resp);
 		return;
 	}
+	if (!strcmp(req->path, "/metrics")) {
+		if (authorize(api, req, NULL, resp) < 0)
+			return;
+		if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+			sk__reply_status(resp, 405, "MethodNotAllowed",
+					 "the server does not allow this method on the requested resource", NULL, NULL,
+					 NULL);
+			return;
+		}
+		sk__handle_metrics(api, req, resp);
+		return;
+	}
 	if (sk__is_oidc_path(req->path)) {
 		if (authorize(api, req, NULL, resp) < 0)
 			return;
@@ -315,6 +345,7 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		sk__reply_error(resp, &err, NULL, err.code == SK_ENOTFOUND ? "" : NULL);
 		return;
 	}
+	note_path(ri, req, &p);
 	if (authorize(api, req, &p, resp) < 0)
 		return;
 	sk__handle_resource(api, req, &p, resp);

@@ -7,6 +7,7 @@
 
 #include <gnutls/crypto.h>
 
+#include "api/prometheus.h"
 #include "api/api-int.h"
 #include "api/audit.h"
 #include "api/protobuf.h"
@@ -179,4 +180,5 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 	line[len] = '\n';
 	line[len + 1] = '\0';
 	sk__audit_write(a, line);
+	sk__prom_audit_event();
 }

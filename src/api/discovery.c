@@ -11,6 +11,8 @@ static json_t *verbs_for(const sk_api_resource *r)
 {
 	if (r->ops && r->ops->review)
 		return json_pack("[s]", "create");
+	if (r->ops && r->ops->serve)
+		return json_pack("[s,s]", "get", "list");
 	if (r->no_deletecollection)
 		return json_pack("[s,s,s,s,s,s,s]", "create", "delete", "get", "list", "patch", "update", "watch");
 	return json_pack("[s,s,s,s,s,s,s,s]", "create", "delete", "deletecollection", "get", "list", "patch", "update",
@@ -66,6 +68,9 @@ static json_t *resource_list(const char *group, const char *version)
 		if (r->categories)
 			json_object_set_new(e, "categories", split_list(r->categories));
 		json_array_append_new(res, e);
+		if (r->subresources & SK_SUB_PROXY)
+			add_sub(res, r, "proxy", NULL, NULL, "NodeProxyOptions",
+				json_pack("[s,s,s,s,s]", "create", "delete", "get", "patch", "update"));
 		if (r->subresources & SK_SUB_STATUS)
 			add_sub(res, r, "status", NULL, NULL, r->kind, json_pack("[s,s,s]", "get", "patch", "update"));
 		if (r->subresources & SK_SUB_APPROVAL)
@@ -321,6 +326,9 @@ static json_t *agg_resource(const sk_api_resource *r)
 	if (r->subresources & SK_SUB_APPROVAL)
 		add_agg_sub(subs, "approval", r->group, r->version, r->kind,
 			    json_pack("[s,s,s]", "get", "patch", "update"));
+	if (r->subresources & SK_SUB_PROXY)
+		add_agg_sub(subs, "proxy", "", "v1", "NodeProxyOptions",
+			    json_pack("[s,s,s,s,s]", "create", "delete", "get", "patch", "update"));
 	if (r->subresources & SK_SUB_STATUS)
 		add_agg_sub(subs, "status", r->group, r->version, r->kind,
 			    json_pack("[s,s,s]", "get", "patch", "update"));
@@ -621,7 +629,8 @@ int sk__parse_path(const char *path, sk_path *p, sk_error_t *err)
 	if (i < n && copy_seg(p->sub, sizeof(p->sub), seg[i], len[i]) < 0)
 		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
 	i++;
-	if (i < n)
+	/* nodes/NAME/proxy/PATH…: the rest is the node's path */
+	if (i < n && !(!strcmp(p->sub, "proxy") && (p->res->subresources & SK_SUB_PROXY)))
 		return sk_error_set(err, SK_ENOTFOUND, "the server could not find the requested resource");
 	if (p->res->namespaced && !p->ns[0]) {
 		if (p->name[0])

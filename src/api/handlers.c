@@ -1778,6 +1778,10 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 {
 	const char *m = req->method;
 
+	if (p->res->ops && p->res->ops->serve) {
+		p->res->ops->serve(api, req, p, resp);
+		return;
+	}
 	if (p->res->ops && p->res->ops->review) {
 		if (!p->name[0] && !p->sub[0] && !strcmp(m, "POST"))
 			do_review(api, req, p, resp);
@@ -1823,6 +1827,8 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 			do_eviction(api, req, p, resp);
 		} else if (!strcmp(p->sub, "token") && (sub & SK_SUB_TOKEN)) {
 			sk__handle_sa_token(api, req, p, resp);
+		} else if (!strcmp(p->sub, "proxy") && (sub & SK_SUB_PROXY)) {
+			sk__handle_node_proxy(api, req, p, resp);
 		} else if (!strcmp(p->sub, "log") && (sub & SK_SUB_LOG) && !strcmp(m, "GET")) {
 			sk__handle_log(api, req, p, resp);
 		} else if ((!strcmp(p->sub, "exec") || !strcmp(p->sub, "attach") || !strcmp(p->sub, "portforward")) &&

@@ -3,6 +3,7 @@
 #include <semaphore.h>
 #include <string.h>
 
+#include "api/prometheus.h"
 #include "api/api-int.h"
 #include "api/crd.h"
 #include "kube/selector.h"
@@ -98,6 +99,7 @@ struct sk_api_watch {
 	int bookmarks;
 	int64_t last_rev;
 	int64_t deadline_ns, next_bookmark_ns;
+	int counted; /* in apiserver_longrunning_requests: 1 namespaced, 2 cluster-wide */
 };
 
 static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen);
@@ -421,6 +423,8 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	resp->status = 200;
 	resp->content_type = "application/json";
 	resp->watch = w;
+	w->counted = !p->all_namespaces && p->ns[0] ? 1 : 2;
+	sk__prom_watch(w->res, w->counted == 1, 1);
 }
 
 /* When the next bookmark is due, as upstream's cacheWatcher.nextBookmarkTime:
@@ -584,6 +588,8 @@ void sk_api_watch_free(sk_api_watch *w)
 		return;
 	if (w->sw)
 		sk_store_unwatch(w->api->store, w->sw);
+	if (w->counted)
+		sk__prom_watch(w->res, w->counted == 1, -1);
 	while (w->head) {
 		wev *e = w->head;
 

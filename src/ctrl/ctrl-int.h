@@ -25,7 +25,8 @@
 
 typedef struct sk_queue sk_queue;
 
-sk_queue *sk__queue_new(void);
+/* name (borrowed, static): the workqueue metrics' name label; NULL: none. */
+sk_queue *sk__queue_new(const char *name);
 void sk__queue_free(sk_queue *q);
 /* Adds key unless already waiting; a key being processed is re-added when done. */
 void sk__queue_add(sk_queue *q, const char *key);

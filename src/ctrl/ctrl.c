@@ -13,7 +13,7 @@ sk_controller *sk__controller_add(struct sk_ctrl *ctl, const char *name, sk_sync
 
 	k->name = name;
 	k->ctl = ctl;
-	k->q = sk__queue_new();
+	k->q = sk__queue_new(name);
 	k->sync = sync;
 	k->state = state;
 	if (ctl->nctrls < (int)(sizeof(ctl->ctrls) / sizeof(ctl->ctrls[0])))

@@ -9,6 +9,7 @@
 
 #include "ctrl/ctrl-int.h"
 #include "ctrl/jobutil.h"
+#include "util/metrics.h"
 #include "util/util.h"
 
 #define BATCH "/apis/batch/v1"
@@ -44,6 +45,47 @@ static int has_finalizer(json_t *pod)
 		if (!strcmp(json_string_value(f) ?: "", TRACKING))
 			return 1;
 	return 0;
+}
+
+/* Upstream's pkg/controller/job/metrics (the ones skiff tracks). */
+static struct {
+	sk_metric_family *pods_finished, *jobs_finished, *tracking;
+} jm;
+
+static pthread_once_t jm_once = PTHREAD_ONCE_INIT;
+
+static void jm_init(void)
+{
+	static const char *const pod_labels[] = {"completion_mode", "result", NULL};
+	static const char *const job_labels[] = {"completion_mode", "result", "reason", NULL};
+	static const char *const event_labels[] = {"event", NULL};
+	sk_metrics *m = sk_metrics_default();
+
+	jm.pods_finished = sk_metrics_family(m, SK_METRIC_COUNTER, "job_controller_job_pods_finished_total",
+					     "[ALPHA] The number of finished Pods that are fully tracked", NULL,
+					     pod_labels, NULL, 0);
+	jm.jobs_finished = sk_metrics_family(m, SK_METRIC_COUNTER, "job_controller_jobs_finished_total",
+					     "[ALPHA] The number of finished jobs", NULL, job_labels, NULL, 0);
+	jm.tracking = sk_metrics_family(
+		m, SK_METRIC_COUNTER, "job_controller_terminated_pods_tracking_finalizer_total",
+		"[ALPHA] The number of terminated pods (phase=Failed|Succeeded) that have the finalizer "
+		"batch.kubernetes.io/job-tracking. The event label can be \"add\" or \"delete\".",
+		NULL, event_labels, NULL, 0);
+}
+
+static const char *completion_mode(json_t *job)
+{
+	const char *m = sk_kube_jstr(job, "spec.completionMode");
+
+	return m && !strcmp(m, "Indexed") ? "Indexed" : "NonIndexed";
+}
+
+static void job_finished_metric(json_t *job, const char *result, const char *reason)
+{
+	const char *v[] = {completion_mode(job), result, reason ? reason : ""};
+
+	pthread_once(&jm_once, jm_init);
+	sk_metric_add(jm.jobs_finished, v, 1);
 }
 
 static int pod_index(json_t *pod)
@@ -196,6 +238,12 @@ static int count_released(jctx *x)
 			json_object_set_new(jst(x), which[w], json_integer(sk__jint(jst(x), which[w], 0) + 1));
 			json_array_remove(arr, i);
 			changed = 1;
+			{
+				const char *v[] = {completion_mode(x->job), which[w]};
+
+				pthread_once(&jm_once, jm_init);
+				sk_metric_add(jm.pods_finished, v, 1);
+			}
 		}
 	}
 	return changed;
@@ -766,6 +814,7 @@ static int finish(jctx *x, json_t *active)
 		if (left || pending)
 			return rc;
 		sk__cond_set(jst(x), "Failed", "True", reason, m, 1, 0);
+		job_finished_metric(x->job, "failed", reason);
 		return rc;
 	}
 	if (x->success == 2)
@@ -781,6 +830,7 @@ static int finish(jctx *x, json_t *active)
 			     1, 0);
 		json_object_set_new(jst(x), "completionTime", sk__time_json(sk__now()));
 		event(x, "Normal", "Completed", "Job completed");
+		job_finished_metric(x->job, "succeeded", x->success == 2 ? "SuccessPolicy" : "CompletionsReached");
 	}
 	free(msg);
 	return rc;
@@ -897,12 +947,31 @@ static int sync_job(sk_controller *k, const char *key)
 	return rc;
 }
 
+static int terminated_tracked(json_t *pod)
+{
+	return pod && has_finalizer(pod) && (is_phase(pod, "Succeeded") || is_phase(pod, "Failed"));
+}
+
+/* job_controller_terminated_pods_tracking_finalizer_total: a terminated pod
+ * with the finalizer appeared ("add") or lost it or went ("delete"). */
+static void count_tracking(int ev, json_t *old, json_t *pod)
+{
+	int was = ev == SK_INF_DELETE ? terminated_tracked(pod) : ev == SK_INF_UPDATE && terminated_tracked(old);
+	int is = ev != SK_INF_DELETE && terminated_tracked(pod);
+
+	if (was == is)
+		return;
+	pthread_once(&jm_once, jm_init);
+	sk_metric_inc1(jm.tracking, is ? "add" : "delete");
+}
+
 static void on_pod(void *ud, int ev, json_t *old, json_t *pod)
 {
 	sk_controller *k = ud;
 	json_t *ref = sk_kube_controller_ref(pod);
 	const char *kind = json_string_value(json_object_get(ref, "kind"));
 
+	count_tracking(ev, old, pod);
 	if (old && old != pod)
 		sk__enqueue_controller(k, old, "Job");
 	if (kind && !strcmp(kind, "Job")) {

@@ -1,11 +1,41 @@
 /* A work queue of object keys (after client-go's workqueue): a key waits at
  * most once, a key being processed is never handed to a second worker, and
- * keys can come back after a delay or with per-key exponential backoff. */
+ * keys can come back after a delay or with per-key exponential backoff.
+ * A named queue exports client-go's workqueue metrics. */
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 #include "ctrl/ctrl-int.h"
+#include "util/metrics.h"
 #include "util/util.h"
+
+static struct {
+	sk_metric_family *depth, *adds, *queue_duration, *work_duration, *retries;
+} wm;
+
+static pthread_once_t wm_once = PTHREAD_ONCE_INIT;
+
+static void wm_init(void)
+{
+	static const char *const labels[] = {"name", NULL};
+	sk_metrics *m = sk_metrics_default();
+
+	wm.depth = sk_metrics_family(m, SK_METRIC_GAUGE, "workqueue_depth", "[ALPHA] Current depth of workqueue", NULL,
+				     labels, NULL, 0);
+	wm.adds = sk_metrics_family(m, SK_METRIC_COUNTER, "workqueue_adds_total",
+				    "[ALPHA] Total number of adds handled by workqueue", NULL, labels, NULL, 0);
+	wm.queue_duration = sk_metrics_family(
+		m, SK_METRIC_HISTOGRAM, "workqueue_queue_duration_seconds",
+		"[ALPHA] How long in seconds an item stays in workqueue before being requested.", "seconds", labels,
+		sk_metric_buckets_workqueue, sk_metric_buckets_workqueue_n);
+	wm.work_duration = sk_metrics_family(m, SK_METRIC_HISTOGRAM, "workqueue_work_duration_seconds",
+					     "[ALPHA] How long in seconds processing an item from workqueue takes.",
+					     "seconds", labels, sk_metric_buckets_workqueue,
+					     sk_metric_buckets_workqueue_n);
+	wm.retries = sk_metrics_family(m, SK_METRIC_COUNTER, "workqueue_retries_total",
+				       "[ALPHA] Total number of retries handled by workqueue", NULL, labels, NULL, 0);
+}
 
 typedef struct delayed {
 	char *key;
@@ -23,15 +53,21 @@ struct sk_queue {
 	delayed *later;
 	size_t nlater, caplater;
 	int shutdown;
+	const char *name; /* borrowed; NULL: no metrics */
 };
 
 static int64_t now_ms(void) { return sk_mono_ns() / 1000000; }
 
-sk_queue *sk__queue_new(void)
+sk_queue *sk__queue_new(const char *name)
 {
 	sk_queue *q = xzalloc(sizeof(*q));
 	pthread_condattr_t ca;
 
+	q->name = name;
+	if (name) {
+		pthread_once(&wm_once, wm_init);
+		sk_metric_set1(wm.depth, name, 0);
+	}
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -68,13 +104,18 @@ static void push_ready(sk_queue *q, const char *key)
 		q->ready = xrealloc(q->ready, q->cap * sizeof(*q->ready));
 	}
 	q->ready[q->nready++] = xstrdup(key);
+	if (q->name)
+		sk_metric_set1(wm.depth, q->name, (double)q->nready);
 }
 
 static void add_locked(sk_queue *q, const char *key)
 {
 	if (q->shutdown || json_object_get(q->dirty, key))
 		return;
-	json_object_set_new(q->dirty, key, json_true());
+	if (q->name)
+		sk_metric_inc1(wm.adds, q->name);
+	/* when it was added, for the queue duration */
+	json_object_set_new(q->dirty, key, json_integer(sk_mono_ns()));
 	if (json_object_get(q->processing, key))
 		return;
 	push_ready(q, key);
@@ -134,6 +175,8 @@ void sk__queue_add_rate_limited(sk_queue *q, const char *key)
 	n = json_integer_value(json_object_get(q->failures, key));
 	json_object_set_new(q->failures, key, json_integer(n + 1));
 	pthread_mutex_unlock(&q->mu);
+	if (q->name)
+		sk_metric_inc1(wm.retries, q->name);
 	sk__queue_add_after(q, key, sk__queue_backoff_ms((int)n));
 }
 
@@ -190,8 +233,16 @@ char *sk__queue_get(sk_queue *q)
 	key = q->ready[0];
 	memmove(q->ready, q->ready + 1, (q->nready - 1) * sizeof(*q->ready));
 	q->nready--;
+	if (q->name) {
+		int64_t now = sk_mono_ns(), added = json_integer_value(json_object_get(q->dirty, key));
+		const char *v[] = {q->name};
+
+		sk_metric_set1(wm.depth, q->name, (double)q->nready);
+		if (added)
+			sk_metric_observe(wm.queue_duration, v, (double)(now - added) / 1e9);
+	}
 	json_object_del(q->dirty, key);
-	json_object_set_new(q->processing, key, json_true());
+	json_object_set_new(q->processing, key, json_integer(sk_mono_ns()));
 	pthread_mutex_unlock(&q->mu);
 	return key;
 }
@@ -199,6 +250,13 @@ char *sk__queue_get(sk_queue *q)
 void sk__queue_done(sk_queue *q, const char *key)
 {
 	pthread_mutex_lock(&q->mu);
+	if (q->name) {
+		int64_t started = json_integer_value(json_object_get(q->processing, key));
+		const char *v[] = {q->name};
+
+		if (started)
+			sk_metric_observe(wm.work_duration, v, (double)(sk_mono_ns() - started) / 1e9);
+	}
 	json_object_del(q->processing, key);
 	if (json_object_get(q->dirty, key) && !q->shutdown) {
 		push_ready(q, key);

@@ -44,7 +44,8 @@ struct sk_sched {
 	sk_sched_options opts;
 	char *instance;
 
-	pthread_mutex_t mu; /* everything below up to the worker section */
+	int metrics_collector; /* metrics.c's collector id */
+	pthread_mutex_t mu;    /* everything below up to the worker section */
 	pthread_cond_t wake;
 	int stop;
 	sk_cache cache;
@@ -109,6 +110,14 @@ void sk__sched_events_refresh(struct sk_sched *s);
 /* Forgets aggregated events of a deleted pod. */
 void sk__sched_events_forget(struct sk_sched *s, const char *pod_key);
 /* sched.c: the binder reports a failed bind (takes s->mu). */
+/* metrics.c: one attempt's result ("scheduled", "unschedulable", "error")
+ * and latency, a preemption attempt, a gang's outcome ("permitted",
+ * "rejected", "timeout"); the pending pods' collector (an id to stop). */
+void sk__sched_metrics_attempt(const char *result, const char *profile, int64_t t0_ns);
+void sk__sched_metrics_preemption(void);
+void sk__sched_metrics_gang(const char *result);
+int sk__sched_metrics_start(struct sk_sched *s);
+void sk__sched_metrics_stop(int id);
 void sk__sched_bind_failed(struct sk_sched *s, const char *ns, const char *name, const char *node, const char *msg);
 
 #endif

@@ -438,6 +438,7 @@ static void gang_reject(struct sk_sched *s, sk_gang *g, const char *msg, int ret
 	int n;
 	sk_spod **w = sk_gang_take_waiting(g, &n);
 
+	sk__sched_metrics_gang(retry ? "rejected" : "timeout");
 	for (int i = 0; i < n; i++) {
 		unassume(s, w[i]);
 		unschedulable(s, w[i], msg, NULL, 0, retry);
@@ -451,6 +452,7 @@ static void gang_permit(struct sk_sched *s, sk_gang *g)
 	int n;
 	sk_spod **w = sk_gang_take_waiting(g, &n);
 
+	sk__sched_metrics_gang("permitted");
 	for (int i = 0; i < n; i++)
 		bind(s, w[i]);
 	free(w);
@@ -475,6 +477,7 @@ static char *post_filter(struct sk_sched *s, sk_spod *p, json_t *rc, const sk_re
 	struct sk_job *j;
 	char *msg;
 
+	sk__sched_metrics_preemption();
 	if (sk_preempt(&s->cache, p, rc, res, &pr) < 0) {
 		msg = steal_ptr(&pr.message);
 		sk_preemption_release(&pr);
@@ -556,9 +559,9 @@ static void schedule_failed(struct sk_sched *s, sk_spod *p, sk_gang *g, json_t *
 	free(post);
 }
 
-static void schedule_one(struct sk_sched *s, sk_spod *p)
+/* One scheduling cycle of p: its result as the attempts metric names it. */
+static const char *attempt(struct sk_sched *s, sk_spod *p, const sk_sched_profile *prof)
 {
-	const sk_sched_profile *prof = profile_for(s, p);
 	sk_gang *g = sk_gangs_for_pod(&s->gangs, p);
 	json_t *rc = runtime_class(s, p);
 	sk_result res;
@@ -573,22 +576,32 @@ static void schedule_one(struct sk_sched *s, sk_spod *p)
 		free(msg);
 		free(pre);
 		free(post);
-		return;
+		return "unschedulable";
 	}
 	if (sk_algo_schedule(&s->algo, prof, p, rc, &res) < 0) {
 		schedule_failed(s, p, g, rc, &res);
 		sk_result_release(&res);
-		return;
+		return "unschedulable";
 	}
 	assume(s, p, res.node);
 	sk_result_release(&res);
 	if (!g) {
 		bind(s, p);
-		return;
+		return "scheduled";
 	}
 	mark_gang_dirty(s, p);
 	if (sk_gang_reserve(g, p, sk_mono_ns()))
 		gang_permit(s, g);
+	return "scheduled";
+}
+
+static void schedule_one(struct sk_sched *s, sk_spod *p)
+{
+	const sk_sched_profile *prof = profile_for(s, p);
+	int64_t t0 = sk_mono_ns();
+	const char *result = attempt(s, p, prof);
+
+	sk__sched_metrics_attempt(result, prof ? prof->name : "", t0);
 }
 
 static void gang_tick(struct sk_sched *s, int64_t now)
@@ -768,6 +781,7 @@ sk_sched *sk_sched_start(sk_client *c, const sk_sched_options *opts, sk_error_t 
 	sk__sched_workers_start(s);
 	sk__sched_feeds_start(s);
 	pthread_create(&s->loop, NULL, loop_main, s);
+	s->metrics_collector = sk__sched_metrics_start(s);
 	return s;
 }
 
@@ -788,6 +802,7 @@ void sk_sched_stop(sk_sched *s)
 {
 	if (!s)
 		return;
+	sk__sched_metrics_stop(s->metrics_collector);
 	sk__sched_feeds_stop(s);
 	pthread_mutex_lock(&s->mu);
 	s->stop = 1;

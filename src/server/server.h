@@ -30,6 +30,7 @@ typedef struct sk_server_options {
 	/* the audit log (NULL: none) and its policy (NULL: Metadata for all) */
 	const char *audit_log_path, *audit_policy_path;
 	int audit_max_size_mb, audit_max_backups;
+	int64_t metric_resolution_ms; /* metrics.k8s.io's scrape interval; 0: 15 s */
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);

@@ -5,7 +5,45 @@
 #include <string.h>
 
 #include "store/store-int.h"
+#include "util/metrics.h"
 #include "util/util.h"
+
+/* etcd_request_duration_seconds{operation,type} as kube-apiserver names it
+ * for etcd (dashboards read it), type being the key's resource segment;
+ * NULL until sk_store_metrics_register. */
+static sk_metric_family *request_duration;
+
+void sk_store_metrics_register(sk_metrics *m)
+{
+	static const char *const labels[] = {"operation", "type", NULL};
+	sk_metric_family *f = sk_metrics_family(
+		m, SK_METRIC_HISTOGRAM, "etcd_request_duration_seconds",
+		"[ALPHA] Etcd request latency in seconds for each operation and object type.", "seconds", labels,
+		sk_metric_buckets_etcd_request, sk_metric_buckets_etcd_request_n);
+
+	__atomic_store_n(&request_duration, f, __ATOMIC_RELEASE);
+}
+
+static void observe(const char *op, const char *key, int64_t t0)
+{
+	sk_metric_family *f = __atomic_load_n(&request_duration, __ATOMIC_ACQUIRE);
+	char type[128];
+	const char *v[2] = {op, type};
+	size_t n;
+
+	if (!f)
+		return;
+	if (!strncmp(key, "/registry/", 10))
+		key += 10;
+	n = strcspn(key, "/");
+	if (n >= sizeof(type))
+		n = sizeof(type) - 1;
+	memcpy(type, key, n);
+	type[n] = '\0';
+	sk_metric_observe(f, v, (double)(sk_mono_ns() - t0) / 1e9);
+}
+
+static int64_t start(void) { return __atomic_load_n(&request_duration, __ATOMIC_RELAXED) ? sk_mono_ns() : 0; }
 
 sk_store *sk_store_open(const char *uri, const sk_store_options *opts, sk_error_t *err)
 {
@@ -35,31 +73,56 @@ int64_t sk_store_compacted_rev(sk_store *s) { return s->ops->compacted_rev(s); }
 
 int sk_store_get(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err)
 {
-	return s->ops->get(s, key, kv, err);
+	int64_t t0 = start();
+	int rc = s->ops->get(s, key, kv, err);
+
+	if (t0)
+		observe("get", key, t0);
+	return rc;
 }
 
 int sk_store_range(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
 		   sk_error_t *err)
 {
-	return s->ops->list(s, prefix ? prefix : "", after, limit, rev, out, err);
+	int64_t t0 = start();
+	int rc = s->ops->list(s, prefix ? prefix : "", after, limit, rev, out, err);
+
+	if (t0)
+		observe("list", prefix ? prefix : "", t0);
+	return rc;
 }
 
 size_t sk_store_count(sk_store *s, const char *prefix) { return s->ops->count(s, prefix ? prefix : ""); }
 
 int64_t sk_store_create(sk_store *s, const char *key, const char *value, size_t len, sk_error_t *err)
 {
-	return s->ops->create(s, key, value, len, err);
+	int64_t t0 = start();
+	int64_t rc = s->ops->create(s, key, value, len, err);
+
+	if (t0)
+		observe("create", key, t0);
+	return rc;
 }
 
 int64_t sk_store_update(sk_store *s, const char *key, const char *value, size_t len, int64_t expect_rev,
 			sk_error_t *err)
 {
-	return s->ops->update(s, key, value, len, expect_rev, err);
+	int64_t t0 = start();
+	int64_t rc = s->ops->update(s, key, value, len, expect_rev, err);
+
+	if (t0)
+		observe("update", key, t0);
+	return rc;
 }
 
 int64_t sk_store_delete(sk_store *s, const char *key, int64_t expect_rev, sk_store_kv *prev, sk_error_t *err)
 {
-	return s->ops->del(s, key, expect_rev, prev, err);
+	int64_t t0 = start();
+	int64_t rc = s->ops->del(s, key, expect_rev, prev, err);
+
+	if (t0)
+		observe("delete", key, t0);
+	return rc;
 }
 
 sk_store_watch *sk_store_watch_start(sk_store *s, const char *prefix, int64_t from_rev, sk_store_watch_cb cb, void *ud,

@@ -135,4 +135,9 @@ typedef struct sk_store_stats {
 } sk_store_stats;
 void sk_store_get_stats(sk_store *s, sk_store_stats *st);
 
+/* Records etcd_request_duration_seconds{operation,type} of every store
+ * call from now on into m (borrowed; lives as long as the process). */
+struct sk_metrics;
+void sk_store_metrics_register(struct sk_metrics *m);
+
 #endif

@@ -71,7 +71,8 @@ static void test_rolling_math(void **state)
 static void test_hash(void **state)
 {
 	cleanup_json json_t *a = json_loads("{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":"
-					    "[{\"name\":\"c\",\"image\":\"nginx\"}]}}", 0, NULL);
+					    "[{\"name\":\"c\",\"image\":\"nginx\"}]}}",
+					    0, NULL);
 	cleanup_json json_t *b = json_deep_copy(a), *c = json_deep_copy(a);
 	char ha[16], hb[16], hc[16], hd[16], enc[8];
 
@@ -108,11 +109,13 @@ static int64_t next(const char *spec, const char *from, const char *tz)
 
 static void test_cron_parse(void **state)
 {
-	static const char *bad[] = {"* * * *", "60 * * * *", "* 24 * * *", "* * 0 * *", "* * * 13 *", "* * * * 7",
-				    "5-1 * * * *", "@often", "a * * * *", "*/0 * * * *", "", "* * * * * *", NULL};
-	static const char *good[] = {"*/5 * * * *", "0 0 1 1 *", "0 9 * * MON-FRI", "0 0 * jan,jul ?", "1,2,3-5/2 * * * *",
-				     "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly", "@annually",
-				     "@every 1h30m", "0 */2 * * sun", NULL};
+	static const char *bad[] = {"* * * *",   "60 * * * *",  "* 24 * * *", "* * 0 * *", "* * * 13 *",
+				    "* * * * 7", "5-1 * * * *", "@often",     "a * * * *", "*/0 * * * *",
+				    "",          "* * * * * *", NULL};
+	static const char *good[] = {
+		"*/5 * * * *", "0 0 1 1 *", "0 9 * * MON-FRI", "0 0 * jan,jul ?", "1,2,3-5/2 * * * *",
+		"@hourly",     "@daily",    "@midnight",       "@weekly",         "@monthly",
+		"@yearly",     "@annually", "@every 1h30m",    "0 */2 * * sun",   NULL};
 	sk_error_t err = {0};
 
 	for (int i = 0; bad[i]; i++) {
@@ -261,7 +264,8 @@ static void test_pod_failure_policy(void **state)
 static void test_success_policy(void **state)
 {
 	cleanup_json json_t *sp = json_loads("{\"rules\":[{\"succeededIndexes\":\"0-2\",\"succeededCount\":2},"
-					     "{\"succeededCount\":4}]}", 0, NULL);
+					     "{\"succeededCount\":4}]}",
+					     0, NULL);
 	cleanup_json json_t *all = json_loads("{\"rules\":[{\"succeededIndexes\":\"5,7\"}]}", 0, NULL);
 	sk_index_set s;
 
@@ -280,7 +284,7 @@ static void test_success_policy(void **state)
 
 static void test_queue(void **state)
 {
-	sk_queue *q = sk__queue_new();
+	sk_queue *q = sk__queue_new(NULL);
 	char *k;
 
 	sk__queue_add(q, "a");
@@ -310,10 +314,12 @@ static void test_queue(void **state)
 static void test_delete_order(void **state)
 {
 	cleanup_json json_t *pending = json_loads("{\"status\":{\"phase\":\"Pending\"}}", 0, NULL);
-	cleanup_json json_t *running = json_loads("{\"spec\":{\"nodeName\":\"n\"},\"status\":{\"phase\":\"Running\"}}", 0, NULL);
+	cleanup_json json_t *running = json_loads("{\"spec\":{\"nodeName\":\"n\"},\"status\":{\"phase\":\"Running\"}}",
+						  0, NULL);
 	cleanup_json json_t *ready = json_loads("{\"spec\":{\"nodeName\":\"n\"},\"status\":{\"phase\":\"Running\","
 						"\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
-						"\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}}", 0, NULL);
+						"\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}}",
+						0, NULL);
 
 	assert_true(sk__pod_delete_less(pending, running, 0, 0));
 	assert_false(sk__pod_delete_less(running, pending, 0, 0));
@@ -324,12 +330,18 @@ static void test_delete_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fenceposts),	   cmocka_unit_test(test_rolling_math),
-		cmocka_unit_test(test_hash),		   cmocka_unit_test(test_cron_parse),
-		cmocka_unit_test(test_cron_next_utc),	   cmocka_unit_test(test_cron_next_zones),
-		cmocka_unit_test(test_backoff),		   cmocka_unit_test(test_intervals),
-		cmocka_unit_test(test_pod_failure_policy), cmocka_unit_test(test_success_policy),
-		cmocka_unit_test(test_queue),		   cmocka_unit_test(test_delete_order),
+		cmocka_unit_test(test_fenceposts),
+		cmocka_unit_test(test_rolling_math),
+		cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_cron_parse),
+		cmocka_unit_test(test_cron_next_utc),
+		cmocka_unit_test(test_cron_next_zones),
+		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_pod_failure_policy),
+		cmocka_unit_test(test_success_policy),
+		cmocka_unit_test(test_queue),
+		cmocka_unit_test(test_delete_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,7 +92,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.singular = "node",
 		.namespaced = 0,
 		.short_names = "no",
-		.subresources = SK_SUB_STATUS,
+		.subresources = SK_SUB_STATUS | SK_SUB_PROXY,
 		.has_spec = 1,
 	},
 	{
