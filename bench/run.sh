@@ -28,6 +28,12 @@ done
 # the Service dataplane, in a network namespace of its own (root)
 cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/proxy_bench bench/proxy_bench.c build/libskiff.a $LIBS &&
 	run proxy build/bench/proxy_bench 1000 10 200
+# a node's Summary with 100 pods: cgroup reads and JSON (agent), parsing (scraper); root
+cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/summary_bench bench/summary_bench.c build/libskiff.a $LIBS &&
+	run summary build/bench/summary_bench 100 50
+# Prometheus scrapes (API server with 10,000 objects, agent with 100 pods) and the per-request cost
+cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/metrics_bench bench/metrics_bench.c build/libskiff.a $LIBS &&
+	run metrics build/bench/metrics_bench 10000 100
 for s in bench/*.sh; do
 	case "$s" in bench/run.sh) continue ;; esac
 	run "$(basename "$s" .sh)" bash "$s"

@@ -4,8 +4,8 @@
  * /kubepods/besteffort, named pod<uid>; a container's cgroup is
  * <pod cgroup>/<container id>. The OCI runtime creates them on demand in every
  * hierarchy; this file detects the host's cgroup layout, and removes pod
- * cgroups and reads OOM counters in every hierarchy (v1 controllers, the
- * hybrid v2 tree and pure v2 alike). */
+ * cgroups and reads OOM counters and resource usage in every hierarchy (v1
+ * controllers, the hybrid v2 tree and pure v2 alike). */
 #ifndef SK_RUNTIME_CGROUP_H
 #define SK_RUNTIME_CGROUP_H
 

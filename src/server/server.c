@@ -249,6 +249,9 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	ho.max_conns = o->max_conns;
 	ho.max_conns_per_addr = o->max_conns_per_addr;
 	ho.max_unauth_conns = o->max_unauth_conns;
+	/* before serving: request threads read api->metrics */
+	if (sk_api_metrics_start(s->api, o->metric_resolution_ms > 0 ? o->metric_resolution_ms : 15000, err) < 0)
+		goto fail;
 	s->http = sk_http_start(s->api, &ho, err);
 	if (!s->http)
 		goto fail;

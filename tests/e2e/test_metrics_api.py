@@ -150,6 +150,11 @@ def test_kubectl_top(cluster):
     assert out[0] == ["NAMESPACE", "NAME", "CPU(cores)", "MEMORY(bytes)"]
     assert ["default", "burner"] in [r[:2] for r in out[1:]]
 
+    out = table(c.kubectl("top", "pod", "burner").stdout)
+    assert [r[0] for r in out] == ["NAME", "burner"]
+    r = c.kubectl("top", "pod", "nope", check=False)
+    assert r.returncode != 0 and 'pods "nope" not found' in r.stderr
+
     r = c.kubectl("top", "pod", "-l", "app=none")
     assert "No resources found in default namespace." in r.stderr + r.stdout
 

@@ -8,8 +8,16 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "api/api.h"
 #include "api/metrics.h"
+#include "client/client.h"
 #include "runtime/cgroup.h"
+#include "store/store.h"
 #include "util/util.h"
 
 /* memory.stat of a v1 container cgroup (hierarchical totals after the local keys) */
@@ -225,11 +233,87 @@ static void test_format(void **state)
 	assert_string_equal(b, "-2s");
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* What the HPA controller calls: the in-process client's GET of PodMetrics
+ * with a selector (empty before any scrape), its errors, and the scraper's
+ * start and stop over a node it cannot reach. */
+static void test_inproc(void **state)
+{
+	char dir[64] = "/tmp/sk-metrics-XXXXXX", uri[128];
+	sk_error_t err = {0};
+	sk_store *store;
+	sk_api *api;
+	sk_client *c;
+	json_t *l, *pod, *node, *r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(uri, sizeof(uri), "sqlite://%s", dir);
+	store = sk_store_open(uri, NULL, &err);
+	assert_non_null(store);
+	api = sk_api_new(store, NULL, &err);
+	assert_non_null(api);
+	assert_int_equal(sk_api_metrics_start(api, 20, &err), 0);
+	c = sk_client_new_inproc(api);
+	node = json_pack("{s:s, s:s, s:{s:s}, s:{s:[{s:s, s:s}], s:{s:{s:i}}}}", "apiVersion", "v1", "kind", "Node",
+			 "metadata", "name", "n1", "status", "conditions", "type", "Ready", "status", "True",
+			 "daemonEndpoints", "kubeletEndpoint", "Port", 1);
+	r = sk_client_create(c, "/api/v1/nodes", node, &err);
+	assert_non_null(r);
+	json_decref(r);
+	json_decref(node);
+	pod = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:[{s:s, s:s}]}}", "apiVersion", "v1", "kind", "Pod",
+			"metadata", "name", "web", "labels", "app", "web", "spec", "containers", "name", "c", "image",
+			"busybox");
+	r = sk_client_create(c, "/api/v1/namespaces/default/pods", pod, &err);
+	assert_non_null(r);
+	json_decref(r);
+	json_decref(pod);
+	usleep(100000); /* a few scrape rounds, each failing to connect */
+
+	l = sk_client_list(c, "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", "labelSelector=app%3Dweb", &err);
+	assert_non_null(l);
+	assert_string_equal(json_string_value(json_object_get(l, "kind")), "PodMetricsList");
+	assert_string_equal(json_string_value(json_object_get(l, "apiVersion")), "metrics.k8s.io/v1beta1");
+	assert_int_equal(json_array_size(json_object_get(l, "items")), 0);
+	json_decref(l);
+	l = sk_client_list(c, "/apis/metrics.k8s.io/v1beta1/nodes", NULL, &err);
+	assert_non_null(l);
+	assert_string_equal(json_string_value(json_object_get(l, "kind")), "NodeMetricsList");
+	json_decref(l);
+
+	assert_null(sk_client_list(c, "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", "labelSelector=a%20in",
+				   &err));
+	assert_int_equal(err.code, SK_EBADREQUEST);
+	sk_error_clear(&err);
+	assert_null(sk_client_get(c, "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/web", &err));
+	assert_int_equal(err.code, SK_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "pods.metrics.k8s.io \"default/web\" not found"));
+	sk_error_clear(&err);
+	assert_null(sk_client_get(c, "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/nope", &err));
+	assert_non_null(strstr(err.msg, "pods \"nope\" not found"));
+	sk_error_clear(&err);
+
+	sk_client_free(c);
+	sk_api_shutdown(api);
+	sk_api_free(api);
+	sk_store_close(store);
+	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cgroup_v1),         cmocka_unit_test(test_cgroup_v2), cmocka_unit_test(test_host),
-		cmocka_unit_test(test_summary_and_rates), cmocka_unit_test(test_format),
+		cmocka_unit_test(test_cgroup_v1), cmocka_unit_test(test_cgroup_v2),
+		cmocka_unit_test(test_host),      cmocka_unit_test(test_summary_and_rates),
+		cmocka_unit_test(test_format),    cmocka_unit_test(test_inproc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
