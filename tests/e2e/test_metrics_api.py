@@ -87,10 +87,11 @@ def kubelet_url(c):
 
 
 def summary(c):
-    with open(os.path.join(c.data_dir, "node-token")) as f:
-        token = f.read().strip().split("::node:")[-1]  # the join token's secret
+    with open(os.path.join(c.data_dir, "token")) as f:
+        token = f.read().strip()  # the admin's: reviewed by the API server, allowed nodes/stats
     req = urllib.request.Request(kubelet_url(c), headers={"Authorization": "Bearer " + token})
-    with urllib.request.urlopen(req, context=ssl._create_unverified_context(), timeout=10) as r:
+    ctx = ssl.create_default_context(cafile=os.path.join(c.data_dir, "tls", "ca.crt"))
+    with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
         assert r.headers["Content-Type"] == "application/json"
         return json.loads(r.read())
 
@@ -98,7 +99,7 @@ def summary(c):
 def test_summary_api_reports_node_and_pods(cluster):
     c = cluster
     s = json.loads(c.kubectl("get", "--raw", f"/api/v1/nodes/{c.node}/proxy/stats/summary").stdout)
-    assert summary(c)["node"]["nodeName"] == c.node  # the agent itself, with the node token
+    assert summary(c)["node"]["nodeName"] == c.node  # the agent itself, with a bearer token
     n = s["node"]
     assert n["nodeName"] == c.node
     assert n["cpu"]["usageCoreNanoSeconds"] > 0 and n["cpu"]["time"].endswith("Z")
@@ -112,7 +113,7 @@ def test_summary_api_reports_node_and_pods(cluster):
     assert burn["name"] == "burn" and burn["cpu"]["usageCoreNanoSeconds"] > 0
     assert burn["memory"]["workingSetBytes"] > 0 and "startTime" in burn
     assert pods["burner"]["cpu"]["usageCoreNanoSeconds"] >= burn["cpu"]["usageCoreNanoSeconds"]
-    # without the node token the agent refuses
+    # without a credential the agent refuses
     req = urllib.request.Request(kubelet_url(c))
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req, context=ssl._create_unverified_context(), timeout=10)

@@ -1,6 +1,6 @@
 """Prometheus metrics, scraped by a real Prometheus (Debian's): the API
 server's /metrics (the admin token over TLS; RBAC's system:monitoring for
-others) and the agent's /metrics on its serving port (the node token), in
+others) and the agent's /metrics on its serving port (a token allowed nodes/metrics), in
 the text format and OpenMetrics. The test drives requests, an image pull
 from a loopback registry, a crash-looping pod and scheduling, then asks
 Prometheus's HTTP API for the signals. One server, agent and Prometheus for
@@ -39,6 +39,13 @@ def cluster():
     with running_cluster("skiff-e2e-prom-") as c:
         c.token = read(os.path.join(c.data_dir, "token"))
         c.node_secret = read(os.path.join(c.data_dir, "node-token")).split("::node:", 1)[1]
+        # what scrapes the agents: a ServiceAccount allowed nodes/metrics, as Prometheus's own
+        # ClusterRole for kubelets has it
+        c.kubectl("create", "clusterrole", "node-metrics-reader", "--verb=get", "--resource=nodes/metrics")
+        c.kubectl("create", "serviceaccount", "node-scraper")
+        c.kubectl("create", "clusterrolebinding", "node-scraper", "--clusterrole=node-metrics-reader",
+                  "--serviceaccount=default:node-scraper")
+        c.scraper_token = c.kubectl("create", "token", "node-scraper", "--duration=1h").stdout.strip()
         node = c.kjson("get", "node", c.node)
         ip = [a["address"] for a in node["status"]["addresses"] if a["type"] == "InternalIP"][0]
         c.agent_addr = f"{ip}:{node['status']['daemonEndpoints']['kubeletEndpoint']['Port']}"
@@ -80,9 +87,9 @@ def samples(text, name):
 @pytest.fixture(scope="module")
 def prom(cluster):
     d = tempfile.mkdtemp(prefix="skiff-e2e-prom-tsdb-")
-    token_file = os.path.join(d, "node-secret")
+    token_file = os.path.join(d, "scraper-token")
     with open(token_file, "w") as f:
-        f.write(cluster.node_secret)
+        f.write(cluster.scraper_token)
     port = free_port()
     cfg = {
         "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
@@ -93,11 +100,11 @@ def prom(cluster):
              "static_configs": [{"targets": [f"127.0.0.1:{cluster.port}"]}]},
             {"job_name": "kubelet", "scheme": "https",
              "authorization": {"credentials_file": token_file},
-             "tls_config": {"insecure_skip_verify": True},
+             "tls_config": {"ca_file": os.path.join(cluster.data_dir, "tls", "ca.crt")},
              "static_configs": [{"targets": [cluster.agent_addr]}]},
             {"job_name": "cadvisor", "scheme": "https", "metrics_path": "/metrics/cadvisor",
              "authorization": {"credentials_file": token_file},
-             "tls_config": {"insecure_skip_verify": True},
+             "tls_config": {"ca_file": os.path.join(cluster.data_dir, "tls", "ca.crt")},
              "static_configs": [{"targets": [cluster.agent_addr]}]},
         ],
     }
@@ -192,17 +199,23 @@ def test_metrics_endpoints_formats_and_access(cluster):
               "--serviceaccount=default:scraper")
     wait_for(lambda: get(api, sa, ca=ca)[0] == 200, 10, interval=0.1, what="system:monitoring binding")
 
-    # the agent: the node token; anything else is refused
+    # the agent: a credential the API server vouches for, allowed nodes/metrics (kubelet's
+    # webhook authentication and authorization); its certificate is the cluster CA's
     agent = f"https://{c.agent_addr}/metrics"
-    assert get(agent)[0] == 401 and get(agent, c.token)[0] == 401
-    status, ctype, atext = get(agent, c.node_secret)
+    assert get(agent, ca=ca)[0] == 401 and get(agent, "not-a-token", ca=ca)[0] == 401
+    status, _, body = get(agent, sa, ca=ca)
+    assert status == 403 and body == ("Forbidden (user=system:serviceaccount:default:scraper, verb=get, "
+                                      "resource=nodes, subresource(s)=[metrics])\n")
+    assert get(agent, c.node_secret, ca=ca)[0] == 403  # a bootstrap token is no scraper
+    assert get(agent, c.token, ca=ca)[0] == 200
+    status, ctype, atext = get(agent, c.scraper_token, ca=ca)
     assert status == 200 and ctype.startswith("text/plain; version=0.0.4")
     assert "# TYPE kubelet_running_pods gauge" in atext
     fs = samples(atext, "skiff_kubelet_filesystem_capacity_bytes")
     assert fs['{filesystem="image"}'] > 0 and fs['{filesystem="container"}'] > 0
     assert samples(atext, "skiff_kubelet_filesystem_inodes_free")['{filesystem="image"}'] > 0
     assert "apiserver_request_total" not in atext  # the agent has its own registry
-    status, ctype, aom = get(agent, c.node_secret, accept=OM_ACCEPT)
+    status, ctype, aom = get(agent, c.scraper_token, accept=OM_ACCEPT, ca=ca)
     assert ctype.startswith("application/openmetrics-text") and aom.endswith("# EOF\n")
 
 
@@ -241,8 +254,10 @@ def test_prometheus_scrapes_server_and_agent(cluster, registry, prom):
             return r if r and all(pred(v) for v in r.values()) else False
         return wait_for(ok, 30, interval=0.5, what=f"prometheus: {expr}")
 
-    up = value('up')
-    assert {json.loads(k)["job"] for k in up} == {"apiserver", "kubelet", "cadvisor"}
+    up = wait_for(lambda: (lambda r: r if {json.loads(k)["job"] for k, v in r.items() if v == 1} ==
+                           {"apiserver", "kubelet", "cadvisor"} else False)(prom.query('up')),
+                  30, interval=0.5, what="prometheus: every target up")
+    assert len(up) == 3
     value('sum(apiserver_request_total{resource="configmaps",code="404"})')
     value('sum by (code) (apiserver_request_total{job="apiserver",verb="LIST"})')
     value('histogram_quantile(0.99, sum by (le) (rate(apiserver_request_duration_seconds_bucket[1m])))',
@@ -266,7 +281,7 @@ def test_prometheus_scrapes_server_and_agent(cluster, registry, prom):
 
     # a deleted pod's series go away (bounded cardinality)
     agent = f"https://{c.agent_addr}/metrics"
-    assert 'pod="crash"' in get(agent, c.node_secret)[2]
+    assert 'pod="crash"' in get(agent, c.scraper_token, ca=os.path.join(c.data_dir, "tls", "ca.crt"))[2]
     c.kubectl("delete", "pod", "crash", "--wait=true", "--timeout=60s")
-    wait_for(lambda: 'pod="crash"' not in get(agent, c.node_secret)[2], 30, interval=0.2,
+    wait_for(lambda: 'pod="crash"' not in get(agent, c.scraper_token, ca=os.path.join(c.data_dir, "tls", "ca.crt"))[2], 30, interval=0.2,
              what="the deleted pod's series gone")
