@@ -134,6 +134,7 @@ struct sk_agent {
 	struct sk_dns *dns;                               /* the node-local DNS server, or NULL */
 	sk_proxy *proxy;                                  /* the Service dataplane, or NULL */
 	sk_informer *services; /* for the containers' Service variables; NULL when its list failed */
+	sk_informer *volumes;  /* PersistentVolumes, for the local-path provisioner's reclaim (localpath.c) */
 };
 
 /* node.c */
@@ -200,6 +201,8 @@ void sk__volumes_refresh(struct sk_agent *a, struct apod *p, json_t *pod);
 
 /* localpath.c: a PVC's host directory, provisioning and binding a PV when needed. */
 char *sk__localpath_claim(struct sk_agent *a, const char *ns, const char *claim, sk_error_t *err);
+/* Starts the watch of PersistentVolumes that deletes this node's Released ones. */
+void sk__localpath_start(struct sk_agent *a);
 
 /* probe.c: runs one probe or hook handler; 0 success, -1 failure with msg. */
 int sk__probe_run(struct sk_agent *a, struct apod *p, struct sk_container *c, json_t *handler, int timeout_s,

@@ -33,7 +33,8 @@ static char *default_class(sk_api *api)
 	}
 	for (size_t i = 0; i < json_array_size(all); i++) {
 		json_t *sc = json_array_get(all, i);
-		const char *name = sk_kube_jstr(sc, "metadata.name"), *ts = sk_kube_jstr(sc, "metadata.creationTimestamp");
+		const char *name = sk_kube_jstr(sc, "metadata.name"),
+			   *ts = sk_kube_jstr(sc, "metadata.creationTimestamp");
 		int cmp;
 
 		if (!name || !sk_kube_class_is_default(sc))

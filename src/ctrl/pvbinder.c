@@ -211,7 +211,8 @@ static int sync_unnamed_claim(sk_controller *k, json_t *pvc)
 	if (claim_phase(k, pvc, "Pending", NULL) < 0)
 		return -1;
 	if (delay) {
-		record(k, pvc, "Normal", "WaitForFirstConsumer", "waiting for first consumer to be created before binding");
+		record(k, pvc, "Normal", "WaitForFirstConsumer",
+		       "waiting for first consumer to be created before binding");
 	} else if (!*cls) {
 		record(k, pvc, "Normal", "FailedBinding",
 		       "no persistent volumes available for this claim and no storage class is set");
@@ -527,11 +528,11 @@ static void on_class(void *ud, int ev, json_t *old, json_t *sc)
  * them), created once, as k3s ships it. */
 static void default_class(struct sk_ctrl *ctl)
 {
-	cleanup_json json_t *sc =
-		json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:s, s:s, s:s}", "apiVersion", "storage.k8s.io/v1", "kind",
-			  "StorageClass", "metadata", "name", LOCAL_PATH_CLASS, "annotations", SK_ANN_DEFAULT_CLASS,
-			  "true", "provisioner", LOCAL_PATH_PROVISIONER, "volumeBindingMode", "WaitForFirstConsumer",
-			  "reclaimPolicy", "Delete");
+	cleanup_json json_t *sc = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:s, s:s, s:s}", "apiVersion",
+					    "storage.k8s.io/v1", "kind", "StorageClass", "metadata", "name",
+					    LOCAL_PATH_CLASS, "annotations", SK_ANN_DEFAULT_CLASS, "true",
+					    "provisioner", LOCAL_PATH_PROVISIONER, "volumeBindingMode",
+					    "WaitForFirstConsumer", "reclaimPolicy", "Delete");
 	cleanup_json json_t *out = NULL;
 	sk_error_t err = {0};
 

@@ -159,6 +159,7 @@ void sk_spod_free(sk_spod *p)
 	free(p->group);
 	free(p->ports);
 	free(p->label_hash);
+	json_decref(p->volumes);
 	json_decref(p->obj);
 	free(p);
 }

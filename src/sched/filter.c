@@ -1,4 +1,5 @@
 #include "sched/filter.h"
+#include "kube/volume.h"
 
 #include <errno.h>
 #include <math.h>
@@ -762,6 +763,19 @@ void sk_cycle_release(sk_cycle *cy)
 	memset(cy, 0, sizeof(*cy));
 }
 
+/* VolumeBinding's Filter for bound claims: every volume's node affinity
+ * admits the node. */
+static int filter_volumes(const sk_cycle *cy, const sk_snode *n)
+{
+	json_t *pv;
+	size_t i;
+
+	json_array_foreach(cy->pod->volumes, i, pv)
+		if (!sk_kube_pv_matches_node(pv, n->labels, n->name))
+			return 0;
+	return 1;
+}
+
 int sk_filter(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 {
 	const char *want = cy->node_name;
@@ -781,6 +795,8 @@ int sk_filter(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 		return fit_add(fit, SK_FIT_UNSCHEDULABLE, SK_MSG_NODE_PORTS), 0;
 	if (!sk_filter_resources(cy, n, fit))
 		return 0;
+	if (!filter_volumes(cy, n))
+		return fit_add(fit, SK_FIT_UNRESOLVABLE, SK_MSG_VOLUME_NODE_CONFLICT), 0;
 	if (cy->nhard && !filter_spread(cy, n, fit))
 		return 0;
 	if ((cy->naff || cy->nanti || cy->existing_anti.n) && !filter_interpod(cy, n, fit))

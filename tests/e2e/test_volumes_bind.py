@@ -3,12 +3,13 @@ static binding by capacity, class, selector and pre-binding both ways,
 release and reclaim, the protection finalizers, the default StorageClass
 and its WaitForFirstConsumer provisioning on the node the scheduler chose."""
 import json
+import os
 import time
 
 import pytest
 from kubernetes import client
 
-from conftest import Cluster  # noqa: F401
+from test_agent_embedded import embedded  # noqa: F401  (fixture)
 
 
 def wait(fn, timeout=30, what="condition"):
@@ -213,3 +214,54 @@ def test_default_class_and_wait_for_first_consumer(cp):
     # "" asks for no class: the default is not applied
     create(c, pvc("noclass", "1Gi", sc=""))
     assert claim(c, "noclass")["spec"]["storageClassName"] == ""
+
+
+def consumer(name, cmd, selector=None, tolerate=False):
+    spec = {"restartPolicy": "Never", "terminationGracePeriodSeconds": 1,
+            "containers": [{"name": "c", "image": "busybox:1", "command": ["sh", "-c", cmd],
+                            "volumeMounts": [{"name": "d", "mountPath": "/data"}]}],
+            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+    if selector:
+        spec["nodeSelector"] = {"kubernetes.io/hostname": selector}
+    if tolerate:
+        spec["tolerations"] = [{"operator": "Exists"}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+
+def test_wait_for_first_consumer_provisions_on_its_node(embedded):  # noqa: F811
+    c = embedded
+    wait(lambda: c.kubectl("get", "node", c.node, check=False).returncode == 0, what="node")
+    # a second node, without an agent, that the volume's node affinity must keep pods off
+    c.kubectl("create", "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "decoy", "labels": {"kubernetes.io/hostname": "decoy"}},
+        "status": {"capacity": {"cpu": "8", "memory": "8Gi", "pods": "110"},
+                   "allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}}))
+    create(c, pvc("data", "64Mi", sc=None), consumer("writer", "echo persisted > /data/file", selector=c.node))
+    p = wait(lambda: (o := c.kjson("get", "pod", "writer"))["status"].get("phase") == "Succeeded" and o, 90,
+             what="writer Succeeded")
+    assert p["spec"]["nodeName"] == c.node
+    o = claim(c, "data")
+    assert o["status"]["phase"] == "Bound" and o["spec"]["storageClassName"] == "local-path"
+    ann = o["metadata"]["annotations"]
+    assert ann["volume.kubernetes.io/selected-node"] == c.node
+    assert ann["volume.kubernetes.io/storage-provisioner"] == "rancher.io/local-path"
+    v = c.kjson("get", "pv", o["spec"]["volumeName"])
+    assert v["metadata"]["name"] == "pvc-" + o["metadata"]["uid"]
+    assert v["metadata"]["annotations"]["pv.kubernetes.io/provisioned-by"] == "rancher.io/local-path"
+    assert v["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"] == [
+        {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [c.node]}]}]
+    assert v["spec"]["persistentVolumeReclaimPolicy"] == "Delete" and v["status"]["phase"] == "Bound"
+    path = v["spec"]["hostPath"]["path"]
+    # the second pod follows the data; one that must go elsewhere cannot
+    create(c, consumer("reader", "cat /data/file"), consumer("elsewhere", "true", selector="decoy", tolerate=True))
+    wait(lambda: c.kjson("get", "pod", "reader")["status"].get("phase") == "Succeeded", 90, what="reader Succeeded")
+    assert c.kjson("get", "pod", "reader")["spec"]["nodeName"] == c.node
+    assert c.kubectl("logs", "reader").stdout.strip() == "persisted"
+    wait(lambda: any("node(s) had volume node affinity conflict" in m for r, m in events(c, "elsewhere")
+                     if r == "FailedScheduling"), what="FailedScheduling event")
+    # reclaim Delete: the claim's data and volume go once its pods are gone
+    c.kubectl("delete", "pod", "writer", "reader", "elsewhere", "--grace-period=0", "--force")
+    c.kubectl("delete", "pvc", "data")
+    gone(c, "pv", v["metadata"]["name"])
+    assert not os.path.exists(path)
