@@ -69,7 +69,8 @@ int sk__sched_volumes_prefilter(struct sk_sched *s, sk_spod *p, char **msg)
 		key = xasprintf("%s/%s", p->ns, name);
 		pvc = sk__smap_get(&s->pvcs, key);
 		if (!pvc) {
-			*msg = eph ? xasprintf("waiting for ephemeral volume controller to create the persistentvolumeclaim "
+			*msg = eph ? xasprintf("waiting for ephemeral volume controller to create the "
+					       "persistentvolumeclaim "
 					       "\"%s\"",
 					       name)
 				   : xasprintf("persistentvolumeclaim \"%s\" not found", name);
@@ -97,7 +98,8 @@ int sk__sched_volumes_prefilter(struct sk_sched *s, sk_spod *p, char **msg)
 			*msg = xstrdup(MSG_UNBOUND_IMMEDIATE);
 			goto fail;
 		}
-		sel = json_string_value(json_object_get(sk_kube_jget(pvc, "metadata.annotations"), SK_ANN_SELECTED_NODE));
+		sel = json_string_value(
+			json_object_get(sk_kube_jget(pvc, "metadata.annotations"), SK_ANN_SELECTED_NODE));
 		if (sel && *sel) {
 			if (!volumes)
 				volumes = json_array();
