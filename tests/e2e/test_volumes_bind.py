@@ -49,8 +49,22 @@ def create(c, *objs, ns="default"):
                                                                 "items": list(objs)}))
 
 
+_apis = {}
+
+
+def core(c):
+    """A Python client per cluster: reads without starting a kubectl each time."""
+    if id(c) not in _apis:
+        _apis[id(c)] = (c, client.CoreV1Api(c.api_client()))
+    return _apis[id(c)][1]
+
+
 def claim(c, name, ns="default"):
-    return c.kjson("-n", ns, "get", "pvc", name)
+    return core(c).api_client.sanitize_for_serialization(core(c).read_namespaced_persistent_volume_claim(name, ns))
+
+
+def volume(c, name):
+    return core(c).api_client.sanitize_for_serialization(core(c).read_persistent_volume(name))
 
 
 def bound_to(c, name, ns="default"):
@@ -61,16 +75,25 @@ def bound_to(c, name, ns="default"):
 
 
 def volume_phase(c, name, phase):
-    return wait(lambda: c.kjson("get", "pv", name)["status"].get("phase") == phase, what=f"pv {name} {phase}")
+    return wait(lambda: volume(c, name)["status"].get("phase") == phase, what=f"pv {name} {phase}")
 
 
-def gone(c, *args):
-    return wait(lambda: c.kubectl("get", *args, check=False).returncode != 0, what=" ".join(args) + " gone")
+def gone(c, kind, name, ns="default"):
+    def f():
+        try:
+            if kind == "pv":
+                core(c).read_persistent_volume(name)
+            else:
+                core(c).read_namespaced_persistent_volume_claim(name, ns)
+        except client.ApiException as e:
+            return e.status == 404
+        return False
+    return wait(f, what=f"{kind} {name} gone")
 
 
 def events(c, name, ns="default"):
-    r = c.kjson("-n", ns, "get", "events", "--field-selector", f"involvedObject.name={name}")
-    return [(e["reason"], e["message"]) for e in r["items"]]
+    r = core(c).list_namespaced_event(ns, field_selector=f"involvedObject.name={name}")
+    return [(e.reason, e.message) for e in r.items]
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +119,7 @@ def test_static_binding_choices(cp):
     assert o["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] == "yes"
     assert o["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] == "yes"
     assert "kubernetes.io/pvc-protection" in o["metadata"]["finalizers"]
-    v = c.kjson("get", "pv", "medium")
+    v = volume(c, "medium")
     assert v["status"]["phase"] == "Bound"
     assert v["spec"]["claimRef"]["name"] == "want3" and v["spec"]["claimRef"]["uid"] == o["metadata"]["uid"]
     assert v["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] == "yes"
@@ -164,7 +187,7 @@ def test_release_and_reclaim(cp):
     # Retain: the volume stays, Released, still naming its old claim
     c.kubectl("delete", "pvc", "usekeep")
     volume_phase(c, "keep", "Released")
-    assert c.kjson("get", "pv", "keep")["spec"]["claimRef"]["name"] == "usekeep"
+    assert volume(c, "keep")["spec"]["claimRef"]["name"] == "usekeep"
     # a new claim does not take a Released volume
     create(c, pvc("usekeep2", "1Gi", sc="r"))
     assert claim(c, "usekeep2")["status"]["phase"] == "Pending"
@@ -175,7 +198,7 @@ def test_release_and_reclaim(cp):
     create(c, pv("prot", "1Gi", sc="p"), pvc("useprot", "1Gi", sc="p"))
     assert bound_to(c, "useprot") == "prot"
     c.kubectl("delete", "pv", "prot", "--wait=false")
-    v = c.kjson("get", "pv", "prot")
+    v = volume(c, "prot")
     assert v["metadata"].get("deletionTimestamp") and v["status"]["phase"] == "Bound"
     assert "Terminating" in c.kubectl("get", "pv", "prot").stdout
     c.kubectl("delete", "pvc", "useprot")
@@ -238,15 +261,15 @@ def test_wait_for_first_consumer_provisions_on_its_node(embedded):  # noqa: F811
         "status": {"capacity": {"cpu": "8", "memory": "8Gi", "pods": "110"},
                    "allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}}))
     create(c, pvc("data", "64Mi", sc=None), consumer("writer", "echo persisted > /data/file", selector=c.node))
-    p = wait(lambda: (o := c.kjson("get", "pod", "writer"))["status"].get("phase") == "Succeeded" and o, 90,
+    p = wait(lambda: (o := core(c).read_namespaced_pod("writer", "default")).status.phase == "Succeeded" and o, 90,
              what="writer Succeeded")
-    assert p["spec"]["nodeName"] == c.node
+    assert p.spec.node_name == c.node
     o = claim(c, "data")
     assert o["status"]["phase"] == "Bound" and o["spec"]["storageClassName"] == "local-path"
     ann = o["metadata"]["annotations"]
     assert ann["volume.kubernetes.io/selected-node"] == c.node
     assert ann["volume.kubernetes.io/storage-provisioner"] == "rancher.io/local-path"
-    v = c.kjson("get", "pv", o["spec"]["volumeName"])
+    v = volume(c, o["spec"]["volumeName"])
     assert v["metadata"]["name"] == "pvc-" + o["metadata"]["uid"]
     assert v["metadata"]["annotations"]["pv.kubernetes.io/provisioned-by"] == "rancher.io/local-path"
     assert v["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"] == [
@@ -255,8 +278,9 @@ def test_wait_for_first_consumer_provisions_on_its_node(embedded):  # noqa: F811
     path = v["spec"]["hostPath"]["path"]
     # the second pod follows the data; one that must go elsewhere cannot
     create(c, consumer("reader", "cat /data/file"), consumer("elsewhere", "true", selector="decoy", tolerate=True))
-    wait(lambda: c.kjson("get", "pod", "reader")["status"].get("phase") == "Succeeded", 90, what="reader Succeeded")
-    assert c.kjson("get", "pod", "reader")["spec"]["nodeName"] == c.node
+    p = wait(lambda: (o := core(c).read_namespaced_pod("reader", "default")).status.phase == "Succeeded" and o, 90,
+             what="reader Succeeded")
+    assert p.spec.node_name == c.node
     assert c.kubectl("logs", "reader").stdout.strip() == "persisted"
     wait(lambda: any("node(s) had volume node affinity conflict" in m for r, m in events(c, "elsewhere")
                      if r == "FailedScheduling"), what="FailedScheduling event")
