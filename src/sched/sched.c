@@ -593,6 +593,26 @@ static void schedule_failed(struct sk_sched *s, sk_spod *p, sk_gang *g, json_t *
 	free(post);
 }
 
+/* PostFilter after a PreFilter that rejected the pod on every node:
+ * "preemption: 0/N nodes are available: N Preemption is not helpful for
+ * scheduling." (malloc'd) */
+static char *not_helpful(int n)
+{
+	sk_fit *st = xzalloc(n * sizeof(*st));
+	char *msg, *out;
+
+	for (int i = 0; i < n; i++) {
+		st[i].code = SK_FIT_UNRESOLVABLE;
+		st[i].n = 1;
+		st[i].reasons[0] = SK_MSG_PREEMPT_NOT_HELPFUL;
+	}
+	msg = sk_fit_error_message(n, st, n, NULL, NULL);
+	out = xasprintf("preemption: %s", msg);
+	free(msg);
+	free(st);
+	return out;
+}
+
 static void schedule_one(struct sk_sched *s, sk_spod *p)
 {
 	const sk_sched_profile *prof = profile_for(s, p);
@@ -602,11 +622,13 @@ static void schedule_one(struct sk_sched *s, sk_spod *p)
 	char *pre = NULL;
 
 	s->stats.attempts++;
-	if (sk__sched_volumes_prefilter(s, p, &pre) < 0) {
-		char *msg = sk_fit_error_message(s->cache.nnodes, NULL, 0, pre, NULL);
+	if (s->cache.nnodes > 0 && sk__sched_volumes_prefilter(s, p, &pre) < 0) {
+		char *post = not_helpful(s->cache.nnodes);
+		char *msg = sk_fit_error_message(s->cache.nnodes, NULL, 0, pre, post);
 
 		unschedulable(s, p, msg, NULL, SK_QH_OTHER, 0);
 		free(msg);
+		free(post);
 		free(pre);
 		return;
 	}

@@ -239,11 +239,11 @@ def test_default_class_and_wait_for_first_consumer(cp):
     assert claim(c, "noclass")["spec"]["storageClassName"] == ""
 
 
-def consumer(name, cmd, selector=None, tolerate=False):
+def consumer(name, cmd, selector=None, tolerate=False, claim="data"):
     spec = {"restartPolicy": "Never", "terminationGracePeriodSeconds": 1,
             "containers": [{"name": "c", "image": "busybox:1", "command": ["sh", "-c", cmd],
                             "volumeMounts": [{"name": "d", "mountPath": "/data"}]}],
-            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": claim}}]}
     if selector:
         spec["nodeSelector"] = {"kubernetes.io/hostname": selector}
     if tolerate:
@@ -284,8 +284,19 @@ def test_wait_for_first_consumer_provisions_on_its_node(embedded):  # noqa: F811
     assert c.kubectl("logs", "reader").stdout.strip() == "persisted"
     wait(lambda: any("node(s) had volume node affinity conflict" in m for r, m in events(c, "elsewhere")
                      if r == "FailedScheduling"), what="FailedScheduling event")
+    # claims that are missing or wait for a volume of an Immediate class keep their pods pending
+    c.kubectl("create", "-f", "-", input=json.dumps({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "imm"},
+        "provisioner": "example.com/nobody"}))
+    create(c, pvc("later", "1Gi", sc="imm"), consumer("noclaim", "true", claim="missing"),
+           consumer("unbound", "true", claim="later"))
+    tail = " preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    for pod, why in [("noclaim", 'persistentvolumeclaim "missing" not found.'),
+                     ("unbound", "pod has unbound immediate PersistentVolumeClaims.")]:
+        wait(lambda: ("FailedScheduling", "0/2 nodes are available: " + why + tail) in events(c, pod),
+             what=f"{pod} FailedScheduling")
     # reclaim Delete: the claim's data and volume go once its pods are gone
-    c.kubectl("delete", "pod", "writer", "reader", "elsewhere", "--grace-period=0", "--force")
+    c.kubectl("delete", "pod", "writer", "reader", "elsewhere", "noclaim", "unbound", "--grace-period=0", "--force")
     c.kubectl("delete", "pvc", "data")
     gone(c, "pv", v["metadata"]["name"])
     assert not os.path.exists(path)
