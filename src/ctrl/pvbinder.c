@@ -196,9 +196,8 @@ static int provision(sk_controller *k, json_t *pvc, json_t *sc)
 	return 0;
 }
 
-/* syncUnboundClaim without a volume named: a matching volume, else the
- * class's provisioner, else it waits. */
-static int sync_unnamed_claim(sk_controller *k, json_t *pvc)
+/* A matching volume, else the class's provisioner, else it waits. */
+static int match_claim(sk_controller *k, json_t *pvc)
 {
 	pvb *s = k->state;
 	const char *cls = sk_kube_volume_class(pvc);
@@ -224,6 +223,45 @@ static int sync_unnamed_claim(sk_controller *k, json_t *pvc)
 		return provision(k, pvc, sc);
 	}
 	return 0;
+}
+
+/* The newest default class (then by name), as DefaultStorageClass picks
+ * it; a new reference or NULL. */
+static json_t *default_storage_class(sk_controller *k)
+{
+	pvb *s = k->state;
+	cleanup_json json_t *all = sk_informer_list(s->classes, NULL);
+	json_t *sc, *best = NULL;
+	size_t i;
+
+	json_array_foreach(all, i, sc) {
+		const char *ts = sk_kube_jstr(sc, "metadata.creationTimestamp") ?: "";
+		const char *bts = best ? sk_kube_jstr(best, "metadata.creationTimestamp") ?: "" : NULL;
+		int cmp = bts ? strcmp(ts, bts) : 1;
+
+		if (sk_kube_class_is_default(sc) && (cmp > 0 || (cmp == 0 && strcmp(sk__name(sc), sk__name(best)) < 0)))
+			best = sc;
+	}
+	return json_incref(best);
+}
+
+/* syncUnboundClaim without a volume named: a claim without a class gets
+ * the default one made after it (retroactive default StorageClass); then a
+ * matching volume, else the class's provisioner, else it waits. */
+static int sync_unnamed_claim(sk_controller *k, json_t *pvc)
+{
+	pvb *s = k->state;
+
+	if (!sk_kube_claim_has_class(pvc)) {
+		cleanup_json json_t *dflt = default_storage_class(k), *c = NULL;
+
+		if (dflt) {
+			c = json_deep_copy(pvc);
+			json_object_set_new(sk_kube_jobj(c, "spec"), "storageClassName", json_string(sk__name(dflt)));
+			return put(k, s->pvcs, "persistentvolumeclaims", c, NULL);
+		}
+	}
+	return match_claim(k, pvc);
 }
 
 /* syncUnboundClaim with spec.volumeName: that volume, if it fits. */
@@ -520,7 +558,9 @@ static void on_class(void *ud, int ev, json_t *old, json_t *sc)
 	/* claims waiting for this class */
 	pvcs = sk_informer_list(s->pvcs, NULL);
 	json_array_foreach(pvcs, i, pvc)
-		if (!ann(pvc, SK_ANN_BIND_COMPLETED) && !strcmp(sk_kube_volume_class(pvc), sk__name(sc)))
+		if (!ann(pvc, SK_ANN_BIND_COMPLETED) &&
+		    (!strcmp(sk_kube_volume_class(pvc), sk__name(sc)) ||
+		     (!sk_kube_claim_has_class(pvc) && sk_kube_class_is_default(sc))))
 			enqueue_claim(k, sk__ns(pvc), sk__name(pvc));
 }
 
