@@ -110,11 +110,14 @@ void sk__sched_prune(struct sk_sched *s, int kind, const sk_smap *seen);
  * p->volumes set (its bound volumes with a node affinity, for the Filter),
  * or -1 with *msg (malloc'd): upstream's PreFilter message. */
 int sk__sched_volumes_prefilter(struct sk_sched *s, sk_spod *p, char **msg);
-/* volumes.c: NULL, or a new array of the names of p's unbound
- * WaitForFirstConsumer claims without a selected node (under s->mu). */
+/* volumes.c: NULL, or a new array of what PreBind does for p's unbound
+ * WaitForFirstConsumer claims without a selected node on the node p is
+ * assumed on (under s->mu): {claim, uid, volume, resourceVersion} binds an
+ * Available volume there to the claim, {claim} selects the node for
+ * provisioning. */
 json_t *sk__sched_volumes_to_select(struct sk_sched *s, sk_spod *p);
-/* worker.c: annotates the claims in names (of ns) with the chosen node. */
-int sk__sched_select_node(struct sk_sched *s, const char *ns, json_t *names, const char *node, sk_error_t *err);
+/* worker.c: PreBind's API writes for the entries of sk__sched_volumes_to_select. */
+int sk__sched_select_node(struct sk_sched *s, const char *ns, json_t *todo, const char *node, sk_error_t *err);
 
 /* worker.c */
 void sk__sched_workers_start(struct sk_sched *s);

@@ -3,10 +3,10 @@
  * admit the node (its spec.nodeAffinity, the Filter in filter.c); an
  * unbound claim of a WaitForFirstConsumer class is provisioned where the pod
  * goes: PreBind annotates it with volume.kubernetes.io/selected-node (the
- * PV controller then hands it to its provisioner); an unbound claim of
- * another class keeps the pod pending until the PV controller binds it.
- * Static volumes for WaitForFirstConsumer claims are not matched here (only
- * provisioning is). */
+ * PV controller then hands it to its provisioner), or, when an Available
+ * volume on that node fits it (a local volume), PreBind sets that volume's
+ * claimRef and the PV controller completes the binding; an unbound claim of
+ * another class keeps the pod pending until the PV controller binds it. */
 #include "sched/sched-int.h"
 
 #include <string.h>
@@ -43,6 +43,30 @@ static int wait_for_consumer(struct sk_sched *s, json_t *pvc)
 	return mode && !strcmp(mode, "WaitForFirstConsumer");
 }
 
+/* Whether the claim's class can provision (a provisioner that is not
+ * kubernetes.io/no-provisioner). */
+static int dynamic(struct sk_sched *s, json_t *pvc)
+{
+	json_t *sc = sk__smap_get(&s->storage_classes, sk_kube_volume_class(pvc));
+	const char *prov = sc ? sk_kube_jstr(sc, "provisioner") : NULL;
+
+	return prov && *prov && strcmp(prov, "kubernetes.io/no-provisioner");
+}
+
+static void collect(const char *key, void *val, void *ud)
+{
+	(void)key;
+	json_array_append(ud, val);
+}
+
+static json_t *all_volumes(struct sk_sched *s)
+{
+	json_t *a = json_array();
+
+	sk__smap_each(&s->pvs, collect, a);
+	return a;
+}
+
 /* A volume-like object whose node affinity is the node name alone: a
  * claim whose provisioning started on a node keeps its pods there. */
 static json_t *on_node(const char *node)
@@ -57,7 +81,9 @@ int sk__sched_volumes_prefilter(struct sk_sched *s, sk_spod *p, char **msg)
 	size_t i;
 
 	json_decref(p->volumes);
-	p->volumes = NULL;
+	json_decref(p->delayed);
+	json_decref(p->all_pvs);
+	p->volumes = p->delayed = p->all_pvs = NULL;
 	json_array_foreach(sk_kube_jget(p->obj, "spec.volumes"), i, vol) {
 		int eph;
 		cleanup_free char *name = claim_name(p, vol, &eph), *key = NULL;
@@ -104,7 +130,13 @@ int sk__sched_volumes_prefilter(struct sk_sched *s, sk_spod *p, char **msg)
 			if (!volumes)
 				volumes = json_array();
 			json_array_append_new(volumes, on_node(sel));
+			continue;
 		}
+		if (!p->delayed) {
+			p->delayed = json_array();
+			p->all_pvs = all_volumes(s);
+		}
+		json_array_append_new(p->delayed, json_pack("{s:O, s:b}", "claim", pvc, "dynamic", dynamic(s, pvc)));
 	}
 	p->volumes = volumes;
 	return 0;
@@ -115,13 +147,15 @@ fail:
 
 json_t *sk__sched_volumes_to_select(struct sk_sched *s, sk_spod *p)
 {
+	sk_snode *n = p->node_name ? sk_cache_node(&s->cache, p->node_name) : NULL;
+	cleanup_json json_t *pvs = all_volumes(s), *taken = json_object();
 	json_t *vol, *out = NULL;
 	size_t i;
 
 	json_array_foreach(sk_kube_jget(p->obj, "spec.volumes"), i, vol) {
-		int eph;
+		int eph, j;
 		cleanup_free char *name = claim_name(p, vol, &eph), *key = NULL;
-		json_t *pvc;
+		json_t *pvc, *pv;
 		const char *vname;
 
 		if (!name)
@@ -134,7 +168,18 @@ json_t *sk__sched_volumes_to_select(struct sk_sched *s, sk_spod *p)
 			continue;
 		if (!out)
 			out = json_array();
-		json_array_append_new(out, json_string(name));
+		/* an Available volume on the node, not taken by another claim of the pod */
+		j = n ? sk_kube_pv_find_match(pvs, pvc, true, n->labels, n->name) : -1;
+		pv = j >= 0 ? json_array_get(pvs, j) : NULL;
+		if (pv && !json_object_get(taken, sk_kube_jstr(pv, "metadata.name"))) {
+			json_object_set_new(taken, sk_kube_jstr(pv, "metadata.name"), json_true());
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "claim", name, "uid",
+							     sk_kube_jstr(pvc, "metadata.uid") ?: "", "volume",
+							     sk_kube_jstr(pv, "metadata.name"), "resourceVersion",
+							     sk_kube_jstr(pv, "metadata.resourceVersion") ?: ""));
+		} else {
+			json_array_append_new(out, json_pack("{s:s}", "claim", name));
+		}
 	}
 	return out;
 }

@@ -4,6 +4,8 @@ release and reclaim, the protection finalizers, the default StorageClass
 and its WaitForFirstConsumer provisioning on the node the scheduler chose."""
 import json
 import os
+import shutil
+import tempfile
 import time
 
 import pytest
@@ -290,6 +292,25 @@ def test_wait_for_first_consumer_provisions_on_its_node(embedded):  # noqa: F811
     assert c.kubectl("logs", "reader").stdout.strip() == "persisted"
     wait(lambda: any("node(s) had volume node affinity conflict" in m for r, m in events(c, "elsewhere")
                      if r == "FailedScheduling"), what="FailedScheduling event")
+    # a local volume of a class without provisioner: the scheduler picks the node that has it and binds it
+    local = tempfile.mkdtemp(prefix="skiff-e2e-local-")
+    c.kubectl("create", "-f", "-", input=json.dumps({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local-static"},
+        "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"}))
+    lv = pv("static-local", "1Gi", sc="local-static", path=local)
+    lv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "kubernetes.io/hostname", "operator": "In", "values": [c.node]}]}]}}
+    create(c, lv, pvc("sdata", "1Gi", sc="local-static"), pvc("sfull", "1Gi", sc="local-static"),
+           consumer("static", "echo local > /data/f", claim="sdata", tolerate=True))
+    assert bound_to(c, "sdata") == "static-local"
+    wait(lambda: core(c).read_namespaced_pod("static", "default").status.phase == "Succeeded", 90,
+         what="static Succeeded")
+    with open(os.path.join(local, "f")) as f:
+        assert f.read().strip() == "local"
+    create(c, consumer("nolocal", "true", claim="sfull", tolerate=True))
+    wait(lambda: ("FailedScheduling", "0/2 nodes are available: 2 node(s) didn't find available persistent volumes "
+                  "to bind. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+         in events(c, "nolocal"), what="nolocal FailedScheduling")
     # claims that are missing or wait for a volume of an Immediate class keep their pods pending
     c.kubectl("create", "-f", "-", input=json.dumps({
         "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "imm"},
@@ -302,7 +323,9 @@ def test_wait_for_first_consumer_provisions_on_its_node(embedded):  # noqa: F811
         wait(lambda: ("FailedScheduling", "0/2 nodes are available: " + why + tail) in events(c, pod),
              what=f"{pod} FailedScheduling")
     # reclaim Delete: the claim's data and volume go once its pods are gone
-    c.kubectl("delete", "pod", "writer", "reader", "elsewhere", "noclaim", "unbound", "--grace-period=0", "--force")
+    c.kubectl("delete", "pod", "writer", "reader", "elsewhere", "noclaim", "unbound", "static", "nolocal",
+              "--grace-period=0", "--force")
     c.kubectl("delete", "pvc", "data")
     gone(c, "pv", v["metadata"]["name"])
     assert not os.path.exists(path)
+    shutil.rmtree(local, ignore_errors=True)
