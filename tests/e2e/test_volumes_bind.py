@@ -239,9 +239,10 @@ def test_default_class_and_wait_for_first_consumer(cp):
     # "" asks for no class: the default is not applied
     create(c, pvc("noclass", "1Gi", sc=""))
     assert claim(c, "noclass")["spec"]["storageClassName"] == ""
-    # without a default class a claim keeps no class, and gets the default made later (retroactively)
+    # without a default class a claim keeps no class (and could bind a volume of class ""; none is that
+    # big), and gets the default made later (retroactively)
     c.kubectl("annotate", "--overwrite", "storageclass", "local-path", "storageclass.kubernetes.io/is-default-class=false")
-    create(c, pvc("early", "1Gi", sc=None))
+    create(c, pvc("early", "500Gi", sc=None))
     assert "storageClassName" not in claim(c, "early")["spec"]
     c.kubectl("annotate", "--overwrite", "storageclass", "local-path", "storageclass.kubernetes.io/is-default-class=true")
     wait(lambda: claim(c, "early")["spec"].get("storageClassName") == "local-path", what="retroactive default class")
