@@ -139,6 +139,7 @@ struct sk_agent {
 	sk_proxy *proxy;                                  /* the Service dataplane, or NULL */
 	sk_informer *services;         /* for the containers' Service variables; NULL when its list failed */
 	struct sk_ag_metrics *metrics; /* metrics.c: the agent's registry and families */
+	sk_informer *volumes;          /* PersistentVolumes, for the local-path provisioner's reclaim (localpath.c) */
 };
 
 /* metrics.c: the agent's own registry (made at init, freed at stop) and
@@ -237,6 +238,8 @@ int sk__access_check(struct sk_agent *a, struct MHD_Connection *conn, const char
 
 /* localpath.c: a PVC's host directory, provisioning and binding a PV when needed. */
 char *sk__localpath_claim(struct sk_agent *a, const char *ns, const char *claim, sk_error_t *err);
+/* Starts the watch of PersistentVolumes that deletes this node's Released ones. */
+void sk__localpath_start(struct sk_agent *a);
 
 /* probe.c: runs one probe or hook handler; 0 success, -1 failure with msg. */
 int sk__probe_run(struct sk_agent *a, struct apod *p, struct sk_container *c, json_t *handler, int timeout_s,

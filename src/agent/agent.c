@@ -706,6 +706,7 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 		goto fail;
 	sk__ag_netconf_load(a);
 	services_start(a);
+	sk__localpath_start(a);
 	exits_start(a);
 	if (a->pod_cidr && sk__agent_run_pods(a, a->pod_cidr, err) < 0)
 		goto fail;
@@ -783,6 +784,7 @@ void sk_agent_stop(sk_agent *a)
 	}
 	free(a->pods);
 	sk_informer_free(steal_ptr(&a->services));
+	sk_informer_free(steal_ptr(&a->volumes));
 	events_stop(a);
 	sk__logserver_stop(a->ls);
 	sk__ag_metrics_free(a);

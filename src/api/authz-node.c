@@ -324,7 +324,8 @@ typedef struct rule {
  * (system:node-proxier), the network policy agent and the cluster DNS
  * (reads of services, endpoint slices, network policies, namespaces, pods),
  * reads its network settings (ConfigMaps of kube-system), provisions local
- * volumes (creates PersistentVolumes, binds claims) and records a pod's GPUs
+ * volumes (creates and deletes PersistentVolumes, reads StorageClasses,
+ * selects itself for claims of its pods) and records a pod's GPUs
  * in an annotation (NodeRestriction limits that to its own pods). */
 static const rule node_rules[] = {
 	{"create", "authentication.k8s.io", "tokenreviews", NULL},
@@ -354,8 +355,8 @@ static const rule node_rules[] = {
 	{READ, "discovery.k8s.io", "endpointslices", NULL},
 	{READ, "networking.k8s.io", "networkpolicies", NULL},
 	{READ, "", "configmaps", "kube-system"},
-	{"create get list watch", "", "persistentvolumes", NULL},
-	{"update patch", "", "persistentvolumes/status", NULL},
+	{"create delete get list watch", "", "persistentvolumes", NULL},
+	{"get", "storage.k8s.io", "storageclasses", NULL},
 	{"update patch", "", "pods", NULL},
 };
 

@@ -7,10 +7,14 @@
  * bound to it, write only the status of claims, and ask only for
  * ServiceAccount tokens bound to pods bound to it.
  *
- * Two of skiff's agent's writes a kubelet does not make are let through for
+ * Three of skiff's agent's writes a kubelet does not make are let through for
  * what is the node's own: a pod bound to it gets its GPU annotation (an
- * update of the pod), and a claim of its pods gets bound by the local-path
- * provisioner (spec.volumeName set once, then its status). */
+ * update of the pod); an unbound claim of its pods gets the node as its
+ * selected node (volume.kubernetes.io/selected-node, once: the pod was
+ * placed there without the scheduler); and as the local-path provisioner
+ * it creates, for a claim of its pods, a PersistentVolume provisioned by
+ * rancher.io/local-path whose node affinity is this node alone, and deletes
+ * only such volumes. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@
 #include "api/admission.h"
 #include "api/api-int.h"
 #include "api/authz-node.h"
+#include "kube/volume.h"
 #include "util/util.h"
 
 #define MIRROR_ANNOTATION "kubernetes.io/config.mirror"
@@ -258,8 +263,8 @@ static int admit_pod(const char *node, sk_adm_request *a, sk_error_t *err)
 /* ---- claims, leases ---- */
 
 /* Status of a claim: nothing outside status changes (upstream compares
- * the rest; skiff's provisioner also sets the phase). The claim itself:
- * skiff's provisioner binds an unbound claim of its pods. */
+ * the rest). The claim itself: an unbound claim without a selected node
+ * gets this node, and nothing else changes. */
 static int admit_pvc(const char *node, sk_adm_request *a, sk_error_t *err)
 {
 	cleanup_json json_t *o = NULL, *n = NULL;
@@ -286,12 +291,55 @@ static int admit_pvc(const char *node, sk_adm_request *a, sk_error_t *err)
 				      node);
 		return 0;
 	}
-	if (*jstr2(a->old, "spec", "volumeName"))
+	if (*jstr2(a->old, "spec", "volumeName") ||
+	    jget(jget(a->old, "metadata", "annotations"), SK_ANN_SELECTED_NODE, NULL) ||
+	    strcmp(jstr2(jget(a->obj, "metadata", "annotations"), SK_ANN_SELECTED_NODE, NULL), node))
 		return forbid(err, a, "may only update PVC status");
-	json_object_del(json_object_get(o, "spec"), "volumeName");
-	json_object_del(json_object_get(n, "spec"), "volumeName");
+	json_object_del(jget(n, "metadata", "annotations"), SK_ANN_SELECTED_NODE);
+	if (!json_object_size(jget(n, "metadata", "annotations")) && !jget(o, "metadata", "annotations"))
+		json_object_del(json_object_get(n, "metadata"), "annotations");
 	if (!same(o, n))
 		return forbid(err, a, "may only update PVC status");
+	return 0;
+}
+
+/* A volume of this node's local-path provisioner: provisioned by it, with
+ * the node affinity kubernetes.io/hostname In [node] alone. */
+static int local_volume_of(json_t *pv, const char *node)
+{
+	json_t *terms = jget(jget(jget(pv, "spec", "nodeAffinity"), "required", NULL), "nodeSelectorTerms", NULL);
+	json_t *term = json_array_get(terms, 0), *expr = json_array_get(json_object_get(term, "matchExpressions"), 0);
+	json_t *values = json_object_get(expr, "values");
+
+	return !strcmp(jstr2(jget(pv, "metadata", "annotations"), SK_ANN_PROVISIONED_BY, NULL),
+		       "rancher.io/local-path") &&
+	       json_array_size(terms) == 1 && json_object_size(term) == 1 &&
+	       json_array_size(json_object_get(term, "matchExpressions")) == 1 &&
+	       !strcmp(jstr2(expr, "key", NULL), "kubernetes.io/hostname") &&
+	       !strcmp(jstr2(expr, "operator", NULL), "In") && json_array_size(values) == 1 &&
+	       !strcmp(json_string_value(json_array_get(values, 0)) ?: "", node);
+}
+
+static int admit_pv(sk_api *api, const char *node, sk_adm_request *a, sk_error_t *err)
+{
+	json_t *ref;
+
+	if (a->op == SK_ADM_DELETE) {
+		if (!local_volume_of(a->old, node))
+			return forbid(err, a, "node \"%s\" may only delete the volumes it provisioned", node);
+		return 0;
+	}
+	if (a->op != SK_ADM_CREATE || a->sub[0])
+		return forbid(err, a, "node \"%s\" may not update persistentvolumes", node);
+	ref = jget(a->obj, "spec", "claimRef");
+	if (!local_volume_of(a->obj, node))
+		return forbid(
+			err, a,
+			"node \"%s\" may only create rancher.io/local-path volumes with a node affinity to itself",
+			node);
+	if (!api->node_graph || !sk__node_graph_has(api->node_graph, node, "persistentvolumeclaims",
+						    jstr2(ref, "namespace", NULL), jstr2(ref, "name", NULL)))
+		return forbid(err, a, "node \"%s\" may only create volumes for the claims of its pods", node);
 	return 0;
 }
 
@@ -346,6 +394,8 @@ static int nr_validate(sk_api *api, sk_adm_request *a, sk_error_t *err)
 		return admit_node(node, a, err);
 	if (!g[0] && !strcmp(r, "persistentvolumeclaims"))
 		return admit_pvc(node, a, err);
+	if (!g[0] && !strcmp(r, "persistentvolumes"))
+		return admit_pv(api, node, a, err);
 	if (!strcmp(g, "coordination.k8s.io") && !strcmp(r, "leases"))
 		return admit_lease(node, a, err);
 	if (!g[0] && !strcmp(r, "serviceaccounts"))

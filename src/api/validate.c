@@ -2704,7 +2704,9 @@ static void validate_pvc(E, json_t *pvc)
 }
 
 /* A claim's spec is immutable except resources.requests (bound claims),
- * volumeAttributesClassName, and volumeName while it is unset. */
+ * volumeAttributesClassName, volumeName while it is unset, and
+ * storageClassName from unset (nor the beta annotation) to a class: the
+ * retroactive default StorageClass (validateStorageClassUpgradeFromNil). */
 static void validate_pvc_update(E, json_t *pvc, json_t *old)
 {
 	json_t *spec = obj(pvc, "spec"), *ospec = obj(old, "spec");
@@ -2716,6 +2718,10 @@ static void validate_pvc_update(E, json_t *pvc, json_t *old)
 	copy_field(munged, ospec, "volumeAttributesClassName");
 	if (!str(ospec, "volumeName") || !*str(ospec, "volumeName"))
 		copy_field(munged, ospec, "volumeName");
+	if (!json_object_get(ospec, "storageClassName") && str(spec, "storageClassName") &&
+	    *str(spec, "storageClassName") &&
+	    !json_object_get(obj(obj(old, "metadata"), "annotations"), "volume.beta.kubernetes.io/storage-class"))
+		json_object_del(munged, "storageClassName");
 	if (!json_equal(munged, ospec ? ospec : munged)) {
 		cleanup_free char *diff = spec_diff_named("core.PersistentVolumeClaimSpec", ospec, munged);
 		cleanup_free char *msg = xasprintf("spec is immutable after creation except resources.requests and "

@@ -55,11 +55,11 @@ sk_informer *sk_informer_new(sk_client *c, const char *path, const char *api_ver
 
 void sk_informer_on(sk_informer *inf, sk_informer_fn fn, void *ud)
 {
-	if (inf->nh < MAX_HANDLERS) {
-		inf->h[inf->nh].fn = fn;
-		inf->h[inf->nh].ud = ud;
-		inf->nh++;
-	}
+	if (inf->nh >= MAX_HANDLERS)
+		abort(); /* a fixed set of handlers: a programming error, never a silent drop */
+	inf->h[inf->nh].fn = fn;
+	inf->h[inf->nh].ud = ud;
+	inf->nh++;
 }
 
 const char *sk_informer_kind(const sk_informer *inf) { return inf->kind; }

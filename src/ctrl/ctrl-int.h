@@ -135,6 +135,7 @@ int sk__history_current(struct sk_ctrl *ctl, const sk_history_owner *ho, json_t 
 void sk__history_truncate(struct sk_ctrl *ctl, json_t *owner, json_t *live);
 /* The pod template a revision holds (new reference) or NULL. */
 json_t *sk__history_template(json_t *cr);
+int sk__pvbinder_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- endpoint controllers (endpointslice.c) ---- */
 

@@ -213,6 +213,7 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__csrapproving_init,
 		sk__csrcleaner_init,
 		sk__disruption_init,
+		sk__pvbinder_init,
 	};
 	sk_informer **infs;
 	int n;

@@ -57,6 +57,9 @@ typedef struct sk_spod {
 	int has_required_anti; /* requiredDuringScheduling pod anti-affinity */
 	sk_hostport *ports;
 	int nports;
+	json_t *volumes; /* VolumeBinding: its bound PersistentVolumes with a node affinity (array) or NULL */
+	json_t *delayed; /* VolumeBinding: [{claim, dynamic}] of its unbound WaitForFirstConsumer claims, or NULL */
+	json_t *all_pvs; /* VolumeBinding: every PersistentVolume when delayed is set (array), or NULL */
 	uint64_t *label_hash; /* sk_label_hash(key, value) of each label, for fast selectors */
 	int nlabels;
 	/* cache bookkeeping */

@@ -12,6 +12,9 @@ static const char *paths[SK_NFEEDS] = {
 	[SK_RES_PODGROUPS] = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
 	[SK_RES_PRIOCLASSES] = "/apis/scheduling.k8s.io/v1/priorityclasses",
 	[SK_RES_RUNTIMECLASSES] = "/apis/node.k8s.io/v1/runtimeclasses",
+	[SK_RES_PVCS] = "/api/v1/persistentvolumeclaims",
+	[SK_RES_PVS] = "/api/v1/persistentvolumes",
+	[SK_RES_STORAGECLASSES] = "/apis/storage.k8s.io/v1/storageclasses",
 };
 
 static void on_event(void *ud, const char *type, json_t *obj)

@@ -1,4 +1,5 @@
 #include "sched/filter.h"
+#include "kube/volume.h"
 
 #include <errno.h>
 #include <math.h>
@@ -762,9 +763,28 @@ void sk_cycle_release(sk_cycle *cy)
 	memset(cy, 0, sizeof(*cy));
 }
 
+/* VolumeBinding's Filter: every bound volume's node affinity admits the
+ * node (else SK_MSG_VOLUME_NODE_CONFLICT), and every unbound
+ * WaitForFirstConsumer claim finds a volume there or can be provisioned
+ * (else SK_MSG_VOLUME_BIND_CONFLICT). NULL when it fits. */
+static const char *filter_volumes(const sk_cycle *cy, const sk_snode *n)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(cy->pod->volumes, i, v)
+		if (!sk_kube_pv_matches_node(v, n->labels, n->name))
+			return SK_MSG_VOLUME_NODE_CONFLICT;
+	json_array_foreach(cy->pod->delayed, i, v)
+		if (!json_is_true(json_object_get(v, "dynamic")) &&
+		    sk_kube_pv_find_match(cy->pod->all_pvs, json_object_get(v, "claim"), true, n->labels, n->name) < 0)
+			return SK_MSG_VOLUME_BIND_CONFLICT;
+	return NULL;
+}
+
 int sk_filter(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 {
-	const char *want = cy->node_name;
+	const char *want = cy->node_name, *why;
 	const sk_taint *bad;
 
 	fit->code = SK_FIT_OK;
@@ -781,6 +801,8 @@ int sk_filter(const sk_cycle *cy, const sk_snode *n, sk_fit *fit)
 		return fit_add(fit, SK_FIT_UNSCHEDULABLE, SK_MSG_NODE_PORTS), 0;
 	if (!sk_filter_resources(cy, n, fit))
 		return 0;
+	if ((why = filter_volumes(cy, n)))
+		return fit_add(fit, SK_FIT_UNRESOLVABLE, why), 0;
 	if (cy->nhard && !filter_spread(cy, n, fit))
 		return 0;
 	if ((cy->naff || cy->nanti || cy->existing_anti.n) && !filter_interpod(cy, n, fit))

@@ -35,6 +35,8 @@ typedef struct sk_fit {
 #define SK_MSG_AFFINITY "node(s) didn't match pod affinity rules"
 #define SK_MSG_ANTI_AFFINITY "node(s) didn't match pod anti-affinity rules"
 #define SK_MSG_EXISTING_ANTI "node(s) didn't satisfy existing pods anti-affinity rules"
+#define SK_MSG_VOLUME_NODE_CONFLICT "node(s) had volume node affinity conflict"
+#define SK_MSG_VOLUME_BIND_CONFLICT "node(s) didn't find available persistent volumes to bind"
 
 struct sk_podterm {
 	json_t *term; /* the PodAffinityTerm (borrowed) */

@@ -12,7 +12,17 @@
 #include "sched/queue.h"
 #include "sched/sched.h"
 
-enum { SK_RES_NODES, SK_RES_PODS_W, SK_RES_PODGROUPS, SK_RES_PRIOCLASSES, SK_RES_RUNTIMECLASSES, SK_NFEEDS };
+enum {
+	SK_RES_NODES,
+	SK_RES_PODS_W,
+	SK_RES_PODGROUPS,
+	SK_RES_PRIOCLASSES,
+	SK_RES_RUNTIMECLASSES,
+	SK_RES_PVCS,
+	SK_RES_PVS,
+	SK_RES_STORAGECLASSES,
+	SK_NFEEDS
+};
 
 struct sk_sched;
 
@@ -55,6 +65,9 @@ struct sk_sched {
 	sk_smap pods;            /* key -> sk_spod, every pod seen */
 	sk_smap prio_classes;    /* name -> json PriorityClass (owned ref) */
 	sk_smap runtime_classes; /* name -> json RuntimeClass (owned ref) */
+	sk_smap pvcs;            /* "ns/name" -> json PersistentVolumeClaim (owned ref) */
+	sk_smap pvs;             /* name -> json PersistentVolume (owned ref) */
+	sk_smap storage_classes; /* name -> json StorageClass (owned ref) */
 	sk_smap dirty_gangs;     /* gang key -> (void *)1 */
 	sk_sched_stats stats;
 	struct sk_feed feeds[SK_NFEEDS];
@@ -93,6 +106,19 @@ void sk__sched_feeds_stop(struct sk_sched *s);
 void sk__sched_apply(struct sk_sched *s, int kind, const char *type, json_t *obj);
 /* sched.c: after a relist, deletes objects of kind whose keys are not in seen */
 void sk__sched_prune(struct sk_sched *s, int kind, const sk_smap *seen);
+
+/* volumes.c: VolumeBinding's PreFilter for p under s->mu: 0 with
+ * p->volumes set (its bound volumes with a node affinity, for the Filter),
+ * or -1 with *msg (malloc'd): upstream's PreFilter message. */
+int sk__sched_volumes_prefilter(struct sk_sched *s, sk_spod *p, char **msg);
+/* volumes.c: NULL, or a new array of what PreBind does for p's unbound
+ * WaitForFirstConsumer claims without a selected node on the node p is
+ * assumed on (under s->mu): {claim, uid, volume, resourceVersion} binds an
+ * Available volume there to the claim, {claim} selects the node for
+ * provisioning. */
+json_t *sk__sched_volumes_to_select(struct sk_sched *s, sk_spod *p);
+/* worker.c: PreBind's API writes for the entries of sk__sched_volumes_to_select. */
+int sk__sched_select_node(struct sk_sched *s, const char *ns, json_t *todo, const char *node, sk_error_t *err);
 
 /* worker.c */
 void sk__sched_workers_start(struct sk_sched *s);

@@ -231,6 +231,25 @@ static void apply_named(sk_smap *m, const char *type, json_t *obj)
 	json_decref(old);
 }
 
+/* A claim, volume or class changed: pods waiting for their volumes retry
+ * (upstream's VolumeBinding queueing hints, coarser). */
+static void apply_volume_object(struct sk_sched *s, int kind, const char *type, json_t *obj)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	const char *ns = jstr(meta, "namespace"), *name = jstr(meta, "name");
+	sk_smap *m = kind == SK_RES_PVCS ? &s->pvcs : kind == SK_RES_PVS ? &s->pvs : &s->storage_classes;
+	char key[512];
+	json_t *old;
+
+	if (!name)
+		return;
+	snprintf(key, sizeof(key), "%s%s%s", ns ? ns : "", ns ? "/" : "", name);
+	old = strcmp(type, "DELETED") == 0 ? sk__smap_del(m, key) : sk__smap_put(m, key, json_incref(obj));
+	json_decref(old);
+	if (strcmp(type, "DELETED"))
+		sk_queue_move_all(&s->queue, sk_mono_ns());
+}
+
 static void apply_podgroup(struct sk_sched *s, const char *type, json_t *obj)
 {
 	json_t *meta = json_object_get(obj, "metadata");
@@ -266,6 +285,11 @@ void sk__sched_apply(struct sk_sched *s, int kind, const char *type, json_t *obj
 		break;
 	case SK_RES_RUNTIMECLASSES:
 		apply_named(&s->runtime_classes, type, obj);
+		break;
+	case SK_RES_PVCS:
+	case SK_RES_PVS:
+	case SK_RES_STORAGECLASSES:
+		apply_volume_object(s, kind, type, obj);
 		break;
 	}
 }
@@ -322,6 +346,15 @@ void sk__sched_prune(struct sk_sched *s, int kind, const sk_smap *seen)
 	case SK_RES_RUNTIMECLASSES:
 		sk__smap_each(&s->runtime_classes, collect_gone, &c);
 		break;
+	case SK_RES_PVCS:
+		sk__smap_each(&s->pvcs, collect_gone, &c);
+		break;
+	case SK_RES_PVS:
+		sk__smap_each(&s->pvs, collect_gone, &c);
+		break;
+	case SK_RES_STORAGECLASSES:
+		sk__smap_each(&s->storage_classes, collect_gone, &c);
+		break;
 	}
 	for (int i = 0; i < c.n; i++) {
 		json_t *t = tombstone(c.gone[i]);
@@ -354,9 +387,13 @@ static void assume(struct sk_sched *s, sk_spod *p, const sk_snode *n)
 
 static void bind(struct sk_sched *s, sk_spod *p)
 {
+	struct sk_job *j = job(s, JOB_BIND, p, p->node_name, NULL);
+
 	sk_queue_done(&s->queue, p->key);
 	s->stats.scheduled++;
-	sk__sched_submit(s, job(s, JOB_BIND, p, p->node_name, NULL));
+	/* the claims that get the node before the binding (VolumeBinding's PreBind) */
+	j->body = sk__sched_volumes_to_select(s, p);
+	sk__sched_submit(s, j);
 }
 
 /* Skips the status write when the pod already carries the same condition. */
@@ -559,6 +596,26 @@ static void schedule_failed(struct sk_sched *s, sk_spod *p, sk_gang *g, json_t *
 	free(post);
 }
 
+/* PostFilter after a PreFilter that rejected the pod on every node:
+ * "preemption: 0/N nodes are available: N Preemption is not helpful for
+ * scheduling." (malloc'd) */
+static char *not_helpful(int n)
+{
+	sk_fit *st = xzalloc(n * sizeof(*st));
+	char *msg, *out;
+
+	for (int i = 0; i < n; i++) {
+		st[i].code = SK_FIT_UNRESOLVABLE;
+		st[i].n = 1;
+		st[i].reasons[0] = SK_MSG_PREEMPT_NOT_HELPFUL;
+	}
+	msg = sk_fit_error_message(n, st, n, NULL, NULL);
+	out = xasprintf("preemption: %s", msg);
+	free(msg);
+	free(st);
+	return out;
+}
+
 /* One scheduling cycle of p: its result as the attempts metric names it. */
 static const char *attempt(struct sk_sched *s, sk_spod *p, const sk_sched_profile *prof)
 {
@@ -568,6 +625,16 @@ static const char *attempt(struct sk_sched *s, sk_spod *p, const sk_sched_profil
 	char *pre = NULL;
 
 	s->stats.attempts++;
+	if (s->cache.nnodes > 0 && sk__sched_volumes_prefilter(s, p, &pre) < 0) {
+		char *post = not_helpful(s->cache.nnodes);
+		char *msg = sk_fit_error_message(s->cache.nnodes, NULL, 0, pre, post);
+
+		unschedulable(s, p, msg, NULL, SK_QH_OTHER, 0);
+		free(msg);
+		free(post);
+		free(pre);
+		return "unschedulable";
+	}
 	if (g && sk_gang_prefilter(g, p, &pre) < 0) {
 		char *post = gang_post_filter(s, g, p);
 		char *msg = sk_fit_error_message(s->cache.nnodes, NULL, 0, pre, post);
@@ -776,6 +843,9 @@ sk_sched *sk_sched_start(sk_client *c, const sk_sched_options *opts, sk_error_t 
 	sk__smap_init(&s->pods);
 	sk__smap_init(&s->prio_classes);
 	sk__smap_init(&s->runtime_classes);
+	sk__smap_init(&s->pvcs);
+	sk__smap_init(&s->pvs);
+	sk__smap_init(&s->storage_classes);
 	sk__smap_init(&s->dirty_gangs);
 	sk__smap_init(&s->events);
 	sk__sched_workers_start(s);
@@ -820,6 +890,12 @@ void sk_sched_stop(sk_sched *s)
 	sk__smap_release(&s->prio_classes);
 	sk__smap_each(&s->runtime_classes, decref_cb, NULL);
 	sk__smap_release(&s->runtime_classes);
+	sk__smap_each(&s->pvcs, decref_cb, NULL);
+	sk__smap_release(&s->pvcs);
+	sk__smap_each(&s->pvs, decref_cb, NULL);
+	sk__smap_release(&s->pvs);
+	sk__smap_each(&s->storage_classes, decref_cb, NULL);
+	sk__smap_release(&s->storage_classes);
 	sk__smap_release(&s->dirty_gangs);
 	sk__smap_each(&s->events, free_evagg_cb, NULL);
 	sk__smap_release(&s->events);

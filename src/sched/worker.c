@@ -252,6 +252,41 @@ void sk__sched_events_forget(struct sk_sched *s, const char *pod_key)
 
 /* ---- jobs ---- */
 
+/* bindAPIUpdate: a volume's claimRef (conditional on the version the
+ * scheduler saw), or the claim's selected node. */
+int sk__sched_select_node(struct sk_sched *s, const char *ns, json_t *todo, const char *node, sk_error_t *err)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(todo, i, v) {
+		const char *claim = json_string_value(json_object_get(v, "claim"));
+		const char *volume = json_string_value(json_object_get(v, "volume"));
+		cleanup_free char *path = NULL;
+		cleanup_json json_t *patch = NULL, *r = NULL;
+
+		if (volume) {
+			path = xasprintf("/api/v1/persistentvolumes/%s", volume);
+			patch = json_pack("{s:{s:O, s:{s:s}}, s:{s:{s:s, s:s, s:s, s:s, s:O}}}", "metadata",
+					  "resourceVersion", json_object_get(v, "resourceVersion"), "annotations",
+					  "pv.kubernetes.io/bound-by-controller", "yes", "spec", "claimRef", "kind",
+					  "PersistentVolumeClaim", "apiVersion", "v1", "namespace", ns, "name", claim,
+					  "uid", json_object_get(v, "uid"));
+		} else {
+			path = xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s", ns, claim);
+			patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations",
+					  "volume.kubernetes.io/selected-node", node);
+		}
+		r = patch ? sk_client_patch(s->client, path, SK_PATCH_MERGE, patch, err) : NULL;
+		if (!r) {
+			if (!patch)
+				sk_error_set(err, SK_EINVALID, "persistentvolumeclaim \"%s\": bad binding", claim);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void do_bind(struct sk_sched *s, struct sk_job *j)
 {
 	char path[512], msg[1024];
@@ -262,6 +297,13 @@ static void do_bind(struct sk_sched *s, struct sk_job *j)
 	json_t *r;
 
 	snprintf(path, sizeof(path), "/api/v1/namespaces/%s/pods/%s/binding", j->ns, j->name);
+	if (j->body && sk__sched_select_node(s, j->ns, j->body, j->node, &err) < 0) {
+		json_decref(body);
+		snprintf(msg, sizeof(msg), "running PreBind plugin \"VolumeBinding\": %s", err.msg);
+		sk__sched_bind_failed(s, j->ns, j->name, j->node, msg);
+		sk__sched_submit(s, sk__sched_event_job(j, "Warning", "FailedScheduling", "Scheduling", msg));
+		return;
+	}
 	r = sk_client_create_take(s->client, path, body, &err);
 	if (!r) {
 		__atomic_add_fetch(&s->stats.bind_errors, 1, __ATOMIC_RELAXED);

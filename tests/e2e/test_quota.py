@@ -218,9 +218,13 @@ def test_storage_quota_and_expansion(api_cluster):
             f'used: {gold}=2Gi, limited: {gold}=3Gi') in r.stderr
     c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(pvc("b", "2Gi", sc="silver")))
     assert used(c, ns, "storage") == {"requests.storage": "4Gi", "persistentvolumeclaims": "2", gold: "2Gi"}
-    # a bound claim's expansion is charged by its increase
-    c.kubectl("-n", ns, "patch", "pvc", "a", "--subresource=status", "--type=merge",
-              "-p", '{"status":{"phase":"Bound"}}')
+    # a bound claim's expansion is charged by its increase (the PV controller binds it to a volume
+    # pre-bound to it)
+    c.kubectl("create", "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "quota-a"},
+        "spec": {"capacity": {"storage": "4Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "gold",
+                 "hostPath": {"path": "/tmp/skiff-quota-a"}, "claimRef": {"namespace": ns, "name": "a"}}}))
+    wait_for(lambda: c.kjson("-n", ns, "get", "pvc", "a")["status"].get("phase") == "Bound", what="claim a bound")
     r = c.kubectl("-n", ns, "patch", "pvc", "a", "--type=merge",
                   "-p", '{"spec":{"resources":{"requests":{"storage":"4Gi"}}}}', check=False)
     assert ("exceeded quota: storage, requested: " + gold + "=2Gi,requests.storage=2Gi, used: " + gold +

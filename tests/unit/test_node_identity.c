@@ -10,6 +10,7 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
+#include "api/admission.h"
 #include "api/api-int.h"
 #include "api/authz-node.h"
 #include "client/nodecert.h"
@@ -17,6 +18,7 @@
 #include "util/util.h"
 
 extern const sk_kind_ops sk__csr_ops;
+extern const sk_adm_plugin sk__adm_node_restriction;
 
 static json_t *load(const char *text)
 {
@@ -456,6 +458,83 @@ static void test_nodecert_valid(void **state)
 	gnutls_x509_privkey_deinit(key);
 }
 
+/* ---- NodeRestriction and the local-path provisioner's writes ---- */
+
+#define LOCAL_PV(node, claim)                                                                                      \
+	"{\"metadata\":{\"name\":\"pvc-1\",\"annotations\":{\"pv.kubernetes.io/provisioned-by\":\"rancher.io/"      \
+	"local-path\"}},\"spec\":{\"claimRef\":{\"namespace\":\"ns\",\"name\":\"" claim "\"},\"nodeAffinity\":{"    \
+	"\"required\":{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"kubernetes.io/hostname\","          \
+	"\"operator\":\"In\",\"values\":[\"" node "\"]}]}]}}}}"
+
+static int nr(sk_api *api, const sk_user *u, sk_adm_op op, const char *plural, const char *name, json_t *obj,
+	      json_t *old, char *msg, size_t len)
+{
+	sk_adm_request a = {.op = op,
+			    .user = u,
+			    .res = sk__resource_find("", "v1", plural),
+			    .sub = "",
+			    .ns = strcmp(plural, "persistentvolumes") ? "ns" : "",
+			    .name = name,
+			    .obj = obj,
+			    .old = old};
+	sk_error_t err = {0};
+	int rc = sk__adm_node_restriction.validate(api, &a, &err);
+
+	snprintf(msg, len, "%s", rc < 0 ? err.msg : "");
+	return rc;
+}
+
+static void test_node_restriction_volumes(void **state)
+{
+	static const char *const node_groups[] = {SK_GROUP_NODES, SK_GROUP_AUTHENTICATED, NULL};
+	sk_user *n1 = sk_user_new("system:node:n1", "", node_groups);
+	sk_api api = {0};
+	json_t *pod = load(pod_a), *mine = load(LOCAL_PV("n1", "claim")), *theirs = load(LOCAL_PV("n2", "claim"));
+	json_t *stranger = load(LOCAL_PV("n1", "other")), *plain = load("{\"metadata\":{\"name\":\"pv-x\"}}");
+	json_t *pvc = load("{\"metadata\":{\"name\":\"claim\",\"namespace\":\"ns\"},\"spec\":{}}"), *sel, *sel2;
+	char msg[512];
+
+	(void)state;
+	api.node_graph = sk__node_graph_new();
+	sk__node_graph_set_pod(api.node_graph, "/registry/pods/ns/a", pod);
+	/* a volume for a claim of its pods, with node affinity to itself alone */
+	assert_int_equal(nr(&api, n1, SK_ADM_CREATE, "persistentvolumes", "pvc-1", mine, NULL, msg, sizeof(msg)), 0);
+	assert_int_equal(nr(&api, n1, SK_ADM_CREATE, "persistentvolumes", "pvc-1", theirs, NULL, msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "persistentvolumes \"pvc-1\" is forbidden: node \"n1\" may only create "
+				 "rancher.io/local-path volumes with a node affinity to itself");
+	assert_int_equal(nr(&api, n1, SK_ADM_CREATE, "persistentvolumes", "pvc-1", stranger, NULL, msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "persistentvolumes \"pvc-1\" is forbidden: node \"n1\" may only create volumes for "
+				 "the claims of its pods");
+	assert_int_equal(nr(&api, n1, SK_ADM_CREATE, "persistentvolumes", "pv-x", plain, NULL, msg, sizeof(msg)), -1);
+	/* deletes only its own; updates none */
+	assert_int_equal(nr(&api, n1, SK_ADM_DELETE, "persistentvolumes", "pvc-1", NULL, mine, msg, sizeof(msg)), 0);
+	assert_int_equal(nr(&api, n1, SK_ADM_DELETE, "persistentvolumes", "pvc-1", NULL, theirs, msg, sizeof(msg)), -1);
+	assert_string_equal(msg,
+			    "persistentvolumes \"pvc-1\" is forbidden: node \"n1\" may only delete the volumes it provisioned");
+	assert_int_equal(nr(&api, n1, SK_ADM_UPDATE, "persistentvolumes", "pvc-1", mine, mine, msg, sizeof(msg)), -1);
+	/* a claim: the selected node, itself, once, and nothing else */
+	sel = load("{\"metadata\":{\"name\":\"claim\",\"namespace\":\"ns\",\"annotations\":{"
+		   "\"volume.kubernetes.io/selected-node\":\"n1\"}},\"spec\":{}}");
+	sel2 = load("{\"metadata\":{\"name\":\"claim\",\"namespace\":\"ns\",\"annotations\":{"
+		    "\"volume.kubernetes.io/selected-node\":\"n2\"}},\"spec\":{}}");
+	assert_int_equal(nr(&api, n1, SK_ADM_UPDATE, "persistentvolumeclaims", "claim", sel, pvc, msg, sizeof(msg)), 0);
+	assert_int_equal(nr(&api, n1, SK_ADM_UPDATE, "persistentvolumeclaims", "claim", sel2, pvc, msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "persistentvolumeclaims \"claim\" is forbidden: may only update PVC status");
+	assert_int_equal(nr(&api, n1, SK_ADM_UPDATE, "persistentvolumeclaims", "claim", sel2, sel, msg, sizeof(msg)), -1);
+	json_object_set_new(json_object_get(sel, "spec"), "volumeName", json_string("pv-x"));
+	assert_int_equal(nr(&api, n1, SK_ADM_UPDATE, "persistentvolumeclaims", "claim", sel, pvc, msg, sizeof(msg)), -1);
+	json_decref(sel);
+	json_decref(sel2);
+	json_decref(pvc);
+	json_decref(plain);
+	json_decref(stranger);
+	json_decref(theirs);
+	json_decref(mine);
+	json_decref(pod);
+	sk__node_graph_free(api.node_graph);
+	sk_user_free(n1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_csr_validation),
 		cmocka_unit_test(test_kubelet_client_request),
 		cmocka_unit_test(test_nodecert_valid),
+		cmocka_unit_test(test_node_restriction_volumes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

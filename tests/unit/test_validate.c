@@ -399,6 +399,16 @@ static void test_pvc_update(void **state)
 		assert_true(strncmp(m, want, strlen(want)) == 0);
 	}
 	free(m);
+	/* a class may be set once when none was (the retroactive default class), not changed */
+	m = check_update("PersistentVolumeClaim", "{" META("c") ",\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],"
+		"\"storageClassName\":\"local-path\",\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}", old);
+	assert_null(m);
+	m = check_update("PersistentVolumeClaim", "{" META("c") ",\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],"
+		"\"storageClassName\":\"gold\",\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}",
+		"{" META("c") ",\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"storageClassName\":\"\","
+		"\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}");
+	assert_non_null(m);
+	free(m);
 }
 
 static void test_status_update(void **state)
