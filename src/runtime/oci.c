@@ -238,8 +238,8 @@ static json_t *process(const struct sk_container_config *c)
 
 	for (i = 0; i < c->n_additional_gids; i++)
 		json_array_append_new(gids, json_integer(c->additional_gids[i]));
-	proc = json_pack("{s:b, s:{s:I, s:I, s:o}, s:o, s:o, s:s, s:{s:O, s:O, s:o}, s:b, s:i}", "terminal", 0, "user",
-			 "uid", (json_int_t)c->uid, "gid", (json_int_t)c->gid, "additionalGids", gids, "args",
+	proc = json_pack("{s:b, s:{s:I, s:I, s:o}, s:o, s:o, s:s, s:{s:O, s:O, s:o}, s:b, s:i}", "terminal", c->tty,
+			 "user", "uid", (json_int_t)c->uid, "gid", (json_int_t)c->gid, "additionalGids", gids, "args",
 			 strv(c->args), "env", environment(c), "cwd", c->cwd && *c->cwd ? c->cwd : "/", "capabilities",
 			 "bounding", caps, "effective", caps, "permitted", caps, "noNewPrivileges",
 			 c->no_new_privileges && !c->privileged, "oomScoreAdj", c->oom_score_adj);

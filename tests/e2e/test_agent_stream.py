@@ -251,3 +251,88 @@ def test_kubectl_cp_both_ways(emb):
         assert hashlib.sha256(open(back, "rb").read()).hexdigest() == want
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def kubectl_tty(c, *args, input="", timeout=90):
+    """kubectl with a terminal on its side (script gives it one)."""
+    cmd = " ".join([f"{KUBECTL} --kubeconfig {c.kubeconfig} --cache-dir {c.cache}"] + list(args))
+    return subprocess.run(["script", "-qec", cmd, "/dev/null"], input=input, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_attach_tty_stdin_and_python(emb):
+    c = emb
+    c.kubectl("apply", "-f", "-", input=f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: att}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {{name: tty, image: "busybox:1", command: ["sh"], stdin: true, tty: true}}
+  - {{name: lines, image: "busybox:1", stdin: true,
+     command: ["sh", "-c", "while read l; do echo got-$l; echo err-$l >&2; done; echo stdin-closed; sleep 3600"]}}
+""")
+    wait_for(lambda: c.kjson("get", "pod", "att")["status"].get("phase") == "Running", 90, what="pod att running")
+    # the Python client: stdout and stderr apart, input to the container's stdin
+    from kubernetes import client, config
+    from kubernetes.stream import stream
+    config.load_kube_config(c.kubeconfig)
+    api = client.CoreV1Api()
+    ws = stream(api.connect_get_namespaced_pod_attach, "att", "default", container="lines", stderr=True,
+                stdin=True, stdout=True, tty=False, _preload_content=False)
+    ws.write_stdin("one\n")
+    out, err = "", ""
+    deadline = time.time() + 30
+    while ws.is_open() and time.time() < deadline and ("got-one" not in out or "err-one" not in err):
+        ws.update(timeout=1)
+        out += ws.read_stdout() if ws.peek_stdout() else ""
+        err += ws.read_stderr() if ws.peek_stderr() else ""
+    ws.close()
+    assert "got-one" in out and "err-one" in err and "err-one" not in out, (out, err)
+    # kubectl attach -it: the shell reads what is typed, its terminal echoes it
+    r = kubectl_tty(c, "attach", "-it", "att", "-c", "tty", input="echo at-$((6*7)); exit\n")
+    assert "at-42" in r.stdout and "echo at-" in r.stdout, r
+    wait_for(lambda: any(s["name"] == "tty" and "terminated" in s.get("state", {})
+                         for s in c.kjson("get", "pod", "att")["status"].get("containerStatuses", [])),
+             30, what="tty container ended with its shell")
+    c.kubectl("delete", "pod", "att", "--grace-period=1", "--wait=false")
+
+
+def test_run_it_rm(emb):
+    c = emb
+    over = json.dumps({"spec": {"nodeName": c.node, "terminationGracePeriodSeconds": 1}})
+    r = kubectl_tty(c, "run", "-it", "--rm", "--restart=Never", "--image=busybox:1", "runrm",
+                    f"--overrides='{over}'", "--command", "--", "sh", "-c", "'echo hi-from-run'")
+    assert r.returncode == 0 and "hi-from-run" in r.stdout and 'pod "runrm" deleted' in r.stdout, r
+    assert c.kubectl("get", "pod", "runrm", check=False).returncode != 0
+
+
+def test_exec_killed_client_kills_process(emb):
+    c = emb
+    marker = "4%05d" % random.randrange(100000)
+
+    def running():
+        for pid in os.listdir("/proc"):
+            try:
+                if pid.isdigit() and open(f"/proc/{pid}/cmdline", "rb").read() == f"sleep\0{marker}\0".encode():
+                    return pid
+            except OSError:
+                pass
+        return None
+
+    for tty in (False, True):
+        args = [KUBECTL, "--kubeconfig", c.kubeconfig, "--cache-dir", c.cache, "exec", "sh", "-c", "main", "--",
+                "sleep", marker]
+        if tty:
+            args = ["script", "-qec", " ".join(args[:5] + ["exec", "-it"] + args[6:]), "/dev/null"]
+        p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        try:
+            wait_for(running, 30, what="the exec'd sleep")
+        finally:
+            os.killpg(p.pid, 9)
+            p.wait()
+        wait_for(lambda: not running(), 30, what="the exec'd sleep killed with its client")
