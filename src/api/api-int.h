@@ -14,8 +14,9 @@ enum {
 	SK_SUB_LOG = 1 << 4,
 	SK_SUB_EXEC = 1 << 5,
 	SK_SUB_FINALIZE = 1 << 6,
-	SK_SUB_TOKEN = 1 << 7,    /* serviceaccounts/token (TokenRequest) */
-	SK_SUB_APPROVAL = 1 << 8, /* certificatesigningrequests/approval */
+	SK_SUB_TOKEN = 1 << 7,     /* serviceaccounts/token (TokenRequest) */
+	SK_SUB_APPROVAL = 1 << 8,  /* certificatesigningrequests/approval */
+	SK_SUB_EPHEMERAL = 1 << 9, /* pods/ephemeralcontainers */
 };
 
 typedef struct sk_api_resource sk_api_resource;

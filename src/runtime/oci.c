@@ -317,8 +317,12 @@ static json_t *mounts(const struct sk_container_config *c)
 static json_t *namespaces(const struct sk_container_config *c)
 {
 	const struct sk_sandbox *sb = c->sandbox;
-	json_t *ns = json_pack("[{s:s}, {s:s}, {s:s, s:s}]", "type", "pid", "type", "mount", "type", "ipc", "path",
-			       sb->ipc_path);
+	json_t *ns = json_pack("[{s:s}, {s:s, s:s}]", "type", "mount", "type", "ipc", "path", sb->ipc_path);
+
+	if (c->pid_ns)
+		json_array_insert_new(ns, 0, json_pack("{s:s, s:s}", "type", "pid", "path", c->pid_ns));
+	else if (!c->host_pid)
+		json_array_insert_new(ns, 0, json_pack("{s:s}", "type", "pid"));
 
 	if (sb->netns_path)
 		json_array_append_new(ns, json_pack("{s:s, s:s}", "type", "network", "path", sb->netns_path));

@@ -336,3 +336,63 @@ def test_exec_killed_client_kills_process(emb):
             os.killpg(p.pid, 9)
             p.wait()
         wait_for(lambda: not running(), 30, what="the exec'd sleep killed with its client")
+
+
+def test_debug_ephemeral_target_copy_and_node(emb):
+    c = emb
+    # kubectl debug -it --target: an ephemeral container in the target's PID namespace
+    r = kubectl_tty(c, "debug", "-it", "sh", "--image=busybox:1", "--target=main", "-c", "dbg", "--",
+                    "sh", input="ps -o pid,args; exit\n")
+    assert "sleep 3600" in r.stdout, r
+    pod = c.kjson("get", "pod", "sh")
+    ec = pod["spec"]["ephemeralContainers"]
+    assert [e["name"] for e in ec] == ["dbg"] and ec[0]["targetContainerName"] == "main"
+    wait_for(lambda: any(s["name"] == "dbg" and "terminated" in s.get("state", {})
+                         for s in c.kjson("get", "pod", "sh")["status"].get("ephemeralContainerStatuses", [])),
+             30, what="the debug container's status")
+    d = c.kubectl("describe", "pod", "sh").stdout
+    assert "Ephemeral Containers:" in d and "dbg:" in d, d
+    # append-only, and only what ephemeral containers may set
+    from kubernetes import client
+    from kubernetes.client.rest import ApiException
+    api = client.CoreV1Api(c.api_client())
+    body = {"spec": {"ephemeralContainers": [
+        ec[0], {"name": "bad", "image": "busybox:1", "ports": [{"containerPort": 80}], "targetContainerName": "nope"}]}}
+    with pytest.raises(ApiException) as ei:
+        api.patch_namespaced_pod_ephemeralcontainers("sh", "default", body)
+    e = json.loads(ei.value.body)
+    assert ei.value.status == 422 and e["reason"] == "Invalid", e
+    assert "spec.ephemeralContainers[1].ports: Forbidden: cannot be set for an Ephemeral Container" in e["message"]
+    assert 'spec.ephemeralContainers[1].targetContainerName: Not found: "nope"' in e["message"]
+    cur = api.read_namespaced_pod_ephemeralcontainers("sh", "default")
+    cur.spec.ephemeral_containers = []
+    with pytest.raises(ApiException) as ei:
+        api.replace_namespaced_pod_ephemeralcontainers("sh", "default", cur)
+    assert ei.value.status == 422 and 'existing ephemeral containers \\"dbg\\" may not be removed' in ei.value.body
+    # only spec.ephemeralContainers changes through the subresource
+    cur = api.read_namespaced_pod_ephemeralcontainers("sh", "default")
+    cur.metadata.labels = {"changed": "yes"}
+    cur.spec.active_deadline_seconds = 5
+    out = api.replace_namespaced_pod_ephemeralcontainers("sh", "default", cur)
+    assert not (out.metadata.labels or {}).get("changed") and out.spec.active_deadline_seconds is None
+    # --copy-to: a new pod with one more container, on the same node
+    c.kubectl("debug", "sh", "--copy-to=sh-copy", "--same-node", "--container=extra", "--image=busybox:1",
+              "--", "sleep", "3600")
+    wait_for(lambda: c.kjson("get", "pod", "sh-copy")["status"].get("phase") == "Running", 90,
+             what="pod sh-copy running")
+    cp = c.kjson("get", "pod", "sh-copy")
+    assert [x["name"] for x in cp["spec"]["containers"]] == ["main", "web", "extra"]
+    assert not cp["spec"].get("ephemeralContainers")
+    c.kubectl("delete", "pod", "sh-copy", "--grace-period=1", "--wait=false")
+    # node/: a pod in the host's namespaces with the host's root at /host
+    marker = os.path.join(tempfile.mkdtemp(prefix="skiff-dbg-"), "marker")
+    with open(marker, "w") as f:
+        f.write("node-root-ok\n")
+    r = kubectl_tty(c, "debug", f"node/{c.node}", "-it", "--image=busybox:1", "--",
+                    "sh", input=f"cat /host{marker}; ps -o args | grep -c 'skiff serve[r]'; exit\n")
+    assert "node-root-ok" in r.stdout and "Creating debugging pod node-debugger-" in r.stdout, r
+    pods = [p for p in c.kjson("get", "pods")["items"] if p["metadata"]["name"].startswith("node-debugger-")]
+    assert len(pods) == 1 and pods[0]["spec"]["hostPID"] and pods[0]["spec"]["hostNetwork"]
+    assert pods[0]["spec"]["nodeName"] == c.node
+    c.kubectl("delete", "pod", pods[0]["metadata"]["name"], "--grace-period=1", "--wait=false")
+    shutil.rmtree(os.path.dirname(marker), ignore_errors=True)
