@@ -3178,6 +3178,11 @@ json_t *sk_validate(const char *kind, json_t *o, json_t *old)
 		if (strcmp(validators[i].kind, kind) != 0)
 			continue;
 		validators[i].create(&e, o);
+		/* upstream's ValidatePodCreate: ephemeral containers come only
+		 * through pods/ephemeralcontainers */
+		if (!json_is_object(old) && strcmp(kind, "Pod") == 0 &&
+		    json_array_size(arr(obj(o, "spec"), "ephemeralContainers")))
+			sk__vforbidden(&e, "spec.ephemeralContainers", "cannot be set on create");
 		if (json_is_object(old)) {
 			validate_meta_update(&e, o, old);
 			if (strcmp(kind, "ConfigMap") == 0 || strcmp(kind, "Secret") == 0)

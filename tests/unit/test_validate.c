@@ -588,6 +588,11 @@ static void test_pod_ephemeral(void **state)
 	assert_non_null(m);
 	assert_non_null(strstr(m, "existing ephemeral containers \"dbg\" may not be changed"));
 	free(m);
+	/* a pod is created without them */
+	m = check("Pod", one);
+	assert_non_null(m);
+	assert_non_null(strstr(m, "spec.ephemeralContainers: Forbidden: cannot be set on create"));
+	free(m);
 	/* the init container is a valid target too */
 	assert_null(check_ephemeral(POD_EPH(",\"ephemeralContainers\":[{\"name\":\"d\",\"image\":\"b\","
 					    "\"targetContainerName\":\"init\"}]"),
