@@ -57,6 +57,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	causes = sk_validate(kind, obj, old);
 	json_decref(causes);
+	if (strcmp(kind, "Pod") == 0) {
+		/* pods/ephemeralcontainers: as is, and with the old pod's
+		 * ephemeral containers gone from the new one */
+		causes = sk_validate_pod_ephemeral(obj, old);
+		json_decref(causes);
+		if (json_is_object(json_object_get(obj, "spec")))
+			json_object_del(json_object_get(obj, "spec"), "ephemeralContainers");
+		causes = sk_validate_pod_ephemeral(obj, old);
+		json_decref(causes);
+	}
 	json_decref(old);
 	json_decref(obj);
 	return 0;

@@ -22,7 +22,10 @@
 #define SK_COMPONENT "kubelet"
 
 enum probe_kind { PROBE_STARTUP = 0, PROBE_READINESS, PROBE_LIVENESS };
-enum ctr_kind { CTR_INIT = 0, CTR_SIDECAR, CTR_REGULAR };
+enum ctr_kind { CTR_INIT = 0, CTR_SIDECAR, CTR_REGULAR, CTR_EPHEMERAL };
+/* The spec list of a container kind: spec.containers, spec.initContainers
+ * or spec.ephemeralContainers. */
+const char *sk__ag_ctr_list(enum ctr_kind kind);
 
 /* Per-container state kept by a pod worker. */
 struct ctr {

@@ -28,9 +28,16 @@ static const char *restart_policy(json_t *pod)
 	return rp ? rp : "Always";
 }
 
+const char *sk__ag_ctr_list(enum ctr_kind kind)
+{
+	return kind == CTR_REGULAR     ? "spec.containers"
+	       : kind == CTR_EPHEMERAL ? "spec.ephemeralContainers"
+				       : "spec.initContainers";
+}
+
 static json_t *ctr_spec(json_t *pod, const struct ctr *k)
 {
-	json_t *arr = sk_kube_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
+	json_t *arr = sk_kube_jget(pod, sk__ag_ctr_list(k->kind)), *c;
 	size_t i;
 
 	json_array_foreach(arr, i, c)
@@ -99,14 +106,38 @@ static bool is_sidecar(json_t *c)
 	return rp && !strcmp(rp, "Always");
 }
 
-/* Builds the container table from the spec (containers never change in a pod). */
+static struct ctr *ctr_by_name(struct apod *p, const char *name);
+
+/* Ephemeral containers are only ever added (pods/ephemeralcontainers is
+ * append-only): new ones join the table's end. */
+static void ensure_ephemeral(struct apod *p, json_t *pod)
+{
+	json_t *eph = sk_kube_jget(pod, "spec.ephemeralContainers"), *c;
+	size_t i;
+
+	json_array_foreach(eph, i, c) {
+		const char *name = sk_kube_jstr(c, "name");
+
+		if (!name || ctr_by_name(p, name))
+			continue;
+		p->ctrs = xrealloc(p->ctrs, (p->nctrs + 2) * sizeof(struct ctr));
+		memset(&p->ctrs[p->nctrs], 0, 2 * sizeof(struct ctr));
+		p->ctrs[p->nctrs].name = xstrdup(name);
+		p->ctrs[p->nctrs++].kind = CTR_EPHEMERAL;
+	}
+}
+
+/* Builds the container table from the spec (containers never change in a
+ * pod; ephemeral containers are added). */
 static void ensure_ctrs(struct apod *p, json_t *pod)
 {
 	json_t *init = sk_kube_jget(pod, "spec.initContainers"), *regular = sk_kube_jget(pod, "spec.containers"), *c;
 	size_t i, n = 0;
 
-	if (p->ctrs)
+	if (p->ctrs) {
+		ensure_ephemeral(p, pod);
 		return;
+	}
 	p->ctrs = xzalloc((json_array_size(init) + json_array_size(regular) + 1) * sizeof(struct ctr));
 	json_array_foreach(init, i, c) {
 		p->ctrs[n].name = xstrdup(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "");
@@ -117,6 +148,7 @@ static void ensure_ctrs(struct apod *p, json_t *pod)
 		p->ctrs[n++].kind = CTR_REGULAR;
 	}
 	p->nctrs = n;
+	ensure_ephemeral(p, pod);
 }
 
 static struct ctr *ctr_by_name(struct apod *p, const char *name)
@@ -655,6 +687,18 @@ static int start_ctr(struct sk_agent *a, struct apod *p, json_t *pod, struct ctr
 		}
 		k->restarts = saved;
 	}
+	if (k->kind == CTR_EPHEMERAL && sk_kube_jstr(cs, "targetContainerName")) {
+		/* kubelet's: the target's PID namespace (it must be running) */
+		struct ctr *t = ctr_by_name(p, sk_kube_jstr(cs, "targetContainerName"));
+
+		if (!t || !t->cur || t->cur->status != SK_CONTAINER_RUNNING || t->cur->pid <= 0) {
+			sk_error_set(&err, SK_EINVALID, "target container \"%s\" is not running",
+				     sk_kube_jstr(cs, "targetContainerName"));
+			reason = "CreateContainerConfigError";
+			goto fail;
+		}
+		cfg.pid_ns = sk__ag_arena_keep(&ar, xasprintf("/proc/%d/ns/pid", t->cur->pid));
+	}
 	cfg.handler = handler && *handler ? handler : NULL;
 	if (gpu_prepare(a, p, cs, k, id, &ar, &cfg, &inj, &gpu_held, &reason, &err) < 0)
 		goto fail;
@@ -1158,7 +1202,7 @@ static bool sync_init(struct sk_agent *a, struct apod *p, json_t *pod, int64_t *
 	for (size_t i = 0; i < p->nctrs; i++) {
 		struct ctr *k = &p->ctrs[i];
 
-		if (k->kind == CTR_REGULAR)
+		if (k->kind == CTR_REGULAR || k->kind == CTR_EPHEMERAL)
 			continue;
 		refresh_ctr(a, p, pod, k, false);
 		if (k->kind == CTR_SIDECAR) {
@@ -1210,6 +1254,23 @@ static void sync_regular(struct sk_agent *a, struct apod *p, json_t *pod, int64_
 		}
 		run_probes(a, p, pod, k, next_wake);
 		if (k->next_start_ns > now_ns() && k->next_start_ns < *next_wake)
+			*next_wake = k->next_start_ns;
+	}
+}
+
+/* Ephemeral containers run once, never restarted nor probed (kubelet
+ * treats them as restartPolicy Never); a failed start is retried. */
+static void sync_ephemeral(struct sk_agent *a, struct apod *p, json_t *pod, int64_t *next_wake)
+{
+	for (size_t i = 0; i < p->nctrs; i++) {
+		struct ctr *k = &p->ctrs[i];
+
+		if (k->kind != CTR_EPHEMERAL)
+			continue;
+		refresh_ctr(a, p, pod, k, false);
+		if (!k->cur && (k->next_start_ns <= now_ns() || !k->wait_reason))
+			start_ctr(a, p, pod, k);
+		if (!k->cur && k->next_start_ns > now_ns() && k->next_start_ns < *next_wake)
 			*next_wake = k->next_start_ns;
 	}
 }
@@ -1354,8 +1415,10 @@ static int sync_pod(struct sk_agent *a, struct apod *p, json_t *pod, bool gone)
 			}
 		}
 		sk__volumes_refresh(a, p, pod);
-		if (p->mounts && sync_init(a, p, pod, &next_wake))
+		if (p->mounts && sync_init(a, p, pod, &next_wake)) {
 			sync_regular(a, p, pod, &next_wake);
+			sync_ephemeral(a, p, pod, &next_wake);
+		}
 		stop_sidecars_if_done(a, p, pod);
 		rotate_logs(a, p);
 	}

@@ -50,7 +50,7 @@ static json_t *waiting(const char *reason, const char *msg)
 static bool init_pending(struct apod *p)
 {
 	for (size_t i = 0; i < p->nctrs; i++)
-		if (p->ctrs[i].kind != CTR_REGULAR && !p->ctrs[i].done)
+		if ((p->ctrs[i].kind == CTR_INIT || p->ctrs[i].kind == CTR_SIDECAR) && !p->ctrs[i].done)
 			return true;
 	return false;
 }
@@ -254,7 +254,7 @@ static void failure_note(struct apod *p, json_t *st)
 
 json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 {
-	json_t *statuses, *init_statuses;
+	json_t *statuses, *init_statuses, *eph_statuses;
 	json_t *st;
 	const char *ph;
 
@@ -266,17 +266,20 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 				 p->start_time);
 	statuses = json_array();
 	init_statuses = json_array();
+	eph_statuses = json_array();
 
 	for (size_t i = 0; i < p->nctrs; i++) {
 		struct ctr *k = &p->ctrs[i];
-		json_t *cs = NULL,
-		       *arr = sk_kube_jget(pod, k->kind == CTR_REGULAR ? "spec.containers" : "spec.initContainers"), *c;
+		json_t *cs = NULL, *arr = sk_kube_jget(pod, sk__ag_ctr_list(k->kind)), *c;
 		size_t j;
 
 		json_array_foreach(arr, j, c)
 			if (!strcmp(sk_kube_jstr(c, "name") ? sk_kube_jstr(c, "name") : "", k->name))
 				cs = c;
-		json_array_append_new(k->kind == CTR_REGULAR ? statuses : init_statuses, container_status(a, p, cs, k));
+		json_array_append_new(k->kind == CTR_REGULAR     ? statuses
+				      : k->kind == CTR_EPHEMERAL ? eph_statuses
+								 : init_statuses,
+				      container_status(a, p, cs, k));
 	}
 	ph = phase(p, pod, statuses);
 	st = json_pack("{s:s, s:o, s:s, s:[{s:s}], s:s, s:s}", "phase", ph, "conditions",
@@ -298,6 +301,10 @@ json_t *sk__ag_pod_status(struct sk_agent *a, struct apod *p, json_t *pod)
 		json_object_set_new(st, "initContainerStatuses", init_statuses);
 	else
 		json_decref(init_statuses);
+	if (json_array_size(eph_statuses))
+		json_object_set_new(st, "ephemeralContainerStatuses", eph_statuses);
+	else
+		json_decref(eph_statuses);
 	if (!strcmp(ph, "Pending"))
 		failure_note(p, st);
 	if (p->reject_reason) {

@@ -1,5 +1,6 @@
 /* The agent's streaming server: kubelet's /exec/{ns}/{pod}/{container},
- * /attach/{ns}/{pod}/{container} and /portForward/{ns}/{pod}, reached only
+ * /attach/{ns}/{pod}/{container} (conmon's attach socket and control fifo,
+ * as CRI-O attaches) and /portForward/{ns}/{pod}, reached only
  * through the API server (the endpoint's TLS and access checks, access.c). The
  * WebSocket handshake and framing are libwslay's over the socket
  * libmicrohttpd hands over after the 101; the channel protocols are
@@ -53,6 +54,7 @@ struct sess {
 	bool in, out, err, tty;
 	struct sk_ws_proto proto;
 	int sock;
+	int raw; /* the client's own socket (libmicrohttpd's TLS side), to notice it went away */
 	struct MHD_UpgradeResponseHandle *urh;
 	char *extra;
 	size_t nextra, extra_off;
@@ -65,6 +67,8 @@ struct sess {
 	uint8_t *inbuf;
 	size_t inlen;
 	bool close_stdin;
+	/* attach: conmon's attach socket */
+	int att_fd;
 	/* portforward */
 	struct pfport pf[MAX_PORTS];
 	int nports;
@@ -194,6 +198,10 @@ static void ws_io(struct sess *s, short revents)
 {
 	if (s->broken)
 		return;
+	if (sk_sock_peer_gone(s->raw)) { /* the client went away: the command is killed */
+		s->broken = true;
+		return;
+	}
 	if ((revents & (POLLIN | POLLHUP | POLLERR)) || s->extra_off < s->nextra)
 		if (wslay_event_recv(s->ws) != 0)
 			s->broken = true;
@@ -235,6 +243,11 @@ static void on_exec_msg(struct sess *s, int ch, uint8_t *data, size_t len)
 		s->inbuf = xrealloc(s->inbuf, s->inlen + len);
 		memcpy(s->inbuf + s->inlen, data, len);
 		s->inlen += len;
+	} else if (ch == SK_WS_RESIZE && s->tty && s->kind == S_ATTACH && sk_ws_parse_resize(data, len, &w, &h) == 0) {
+		sk_error_t err = {0};
+
+		if (sk_container_resize(&s->a->rt, s->c, w, h, &err) < 0)
+			sk_debug("agent", "attach to %s/%s/%s: %s", s->ns, s->pod, s->ctr, err.msg);
 	} else if (ch == SK_WS_RESIZE && s->tty && s->proc.master >= 0 && sk_ws_parse_resize(data, len, &w, &h) == 0) {
 		struct winsize ws = {.ws_row = h, .ws_col = w};
 
@@ -447,6 +460,101 @@ static void run_exec(struct sess *s)
 	if (s->err_fd >= 0)
 		close(s->err_fd);
 	sk_exec_proc_release(&s->proc);
+}
+
+/* ---- attach ---- */
+
+enum { ATTACH_PKT = 8192 }; /* conmon reads at most 32 KiB - 1 per packet and writes 8 KiB ones */
+
+/* Sends what the client typed, one packet at most ATTACH_PKT bytes each; the
+ * client's end of stdin (v5) is a shutdown(SHUT_WR), on which conmon closes
+ * the container's stdin when it is stdinOnce (CRI-O's CloseWrite). */
+static void attach_write(struct sess *s)
+{
+	while (s->inlen) {
+		size_t n = s->inlen < ATTACH_PKT ? s->inlen : ATTACH_PKT;
+		ssize_t w = send(s->att_fd, s->inbuf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			return;
+		if (w < 0) {
+			s->inlen = 0;
+			break;
+		}
+		memmove(s->inbuf, s->inbuf + w, s->inlen - (size_t)w);
+		s->inlen -= (size_t)w;
+	}
+	if (s->close_stdin) {
+		shutdown(s->att_fd, SHUT_WR);
+		s->close_stdin = false;
+		s->in = false;
+	}
+}
+
+/* One packet from conmon to the client; false at the socket's end. */
+static bool attach_read(struct sess *s)
+{
+	uint8_t buf[32 * 1024];
+	const uint8_t *data;
+	size_t len;
+	ssize_t n = recv(s->att_fd, buf, sizeof(buf), MSG_DONTWAIT);
+	int st;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n <= 0)
+		return false;
+	st = sk_attach_packet(buf, (size_t)n, &data, &len);
+	/* with a terminal both streams are the terminal's: stdout */
+	if (st == SK_ATTACH_STDERR && !s->tty && s->err && len)
+		queue(s, SK_WS_STDERR, data, len);
+	else if (st > 0 && (st == SK_ATTACH_STDOUT || s->tty) && s->out && len)
+		queue(s, SK_WS_STDOUT, data, len);
+	return true;
+}
+
+/* kubelet's attach through CRI-O: the container's output from now on, the
+ * client's input to its stdin, resizes to conmon's terminal; the session
+ * ends with the container's output (it exited) or the client. */
+static void run_attach(struct sess *s)
+{
+	sk_error_t err = {0};
+	cleanup_free char *st = NULL;
+	bool ended = false;
+
+	s->att_fd = sk_container_attach(&s->a->rt, s->c, &err);
+	if (s->att_fd < 0) {
+		st = sk_ws_error_status(s->proto.version, err.msg);
+		queue(s, SK_WS_ERROR, st, strlen(st));
+		finish(s);
+		return;
+	}
+	while (!s->broken && !sk__ag_stopping(s->a)) {
+		struct pollfd pf[2] = {
+			{.fd = s->sock, .events = ws_events(s)},
+			{.fd = s->att_fd, .events = (short)((out_room(s) ? POLLIN : 0) | (s->inlen ? POLLOUT : 0))}};
+
+		poll(pf, 2, 1000);
+		ws_io(s, pf[0].revents);
+		if (s->inlen || s->close_stdin)
+			attach_write(s);
+		if ((pf[1].revents & (POLLIN | POLLHUP | POLLERR)) && !attach_read(s)) {
+			ended = true;
+			break;
+		}
+	}
+	sk_debug("agent", "attach to %s/%s/%s ended (client %s)", s->ns, s->pod, s->ctr,
+		 s->broken ? "gone" : "connected");
+	if (ended && !s->broken) {
+		st = sk_ws_exit_status(s->proto.version, 0, NULL);
+		if (*st)
+			queue(s, SK_WS_ERROR, st, strlen(st));
+	}
+	finish(s);
+	close(s->att_fd);
+	s->att_fd = -1;
 }
 
 /* ---- port-forward ---- */
@@ -874,6 +982,8 @@ static void *session_main(void *arg)
 			run_spdy_portforward(s);
 		else if (s->kind == S_PF)
 			run_portforward(s);
+		else if (s->kind == S_ATTACH)
+			run_attach(s);
 		else
 			run_exec(s);
 		wslay_event_context_free(s->ws);
@@ -892,9 +1002,11 @@ static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, cons
 	pthread_attr_t attr;
 	pthread_t t;
 
-	(void)conn;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
 	(void)con_cls;
 	s->sock = sock;
+	s->raw = ci ? ci->connect_fd : -1;
 	s->urh = urh;
 	if (nextra) {
 		s->extra = xmalloc(nextra);
@@ -1004,8 +1116,14 @@ static unsigned prepare(struct sess *s, struct MHD_Connection *conn, char **msg)
 	s->c = find_container(s->a, s->ns, s->pod, s->ctr);
 	if (!s->c)
 		return *msg = xasprintf("container not found (\"%s\")", s->ctr), MHD_HTTP_NOT_FOUND;
-	if (s->kind == S_ATTACH)
-		return *msg = xstrdup("attach is not supported by this node yet"), MHD_HTTP_BAD_REQUEST;
+	if (s->kind == S_ATTACH) {
+		/* kubelet's GetAttach: the terminal is the container's, whatever
+		 * the request says (a process cannot gain or lose one) */
+		cleanup_free char *path = xasprintf("%s/config.json", s->c->dir);
+		cleanup_json json_t *spec = json_load_file(path, 0, NULL);
+
+		s->tty = json_is_true(json_object_get(json_object_get(spec, "process"), "terminal"));
+	}
 	return 0;
 }
 
@@ -1023,6 +1141,8 @@ int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char
 
 	s->a = a;
 	s->sock = -1;
+	s->raw = -1;
+	s->att_fd = -1;
 	ctr[0] = '\0';
 	if (sscanf(url, "/exec/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
 		s->kind = S_EXEC;

@@ -14,9 +14,10 @@ enum {
 	SK_SUB_LOG = 1 << 4,
 	SK_SUB_EXEC = 1 << 5,
 	SK_SUB_FINALIZE = 1 << 6,
-	SK_SUB_TOKEN = 1 << 7,    /* serviceaccounts/token (TokenRequest) */
-	SK_SUB_APPROVAL = 1 << 8, /* certificatesigningrequests/approval */
-	SK_SUB_PROXY = 1 << 9,    /* nodes/proxy: GET of the node agent's own paths (nodeproxy.c) */
+	SK_SUB_TOKEN = 1 << 7,      /* serviceaccounts/token (TokenRequest) */
+	SK_SUB_APPROVAL = 1 << 8,   /* certificatesigningrequests/approval */
+	SK_SUB_PROXY = 1 << 9,      /* nodes/proxy: GET of the node agent's own paths (nodeproxy.c) */
+	SK_SUB_EPHEMERAL = 1 << 10, /* pods/ephemeralcontainers */
 };
 
 typedef struct sk_api_resource sk_api_resource;

@@ -87,6 +87,9 @@ static json_t *resource_list(const char *group, const char *version)
 			add_sub(res, r, "log", NULL, NULL, "Pod", json_pack("[s]", "get"));
 		if (r->subresources & SK_SUB_EXEC)
 			add_sub(res, r, "exec", NULL, NULL, "PodExecOptions", json_pack("[s,s]", "create", "get"));
+		if (r->subresources & SK_SUB_EPHEMERAL)
+			add_sub(res, r, "ephemeralcontainers", NULL, NULL, r->kind,
+				json_pack("[s,s,s]", "get", "patch", "update"));
 		if (r->subresources & SK_SUB_EXEC)
 			add_sub(res, r, "attach", NULL, NULL, "PodAttachOptions", json_pack("[s,s]", "create", "get"));
 		if (r->subresources & SK_SUB_EXEC)

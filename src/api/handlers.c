@@ -297,8 +297,12 @@ static int check_fields(const sk_api_request *req, const sk_api_resource *r, jso
 	return 0;
 }
 
+enum { SUB_EPHEMERAL = 3 };
+
 static json_t *validate_causes(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub)
 {
+	if (status_sub == SUB_EPHEMERAL)
+		return sk_validate_pod_ephemeral(obj, old);
 	if (r->ops && r->ops->validate)
 		return r->ops->validate(r, obj, old, status_sub);
 	return status_sub ? sk_validate_status(r->kind, obj, old) : sk_validate(r->kind, obj, old);
@@ -946,6 +950,31 @@ static void carry_over(const sk_api_resource *r, json_t *old, json_t *obj, int s
 	static const char *const fixed[] = {
 		"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", NULL};
 
+	if (status_sub == SUB_EPHEMERAL) {
+		/* upstream's dropNonEphemeralContainerUpdates: the old pod with
+		 * the new spec.ephemeralContainers */
+		json_t *ec = json_incref(json_object_get(json_object_get(obj, "spec"), "ephemeralContainers"));
+		json_t *mf = json_incref(json_object_get(nm, "managedFields"));
+		json_t *spec = json_deep_copy(json_object_get(old, "spec"));
+		const char *k;
+		json_t *v;
+		void *tmp;
+
+		json_object_foreach_safe(obj, tmp, k, v)
+			json_object_del(obj, k);
+		json_object_update(obj, old);
+		json_object_set_new(obj, "metadata", json_copy(om));
+		if (!json_is_object(spec))
+			spec = (json_decref(spec), json_object());
+		if (ec)
+			json_object_set_new(spec, "ephemeralContainers", ec);
+		else
+			json_object_del(spec, "ephemeralContainers");
+		json_object_set_new(obj, "spec", spec);
+		if (mf)
+			json_object_set_new(meta_of(obj), "managedFields", mf);
+		return;
+	}
 	if (status_sub) {
 		json_t *st = json_incref(json_object_get(obj, "status"));
 		json_t *mf = json_incref(json_object_get(nm, "managedFields"));
@@ -1089,11 +1118,14 @@ static int finish_update(sk_api *api, const sk_api_request *req, const sk_path *
 	return 0;
 }
 
-/* 1 for /status, 2 for /approval (the CSR's status conditions), else 0. */
+/* 1 for /status, 2 for /approval (the CSR's status conditions),
+ * SUB_EPHEMERAL for pods/ephemeralcontainers, else 0. */
 static int status_sub_of(const sk_path *p)
 {
 	if (!strcmp(p->sub, "status"))
 		return 1;
+	if (!strcmp(p->sub, "ephemeralcontainers"))
+		return SUB_EPHEMERAL;
 	return !strcmp(p->sub, "approval") ? 2 : 0;
 }
 
@@ -1812,7 +1844,8 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 		int sub = p->res->subresources;
 
 		if ((!strcmp(p->sub, "status") && (sub & SK_SUB_STATUS)) ||
-		    (!strcmp(p->sub, "approval") && (sub & SK_SUB_APPROVAL))) {
+		    (!strcmp(p->sub, "approval") && (sub & SK_SUB_APPROVAL)) ||
+		    (!strcmp(p->sub, "ephemeralcontainers") && (sub & SK_SUB_EPHEMERAL))) {
 			dispatch_object(api, req, p, 0, resp);
 		} else if (!strcmp(p->sub, "finalize") && (sub & SK_SUB_FINALIZE) && !strcmp(m, "PUT")) {
 			sk__handle_finalize(api, req, p, resp);

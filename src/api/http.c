@@ -137,6 +137,7 @@ struct relay {
 	struct sk_api_upgrade *u;
 	struct MHD_UpgradeResponseHandle *urh;
 	int sock;
+	int raw; /* the client's own socket, to notice it went away */
 	char *extra;
 	size_t nextra;
 	struct relay *prev, *next;
@@ -829,7 +830,7 @@ static void *relay_thread(void *arg)
 {
 	struct relay *rl = arg;
 
-	sk_api_upgrade_relay(rl->u, rl->sock, rl->extra, rl->nextra, &rl->h->stopping);
+	sk_api_upgrade_relay(rl->u, rl->sock, rl->raw, rl->extra, rl->nextra, &rl->h->stopping);
 	sk_sock_drain_shutdown(rl->sock, 2000);
 	MHD_upgrade_action(rl->urh, MHD_UPGRADE_ACTION_CLOSE);
 	relay_free(rl);
@@ -844,9 +845,11 @@ static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, cons
 	pthread_attr_t attr;
 	pthread_t t;
 
-	(void)conn;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
 	(void)con_cls;
 	rl->sock = sock;
+	rl->raw = ci ? ci->connect_fd : -1;
 	rl->urh = urh;
 	if (nextra) {
 		rl->extra = xmalloc(nextra);

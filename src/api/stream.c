@@ -359,8 +359,10 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
 	return moved;
 }
 
-void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, const char *extra, size_t nextra, const int *stop)
+void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char *extra, size_t nextra, const int *stop)
 {
+	bool gone = false;
+
 	struct pipe_buf *a2c = xzalloc(sizeof(*a2c)), *c2a = xzalloc(sizeof(*c2a));
 	curl_socket_t afd = CURL_SOCKET_BAD;
 	int fl = fcntl(cfd, F_GETFL);
@@ -377,20 +379,27 @@ void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, const char *extra, 
 		a2c->len = u->nleft;
 	}
 	while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
-		struct pollfd pf[2];
+		struct pollfd pf[3];
 		int m;
 
 		while ((m = pump(u->h, cfd, a2c, c2a)) > 0)
 			;
-		if (m < 0 || (a2c->eof && !a2c->len) || (c2a->eof && !c2a->len))
+		if (m < 0 || (a2c->eof && !a2c->len) || (c2a->eof && !c2a->len) || gone)
 			break;
+		/* the client's own socket: its close ends the relay (and so the
+		 * agent's session) though libmicrohttpd keeps the socketpair open;
+		 * one more pass takes what it sent before */
+		gone = sk_sock_peer_gone(raw);
+		if (gone)
+			continue;
 		pf[0] = (struct pollfd){
 			.fd = cfd,
 			.events = (short)((!c2a->eof && c2a->len < RELAY_BUF ? POLLIN : 0) | (a2c->len ? POLLOUT : 0))};
 		pf[1] = (struct pollfd){
 			.fd = afd,
 			.events = (short)((!a2c->eof && a2c->len < RELAY_BUF ? POLLIN : 0) | (c2a->len ? POLLOUT : 0))};
-		poll(pf, 2, 1000);
+		pf[2] = (struct pollfd){.fd = raw, .events = POLLRDHUP};
+		poll(pf, 3, 1000);
 	}
 	free(a2c);
 	free(c2a);

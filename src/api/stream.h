@@ -19,7 +19,8 @@ int sk_api_upgrade_header(const struct sk_api_upgrade *u, size_t i, const char *
  * past the request) and the agent until one side ends or *stop is set
  * (checked at least once a second). At most 64 KiB wait in each direction:
  * a slow reader slows the writer. Blocks the calling thread. */
-void sk_api_upgrade_relay(struct sk_api_upgrade *u, int client_fd, const char *extra, size_t nextra, const int *stop);
+void sk_api_upgrade_relay(struct sk_api_upgrade *u, int client_fd, int client_raw, const char *extra, size_t nextra,
+			  const int *stop);
 
 /* Closes the agent connection. Accepts NULL. */
 void sk_api_upgrade_free(struct sk_api_upgrade *u);

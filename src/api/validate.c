@@ -767,6 +767,7 @@ struct ctr_ctx {
 	json_t *volnames; /* volume name → true */
 	json_t *names;    /* container names seen, across all lists */
 	bool init;
+	bool ephemeral; /* the checks common to all containers only */
 };
 
 static void validate_container(E, json_t *c, const char *p, struct ctr_ctx *x)
@@ -798,6 +799,8 @@ static void validate_container(E, json_t *c, const char *p, struct ctr_ctx *x)
 	validate_env(e, arr(c, "env"), envp);
 	validate_resources(e, obj(c, "resources"), resp);
 	validate_mounts(e, c, p, x->volnames);
+	if (x->ephemeral)
+		return;
 	if (x->init && has(c, "restartPolicy") && !sidecar)
 		sk__vnot_supported(e, rpp, json_object_get(c, "restartPolicy"), LIST("Always"));
 	else if (!x->init && has(c, "restartPolicy"))
@@ -1033,11 +1036,63 @@ static const char *const dns_policies[] = {"ClusterFirst", "ClusterFirstWithHost
 
 /* prefix is "" for pods or e.g. "spec.template." for templates: the
  * fields are reported below it. */
+/* A field an ephemeral container may not set: set when not its zero value. */
+static bool set_nonzero(json_t *c, const char *k)
+{
+	json_t *v = json_object_get(c, k);
+
+	return v && !json_is_null(v) && !(json_is_object(v) && !json_object_size(v)) &&
+	       !(json_is_array(v) && !json_array_size(v)) && !(json_is_string(v) && !*json_string_value(v));
+}
+
+/* upstream's validateEphemeralContainers: the common container checks,
+ * names unique across every list, a target among the other containers,
+ * and what is not on allowedEphemeralContainerFields forbidden. */
+static void validate_ephemeral(E, json_t *spec, struct ctr_ctx *x)
+{
+	static const char *const forbidden[] = {"ports",         "resources",      "resizePolicy",
+						"livenessProbe", "readinessProbe", "startupProbe",
+						"lifecycle",     "restartPolicy",  NULL};
+	cleanup_json json_t *others = json_copy(x->names);
+	json_t *c, *m;
+	size_t i, j;
+
+	x->ephemeral = true;
+	json_array_foreach(arr(spec, "ephemeralContainers"), i, c) {
+		cleanup_free char *p = sk__vindex("spec.ephemeralContainers", i);
+		const char *target = str(c, "targetContainerName");
+		CHILD(mb, p, "volumeMounts");
+
+		validate_container(e, c, p, x);
+		if (target && *target && !json_object_get(others, target)) {
+			CHILD(tp, p, "targetContainerName");
+			sk__vnot_found(e, tp, json_object_get(c, "targetContainerName"));
+		}
+		for (int k = 0; forbidden[k]; k++)
+			if (set_nonzero(c, forbidden[k])) {
+				CHILD(fp, p, forbidden[k]);
+				sk__vforbidden(e, fp, "cannot be set for an Ephemeral Container");
+			}
+		json_array_foreach(arr(c, "volumeMounts"), j, m) {
+			cleanup_free char *mp = sk__vindex(mb, j);
+
+			for (int k = 0; k < 2; k++) {
+				const char *f = k ? "subPathExpr" : "subPath";
+				CHILD(fp, mp, f);
+
+				if (str(m, f) && *str(m, f))
+					sk__vforbidden(e, fp, "cannot be set for an Ephemeral Container");
+			}
+		}
+	}
+	x->ephemeral = false;
+}
+
 static void validate_pod_spec_at(E, json_t *spec)
 {
 	cleanup_json json_t *volnames = json_object();
 	cleanup_json json_t *names = json_object();
-	struct ctr_ctx x = {volnames, names, false};
+	struct ctr_ctx x = {volnames, names, false, false};
 	int64_t v;
 
 	validate_volumes(e, arr(spec, "volumes"), volnames);
@@ -1047,6 +1102,7 @@ static void validate_pod_spec_at(E, json_t *spec)
 	validate_containers(e, arr(spec, "initContainers"), "spec.initContainers", &x);
 	x.init = false;
 	validate_containers(e, arr(spec, "containers"), "spec.containers", &x);
+	validate_ephemeral(e, spec, &x);
 	enum_field(e, spec, "spec", "restartPolicy", restart_policies, true);
 	enum_field(e, spec, "spec", "dnsPolicy", dns_policies, true);
 	validate_node_selector_map(e, obj(spec, "nodeSelector"));
@@ -3303,6 +3359,11 @@ json_t *sk_validate(const char *kind, json_t *o, json_t *old)
 		if (strcmp(validators[i].kind, kind) != 0)
 			continue;
 		validators[i].create(&e, o);
+		/* upstream's ValidatePodCreate: ephemeral containers come only
+		 * through pods/ephemeralcontainers */
+		if (!json_is_object(old) && strcmp(kind, "Pod") == 0 &&
+		    json_array_size(arr(obj(o, "spec"), "ephemeralContainers")))
+			sk__vforbidden(&e, "spec.ephemeralContainers", "cannot be set on create");
 		if (json_is_object(old)) {
 			validate_meta_update(&e, o, old);
 			if (strcmp(kind, "ConfigMap") == 0 || strcmp(kind, "Secret") == 0)
@@ -3325,6 +3386,47 @@ json_t *sk_validate_status(const char *kind, json_t *o, json_t *old)
 
 	if (kind && json_is_object(o) && json_is_object(old))
 		validate_meta_update(&e, o, old);
+	if (json_array_size(e.causes) == 0) {
+		json_decref(e.causes);
+		return NULL;
+	}
+	return e.causes;
+}
+
+json_t *sk_validate_pod_ephemeral(json_t *o, json_t *old)
+{
+	struct sk__verr e = {json_array()};
+	json_t *oc, *nc, *olds = arr(obj(old, "spec"), "ephemeralContainers");
+	size_t i, j;
+
+	if (json_is_object(o) && json_is_object(old)) {
+		validate_meta_update(&e, o, old);
+		validate_pod(&e, o);
+		if (json_object_get(obj(obj(old, "metadata"), "annotations"), "kubernetes.io/config.mirror")) {
+			json_array_clear(e.causes);
+			sk__vforbidden(&e, "", "static pods do not support ephemeral containers");
+			return e.causes;
+		}
+		/* existing ones stay as they are (matched by name: a patch
+		 * may reorder) */
+		json_array_foreach(olds, i, oc) {
+			json_t *found = NULL;
+			cleanup_free char *msg = NULL;
+
+			json_array_foreach(arr(obj(o, "spec"), "ephemeralContainers"), j, nc)
+				if (str(nc, "name") && str(oc, "name") && !strcmp(str(nc, "name"), str(oc, "name")))
+					found = nc;
+			if (found && json_equal(found, oc))
+				continue;
+			{
+				cleanup_free char *q = sk__vquote(str(oc, "name") ? str(oc, "name") : "");
+
+				msg = xasprintf("existing ephemeral containers %s may not be %s\n", q,
+						found ? "changed" : "removed");
+			}
+			sk__vforbidden(&e, "spec.ephemeralContainers", msg);
+		}
+	}
 	if (json_array_size(e.causes) == 0) {
 		json_decref(e.causes);
 		return NULL;

@@ -26,6 +26,10 @@ json_t *sk_validate(const char *kind, json_t *obj, json_t *old);
  * trip "pod updates may not change fields other than …". Same return
  * convention as sk_validate. */
 json_t *sk_validate_status(const char *kind, json_t *obj, json_t *old);
+/* pods/ephemeralcontainers (upstream's ValidatePodEphemeralContainersUpdate):
+ * the pod as a whole, then existing ephemeral containers neither removed
+ * nor changed. NULL when valid. */
+json_t *sk_validate_pod_ephemeral(json_t *obj, json_t *old);
 
 /* Status message for a 422 Invalid reply, upstream style; caller frees:
  *   Pod "x" is invalid: spec.containers[0].image: Required value

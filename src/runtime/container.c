@@ -212,8 +212,10 @@ static int prepare_bundle(struct sk_container *c, const struct sk_container_conf
 
 /* argv for conmon; strings in *store are freed by the caller. */
 static void conmon_argv(struct sk_runtime *rt, const struct sk_runtime_handler *h, const struct sk_container *c,
-			int64_t log_size_max, char **argv, char **store)
+			const struct sk_container_config *cfg, char **argv, char **store)
 {
+	int64_t log_size_max = cfg->log_size_max;
+
 	size_t n = 0, s = 0;
 
 	store[s++] = xasprintf("%s/pidfile", c->dir);
@@ -256,6 +258,16 @@ static void conmon_argv(struct sk_runtime *rt, const struct sk_runtime_handler *
 	if (log_size_max > 0) {
 		argv[n++] = "--log-size-max";
 		argv[n++] = store[6];
+	}
+	/* CRI-O's: conmon holds the terminal (it takes the master over its
+	 * console socket) and a stdin pipe fed by attach clients; without
+	 * stdinOnce the pipe stays open when a client leaves */
+	if (cfg->tty)
+		argv[n++] = "-t";
+	if (cfg->stdin_open) {
+		argv[n++] = "-i";
+		if (!cfg->stdin_once)
+			argv[n++] = "--leave-stdin-open";
 	}
 	argv[n] = NULL;
 }
@@ -313,7 +325,7 @@ static void append_conmon_log(const char *path, sk_error_t *err)
 }
 
 static int spawn_conmon(struct sk_runtime *rt, const struct sk_runtime_handler *h, struct sk_container *c,
-			int64_t log_size_max, sk_error_t *err)
+			const struct sk_container_config *cfg, sk_error_t *err)
 {
 	char *argv[48], *store[8];
 	char *envp[] = {"_OCI_SYNCPIPE=3", "_OCI_STARTPIPE=4",
@@ -323,7 +335,7 @@ static int spawn_conmon(struct sk_runtime *rt, const struct sk_runtime_handler *
 	int sync_p[2], start_p[2], status, rc, i;
 	pid_t pid;
 
-	conmon_argv(rt, h, c, log_size_max, argv, store);
+	conmon_argv(rt, h, c, cfg, argv, store);
 	if (pipe2(sync_p, O_CLOEXEC) < 0 || pipe2(start_p, O_CLOEXEC) < 0) {
 		rc = sk_error_errno(err, errno, "container \"%s\": pipe", c->id);
 		goto out;
@@ -385,7 +397,7 @@ int sk_container_create(struct sk_runtime *rt, const struct sk_container_config 
 		goto fail;
 	sk_trace("container %s: bundle %.1f ms", c->id, (double)(sk_mono_ns() - t0) / 1e6);
 	t0 = sk_mono_ns();
-	if (spawn_conmon(rt, h, c, cfg->log_size_max, err) < 0)
+	if (spawn_conmon(rt, h, c, cfg, err) < 0)
 		goto fail;
 	sk_trace("container %s: conmon + %s create %.1f ms", c->id, h->name, (double)(sk_mono_ns() - t0) / 1e6);
 	if (save(c, err) < 0)
@@ -834,24 +846,27 @@ int sk_container_exec_start(struct sk_runtime *rt, struct sk_container *c, const
 			return sk_error_errno(err, errno, "exec in container \"%s\": console socket", c->id);
 	}
 	p->proc_path = xasprintf("%s/exec-%d-i%d.json", c->dir, getpid(), n);
+	p->pid_path = xasprintf("%s/exec-%d-i%d.pid", c->dir, getpid(), n);
 	if (sk__json_save(p->proc_path, proc, err) < 0) {
 		sk_exec_proc_release(p);
 		return -1;
 	}
 	root = xasprintf("--root=%s", h->root);
 	{
-		char *argv[] = {h->exec, root, "exec", "--process", p->proc_path, c->id, NULL, NULL};
+		cleanup_free char *pidarg = xasprintf("--pid-file=%s", p->pid_path);
+		char *argv[] = {h->exec, root, "exec", pidarg, "--process", p->proc_path, c->id, NULL, NULL};
 		int fds[3] = {in_fd, out_fd, err_fd};
 
 		if (tty) {
-			argv[3] = sockarg;
-			argv[4] = "--process";
-			argv[5] = p->proc_path;
-			argv[6] = c->id;
+			argv[4] = sockarg;
+			argv[5] = "--process";
+			argv[6] = p->proc_path;
+			argv[7] = c->id;
 			nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 			fds[0] = fds[1] = fds[2] = nul;
 		}
-		if (sk__proc_spawn(&p->pid, argv, NULL, fds, 3, false, err) < 0) {
+		/* a session of its own, killed whole by release */
+		if (sk__proc_spawn(&p->pid, argv, NULL, fds, 3, true, err) < 0) {
 			p->pid = -1;
 			if (sock)
 				unlink(sock);
@@ -895,13 +910,81 @@ void sk_exec_proc_release(struct sk_exec_proc *p)
 		close(p->master);
 	p->master = -1;
 	if (p->pid > 0 && sk_exec_proc_wait(p, true) == -2) {
+		/* the command's process group first (the runtime starts it in
+		 * a session of its own), then the runtime's */
+		cleanup_free char *pid = p->pid_path ? sk_read_file(p->pid_path, NULL) : NULL;
+		long cmd = pid ? strtol(pid, NULL, 10) : 0;
+
+		if (cmd > 1) {
+			pid_t pg = getpgid((pid_t)cmd);
+
+			if (pg > 1)
+				kill(-pg, SIGKILL);
+			kill((pid_t)cmd, SIGKILL);
+		}
+		kill(-p->pid, SIGKILL);
 		kill(p->pid, SIGKILL);
 		sk_exec_proc_wait(p, false);
 	}
 	if (p->proc_path)
 		unlink(p->proc_path);
+	if (p->pid_path)
+		unlink(p->pid_path);
 	free(p->proc_path);
-	p->proc_path = NULL;
+	free(p->pid_path);
+	p->proc_path = p->pid_path = NULL;
+}
+
+int sk_container_attach(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err)
+{
+	/* the bundle's "attach" through /proc/self/fd: the bundle's path may be
+	 * longer than sun_path holds (conmon binds it the same way) */
+	cleanup_close int dir = open(c->dir, O_PATH | O_CLOEXEC);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	(void)rt;
+	if (dir < 0)
+		return sk_error_errno(err, errno, "attach to container \"%s\"", c->id);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/attach", dir);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return sk_error_errno(err, errno, "attach to container \"%s\": socket", c->id);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		close(fd);
+		return sk_error_errno(err, e, "attach to container \"%s\"", c->id);
+	}
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	return fd;
+}
+
+int sk_attach_packet(const uint8_t *pkt, size_t n, const uint8_t **data, size_t *len)
+{
+	if (!pkt || n < 1 || (pkt[0] != SK_ATTACH_STDOUT && pkt[0] != SK_ATTACH_STDERR))
+		return -1;
+	*data = pkt + 1;
+	*len = n - 1;
+	return pkt[0];
+}
+
+int sk_container_resize(struct sk_runtime *rt, struct sk_container *c, unsigned width, unsigned height, sk_error_t *err)
+{
+	cleanup_free char *ctl = xasprintf("%s/ctl", c->dir);
+	cleanup_close int fd = open(ctl, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	char msg[64];
+	int n;
+
+	(void)rt;
+	if (width > 1000 || height > 1000) /* what conmon accepts */
+		return sk_error_set(err, SK_EINVALID, "container \"%s\": window size %ux%u", c->id, width, height);
+	n = snprintf(msg, sizeof(msg), "1 %u %u\n", height, width);
+	if (fd < 0)
+		return sk_error_errno(err, errno, "container \"%s\": open conmon control fifo", c->id);
+	if (write(fd, msg, (size_t)n) != n)
+		return sk_error_errno(err, errno, "container \"%s\": resize", c->id);
+	return 0;
 }
 
 void sk_exec_result_release(struct sk_exec_result *res)

@@ -97,6 +97,7 @@ struct sk_exec_proc {
 	pid_t pid;       /* the runtime's exec process: its exit status is the command's */
 	int master;      /* with a terminal: the pty master (stdin and output), else -1 */
 	char *proc_path; /* the process spec, removed by sk_exec_proc_release */
+	char *pid_path;  /* the runtime's --pid-file: the command's host pid */
 };
 
 /* Starts args in container c with the container's process settings (env,
@@ -110,7 +111,10 @@ int sk_container_exec_start(struct sk_runtime *rt, struct sk_container *c, const
 /* Reaps p: the exit code (128+signal when killed), or -2 while it runs
  * (nohang), -1 on error. */
 int sk_exec_proc_wait(struct sk_exec_proc *p, bool nohang);
-/* Closes the master, removes the spec; kills and reaps a process still running. */
+/* Closes the master, removes the spec; a command still running (its client
+ * went away) is killed as CRI-O does: SIGKILL to the command's process group
+ * (its pid from the runtime's --pid-file) and to the runtime's, then the
+ * runtime is reaped. */
 void sk_exec_proc_release(struct sk_exec_proc *p);
 
 /* Runs args in the running container with the given file descriptors as its
@@ -119,6 +123,22 @@ void sk_exec_proc_release(struct sk_exec_proc *p);
  * could not be run. The descriptors stay owned by the caller. */
 int sk_container_exec_fds(struct sk_runtime *rt, struct sk_container *c, const char *const *args, int in_fd, int out_fd,
 			  int err_fd, sk_error_t *err);
+
+/* conmon's attach socket of a running container (SOCK_SEQPACKET, CRI-O's
+ * attach): each packet conmon sends is one stream byte (SK_ATTACH_STDOUT or
+ * SK_ATTACH_STDERR) then the bytes the container wrote; what the client
+ * sends goes to the container's stdin (when created with stdin_open), and a
+ * client's shutdown(SHUT_WR) or close ends that stdin when stdin_once. The
+ * descriptor (non-blocking, close-on-exec) is the caller's. */
+enum { SK_ATTACH_STDOUT = 2, SK_ATTACH_STDERR = 3 }; /* conmon's STDOUT_PIPE, STDERR_PIPE */
+int sk_container_attach(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err);
+/* Splits a packet from the attach socket: returns its stream (SK_ATTACH_STDOUT or SK_ATTACH_STDERR) and
+ * sets *data and *len to what follows the prefix; -1 for an empty packet or an
+ * unknown stream. */
+int sk_attach_packet(const uint8_t *pkt, size_t n, const uint8_t **data, size_t *len);
+/* Resizes the terminal conmon holds (its control fifo's "1 H W" line). */
+int sk_container_resize(struct sk_runtime *rt, struct sk_container *c, unsigned width, unsigned height,
+			sk_error_t *err);
 
 /* Asks conmon to reopen the log file (after the caller rotated it). */
 int sk_container_reopen_log(struct sk_runtime *rt, struct sk_container *c, sk_error_t *err);

@@ -238,8 +238,8 @@ static json_t *process(const struct sk_container_config *c)
 
 	for (i = 0; i < c->n_additional_gids; i++)
 		json_array_append_new(gids, json_integer(c->additional_gids[i]));
-	proc = json_pack("{s:b, s:{s:I, s:I, s:o}, s:o, s:o, s:s, s:{s:O, s:O, s:o}, s:b, s:i}", "terminal", 0, "user",
-			 "uid", (json_int_t)c->uid, "gid", (json_int_t)c->gid, "additionalGids", gids, "args",
+	proc = json_pack("{s:b, s:{s:I, s:I, s:o}, s:o, s:o, s:s, s:{s:O, s:O, s:o}, s:b, s:i}", "terminal", c->tty,
+			 "user", "uid", (json_int_t)c->uid, "gid", (json_int_t)c->gid, "additionalGids", gids, "args",
 			 strv(c->args), "env", environment(c), "cwd", c->cwd && *c->cwd ? c->cwd : "/", "capabilities",
 			 "bounding", caps, "effective", caps, "permitted", caps, "noNewPrivileges",
 			 c->no_new_privileges && !c->privileged, "oomScoreAdj", c->oom_score_adj);
@@ -317,8 +317,12 @@ static json_t *mounts(const struct sk_container_config *c)
 static json_t *namespaces(const struct sk_container_config *c)
 {
 	const struct sk_sandbox *sb = c->sandbox;
-	json_t *ns = json_pack("[{s:s}, {s:s}, {s:s, s:s}]", "type", "pid", "type", "mount", "type", "ipc", "path",
-			       sb->ipc_path);
+	json_t *ns = json_pack("[{s:s}, {s:s, s:s}]", "type", "mount", "type", "ipc", "path", sb->ipc_path);
+
+	if (c->pid_ns)
+		json_array_insert_new(ns, 0, json_pack("{s:s, s:s}", "type", "pid", "path", c->pid_ns));
+	else if (!c->host_pid)
+		json_array_insert_new(ns, 0, json_pack("{s:s}", "type", "pid"));
 
 	if (sb->netns_path)
 		json_array_append_new(ns, json_pack("{s:s, s:s}", "type", "network", "path", sb->netns_path));

@@ -93,6 +93,11 @@ struct sk_container_config {
 	const struct sk_keyval *annotations; /* extra annotations */
 	size_t n_annotations;
 	const char *image_ref; /* for annotations and state */
+	bool tty;              /* process.terminal: conmon holds the terminal's master */
+	bool stdin_open;       /* conmon keeps a stdin for attach clients (spec.stdin) */
+	bool stdin_once;       /* that stdin closes when the first attach client leaves */
+	const char *pid_ns;    /* a PID namespace to join (an ephemeral container's target), or NULL */
+	bool host_pid;         /* the host's PID namespace (spec.hostPID) */
 
 	/* Used by sk_container_create (container.h), not by the spec. */
 	const char *image_id; /* recorded in the container state */

@@ -77,6 +77,11 @@ int sk__proc_spawn_in(pid_t *pid, char *const argv[], char *const envp[], const 
 	posix_spawnattr_init(&attr);
 	for (int i = 0; i < nfds; i++)
 		posix_spawn_file_actions_adddup2(&fa, high[i], i);
+	/* and nothing else, close-on-exec or not: a descriptor a library opened
+	 * without it (libcurl's sockets) would otherwise live as long as the
+	 * child, and a peer waiting for its close (a streaming client's
+	 * connection) would wait as long */
+	posix_spawn_file_actions_addclosefrom_np(&fa, nfds);
 	if (cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	posix_spawnattr_setsigmask(&attr, &none);

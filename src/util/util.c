@@ -309,6 +309,13 @@ int sk_mkdir_p(const char *path, int mode)
 	return 0;
 }
 
+bool sk_sock_peer_gone(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+
+	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
 void sk_sock_drain_shutdown(int fd, int timeout_ms)
 {
 	int64_t until = sk_mono_ns() + (int64_t)timeout_ms * 1000000;

@@ -144,5 +144,9 @@ int sk_mkdir_p(const char *path, int mode);
  * was written reaches the peer before the caller closes (libmicrohttpd's
  * upgraded connections drop what is still in their socketpair on close). */
 void sk_sock_drain_shutdown(int fd, int timeout_ms);
+/* Whether the peer of stream socket fd closed its side (or the connection
+ * failed), without reading: libmicrohttpd does not pass a TLS client's
+ * close on to an upgraded connection's socketpair, its own socket tells. */
+bool sk_sock_peer_gone(int fd);
 
 #endif

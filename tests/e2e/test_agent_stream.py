@@ -253,3 +253,148 @@ def test_kubectl_cp_both_ways(emb):
         assert hashlib.sha256(open(back, "rb").read()).hexdigest() == want
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def kubectl_tty(c, *args, input="", timeout=90):
+    """kubectl with a terminal on its side (script gives it one)."""
+    cmd = " ".join([f"{KUBECTL} --kubeconfig {c.kubeconfig} --cache-dir {c.cache}"] + list(args))
+    return subprocess.run(["script", "-qec", cmd, "/dev/null"], input=input, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_attach_tty_stdin_and_python(emb):
+    c = emb
+    c.kubectl("apply", "-f", "-", input=f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: att}}
+spec:
+  nodeName: {c.node}
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {{name: tty, image: "busybox:1", command: ["sh"], stdin: true, tty: true}}
+  - {{name: lines, image: "busybox:1", stdin: true,
+     command: ["sh", "-c", "while read l; do echo got-$l; echo err-$l >&2; done; echo stdin-closed; sleep 3600"]}}
+""")
+    wait_for(lambda: c.kjson("get", "pod", "att")["status"].get("phase") == "Running", 90, what="pod att running")
+    # the Python client: stdout and stderr apart, input to the container's stdin
+    from kubernetes import client, config
+    from kubernetes.stream import stream
+    config.load_kube_config(c.kubeconfig)
+    api = client.CoreV1Api()
+    ws = stream(api.connect_get_namespaced_pod_attach, "att", "default", container="lines", stderr=True,
+                stdin=True, stdout=True, tty=False, _preload_content=False)
+    ws.write_stdin("one\n")
+    out, err = "", ""
+    deadline = time.time() + 30
+    while ws.is_open() and time.time() < deadline and ("got-one" not in out or "err-one" not in err):
+        ws.update(timeout=1)
+        out += ws.read_stdout() if ws.peek_stdout() else ""
+        err += ws.read_stderr() if ws.peek_stderr() else ""
+    ws.close()
+    assert "got-one" in out and "err-one" in err and "err-one" not in out, (out, err)
+    # kubectl attach -it: the shell reads what is typed, its terminal echoes it
+    r = kubectl_tty(c, "attach", "-it", "att", "-c", "tty", input="echo at-$((6*7)); exit\n")
+    assert "at-42" in r.stdout and "echo at-" in r.stdout, r
+    wait_for(lambda: any(s["name"] == "tty" and "terminated" in s.get("state", {})
+                         for s in c.kjson("get", "pod", "att")["status"].get("containerStatuses", [])),
+             30, what="tty container ended with its shell")
+    c.kubectl("delete", "pod", "att", "--grace-period=1", "--wait=false")
+
+
+def test_run_it_rm(emb):
+    c = emb
+    over = json.dumps({"spec": {"nodeName": c.node, "terminationGracePeriodSeconds": 1}})
+    r = kubectl_tty(c, "run", "-it", "--rm", "--restart=Never", "--image=busybox:1", "runrm",
+                    f"--overrides='{over}'", "--command", "--", "sh", "-c", "'echo hi-from-run'")
+    assert r.returncode == 0 and "hi-from-run" in r.stdout and 'pod "runrm" deleted' in r.stdout, r
+    assert c.kubectl("get", "pod", "runrm", check=False).returncode != 0
+
+
+def test_exec_killed_client_kills_process(emb):
+    c = emb
+    marker = "4%05d" % random.randrange(100000)
+
+    def running():
+        for pid in os.listdir("/proc"):
+            try:
+                if pid.isdigit() and open(f"/proc/{pid}/cmdline", "rb").read() == f"sleep\0{marker}\0".encode():
+                    return pid
+            except OSError:
+                pass
+        return None
+
+    for tty in (False, True):
+        args = [KUBECTL, "--kubeconfig", c.kubeconfig, "--cache-dir", c.cache, "exec", "sh", "-c", "main", "--",
+                "sleep", marker]
+        if tty:
+            args = ["script", "-qec", " ".join(args[:5] + ["exec", "-it"] + args[6:]), "/dev/null"]
+        p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        try:
+            wait_for(running, 30, what="the exec'd sleep")
+        finally:
+            os.killpg(p.pid, 9)
+            p.wait()
+        wait_for(lambda: not running(), 30, what="the exec'd sleep killed with its client")
+
+
+def test_debug_ephemeral_target_copy_and_node(emb):
+    c = emb
+    # kubectl debug -it --target: an ephemeral container in the target's PID namespace
+    r = kubectl_tty(c, "debug", "-it", "sh", "--image=busybox:1", "--target=main", "-c", "dbg", "--",
+                    "sh", input="ps -o pid,args; exit\n")
+    assert "sleep 3600" in r.stdout, r
+    pod = c.kjson("get", "pod", "sh")
+    ec = pod["spec"]["ephemeralContainers"]
+    assert [e["name"] for e in ec] == ["dbg"] and ec[0]["targetContainerName"] == "main"
+    wait_for(lambda: any(s["name"] == "dbg" and "terminated" in s.get("state", {})
+                         for s in c.kjson("get", "pod", "sh")["status"].get("ephemeralContainerStatuses", [])),
+             30, what="the debug container's status")
+    d = c.kubectl("describe", "pod", "sh").stdout
+    assert "Ephemeral Containers:" in d and "dbg:" in d, d
+    # append-only, and only what ephemeral containers may set
+    from kubernetes import client
+    from kubernetes.client.rest import ApiException
+    api = client.CoreV1Api(c.api_client())
+    body = {"spec": {"ephemeralContainers": [
+        ec[0], {"name": "bad", "image": "busybox:1", "ports": [{"containerPort": 80}], "targetContainerName": "nope"}]}}
+    with pytest.raises(ApiException) as ei:
+        api.patch_namespaced_pod_ephemeralcontainers("sh", "default", body)
+    e = json.loads(ei.value.body)
+    assert ei.value.status == 422 and e["reason"] == "Invalid", e
+    assert "spec.ephemeralContainers[1].ports: Forbidden: cannot be set for an Ephemeral Container" in e["message"]
+    assert 'spec.ephemeralContainers[1].targetContainerName: Not found: "nope"' in e["message"]
+    cur = api.read_namespaced_pod_ephemeralcontainers("sh", "default")
+    cur.spec.ephemeral_containers = []
+    with pytest.raises(ApiException) as ei:
+        api.replace_namespaced_pod_ephemeralcontainers("sh", "default", cur)
+    assert ei.value.status == 422 and 'existing ephemeral containers \\"dbg\\" may not be removed' in ei.value.body
+    # only spec.ephemeralContainers changes through the subresource
+    cur = api.read_namespaced_pod_ephemeralcontainers("sh", "default")
+    cur.metadata.labels = {"changed": "yes"}
+    cur.spec.active_deadline_seconds = 5
+    out = api.replace_namespaced_pod_ephemeralcontainers("sh", "default", cur)
+    assert not (out.metadata.labels or {}).get("changed") and out.spec.active_deadline_seconds is None
+    # --copy-to: a new pod with one more container, on the same node
+    c.kubectl("debug", "sh", "--copy-to=sh-copy", "--same-node", "--container=extra", "--image=busybox:1",
+              "--", "sleep", "3600")
+    wait_for(lambda: c.kjson("get", "pod", "sh-copy")["status"].get("phase") == "Running", 90,
+             what="pod sh-copy running")
+    cp = c.kjson("get", "pod", "sh-copy")
+    assert [x["name"] for x in cp["spec"]["containers"]] == ["main", "web", "extra"]
+    assert not cp["spec"].get("ephemeralContainers")
+    c.kubectl("delete", "pod", "sh-copy", "--grace-period=1", "--wait=false")
+    # node/: a pod in the host's namespaces with the host's root at /host
+    marker = os.path.join(tempfile.mkdtemp(prefix="skiff-dbg-"), "marker")
+    with open(marker, "w") as f:
+        f.write("node-root-ok\n")
+    r = kubectl_tty(c, "debug", f"node/{c.node}", "-it", "--image=busybox:1", "--",
+                    "sh", input=f"cat /host{marker}; ps -o args | grep -c 'skiff serve[r]'; exit\n")
+    assert "node-root-ok" in r.stdout and "Creating debugging pod node-debugger-" in r.stdout, r
+    pods = [p for p in c.kjson("get", "pods")["items"] if p["metadata"]["name"].startswith("node-debugger-")]
+    assert len(pods) == 1 and pods[0]["spec"]["hostPID"] and pods[0]["spec"]["hostNetwork"]
+    assert pods[0]["spec"]["nodeName"] == c.node
+    c.kubectl("delete", "pod", pods[0]["metadata"]["name"], "--grace-period=1", "--wait=false")
+    shutil.rmtree(os.path.dirname(marker), ignore_errors=True)

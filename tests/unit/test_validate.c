@@ -541,6 +541,74 @@ static void test_networkpolicy(void **state)
 	       "\"-bad\": must not begin or end with a hyphen");
 }
 
+/* pods/ephemeralcontainers: upstream's ValidatePodEphemeralContainersUpdate. */
+static char *check_ephemeral(const char *text, const char *old_text)
+{
+	cleanup_json json_t *o = parse(text), *old = parse(old_text);
+	cleanup_json json_t *causes = NULL;
+
+	sk_defaults_apply("Pod", o);
+	sk_defaults_apply("Pod", old);
+	causes = sk_validate_pod_ephemeral(o, old);
+	if (!causes)
+		return NULL;
+	return sk_validate_message("Pod", "p", causes);
+}
+
+#define POD_EPH(eph)                                                                                     \
+	"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\",\"namespace\":\"d\"},"              \
+	"\"spec\":{\"containers\":[{\"name\":\"main\",\"image\":\"b\"}],\"initContainers\":[{\"name\":\"init\","  \
+	"\"image\":\"b\"}]" eph "}}"
+
+static void test_pod_ephemeral(void **state)
+{
+	const char *none = POD_EPH("");
+	const char *one = POD_EPH(",\"ephemeralContainers\":[{\"name\":\"dbg\",\"image\":\"b\",\"targetContainerName\":\"main\","
+				  "\"stdin\":true,\"tty\":true,\"resources\":{}}]");
+	char *m;
+
+	(void)state;
+	if ((m = check_ephemeral(one, none)) != NULL)
+		fail_msg("%s", m);
+	assert_null(check_ephemeral(one, one));
+	/* forbidden fields, a target that is not a (non-ephemeral) container, names unique across lists */
+	m = check_ephemeral(POD_EPH(",\"ephemeralContainers\":[{\"name\":\"main\",\"image\":\"b\",\"ports\":[{"
+				    "\"containerPort\":80}],\"livenessProbe\":{\"exec\":{\"command\":[\"true\"]}},"
+				    "\"resources\":{\"limits\":{\"cpu\":\"1\"}},\"targetContainerName\":\"dbg2\"},"
+				    "{\"name\":\"dbg2\",\"image\":\"\",\"volumeMounts\":[{\"name\":\"v\",\"mountPath\":\"/x\","
+				    "\"subPath\":\"s\"}]}]"),
+			    none);
+	assert_non_null(m);
+	assert_non_null(strstr(m, "spec.ephemeralContainers[0].name: Duplicate value: \"main\""));
+	assert_non_null(strstr(m, "spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container"));
+	assert_non_null(strstr(m, "spec.ephemeralContainers[0].livenessProbe: Forbidden: cannot be set for an Ephemeral Container"));
+	assert_non_null(strstr(m, "spec.ephemeralContainers[0].resources: Forbidden: cannot be set for an Ephemeral Container"));
+	assert_non_null(strstr(m, "spec.ephemeralContainers[0].targetContainerName: Not found: \"dbg2\""));
+	assert_non_null(strstr(m, "spec.ephemeralContainers[1].image: Required value"));
+	assert_non_null(strstr(m, "spec.ephemeralContainers[1].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container"));
+	free(m);
+	/* append-only: neither removed nor changed */
+	m = check_ephemeral(none, one);
+	assert_non_null(m);
+	assert_non_null(strstr(m, "spec.ephemeralContainers: Forbidden: existing ephemeral containers \"dbg\" may not be removed"));
+	free(m);
+	m = check_ephemeral(POD_EPH(",\"ephemeralContainers\":[{\"name\":\"dbg\",\"image\":\"c\",\"targetContainerName\":\"main\","
+				    "\"stdin\":true,\"tty\":true,\"resources\":{}}]"),
+			    one);
+	assert_non_null(m);
+	assert_non_null(strstr(m, "existing ephemeral containers \"dbg\" may not be changed"));
+	free(m);
+	/* a pod is created without them */
+	m = check("Pod", one);
+	assert_non_null(m);
+	assert_non_null(strstr(m, "spec.ephemeralContainers: Forbidden: cannot be set on create"));
+	free(m);
+	/* the init container is a valid target too */
+	assert_null(check_ephemeral(POD_EPH(",\"ephemeralContainers\":[{\"name\":\"d\",\"image\":\"b\","
+					    "\"targetContainerName\":\"init\"}]"),
+				    none));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_endpointslice),
 		cmocka_unit_test(test_networkpolicy),
 		cmocka_unit_test(test_endpoints),
+		cmocka_unit_test(test_pod_ephemeral),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

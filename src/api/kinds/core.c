@@ -81,7 +81,8 @@ const sk_api_resource sk__kinds_core[] = {
 		.namespaced = 1,
 		.short_names = "po",
 		.categories = "all",
-		.subresources = SK_SUB_STATUS | SK_SUB_BINDING | SK_SUB_EVICTION | SK_SUB_LOG | SK_SUB_EXEC,
+		.subresources = SK_SUB_STATUS | SK_SUB_BINDING | SK_SUB_EVICTION | SK_SUB_LOG | SK_SUB_EXEC |
+				SK_SUB_EPHEMERAL,
 		.has_spec = 1,
 	},
 	{
