@@ -50,8 +50,10 @@ struct sk_store_watch {
 	struct sk_store_watch *next, *prev;
 };
 
-/* Backend constructors; dir is the part of the uri after "sqlite://". */
+/* Backend constructors; dir is the part of the uri after "sqlite://",
+ * endpoints the part after "etcd://". */
 sk_store *sk__sqlite_open(const char *dir, const sk_store_options *opts, sk_error_t *err);
+sk_store *sk__etcd_open(const char *endpoints, const sk_store_options *opts, sk_error_t *err);
 
 /* --- reference-counted strings --- */
 typedef struct sk__blob {
@@ -137,5 +139,7 @@ void sk__hub_add(sk__hub *h, sk_store_watch *w);
 void sk__hub_remove(sk__hub *h, sk_store_watch *w);
 /* Delivers one event to w if its key matches and its rev is new to w. */
 void sk__watch_deliver(sk_store_watch *w, const sk_store_event *ev, int64_t rev);
+/* The same for an event in the hub's own form (not kept). */
+void sk__event_deliver(sk_store_watch *w, const sk__event *ev);
 
 #endif
