@@ -216,8 +216,7 @@ int sk__etcd_wmsg_parse(const char *line, size_t len, const char *root, sk__etcd
 	if (!json_is_array(evs))
 		return 0;
 	m->events = xzalloc((json_array_size(evs) + 1) * sizeof(m->events[0]));
-	json_array_foreach(evs, i, res)
-	{
+	json_array_foreach(evs, i, res) {
 		if (parse_event(res, root, &m->events[m->n]) < 0)
 			continue;
 		if (m->events[m->n].rev != last)

@@ -310,9 +310,9 @@ static int64_t op_update(sk_store *base, const char *key, const char *value, siz
 
 	if (!key || !*key)
 		return sk_error_set(err, SK_EINVALID, "store: empty key");
-	req = json_pack("{s:[o], s:[{s:{s:o, s:o}}], s:[{s:{s:o}}]}", "compare", compare(s, key, expect_rev),
-			"success", "request_put", "key", ekey(s, key), "value", b64(value, len), "failure",
-			"request_range", "key", ekey(s, key));
+	req = json_pack("{s:[o], s:[{s:{s:o, s:o}}], s:[{s:{s:o}}]}", "compare", compare(s, key, expect_rev), "success",
+			"request_put", "key", ekey(s, key), "value", b64(value, len), "failure", "request_range", "key",
+			ekey(s, key));
 	return txn(s, key, req, expect_rev, NULL, err);
 }
 
@@ -325,9 +325,9 @@ static int64_t op_delete(sk_store *base, const char *key, int64_t expect_rev, sk
 
 	if (!key || !*key)
 		return sk_error_set(err, SK_EINVALID, "store: empty key");
-	req = json_pack("{s:[o], s:[{s:{s:o, s:b}}], s:[{s:{s:o}}]}", "compare", compare(s, key, expect_rev),
-			"success", "request_delete_range", "key", ekey(s, key), "prev_kv", 1, "failure",
-			"request_range", "key", ekey(s, key));
+	req = json_pack("{s:[o], s:[{s:{s:o, s:b}}], s:[{s:{s:o}}]}", "compare", compare(s, key, expect_rev), "success",
+			"request_delete_range", "key", ekey(s, key), "prev_kv", 1, "failure", "request_range", "key",
+			ekey(s, key));
 	rev = txn(s, key, req, expect_rev, &resp, err);
 	if (rev < 0 || !prev)
 		return rev;
@@ -542,8 +542,8 @@ static int feed_hub(struct stream *st, sk__etcd_wmsg *m)
 		/* Only when the watch fell behind compaction (etcd down for longer
 		 * than the history bound): the hub resumes from there, and its
 		 * watchers miss what was compacted. */
-		sk_warn("store", "etcd: watch canceled at compacted revision %lld after %lld", (long long)m->compact_rev,
-			(long long)s->watch_rev);
+		sk_warn("store", "etcd: watch canceled at compacted revision %lld after %lld",
+			(long long)m->compact_rev, (long long)s->watch_rev);
 		pthread_mutex_lock(&s->wmu);
 		if (m->compact_rev - 1 > s->watch_rev)
 			s->watch_rev = m->compact_rev - 1;
@@ -590,7 +590,8 @@ static void *watch_main(void *arg)
 		from = s->watch_rev + 1;
 		pthread_mutex_unlock(&s->wmu);
 		if (stream_run(s, &st, from) < 0 && !stopping(s))
-			sk_warn("store", "etcd: watch from revision %lld: %s; reconnecting", (long long)from, st.err.msg);
+			sk_warn("store", "etcd: watch from revision %lld: %s; reconnecting", (long long)from,
+				st.err.msg);
 		if (!stopping(s))
 			sleep_unless_stopped(s, RECONNECT_NS);
 	}
