@@ -10,10 +10,14 @@
  * update and delete a txn on mod_revision == expect (or on existence), whose
  * failure branch reads the key to tell NotFound from Conflict.
  *
- * Watchers: one etcd watch on all of ROOT (prev_kv) feeds the same hub the
- * SQLite backend uses (watch.c), from one thread, in revision order. A write
- * returns only once that watch has delivered its revision, so, as with
- * SQLite, watchers have seen every acknowledged write. A watcher that starts
+ * Watchers and reads: one etcd watch on all of ROOT (prev_kv) feeds, from
+ * one thread and in revision order, an in-memory copy of ROOT's current state
+ * (the skip list the SQLite backend keeps, loaded at open) and the same hub
+ * the SQLite backend uses (watch.c). A write returns only once that watch
+ * has delivered its revision, so, as with SQLite, watchers and reads from
+ * memory (get, list and count at the current revision; upstream's watch
+ * cache) have seen every acknowledged write; lists at an older revision
+ * read etcd. A watcher that starts
  * before the hub's ring replays from a second, short-lived etcd watch. When
  * the stream breaks the thread reconnects from the last revision it saw.
  *
@@ -54,6 +58,11 @@ struct etcd_store {
 	pthread_mutex_t pmu; /* guards pool */
 	CURL *pool[POOL_HANDLES];
 	size_t npool;
+
+	pthread_rwlock_t lock; /* guards tab and tab_rev */
+	sk__memtab tab;
+	int64_t tab_rev;
+	int resync; /* watch thread: the watch lost history, reload tab */
 
 	pthread_mutex_t wmu; /* guards hub, watch_rev, stop */
 	pthread_cond_t wcv;  /* watch_rev advanced, or stop */
@@ -365,20 +374,22 @@ static int64_t op_compacted_rev(sk_store *base) { return load64(&E(base)->compac
 static int op_get(sk_store *base, const char *key, sk_store_kv *kv, sk_error_t *err)
 {
 	struct etcd_store *s = E(base);
-	cleanup_json json_t *req = json_pack("{s:o}", "key", ekey(s, key));
-	cleanup_json json_t *r = NULL;
+	sk__mnode *n;
 
-	if (call(s, "/v3/kv/range", req, &r, err) < 0)
-		return -1;
-	if (sk__etcd_kv(json_array_get(json_object_get(r, "kvs"), 0), s->root, kv) < 0)
+	pthread_rwlock_rdlock(&s->lock);
+	n = sk__memtab_find(&s->tab, key);
+	if (n)
+		sk__kv_fill(kv, key, n->val->data, n->val->len, n->create_rev, n->mod_rev);
+	pthread_rwlock_unlock(&s->lock);
+	if (!n)
 		return sk_error_set(err, SK_ENOTFOUND, "key \"%s\" not found", key);
 	return 0;
 }
 
-static int op_list(sk_store *base, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
-		   sk_error_t *err)
+/* Lists from etcd (rev 0: its current revision). */
+static int list_etcd(struct etcd_store *s, const char *prefix, const char *after, size_t limit, int64_t rev,
+		     sk_store_list *out, sk_error_t *err)
 {
-	struct etcd_store *s = E(base);
 	cleanup_json json_t *req = json_object();
 	cleanup_json json_t *r = NULL;
 	const json_t *kvs;
@@ -414,19 +425,86 @@ static int op_list(sk_store *base, const char *prefix, const char *after, size_t
 	return 0;
 }
 
+static int op_list(sk_store *base, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
+		   sk_error_t *err)
+{
+	struct etcd_store *s = E(base);
+	int mem;
+
+	memset(out, 0, sizeof(*out));
+	pthread_rwlock_rdlock(&s->lock);
+	mem = rev <= 0 || rev == s->tab_rev;
+	if (mem) {
+		sk__memtab_list(&s->tab, prefix, after, limit, out);
+		out->rev = s->tab_rev;
+	}
+	pthread_rwlock_unlock(&s->lock);
+	return mem ? 0 : list_etcd(s, prefix, after, limit, rev, out, err);
+}
+
 static size_t op_count(sk_store *base, const char *prefix)
 {
 	struct etcd_store *s = E(base);
-	cleanup_json json_t *req = json_pack("{s:b}", "count_only", 1);
-	cleanup_json json_t *r = NULL;
-	sk_error_t err = {0};
+	size_t n;
 
-	set_range(s, req, prefix);
-	if (call(s, "/v3/kv/range", req, &r, &err) < 0) {
-		sk_warn("store", "etcd: counting \"%s\": %s", prefix, err.msg);
-		return 0;
+	pthread_rwlock_rdlock(&s->lock);
+	n = sk__memtab_count(&s->tab, prefix);
+	pthread_rwlock_unlock(&s->lock);
+	return n;
+}
+
+/* Reads all of ROOT at one revision into t (initialised here; the caller
+ * releases it) and *rev. */
+static int load_state(struct etcd_store *s, sk__memtab *t, int64_t *rev, sk_error_t *err)
+{
+	cleanup_free char *after = NULL;
+	sk_store_list l = {.more = 1};
+
+	sk__memtab_init(t);
+	*rev = 0;
+	while (l.more) {
+		if (list_etcd(s, "", after, 5000, *rev, &l, err) < 0)
+			return -1;
+		*rev = l.rev;
+		for (size_t i = 0; i < l.n; i++) {
+			sk_store_kv *kv = &l.items[i];
+
+			sk__memtab_put(t, sk__blob_new(kv->key, strlen(kv->key)), sk__blob_new(kv->value, kv->len),
+				       kv->create_rev, kv->mod_rev);
+		}
+		if (l.n) {
+			free(after);
+			after = xstrdup(l.items[l.n - 1].key);
+		}
+		sk_store_list_release(&l);
 	}
-	return (size_t)sk__etcd_int(r, "count");
+	return 0;
+}
+
+/* Replaces the in-memory state with a fresh read of etcd (at open, and when
+ * the watch lost history to compaction); the watch goes on from there. */
+static int resync(struct etcd_store *s, sk_error_t *err)
+{
+	sk__memtab t, old;
+	int64_t rev;
+
+	if (load_state(s, &t, &rev, err) < 0) {
+		sk__memtab_release(&t);
+		return -1;
+	}
+	pthread_rwlock_wrlock(&s->lock);
+	old = s->tab;
+	s->tab = t;
+	s->tab_rev = rev;
+	pthread_rwlock_unlock(&s->lock);
+	sk__memtab_release(&old);
+	pthread_mutex_lock(&s->wmu);
+	if (rev > s->watch_rev)
+		s->watch_rev = rev;
+	pthread_cond_broadcast(&s->wcv);
+	pthread_mutex_unlock(&s->wmu);
+	max64(&s->rev, rev);
+	return 0;
 }
 
 /* ---- watch streams ---- */
@@ -544,14 +622,24 @@ static int feed_hub(struct stream *st, sk__etcd_wmsg *m)
 		 * watchers miss what was compacted. */
 		sk_warn("store", "etcd: watch canceled at compacted revision %lld after %lld",
 			(long long)m->compact_rev, (long long)s->watch_rev);
-		pthread_mutex_lock(&s->wmu);
-		if (m->compact_rev - 1 > s->watch_rev)
-			s->watch_rev = m->compact_rev - 1;
-		pthread_mutex_unlock(&s->wmu);
+		s->resync = 1;
 		return 1;
 	}
 	if (!m->n)
 		return 0;
+	pthread_rwlock_wrlock(&s->lock);
+	for (size_t i = 0; i < m->n; i++) {
+		sk__event *ev = &m->events[i];
+
+		if (ev->rev <= s->tab_rev)
+			continue;
+		if (ev->type == SK_STORE_DELETE)
+			sk__memtab_remove(&s->tab, ev->key->data);
+		else
+			sk__memtab_put(&s->tab, sk__blob_ref(ev->key), sk__blob_ref(ev->val), ev->create_rev, ev->rev);
+		s->tab_rev = ev->rev;
+	}
+	pthread_rwlock_unlock(&s->lock);
 	pthread_mutex_lock(&s->wmu);
 	for (size_t i = 0; i < m->n; i++) {
 		if (m->events[i].rev <= s->watch_rev)
@@ -584,8 +672,15 @@ static void *watch_main(void *arg)
 
 	while (!stopping(s)) {
 		struct stream st = {.s = s, .on_msg = feed_hub};
+		sk_error_t err = {0};
 		int64_t from;
 
+		if (s->resync && resync(s, &err) < 0) {
+			sk_warn("store", "etcd: reloading the state: %s", err.msg);
+			sleep_unless_stopped(s, RECONNECT_NS);
+			continue;
+		}
+		s->resync = 0;
 		pthread_mutex_lock(&s->wmu);
 		from = s->watch_rev + 1;
 		pthread_mutex_unlock(&s->wmu);
@@ -744,6 +839,8 @@ static void store_free(struct etcd_store *s)
 		g->head = NULL;
 	}
 	sk__hub_release(&s->hub);
+	sk__memtab_release(&s->tab);
+	pthread_rwlock_destroy(&s->lock);
 	for (size_t i = 0; i < s->npool; i++)
 		curl_easy_cleanup(s->pool[i]);
 	for (size_t i = 0; i < s->nurls; i++)
@@ -848,6 +945,8 @@ sk_store *sk__etcd_open(const char *endpoints, const sk_store_options *opts, sk_
 
 	s->base.ops = &etcd_ops;
 	pthread_mutex_init(&s->pmu, NULL);
+	pthread_rwlock_init(&s->lock, NULL);
+	sk__memtab_init(&s->tab);
 	pthread_mutex_init(&s->wmu, NULL);
 	pthread_cond_init(&s->wcv, NULL);
 	sk__hub_init(&s->hub, RING_EVENTS);
@@ -858,11 +957,10 @@ sk_store *sk__etcd_open(const char *endpoints, const sk_store_options *opts, sk_
 	s->history_events = opts->max_history_events ? opts->max_history_events : DEFAULT_HISTORY_EVENTS;
 	if (parse_endpoints(s, endpoints, err) < 0)
 		goto fail;
-	if (call(s, "/v3/maintenance/status", req, &r, err) < 0 || learn_compacted(s, err) < 0) {
+	if (call(s, "/v3/maintenance/status", req, &r, err) < 0 || learn_compacted(s, err) < 0 || resync(s, err) < 0) {
 		sk_error_wrap(err, "store \"etcd://%s\"", endpoints);
 		goto fail;
 	}
-	s->watch_rev = load64(&s->rev);
 	if (pthread_create(&s->watcher, NULL, watch_main, s) != 0) {
 		sk_error_set(err, SK_EINTERNAL, "store: starting the etcd watch: %s", strerror(errno));
 		goto fail;

@@ -102,6 +102,12 @@ sk__mnode *sk__memtab_lower_bound(const sk__memtab *t, const char *key);
 void sk__memtab_put(sk__memtab *t, sk__blob *key, sk__blob *val, int64_t create_rev, int64_t mod_rev);
 /* Removes key; returns 0 or -1 if absent. */
 int sk__memtab_remove(sk__memtab *t, const char *key);
+/* Appends to out (items, n, more; not rev) copies of the keys with prefix in
+ * key order, strictly after `after` (NULL: from the first), at most limit
+ * (0: all). */
+void sk__memtab_list(const sk__memtab *t, const char *prefix, const char *after, size_t limit, sk_store_list *out);
+/* Keys with prefix. */
+size_t sk__memtab_count(const sk__memtab *t, const char *prefix);
 
 /* --- events and watchers --- */
 typedef struct sk__event {
