@@ -27,8 +27,10 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store/etcd-int.h"
 #include "util/util.h"
@@ -514,12 +516,16 @@ struct stream {
 	sk__etcd_lines lines;
 	/* returns 1 to end the stream, -1 on error (err set) */
 	int (*on_msg)(struct stream *st, sk__etcd_wmsg *m);
+	sk__etcd_line_fn line; /* instead of on_msg: other streams than watches */
 	sk_error_t err;
 	int64_t last_data_ns, idle_ns;
 	int got_data, ended;
 	/* a replay */
 	sk_store_watch *w;
 	int64_t upto;
+	/* a snapshot */
+	FILE *out;
+	int64_t remaining;
 };
 
 static int on_line(const char *line, size_t len, void *ud)
@@ -543,7 +549,7 @@ static size_t stream_write(char *p, size_t size, size_t n, void *ud)
 
 	st->got_data = 1;
 	st->last_data_ns = sk_mono_ns();
-	return sk__etcd_lines_feed(&st->lines, p, size * n, on_line, st) ? 0 : size * n;
+	return sk__etcd_lines_feed(&st->lines, p, size * n, st->line ? st->line : on_line, st) ? 0 : size * n;
 }
 
 static int stream_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
@@ -559,22 +565,19 @@ static int stream_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut
 	return 0;
 }
 
-/* Watches ROOT from start_rev until on_msg ends it, the stream breaks or the
- * store closes. Returns 0 when on_msg ended it, else -1 (st->err set). */
-static int stream_run(struct etcd_store *s, struct stream *st, int64_t start_rev)
+/* POSTs body to path and feeds the streamed reply to st (line by line: to
+ * st->line, or as watch messages to st->on_msg) until a handler ends it, the
+ * stream breaks or the store closes. Returns 0 when a handler ended it, 1
+ * when the stream ended by itself, else -1 (st->err set). */
+static int stream_post(struct etcd_store *s, struct stream *st, const char *path, const char *body)
 {
-	cleanup_json json_t *req = json_pack("{s:{s:I, s:b}}", "create_request", "start_revision",
-					     (json_int_t)start_rev, "prev_kv", 1);
-	cleanup_free char *body = NULL;
 	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
 	int first = __atomic_load_n(&s->cur, __ATOMIC_RELAXED);
 	CURLcode rc = CURLE_COULDNT_CONNECT;
 
-	set_range(s, json_object_get(req, "create_request"), "");
-	body = json_dumps(req, JSON_COMPACT);
 	st->last_data_ns = sk_mono_ns();
 	for (size_t i = 0; i < s->nurls && !st->got_data && !stopping(s); i++) {
-		cleanup_free char *url = xasprintf("%s/v3/watch", s->urls[(first + i) % s->nurls]);
+		cleanup_free char *url = xasprintf("%s%s", s->urls[(first + i) % s->nurls], path);
 		CURL *h = curl_easy_init();
 
 		if (!h)
@@ -599,16 +602,31 @@ static int stream_run(struct etcd_store *s, struct stream *st, int64_t start_rev
 	sk__etcd_lines_release(&st->lines);
 	if (st->ended && !st->err.code)
 		return 0;
-	if (!st->err.code) {
-		if (stopping(s))
-			sk_error_set(&st->err, SK_EUNAVAILABLE, "store: closing");
-		else if (rc != CURLE_OK)
-			sk_error_set(&st->err, SK_EUNAVAILABLE, "etcdserver: request timed out (watch: %s)",
-				     curl_easy_strerror(rc));
-		else
-			sk_error_set(&st->err, SK_EUNAVAILABLE, "etcd watch: stream ended");
-	}
-	return -1;
+	if (st->err.code)
+		return -1;
+	if (stopping(s))
+		return sk_error_set(&st->err, SK_EUNAVAILABLE, "store: closing");
+	if (rc != CURLE_OK)
+		return sk_error_set(&st->err, SK_EUNAVAILABLE, "etcdserver: request timed out (%s: %s)", path,
+				    curl_easy_strerror(rc));
+	return 1;
+}
+
+/* Watches ROOT from start_rev until on_msg ends it, the stream breaks or the
+ * store closes. Returns 0 when on_msg ended it, else -1 (st->err set). */
+static int stream_run(struct etcd_store *s, struct stream *st, int64_t start_rev)
+{
+	cleanup_json json_t *req = json_pack("{s:{s:I, s:b}}", "create_request", "start_revision",
+					     (json_int_t)start_rev, "prev_kv", 1);
+	cleanup_free char *body = NULL;
+	int rc;
+
+	set_range(s, json_object_get(req, "create_request"), "");
+	body = json_dumps(req, JSON_COMPACT);
+	rc = stream_post(s, st, "/v3/watch", body);
+	if (rc == 1)
+		sk_error_set(&st->err, SK_EUNAVAILABLE, "etcd watch: stream ended");
+	return rc ? -1 : 0;
 }
 
 /* The hub's feed: every event under ROOT, in revision order. */
@@ -972,4 +990,74 @@ sk_store *sk__etcd_open(const char *endpoints, const sk_store_options *opts, sk_
 fail:
 	op_close(&s->base);
 	return NULL;
+}
+
+/* ---- snapshots ---- */
+
+/* One message of /v3/maintenance/snapshot: {"result":{"remaining_bytes":N,"blob":B64}}. */
+static int snapshot_line(const char *line, size_t len, void *ud)
+{
+	struct stream *st = ud;
+	cleanup_json json_t *msg = json_loadb(line, len, 0, NULL);
+	const json_t *res = json_object_get(msg, "result");
+	cleanup_free char *data = NULL;
+	size_t n = 0;
+
+	if (!json_is_object(msg))
+		return sk_error_set(&st->err, SK_EUNKNOWN, "etcd snapshot: malformed message");
+	if (sk__etcd_reply_error(msg, &st->err) < 0)
+		return -1;
+	if (!json_is_object(res) ||
+	    sk__etcd_unb64(json_string_value(json_object_get(res, "blob")) ?: "", &data, &n) < 0)
+		return sk_error_set(&st->err, SK_EUNKNOWN, "etcd snapshot: malformed message");
+	if (n && fwrite(data, 1, n, st->out) != n)
+		return sk_error_errno(&st->err, errno, "writing the snapshot");
+	st->remaining = sk__etcd_int(res, "remaining_bytes");
+	return 0;
+}
+
+int sk_store_etcd_snapshot(const char *uri, const sk_store_options *opts, const char *path, sk_error_t *err)
+{
+	static const char scheme[] = "etcd://";
+	struct etcd_store *s;
+	struct stream st = {.line = snapshot_line, .remaining = -1};
+	cleanup_free char *tmp = xasprintf("%s.part", path);
+	int rc = -1;
+
+	if (strncmp(uri, scheme, strlen(scheme)) != 0)
+		return sk_error_set(err, SK_EINVALID, "\"%s\": a snapshot needs an etcd://HOST:PORT endpoint", uri);
+	s = xzalloc(sizeof(*s));
+	sk__hub_init(&s->hub, 1);
+	sk__memtab_init(&s->tab);
+	pthread_mutex_init(&s->pmu, NULL);
+	pthread_rwlock_init(&s->lock, NULL);
+	pthread_mutex_init(&s->wmu, NULL);
+	pthread_cond_init(&s->wcv, NULL);
+	s->ca = opts && opts->tls_ca ? xstrdup(opts->tls_ca) : NULL;
+	s->cert = opts && opts->tls_cert ? xstrdup(opts->tls_cert) : NULL;
+	s->key = opts && opts->tls_key ? xstrdup(opts->tls_key) : NULL;
+	st.s = s;
+	if (parse_endpoints(s, uri + strlen(scheme), err) < 0)
+		goto out;
+	if (!(st.out = fopen(tmp, "wbx"))) {
+		sk_error_errno(err, errno, "creating \"%s\"", tmp);
+		goto out;
+	}
+	if (stream_post(s, &st, "/v3/maintenance/snapshot", "{}") < 0) {
+		if (err)
+			*err = st.err;
+	} else if (st.remaining != 0) {
+		sk_error_set(err, SK_EUNAVAILABLE, "etcd snapshot: the stream ended %lld bytes early",
+			     (long long)st.remaining);
+	} else if (fflush(st.out) != 0 || fsync(fileno(st.out)) < 0 || rename(tmp, path) < 0) {
+		sk_error_errno(err, errno, "saving \"%s\"", path);
+	} else {
+		rc = 0;
+	}
+	fclose(st.out);
+	if (rc < 0)
+		unlink(tmp);
+out:
+	store_free(s);
+	return rc;
 }

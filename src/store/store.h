@@ -140,4 +140,9 @@ typedef struct sk_store_stats {
 } sk_store_stats;
 void sk_store_get_stats(sk_store *s, sk_store_stats *st);
 
+/* Saves a snapshot of the etcd named by uri ("etcd://HOST:PORT[,...]"; opts:
+ * only its TLS files) to path, as `etcdctl snapshot save` does (etcd's
+ * database with its SHA-256 appended), through PATH.part, fsynced, renamed. */
+int sk_store_etcd_snapshot(const char *uri, const sk_store_options *opts, const char *path, sk_error_t *err);
+
 #endif
