@@ -166,6 +166,8 @@ static int call(struct etcd_store *s, const char *path, json_t *req, json_t **re
 	CURL *h = handle_take(s);
 	json_t *r;
 
+	/* no "Expect: 100-continue" round trip before bodies over 1 KiB */
+	hdr = curl_slist_append(hdr, "Expect:");
 	*reply = NULL;
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
