@@ -16,10 +16,11 @@ etcd --data-dir "$dir/data" --listen-client-urls "http://127.0.0.1:$cport" \
 	--initial-cluster "default=http://127.0.0.1:$pport" >"$dir/etcd.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 200); do
+for _ in $(seq 600); do
 	curl -sf "http://127.0.0.1:$cport/health" >/dev/null && break
 	sleep 0.05
 done
+curl -sf "http://127.0.0.1:$cport/health" >/dev/null || { echo "etcd did not start:"; tail -5 "$dir/etcd.log"; exit 1; }
 sel=("$@")
 if [ ${#sel[@]} -eq 0 ]; then
 	sel=(tests/e2e/test_api_kubectl.py tests/e2e/test_api_python.py tests/e2e/test_api_watch_serving.py

@@ -521,6 +521,7 @@ struct stream {
 	sk__etcd_line_fn line; /* instead of on_msg: other streams than watches */
 	sk_error_t err;
 	int64_t last_data_ns, idle_ns;
+	int64_t deadline_ns; /* 0: none; past it the stream fails */
 	int got_data, ended;
 	/* a replay */
 	sk_store_watch *w;
@@ -560,6 +561,10 @@ static int stream_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut
 
 	if (stopping(st->s))
 		return 1;
+	if (st->deadline_ns && sk_mono_ns() > st->deadline_ns) {
+		sk_error_set(&st->err, SK_EUNAVAILABLE, "etcdserver: request timed out");
+		return 1;
+	}
 	if (st->idle_ns && sk_mono_ns() - st->last_data_ns > st->idle_ns) {
 		st->ended = 1;
 		return 1;
@@ -750,6 +755,8 @@ static int replay(struct etcd_store *s, sk_store_watch *w, int64_t from_rev, sk_
 	first = s->hub.n ? s->hub.ring[s->hub.start].rev : 0;
 	st.upto = first ? first - 1 : s->watch_rev;
 	st.idle_ns = first ? 0 : REPLAY_IDLE_NS;
+	/* the hub waits meanwhile: a replay that gets nowhere fails */
+	st.deadline_ns = sk_mono_ns() + CALL_TIMEOUT_MS * 1000000LL;
 	if (stream_run(s, &st, from_rev + 1) < 0) {
 		if (err)
 			*err = st.err;
