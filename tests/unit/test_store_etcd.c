@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +71,7 @@ static int etcd_start(void)
 		snprintf(client, sizeof(client), "http://127.0.0.1:%d", etcd.client_port);
 		snprintf(peer, sizeof(peer), "http://127.0.0.1:%d", etcd.peer_port);
 		snprintf(cluster, sizeof(cluster), "default=%s", peer);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* no etcd outlives a crashed test */
 		if (!freopen(log, "a", stderr) || !freopen("/dev/null", "w", stdout))
 			_exit(126);
 		execlp("etcd", "etcd", "--data-dir", data, "--listen-client-urls", client, "--advertise-client-urls",
