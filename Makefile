@@ -5,6 +5,7 @@
 #                   their API/watch/scheduler/controller subset under TSan (build/skiff-tsan)
 #   make unit T=test_store      one unit test (or several, space-separated)
 #   make e2e K=watch            end-to-end tests whose names match (pytest -k)
+#   make e2e-etcd               part of the end-to-end suite with the store on etcd
 #   make bench      benchmarks (not part of test)
 #   make demo       start a one-node cluster and run the example
 #   make format     clang-format over src/ (make test checks it)
@@ -51,7 +52,7 @@ FAULT    := -DSK_FAULT_INJECTION
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/unit/%)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build/fuzz/%)
 
-.PHONY: toolchain-check all test unit fuzz e2e bench demo down deps clean asan tsan tsan-e2e test-bins generate check-generated format
+.PHONY: toolchain-check all test unit fuzz e2e e2e-etcd bench demo down deps clean asan tsan tsan-e2e test-bins generate check-generated format
 all: build/skiff
 
 build/obj/%.o: %.c build/obj/%.d
@@ -100,6 +101,11 @@ tsan: build/skiff-tsan
 
 tsan-e2e: build/skiff-tsan
 	@bash tests/run-tsan.sh
+
+# Part of the end-to-end suite on an etcd store (not part of test; E=FILES
+# picks other test files).
+e2e-etcd: build/skiff-asan
+	@bash tests/run-e2e-etcd.sh $(E)
 
 build/unit/%: tests/unit/%.c build/libskiff-asan.a
 	@mkdir -p build/unit

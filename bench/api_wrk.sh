@@ -3,6 +3,7 @@
 # bottleneck on a 2-core machine): durable pod creates/s and single-object
 # GETs/s over HTTPS with keep-alive against `skiff server --no-agent`.
 #   bash bench/api_wrk.sh [build/skiff] [connections] [seconds]
+# SKIFF_SERVER_ARGS adds server flags (bench/etcd_wrk.sh: the store on etcd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/skiff}
@@ -10,7 +11,7 @@ conns=${2:-32}
 secs=${3:-10}
 dir=$(mktemp -d /tmp/skiff-wrk-XXXXXX)
 port=$((21000 + RANDOM % 20000))
-"$bin" server --data-dir "$dir" --listen "127.0.0.1:$port" --no-agent >"$dir/server.log" 2>&1 &
+"$bin" server --data-dir "$dir" --listen "127.0.0.1:$port" --no-agent ${SKIFF_SERVER_ARGS:-} >"$dir/server.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 1 200); do [ -f "$dir/token" ] && curl -sk "https://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.05; done

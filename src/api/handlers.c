@@ -649,8 +649,9 @@ static void do_get(sk_api *api, const sk_api_request *req, const sk_path *p, sk_
 		return;
 	}
 	if (sk_store_get(api->store, key, &kv, &err) < 0) {
-		sk_error_set(&err, SK_ENOTFOUND, "%s%s%s \"%s\" not found", p->res->plural, p->res->group[0] ? "." : "",
-			     p->res->group, p->name);
+		if (err.code == SK_ENOTFOUND) /* else the store's own error: etcd unavailable */
+			sk_error_set(&err, SK_ENOTFOUND, "%s%s%s \"%s\" not found", p->res->plural,
+				     p->res->group[0] ? "." : "", p->res->group, p->name);
 		sk__reply_error(resp, &err, p->res, p->name);
 		return;
 	}

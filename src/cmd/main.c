@@ -13,6 +13,8 @@ static const struct sk_cmd cmds[] = {
 	{"image", "manage the node's images (pull, import, ls, inspect, rm)", sk_cmd_image},
 	{"bench", "benchmark the scheduler on hollow nodes (API and store in the loop)", sk_cmd_bench},
 	{"token", "make a bootstrap token for joining a node (skiff token create)", sk_cmd_token},
+	{"etcd-snapshot", "save a snapshot of the etcd the server stores in (skiff etcd-snapshot save)",
+	 sk_cmd_etcd_snapshot},
 	{"user", "write a kubeconfig for a person (a client certificate of the cluster's CA)", sk_cmd_user},
 };
 

@@ -45,6 +45,10 @@ static void usage(FILE *f)
 		   "  --watch-history S     keep S seconds of history for watch resumption (default 300)\n"
 		   "  --metric-resolution D  how often metrics.k8s.io scrapes the nodes' /stats/summary,\n"
 		   "                        a duration such as 15s, 500ms or 1m (default 15s)\n"
+		   "  --datastore-endpoint URI  the store: sqlite://DIR (default: sqlite://DATA-DIR) or\n"
+		   "                        etcd://HOST:PORT[,HOST:PORT...][/ROOT] (etcd v3)\n"
+		   "  --datastore-cafile F, --datastore-certfile F, --datastore-keyfile F  PEM files to\n"
+		   "                        talk https to etcd (CA bundle, client certificate and key)\n"
 		   "  --node-monitor-grace-period S  seconds without a node heartbeat before the node\n"
 		   "                        is marked Ready=Unknown (default 40)\n"
 		   "  --node-monitor-period S  seconds between node health checks (default 5)\n"
@@ -137,6 +141,10 @@ int sk_cmd_server(int argc, char **argv)
 		{"audit-log-maxsize", required_argument, NULL, 1025},
 		{"audit-log-maxbackup", required_argument, NULL, 1026},
 		{"metric-resolution", required_argument, NULL, 1027},
+		{"datastore-endpoint", required_argument, NULL, 1030},
+		{"datastore-cafile", required_argument, NULL, 1031},
+		{"datastore-certfile", required_argument, NULL, 1032},
+		{"datastore-keyfile", required_argument, NULL, 1033},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -245,6 +253,18 @@ int sk_cmd_server(int argc, char **argv)
 			break;
 		case 1026:
 			o.audit_max_backups = (int)count_flag("--audit-log-maxbackup", optarg);
+			break;
+		case 1030:
+			o.datastore_endpoint = optarg;
+			break;
+		case 1031:
+			o.datastore_ca = optarg;
+			break;
+		case 1032:
+			o.datastore_cert = optarg;
+			break;
+		case 1033:
+			o.datastore_key = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

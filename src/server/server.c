@@ -173,7 +173,8 @@ static int kubelet_client(const char *dir, sk_error_t *err)
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 {
 	sk_server *s = xzalloc(sizeof(*s));
-	cleanup_free char *uri = xasprintf("sqlite://%s", o->data_dir);
+	cleanup_free char *uri = o->datastore_endpoint ? xstrdup(o->datastore_endpoint)
+						       : xasprintf("sqlite://%s", o->data_dir);
 	sk_api_options ao = {0};
 	sk_http_options ho = {0};
 	sk_ctrl_options co = {0};
@@ -208,6 +209,9 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 			so.min_history_secs = o->watch_history_secs;
 			so.max_history_events = -1;
 		}
+		so.tls_ca = o->datastore_ca;
+		so.tls_cert = o->datastore_cert;
+		so.tls_key = o->datastore_key;
 		s->store = sk_store_open(uri, &so, err);
 	}
 	if (!s->store)

@@ -16,6 +16,9 @@ typedef struct sk_server_options {
 	int gpu_replicas; /* time-slicing replicas per GPU (agent) */
 	int gpu_quiet_period_s;
 	int64_t watch_history_secs; /* history kept for watch resumption; 0: store default (300 s) */
+	/* the store's uri (NULL: sqlite://DATA_DIR) and, for etcd over https,
+	 * the PEM files (--datastore-*) */
+	const char *datastore_endpoint, *datastore_ca, *datastore_cert, *datastore_key;
 	/* the cluster's network (docs/NETWORKING.md); NULL: the defaults */
 	const char *service_cidr, *cluster_cidr, *node_port_range, *cluster_dns, *cluster_domain;
 	const char *advertise_address; /* NULL: the --listen host, or the default route's address for 0.0.0.0 */

@@ -148,3 +148,41 @@ int sk__memtab_remove(sk__memtab *t, const char *key)
 	t->n--;
 	return 0;
 }
+
+static int has_prefix(const sk__mnode *n, const char *prefix, size_t plen)
+{
+	return n->key->len >= plen && memcmp(n->key->data, prefix, plen) == 0;
+}
+
+void sk__memtab_list(const sk__memtab *t, const char *prefix, const char *after, size_t limit, sk_store_list *out)
+{
+	size_t plen = strlen(prefix), cap = 0;
+	sk__mnode *n;
+
+	if (after && *after && strcmp(after, prefix) >= 0)
+		n = sk__memtab_seek(t, after);
+	else
+		n = sk__memtab_lower_bound(t, prefix);
+	for (; n && has_prefix(n, prefix, plen); n = n->next[0]) {
+		if (limit && out->n == limit) {
+			out->more = 1;
+			break;
+		}
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			out->items = xrealloc(out->items, cap * sizeof(out->items[0]));
+		}
+		sk__kv_fill(&out->items[out->n++], n->key->data, n->val->data, n->val->len, n->create_rev, n->mod_rev);
+	}
+}
+
+size_t sk__memtab_count(const sk__memtab *t, const char *prefix)
+{
+	size_t plen = strlen(prefix), n = 0;
+
+	if (plen == 0)
+		return t->n;
+	for (sk__mnode *m = sk__memtab_lower_bound(t, prefix); m && has_prefix(m, prefix, plen); m = m->next[0])
+		n++;
+	return n;
+}

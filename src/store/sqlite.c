@@ -695,32 +695,10 @@ static int op_get(sk_store *base, const char *key, sk_store_kv *kv, sk_error_t *
 	return 0;
 }
 
-static int has_prefix(const sk__mnode *n, const char *prefix, size_t plen)
-{
-	return n->key->len >= plen && memcmp(n->key->data, prefix, plen) == 0;
-}
-
 /* Lists from memory; lock held. */
 static void list_mem(struct sqlite_store *s, const char *prefix, const char *after, size_t limit, sk_store_list *out)
 {
-	size_t plen = strlen(prefix), cap = 0;
-	sk__mnode *n;
-
-	if (after && *after && strcmp(after, prefix) >= 0)
-		n = sk__memtab_seek(&s->tab, after);
-	else
-		n = sk__memtab_lower_bound(&s->tab, prefix);
-	for (; n && has_prefix(n, prefix, plen); n = n->next[0]) {
-		if (limit && out->n == limit) {
-			out->more = 1;
-			break;
-		}
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			out->items = xrealloc(out->items, cap * sizeof(out->items[0]));
-		}
-		sk__kv_fill(&out->items[out->n++], n->key->data, n->val->data, n->val->len, n->create_rev, n->mod_rev);
-	}
+	sk__memtab_list(&s->tab, prefix, after, limit, out);
 	out->rev = s->rev;
 }
 
@@ -754,15 +732,10 @@ static int op_list(sk_store *base, const char *prefix, const char *after, size_t
 static size_t op_count(sk_store *base, const char *prefix)
 {
 	struct sqlite_store *s = S(base);
-	size_t plen = strlen(prefix), n = 0;
+	size_t n;
 
 	pthread_rwlock_rdlock(&s->lock);
-	if (plen == 0)
-		n = s->tab.n;
-	else
-		for (sk__mnode *m = sk__memtab_lower_bound(&s->tab, prefix); m && has_prefix(m, prefix, plen);
-		     m = m->next[0])
-			n++;
+	n = sk__memtab_count(&s->tab, prefix);
 	pthread_rwlock_unlock(&s->lock);
 	return n;
 }

@@ -50,8 +50,10 @@ struct sk_store_watch {
 	struct sk_store_watch *next, *prev;
 };
 
-/* Backend constructors; dir is the part of the uri after "sqlite://". */
+/* Backend constructors; dir is the part of the uri after "sqlite://",
+ * endpoints the part after "etcd://". */
 sk_store *sk__sqlite_open(const char *dir, const sk_store_options *opts, sk_error_t *err);
+sk_store *sk__etcd_open(const char *endpoints, const sk_store_options *opts, sk_error_t *err);
 
 /* --- reference-counted strings --- */
 typedef struct sk__blob {
@@ -100,6 +102,12 @@ sk__mnode *sk__memtab_lower_bound(const sk__memtab *t, const char *key);
 void sk__memtab_put(sk__memtab *t, sk__blob *key, sk__blob *val, int64_t create_rev, int64_t mod_rev);
 /* Removes key; returns 0 or -1 if absent. */
 int sk__memtab_remove(sk__memtab *t, const char *key);
+/* Appends to out (items, n, more; not rev) copies of the keys with prefix in
+ * key order, strictly after `after` (NULL: from the first), at most limit
+ * (0: all). */
+void sk__memtab_list(const sk__memtab *t, const char *prefix, const char *after, size_t limit, sk_store_list *out);
+/* Keys with prefix. */
+size_t sk__memtab_count(const sk__memtab *t, const char *prefix);
 
 /* --- events and watchers --- */
 typedef struct sk__event {
@@ -137,5 +145,7 @@ void sk__hub_add(sk__hub *h, sk_store_watch *w);
 void sk__hub_remove(sk__hub *h, sk_store_watch *w);
 /* Delivers one event to w if its key matches and its rev is new to w. */
 void sk__watch_deliver(sk_store_watch *w, const sk_store_event *ev, int64_t rev);
+/* The same for an event in the hub's own form (not kept). */
+void sk__event_deliver(sk_store_watch *w, const sk__event *ev);
 
 #endif

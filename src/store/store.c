@@ -47,7 +47,7 @@ static int64_t start(void) { return __atomic_load_n(&request_duration, __ATOMIC_
 
 sk_store *sk_store_open(const char *uri, const sk_store_options *opts, sk_error_t *err)
 {
-	static const char sqlite_scheme[] = "sqlite://";
+	static const char sqlite_scheme[] = "sqlite://", etcd_scheme[] = "etcd://";
 	sk_store_options none = {0};
 
 	if (!opts)
@@ -58,7 +58,9 @@ sk_store *sk_store_open(const char *uri, const sk_store_options *opts, sk_error_
 	}
 	if (strncmp(uri, sqlite_scheme, strlen(sqlite_scheme)) == 0 && uri[strlen(sqlite_scheme)])
 		return sk__sqlite_open(uri + strlen(sqlite_scheme), opts, err);
-	sk_error_set(err, SK_EINVALID, "store \"%s\": unsupported uri (want sqlite://DIR)", uri);
+	if (strncmp(uri, etcd_scheme, strlen(etcd_scheme)) == 0 && uri[strlen(etcd_scheme)])
+		return sk__etcd_open(uri + strlen(etcd_scheme), opts, err);
+	sk_error_set(err, SK_EINVALID, "store \"%s\": unsupported uri (want sqlite://DIR or etcd://HOST:PORT)", uri);
 	return NULL;
 }
 

@@ -1,7 +1,7 @@
 /* The revisioned key-value store behind the API server.
  *
  * One interface, several backends: SQLite (embedded default, "sqlite://DIR")
- * and later etcd ("etcd://HOST:PORT"). Keys are strings such as
+ * and etcd v3 ("etcd://HOST:PORT", src/store/etcd.c). Keys are strings such as
  * "/registry/pods/default/web-1"; values are opaque bytes (the API server
  * stores JSON text). Every successful write gets the next value of one global,
  * monotonic revision; that revision is the object's resourceVersion.
@@ -57,10 +57,15 @@ typedef struct sk_store_options {
 	 * history as soon as it is written). */
 	int64_t min_history_secs;
 	int64_t max_history_events;
+	/* etcd over https: the CA bundle, client certificate and key (PEM
+	 * files); any of them set makes the endpoints https. */
+	const char *tls_ca, *tls_cert, *tls_key;
 } sk_store_options;
 
 /* Opens (creating if needed) the store named by uri: "sqlite://DIR" keeps
- * DIR/state.db. Returns NULL and fills err on failure. Free with sk_store_close. */
+ * DIR/state.db; "etcd://HOST:PORT[,HOST:PORT...][/ROOT]" stores each key
+ * under ROOT (default: none, so "/registry/pods/NS/NAME" as upstream) in etcd
+ * v3. Returns NULL and fills err on failure. Free with sk_store_close. */
 sk_store *sk_store_open(const char *uri, const sk_store_options *opts, sk_error_t *err);
 void sk_store_close(sk_store *s);
 
@@ -139,5 +144,9 @@ void sk_store_get_stats(sk_store *s, sk_store_stats *st);
  * call from now on into m (borrowed; lives as long as the process). */
 struct sk_metrics;
 void sk_store_metrics_register(struct sk_metrics *m);
+/* Saves a snapshot of the etcd named by uri ("etcd://HOST:PORT[,...]"; opts:
+ * only its TLS files) to path, as `etcdctl snapshot save` does (etcd's
+ * database with its SHA-256 appended), through PATH.part, fsynced, renamed. */
+int sk_store_etcd_snapshot(const char *uri, const sk_store_options *opts, const char *path, sk_error_t *err);
 
 #endif

@@ -65,6 +65,15 @@ static void event_view(const sk__event *ev, sk_store_event *out, sk_store_kv *kv
 	}
 }
 
+void sk__event_deliver(sk_store_watch *w, const sk__event *ev)
+{
+	sk_store_event pub;
+	sk_store_kv kv, prev;
+
+	event_view(ev, &pub, &kv, &prev);
+	sk__watch_deliver(w, &pub, ev->rev);
+}
+
 static void dispatch(sk__hub *h, const sk__event *ev)
 {
 	sk_store_event pub;

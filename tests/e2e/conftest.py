@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import time
 import shutil
+import uuid
 
 import pytest
 
@@ -45,6 +46,10 @@ class Cluster:
         self.log_read = 0
         self.reports = []
         self.listen_host = "127.0.0.1"
+        # make e2e-etcd: every server on the run's etcd, under a root of its own
+        etcd = os.environ.get("SKIFF_E2E_ETCD")
+        if etcd and "--datastore-endpoint" not in self.extra:
+            self.extra += ["--datastore-endpoint", f"etcd://{etcd}/e2e-{uuid.uuid4().hex[:12]}"]
         _clusters.append(self)
 
     def start(self, timeout=20):

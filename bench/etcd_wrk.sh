@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# skiff on etcd against skiff on SQLite and etcd's own write rate, one run:
+# a one-member etcd (Debian's etcd-server, data in /tmp) on free ports;
+#  1. etcd alone: wrk POSTs /v3/kv/put (a pod-sized value) to its JSON
+#     gateway, the path skiff's writes take too;
+#  2. bench/api_wrk.sh with --datastore-endpoint etcd://… (pod creates/s and
+#     single-object GETs/s over HTTPS);
+#  3. bench/api_wrk.sh on SQLite (the default store).
+#   bash bench/etcd_wrk.sh [build/skiff] [connections] [seconds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-build/skiff}
+conns=${2:-32}
+secs=${3:-10}
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+dir=$(mktemp -d /tmp/skiff-etcd-bench-XXXXXX)
+cport=$(port)
+pport=$(port)
+etcd --data-dir "$dir/data" --listen-client-urls "http://127.0.0.1:$cport" \
+	--advertise-client-urls "http://127.0.0.1:$cport" --listen-peer-urls "http://127.0.0.1:$pport" \
+	--initial-advertise-peer-urls "http://127.0.0.1:$pport" \
+	--initial-cluster "default=http://127.0.0.1:$pport" >"$dir/etcd.log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 600); do curl -sf "http://127.0.0.1:$cport/health" >/dev/null && break; sleep 0.05; done
+curl -sf "http://127.0.0.1:$cport/health" >/dev/null || { echo "etcd did not start:"; tail -5 "$dir/etcd.log"; exit 1; }
+etcd --version | head -1
+value=$(head -c 700 /dev/zero | tr '\0' 'x' | base64 -w0)
+key=$(printf /bench/put | base64 -w0)
+echo "== etcd alone: wrk -t2 -c$conns -d${secs}s POST /v3/kv/put (700-byte value)"
+WRK_BODY="{\"key\":\"$key\",\"value\":\"$value\"}" \
+	wrk -t2 -c"$conns" -d"${secs}s" -s bench/wrk/etcd-put.lua "http://127.0.0.1:$cport" |
+	grep -E "Requests/sec|Latency|requests in"
+echo "== skiff on etcd"
+SKIFF_SERVER_ARGS="--datastore-endpoint etcd://127.0.0.1:$cport" bash bench/api_wrk.sh "$bin" "$conns" "$secs"
+echo "== skiff on SQLite"
+bash bench/api_wrk.sh "$bin" "$conns" "$secs"

@@ -1,0 +1,295 @@
+/* The etcd backend against a real etcd (Debian's etcd-server, started here
+ * on free loopback ports with its data in a temporary directory, killed at
+ * the end): the store conformance cases the SQLite backend passes, then
+ * what is etcd's own (key layout, outages, the gateway's wire format). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store/etcd-int.h"
+#include "store/store.h"
+#include "util/error.h"
+#include "util/util.h"
+
+struct fx {
+	char uri[96];
+	sk_store *s;
+};
+
+#include "store_cases.h"
+
+static struct {
+	char dir[64];
+	int client_port, peer_port;
+	pid_t pid;
+	int cases;
+} etcd;
+
+static int free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0)
+		return -1;
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) { return remove(path); }
+
+/* Starts etcd (again, on the same ports and data) and waits until it serves. */
+static int etcd_start(void)
+{
+	char uri[64];
+
+	etcd.pid = fork();
+	if (etcd.pid < 0)
+		return -1;
+	if (etcd.pid == 0) {
+		char data[96], client[64], peer[64], log[96], cluster[80];
+
+		snprintf(data, sizeof(data), "%s/data", etcd.dir);
+		snprintf(log, sizeof(log), "%s/etcd.log", etcd.dir);
+		snprintf(client, sizeof(client), "http://127.0.0.1:%d", etcd.client_port);
+		snprintf(peer, sizeof(peer), "http://127.0.0.1:%d", etcd.peer_port);
+		snprintf(cluster, sizeof(cluster), "default=%s", peer);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* no etcd outlives a crashed test */
+		if (!freopen(log, "a", stderr) || !freopen("/dev/null", "w", stdout))
+			_exit(126);
+		execlp("etcd", "etcd", "--data-dir", data, "--listen-client-urls", client, "--advertise-client-urls",
+		       client, "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster",
+		       cluster, (char *)NULL);
+		_exit(127);
+	}
+	snprintf(uri, sizeof(uri), "etcd://127.0.0.1:%d", etcd.client_port);
+	for (int i = 0; i < 300; i++) {
+		sk_error_t err = {0};
+		sk_store *s = sk_store_open(uri, NULL, &err);
+
+		if (s) {
+			sk_store_close(s);
+			return 0;
+		}
+		usleep(50000);
+	}
+	return -1;
+}
+
+static void etcd_kill(void)
+{
+	if (etcd.pid > 0) {
+		kill(etcd.pid, SIGKILL);
+		waitpid(etcd.pid, NULL, 0);
+	}
+	etcd.pid = 0;
+}
+
+static int group_setup(void **state)
+{
+	snprintf(etcd.dir, sizeof(etcd.dir), "/tmp/skiff-etcd-XXXXXX");
+	if (!mkdtemp(etcd.dir))
+		return -1;
+	etcd.client_port = free_port();
+	etcd.peer_port = free_port();
+	if (etcd.client_port < 0 || etcd.peer_port < 0 || etcd_start() < 0) {
+		print_error("etcd did not start (is etcd-server installed? see %s/etcd.log)\n", etcd.dir);
+		return -1;
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	etcd_kill();
+	nftw(etcd.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+/* Each case gets a root of its own in the one etcd. */
+static int setup(void **state)
+{
+	struct fx *f = xzalloc(sizeof(*f));
+
+	snprintf(f->uri, sizeof(f->uri), "etcd://127.0.0.1:%d/case%d", etcd.client_port, ++etcd.cases);
+	f->s = open_store(f, NULL);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	sk_store_close(f->s);
+	free(f);
+	return 0;
+}
+
+/* Keys keep upstream's layout under the root: ROOT + "/registry/pods/NS/NAME". */
+static void test_key_layout(void **state)
+{
+	struct fx *f = *state;
+	sk_error_t err = {0};
+	sk_store_kv kv = {0};
+	sk_store_list l = {0};
+	char uri[96];
+	sk_store *raw;
+	int64_t rev = put(f->s, "/registry/pods/default/web", "{}");
+
+	snprintf(uri, sizeof(uri), "etcd://127.0.0.1:%d", etcd.client_port);
+	raw = sk_store_open(uri, NULL, &err);
+	assert_non_null(raw);
+	snprintf(uri, sizeof(uri), "/case%d/registry/pods/default/web", etcd.cases);
+	assert_int_equal(sk_store_get(raw, uri, &kv, &err), 0);
+	assert_string_equal(kv.value, "{}");
+	assert_int_equal(kv.mod_rev, rev);
+	sk_store_kv_release(&kv);
+	/* a root is a whole path segment: /case1 does not list /case10 */
+	snprintf(uri, sizeof(uri), "/case%d/", etcd.cases);
+	assert_int_equal(sk_store_range(raw, uri, NULL, 0, 0, &l, &err), 0);
+	assert_int_equal(l.n, 1);
+	sk_store_list_release(&l);
+	sk_store_close(raw);
+}
+
+/* etcd down: writes fail as upstream's "etcdserver: request timed out" (503);
+ * back up: writes go on and a watcher registered before gets them, its
+ * stream resumed from the last revision. */
+static void test_outage(void **state)
+{
+	struct fx *f = *state;
+	sk_error_t err = {0};
+	sk_store_kv kv = {0};
+	struct rec r;
+	sk_store_watch *w;
+	int64_t r1, r2;
+
+	rec_init(&r);
+	w = sk_store_watch_start(f->s, "/o/", 0, rec_cb, &r, &err);
+	assert_non_null(w);
+	r1 = put(f->s, "/o/a", "1");
+	etcd_kill();
+	assert_int_equal(sk_store_create(f->s, "/o/b", "2", 1, &err), -1);
+	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_string_equal(err.msg, "etcdserver: request timed out");
+	assert_int_equal(sk_store_update(f->s, "/o/a", "x", 1, r1, &err), -1);
+	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	/* reads come from memory, as from upstream's watch cache */
+	assert_int_equal(sk_store_get(f->s, "/o/a", &kv, &err), 0);
+	assert_int_equal(kv.mod_rev, r1);
+	sk_store_kv_release(&kv);
+	assert_int_equal(etcd_start(), 0);
+	r2 = put(f->s, "/o/b", "2");
+	assert_true(r2 > r1);
+	sk_store_unwatch(f->s, w);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.evs[0].rev, r1);
+	assert_int_equal(r.evs[1].rev, r2);
+	assert_string_equal(r.evs[1].key, "/o/b");
+	rec_release(&r);
+}
+
+static void test_unreachable(void **state)
+{
+	sk_error_t err = {0};
+	char uri[64];
+
+	snprintf(uri, sizeof(uri), "etcd://127.0.0.1:%d", free_port());
+	assert_null(sk_store_open(uri, NULL, &err));
+	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_non_null(strstr(err.msg, "etcdserver: request timed out"));
+	assert_null(sk_store_open("etcd://nohostport", NULL, &err));
+	assert_int_equal(err.code, SK_EINVALID);
+}
+
+static int count_line(const char *line, size_t len, void *ud)
+{
+	char *seen = ud;
+
+	strncat(seen, line, len);
+	strcat(seen, "|");
+	return 0;
+}
+
+/* The gateway's stream: lines split anywhere, events, errors, garbage. */
+static void test_wire(void **state)
+{
+	static const char stream[] =
+		"{\"result\":{\"header\":{\"revision\":\"7\"},\"created\":true}}\n"
+		"{\"result\":{\"header\":{\"revision\":\"9\"},\"events\":[{\"kv\":{\"key\":\"L3IvYQ==\","
+		"\"create_revision\":\"8\",\"mod_revision\":\"8\",\"version\":\"1\",\"value\":\"MQ==\"}},"
+		"{\"type\":\"DELETE\",\"kv\":{\"key\":\"L3IvYQ==\",\"mod_revision\":\"9\"},\"prev_kv\":{\"key\":"
+		"\"L3IvYQ==\",\"create_revision\":\"8\",\"mod_revision\":\"8\",\"value\":\"MQ==\"}},"
+		"{\"kv\":{\"key\":\"L3gvYQ==\",\"mod_revision\":\"9\"}}]}}\n";
+	static const char error[] = "{\"error\":{\"grpc_code\":14,\"message\":\"etcdserver: no leader\"}}";
+	static const char junk[] = "{\"result\":{\"events\":[{\"kv\":{\"key\":\"!!\"}}, 3]}}";
+	sk__etcd_lines lines = {0};
+	char seen[1024] = "";
+	sk__etcd_wmsg m;
+	sk_error_t err = {0};
+	const char *nl;
+
+	for (size_t i = 0; i < sizeof(stream) - 1; i += 5)
+		assert_int_equal(sk__etcd_lines_feed(&lines, stream + i,
+						     i + 5 < sizeof(stream) - 1 ? 5 : sizeof(stream) - 1 - i,
+						     count_line, seen),
+				 0);
+	assert_int_equal(strlen(seen), sizeof(stream) - 1);
+	sk__etcd_lines_release(&lines);
+
+	nl = strchr(stream, '\n');
+	assert_int_equal(sk__etcd_wmsg_parse(stream, (size_t)(nl - stream), "/r", &m, &err), 0);
+	assert_true(m.created);
+	assert_int_equal(m.header_rev, 7);
+	sk__etcd_wmsg_release(&m);
+	assert_int_equal(sk__etcd_wmsg_parse(nl + 1, strlen(nl + 1) - 1, "/r", &m, &err), 0);
+	assert_int_equal(m.n, 2); /* /x/a lies outside the root */
+	assert_int_equal(m.distinct_revs, 2);
+	assert_int_equal(m.events[0].type, SK_STORE_CREATE);
+	assert_string_equal(m.events[0].key->data, "/a");
+	assert_string_equal(m.events[0].val->data, "1");
+	assert_int_equal(m.events[1].type, SK_STORE_DELETE);
+	assert_int_equal(m.events[1].rev, 9);
+	assert_int_equal(m.events[1].create_rev, 8);
+	assert_string_equal(m.events[1].prev->data, "1");
+	assert_int_equal(m.events[1].prev_mod_rev, 8);
+	sk__etcd_wmsg_release(&m);
+
+	assert_int_equal(sk__etcd_wmsg_parse(error, strlen(error), "", &m, &err), -1);
+	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_string_equal(err.msg, "etcdserver: no leader");
+	assert_int_equal(sk__etcd_wmsg_parse(junk, strlen(junk), "", &m, &err), 0);
+	assert_int_equal(m.n, 0);
+	sk__etcd_wmsg_release(&m);
+	assert_int_equal(sk__etcd_wmsg_parse("[1", 2, "", &m, &err), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		STORE_CASES(setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outage, setup, teardown),
+		cmocka_unit_test(test_unreachable),
+		cmocka_unit_test(test_wire),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
