@@ -767,33 +767,18 @@ static int replay(struct etcd_store *s, sk_store_watch *w, int64_t from_rev, sk_
 	return 0;
 }
 
-static void watch_free(sk_store_watch *w)
-{
-	if (!w)
-		return;
-	free(w->prefix);
-	free(w);
-}
-
 static sk_store_watch *op_watch_start(sk_store *base, const char *prefix, int64_t from_rev, sk_store_watch_cb cb,
 				      void *ud, sk_error_t *err)
 {
 	struct etcd_store *s = E(base);
 	sk_store_watch *w;
 
-	if (from_rev < 0 || !cb) {
-		sk_error_set(err, SK_EINVALID, "store: bad watch of \"%s\"", prefix);
+	if (!(w = sk__watch_new(prefix, from_rev, cb, ud, err)))
 		return NULL;
-	}
-	w = xzalloc(sizeof(*w));
-	w->prefix = xstrdup(prefix);
-	w->plen = strlen(prefix);
-	w->cb = cb;
-	w->ud = ud;
 	pthread_mutex_lock(&s->wmu);
 	if (from_rev > 0 && replay(s, w, from_rev, err) < 0) {
 		pthread_mutex_unlock(&s->wmu);
-		watch_free(w);
+		sk__watch_free(w);
 		return NULL;
 	}
 	w->from_rev = from_rev > s->watch_rev ? from_rev : s->watch_rev;
@@ -809,7 +794,7 @@ static void op_unwatch(sk_store *base, sk_store_watch *w)
 	pthread_mutex_lock(&s->wmu);
 	sk__hub_remove(&s->hub, w);
 	pthread_mutex_unlock(&s->wmu);
-	watch_free(w);
+	sk__watch_free(w);
 }
 
 /* ---- compaction ---- */
@@ -861,7 +846,7 @@ static void store_free(struct etcd_store *s)
 
 		for (; w; w = next) {
 			next = w->next;
-			watch_free(w);
+			sk__watch_free(w);
 		}
 		g->head = NULL;
 	}

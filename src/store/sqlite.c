@@ -742,14 +742,6 @@ static size_t op_count(sk_store *base, const char *prefix)
 
 /* ---- watch ---- */
 
-static void watch_free(sk_store_watch *w)
-{
-	if (!w)
-		return;
-	free(w->prefix);
-	free(w);
-}
-
 /* Replays (from_rev, watch_rev] to w; wmu held. */
 static int replay(struct sqlite_store *s, sk_store_watch *w, int64_t from_rev, sk_error_t *err)
 {
@@ -773,19 +765,12 @@ static sk_store_watch *op_watch_start(sk_store *base, const char *prefix, int64_
 	struct sqlite_store *s = S(base);
 	sk_store_watch *w;
 
-	if (from_rev < 0 || !cb) {
-		sk_error_set(err, SK_EINVALID, "store: bad watch of \"%s\"", prefix);
+	if (!(w = sk__watch_new(prefix, from_rev, cb, ud, err)))
 		return NULL;
-	}
-	w = xzalloc(sizeof(*w));
-	w->prefix = xstrdup(prefix);
-	w->plen = strlen(prefix);
-	w->cb = cb;
-	w->ud = ud;
 	pthread_mutex_lock(&s->wmu);
 	if (from_rev > 0 && replay(s, w, from_rev, err) < 0) {
 		pthread_mutex_unlock(&s->wmu);
-		watch_free(w);
+		sk__watch_free(w);
 		return NULL;
 	}
 	w->from_rev = from_rev > s->watch_rev ? from_rev : s->watch_rev;
@@ -801,7 +786,7 @@ static void op_unwatch(sk_store *base, sk_store_watch *w)
 	pthread_mutex_lock(&s->wmu);
 	sk__hub_remove(&s->hub, w);
 	pthread_mutex_unlock(&s->wmu);
-	watch_free(w);
+	sk__watch_free(w);
 }
 
 /* ---- stats, open, close ---- */
@@ -837,7 +822,7 @@ static void free_watches(sk__hub *h)
 
 		for (; w; w = next) {
 			next = w->next;
-			watch_free(w);
+			sk__watch_free(w);
 		}
 		g->head = NULL;
 	}

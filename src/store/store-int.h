@@ -141,6 +141,10 @@ void sk__hub_push(sk__hub *h, sk__event *ev);
 /* Replays ring events with rev > from_rev to w. Returns 0, or -1 when the
  * ring does not reach back to from_rev + 1 (nothing is delivered then). */
 int sk__hub_replay(sk__hub *h, sk_store_watch *w, int64_t from_rev);
+/* A backend's new watch registration (not yet in a hub), or NULL with err
+ * for a negative revision or no callback; freed with sk__watch_free. */
+sk_store_watch *sk__watch_new(const char *prefix, int64_t from_rev, sk_store_watch_cb cb, void *ud, sk_error_t *err);
+void sk__watch_free(sk_store_watch *w);
 void sk__hub_add(sk__hub *h, sk_store_watch *w);
 void sk__hub_remove(sk__hub *h, sk_store_watch *w);
 /* Delivers one event to w if its key matches and its rev is new to w. */

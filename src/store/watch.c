@@ -173,3 +173,27 @@ void sk__hub_remove(sk__hub *h, sk_store_watch *w)
 	free(g->prefix);
 	free(g);
 }
+
+sk_store_watch *sk__watch_new(const char *prefix, int64_t from_rev, sk_store_watch_cb cb, void *ud, sk_error_t *err)
+{
+	sk_store_watch *w;
+
+	if (from_rev < 0 || !cb) {
+		sk_error_set(err, SK_EINVALID, "store: bad watch of \"%s\"", prefix);
+		return NULL;
+	}
+	w = xzalloc(sizeof(*w));
+	w->prefix = xstrdup(prefix);
+	w->plen = strlen(prefix);
+	w->cb = cb;
+	w->ud = ud;
+	return w;
+}
+
+void sk__watch_free(sk_store_watch *w)
+{
+	if (!w)
+		return;
+	free(w->prefix);
+	free(w);
+}
