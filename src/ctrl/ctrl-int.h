@@ -113,6 +113,7 @@ int sk__rootcacert_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__csrsigning_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__csrapproving_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__csrcleaner_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__hpa_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- endpoint controllers (endpointslice.c) ---- */
 

@@ -30,6 +30,9 @@ typedef struct sk_server_options {
 	/* the audit log (NULL: none) and its policy (NULL: Metadata for all) */
 	const char *audit_log_path, *audit_policy_path;
 	int audit_max_size_mb, audit_max_backups;
+	/* --horizontal-pod-autoscaler-* (0: upstream's defaults, sk_ctrl_options) */
+	int hpa_sync_period_secs, hpa_cpu_init_secs, hpa_readiness_delay_secs, hpa_downscale_window_secs;
+	double hpa_tolerance;
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);
