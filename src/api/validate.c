@@ -1633,6 +1633,37 @@ static void validate_generated_selector(E, json_t *job)
 	}
 }
 
+/* apimachinery's IsDomainPrefixedPath and the 63-byte limit of spec.managedBy. */
+static void validate_managed_by(E, json_t *spec, const char *base)
+{
+	static const char path_chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-._~%!$&'()*+,;=:";
+	const char *v = str(spec, "managedBy"), *slash, *msg;
+	CHILD(p, base, "managedBy");
+
+	if (!has(spec, "managedBy"))
+		return;
+	if (!v || !*v) {
+		sk__vrequired(e, p, "");
+		return;
+	}
+	slash = strchr(v, '/');
+	if (!slash || slash == v || !slash[1]) {
+		sk__vinvalid_str(e, p, v, "must be a domain-prefixed path (such as \"acme.io/foo\")");
+	} else {
+		cleanup_free char *host = xstrndup(v, (size_t)(slash - v));
+
+		if ((msg = sk_validate_dns1123_subdomain(host)))
+			sk__vinvalid_str(e, p, host, msg);
+		if (strspn(slash + 1, path_chars) != strlen(slash + 1))
+			sk__vinvalid_str(
+				e, p, slash + 1,
+				"Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')");
+	}
+	if (strlen(v) > 63)
+		sk__vtoo_long(e, p, 63);
+}
+
 /* JobSpec checks shared by Job and CronJob's jobTemplate (base
  * "spec" or "spec.jobTemplate.spec"). */
 static void validate_job_spec(E, json_t *spec, const char *base, bool is_job)
@@ -1672,6 +1703,7 @@ static void validate_job_spec(E, json_t *spec, const char *base, bool is_job)
 		else
 			enum_field(e, spec, base, "podReplacementPolicy", LIST("Failed", "TerminatingOrFailed"), false);
 	}
+	validate_managed_by(e, spec, base);
 	validate_pod_failure_policy(e, spec, base);
 	if (!obj(spec, "template")) {
 		sk__vrequired(e, tp, "");
@@ -1713,6 +1745,7 @@ static void validate_job_update(E, json_t *job, json_t *old)
 
 	validate_selector_update(e, job, old);
 	immutable(e, spec, ospec, "completionMode", "spec.completionMode");
+	immutable(e, spec, ospec, "managedBy", "spec.managedBy");
 	if (!(str(spec, "completionMode") && strcmp(str(spec, "completionMode"), "Indexed") == 0 &&
 	      json_equal(json_object_get(spec, "completions"), json_object_get(spec, "parallelism"))))
 		immutable(e, spec, ospec, "completions", "spec.completions");
