@@ -588,6 +588,27 @@ def test_job_success_policy(api_cluster):
     assert j["status"]["completedIndexes"] == "0"
     assert not active_pods(c, ns, "job-name=sp")
 
+    # validateSuccessPolicy
+    r = c.kubectl("-n", ns, "apply", "-f", "-", check=False, input=simple_job("spbad", """  completions: 4
+  completionMode: Indexed
+  successPolicy:
+    rules: [{succeededIndexes: "0,2-1"}, {succeededIndexes: "1-2", succeededCount: 3}, {}, {succeededIndexes: "9"}]"""))
+    assert r.returncode != 0
+    for msg in ['spec.successPolicy.rules[0].succeededIndexes: Invalid value: "0,2-1": error parsing '
+                'succeededIndexes: non-increasing order, previous: 2, current: 1',
+                "spec.successPolicy.rules[1].succeededCount: Invalid value: 3: must be less than or equal to 2 "
+                "(the number of indexes in the specified succeededIndexes field)",
+                "spec.successPolicy.rules[2]: Required value: at least one of "
+                "spec.successPolicy.rules[2].succeededIndexes or spec.successPolicy.rules[2].succeededCount must "
+                "be specified",
+                'spec.successPolicy.rules[3].succeededIndexes: Invalid value: "9": error parsing succeededIndexes: '
+                'too large index: "9"']:
+        assert msg in r.stderr, (msg, r.stderr)
+    r = c.kubectl("-n", ns, "apply", "-f", "-", check=False, input=simple_job("spbad", """  successPolicy:
+    rules: [{succeededCount: 1}]"""))
+    assert r.returncode != 0
+    assert 'spec.completionMode: Invalid value: "NonIndexed": requires indexed completion mode' in r.stderr
+
 
 def test_job_active_deadline(api_cluster):
     c = api_cluster
