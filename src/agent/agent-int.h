@@ -219,6 +219,9 @@ void sk__logserver_stop(struct sk_logserver *ls);
 struct MHD_Connection;
 int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char *url);
 
+/* stats.c: kubelet's Summary (stats/v1alpha1) of the node and its pods; caller frees. */
+json_t *sk__ag_stats_summary(struct sk_agent *a);
+
 /* netconf.c: the cluster's DNS settings (flags, else the ConfigMap
  * kube-system/skiff-network, else the defaults) and the DNS server on the
  * gateway address of the pod CIDR. A server that cannot start is logged. */

@@ -1,5 +1,6 @@
 /* The agent's HTTPS endpoint for container logs (kubelet's
- * /containerLogs/{namespace}/{pod}/{container}), served with libmicrohttpd
+ * /containerLogs/{namespace}/{pod}/{container}) and the Summary API
+ * (/stats/summary, stats.c), served with libmicrohttpd
  * to the API server, which authenticates with the node token. The
  * certificate is the caller's or a self-signed one made with GnuTLS on
  * first start (<data>/tls/agent.{crt,key}).
@@ -368,6 +369,19 @@ static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection
 	}
 }
 
+static enum MHD_Result serve_summary(struct sk_logserver *ls, struct MHD_Connection *conn)
+{
+	cleanup_json json_t *sum = sk__ag_stats_summary(ls->a);
+	char *text = json_dumps(sum, JSON_COMPACT);
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
+
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static bool authorized(struct sk_logserver *ls, struct MHD_Connection *conn)
 {
 	const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -399,6 +413,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return sk__stream_serve(ls->a, conn, url);
 	if (strcmp(method, "GET") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
+	if (!strcmp(url, "/stats/summary") || !strcmp(url, "/stats/summary/"))
+		return serve_summary(ls, conn);
 	if (sscanf(url, "/containerLogs/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
 		return serve_logs(ls, conn, ns, pod, ctr);
 	return reply(conn, MHD_HTTP_NOT_FOUND, "not found");

@@ -81,6 +81,9 @@ typedef struct sk_kind_ops {
 	 * HorizontalPodAutoscaler in autoscaling/v1 and v2): converts obj,
 	 * stored through any of them, in place to r's version */
 	void (*convert)(const sk_api_resource *r, json_t *obj);
+	/* a kind served from memory, never stored (metrics.k8s.io): answers
+	 * every request to the kind; discovery lists the verbs get and list */
+	void (*serve)(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 } sk_kind_ops;
 
 /* One served resource. */
@@ -161,6 +164,7 @@ struct sk_api {
 	struct sk__sa *sa;                /* service-account token signing (satoken.c); NULL until sk_api_sa_setup */
 	struct sk_node_graph *node_graph; /* the Node authorizer's pods → objects graph (authz-node.c) */
 	struct sk_audit *audit;           /* or NULL (audit-event.c) */
+	struct sk__metrics *metrics;      /* metrics.k8s.io's scraper and points (metrics-server.c); NULL: none */
 };
 
 /* The flags other threads read while the server runs. */
@@ -279,5 +283,9 @@ json_t *sk__get_object(sk_api *api, const char *path, sk_api_response *resp);
 const char *sk__pod_pick_container(json_t *pod, const char *asked, const sk_path *p, sk_api_response *resp);
 char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp);
 char *sk__node_auth_header(void);
+/* Stops metrics.k8s.io's scraper and frees its points (metrics-server.c). */
+void sk__metrics_stop(sk_api *api);
+/* A Node's kubelet endpoint https://INTERNAL-IP:PORT (malloc'd), NULL when it has no port. */
+char *sk__node_kubelet_url(json_t *node);
 
 #endif

@@ -71,6 +71,7 @@ void sk_api_free(sk_api *api)
 {
 	if (!api)
 		return;
+	sk__metrics_stop(api);
 	sk__rbac_stop(api);
 	sk__svc_stop(api);
 	sk__crd_stop(api);

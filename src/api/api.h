@@ -116,6 +116,12 @@ void sk_api_set_gc_enabled(sk_api *api, int on);
 struct sk_audit;
 void sk_api_set_audit(sk_api *api, struct sk_audit *a);
 
+/* Starts metrics.k8s.io's scraper (metrics-server in process): every
+ * resolution_ms it reads each Ready node's /stats/summary and keeps the
+ * last two points per node and container. Without it PodMetrics and
+ * NodeMetrics lists are empty. Stopped by sk_api_free. */
+int sk_api_metrics_start(sk_api *api, int64_t resolution_ms, sk_error_t *err);
+
 /* Handles one request; always fills resp (errors become Status objects). */
 void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);
 

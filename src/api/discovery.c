@@ -11,6 +11,8 @@ static json_t *verbs_for(const sk_api_resource *r)
 {
 	if (r->ops && r->ops->review)
 		return json_pack("[s]", "create");
+	if (r->ops && r->ops->serve)
+		return json_pack("[s,s]", "get", "list");
 	if (r->no_deletecollection)
 		return json_pack("[s,s,s,s,s,s,s]", "create", "delete", "get", "list", "patch", "update", "watch");
 	return json_pack("[s,s,s,s,s,s,s,s]", "create", "delete", "deletecollection", "get", "list", "patch", "update",

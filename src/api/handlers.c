@@ -1728,6 +1728,10 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 {
 	const char *m = req->method;
 
+	if (p->res->ops && p->res->ops->serve) {
+		p->res->ops->serve(api, req, p, resp);
+		return;
+	}
 	if (p->res->ops && p->res->ops->review) {
 		if (!p->name[0] && !p->sub[0] && !strcmp(m, "POST"))
 			do_review(api, req, p, resp);

@@ -138,6 +138,27 @@ const char *sk__pod_pick_container(json_t *pod, const char *asked, const sk_path
 	return NULL;
 }
 
+char *sk__node_kubelet_url(json_t *n)
+{
+	json_t *addrs, *a;
+	const char *ip = "127.0.0.1";
+	json_int_t port;
+	size_t i;
+
+	port = json_integer_value(json_object_get(
+		json_object_get(json_object_get(json_object_get(n, "status"), "daemonEndpoints"), "kubeletEndpoint"),
+		"Port"));
+	addrs = json_object_get(json_object_get(n, "status"), "addresses");
+	json_array_foreach(addrs, i, a)
+		if (!strcmp(jstr(a, "type", NULL) ? jstr(a, "type", NULL) : "", "InternalIP") &&
+		    jstr(a, "address", NULL))
+			ip = jstr(a, "address", NULL);
+	if (port <= 0 || port > 65535)
+		return NULL;
+	return strchr(ip, ':') ? xasprintf("https://[%s]:%lld", ip, (long long)port)
+			       : xasprintf("https://%s:%lld", ip, (long long)port);
+}
+
 /* https://IP:PORT of the pod's node, or NULL after replying. */
 char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp)
 {
@@ -145,10 +166,7 @@ char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_re
 	cleanup_free char *path = NULL;
 	cleanup_json json_t *n = NULL;
 	cleanup_free char *msg = NULL;
-	json_t *addrs, *a;
-	const char *ip = "127.0.0.1";
-	json_int_t port;
-	size_t i;
+	char *url;
 
 	if (!node || !*node) {
 		msg = xasprintf("pod %s does not have a host assigned", p->name);
@@ -159,21 +177,12 @@ char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_re
 	n = sk__get_object(api, path, resp);
 	if (!n)
 		return NULL;
-	port = json_integer_value(json_object_get(
-		json_object_get(json_object_get(json_object_get(n, "status"), "daemonEndpoints"), "kubeletEndpoint"),
-		"Port"));
-	addrs = json_object_get(json_object_get(n, "status"), "addresses");
-	json_array_foreach(addrs, i, a)
-		if (!strcmp(jstr(a, "type", NULL) ? jstr(a, "type", NULL) : "", "InternalIP") &&
-		    jstr(a, "address", NULL))
-			ip = jstr(a, "address", NULL);
-	if (port <= 0) {
+	url = sk__node_kubelet_url(n);
+	if (!url) {
 		msg = xasprintf("node %s has no log endpoint", node);
 		sk__reply_status(resp, 503, "ServiceUnavailable", msg, p->res, p->name, NULL);
-		return NULL;
 	}
-	return strchr(ip, ':') ? xasprintf("https://[%s]:%lld", ip, (long long)port)
-			       : xasprintf("https://%s:%lld", ip, (long long)port);
+	return url;
 }
 
 /* The agent URL with the supported query parameters passed on. */

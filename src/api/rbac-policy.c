@@ -25,7 +25,7 @@
 
 typedef struct role {
 	const char *name;
-	const char *aggregate_to; /* its rbac.authorization.k8s.io/aggregate-to-<x> label, or NULL */
+	const char *aggregate_to; /* its rbac.authorization.k8s.io/aggregate-to-<x> labels (comma-separated), or NULL */
 	const char *aggregates;   /* aggregationRule: aggregate-to-<x> selectors, or NULL */
 	const char *rules[32];
 } role;
@@ -72,6 +72,8 @@ static const role roles[] = {
 	  "replicationcontrollers/scale|" RO,
 	  "policy|poddisruptionbudgets,poddisruptionbudgets/status|" RO,
 	  "networking.k8s.io|ingresses,ingresses/status,networkpolicies|" RO}},
+	/* metrics-server's: reading metrics.k8s.io with view, edit and admin */
+	{"system:aggregated-metrics-reader", "view,edit,admin", NULL, {"metrics.k8s.io|nodes,pods|" RO}},
 	{"system:auth-delegator",
 	 NULL,
 	 NULL,
@@ -275,10 +277,12 @@ static json_t *role_json(const role *r)
 	for (int i = 0; r->rules[i]; i++)
 		json_array_append_new(rules, sk__rbac_policy_rule(r->rules[i]));
 	json_object_set_new(o, "rules", rules);
-	if (r->aggregate_to) {
-		cleanup_free char *l = xasprintf(SK_RBAC_GROUP "/aggregate-to-%s", r->aggregate_to);
+	for (const char *a = r->aggregate_to; a && *a;) {
+		size_t n = strcspn(a, ",");
+		cleanup_free char *l = xasprintf(SK_RBAC_GROUP "/aggregate-to-%.*s", (int)n, a);
 
 		json_object_set_new(json_object_get(json_object_get(o, "metadata"), "labels"), l, json_string("true"));
+		a += n + (a[n] == ',');
 	}
 	if (r->aggregates) {
 		cleanup_free char *l = xasprintf(SK_RBAC_GROUP "/aggregate-to-%s", r->aggregates);

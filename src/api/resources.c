@@ -36,6 +36,8 @@ extern const sk_api_resource sk__kinds_authentication[];
 extern const size_t sk__nkinds_authentication;
 extern const sk_api_resource sk__kinds_certificates[];
 extern const size_t sk__nkinds_certificates;
+extern const sk_api_resource sk__kinds_metrics[];
+extern const size_t sk__nkinds_metrics;
 extern const sk_api_resource sk__kinds_apiextensions[];
 extern const size_t sk__nkinds_apiextensions;
 
@@ -60,6 +62,7 @@ static const struct {
 	{sk__kinds_podgroup, &sk__nkinds_podgroup},
 	{sk__kinds_authentication, &sk__nkinds_authentication},
 	{sk__kinds_apiextensions, &sk__nkinds_apiextensions},
+	{sk__kinds_metrics, &sk__nkinds_metrics},
 };
 
 static sk_kind_set builtin;

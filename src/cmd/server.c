@@ -11,6 +11,24 @@
 #include "server/server.h"
 #include "util/util.h"
 
+/* A Go duration of one unit ("15s", "500ms", "1.5m", "1h") in ms; -1 when it is none. */
+static int64_t duration_ms(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double ms;
+	} units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v <= 0 || v > 1e9)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return (int64_t)(v * units[i].ms);
+	return -1;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: skiff server [--data-dir DIR] [--listen HOST:PORT] [--no-agent] [options]\n\n"
@@ -25,6 +43,8 @@ static void usage(FILE *f)
 		   "  --gpu-replicas R      time-slicing: each GPU counts as R (no memory or fault isolation)\n"
 		   "  --gpu-quiet-period S  seconds without a critical XID before a GPU is healthy again\n"
 		   "  --watch-history S     keep S seconds of history for watch resumption (default 300)\n"
+		   "  --metric-resolution D  how often metrics.k8s.io scrapes the nodes' /stats/summary,\n"
+		   "                        a duration such as 15s, 500ms or 1m (default 15s)\n"
 		   "  --node-monitor-grace-period S  seconds without a node heartbeat before the node\n"
 		   "                        is marked Ready=Unknown (default 40)\n"
 		   "  --node-monitor-period S  seconds between node health checks (default 5)\n"
@@ -156,6 +176,7 @@ int sk_cmd_server(int argc, char **argv)
 		{"horizontal-pod-autoscaler-cpu-initialization-period", required_argument, NULL, 1032},
 		{"horizontal-pod-autoscaler-initial-readiness-delay", required_argument, NULL, 1033},
 		{"horizontal-pod-autoscaler-downscale-stabilization", required_argument, NULL, 1034},
+		{"metric-resolution", required_argument, NULL, 1027},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -237,6 +258,12 @@ int sk_cmd_server(int argc, char **argv)
 			break;
 		case 1011:
 			o.admission_config_file = optarg;
+			break;
+		case 1027:
+			o.metric_resolution_ms = duration_ms(optarg);
+			if (o.metric_resolution_ms <= 0)
+				die("--metric-resolution \"%s\": want a positive duration such as 15s, 500ms or 1m",
+				    optarg);
 			break;
 		case 1020:
 			o.max_conns = count_flag("--max-connections", optarg);

@@ -1,12 +1,15 @@
-/* Cgroup layout detection, pod cgroup removal and OOM counters. */
+/* Cgroup layout detection, pod cgroup removal, OOM counters and usage. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runtime/cgroup.h"
 #include "runtime/runtime-int.h"
@@ -307,4 +310,185 @@ int sk_cgroup_pod_set_resources(const char *path, const struct sk_cgroup_pod_res
 	if (sk_cgroup_mode_detect() == SK_CGROUP_V2)
 		return set_v2(path, res, err);
 	return set_v1(path, res, err);
+}
+
+/* ---- usage --------------------------------------------------------------------- */
+
+/* The value of "key N" in a flat-keyed control file's text. */
+static bool stat_key(const char *text, const char *key, uint64_t *out)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		char *end;
+		unsigned long long v;
+
+		if (strncmp(p, key, klen) || p[klen] != ' ')
+			continue;
+		errno = 0;
+		v = strtoull(p + klen + 1, &end, 10);
+		if (end == p + klen + 1 || errno)
+			return false;
+		*out = v;
+		return true;
+	}
+	return false;
+}
+
+/* A file holding one unsigned number ("max" and garbage: false). */
+static bool single_value(const char *text, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!text || *text < '0' || *text > '9')
+		return false;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || (*end && *end != '\n'))
+		return false;
+	*out = v;
+	return true;
+}
+
+static void working_set(struct sk_cgroup_usage *u, uint64_t inactive_file)
+{
+	u->memory_working_set = u->memory_usage > inactive_file ? u->memory_usage - inactive_file : 0;
+}
+
+void sk_cgroup_parse_v1(const char *cpuacct_usage, const char *mem_usage, const char *mem_stat,
+			struct sk_cgroup_usage *u)
+{
+	uint64_t v;
+
+	if (single_value(cpuacct_usage, &u->cpu_usage_ns))
+		u->has_cpu = true;
+	if (single_value(mem_usage, &u->memory_usage)) {
+		u->has_memory = true;
+		v = 0;
+		if (!stat_key(mem_stat, "total_inactive_file", &v))
+			stat_key(mem_stat, "inactive_file", &v);
+		working_set(u, v);
+		if (!stat_key(mem_stat, "total_rss", &u->memory_rss))
+			stat_key(mem_stat, "rss", &u->memory_rss);
+		if (!stat_key(mem_stat, "total_pgfault", &u->memory_page_faults))
+			stat_key(mem_stat, "pgfault", &u->memory_page_faults);
+		if (!stat_key(mem_stat, "total_pgmajfault", &u->memory_major_page_faults))
+			stat_key(mem_stat, "pgmajfault", &u->memory_major_page_faults);
+	}
+}
+
+void sk_cgroup_parse_v2(const char *cpu_stat, const char *mem_current, const char *mem_stat, struct sk_cgroup_usage *u)
+{
+	uint64_t v;
+
+	if (stat_key(cpu_stat, "usage_usec", &v) && v <= UINT64_MAX / 1000) {
+		u->cpu_usage_ns = v * 1000;
+		u->has_cpu = true;
+	}
+	if (single_value(mem_current, &u->memory_usage)) {
+		u->has_memory = true;
+		v = 0;
+		stat_key(mem_stat, "inactive_file", &v);
+		working_set(u, v);
+		stat_key(mem_stat, "anon", &u->memory_rss);
+		stat_key(mem_stat, "pgfault", &u->memory_page_faults);
+		stat_key(mem_stat, "pgmajfault", &u->memory_major_page_faults);
+	}
+}
+
+static char *read_ctl(const char *root, const char *path, const char *file)
+{
+	cleanup_free char *p = xasprintf("%s%s/%s", root, path, file);
+
+	return sk_read_file(p, NULL);
+}
+
+int sk_cgroup_usage(const char *path, struct sk_cgroup_usage *u, sk_error_t *err)
+{
+	cleanup_free char *a = NULL, *b = NULL, *c = NULL;
+
+	memset(u, 0, sizeof(*u));
+	if (!path || path[0] != '/' || strstr(path, ".."))
+		return sk_error_set(err, SK_EINVALID, "cgroup \"%s\": not an absolute path", path ? path : "");
+	if (sk_cgroup_mode_detect() == SK_CGROUP_V2) {
+		a = read_ctl(CG_ROOT, path, "cpu.stat");
+		b = read_ctl(CG_ROOT, path, "memory.current");
+		c = read_ctl(CG_ROOT, path, "memory.stat");
+		sk_cgroup_parse_v2(a, b, c, u);
+	} else {
+		a = read_ctl(CG_ROOT "/cpuacct", path, "cpuacct.usage");
+		b = read_ctl(CG_ROOT "/memory", path, "memory.usage_in_bytes");
+		c = read_ctl(CG_ROOT "/memory", path, "memory.stat");
+		sk_cgroup_parse_v1(a, b, c, u);
+	}
+	if (!u->has_cpu && !u->has_memory)
+		return sk_error_set(err, SK_ENOTFOUND, "cgroup \"%s\": no cpu or memory accounting", path);
+	return 0;
+}
+
+/* The value in kB of a /proc/meminfo line, in bytes. */
+static bool meminfo_key(const char *text, const char *key, uint64_t *out)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		unsigned long long v;
+		char *end;
+
+		if (strncmp(p, key, klen) || p[klen] != ':')
+			continue;
+		errno = 0;
+		v = strtoull(p + klen + 1, &end, 10);
+		if (errno || end == p + klen + 1 || v > UINT64_MAX / 1024)
+			return false;
+		*out = v * 1024;
+		return true;
+	}
+	return false;
+}
+
+void sk_host_parse(const char *proc_stat, const char *meminfo, long ticks_per_s, struct sk_host_usage *h)
+{
+	uint64_t total = 0, free_b = 0, inactive = 0;
+
+	memset(h, 0, sizeof(*h));
+	/* "cpu  user nice system idle iowait irq softirq steal guest guest_nice";
+	 * guest time is already in user */
+	if (proc_stat && !strncmp(proc_stat, "cpu ", 4) && ticks_per_s > 0) {
+		unsigned long long f[8] = {0};
+		int n = sscanf(proc_stat + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3],
+			       &f[4], &f[5], &f[6], &f[7]);
+
+		if (n >= 4) {
+			unsigned long long busy = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+
+			h->u.cpu_usage_ns = (uint64_t)busy * (1000000000ull / (uint64_t)ticks_per_s);
+			h->u.has_cpu = true;
+		}
+	}
+	for (const char *p = proc_stat; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, "btime ", 6))
+			h->boot_time = strtoll(p + 6, NULL, 10);
+	if (meminfo_key(meminfo, "MemTotal", &total) && meminfo_key(meminfo, "MemFree", &free_b)) {
+		h->memory_total = total;
+		h->u.memory_usage = total > free_b ? total - free_b : 0;
+		meminfo_key(meminfo, "Inactive(file)", &inactive);
+		working_set(&h->u, inactive);
+		meminfo_key(meminfo, "AnonPages", &h->u.memory_rss);
+		if (!meminfo_key(meminfo, "MemAvailable", &h->memory_available))
+			h->memory_available = free_b;
+		h->u.has_memory = true;
+	}
+}
+
+int sk_host_usage(struct sk_host_usage *h, sk_error_t *err)
+{
+	cleanup_free char *st = sk_read_file("/proc/stat", NULL);
+	cleanup_free char *mi = sk_read_file("/proc/meminfo", NULL);
+
+	sk_host_parse(st, mi, sysconf(_SC_CLK_TCK), h);
+	if (!h->u.has_cpu || !h->u.has_memory)
+		return sk_error_set(err, SK_EINTERNAL, "reading /proc/stat and /proc/meminfo failed");
+	return 0;
 }

@@ -64,4 +64,41 @@ bool sk_cgroup_exists(const char *path);
  * memory.oom_control "oom_kill N", v2 memory.events "oom_kill N"). */
 bool sk_cgroup_oom_killed(const char *path);
 
+/* Resource usage of one cgroup, as kubelet's Summary API reports it
+ * (cadvisor's numbers). */
+struct sk_cgroup_usage {
+	bool has_cpu, has_memory;
+	uint64_t cpu_usage_ns;       /* cumulative CPU time of every task, ever */
+	uint64_t memory_usage;       /* bytes charged, page cache included */
+	uint64_t memory_working_set; /* usage - inactive_file (0 when negative) */
+	uint64_t memory_rss;         /* anonymous memory (v1 total_rss, v2 anon) */
+	uint64_t memory_page_faults, memory_major_page_faults;
+};
+
+/* Reads the usage of cgroup `path` (absolute within the hierarchies, e.g.
+ * a pod or container cgroup) in the host's layout: the cpuacct and memory
+ * controllers on v1 and hybrid hosts, the unified tree on v2. -1 with err
+ * (SK_ENOTFOUND) when the cgroup exists in none of them. */
+int sk_cgroup_usage(const char *path, struct sk_cgroup_usage *u, sk_error_t *err);
+
+/* The parsers behind it, over the control files' contents (NULL: file
+ * absent). v1: cpuacct.usage, memory.usage_in_bytes, memory.stat; v2:
+ * cpu.stat, memory.current, memory.stat. Fill what the texts give. */
+void sk_cgroup_parse_v1(const char *cpuacct_usage, const char *mem_usage, const char *mem_stat,
+			struct sk_cgroup_usage *u);
+void sk_cgroup_parse_v2(const char *cpu_stat, const char *mem_current, const char *mem_stat, struct sk_cgroup_usage *u);
+
+/* The whole machine's usage, kubelet's node "cpu" and "memory": CPU time
+ * from /proc/stat (every state but idle and iowait, in USER_HZ ticks),
+ * memory from /proc/meminfo (usage MemTotal - MemFree, working set usage -
+ * Inactive(file), rss AnonPages) and the boot time. */
+struct sk_host_usage {
+	struct sk_cgroup_usage u;
+	uint64_t memory_available; /* MemAvailable */
+	uint64_t memory_total;     /* MemTotal */
+	int64_t boot_time;         /* /proc/stat btime, seconds since the epoch; 0: unknown */
+};
+int sk_host_usage(struct sk_host_usage *h, sk_error_t *err);
+void sk_host_parse(const char *proc_stat, const char *meminfo, long ticks_per_s, struct sk_host_usage *h);
+
 #endif

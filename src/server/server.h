@@ -33,6 +33,7 @@ typedef struct sk_server_options {
 	/* --horizontal-pod-autoscaler-* (0: upstream's defaults, sk_ctrl_options) */
 	int hpa_sync_period_secs, hpa_cpu_init_secs, hpa_readiness_delay_secs, hpa_downscale_window_secs;
 	double hpa_tolerance;
+	int64_t metric_resolution_ms; /* metrics.k8s.io's scrape interval; 0: 15 s */
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);

@@ -115,6 +115,15 @@ int sk_quantity_milli(const char *s, int64_t *out)
 	return to_int(&d, 3, out);
 }
 
+int sk_quantity_nano(const char *s, int64_t *out)
+{
+	struct dec d;
+
+	if (parse(s, &d) < 0)
+		return -1;
+	return to_int(&d, 9, out);
+}
+
 int sk_quantity_value(const char *s, int64_t *out)
 {
 	struct dec d;

@@ -10,6 +10,8 @@
 /* Parses s and stores its value in thousandths (cpu "250m" → 250, "1" → 1000),
  * rounded up. Returns -1 if s is not a quantity or the value overflows. */
 int sk_quantity_milli(const char *s, int64_t *out);
+/* The same in billionths (cpu "1500u" → 1500000 nanocores), rounded up. */
+int sk_quantity_nano(const char *s, int64_t *out);
 /* Parses s and stores its value in whole units (memory "1Ki" → 1024,
  * "100m" → 1), rounded up like Quantity.Value(). Returns -1 on bad input. */
 int sk_quantity_value(const char *s, int64_t *out);

@@ -178,6 +178,21 @@ int sk_time_parse(const char *s, int64_t *secs)
 	return 0;
 }
 
+int sk_time_parse_ns(const char *s, int64_t *ns)
+{
+	const char *dot;
+	int64_t secs, frac = 0, scale = 100000000;
+
+	if (sk_time_parse(s, &secs) < 0 || secs > INT64_MAX / 1000000000 - 1 || secs < INT64_MIN / 1000000000 + 1)
+		return -1;
+	dot = strchr(s, '.');
+	if (dot && dot - s == 19)
+		for (const char *p = dot + 1; *p >= '0' && *p <= '9' && scale > 0; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	*ns = secs * 1000000000 + frac;
+	return 0;
+}
+
 bool sk_trace_on(void)
 {
 	static int on = -1;

@@ -108,6 +108,8 @@ void sk_time_format(int64_t secs, char *buf, size_t len);
 void sk_time_format_micro(int64_t ns, char *buf, size_t len);
 /* Parses RFC 3339 (with Z or offset, optional fraction). Returns -1 on bad input. */
 int sk_time_parse(const char *s, int64_t *secs);
+/* The same in nanoseconds since the epoch, keeping the fraction. */
+int sk_time_parse_ns(const char *s, int64_t *ns);
 
 /* Logging to stderr: "I1130 00:33:44.123456 component] message". */
 enum { SK_LOG_ERROR, SK_LOG_WARN, SK_LOG_INFO, SK_LOG_DEBUG };
