@@ -3,9 +3,14 @@ object (conversion both ways, the round-trip annotations, defaults,
 validation, the TARGETS column, kubectl autoscale and describe) and the
 controller's scale-subresource work that needs no metrics (min/max clamps,
 missing targets, custom objects with a scale subresource), against
-`skiff server --no-agent` with a 1 s sync period."""
+`skiff server --no-agent` with a 1 s sync period; then one real-container
+run: a CPU-burning Deployment scaled up on metrics.k8s.io's figures and back
+down once the burn stops (run it under flock /tmp/skiff-containers.lock)."""
 import json
+import os
+import random
 import shutil
+import subprocess
 import tempfile
 import time
 
@@ -14,8 +19,10 @@ from kubernetes import client
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic import DynamicClient
 
-from conftest import Cluster
+from conftest import SKIFF, Cluster
 from crd_util import GROUP, apply_doc, crd_doc, wait_served
+from test_agent_cluster import have_tools, images_dir
+from test_agent_embedded import fnv1a
 
 
 @pytest.fixture(scope="module")
@@ -281,3 +288,96 @@ def test_controller_clamps_through_scale_subresources(hpa_cluster):
     assert cond(zero, "ScalingActive")["message"] == \
         "scaling is disabled since the replica count of the target is zero"
     assert c.kjson("-n", ns, "get", "deploy", "low")["spec"]["replicas"] == 0
+
+
+@pytest.fixture(scope="module")
+def burn_cluster():
+    if not have_tools():
+        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
+    d = tempfile.mkdtemp(prefix="skiff-e2e-hpa-")
+    node = "hpa-%04x" % random.randrange(1 << 16)
+    agent_dir = os.path.join(d, "agent")
+    subprocess.run([SKIFF, "image", "import", "--data-dir", agent_dir,
+                    os.path.join(images_dir(), "busybox-oci.tar"), "--name", "busybox"], check=True,
+                   capture_output=True)
+    c = Cluster(d, ["--node-name", node, "--metric-resolution", "1s",
+                    "--horizontal-pod-autoscaler-sync-period=1s",
+                    "--horizontal-pod-autoscaler-cpu-initialization-period=20s",
+                    "--horizontal-pod-autoscaler-initial-readiness-delay=5s"])
+    try:
+        c.start()
+        wait(lambda: c.kubectl("get", "node", node, check=False).returncode == 0, what="node")
+        yield c
+    finally:
+        c.kubectl("delete", "deploy", "--all", "--grace-period=1", check=False)
+        c.kubectl("delete", "pods", "--all", "--grace-period=1", check=False)
+        c.cleanup()
+        h = fnv1a(os.path.realpath(agent_dir))
+        subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
+        subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
+        shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+BURN = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: burn}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: burn}}
+  template:
+    metadata: {labels: {app: burn}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: burn
+        image: busybox:1
+        # burns a CPU for 25 s after it starts, then idles
+        command: ["sh", "-c", "end=$(($(date +%s)+25)); while [ $(date +%s) -lt $end ]; do :; done; exec sleep 3600"]
+        resources: {requests: {cpu: 100m}, limits: {cpu: 300m}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: burn}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: burn}
+  minReplicas: 1
+  maxReplicas: 3
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+  behavior:
+    scaleUp:
+      stabilizationWindowSeconds: 0
+      policies: [{type: Pods, value: 2, periodSeconds: 1}]
+    scaleDown:
+      stabilizationWindowSeconds: 5
+      policies: [{type: Percent, value: 100, periodSeconds: 1}]
+"""
+
+
+def test_cpu_burn_scales_up_then_down(burn_cluster):
+    c = burn_cluster
+    c.kubectl("apply", "-f", "-", input=BURN)
+    up = wait(lambda: (lambda r: r if r > 1 else None)(c.kjson("get", "deploy", "burn")["spec"]["replicas"]),
+              timeout=60, what="a scale-up")
+    assert 1 < up <= 3
+    h = c.kjson("get", "hpa", "burn")
+    cur = h["status"]["currentMetrics"][0]["resource"]
+    assert cur["name"] == "cpu" and cur["current"]["averageUtilization"] > 50
+    rows = c.kubectl("get", "hpa", "burn").stdout.splitlines()
+    assert rows[1].split()[2] == "cpu:" and rows[1].split()[3].endswith("/50%")
+    ev = [e for e in c.kjson("get", "events")["items"] if e["reason"] == "SuccessfulRescale"]
+    assert any(e["message"].endswith("reason: cpu resource utilization (percentage of request) above target")
+               for e in ev), [e["message"] for e in ev]
+
+    # the burn stops 25 s after each pod starts: back to one replica
+    wait(lambda: c.kjson("get", "deploy", "burn")["spec"]["replicas"] == 1, timeout=90, what="the scale-down")
+    h = c.kjson("get", "hpa", "burn")
+    assert any(e["message"].endswith("reason: All metrics below target")
+               for e in c.kjson("get", "events")["items"] if e["reason"] == "SuccessfulRescale")
+    assert cond(h, "ScalingActive")["reason"] == "ValidMetricFound"
+    assert cond(h, "AbleToScale")["status"] == "True"
+    desc = c.kubectl("describe", "hpa", "burn").stdout
+    assert "resource cpu on pods  (as a percentage of request):" in desc and "/ 50%" in desc
