@@ -202,6 +202,14 @@ def test_validation(hpa_cluster):
     ]:
         assert line in r.stderr, (line, r.stderr)
 
+    # the OpenAPI schema: strict field validation and kubectl explain
+    typo = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "typo"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "x"}, "maxReplicas": 2, "maxReplica": 3}}
+    r = c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(typo), check=False)
+    assert r.returncode != 0 and 'unknown field "spec.maxReplica"' in r.stderr, r.stderr
+    out = c.kubectl("explain", "hpa.spec.behavior.scaleUp.selectPolicy").stdout
+    assert "VERSION:    v2" in out and "selectPolicy <string>" in out
+
     # through v1: validated as the v2 object it converts to; status refused below zero
     v1api = client.AutoscalingV1Api(c.api_client())
     body = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "v1bad"},
