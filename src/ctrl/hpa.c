@@ -317,7 +317,8 @@ static void set_status(json_t *hpa, int32_t current, int32_t desired, json_t *me
 		json_object_del(st, "currentMetrics");
 	if (rescaled)
 		json_object_set_new(st, "lastScaleTime", sk__time_json(sk__now()));
-	json_object_set(st, "observedGeneration", sk_kube_jget(hpa, "metadata.generation"));
+	/* upstream's setStatus makes a new status: no observedGeneration */
+	json_object_del(st, "observedGeneration");
 }
 
 static int write_status(sync_ctx *x, json_t *orig)
