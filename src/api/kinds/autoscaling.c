@@ -16,7 +16,6 @@
 #define ANN_METRICS "autoscaling.alpha.kubernetes.io/metrics"
 #define ANN_CURRENT "autoscaling.alpha.kubernetes.io/current-metrics"
 #define ANN_CONDITIONS "autoscaling.alpha.kubernetes.io/conditions"
-#define ANN_BEHAVIOR "autoscaling.alpha.kubernetes.io/behavior"
 
 #define MAX_PERIOD_SECONDS 1800
 #define MAX_STABILIZATION_SECONDS 3600
@@ -47,55 +46,145 @@ static int is_v1(json_t *o)
 
 static char *dump(json_t *v) { return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER); }
 
-/* A v2 resource metric source or status ({name, target|current}) as v1's
- * ({name, targetAverageUtilization|…}); other kinds of metric pass as they are. */
-static json_t *metric_to_v1(json_t *m, const char *src, const char *val)
+/* Moves o[from] to o[to] (nothing when absent). */
+static void move(json_t *o, const char *from, json_t *dst, const char *to)
 {
-	json_t *out = json_deep_copy(m);
-	const char *types[] = {"resource", "containerResource"};
+	json_t *v = child(o, from);
 
-	for (size_t i = 0; i < 2; i++) {
-		json_t *r = child(out, types[i]), *t = child(r, src);
-		char key[64];
+	if (v && dst)
+		json_object_set(dst, to, v);
+}
 
-		if (!json_is_object(r) || !json_is_object(t))
+/* The v1 form of one v2 MetricSpec (src "target", pre "target") or
+ * MetricStatus (src "current", pre "current"), as upstream's
+ * Convert_autoscaling_*_To_v1_*: a new object. */
+static json_t *metric_to_v1(json_t *m, const char *src, const char *pre)
+{
+	json_t *out = json_object(), *in, *v, *t;
+	int spec = !strcmp(src, "target");
+	char k1[64], k2[64];
+
+	if (!json_is_object(m))
+		return out;
+	move(m, "type", out, "type");
+	snprintf(k1, sizeof(k1), "%sAverageUtilization", pre);
+	snprintf(k2, sizeof(k2), "%sAverageValue", pre);
+	for (int i = 0; i < 2; i++) {
+		const char *f = i ? "containerResource" : "resource";
+
+		if (!json_is_object(in = child(m, f)))
 			continue;
-		if (child(t, "averageUtilization")) {
-			snprintf(key, sizeof(key), "%sAverageUtilization", val);
-			json_object_set(r, key, child(t, "averageUtilization"));
-		}
-		if (child(t, "averageValue")) {
-			snprintf(key, sizeof(key), "%sAverageValue", val);
-			json_object_set(r, key, child(t, "averageValue"));
-		}
-		json_object_del(r, src);
+		v = json_object();
+		t = child(in, src);
+		move(in, "name", v, "name");
+		move(t, "averageUtilization", v, k1);
+		move(t, "averageValue", v, k2);
+		if (!spec && !child(v, k2))
+			json_object_set_new(v, k2, json_string("0"));
+		move(in, "container", v, "container");
+		json_object_set_new(out, f, v);
+	}
+	if (json_is_object(in = child(m, "pods"))) {
+		t = child(in, src);
+		v = json_object();
+		move(child(in, "metric"), "name", v, "metricName");
+		move(t, "averageValue", v, spec ? "targetAverageValue" : "currentAverageValue");
+		move(child(in, "metric"), "selector", v, "selector");
+		json_object_set_new(out, "pods", v);
+	}
+	if (json_is_object(in = child(m, "object"))) {
+		t = child(in, src);
+		v = json_object();
+		move(in, "describedObject", v, "target");
+		move(child(in, "metric"), "name", v, "metricName");
+		move(t, "value", v, spec ? "targetValue" : "currentValue");
+		if (!child(v, spec ? "targetValue" : "currentValue"))
+			json_object_set_new(v, spec ? "targetValue" : "currentValue", json_string("0"));
+		move(child(in, "metric"), "selector", v, "selector");
+		move(t, "averageValue", v, "averageValue");
+		json_object_set_new(out, "object", v);
+	}
+	if (json_is_object(in = child(m, "external"))) {
+		t = child(in, src);
+		v = json_object();
+		move(child(in, "metric"), "name", v, "metricName");
+		move(child(in, "metric"), "selector", v, "metricSelector");
+		move(t, "value", v, spec ? "targetValue" : "currentValue");
+		if (!spec && !child(v, "currentValue"))
+			json_object_set_new(v, "currentValue", json_string("0"));
+		move(t, "averageValue", v, spec ? "targetAverageValue" : "currentAverageValue");
+		json_object_set_new(out, "external", v);
 	}
 	return out;
 }
 
-static json_t *metric_to_v2(json_t *m, const char *src, const char *val)
+static json_t *metric_id(json_t *in, const char *name, const char *sel)
 {
-	json_t *out = json_deep_copy(m);
-	const char *types[] = {"resource", "containerResource"};
+	json_t *id = json_object();
 
-	for (size_t i = 0; i < 2; i++) {
-		json_t *r = child(out, types[i]), *t;
-		char ku[64], kv[64];
+	move(in, name, id, "name");
+	move(in, sel, id, "selector");
+	return id;
+}
 
-		if (!json_is_object(r))
+/* The v2 form of one v1 MetricSpec or MetricStatus (upstream's
+ * Convert_v1_*_To_autoscaling_*): a new object. */
+static json_t *metric_to_v2(json_t *m, const char *src, const char *pre)
+{
+	json_t *out = json_object(), *in, *v, *t;
+	int spec = !strcmp(src, "target");
+	char k1[64], k2[64];
+
+	if (!json_is_object(m))
+		return out;
+	move(m, "type", out, "type");
+	snprintf(k1, sizeof(k1), "%sAverageUtilization", pre);
+	snprintf(k2, sizeof(k2), "%sAverageValue", pre);
+	for (int i = 0; i < 2; i++) {
+		const char *f = i ? "containerResource" : "resource";
+
+		if (!json_is_object(in = child(m, f)))
 			continue;
-		snprintf(ku, sizeof(ku), "%sAverageUtilization", val);
-		snprintf(kv, sizeof(kv), "%sAverageValue", val);
+		v = json_object();
 		t = json_object();
-		if (!strcmp(src, "target"))
-			json_object_set_new(t, "type", json_string(child(r, ku) ? "Utilization" : "AverageValue"));
-		if (child(r, ku))
-			json_object_set(t, "averageUtilization", child(r, ku));
-		if (child(r, kv))
-			json_object_set(t, "averageValue", child(r, kv));
-		json_object_del(r, ku);
-		json_object_del(r, kv);
-		json_object_set_new(r, src, t);
+		move(in, "name", v, "name");
+		if (spec)
+			json_object_set_new(t, "type", json_string(child(in, k1) ? "Utilization" : "AverageValue"));
+		move(in, k1, t, "averageUtilization");
+		move(in, k2, t, "averageValue");
+		json_object_set_new(v, src, t);
+		move(in, "container", v, "container");
+		json_object_set_new(out, f, v);
+	}
+	if (json_is_object(in = child(m, "pods"))) {
+		t = json_object();
+		if (spec)
+			json_object_set_new(t, "type", json_string("AverageValue"));
+		move(in, spec ? "targetAverageValue" : "currentAverageValue", t, "averageValue");
+		json_object_set_new(out, "pods",
+				    json_pack("{s:o, s:o}", "metric", metric_id(in, "metricName", "selector"), src, t));
+	}
+	if (json_is_object(in = child(m, "object"))) {
+		t = json_object();
+		if (spec)
+			json_object_set_new(t, "type",
+					    json_string(child(in, "averageValue") ? "AverageValue" : "Value"));
+		move(in, spec ? "targetValue" : "currentValue", t, "value");
+		move(in, "averageValue", t, "averageValue");
+		v = json_pack("{s:o, s:o}", "metric", metric_id(in, "metricName", "selector"), src, t);
+		move(in, "target", v, "describedObject");
+		json_object_set_new(out, "object", v);
+	}
+	if (json_is_object(in = child(m, "external"))) {
+		t = json_object();
+		if (spec)
+			json_object_set_new(t, "type",
+					    json_string(child(in, "targetValue") ? "Value" : "AverageValue"));
+		move(in, spec ? "targetValue" : "currentValue", t, "value");
+		move(in, spec ? "targetAverageValue" : "currentAverageValue", t, "averageValue");
+		json_object_set_new(
+			out, "external",
+			json_pack("{s:o, s:o}", "metric", metric_id(in, "metricName", "metricSelector"), src, t));
 	}
 	return out;
 }
@@ -120,7 +209,6 @@ static void to_v1(json_t *o)
 {
 	json_t *spec = child_obj(o, "spec"), *st = child(o, "status"), *m;
 	cleanup_json json_t *other = json_array(), *cur = json_array(), *metrics = json_incref(child(spec, "metrics"));
-	cleanup_json json_t *behavior = json_incref(child(spec, "behavior"));
 	size_t i;
 
 	json_array_foreach(metrics, i, m) {
@@ -136,8 +224,6 @@ static void to_v1(json_t *o)
 	json_object_del(spec, "behavior");
 	if (json_array_size(other))
 		annotate(o, ANN_METRICS, other);
-	if (json_is_object(behavior))
-		annotate(o, ANN_BEHAVIOR, behavior);
 	if (json_is_object(st)) {
 		json_array_foreach(child(st, "currentMetrics"), i, m) {
 			if (cpu_utilization_metric(m, "current"))
@@ -186,7 +272,7 @@ static void to_v2(json_t *o)
 {
 	json_t *spec = child_obj(o, "spec"), *st = child(o, "status"), *m;
 	cleanup_json json_t *other = take_annotation(o, ANN_METRICS), *cur = take_annotation(o, ANN_CURRENT);
-	cleanup_json json_t *conds = take_annotation(o, ANN_CONDITIONS), *behavior = take_annotation(o, ANN_BEHAVIOR);
+	cleanup_json json_t *conds = take_annotation(o, ANN_CONDITIONS);
 	json_t *pct = child(spec, "targetCPUUtilizationPercentage"), *metrics = json_array();
 	size_t i;
 
@@ -199,8 +285,6 @@ static void to_v2(json_t *o)
 		json_array_append_new(metrics, cpu_metric(DEFAULT_CPU_UTILIZATION, "target"));
 	json_object_del(spec, "targetCPUUtilizationPercentage");
 	json_object_set_new(spec, "metrics", metrics);
-	if (json_is_object(behavior))
-		json_object_set(spec, "behavior", behavior);
 	if (json_is_object(st)) {
 		json_t *cm = NULL;
 
