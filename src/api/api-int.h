@@ -79,6 +79,10 @@ typedef struct sk_kind_ops {
 	 * request's object (a new reference; NULL with err), every other
 	 * request is 405; discovery lists the verb create alone */
 	json_t *(*review)(sk_api *api, const sk_api_request *req, json_t *obj, sk_error_t *err);
+	/* a kind served in several versions of one stored object (the
+	 * HorizontalPodAutoscaler in autoscaling/v1 and v2): converts obj,
+	 * stored through any of them, in place to r's version */
+	void (*convert)(const sk_api_resource *r, json_t *obj);
 	/* a kind served from memory, never stored (metrics.k8s.io): answers
 	 * every request to the kind; discovery lists the verbs get and list */
 	void (*serve)(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
@@ -196,6 +200,14 @@ json_t *sk__stored_core(sk_api *api, const char *plural, const char *ns, const c
  * through another served version gets r's apiVersion (versions share one
  * stored form). Takes text (malloc'd), returns it or its replacement. */
 char *sk__obj_text_for(const sk_api_resource *r, char *text, size_t *len);
+/* A HorizontalPodAutoscaler read through autoscaling/v1 made the v2 object
+ * (in place; kinds/autoscaling.c); other objects are left alone. */
+void sk__hpa_to_v2(json_t *obj);
+/* Whether r's stored texts may differ from what r serves (custom kinds,
+ * converted kinds): such texts are not shared between watchers. */
+int sk__obj_per_version(const sk_api_resource *r);
+/* Makes a decoded stored object the object as r serves it (in place). */
+void sk__obj_as(const sk_api_resource *r, json_t *obj);
 char *sk__obj_key(const sk_api_resource *r, const char *ns, const char *name);
 char *sk__obj_prefix(const sk_api_resource *r, const char *ns);
 

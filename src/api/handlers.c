@@ -181,14 +181,9 @@ static json_t *load(sk_api *api, const sk_api_resource *r, const char *ns, const
 	sk_store_kv_release(&kv);
 	if (!o)
 		sk_error_set(err, SK_EINTERNAL, "%s \"%s\": stored object is corrupt", r->plural, name);
-	if (o && r->custom) {
-		/* versions share one stored form: a write through another
-		 * served version starts from the object as that version */
-		char gv[96];
-
-		sk__resource_gv(r, gv, sizeof(gv));
-		json_object_set_new(o, "apiVersion", json_string(gv));
-	}
+	/* versions share one stored form: a write through another served
+	 * version starts from the object as that version */
+	sk__obj_as(r, o);
 	return o;
 }
 
@@ -614,12 +609,7 @@ static void reply_one(sk_api *api, const sk_api_request *req, const sk_api_resou
 		json_t *o = sk__obj_decode(kv->value, kv->len, kv->mod_rev);
 		const char *io = sk__arg(req, "includeObject");
 
-		if (o && r->custom) {
-			char gv[96];
-
-			sk__resource_gv(r, gv, sizeof(gv));
-			json_object_set_new(o, "apiVersion", json_string(gv));
-		}
+		sk__obj_as(r, o);
 		if (o)
 			json_array_append_new(items, o);
 		t = sk__to_table(r, items, meta, io && !strcmp(io, "Object"));

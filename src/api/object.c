@@ -125,12 +125,51 @@ json_t *sk__obj_decode(const char *val, size_t len, int64_t rev)
 	return o;
 }
 
+int sk__obj_per_version(const sk_api_resource *r) { return r->custom || (r->ops && r->ops->convert); }
+
+void sk__obj_as(const sk_api_resource *r, json_t *obj)
+{
+	char gv[96];
+
+	if (!obj)
+		return;
+	if (r->ops && r->ops->convert) {
+		r->ops->convert(r, obj);
+	} else if (r->custom) {
+		sk__resource_gv(r, gv, sizeof(gv));
+		json_object_set_new(obj, "apiVersion", json_string(gv));
+	}
+}
+
+/* A converted kind's text: decoded, converted and encoded again when it was
+ * stored through another version. */
+static char *text_converted(const sk_api_resource *r, char *text, size_t *len)
+{
+	cleanup_json json_t *o = NULL;
+	const char *av;
+	char gv[96], *out;
+
+	o = sk_json_loadb(text, *len);
+	av = json_string_value(json_object_get(o, "apiVersion"));
+	sk__resource_gv(r, gv, sizeof(gv));
+	if (!o || (av && !strcmp(av, gv)))
+		return text;
+	r->ops->convert(r, o);
+	out = sk_json_dumps(o, len);
+	if (!out)
+		return text;
+	free(text);
+	return out;
+}
+
 char *sk__obj_text_for(const sk_api_resource *r, char *text, size_t *len)
 {
 	static const char key[] = "\"apiVersion\":\"";
 	size_t lim = *len < 512 ? *len : 512, gl, vl, n;
 	char gv[96], *p, *v, *e, *out;
 
+	if (text && r->ops && r->ops->convert)
+		return text_converted(r, text, len);
 	if (!r->custom || !text)
 		return text;
 	/* the encoding puts kind and apiVersion first */

@@ -12,6 +12,8 @@ extern const sk_api_resource sk__kinds_storage[];
 extern const size_t sk__nkinds_storage;
 extern const sk_api_resource sk__kinds_apps[];
 extern const size_t sk__nkinds_apps;
+extern const sk_api_resource sk__kinds_autoscaling[];
+extern const size_t sk__nkinds_autoscaling;
 extern const sk_api_resource sk__kinds_batch[];
 extern const size_t sk__nkinds_batch;
 extern const sk_api_resource sk__kinds_coordination[];
@@ -49,6 +51,7 @@ static const struct {
 	{sk__kinds_storage, &sk__nkinds_storage},
 	{sk__kinds_apps, &sk__nkinds_apps},
 	{sk__kinds_authentication, &sk__nkinds_authentication},
+	{sk__kinds_autoscaling, &sk__nkinds_autoscaling},
 	{sk__kinds_batch, &sk__nkinds_batch},
 	{sk__kinds_authorization, &sk__nkinds_authorization},
 	{sk__kinds_networking, &sk__nkinds_networking},

@@ -75,6 +75,7 @@ extern const char *const sk__keys_name[], *const sk__keys_type[];
 
 /* Kinds (one per data file group). */
 extern const sk_schema sk__status, sk__table;
+extern const sk_schema sk__hpa_v2, sk__hpa_v1;
 extern const sk_schema sk__namespace, sk__pod, sk__binding, sk__eviction, sk__node, sk__event, sk__configmap,
 	sk__secret, sk__service, sk__endpoints, sk__serviceaccount, sk__resourcequota, sk__limitrange, sk__pv, sk__pvc;
 extern const sk_schema sk__storageclass, sk__deployment, sk__replicaset, sk__daemonset, sk__statefulset,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api-int.h"
 #include "api/table.h"
 #include "util/util.h"
 
@@ -422,6 +423,17 @@ static void sb_join(struct sbuf *sb, const char *sep, const char *s)
 }
 
 static const char *sb_str(const struct sbuf *sb) { return sb->p ? sb->p : ""; }
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	sb_add(sb, buf);
+}
 
 static int cmp_strp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
@@ -1032,6 +1044,107 @@ static const struct col default_cols[] = {
 	C_NAME,
 	COL("Created At", "date", D_AGE),
 };
+
+/* ---- HorizontalPodAutoscaler ---- */
+
+static const struct col hpa_cols[] = {
+	C_NAME,
+	COL("Reference", "string",
+	    "scaleTargetRef points to the target resource to scale, and is used to the pods "
+	    "for which metrics should be collected, as well as to actually change the replica "
+	    "count."),
+	COL("Targets", "string",
+	    "metrics contains the specifications for which to use to calculate the desired "
+	    "replica count (the maximum replica count across all metrics will be used)."),
+	COL("MinPods", "string",
+	    "minReplicas is the lower limit for the number of replicas to which the autoscaler "
+	    "can scale down. It defaults to 1 pod."),
+	COL("MaxPods", "integer",
+	    "maxReplicas is the upper limit for the number of replicas to which the autoscaler "
+	    "can scale up. It cannot be less that minReplicas."),
+	COL("Replicas", "integer",
+	    "currentReplicas is current number of replicas of pods managed by this "
+	    "autoscaler, as last seen by the autoscaler."),
+	C_AGE,
+};
+
+/* One metric of formatHPAMetrics: "cpu: 12%/50%", "<unknown>/10 (avg)". */
+static void hpa_metric(struct sbuf *sb, json_t *spec, json_t *status)
+{
+	const char *type = jstr(spec, "type");
+	const char *unk = "<unknown>";
+
+	if (type && (!strcmp(type, "Resource") || !strcmp(type, "ContainerResource"))) {
+		const char *f = !strcmp(type, "Resource") ? "resource" : "containerResource";
+		json_t *src = json_object_get(spec, f), *cur = json_object_get(json_object_get(status, f), "current");
+		json_t *t = json_object_get(src, "target");
+		const char *name = jstr(src, "name");
+
+		if (json_object_get(t, "averageValue")) {
+			const char *c = json_string_value(json_object_get(cur, "averageValue"));
+
+			sb_printf(sb, "%s: %s/%s", name ? name : "", c ? c : unk, jstr(t, "averageValue"));
+		} else {
+			json_t *cu = json_object_get(cur, "averageUtilization"),
+			       *tu = json_object_get(t, "averageUtilization");
+			char c[24] = "<unknown>", tg[24] = "<auto>";
+
+			if (json_is_integer(cu))
+				snprintf(c, sizeof(c), "%lld%%", (long long)json_integer_value(cu));
+			if (json_is_integer(tu))
+				snprintf(tg, sizeof(tg), "%lld%%", (long long)json_integer_value(tu));
+			sb_printf(sb, "%s: %s/%s", name ? name : "", c, tg);
+		}
+	} else if (type && (!strcmp(type, "External") || !strcmp(type, "Object") || !strcmp(type, "Pods"))) {
+		const char *f = !strcmp(type, "External") ? "external" : !strcmp(type, "Object") ? "object" : "pods";
+		json_t *t = json_object_get(json_object_get(spec, f), "target");
+		json_t *cur = json_object_get(json_object_get(status, f), "current");
+		int avg = json_object_get(t, "averageValue") != NULL;
+		const char *tv = jstr(t, avg ? "averageValue" : "value");
+		const char *c = json_string_value(json_object_get(cur, avg ? "averageValue" : "value"));
+
+		sb_printf(sb, "%s/%s%s", c ? c : unk, tv ? tv : "", avg && strcmp(f, "pods") ? " (avg)" : "");
+	} else {
+		sb_printf(sb, "<unknown type>");
+	}
+}
+
+static void hpa_cells(json_t *cells, json_t *obj, int64_t now)
+{
+	cleanup_json json_t *hpa = json_deep_copy(obj);
+	json_t *specs, *statuses;
+	struct sbuf sb = {0};
+	size_t n, i;
+	const char *min = NULL;
+	char num[24];
+
+	sk__hpa_to_v2(hpa);
+	specs = jpath(hpa, "spec.metrics");
+	statuses = jpath(hpa, "status.currentMetrics");
+	n = json_array_size(specs);
+	add_s(cells, jstr(hpa, "metadata.name"));
+	sb_printf(&sb, "%s/%s", jstr(hpa, "spec.scaleTargetRef.kind") ? jstr(hpa, "spec.scaleTargetRef.kind") : "",
+		  jstr(hpa, "spec.scaleTargetRef.name") ? jstr(hpa, "spec.scaleTargetRef.name") : "");
+	add_sb(cells, &sb);
+	if (!n)
+		sb_printf(&sb, "<none>");
+	for (i = 0; i < n && i < 2; i++) {
+		if (i)
+			sb_printf(&sb, ", ");
+		hpa_metric(&sb, json_array_get(specs, i), json_array_get(statuses, i));
+	}
+	if (n > 2)
+		sb_printf(&sb, " + %zu more...", n - 2);
+	add_sb(cells, &sb);
+	if (json_is_integer(jpath(hpa, "spec.minReplicas"))) {
+		snprintf(num, sizeof(num), "%lld", (long long)jint(hpa, "spec.minReplicas", 0));
+		min = num;
+	}
+	add_s(cells, min ? min : "<unset>");
+	add_i(cells, jint(hpa, "spec.maxReplicas", 0));
+	add_i(cells, jint(hpa, "status.currentReplicas", 0));
+	add_age(cells, hpa, now);
+}
 
 /* ---- Pod ---- */
 
@@ -2239,6 +2352,7 @@ static const struct printer printers[] = {
 	PRINTER("RuntimeClass", runtimeclass_cols, runtimeclass_cells),
 	PRINTER("PriorityClass", priorityclass_cols, priorityclass_cells),
 	PRINTER("PodGroup", podgroup_cols, podgroup_cells),
+	PRINTER("HorizontalPodAutoscaler", hpa_cols, hpa_cells),
 };
 
 static const struct printer default_printer = PRINTER(NULL, default_cols, default_cells);

@@ -1861,6 +1861,165 @@ static void validate_generated_selector(E, json_t *job)
 	}
 }
 
+/* apimachinery's IsDomainPrefixedPath and the 63-byte limit of spec.managedBy. */
+static void validate_managed_by(E, json_t *spec, const char *base)
+{
+	static const char path_chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-._~%!$&'()*+,;=:";
+	const char *v = str(spec, "managedBy"), *slash, *msg;
+	CHILD(p, base, "managedBy");
+
+	if (!has(spec, "managedBy"))
+		return;
+	if (!v || !*v) {
+		sk__vrequired(e, p, "");
+		return;
+	}
+	slash = strchr(v, '/');
+	if (!slash || slash == v || !slash[1]) {
+		sk__vinvalid_str(e, p, v, "must be a domain-prefixed path (such as \"acme.io/foo\")");
+	} else {
+		cleanup_free char *host = xstrndup(v, (size_t)(slash - v));
+
+		if ((msg = sk_validate_dns1123_subdomain(host)))
+			sk__vinvalid_str(e, p, host, msg);
+		if (strspn(slash + 1, path_chars) != strlen(slash + 1))
+			sk__vinvalid_str(
+				e, p, slash + 1,
+				"Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')");
+	}
+	if (strlen(v) > 63)
+		sk__vtoo_long(e, p, 63);
+}
+
+/* validateIndexesFormat: the number of indexes of "1,3-5" below completions,
+ * or -1 with upstream's reason in buf. */
+static int64_t indexes_format(const char *s, int64_t completions, char *buf, size_t len)
+{
+	int64_t total = 0, last = -1;
+
+	if (!*s)
+		return 0;
+	while (s) {
+		const char *comma = strchr(s, ',');
+		cleanup_free char *orig = comma ? xstrndup(s, (size_t)(comma - s)) : xstrdup(s);
+		cleanup_free char *frag = xstrdup(orig);
+		char *parts[3] = {frag, NULL, NULL}, *dash;
+		int n = 1;
+
+		while (n < 3 && (dash = strchr(parts[n - 1], '-'))) {
+			*dash = '\0';
+			parts[n++] = dash + 1;
+		}
+		if (n > 2) {
+			cleanup_free char *q = sk__vquote(orig);
+
+			snprintf(buf, len,
+				 "the fragment %s violates the requirement that an index interval can have at most two "
+				 "parts separated by '-'",
+				 q);
+			return -1;
+		}
+		for (int i = 0; i < n; i++) {
+			char *end;
+			long long v = strtoll(parts[i], &end, 10);
+			cleanup_free char *q = sk__vquote(parts[i]);
+
+			if (!*parts[i] || *end) {
+				snprintf(buf, len, "cannot convert string to integer for index: %s", q);
+				return -1;
+			}
+			if (v >= completions) {
+				snprintf(buf, len, "too large index: %s", q);
+				return -1;
+			}
+			if (last >= v) {
+				snprintf(buf, len, "non-increasing order, previous: %lld, current: %lld",
+					 (long long)last, v);
+				return -1;
+			}
+			total += i ? v - last : 1;
+			last = v;
+		}
+		s = comma ? comma + 1 : NULL;
+	}
+	return total;
+}
+
+static void validate_success_rule(E, json_t *rule, int64_t completions, const char *rp)
+{
+	const char *idx = str(rule, "succeededIndexes");
+	int64_t total = 0, count;
+	CHILD(ip, rp, "succeededIndexes");
+	CHILD(cp, rp, "succeededCount");
+	char buf[256];
+
+	if (!has(rule, "succeededIndexes") && !has(rule, "succeededCount")) {
+		cleanup_free char *m = xasprintf("at least one of %s or %s must be specified", ip, cp);
+
+		sk__vrequired(e, rp, m);
+	}
+	if (idx) {
+		if (strlen(idx) > 65536)
+			sk__vtoo_long(e, ip, 65536);
+		total = indexes_format(idx, completions, buf, sizeof(buf));
+		if (total < 0) {
+			cleanup_free char *m = xasprintf("error parsing succeededIndexes: %s", buf);
+
+			sk__vinvalid_str(e, ip, idx, m);
+			total = 0;
+		}
+	}
+	if (int_field(rule, "succeededCount", &count)) {
+		if (count < 0)
+			sk__vinvalid_int(e, cp, count, "must be greater than or equal to 0");
+		if (count > completions) {
+			cleanup_free char *m = xasprintf(
+				"must be less than or equal to %lld (the number of specified completions)",
+				(long long)completions);
+
+			sk__vinvalid_int(e, cp, count, m);
+		}
+		if (idx && count > total) {
+			cleanup_free char *m = xasprintf("must be less than or equal to %lld (the number of indexes in "
+							 "the specified succeededIndexes field)",
+							 (long long)total);
+
+			sk__vinvalid_int(e, cp, count, m);
+		}
+	}
+}
+
+/* validateSuccessPolicy. */
+static void validate_success_policy(E, json_t *spec, const char *base, bool indexed)
+{
+	json_t *sp = obj(spec, "successPolicy"), *rules = json_object_get(sp, "rules"), *rule;
+	int64_t completions = 0;
+	CHILD(sp_path, base, "successPolicy");
+	CHILD(rules_path, sp_path, "rules");
+	size_t i;
+
+	if (!sp)
+		return;
+	int_field(spec, "completions", &completions);
+	if (!indexed) {
+		CHILD(mp, base, "completionMode");
+
+		sk__vinvalid(e, mp, json_object_get(spec, "completionMode") ?: json_null(),
+			     "requires indexed completion mode");
+	}
+	if (!json_array_size(rules))
+		sk__vrequired(e, rules_path,
+			      "at least one rules must be specified when the successPolicy is specified");
+	if (json_array_size(rules) > 20)
+		sk__vtoo_many(e, rules_path, (int64_t)json_array_size(rules), 20);
+	json_array_foreach(rules, i, rule) {
+		cleanup_free char *rp = sk__vindex(rules_path, i);
+
+		validate_success_rule(e, rule, completions, rp);
+	}
+}
+
 /* JobSpec checks shared by Job and CronJob's jobTemplate (base
  * "spec" or "spec.jobTemplate.spec"). */
 static void validate_job_spec(E, json_t *spec, const char *base, bool is_job)
@@ -1900,6 +2059,8 @@ static void validate_job_spec(E, json_t *spec, const char *base, bool is_job)
 		else
 			enum_field(e, spec, base, "podReplacementPolicy", LIST("Failed", "TerminatingOrFailed"), false);
 	}
+	validate_managed_by(e, spec, base);
+	validate_success_policy(e, spec, base, indexed);
 	validate_pod_failure_policy(e, spec, base);
 	if (!obj(spec, "template")) {
 		sk__vrequired(e, tp, "");
@@ -1941,6 +2102,12 @@ static void validate_job_update(E, json_t *job, json_t *old)
 
 	validate_selector_update(e, job, old);
 	immutable(e, spec, ospec, "completionMode", "spec.completionMode");
+	immutable(e, spec, ospec, "managedBy", "spec.managedBy");
+	if (!json_equal(obj(spec, "successPolicy") ?: json_null(), obj(ospec, "successPolicy") ?: json_null())) {
+		cleanup_json json_t *v = json_string("batch.SuccessPolicy{...}");
+
+		sk__vinvalid(e, "spec.successPolicy", v, "field is immutable");
+	}
 	if (!(str(spec, "completionMode") && strcmp(str(spec, "completionMode"), "Indexed") == 0 &&
 	      json_equal(json_object_get(spec, "completions"), json_object_get(spec, "parallelism"))))
 		immutable(e, spec, ospec, "completions", "spec.completions");

@@ -291,7 +291,7 @@ static void on_event(const sk_store_event *ev, void *ud)
 	} else {
 		goto skip;
 	}
-	if (w->table || w->res->custom) {
+	if (w->table || sk__obj_per_version(w->res)) {
 		/* a custom kind's text may differ per served version: not shared */
 		val = sk__obj_splice_rv(src->value, src->len, ev->kv->mod_rev, &len);
 		val = sk__obj_text_for(w->res, val, &len);

@@ -79,6 +79,14 @@ static void usage(FILE *f)
 		   "                        request at Metadata level)\n"
 		   "  --audit-log-maxsize MB  rotate the audit log past MB megabytes\n"
 		   "  --audit-log-maxbackup N  rotated audit logs kept (default: all)\n"
+		   "  --horizontal-pod-autoscaler-sync-period D  between HPA syncs (Go duration, default 15s)\n"
+		   "  --horizontal-pod-autoscaler-tolerance F  usage ratio change ignored (default 0.1)\n"
+		   "  --horizontal-pod-autoscaler-cpu-initialization-period D  after a pod starts, CPU samples\n"
+		   "                        count only once it is ready for a whole window (default 5m0s)\n"
+		   "  --horizontal-pod-autoscaler-initial-readiness-delay D  after a pod starts, readiness\n"
+		   "                        changes count as never-ready (default 30s)\n"
+		   "  --horizontal-pod-autoscaler-downscale-stabilization D  the scale-down window of an HPA\n"
+		   "                        without a behavior (default 5m0s)\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -95,6 +103,33 @@ static void node_timing(const char *env, const char *flag, const char *arg)
 		die("%s: want a positive number of seconds, got \"%s\"", flag, arg);
 	if (setenv(env, arg, 1) < 0)
 		die("%s: %s", flag, strerror(errno));
+}
+
+/* A Go duration flag ("15s", "5m0s", "1h", "90") in whole seconds, at least 1. */
+static int duration_flag(const char *flag, const char *arg)
+{
+	const char *p = arg;
+	double total = 0;
+
+	while (*p) {
+		char *end;
+		double v = strtod(p, &end);
+
+		if (end == p || v < 0)
+			die("%s: want a duration such as 15s or 5m0s, got \"%s\"", flag, arg);
+		if (!*end || *end == 's')
+			total += v;
+		else if (*end == 'm' && end[1] != 's')
+			total += v * 60;
+		else if (*end == 'h')
+			total += v * 3600;
+		else
+			die("%s: want a duration such as 15s or 5m0s, got \"%s\"", flag, arg);
+		p = *end ? end + 1 : end;
+	}
+	if (total < 1 || total > 86400 * 365)
+		die("%s: want a duration of at least 1s, got \"%s\"", flag, arg);
+	return (int)total;
 }
 
 static unsigned count_flag(const char *flag, const char *arg)
@@ -140,6 +175,11 @@ int sk_cmd_server(int argc, char **argv)
 		{"audit-policy-file", required_argument, NULL, 1024},
 		{"audit-log-maxsize", required_argument, NULL, 1025},
 		{"audit-log-maxbackup", required_argument, NULL, 1026},
+		{"horizontal-pod-autoscaler-sync-period", required_argument, NULL, 1040},
+		{"horizontal-pod-autoscaler-tolerance", required_argument, NULL, 1041},
+		{"horizontal-pod-autoscaler-cpu-initialization-period", required_argument, NULL, 1042},
+		{"horizontal-pod-autoscaler-initial-readiness-delay", required_argument, NULL, 1043},
+		{"horizontal-pod-autoscaler-downscale-stabilization", required_argument, NULL, 1044},
 		{"metric-resolution", required_argument, NULL, 1027},
 		{"datastore-endpoint", required_argument, NULL, 1030},
 		{"datastore-cafile", required_argument, NULL, 1031},
@@ -265,6 +305,30 @@ int sk_cmd_server(int argc, char **argv)
 			break;
 		case 1033:
 			o.datastore_key = optarg;
+			break;
+		case 1040:
+			o.hpa_sync_period_secs = duration_flag("--horizontal-pod-autoscaler-sync-period", optarg);
+			break;
+		case 1041: {
+			char *end;
+
+			o.hpa_tolerance = strtod(optarg, &end);
+			if (end == optarg || *end || o.hpa_tolerance <= 0 || o.hpa_tolerance >= 1)
+				die("--horizontal-pod-autoscaler-tolerance: want a number in (0, 1), got \"%s\"",
+				    optarg);
+			break;
+		}
+		case 1042:
+			o.hpa_cpu_init_secs = duration_flag("--horizontal-pod-autoscaler-cpu-initialization-period",
+							    optarg);
+			break;
+		case 1043:
+			o.hpa_readiness_delay_secs = duration_flag(
+				"--horizontal-pod-autoscaler-initial-readiness-delay", optarg);
+			break;
+		case 1044:
+			o.hpa_downscale_window_secs = duration_flag(
+				"--horizontal-pod-autoscaler-downscale-stabilization", optarg);
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

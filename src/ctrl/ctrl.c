@@ -214,6 +214,7 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__csrcleaner_init,
 		sk__disruption_init,
 		sk__pvbinder_init,
+		sk__hpa_init,
 	};
 	sk_informer **infs;
 	int n;
@@ -232,6 +233,16 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		ctl->o.pod_eviction_secs = 300;
 	if (ctl->o.node_monitor_period_secs <= 0)
 		ctl->o.node_monitor_period_secs = 5;
+	if (ctl->o.hpa_sync_period_secs <= 0)
+		ctl->o.hpa_sync_period_secs = 15;
+	if (ctl->o.hpa_tolerance <= 0)
+		ctl->o.hpa_tolerance = 0.1;
+	if (ctl->o.hpa_cpu_init_secs <= 0)
+		ctl->o.hpa_cpu_init_secs = 300;
+	if (ctl->o.hpa_readiness_delay_secs <= 0)
+		ctl->o.hpa_readiness_delay_secs = 30;
+	if (ctl->o.hpa_downscale_window_secs <= 0)
+		ctl->o.hpa_downscale_window_secs = 300;
 	pthread_mutex_init(&ctl->stop_mu, NULL);
 	pthread_cond_init(&ctl->stop_cv, NULL);
 	make_informers(ctl);

@@ -26,6 +26,12 @@ typedef struct sk_ctrl_options {
 	/* the cluster CA the CSR signer signs with (PEM); NULL: no signer */
 	const char *ca_cert_pem, *ca_key_pem;
 	int64_t signing_duration_secs; /* most a signed certificate lives (default a year) */
+	/* the HPA controller's --horizontal-pod-autoscaler-* settings (0: upstream's defaults) */
+	int hpa_sync_period_secs;      /* between syncs of each HPA (15) */
+	double hpa_tolerance;          /* ratio change ignored (0.1) */
+	int hpa_cpu_init_secs;         /* cpu-initialization-period (300) */
+	int hpa_readiness_delay_secs;  /* initial-readiness-delay (30) */
+	int hpa_downscale_window_secs; /* downscale-stabilization without a behavior (300) */
 } sk_ctrl_options;
 
 #define SK_CTRL_CLUSTER_CIDR "10.42.0.0/16"

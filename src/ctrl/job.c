@@ -17,6 +17,8 @@
 #define INDEX_KEY "batch.kubernetes.io/job-completion-index"
 #define INDEX_FAILURES "batch.kubernetes.io/job-index-failure-count"
 #define COMPONENT "job-controller"
+/* spec.managedBy of the Jobs this controller runs (batch/v1 JobControllerName) */
+#define JOB_CONTROLLER_NAME "kubernetes.io/job-controller"
 #define BURST 500
 
 typedef struct jctx {
@@ -920,6 +922,15 @@ static int sync_orphan_pod(sk_controller *k, const char *key)
 	return remove_finalizer(k->ctl, pod);
 }
 
+/* isJobManagedByController: a Job whose spec.managedBy names another
+ * controller is that controller's to run (its pods and status too). */
+static int managed_here(json_t *job)
+{
+	const char *by = sk_kube_jstr(job, "spec.managedBy");
+
+	return !by || !strcmp(by, JOB_CONTROLLER_NAME);
+}
+
 static int sync_job(sk_controller *k, const char *key)
 {
 	char ns[256], name[256];
@@ -932,6 +943,11 @@ static int sync_job(sk_controller *k, const char *key)
 	x.job = sk_informer_get(k->ctl->jobs, ns, name);
 	if (!x.job)
 		return 0;
+	if (!managed_here(x.job)) {
+		sk_debug("ctrl", "job %s: managed by %s, skipped", key, sk_kube_jstr(x.job, "spec.managedBy"));
+		json_decref(x.job);
+		return 0;
+	}
 	x.indexed = !strcmp(sk_kube_jstr(x.job, "spec.completionMode") ?: "", "Indexed");
 	x.completions = sk__jint(x.job, "spec.completions", -1);
 	x.parallelism = sk__jint(x.job, "spec.parallelism", 1);

@@ -271,6 +271,11 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	co.root_ca_pem = s->tls.ca_pem;
 	co.ca_cert_pem = s->tls.ca_pem;
 	co.ca_key_pem = s->tls.ca_key_pem;
+	co.hpa_sync_period_secs = o->hpa_sync_period_secs;
+	co.hpa_tolerance = o->hpa_tolerance;
+	co.hpa_cpu_init_secs = o->hpa_cpu_init_secs;
+	co.hpa_readiness_delay_secs = o->hpa_readiness_delay_secs;
+	co.hpa_downscale_window_secs = o->hpa_downscale_window_secs;
 	s->ctrl = sk_ctrl_start(s->ctrl_client, &co, err);
 	if (!s->ctrl)
 		goto fail;

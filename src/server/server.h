@@ -33,6 +33,9 @@ typedef struct sk_server_options {
 	/* the audit log (NULL: none) and its policy (NULL: Metadata for all) */
 	const char *audit_log_path, *audit_policy_path;
 	int audit_max_size_mb, audit_max_backups;
+	/* --horizontal-pod-autoscaler-* (0: upstream's defaults, sk_ctrl_options) */
+	int hpa_sync_period_secs, hpa_cpu_init_secs, hpa_readiness_delay_secs, hpa_downscale_window_secs;
+	double hpa_tolerance;
 	int64_t metric_resolution_ms; /* metrics.k8s.io's scrape interval; 0: 15 s */
 } sk_server_options;
 

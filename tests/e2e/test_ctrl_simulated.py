@@ -595,6 +595,27 @@ def test_job_success_policy(api_cluster):
     assert j["status"]["completedIndexes"] == "0"
     assert not active_pods(c, ns, "job-name=sp")
 
+    # validateSuccessPolicy
+    r = c.kubectl("-n", ns, "apply", "-f", "-", check=False, input=simple_job("spbad", """  completions: 4
+  completionMode: Indexed
+  successPolicy:
+    rules: [{succeededIndexes: "0,2-1"}, {succeededIndexes: "1-2", succeededCount: 3}, {}, {succeededIndexes: "9"}]"""))
+    assert r.returncode != 0
+    for msg in ['spec.successPolicy.rules[0].succeededIndexes: Invalid value: "0,2-1": error parsing '
+                'succeededIndexes: non-increasing order, previous: 2, current: 1',
+                "spec.successPolicy.rules[1].succeededCount: Invalid value: 3: must be less than or equal to 2 "
+                "(the number of indexes in the specified succeededIndexes field)",
+                "spec.successPolicy.rules[2]: Required value: at least one of "
+                "spec.successPolicy.rules[2].succeededIndexes or spec.successPolicy.rules[2].succeededCount must "
+                "be specified",
+                'spec.successPolicy.rules[3].succeededIndexes: Invalid value: "9": error parsing succeededIndexes: '
+                'too large index: "9"']:
+        assert msg in r.stderr, (msg, r.stderr)
+    r = c.kubectl("-n", ns, "apply", "-f", "-", check=False, input=simple_job("spbad", """  successPolicy:
+    rules: [{succeededCount: 1}]"""))
+    assert r.returncode != 0
+    assert 'spec.completionMode: Invalid value: "NonIndexed": requires indexed completion mode' in r.stderr
+
 
 def test_job_active_deadline(api_cluster):
     c = api_cluster
@@ -774,3 +795,33 @@ def test_job_fail_index_action(api_cluster):
     assert cond(j, "Failed")["reason"] == "FailedIndexes"
     assert j["status"]["failedIndexes"] == "0" and j["status"]["completedIndexes"] == "1"
     assert len(pods(c, ns, "job-name=fi")) == 2, "a failed index was retried"
+
+
+def test_job_managed_by(api_cluster):
+    c = api_cluster
+    ns = make_ns(c, "ctrl-mby")
+    # a Job another controller manages is left alone; one naming the built-in controller runs
+    apply(c, ns, simple_job("other", "  managedBy: example.com/batch-runner"))
+    apply(c, ns, simple_job("ours", "  managedBy: kubernetes.io/job-controller"))
+    wait(lambda: active_pods(c, ns, "job-name=ours"), what="the built-in controller's pod")
+    wait(lambda: job(c, ns, "ours")["status"].get("startTime"), what="startTime of ours")
+    other = job(c, ns, "other")
+    assert not pods(c, ns, "job-name=other")
+    assert "startTime" not in other.get("status", {}) and not cond(other, "Complete")
+    # the external controller writes the status itself
+    c.kubectl("-n", ns, "patch", "job", "other", "--subresource=status", "--type=merge",
+              "-p", json.dumps({"status": {"active": 1}}))
+    assert job(c, ns, "other")["status"]["active"] == 1
+    assert not pods(c, ns, "job-name=other")
+
+    r = c.kubectl("-n", ns, "patch", "job", "other", "--type=merge",
+                  "-p", '{"spec":{"managedBy":"example.com/another"}}', check=False)
+    assert r.returncode != 0 and "spec.managedBy: Invalid value: \"example.com/another\": field is immutable" \
+        in r.stderr
+    for value, msg in [("runner", 'spec.managedBy: Invalid value: "runner": must be a domain-prefixed path '
+                                  '(such as "acme.io/foo")'),
+                       ("Example.com/x", 'spec.managedBy: Invalid value: "Example.com": a lowercase RFC 1123 '
+                                         'subdomain'),
+                       ("example.com/" + "x" * 60, "spec.managedBy: Too long: may not be more than 63 bytes")]:
+        r = c.kubectl("-n", ns, "apply", "-f", "-", input=simple_job("bad", f"  managedBy: {value}"), check=False)
+        assert r.returncode != 0 and msg in r.stderr, (value, r.stderr)
