@@ -7,6 +7,9 @@ import json
 
 from test_agent_cluster import wait_for
 from test_agent_embedded import embedded  # noqa: F401  (fixture)
+import pytest  # noqa: E402
+
+pytestmark = pytest.mark.agents
 
 
 def test_statefulset_claims_keep_data_across_scale_to_zero(embedded):  # noqa: F811

@@ -367,6 +367,7 @@ spec:
 """
 
 
+@pytest.mark.agents
 def test_cpu_burn_scales_up_then_down(burn_cluster):
     c = burn_cluster
     c.kubectl("apply", "-f", "-", input=BURN)

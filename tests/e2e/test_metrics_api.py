@@ -17,6 +17,8 @@ from conftest import Cluster, SKIFF
 from test_agent_cluster import have_tools, images_dir, wait_for
 from test_agent_embedded import fnv1a
 
+pytestmark = pytest.mark.agents
+
 PODS = """
 apiVersion: v1
 kind: Pod

@@ -25,6 +25,8 @@ from test_agent_cluster import images_dir, running_cluster, wait_for
 sys.path.insert(0, os.path.join(ROOT, "tests", "images"))
 from registry import Registry  # noqa: E402
 
+pytestmark = pytest.mark.agents
+
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 OM_ACCEPT = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
 

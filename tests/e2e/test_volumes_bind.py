@@ -260,6 +260,7 @@ def consumer(name, cmd, selector=None, tolerate=False, claim="data"):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
 
 
+@pytest.mark.agents
 def test_wait_for_first_consumer_provisions_on_its_node(embedded):  # noqa: F811
     c = embedded
     wait(lambda: c.kubectl("get", "node", c.node, check=False).returncode == 0, what="node")
