@@ -8,7 +8,7 @@ import tempfile
 import time
 import urllib.request
 
-from conftest import free_port
+from conftest import free_port, SLOW
 
 ETCD = shutil.which("etcd") or "/usr/bin/etcd"
 ETCDCTL = shutil.which("etcdctl") or "/usr/bin/etcdctl"
@@ -62,7 +62,7 @@ class Etcd:
              "--advertise-client-urls", client, "--listen-peer-urls", peer,
              "--initial-advertise-peer-urls", peer, "--initial-cluster", f"default={peer}"] + tls,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.time() + timeout
+        deadline = time.time() + timeout * SLOW
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 break

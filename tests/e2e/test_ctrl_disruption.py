@@ -16,7 +16,7 @@ import pytest
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
-from conftest import Cluster, KUBECTL
+from conftest import Cluster, KUBECTL, SLOW
 
 
 def now():
@@ -24,7 +24,7 @@ def now():
 
 
 def wait(fn, timeout=40, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     last = None
     while time.time() < deadline:
         last = fn()

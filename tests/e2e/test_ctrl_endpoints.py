@@ -372,6 +372,11 @@ def test_leftover_endpoints_deleted_at_start(tmpdir_skiff):
     from conftest import Cluster
     c = Cluster(tmpdir_skiff, ["--no-agent"]).start()
     try:
+        # the controller's start (and its look for leftovers) is over once it keeps a
+        # Service's Endpoints: only then is an Endpoints made "while the server runs"
+        service(c, "default", "probe", {"app": "probe"}, [{"port": 80}])
+        wait(lambda: c.kubectl("get", "endpoints", "probe", check=False).returncode == 0,
+             what="the endpoints controller running")
         orphan = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "orphan"},
                   "subsets": [{"addresses": [{"ip": "192.0.2.30"}], "ports": [{"port": 80}]}]}
         create(c, orphan)

@@ -19,7 +19,7 @@ from kubernetes import client
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic import DynamicClient
 
-from conftest import SKIFF, Cluster
+from conftest import SKIFF, Cluster, SLOW
 from crd_util import GROUP, apply_doc, crd_doc, wait_served
 from test_agent_cluster import have_tools, images_dir
 from test_agent_embedded import fnv1a
@@ -35,7 +35,7 @@ def hpa_cluster():
 
 
 def wait(fn, timeout=30, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     last = None
     while time.time() < deadline:
         last = fn()

@@ -15,7 +15,7 @@ import pytest
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
-from conftest import Cluster
+from conftest import Cluster, SLOW
 
 
 def now():
@@ -23,7 +23,7 @@ def now():
 
 
 def wait(fn, timeout=30, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     last = None
     while time.time() < deadline:
         last = fn()
@@ -148,8 +148,9 @@ def test_ordered_identity_claims_scale_and_printing(cluster):
 
     # OrderedReady: web-1 waits for web-0 to be Running and Ready
     wait(lambda: "web-0" in pods(c, ns), what="web-0")
-    kubelet(c, ns, ready=False)
-    wait(lambda: pods(c, ns)["web-0"].status.phase == "Running", what="web-0 running")
+    # passes of the simulated kubelet until web-0 is bound (its claim's VolumeBinding first) and Running
+    wait(lambda: (kubelet(c, ns, ready=False), pods(c, ns)["web-0"].status.phase == "Running")[1],
+         what="web-0 running")
     assert set(pods(c, ns)) == {"web-0"}
     assert set(claims(c, ns)) == {"data-web-0"}
     c.core.patch_namespaced_pod_status("web-0", ns, {"status": {"conditions": [

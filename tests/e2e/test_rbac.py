@@ -34,6 +34,11 @@ def cluster():
     for ns, user in (("team-a", "alice"), ("team-b", "bob")):
         c.kubectl("create", "namespace", ns)
         c.kubectl("create", "rolebinding", f"{user}-edit", "--clusterrole=edit", f"--user={user}", "-n", ns)
+    # the authorizer follows bindings and the aggregated edit role through a watch, as upstream's
+    # informers do: the tests start once both users' grants are in effect
+    for ns, token in (("team-a", "alice-token"), ("team-b", "bob-token")):
+        wait_for(lambda: as_user(c, token, "auth", "can-i", "create", "configmaps", "-n", ns,
+                                 check=False).stdout.strip() == "yes", f"the edit grant in {ns}")
     yield c
     c.cleanup()
     shutil.rmtree(d, ignore_errors=True)

@@ -12,10 +12,11 @@ import pytest
 from kubernetes import client
 
 from test_agent_embedded import embedded  # noqa: F401  (fixture)
+from conftest import SLOW  # noqa: E402
 
 
 def wait(fn, timeout=30, what="condition"):
-    deadline = time.time() + timeout
+    deadline = time.time() + timeout * SLOW
     while time.time() < deadline:
         v = fn()
         if v:
