@@ -18,6 +18,7 @@ typedef struct sk_bench_options {
 	int pods;             /* plain pods to create (default 10000; 0: none) */
 	int gang;             /* members of one PodGroup created after the pods (0: none) */
 	int statefulset;      /* replicas of one OrderedReady StatefulSet, with the controllers (0: none) */
+	int daemonset;        /* nonzero: roll one DaemonSet out to every node, with the controllers */
 	int workers;          /* pod creator threads (default 64) */
 	int sched_workers;    /* scheduler API workers (0: scheduler default) */
 	int hollow_workers;   /* hollow node status writers (0: default) */

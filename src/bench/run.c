@@ -40,6 +40,7 @@ struct bench {
 	int create_errors;
 	sk_error_t create_err;
 	int sts_ready; /* the StatefulSet's status.readyReplicas */
+	int ds_ready;  /* the DaemonSet's status.numberReady */
 };
 
 static void track_init(struct track *t, const char *prefix, int n)
@@ -417,6 +418,99 @@ out:
 	return rc;
 }
 
+#define DS_KEY "/registry/daemonsets/" NS "/ds"
+
+/* The DaemonSet's status.numberReady as each write commits. */
+static void on_ds(const sk_store_event *ev, void *ud)
+{
+	struct bench *b = ud;
+	json_t *o;
+
+	if (ev->type == SK_STORE_DELETE || strcmp(ev->kv->key, DS_KEY))
+		return;
+	o = json_loadb(ev->kv->value, ev->kv->len, 0, NULL);
+	pthread_mutex_lock(&b->mu);
+	b->ds_ready = (int)json_integer_value(json_object_get(json_object_get(o, "status"), "numberReady"));
+	if (b->ds_ready >= b->o->nodes)
+		pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	json_decref(o);
+}
+
+/* A DaemonSet rolled out to every hollow node: the controllers (started
+ * now, on their own in-process client) make one pod per node with node
+ * affinity to it, the scheduler binds them, the hollow nodes run them; the
+ * time is from the DaemonSet's create until its status counts every pod
+ * Ready. */
+static int run_daemonset(struct bench *b, sk_api *api, sk_store *store, FILE *out, sk_error_t *err)
+{
+	int n = b->o->nodes;
+	int64_t deadline = sk_mono_ns() + (int64_t)(b->o->timeout_s > 0 ? b->o->timeout_s : 300) * 1000000000LL;
+	cleanup_json json_t *set = json_pack(
+		"{s:s, s:s, s:{s:s, s:s}, s:{s:{s:{s:s}}, s:{s:{s:{s:s}}, s:{s:[{s:s}], s:[{s:s, s:s}]}}}}",
+		"apiVersion", "apps/v1", "kind", "DaemonSet", "metadata", "name", "ds", "namespace", NS, "spec",
+		"selector", "matchLabels", "app", "ds", "template", "metadata", "labels", "app", "ds", "spec",
+		"tolerations", "operator", "Exists", "containers", "name", "c", "image", "busybox:1");
+	sk_client *cc = sk_client_new_inproc(api);
+	/* room for a pod CIDR per node (the default /16 has 256) */
+	sk_ctrl_options co = {.cluster_cidr = "10.0.0.0/8", .node_cidr_mask_size = 24};
+	sk_ctrl *ctl = sk_ctrl_start(cc, &co, err);
+	sk_store_watch *w = NULL;
+	sk_store_stats s0, s1;
+	int64_t t0, c0;
+	json_t *r;
+	int rc = -1;
+
+	if (!ctl || !(w = sk_store_watch_start(store, DS_KEY, 0, on_ds, b, err)))
+		goto out;
+	/* the controllers' own start (the nodes' pod CIDRs) settles first: the
+	 * store quiet for 300 ms */
+	for (int64_t quiet_until = sk_mono_ns() + 300000000LL, last = -1; sk_mono_ns() < quiet_until;) {
+		sk_store_get_stats(store, &s0);
+		if (s0.writes != last) {
+			last = s0.writes;
+			quiet_until = sk_mono_ns() + 300000000LL;
+		}
+		usleep(20000);
+	}
+	sk_store_get_stats(store, &s0);
+	c0 = cpu_ns();
+	t0 = sk_mono_ns();
+	r = sk_client_create(b->c, "/apis/apps/v1/namespaces/" NS "/daemonsets", set, err);
+	if (!r)
+		goto out;
+	json_decref(r);
+	pthread_mutex_lock(&b->mu);
+	while (b->ds_ready < n && sk_mono_ns() < deadline) {
+		struct timespec ts;
+
+		sk_deadline_after_ms(&ts, 10);
+		pthread_cond_timedwait(&b->cv, &b->mu, &ts);
+	}
+	pthread_mutex_unlock(&b->mu);
+	if (b->ds_ready < n) {
+		sk_error_set(err, SK_ETIMEOUT, "timed out: %d of %d DaemonSet pods Ready", b->ds_ready, n);
+		goto out;
+	}
+	sk_store_get_stats(store, &s1);
+	{
+		double wall = (double)(sk_mono_ns() - t0) / 1e9, cpu = (double)(cpu_ns() - c0) / 1e9;
+
+		fprintf(out,
+			"daemonset: %d pods (one per node) Running and Ready in %.3fs: %.0f pods/s; cpu %.3fs; "
+			"store %lld writes in %lld commits\n",
+			n, wall, n / wall, cpu, (long long)(s1.writes - s0.writes),
+			(long long)(s1.commits - s0.commits));
+	}
+	rc = 0;
+out:
+	if (w)
+		sk_store_unwatch(store, w);
+	sk_ctrl_stop(ctl);
+	sk_client_free(cc);
+	return rc;
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) { return remove(path); }
 
 int sk_bench_run(const sk_bench_options *o, FILE *out, sk_error_t *err)
@@ -504,6 +598,8 @@ int sk_bench_run(const sk_bench_options *o, FILE *out, sk_error_t *err)
 	if (o->gang > 0 && run_gang(&b, store, h, out, err) < 0)
 		goto out;
 	if (o->statefulset > 0 && run_statefulset(&b, api, store, out, err) < 0)
+		goto out;
+	if (o->daemonset && run_daemonset(&b, api, store, out, err) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -1,6 +1,7 @@
 #include "client/event.h"
 
 #include <gnutls/crypto.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -53,6 +54,73 @@ static json_t *new_event(json_t *obj, const char *name, const char *ns, const ch
 	return ev;
 }
 
+/* ---- client-go's EventSourceObjectSpamFilter ----
+ * A token bucket per (source, object, type, reason) as getSpamKey builds
+ * it: 25 events at once, then one each 5 minutes; the rest are dropped
+ * (an object that makes thousands of pods gets 25 SuccessfulCreate events,
+ * not thousands). The buckets are an LRU of 4096 keys, as upstream's cache. */
+
+#define SPAM_BURST 25.0
+#define SPAM_REFILL_NS (300 * 1000000000LL) /* one token per 5 minutes */
+#define SPAM_SLOTS 4096
+
+static struct spam_slot {
+	uint64_t key; /* 0: free */
+	double tokens;
+	int64_t last_ns;
+} spam[SPAM_SLOTS];
+static pthread_mutex_t spam_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t spam_key(json_t *obj, const char *type, const char *reason, const char *component, const char *host)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	cleanup_free char *k = xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", component,
+					 host ? host : "", str(obj, "kind"), str(meta, "namespace"), str(meta, "name"),
+					 str(meta, "uid"), str(obj, "apiVersion"), type, reason);
+	unsigned char d[32];
+	uint64_t v = 0;
+
+	gnutls_hash_fast(GNUTLS_DIG_SHA256, k, strlen(k), d);
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | d[i];
+	return v ? v : 1;
+}
+
+/* Whether an event of this key may be written now (takes a token). */
+static int spam_allow(uint64_t key)
+{
+	int64_t now = sk_mono_ns();
+	size_t h = (size_t)(key % SPAM_SLOTS), victim = h;
+	struct spam_slot *e = NULL;
+	int ok;
+
+	pthread_mutex_lock(&spam_mu);
+	for (size_t i = 0; i < 8 && !e; i++) {
+		struct spam_slot *c = &spam[(h + i) % SPAM_SLOTS];
+
+		if (c->key == key)
+			e = c;
+		else if (!c->key || c->last_ns < spam[victim].last_ns)
+			victim = (h + i) % SPAM_SLOTS;
+	}
+	if (!e) {
+		/* a new key (or one the LRU dropped): a full bucket */
+		e = &spam[victim];
+		e->key = key;
+		e->tokens = SPAM_BURST;
+		e->last_ns = now;
+	}
+	e->tokens += (double)(now - e->last_ns) / SPAM_REFILL_NS;
+	if (e->tokens > SPAM_BURST)
+		e->tokens = SPAM_BURST;
+	e->last_ns = now;
+	ok = e->tokens >= 1.0;
+	if (ok)
+		e->tokens -= 1.0;
+	pthread_mutex_unlock(&spam_mu);
+	return ok;
+}
+
 void sk_event_record(sk_client *c, json_t *obj, const char *type, const char *reason, const char *component,
 		     const char *host, const char *fmt, ...)
 {
@@ -65,6 +133,11 @@ void sk_event_record(sk_client *c, json_t *obj, const char *type, const char *re
 	va_list ap;
 	int r;
 
+	if (!spam_allow(spam_key(obj, type, reason, component, host))) {
+		sk_debug("event", "dropping a %s event for %s: the source's rate for the object is spent", reason,
+			 str(meta, "name"));
+		return;
+	}
 	va_start(ap, fmt);
 	r = vasprintf(&msg, fmt, ap);
 	va_end(ap);

@@ -1,6 +1,7 @@
 /* Recording core/v1 Events through the API, as client-go's event recorder
  * does: one Event per (object, reason, message, source), repeats increase
- * its count and lastTimestamp. Shared by the scheduler, controllers and
+ * its count and lastTimestamp; past 25 of one (source, object, type,
+ * reason) only one each 5 minutes is written (EventSourceObjectSpamFilter). Shared by the scheduler, controllers and
  * node agent so `kubectl describe` and `kubectl events` show them. */
 #ifndef SK_CLIENT_EVENT_H
 #define SK_CLIENT_EVENT_H

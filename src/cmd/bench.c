@@ -20,6 +20,8 @@ static void usage(FILE *f)
 		   "  --pods M            pods to create (default 10000)\n"
 		   "  --gang G            then create a PodGroup with G members and time its placement (default 0)\n"
 		   "  --statefulset R     then run the controllers and time an OrderedReady StatefulSet of R replicas\n"
+		   "  --daemonset         then run the controllers and time a DaemonSet's rollout to every node\n"
+		   "                      (all its pods Running and Ready)\n"
 		   "                      (one claim template) until every pod is Ready (default 0)\n"
 		   "  --workers W         pod creator threads (default 64: creates are durable, group-committed)\n"
 		   "  --sched-workers W   scheduler API workers (default: the scheduler's)\n"
@@ -48,6 +50,7 @@ int sk_cmd_bench(int argc, char **argv)
 		{"pods", required_argument, NULL, 'p'},
 		{"gang", required_argument, NULL, 'g'},
 		{"statefulset", required_argument, NULL, 's'},
+		{"daemonset", no_argument, NULL, 'D'},
 		{"workers", required_argument, NULL, 'w'},
 		{"sched-workers", required_argument, NULL, 'S'},
 		{"hollow-workers", required_argument, NULL, 'H'},
@@ -77,6 +80,9 @@ int sk_cmd_bench(int argc, char **argv)
 			break;
 		case 's':
 			o.statefulset = num("--statefulset", optarg);
+			break;
+		case 'D':
+			o.daemonset = 1;
 			break;
 		case 'w':
 			o.workers = num("--workers", optarg);

@@ -71,7 +71,7 @@ int64_t sk_disruption_stale_wait(json_t *pod, int64_t now)
 /* ---- the controller ---- */
 
 typedef struct pdb_state {
-	sk_informer *pdbs, *rcs;
+	sk_informer *pdbs, *rcs, *sets;
 	sk_controller *stale; /* pods whose DisruptionTarget condition may go stale */
 } pdb_state;
 
@@ -118,12 +118,12 @@ static json_t *ref_target(sk_informer *inf, const char *ns, json_t *ref, json_t 
 }
 
 /* The finders of upstream (ReplicaSet not owned by a Deployment,
- * Deployment, ReplicationController): the controller's uid and scale into
+ * Deployment, ReplicationController, StatefulSet): the controller's uid and scale into
  * scales. 0 when none of them knows the pod's controller. */
 static int find_scale(sk_controller *k, json_t *pod, json_t *ref, json_t *scales)
 {
 	const char *kind = json_string_value(json_object_get(ref, "kind"));
-	cleanup_json json_t *rs = NULL, *dep = NULL, *rc = NULL;
+	cleanup_json json_t *rs = NULL, *dep = NULL, *rc = NULL, *ss = NULL;
 	json_t *owner = NULL;
 
 	if (kind && !strcmp(kind, "ReplicaSet") && ref_target(k->ctl->rs, sk__ns(pod), ref, &rs)) {
@@ -135,6 +135,8 @@ static int find_scale(sk_controller *k, json_t *pod, json_t *ref, json_t *scales
 			owner = ref_target(k->ctl->deploy, sk__ns(pod), dref, &dep);
 	} else if (kind && !strcmp(kind, "ReplicationController")) {
 		owner = ref_target(state_of(k)->rcs, sk__ns(pod), ref, &rc);
+	} else if (kind && !strcmp(kind, "StatefulSet")) {
+		owner = ref_target(state_of(k)->sets, sk__ns(pod), ref, &ss);
 	}
 	if (!owner)
 		return 0;
@@ -390,6 +392,7 @@ int sk__disruption_init(struct sk_ctrl *ctl, sk_error_t *err)
 	(void)err;
 	st->pdbs = sk__ctrl_extra(ctl, PDB_PREFIX "/poddisruptionbudgets", "policy/v1", "PodDisruptionBudget");
 	st->rcs = sk__ctrl_extra(ctl, "/api/v1/replicationcontrollers", "v1", "ReplicationController");
+	st->sets = sk__ctrl_extra(ctl, "/apis/apps/v1/statefulsets", "apps/v1", "StatefulSet");
 	st->stale = sk__controller_add(ctl, "disruption-stale-pods", sync_stale, NULL);
 	k = sk__controller_add(ctl, "disruption", sync_pdb, st);
 	k->primary = st->pdbs;

@@ -354,3 +354,27 @@ def test_drain(cluster):
     assert "n1" in {p.spec.node_name for p in live_pods(core, ns, "app=agent")}
     c.kubectl("uncordon", "n1")
     assert not core.read_node("n1").spec.unschedulable
+
+
+def test_budget_over_a_statefulset(cluster):
+    """A percentage budget over a StatefulSet's pods counts the set's scale
+    (upstream's StatefulSet finder)."""
+    c, core = cluster, client.CoreV1Api(cluster.api)
+    policy = client.PolicyV1Api(cluster.api)
+    ns = make_ns(c, "pdb-sts")
+    c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps({
+        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
+        "spec": {"replicas": 2, "serviceName": "web", "podManagementPolicy": "Parallel",
+                 "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}}}))
+    wait(lambda: len(ready_pods(core, ns, "app=web")) == 2, what="2 ready pods")
+    policy.create_namespaced_pod_disruption_budget(ns, pdb_manifest("web", "web", maxUnavailable="50%"))
+
+    def status():
+        s = policy.read_namespaced_pod_disruption_budget_status("web", ns).status
+        return s if s.expected_pods == 2 and s.disruptions_allowed == 1 else None
+
+    st = wait(status, what="the budget counting the set's scale")
+    assert st.desired_healthy == 1 and st.current_healthy == 2
+    assert [x.reason for x in st.conditions if x.type == "DisruptionAllowed"] == ["SufficientPods"]
