@@ -101,11 +101,13 @@ static void store(sk_agent_access *x, const char *key, sk_user *user, int allowe
 			e = &x->cache[i];
 	if (!e && x->n < CACHE_MAX)
 		e = &x->cache[x->n++];
-	for (size_t i = 0; !e && i < x->n; i++)
-		if (i == 0 || x->cache[i].born < e->born)
-			e = &x->cache[i];
-	if (!e)
+	if (!e) {
+		/* full and all live: the oldest gives way */
 		e = &x->cache[0];
+		for (size_t i = 1; i < x->n; i++)
+			if (x->cache[i].born < e->born)
+				e = &x->cache[i];
+	}
 	sk_user_free(e->user);
 	memcpy(e->key, key, sizeof(e->key));
 	e->user = user;
