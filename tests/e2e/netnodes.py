@@ -35,7 +35,7 @@ import time
 
 import pytest
 
-from conftest import Cluster, SKIFF
+from conftest import Cluster, SKIFF, SLOW
 from test_agent_cluster import have_tools, images_dir, wait_for
 
 ROUTE_PROTO = "152"
@@ -136,7 +136,7 @@ class NodeAgent:
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
-                self.proc.wait(30)
+                self.proc.wait(30 * SLOW)
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()

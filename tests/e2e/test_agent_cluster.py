@@ -90,7 +90,7 @@ class AgentCluster(Cluster):
         if self.agent_proc and self.agent_proc.poll() is None:
             self.agent_proc.send_signal(sig)
             try:
-                self.agent_proc.wait(30)
+                self.agent_proc.wait(30 * SLOW)
             except subprocess.TimeoutExpired:
                 os.killpg(self.agent_proc.pid, signal.SIGKILL)
                 self.agent_proc.wait()
