@@ -428,7 +428,7 @@ def test_table_goes_when_the_agent_stops_idle(svc_cluster):
     c.delete_all_pods()
     wait_for(lambda: not c.leftovers(), 60, what="pods torn down")
     c.stop_agent()
-    assert not our_tables(c)
+    assert not our_tables(c), c.agent_logs()
 
 
 def test_embedded_agent_serves_services(embedded):  # noqa: F811
