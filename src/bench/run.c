@@ -39,8 +39,6 @@ struct bench {
 	int next;          /* next pod index to create */
 	int create_errors;
 	sk_error_t create_err;
-	int sts_ready; /* the StatefulSet's status.readyReplicas */
-	int ds_ready;  /* the DaemonSet's status.numberReady */
 };
 
 static void track_init(struct track *t, const char *prefix, int n)
@@ -332,140 +330,55 @@ static int run_gang(struct bench *b, sk_store *store, sk_hollow *h, FILE *out, s
 	return 0;
 }
 
-#define STS_KEY "/registry/statefulsets/" NS "/sts"
+/* A workload the controllers roll out (a StatefulSet, a DaemonSet): its key,
+ * the status field that counts its Ready pods, and how many there must be. */
+struct workload {
+	const char *key, *ready_field, *kind;
+	int want;
+	int ready; /* under b->mu */
+	struct bench *b;
+};
 
-/* The StatefulSet's status.readyReplicas as each write commits (a few
- * hundred small writes: decoding them costs less than polling). */
-static void on_sts(const sk_store_event *ev, void *ud)
+/* The workload's ready count as each write commits (a few hundred small
+ * writes: decoding them costs less than polling). */
+static void on_workload(const sk_store_event *ev, void *ud)
 {
-	struct bench *b = ud;
+	struct workload *wl = ud;
 	json_t *o;
 
-	if (ev->type == SK_STORE_DELETE || strcmp(ev->kv->key, STS_KEY))
+	if (ev->type == SK_STORE_DELETE || strcmp(ev->kv->key, wl->key))
 		return;
 	o = json_loadb(ev->kv->value, ev->kv->len, 0, NULL);
-	pthread_mutex_lock(&b->mu);
-	b->sts_ready = (int)json_integer_value(json_object_get(json_object_get(o, "status"), "readyReplicas"));
-	if (b->sts_ready >= b->o->statefulset)
-		pthread_cond_broadcast(&b->cv);
-	pthread_mutex_unlock(&b->mu);
+	pthread_mutex_lock(&wl->b->mu);
+	wl->ready = (int)json_integer_value(json_object_get(json_object_get(o, "status"), wl->ready_field));
+	if (wl->ready >= wl->want)
+		pthread_cond_broadcast(&wl->b->cv);
+	pthread_mutex_unlock(&wl->b->mu);
 	json_decref(o);
 }
 
-/* An OrderedReady StatefulSet of o->statefulset replicas with one claim
- * template: the controllers (started now, on their own in-process client)
- * create each pod only once its predecessor is Running and Ready, so the
- * time is the sum of one pod's full round trip per ordinal: the controller's
- * claim and pod creates, the scheduler's binding, the hollow node's status
- * write and the watch events between them. */
-static int run_statefulset(struct bench *b, sk_api *api, sk_store *store, FILE *out, sk_error_t *err)
+/* Starts the controllers (on their own in-process client, with co), waits
+ * for the store to be quiet for 300 ms when settle says so (their own
+ * start, such as the nodes' pod CIDRs), creates obj at path and waits until
+ * the workload counts wl->want Ready pods: the wall and CPU seconds and the
+ * store's writes and commits meanwhile, or -1 with err. */
+static int run_workload(struct bench *b, sk_api *api, sk_store *store, const sk_ctrl_options *co, bool settle,
+			const char *path, json_t *obj, struct workload *wl, double *wall, double *cpu,
+			sk_store_stats *delta, sk_error_t *err)
 {
-	int n = b->o->statefulset;
 	int64_t deadline = sk_mono_ns() + (int64_t)(b->o->timeout_s > 0 ? b->o->timeout_s : 300) * 1000000000LL;
-	cleanup_json json_t *set = json_pack(
-		"{s:s, s:s, s:{s:s, s:s}, s:{s:i, s:s, s:{s:{s:s}}, s:{s:{s:{s:s}}, s:{s:[{s:s, s:s}]}},"
-		" s:[{s:{s:s}, s:{s:[s], s:{s:{s:s}}}}]}}",
-		"apiVersion", "apps/v1", "kind", "StatefulSet", "metadata", "name", "sts", "namespace", NS, "spec",
-		"replicas", n, "serviceName", "sts", "selector", "matchLabels", "app", "sts", "template", "metadata",
-		"labels", "app", "sts", "spec", "containers", "name", "c", "image", "busybox:1", "volumeClaimTemplates",
-		"metadata", "name", "data", "spec", "accessModes", "ReadWriteOnce", "resources", "requests", "storage",
-		"1Gi");
 	sk_client *cc = sk_client_new_inproc(api);
-	sk_ctrl *ctl = sk_ctrl_start(cc, NULL, err);
+	sk_ctrl *ctl = sk_ctrl_start(cc, co, err);
 	sk_store_watch *w = NULL;
 	sk_store_stats s0, s1;
 	int64_t t0, c0;
 	json_t *r;
 	int rc = -1;
 
-	if (!ctl || !(w = sk_store_watch_start(store, STS_KEY, 0, on_sts, b, err)))
+	wl->b = b;
+	if (!ctl || !(w = sk_store_watch_start(store, wl->key, 0, on_workload, wl, err)))
 		goto out;
-	sk_store_get_stats(store, &s0);
-	c0 = cpu_ns();
-	t0 = sk_mono_ns();
-	r = sk_client_create(b->c, "/apis/apps/v1/namespaces/" NS "/statefulsets", set, err);
-	if (!r)
-		goto out;
-	json_decref(r);
-	pthread_mutex_lock(&b->mu);
-	while (b->sts_ready < n && sk_mono_ns() < deadline) {
-		struct timespec ts;
-
-		sk_deadline_after_ms(&ts, 10);
-		pthread_cond_timedwait(&b->cv, &b->mu, &ts);
-	}
-	pthread_mutex_unlock(&b->mu);
-	if (b->sts_ready < n) {
-		sk_error_set(err, SK_ETIMEOUT, "timed out: %d of %d StatefulSet pods Ready", b->sts_ready, n);
-		goto out;
-	}
-	sk_store_get_stats(store, &s1);
-	{
-		double wall = (double)(sk_mono_ns() - t0) / 1e9, cpu = (double)(cpu_ns() - c0) / 1e9;
-
-		fprintf(out,
-			"statefulset: %d pods (OrderedReady, one claim each) Ready in %.3fs: %.1fms per ordinal; "
-			"cpu %.3fs; store %lld writes in %lld commits\n",
-			n, wall, wall * 1000 / n, cpu, (long long)(s1.writes - s0.writes),
-			(long long)(s1.commits - s0.commits));
-	}
-	rc = 0;
-out:
-	if (w)
-		sk_store_unwatch(store, w);
-	sk_ctrl_stop(ctl);
-	sk_client_free(cc);
-	return rc;
-}
-
-#define DS_KEY "/registry/daemonsets/" NS "/ds"
-
-/* The DaemonSet's status.numberReady as each write commits. */
-static void on_ds(const sk_store_event *ev, void *ud)
-{
-	struct bench *b = ud;
-	json_t *o;
-
-	if (ev->type == SK_STORE_DELETE || strcmp(ev->kv->key, DS_KEY))
-		return;
-	o = json_loadb(ev->kv->value, ev->kv->len, 0, NULL);
-	pthread_mutex_lock(&b->mu);
-	b->ds_ready = (int)json_integer_value(json_object_get(json_object_get(o, "status"), "numberReady"));
-	if (b->ds_ready >= b->o->nodes)
-		pthread_cond_broadcast(&b->cv);
-	pthread_mutex_unlock(&b->mu);
-	json_decref(o);
-}
-
-/* A DaemonSet rolled out to every hollow node: the controllers (started
- * now, on their own in-process client) make one pod per node with node
- * affinity to it, the scheduler binds them, the hollow nodes run them; the
- * time is from the DaemonSet's create until its status counts every pod
- * Ready. */
-static int run_daemonset(struct bench *b, sk_api *api, sk_store *store, FILE *out, sk_error_t *err)
-{
-	int n = b->o->nodes;
-	int64_t deadline = sk_mono_ns() + (int64_t)(b->o->timeout_s > 0 ? b->o->timeout_s : 300) * 1000000000LL;
-	cleanup_json json_t *set = json_pack(
-		"{s:s, s:s, s:{s:s, s:s}, s:{s:{s:{s:s}}, s:{s:{s:{s:s}}, s:{s:[{s:s}], s:[{s:s, s:s}]}}}}",
-		"apiVersion", "apps/v1", "kind", "DaemonSet", "metadata", "name", "ds", "namespace", NS, "spec",
-		"selector", "matchLabels", "app", "ds", "template", "metadata", "labels", "app", "ds", "spec",
-		"tolerations", "operator", "Exists", "containers", "name", "c", "image", "busybox:1");
-	sk_client *cc = sk_client_new_inproc(api);
-	/* room for a pod CIDR per node (the default /16 has 256) */
-	sk_ctrl_options co = {.cluster_cidr = "10.0.0.0/8", .node_cidr_mask_size = 24};
-	sk_ctrl *ctl = sk_ctrl_start(cc, &co, err);
-	sk_store_watch *w = NULL;
-	sk_store_stats s0, s1;
-	int64_t t0, c0;
-	json_t *r;
-	int rc = -1;
-
-	if (!ctl || !(w = sk_store_watch_start(store, DS_KEY, 0, on_ds, b, err)))
-		goto out;
-	/* the controllers' own start (the nodes' pod CIDRs) settles first: the
-	 * store quiet for 300 ms */
-	for (int64_t quiet_until = sk_mono_ns() + 300000000LL, last = -1; sk_mono_ns() < quiet_until;) {
+	for (int64_t quiet_until = sk_mono_ns() + 300000000LL, last = -1; settle && sk_mono_ns() < quiet_until;) {
 		sk_store_get_stats(store, &s0);
 		if (s0.writes != last) {
 			last = s0.writes;
@@ -476,32 +389,27 @@ static int run_daemonset(struct bench *b, sk_api *api, sk_store *store, FILE *ou
 	sk_store_get_stats(store, &s0);
 	c0 = cpu_ns();
 	t0 = sk_mono_ns();
-	r = sk_client_create(b->c, "/apis/apps/v1/namespaces/" NS "/daemonsets", set, err);
+	r = sk_client_create(b->c, path, obj, err);
 	if (!r)
 		goto out;
 	json_decref(r);
 	pthread_mutex_lock(&b->mu);
-	while (b->ds_ready < n && sk_mono_ns() < deadline) {
+	while (wl->ready < wl->want && sk_mono_ns() < deadline) {
 		struct timespec ts;
 
 		sk_deadline_after_ms(&ts, 10);
 		pthread_cond_timedwait(&b->cv, &b->mu, &ts);
 	}
 	pthread_mutex_unlock(&b->mu);
-	if (b->ds_ready < n) {
-		sk_error_set(err, SK_ETIMEOUT, "timed out: %d of %d DaemonSet pods Ready", b->ds_ready, n);
+	if (wl->ready < wl->want) {
+		sk_error_set(err, SK_ETIMEOUT, "timed out: %d of %d %s pods Ready", wl->ready, wl->want, wl->kind);
 		goto out;
 	}
 	sk_store_get_stats(store, &s1);
-	{
-		double wall = (double)(sk_mono_ns() - t0) / 1e9, cpu = (double)(cpu_ns() - c0) / 1e9;
-
-		fprintf(out,
-			"daemonset: %d pods (one per node) Running and Ready in %.3fs: %.0f pods/s; cpu %.3fs; "
-			"store %lld writes in %lld commits\n",
-			n, wall, n / wall, cpu, (long long)(s1.writes - s0.writes),
-			(long long)(s1.commits - s0.commits));
-	}
+	*wall = (double)(sk_mono_ns() - t0) / 1e9;
+	*cpu = (double)(cpu_ns() - c0) / 1e9;
+	delta->writes = s1.writes - s0.writes;
+	delta->commits = s1.commits - s0.commits;
 	rc = 0;
 out:
 	if (w)
@@ -509,6 +417,64 @@ out:
 	sk_ctrl_stop(ctl);
 	sk_client_free(cc);
 	return rc;
+}
+
+/* An OrderedReady StatefulSet of o->statefulset replicas with one claim
+ * template: the controllers create each pod only once its predecessor is
+ * Running and Ready, so the time is the sum of one pod's full round trip
+ * per ordinal: the controller's claim and pod creates, the scheduler's
+ * binding, the hollow node's status write and the watch events between them. */
+static int run_statefulset(struct bench *b, sk_api *api, sk_store *store, FILE *out, sk_error_t *err)
+{
+	int n = b->o->statefulset;
+	cleanup_json json_t *set = json_pack(
+		"{s:s, s:s, s:{s:s, s:s}, s:{s:i, s:s, s:{s:{s:s}}, s:{s:{s:{s:s}}, s:{s:[{s:s, s:s}]}},"
+		" s:[{s:{s:s}, s:{s:[s], s:{s:{s:s}}}}]}}",
+		"apiVersion", "apps/v1", "kind", "StatefulSet", "metadata", "name", "sts", "namespace", NS, "spec",
+		"replicas", n, "serviceName", "sts", "selector", "matchLabels", "app", "sts", "template", "metadata",
+		"labels", "app", "sts", "spec", "containers", "name", "c", "image", "busybox:1", "volumeClaimTemplates",
+		"metadata", "name", "data", "spec", "accessModes", "ReadWriteOnce", "resources", "requests", "storage",
+		"1Gi");
+	struct workload wl = {"/registry/statefulsets/" NS "/sts", "readyReplicas", "StatefulSet", n, 0, NULL};
+	sk_store_stats d;
+	double wall, cpu;
+
+	if (run_workload(b, api, store, NULL, false, "/apis/apps/v1/namespaces/" NS "/statefulsets", set, &wl, &wall,
+			 &cpu, &d, err) < 0)
+		return -1;
+	fprintf(out,
+		"statefulset: %d pods (OrderedReady, one claim each) Ready in %.3fs: %.1fms per ordinal; "
+		"cpu %.3fs; store %lld writes in %lld commits\n",
+		n, wall, wall * 1000 / n, cpu, (long long)d.writes, (long long)d.commits);
+	return 0;
+}
+
+/* A DaemonSet rolled out to every hollow node: the controllers make one pod
+ * per node with node affinity to it, the scheduler binds them, the hollow
+ * nodes run them; the time is from the DaemonSet's create until its status
+ * counts every pod Ready, after the controllers' own start has settled. */
+static int run_daemonset(struct bench *b, sk_api *api, sk_store *store, FILE *out, sk_error_t *err)
+{
+	int n = b->o->nodes;
+	cleanup_json json_t *set = json_pack(
+		"{s:s, s:s, s:{s:s, s:s}, s:{s:{s:{s:s}}, s:{s:{s:{s:s}}, s:{s:[{s:s}], s:[{s:s, s:s}]}}}}",
+		"apiVersion", "apps/v1", "kind", "DaemonSet", "metadata", "name", "ds", "namespace", NS, "spec",
+		"selector", "matchLabels", "app", "ds", "template", "metadata", "labels", "app", "ds", "spec",
+		"tolerations", "operator", "Exists", "containers", "name", "c", "image", "busybox:1");
+	/* room for a pod CIDR per node (the default /16 has 256) */
+	sk_ctrl_options co = {.cluster_cidr = "10.0.0.0/8", .node_cidr_mask_size = 24};
+	struct workload wl = {"/registry/daemonsets/" NS "/ds", "numberReady", "DaemonSet", n, 0, NULL};
+	sk_store_stats d;
+	double wall, cpu;
+
+	if (run_workload(b, api, store, &co, true, "/apis/apps/v1/namespaces/" NS "/daemonsets", set, &wl, &wall, &cpu,
+			 &d, err) < 0)
+		return -1;
+	fprintf(out,
+		"daemonset: %d pods (one per node) Running and Ready in %.3fs: %.0f pods/s; cpu %.3fs; "
+		"store %lld writes in %lld commits\n",
+		n, wall, n / wall, cpu, (long long)d.writes, (long long)d.commits);
+	return 0;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) { return remove(path); }
