@@ -303,6 +303,13 @@ const char *sk__pod_pick_container(json_t *pod, const char *asked, const sk_path
 char *sk__pod_node_address(sk_api *api, json_t *pod, const sk_path *p, sk_api_response *resp);
 typedef void CURL;
 void sk__kubelet_tls(CURL *h);
+/* A libcurl write callback (CURLOPT_WRITEFUNCTION) gathering an answer into
+ * a NUL-terminated buffer of at most max bytes (more ends the transfer). */
+typedef struct sk__curl_body {
+	char *data; /* malloc'd; the caller frees */
+	size_t len, max;
+} sk__curl_body;
+size_t sk__curl_collect(char *ptr, size_t size, size_t nmemb, void *ud);
 /* nodes/NAME/proxy/PATH: a GET of the node agent's PATH (nodeproxy.c). */
 void sk__handle_node_proxy(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 /* Stops metrics.k8s.io's scraper and frees its points (metrics-server.c). */

@@ -53,6 +53,20 @@ void sk__kubelet_tls(CURL *h)
 	pthread_mutex_unlock(&kubelet_mu);
 }
 
+size_t sk__curl_collect(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	sk__curl_body *b = ud;
+	size_t n = size * nmemb;
+
+	if (b->len + n > b->max)
+		return 0;
+	b->data = xrealloc(b->data, b->len + n + 1);
+	memcpy(b->data + b->len, ptr, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return n;
+}
+
 int sk_api_stream_take_fd(struct sk_api_stream *s)
 {
 	int fd = s->fd;

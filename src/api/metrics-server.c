@@ -34,24 +34,9 @@ struct sk__metrics {
 /* ---- scraping ---------------------------------------------------------------------- */
 
 struct body {
-	char *data;
-	size_t len;
+	sk__curl_body buf; /* what the agent answers */
 	struct sk__metrics *m;
 };
-
-static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
-{
-	struct body *b = ud;
-	size_t n = size * nmemb;
-
-	if (b->len + n > MAX_SUMMARY)
-		return 0;
-	b->data = xrealloc(b->data, b->len + n + 1);
-	memcpy(b->data + b->len, ptr, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-	return n;
-}
 
 static int stopping(struct sk__metrics *m)
 {
@@ -79,7 +64,7 @@ static char *fetch_summary(struct sk__metrics *m, const char *base, size_t *len,
 {
 	cleanup_free char *url = xasprintf("%s/stats/summary", base);
 	struct curl_slist *hl = NULL;
-	struct body b = {.m = m};
+	struct body b = {.buf = {.max = MAX_SUMMARY}, .m = m};
 	CURL *h = curl_easy_init();
 	CURLcode rc;
 	long code = 0;
@@ -91,8 +76,8 @@ static char *fetch_summary(struct sk__metrics *m, const char *base, size_t *len,
 	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 10000L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sk__curl_collect);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b.buf);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, &b);
@@ -105,11 +90,11 @@ static char *fetch_summary(struct sk__metrics *m, const char *base, size_t *len,
 			sk_error_set(err, SK_EINTERNAL, "GET \"%s\": %s", url, curl_easy_strerror(rc));
 		else
 			sk_error_set(err, SK_EINTERNAL, "GET \"%s\": request failed, status %ld", url, code);
-		free(b.data);
+		free(b.buf.data);
 		return NULL;
 	}
-	*len = b.len;
-	return b.data ? b.data : xstrdup("");
+	*len = b.buf.len;
+	return b.buf.data ? b.buf.data : xstrdup("");
 }
 
 static int node_ready(json_t *node)

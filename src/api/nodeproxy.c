@@ -10,25 +10,6 @@
 
 #define MAX_PROXY_BODY (64u << 20)
 
-struct body {
-	char *data;
-	size_t len;
-};
-
-static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
-{
-	struct body *b = ud;
-	size_t n = size * nmemb;
-
-	if (b->len + n > MAX_PROXY_BODY)
-		return 0;
-	b->data = xrealloc(b->data, b->len + n + 1);
-	memcpy(b->data + b->len, ptr, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-	return n;
-}
-
 /* base + rest, each segment of rest escaped; caller frees. */
 static char *agent_url(const char *base, const char *rest)
 {
@@ -59,7 +40,7 @@ void sk__handle_node_proxy(sk_api *api, const sk_api_request *req, const sk_path
 	cleanup_free char *url = NULL, *msg = NULL;
 	cleanup_json json_t *node = NULL;
 	struct curl_slist *hl = NULL;
-	struct body b = {0};
+	sk__curl_body b = {.max = MAX_PROXY_BODY};
 	CURL *h;
 	CURLcode rc;
 	long code = 0;
@@ -90,7 +71,7 @@ void sk__handle_node_proxy(sk_api *api, const sk_api_request *req, const sk_path
 	curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 60000L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sk__curl_collect);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
