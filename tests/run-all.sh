@@ -8,7 +8,10 @@ run() { local name=$1; shift; echo "== $name"; "$@"; rc[$name]=$?; }
 run generated make --no-print-directory check-generated
 run format bash scripts/format.sh --check
 run unit make --no-print-directory unit
-run fuzz make --no-print-directory fuzz
+recap=$(mktemp /tmp/skiff-test-recap.XXXXXX)
+echo "== fuzz"
+make --no-print-directory fuzz 2>&1 | tee "$recap.fuzz"
+rc[fuzz]=${PIPESTATUS[0]}
 # The end-to-end tests in two processes at once (tests/e2e/conftest.py): the
 # modules that start node agents, one after another, beside the others and
 # then the ThreadSanitizer subset (none of which starts an agent). Each
@@ -29,7 +32,15 @@ e2e_rc=0
 [ "$(cat "$logs/e2e-agents.rc")" = 0 ] && [ "$(cat "$logs/e2e-hollow.rc")" = 0 ] || e2e_rc=1
 rc[e2e]=$e2e_rc
 rc[tsan]=$(cat "$logs/tsan.rc")
-rm -rf "$logs"
+# A recap of what failed, last, where a truncated log still shows it: each
+# failing fuzz target with its sanitizer's or libFuzzer's verdict, and each
+# failed end-to-end test with the first line of its reason.
+echo "== recap"
+grep -E '^fuzz .*: FAILED|^SUMMARY: |^==[0-9]+==ERROR|deadly signal|^ERROR: libFuzzer' "$recap.fuzz" | cut -c1-300
+for part in e2e-agents e2e-hollow tsan; do
+	grep -E '^(FAILED|ERROR) ' "$logs/$part" | cut -c1-400 | sed "s/^/$part: /"
+done
+rm -rf "$logs" "$recap" "$recap.fuzz"
 p=0 f=0
 for k in generated format unit fuzz e2e tsan; do
 	if [ "${rc[$k]}" -eq 0 ]; then p=$((p + 1)); else f=$((f + 1)); echo "suite $k FAILED"; fi

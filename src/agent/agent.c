@@ -768,6 +768,9 @@ void sk_agent_stop(sk_agent *a)
 	for (size_t i = 0; i < a->npods; i++)
 		pthread_cond_signal(&a->pods[i]->cond);
 	pthread_mutex_unlock(&a->mu);
+	/* The HTTPS endpoint first: its handlers read the pods (stats, logs,
+	 * exec) freed below. */
+	sk__logserver_stop(steal_ptr(&a->ls));
 	if (a->node_started)
 		pthread_join(a->node_thread, NULL);
 	sk_reflector_free(steal_ptr(&a->pods_refl));
@@ -786,7 +789,6 @@ void sk_agent_stop(sk_agent *a)
 	sk_informer_free(steal_ptr(&a->services));
 	sk_informer_free(steal_ptr(&a->volumes));
 	events_stop(a);
-	sk__logserver_stop(a->ls);
 	sk__ag_metrics_free(a);
 	sk_gpu_close(a->gpu);
 	for (size_t i = 0; i < a->n_disk_sb; i++)

@@ -466,9 +466,13 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	return rev;
 }
 
-/* Defaulting: built-in kinds by kind, CRDs and custom objects their own. */
+/* Defaulting: built-in kinds by kind, CRDs and custom objects their own.
+ * A built-in kind's spec is a struct upstream, serialized even when empty
+ * ("spec": {}), so clients may index it without a check. */
 static void default_obj(const sk_api_resource *r, json_t *obj)
 {
+	if (r->has_spec && !r->custom && json_is_object(obj) && !json_object_get(obj, "spec"))
+		json_object_set_new(obj, "spec", json_object());
 	if (r->ops && r->ops->defaults)
 		r->ops->defaults(r, obj);
 	else if (!r->ops)

@@ -311,7 +311,7 @@ class MultiNodeCluster:
                 return False
             n = json.loads(r.stdout)
             conds = n.get("status", {}).get("conditions", [])
-            return n["spec"].get("podCIDR") and any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
+            return n.get("spec", {}).get("podCIDR") and any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
         try:
             wait_for(ready, timeout, what=f"node {node} Ready with a pod CIDR")
         except AssertionError as e:

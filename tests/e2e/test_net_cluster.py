@@ -156,8 +156,8 @@ def test_indexed_job_across_nodes_through_a_headless_service(net):
     apply(c, service("workers", clusterIP="None", selector={"app": "idx"}, publishNotReadyAddresses=True,
                      ports=[{"name": "http", "port": 8080}]))
     script = ("mkdir -p /www && echo pod-$JOB_COMPLETION_INDEX > /www/index.html && httpd -p 8080 -h /www && "
-              "for t in $(seq 90); do ok=1; for i in 0 1 2; do "
-              "wget -q -O /tmp/o http://idx-$i.workers:8080/ && grep -q pod-$i /tmp/o || ok=0; done; "
+              "for t in $(seq 300); do ok=1; for i in 0 1 2; do "
+              "wget -q -T 2 -O /tmp/o http://idx-$i.workers:8080/ && grep -q pod-$i /tmp/o || ok=0; done; "
               "if [ $ok = 1 ]; then echo all-peers-ok; sleep 5; exit 0; fi; sleep 1; done; exit 1")
     apply(c, {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "idx"},
               "spec": {"completions": 3, "parallelism": 3, "completionMode": "Indexed", "backoffLimit": 0,
@@ -171,7 +171,7 @@ def test_indexed_job_across_nodes_through_a_headless_service(net):
     def done():
         st = c.kjson("get", "job", "idx").get("status", {})
         return st if st.get("succeeded", 0) == 3 or st.get("failed", 0) else False
-    st = wait_for(done, 180, what="the Indexed Job")
+    st = wait_for(done, 240, what="the Indexed Job")
     pods = c.kjson("get", "pods", "-l", "app=idx")["items"]
     logs = c.kubectl("logs", "-l", "app=idx", "--tail=5").stdout
     assert st.get("succeeded") == 3, f"{logs}\n{c.logs()}"
