@@ -203,4 +203,4 @@ clean:
 # an object without its .d file (built before it existed) is rebuilt.
 build/obj/%.d build/asan/%.d build/tsan/%.d build/fuzzobj/%.d: ;
 .PRECIOUS: build/obj/%.d build/asan/%.d build/tsan/%.d build/fuzzobj/%.d
--include $(shell find build/obj build/asan build/tsan build/fuzzobj -type f -name '*.d' 2>/dev/null)
+-include $(shell find build \( -path build/ml-image -o -path build/images \) -prune -o -type f -name '*.d' -print 2>/dev/null)
