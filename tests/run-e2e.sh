@@ -11,4 +11,4 @@ sel=tests/e2e
 for a in "$@"; do
 	case $a in tests/*) sel= ;; esac
 done
-exec /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE $sel "$@"
+exec /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE --durations=25 $sel "$@"

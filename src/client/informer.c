@@ -285,6 +285,23 @@ static void on_event(void *ud, const char *type, json_t *obj)
 		apply_upsert(inf, obj, 0, 1);
 }
 
+/* Whether a failed list may succeed when tried again: not a refusal of the
+ * caller or of its request. */
+static bool transient(const sk_error_t *err)
+{
+	switch (err->code) {
+	case SK_EUNAUTHORIZED:
+	case SK_EFORBIDDEN:
+	case SK_EBADREQUEST:
+	case SK_EINVALID:
+	case SK_EMETHOD:
+	case SK_ENOTACCEPTABLE:
+		return false;
+	default:
+		return true;
+	}
+}
+
 int sk_informer_start(sk_informer *inf, sk_error_t *err)
 {
 	sk_reflector_options o = {
@@ -297,8 +314,14 @@ int sk_informer_start(sk_informer *inf, sk_error_t *err)
 
 	if (!inf->refl)
 		inf->refl = sk_reflector_new(inf->c, &o);
-	if (sk_reflector_list(inf->refl, err) < 0)
-		return -1;
+	if (sk_reflector_list(inf->refl, err) < 0) {
+		if (!transient(err))
+			return -1;
+		/* A slow or restarting server: the reflector lists again with
+		 * backoff, as client-go's does, instead of its caller giving up. */
+		sk_warn("informer", "%s (listing again in the background)", err->msg);
+		*err = (sk_error_t){0};
+	}
 	return sk_reflector_start(inf->refl, err);
 }
 

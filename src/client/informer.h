@@ -28,7 +28,9 @@ typedef void (*sk_informer_fn)(void *ud, int ev, json_t *old, json_t *obj);
 sk_informer *sk_informer_new(sk_client *c, const char *path, const char *api_version, const char *kind);
 void sk_informer_on(sk_informer *inf, sk_informer_fn fn, void *ud);
 /* Lists once (handlers see every object as an add), then keeps the
- * reflector's watch (client/reflector.h) on a thread. */
+ * reflector's watch (client/reflector.h) on a thread. A list refused for
+ * good (401, 403, 400, 422…) fails; one that may succeed later (a timeout,
+ * a server away or overloaded) is tried again by the thread, with backoff. */
 int sk_informer_start(sk_informer *inf, sk_error_t *err);
 /* Stops the watch thread: no handler runs after it returns. Controllers
  * stop every informer before freeing any, since handlers read the caches
