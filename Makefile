@@ -181,16 +181,20 @@ fuzz: $(FUZZ_BIN)
 e2e: build/skiff build/skiff-asan
 	@bash tests/run-e2e.sh $(if $(K),-k '$(K)')
 
+# The builds run on every core (-j$(NPROC)) unless the caller gave -j.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+JOBS  := $(if $(filter -j%,$(MAKEFLAGS))$(findstring j,$(firstword $(MAKEFLAGS))),,-j$(NPROC))
+
 test: deps
-	@$(MAKE) --no-print-directory all asan tsan
+	@$(MAKE) $(JOBS) --no-print-directory all asan tsan
 	@bash tests/run-all.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) $(JOBS) --no-print-directory all
 	@bash bench/run.sh
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) $(JOBS) --no-print-directory all
 	@bash scripts/demo.sh
 
 down:

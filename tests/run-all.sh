@@ -7,10 +7,10 @@ declare -A rc
 run() { local name=$1; shift; echo "== $name"; "$@"; rc[$name]=$?; }
 run generated make --no-print-directory check-generated
 run format bash scripts/format.sh --check
-run unit make --no-print-directory unit
+run unit make -j"$(nproc)" --no-print-directory unit
 recap=$(mktemp /tmp/skiff-test-recap.XXXXXX)
 echo "== fuzz"
-make --no-print-directory fuzz 2>&1 | tee "$recap.fuzz"
+make -j"$(nproc)" --no-print-directory fuzz 2>&1 | tee "$recap.fuzz"
 rc[fuzz]=${PIPESTATUS[0]}
 # The end-to-end tests in two processes at once (tests/e2e/conftest.py): the
 # modules that start node agents, one after another, beside the others and
