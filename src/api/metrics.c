@@ -35,9 +35,11 @@ static int parse_point(json_t *o, struct sk_metrics_point *p)
 
 	memset(p, 0, sizeof(*p));
 	if (get_time(cpu, "time", &p->ts_ns) < 0 || get_u64(cpu, "usageCoreNanoSeconds", &p->cpu_ns) < 0 ||
-	    get_u64(mem, "workingSetBytes", &p->mem_ws) < 0)
+	    get_u64(mem, "workingSetBytes", &p->mem_ws) < 0 || p->ts_ns < 0)
 		return -1;
-	if (get_time(o, "startTime", &p->start_ns) < 0)
+	/* Times before 1970 are no agent's: dropped, so differences of two
+	 * times never overflow. */
+	if (get_time(o, "startTime", &p->start_ns) < 0 || p->start_ns < 0)
 		p->start_ns = 0;
 	return 0;
 }
