@@ -61,7 +61,9 @@ def cluster():
         wait_for(lambda: c.kubectl("get", "node", node, check=False).returncode == 0, 30, what="node")
         c.kubectl("apply", "-f", "-", input=PODS.format(node=node))
         for p in ("burner", "idle"):
-            wait_for(lambda: c.kjson("get", "pod", p)["status"].get("phase") == "Running", 60, what=p)
+            wait_for(lambda: any(x["type"] == "Ready" and x["status"] == "True"
+                                 for x in c.kjson("get", "pod", p)["status"].get("conditions", [])), 60,
+                     what=f"{p} Ready (every container started)")
         yield c
     finally:
         c.kubectl("delete", "pods", "--all", "--grace-period=1", check=False)
