@@ -932,6 +932,177 @@ static int names_custom_group(const char *val, size_t len, json_t *needles)
 	return 0;
 }
 
+/* API path of a stored object of kind r. */
+static char *api_path(const sk_api_resource *r, json_t *meta)
+{
+	char gv[96];
+
+	sk__resource_gv(r, gv, sizeof(gv));
+	return xasprintf("/api%s/%s%s%s/%s/%s", r->group[0] ? "s" : "", gv,
+			 jstr(meta, "namespace") ? "/namespaces/" : "",
+			 jstr(meta, "namespace") ? jstr(meta, "namespace") : "", r->plural, jstr(meta, "name"));
+}
+
+static int has_finalizer(json_t *meta, const char *f)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(jget(meta, "finalizers"), i, v)
+		if (!strcmp(json_string_value(v) ? json_string_value(v) : "", f))
+			return 1;
+	return 0;
+}
+
+/* Removes finalizer f from the object at path (a JSON patch with a test
+ * of the entry, so a concurrent change is a conflict, retried next sweep). */
+static void remove_finalizer(sk_client *c, const char *path, json_t *meta, const char *f)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(jget(meta, "finalizers"), i, v) {
+		cleanup_free char *p = NULL;
+		cleanup_json json_t *patch = NULL, *out = NULL;
+		sk_error_t err = {0};
+
+		if (strcmp(json_string_value(v) ? json_string_value(v) : "", f))
+			continue;
+		p = xasprintf("/metadata/finalizers/%zu", i);
+		patch = json_pack("[{s:s, s:s, s:s}, {s:s, s:s}]", "op", "test", "path", p, "value", f, "op", "remove",
+				  "path", p);
+		out = sk_client_patch(c, path, SK_PATCH_JSON, patch, &err);
+		if (!out && err.code != SK_ENOTFOUND && err.code != SK_ECONFLICT)
+			sk_info("crd", "garbage collector: removing %s from %s: %s", f, path, err.msg);
+		return;
+	}
+}
+
+#define FG_FIN "foregroundDeletion"
+#define ORPHAN_FIN "orphan"
+
+/* A custom owner being deleted with the foregroundDeletion or orphan
+ * finalizer: what the sweep found of its dependents. */
+typedef struct waiting_owner {
+	char *uid, *path;
+	json_t *meta;
+	int orphan;   /* orphan finalizer (else foreground) */
+	int blocking; /* dependents that still hold the owner's deletion */
+	int failed;   /* a dependent could not be changed this sweep */
+} waiting_owner;
+
+static waiting_owner *find_owner(waiting_owner *w, size_t nw, const char *uid)
+{
+	for (size_t k = 0; k < nw && uid; k++)
+		if (!strcmp(w[k].uid, uid))
+			return &w[k];
+	return NULL;
+}
+
+/* One dependent d (at path, of kind r) of the waiting owners: orphaning
+ * strips its references to them; foreground deletion deletes it (in the
+ * background, as upstream's collector does for a dependent without
+ * dependents of its own) unless other owners remain, and, while it exists with blockOwnerDeletion,
+ * keeps the owner. */
+static void handle_dependent(sk_client *c, const char *path, json_t *d, waiting_owner *w, size_t nw)
+{
+	json_t *meta = jget(d, "metadata"), *ref;
+	cleanup_json json_t *keep = json_array();
+	size_t i;
+	int strip = 0, del = 0, others = 0;
+
+	json_array_foreach(jget(meta, "ownerReferences"), i, ref)
+		others += find_owner(w, nw, jstr(ref, "uid")) == NULL;
+	json_array_foreach(jget(meta, "ownerReferences"), i, ref) {
+		waiting_owner *o = find_owner(w, nw, jstr(ref, "uid"));
+
+		/* a dependent with other owners only loses its reference */
+		if (o && (o->orphan || others)) {
+			strip = 1;
+			continue;
+		}
+		json_array_append(keep, ref);
+		if (!o)
+			continue;
+		del = 1;
+		if (json_is_true(jget(ref, "blockOwnerDeletion")))
+			o->blocking++;
+	}
+	if (strip) {
+		cleanup_json json_t *patch = json_pack(
+			"{s:{s:O, s:s}}", "metadata", "ownerReferences", json_array_size(keep) ? keep : json_null(),
+			"resourceVersion", jstr(meta, "resourceVersion") ? jstr(meta, "resourceVersion") : "");
+		cleanup_json json_t *out = NULL;
+		sk_error_t err = {0};
+
+		out = sk_client_patch(c, path, SK_PATCH_MERGE, patch, &err);
+		if (!out && err.code != SK_ENOTFOUND)
+			json_array_foreach(jget(meta, "ownerReferences"), i, ref) {
+				waiting_owner *o = find_owner(w, nw, jstr(ref, "uid"));
+
+				if (o)
+					o->failed = 1;
+			}
+	}
+	if (del && !jstr(meta, "deletionTimestamp")) {
+		cleanup_json json_t *opts = json_pack("{s:s, s:s, s:s, s:{s:s}}", "kind", "DeleteOptions", "apiVersion",
+						      "v1", "propagationPolicy", "Background", "preconditions", "uid",
+						      jstr(meta, "uid") ? jstr(meta, "uid") : "");
+		sk_error_t err = {0};
+
+		if (sk_client_delete(c, path, opts, &err) < 0 && err.code != SK_ENOTFOUND)
+			sk_info("crd", "garbage collector: deleting %s: %s", path, err.msg);
+	}
+}
+
+/* Custom owners waiting on their dependents: every stored object that
+ * names one of them is orphaned or deleted, then the owners whose
+ * dependents are done lose their finalizer. */
+static void sweep_waiting(sk_api *api, sk_client *c, waiting_owner *w, size_t nw)
+{
+	const sk_kind_set *ks = sk__kinds();
+	cleanup_json json_t *seen = json_object();
+
+	for (size_t k = 0; k < ks->n && !sk__api_stopping(api); k++) {
+		const sk_api_resource *r = ks->v[k];
+		const char *store = r->store ? r->store : r->plural;
+		cleanup_free char *prefix = NULL;
+		sk_store_list l = {0};
+		sk_error_t err = {0};
+
+		if (sk__is_crd(r) || json_object_get(seen, store))
+			continue;
+		json_object_set_new(seen, store, json_true());
+		prefix = sk__obj_prefix(r, NULL);
+		if (sk_store_range(api->store, prefix, NULL, 0, 0, &l, &err) < 0) {
+			for (size_t i = 0; i < nw; i++)
+				w[i].failed = 1;
+			continue;
+		}
+		for (size_t i = 0; i < l.n; i++) {
+			cleanup_json json_t *o = NULL;
+			cleanup_free char *path = NULL;
+			int named = 0;
+
+			for (size_t j = 0; j < nw && !named; j++)
+				named = memmem(l.items[i].value, l.items[i].len, w[j].uid, strlen(w[j].uid)) != NULL;
+			if (!named)
+				continue;
+			o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+			if (!o)
+				continue;
+			path = api_path(r, jget(o, "metadata"));
+			handle_dependent(c, path, o, w, nw);
+		}
+		sk_store_list_release(&l);
+	}
+	for (size_t i = 0; i < nw && !sk__api_stopping(api); i++) {
+		if (w[i].failed || w[i].blocking)
+			continue;
+		remove_finalizer(c, w[i].path, w[i].meta, w[i].orphan ? ORPHAN_FIN : FG_FIN);
+	}
+}
+
 /* Deletes the custom objects whose owners are all gone, and the built-in
  * objects whose owners are all gone when one of them was a custom object
  * (background propagation): the controllers' collector has no informers for
@@ -941,6 +1112,8 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 {
 	const sk_kind_set *ks = sk__kinds();
 	cleanup_json json_t *seen = json_object(), *needles = json_array();
+	waiting_owner *w = NULL;
+	size_t nw = 0, wcap = 0;
 
 	for (size_t k = 0; k < ks->n; k++) {
 		if (ks->v[k]->custom) {
@@ -971,8 +1144,23 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 			json_t *meta, *ref;
 			size_t j;
 			int live = 0, gone = 0, custom_owner = 0;
-			char gv[96];
 
+			if (r->custom && memmem(l.items[i].value, l.items[i].len, "\"deletionTimestamp\"", 19)) {
+				o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+				meta = jget(o, "metadata");
+				if (jstr(meta, "uid") &&
+				    (has_finalizer(meta, FG_FIN) || has_finalizer(meta, ORPHAN_FIN))) {
+					if (nw == wcap) {
+						wcap = wcap ? wcap * 2 : 8;
+						w = xrealloc(w, wcap * sizeof(*w));
+					}
+					w[nw++] = (waiting_owner){.uid = xstrdup(jstr(meta, "uid")),
+								  .path = api_path(r, meta),
+								  .meta = json_incref(meta),
+								  .orphan = has_finalizer(meta, ORPHAN_FIN)};
+				}
+				continue;
+			}
 			if (!memmem(l.items[i].value, l.items[i].len, "\"ownerReferences\"", 17))
 				continue;
 			if (!r->custom && !names_custom_group(l.items[i].value, l.items[i].len, needles))
@@ -1002,11 +1190,7 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 			 * controllers' collector's */
 			if (live || !gone || (!r->custom && !custom_owner))
 				continue;
-			sk__resource_gv(r, gv, sizeof(gv));
-			path = xasprintf("/api%s/%s%s%s/%s/%s", r->group[0] ? "s" : "", gv,
-					 jstr(meta, "namespace") ? "/namespaces/" : "",
-					 jstr(meta, "namespace") ? jstr(meta, "namespace") : "", r->plural,
-					 jstr(meta, "name"));
+			path = api_path(r, meta);
 			opts = json_pack("{s:s, s:s, s:s, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
 					 "propagationPolicy", "Background", "preconditions", "uid", jstr(meta, "uid"));
 			sk_error_clear(&err);
@@ -1015,6 +1199,14 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 		}
 		sk_store_list_release(&l);
 	}
+	if (nw)
+		sweep_waiting(api, c, w, nw);
+	for (size_t i = 0; i < nw; i++) {
+		free(w[i].uid);
+		free(w[i].path);
+		json_decref(w[i].meta);
+	}
+	free(w);
 }
 
 static void *gc_main(void *arg)
