@@ -720,32 +720,200 @@ static void add_kinds(json_t *crd, const sk_api_resource ***out, size_t *n, size
 
 static void start_cleanup(sk_api *api, const char *crd_name);
 
-void sk__crd_sync(sk_api *api)
+/* The registry's custom kinds, kept per CRD (under sync_mu) and updated
+ * from a watch of the stored CRDs: a CRD write rebuilds that CRD's kinds
+ * only, then the registry's set is swapped whole. */
+typedef struct crd_entry {
+	char *name;
+	int64_t rev;
+	const sk_api_resource **kinds;
+	size_t n;
+} crd_entry;
+
+static crd_entry *entries; /* sorted by name */
+static size_t nentries;
+static sk_store_watch *crd_watch;
+static sk_api *watch_api;
+
+/* Events of the watch not yet applied: [[name, value or null, mod_rev]]. */
+static pthread_mutex_t pend_mu = PTHREAD_MUTEX_INITIALIZER;
+static json_t *pending;
+static int pend_reload; /* an event could not be kept: read every CRD again */
+
+static void crd_event(const sk_store_event *ev, void *ud)
+{
+	const char *name = ev->kv->key + strlen(CRD_PREFIX);
+	json_t *e;
+
+	(void)ud;
+	e = json_pack("[s, s#, I]", name, ev->type == SK_STORE_DELETE ? "" : ev->kv->value,
+		      ev->type == SK_STORE_DELETE ? (size_t)0 : ev->kv->len, (json_int_t)ev->kv->mod_rev);
+	if (e && ev->type == SK_STORE_DELETE)
+		json_array_set_new(e, 1, json_null());
+	pthread_mutex_lock(&pend_mu);
+	if (!e)
+		pend_reload = 1;
+	else if (!pending)
+		pending = json_array();
+	if (e)
+		json_array_append_new(pending, e);
+	pthread_mutex_unlock(&pend_mu);
+}
+
+static void entry_clear(crd_entry *e)
+{
+	free(e->name);
+	free(e->kinds);
+	memset(e, 0, sizeof(*e));
+}
+
+static void entries_free(void)
+{
+	for (size_t i = 0; i < nentries; i++)
+		entry_clear(&entries[i]);
+	free(entries);
+	entries = NULL;
+	nentries = 0;
+}
+
+/* The entry of name, or where it would go (*found 0). */
+static size_t entry_find(const char *name, int *found)
+{
+	size_t lo = 0, hi = nentries;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(entries[mid].name, name);
+
+		if (!c) {
+			*found = 1;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = 0;
+	return lo;
+}
+
+/* Applies one CRD's new state (text NULL: deleted). Returns 1 on a change. */
+static int entry_apply(sk_api *api, const char *name, const char *text, size_t len, int64_t rev)
+{
+	int found;
+	size_t at = entry_find(name, &found);
+	cleanup_json json_t *o = NULL;
+	crd_entry *e;
+	size_t cap = 0;
+
+	if (found && entries[at].rev >= rev)
+		return 0;
+	if (!text) {
+		if (!found)
+			return 0;
+		entry_clear(&entries[at]);
+		memmove(&entries[at], &entries[at + 1], (nentries - at - 1) * sizeof(*entries));
+		nentries--;
+		return 1;
+	}
+	o = sk__obj_decode(text, len, rev);
+	if (!o)
+		return 0;
+	if (!found) {
+		entries = xrealloc(entries, (nentries + 1) * sizeof(*entries));
+		memmove(&entries[at + 1], &entries[at], (nentries - at) * sizeof(*entries));
+		memset(&entries[at], 0, sizeof(*entries));
+		entries[at].name = xstrdup(name);
+		nentries++;
+	}
+	e = &entries[at];
+	free(e->kinds);
+	e->kinds = NULL;
+	e->n = 0;
+	e->rev = rev;
+	add_kinds(o, &e->kinds, &e->n, &cap);
+	if (jstr(jget(o, "metadata"), "deletionTimestamp"))
+		start_cleanup(api, jstr(jget(o, "metadata"), "name"));
+	return 1;
+}
+
+/* Under sync_mu: every stored CRD, and the watch from that list on. */
+static void load_all(sk_api *api)
 {
 	sk_store_list l = {0};
 	sk_error_t err = {0};
-	const sk_api_resource **kinds = NULL;
-	size_t n = 0, cap = 0;
 
-	pthread_mutex_lock(&sync_mu);
 	if (sk_store_range(api->store, CRD_PREFIX, NULL, 0, 0, &l, &err) < 0) {
-		pthread_mutex_unlock(&sync_mu);
 		sk_warn("crd", "cannot read the definitions: %s", err.msg);
 		return;
 	}
-	for (size_t i = 0; i < l.n; i++) {
-		cleanup_json json_t *o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
-
-		if (!o)
-			continue;
-		add_kinds(o, &kinds, &n, &cap);
-		if (jstr(jget(o, "metadata"), "deletionTimestamp"))
-			start_cleanup(api, jstr(jget(o, "metadata"), "name"));
-	}
+	crd_watch = sk_store_watch_start(api->store, CRD_PREFIX, l.rev, crd_event, NULL, &err);
+	if (!crd_watch)
+		sk_warn("crd", "cannot watch the definitions: %s", err.msg);
+	watch_api = api;
+	for (size_t i = 0; i < l.n; i++)
+		entry_apply(api, l.items[i].key + strlen(CRD_PREFIX), l.items[i].value, l.items[i].len,
+			    l.items[i].mod_rev);
 	sk_store_list_release(&l);
-	sk__kinds_set_custom(kinds, n);
-	free(kinds);
+}
+
+void sk__crd_sync(sk_api *api)
+{
+	cleanup_json json_t *evs = NULL;
+	const sk_api_resource **kinds = NULL;
+	size_t n = 0;
+	int changed = 0, reload;
+	json_t *ev;
+	size_t i;
+
+	pthread_mutex_lock(&sync_mu);
+	pthread_mutex_lock(&pend_mu);
+	reload = pend_reload;
+	pend_reload = 0;
+	pthread_mutex_unlock(&pend_mu);
+	if (watch_api != api || !crd_watch || reload) {
+		if (crd_watch && watch_api)
+			sk_store_unwatch(watch_api->store, crd_watch);
+		crd_watch = NULL;
+		entries_free();
+		load_all(api);
+		changed = 1;
+	}
+	pthread_mutex_lock(&pend_mu);
+	evs = pending;
+	pending = NULL;
+	pthread_mutex_unlock(&pend_mu);
+	json_array_foreach(evs, i, ev) {
+		json_t *v = json_array_get(ev, 1);
+
+		changed |= entry_apply(api, json_string_value(json_array_get(ev, 0)), json_string_value(v),
+				       json_string_length(v), json_integer_value(json_array_get(ev, 2)));
+	}
+	if (changed) {
+		for (size_t k = 0; k < nentries; k++)
+			n += entries[k].n;
+		kinds = xmalloc((n + 1) * sizeof(*kinds));
+		n = 0;
+		for (size_t k = 0; k < nentries; k++)
+			for (size_t m = 0; m < entries[k].n; m++)
+				kinds[n++] = entries[k].kinds[m];
+		sk__kinds_set_custom(kinds, n);
+		free(kinds);
+	}
 	pthread_mutex_unlock(&sync_mu);
+}
+
+/* Whether watch events wait to be applied (the collector's thread applies
+ * them when a store delivers them after the write's reply, as etcd does). */
+static int sync_pending(void)
+{
+	int any;
+
+	pthread_mutex_lock(&pend_mu);
+	any = json_array_size(pending) > 0 || pend_reload;
+	pthread_mutex_unlock(&pend_mu);
+	return any;
 }
 
 /* ---- cleanup of a deleted CRD's objects ---- */
@@ -1220,8 +1388,11 @@ static void *gc_main(void *arg)
 	while (!sk__api_stopping(api)) {
 		if (sk__api_gc_enabled(api))
 			gc_sweep(api, c, tick++ % 5 == 0);
-		for (int i = 0; i < 10 && !sk__api_stopping(api); i++)
+		for (int i = 0; i < 10 && !sk__api_stopping(api); i++) {
+			if (sync_pending())
+				sk__crd_sync(api);
 			sleep_ms(100);
+		}
 	}
 	sk_client_free(c);
 	sk__crd_cleanup_done(NULL);
@@ -1250,6 +1421,15 @@ void sk__crd_stop(sk_api *api)
 	pthread_mutex_lock(&sync_mu);
 	json_decref(running);
 	running = NULL;
+	if (crd_watch && watch_api == api)
+		sk_store_unwatch(api->store, crd_watch);
+	crd_watch = NULL;
+	watch_api = NULL;
+	entries_free();
+	pthread_mutex_lock(&pend_mu);
+	json_decref(pending);
+	pending = NULL;
+	pthread_mutex_unlock(&pend_mu);
 	pthread_mutex_unlock(&sync_mu);
 	sk__kinds_set_custom(NULL, 0);
 }

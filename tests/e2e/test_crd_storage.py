@@ -10,6 +10,7 @@ from kubernetes import client
 from kubernetes.client.rest import ApiException
 
 from crd_util import GROUP, apply_doc, crd_doc, wait_served
+from test_agent_cluster import wait_for
 
 SCHEMA = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"n": {"type": "integer"}}}}}
 
@@ -64,3 +65,71 @@ def test_storage_version_change(api_cluster):
         raise AssertionError("v1 still served")
     except ApiException as e:
         assert e.status == 404
+
+
+def test_concurrent_crd_writes(api_cluster):
+    """Threads create and delete CRDs while others race on one name and
+    read discovery: one 201 and one 409 per race, discovery always parses,
+    and at the end it lists exactly the CRDs that remain."""
+    c = api_cluster
+    ext = client.ApiextensionsV1Api(c.api_client())
+    raw = c.api_client()
+    errors = []
+
+    def body(plural):
+        d = crd_doc(plural=plural, kind=plural.capitalize()[:-1], short=(), categories=(), status=False,
+                    group="race.skiff.test")
+        return d
+
+    def churn(t):
+        try:
+            for i in range(4):
+                name = f"churn{t}x{i}s"
+                ext.create_custom_resource_definition(body(name))
+                if i % 2 == 0:
+                    ext.delete_custom_resource_definition(f"{name}.race.skiff.test")
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+
+    outcomes = []
+
+    def racer(plural):
+        try:
+            ext.create_custom_resource_definition(body(plural))
+            outcomes.append((plural, 201))
+        except ApiException as e:
+            outcomes.append((plural, e.status, json.loads(e.body).get("reason")))
+
+    def reader():
+        try:
+            for _ in range(10):
+                for path in ("/apis", "/apis/race.skiff.test/v1"):
+                    r = raw.call_api(path, "GET", auth_settings=["BearerToken"], _preload_content=False)
+                    json.loads(r[0].data)
+        except ApiException as e:
+            if e.status != 404:  # the group has no kind left for a moment
+                errors.append(repr(e))
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=churn, args=(t,)) for t in range(8)]
+    threads += [threading.Thread(target=racer, args=(f"racer{k}s",)) for k in range(3) for _ in range(2)]
+    threads += [threading.Thread(target=reader) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for k in range(3):
+        got = sorted(o[1:] for o in outcomes if o[0] == f"racer{k}s")
+        assert got == [(201,), (409, "AlreadyExists")], got
+    crds = {x.metadata.name for x in ext.list_custom_resource_definition().items if "race." in x.metadata.name}
+    want = {f"churn{t}x{i}s.race.skiff.test" for t in range(8) for i in (1, 3)}
+    want |= {f"racer{k}s.race.skiff.test" for k in range(3)}
+    # deleted CRDs go once their (no) objects are cleaned up
+    wait_for(lambda: {x.metadata.name for x in ext.list_custom_resource_definition().items
+                      if "race." in x.metadata.name} == want, timeout=20, what="the deleted CRDs gone")
+    assert crds >= want
+    wait_for(lambda: {r["name"] + ".race.skiff.test" for r in json.loads(
+        c.kubectl("get", "--raw", "/apis/race.skiff.test/v1").stdout)["resources"]} == want,
+        timeout=10, what="discovery to list the remaining CRDs")
