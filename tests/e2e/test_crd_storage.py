@@ -65,6 +65,17 @@ def test_storage_version_change(api_cluster):
         raise AssertionError("v1 still served")
     except ApiException as e:
         assert e.status == 404
+    # a subresource the version does not serve: upstream's bare 404
+    raw = c.api_client()
+    try:
+        raw.call_api(f"/apis/{GROUP}/v2/namespaces/default/migrants/old/scale", "GET",
+                     auth_settings=["BearerToken"], _preload_content=False)
+        raise AssertionError("scale served")
+    except ApiException as e:
+        assert e.status == 404
+        assert json.loads(e.body) == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                      "message": "the server could not find the requested resource",
+                                      "reason": "NotFound", "details": {}, "code": 404}
 
 
 def test_concurrent_crd_writes(api_cluster):
