@@ -904,8 +904,9 @@ void sk__crd_sync(sk_api *api)
 	pthread_mutex_unlock(&sync_mu);
 }
 
-/* Whether watch events wait to be applied (the collector's thread applies
- * them when a store delivers them after the write's reply, as etcd does). */
+/* Whether watch events wait to be applied: the collector's thread applies
+ * those no write of this server synced (a CRD another server wrote to a
+ * shared etcd). */
 static int sync_pending(void)
 {
 	int any;
