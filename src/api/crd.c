@@ -441,6 +441,32 @@ json_t *sk__crd_validate(json_t *crd, json_t *old)
 				sk__vinvalid(&e, f, v, "must appear in spec.versions");
 			}
 		}
+		/* upstream's ValidateCustomResourceDefinitionStoredVersions: a
+		 * status write may drop old versions, never the storage one */
+		if (!json_array_size(jget(jget(crd, "status"), "storedVersions")))
+			sk__vinvalid_repr(&e, "status.storedVersions", "[]string{}",
+					  "must have at least one stored version");
+		json_array_foreach(versions, i, v) {
+			int found = 0;
+			size_t j;
+			json_t *w;
+
+			if (!json_is_true(jget(v, "storage")) ||
+			    !json_array_size(jget(jget(crd, "status"), "storedVersions")))
+				continue;
+			json_array_foreach(jget(jget(crd, "status"), "storedVersions"), j, w)
+				found |= json_equal(jget(v, "name"), w);
+			if (!found) {
+				cleanup_free char *repr = xasprintf("apiextensions.CustomResourceDefinitionVersion{"
+								    "Name:\"%s\", Served:%s, Storage:true}",
+								    jstr(v, "name") ? jstr(v, "name") : "",
+								    json_is_true(jget(v, "served")) ? "true" : "false");
+				cleanup_free char *why = xasprintf("must have the storage version %s",
+								   jstr(v, "name") ? jstr(v, "name") : "");
+
+				sk__vinvalid_repr(&e, "status.storedVersions", repr, why);
+			}
+		}
 	}
 	if (!json_array_size(e.causes)) {
 		json_decref(e.causes);

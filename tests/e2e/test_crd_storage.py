@@ -53,6 +53,10 @@ def test_storage_version_change(api_cluster):
     for name in ("old", "new"):
         o = co.get_namespaced_custom_object(GROUP, "v2", "default", "migrants", name)
         co.replace_namespaced_custom_object(GROUP, "v2", "default", "migrants", name, o)
+    for bad, msg in (('["v1"]', "must have the storage version v2"), ("[]", "must have at least one stored version")):
+        r = c.kubectl("patch", "crd", f"migrants.{GROUP}", "--subresource=status", "--type=merge", "-p",
+                      '{"status":{"storedVersions":%s}}' % bad, check=False)
+        assert r.returncode != 0 and msg in r.stderr, r.stderr
     c.kubectl("patch", "crd", f"migrants.{GROUP}", "--subresource=status", "--type=merge", "-p",
               '{"status":{"storedVersions":["v2"]}}')
     apply_doc(c, doc)
