@@ -441,6 +441,32 @@ json_t *sk__crd_validate(json_t *crd, json_t *old)
 				sk__vinvalid(&e, f, v, "must appear in spec.versions");
 			}
 		}
+		/* upstream's ValidateCustomResourceDefinitionStoredVersions: a
+		 * status write may drop old versions, never the storage one */
+		if (!json_array_size(jget(jget(crd, "status"), "storedVersions")))
+			sk__vinvalid_repr(&e, "status.storedVersions", "[]string{}",
+					  "must have at least one stored version");
+		json_array_foreach(versions, i, v) {
+			int found = 0;
+			size_t j;
+			json_t *w;
+
+			if (!json_is_true(jget(v, "storage")) ||
+			    !json_array_size(jget(jget(crd, "status"), "storedVersions")))
+				continue;
+			json_array_foreach(jget(jget(crd, "status"), "storedVersions"), j, w)
+				found |= json_equal(jget(v, "name"), w);
+			if (!found) {
+				cleanup_free char *repr = xasprintf("apiextensions.CustomResourceDefinitionVersion{"
+								    "Name:\"%s\", Served:%s, Storage:true}",
+								    jstr(v, "name") ? jstr(v, "name") : "",
+								    json_is_true(jget(v, "served")) ? "true" : "false");
+				cleanup_free char *why = xasprintf("must have the storage version %s",
+								   jstr(v, "name") ? jstr(v, "name") : "");
+
+				sk__vinvalid_repr(&e, "status.storedVersions", repr, why);
+			}
+		}
 	}
 	if (!json_array_size(e.causes)) {
 		json_decref(e.causes);
@@ -720,32 +746,201 @@ static void add_kinds(json_t *crd, const sk_api_resource ***out, size_t *n, size
 
 static void start_cleanup(sk_api *api, const char *crd_name);
 
-void sk__crd_sync(sk_api *api)
+/* The registry's custom kinds, kept per CRD (under sync_mu) and updated
+ * from a watch of the stored CRDs: a CRD write rebuilds that CRD's kinds
+ * only, then the registry's set is swapped whole. */
+typedef struct crd_entry {
+	char *name;
+	int64_t rev;
+	const sk_api_resource **kinds;
+	size_t n;
+} crd_entry;
+
+static crd_entry *entries; /* sorted by name */
+static size_t nentries;
+static sk_store_watch *crd_watch;
+static sk_api *watch_api;
+
+/* Events of the watch not yet applied: [[name, value or null, mod_rev]]. */
+static pthread_mutex_t pend_mu = PTHREAD_MUTEX_INITIALIZER;
+static json_t *pending;
+static int pend_reload; /* an event could not be kept: read every CRD again */
+
+static void crd_event(const sk_store_event *ev, void *ud)
+{
+	const char *name = ev->kv->key + strlen(CRD_PREFIX);
+	json_t *e;
+
+	(void)ud;
+	e = json_pack("[s, s#, I]", name, ev->type == SK_STORE_DELETE ? "" : ev->kv->value,
+		      ev->type == SK_STORE_DELETE ? (size_t)0 : ev->kv->len, (json_int_t)ev->kv->mod_rev);
+	if (e && ev->type == SK_STORE_DELETE)
+		json_array_set_new(e, 1, json_null());
+	pthread_mutex_lock(&pend_mu);
+	if (!e)
+		pend_reload = 1;
+	else if (!pending)
+		pending = json_array();
+	if (e)
+		json_array_append_new(pending, e);
+	pthread_mutex_unlock(&pend_mu);
+}
+
+static void entry_clear(crd_entry *e)
+{
+	free(e->name);
+	free(e->kinds);
+	memset(e, 0, sizeof(*e));
+}
+
+static void entries_free(void)
+{
+	for (size_t i = 0; i < nentries; i++)
+		entry_clear(&entries[i]);
+	free(entries);
+	entries = NULL;
+	nentries = 0;
+}
+
+/* The entry of name, or where it would go (*found 0). */
+static size_t entry_find(const char *name, int *found)
+{
+	size_t lo = 0, hi = nentries;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(entries[mid].name, name);
+
+		if (!c) {
+			*found = 1;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = 0;
+	return lo;
+}
+
+/* Applies one CRD's new state (text NULL: deleted). Returns 1 on a change. */
+static int entry_apply(sk_api *api, const char *name, const char *text, size_t len, int64_t rev)
+{
+	int found;
+	size_t at = entry_find(name, &found);
+	cleanup_json json_t *o = NULL;
+	crd_entry *e;
+	size_t cap = 0;
+
+	if (found && entries[at].rev >= rev)
+		return 0;
+	if (!text) {
+		if (!found)
+			return 0;
+		entry_clear(&entries[at]);
+		memmove(&entries[at], &entries[at + 1], (nentries - at - 1) * sizeof(*entries));
+		nentries--;
+		return 1;
+	}
+	o = sk__obj_decode(text, len, rev);
+	if (!o)
+		return 0;
+	if (!found) {
+		entries = xrealloc(entries, (nentries + 1) * sizeof(*entries));
+		memmove(&entries[at + 1], &entries[at], (nentries - at) * sizeof(*entries));
+		memset(&entries[at], 0, sizeof(*entries));
+		entries[at].name = xstrdup(name);
+		nentries++;
+	}
+	e = &entries[at];
+	free(e->kinds);
+	e->kinds = NULL;
+	e->n = 0;
+	e->rev = rev;
+	add_kinds(o, &e->kinds, &e->n, &cap);
+	if (jstr(jget(o, "metadata"), "deletionTimestamp"))
+		start_cleanup(api, jstr(jget(o, "metadata"), "name"));
+	return 1;
+}
+
+/* Under sync_mu: every stored CRD, and the watch from that list on. */
+static void load_all(sk_api *api)
 {
 	sk_store_list l = {0};
 	sk_error_t err = {0};
-	const sk_api_resource **kinds = NULL;
-	size_t n = 0, cap = 0;
 
-	pthread_mutex_lock(&sync_mu);
 	if (sk_store_range(api->store, CRD_PREFIX, NULL, 0, 0, &l, &err) < 0) {
-		pthread_mutex_unlock(&sync_mu);
 		sk_warn("crd", "cannot read the definitions: %s", err.msg);
 		return;
 	}
-	for (size_t i = 0; i < l.n; i++) {
-		cleanup_json json_t *o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
-
-		if (!o)
-			continue;
-		add_kinds(o, &kinds, &n, &cap);
-		if (jstr(jget(o, "metadata"), "deletionTimestamp"))
-			start_cleanup(api, jstr(jget(o, "metadata"), "name"));
-	}
+	crd_watch = sk_store_watch_start(api->store, CRD_PREFIX, l.rev, crd_event, NULL, &err);
+	if (!crd_watch)
+		sk_warn("crd", "cannot watch the definitions: %s", err.msg);
+	watch_api = api;
+	for (size_t i = 0; i < l.n; i++)
+		entry_apply(api, l.items[i].key + strlen(CRD_PREFIX), l.items[i].value, l.items[i].len,
+			    l.items[i].mod_rev);
 	sk_store_list_release(&l);
-	sk__kinds_set_custom(kinds, n);
-	free(kinds);
+}
+
+void sk__crd_sync(sk_api *api)
+{
+	cleanup_json json_t *evs = NULL;
+	const sk_api_resource **kinds = NULL;
+	size_t n = 0;
+	int changed = 0, reload;
+	json_t *ev;
+	size_t i;
+
+	pthread_mutex_lock(&sync_mu);
+	pthread_mutex_lock(&pend_mu);
+	reload = pend_reload;
+	pend_reload = 0;
+	pthread_mutex_unlock(&pend_mu);
+	if (watch_api != api || !crd_watch || reload) {
+		if (crd_watch && watch_api)
+			sk_store_unwatch(watch_api->store, crd_watch);
+		crd_watch = NULL;
+		entries_free();
+		load_all(api);
+		changed = 1;
+	}
+	pthread_mutex_lock(&pend_mu);
+	evs = pending;
+	pending = NULL;
+	pthread_mutex_unlock(&pend_mu);
+	json_array_foreach(evs, i, ev) {
+		json_t *v = json_array_get(ev, 1);
+
+		changed |= entry_apply(api, json_string_value(json_array_get(ev, 0)), json_string_value(v),
+				       json_string_length(v), json_integer_value(json_array_get(ev, 2)));
+	}
+	if (changed) {
+		for (size_t k = 0; k < nentries; k++)
+			n += entries[k].n;
+		kinds = xmalloc((n + 1) * sizeof(*kinds));
+		n = 0;
+		for (size_t k = 0; k < nentries; k++)
+			for (size_t m = 0; m < entries[k].n; m++)
+				kinds[n++] = entries[k].kinds[m];
+		sk__kinds_set_custom(kinds, n);
+		free(kinds);
+	}
 	pthread_mutex_unlock(&sync_mu);
+}
+
+/* Whether watch events wait to be applied: the collector's thread applies
+ * those no write of this server synced (a CRD another server wrote to a
+ * shared etcd). */
+static int sync_pending(void)
+{
+	int any;
+
+	pthread_mutex_lock(&pend_mu);
+	any = json_array_size(pending) > 0 || pend_reload;
+	pthread_mutex_unlock(&pend_mu);
+	return any;
 }
 
 /* ---- cleanup of a deleted CRD's objects ---- */
@@ -932,6 +1127,177 @@ static int names_custom_group(const char *val, size_t len, json_t *needles)
 	return 0;
 }
 
+/* API path of a stored object of kind r. */
+static char *api_path(const sk_api_resource *r, json_t *meta)
+{
+	char gv[96];
+
+	sk__resource_gv(r, gv, sizeof(gv));
+	return xasprintf("/api%s/%s%s%s/%s/%s", r->group[0] ? "s" : "", gv,
+			 jstr(meta, "namespace") ? "/namespaces/" : "",
+			 jstr(meta, "namespace") ? jstr(meta, "namespace") : "", r->plural, jstr(meta, "name"));
+}
+
+static int has_finalizer(json_t *meta, const char *f)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(jget(meta, "finalizers"), i, v)
+		if (!strcmp(json_string_value(v) ? json_string_value(v) : "", f))
+			return 1;
+	return 0;
+}
+
+/* Removes finalizer f from the object at path (a JSON patch with a test
+ * of the entry, so a concurrent change is a conflict, retried next sweep). */
+static void remove_finalizer(sk_client *c, const char *path, json_t *meta, const char *f)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(jget(meta, "finalizers"), i, v) {
+		cleanup_free char *p = NULL;
+		cleanup_json json_t *patch = NULL, *out = NULL;
+		sk_error_t err = {0};
+
+		if (strcmp(json_string_value(v) ? json_string_value(v) : "", f))
+			continue;
+		p = xasprintf("/metadata/finalizers/%zu", i);
+		patch = json_pack("[{s:s, s:s, s:s}, {s:s, s:s}]", "op", "test", "path", p, "value", f, "op", "remove",
+				  "path", p);
+		out = sk_client_patch(c, path, SK_PATCH_JSON, patch, &err);
+		if (!out && err.code != SK_ENOTFOUND && err.code != SK_ECONFLICT)
+			sk_info("crd", "garbage collector: removing %s from %s: %s", f, path, err.msg);
+		return;
+	}
+}
+
+#define FG_FIN "foregroundDeletion"
+#define ORPHAN_FIN "orphan"
+
+/* A custom owner being deleted with the foregroundDeletion or orphan
+ * finalizer: what the sweep found of its dependents. */
+typedef struct waiting_owner {
+	char *uid, *path;
+	json_t *meta;
+	int orphan;   /* orphan finalizer (else foreground) */
+	int blocking; /* dependents that still hold the owner's deletion */
+	int failed;   /* a dependent could not be changed this sweep */
+} waiting_owner;
+
+static waiting_owner *find_owner(waiting_owner *w, size_t nw, const char *uid)
+{
+	for (size_t k = 0; k < nw && uid; k++)
+		if (!strcmp(w[k].uid, uid))
+			return &w[k];
+	return NULL;
+}
+
+/* One dependent d (at path, of kind r) of the waiting owners: orphaning
+ * strips its references to them; foreground deletion deletes it (in the
+ * background, as upstream's collector does for a dependent without
+ * dependents of its own) unless other owners remain, and, while it exists with blockOwnerDeletion,
+ * keeps the owner. */
+static void handle_dependent(sk_client *c, const char *path, json_t *d, waiting_owner *w, size_t nw)
+{
+	json_t *meta = jget(d, "metadata"), *ref;
+	cleanup_json json_t *keep = json_array();
+	size_t i;
+	int strip = 0, del = 0, others = 0;
+
+	json_array_foreach(jget(meta, "ownerReferences"), i, ref)
+		others += find_owner(w, nw, jstr(ref, "uid")) == NULL;
+	json_array_foreach(jget(meta, "ownerReferences"), i, ref) {
+		waiting_owner *o = find_owner(w, nw, jstr(ref, "uid"));
+
+		/* a dependent with other owners only loses its reference */
+		if (o && (o->orphan || others)) {
+			strip = 1;
+			continue;
+		}
+		json_array_append(keep, ref);
+		if (!o)
+			continue;
+		del = 1;
+		if (json_is_true(jget(ref, "blockOwnerDeletion")))
+			o->blocking++;
+	}
+	if (strip) {
+		cleanup_json json_t *patch = json_pack(
+			"{s:{s:O, s:s}}", "metadata", "ownerReferences", json_array_size(keep) ? keep : json_null(),
+			"resourceVersion", jstr(meta, "resourceVersion") ? jstr(meta, "resourceVersion") : "");
+		cleanup_json json_t *out = NULL;
+		sk_error_t err = {0};
+
+		out = sk_client_patch(c, path, SK_PATCH_MERGE, patch, &err);
+		if (!out && err.code != SK_ENOTFOUND)
+			json_array_foreach(jget(meta, "ownerReferences"), i, ref) {
+				waiting_owner *o = find_owner(w, nw, jstr(ref, "uid"));
+
+				if (o)
+					o->failed = 1;
+			}
+	}
+	if (del && !jstr(meta, "deletionTimestamp")) {
+		cleanup_json json_t *opts = json_pack("{s:s, s:s, s:s, s:{s:s}}", "kind", "DeleteOptions", "apiVersion",
+						      "v1", "propagationPolicy", "Background", "preconditions", "uid",
+						      jstr(meta, "uid") ? jstr(meta, "uid") : "");
+		sk_error_t err = {0};
+
+		if (sk_client_delete(c, path, opts, &err) < 0 && err.code != SK_ENOTFOUND)
+			sk_info("crd", "garbage collector: deleting %s: %s", path, err.msg);
+	}
+}
+
+/* Custom owners waiting on their dependents: every stored object that
+ * names one of them is orphaned or deleted, then the owners whose
+ * dependents are done lose their finalizer. */
+static void sweep_waiting(sk_api *api, sk_client *c, waiting_owner *w, size_t nw)
+{
+	const sk_kind_set *ks = sk__kinds();
+	cleanup_json json_t *seen = json_object();
+
+	for (size_t k = 0; k < ks->n && !sk__api_stopping(api); k++) {
+		const sk_api_resource *r = ks->v[k];
+		const char *store = r->store ? r->store : r->plural;
+		cleanup_free char *prefix = NULL;
+		sk_store_list l = {0};
+		sk_error_t err = {0};
+
+		if (sk__is_crd(r) || json_object_get(seen, store))
+			continue;
+		json_object_set_new(seen, store, json_true());
+		prefix = sk__obj_prefix(r, NULL);
+		if (sk_store_range(api->store, prefix, NULL, 0, 0, &l, &err) < 0) {
+			for (size_t i = 0; i < nw; i++)
+				w[i].failed = 1;
+			continue;
+		}
+		for (size_t i = 0; i < l.n; i++) {
+			cleanup_json json_t *o = NULL;
+			cleanup_free char *path = NULL;
+			int named = 0;
+
+			for (size_t j = 0; j < nw && !named; j++)
+				named = memmem(l.items[i].value, l.items[i].len, w[j].uid, strlen(w[j].uid)) != NULL;
+			if (!named)
+				continue;
+			o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+			if (!o)
+				continue;
+			path = api_path(r, jget(o, "metadata"));
+			handle_dependent(c, path, o, w, nw);
+		}
+		sk_store_list_release(&l);
+	}
+	for (size_t i = 0; i < nw && !sk__api_stopping(api); i++) {
+		if (w[i].failed || w[i].blocking)
+			continue;
+		remove_finalizer(c, w[i].path, w[i].meta, w[i].orphan ? ORPHAN_FIN : FG_FIN);
+	}
+}
+
 /* Deletes the custom objects whose owners are all gone, and the built-in
  * objects whose owners are all gone when one of them was a custom object
  * (background propagation): the controllers' collector has no informers for
@@ -941,6 +1307,8 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 {
 	const sk_kind_set *ks = sk__kinds();
 	cleanup_json json_t *seen = json_object(), *needles = json_array();
+	waiting_owner *w = NULL;
+	size_t nw = 0, wcap = 0;
 
 	for (size_t k = 0; k < ks->n; k++) {
 		if (ks->v[k]->custom) {
@@ -971,8 +1339,23 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 			json_t *meta, *ref;
 			size_t j;
 			int live = 0, gone = 0, custom_owner = 0;
-			char gv[96];
 
+			if (r->custom && memmem(l.items[i].value, l.items[i].len, "\"deletionTimestamp\"", 19)) {
+				o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+				meta = jget(o, "metadata");
+				if (jstr(meta, "uid") &&
+				    (has_finalizer(meta, FG_FIN) || has_finalizer(meta, ORPHAN_FIN))) {
+					if (nw == wcap) {
+						wcap = wcap ? wcap * 2 : 8;
+						w = xrealloc(w, wcap * sizeof(*w));
+					}
+					w[nw++] = (waiting_owner){.uid = xstrdup(jstr(meta, "uid")),
+								  .path = api_path(r, meta),
+								  .meta = json_incref(meta),
+								  .orphan = has_finalizer(meta, ORPHAN_FIN)};
+				}
+				continue;
+			}
 			if (!memmem(l.items[i].value, l.items[i].len, "\"ownerReferences\"", 17))
 				continue;
 			if (!r->custom && !names_custom_group(l.items[i].value, l.items[i].len, needles))
@@ -1002,11 +1385,7 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 			 * controllers' collector's */
 			if (live || !gone || (!r->custom && !custom_owner))
 				continue;
-			sk__resource_gv(r, gv, sizeof(gv));
-			path = xasprintf("/api%s/%s%s%s/%s/%s", r->group[0] ? "s" : "", gv,
-					 jstr(meta, "namespace") ? "/namespaces/" : "",
-					 jstr(meta, "namespace") ? jstr(meta, "namespace") : "", r->plural,
-					 jstr(meta, "name"));
+			path = api_path(r, meta);
 			opts = json_pack("{s:s, s:s, s:s, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
 					 "propagationPolicy", "Background", "preconditions", "uid", jstr(meta, "uid"));
 			sk_error_clear(&err);
@@ -1015,6 +1394,14 @@ static void gc_sweep(sk_api *api, sk_client *c, int builtin_too)
 		}
 		sk_store_list_release(&l);
 	}
+	if (nw)
+		sweep_waiting(api, c, w, nw);
+	for (size_t i = 0; i < nw; i++) {
+		free(w[i].uid);
+		free(w[i].path);
+		json_decref(w[i].meta);
+	}
+	free(w);
 }
 
 static void *gc_main(void *arg)
@@ -1028,8 +1415,11 @@ static void *gc_main(void *arg)
 	while (!sk__api_stopping(api)) {
 		if (sk__api_gc_enabled(api))
 			gc_sweep(api, c, tick++ % 5 == 0);
-		for (int i = 0; i < 10 && !sk__api_stopping(api); i++)
+		for (int i = 0; i < 10 && !sk__api_stopping(api); i++) {
+			if (sync_pending())
+				sk__crd_sync(api);
 			sleep_ms(100);
+		}
 	}
 	sk_client_free(c);
 	sk__crd_cleanup_done(NULL);
@@ -1058,6 +1448,15 @@ void sk__crd_stop(sk_api *api)
 	pthread_mutex_lock(&sync_mu);
 	json_decref(running);
 	running = NULL;
+	if (crd_watch && watch_api == api)
+		sk_store_unwatch(api->store, crd_watch);
+	crd_watch = NULL;
+	watch_api = NULL;
+	entries_free();
+	pthread_mutex_lock(&pend_mu);
+	json_decref(pending);
+	pending = NULL;
+	pthread_mutex_unlock(&pend_mu);
 	pthread_mutex_unlock(&sync_mu);
 	sk__kinds_set_custom(NULL, 0);
 }

@@ -1,9 +1,12 @@
 """Garbage collection of custom objects: a custom object whose owners are
-all gone (a custom or a built-in owner) is deleted."""
+all gone (a custom or a built-in owner) is deleted; a custom owner deleted
+with propagationPolicy Foreground waits for its blocking dependents, one
+deleted with Orphan leaves its dependents without the reference."""
 import time
 
 from crd_util import GROUP, apply_doc, crd_doc, wait_served
 from conftest import SLOW  # noqa: E402
+from test_agent_cluster import wait_for
 
 
 def wait_gone(c, *args, timeout=15):
@@ -68,3 +71,56 @@ def test_foreground_delete_of_custom_owner_does_not_hang(api_cluster):
     apply_doc(c, {"apiVersion": f"{GROUP}/v1", "kind": "FgOwner", "metadata": {"name": "fg"}})
     c.kubectl("delete", "fgowner", "fg", "--cascade=foreground", timeout=30)
     assert c.kubectl("get", "fgowner", "fg", check=False).returncode != 0
+
+
+def _owned(c, kind, name, owner, block=True, api="v1", extra=None):
+    ref = {"apiVersion": f"{GROUP}/v1", "kind": owner["kind"], "name": owner["metadata"]["name"],
+           "uid": owner["metadata"]["uid"], "controller": True, "blockOwnerDeletion": block}
+    doc = {"apiVersion": api, "kind": kind, "metadata": {"name": name, "ownerReferences": [ref]}}
+    doc.update(extra or {})
+    apply_doc(c, doc)
+
+
+def test_foreground_and_orphan_with_custom_owner(api_cluster):
+    """As JobSet: a Job (and other objects) owned by a custom object."""
+    from kubernetes import client
+
+    c = api_cluster
+    apply_doc(c, crd_doc(plural="sets", kind="Set", short=(), categories=()))
+    wait_served(c, "sets")
+    co = client.CustomObjectsApi(c.api_client())
+    for n in ("fg", "orph"):
+        apply_doc(c, {"apiVersion": f"{GROUP}/v1", "kind": "Set", "metadata": {"name": n}})
+    fg, orph = c.kjson("get", "set", "fg"), c.kjson("get", "set", "orph")
+    job = {"spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+        {"name": "c", "image": "busybox"}]}}}}
+    _owned(c, "Job", "fg-job", fg, api="batch/v1", extra=job)
+    _owned(c, "ConfigMap", "fg-held", fg, extra={"metadata": {
+        "name": "fg-held", "finalizers": ["skiff.test/hold"], "ownerReferences": [
+            {"apiVersion": f"{GROUP}/v1", "kind": "Set", "name": "fg", "uid": fg["metadata"]["uid"],
+             "blockOwnerDeletion": True}]}})
+    _owned(c, "Set", "fg-child", fg, api=f"{GROUP}/v1")
+    _owned(c, "ConfigMap", "orph-cm", orph)
+    _owned(c, "Set", "orph-child", orph, api=f"{GROUP}/v1")
+
+    # foreground: the owner stays, marked, while a blocking dependent exists
+    co.delete_namespaced_custom_object(GROUP, "v1", "default", "sets", "fg", propagation_policy="Foreground")
+    o = co.get_namespaced_custom_object(GROUP, "v1", "default", "sets", "fg")
+    assert o["metadata"]["deletionTimestamp"] and "foregroundDeletion" in o["metadata"]["finalizers"]
+    wait_for(lambda: c.kubectl("get", "job", "fg-job", check=False).returncode != 0, timeout=15,
+             what="the owned Job deleted")
+    wait_for(lambda: c.kubectl("get", "set", "fg-child", check=False).returncode != 0, timeout=15,
+             what="the owned custom object deleted")
+    wait_for(lambda: c.kjson("get", "configmap", "fg-held")["metadata"].get("deletionTimestamp"), timeout=15,
+             what="the held ConfigMap marked for deletion")
+    time.sleep(0.5)  # not a wait: a sweep that would wrongly let the owner go has run by now
+    assert c.kjson("get", "set", "fg")["metadata"]["finalizers"] == ["foregroundDeletion"]
+    c.kubectl("patch", "configmap", "fg-held", "--type=json", "-p",
+              '[{"op":"remove","path":"/metadata/finalizers"}]')
+    assert wait_gone(c, "set", "fg")
+
+    # orphan: the owner goes, its dependents stay without the reference
+    c.kubectl("delete", "set", "orph", "--cascade=orphan", timeout=30)
+    assert c.kubectl("get", "set", "orph", check=False).returncode != 0
+    for args in (("configmap", "orph-cm"), ("set", "orph-child")):
+        assert "ownerReferences" not in c.kjson("get", *args)["metadata"]
