@@ -205,9 +205,14 @@ json_t *sk__claim_pods(struct sk_ctrl *ctl, json_t *owner, const char *api_versi
 json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
 		  const char *api_version, const char *kind, const sk_kube_label_selector *sel);
 
-/* Slow-start batches as upstream (1, 2, 4 … up to count); fn returns 0 or
- * -1 per item; stops after a batch with failures. Returns the successes. */
-int sk__slow_start(int count, int (*fn)(void *ud, int i), void *ud);
+/* Slow-start batches as upstream's slowStartBatch (1, 2, 4 … up to count):
+ * a batch's items run concurrently on up to SK_SLOW_START_THREADS threads
+ * (SKIFF_SLOW_START_THREADS overrides; 1: one at a time), so fn must be
+ * thread-safe for distinct i; fn returns 0, or -1 with err set. Stops after
+ * a batch with failures and returns the successes; err (may be NULL) gets
+ * the error of that batch's lowest failing item. */
+#define SK_SLOW_START_THREADS 16
+int sk__slow_start(int count, int (*fn)(void *ud, int i, sk_error_t *err), void *ud, sk_error_t *err);
 
 /* Deletes a pod (default grace) and writes the outcome through the cache. */
 int sk__delete_pod(struct sk_ctrl *ctl, json_t *pod, sk_error_t *err);
