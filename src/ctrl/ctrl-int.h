@@ -136,6 +136,7 @@ void sk__history_truncate(struct sk_ctrl *ctl, json_t *owner, json_t *live);
 /* The pod template a revision holds (new reference) or NULL. */
 json_t *sk__history_template(json_t *cr);
 int sk__pvbinder_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__expand_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__hpa_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- endpoint controllers (endpointslice.c) ---- */
