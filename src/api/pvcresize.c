@@ -47,13 +47,16 @@ static int resize_validate(sk_api *api, sk_adm_request *a, sk_error_t *err)
 		return 0;
 	phase = sk_kube_jstr(a->old, "status.phase");
 	if (!phase || strcmp(phase, "Bound"))
-		return sk_error_set(err, SK_EFORBIDDEN, "persistentvolumeclaims \"%s\" is forbidden: Only bound "
-				    "persistent volume claims can be expanded", a->name);
-	if (!allow_resize(api, a->obj, a->old))
 		return sk_error_set(err, SK_EFORBIDDEN,
-				    "persistentvolumeclaims \"%s\" is forbidden: only dynamically provisioned pvc can be "
-				    "resized and the storageclass that provisions the pvc must support resize",
+				    "persistentvolumeclaims \"%s\" is forbidden: Only bound "
+				    "persistent volume claims can be expanded",
 				    a->name);
+	if (!allow_resize(api, a->obj, a->old))
+		return sk_error_set(
+			err, SK_EFORBIDDEN,
+			"persistentvolumeclaims \"%s\" is forbidden: only dynamically provisioned pvc can be "
+			"resized and the storageclass that provisions the pvc must support resize",
+			a->name);
 	return 0;
 }
 

@@ -215,6 +215,14 @@ json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, con
 #define SK_SLOW_START_THREADS 16
 int sk__slow_start(int count, int (*fn)(void *ud, int i, sk_error_t *err), void *ud, sk_error_t *err);
 
+/* RESTMapping through discovery: the collection of kind in api_version in
+ * ns ("/apis/G/V/namespaces/NS/PLURAL", malloc'd); *has_scale (may be NULL):
+ * whether PLURAL/scale is served. NULL with err: SK_EINVALID with
+ * NoKindMatchError's text (versioned: `in version "G/V"`, else `in group
+ * "G"`), or discovery's own error. */
+char *sk__rest_mapping(struct sk_ctrl *ctl, const char *api_version, const char *kind, const char *ns, int versioned,
+		       int *has_scale, sk_error_t *err);
+
 /* Deletes a pod (default grace) and writes the outcome through the cache. */
 int sk__delete_pod(struct sk_ctrl *ctl, json_t *pod, sk_error_t *err);
 /* Upstream's ActivePodsWithRanks order: 1 when a should be deleted before b

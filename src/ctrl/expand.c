@@ -91,11 +91,12 @@ static int expand_local(sk_controller *k, json_t *cached, json_t *pv)
 	/* markControllerResizeInProgress */
 	set_resizing(st, 1);
 	json_object_set_new(st, "allocatedResources", json_pack("{s:O}", "storage", size));
-	json_object_set_new(st, "allocatedResourceStatuses", json_pack("{s:s}", "storage", "ControllerResizeInProgress"));
+	json_object_set_new(st, "allocatedResourceStatuses",
+			    json_pack("{s:s}", "storage", "ControllerResizeInProgress"));
 	if (update_claim_status(k, pvc, &err) < 0)
 		return -1;
-	sk_event_record(k->ctl->c, cached, "Normal", "Resizing", RESIZER, NULL, "External resizer is resizing volume %s",
-			sk__name(pv));
+	sk_event_record(k->ctl->c, cached, "Normal", "Resizing", RESIZER, NULL,
+			"External resizer is resizing volume %s", sk__name(pv));
 	/* the volume: a directory has no quota to raise, only its capacity */
 	if (!pvcap || sk_kube_quantity_cmp(size, pvcap, &cmp) < 0 || cmp > 0) {
 		json_object_set(sk_kube_jobj(v, "spec.capacity"), "storage", size);

@@ -311,3 +311,47 @@ int sk__update_status(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix,
 	sk_informer_write(inf, out);
 	return 0;
 }
+
+char *sk__rest_mapping(struct sk_ctrl *ctl, const char *api_version, const char *kind, const char *ns, int versioned,
+		       int *has_scale, sk_error_t *err)
+{
+	const char *av = api_version ? api_version : "", *slash = strchr(av, '/');
+	cleanup_free char *dpath = slash ? xasprintf("/apis/%s", av) : xasprintf("/api/%s", *av ? av : "v1");
+	cleanup_free char *group = slash ? xstrndup(av, (size_t)(slash - av)) : xstrdup("");
+	cleanup_json json_t *list = NULL;
+	sk_error_t e = {0};
+	const char *plural = NULL;
+	json_t *r;
+	size_t i;
+
+	kind = kind ? kind : "";
+	list = sk_client_get(ctl->c, dpath, &e);
+	if (!list && e.code != SK_ENOTFOUND) {
+		if (err)
+			*err = e;
+		return NULL;
+	}
+	json_array_foreach(json_object_get(list, "resources"), i, r) {
+		const char *name = json_string_value(json_object_get(r, "name"));
+
+		if (name && !strchr(name, '/') && !strcmp(json_string_value(json_object_get(r, "kind")) ?: "", kind)) {
+			plural = name;
+			break;
+		}
+	}
+	if (!plural) {
+		if (versioned)
+			sk_error_set(err, SK_EINVALID, "no matches for kind \"%s\" in version \"%s\"", kind, av);
+		else
+			sk_error_set(err, SK_EINVALID, "no matches for kind \"%s\" in group \"%s\"", kind, group);
+		return NULL;
+	}
+	if (has_scale) {
+		cleanup_free char *sub = xasprintf("%s/scale", plural);
+
+		*has_scale = 0;
+		json_array_foreach(json_object_get(list, "resources"), i, r)
+			*has_scale |= !strcmp(json_string_value(json_object_get(r, "name")) ?: "", sub);
+	}
+	return xasprintf("%s/namespaces/%s/%s", dpath, ns, plural);
+}
