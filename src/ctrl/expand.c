@@ -83,7 +83,8 @@ static int expand_local(sk_controller *k, json_t *cached, json_t *pv)
 	expand *s = k->state;
 	cleanup_json json_t *pvc = json_deep_copy(cached), *v = json_deep_copy(pv), *out = NULL;
 	cleanup_free char *pvpath = sk__path("/api/v1", "persistentvolumes", NULL, sk__name(pv), NULL);
-	json_t *size = request(pvc), *st = sk_kube_jobj(pvc, "status");
+	cleanup_json json_t *size = json_incref(request(pvc)); /* outlives pvc, replaced below */
+	json_t *st = sk_kube_jobj(pvc, "status");
 	json_t *pvcap = sk_kube_jget(pv, "spec.capacity.storage");
 	int cmp = 1;
 	sk_error_t err = {0};
