@@ -15,6 +15,7 @@
 #include "api/validate-int.h"
 #include "api/validate.h"
 #include "kube/cron.h"
+#include "kube/quantity.h"
 #include "kube/selector.h"
 #include "util/quantity.h"
 #include "util/util.h"
@@ -2926,6 +2927,23 @@ static void validate_pvc(E, json_t *pvc)
 		enum_field(e, spec, "spec", "volumeMode", LIST("Block", "Filesystem"), false);
 }
 
+/* A smaller storage request: with RecoverVolumeExpansionFailure (beta, on,
+ * in 1.32) allowed only while it stays above status.capacity, so a user can
+ * take back a resize the volume never reached, but never shrink one. */
+static void shrink_check(E, json_t *pvc, json_t *old)
+{
+	json_t *nsz = json_object_get(obj(obj(obj(pvc, "spec"), "resources"), "requests"), "storage");
+	json_t *osz = json_object_get(obj(obj(obj(old, "spec"), "resources"), "requests"), "storage");
+	json_t *cap = json_object_get(obj(obj(old, "status"), "capacity"), "storage");
+	cleanup_json json_t *zero = json_string("0");
+	int cmp = 0;
+
+	if (!nsz || !osz || sk_kube_quantity_cmp(nsz, osz, &cmp) < 0 || cmp >= 0)
+		return;
+	if (sk_kube_quantity_cmp(nsz, cap ? cap : zero, &cmp) == 0 && cmp <= 0)
+		sk__vforbidden(e, "spec.resources.requests.storage", "field can not be less than status.capacity");
+}
+
 /* A claim's spec is immutable except resources.requests (bound claims),
  * volumeAttributesClassName, volumeName while it is unset, and
  * storageClassName from unset (nor the beta annotation) to a class: the
@@ -2953,6 +2971,7 @@ static void validate_pvc_update(E, json_t *pvc, json_t *old)
 
 		sk__vforbidden(e, "spec", msg);
 	}
+	shrink_check(e, pvc, old);
 }
 
 static void validate_pv(E, json_t *pv)

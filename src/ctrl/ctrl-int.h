@@ -136,6 +136,7 @@ void sk__history_truncate(struct sk_ctrl *ctl, json_t *owner, json_t *live);
 /* The pod template a revision holds (new reference) or NULL. */
 json_t *sk__history_template(json_t *cr);
 int sk__pvbinder_init(struct sk_ctrl *ctl, sk_error_t *err);
+int sk__expand_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__hpa_init(struct sk_ctrl *ctl, sk_error_t *err);
 
 /* ---- endpoint controllers (endpointslice.c) ---- */
@@ -205,9 +206,22 @@ json_t *sk__claim_pods(struct sk_ctrl *ctl, json_t *owner, const char *api_versi
 json_t *sk__claim(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix, const char *plural, json_t *owner,
 		  const char *api_version, const char *kind, const sk_kube_label_selector *sel);
 
-/* Slow-start batches as upstream (1, 2, 4 … up to count); fn returns 0 or
- * -1 per item; stops after a batch with failures. Returns the successes. */
-int sk__slow_start(int count, int (*fn)(void *ud, int i), void *ud);
+/* Slow-start batches as upstream's slowStartBatch (1, 2, 4 … up to count):
+ * a batch's items run concurrently on up to SK_SLOW_START_THREADS threads
+ * (SKIFF_SLOW_START_THREADS overrides; 1: one at a time), so fn must be
+ * thread-safe for distinct i; fn returns 0, or -1 with err set. Stops after
+ * a batch with failures and returns the successes; err (may be NULL) gets
+ * the error of that batch's lowest failing item. */
+#define SK_SLOW_START_THREADS 16
+int sk__slow_start(int count, int (*fn)(void *ud, int i, sk_error_t *err), void *ud, sk_error_t *err);
+
+/* RESTMapping through discovery: the collection of kind in api_version in
+ * ns ("/apis/G/V/namespaces/NS/PLURAL", malloc'd); *has_scale (may be NULL):
+ * whether PLURAL/scale is served. NULL with err: SK_EINVALID with
+ * NoKindMatchError's text (versioned: `in version "G/V"`, else `in group
+ * "G"`), or discovery's own error. */
+char *sk__rest_mapping(struct sk_ctrl *ctl, const char *api_version, const char *kind, const char *ns, int versioned,
+		       int *has_scale, sk_error_t *err);
 
 /* Deletes a pod (default grace) and writes the outcome through the cache. */
 int sk__delete_pod(struct sk_ctrl *ctl, json_t *pod, sk_error_t *err);

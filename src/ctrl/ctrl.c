@@ -214,6 +214,7 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__csrcleaner_init,
 		sk__disruption_init,
 		sk__pvbinder_init,
+		sk__expand_init,
 		sk__hpa_init,
 	};
 	sk_informer **infs;

@@ -172,7 +172,8 @@ static int pod_updated(json_t *pod, const char *hash, json_int_t gen)
 	return (gen && g && !strcmp(g, buf)) || (h && !strcmp(h, hash));
 }
 
-static int create_one(void *ud, int i)
+/* Runs concurrently for distinct i (sk__slow_start): reads run, writes err. */
+static int create_one(void *ud, int i, sk_error_t *err)
 {
 	ds_run *run = ud;
 	json_t *ds = run->ds;
@@ -185,7 +186,6 @@ static int create_one(void *ud, int i)
 	json_t *labels = sk_kube_jobj(pod, "metadata.labels");
 	json_t *spec = sk_kube_jobj(pod, "spec");
 	char g[32];
-	sk_error_t err = {0};
 
 	snprintf(g, sizeof(g), "%lld", (long long)run->generation);
 	json_object_set_new(labels, SK_DS_HASH_LABEL, json_string(run->hash));
@@ -193,11 +193,10 @@ static int create_one(void *ud, int i)
 		json_object_set_new(labels, SK_DS_GENERATION_LABEL, json_string(g));
 	sk_ds_add_tolerations(spec);
 	sk_ds_set_node_affinity(spec, node);
-	out = sk_client_create(run->k->ctl->c, path, pod, &err);
+	out = sk_client_create(run->k->ctl->c, path, pod, err);
 	if (!out) {
-		snprintf(run->err, sizeof(run->err), "%s", err.msg);
 		sk_event_record(run->k->ctl->c, ds, "Warning", "FailedCreate", COMPONENT, NULL, "Error creating: %s",
-				err.msg);
+				err->msg);
 		return -1;
 	}
 	sk_informer_write(run->k->ctl->pods, out);
@@ -233,12 +232,15 @@ static int sync_nodes(ds_run *run, json_t *del, json_t *create)
 {
 	int rc = delete_pods(run, del);
 	int n = (int)json_array_size(create);
+	sk_error_t err = {0};
 
 	if (n > BURST_REPLICAS)
 		n = BURST_REPLICAS;
 	run->nodes = create;
-	if (n && sk__slow_start(n, create_one, run) != n)
+	if (n && sk__slow_start(n, create_one, run, &err) != n) {
+		snprintf(run->err, sizeof(run->err), "%s", err.msg);
 		rc = -1;
+	}
 	return rc;
 }
 

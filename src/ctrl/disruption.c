@@ -118,7 +118,8 @@ static json_t *ref_target(sk_informer *inf, const char *ns, json_t *ref, json_t 
 }
 
 /* The finders of upstream (ReplicaSet not owned by a Deployment,
- * Deployment, ReplicationController, StatefulSet): the controller's uid and scale into
+ * Deployment, ReplicationController, StatefulSet; then scale_controller
+ * below): the controller's uid and scale into
  * scales. 0 when none of them knows the pod's controller. */
 static int find_scale(sk_controller *k, json_t *pod, json_t *ref, json_t *scales)
 {
@@ -144,6 +145,41 @@ static int find_scale(sk_controller *k, json_t *pod, json_t *ref, json_t *scales
 	return 1;
 }
 
+/* getScaleController: any other controller through its scale subresource
+ * (a custom resource whose CRD has one): 1 with its uid and spec.replicas in
+ * scales, 0 when the scale is not the ref's object (gone, or another uid),
+ * -1 with err when the kind is unknown or has no scale subresource. */
+static int scale_controller(sk_controller *k, json_t *pod, json_t *ref, json_t *scales, sk_error_t *err)
+{
+	const char *av = sk_kube_jstr(ref, "apiVersion") ?: "", *slash = strchr(av, '/');
+	int has_scale = 0;
+	cleanup_free char *coll = sk__rest_mapping(k->ctl, av, sk_kube_jstr(ref, "kind"), sk__ns(pod), 1, &has_scale,
+						   err);
+	cleanup_free char *path = NULL;
+	cleanup_json json_t *scale = NULL;
+	sk_error_t e = {0};
+
+	if (!coll)
+		return -1;
+	path = xasprintf("%s/%s/scale", coll, sk_kube_jstr(ref, "name") ?: "");
+	scale = sk_client_get(k->ctl->c, path, &e);
+	if (!scale) {
+		if (e.code != SK_ENOTFOUND) {
+			*err = e;
+			return -1;
+		}
+		if (has_scale)
+			return 0;
+		/* GroupResource.String(): "<plural>.<group>", or the plural alone */
+		return sk_error_set(err, SK_EINVALID, "%s%s%.*s does not implement the scale subresource",
+				    strrchr(coll, '/') + 1, slash ? "." : "", slash ? (int)(slash - av) : 0, av);
+	}
+	if (strcmp(sk__uid(scale) ?: "", sk_kube_jstr(ref, "uid") ?: ""))
+		return 0;
+	json_object_set_new(scales, sk__uid(scale), json_integer(sk__jint(scale, "spec.replicas", 0)));
+	return 1;
+}
+
 /* getExpectedScale: the sum of the scales of the pods' controllers;
  * *unmanaged counts pods without a controller. */
 static int expected_scale(sk_controller *k, json_t *pods, int64_t *scale, int *unmanaged, sk_error_t *err)
@@ -165,8 +201,14 @@ static int expected_scale(sk_controller *k, json_t *pods, int64_t *scale, int *u
 		}
 		if (ruid && json_object_get(scales, ruid))
 			continue;
-		if (!find_scale(k, p, ref, scales))
+		if (find_scale(k, p, ref, scales))
+			continue;
+		switch (scale_controller(k, p, ref, scales, err)) {
+		case -1:
+			return -1;
+		case 0:
 			return sk_error_set(err, SK_EINVALID, "found no controllers for pod \"%s\"", sk__name(p));
+		}
 	}
 	json_object_foreach(scales, uid, v)
 		*scale += json_integer_value(v);

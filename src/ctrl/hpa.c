@@ -92,28 +92,6 @@ __attribute__((format(printf, 5, 6))) static void set_cond(json_t *hpa, const ch
 	sk__cond_set(sk_kube_jobj(hpa, "status"), type, st, reason, msg, 0, 0);
 }
 
-/* The path prefix of the target's collection ("/apis/apps/v1/namespaces/
- * NS/deployments"), found through discovery as upstream's RESTMapper. */
-static char *target_collection(struct sk_ctrl *ctl, json_t *ref, const char *ns, sk_error_t *err)
-{
-	const char *av = sk_kube_jstr(ref, "apiVersion") ?: "", *kind = sk_kube_jstr(ref, "kind") ?: "";
-	cleanup_free char *dpath = strchr(av, '/') ? xasprintf("/apis/%s", av) : xasprintf("/api/%s", *av ? av : "v1");
-	cleanup_json json_t *list = sk_client_get(ctl->c, dpath, err);
-	json_t *r;
-	size_t i;
-
-	if (!list)
-		return NULL;
-	json_array_foreach(json_object_get(list, "resources"), i, r) {
-		const char *name = json_string_value(json_object_get(r, "name"));
-
-		if (name && !strchr(name, '/') && !strcmp(json_string_value(json_object_get(r, "kind")) ?: "", kind))
-			return xasprintf("%s/namespaces/%s/%s", dpath, ns, name);
-	}
-	sk_error_set(err, SK_ENOTFOUND, "no matches for kind \"%s\" in group \"%s\"", kind, strchr(av, '/') ? av : "");
-	return NULL;
-}
-
 /* The pods of ns that sel selects (new array, read-only objects). */
 static json_t *select_pods(struct sk_ctrl *ctl, const char *ns, const sk_kube_label_selector *sel)
 {
@@ -338,7 +316,8 @@ static int write_status(sync_ctx *x, json_t *orig)
 static json_t *get_scale(sync_ctx *x, char **path, sk_error_t *err)
 {
 	json_t *ref = sk_kube_jget(x->hpa, "spec.scaleTargetRef");
-	cleanup_free char *coll = target_collection(x->ctl, ref, x->ns, err);
+	cleanup_free char *coll = sk__rest_mapping(x->ctl, sk_kube_jstr(ref, "apiVersion"), sk_kube_jstr(ref, "kind"),
+						   x->ns, 0, NULL, err);
 
 	if (!coll)
 		return NULL;

@@ -622,18 +622,18 @@ typedef struct create_run {
 	int *indexes;
 } create_run;
 
-static int create_one(void *ud, int i)
+/* Runs concurrently for distinct i (sk__slow_start): reads x, writes err. */
+static int create_one(void *ud, int i, sk_error_t *err)
 {
 	create_run *r = ud;
 	jctx *x = r->x;
 	cleanup_json json_t *pod = job_pod(x, r->indexes ? r->indexes[i] : -1), *out = NULL;
 	cleanup_free char *path = sk__path("/api/v1", "pods", sk__ns(x->job), NULL, NULL);
-	sk_error_t err = {0};
 
-	out = sk_client_create(x->k->ctl->c, path, pod, &err);
+	out = sk_client_create(x->k->ctl->c, path, pod, err);
 	if (!out) {
 		sk_event_record(x->k->ctl->c, x->job, "Warning", "FailedCreate", COMPONENT, NULL, "Error creating: %s",
-				err.msg);
+				err->msg);
 		return -1;
 	}
 	sk_informer_write(x->k->ctl->pods, out);
@@ -741,11 +741,11 @@ static int manage(jctx *x, json_t *active)
 			x->requeue_ms = wait * 1000 + 100;
 			return 0;
 		}
-		return sk__slow_start((int)diff, create_one, &r) == diff ? 0 : -1;
+		return sk__slow_start((int)diff, create_one, &r, NULL) == diff ? 0 : -1;
 	}
 	r.indexes = xzalloc((size_t)(diff + 1) * sizeof(int));
 	diff = pick_indexes(x, active, diff, r.indexes);
-	rc = sk__slow_start((int)diff, create_one, &r) == diff ? 0 : -1;
+	rc = sk__slow_start((int)diff, create_one, &r, NULL) == diff ? 0 : -1;
 	free(r.indexes);
 	return rc;
 }

@@ -1,4 +1,7 @@
 /* Helpers over Kubernetes objects shared by the controllers. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctrl/ctrl-int.h"
@@ -205,16 +208,90 @@ json_t *sk__claim_pods(struct sk_ctrl *ctl, json_t *owner, const char *api_versi
 	return sk__claim(ctl, ctl->pods, "/api/v1", "pods", owner, api_version, kind, sel);
 }
 
-int sk__slow_start(int count, int (*fn)(void *ud, int i), void *ud)
+/* One slow-start batch run on a small pool: the threads (the caller among
+ * them) take the batch's items in turn; the lowest failing item's error is
+ * kept so the outcome does not depend on the threads' order. */
+typedef struct slow_batch {
+	int (*fn)(void *ud, int i, sk_error_t *err);
+	void *ud;
+	int first, n;
+	atomic_int next, ok;
+	pthread_mutex_t mu;
+	int err_index; /* -1: none failed */
+	sk_error_t err;
+} slow_batch;
+
+static void *slow_worker(void *arg)
+{
+	slow_batch *b = arg;
+	int i;
+
+	while ((i = atomic_fetch_add(&b->next, 1)) < b->n) {
+		sk_error_t e = {0};
+
+		if (b->fn(b->ud, b->first + i, &e) == 0) {
+			atomic_fetch_add(&b->ok, 1);
+			continue;
+		}
+		pthread_mutex_lock(&b->mu);
+		if (b->err_index < 0 || i < b->err_index) {
+			b->err_index = i;
+			b->err = e;
+		}
+		pthread_mutex_unlock(&b->mu);
+	}
+	return NULL;
+}
+
+static int slow_start_threads(void)
+{
+	static atomic_int cached;
+	int v = atomic_load(&cached);
+
+	if (!v) {
+		const char *e = getenv("SKIFF_SLOW_START_THREADS");
+
+		v = e && atoi(e) > 0 ? atoi(e) : SK_SLOW_START_THREADS;
+		if (v > 64)
+			v = 64;
+		atomic_store(&cached, v);
+	}
+	return v;
+}
+
+static int run_batch(slow_batch *b)
+{
+	pthread_t th[64];
+	int want = b->n < slow_start_threads() ? b->n : slow_start_threads(), started = 0;
+
+	for (int t = 1; t < want; t++)
+		if (!pthread_create(&th[started], NULL, slow_worker, b))
+			started++;
+	slow_worker(b);
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	return atomic_load(&b->ok);
+}
+
+int sk__slow_start(int count, int (*fn)(void *ud, int i, sk_error_t *err), void *ud, sk_error_t *err)
 {
 	int done = 0, batch = 1;
 
 	while (done < count) {
-		int n = batch < count - done ? batch : count - done, ok = 0;
+		int n = batch < count - done ? batch : count - done, ok;
+		slow_batch *b = xzalloc(sizeof(*b));
 
-		for (int i = 0; i < n; i++)
-			if (fn(ud, done + i) == 0)
-				ok++;
+		b->fn = fn;
+		b->ud = ud;
+		b->first = done;
+		b->n = n;
+		b->err_index = -1;
+		pthread_mutex_init(&b->mu, NULL);
+		ok = run_batch(b);
+		pthread_mutex_destroy(&b->mu);
+		if (ok < n && err)
+			*err = b->err;
+		free(b);
 		done += n;
 		if (ok < n)
 			return done - n + ok;
@@ -233,4 +310,48 @@ int sk__update_status(struct sk_ctrl *ctl, sk_informer *inf, const char *prefix,
 		return -1;
 	sk_informer_write(inf, out);
 	return 0;
+}
+
+char *sk__rest_mapping(struct sk_ctrl *ctl, const char *api_version, const char *kind, const char *ns, int versioned,
+		       int *has_scale, sk_error_t *err)
+{
+	const char *av = api_version ? api_version : "", *slash = strchr(av, '/');
+	cleanup_free char *dpath = slash ? xasprintf("/apis/%s", av) : xasprintf("/api/%s", *av ? av : "v1");
+	cleanup_free char *group = slash ? xstrndup(av, (size_t)(slash - av)) : xstrdup("");
+	cleanup_json json_t *list = NULL;
+	sk_error_t e = {0};
+	const char *plural = NULL;
+	json_t *r;
+	size_t i;
+
+	kind = kind ? kind : "";
+	list = sk_client_get(ctl->c, dpath, &e);
+	if (!list && e.code != SK_ENOTFOUND) {
+		if (err)
+			*err = e;
+		return NULL;
+	}
+	json_array_foreach(json_object_get(list, "resources"), i, r) {
+		const char *name = json_string_value(json_object_get(r, "name"));
+
+		if (name && !strchr(name, '/') && !strcmp(json_string_value(json_object_get(r, "kind")) ?: "", kind)) {
+			plural = name;
+			break;
+		}
+	}
+	if (!plural) {
+		if (versioned)
+			sk_error_set(err, SK_EINVALID, "no matches for kind \"%s\" in version \"%s\"", kind, av);
+		else
+			sk_error_set(err, SK_EINVALID, "no matches for kind \"%s\" in group \"%s\"", kind, group);
+		return NULL;
+	}
+	if (has_scale) {
+		cleanup_free char *sub = xasprintf("%s/scale", plural);
+
+		*has_scale = 0;
+		json_array_foreach(json_object_get(list, "resources"), i, r)
+			*has_scale |= !strcmp(json_string_value(json_object_get(r, "name")) ?: "", sub);
+	}
+	return xasprintf("%s/namespaces/%s/%s", dpath, ns, plural);
 }

@@ -95,19 +95,23 @@ static int volume_phase(sk_controller *k, json_t *pv, const char *phase)
 	return put(k, s->pvs, "persistentvolumes", cp, "status");
 }
 
-/* updateClaimStatus: the phase, and for Bound the volume's modes and capacity. */
+/* updateClaimStatus: the phase, and for Bound the volume's modes, and its
+ * capacity only as the claim becomes Bound (once bound, the volume
+ * expansion controller owns status.capacity). */
 static int claim_phase(sk_controller *k, json_t *pvc, const char *phase, json_t *pv)
 {
 	pvb *s = k->state;
 	cleanup_json json_t *cp = json_deep_copy(pvc);
 	json_t *st = sk_kube_jobj(cp, "status"), *modes, *cap;
+	const char *was = sk_kube_jstr(pvc, "status.phase");
 
 	json_object_set_new(st, "phase", json_string(phase));
 	if (pv) {
 		modes = sk_kube_jget(pv, "spec.accessModes");
 		cap = sk_kube_jget(pv, "spec.capacity");
 		json_object_set_new(st, "accessModes", modes ? json_deep_copy(modes) : json_array());
-		json_object_set_new(st, "capacity", cap ? json_deep_copy(cap) : json_object());
+		if (!was || strcmp(was, phase) || !sk_kube_jget(pvc, "status.capacity.storage"))
+			json_object_set_new(st, "capacity", cap ? json_deep_copy(cap) : json_object());
 	}
 	if (json_equal(st, sk_kube_jget(pvc, "status")))
 		return 0;

@@ -198,7 +198,8 @@ static ranked *rank_pods(json_t *pods, size_t *n)
 	return r;
 }
 
-static int create_one(void *ud, int i)
+/* Runs concurrently for distinct i (sk__slow_start): reads run, writes err. */
+static int create_one(void *ud, int i, sk_error_t *err)
 {
 	rs_run *run = ud;
 	json_t *rs = run->rs;
@@ -208,14 +209,12 @@ static int create_one(void *ud, int i)
 	cleanup_json json_t *pod = sk__pod_from_template(sk_kube_jget(rs, "spec.template"),
 							 sk__owner_ref(rs, rk->api_version, rk->kind), sk__ns(rs), gen);
 	cleanup_json json_t *out = NULL;
-	sk_error_t err = {0};
 
 	(void)i;
-	out = sk_client_create(run->k->ctl->c, path, pod, &err);
+	out = sk_client_create(run->k->ctl->c, path, pod, err);
 	if (!out) {
-		snprintf(run->err, sizeof(run->err), "%s", err.msg);
 		sk_event_record(run->k->ctl->c, rs, "Warning", "FailedCreate", rk->component, NULL,
-				"Error creating: %s", err.msg);
+				"Error creating: %s", err->msg);
 		return -1;
 	}
 	sk_informer_write(run->k->ctl->pods, out);
@@ -247,8 +246,12 @@ static int manage_replicas(rs_run *run, json_t *active)
 
 	if (diff < 0) {
 		int n = (int)(-diff > BURST_REPLICAS ? BURST_REPLICAS : -diff);
+		sk_error_t err = {0};
 
-		return sk__slow_start(n, create_one, run) == n ? 0 : -1;
+		if (sk__slow_start(n, create_one, run, &err) == n)
+			return 0;
+		snprintf(run->err, sizeof(run->err), "%s", err.msg);
+		return -1;
 	}
 	if (diff > 0) {
 		size_t n;

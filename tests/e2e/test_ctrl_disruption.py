@@ -378,3 +378,67 @@ def test_budget_over_a_statefulset(cluster):
     st = wait(status, what="the budget counting the set's scale")
     assert st.desired_healthy == 1 and st.current_healthy == 2
     assert [x.reason for x in st.conditions if x.type == "DisruptionAllowed"] == ["SufficientPods"]
+
+
+def test_budget_over_custom_scale_owners(cluster):
+    """Pods owned by a custom resource count through its CRD's scale
+    subresource (upstream's getScaleController); a kind without one, or an
+    unknown kind, fails the budget safe (SyncFailed, no disruptions)."""
+    c, core = cluster, client.CoreV1Api(cluster.api)
+    policy = client.PolicyV1Api(cluster.api)
+    ns = make_ns(c, "pdb-custom")
+
+    def crd(kind, plural, scale):
+        v = {"name": "v1", "served": True, "storage": True,
+             "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
+        if scale:
+            v["subresources"] = {"scale": {"specReplicasPath": ".spec.replicas",
+                                           "statusReplicasPath": ".status.replicas"}}
+        return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": f"{plural}.example.com"},
+                "spec": {"group": "example.com", "scope": "Namespaced", "versions": [v],
+                         "names": {"kind": kind, "plural": plural, "singular": kind.lower()}}}
+    c.kubectl("create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        crd("Widget", "widgets", True), crd("Gadget", "gadgets", False)]}))
+    c.kubectl("wait", "--for", "condition=Established", "crd/widgets.example.com", "crd/gadgets.example.com")
+    owners = {}
+    for kind, name in (("Widget", "w"), ("Gadget", "g")):
+        out = c.kubectl("-n", ns, "create", "-o", "json", "-f", "-", input=json.dumps({
+            "apiVersion": "example.com/v1", "kind": kind, "metadata": {"name": name}, "spec": {"replicas": 4}}))
+        owners[kind] = json.loads(out.stdout)["metadata"]["uid"]
+
+    def pod(name, app, kind, owner, uid):
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "labels": {"app": app},
+                             "ownerReferences": [{"apiVersion": "example.com/v1", "kind": kind, "name": owner,
+                                                  "uid": uid, "controller": True}]},
+                "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
+    c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        pod("w-0", "w", "Widget", "w", owners["Widget"]), pod("w-1", "w", "Widget", "w", owners["Widget"]),
+        pod("g-0", "g", "Gadget", "g", owners["Gadget"]),
+        pod("n-0", "n", "Nope", "x", "00000000-0000-0000-0000-000000000001")]}))
+    wait(lambda: len(ready_pods(core, ns, "app in (w,g)")) == 3, what="3 ready pods")
+    for app in ("w", "g", "n"):
+        policy.create_namespaced_pod_disruption_budget(ns, pdb_manifest(app, app, maxUnavailable="50%"))
+
+    def status(name, pred):
+        def f():
+            s = policy.read_namespaced_pod_disruption_budget_status(name, ns).status
+            return s if s.conditions and pred(s) else None
+        return wait(f, what=f"budget {name}")
+
+    # the widget's scale (4): 2 may be unavailable, 2 pods healthy → none allowed
+    st = status("w", lambda s: s.expected_pods == 4)
+    assert st.desired_healthy == 2 and st.current_healthy == 2 and st.disruptions_allowed == 0
+    assert [x.reason for x in st.conditions if x.type == "DisruptionAllowed"] == ["InsufficientPods"]
+    c.kubectl("-n", ns, "scale", "widget", "w", "--replicas=2")
+    # a custom scale is not watched (as upstream): a change of the budget syncs it
+    c.kubectl("-n", ns, "annotate", "pdb", "w", "touched=1")
+    st = status("w", lambda s: s.expected_pods == 2 and s.disruptions_allowed == 1)
+    assert st.desired_healthy == 1
+    # no scale subresource, unknown kind: SyncFailed with upstream's messages
+    for name, msg in (("g", "gadgets.example.com does not implement the scale subresource"),
+                      ("n", 'no matches for kind "Nope" in version "example.com/v1"')):
+        st = status(name, lambda s: [x for x in s.conditions if x.reason == "SyncFailed"])
+        cond = [x for x in st.conditions if x.type == "DisruptionAllowed"][0]
+        assert cond.status == "False" and cond.message == msg and st.disruptions_allowed == 0

@@ -1,12 +1,17 @@
 /* Unit tests for the controllers' pure logic: rollout arithmetic and the
  * pod-template hash, cron parsing and next times in time zones, Job
  * backoff, index interval strings, podFailurePolicy and successPolicy
- * matching, and the work queue. */
+ * matching, the work queue, and the slow start. */
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "kube/cron.h"
@@ -327,6 +332,119 @@ static void test_delete_order(void **state)
 	assert_false(sk__pod_delete_less(ready, running, 0, 0));
 }
 
+/* ---- sk__slow_start: batches 1, 2, 4 …, concurrent within a batch ---- */
+
+typedef struct slow_probe {
+	atomic_int calls[256];
+	atomic_int in_flight, peak;
+	int fail[256];
+	int rendezvous; /* items wait (bounded) until two are in flight */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} slow_probe;
+
+static int slow_fn(void *ud, int i, sk_error_t *err)
+{
+	slow_probe *p = ud;
+	int now = atomic_fetch_add(&p->in_flight, 1) + 1, peak = atomic_load(&p->peak);
+
+	while (now > peak && !atomic_compare_exchange_weak(&p->peak, &peak, now))
+		;
+	atomic_fetch_add(&p->calls[i], 1);
+	if (p->rendezvous && i > 0) { /* from the second batch on */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 30;
+		pthread_mutex_lock(&p->mu);
+		pthread_cond_broadcast(&p->cv);
+		while (atomic_load(&p->peak) < 2 && pthread_cond_timedwait(&p->cv, &p->mu, &ts) == 0)
+			;
+		pthread_mutex_unlock(&p->mu);
+	}
+	atomic_fetch_sub(&p->in_flight, 1);
+	if (p->fail[i]) {
+		err->code = SK_EINVALID;
+		snprintf(err->msg, sizeof(err->msg), "item %d failed", i);
+		return -1;
+	}
+	return 0;
+}
+
+static slow_probe *probe_new(void)
+{
+	slow_probe *p = xzalloc(sizeof(*p));
+
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	return p;
+}
+
+static void probe_free(slow_probe *p)
+{
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	free(p);
+}
+
+static void test_slow_start(void **state)
+{
+	slow_probe *p = probe_new();
+	sk_error_t err = {0};
+
+	/* nothing to do; then all succeed, each item run exactly once, at
+	 * most SK_SLOW_START_THREADS at a time and more than one at once */
+	assert_int_equal(sk__slow_start(0, slow_fn, p, &err), 0);
+	p->rendezvous = 1;
+	assert_int_equal(sk__slow_start(200, slow_fn, p, &err), 200);
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(atomic_load(&p->calls[i]), 1);
+	assert_int_equal(atomic_load(&p->calls[200]), 0);
+	assert_true(atomic_load(&p->peak) >= 2);
+	assert_true(atomic_load(&p->peak) <= SK_SLOW_START_THREADS);
+	assert_int_equal(err.code, 0);
+	probe_free(p);
+
+	/* the first item fails: nothing else is tried */
+	p = probe_new();
+	p->fail[0] = 1;
+	assert_int_equal(sk__slow_start(10, slow_fn, p, &err), 0);
+	assert_int_equal(atomic_load(&p->calls[1]), 0);
+	assert_string_equal(err.msg, "item 0 failed");
+	probe_free(p);
+
+	/* batches 1, 2, 4 (3…6), 8: item 5 fails, its whole batch runs, the
+	 * next batch does not; the successes are 6 */
+	p = probe_new();
+	p->fail[5] = 1;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(sk__slow_start(20, slow_fn, p, &err), 6);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(atomic_load(&p->calls[i]), 1);
+	for (int i = 7; i < 20; i++)
+		assert_int_equal(atomic_load(&p->calls[i]), 0);
+	assert_int_equal(err.code, SK_EINVALID);
+	assert_string_equal(err.msg, "item 5 failed");
+	probe_free(p);
+
+	/* two failures in one batch (7…14): the lowest item's error is kept */
+	p = probe_new();
+	p->fail[12] = p->fail[8] = 1;
+	assert_int_equal(sk__slow_start(100, slow_fn, p, NULL), 13);
+	assert_int_equal(sk__slow_start(100, slow_fn, p, &err), 13);
+	assert_string_equal(err.msg, "item 8 failed");
+	assert_int_equal(atomic_load(&p->calls[14]), 2);
+	assert_int_equal(atomic_load(&p->calls[15]), 0);
+	probe_free(p);
+
+	/* a count that is not a power of two minus one: the last batch is short */
+	p = probe_new();
+	assert_int_equal(sk__slow_start(5, slow_fn, p, &err), 5);
+	assert_int_equal(atomic_load(&p->calls[4]), 1);
+	assert_int_equal(atomic_load(&p->calls[5]), 0);
+	probe_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_success_policy),
 		cmocka_unit_test(test_queue),
 		cmocka_unit_test(test_delete_order),
+		cmocka_unit_test(test_slow_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

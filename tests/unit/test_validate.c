@@ -409,6 +409,22 @@ static void test_pvc_update(void **state)
 		"\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}");
 	assert_non_null(m);
 	free(m);
+	/* a smaller request (RecoverVolumeExpansionFailure): above status.capacity it is taken back,
+	 * at or below it refused */
+	{
+		const char *grown = "{" META("c") ",\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":"
+			"{\"requests\":{\"storage\":\"4Gi\"}}},\"status\":{\"phase\":\"Bound\",\"capacity\":"
+			"{\"storage\":\"1Gi\"}}}";
+
+		m = check_update("PersistentVolumeClaim", "{" META("c") ",\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],"
+			"\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}},\"status\":{\"phase\":\"Bound\"}}", grown);
+		assert_null(m);
+		m = check_update("PersistentVolumeClaim", "{" META("c") ",\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],"
+			"\"resources\":{\"requests\":{\"storage\":\"1024Mi\"}}},\"status\":{\"phase\":\"Bound\"}}", grown);
+		assert_string_equal(m, "PersistentVolumeClaim \"c\" is invalid: spec.resources.requests.storage: "
+			"Forbidden: field can not be less than status.capacity");
+		free(m);
+	}
 }
 
 static void test_status_update(void **state)
