@@ -90,8 +90,8 @@ int sk__authorize(sk_api *api, const sk_authz_attrs *a, char **reason)
 		sk_authz_decision d = chain[i](api, a, &r);
 
 		if (d == SK_AUTHZ_ALLOW) {
-			free(r);
 			free(why);
+			*reason = r; /* the allowing authorizer's reason (audit, reviews) */
 			return 1;
 		}
 		if (d == SK_AUTHZ_DENY) {
