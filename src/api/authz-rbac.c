@@ -249,7 +249,7 @@ static json_t *user_rules(struct sk__rbac *rb, const sk_user *u)
 
 	for (size_t i = 0; i < rb->nb; i++) {
 		const binding *b = &rb->b[i];
-		json_t *rules, *to, *src, *subject = binding_applies(b, u);
+		json_t *rules, *to, *src, *d, *subject = binding_applies(b, u);
 		size_t k;
 
 		if (!subject)
@@ -272,8 +272,10 @@ static json_t *user_rules(struct sk__rbac *rb, const sk_user *u)
 			}
 		}
 		json_array_extend(to, rules);
+		d = describe(b, subject);
 		for (k = 0; k < json_array_size(rules); k++)
-			json_array_append_new(src, describe(b, subject));
+			json_array_append(src, d);
+		json_decref(d);
 	}
 	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "c", c, "n", n, "e", e, "cs", cs, "ns", ns);
 }
