@@ -100,9 +100,10 @@ struct sk_agent {
 	sk_client *c;
 	sk_agent_options o;
 	char *node_name, *data_dir, *run_dir, *bridge;
-	char *serving_pem; /* the HTTPS endpoint's certificate and key from a CSR, or NULL */
-	char *pod_cidr;    /* NULL until the Node has one; set once, by the node thread, under mu */
-	char *node_ip;     /* InternalIP */
+	char *serving_pem;           /* the HTTPS endpoint's first certificate and key from a CSR, or NULL */
+	struct sk_nodecert *serving; /* rotates it (nodecert.h), or NULL */
+	char *pod_cidr;              /* NULL until the Node has one; set once, by the node thread, under mu */
+	char *node_ip;               /* InternalIP */
 	struct sk_runtime rt;
 	sk_image_store *images;
 	sk_gpu *gpu;
@@ -224,6 +225,10 @@ int sk__ag_admit(struct sk_agent *a, struct apod *p, json_t *pod);
 /* volume.c */
 int sk__volumes_setup(struct sk_agent *a, struct apod *p, json_t *pod, sk_error_t *err);
 void sk__volumes_teardown(struct sk_agent *a, struct apod *p);
+/* kubelet's token manager (pkg/kubelet/token): a projected token issued at
+ * iat, expiring at exp, is renewed past 80 % of its life or 24 hours after
+ * iat, whichever comes first (wall seconds). */
+int64_t sk__token_refresh_at(int64_t iat, int64_t exp);
 /* Writes the pod's projected volumes with service-account tokens again once
  * their tokens are due for renewal (volume.c). */
 void sk__volumes_refresh(struct sk_agent *a, struct apod *p, json_t *pod);
@@ -256,6 +261,8 @@ void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t
 struct sk_logserver;
 struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error_t *err);
 void sk__logserver_stop(struct sk_logserver *ls);
+/* Serves new connections with this certificate and key (PEM) from now on. */
+int sk__logserver_set_cert(struct sk_logserver *ls, const char *cert_pem, const char *key_pem, sk_error_t *err);
 
 /* stream.c: kubelet's /exec, /attach and /portForward on the log endpoint
  * (an authorized request); answers the WebSocket upgrade or an error. */

@@ -647,6 +647,22 @@ static void services_start(struct sk_agent *a)
 	}
 }
 
+/* A serving certificate: the first one is the endpoint's at its start, the
+ * next ones (the rotation thread's) replace it for new connections. */
+static void on_serving_cert(void *arg, const char *pem)
+{
+	struct sk_agent *a = arg;
+	sk_error_t err = {0};
+
+	if (!a->ls) {
+		free(a->serving_pem);
+		a->serving_pem = xstrdup(pem);
+		a->o.cert_pem = a->o.key_pem = a->serving_pem;
+	} else if (sk__logserver_set_cert(a->ls, pem, pem, &err) < 0) {
+		sk_warn("agent", "node %s: rotating the serving certificate: %s", a->node_name, err.msg);
+	}
+}
+
 /* Who may call the HTTPS endpoint, and its certificate: the caller's, or
  * a serving certificate of the cluster CA through a CSR (nodecert.h). */
 static int init_https(struct sk_agent *a, sk_error_t *err)
@@ -664,10 +680,9 @@ static int init_https(struct sk_agent *a, sk_error_t *err)
 	if (!a->o.cert_pem || !a->o.key_pem) {
 		sk_nodecert_options no = {.ca_pem = a->o.ca_pem, .data_dir = a->data_dir, .node_name = a->node_name};
 
-		a->serving_pem = sk_nodecert_serving(&no, a->c, a->node_ip, a->node_name, err);
-		if (!a->serving_pem)
+		a->serving = sk_nodecert_serving(&no, a->c, a->node_ip, a->node_name, on_serving_cert, a, err);
+		if (!a->serving)
 			return sk_error_wrap(err, "node %s: the HTTPS endpoint's serving certificate", a->node_name);
-		a->o.cert_pem = a->o.key_pem = a->serving_pem;
 	}
 	return 0;
 }
@@ -700,6 +715,7 @@ sk_agent *sk_agent_start(sk_client *c, const sk_agent_options *o, sk_error_t *er
 	a->ls = sk__logserver_start(a, &a->log_port, err);
 	if (!a->ls)
 		goto fail;
+	sk_nodecert_rotate(a->serving);
 	load_disk_state(a);
 	reconcile_gpus(a);
 	if (sk__node_register(a, err) < 0)
@@ -770,6 +786,7 @@ void sk_agent_stop(sk_agent *a)
 	pthread_mutex_unlock(&a->mu);
 	/* The HTTPS endpoint first: its handlers read the pods (stats, logs,
 	 * exec) freed below. */
+	sk_nodecert_stop(steal_ptr(&a->serving));
 	sk__logserver_stop(steal_ptr(&a->ls));
 	if (a->node_started)
 		pthread_join(a->node_thread, NULL);

@@ -14,6 +14,7 @@
  * the attempt has exited (conmon's exit file) and end the stream. */
 #include <dirent.h>
 #include <errno.h>
+#include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <ifaddrs.h>
@@ -21,6 +22,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -30,11 +32,28 @@
 #include "runtime/crilog.h"
 #include "util/util.h"
 
+/* A certificate chain and key in GnuTLS's form. Sets replaced by a
+ * rotation stay until the endpoint stops: a handshake may hold one. */
+typedef struct creds {
+	struct creds *older;
+	gnutls_pcert_st pcert[8];
+	unsigned n;
+	gnutls_privkey_t key;
+} creds;
+
 struct sk_logserver {
 	struct MHD_Daemon *d;
 	struct sk_agent *a;
 	char *cert, *key;
+	int port;
+	creds *cur; /* under registry_mu */
+	struct sk_logserver *next;
 };
+
+/* The running endpoints by port, for the certificate callback, which
+ * libmicrohttpd calls with the TLS session only. */
+static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sk_logserver *registry;
 
 /* ---- certificate ------------------------------------------------------------- */
 
@@ -99,6 +118,86 @@ static int load_or_make_cert(struct sk_agent *a, char **cert, char **key, sk_err
 	sk_mkdir_p(dir, 0700);
 	if (sk_write_file(kp, *key, strlen(*key), 0600) < 0 || sk_write_file(cp, *cert, strlen(*cert), 0644) < 0)
 		sk_warn("agent", "saving the log endpoint certificate: %s", strerror(errno));
+	return 0;
+}
+
+static void creds_free(creds *c)
+{
+	while (c) {
+		creds *older = c->older;
+
+		for (unsigned i = 0; i < c->n; i++)
+			gnutls_pcert_deinit(&c->pcert[i]);
+		if (c->key)
+			gnutls_privkey_deinit(c->key);
+		free(c);
+		c = older;
+	}
+}
+
+static creds *creds_load(const char *cert_pem, const char *key_pem, sk_error_t *err)
+{
+	creds *c = xzalloc(sizeof(*c));
+	gnutls_datum_t cd = {(unsigned char *)cert_pem, (unsigned)strlen(cert_pem)};
+	gnutls_datum_t kd = {(unsigned char *)key_pem, (unsigned)strlen(key_pem)};
+	int rc;
+
+	c->n = sizeof(c->pcert) / sizeof(c->pcert[0]);
+	if ((rc = gnutls_pcert_list_import_x509_raw(c->pcert, &c->n, &cd, GNUTLS_X509_FMT_PEM, 0)) < 0) {
+		c->n = 0;
+		goto fail;
+	}
+	if ((rc = gnutls_privkey_init(&c->key)) < 0 ||
+	    (rc = gnutls_privkey_import_x509_raw(c->key, &kd, GNUTLS_X509_FMT_PEM, NULL, 0)) < 0)
+		goto fail;
+	return c;
+fail:
+	sk_error_set(err, SK_EINVALID, "the HTTPS endpoint's certificate: %s", gnutls_strerror(rc));
+	creds_free(c);
+	return NULL;
+}
+
+/* gnutls_certificate_retrieve_function2: the current certificate of the
+ * endpoint whose socket the session's is (libmicrohttpd's transport is the
+ * connection's socket). */
+static int retrieve_cert(gnutls_session_t s, const gnutls_datum_t *req_ca_dn, int nreqs,
+			 const gnutls_pk_algorithm_t *algos, int nalgos, gnutls_pcert_st **pcert, unsigned *npcert,
+			 gnutls_privkey_t *pkey)
+{
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+	int port = -1, rc = -1;
+
+	(void)req_ca_dn, (void)nreqs, (void)algos, (void)nalgos;
+	if (getsockname(gnutls_transport_get_int(s), (struct sockaddr *)&sa, &len) < 0)
+		return -1;
+	if (sa.ss_family == AF_INET)
+		port = ntohs(((struct sockaddr_in *)&sa)->sin_port);
+	else if (sa.ss_family == AF_INET6)
+		port = ntohs(((struct sockaddr_in6 *)&sa)->sin6_port);
+	pthread_mutex_lock(&registry_mu);
+	for (struct sk_logserver *ls = registry; ls; ls = ls->next)
+		if (ls->port == port && ls->cur) {
+			*pcert = ls->cur->pcert;
+			*npcert = ls->cur->n;
+			*pkey = ls->cur->key;
+			rc = 0;
+			break;
+		}
+	pthread_mutex_unlock(&registry_mu);
+	return rc;
+}
+
+int sk__logserver_set_cert(struct sk_logserver *ls, const char *cert_pem, const char *key_pem, sk_error_t *err)
+{
+	creds *c = creds_load(cert_pem, key_pem, err);
+
+	if (!c)
+		return -1;
+	pthread_mutex_lock(&registry_mu);
+	c->older = ls->cur;
+	ls->cur = c;
+	pthread_mutex_unlock(&registry_mu);
 	return 0;
 }
 
@@ -478,6 +577,11 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 		free(ls);
 		return NULL;
 	}
+	ls->cur = creds_load(ls->cert, ls->key, err);
+	if (!ls->cur) {
+		sk__logserver_stop(ls);
+		return NULL;
+	}
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)*port);
 	/* the API server reaches it at the node's InternalIP; one that is not
@@ -487,8 +591,9 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 	ls->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS |
 					 MHD_USE_ERROR_LOG | MHD_USE_POLL | MHD_ALLOW_UPGRADE,
 				 (uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa,
-				 MHD_OPTION_HTTPS_MEM_CERT, ls->cert, MHD_OPTION_HTTPS_MEM_KEY, ls->key,
-				 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
+				 /* the certificate is looked up per handshake: it rotates */
+				 MHD_OPTION_HTTPS_CERT_CALLBACK, retrieve_cert, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls,
+				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
 				 /* asks callers for a certificate of the cluster CA (access.c checks it) */
 				 a->o.ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, a->o.ca_pem,
 				 MHD_OPTION_END);
@@ -500,6 +605,11 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 	di = MHD_get_daemon_info(ls->d, MHD_DAEMON_INFO_BIND_PORT);
 	if (di)
 		*port = di->port;
+	ls->port = *port;
+	pthread_mutex_lock(&registry_mu);
+	ls->next = registry;
+	registry = ls;
+	pthread_mutex_unlock(&registry_mu);
 	return ls;
 }
 
@@ -509,6 +619,14 @@ void sk__logserver_stop(struct sk_logserver *ls)
 		return;
 	if (ls->d)
 		MHD_stop_daemon(ls->d);
+	pthread_mutex_lock(&registry_mu);
+	for (struct sk_logserver **p = &registry; *p; p = &(*p)->next)
+		if (*p == ls) {
+			*p = ls->next;
+			break;
+		}
+	pthread_mutex_unlock(&registry_mu);
+	creds_free(ls->cur);
 	free(ls->cert);
 	free(ls->key);
 	free(ls);

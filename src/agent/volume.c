@@ -187,9 +187,7 @@ static int write_downward(json_t *pod, json_t *src, const char *dir, sk_error_t 
 	return 0;
 }
 
-/* kubelet's token manager: a token is renewed past 80 % of its life or
- * after 24 hours, whichever comes first. */
-static int64_t token_refresh_at(int64_t iat, int64_t exp)
+int64_t sk__token_refresh_at(int64_t iat, int64_t exp)
 {
 	int64_t at = exp - (exp - iat) / 5;
 
@@ -227,7 +225,7 @@ static int write_token(struct sk_agent *a, json_t *pod, json_t *tok, json_t *src
 		return sk_error_set(err, SK_EINTERNAL, "failed to fetch token: no token in the reply");
 	if (!until || sk_time_parse(until, &end) < 0)
 		end = now + secs;
-	end = token_refresh_at(end - secs, end);
+	end = sk__token_refresh_at(end - secs, end);
 	if (*refresh_at == 0 || end < *refresh_at)
 		*refresh_at = end;
 	return write_file(dir, sk_kube_jstr(tok, "path") ?: "token", token, strlen(token), mode_of(NULL, src, 0644),

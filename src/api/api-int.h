@@ -265,6 +265,8 @@ int sk__list_options_check(const sk_api_request *req, sk_api_response *resp);
 int sk__list_revision(sk_api *api, const sk_api_request *req, int limited, int64_t *rev, sk_error_t *err);
 void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
+/* The audit event (taken) w writes when it ends: its ResponseComplete. */
+void sk__watch_audit_at_end(sk_api_watch *w, json_t *ev);
 int sk__wants_table(const sk_api_request *req);
 json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object);
 
@@ -277,6 +279,8 @@ void sk__name_suffix(char *buf);
 /* The admission plugins' audit annotations of resp's request (created on
  * first use, owned by resp), or NULL when no audit log is written. */
 json_t *sk__audit_annotations(sk_api *api, sk_api_response *resp);
+/* Stamps ev's stageTimestamp now and writes it (takes ev). */
+void sk__audit_emit(sk_api *api, json_t *ev);
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
 /* Guaranteed, Burstable or BestEffort (static string). */
 void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);

@@ -162,6 +162,8 @@ static int authorize(sk_api *api, const sk_api_request *req, const sk_path *p, s
 	sk_authz_attrs a = {.user = req->user, .path = req->path};
 	cleanup_free char *reason = NULL, *msg = NULL, *verb = NULL;
 	char sel_name[254];
+	json_t *an;
+	int ok;
 
 	if (p) {
 		a.resource_request = 1;
@@ -183,7 +185,13 @@ static int authorize(sk_api *api, const sk_api_request *req, const sk_path *p, s
 		a.verb = verb;
 		a.api_group = a.api_version = a.resource = a.subresource = a.ns = a.name = "";
 	}
-	if (sk__authorize(api, &a, &reason))
+	ok = sk__authorize(api, &a, &reason);
+	an = sk__audit_annotations(api, resp);
+	if (an) { /* upstream's WithAuthorization */
+		json_object_set_new(an, "authorization.k8s.io/decision", json_string(ok ? "allow" : "forbid"));
+		json_object_set_new(an, "authorization.k8s.io/reason", json_string(reason ? reason : ""));
+	}
+	if (ok)
 		return 0;
 	msg = sk__authz_forbidden_message(&a, reason);
 	/* details as upstream's NewForbidden: name, group, kind (the resource) */

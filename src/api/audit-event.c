@@ -1,7 +1,8 @@
 /* One audit.k8s.io/v1 Event per request (upstream's
  * k8s.io/apiserver/pkg/audit/request.go and endpoints/filters/audit.go),
  * made after the request was handled: long-running requests (watches,
- * followed logs) at ResponseStarted, the others at ResponseComplete. */
+ * followed logs) at ResponseStarted, the others at ResponseComplete; a
+ * watch writes its ResponseComplete when it ends (sk_api_watch_free). */
 #include <string.h>
 #include <time.h>
 
@@ -126,9 +127,8 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 	enum sk_audit_level level;
 	sk_error_t err = {0};
 	unsigned omit;
+	int at_end = 0;
 	sk_path p;
-	char *line;
-	size_t len;
 
 	at.resource_request = !sk__is_discovery(req->path) && sk__parse_path(req->path, &p, &err) == 0;
 	at.verb = sk__request_verb(req, at.resource_request ? &p : NULL);
@@ -140,7 +140,10 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 		at.name = p.name;
 	}
 	level = sk_audit_policy_level(sk__audit_policy(a), &at, &omit);
-	if (level == SK_AUDIT_NONE || (omit & (long_running ? SK_AUDIT_STAGE_STARTED : SK_AUDIT_STAGE_COMPLETE)))
+	if (resp->watch && !(omit & SK_AUDIT_STAGE_COMPLETE))
+		at_end = 1;
+	if (level == SK_AUDIT_NONE ||
+	    (!at_end && (omit & (long_running ? SK_AUDIT_STAGE_STARTED : SK_AUDIT_STAGE_COMPLETE))))
 		return;
 	reqobj = request_object(req);
 	if (!resp->watch && !resp->stream)
@@ -164,7 +167,6 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 	if (level >= SK_AUDIT_REQUEST_RESPONSE && robj)
 		json_object_set(ev, "responseObject", robj);
 	json_object_set_new(ev, "requestReceivedTimestamp", micro_time(received_ns));
-	json_object_set_new(ev, "stageTimestamp", micro_time(sk_now_ns()));
 	if (resp->audit_as)
 		json_object_set_new(ev, "impersonatedUser", user_info(resp->audit_as));
 	if (req->user && resp->status != 401) {
@@ -175,10 +177,32 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 			json_object_update(an, resp->audit_annotations);
 		json_object_set_new(ev, "annotations", an);
 	}
+	if (at_end) {
+		json_t *end = json_deep_copy(ev);
+
+		json_object_set_new(end, "stage", json_string("ResponseComplete"));
+		sk__watch_audit_at_end(resp->watch, end);
+		if (omit & SK_AUDIT_STAGE_STARTED)
+			return;
+	}
+	sk__audit_emit(api, steal_ptr(&ev));
+}
+
+void sk__audit_emit(sk_api *api, json_t *ev)
+{
+	char *line;
+	size_t len;
+
+	if (!api->audit) {
+		json_decref(ev);
+		return;
+	}
+	json_object_set_new(ev, "stageTimestamp", micro_time(sk_now_ns()));
 	line = sk_json_dumps(ev, &len);
+	json_decref(ev);
 	line = xrealloc(line, len + 2);
 	line[len] = '\n';
 	line[len + 1] = '\0';
-	sk__audit_write(a, line);
+	sk__audit_write(api->audit, line);
 	sk__prom_audit_event();
 }

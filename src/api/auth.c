@@ -77,7 +77,10 @@ static sk_authz_decision authz_masters(sk_api *api, const sk_authz_attrs *a, cha
 
 /* In kube-apiserver's order: Node, RBAC. */
 static const sk_authorizer_fn chain[] = {
-	authz_masters, sk__authz_node, sk__authz_bootstrappers, sk__authz_rbac, NULL,
+	authz_masters,
+	sk__authz_node,
+	sk__authz_rbac,
+	NULL,
 };
 
 int sk__authorize(sk_api *api, const sk_authz_attrs *a, char **reason)
@@ -90,8 +93,8 @@ int sk__authorize(sk_api *api, const sk_authz_attrs *a, char **reason)
 		sk_authz_decision d = chain[i](api, a, &r);
 
 		if (d == SK_AUTHZ_ALLOW) {
-			free(r);
 			free(why);
+			*reason = r; /* the allowing authorizer's reason (audit, reviews) */
 			return 1;
 		}
 		if (d == SK_AUTHZ_DENY) {

@@ -70,7 +70,9 @@ typedef sk_authz_decision (*sk_authorizer_fn)(sk_api *api, const sk_authz_attrs 
 
 /* Runs the chain (system:masters first, then the registered authorizers in
  * order); the first ALLOW or DENY decides, no opinion from all denies.
- * Returns 1 when allowed; 0 with *reason (malloc'd or NULL) otherwise. */
+ * Returns 1 when allowed, else 0; *reason (malloc'd or NULL, the caller
+ * frees) is the deciding authorizer's reason, or the first no-opinion one's
+ * (e.g. `RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "r" to User "u"`). */
 int sk__authorize(sk_api *api, const sk_authz_attrs *a, char **reason);
 /* Upstream's Forbidden message for a refused request:
  * `pods "x" is forbidden: User "bob" cannot get resource "pods" in API group

@@ -490,14 +490,3 @@ sk_authz_decision sk__authz_node(sk_api *api, const sk_authz_attrs *a, char **re
 {
 	return sk__authz_node_decide(api->node_graph, a, reason);
 }
-
-sk_authz_decision sk__authz_bootstrappers(sk_api *api, const sk_authz_attrs *a, char **reason)
-{
-	static const rule r[] = {{"create get list watch", "certificates.k8s.io", "certificatesigningrequests", NULL}};
-
-	(void)api;
-	(void)reason;
-	if (!sk_user_in_group(a->user, SK_GROUP_BOOTSTRAPPERS) || !a->resource_request)
-		return SK_AUTHZ_NO_OPINION;
-	return rules_allow(r, 1, a) ? SK_AUTHZ_ALLOW : SK_AUTHZ_NO_OPINION;
-}

@@ -48,9 +48,5 @@ void sk__node_graph_stop(sk_api *api);
 
 /* The chain's entries (auth.c). */
 sk_authz_decision sk__authz_node(sk_api *api, const sk_authz_attrs *a, char **reason);
-/* What kubeadm's kubeadm:kubelet-bootstrap binding gives system:bootstrappers
- * (the role system:node-bootstrapper): create, get, list and watch
- * CertificateSigningRequests. A stand-in until RBAC serves that binding. */
-sk_authz_decision sk__authz_bootstrappers(sk_api *api, const sk_authz_attrs *a, char **reason);
 
 #endif

@@ -40,7 +40,8 @@ static const char *const std_verbs[] = {"get",    "list",  "watch",  "create",
 					"update", "patch", "delete", "deletecollection"};
 
 typedef struct crule {
-	json_t *rule; /* borrowed from the entry's JSON */
+	json_t *rule;       /* borrowed from the entry's JSON */
+	const char *source; /* the binding that grants it, as upstream describes it (borrowed too) */
 	uint32_t verbs;
 	int paths; /* nonResourceURLs and no resources */
 } crule;
@@ -53,7 +54,7 @@ typedef struct crules {
 /* A user's cache entry: the JSON rules (for rules reviews and escalation
  * checks) and their compiled form, cluster-wide and per namespace. */
 typedef struct uentry {
-	json_t *json; /* {"c": [rules], "n": {ns: [rules]}, "e": [errors]} */
+	json_t *json; /* {"c": [rules], "n": {ns: [rules]}, "e": [errors], "cs"/"ns": their sources} */
 	crules c;
 	json_t *ns_index; /* ns -> index into ns */
 	crules *ns;
@@ -200,15 +201,35 @@ static json_t *ref_rules(struct sk__rbac *rb, json_t *ref, const char *ns)
 	return json_object_get(rb->roles, key);
 }
 
-static int binding_applies(const binding *b, const sk_user *u)
+/* The first subject of b naming u (borrowed), or NULL (upstream's appliesTo). */
+static json_t *binding_applies(const binding *b, const sk_user *u)
 {
 	size_t i;
 	json_t *s;
 
 	json_array_foreach(b->subjects, i, s)
 		if (sk_rbac_subject_applies(s, u, b->ns))
-			return 1;
-	return 0;
+			return s;
+	return NULL;
+}
+
+/* upstream's clusterRoleBindingDescriber and roleBindingDescriber:
+ * `ClusterRoleBinding "b" of ClusterRole "r" to User "u"`,
+ * `RoleBinding "b/ns" of Role "r" to ServiceAccount "sa/ns"`. */
+static json_t *describe(const binding *b, json_t *subject)
+{
+	const char *kind = json_string_value(json_object_get(subject, "kind")) ?: "";
+	const char *name = json_string_value(json_object_get(subject, "name")) ?: "";
+	const char *sns = json_string_value(json_object_get(subject, "namespace")) ?: "";
+	cleanup_free char *who = !strcmp(kind, "ServiceAccount")
+					 ? xasprintf("%s \"%s/%s\"", kind, name, *sns ? sns : b->ns)
+					 : xasprintf("%s \"%s\"", kind, name);
+	cleanup_free char *bname = *b->ns ? xasprintf("%s/%s", b->name, b->ns) : xstrdup(b->name);
+	cleanup_free char *s = xasprintf("%s \"%s\" of %s \"%s\" to %s", *b->ns ? "RoleBinding" : "ClusterRoleBinding",
+					 bname, json_string_value(json_object_get(b->role_ref, "kind")) ?: "",
+					 json_string_value(json_object_get(b->role_ref, "name")) ?: "", who);
+
+	return json_string(s);
 }
 
 /* upstream's resolution error: `clusterrole.rbac.authorization.k8s.io "x" not found` */
@@ -224,13 +245,14 @@ static json_t *not_found(json_t *ref)
 
 static json_t *user_rules(struct sk__rbac *rb, const sk_user *u)
 {
-	json_t *c = json_array(), *n = json_object(), *e = json_array();
+	json_t *c = json_array(), *n = json_object(), *e = json_array(), *cs = json_array(), *ns = json_object();
 
 	for (size_t i = 0; i < rb->nb; i++) {
 		const binding *b = &rb->b[i];
-		json_t *rules, *to;
+		json_t *rules, *to, *src, *d, *subject = binding_applies(b, u);
+		size_t k;
 
-		if (!binding_applies(b, u))
+		if (!subject)
 			continue;
 		rules = ref_rules(rb, b->role_ref, b->ns);
 		if (!rules) {
@@ -238,16 +260,24 @@ static json_t *user_rules(struct sk__rbac *rb, const sk_user *u)
 			continue;
 		}
 		to = c;
+		src = cs;
 		if (*b->ns) {
 			to = json_object_get(n, b->ns);
+			src = json_object_get(ns, b->ns);
 			if (!to) {
 				to = json_array();
 				json_object_set_new(n, b->ns, to);
+				src = json_array();
+				json_object_set_new(ns, b->ns, src);
 			}
 		}
 		json_array_extend(to, rules);
+		d = describe(b, subject);
+		for (k = 0; k < json_array_size(rules); k++)
+			json_array_append(src, d);
+		json_decref(d);
 	}
-	return json_pack("{s:o, s:o, s:o}", "c", c, "n", n, "e", e);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "c", c, "n", n, "e", e, "cs", cs, "ns", ns);
 }
 
 static uint32_t verb_bit(const char *v)
@@ -258,7 +288,7 @@ static uint32_t verb_bit(const char *v)
 	return !strcmp(v, "*") ? V_ALL : V_OTHER;
 }
 
-static void compile(json_t *rules, crules *out)
+static void compile(json_t *rules, json_t *sources, crules *out)
 {
 	size_t i, j;
 	json_t *r, *v;
@@ -269,6 +299,7 @@ static void compile(json_t *rules, crules *out)
 		crule *c = &out->v[i];
 
 		c->rule = r;
+		c->source = json_string_value(json_array_get(sources, i));
 		json_array_foreach(json_object_get(r, "verbs"), j, v)
 			if (json_is_string(v))
 				c->verbs |= verb_bit(json_string_value(v));
@@ -285,12 +316,12 @@ static uentry *user_entry(struct sk__rbac *rb, const sk_user *u)
 	size_t i = 0;
 
 	e->json = user_rules(rb, u);
-	compile(json_object_get(e->json, "c"), &e->c);
+	compile(json_object_get(e->json, "c"), json_object_get(e->json, "cs"), &e->c);
 	n = json_object_get(e->json, "n");
 	e->ns_index = json_object();
 	e->ns = xzalloc((json_object_size(n) ? json_object_size(n) : 1) * sizeof(*e->ns));
 	json_object_foreach(n, ns, rules) {
-		compile(rules, &e->ns[i]);
+		compile(rules, json_object_get(json_object_get(e->json, "ns"), ns), &e->ns[i]);
 		json_object_set_new(e->ns_index, ns, json_integer((json_int_t)i));
 		i++;
 	}
@@ -340,7 +371,8 @@ static uentry *entry_locked(sk_api *api, struct sk__rbac *rb, const sk_user *u)
 	}
 }
 
-static int any_allows(const crules *rules, const sk_authz_attrs *a, uint32_t verb)
+/* The first rule allowing a, or NULL. */
+static const crule *any_allows(const crules *rules, const sk_authz_attrs *a, uint32_t verb)
 {
 	for (size_t i = 0; rules && i < rules->n; i++) {
 		const crule *r = &rules->v[i];
@@ -348,9 +380,9 @@ static int any_allows(const crules *rules, const sk_authz_attrs *a, uint32_t ver
 		if (r->paths == a->resource_request || !(r->verbs & (verb | V_ALL)))
 			continue;
 		if (sk_rbac_rule_allows(r->rule, a))
-			return 1;
+			return r;
 	}
-	return 0;
+	return NULL;
 }
 
 static const crules *ns_rules(const uentry *e, const char *ns)
@@ -366,7 +398,7 @@ sk_authz_decision sk__authz_rbac(sk_api *api, const sk_authz_attrs *a, char **re
 	uint32_t verb;
 	uentry *ent;
 	json_t *errs;
-	int ok;
+	const crule *ok;
 
 	if (!rb || !a->user || !a->verb)
 		return SK_AUTHZ_NO_OPINION;
@@ -374,7 +406,11 @@ sk_authz_decision sk__authz_rbac(sk_api *api, const sk_authz_attrs *a, char **re
 	if (verb == V_ALL) /* a request for the verb "*" matches only rules with "*" */
 		verb = 0;
 	ent = entry_locked(api, rb, a->user);
-	ok = any_allows(&ent->c, a, verb | V_OTHER) || any_allows(ns_rules(ent, a->ns), a, verb | V_OTHER);
+	ok = any_allows(&ent->c, a, verb | V_OTHER);
+	if (!ok)
+		ok = any_allows(ns_rules(ent, a->ns), a, verb | V_OTHER);
+	if (ok) /* upstream's authorizingVisitor */
+		*reason = xasprintf("RBAC: allowed by %s", ok->source ? ok->source : "");
 	errs = json_object_get(ent->json, "e");
 	if (!ok && json_array_size(errs)) {
 		/* upstream: "RBAC: " and utilerrors.NewAggregate's text */

@@ -234,27 +234,38 @@ static const role roles[] = {
 typedef struct crb {
 	const char *name;
 	const char *subjects[3];
+	const char *role; /* the ClusterRole bound, NULL: the binding's name */
 } crb;
 
 static const crb bindings[] = {
-	{"cluster-admin", {"Group:system:masters"}},
-	{"system:basic-user", {"Group:system:authenticated"}},
-	{"system:controller:disruption-controller", {"ServiceAccount:kube-system:disruption-controller"}},
-	{"system:controller:replication-controller", {"ServiceAccount:kube-system:replication-controller"}},
-	{"system:controller:statefulset-controller", {"ServiceAccount:kube-system:statefulset-controller"}},
-	{"system:controller:persistent-volume-binder", {"ServiceAccount:kube-system:persistent-volume-binder"}},
-	{"system:controller:expand-controller", {"ServiceAccount:kube-system:expand-controller"}},
-	{"system:controller:horizontal-pod-autoscaler", {"ServiceAccount:kube-system:horizontal-pod-autoscaler"}},
-	{"system:discovery", {"Group:system:authenticated"}},
-	{"system:kube-controller-manager", {"User:system:kube-controller-manager"}},
-	{"system:kube-dns", {"ServiceAccount:kube-system:kube-dns"}},
-	{"system:kube-scheduler", {"User:system:kube-scheduler"}},
-	{"system:monitoring", {"Group:system:monitoring"}},
-	{"system:node", {NULL}},
-	{"system:node-proxier", {"User:system:kube-proxy"}},
-	{"system:public-info-viewer", {"Group:system:authenticated", "Group:system:unauthenticated"}},
-	{"system:service-account-issuer-discovery", {"Group:system:serviceaccounts"}},
-	{"system:volume-scheduler", {"User:system:kube-scheduler"}},
+	{"cluster-admin", {"Group:system:masters"}, NULL},
+	{"system:basic-user", {"Group:system:authenticated"}, NULL},
+	{"system:controller:disruption-controller", {"ServiceAccount:kube-system:disruption-controller"}, NULL},
+	{"system:controller:replication-controller", {"ServiceAccount:kube-system:replication-controller"}, NULL},
+	{"system:controller:statefulset-controller", {"ServiceAccount:kube-system:statefulset-controller"}, NULL},
+	{"system:controller:persistent-volume-binder", {"ServiceAccount:kube-system:persistent-volume-binder"}, NULL},
+	{"system:controller:expand-controller", {"ServiceAccount:kube-system:expand-controller"}, NULL},
+	{"system:controller:horizontal-pod-autoscaler", {"ServiceAccount:kube-system:horizontal-pod-autoscaler"}, NULL},
+	{"system:discovery", {"Group:system:authenticated"}, NULL},
+	{"system:kube-controller-manager", {"User:system:kube-controller-manager"}, NULL},
+	{"system:kube-dns", {"ServiceAccount:kube-system:kube-dns"}, NULL},
+	{"system:kube-scheduler", {"User:system:kube-scheduler"}, NULL},
+	{"system:monitoring", {"Group:system:monitoring"}, NULL},
+	{"system:node", {NULL}, NULL},
+	{"system:node-proxier", {"User:system:kube-proxy"}, NULL},
+	{"system:public-info-viewer", {"Group:system:authenticated", "Group:system:unauthenticated"}, NULL},
+	{"system:service-account-issuer-discovery", {"Group:system:serviceaccounts"}, NULL},
+	{"system:volume-scheduler", {"User:system:kube-scheduler"}, NULL},
+	/* kubeadm's (phases/bootstraptoken/node): bootstrap tokens may ask for
+	 * CSRs, the approver grants a new node's client certificate
+	 * (nodeclient) and a node's renewal of its own (selfnodeclient) */
+	{"kubeadm:kubelet-bootstrap", {"Group:system:bootstrappers"}, "system:node-bootstrapper"},
+	{"kubeadm:node-autoapprove-bootstrap",
+	 {"Group:system:bootstrappers"},
+	 "system:certificates.k8s.io:certificatesigningrequests:nodeclient"},
+	{"kubeadm:node-autoapprove-certificate-rotation",
+	 {"Group:system:nodes"},
+	 "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient"},
 };
 
 /* "a,b" -> ["a","b"]; "\" is the empty string (the core group). */
@@ -336,7 +347,7 @@ static json_t *binding_json(const crb *b)
 	json_t *o = json_pack("{s:s, s:s, s:{s:s, s:{s:s}, s:{s:s}}, s:{s:s, s:s, s:s}}", "apiVersion",
 			      SK_RBAC_GROUP "/v1", "kind", "ClusterRoleBinding", "metadata", "name", b->name,
 			      "annotations", AUTOUPDATE, "true", "labels", BOOTSTRAPPING, "rbac-defaults", "roleRef",
-			      "apiGroup", SK_RBAC_GROUP, "kind", "ClusterRole", "name", b->name);
+			      "apiGroup", SK_RBAC_GROUP, "kind", "ClusterRole", "name", b->role ?: b->name);
 
 	for (int i = 0; i < 3 && b->subjects[i]; i++) {
 		const char *s = b->subjects[i], *c = strchr(s, ':');

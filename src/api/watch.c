@@ -99,7 +99,8 @@ struct sk_api_watch {
 	int bookmarks;
 	int64_t last_rev;
 	int64_t deadline_ns, next_bookmark_ns;
-	int counted; /* in apiserver_longrunning_requests: 1 namespaced, 2 cluster-wide */
+	int counted;       /* in apiserver_longrunning_requests: 1 namespaced, 2 cluster-wide */
+	json_t *audit_end; /* the audit event written when it ends, or NULL */
 };
 
 static void push_raw(sk_api_watch *w, const char *type, const char *obj, size_t olen);
@@ -582,10 +583,18 @@ int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, int shared_obj, cha
 	return 1;
 }
 
+void sk__watch_audit_at_end(sk_api_watch *w, json_t *ev)
+{
+	json_decref(w->audit_end);
+	w->audit_end = ev;
+}
+
 void sk_api_watch_free(sk_api_watch *w)
 {
 	if (!w)
 		return;
+	if (w->audit_end)
+		sk__audit_emit(w->api, steal_ptr(&w->audit_end));
 	if (w->sw)
 		sk_store_unwatch(w->api->store, w->sw);
 	if (w->counted)

@@ -15,10 +15,20 @@
 #define SIGNER "kubernetes.io/kube-apiserver-client-kubelet"
 #define RETRY_SECS 30
 
+/* What is asked for: the client certificate (ip NULL) or the serving one. */
+typedef struct cert_kind {
+	const char *signer, *usage, *what; /* usage besides "digital signature"; "client"/"serving" */
+	const char *ip, *dns;
+} cert_kind;
+
 struct sk_nodecert {
 	sk_nodecert_options o;
-	char *server, *ca_pem, *node, *path;
-	sk_client *client;
+	cert_kind kind;
+	char *server, *ca_pem, *node, *path, *ip, *dns;
+	sk_client *client; /* the client certificate's own client */
+	sk_client *via;    /* the serving certificate's: the agent's client (borrowed) */
+	sk_nodecert_cb on_new;
+	void *arg;
 	int64_t renew_at;
 	pthread_t thread;
 	int started;
@@ -198,12 +208,6 @@ static int nap(sk_nodecert *n, int64_t ms)
 	return stop;
 }
 
-/* What is asked for: the client certificate (ip NULL) or the serving one. */
-typedef struct cert_kind {
-	const char *signer, *usage, *what; /* usage besides "digital signature"; "client"/"serving" */
-	const char *ip, *dns;
-} cert_kind;
-
 static const cert_kind client_kind = {SIGNER, "client auth", "client", NULL, NULL};
 
 /* Submits a request through c and waits for its certificate; the PEM
@@ -265,22 +269,29 @@ fail:
 	return NULL;
 }
 
-/* Asks for a certificate through c and stores it with its key. */
+static int has_ip(const char *pem, const char *ip);
+
+/* Asks for a certificate of n's kind through c, stores it with its key
+ * and hands it to n's callback. */
 static int renew(sk_nodecert *n, sk_client *c, sk_error_t *err)
 {
-	cleanup_free char *key = NULL, *cert = request_certificate(n, c, &client_kind, &key, err), *both = NULL;
+	cleanup_free char *key = NULL, *cert = request_certificate(n, c, &n->kind, &key, err), *both = NULL;
 	int64_t at = 0;
 
 	if (!cert)
 		return -1;
 	both = xasprintf("%s%s", cert, key);
-	if (!sk_nodecert_valid(both, n->ca_pem, n->node, sk_now_ns() / 1000000000, &at))
+	if (!sk_nodecert_valid(both, n->ca_pem, n->node, sk_now_ns() / 1000000000, &at) ||
+	    (n->kind.ip && !has_ip(both, n->kind.ip)))
 		return sk_error_set(err, SK_EINVALID,
-				    "the issued certificate is not a valid client certificate of node \"%s\"", n->node);
+				    "the issued certificate is not a valid %s certificate of node \"%s\"", n->kind.what,
+				    n->node);
 	if (sk_write_file(n->path, both, strlen(both), 0600) < 0)
 		return sk_error_errno(err, errno, "writing \"%s\"", n->path);
 	n->renew_at = at;
-	sk_info("nodecert", "node %s has a new client certificate in %s", n->node, n->path);
+	sk_info("nodecert", "node %s has a new %s certificate in %s", n->node, n->kind.what, n->path);
+	if (n->on_new)
+		n->on_new(n->arg, both);
 	return 0;
 }
 
@@ -297,8 +308,9 @@ static void *renewer(void *arg)
 				break;
 			continue;
 		}
-		if (renew(n, n->client, &err) < 0) {
-			sk_warn("nodecert", "renewing the client certificate of node %s: %s", n->node, err.msg);
+		if (renew(n, n->via ? n->via : n->client, &err) < 0) {
+			sk_warn("nodecert", "renewing the %s certificate of node %s: %s", n->kind.what, n->node,
+				err.msg);
 			if (nap(n, RETRY_SECS * 1000))
 				break;
 		}
@@ -306,23 +318,36 @@ static void *renewer(void *arg)
 	return NULL;
 }
 
-sk_nodecert *sk_nodecert_start(const sk_nodecert_options *o, sk_error_t *err)
+/* A rotator of DIR/pki/file (not started), NULL with err. */
+static sk_nodecert *nodecert_new(const sk_nodecert_options *o, const char *file, sk_error_t *err)
 {
 	sk_nodecert *n = xzalloc(sizeof(*n));
-	cleanup_free char *dir = xasprintf("%s/pki", o->data_dir), *cur = NULL;
-	int64_t now = sk_now_ns() / 1000000000;
+	cleanup_free char *dir = xasprintf("%s/pki", o->data_dir);
 
 	n->o = *o;
+	n->kind = client_kind;
 	n->node = xstrdup(o->node_name);
-	n->server = xstrdup(o->server);
+	n->server = o->server ? xstrdup(o->server) : NULL;
 	n->ca_pem = o->ca_pem ? xstrdup(o->ca_pem) : NULL;
-	n->path = xasprintf("%s/kubelet-client-current.pem", dir);
+	n->path = xasprintf("%s/%s", dir, file);
 	pthread_mutex_init(&n->mu, NULL);
 	pthread_cond_init(&n->cv, NULL);
 	if (sk_mkdir_p(dir, 0700) < 0) {
 		sk_error_errno(err, errno, "creating \"%s\"", dir);
-		goto fail;
+		sk_nodecert_stop(n);
+		return NULL;
 	}
+	return n;
+}
+
+sk_nodecert *sk_nodecert_start(const sk_nodecert_options *o, sk_error_t *err)
+{
+	sk_nodecert *n = nodecert_new(o, "kubelet-client-current.pem", err);
+	cleanup_free char *cur = NULL;
+	int64_t now = sk_now_ns() / 1000000000;
+
+	if (!n)
+		return NULL;
 	cur = sk_read_file(n->path, NULL);
 	if (cur && sk_nodecert_valid(cur, n->ca_pem, n->node, now, &n->renew_at)) {
 		sk_info("nodecert", "node %s: using the client certificate in %s", n->node, n->path);
@@ -367,6 +392,8 @@ void sk_nodecert_stop(sk_nodecert *n)
 	free(n->server);
 	free(n->ca_pem);
 	free(n->path);
+	free(n->ip);
+	free(n->dns);
 	free(n);
 }
 
@@ -397,45 +424,35 @@ static int has_ip(const char *pem, const char *ip)
 	return found;
 }
 
-char *sk_nodecert_serving(const sk_nodecert_options *o, sk_client *c, const char *ip, const char *dns, sk_error_t *err)
+sk_nodecert *sk_nodecert_serving(const sk_nodecert_options *o, sk_client *c, const char *ip, const char *dns,
+				 sk_nodecert_cb on_new, void *arg, sk_error_t *err)
 {
-	cleanup_free char *dir = xasprintf("%s/pki", o->data_dir), *path = NULL, *cur = NULL, *key = NULL, *cert = NULL;
-	cert_kind kind = {"kubernetes.io/kubelet-serving", "server auth", "serving", ip, dns};
-	int64_t now = sk_now_ns() / 1000000000, renew_at = 0;
-	sk_nodecert n = {.o = *o, .node = (char *)o->node_name};
-	char *both;
+	sk_nodecert *n = nodecert_new(o, "kubelet-server-current.pem", err);
+	cleanup_free char *cur = NULL;
+	int64_t now = sk_now_ns() / 1000000000;
 
-	path = xasprintf("%s/kubelet-server-current.pem", dir);
-	cur = sk_read_file(path, NULL);
-	if (cur && sk_nodecert_valid(cur, o->ca_pem, o->node_name, now, &renew_at) && now < renew_at &&
+	if (!n)
+		return NULL;
+	n->ip = xstrdup(ip);
+	n->dns = dns ? xstrdup(dns) : NULL;
+	n->kind = (cert_kind){SK_NODECERT_SIGNER_SERVING, "server auth", "serving", n->ip, n->dns};
+	n->via = c;
+	n->on_new = on_new;
+	n->arg = arg;
+	cur = sk_read_file(n->path, NULL);
+	if (cur && sk_nodecert_valid(cur, n->ca_pem, n->node, now, &n->renew_at) && now < n->renew_at &&
 	    has_ip(cur, ip)) {
-		sk_info("nodecert", "node %s: using the serving certificate in %s", o->node_name, path);
-		return steal_ptr(&cur);
-	}
-	if (sk_mkdir_p(dir, 0700) < 0) {
-		sk_error_errno(err, errno, "creating \"%s\"", dir);
+		sk_info("nodecert", "node %s: using the serving certificate in %s", n->node, n->path);
+		on_new(arg, cur);
+	} else if (renew(n, c, err) < 0) {
+		sk_nodecert_stop(n);
 		return NULL;
 	}
-	pthread_mutex_init(&n.mu, NULL);
-	pthread_cond_init(&n.cv, NULL);
-	cert = request_certificate(&n, c, &kind, &key, err);
-	pthread_mutex_destroy(&n.mu);
-	pthread_cond_destroy(&n.cv);
-	if (!cert)
-		return NULL;
-	both = xasprintf("%s%s", cert, key);
-	if (!sk_nodecert_valid(both, o->ca_pem, o->node_name, now, NULL) || !has_ip(both, ip)) {
-		free(both);
-		sk_error_set(err, SK_EINVALID,
-			     "the issued certificate is not a serving certificate of node \"%s\" at %s", o->node_name,
-			     ip);
-		return NULL;
-	}
-	if (sk_write_file(path, both, strlen(both), 0600) < 0) {
-		sk_error_errno(err, errno, "writing \"%s\"", path);
-		free(both);
-		return NULL;
-	}
-	sk_info("nodecert", "node %s has a serving certificate for %s in %s", o->node_name, ip, path);
-	return both;
+	return n;
+}
+
+void sk_nodecert_rotate(sk_nodecert *n)
+{
+	if (n && !n->started)
+		n->started = !pthread_create(&n->thread, NULL, renewer, n);
 }

@@ -8,7 +8,7 @@
  * used again on restart. At 80 % of its life a thread asks for the next
  * one with the current certificate (the approver approves a node's renewal
  * of its own) and replaces the file, which the HTTPS client reads at each
- * new connection. */
+ * new connection. The serving certificate rotates in the same loop. */
 #ifndef SK_CLIENT_NODECERT_H
 #define SK_CLIENT_NODECERT_H
 
@@ -41,14 +41,24 @@ const char *sk_nodecert_path(sk_nodecert *n);
 /* Stops the renewal and frees n and its client. */
 void sk_nodecert_stop(sk_nodecert *n);
 
-/* The agent's serving certificate and key in one PEM string (malloc'd):
- * DIR/pki/kubelet-server-current.pem when it is valid for ip and not past
- * 80 % of its life, else a new one for system:node:NAME with ip (and dns
- * when given) as subject alternative names, asked for through c with a
- * CertificateSigningRequest of signer kubernetes.io/kubelet-serving and
- * stored there. NULL with err when none could be had. Renewed at the next
- * start past 80 % of its life (no rotation thread). */
-char *sk_nodecert_serving(const sk_nodecert_options *o, sk_client *c, const char *ip, const char *dns, sk_error_t *err);
+#define SK_NODECERT_SIGNER_SERVING "kubernetes.io/kubelet-serving"
+
+/* Called with each certificate and key (one PEM string, borrowed). */
+typedef void (*sk_nodecert_cb)(void *arg, const char *pem);
+
+/* The agent's serving certificate (kubelet's serving certificate
+ * manager): DIR/pki/kubelet-server-current.pem when it is valid for ip and
+ * not past 80 % of its life, else a new one for system:node:NAME with ip
+ * (and dns when given) as subject alternative names, asked for through c
+ * with a CertificateSigningRequest of signer kubernetes.io/kubelet-serving
+ * and stored there; on_new gets it before this returns. NULL with err when
+ * none could be had. Free with sk_nodecert_stop (c must outlive n). */
+sk_nodecert *sk_nodecert_serving(const sk_nodecert_options *o, sk_client *c, const char *ip, const char *dns,
+				 sk_nodecert_cb on_new, void *arg, sk_error_t *err);
+/* Starts the renewal thread of a serving rotator (the client certificate's
+ * loop): at 80 % of a certificate's life it asks for the next one, stores
+ * it and calls on_new from that thread. */
+void sk_nodecert_rotate(sk_nodecert *n);
 
 /* Whether pem (certificate and key) is a client certificate for
  * system:node:node valid at now, issued by ca_pem when given; *renew_at

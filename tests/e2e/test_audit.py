@@ -125,6 +125,10 @@ def test_watch_and_unauthenticated_requests(c):
     assert r.returncode in (0, 1)
     w = events(c, lambda e: e["verb"] == "watch" and e.get("objectRef", {}).get("resource") == "configmaps")
     assert w and w[0]["stage"] == "ResponseStarted" and w[0]["responseStatus"]["code"] == 200
+    # upstream logs a watch's end too: ResponseComplete, same audit ID
+    done = events(c, lambda e: e["auditID"] == w[0]["auditID"] and e["stage"] == "ResponseComplete")
+    assert done and done[0]["verb"] == "watch" and done[0]["responseStatus"]["code"] == 200
+    assert done[0]["stageTimestamp"] >= w[0]["stageTimestamp"]
     subprocess.run(["curl", "-sk", f"https://127.0.0.1:{c.port}/api/v1/namespaces/default/pods"],
                    capture_output=True, timeout=30)
     anon = events(c, lambda e: e["responseStatus"]["code"] == 401)
@@ -218,3 +222,51 @@ def test_audit_id_header(c):
     # without a token too, on a 401
     r = subprocess.run(["curl", "-sk", "-D", "-", "-o", "/dev/null", url], capture_output=True, text=True, timeout=30)
     assert "audit-id:" in r.stdout.lower()
+
+
+def test_authorization_decision_and_reason_annotations(c):
+    """upstream's authorization.k8s.io/decision and /reason: the RBAC
+    binding that allowed a request, empty for system:masters and refusals."""
+    c.kubectl("create", "clusterrolebinding", "audit-view", "--clusterrole=view", "--user=alice")
+    c.kubectl("create", "role", "cm-reader", "--verb=get", "--resource=secrets", "-n", "default")
+    c.kubectl("create", "rolebinding", "read-cm", "--role=cm-reader", "--serviceaccount=default:robot",
+              "-n", "default")
+    c.kubectl("create", "secret", "generic", "audit-s", "--from-literal=a=b")
+    sa = "system:serviceaccount:default:robot"
+    for who, args in (("alice", ["get", "configmaps", "-n", "default"]),
+                      (sa, ["get", "secret", "audit-s", "-n", "default"])):
+        wait_for(lambda: c.kubectl("--as", who, *args, check=False).returncode == 0, what=f"{who} allowed")
+    c.kubectl("--as", "alice", "get", "secrets", "-n", "default", check=False)
+    ann = lambda e: e.get("annotations", {})
+    alice = events(c, lambda e: e.get("impersonatedUser", {}).get("username") == "alice" and
+                   e["verb"] == "list" and e["objectRef"]["resource"] == "configmaps"
+                   and e["responseStatus"]["code"] == 200)
+    assert ann(alice[0])["authorization.k8s.io/decision"] == "allow"
+    assert ann(alice[0])["authorization.k8s.io/reason"] == (
+        'RBAC: allowed by ClusterRoleBinding "audit-view" of ClusterRole "view" to User "alice"')
+    robot = events(c, lambda e: e.get("impersonatedUser", {}).get("username") == sa and e["verb"] == "get"
+                   and e["responseStatus"]["code"] == 200)
+    assert ann(robot[0])["authorization.k8s.io/reason"] == (
+        'RBAC: allowed by RoleBinding "read-cm/default" of Role "cm-reader" to ServiceAccount "robot/default"')
+    refused = events(c, lambda e: e.get("impersonatedUser", {}).get("username") == "alice" and
+                     e["objectRef"]["resource"] == "secrets")
+    assert refused[0]["responseStatus"]["code"] == 403
+    assert ann(refused[0])["authorization.k8s.io/decision"] == "forbid"
+    assert ann(refused[0])["authorization.k8s.io/reason"] == ""
+    admin = events(c, lambda e: e["verb"] == "create" and e.get("objectRef", {}).get("name") == "audit-s")
+    assert ann(admin[0])["authorization.k8s.io/decision"] == "allow"
+    assert ann(admin[0])["authorization.k8s.io/reason"] == ""
+    # a SubjectAccessReview answers with the same reason
+    sar = {"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+           "spec": {"user": "alice", "resourceAttributes": {"verb": "list", "resource": "configmaps"}}}
+    st = json.loads(c.kubectl("create", "-f", "-", "-o", "json", input=json.dumps(sar)).stdout)["status"]
+    assert st["allowed"] and st["reason"] == ann(alice[0])["authorization.k8s.io/reason"]
+
+
+def wait_for(pred, timeout=30, what="condition"):
+    deadline = time.time() + timeout * SLOW
+    while time.time() < deadline:
+        if pred():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for " + what)

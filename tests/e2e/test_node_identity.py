@@ -208,6 +208,52 @@ def test_node_token_gets_a_node_client_certificate_auto_approved(cluster):
     assert msg == "Auto approving self kubelet client certificate after SubjectAccessReview."
 
 
+def approver_retries(c):
+    for line in c.kubectl("get", "--raw", "/metrics").stdout.splitlines():
+        if line.startswith('workqueue_retries_total{name="csrapproving"}'):
+            return float(line.split()[-1])
+    return 0
+
+
+def test_approver_asks_a_subject_access_review(cluster):
+    """The approver grants a new node's certificate through the
+    kubeadm:node-autoapprove-bootstrap binding (nodeclient): without it the
+    request stays Pending; bound again, it is approved."""
+    b = cluster.kjson("get", "clusterrolebinding", "kubeadm:node-autoapprove-bootstrap")
+    assert b["roleRef"]["name"] == "system:certificates.k8s.io:certificatesigningrequests:nodeclient"
+    assert b["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                              "name": "system:bootstrappers"}]
+    rot = cluster.kjson("get", "clusterrolebinding", "kubeadm:node-autoapprove-certificate-rotation")
+    assert rot["roleRef"]["name"] == "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient"
+    assert rot["subjects"][0]["name"] == "system:nodes"
+    can = ["auth", "can-i", "create", "certificatesigningrequests", "--subresource=nodeclient",
+           "--as=system:bootstrap:x", "--as-group=system:bootstrappers"]
+    cluster.kubectl("delete", "clusterrolebinding", "kubeadm:node-autoapprove-bootstrap")
+    wait_for(lambda: cluster.kubectl(*can, check=False).stdout.strip() == "no", what="binding gone")
+    retries = approver_retries(cluster)
+    _, req = make_request(cluster.work, "system:node:p1", name="p1")
+    code, _ = call(cluster, "/apis/certificates.k8s.io/v1/certificatesigningrequests", token=node_secret(cluster),
+                   method="POST", body=csr_body("node-csr-p1", req))
+    assert code == 201
+    # the approver recognized it, the review refused it: retried with backoff
+    wait_for(lambda: approver_retries(cluster) > retries, what="a refused review")
+    out = cluster.kubectl("get", "csr", "node-csr-p1").stdout.splitlines()
+    assert out[1].split()[2:] == [KUBELET_SIGNER, "system:bootstrap:node-token", "<none>", "Pending"]
+    assert "conditions" not in cluster.kjson("get", "csr", "node-csr-p1").get("status", {})
+    cluster.kubectl("create", "clusterrolebinding", "kubeadm:node-autoapprove-bootstrap",
+                    "--clusterrole=system:certificates.k8s.io:certificatesigningrequests:nodeclient",
+                    "--group=system:bootstrappers")
+    wait_for(lambda: cluster.kubectl(*can, check=False).stdout.strip() == "yes", what="binding back")
+    # the approver retries with backoff; a change to the request syncs it now
+    cluster.kubectl("annotate", "csr", "node-csr-p1", "touched=1")
+    issued(cluster, "node-csr-p1")
+    out = cluster.kubectl("get", "csr", "node-csr-p1").stdout.splitlines()
+    assert out[1].split()[-1] == "Approved,Issued"
+    cond = cluster.kjson("get", "csr", "node-csr-p1")["status"]["conditions"][0]
+    assert (cond["reason"], cond["message"]) == (
+        "AutoApproved", "Auto approving kubelet client certificate after SubjectAccessReview.")
+
+
 def pod(name, node, secret):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
             "spec": {"nodeName": node, "containers": [{"name": "c", "image": "busybox:1",

@@ -161,13 +161,9 @@ static json_t *access_review(sk_api *api, const sk_api_request *req, json_t *in,
 		a.user = asked;
 	}
 	status = json_object();
-	if (sk__authorize(api, &a, &reason)) {
-		json_object_set_new(status, "allowed", json_true());
-	} else {
-		json_object_set_new(status, "allowed", json_false());
-		if (reason && *reason)
-			json_object_set_new(status, "reason", json_string(reason));
-	}
+	json_object_set_new(status, "allowed", json_boolean(sk__authorize(api, &a, &reason)));
+	if (reason && *reason)
+		json_object_set_new(status, "reason", json_string(reason));
 	free(reason);
 	sk_user_free(asked);
 	json_object_set_new(obj, "status", status);
