@@ -343,7 +343,10 @@ int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, c
 	if (sk_mkdir_p(tlsdir, 0700) < 0)
 		return sk_error_errno(err, errno, "creating \"%s\"", tlsdir);
 	if (stat(crt, &st) < 0) {
-		if (make_certs(dir, host, sans, err) < 0)
+		cleanup_free char *ca = xasprintf("%s/tls/ca.key", dir);
+
+		/* a CA shared with another server (--join-from) issues this one's */
+		if (stat(ca, &st) == 0 ? reissue(dir, host, sans, err) < 0 : make_certs(dir, host, sans, err) < 0)
 			return -1;
 	} else if (!has_sans(crt, sans) && reissue(dir, host, sans, err) < 0) {
 		return -1;
