@@ -316,8 +316,7 @@ static void record_event(sk_le *le, const char *what)
 	cleanup_json json_t *lease = api_get(le, NULL);
 
 	if (lease)
-		sk_event_record(le->c, lease, "Normal", "LeaderElection", le->name, NULL, "%s %s", le->identity,
-				what);
+		sk_event_record(le->c, lease, "Normal", "LeaderElection", le->name, NULL, "%s %s", le->identity, what);
 }
 
 /* Waits ms or until sk_le_stop; 1 when stopping. */
