@@ -105,6 +105,13 @@ def test_servers_share_pki_store_and_watches(ha):
     assert json.loads(r.stdout)["status"]["userInfo"]["username"] == "system:serviceaccount:default:default"
 
     wait_for(lambda: endpoint_ips(b) == ["127.0.0.2", "127.0.0.3"], what="both servers in kubernetes Endpoints")
+    # upstream's APIServerIdentity: a kube-system Lease per server
+    idl = a.kjson("get", "leases", "-n", "kube-system", "-l", "apiserver.kubernetes.io/identity=kube-apiserver")
+    assert len(idl["items"]) == 2
+    for l in idl["items"]:
+        assert re.fullmatch(r"apiserver-[a-z2-7]{26}", l["metadata"]["name"])
+        assert l["spec"]["holderIdentity"].startswith(l["metadata"]["name"] + "_")
+        assert l["spec"]["leaseDurationSeconds"] == 3600 and l["metadata"]["labels"]["kubernetes.io/hostname"]
 
     ids = {a: identity(a), b: identity(b)}
     for name in ("kube-scheduler", "kube-controller-manager"):
