@@ -350,8 +350,10 @@ static void *run_main(void *arg)
 		switch (sk_le_step(le, &wait)) {
 		case SK_LE_STARTED:
 			record_event(le, "became leader");
-			if (le->cfg.started)
-				le->cfg.started(le->cfg.arg);
+			if (le->cfg.started && le->cfg.started(le->cfg.arg) < 0) {
+				sk_warn("leaderelection", "%s/%s: giving the lease up", le->ns, le->name);
+				sk_le_release(le);
+			}
 			break;
 		case SK_LE_STOPPED:
 			sk_info("leaderelection", "%s stopped leading %s/%s", le->identity, le->ns, le->name);

@@ -41,8 +41,9 @@ typedef struct sk_le_config {
 	int64_t lease_duration_ms, renew_deadline_ms, retry_period_ms; /* 0: the defaults */
 	double jitter; /* a candidate waits retry * (1 + rand * jitter); 0: none (client-go: 1.2) */
 	/* called on the elector's thread; stopped must have ended all work done
-	 * as leader when it returns */
-	void (*started)(void *arg);
+	 * as leader when it returns. started returning < 0 (its components did
+	 * not start) gives the lease up for another candidate. */
+	int (*started)(void *arg);
 	void (*stopped)(void *arg);
 	void *arg;
 } sk_le_config;

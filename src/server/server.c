@@ -34,7 +34,7 @@ struct sk_server {
 	sk_le *sched_le, *ctrl_le;
 };
 
-static void sched_started(void *arg)
+static int sched_started(void *arg)
 {
 	sk_server *s = arg;
 	sk_error_t err = {0};
@@ -42,6 +42,7 @@ static void sched_started(void *arg)
 	s->sched = sk_sched_start(s->sched_client, NULL, &err);
 	if (!s->sched)
 		sk_warn("server", "starting the scheduler: %s", err.msg);
+	return s->sched ? 0 : -1;
 }
 
 static void sched_stopped(void *arg)
@@ -52,7 +53,7 @@ static void sched_stopped(void *arg)
 	s->sched = NULL;
 }
 
-static void ctrl_started(void *arg)
+static int ctrl_started(void *arg)
 {
 	sk_server *s = arg;
 	sk_error_t err = {0};
@@ -60,6 +61,7 @@ static void ctrl_started(void *arg)
 	s->ctrl = sk_ctrl_start(s->ctrl_client, &s->co, &err);
 	if (!s->ctrl)
 		sk_warn("server", "starting the controllers: %s", err.msg);
+	return s->ctrl ? 0 : -1;
 }
 
 static void ctrl_stopped(void *arg)
@@ -73,7 +75,7 @@ static void ctrl_stopped(void *arg)
 /* kube-scheduler's and kube-controller-manager's --leader-elect: each takes
  * its upstream-named Lease in kube-system, the elector calling back on its
  * own thread. */
-static sk_le *elect(sk_server *s, const sk_server_options *o, const char *name, void (*started)(void *),
+static sk_le *elect(sk_server *s, const sk_server_options *o, const char *name, int (*started)(void *),
 		    void (*stopped)(void *), sk_error_t *err)
 {
 	sk_le_config cfg = {.ns = "kube-system",
