@@ -6,7 +6,8 @@ kube-scheduler and kube-controller-manager (client-go's leader election,
 "… became leader" events). kill -9 of the leader: the other takes both
 leases, schedules a Deployment created after the kill, serves kubectl
 throughout, and drops the dead server from the kubernetes Endpoints once
-its lease expires. Hollow nodes (Node objects), no agents."""
+its lease expires; stopped with SIGTERM, it releases the leases. Hollow
+nodes (Node objects), no agents."""
 import datetime
 import json
 import os
@@ -70,7 +71,7 @@ def ha():
     b = Cluster(db, common + ["--advertise-address", "127.0.0.3", "--join-from", da])
     b.listen_host, b.port = "127.0.0.3", a.port
     b.start()
-    yield a, b
+    yield a, b, e
     for c in (a, b):
         c.cleanup()
     e.cleanup()
@@ -79,7 +80,7 @@ def ha():
 
 
 def test_servers_share_pki_store_and_watches(ha):
-    a, b = ha
+    a, b, _ = ha
     # one CA and one admin token: each kubeconfig works against the other server
     for f in ("tls/ca.crt", "tls/service-account.key", "token", "node-token"):
         assert open(os.path.join(a.data_dir, f)).read() == open(os.path.join(b.data_dir, f)).read()
@@ -125,7 +126,7 @@ def test_servers_share_pki_store_and_watches(ha):
 
 
 def test_leader_killed_other_takes_over(ha):
-    a, b = ha
+    a, b, e = ha
     ids = {a: identity(a), b: identity(b)}
     add_node(a, "hollow-1")
     sched = holder(a, "kube-scheduler")["holderIdentity"]
@@ -154,3 +155,9 @@ def test_leader_killed_other_takes_over(ha):
     live = "127.0.0.3" if leader is a else "127.0.0.2"
     wait_for(lambda: endpoint_ips(survivor) == [live], timeout=60, what=f"{dead} dropped from kubernetes Endpoints")
     assert survivor.kubectl("get", "--raw", "/readyz").stdout.strip() == "ok"
+
+    # a graceful stop hands the leases over at once (client-go's ReleaseOnCancel)
+    survivor.stop()
+    for n in ("kube-scheduler", "kube-controller-manager"):
+        spec = json.loads(e.etcdctl("get", f"/registry/leases/kube-system/{n}", "--print-value-only"))["spec"]
+        assert "holderIdentity" not in spec and spec["leaseDurationSeconds"] == 1
