@@ -132,6 +132,11 @@ def test_leader_killed_other_takes_over(ha):
     sched = holder(a, "kube-scheduler")["holderIdentity"]
     leader, survivor = (a, b) if sched in ids[a] else (b, a)
     old = {n: holder(survivor, n) for n in ("kube-scheduler", "kube-controller-manager")}
+    # one server at a time: the one not holding a lease never acquired it
+    with open(survivor.log_path, errors="replace") as f:
+        log = f.read()
+    for n in old:
+        assert (f"successfully acquired lease kube-system/{n}" in log) == (old[n]["holderIdentity"] in ids[survivor])
 
     leader.proc.send_signal(signal.SIGKILL)
     leader.proc.wait()
