@@ -11,7 +11,7 @@
 
 struct sk_le {
 	sk_le_config cfg;
-	char *ns, *name, *identity;
+	char *ns, *name, *identity, *component;
 	const sk_le_ops *ops;
 	void *ctx;
 	int leading;
@@ -235,6 +235,8 @@ sk_le *sk_le_new(const sk_le_config *cfg, const sk_le_ops *ops, void *ctx, sk_er
 	le->ns = xstrdup(c.ns);
 	le->name = xstrdup(c.name);
 	le->identity = c.identity ? xstrdup(c.identity) : default_identity();
+	le->component = c.component ? xstrdup(c.component) : NULL;
+	c.component = le->component;
 	c.ns = le->ns;
 	c.name = le->name;
 	c.identity = le->identity;
@@ -263,6 +265,7 @@ void sk_le_free(sk_le *le)
 	free(le->ns);
 	free(le->name);
 	free(le->identity);
+	free(le->component);
 	free(le);
 }
 
@@ -316,7 +319,8 @@ static void record_event(sk_le *le, const char *what)
 	cleanup_json json_t *lease = api_get(le, NULL);
 
 	if (lease)
-		sk_event_record(le->c, lease, "Normal", "LeaderElection", le->name, NULL, "%s %s", le->identity, what);
+		sk_event_record(le->c, lease, "Normal", "LeaderElection",
+				le->cfg.component ? le->cfg.component : le->name, NULL, "%s %s", le->identity, what);
 }
 
 /* Waits ms or until sk_le_stop; 1 when stopping. */

@@ -38,6 +38,7 @@ typedef struct sk_le_ops {
 typedef struct sk_le_config {
 	const char *ns, *name; /* the Lease, e.g. kube-system/kube-scheduler */
 	const char *identity;  /* this candidate: NULL for "HOSTNAME_UUID" as upstream */
+	const char *component; /* the source of its Events (NULL: the Lease's name) */
 	int64_t lease_duration_ms, renew_deadline_ms, retry_period_ms; /* 0: the defaults */
 	double jitter; /* a candidate waits retry * (1 + rand * jitter); 0: none (client-go: 1.2) */
 	/* called on the elector's thread; stopped must have ended all work done

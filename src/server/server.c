@@ -74,12 +74,14 @@ static void ctrl_stopped(void *arg)
 
 /* kube-scheduler's and kube-controller-manager's --leader-elect: each takes
  * its upstream-named Lease in kube-system, the elector calling back on its
- * own thread. */
-static sk_le *elect(sk_server *s, const sk_server_options *o, const char *name, int (*started)(void *),
-		    void (*stopped)(void *), sk_error_t *err)
+ * own thread; its Events come from the component's recorder (the
+ * scheduler's is named after its profile, default-scheduler). */
+static sk_le *elect(sk_server *s, const sk_server_options *o, const char *name, const char *component,
+		    int (*started)(void *), void (*stopped)(void *), sk_error_t *err)
 {
 	sk_le_config cfg = {.ns = "kube-system",
 			    .name = name,
+			    .component = component,
 			    .lease_duration_ms = o->leader_elect_lease_duration_ms,
 			    .renew_deadline_ms = o->leader_elect_renew_deadline_ms,
 			    .retry_period_ms = o->leader_elect_retry_period_ms,
@@ -382,10 +384,11 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->co.hpa_downscale_window_secs = o->hpa_downscale_window_secs;
 	s->sched_client = sk_client_new_inproc(s->api);
 	if (leader_elect(o)) {
-		s->ctrl_le = elect(s, o, "kube-controller-manager", ctrl_started, ctrl_stopped, err);
+		s->ctrl_le = elect(s, o, "kube-controller-manager", "kube-controller-manager", ctrl_started,
+				   ctrl_stopped, err);
 		if (!s->ctrl_le)
 			goto fail;
-		s->sched_le = elect(s, o, "kube-scheduler", sched_started, sched_stopped, err);
+		s->sched_le = elect(s, o, "kube-scheduler", "default-scheduler", sched_started, sched_stopped, err);
 		if (!s->sched_le)
 			goto fail;
 	} else {

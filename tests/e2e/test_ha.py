@@ -120,9 +120,15 @@ def test_servers_share_pki_store_and_watches(ha):
         assert spec["holderIdentity"] in ids[a] | ids[b]
         assert spec["leaseDurationSeconds"] == 4 and spec["leaseTransitions"] >= 0
         assert spec["acquireTime"].endswith("Z") and spec["renewTime"].endswith("Z")
-    evs = wait_for(lambda: [e for e in a.kjson("get", "events", "-n", "kube-system")["items"]
-                            if e["reason"] == "LeaderElection"], what="LeaderElection events")
-    assert any(e["message"].endswith(" became leader") and e["involvedObject"]["kind"] == "Lease" for e in evs)
+    def leader_events():
+        evs = [e for e in a.kjson("get", "events", "-n", "kube-system")["items"] if e["reason"] == "LeaderElection"]
+        return evs if len({e["involvedObject"]["name"] for e in evs}) == 2 else None
+    evs = wait_for(leader_events, what="LeaderElection events")
+    for e in evs:
+        assert e["message"].endswith(" became leader") and e["involvedObject"]["kind"] == "Lease"
+        assert e["source"]["component"] == {"kube-scheduler": "default-scheduler",
+                                            "kube-controller-manager": "kube-controller-manager"}[
+            e["involvedObject"]["name"]]
 
 
 def test_leader_killed_other_takes_over(ha):
