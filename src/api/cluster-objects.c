@@ -3,8 +3,10 @@
  * with its Endpoints and EndpointSlice (upstream's bootstrap controller and
  * lease endpoint reconciler), kube-system/kube-dns and the
  * kube-system/skiff-network ConfigMap (docs/NETWORKING.md). */
+#include <gnutls/crypto.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/api-int.h"
 #include "api/service.h"
@@ -13,6 +15,11 @@
 
 #define LEASES_PREFIX "/registry/masterleases/"
 #define LEASE_TTL_SECS 15
+/* upstream's APIServerIdentity: each server's Lease lasts an hour, renewed
+ * every 10 s; expired ones are collected every hour */
+#define IDENTITY_LEASE_SECS 3600
+#define IDENTITY_GC_SECS 3600
+#define IDENTITY_LABEL "apiserver.kubernetes.io/identity"
 
 /* Creates obj at collection/name, or replaces what is there when differ()
  * says the stored one is out of date (recreate: delete it first, for
@@ -189,6 +196,131 @@ void sk__svc_drop_lease(sk_api *api)
 	sk_client_free(c);
 }
 
+/* upstream's APIServerID: "apiserver-" and the lowercase unpadded base32 of
+ * the first 16 bytes of sha256 over the length-prefixed hostname and
+ * "kube-apiserver"; skiff hashes this server's address:port as well, so
+ * that several servers on one machine have a Lease each. */
+static void identity_name(const char *host, const char *addr, char *buf, size_t len)
+{
+	static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
+	const char *parts[] = {host, "kube-apiserver", addr};
+	unsigned char data[600], hash[32];
+	size_t n = 0, o;
+	unsigned bits = 0, acc = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t l = strlen(parts[i]);
+
+		if (l > 190)
+			l = 190;
+		data[n++] = (unsigned char)(l >> 8);
+		data[n++] = (unsigned char)l;
+		memcpy(data + n, parts[i], l);
+		n += l;
+	}
+	gnutls_hash_fast(GNUTLS_DIG_SHA256, data, n, hash);
+	o = (size_t)snprintf(buf, len, "apiserver-");
+	for (size_t i = 0; i < 16 && o + 1 < len; i++) {
+		acc = (acc << 8) | hash[i];
+		bits += 8;
+		while (bits >= 5 && o + 1 < len) {
+			buf[o++] = b32[(acc >> (bits - 5)) & 31];
+			bits -= 5;
+		}
+	}
+	if (bits && o + 1 < len)
+		buf[o++] = b32[(acc << (5 - bits)) & 31];
+	buf[o] = '\0';
+}
+
+/* upstream's identity lease controller: kube-system/apiserver-HASH names
+ * its holder and is renewed on every reconcile. */
+static void renew_identity_lease(sk_api *api, sk_client *c)
+{
+	sk__svc *s = api->svc;
+	char host[256] = "localhost", now[40];
+	cleanup_free char *path = NULL;
+	cleanup_json json_t *have = NULL, *out = NULL;
+	sk_error_t err = {0};
+	json_t *lease;
+
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	if (!s->identity[0]) {
+		char addr[96], uid[40];
+
+		snprintf(addr, sizeof(addr), "%s:%d", s->advertise, s->advertise_port);
+		identity_name(host, addr, s->identity, sizeof(s->identity));
+		sk__new_uuid(uid, sizeof(uid));
+		snprintf(s->identity_holder, sizeof(s->identity_holder), "%s_%s", s->identity, uid);
+	}
+	sk_time_format_micro(sk_now_ns(), now, sizeof(now));
+	path = xasprintf("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/%s", s->identity);
+	have = sk_client_get(c, path, &err);
+	lease = have ? json_incref(have)
+		     : json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "coordination.k8s.io/v1", "kind", "Lease",
+				 "metadata", "name", s->identity, "namespace", "kube-system");
+	{
+		json_t *meta = json_object_get(lease, "metadata"), *labels = json_object_get(meta, "labels");
+
+		if (!json_is_object(labels)) {
+			labels = json_object();
+			json_object_set_new(meta, "labels", labels);
+		}
+		json_object_set_new(labels, IDENTITY_LABEL, json_string("kube-apiserver"));
+		json_object_set_new(labels, "kubernetes.io/hostname", json_string(host));
+	}
+	json_object_set_new(lease, "spec",
+			    json_pack("{s:s, s:i, s:s, s:s}", "holderIdentity", s->identity_holder,
+				      "leaseDurationSeconds", IDENTITY_LEASE_SECS, "renewTime", now, "acquireTime",
+				      now));
+	if (have && json_is_string(json_object_get(json_object_get(have, "spec"), "acquireTime")) &&
+	    !strcmp(sk_kube_jstr(have, "spec.holderIdentity") ? sk_kube_jstr(have, "spec.holderIdentity") : "",
+		    s->identity_holder))
+		json_object_set(json_object_get(lease, "spec"), "acquireTime",
+				json_object_get(json_object_get(have, "spec"), "acquireTime"));
+	sk_error_clear(&err);
+	out = have ? sk_client_update(c, path, lease, &err)
+		   : sk_client_create(c, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", lease, &err);
+	json_decref(lease);
+	if (!out)
+		sk_debug("service", "identity lease %s: %s", s->identity, err.msg);
+}
+
+/* upstream's apiserver lease garbage collector: identity Leases past their
+ * renewTime + leaseDurationSeconds are deleted. */
+static void collect_identity_leases(sk_api *api, sk_client *c)
+{
+	sk__svc *s = api->svc;
+	int64_t mono = sk_mono_ns(), now = sk_now_ns();
+	cleanup_json json_t *list = NULL;
+	json_t *items, *l;
+	size_t i;
+
+	if (s->identity_gc_ns && mono - s->identity_gc_ns < (int64_t)IDENTITY_GC_SECS * 1000000000)
+		return;
+	s->identity_gc_ns = mono;
+	list = sk_client_do(c, "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases",
+			    "labelSelector=" IDENTITY_LABEL "%3Dkube-apiserver", NULL, NULL, NULL);
+	items = json_object_get(list, "items");
+	json_array_foreach(items, i, l) {
+		const char *renew = sk_kube_jstr(l, "spec.renewTime");
+		json_int_t secs = json_integer_value(
+			json_object_get(json_object_get(l, "spec"), "leaseDurationSeconds"));
+		int64_t t;
+
+		if (!renew || sk_time_parse_ns(renew, &t) < 0 || t + (int64_t)secs * 1000000000 >= now)
+			continue;
+		{
+			cleanup_free char *path = xasprintf(
+				"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/%s",
+				sk_kube_jstr(l, "metadata.name"));
+
+			sk_client_delete(c, path, NULL, NULL);
+		}
+	}
+}
+
 static void ensure_objects(sk_api *api)
 {
 	sk__svc *s = api->svc;
@@ -223,6 +355,8 @@ static void ensure_objects(sk_api *api)
 	ensure_service(c, "kube-system", kdns);
 	renew_lease(api);
 	ensure_kubernetes_endpoints(api, c, NULL);
+	renew_identity_lease(api, c);
+	collect_identity_leases(api, c);
 	sk_client_free(c);
 }
 

@@ -32,6 +32,10 @@ struct sk__svc {
 	char cluster_cidr[SK_KUBE_CIDR_LEN], domain[254];
 	char advertise[64];
 	int advertise_port;
+	/* this server's identity Lease in kube-system (apiserver-HASH) and its
+	 * holder (apiserver-HASH_UUID), made at the first reconcile */
+	char identity[64], identity_holder[112];
+	int64_t identity_gc_ns; /* the last collection of expired identity Leases (mono) */
 	sk__svc_range ips, ports;
 	json_t *leaks; /* reservation key → repair passes that found it leaked */
 	pthread_mutex_t mu;

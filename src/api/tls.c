@@ -227,7 +227,7 @@ static int load_pem(const char *path, gnutls_x509_crt_t *crt, gnutls_x509_privke
 
 /* A serving certificate of an older start that lacks a name is issued
  * again by the same CA (clients' kubeconfigs keep working). */
-static int reissue(const char *dir, const char *host, const char *const *sans, sk_error_t *err)
+static int reissue(const char *dir, const char *host, const char *const *sans, const char *why, sk_error_t *err)
 {
 	cleanup_free char *p1 = xasprintf("%s/tls/ca.crt", dir), *p2 = xasprintf("%s/tls/ca.key", dir);
 	gnutls_x509_crt_t ca = NULL;
@@ -241,7 +241,7 @@ static int reissue(const char *dir, const char *host, const char *const *sans, s
 	if (cakey)
 		gnutls_x509_privkey_deinit(cakey);
 	if (rc == 0)
-		sk_info("tls", "serving certificate issued again: it lacked a name of the kubernetes Service");
+		sk_info("tls", "serving certificate issued %s", why);
 	return rc;
 }
 
@@ -343,9 +343,14 @@ int sk_tls_setup(sk_tls_files *t, const char *dir, const char *host, int port, c
 	if (sk_mkdir_p(tlsdir, 0700) < 0)
 		return sk_error_errno(err, errno, "creating \"%s\"", tlsdir);
 	if (stat(crt, &st) < 0) {
-		if (make_certs(dir, host, sans, err) < 0)
+		cleanup_free char *ca = xasprintf("%s/tls/ca.key", dir);
+
+		/* a CA shared with another server (--join-from) issues this one's */
+		if (stat(ca, &st) == 0 ? reissue(dir, host, sans, "by the shared cluster CA", err) < 0
+				       : make_certs(dir, host, sans, err) < 0)
 			return -1;
-	} else if (!has_sans(crt, sans) && reissue(dir, host, sans, err) < 0) {
+	} else if (!has_sans(crt, sans) &&
+		   reissue(dir, host, sans, "again: it lacked a name of the kubernetes Service", err) < 0) {
 		return -1;
 	}
 	{

@@ -29,7 +29,9 @@ typedef struct sk_client_watch sk_client_watch;
 #define SK_PATCH_STRATEGIC "application/strategic-merge-patch+json"
 #define SK_PATCH_APPLY "application/apply-patch+yaml"
 
-/* HTTPS client for server (e.g. "https://127.0.0.1:6443") with a bearer
+/* HTTPS client for server (e.g. "https://127.0.0.1:6443", or several
+ * comma-separated: a server that cannot be reached is left for the next,
+ * a request that never reached it is sent there again) with a bearer
  * token; ca_pem is the CA certificate in PEM (NULL: skip verification, for
  * tests only). Free with sk_client_free. */
 sk_client *sk_client_new_http(const char *server, const char *token, const char *ca_pem, sk_error_t *err);

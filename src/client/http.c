@@ -20,7 +20,10 @@
 #define POOL_MAX 8
 
 typedef struct http_client {
-	char *server;
+	/* the API servers (--server URL1,URL2…): requests go to servers[cur],
+	 * the next one after a connection failure */
+	char **servers;
+	unsigned nservers, cur;
 	char *auth_header;          /* "Authorization: Bearer T" */
 	char *ca_file;              /* temporary file holding the CA, NULL: no verification */
 	char *cert_file, *key_file; /* a client certificate (read at each new connection), or NULL */
@@ -39,6 +42,7 @@ struct sk_client_watch {
 	const struct sk_client_ops *ops; /* must stay first (see sk_client_watch_stop) */
 	http_client *hc;
 	char *url;
+	unsigned server; /* the index url names */
 	sk_client_watch_cb cb;
 	void *ud;
 	pthread_t thread;
@@ -68,11 +72,31 @@ static size_t collect(char *p, size_t size, size_t nmemb, void *ud)
 	return size * nmemb;
 }
 
-static char *make_url(http_client *hc, const char *path, const char *query)
+static char *make_url(http_client *hc, unsigned i, const char *path, const char *query)
 {
 	if (query && *query)
-		return xasprintf("%s%s?%s", hc->server, path, query);
-	return xasprintf("%s%s", hc->server, path);
+		return xasprintf("%s%s?%s", hc->servers[i], path, query);
+	return xasprintf("%s%s", hc->servers[i], path);
+}
+
+/* Errors where the server, not the request, failed: no connection, or one
+ * that broke. */
+static bool connection_failed(CURLcode rc)
+{
+	return rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_SSL_CONNECT_ERROR ||
+	       rc == CURLE_SEND_ERROR || rc == CURLE_RECV_ERROR || rc == CURLE_GOT_NOTHING ||
+	       rc == CURLE_OPERATION_TIMEDOUT;
+}
+
+/* Moves on from servers[i] to the next one (once, however many requests
+ * saw i fail). */
+static void fail_over(http_client *hc, unsigned i, CURLcode rc)
+{
+	unsigned next = (i + 1) % hc->nservers;
+
+	if (hc->nservers > 1 &&
+	    __atomic_compare_exchange_n(&hc->cur, &i, next, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		sk_warn("client", "server %s: %s; using %s", hc->servers[i], curl_easy_strerror(rc), hc->servers[next]);
 }
 
 static CURL *handle_get(http_client *hc)
@@ -153,34 +177,47 @@ static void status_error(long code, const buf *body, const char *method, const c
 			     code, body->data ? body->data : "");
 }
 
-/* Performs one request; the body ends up in *out. Returns the HTTP status or -1. */
+/* Performs one request; the body ends up in *out. Returns the HTTP status
+ * or -1. With several servers, one that cannot be reached is left for the
+ * next; the request is sent again there when it never left (no connection)
+ * or is a GET. */
 static long perform(http_client *hc, const char *method, const char *path, const char *query, const char *data,
 		    size_t dlen, const char *content_type, const char *accept, buf *out, sk_error_t *err)
 {
-	cleanup_free char *url = make_url(hc, path, query);
 	struct curl_slist *hl = base_headers(hc, accept, data ? content_type : NULL);
-	CURL *h = handle_get(hc);
 	long code = -1;
-	CURLcode rc;
+	CURLcode rc = CURLE_OK;
 
-	setup_handle(hc, h, url, hl);
-	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 60000L);
-	if (data) {
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, data);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)dlen);
-	} else if (!strcmp(method, "GET")) {
-		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	for (unsigned try = 0; try < hc->nservers; try++) {
+		unsigned i = __atomic_load_n(&hc->cur, __ATOMIC_ACQUIRE);
+		cleanup_free char *url = make_url(hc, i, path, query);
+		CURL *h = handle_get(hc);
+
+		setup_handle(hc, h, url, hl);
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 60000L);
+		if (data) {
+			curl_easy_setopt(h, CURLOPT_POSTFIELDS, data);
+			curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)dlen);
+		} else if (!strcmp(method, "GET")) {
+			curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+		}
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+		curl_easy_setopt(h, CURLOPT_WRITEDATA, out);
+		out->len = 0;
+		rc = curl_easy_perform(h);
+		if (rc == CURLE_OK)
+			curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+		handle_put(hc, h);
+		if (rc == CURLE_OK || !connection_failed(rc))
+			break;
+		fail_over(hc, i, rc);
+		if (rc != CURLE_COULDNT_CONNECT && strcmp(method, "GET"))
+			break;
 	}
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, out);
-	rc = curl_easy_perform(h);
 	if (rc != CURLE_OK)
 		sk_error_set(err, SK_EUNAVAILABLE, "%s %s: %s", method, path, curl_easy_strerror(rc));
-	else
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	curl_slist_free_all(hl);
-	handle_put(hc, h);
 	return code;
 }
 
@@ -304,6 +341,8 @@ static void *watch_thread(void *arg)
 			st = json_loadb(w->line.data, w->line.len, 0, NULL);
 		if (rc != CURLE_OK && !st)
 			sk_debug("client", "watch %s: %s", w->url, curl_easy_strerror(rc));
+		if (connection_failed(rc))
+			fail_over(hc, w->server, rc);
 		w->cb("ERROR", st, w->ud);
 	}
 	curl_slist_free_all(hl);
@@ -324,7 +363,8 @@ static sk_client_watch *http_watch(sk_client *c, const char *path, const char *q
 
 	w->ops = &http_ops;
 	w->hc = hc;
-	w->url = make_url(hc, path, q);
+	w->server = __atomic_load_n(&hc->cur, __ATOMIC_ACQUIRE);
+	w->url = make_url(hc, w->server, path, q);
 	w->cb = cb;
 	w->ud = ud;
 	if (pthread_create(&w->thread, NULL, watch_thread, w) != 0) {
@@ -358,7 +398,9 @@ static void hc_free(http_client *hc)
 		unlink(hc->cert_file);
 	free(hc->cert_file);
 	free(hc->key_file);
-	free(hc->server);
+	for (unsigned i = 0; i < hc->nservers; i++)
+		free(hc->servers[i]);
+	free(hc->servers);
 	free(hc->auth_header);
 	free(hc);
 }
@@ -398,22 +440,47 @@ static char *write_ca_file(const char *pem, sk_error_t *err)
 	return xstrdup(tmpl);
 }
 
+/* "https://A:P,https://B:P/" → each URL without trailing slashes; NULL
+ * when one is not https. */
+static char **split_servers(const char *list, unsigned *n)
+{
+	char **v = xzalloc((strlen(list) / 9 + 2) * sizeof(*v));
+
+	*n = 0;
+	for (const char *p = list;;) {
+		size_t len = strcspn(p, ",");
+
+		while (len > 8 && p[len - 1] == '/')
+			len--;
+		if (len < 9 || strncmp(p, "https://", 8)) {
+			for (unsigned i = 0; i < *n; i++)
+				free(v[i]);
+			free(v);
+			return NULL;
+		}
+		v[(*n)++] = xstrndup(p, len);
+		p += strcspn(p, ",");
+		if (!*p++)
+			return v;
+	}
+}
+
 sk_client *sk_client_new_http(const char *server, const char *token, const char *ca_pem, sk_error_t *err)
 {
 	sk_client *c;
 	http_client *hc;
-	size_t n;
+	unsigned n = 0;
+	char **servers = server ? split_servers(server, &n) : NULL;
 
-	if (!server || strncmp(server, "https://", 8) != 0) {
-		sk_error_set(err, SK_EBADREQUEST, "server \"%s\": want https://HOST:PORT", server ? server : "");
+	if (!servers) {
+		sk_error_set(err, SK_EBADREQUEST, "server \"%s\": want https://HOST:PORT[,https://HOST:PORT...]",
+			     server ? server : "");
 		return NULL;
 	}
 	pthread_once(&curl_once, curl_init_once);
 	hc = xzalloc(sizeof(*hc));
-	hc->server = xstrdup(server);
-	n = strlen(hc->server);
-	while (n > 8 && hc->server[n - 1] == '/')
-		hc->server[--n] = '\0';
+	hc->servers = servers;
+	hc->nservers = n;
 	hc->auth_header = xasprintf("Authorization: Bearer %s", token ? token : "");
 	pthread_mutex_init(&hc->mu, NULL);
 	if (ca_pem) {

@@ -87,6 +87,15 @@ static void usage(FILE *f)
 		   "                        changes count as never-ready (default 30s)\n"
 		   "  --horizontal-pod-autoscaler-downscale-stabilization D  the scale-down window of an HPA\n"
 		   "                        without a behavior (default 5m0s)\n"
+		   "  --leader-elect[=BOOL]  run the scheduler and the controllers only while this server\n"
+		   "                        holds the kube-system Leases kube-scheduler and\n"
+		   "                        kube-controller-manager (default: true on etcd, false on SQLite)\n"
+		   "  --leader-elect-lease-duration D  how long a leader's lease lasts unrenewed (default 15s)\n"
+		   "  --leader-elect-renew-deadline D  a leader stops after failing to renew for D (default 10s)\n"
+		   "  --leader-elect-retry-period D  between tries to acquire or renew (default 2s)\n"
+		   "  --join-from DIR       share the cluster CA, service-account key and tokens of the\n"
+		   "                        server whose data directory is DIR (another API server on\n"
+		   "                        the same etcd): copied into --data-dir when it has none\n"
 		   "  -v, --verbose         debug logging\n"
 		   "  -h, --help            this help\n");
 }
@@ -185,10 +194,16 @@ int sk_cmd_server(int argc, char **argv)
 		{"datastore-cafile", required_argument, NULL, 1031},
 		{"datastore-certfile", required_argument, NULL, 1032},
 		{"datastore-keyfile", required_argument, NULL, 1033},
+		{"leader-elect", optional_argument, NULL, 1050},
+		{"leader-elect-lease-duration", required_argument, NULL, 1051},
+		{"leader-elect-renew-deadline", required_argument, NULL, 1052},
+		{"leader-elect-retry-period", required_argument, NULL, 1053},
+		{"join-from", required_argument, NULL, 1054},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	sk_server_options o = {.data_dir = "/var/lib/skiff", .listen = "127.0.0.1:6443", .agent = 1};
+	sk_server_options o = {
+		.data_dir = "/var/lib/skiff", .listen = "127.0.0.1:6443", .agent = 1, .leader_elect = -1};
 	sk_error_t err = {0};
 	sk_server *s;
 	sigset_t set;
@@ -329,6 +344,33 @@ int sk_cmd_server(int argc, char **argv)
 		case 1044:
 			o.hpa_downscale_window_secs = duration_flag(
 				"--horizontal-pod-autoscaler-downscale-stabilization", optarg);
+			break;
+		case 1050:
+			if (!optarg || !strcmp(optarg, "true"))
+				o.leader_elect = 1;
+			else if (!strcmp(optarg, "false"))
+				o.leader_elect = 0;
+			else
+				die("--leader-elect: want true or false, got \"%s\"", optarg);
+			break;
+		case 1051:
+		case 1052:
+		case 1053: {
+			static const char *const names[] = {"--leader-elect-lease-duration",
+							    "--leader-elect-renew-deadline",
+							    "--leader-elect-retry-period"};
+			int64_t *dst[] = {&o.leader_elect_lease_duration_ms, &o.leader_elect_renew_deadline_ms,
+					  &o.leader_elect_retry_period_ms};
+			int64_t ms = duration_ms(optarg);
+
+			if (ms <= 0)
+				die("%s \"%s\": want a positive duration such as 15s or 500ms", names[c - 1051],
+				    optarg);
+			*dst[c - 1051] = ms;
+			break;
+		}
+		case 1054:
+			o.join_from = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

@@ -8,6 +8,7 @@
 #include "api/logs.h"
 #include "api/audit.h"
 #include "api/tls.h"
+#include "client/leaderelection.h"
 #include "ctrl/ctrl.h"
 #include "kube/cidr.h"
 #include "sched/sched.h"
@@ -27,7 +28,73 @@ struct sk_server {
 	sk_client *agent_client;
 	sk_agent *agent;
 	sk_audit *audit;
+	/* with --leader-elect: the scheduler and the controllers run only
+	 * while their elector holds its Lease */
+	sk_ctrl_options co;
+	sk_le *sched_le, *ctrl_le;
 };
+
+static int sched_started(void *arg)
+{
+	sk_server *s = arg;
+	sk_error_t err = {0};
+
+	s->sched = sk_sched_start(s->sched_client, NULL, &err);
+	if (!s->sched)
+		sk_warn("server", "starting the scheduler: %s", err.msg);
+	return s->sched ? 0 : -1;
+}
+
+static void sched_stopped(void *arg)
+{
+	sk_server *s = arg;
+
+	sk_sched_stop(s->sched);
+	s->sched = NULL;
+}
+
+static int ctrl_started(void *arg)
+{
+	sk_server *s = arg;
+	sk_error_t err = {0};
+
+	s->ctrl = sk_ctrl_start(s->ctrl_client, &s->co, &err);
+	if (!s->ctrl)
+		sk_warn("server", "starting the controllers: %s", err.msg);
+	return s->ctrl ? 0 : -1;
+}
+
+static void ctrl_stopped(void *arg)
+{
+	sk_server *s = arg;
+
+	sk_ctrl_stop(s->ctrl);
+	s->ctrl = NULL;
+}
+
+/* kube-scheduler's and kube-controller-manager's --leader-elect: each takes
+ * its upstream-named Lease in kube-system, the elector calling back on its
+ * own thread; its Events come from the component's recorder (the
+ * scheduler's is named after its profile, default-scheduler). */
+static sk_le *elect(sk_server *s, const sk_server_options *o, const char *name, const char *component,
+		    int (*started)(void *), void (*stopped)(void *), sk_error_t *err)
+{
+	sk_le_config cfg = {.ns = "kube-system",
+			    .name = name,
+			    .component = component,
+			    .lease_duration_ms = o->leader_elect_lease_duration_ms,
+			    .renew_deadline_ms = o->leader_elect_renew_deadline_ms,
+			    .retry_period_ms = o->leader_elect_retry_period_ms,
+			    .jitter = 1.2,
+			    .started = started,
+			    .stopped = stopped,
+			    .arg = s};
+	sk_le *le = sk_le_run(s->ctrl_client, &cfg, err);
+
+	if (!le)
+		sk_error_wrap(err, "--leader-elect (%s)", name);
+	return le;
+}
 
 static int split_listen(const char *listen, char *host, size_t hlen, int *port, sk_error_t *err)
 {
@@ -170,6 +237,44 @@ static int kubelet_client(const char *dir, sk_error_t *err)
 	return 0;
 }
 
+/* --join-from: the PKI every API server of a cluster shares (kubeadm's
+ * "certificates shared by control-plane nodes": the CA and the
+ * service-account key, and here the admin and node tokens), copied into a
+ * data directory that has none of its own yet. Each server issues its own
+ * serving certificate from the shared CA. */
+static int join_from(const char *from, const char *dir, sk_error_t *err)
+{
+	static const char *const files[] = {"tls/ca.crt", "tls/ca.key", "tls/service-account.key", "token",
+					    "node-token"};
+	cleanup_free char *tls = xasprintf("%s/tls", dir);
+
+	if (sk_mkdir_p(tls, 0700) < 0)
+		return sk_error_errno(err, errno, "creating \"%s\"", tls);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		cleanup_free char *src = xasprintf("%s/%s", from, files[i]), *dst = xasprintf("%s/%s", dir, files[i]);
+		cleanup_free char *data = NULL;
+		struct stat st;
+		size_t len;
+
+		if (stat(dst, &st) == 0)
+			continue;
+		data = sk_read_file(src, &len);
+		if (!data)
+			return sk_error_errno(err, errno, "--join-from: reading \"%s\"", src);
+		if (sk_write_file(dst, data, len, 0600) < 0)
+			return sk_error_errno(err, errno, "--join-from: writing \"%s\"", dst);
+	}
+	return 0;
+}
+
+/* Leader election is on by default where the store can be shared (etcd). */
+static int leader_elect(const sk_server_options *o)
+{
+	if (o->leader_elect >= 0)
+		return o->leader_elect;
+	return o->datastore_endpoint && !strncmp(o->datastore_endpoint, "etcd://", 7);
+}
+
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 {
 	sk_server *s = xzalloc(sizeof(*s));
@@ -177,7 +282,6 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 						       : xasprintf("sqlite://%s", o->data_dir);
 	sk_api_options ao = {0};
 	sk_http_options ho = {0};
-	sk_ctrl_options co = {0};
 	int64_t t0 = sk_mono_ns();
 	char host[256], adv[64];
 	char **names;
@@ -202,6 +306,8 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		sk_error_errno(err, errno, "creating data directory \"%s\"", o->data_dir);
 		goto fail;
 	}
+	if (o->join_from && join_from(o->join_from, o->data_dir, err) < 0)
+		goto fail;
 	{
 		sk_store_options so = {0};
 
@@ -266,23 +372,33 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	/* the garbage collector honours foregroundDeletion and orphan */
 	sk_api_set_gc_enabled(s->api, 1);
 	s->ctrl_client = sk_client_new_inproc(s->api);
-	co.cluster_cidr = o->cluster_cidr ? o->cluster_cidr : SK_API_DEFAULT_CLUSTER_CIDR;
-	co.node_cidr_mask_size = o->node_cidr_mask_size;
-	co.root_ca_pem = s->tls.ca_pem;
-	co.ca_cert_pem = s->tls.ca_pem;
-	co.ca_key_pem = s->tls.ca_key_pem;
-	co.hpa_sync_period_secs = o->hpa_sync_period_secs;
-	co.hpa_tolerance = o->hpa_tolerance;
-	co.hpa_cpu_init_secs = o->hpa_cpu_init_secs;
-	co.hpa_readiness_delay_secs = o->hpa_readiness_delay_secs;
-	co.hpa_downscale_window_secs = o->hpa_downscale_window_secs;
-	s->ctrl = sk_ctrl_start(s->ctrl_client, &co, err);
-	if (!s->ctrl)
-		goto fail;
+	s->co.cluster_cidr = o->cluster_cidr ? o->cluster_cidr : SK_API_DEFAULT_CLUSTER_CIDR;
+	s->co.node_cidr_mask_size = o->node_cidr_mask_size;
+	s->co.root_ca_pem = s->tls.ca_pem;
+	s->co.ca_cert_pem = s->tls.ca_pem;
+	s->co.ca_key_pem = s->tls.ca_key_pem;
+	s->co.hpa_sync_period_secs = o->hpa_sync_period_secs;
+	s->co.hpa_tolerance = o->hpa_tolerance;
+	s->co.hpa_cpu_init_secs = o->hpa_cpu_init_secs;
+	s->co.hpa_readiness_delay_secs = o->hpa_readiness_delay_secs;
+	s->co.hpa_downscale_window_secs = o->hpa_downscale_window_secs;
 	s->sched_client = sk_client_new_inproc(s->api);
-	s->sched = sk_sched_start(s->sched_client, NULL, err);
-	if (!s->sched)
-		goto fail;
+	if (leader_elect(o)) {
+		s->ctrl_le = elect(s, o, "kube-controller-manager", "kube-controller-manager", ctrl_started,
+				   ctrl_stopped, err);
+		if (!s->ctrl_le)
+			goto fail;
+		s->sched_le = elect(s, o, "kube-scheduler", "default-scheduler", sched_started, sched_stopped, err);
+		if (!s->sched_le)
+			goto fail;
+	} else {
+		s->ctrl = sk_ctrl_start(s->ctrl_client, &s->co, err);
+		if (!s->ctrl)
+			goto fail;
+		s->sched = sk_sched_start(s->sched_client, NULL, err);
+		if (!s->sched)
+			goto fail;
+	}
 	if (o->agent) {
 		cleanup_free char *agent_dir = xasprintf("%s/agent", o->data_dir);
 		sk_agent_options ag = {0};
@@ -321,6 +437,9 @@ void sk_server_stop(sk_server *s)
 	sk_agent_stop(s->agent);
 	if (s->agent_client)
 		sk_client_free(s->agent_client);
+	/* a leader stops its components and releases its leases */
+	sk_le_stop(s->sched_le);
+	sk_le_stop(s->ctrl_le);
 	sk_sched_stop(s->sched);
 	if (s->sched_client)
 		sk_client_free(s->sched_client);

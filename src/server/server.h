@@ -37,6 +37,13 @@ typedef struct sk_server_options {
 	int hpa_sync_period_secs, hpa_cpu_init_secs, hpa_readiness_delay_secs, hpa_downscale_window_secs;
 	double hpa_tolerance;
 	int64_t metric_resolution_ms; /* metrics.k8s.io's scrape interval; 0: 15 s */
+	/* --leader-elect: 1 on, 0 off, -1 on with etcd only; the timings in ms
+	 * (0: upstream's 15 s, 10 s, 2 s) */
+	int leader_elect;
+	int64_t leader_elect_lease_duration_ms, leader_elect_renew_deadline_ms, leader_elect_retry_period_ms;
+	/* a first server's data directory whose CA, service-account key and
+	 * tokens this one shares (NULL: its own) */
+	const char *join_from;
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);

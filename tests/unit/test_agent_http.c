@@ -29,6 +29,7 @@ struct env {
 	sk_http *http;
 	sk_tls_files tls;
 	sk_client *c;
+	int port;
 };
 
 static int free_port(void)
@@ -54,6 +55,7 @@ static int setup(void **state)
 	sk_error_t err = {0};
 	int port = free_port();
 
+	e->port = port;
 	snprintf(e->dir, sizeof(e->dir), "/tmp/sk-http-test-XXXXXX");
 	if (!mkdtemp(e->dir))
 		return -1;
@@ -208,6 +210,37 @@ static void test_bad_token(void **state)
 	(void)e;
 }
 
+/* --server URL1,URL2: a server that refuses the connection is left for the
+ * next, and the request (a GET, and a write that never left) is sent there. */
+static void test_server_list(void **state)
+{
+	struct env *e = *state;
+	sk_error_t err = {0};
+	cleanup_free char *list = xasprintf("https://127.0.0.1:1/,https://127.0.0.1:%d", e->port);
+	sk_client *c = sk_client_new_http(list, e->tls.admin_token, e->tls.ca_pem, &err);
+	cleanup_json json_t *r = NULL, *cm = parse("{\"metadata\":{\"name\":\"failover\"}}"), *w = NULL;
+
+	assert_non_null(c);
+	r = sk_client_get(c, "/api/v1/namespaces/default", &err);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(r, "metadata"), "name")), "default");
+	w = sk_client_create(c, "/api/v1/namespaces/default/configmaps", cm, &err);
+	assert_non_null(w);
+	sk_client_free(c);
+	/* the first refuses and the second answers: a write goes through too */
+	c = sk_client_new_http(list, e->tls.admin_token, e->tls.ca_pem, &err);
+	json_decref(w);
+	json_object_set_new(json_object_get(cm, "metadata"), "name", json_string("failover2"));
+	w = sk_client_create(c, "/api/v1/namespaces/default/configmaps", cm, &err);
+	assert_non_null(w);
+	sk_client_free(c);
+	assert_null(sk_client_new_http("https://a:1,,https://b:2", "x", NULL, &err));
+	assert_string_equal(err.msg,
+			    "server \"https://a:1,,https://b:2\": want https://HOST:PORT[,https://HOST:PORT...]");
+	assert_null(sk_client_new_http("https://a:1,http://b:2", "x", NULL, &err));
+	assert_null(sk_client_new_http("https://a:1,", "x", NULL, &err));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +248,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_raw_get, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_token, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_list, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

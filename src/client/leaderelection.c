@@ -1,0 +1,405 @@
+/* Lease-based leader election (client-go's leaderelection with a LeaseLock). */
+#include <gnutls/crypto.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/event.h"
+#include "client/leaderelection.h"
+#include "util/util.h"
+
+struct sk_le {
+	sk_le_config cfg;
+	char *ns, *name, *identity, *component;
+	const sk_le_ops *ops;
+	void *ctx;
+	int leading;
+	json_t *observed;      /* the spec last read or written */
+	int64_t observed_ns;   /* when it was seen to change (mono) */
+	int64_t last_renew_ns; /* the last successful write as leader (mono) */
+	/* sk_le_run */
+	sk_client *c;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int running, stop;
+};
+
+static json_t *record_of(json_t *lease)
+{
+	json_t *spec = json_object_get(lease, "spec");
+
+	return json_is_object(spec) ? spec : NULL;
+}
+
+static int64_t lease_ms(json_t *spec)
+{
+	json_int_t s = json_integer_value(json_object_get(spec, "leaseDurationSeconds"));
+
+	return s > 0 ? (int64_t)s * 1000 : 0;
+}
+
+/* The spec this candidate writes when it takes or keeps the lease. */
+static json_t *new_record(sk_le *le, json_t *old, int64_t wall)
+{
+	const char *holder = old ? json_string_value(json_object_get(old, "holderIdentity")) : NULL;
+	json_int_t transitions = old ? json_integer_value(json_object_get(old, "leaseTransitions")) : 0;
+	int mine = holder && !strcmp(holder, le->identity);
+	char now[40];
+	json_t *r;
+
+	sk_time_format_micro(wall, now, sizeof(now));
+	r = json_pack("{s:s, s:I, s:s, s:s}", "holderIdentity", le->identity, "leaseDurationSeconds",
+		      (json_int_t)(le->cfg.lease_duration_ms / 1000 ? le->cfg.lease_duration_ms / 1000 : 1),
+		      "renewTime", now, "acquireTime", now);
+	if (mine && json_is_string(json_object_get(old, "acquireTime")))
+		json_object_set(r, "acquireTime", json_object_get(old, "acquireTime"));
+	if (old && !mine)
+		transitions++;
+	json_object_set_new(r, "leaseTransitions", json_integer(transitions));
+	return r;
+}
+
+static void observe(sk_le *le, json_t *spec, int64_t t)
+{
+	if (le->observed && json_equal(le->observed, spec))
+		return;
+	json_decref(le->observed);
+	le->observed = json_deep_copy(spec);
+	le->observed_ns = t;
+}
+
+/* client-go's tryAcquireOrRenew: 1 when this candidate holds the lease
+ * after the call, 0 when another does or a read or write failed, -1 when
+ * another holder's lease is current (a leader must stop at once). */
+static int try_acquire_or_renew(sk_le *le, int64_t t)
+{
+	int64_t wall = le->ops->wall_ns(le->ctx);
+	cleanup_json json_t *lease = NULL, *out = NULL;
+	sk_error_t err = {0};
+	json_t *spec, *rec;
+	const char *holder;
+
+	lease = le->ops->get(le->ctx, &err);
+	if (!lease) {
+		if (err.code != SK_ENOTFOUND) {
+			sk_debug("leaderelection", "error retrieving lease %s/%s: %s", le->ns, le->name, err.msg);
+			return 0;
+		}
+		sk_error_clear(&err);
+		rec = new_record(le, NULL, wall);
+		lease = json_pack("{s:s, s:s, s:{s:s, s:s}, s:o}", "apiVersion", "coordination.k8s.io/v1", "kind",
+				  "Lease", "metadata", "name", le->name, "namespace", le->ns, "spec", rec);
+		out = le->ops->create(le->ctx, lease, &err);
+		if (!out) {
+			sk_debug("leaderelection", "error initially creating lease %s/%s: %s", le->ns, le->name,
+				 err.msg);
+			return 0;
+		}
+		observe(le, rec, t);
+		return 1;
+	}
+	spec = record_of(lease);
+	if (!spec) {
+		spec = json_object();
+		json_object_set_new(lease, "spec", spec);
+	}
+	observe(le, spec, t);
+	holder = json_string_value(json_object_get(spec, "holderIdentity"));
+	if (holder && *holder && strcmp(holder, le->identity) && le->observed_ns + lease_ms(spec) * 1000000 > t)
+		return -1;
+	rec = new_record(le, spec, wall);
+	json_object_set_new(lease, "spec", rec);
+	out = le->ops->update(le->ctx, lease, &err);
+	if (!out) {
+		sk_debug("leaderelection", "failed to update lease %s/%s: %s", le->ns, le->name, err.msg);
+		return 0;
+	}
+	observe(le, rec, t);
+	return 1;
+}
+
+static int64_t jittered(sk_le *le)
+{
+	uint32_t r = 0;
+
+	if (le->cfg.jitter <= 0)
+		return le->cfg.retry_period_ms;
+	gnutls_rnd(GNUTLS_RND_NONCE, &r, sizeof(r));
+	return le->cfg.retry_period_ms + (int64_t)(le->cfg.retry_period_ms * le->cfg.jitter * (r / 4294967296.0));
+}
+
+int sk_le_step(sk_le *le, int64_t *wait_ms)
+{
+	int64_t t = le->ops->mono_ns(le->ctx);
+	int ok = try_acquire_or_renew(le, t);
+
+	if (!le->leading) {
+		*wait_ms = jittered(le);
+		if (ok != 1)
+			return SK_LE_NONE;
+		le->leading = 1;
+		le->last_renew_ns = t;
+		*wait_ms = le->cfg.retry_period_ms;
+		sk_info("leaderelection", "successfully acquired lease %s/%s", le->ns, le->name);
+		return SK_LE_STARTED;
+	}
+	*wait_ms = le->cfg.retry_period_ms;
+	if (ok == 1) {
+		le->last_renew_ns = t;
+		return SK_LE_NONE;
+	}
+	if (ok == 0 && t - le->last_renew_ns < le->cfg.renew_deadline_ms * 1000000)
+		return SK_LE_NONE;
+	le->leading = 0;
+	*wait_ms = jittered(le);
+	sk_warn("leaderelection", "failed to renew lease %s/%s: %s", le->ns, le->name,
+		ok < 0 ? "another candidate holds it" : "timed out waiting for the condition");
+	return SK_LE_STOPPED;
+}
+
+int sk_le_leading(const sk_le *le) { return le->leading; }
+
+const char *sk_le_identity(const sk_le *le) { return le->identity; }
+
+/* client-go's release: the record keeps its transitions, names no holder
+ * and lasts a second, so the next candidate takes it at its next try. */
+void sk_le_release(sk_le *le)
+{
+	const char *holder = le->observed ? json_string_value(json_object_get(le->observed, "holderIdentity")) : NULL;
+	cleanup_json json_t *lease = NULL, *out = NULL;
+	sk_error_t err = {0};
+	json_t *spec;
+	char now[40];
+
+	le->leading = 0;
+	if (!holder || strcmp(holder, le->identity))
+		return;
+	lease = le->ops->get(le->ctx, &err);
+	spec = record_of(lease);
+	holder = spec ? json_string_value(json_object_get(spec, "holderIdentity")) : NULL;
+	if (!holder || strcmp(holder, le->identity))
+		return;
+	sk_time_format_micro(le->ops->wall_ns(le->ctx), now, sizeof(now));
+	json_object_del(spec, "holderIdentity");
+	json_object_set_new(spec, "leaseDurationSeconds", json_integer(1));
+	json_object_set_new(spec, "renewTime", json_string(now));
+	json_object_set_new(spec, "acquireTime", json_string(now));
+	out = le->ops->update(le->ctx, lease, &err);
+	if (!out)
+		sk_warn("leaderelection", "failed to release lease %s/%s: %s", le->ns, le->name, err.msg);
+	else
+		observe(le, spec, le->ops->mono_ns(le->ctx));
+}
+
+static char *default_identity(void)
+{
+	unsigned char b[16];
+	char host[256] = "localhost";
+
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	gnutls_rnd(GNUTLS_RND_NONCE, b, sizeof(b));
+	b[6] = (b[6] & 0x0f) | 0x40;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	return xasprintf("%s_%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", host, b[0], b[1],
+			 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+sk_le *sk_le_new(const sk_le_config *cfg, const sk_le_ops *ops, void *ctx, sk_error_t *err)
+{
+	sk_le *le;
+	sk_le_config c = *cfg;
+
+	if (!c.lease_duration_ms)
+		c.lease_duration_ms = SK_LE_LEASE_DURATION_MS;
+	if (!c.renew_deadline_ms)
+		c.renew_deadline_ms = SK_LE_RENEW_DEADLINE_MS;
+	if (!c.retry_period_ms)
+		c.retry_period_ms = SK_LE_RETRY_PERIOD_MS;
+	if (c.lease_duration_ms <= c.renew_deadline_ms) {
+		sk_error_set(err, SK_EINVALID, "leaseDuration must be greater than renewDeadline");
+		return NULL;
+	}
+	if (c.renew_deadline_ms <= (int64_t)(c.jitter > 0 ? c.jitter * c.retry_period_ms : 0) ||
+	    c.renew_deadline_ms <= c.retry_period_ms) {
+		sk_error_set(err, SK_EINVALID, "renewDeadline must be greater than retryPeriod*JitterFactor");
+		return NULL;
+	}
+	if (!c.ns || !c.name || !*c.name) {
+		sk_error_set(err, SK_EINVALID, "lease name is required");
+		return NULL;
+	}
+	le = xzalloc(sizeof(*le));
+	le->ns = xstrdup(c.ns);
+	le->name = xstrdup(c.name);
+	le->identity = c.identity ? xstrdup(c.identity) : default_identity();
+	le->component = c.component ? xstrdup(c.component) : NULL;
+	c.component = le->component;
+	c.ns = le->ns;
+	c.name = le->name;
+	c.identity = le->identity;
+	le->cfg = c;
+	le->ops = ops;
+	le->ctx = ctx;
+	pthread_mutex_init(&le->mu, NULL);
+	{
+		pthread_condattr_t a;
+
+		pthread_condattr_init(&a);
+		pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+		pthread_cond_init(&le->cv, &a);
+		pthread_condattr_destroy(&a);
+	}
+	return le;
+}
+
+void sk_le_free(sk_le *le)
+{
+	if (!le)
+		return;
+	json_decref(le->observed);
+	pthread_cond_destroy(&le->cv);
+	pthread_mutex_destroy(&le->mu);
+	free(le->ns);
+	free(le->name);
+	free(le->identity);
+	free(le->component);
+	free(le);
+}
+
+/* The Lease through the API. */
+
+static char *lease_path(sk_le *le)
+{
+	return xasprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s", le->ns, le->name);
+}
+
+static json_t *api_get(void *ctx, sk_error_t *err)
+{
+	sk_le *le = ctx;
+	cleanup_free char *path = lease_path(le);
+
+	return sk_client_get(le->c, path, err);
+}
+
+static json_t *api_create(void *ctx, json_t *lease, sk_error_t *err)
+{
+	sk_le *le = ctx;
+	cleanup_free char *path = xasprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases", le->ns);
+
+	return sk_client_create(le->c, path, lease, err);
+}
+
+static json_t *api_update(void *ctx, json_t *lease, sk_error_t *err)
+{
+	sk_le *le = ctx;
+	cleanup_free char *path = lease_path(le);
+
+	return sk_client_update(le->c, path, lease, err);
+}
+
+static int64_t clock_mono(void *ctx)
+{
+	(void)ctx;
+	return sk_mono_ns();
+}
+
+static int64_t clock_wall(void *ctx)
+{
+	(void)ctx;
+	return sk_now_ns();
+}
+
+static const sk_le_ops api_ops = {api_get, api_create, api_update, clock_mono, clock_wall};
+
+static void record_event(sk_le *le, const char *what)
+{
+	cleanup_json json_t *lease = api_get(le, NULL);
+
+	if (lease)
+		sk_event_record(le->c, lease, "Normal", "LeaderElection",
+				le->cfg.component ? le->cfg.component : le->name, NULL, "%s %s", le->identity, what);
+}
+
+/* Waits ms or until sk_le_stop; 1 when stopping. */
+static int pause_ms(sk_le *le, int64_t ms)
+{
+	struct timespec ts;
+	int stop;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&le->mu);
+	while (!le->stop && pthread_cond_timedwait(&le->cv, &le->mu, &ts) == 0)
+		;
+	stop = le->stop;
+	pthread_mutex_unlock(&le->mu);
+	return stop;
+}
+
+static void *run_main(void *arg)
+{
+	sk_le *le = arg;
+	int64_t wait = 0;
+
+	sk_info("leaderelection", "attempting to acquire leader lease %s/%s as %s", le->ns, le->name, le->identity);
+	while (!pause_ms(le, wait)) {
+		switch (sk_le_step(le, &wait)) {
+		case SK_LE_STARTED:
+			record_event(le, "became leader");
+			if (le->cfg.started && le->cfg.started(le->cfg.arg) < 0) {
+				sk_warn("leaderelection", "%s/%s: giving the lease up", le->ns, le->name);
+				sk_le_release(le);
+			}
+			break;
+		case SK_LE_STOPPED:
+			sk_info("leaderelection", "%s stopped leading %s/%s", le->identity, le->ns, le->name);
+			if (le->cfg.stopped)
+				le->cfg.stopped(le->cfg.arg);
+			break;
+		}
+	}
+	if (le->leading) {
+		if (le->cfg.stopped)
+			le->cfg.stopped(le->cfg.arg);
+		sk_le_release(le);
+	}
+	return NULL;
+}
+
+sk_le *sk_le_run(sk_client *c, const sk_le_config *cfg, sk_error_t *err)
+{
+	sk_le *le = sk_le_new(cfg, &api_ops, NULL, err);
+
+	if (!le)
+		return NULL;
+	le->ctx = le;
+	le->c = c;
+	if (pthread_create(&le->thread, NULL, run_main, le) != 0) {
+		sk_error_set(err, SK_EINTERNAL, "starting the leader election of %s/%s", le->ns, le->name);
+		sk_le_free(le);
+		return NULL;
+	}
+	le->running = 1;
+	return le;
+}
+
+void sk_le_stop(sk_le *le)
+{
+	if (!le)
+		return;
+	pthread_mutex_lock(&le->mu);
+	le->stop = 1;
+	pthread_cond_broadcast(&le->cv);
+	pthread_mutex_unlock(&le->mu);
+	if (le->running)
+		pthread_join(le->thread, NULL);
+	sk_le_free(le);
+}
