@@ -166,7 +166,9 @@ static json_t *pod_condition(json_t *pod, const char *type)
 	json_t *conds = json_object_get(json_object_get(pod, "status"), "conditions"), *cd;
 	size_t i;
 
-	json_array_foreach(conds, i, cd) if (!strcmp(jstr(cd, "type") ? jstr(cd, "type") : "", type)) return cd;
+	json_array_foreach(conds, i, cd)
+		if (!strcmp(jstr(cd, "type") ? jstr(cd, "type") : "", type))
+			return cd;
 	return NULL;
 }
 
@@ -192,14 +194,15 @@ static const char *event_message(json_t *evs, const char *reason)
 	const char *msg = NULL;
 	size_t i;
 
-	json_array_foreach(items, i, e) if (jstr(e, "reason") && !strcmp(jstr(e, "reason"), reason)) msg =
-	    jstr(e, "message");
+	json_array_foreach(items, i, e)
+		if (jstr(e, "reason") && !strcmp(jstr(e, "reason"), reason))
+			msg = jstr(e, "message");
 	return msg;
 }
 
 static bool is_pull_error(const char *reason)
 {
-	static const char *const r[] = {"ErrImagePull",    "ImagePullBackOff",     "InvalidImageName",
+	static const char *const r[] = {"ErrImagePull",      "ImagePullBackOff",    "InvalidImageName",
 					"ErrImageNeverPull", "RegistryUnavailable", "SignatureValidationFailed"};
 
 	for (size_t i = 0; reason && i < sizeof(r) / sizeof(r[0]); i++)
@@ -249,26 +252,27 @@ static enum step diagnose(json_t *pod, json_t *evs, char *why, size_t len)
  * "SKV <step> ok|fail <start> <end> <detail>" with /proc/uptime as the clock
  * (10 ms; any image with a POSIX shell, cat and head has it). */
 static const char script[] =
-    "t() { read -r u _ < /proc/uptime; echo \"$u\"; }\n"
-    "f=/data/skiff-validate-artifact\n"
-    "s0=$(t)\n"
-    "s=$s0\n"
-    "if ! printf '%s\\n' \"$SKV_TOKEN\" > \"$f\"; then echo \"SKV artifact fail $s $(t) cannot write $f\"; exit 10; fi\n"
-    "got=$(cat \"$f\") || { echo \"SKV artifact fail $s $(t) cannot read $f back\"; exit 10; }\n"
-    "if [ \"$got\" != \"$SKV_TOKEN\" ]; then echo \"SKV artifact fail $s $(t) read back other bytes than were "
-    "written to $f\"; exit 10; fi\n"
-    "echo \"SKV artifact ok $s $(t) wrote and read back $f on the claim\"\n"
-    "if [ \"$SKV_GPU\" = 1 ]; then\n"
-    "  s=$(t)\n"
-    "  if command -v nvidia-smi >/dev/null 2>&1; then\n"
-    "    if out=$(nvidia-smi -L 2>&1); then echo \"SKV gpu ok $s $(t) $(echo \"$out\" | head -n 1)\";\n"
-    "    else echo \"SKV gpu fail $s $(t) nvidia-smi -L: $(echo \"$out\" | head -n 1)\"; exit 11; fi\n"
-    "  elif ls /dev/nvidia[0-9]* >/dev/null 2>&1; then echo \"SKV gpu ok $s $(t) device nodes\" /dev/nvidia[0-9]*\n"
-    "  elif [ \"$SKV_GPU_SIMULATED\" = 1 ] && [ -n \"${NVIDIA_VISIBLE_DEVICES:-}\" ]; then\n"
-    "    echo \"SKV gpu ok $s $(t) simulated device $NVIDIA_VISIBLE_DEVICES\"\n"
-    "  else echo \"SKV gpu fail $s $(t) no nvidia-smi and no /dev/nvidiaN in the container\"; exit 11; fi\n"
-    "fi\n"
-    "echo \"SKV run ok $s0 $(t) the checks passed\"\n";
+	"t() { read -r u _ < /proc/uptime; echo \"$u\"; }\n"
+	"f=/data/skiff-validate-artifact\n"
+	"s0=$(t)\n"
+	"s=$s0\n"
+	"if ! printf '%s\\n' \"$SKV_TOKEN\" > \"$f\"; then echo \"SKV artifact fail $s $(t) cannot write $f\"; exit "
+	"10; fi\n"
+	"got=$(cat \"$f\") || { echo \"SKV artifact fail $s $(t) cannot read $f back\"; exit 10; }\n"
+	"if [ \"$got\" != \"$SKV_TOKEN\" ]; then echo \"SKV artifact fail $s $(t) read back other bytes than were "
+	"written to $f\"; exit 10; fi\n"
+	"echo \"SKV artifact ok $s $(t) wrote and read back $f on the claim\"\n"
+	"if [ \"$SKV_GPU\" = 1 ]; then\n"
+	"  s=$(t)\n"
+	"  if command -v nvidia-smi >/dev/null 2>&1; then\n"
+	"    if out=$(nvidia-smi -L 2>&1); then echo \"SKV gpu ok $s $(t) $(echo \"$out\" | head -n 1)\";\n"
+	"    else echo \"SKV gpu fail $s $(t) nvidia-smi -L: $(echo \"$out\" | head -n 1)\"; exit 11; fi\n"
+	"  elif ls /dev/nvidia[0-9]* >/dev/null 2>&1; then echo \"SKV gpu ok $s $(t) device nodes\" /dev/nvidia[0-9]*\n"
+	"  elif [ \"$SKV_GPU_SIMULATED\" = 1 ] && [ -n \"${NVIDIA_VISIBLE_DEVICES:-}\" ]; then\n"
+	"    echo \"SKV gpu ok $s $(t) simulated device $NVIDIA_VISIBLE_DEVICES\"\n"
+	"  else echo \"SKV gpu fail $s $(t) no nvidia-smi and no /dev/nvidiaN in the container\"; exit 11; fi\n"
+	"fi\n"
+	"echo \"SKV run ok $s0 $(t) the checks passed\"\n";
 
 static json_t *pvc_object(struct vopts *o)
 {
@@ -428,8 +432,7 @@ static void validate_node(struct vopts *o, json_t *node, struct node_report *r)
 			cleanup_json json_t *e = pod_events(o, name);
 			enum step s = diagnose(pod, e, why, sizeof(why));
 
-			set_row(r, s, R_FAILED, -1, "%s: %s",
-				interrupted ? "interrupted" : "timed out", why);
+			set_row(r, s, R_FAILED, -1, "%s: %s", interrupted ? "interrupted" : "timed out", why);
 			goto cleanup;
 		}
 		json_decref(pod);
@@ -451,8 +454,8 @@ static void validate_node(struct vopts *o, json_t *node, struct node_report *r)
 
 				t_bound = now_s();
 				pv = xstrdup(jstr(json_object_get(c, "spec"), "volumeName")
-						 ? jstr(json_object_get(c, "spec"), "volumeName")
-						 : "");
+						     ? jstr(json_object_get(c, "spec"), "volumeName")
+						     : "");
 				set_row(r, ST_STORAGE, R_PASSED, t_bound - t_sched, "claim bound to %s (%s)", pv,
 					sc ? sc : "no class");
 			}
@@ -465,8 +468,8 @@ static void validate_node(struct vopts *o, json_t *node, struct node_report *r)
 			done = true;
 			break;
 		}
-		if (is_pull_error(reason) || (reason && strcmp(reason, "ContainerCreating") &&
-					      strcmp(reason, "PodInitializing"))) {
+		if (is_pull_error(reason) ||
+		    (reason && strcmp(reason, "ContainerCreating") && strcmp(reason, "PodInitializing"))) {
 			enum step s = diagnose(pod, NULL, why, sizeof(why));
 
 			set_row(r, s, R_FAILED, -1, "%s", why);
@@ -476,7 +479,8 @@ static void validate_node(struct vopts *o, json_t *node, struct node_report *r)
 		    !strcmp(jstr(json_object_get(pod, "status"), "phase"), "Failed")) {
 			json_t *st = json_object_get(pod, "status");
 
-			set_row(r, ST_RUN, R_FAILED, -1, "pod Failed: %s %s", jstr(st, "reason") ? jstr(st, "reason") : "",
+			set_row(r, ST_RUN, R_FAILED, -1, "pod Failed: %s %s",
+				jstr(st, "reason") ? jstr(st, "reason") : "",
 				jstr(st, "message") ? jstr(st, "message") : "");
 			goto cleanup;
 		}
@@ -586,8 +590,8 @@ static void print_table(struct node_report *reps, size_t n, FILE *f)
 			wn = strlen(reps[i].node) > wn ? strlen(reps[i].node) : wn;
 			ws = strlen(step_names[s]) > ws ? strlen(step_names[s]) : ws;
 			wr = strlen(result_names[reps[i].rows[s].result]) > wr
-				 ? strlen(result_names[reps[i].rows[s].result])
-				 : wr;
+				     ? strlen(result_names[reps[i].rows[s].result])
+				     : wr;
 			wd = strlen(d) > wd ? strlen(d) : wd;
 		}
 	fprintf(f, "%-*s   %-*s   %-*s   %-*s   %s\n", (int)wn, "NODE", (int)ws, "STEP", (int)wr, "RESULT", (int)wd,
@@ -624,9 +628,10 @@ static json_t *report_json(struct node_report *reps, size_t n, const char *image
 		}
 		ok = ok && reps[i].failed < 0;
 		json_array_append_new(
-		    nodes, json_pack("{s:s, s:b, s:o, s:f, s:o}", "node", reps[i].node, "passed", reps[i].failed < 0,
-				     "failedStep", reps[i].failed < 0 ? json_null() : json_string(step_names[reps[i].failed]),
-				     "durationSeconds", reps[i].total, "steps", steps));
+			nodes, json_pack("{s:s, s:b, s:o, s:f, s:o}", "node", reps[i].node, "passed",
+					 reps[i].failed < 0, "failedStep",
+					 reps[i].failed < 0 ? json_null() : json_string(step_names[reps[i].failed]),
+					 "durationSeconds", reps[i].total, "steps", steps));
 	}
 	return json_pack("{s:s, s:b, s:o}", "image", image, "passed", ok, "nodes", nodes);
 }
