@@ -78,7 +78,7 @@ static double now_s(void) { return (double)sk_mono_ns() / 1e9; }
 
 static void nap(void)
 {
-	struct timespec ts = {0, 100 * 1000 * 1000};
+	struct timespec ts = {0, 50 * 1000 * 1000};
 
 	nanosleep(&ts, NULL);
 }
