@@ -432,6 +432,16 @@ static void validate_node(struct vopts *o, json_t *node, struct node_report *r)
 			cleanup_json json_t *e = pod_events(o, name);
 			enum step s = diagnose(pod, e, why, sizeof(why));
 
+			if (t_sched >= 0 && t_bound < 0 && s == ST_SANDBOX) {
+				/* scheduled, but its claim never bound: storage */
+				cleanup_json json_t *c = sk_client_get(o->c, pvc_path, &err);
+				const char *ph = jstr(json_object_get(c, "status"), "phase");
+				const char *m = event_message(e, "FailedMount");
+
+				s = ST_STORAGE;
+				snprintf(why, sizeof(why), "claim %s is %s%s%s", name, ph ? ph : "unknown",
+					 m ? ": " : "", m ? m : "");
+			}
 			set_row(r, s, R_FAILED, -1, "%s: %s", interrupted ? "interrupted" : "timed out", why);
 			goto cleanup;
 		}
