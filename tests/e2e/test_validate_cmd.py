@@ -1,8 +1,9 @@
 """`skiff validate` against a server and a real agent: the node-stack canary
 pulls an image cold from a loopback docker-registry (Debian's distribution,
 tests/images/registry.py), mounts a local-path claim, writes and reads back
-an artifact, skips the GPU step on a node without GPUs, terminates and
-cleans up; reported as a table and as JSON. A missing image fails the pull
+an artifact, holds the node's GPU (the agent simulates one: the check is
+the injected NVIDIA_VISIBLE_DEVICES; on a real GPU nvidia-smi -L or
+/dev/nvidiaN), terminates and cleans up; reported as a table and as JSON. A missing image fails the pull
 step with a non-zero exit; nothing the command made is left either way."""
 import json
 import os
@@ -13,7 +14,7 @@ import sys
 import pytest
 
 from conftest import ROOT, SKIFF, SLOW
-from test_agent_cluster import agent_cluster, images_dir, wait_for  # noqa: F401  (fixture)
+from test_agent_cluster import images_dir, running_cluster, wait_for
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "images"))
 from registry import Registry  # noqa: E402
@@ -25,7 +26,15 @@ STEPS = ["admission", "scheduling", "storage", "sandbox", "pull", "run", "artifa
 
 
 @pytest.fixture(scope="module")
-def registry(agent_cluster):  # noqa: F811
+def agent_cluster():
+    """A server and an agent with one simulated GPU."""
+    with running_cluster("skiff-e2e-validate-",
+                         setup=lambda c: c.agent_extra.extend(["--simulate-gpus", "1"])) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def registry(agent_cluster):
     with Registry() as reg:
         reg.push(f"oci:{images_dir()}/oci:1", "canary:1")
         yield reg
@@ -50,7 +59,7 @@ def test_help_and_bad_flags():
     assert r.returncode == 1 and "--timeout" in r.stderr
 
 
-def test_validate_node_passes(agent_cluster, registry):  # noqa: F811
+def test_validate_node_passes(agent_cluster, registry):
     c = agent_cluster
     image = f"{registry.host}/canary:1"
     r = validate(c, "--node", c.node, "--image", image, "-o", "json")
@@ -62,8 +71,6 @@ def test_validate_node_passes(agent_cluster, registry):  # noqa: F811
     assert [s["step"] for s in n["steps"]] == STEPS
     by = {s["step"]: s for s in n["steps"]}
     for name in STEPS:
-        if name == "gpu":
-            continue
         assert by[name]["result"] == "Passed", r.stdout
         assert by[name]["durationSeconds"] >= 0
     # cache bypassed: the agent really pulled it from the registry
@@ -71,22 +78,20 @@ def test_validate_node_passes(agent_cluster, registry):  # noqa: F811
     assert by["scheduling"]["detail"] == f"bound to {c.node}"
     assert "(local-path)" in by["storage"]["detail"]
     assert "wrote and read back" in by["artifact"]["detail"]
-    assert by["gpu"]["result"] == "Skipped" and by["gpu"]["durationSeconds"] is None
-    assert "nvidia.com/gpu" in by["gpu"]["detail"]
+    assert by["gpu"]["detail"] == f"simulated device GPU-sim-{c.node}-0"
     # the checks run inside the container: their time is part of the run's
     assert by["artifact"]["durationSeconds"] <= by["run"]["durationSeconds"] + 0.1
     assert_nothing_left(c)
 
     # the same through a selector, as a table
-    r = validate(c, "--selector", f"kubernetes.io/hostname={c.node}", "--image", image)
+    r = validate(c, "--selector", "nvidia.com/gpu.present=true", "--image", image)
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].split() == ["NODE", "STEP", "RESULT", "DURATION", "DETAIL"]
     rows = [l.split(None, 4) for l in lines[1:]]
     assert [row[1] for row in rows] == STEPS + ["total"]
     assert all(row[0] == c.node for row in rows)
-    assert {row[1]: row[2] for row in rows}["gpu"] == "Skipped"
-    assert all(row[2] == "Passed" for row in rows if row[1] != "gpu")
+    assert all(row[2] == "Passed" for row in rows)
     assert_nothing_left(c)
 
     r = validate(c, "--selector", "pool=none-such", "--image", image)
@@ -95,7 +100,7 @@ def test_validate_node_passes(agent_cluster, registry):  # noqa: F811
     assert r.returncode == 1 and 'nodes "no-such-node" not found' in r.stderr
 
 
-def test_validate_failing_pull(agent_cluster, registry):  # noqa: F811
+def test_validate_failing_pull(agent_cluster, registry):
     c = agent_cluster
     image = f"{registry.host}/missing:1"
     r = validate(c, "--node", c.node, "--image", image, "-o", "json")
@@ -111,7 +116,7 @@ def test_validate_failing_pull(agent_cluster, registry):  # noqa: F811
     assert_nothing_left(c)
 
 
-def test_validate_timeout_and_interrupt(agent_cluster, registry):  # noqa: F811
+def test_validate_timeout_and_interrupt(agent_cluster, registry):
     """A claim of a StorageClass that does not exist never binds, so the pod is
     never scheduled: --timeout fails the scheduling step; Ctrl-C (SIGINT)
     stops it too. Both clean up what they made."""
@@ -140,3 +145,4 @@ def test_validate_timeout_and_interrupt(agent_cluster, registry):  # noqa: F811
     assert n["failedStep"] == "scheduling" and n["steps"][1]["detail"].startswith("interrupted")
     assert "failed step scheduling: interrupted" in err
     assert_nothing_left(c)
+
