@@ -15,6 +15,8 @@ static const struct sk_cmd cmds[] = {
 	{"token", "make a bootstrap token for joining a node (skiff token create)", sk_cmd_token},
 	{"etcd-snapshot", "save a snapshot of the etcd the server stores in (skiff etcd-snapshot save)",
 	 sk_cmd_etcd_snapshot},
+	{"validate", "run the node-stack canary (cold pull, storage, artifact, GPU) on a node or pool",
+	 sk_cmd_validate},
 	{"user", "write a kubeconfig for a person (a client certificate of the cluster's CA)", sk_cmd_user},
 };
 

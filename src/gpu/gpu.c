@@ -213,12 +213,18 @@ static void set_int(json_t *o, const char *key, long long v)
 
 /* GPU feature discovery's meaning: nvidia.com/cuda.driver.* is the kernel
  * driver version as written ("535.104.05": 535, 104, 05), nvidia.com/
- * cuda.runtime.* the CUDA version the driver supports. A driver version that
- * is not dotted numbers ("sim") gets no driver labels. */
+ * cuda.runtime.* the CUDA version the driver supports. GFD (in
+ * k8s-device-plugin) writes the same values again under its newer names,
+ * nvidia.com/cuda.driver-version.{major,minor,revision,full} and
+ * nvidia.com/cuda.runtime-version.{major,minor,full}; both sets are set. A
+ * driver version that is not dotted numbers ("sim") gets no driver labels. */
 static void version_labels(struct sk_gpu *g, json_t *labels)
 {
 	static const char *const keys[] = {"nvidia.com/cuda.driver.major", "nvidia.com/cuda.driver.minor",
 					   "nvidia.com/cuda.driver.rev"};
+	static const char *const new_keys[] = {"nvidia.com/cuda.driver-version.major",
+					       "nvidia.com/cuda.driver-version.minor",
+					       "nvidia.com/cuda.driver-version.revision"};
 	const char *p = g->t.driver_version;
 	char parts[3][16] = {"", "", "0"};
 	size_t i, n = 0;
@@ -232,11 +238,25 @@ static void version_labels(struct sk_gpu *g, json_t *labels)
 			break;
 		p++;
 	}
-	for (i = 0; n >= 2 && i < 3; i++)
+	for (i = 0; n >= 2 && i < 3; i++) {
 		json_object_set_new(labels, keys[i], json_string(parts[i]));
+		json_object_set_new(labels, new_keys[i], json_string(parts[i]));
+	}
+	if (n >= 2) {
+		char value[64];
+
+		label_value(value, sizeof(value), g->t.driver_version);
+		json_object_set_new(labels, "nvidia.com/cuda.driver-version.full", json_string(value));
+	}
 	if (g->t.cuda_version > 0) {
+		char full[32];
+
 		set_int(labels, "nvidia.com/cuda.runtime.major", g->t.cuda_version / 1000);
 		set_int(labels, "nvidia.com/cuda.runtime.minor", g->t.cuda_version % 1000 / 10);
+		set_int(labels, "nvidia.com/cuda.runtime-version.major", g->t.cuda_version / 1000);
+		set_int(labels, "nvidia.com/cuda.runtime-version.minor", g->t.cuda_version % 1000 / 10);
+		snprintf(full, sizeof(full), "%d.%d", g->t.cuda_version / 1000, g->t.cuda_version % 1000 / 10);
+		json_object_set_new(labels, "nvidia.com/cuda.runtime-version.full", json_string(full));
 	}
 }
 
@@ -255,6 +275,7 @@ static void node_labels(struct sk_gpu *g, json_t *labels)
 			    json_string(g->replicas > 1 ? "time-slicing" : "none"));
 	json_object_set_new(labels, "nvidia.com/mig.capable", json_string(g->t.mig_capable ? "true" : "false"));
 	version_labels(g, labels);
+	json_object_set_new(labels, SK_GPU_SUPPORT_VERSION_LABEL, json_string(SK_GPU_SUPPORT_VERSION));
 	if (g->t.simulated)
 		json_object_set_new(labels, SK_GPU_SIMULATED_LABEL, json_string("true"));
 }

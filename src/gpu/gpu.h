@@ -33,6 +33,12 @@
 /* Pod annotation the agent sets: {"<container name>": ["GPU-…", …]}. */
 #define SK_GPU_ANNOTATION "skiff.dev/gpu-devices"
 #define SK_GPU_SIMULATED_LABEL "skiff.dev/gpu.simulated"
+/* Node label with the version of skiff's device support (this module's
+ * discovery, allocation, injection and health behaviour): bumped whenever
+ * what a GPU container gets changes, so a pool mid-upgrade shows which nodes
+ * run which (`kubectl get nodes -L skiff.dev/gpu.device-support-version`). */
+#define SK_GPU_SUPPORT_VERSION_LABEL "skiff.dev/gpu.device-support-version"
+#define SK_GPU_SUPPORT_VERSION "1"
 
 struct sk_gpu_device {
 	char uuid[96];

@@ -100,6 +100,9 @@ def test_node_advertises_simulated_gpus(gpu_cluster):
     assert labels["nvidia.com/gpu.product"] == "skiff-simulated"
     assert labels["nvidia.com/gpu.memory"] == "81920"
     assert labels["skiff.dev/gpu.simulated"] == "true"
+    assert labels["nvidia.com/cuda.runtime-version.full"] == "12.4"
+    assert labels["skiff.dev/gpu.device-support-version"] == "1"
+    assert "nvidia.com/cuda.driver-version.full" not in labels  # no real driver
     out = c.kubectl("describe", "node", c.node).stdout
     assert "nvidia.com/gpu" in out
 

@@ -109,7 +109,10 @@ static void test_simulated_discovery(void **state)
 	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime.major"), "12");
 	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime.minor"), "4");
 	assert_string_equal(jstr(labels, "skiff.dev/gpu.simulated"), "true");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime-version.full"), "12.4");
+	assert_string_equal(jstr(labels, "skiff.dev/gpu.device-support-version"), SK_GPU_SUPPORT_VERSION);
 	assert_null(json_object_get(labels, "nvidia.com/cuda.driver.major"));
+	assert_null(json_object_get(labels, "nvidia.com/cuda.driver-version.full"));
 	sk_gpu_close(g);
 }
 
@@ -540,6 +543,16 @@ static void test_fake_table_labels(void **state)
 	assert_string_equal(jstr(labels, "nvidia.com/cuda.driver.rev"), "15");
 	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime.major"), "12");
 	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime.minor"), "4");
+	/* GFD's newer names carry the same values, plus the full versions */
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.driver-version.major"), "550");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.driver-version.minor"), "54");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.driver-version.revision"), "15");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.driver-version.full"), "550.54.15");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime-version.major"), "12");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime-version.minor"), "4");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime-version.full"), "12.4");
+	assert_string_equal(jstr(labels, "nvidia.com/gpu.count"), "2");
+	assert_string_equal(jstr(labels, "skiff.dev/gpu.device-support-version"), SK_GPU_SUPPORT_VERSION);
 	assert_null(json_object_get(labels, "skiff.dev/gpu.simulated"));
 	sk_gpu_close(g);
 }

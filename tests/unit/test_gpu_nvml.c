@@ -142,6 +142,10 @@ static void test_nvml_discovery(void **state)
 	assert_string_equal(jstr(labels, "nvidia.com/cuda.driver.rev"), "05");
 	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime.major"), "12");
 	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime.minor"), "2");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.driver-version.revision"), "05");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.driver-version.full"), "535.104.05");
+	assert_string_equal(jstr(labels, "nvidia.com/cuda.runtime-version.full"), "12.2");
+	assert_string_equal(jstr(labels, "skiff.dev/gpu.device-support-version"), SK_GPU_SUPPORT_VERSION);
 	assert_string_equal(jstr(labels, "nvidia.com/mig.capable"), "true");
 	assert_null(json_object_get(labels, "skiff.dev/gpu.simulated"));
 	sk_gpu_close(g);
