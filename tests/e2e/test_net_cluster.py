@@ -157,7 +157,7 @@ def test_indexed_job_across_nodes_through_a_headless_service(net):
                      ports=[{"name": "http", "port": 8080}]))
     script = ("mkdir -p /www && echo pod-$JOB_COMPLETION_INDEX > /www/index.html && httpd -p 8080 -h /www && "
               "for t in $(seq 300); do ok=1; for i in 0 1 2; do "
-              "wget -q -T 2 -O /tmp/o http://idx-$i.workers:8080/ && grep -q pod-$i /tmp/o || ok=0; done; "
+              "timeout 3 wget -q -O /tmp/o http://idx-$i.workers:8080/ && grep -q pod-$i /tmp/o || ok=0; done; "
               "if [ $ok = 1 ]; then echo all-peers-ok; sleep 5; exit 0; fi; sleep 1; done; exit 1")
     apply(c, {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "idx"},
               "spec": {"completions": 3, "parallelism": 3, "completionMode": "Indexed", "backoffLimit": 0,
