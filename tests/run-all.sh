@@ -5,6 +5,16 @@ set -u
 cd "$(dirname "$0")/.."
 declare -A rc
 run() { local name=$1; shift; echo "== $name"; "$@"; rc[$name]=$?; }
+logs=$(mktemp -d /tmp/skiff-test-logs.XXXXXX)
+# The images the agents' partition needs (from a clean clone: minutes of
+# mmdebstrap downloading and unpacking) are built at low priority in the
+# background while the unit and fuzz runs go; each build script's lock and
+# cache make a test that gets there first wait for it, then reuse it, and a
+# build that failed here is tried again by its test, which reports it.
+(for b in tests/images/build.sh tests/images/build-python-client.sh examples/ml/build-image.sh; do
+	nice -n 10 bash "$b" || echo "prebuilding with $b failed; its tests build it again"
+done) >"$logs/images" 2>&1 &
+images=$!
 run generated make --no-print-directory check-generated
 run format bash scripts/format.sh --check
 run unit make -j"$(nproc)" --no-print-directory unit
@@ -16,7 +26,6 @@ rc[fuzz]=${PIPESTATUS[0]}
 # modules that start node agents, one after another, beside the others and
 # then the ThreadSanitizer subset (none of which starts an agent). Each
 # writes to its own log, printed once all are done.
-logs=$(mktemp -d /tmp/skiff-test-logs.XXXXXX)
 export SKIFF_E2E_SLOW=${SKIFF_E2E_SLOW:-2} # the TSan build, far slower, waits twice that
 echo "== e2e and tsan (agents' partition beside the hollow one, then tsan; logs in $logs)"
 (SKIFF_E2E_PART=agents make --no-print-directory e2e >"$logs/e2e-agents" 2>&1; echo $? >"$logs/e2e-agents.rc") &
@@ -36,6 +45,7 @@ rc[tsan]=$(cat "$logs/tsan.rc")
 # failing fuzz target with its sanitizer's or libFuzzer's verdict, and each
 # failed end-to-end test with the first line of its reason.
 echo "== recap"
+grep "prebuilding" "$logs/images"
 grep -E '^fuzz .*: FAILED|^SUMMARY: |^==[0-9]+==ERROR|deadly signal|^ERROR: libFuzzer' "$recap.fuzz" | cut -c1-300
 for part in e2e-agents e2e-hollow tsan; do
 	grep -E '^(FAILED|ERROR) ' "$logs/$part" | cut -c1-400 | sed "s/^/$part: /"
