@@ -256,6 +256,10 @@ void sk__ag_status_write(struct sk_agent *a, struct apod *p, json_t *pod, json_t
 struct sk_logserver;
 struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error_t *err);
 void sk__logserver_stop(struct sk_logserver *ls);
+/* From an upgrade callback: the connection's relay gets real buffers. */
+struct MHD_Connection;
+struct MHD_UpgradeResponseHandle;
+void sk__logserver_upgraded(struct MHD_Connection *conn, struct MHD_UpgradeResponseHandle *urh);
 
 /* stream.c: kubelet's /exec, /attach and /portForward on the log endpoint
  * (an authorized request); answers the WebSocket upgrade or an error. */

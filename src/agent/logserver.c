@@ -28,6 +28,7 @@
 
 #include "agent/agent-int.h"
 #include "runtime/crilog.h"
+#include "util/mhdup.h"
 #include "util/util.h"
 
 struct sk_logserver {
@@ -450,6 +451,32 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	sk_debug("agent", "log endpoint: %s", buf);
 }
 
+/* Each connection's socket context is a slot for its upgrade relay's
+ * buffers (util/mhdup.h), freed once libmicrohttpd has closed it. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	(void)cls;
+	(void)conn;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_ctx = xzalloc(sizeof(void *));
+		return;
+	}
+	if (*socket_ctx)
+		free(*(void **)*socket_ctx);
+	free(*socket_ctx);
+	*socket_ctx = NULL;
+}
+
+void sk__logserver_upgraded(struct MHD_Connection *conn, struct MHD_UpgradeResponseHandle *urh)
+{
+	const union MHD_ConnectionInfo *sc = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	void **slot = sc ? sc->socket_context : NULL;
+
+	if (slot && !*slot)
+		*slot = sk_mhd_upgrade_buffers(urh, SK_MHD_UPGRADE_BUF);
+}
+
 static bool local_address(struct in_addr want)
 {
 	struct ifaddrs *ifs = NULL;
@@ -484,14 +511,14 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 	 * an address here (behind NAT) is served on every address */
 	if (inet_pton(AF_INET, a->node_ip, &sa.sin_addr) != 1 || !local_address(sa.sin_addr))
 		sa.sin_addr.s_addr = htonl(INADDR_ANY);
-	ls->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS |
-					 MHD_USE_ERROR_LOG | MHD_USE_POLL | MHD_ALLOW_UPGRADE,
-				 (uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa,
-				 MHD_OPTION_HTTPS_MEM_CERT, ls->cert, MHD_OPTION_HTTPS_MEM_KEY, ls->key,
-				 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-				 /* asks callers for a certificate of the cluster CA (access.c checks it) */
-				 a->o.ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, a->o.ca_pem,
-				 MHD_OPTION_END);
+	ls->d = MHD_start_daemon(
+		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS | MHD_USE_ERROR_LOG |
+			MHD_USE_POLL | MHD_ALLOW_UPGRADE,
+		(uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_HTTPS_MEM_CERT,
+		ls->cert, MHD_OPTION_HTTPS_MEM_KEY, ls->key, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+		/* asks callers for a certificate of the cluster CA (access.c checks it) */
+		a->o.ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, a->o.ca_pem, MHD_OPTION_END);
 	if (!ls->d) {
 		sk_error_set(err, SK_EINTERNAL, "log endpoint: cannot listen on %s:%d", a->node_ip, *port);
 		sk__logserver_stop(ls);

@@ -1005,6 +1005,7 @@ static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, cons
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 
 	(void)con_cls;
+	sk__logserver_upgraded(conn, urh);
 	s->sock = sock;
 	s->raw = ci ? ci->connect_fd : -1;
 	s->urh = urh;

@@ -18,6 +18,7 @@
 #include "api/authn.h"
 #include "api/http.h"
 #include "api/logs.h"
+#include "util/mhdup.h"
 #include "util/netif.h"
 #include "api/stream.h"
 #include "util/util.h"
@@ -55,6 +56,7 @@ typedef struct conn_rec {
 	int cert_checked, cert_rc; /* cert_rc: sk_authn_session's */
 	sk_user *cert_user;
 	int64_t cert_until; /* monotonic ns */
+	void *upbuf;        /* the upgrade relay's buffers (util/mhdup.h), freed at close */
 } conn_rec;
 
 struct conn_list {
@@ -528,6 +530,7 @@ static void conn_closed(sk_http *h, void **socket_ctx)
 	h->nconns--;
 	pthread_mutex_unlock(&h->cmu);
 	sk_user_free(r->cert_user);
+	free(r->upbuf);
 	free(r);
 	*socket_ctx = NULL;
 }
@@ -846,8 +849,13 @@ static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, cons
 	pthread_t t;
 
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *sc = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	conn_rec *r = sc ? sc->socket_context : NULL;
 
 	(void)con_cls;
+	/* libmicrohttpd 0.9.75 would relay the TLS side 4 bytes at a time */
+	if (r && !r->upbuf)
+		r->upbuf = sk_mhd_upgrade_buffers(urh, SK_MHD_UPGRADE_BUF);
 	rl->sock = sock;
 	rl->raw = ci ? ci->connect_fd : -1;
 	rl->urh = urh;
