@@ -305,17 +305,26 @@ void sk__handle_stream(sk_api *api, const sk_api_request *req, const sk_path *p,
 
 /* ---- the relay ---- */
 
+/* One direction: the bytes waiting are data[off, off + len); a send takes
+ * from the front without moving the rest, reads append while there is room
+ * at the end, and an empty buffer starts over at 0. */
 struct pipe_buf {
 	char data[RELAY_BUF];
-	size_t len;
+	size_t off, len;
 	bool eof;
 };
 
 static void consumed(struct pipe_buf *b, size_t n)
 {
-	memmove(b->data, b->data + n, b->len - n);
 	b->len -= n;
+	b->off = b->len ? b->off + n : 0;
+	if (b->off >= RELAY_BUF / 2) { /* at most half a buffer moves, once per half a buffer sent */
+		memmove(b->data, b->data + b->off, b->len);
+		b->off = 0;
+	}
 }
+
+static size_t room(const struct pipe_buf *b) { return b->eof ? 0 : RELAY_BUF - b->off - b->len; }
 
 /* One pass over the four directions; returns whether anything moved, -1 on
  * a broken side. */
@@ -326,23 +335,23 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
 	ssize_t w;
 	CURLcode rc;
 
-	if (!a2c->eof && a2c->len < RELAY_BUF) {
+	if (room(a2c)) {
 		n = 0;
-		rc = curl_easy_recv(h, a2c->data + a2c->len, RELAY_BUF - a2c->len, &n);
+		rc = curl_easy_recv(h, a2c->data + a2c->off + a2c->len, room(a2c), &n);
 		if (rc == CURLE_OK && n > 0)
 			a2c->len += n, moved = 1;
 		else if (rc != CURLE_AGAIN)
 			a2c->eof = true, moved = 1;
 	}
 	if (a2c->len) {
-		w = send(cfd, a2c->data, a2c->len, MSG_NOSIGNAL);
+		w = send(cfd, a2c->data + a2c->off, a2c->len, MSG_NOSIGNAL);
 		if (w > 0)
 			consumed(a2c, (size_t)w), moved = 1;
 		else if (w < 0 && errno != EAGAIN && errno != EINTR)
 			return -1;
 	}
-	if (!c2a->eof && c2a->len < RELAY_BUF) {
-		w = recv(cfd, c2a->data + c2a->len, RELAY_BUF - c2a->len, 0);
+	if (room(c2a)) {
+		w = recv(cfd, c2a->data + c2a->off + c2a->len, room(c2a), 0);
 		if (w > 0)
 			c2a->len += (size_t)w, moved = 1;
 		else if (w == 0 || (errno != EAGAIN && errno != EINTR))
@@ -350,7 +359,7 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
 	}
 	if (c2a->len) {
 		n = 0;
-		rc = curl_easy_send(h, c2a->data, c2a->len, &n);
+		rc = curl_easy_send(h, c2a->data + c2a->off, c2a->len, &n);
 		if (rc == CURLE_OK && n > 0)
 			consumed(c2a, n), moved = 1;
 		else if (rc != CURLE_AGAIN && rc != CURLE_OK)
@@ -363,10 +372,13 @@ void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char
 {
 	bool gone = false;
 
-	struct pipe_buf *a2c = xzalloc(sizeof(*a2c)), *c2a = xzalloc(sizeof(*c2a));
+	/* not zeroed: an idle session's buffers stay untouched pages */
+	struct pipe_buf *a2c = xmalloc(sizeof(*a2c)), *c2a = xmalloc(sizeof(*c2a));
 	curl_socket_t afd = CURL_SOCKET_BAD;
 	int fl = fcntl(cfd, F_GETFL);
 
+	a2c->off = a2c->len = c2a->off = c2a->len = 0;
+	a2c->eof = c2a->eof = false;
 	fcntl(cfd, F_SETFL, fl | O_NONBLOCK);
 	curl_easy_getinfo(u->h, CURLINFO_ACTIVESOCKET, &afd);
 	if (nextra > RELAY_BUF)
@@ -392,12 +404,10 @@ void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char
 		gone = sk_sock_peer_gone(raw);
 		if (gone)
 			continue;
-		pf[0] = (struct pollfd){
-			.fd = cfd,
-			.events = (short)((!c2a->eof && c2a->len < RELAY_BUF ? POLLIN : 0) | (a2c->len ? POLLOUT : 0))};
-		pf[1] = (struct pollfd){
-			.fd = afd,
-			.events = (short)((!a2c->eof && a2c->len < RELAY_BUF ? POLLIN : 0) | (c2a->len ? POLLOUT : 0))};
+		pf[0] = (struct pollfd){.fd = cfd,
+					.events = (short)((room(c2a) ? POLLIN : 0) | (a2c->len ? POLLOUT : 0))};
+		pf[1] = (struct pollfd){.fd = afd,
+					.events = (short)((room(a2c) ? POLLIN : 0) | (c2a->len ? POLLOUT : 0))};
 		pf[2] = (struct pollfd){.fd = raw, .events = POLLRDHUP};
 		poll(pf, 3, 1000);
 	}
