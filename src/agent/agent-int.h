@@ -163,6 +163,8 @@ void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *dev
 /* /metrics/cadvisor: each pod's and running container's CPU and memory
  * under cAdvisor's names, from the Summary's cgroup readings (malloc'd). */
 char *sk__ag_metrics_cadvisor(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
+/* /metrics/resource: kubelet's resource metrics from the Summary. */
+char *sk__ag_metrics_resource(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
 /* The exposition for an Accept header (malloc'd, caller frees) and its media type. */
 char *sk__ag_metrics_expose(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
 

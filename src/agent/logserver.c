@@ -374,15 +374,17 @@ static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection
 	}
 }
 
-/* GET /metrics (the agent's registry) or /metrics/cadvisor (the
- * containers' cgroups), text 0.0.4 or OpenMetrics. */
-static enum MHD_Result serve_metrics(struct sk_logserver *ls, struct MHD_Connection *conn, bool cadvisor)
+/* GET /metrics (the agent's registry), /metrics/cadvisor (the
+ * containers' cgroups) or /metrics/resource (kubelet's resource metrics),
+ * text 0.0.4 or OpenMetrics. */
+static enum MHD_Result serve_metrics(struct sk_logserver *ls, struct MHD_Connection *conn, const char *url)
 {
 	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	const char *ctype;
 	size_t len;
-	char *text = cadvisor ? sk__ag_metrics_cadvisor(ls->a, accept, &len, &ctype)
-			      : sk__ag_metrics_expose(ls->a, accept, &len, &ctype);
+	char *text = !strcmp(url, "/metrics/cadvisor")   ? sk__ag_metrics_cadvisor(ls->a, accept, &len, &ctype)
+		     : !strcmp(url, "/metrics/resource") ? sk__ag_metrics_resource(ls->a, accept, &len, &ctype)
+							 : sk__ag_metrics_expose(ls->a, accept, &len, &ctype);
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result ret;
 
@@ -432,8 +434,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return sk__stream_serve(ls->a, conn, url);
 	if (strcmp(method, "GET") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
-	if (!strcmp(url, "/metrics") || !strcmp(url, "/metrics/cadvisor"))
-		return serve_metrics(ls, conn, !strcmp(url, "/metrics/cadvisor"));
+	if (!strcmp(url, "/metrics") || !strcmp(url, "/metrics/cadvisor") || !strcmp(url, "/metrics/resource"))
+		return serve_metrics(ls, conn, url);
 	if (!strcmp(url, "/stats/summary") || !strcmp(url, "/stats/summary/"))
 		return serve_summary(ls, conn);
 	if (sscanf(url, "/containerLogs/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
