@@ -12,6 +12,9 @@
 #include <poll.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/sockios.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "api/api-int.h"
@@ -26,6 +29,7 @@ struct sk_api_upgrade {
 	size_t nhdr;
 	char *left; /* bytes the agent sent after its 101 */
 	size_t nleft;
+	bool websocket; /* the agent answered a WebSocket upgrade */
 };
 
 void sk_api_upgrade_free(struct sk_api_upgrade *u)
@@ -248,6 +252,7 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 		char *v = head_value(in.s, (size_t)head, back_headers[i]);
 
 		if (v) {
+			u->websocket |= !strcmp(back_headers[i], "Sec-WebSocket-Accept");
 			u->names[u->nhdr] = xstrdup(back_headers[i]);
 			u->values[u->nhdr++] = v;
 		}
@@ -326,9 +331,61 @@ static void consumed(struct pipe_buf *b, size_t n)
 
 static size_t room(const struct pipe_buf *b) { return b->eof ? 0 : RELAY_BUF - b->off - b->len; }
 
+/* Towards the client, a WebSocket stream goes to libmicrohttpd one frame
+ * at a time, the next once it took the last (the socketpair's queue
+ * empty), so each of its TLS records carries at most one frame: a client
+ * that waits on its socket after each frame (the Python client's select())
+ * would not see a second frame its TLS layer already decrypted. Only the
+ * frame's length is read here (RFC 6455 5.2), the bytes go on unchanged. */
+struct pacer {
+	bool on;
+	uint64_t left; /* of the frame being sent */
+	bool wait;     /* a frame went out: the next waits for the queue to empty */
+};
+
+/* How many of the n bytes at p may go now: up to the current frame's end;
+ * 0 while the previous frame is still queued or a header is incomplete. */
+static size_t paced(struct pacer *pc, int cfd, const unsigned char *p, size_t n, bool eof)
+{
+	if (!pc->on)
+		return n;
+	if (pc->left == 0) {
+		uint64_t len, hl = 2;
+
+		if (pc->wait) {
+			int q = 0;
+
+			if (ioctl(cfd, SIOCOUTQ, &q) == 0 && q > 0)
+				return 0;
+			pc->wait = false;
+		}
+		if (n < 2)
+			return eof ? n : 0;
+		len = p[1] & 0x7f;
+		hl += (len == 126 ? 2 : len == 127 ? 8 : 0) + (p[1] & 0x80 ? 4 : 0);
+		if (n < hl)
+			return eof ? n : 0;
+		if (len == 126)
+			len = (uint64_t)p[2] << 8 | p[3];
+		else if (len == 127)
+			for (int i = 0; i < 8; i++)
+				len = (i ? len << 8 : 0) | p[2 + i];
+		pc->left = hl + len < hl ? UINT64_MAX : hl + len;
+	}
+	return n < pc->left ? n : (size_t)pc->left;
+}
+
+static void paced_sent(struct pacer *pc, size_t n)
+{
+	if (!pc->on)
+		return;
+	pc->left -= n;
+	pc->wait = pc->left == 0;
+}
+
 /* One pass over the four directions; returns whether anything moved, -1 on
  * a broken side. */
-static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
+static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a, struct pacer *pc)
 {
 	int moved = 0;
 	size_t n;
@@ -343,10 +400,10 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
 		else if (rc != CURLE_AGAIN)
 			a2c->eof = true, moved = 1;
 	}
-	if (a2c->len) {
-		w = send(cfd, a2c->data + a2c->off, a2c->len, MSG_NOSIGNAL);
+	if (a2c->len && (n = paced(pc, cfd, (const unsigned char *)a2c->data + a2c->off, a2c->len, a2c->eof))) {
+		w = send(cfd, a2c->data + a2c->off, n, MSG_NOSIGNAL);
 		if (w > 0)
-			consumed(a2c, (size_t)w), moved = 1;
+			consumed(a2c, (size_t)w), paced_sent(pc, (size_t)w), moved = 1;
 		else if (w < 0 && errno != EAGAIN && errno != EINTR)
 			return -1;
 	}
@@ -371,6 +428,7 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
 void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char *extra, size_t nextra, const int *stop)
 {
 	bool gone = false;
+	struct pacer pc = {.on = u->websocket};
 
 	/* not zeroed: an idle session's buffers stay untouched pages */
 	struct pipe_buf *a2c = xmalloc(sizeof(*a2c)), *c2a = xmalloc(sizeof(*c2a));
@@ -392,9 +450,10 @@ void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char
 	}
 	while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
 		struct pollfd pf[3];
+		bool held;
 		int m;
 
-		while ((m = pump(u->h, cfd, a2c, c2a)) > 0)
+		while ((m = pump(u->h, cfd, a2c, c2a, &pc)) > 0)
 			;
 		if (m < 0 || (a2c->eof && !a2c->len) || (c2a->eof && !c2a->len) || gone)
 			break;
@@ -404,12 +463,14 @@ void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char
 		gone = sk_sock_peer_gone(raw);
 		if (gone)
 			continue;
-		pf[0] = (struct pollfd){.fd = cfd,
-					.events = (short)((room(c2a) ? POLLIN : 0) | (a2c->len ? POLLOUT : 0))};
+		held = pc.on && pc.wait && a2c->len;
+		pf[0] = (struct pollfd){
+			.fd = cfd, .events = (short)((room(c2a) ? POLLIN : 0) | (a2c->len && !held ? POLLOUT : 0))};
 		pf[1] = (struct pollfd){.fd = afd,
 					.events = (short)((room(a2c) ? POLLIN : 0) | (c2a->len ? POLLOUT : 0))};
 		pf[2] = (struct pollfd){.fd = raw, .events = POLLRDHUP};
-		poll(pf, 3, 1000);
+		/* a frame waiting for libmicrohttpd to take the last: look again soon */
+		poll(pf, 3, held ? 1 : 1000);
 	}
 	free(a2c);
 	free(c2a);
