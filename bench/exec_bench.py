@@ -81,6 +81,15 @@ def main():
         from kubernetes.stream import stream
         config.load_kube_config(c.kubeconfig)
         api = client.CoreV1Api()
+        # the Python client's stream(): one exec without kubectl's own start
+        ts = []
+        for _ in range(n + 2):
+            t = time.monotonic()
+            stream(api.connect_get_namespaced_pod_exec, "sh", "default", container="main", command=["true"],
+                   stderr=True, stdin=False, stdout=True, tty=False, _request_timeout=30)
+            ts.append(time.monotonic() - t)
+        ts = sorted(ts[2:])
+        print(f"Python client stream() exec true: {ts[len(ts) // 2] * 1000:.0f} ms median")
         srv = int(subprocess.run(["pgrep", "-f", f"skiff server --data-dir {d}"], capture_output=True,
                                  text=True).stdout.split()[0])
         before = rss_kb(srv)

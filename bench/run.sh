@@ -34,6 +34,10 @@ cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/summary_bench bench/summary_bench.c bu
 # Prometheus scrapes (API server with 10,000 objects, agent with 100 pods) and the per-request cost
 cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/metrics_bench bench/metrics_bench.c build/libskiff.a $LIBS &&
 	run metrics build/bench/metrics_bench 10000 100
+# interactive access through the API server to real containers (root, runtime tools): large
+# transfers against the direct path, exec round trip and 100 sessions' memory
+run stream flock /tmp/skiff-containers.lock /usr/bin/python3 bench/stream_bench.py 64
+run exec flock /tmp/skiff-containers.lock /usr/bin/python3 bench/exec_bench.py 10
 for s in bench/*.sh; do
 	case "$s" in bench/run.sh) continue ;; esac
 	run "$(basename "$s" .sh)" bash "$s"

@@ -164,6 +164,8 @@ void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *dev
 /* /metrics/cadvisor: each pod's and running container's CPU and memory
  * under cAdvisor's names, from the Summary's cgroup readings (malloc'd). */
 char *sk__ag_metrics_cadvisor(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
+/* /metrics/resource: kubelet's resource metrics from the Summary. */
+char *sk__ag_metrics_resource(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
 /* The exposition for an Accept header (malloc'd, caller frees) and its media type. */
 char *sk__ag_metrics_expose(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);
 
@@ -263,6 +265,10 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 void sk__logserver_stop(struct sk_logserver *ls);
 /* Serves new connections with this certificate and key (PEM) from now on. */
 int sk__logserver_set_cert(struct sk_logserver *ls, const char *cert_pem, const char *key_pem, sk_error_t *err);
+/* From an upgrade callback: the connection's relay gets real buffers. */
+struct MHD_Connection;
+struct MHD_UpgradeResponseHandle;
+void sk__logserver_upgraded(struct MHD_Connection *conn, struct MHD_UpgradeResponseHandle *urh);
 
 /* stream.c: kubelet's /exec, /attach and /portForward on the log endpoint
  * (an authorized request); answers the WebSocket upgrade or an error. */

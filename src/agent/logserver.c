@@ -30,6 +30,7 @@
 
 #include "agent/agent-int.h"
 #include "runtime/crilog.h"
+#include "util/mhdup.h"
 #include "util/util.h"
 
 /* A certificate chain and key in GnuTLS's form. Sets replaced by a
@@ -472,15 +473,17 @@ static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection
 	}
 }
 
-/* GET /metrics (the agent's registry) or /metrics/cadvisor (the
- * containers' cgroups), text 0.0.4 or OpenMetrics. */
-static enum MHD_Result serve_metrics(struct sk_logserver *ls, struct MHD_Connection *conn, bool cadvisor)
+/* GET /metrics (the agent's registry), /metrics/cadvisor (the
+ * containers' cgroups) or /metrics/resource (kubelet's resource metrics),
+ * text 0.0.4 or OpenMetrics. */
+static enum MHD_Result serve_metrics(struct sk_logserver *ls, struct MHD_Connection *conn, const char *url)
 {
 	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	const char *ctype;
 	size_t len;
-	char *text = cadvisor ? sk__ag_metrics_cadvisor(ls->a, accept, &len, &ctype)
-			      : sk__ag_metrics_expose(ls->a, accept, &len, &ctype);
+	char *text = !strcmp(url, "/metrics/cadvisor")   ? sk__ag_metrics_cadvisor(ls->a, accept, &len, &ctype)
+		     : !strcmp(url, "/metrics/resource") ? sk__ag_metrics_resource(ls->a, accept, &len, &ctype)
+							 : sk__ag_metrics_expose(ls->a, accept, &len, &ctype);
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result ret;
 
@@ -530,8 +533,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		return sk__stream_serve(ls->a, conn, url);
 	if (strcmp(method, "GET") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed");
-	if (!strcmp(url, "/metrics") || !strcmp(url, "/metrics/cadvisor"))
-		return serve_metrics(ls, conn, !strcmp(url, "/metrics/cadvisor"));
+	if (!strcmp(url, "/metrics") || !strcmp(url, "/metrics/cadvisor") || !strcmp(url, "/metrics/resource"))
+		return serve_metrics(ls, conn, url);
 	if (!strcmp(url, "/stats/summary") || !strcmp(url, "/stats/summary/"))
 		return serve_summary(ls, conn);
 	if (sscanf(url, "/containerLogs/%253[^/]/%253[^/]/%253[^/]", ns, pod, ctr) == 3)
@@ -547,6 +550,32 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	buf[strcspn(buf, "\n")] = '\0';
 	sk_debug("agent", "log endpoint: %s", buf);
+}
+
+/* Each connection's socket context is a slot for its upgrade relay's
+ * buffers (util/mhdup.h), freed once libmicrohttpd has closed it. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	(void)cls;
+	(void)conn;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_ctx = xzalloc(sizeof(void *));
+		return;
+	}
+	if (*socket_ctx)
+		free(*(void **)*socket_ctx);
+	free(*socket_ctx);
+	*socket_ctx = NULL;
+}
+
+void sk__logserver_upgraded(struct MHD_Connection *conn, struct MHD_UpgradeResponseHandle *urh)
+{
+	const union MHD_ConnectionInfo *sc = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	void **slot = sc ? sc->socket_context : NULL;
+
+	if (slot && !*slot)
+		*slot = sk_mhd_upgrade_buffers(urh, SK_MHD_UPGRADE_BUF);
 }
 
 static bool local_address(struct in_addr want)
@@ -588,15 +617,15 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 	 * an address here (behind NAT) is served on every address */
 	if (inet_pton(AF_INET, a->node_ip, &sa.sin_addr) != 1 || !local_address(sa.sin_addr))
 		sa.sin_addr.s_addr = htonl(INADDR_ANY);
-	ls->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS |
-					 MHD_USE_ERROR_LOG | MHD_USE_POLL | MHD_ALLOW_UPGRADE,
-				 (uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa,
-				 /* the certificate is looked up per handshake: it rotates */
-				 MHD_OPTION_HTTPS_CERT_CALLBACK, retrieve_cert, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls,
-				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
-				 /* asks callers for a certificate of the cluster CA (access.c checks it) */
-				 a->o.ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, a->o.ca_pem,
-				 MHD_OPTION_END);
+	ls->d = MHD_start_daemon(
+		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS | MHD_USE_ERROR_LOG |
+			MHD_USE_POLL | MHD_ALLOW_UPGRADE,
+		(uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa,
+		/* the certificate is looked up per handshake: it rotates */
+		MHD_OPTION_HTTPS_CERT_CALLBACK, retrieve_cert, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+		/* asks callers for a certificate of the cluster CA (access.c checks it) */
+		a->o.ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, a->o.ca_pem, MHD_OPTION_END);
 	if (!ls->d) {
 		sk_error_set(err, SK_EINTERNAL, "log endpoint: cannot listen on %s:%d", a->node_ip, *port);
 		sk__logserver_stop(ls);

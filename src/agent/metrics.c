@@ -392,3 +392,76 @@ char *sk__ag_metrics_cadvisor(struct sk_agent *a, const char *accept, size_t *le
 	sk_metrics_free(r);
 	return text;
 }
+
+/* ---- /metrics/resource ---- */
+
+/* kubelet's resource metrics endpoint (pkg/kubelet/metrics/collectors/
+ * resource_metrics.go): the Summary's CPU and working set of the node, each
+ * pod and each container, with upstream's names and help texts; a fresh
+ * registry per scrape. Upstream stamps each sample with the time it was
+ * read; these go without (Prometheus takes the scrape's time). */
+char *sk__ag_metrics_resource(struct sk_agent *a, const char *accept, size_t *len, const char **ctype)
+{
+	static const char *const cl[] = {"container", "namespace", "pod", NULL};
+	static const char *const pl[] = {"namespace", "pod", NULL};
+	sk_metrics *r = sk_metrics_new();
+	cleanup_json json_t *sum = sk__ag_stats_summary(a);
+	int om = sk_metrics_wants_openmetrics(accept);
+	sk_metric_family *ncpu, *nmem, *ccpu, *cmem, *cstart, *pcpu, *pmem, *err;
+	json_t *node = json_object_get(sum, "node"), *p, *v;
+	bool failed = !json_is_object(node) || !json_is_object(json_object_get(node, "cpu"));
+	size_t i;
+	char *text;
+
+	ncpu = sk_metrics_family(r, SK_METRIC_COUNTER, "node_cpu_usage_seconds_total",
+				 "[STABLE] Cumulative cpu time consumed by the node in core-seconds", NULL, NULL, NULL,
+				 0);
+	nmem = sk_metrics_family(r, SK_METRIC_GAUGE, "node_memory_working_set_bytes",
+				 "[STABLE] Current working set of the node in bytes", NULL, NULL, NULL, 0);
+	ccpu = sk_metrics_family(r, SK_METRIC_COUNTER, "container_cpu_usage_seconds_total",
+				 "[STABLE] Cumulative cpu time consumed by the container in core-seconds", NULL, cl,
+				 NULL, 0);
+	cmem = sk_metrics_family(r, SK_METRIC_GAUGE, "container_memory_working_set_bytes",
+				 "[STABLE] Current working set of the container in bytes", NULL, cl, NULL, 0);
+	cstart = sk_metrics_family(r, SK_METRIC_GAUGE, "container_start_time_seconds",
+				   "[STABLE] Start time of the container since unix epoch in seconds", NULL, cl, NULL,
+				   0);
+	pcpu = sk_metrics_family(r, SK_METRIC_COUNTER, "pod_cpu_usage_seconds_total",
+				 "[STABLE] Cumulative cpu time consumed by the pod in core-seconds", NULL, pl, NULL, 0);
+	pmem = sk_metrics_family(r, SK_METRIC_GAUGE, "pod_memory_working_set_bytes",
+				 "[STABLE] Current working set of the pod in bytes", NULL, pl, NULL, 0);
+	err = sk_metrics_family(r, SK_METRIC_GAUGE, "resource_scrape_error",
+				"[STABLE] 1 if there was an error while getting container metrics, 0 otherwise", NULL,
+				NULL, NULL, 0);
+	if (json_is_integer(v = sk_kube_jget(node, "cpu.usageCoreNanoSeconds")))
+		sk_metric_set(ncpu, NULL, (double)json_integer_value(v) / 1e9);
+	if (json_is_integer(v = sk_kube_jget(node, "memory.workingSetBytes")))
+		sk_metric_set(nmem, NULL, (double)json_integer_value(v));
+	json_array_foreach(json_object_get(sum, "pods"), i, p) {
+		const char *ns = sk_kube_jstr(p, "podRef.namespace") ?: "", *pod = sk_kube_jstr(p, "podRef.name") ?: "";
+		const char *pv[] = {ns, pod};
+		json_t *c;
+		size_t j;
+
+		if (json_is_integer(v = sk_kube_jget(p, "cpu.usageCoreNanoSeconds")))
+			sk_metric_set(pcpu, pv, (double)json_integer_value(v) / 1e9);
+		if (json_is_integer(v = sk_kube_jget(p, "memory.workingSetBytes")))
+			sk_metric_set(pmem, pv, (double)json_integer_value(v));
+		json_array_foreach(json_object_get(p, "containers"), j, c) {
+			const char *cv[] = {sk_kube_jstr(c, "name") ?: "", ns, pod};
+			int64_t start;
+
+			if (json_is_integer(v = sk_kube_jget(c, "cpu.usageCoreNanoSeconds")))
+				sk_metric_set(ccpu, cv, (double)json_integer_value(v) / 1e9);
+			if (json_is_integer(v = sk_kube_jget(c, "memory.workingSetBytes")))
+				sk_metric_set(cmem, cv, (double)json_integer_value(v));
+			if (sk_kube_jstr(c, "startTime") && sk_time_parse(sk_kube_jstr(c, "startTime"), &start) == 0)
+				sk_metric_set(cstart, cv, (double)start);
+		}
+	}
+	sk_metric_set(err, NULL, failed ? 1 : 0);
+	*ctype = om ? SK_METRICS_OPENMETRICS_TYPE : SK_METRICS_TEXT_TYPE;
+	text = sk_metrics_expose(r, om, len);
+	sk_metrics_free(r);
+	return text;
+}

@@ -776,6 +776,7 @@ int sk__ag_container_config(struct sk_agent *a, struct apod *p, json_t *pod, jso
 	cfg->stdin_open = json_is_true(json_object_get(cs, "stdin"));
 	cfg->stdin_once = json_is_true(json_object_get(cs, "stdinOnce"));
 	cfg->host_pid = json_is_true(sk_kube_jget(pod, "spec.hostPID"));
+	cfg->host_ipc = json_is_true(sk_kube_jget(pod, "spec.hostIPC"));
 	cfg->log_path = sk__ag_arena_keep(ar, sk_crilog_path(p->log_dir, k->name, k->restarts));
 	*reason = NULL;
 	return 0;

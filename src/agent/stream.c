@@ -988,7 +988,8 @@ static void *session_main(void *arg)
 			run_exec(s);
 		wslay_event_context_free(s->ws);
 	}
-	sk_sock_drain_shutdown(s->sock, 2000);
+	/* libmicrohttpd's relay took what the session wrote: it sends it before it closes */
+	sk_sock_wait_taken(s->sock, 2000);
 	MHD_upgrade_action(s->urh, MHD_UPGRADE_ACTION_CLOSE);
 	sess_free(s);
 	__atomic_sub_fetch(&nsessions, 1, __ATOMIC_RELEASE);
@@ -1005,6 +1006,7 @@ static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, cons
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 
 	(void)con_cls;
+	sk__logserver_upgraded(conn, urh);
 	s->sock = sock;
 	s->raw = ci ? ci->connect_fd : -1;
 	s->urh = urh;

@@ -1,14 +1,17 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -18,6 +21,7 @@
 #include "api/authn.h"
 #include "api/http.h"
 #include "api/logs.h"
+#include "util/mhdup.h"
 #include "util/netif.h"
 #include "api/stream.h"
 #include "util/util.h"
@@ -55,6 +59,7 @@ typedef struct conn_rec {
 	int cert_checked, cert_rc; /* cert_rc: sk_authn_session's */
 	sk_user *cert_user;
 	int64_t cert_until; /* monotonic ns */
+	void *upbuf;        /* the upgrade relay's buffers (util/mhdup.h), freed at close */
 } conn_rec;
 
 struct conn_list {
@@ -528,6 +533,7 @@ static void conn_closed(sk_http *h, void **socket_ctx)
 	h->nconns--;
 	pthread_mutex_unlock(&h->cmu);
 	sk_user_free(r->cert_user);
+	free(r->upbuf);
 	free(r);
 	*socket_ctx = NULL;
 }
@@ -826,12 +832,41 @@ static void relay_free(struct relay *rl)
 	free(rl);
 }
 
+/* The end of an upgraded connection. libmicrohttpd 0.9.75's close is racy
+ * under its edge-triggered loop: its shutdown of the socketpair comes
+ * before the handle is marked closed, and an end of stream it reads first
+ * finishes one direction only; the handle is then looked at again only
+ * when the client sends something, so a client waiting for the server to
+ * close (the Python client, whose select() does not see frames its TLS
+ * layer already holds) waits forever. So once libmicrohttpd has taken all
+ * the relay wrote (the socketpair's queue empty) and the client has
+ * acknowledged all of it (the TCP send queue empty, seen twice 20 ms
+ * apart), the client's TCP connection is shut for writing here: the client
+ * reads the rest and closes, which ends libmicrohttpd's side. At most 5 s. */
+static void relay_flush_close(int sock, int raw)
+{
+	int64_t until = sk_mono_ns() + 5000000000LL;
+	int quiet = 0;
+
+	while (raw >= 0 && quiet < 2 && sk_mono_ns() < until) {
+		int a = 0, b = 0;
+
+		if (ioctl(sock, SIOCOUTQ, &a) < 0 || ioctl(raw, SIOCOUTQ, &b) < 0)
+			break;
+		quiet = a == 0 && b == 0 ? quiet + 1 : 0;
+		if (quiet < 2)
+			poll(NULL, 0, 20);
+	}
+	if (raw >= 0)
+		shutdown(raw, SHUT_WR);
+}
+
 static void *relay_thread(void *arg)
 {
 	struct relay *rl = arg;
 
 	sk_api_upgrade_relay(rl->u, rl->sock, rl->raw, rl->extra, rl->nextra, &rl->h->stopping);
-	sk_sock_drain_shutdown(rl->sock, 2000);
+	relay_flush_close(rl->sock, rl->raw);
 	MHD_upgrade_action(rl->urh, MHD_UPGRADE_ACTION_CLOSE);
 	relay_free(rl);
 	return NULL;
@@ -846,8 +881,13 @@ static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, cons
 	pthread_t t;
 
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *sc = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	conn_rec *r = sc ? sc->socket_context : NULL;
 
 	(void)con_cls;
+	/* libmicrohttpd 0.9.75 would relay the TLS side 4 bytes at a time */
+	if (r && !r->upbuf)
+		r->upbuf = sk_mhd_upgrade_buffers(urh, SK_MHD_UPGRADE_BUF);
 	rl->sock = sock;
 	rl->raw = ci ? ci->connect_fd : -1;
 	rl->urh = urh;

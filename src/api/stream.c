@@ -12,6 +12,9 @@
 #include <poll.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/sockios.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "api/api-int.h"
@@ -26,6 +29,7 @@ struct sk_api_upgrade {
 	size_t nhdr;
 	char *left; /* bytes the agent sent after its 101 */
 	size_t nleft;
+	bool websocket; /* the agent answered a WebSocket upgrade */
 };
 
 void sk_api_upgrade_free(struct sk_api_upgrade *u)
@@ -248,6 +252,7 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 		char *v = head_value(in.s, (size_t)head, back_headers[i]);
 
 		if (v) {
+			u->websocket |= !strcmp(back_headers[i], "Sec-WebSocket-Accept");
 			u->names[u->nhdr] = xstrdup(back_headers[i]);
 			u->values[u->nhdr++] = v;
 		}
@@ -305,44 +310,105 @@ void sk__handle_stream(sk_api *api, const sk_api_request *req, const sk_path *p,
 
 /* ---- the relay ---- */
 
+/* One direction: the bytes waiting are data[off, off + len); a send takes
+ * from the front without moving the rest, reads append while there is room
+ * at the end, and an empty buffer starts over at 0. */
 struct pipe_buf {
 	char data[RELAY_BUF];
-	size_t len;
+	size_t off, len;
 	bool eof;
 };
 
 static void consumed(struct pipe_buf *b, size_t n)
 {
-	memmove(b->data, b->data + n, b->len - n);
 	b->len -= n;
+	b->off = b->len ? b->off + n : 0;
+	if (b->off >= RELAY_BUF / 2) { /* at most half a buffer moves, once per half a buffer sent */
+		memmove(b->data, b->data + b->off, b->len);
+		b->off = 0;
+	}
+}
+
+static size_t room(const struct pipe_buf *b) { return b->eof ? 0 : RELAY_BUF - b->off - b->len; }
+
+/* Towards the client, a WebSocket stream goes to libmicrohttpd one frame
+ * at a time, the next once it took the last (the socketpair's queue
+ * empty), so each of its TLS records carries at most one frame: a client
+ * that waits on its socket after each frame (the Python client's select())
+ * would not see a second frame its TLS layer already decrypted. Only the
+ * frame's length is read here (RFC 6455 5.2), the bytes go on unchanged. */
+struct pacer {
+	bool on;
+	uint64_t left; /* of the frame being sent */
+	bool wait;     /* a frame went out: the next waits for the queue to empty */
+};
+
+/* How many of the n bytes at p may go now: up to the current frame's end;
+ * 0 while the previous frame is still queued or a header is incomplete. */
+static size_t paced(struct pacer *pc, int cfd, const unsigned char *p, size_t n, bool eof)
+{
+	if (!pc->on)
+		return n;
+	if (pc->left == 0) {
+		uint64_t len, hl = 2;
+
+		if (pc->wait) {
+			int q = 0;
+
+			if (ioctl(cfd, SIOCOUTQ, &q) == 0 && q > 0)
+				return 0;
+			pc->wait = false;
+		}
+		if (n < 2)
+			return eof ? n : 0;
+		len = p[1] & 0x7f;
+		hl += (len == 126 ? 2 : len == 127 ? 8 : 0) + (p[1] & 0x80 ? 4 : 0);
+		if (n < hl)
+			return eof ? n : 0;
+		if (len == 126)
+			len = (uint64_t)p[2] << 8 | p[3];
+		else if (len == 127)
+			for (int i = 0; i < 8; i++)
+				len = (i ? len << 8 : 0) | p[2 + i];
+		pc->left = hl + len < hl ? UINT64_MAX : hl + len;
+	}
+	return n < pc->left ? n : (size_t)pc->left;
+}
+
+static void paced_sent(struct pacer *pc, size_t n)
+{
+	if (!pc->on)
+		return;
+	pc->left -= n;
+	pc->wait = pc->left == 0;
 }
 
 /* One pass over the four directions; returns whether anything moved, -1 on
  * a broken side. */
-static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
+static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a, struct pacer *pc)
 {
 	int moved = 0;
 	size_t n;
 	ssize_t w;
 	CURLcode rc;
 
-	if (!a2c->eof && a2c->len < RELAY_BUF) {
+	if (room(a2c)) {
 		n = 0;
-		rc = curl_easy_recv(h, a2c->data + a2c->len, RELAY_BUF - a2c->len, &n);
+		rc = curl_easy_recv(h, a2c->data + a2c->off + a2c->len, room(a2c), &n);
 		if (rc == CURLE_OK && n > 0)
 			a2c->len += n, moved = 1;
 		else if (rc != CURLE_AGAIN)
 			a2c->eof = true, moved = 1;
 	}
-	if (a2c->len) {
-		w = send(cfd, a2c->data, a2c->len, MSG_NOSIGNAL);
+	if (a2c->len && (n = paced(pc, cfd, (const unsigned char *)a2c->data + a2c->off, a2c->len, a2c->eof))) {
+		w = send(cfd, a2c->data + a2c->off, n, MSG_NOSIGNAL);
 		if (w > 0)
-			consumed(a2c, (size_t)w), moved = 1;
+			consumed(a2c, (size_t)w), paced_sent(pc, (size_t)w), moved = 1;
 		else if (w < 0 && errno != EAGAIN && errno != EINTR)
 			return -1;
 	}
-	if (!c2a->eof && c2a->len < RELAY_BUF) {
-		w = recv(cfd, c2a->data + c2a->len, RELAY_BUF - c2a->len, 0);
+	if (room(c2a)) {
+		w = recv(cfd, c2a->data + c2a->off + c2a->len, room(c2a), 0);
 		if (w > 0)
 			c2a->len += (size_t)w, moved = 1;
 		else if (w == 0 || (errno != EAGAIN && errno != EINTR))
@@ -350,7 +416,7 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
 	}
 	if (c2a->len) {
 		n = 0;
-		rc = curl_easy_send(h, c2a->data, c2a->len, &n);
+		rc = curl_easy_send(h, c2a->data + c2a->off, c2a->len, &n);
 		if (rc == CURLE_OK && n > 0)
 			consumed(c2a, n), moved = 1;
 		else if (rc != CURLE_AGAIN && rc != CURLE_OK)
@@ -362,11 +428,15 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a)
 void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char *extra, size_t nextra, const int *stop)
 {
 	bool gone = false;
+	struct pacer pc = {.on = u->websocket};
 
-	struct pipe_buf *a2c = xzalloc(sizeof(*a2c)), *c2a = xzalloc(sizeof(*c2a));
+	/* not zeroed: an idle session's buffers stay untouched pages */
+	struct pipe_buf *a2c = xmalloc(sizeof(*a2c)), *c2a = xmalloc(sizeof(*c2a));
 	curl_socket_t afd = CURL_SOCKET_BAD;
 	int fl = fcntl(cfd, F_GETFL);
 
+	a2c->off = a2c->len = c2a->off = c2a->len = 0;
+	a2c->eof = c2a->eof = false;
 	fcntl(cfd, F_SETFL, fl | O_NONBLOCK);
 	curl_easy_getinfo(u->h, CURLINFO_ACTIVESOCKET, &afd);
 	if (nextra > RELAY_BUF)
@@ -380,9 +450,10 @@ void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char
 	}
 	while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
 		struct pollfd pf[3];
+		bool held;
 		int m;
 
-		while ((m = pump(u->h, cfd, a2c, c2a)) > 0)
+		while ((m = pump(u->h, cfd, a2c, c2a, &pc)) > 0)
 			;
 		if (m < 0 || (a2c->eof && !a2c->len) || (c2a->eof && !c2a->len) || gone)
 			break;
@@ -392,14 +463,14 @@ void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char
 		gone = sk_sock_peer_gone(raw);
 		if (gone)
 			continue;
+		held = pc.on && pc.wait && a2c->len;
 		pf[0] = (struct pollfd){
-			.fd = cfd,
-			.events = (short)((!c2a->eof && c2a->len < RELAY_BUF ? POLLIN : 0) | (a2c->len ? POLLOUT : 0))};
-		pf[1] = (struct pollfd){
-			.fd = afd,
-			.events = (short)((!a2c->eof && a2c->len < RELAY_BUF ? POLLIN : 0) | (c2a->len ? POLLOUT : 0))};
+			.fd = cfd, .events = (short)((room(c2a) ? POLLIN : 0) | (a2c->len && !held ? POLLOUT : 0))};
+		pf[1] = (struct pollfd){.fd = afd,
+					.events = (short)((room(a2c) ? POLLIN : 0) | (c2a->len ? POLLOUT : 0))};
 		pf[2] = (struct pollfd){.fd = raw, .events = POLLRDHUP};
-		poll(pf, 3, 1000);
+		/* a frame waiting for libmicrohttpd to take the last: look again soon */
+		poll(pf, 3, held ? 1 : 1000);
 	}
 	free(a2c);
 	free(c2a);

@@ -301,7 +301,7 @@ static json_t *mounts(const struct sk_container_config *c)
 		m, mount_entry("/sys", "sysfs", "sysfs", json_pack("[ssss]", "nosuid", "noexec", "nodev", sys_ro)));
 	json_array_append_new(m, mount_entry("/sys/fs/cgroup", "cgroup", "cgroup",
 					     json_pack("[sssss]", "nosuid", "noexec", "nodev", "relatime", sys_ro)));
-	json_array_append_new(m, bind_entry("/dev/shm", sb->shm_path, false, "rprivate"));
+	json_array_append_new(m, bind_entry("/dev/shm", c->host_ipc ? "/dev/shm" : sb->shm_path, false, "rprivate"));
 	json_array_append_new(m, bind_entry("/etc/hosts", sb->hosts_path, c->readonly_rootfs, "rprivate"));
 	json_array_append_new(m, bind_entry("/etc/resolv.conf", sb->resolv_path, c->readonly_rootfs, "rprivate"));
 	json_array_append_new(m, bind_entry("/etc/hostname", sb->hostname_path, c->readonly_rootfs, "rprivate"));
@@ -317,7 +317,11 @@ static json_t *mounts(const struct sk_container_config *c)
 static json_t *namespaces(const struct sk_container_config *c)
 {
 	const struct sk_sandbox *sb = c->sandbox;
-	json_t *ns = json_pack("[{s:s}, {s:s, s:s}]", "type", "mount", "type", "ipc", "path", sb->ipc_path);
+	json_t *ns = json_pack("[{s:s}]", "type", "mount");
+
+	/* hostIPC: no IPC namespace entry, the runtime's own (the host's) stays */
+	if (!c->host_ipc)
+		json_array_append_new(ns, json_pack("{s:s, s:s}", "type", "ipc", "path", sb->ipc_path));
 
 	if (c->pid_ns)
 		json_array_insert_new(ns, 0, json_pack("{s:s, s:s}", "type", "pid", "path", c->pid_ns));

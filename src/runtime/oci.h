@@ -98,6 +98,7 @@ struct sk_container_config {
 	bool stdin_once;       /* that stdin closes when the first attach client leaves */
 	const char *pid_ns;    /* a PID namespace to join (an ephemeral container's target), or NULL */
 	bool host_pid;         /* the host's PID namespace (spec.hostPID) */
+	bool host_ipc;         /* the host's IPC namespace and /dev/shm (spec.hostIPC) */
 
 	/* Used by sk_container_create (container.h), not by the spec. */
 	const char *image_id; /* recorded in the container state */

@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
@@ -316,24 +318,13 @@ bool sk_sock_peer_gone(int fd)
 	return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
-void sk_sock_drain_shutdown(int fd, int timeout_ms)
+void sk_sock_wait_taken(int fd, int timeout_ms)
 {
 	int64_t until = sk_mono_ns() + (int64_t)timeout_ms * 1000000;
-	char buf[4096];
+	int q = 0;
 
-	if (fd < 0 || shutdown(fd, SHUT_WR) < 0)
-		return;
-	for (;;) {
-		int64_t left = (until - sk_mono_ns()) / 1000000;
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		ssize_t n;
-
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-			return;
-		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-			return;
-	}
+	while (fd >= 0 && ioctl(fd, SIOCOUTQ, &q) == 0 && q > 0 && sk_mono_ns() < until)
+		poll(NULL, 0, 5);
 }
 
 void sk_strbuf_add(sk_strbuf *b, const char *s, size_t n)

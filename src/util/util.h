@@ -139,11 +139,11 @@ int sk_write_file(const char *path, const void *data, size_t len, int mode);
 /* mkdir -p. */
 int sk_mkdir_p(const char *path, int mode);
 
-/* Ends a stream socket gracefully: shuts down the write side, then reads and
- * drops what comes until the peer closes or timeout_ms passes, so that what
- * was written reaches the peer before the caller closes (libmicrohttpd's
+/* Waits until the peer has taken all that was written to a local stream
+ * socket (its send queue, SIOCOUTQ, is empty) or timeout_ms passed, so that
+ * what was written is taken before the caller closes (libmicrohttpd's
  * upgraded connections drop what is still in their socketpair on close). */
-void sk_sock_drain_shutdown(int fd, int timeout_ms);
+void sk_sock_wait_taken(int fd, int timeout_ms);
 /* Whether the peer of stream socket fd closed its side (or the connection
  * failed), without reading: libmicrohttpd does not pass a TLS client's
  * close on to an upgraded connection's socketpair, its own socket tells. */

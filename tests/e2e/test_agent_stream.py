@@ -390,11 +390,17 @@ def test_debug_ephemeral_target_copy_and_node(emb):
     marker = os.path.join(tempfile.mkdtemp(prefix="skiff-dbg-"), "marker")
     with open(marker, "w") as f:
         f.write("node-root-ok\n")
+    # hostIPC (set by kubectl debug node/): the host's IPC namespace, where a pod has its own
+    host_ipc = os.readlink("/proc/self/ns/ipc")
+    assert kexec(c, "sh", "-c", "main", "--", "readlink", "/proc/self/ns/ipc").stdout.strip() != host_ipc
     r = kubectl_tty(c, "debug", f"node/{c.node}", "-it", "--image=busybox:1", "--",
-                    "sh", input=f"cat /host{marker}; ps -o args | grep -c 'skiff serve[r]'; exit\n")
+                    "sh", input=f"cat /host{marker}; ps -o args | grep -c 'skiff serve[r]'; "
+                    "echo ipc=$(readlink /proc/self/ns/ipc); exit\n")
     assert "node-root-ok" in r.stdout and "Creating debugging pod node-debugger-" in r.stdout, r
+    assert f"ipc={host_ipc}" in r.stdout, r
     pods = [p for p in c.kjson("get", "pods")["items"] if p["metadata"]["name"].startswith("node-debugger-")]
     assert len(pods) == 1 and pods[0]["spec"]["hostPID"] and pods[0]["spec"]["hostNetwork"]
+    assert pods[0]["spec"]["hostIPC"]
     assert pods[0]["spec"]["nodeName"] == c.node
     c.kubectl("delete", "pod", pods[0]["metadata"]["name"], "--grace-period=1", "--wait=false")
     shutil.rmtree(os.path.dirname(marker), ignore_errors=True)

@@ -117,6 +117,21 @@ def test_summary_api_reports_node_and_pods(cluster):
     assert burn["name"] == "burn" and burn["cpu"]["usageCoreNanoSeconds"] > 0
     assert burn["memory"]["workingSetBytes"] > 0 and "startTime" in burn
     assert pods["burner"]["cpu"]["usageCoreNanoSeconds"] >= burn["cpu"]["usageCoreNanoSeconds"]
+    # kubelet's /metrics/resource (authorized as nodes/metrics on the agent), from the same cgroups
+    text = c.kubectl("get", "--raw", f"/api/v1/nodes/{c.node}/proxy/metrics/resource").stdout
+    vals = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            k, v = line.rsplit(" ", 1)
+            vals[k] = float(v)
+    assert "# TYPE node_cpu_usage_seconds_total counter" in text and vals["node_cpu_usage_seconds_total"] > 0
+    assert vals["node_memory_working_set_bytes"] > 0 and vals["resource_scrape_error"] == 0
+    ref = '{container="burn",namespace="default",pod="burner"}'
+    assert vals["container_cpu_usage_seconds_total" + ref] > 0
+    assert vals["container_memory_working_set_bytes" + ref] > 0
+    assert vals["container_start_time_seconds" + ref] > 1e9
+    assert vals['pod_cpu_usage_seconds_total{namespace="default",pod="burner"}'] > 0
+    assert vals['pod_memory_working_set_bytes{namespace="default",pod="burner"}'] > 0
     # without a credential the agent refuses
     req = urllib.request.Request(kubelet_url(c))
     with pytest.raises(urllib.error.HTTPError) as e:

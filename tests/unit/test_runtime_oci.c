@@ -211,6 +211,30 @@ static void test_privileged(void **state)
 	assert_true(json_is_true(json_object_get(json_array_get(GET(spec, "linux", "resources", "devices"), 0), "allow")));
 }
 
+/* hostIPC (and hostPID): no namespace entry, so the runtime's own (the
+ * host's) stays; /dev/shm is the host's. */
+static void test_host_namespaces(void **state)
+{
+	struct sk_container_config c;
+	sk_error_t err = {0};
+	cleanup_json json_t *spec = NULL;
+	json_t *m;
+
+	(void)state;
+	base(&c);
+	c.host_ipc = true;
+	c.host_pid = true;
+	spec = sk_oci_spec(&c, &err);
+	assert_non_null(spec);
+	assert_null(ns_path(spec, "ipc"));
+	assert_null(ns_path(spec, "pid"));
+	assert_string_equal(ns_path(spec, "network"), sandbox.netns_path);
+	assert_string_equal(ns_path(spec, "mount"), "");
+	m = find_mount(spec, "/dev/shm");
+	assert_non_null(m);
+	assert_string_equal(json_string_value(json_object_get(m, "source")), "/dev/shm");
+}
+
 static void test_invalid(void **state)
 {
 	struct sk_container_config c;
@@ -261,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_security_and_volumes),
 		cmocka_unit_test(test_privileged),
+		cmocka_unit_test(test_host_namespaces),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_numbers_and_paths),
 		cmocka_unit_test(test_cni_conflist),
