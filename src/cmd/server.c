@@ -8,25 +8,18 @@
 
 #include "cmd/cmd.h"
 #include "kube/cidr.h"
+#include "kube/duration.h"
 #include "server/server.h"
 #include "util/util.h"
 
-/* A Go duration of one unit ("15s", "500ms", "1.5m", "1h") in ms; -1 when it is none. */
+/* A positive Go duration ("15s", "500ms", "1.5m", "1h") in ms; -1 when it is none. */
 static int64_t duration_ms(const char *s)
 {
-	static const struct {
-		const char *unit;
-		double ms;
-	} units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
-	char *end;
-	double v = strtod(s, &end);
+	int64_t ns;
 
-	if (end == s || v <= 0 || v > 1e9)
+	if (sk_kube_duration_parse(s, &ns, NULL) < 0 || ns < 1000000 || ns > 1000000000LL * 1000000)
 		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit))
-			return (int64_t)(v * units[i].ms);
-	return -1;
+	return ns / 1000000;
 }
 
 static void usage(FILE *f)
@@ -114,31 +107,24 @@ static void node_timing(const char *env, const char *flag, const char *arg)
 		die("%s: %s", flag, strerror(errno));
 }
 
-/* A Go duration flag ("15s", "5m0s", "1h", "90") in whole seconds, at least 1. */
+/* A Go duration flag ("15s", "5m0s", "1h"; a bare number is seconds) in
+ * whole seconds, at least 1. */
 static int duration_flag(const char *flag, const char *arg)
 {
-	const char *p = arg;
-	double total = 0;
+	int64_t ns;
+	char *end;
+	double secs = strtod(arg, &end);
 
-	while (*p) {
-		char *end;
-		double v = strtod(p, &end);
+	if (end == arg || *end || arg[strspn(arg, "0123456789.")]) {
+		sk_error_t err = {0};
 
-		if (end == p || v < 0)
-			die("%s: want a duration such as 15s or 5m0s, got \"%s\"", flag, arg);
-		if (!*end || *end == 's')
-			total += v;
-		else if (*end == 'm' && end[1] != 's')
-			total += v * 60;
-		else if (*end == 'h')
-			total += v * 3600;
-		else
-			die("%s: want a duration such as 15s or 5m0s, got \"%s\"", flag, arg);
-		p = *end ? end + 1 : end;
+		if (sk_kube_duration_parse(arg, &ns, &err) < 0)
+			die("%s: want a duration such as 15s or 5m0s: %s", flag, err.msg);
+		secs = (double)ns / 1e9;
 	}
-	if (total < 1 || total > 86400 * 365)
+	if (secs < 1 || secs > 86400 * 365)
 		die("%s: want a duration of at least 1s, got \"%s\"", flag, arg);
-	return (int)total;
+	return (int)secs;
 }
 
 static unsigned count_flag(const char *flag, const char *arg)

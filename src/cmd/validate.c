@@ -19,6 +19,7 @@
 
 #include "client/client.h"
 #include "cmd/cmd.h"
+#include "kube/duration.h"
 #include "util/quantity.h"
 #include "util/util.h"
 
@@ -83,46 +84,27 @@ static void nap(void)
 	nanosleep(&ts, NULL);
 }
 
-/* A Go duration ("1.5s", "250ms", "1m30s", "2h"); a bare number is seconds.
- * Returns seconds, or -1. *end (when not NULL) gets where it stopped. */
+/* A Go duration ("1.5s", "250ms", "1m30s", "2h"; a bare number is
+ * seconds) up to a space, ')' or the end. Returns seconds, or -1. *end
+ * (when not NULL) gets where it stopped. */
 static double parse_duration(const char *s, const char **end)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"µs", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}};
-	double total = 0;
-	bool any = false;
+	size_t n = strcspn(s, " )");
+	char word[64], *e;
+	int64_t ns;
+	double v;
 
-	while (*s && ((*s >= '0' && *s <= '9') || *s == '.')) {
-		char *e;
-		double v = strtod(s, &e);
-		size_t i;
-
-		if (e == s)
-			return -1;
-		s = e;
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-			size_t n = strlen(units[i].unit);
-
-			/* "m" must not take the "m" of "ms" */
-			if (!strncmp(s, units[i].unit, n) && !(n == 1 && s[0] == 'm' && s[1] == 's'))
-				break;
-		}
-		if (i == sizeof(units) / sizeof(units[0])) {
-			if (any || (*s && *s != ' ' && *s != ')'))
-				return -1;
-			total = v; /* a bare number: seconds */
-			any = true;
-			break;
-		}
-		total += v * units[i].mult;
-		s += strlen(units[i].unit);
-		any = true;
-	}
+	if (!n || n >= sizeof(word))
+		return -1;
+	memcpy(word, s, n);
+	word[n] = 0;
 	if (end)
-		*end = s;
-	return any ? total : -1;
+		*end = s + n;
+	if (!word[strspn(word, "0123456789.")]) {
+		v = strtod(word, &e);
+		return e != word && !*e ? v : -1;
+	}
+	return sk_kube_duration_parse(word, &ns, NULL) == 0 && ns >= 0 ? (double)ns / 1e9 : -1;
 }
 
 static void fmt_duration(double secs, char *buf, size_t len)

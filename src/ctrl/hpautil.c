@@ -7,40 +7,18 @@
 
 #include "ctrl/hpautil.h"
 #include "kube/condition.h"
+#include "kube/duration.h"
 #include "kube/object.h"
 #include "kube/quantity.h"
 #include "util/util.h"
 
-/* Go's time.ParseDuration for what a metrics API writes ("30s", "1m0s",
- * "10.5s", "500ms"); seconds, 0 when unreadable. */
+/* A metrics API's window ("30s", "1m0s", "10.5s", "500ms") in seconds, 0
+ * when unreadable. */
 static double duration_secs(const char *s)
 {
-	double total = 0;
+	int64_t ns;
 
-	while (s && *s) {
-		char *end;
-		double v = strtod(s, &end);
-
-		if (end == s)
-			return 0;
-		if (!strncmp(end, "ms", 2)) {
-			total += v / 1000;
-			end += 2;
-		} else if (*end == 'h') {
-			total += v * 3600;
-			end++;
-		} else if (*end == 'm') {
-			total += v * 60;
-			end++;
-		} else if (*end == 's') {
-			total += v;
-			end++;
-		} else {
-			return 0;
-		}
-		s = end;
-	}
-	return total;
+	return s && sk_kube_duration_parse(s, &ns, NULL) == 0 && ns > 0 ? (double)ns / 1e9 : 0;
 }
 
 json_t *sk_hpa_pod_metrics(json_t *list, const char *resource, const char *container)

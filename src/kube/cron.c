@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "kube/cron.h"
+#include "kube/duration.h"
 #include "util/util.h"
 
 #define STAR (1ULL << 63)
@@ -129,63 +130,6 @@ static int parse_field(const char *s, size_t n, const bounds *b, uint64_t *bits,
 	}
 }
 
-/* Go's time.ParseDuration, in nanoseconds; -1 with its message. */
-static int parse_duration(const char *orig, int64_t *out, sk_error_t *err)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {{"ns", 1},   {"us", 1e3}, {"\xc2\xb5s", 1e3}, {"\xce\xbcs", 1e3},
-		     {"ms", 1e6}, {"s", 1e9},  {"m", 60e9},        {"h", 3600e9}};
-	const char *s = orig;
-	double total = 0;
-	int neg = 0;
-
-	if (*s == '-' || *s == '+')
-		neg = *s++ == '-';
-	if (!strcmp(s, "0")) {
-		*out = 0;
-		return 0;
-	}
-	if (!*s)
-		goto invalid;
-	while (*s) {
-		const char *start = s, *u;
-		size_t ul, i;
-		double v;
-
-		if (!(*s == '.' || (*s >= '0' && *s <= '9')))
-			goto invalid;
-		while (*s >= '0' && *s <= '9')
-			s++;
-		if (*s == '.')
-			for (s++; *s >= '0' && *s <= '9'; s++)
-				;
-		if (s == start || (s == start + 1 && *start == '.'))
-			goto invalid;
-		v = strtod(start, NULL);
-		u = s;
-		while (*s && *s != '.' && (*s < '0' || *s > '9'))
-			s++;
-		ul = (size_t)(s - u);
-		if (!ul)
-			return sk_error_set(err, SK_EINVALID, "time: missing unit in duration \"%s\"", orig);
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strlen(units[i].unit) == ul && !memcmp(u, units[i].unit, ul))
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return sk_error_set(err, SK_EINVALID, "time: unknown unit \"%.*s\" in duration \"%s\"", (int)ul,
-					    u, orig);
-		total += v * units[i].ns;
-		if (total > 9223372036854775807.0)
-			goto invalid;
-	}
-	*out = (int64_t)(neg ? -total : total);
-	return 0;
-invalid:
-	return sk_error_set(err, SK_EINVALID, "time: invalid duration \"%s\"", orig);
-}
-
 static const struct {
 	const char *name, *spec;
 } descriptors[] = {
@@ -207,7 +151,7 @@ static sk_kube_cron *parse_descriptor(const char *spec, sk_error_t *err)
 		sk_error_set(err, SK_EINVALID, "unrecognized descriptor: %s", spec);
 		return NULL;
 	}
-	if (parse_duration(spec + 7, &ns, &derr) < 0) {
+	if (sk_kube_duration_parse(spec + 7, &ns, &derr) < 0) {
 		sk_error_set(err, SK_EINVALID, "failed to parse duration %s: %s", spec, derr.msg);
 		return NULL;
 	}

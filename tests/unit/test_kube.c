@@ -11,6 +11,7 @@
 #include "kube/condition.h"
 #include "kube/envvars.h"
 #include "kube/cron.h"
+#include "kube/duration.h"
 #include "kube/object.h"
 #include "kube/qos.h"
 #include "kube/resource.h"
@@ -508,6 +509,52 @@ static void test_pod_matches_node(void **state)
 	json_decref(node);
 }
 
+/* Go's time.ParseDuration: the cases of its own tests that matter here. */
+static void test_duration_as_go(void **state)
+{
+	static const struct {
+		const char *s;
+		int64_t ns;
+	} ok[] = {{"0", 0},
+		  {"5s", 5000000000LL},
+		  {"1h30m", 5400000000000LL},
+		  {"1m0s", 60000000000LL},
+		  {"300ms", 300000000LL},
+		  {"-1.5h", -5400000000000LL},
+		  {"+2us", 2000},
+		  {"1.s", 1000000000LL},
+		  {".5s", 500000000LL},
+		  {"1\xc2\xb5s", 1000},
+		  {"10ns", 10}};
+	static const struct {
+		const char *s, *msg;
+	} bad[] = {{"", "time: invalid duration \"\""},
+		   {"1", "time: missing unit in duration \"1\""},
+		   {"1q", "time: unknown unit \"q\" in duration \"1q\""},
+		   {".s", "time: invalid duration \".s\""},
+		   {"s", "time: invalid duration \"s\""},
+		   {"-", "time: invalid duration \"-\""},
+		   {"1e3s", "time: unknown unit \"e\" in duration \"1e3s\""},
+		   {"9999999999h", "time: invalid duration \"9999999999h\""}};
+	int64_t ns;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		sk_error_t err = {0};
+
+		assert_int_equal(sk_kube_duration_parse(ok[i].s, &ns, &err), 0);
+		assert_int_equal(ns, ok[i].ns);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sk_error_t err = {0};
+
+		assert_int_equal(sk_kube_duration_parse(bad[i].s, &ns, &err), -1);
+		assert_string_equal(err.msg, bad[i].msg);
+	}
+	assert_int_equal(sk_kube_duration_parse("2h", &ns, NULL), 0);
+	assert_int_equal(sk_kube_duration_parse("x", &ns, NULL), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_object_paths_and_owner),
 		cmocka_unit_test(test_pod_matches_node),
 		cmocka_unit_test(test_service_env),
+		cmocka_unit_test(test_duration_as_go),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "api/cel/cel-int.h"
+#include "kube/duration.h"
 #include "util/quantity.h"
 #include "util/util.h"
 
@@ -130,54 +131,7 @@ int sk__cel_parse_timestamp(const char *s, int64_t *sec, int32_t *nsec)
 }
 
 /* Go's time.ParseDuration. */
-int sk__cel_parse_duration(const char *s, int64_t *out)
-{
-	static const struct {
-		const char *u;
-		double ns;
-	} units[] = {{"ns", 1},   {"us", 1e3}, {"\xc2\xb5s", 1e3}, {"\xce\xbcs", 1e3},
-		     {"ms", 1e6}, {"s", 1e9},  {"m", 60e9},        {"h", 3600e9}};
-	double total = 0;
-	int neg = 0;
-
-	if (*s == '-' || *s == '+')
-		neg = *s++ == '-';
-	if (!strcmp(s, "0")) {
-		*out = 0;
-		return 0;
-	}
-	if (!*s)
-		return -1;
-	while (*s) {
-		char *e;
-		double v;
-		size_t best = 0;
-		double mul = 0;
-
-		if (!((*s >= '0' && *s <= '9') || *s == '.'))
-			return -1;
-		v = strtod(s, &e);
-		if (e == s)
-			return -1;
-		s = e;
-		for (size_t k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
-			size_t l = strlen(units[k].u);
-
-			if (!strncmp(s, units[k].u, l) && l > best) {
-				best = l;
-				mul = units[k].ns;
-			}
-		}
-		if (!best)
-			return -1;
-		s += best;
-		total += v * mul;
-	}
-	if (total > 9.2e18)
-		return -1;
-	*out = (int64_t)(neg ? -total : total);
-	return 0;
-}
+int sk__cel_parse_duration(const char *s, int64_t *out) { return sk_kube_duration_parse(s, out, NULL); }
 
 /* ---- operators ---- */
 
