@@ -219,7 +219,10 @@ def test_storage_quota_and_expansion(api_cluster):
     c.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(pvc("b", "2Gi", sc="silver")))
     assert used(c, ns, "storage") == {"requests.storage": "4Gi", "persistentvolumeclaims": "2", gold: "2Gi"}
     # a bound claim's expansion is charged by its increase (the PV controller binds it to a volume
-    # pre-bound to it)
+    # pre-bound to it; PersistentVolumeClaimResize wants a class that allows expansion)
+    c.kubectl("create", "-f", "-", input=json.dumps({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "gold"},
+        "provisioner": "kubernetes.io/no-provisioner", "allowVolumeExpansion": True}))
     c.kubectl("create", "-f", "-", input=json.dumps({
         "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "quota-a"},
         "spec": {"capacity": {"storage": "4Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "gold",
