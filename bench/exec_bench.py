@@ -15,18 +15,16 @@ tools, like the end-to-end tests.
 import glob
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
 
-from conftest import Cluster, KUBECTL, SKIFF  # noqa: E402
-from test_agent_cluster import have_tools, images_dir, wait_for  # noqa: E402
-from test_agent_embedded import fnv1a  # noqa: E402
+from conftest import KUBECTL  # noqa: E402
+from test_agent_cluster import have_tools, wait_for  # noqa: E402
+from test_agent_embedded import embedded_cluster  # noqa: E402
 
 
 def rss_kb(pid):
@@ -47,16 +45,8 @@ def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10
     if not have_tools():
         sys.exit("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-exec-bench-")
-    node = "xb-%04x" % random.randrange(1 << 16)
-    agent_dir = os.path.join(d, "agent")
-    subprocess.run([SKIFF, "image", "import", "--data-dir", agent_dir,
-                    os.path.join(images_dir(), "busybox-oci.tar"), "--name", "busybox"], check=True,
-                   capture_output=True)
-    c = Cluster(d, ["--node-name", node])
-    h = fnv1a(os.path.realpath(agent_dir))
-    try:
-        c.start()
+    with embedded_cluster("skiff-exec-bench-", "xb") as c:
+        node, h, d = c.node, c.bridge_hash, c.data_dir
         c.kubectl("apply", "-f", "-", input=json.dumps({
             "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "sh"},
             "spec": {"nodeName": node, "terminationGracePeriodSeconds": 1,
@@ -114,13 +104,6 @@ def main():
         after = rss_kb(srv)
         print(f"server VmRSS: {before / 1024:.1f} MB before, {during / 1024:.1f} MB with 100 exec sessions "
               f"(+{(during - before) / 1024:.1f} MB), {after / 1024:.1f} MB after they were closed")
-    finally:
-        c.kubectl("delete", "pods", "--all", "--grace-period=1", check=False)
-        c.cleanup()
-        subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
-        subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
-        shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
-        shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -20,18 +20,16 @@ end-to-end tests; run under flock /tmp/skiff-containers.lock.
 import glob
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
 
-from conftest import Cluster, KUBECTL, SKIFF  # noqa: E402
-from test_agent_cluster import have_tools, images_dir, wait_for  # noqa: E402
-from test_agent_embedded import fnv1a  # noqa: E402
+from conftest import KUBECTL  # noqa: E402
+from test_agent_cluster import have_tools, wait_for  # noqa: E402
+from test_agent_embedded import embedded_cluster  # noqa: E402
 
 
 def timed(cmd, stdin=None, stdout=subprocess.DEVNULL):
@@ -46,20 +44,12 @@ def main():
     mb = int(sys.argv[1]) if len(sys.argv) > 1 else 64
     if not have_tools():
         sys.exit("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-stream-bench-")
-    node = "sb-%04x" % random.randrange(1 << 16)
-    agent_dir = os.path.join(d, "agent")
-    subprocess.run([SKIFF, "image", "import", "--data-dir", agent_dir,
-                    os.path.join(images_dir(), "busybox-oci.tar"), "--name", "busybox"], check=True,
-                   capture_output=True)
-    c = Cluster(d, ["--node-name", node])
-    h = fnv1a(os.path.realpath(agent_dir))
-    big = os.path.join(d, "big.bin")
-    with open(big, "wb") as f:
-        for _ in range(mb):
-            f.write(os.urandom(1 << 20))
-    try:
-        c.start()
+    with embedded_cluster("skiff-stream-bench-", "sb") as c:
+        node, h, d = c.node, c.bridge_hash, c.data_dir
+        big = os.path.join(d, "big.bin")
+        with open(big, "wb") as f:
+            for _ in range(mb):
+                f.write(os.urandom(1 << 20))
         c.kubectl("apply", "-f", "-", input=json.dumps({
             "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "sh"},
             "spec": {"nodeName": node, "terminationGracePeriodSeconds": 1,
@@ -126,13 +116,6 @@ def main():
         print(f"{mb} MB each; MB/s through the API server vs direct, and direct/relayed")
         for what, a, b in rows:
             print(f"{what:14s} {a:8.1f} MB/s  direct {b:8.1f} MB/s  ratio {b / a:5.2f}x")
-    finally:
-        c.kubectl("delete", "pods", "--all", "--grace-period=1", check=False)
-        c.cleanup()
-        subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
-        subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
-        shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
-        shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":

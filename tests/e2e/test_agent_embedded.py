@@ -1,6 +1,7 @@
 """The agent embedded in `skiff server` (no --no-agent): the server's own
 node is a control-plane node that runs pods, with logs through the API, and
 a separate agent with simulated GPUs hands devices to containers."""
+import contextlib
 import json
 import os
 import random
@@ -23,30 +24,39 @@ def fnv1a(s):
     return h
 
 
-@pytest.fixture
-def embedded():
-    if not have_tools():
-        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-e2e-emb-")
-    node = "emb-%04x" % random.randrange(1 << 16)
+@contextlib.contextmanager
+def embedded_cluster(prefix, node_prefix, extra=()):
+    """A started server with its embedded agent on node <node_prefix>-XXXX (c.node), busybox
+    imported; on exit its Deployments and pods go, then the server, the agent's bridge, the
+    Service dataplane's table (it stays when the server stops with pods) and the directories."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    node = "%s-%04x" % (node_prefix, random.randrange(1 << 16))
     agent_dir = os.path.join(d, "agent")
     subprocess.run([SKIFF, "image", "import", "--data-dir", agent_dir,
                     os.path.join(images_dir(), "busybox-oci.tar"), "--name", "busybox"], check=True,
                    capture_output=True)
-    c = Cluster(d, ["--node-name", node])
+    c = Cluster(d, ["--node-name", node, *extra])
     c.node = node
+    c.bridge_hash = fnv1a(os.path.realpath(agent_dir))
     try:
         c.start()
         yield c
     finally:
-        c.kubectl("delete", "pods", "--all", "--grace-period=1", check=False)
+        c.kubectl("delete", "deploy,pods", "--all", "--grace-period=1", check=False)
         c.cleanup()
-        h = fnv1a(os.path.realpath(agent_dir))
+        h = c.bridge_hash
         subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
-        # the Service dataplane's table stays when the server stops with pods
         subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
         shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
         shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def embedded():
+    if not have_tools():
+        pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
+    with embedded_cluster("skiff-e2e-emb-", "emb") as c:
+        yield c
 
 
 def test_embedded_agent_runs_pods(embedded):

@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from conftest import Cluster, KUBECTL, SKIFF
-from test_agent_cluster import have_tools, images_dir, wait_for
-from test_agent_embedded import fnv1a
+from conftest import KUBECTL
+from test_agent_cluster import have_tools, wait_for
+from test_agent_embedded import embedded_cluster
 
 pytestmark = pytest.mark.agents
 
@@ -24,22 +24,13 @@ pytestmark = pytest.mark.agents
 def emb():
     if not have_tools():
         pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-e2e-stream-")
-    node = "st-%04x" % random.randrange(1 << 16)
-    agent_dir = os.path.join(d, "agent")
-    subprocess.run([SKIFF, "image", "import", "--data-dir", agent_dir,
-                    os.path.join(images_dir(), "busybox-oci.tar"), "--name", "busybox"], check=True,
-                   capture_output=True)
-    c = Cluster(d, ["--node-name", node])
-    c.node = node
-    try:
-        c.start()
+    with embedded_cluster("skiff-e2e-stream-", "st") as c:
         c.kubectl("apply", "-f", "-", input=f"""
 apiVersion: v1
 kind: Pod
 metadata: {{name: sh, labels: {{app: sh}}}}
 spec:
-  nodeName: {node}
+  nodeName: {c.node}
   terminationGracePeriodSeconds: 1
   containers:
   - {{name: main, image: "busybox:1", command: ["sh", "-c", "echo hi > /tmp/main; sleep 3600"],
@@ -50,14 +41,6 @@ spec:
                  all(s.get("ready") for s in c.kjson("get", "pod", "sh")["status"].get("containerStatuses", [])),
                  90, what="pod sh running")
         yield c
-    finally:
-        c.kubectl("delete", "pods", "--all", "--grace-period=1", check=False)
-        c.cleanup()
-        h = fnv1a(os.path.realpath(agent_dir))
-        subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
-        subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
-        shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def kexec(c, *args, input=None, check=True):

@@ -7,10 +7,7 @@ missing targets, custom objects with a scale subresource), against
 run: a CPU-burning Deployment scaled up on metrics.k8s.io's figures and back
 down once the burn stops (run it under flock /tmp/skiff-containers.lock)."""
 import json
-import os
-import random
 import shutil
-import subprocess
 import tempfile
 import time
 
@@ -19,10 +16,10 @@ from kubernetes import client
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic import DynamicClient
 
-from conftest import SKIFF, Cluster, SLOW
+from conftest import Cluster, SLOW
 from crd_util import GROUP, apply_doc, crd_doc, wait_served
-from test_agent_cluster import have_tools, images_dir
-from test_agent_embedded import fnv1a
+from test_agent_cluster import have_tools
+from test_agent_embedded import embedded_cluster
 
 
 @pytest.fixture(scope="module")
@@ -304,29 +301,12 @@ def test_controller_clamps_through_scale_subresources(hpa_cluster):
 def burn_cluster():
     if not have_tools():
         pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-e2e-hpa-")
-    node = "hpa-%04x" % random.randrange(1 << 16)
-    agent_dir = os.path.join(d, "agent")
-    subprocess.run([SKIFF, "image", "import", "--data-dir", agent_dir,
-                    os.path.join(images_dir(), "busybox-oci.tar"), "--name", "busybox"], check=True,
-                   capture_output=True)
-    c = Cluster(d, ["--node-name", node, "--metric-resolution", "1s",
-                    "--horizontal-pod-autoscaler-sync-period=1s",
-                    "--horizontal-pod-autoscaler-cpu-initialization-period=20s",
-                    "--horizontal-pod-autoscaler-initial-readiness-delay=5s"])
-    try:
-        c.start()
-        wait(lambda: c.kubectl("get", "node", node, check=False).returncode == 0, what="node")
+    with embedded_cluster("skiff-e2e-hpa-", "hpa", ["--metric-resolution", "1s",
+                                                     "--horizontal-pod-autoscaler-sync-period=1s",
+                                                     "--horizontal-pod-autoscaler-cpu-initialization-period=20s",
+                                                     "--horizontal-pod-autoscaler-initial-readiness-delay=5s"]) as c:
+        wait(lambda: c.kubectl("get", "node", c.node, check=False).returncode == 0, what="node")
         yield c
-    finally:
-        c.kubectl("delete", "deploy", "--all", "--grace-period=1", check=False)
-        c.kubectl("delete", "pods", "--all", "--grace-period=1", check=False)
-        c.cleanup()
-        h = fnv1a(os.path.realpath(agent_dir))
-        subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
-        subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
-        shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
-        shutil.rmtree(d, ignore_errors=True)
 
 
 BURN = """

@@ -3,19 +3,14 @@ served by the in-process scraper, and `kubectl top` against it, with the
 embedded agent running a CPU-burning and an idle busybox pod."""
 import json
 import os
-import random
 import re
-import shutil
 import ssl
-import subprocess
-import tempfile
 import urllib.request
 
 import pytest
 
-from conftest import Cluster, SKIFF
-from test_agent_cluster import have_tools, images_dir, wait_for
-from test_agent_embedded import fnv1a
+from test_agent_cluster import have_tools, wait_for
+from test_agent_embedded import embedded_cluster
 
 pytestmark = pytest.mark.agents
 
@@ -48,31 +43,14 @@ spec:
 def cluster():
     if not have_tools():
         pytest.skip("needs root, conmon, crun/runc, CNI plugins and busybox")
-    d = tempfile.mkdtemp(prefix="skiff-e2e-metrics-")
-    node = "met-%04x" % random.randrange(1 << 16)
-    agent_dir = os.path.join(d, "agent")
-    subprocess.run([SKIFF, "image", "import", "--data-dir", agent_dir,
-                    os.path.join(images_dir(), "busybox-oci.tar"), "--name", "busybox"], check=True,
-                   capture_output=True)
-    c = Cluster(d, ["--node-name", node, "--metric-resolution", "1s"])
-    c.node = node
-    try:
-        c.start()
-        wait_for(lambda: c.kubectl("get", "node", node, check=False).returncode == 0, 30, what="node")
-        c.kubectl("apply", "-f", "-", input=PODS.format(node=node))
+    with embedded_cluster("skiff-e2e-metrics-", "met", ["--metric-resolution", "1s"]) as c:
+        wait_for(lambda: c.kubectl("get", "node", c.node, check=False).returncode == 0, 30, what="node")
+        c.kubectl("apply", "-f", "-", input=PODS.format(node=c.node))
         for p in ("burner", "idle"):
             wait_for(lambda: any(x["type"] == "Ready" and x["status"] == "True"
                                  for x in c.kjson("get", "pod", p)["status"].get("conditions", [])), 60,
                      what=f"{p} Ready (every container started)")
         yield c
-    finally:
-        c.kubectl("delete", "pods", "--all", "--grace-period=1", check=False)
-        c.cleanup()
-        h = fnv1a(os.path.realpath(agent_dir))
-        subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
-        subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
-        shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
-        shutil.rmtree(d, ignore_errors=True)
 
 
 def table(out):
