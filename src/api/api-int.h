@@ -24,10 +24,9 @@ typedef struct sk_api_resource sk_api_resource;
 typedef struct sk_path sk_path;
 
 enum {
-	SK_KIND_GENERATION = 1 << 0,    /* metadata.generation counts spec changes */
-	SK_KIND_NO_STRATEGIC = 1 << 1,  /* no patch strategies: strategic merge patch is 415, apply is atomic */
-	SK_KIND_META_FIELDS = 1 << 2,   /* field selectors: metadata.name and metadata.namespace only */
-	SK_KIND_BACKGROUND_GC = 1 << 3, /* foreground/orphan deletion act as background */
+	SK_KIND_GENERATION = 1 << 0,   /* metadata.generation counts spec changes */
+	SK_KIND_NO_STRATEGIC = 1 << 1, /* no patch strategies: strategic merge patch is 415, apply is atomic */
+	SK_KIND_META_FIELDS = 1 << 2,  /* field selectors: metadata.name and metadata.namespace only */
 };
 
 /* What a kind does beyond the generic REST semantics. A built-in kind

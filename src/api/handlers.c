@@ -1381,13 +1381,11 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 		grace = pod_grace(obj, o);
 	if (r->ops && r->ops->on_delete && !meta_str(obj, "deletionTimestamp") && !o->dry_run)
 		r->ops->on_delete(r, obj);
-	/* the collector of custom objects only knows background deletion:
-	 * no finalizer it would never remove */
-	if (sk__api_gc_enabled(api) && !sk__kind_flag(r, SK_KIND_BACKGROUND_GC) && o->propagation &&
-	    !strcmp(o->propagation, "Foreground"))
+	/* foreground and orphan deletion: the collectors (built-in and
+	 * custom kinds alike) remove these finalizers */
+	if (sk__api_gc_enabled(api) && o->propagation && !strcmp(o->propagation, "Foreground"))
 		add_finalizer(obj, "foregroundDeletion");
-	if (sk__api_gc_enabled(api) && !sk__kind_flag(r, SK_KIND_BACKGROUND_GC) && o->propagation &&
-	    !strcmp(o->propagation, "Orphan"))
+	if (sk__api_gc_enabled(api) && o->propagation && !strcmp(o->propagation, "Orphan"))
 		add_finalizer(obj, "orphan");
 	fin = json_object_get(meta, "finalizers");
 	pending = json_array_size(fin) > 0 ||
