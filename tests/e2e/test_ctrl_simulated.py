@@ -555,7 +555,13 @@ def test_job_pod_replacement_policy_failed(api_cluster):
     gc_failed = bool(old) and old[0].get("status", {}).get("phase") == "Failed"
     assert len(ps) == 1 or gc_failed, "replaced a pod that is still terminating"
     if not gc_failed:
-        finish(c, ns, p, code=1)
+        try:
+            finish(c, ns, p, code=1)
+        except AssertionError as e:
+            # PodGC may fail and remove the terminating pod between the list and the patch: the
+            # replacement is due then just the same
+            if "NotFound" not in str(e):
+                raise
     wait(lambda: len(active_pods(c, ns, "job-name=prp")) == 1, timeout=20, what="replacement once failed")
     assert job(c, ns, "prp")["status"]["failed"] == 1
 
