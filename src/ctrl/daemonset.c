@@ -451,7 +451,7 @@ static int resolve_rolling(json_t *ds, int64_t desired, int64_t *surge, int64_t 
 }
 
 /* One rolling-update step (update.go rollingUpdate). */
-static int rolling_update(ds_run *run, json_t *by_node, json_t *nodes, int64_t desired)
+static int rolling_update(ds_run *run, json_t *by_node, json_t *node_of, int64_t desired)
 {
 	cleanup_json json_t *del = json_array(), *create = json_array();
 	json_int_t mrs = sk__jint(run->ds, "spec.minReadySeconds", 0);
@@ -469,7 +469,7 @@ static int rolling_update(ds_run *run, json_t *by_node, json_t *nodes, int64_t d
 	old_of = xzalloc((n + 1) * sizeof(*old_of));
 	names = xzalloc((n + 1) * sizeof(*names));
 	json_object_foreach(by_node, node, pods) {
-		json_t *p, *nobj = NULL, *x;
+		json_t *p, *nobj = json_object_get(node_of, node);
 		size_t j;
 		int dummy;
 
@@ -491,9 +491,6 @@ static int rolling_update(ds_run *run, json_t *by_node, json_t *nodes, int64_t d
 				old_of[i] = p;
 			}
 		}
-		json_array_foreach(nodes, j, x)
-			if (!strcmp(sk__name(x), node))
-				nobj = x;
 		if (nobj)
 			sk_ds_node_should_run(run->ds, nobj, &s[i].should_run, &dummy);
 		i++;
@@ -517,6 +514,7 @@ static int sync_ds(sk_controller *k, const char *key)
 	ds_state *st = k->state;
 	char ns[256], name[256], hash[32];
 	cleanup_json json_t *cached = NULL, *owned = NULL, *nodes = NULL, *by_node = NULL, *ds = NULL;
+	cleanup_json json_t *node_of = json_object();
 	cleanup_json json_t *create = json_array(), *del = json_array();
 	sk_kube_label_selector *sel;
 	sk_error_t err = {0};
@@ -560,6 +558,8 @@ static int sync_ds(sk_controller *k, const char *key)
 	run.generation = template_generation(cached);
 	mrs = sk__jint(cached, "spec.minReadySeconds", 0);
 	nodes = sk_informer_list(k->ctl->nodes, NULL);
+	json_array_foreach(nodes, i, node)
+		json_object_set(node_of, sk__name(node), node);
 	by_node = pods_by_node(owned);
 
 	/* manage: which nodes get a pod, which pods go */
@@ -573,12 +573,7 @@ static int sync_ds(sk_controller *k, const char *key)
 	}
 	/* pods for nodes that are gone and were never bound */
 	json_object_foreach(by_node, nname, pods) {
-		int found = 0;
-
-		json_array_foreach(nodes, i, node)
-			if (!strcmp(sk__name(node), nname))
-				found = 1;
-		if (found)
+		if (json_object_get(node_of, nname))
 			continue;
 		json_array_foreach(pods, i, p) {
 			const char *bound = sk_kube_jstr(p, "spec.nodeName");
@@ -602,7 +597,7 @@ static int sync_ds(sk_controller *k, const char *key)
 			sk_ds_node_should_run(cached, node, &r, &c);
 			want += r;
 		}
-		if (rolling_update(&run, m, nodes, want) < 0)
+		if (rolling_update(&run, m, node_of, want) < 0)
 			rc = -1;
 	}
 
