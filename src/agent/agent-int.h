@@ -157,10 +157,13 @@ void sk__ag_metrics_op(struct sk_agent *a, const char *op, bool ok);
 void sk__ag_metrics_pod_started(struct sk_agent *a, double seconds);
 void sk__ag_metrics_image_gc(struct sk_agent *a, const sk_gc_result *r);
 /* The GPUs' series under dcgm-exporter's names (DCGM_FI_DEV_FB_TOTAL,
- * DCGM_FI_DEV_XID_ERRORS: the last critical XID) for devs, replacing the
- * previous ones; owners: {"GPU-…": {"namespace", "pod", "container"}} or
- * NULL. Called by the collector with the module's table. */
-void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *devs, size_t n, json_t *owners);
+ * DCGM_FI_DEV_XID_ERRORS: the last critical XID; with samples[i] for
+ * devs[i], or NULL: DCGM_FI_DEV_GPU_UTIL, _MEM_COPY_UTIL, _GPU_TEMP,
+ * _POWER_USAGE, _FB_USED, _FB_FREE where the driver answered) for devs,
+ * replacing the previous ones; owners: {"GPU-…": {"namespace", "pod",
+ * "container"}} or NULL. Called by the collector with the module's table. */
+void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *devs, const sk_gpu_sample *samples,
+			     size_t n, json_t *owners);
 /* /metrics/cadvisor: each pod's and running container's CPU and memory
  * under cAdvisor's names, from the Summary's cgroup readings (malloc'd). */
 char *sk__ag_metrics_cadvisor(struct sk_agent *a, const char *accept, size_t *len, const char **ctype);

@@ -23,7 +23,7 @@ struct sk_ag_metrics {
 	sk_metric_family *pull_duration, *pulled_bytes, *pod_start, *sandbox_duration, *sandbox_errors, *ops,
 		*op_errors, *running_pods, *running_containers, *restarts, *last_reason, *gc_runs, *gc_images,
 		*gc_bytes, *fs_capacity, *fs_available, *fs_inodes, *fs_inodes_free, *gpu_fb_total, *gpu_xid,
-		*gpu_healthy;
+		*gpu_healthy, *gpu_util, *gpu_mem_util, *gpu_temp, *gpu_power, *gpu_fb_used, *gpu_fb_free;
 };
 
 static sk_metric_family *fam(sk_metrics *r, sk_metric_type t, const char *name, const char *help, const char *unit,
@@ -112,6 +112,15 @@ void sk__ag_metrics_init(struct sk_agent *a)
 				 "Value of the last XID error encountered.", NULL, gpu_l);
 		m->gpu_healthy = fam(r, SK_METRIC_GAUGE, "skiff_gpu_device_healthy",
 				     "1 when the device is healthy (no critical XID), else 0.", NULL, gpu_l);
+		m->gpu_util = fam(r, SK_METRIC_GAUGE, "DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", NULL, gpu_l);
+		m->gpu_mem_util = fam(r, SK_METRIC_GAUGE, "DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).",
+				      NULL, gpu_l);
+		m->gpu_temp = fam(r, SK_METRIC_GAUGE, "DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", NULL, gpu_l);
+		m->gpu_power = fam(r, SK_METRIC_GAUGE, "DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", NULL, gpu_l);
+		m->gpu_fb_used = fam(r, SK_METRIC_GAUGE, "DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).",
+				     NULL, gpu_l);
+		m->gpu_fb_free = fam(r, SK_METRIC_GAUGE, "DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).",
+				     NULL, gpu_l);
 	}
 	sk_metrics_register_process(r);
 	a->metrics = m;
@@ -235,15 +244,18 @@ static void collect_container(struct sk_ag_metrics *m, const char *ns, const cha
 		sk_metric_set(m->last_reason, v, 1);
 }
 
-void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *devs, size_t n, json_t *owners)
+void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *devs, const sk_gpu_sample *samples,
+			     size_t n, json_t *owners)
 {
 	struct sk_ag_metrics *m = a->metrics;
+	sk_metric_family *const all[] = {m->gpu_fb_total, m->gpu_xid,   m->gpu_healthy, m->gpu_util,   m->gpu_mem_util,
+					 m->gpu_temp,     m->gpu_power, m->gpu_fb_used, m->gpu_fb_free};
 
-	sk_metric_clear(m->gpu_fb_total);
-	sk_metric_clear(m->gpu_xid);
-	sk_metric_clear(m->gpu_healthy);
+	for (size_t f = 0; f < sizeof(all) / sizeof(all[0]); f++)
+		sk_metric_clear(all[f]);
 	for (size_t i = 0; i < n; i++) {
 		const struct sk_gpu_device *d = &devs[i];
+		const sk_gpu_sample *sm = samples ? &samples[i] : NULL;
 		json_t *o = json_object_get(owners, d->uuid);
 		char gpu[16], dev[32];
 		unsigned xid = 0;
@@ -263,6 +275,20 @@ void sk__ag_metrics_set_gpus(struct sk_agent *a, const struct sk_gpu_device *dev
 		sk_metric_set(m->gpu_fb_total, v, (double)d->memory_mib);
 		sk_metric_set(m->gpu_xid, v, xid);
 		sk_metric_set(m->gpu_healthy, v, d->healthy ? 1 : 0);
+		if (!sm)
+			continue;
+		if (sm->has_util) {
+			sk_metric_set(m->gpu_util, v, sm->util_pct);
+			sk_metric_set(m->gpu_mem_util, v, sm->mem_util_pct);
+		}
+		if (sm->has_temp)
+			sk_metric_set(m->gpu_temp, v, sm->temp_c);
+		if (sm->has_power)
+			sk_metric_set(m->gpu_power, v, sm->power_w);
+		if (sm->has_mem) {
+			sk_metric_set(m->gpu_fb_used, v, (double)sm->fb_used_mib);
+			sk_metric_set(m->gpu_fb_free, v, (double)sm->fb_free_mib);
+		}
 	}
 }
 
@@ -322,8 +348,12 @@ static void collect(void *arg)
 	if (a->gpu) {
 		struct sk_gpu_device *devs = NULL;
 		size_t n = sk_gpu_devices(a->gpu, &devs);
+		sk_gpu_sample *samples = xzalloc((n ? n : 1) * sizeof(*samples));
 
-		sk__ag_metrics_set_gpus(a, devs, n, owners);
+		for (size_t i = 0; i < n; i++)
+			sk_gpu_sample_device(a->gpu, i, &samples[i]);
+		sk__ag_metrics_set_gpus(a, devs, samples, n, owners);
+		free(samples);
 		free(devs);
 	}
 	fs_stats(m, "image", a->images ? sk_image_store_dir(a->images) : NULL);

@@ -69,6 +69,9 @@ int sk__nvml_events_start(struct sk__nvml *n);
 int sk__nvml_wait(struct sk__nvml *n, unsigned timeout_ms, int *index, unsigned *xid);
 /* Whether device index answers NVML queries. */
 bool sk__nvml_probe(struct sk__nvml *n, unsigned index);
+/* Reads device index's utilisation, temperature, power and memory use into
+ * s (whichever the driver answers). -1 when index is out of range. */
+int sk__nvml_sample(struct sk__nvml *n, size_t index, struct sk_gpu_sample *s);
 
 /* Allocations (alloc.c); the caller holds g->mu. */
 int sk__gpu_state_load(struct sk_gpu *g, sk_error_t *err);

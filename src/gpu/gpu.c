@@ -188,6 +188,14 @@ size_t sk_gpu_devices(sk_gpu *g, struct sk_gpu_device **out)
 
 bool sk_gpu_simulated(sk_gpu *g) { return g->t.simulated; }
 
+int sk_gpu_sample_device(sk_gpu *g, size_t i, sk_gpu_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!g->nvml)
+		return -1;
+	return sk__nvml_sample(g->nvml, i, s);
+}
+
 /* A label value: [A-Za-z0-9._-], alphanumeric at both ends, at most 63. */
 static void label_value(char *dst, size_t len, const char *src)
 {

@@ -90,6 +90,23 @@ void sk_gpu_close(sk_gpu *g);
 
 /* A copy of the device table (caller frees *out); returns the count. */
 size_t sk_gpu_devices(sk_gpu *g, struct sk_gpu_device **out);
+
+/* One device's live readings from NVML (what dcgm-exporter reports as
+ * DCGM_FI_DEV_GPU_UTIL, _MEM_COPY_UTIL, _GPU_TEMP, _POWER_USAGE, _FB_USED
+ * and _FB_FREE); each has_ flag says whether the driver answered that
+ * query. */
+typedef struct sk_gpu_sample {
+	bool has_util, has_temp, has_power, has_mem;
+	unsigned util_pct;     /* percent of the last sample period a kernel ran */
+	unsigned mem_util_pct; /* percent of it device memory was read or written */
+	unsigned temp_c;
+	double power_w;
+	uint64_t fb_used_mib, fb_free_mib;
+} sk_gpu_sample;
+
+/* Samples device i of sk_gpu_devices' list. -1 (and *s all false) when
+ * the devices are simulated or i is out of range. */
+int sk_gpu_sample_device(sk_gpu *g, size_t i, sk_gpu_sample *s);
 bool sk_gpu_simulated(sk_gpu *g);
 
 /* Adds nvidia.com/gpu to capacity (devices × replicas) and allocatable

@@ -17,6 +17,9 @@ typedef struct {
 	unsigned long long total, free, used;
 } nvmlMemory_t;
 typedef struct {
+	unsigned int gpu, memory;
+} nvmlUtilization_t;
+typedef struct {
 	nvmlDevice_t device;
 	unsigned long long eventType;
 	unsigned long long eventData; /* the XID for nvmlEventTypeXidCriticalError */
@@ -30,6 +33,7 @@ enum {
 	NVML_ERROR_GPU_IS_LOST = 15,
 };
 #define NVML_EVENT_XID_CRITICAL 0x8ULL
+#define NVML_TEMPERATURE_GPU 0
 #define NVML_BUF 96 /* NVML_DEVICE_UUID_V2_BUFFER_SIZE, NVML_DEVICE_NAME_V2_BUFFER_SIZE */
 
 struct sk__nvml {
@@ -51,6 +55,9 @@ struct sk__nvml {
 	nvmlReturn_t (*supported_events)(nvmlDevice_t, unsigned long long *);
 	nvmlReturn_t (*register_events)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
 	nvmlReturn_t (*event_wait)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
+	nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t *);
+	nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int *);
+	nvmlReturn_t (*power)(nvmlDevice_t, unsigned int *);
 
 	nvmlDevice_t *handles;
 	size_t n;
@@ -93,6 +100,9 @@ static const char *resolve(struct sk__nvml *n)
 	SYM(supported_events, "nvmlDeviceGetSupportedEventTypes");
 	SYM(register_events, "nvmlDeviceRegisterEvents");
 	SYM(event_wait, "nvmlEventSetWait_v2");
+	SYM(utilization, "nvmlDeviceGetUtilizationRates");
+	SYM(temperature, "nvmlDeviceGetTemperature");
+	SYM(power, "nvmlDeviceGetPowerUsage");
 	return missing;
 }
 
@@ -250,4 +260,35 @@ bool sk__nvml_probe(struct sk__nvml *n, unsigned index)
 	nvmlMemory_t mem;
 
 	return index < n->n && n->memory(n->handles[index], &mem) == NVML_SUCCESS;
+}
+
+int sk__nvml_sample(struct sk__nvml *n, size_t index, struct sk_gpu_sample *s)
+{
+	nvmlDevice_t h;
+	nvmlUtilization_t u;
+	nvmlMemory_t mem;
+	unsigned v;
+
+	if (index >= n->n)
+		return -1;
+	h = n->handles[index];
+	if (n->utilization && n->utilization(h, &u) == NVML_SUCCESS) {
+		s->has_util = true;
+		s->util_pct = u.gpu;
+		s->mem_util_pct = u.memory;
+	}
+	if (n->temperature && n->temperature(h, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) {
+		s->has_temp = true;
+		s->temp_c = v;
+	}
+	if (n->power && n->power(h, &v) == NVML_SUCCESS) { /* milliwatts */
+		s->has_power = true;
+		s->power_w = v / 1000.0;
+	}
+	if (n->memory(h, &mem) == NVML_SUCCESS) {
+		s->has_mem = true;
+		s->fb_used_mib = mem.used / (1024 * 1024);
+		s->fb_free_mib = mem.free / (1024 * 1024);
+	}
+	return 0;
 }

@@ -150,7 +150,21 @@ static void test_gpu_series_dcgm_names(void **state)
 				   "trainer");
 	char *s;
 
-	sk__ag_metrics_set_gpus(a, devs, 2, owners);
+	sk_gpu_sample samples[2] = {
+		{.has_util = true,
+		 .util_pct = 87,
+		 .mem_util_pct = 41,
+		 .has_temp = true,
+		 .temp_c = 64,
+		 .has_power = true,
+		 .power_w = 312.5,
+		 .has_mem = true,
+		 .fb_used_mib = 70000,
+		 .fb_free_mib = 11559},
+		{0}, /* a device that answers none of the queries */
+	};
+
+	sk__ag_metrics_set_gpus(a, devs, samples, 2, owners);
 	s = scrape(a, NULL); /* without a GPU module the collector leaves these alone */
 	assert_non_null(strstr(s, "# TYPE DCGM_FI_DEV_FB_TOTAL gauge\n"));
 	assert_non_null(strstr(s, "DCGM_FI_DEV_FB_TOTAL{gpu=\"0\",UUID=\"GPU-aaaa\",device=\"nvidia0\","
@@ -160,9 +174,20 @@ static void test_gpu_series_dcgm_names(void **state)
 				  "modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"node-1\",container=\"\","
 				  "namespace=\"\",pod=\"\"} 79\n"));
 	assert_non_null(strstr(s, "skiff_gpu_device_healthy{gpu=\"0\""));
+	assert_non_null(strstr(s, "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"));
+	assert_non_null(strstr(s, "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-aaaa\""));
+	assert_non_null(strstr(s, "pod=\"train-0\"} 87\n"));
+	assert_non_null(strstr(s, "pod=\"train-0\"} 41\n"));
+	assert_non_null(strstr(s, "pod=\"train-0\"} 64\n"));
+	assert_non_null(strstr(s, "pod=\"train-0\"} 312.5\n"));
+	assert_non_null(strstr(s, "pod=\"train-0\"} 70000\n"));
+	assert_non_null(strstr(s, "pod=\"train-0\"} 11559\n"));
+	/* no reading, no series */
+	assert_null(strstr(s, "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\""));
+	assert_null(strstr(s, "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\""));
 	free(s);
 	/* a device that went away loses its series */
-	sk__ag_metrics_set_gpus(a, devs, 1, NULL);
+	sk__ag_metrics_set_gpus(a, devs, NULL, 1, NULL);
 	s = scrape(a, NULL);
 	assert_null(strstr(s, "GPU-bbbb"));
 	assert_non_null(strstr(s, "UUID=\"GPU-aaaa\""));

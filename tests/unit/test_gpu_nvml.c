@@ -40,6 +40,13 @@ static const char fake_nvml[] =
 	"int nvmlDeviceGetMigMode(struct dev *h, unsigned *c, unsigned *p) { *c = *p = h->i; return 0; }\n"
 	"int nvmlSystemGetDriverVersion(char *b, unsigned l) { snprintf(b, l, \"535.104.05\"); return 0; }\n"
 	"int nvmlSystemGetCudaDriverVersion_v2(int *v) { *v = 12020; return 0; }\n"
+	"struct util { unsigned gpu, memory; };\n"
+	"int nvmlDeviceGetUtilizationRates(struct dev *h, struct util *u) {\n"
+	"	if (h->i) return 3; /* NVML_ERROR_NOT_SUPPORTED */\n"
+	"	u->gpu = 55; u->memory = 20; return 0; }\n"
+	"int nvmlDeviceGetTemperature(struct dev *h, int sensor, unsigned *t) {\n"
+	"	if (sensor != 0) return 2; *t = 61 + h->i; return 0; }\n"
+	"int nvmlDeviceGetPowerUsage(struct dev *h, unsigned *mw) { if (h->i) return 3; *mw = 250500; return 0; }\n"
 	"static int set;\n"
 	"int nvmlEventSetCreate(void **s) { *s = &set; return 0; }\n"
 	"int nvmlEventSetFree(void *s) { return 0; }\n"
@@ -148,6 +155,23 @@ static void test_nvml_discovery(void **state)
 	assert_string_equal(jstr(labels, "skiff.dev/gpu.device-support-version"), SK_GPU_SUPPORT_VERSION);
 	assert_string_equal(jstr(labels, "nvidia.com/mig.capable"), "true");
 	assert_null(json_object_get(labels, "skiff.dev/gpu.simulated"));
+
+	/* live readings: whatever each device answers */
+	sk_gpu_sample s;
+	assert_int_equal(sk_gpu_sample_device(g, 0, &s), 0);
+	assert_true(s.has_util && s.has_temp && s.has_power && s.has_mem);
+	assert_int_equal(s.util_pct, 55);
+	assert_int_equal(s.mem_util_pct, 20);
+	assert_int_equal(s.temp_c, 61);
+	assert_true(s.power_w > 250.49 && s.power_w < 250.51);
+	assert_int_equal(s.fb_used_mib, 0);
+	assert_int_equal(s.fb_free_mib, 81920);
+	assert_int_equal(sk_gpu_sample_device(g, 1, &s), 0);
+	assert_false(s.has_util);
+	assert_false(s.has_power);
+	assert_true(s.has_temp);
+	assert_int_equal(s.temp_c, 62);
+	assert_int_equal(sk_gpu_sample_device(g, 2, &s), -1);
 	sk_gpu_close(g);
 }
 
