@@ -226,6 +226,9 @@ int sk__http_code(int skcode, const char **reason);
 json_t *sk__status_ok(const sk_api_resource *r, const char *name, const char *uid);
 
 const char *sk__arg(const sk_api_request *req, const char *key);
+/* /healthz, /livez, /readyz (and /NAME of one of their checks), /metrics/slis (healthz.c) */
+int sk__is_health_path(const char *p);
+void sk__handle_health(sk_api *api, const sk_api_request *req, sk_api_response *resp);
 /* A boolean query parameter, true as Go's strconv.ParseBool reads it ("true",
  * "True", "1", …: the Python client sends "True"). */
 int sk__arg_bool(const sk_api_request *req, const char *key);

@@ -88,8 +88,8 @@ void sk_api_free(sk_api *api)
 
 int sk__is_discovery(const char *p)
 {
-	if (!strcmp(p, "/api") || !strcmp(p, "/apis") || !strcmp(p, "/version") || !strcmp(p, "/healthz") ||
-	    !strcmp(p, "/livez") || !strcmp(p, "/readyz") || !strncmp(p, "/openapi/", 9) || !strcmp(p, "/api/v1"))
+	if (!strcmp(p, "/api") || !strcmp(p, "/apis") || !strcmp(p, "/version") || !strncmp(p, "/openapi/", 9) ||
+	    !strcmp(p, "/api/v1"))
 		return 1;
 	if (!strncmp(p, "/apis/", 6)) {
 		const char *s = strchr(p + 6, '/');
@@ -325,6 +325,18 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		if (authorize(api, req, NULL, resp) < 0)
 			return;
 		sk__handle_discovery(api, req, resp);
+		return;
+	}
+	if (sk__is_health_path(req->path)) {
+		if (authorize(api, req, NULL, resp) < 0)
+			return;
+		if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+			sk__reply_status(resp, 405, "MethodNotAllowed",
+					 "the server does not allow this method on the requested resource", NULL, NULL,
+					 NULL);
+			return;
+		}
+		sk__handle_health(api, req, resp);
 		return;
 	}
 	if (!strcmp(req->path, "/metrics")) {

@@ -406,12 +406,6 @@ static json_t *aggregated(int legacy)
 			 "apidiscovery.k8s.io/v2", "metadata", "items", items);
 }
 
-static void reply_text(sk_api_response *resp, int status, const char *text)
-{
-	sk__reply_raw(resp, status, xstrdup(text), strlen(text));
-	resp->content_type = "text/plain; charset=utf-8";
-}
-
 static void not_found(sk_api_response *resp)
 {
 	sk__reply_status(resp, 404, "NotFound", "the server could not find the requested resource", NULL, "", NULL);
@@ -471,10 +465,6 @@ void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_respons
 	cleanup_json json_t *out = NULL;
 	char g[64], v[32];
 
-	if (!strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz")) {
-		reply_text(resp, 200, "ok");
-		return;
-	}
 	if (!strcmp(p, "/version")) {
 		char plat[64];
 

@@ -883,6 +883,16 @@ static void op_close(sk_store *base)
 	store_free(s);
 }
 
+/* kube-apiserver's etcd health check: a linearizable read, which needs a quorum */
+static int op_health(sk_store *base, sk_error_t *err)
+{
+	struct etcd_store *s = E(base);
+	cleanup_json json_t *req = json_pack("{s:o}", "key", b64("health", 6));
+	cleanup_json json_t *r = NULL;
+
+	return call(s, "/v3/kv/range", req, &r, err);
+}
+
 static const struct sk__store_ops etcd_ops = {
 	.close = op_close,
 	.rev = op_rev,
@@ -897,6 +907,7 @@ static const struct sk__store_ops etcd_ops = {
 	.unwatch = op_unwatch,
 	.compact = op_compact,
 	.stats = op_stats,
+	.health = op_health,
 };
 
 /* "h1:p1,h2:p2[/ROOT]" → s->urls and s->root. */

@@ -32,6 +32,8 @@ struct sk__store_ops {
 	void (*unwatch)(sk_store *s, sk_store_watch *w);
 	int (*compact)(sk_store *s, int64_t rev, sk_error_t *err);
 	void (*stats)(sk_store *s, sk_store_stats *st);
+	/* NULL: always healthy (an embedded database) */
+	int (*health)(sk_store *s, sk_error_t *err);
 };
 
 /* Every backend's handle starts with this. */

@@ -141,6 +141,8 @@ void sk_store_unwatch(sk_store *s, sk_store_watch *w)
 
 int sk_store_compact(sk_store *s, int64_t rev, sk_error_t *err) { return s->ops->compact(s, rev, err); }
 
+int sk_store_health(sk_store *s, sk_error_t *err) { return s->ops->health ? s->ops->health(s, err) : 0; }
+
 void sk_store_get_stats(sk_store *s, sk_store_stats *st)
 {
 	memset(st, 0, sizeof(*st));

@@ -140,6 +140,11 @@ typedef struct sk_store_stats {
 } sk_store_stats;
 void sk_store_get_stats(sk_store *s, sk_store_stats *st);
 
+/* Whether the store answers a read that needs its quorum (etcd: a
+ * linearizable range of the key "health", as kube-apiserver's etcd check);
+ * -1 with err when it does not. */
+int sk_store_health(sk_store *s, sk_error_t *err);
+
 /* Records etcd_request_duration_seconds{operation,type} of every store
  * call from now on into m (borrowed; lives as long as the process). */
 struct sk_metrics;

@@ -49,6 +49,18 @@ def test_version_and_discovery(api_cluster):
                  "runtimeclasses", "storageclasses", "persistentvolumeclaims", "podgroups"]:
         assert name in res
     assert api_cluster.kubectl("get", "--raw", "/readyz").stdout == "ok"
+    # upstream's named checks, ?verbose, ?exclude and one check by path
+    assert api_cluster.kubectl("get", "--raw", "/readyz?verbose").stdout == (
+        "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]shutdown ok\nreadyz check passed\n")
+    assert api_cluster.kubectl("get", "--raw", "/livez?verbose&exclude=log&exclude=nope").stdout == (
+        "[+]ping ok\n[+]log excluded: ok\n[+]etcd ok\n"
+        "warn: some health checks cannot be excluded: no matches for \"nope\"\nlivez check passed\n")
+    assert api_cluster.kubectl("get", "--raw", "/healthz/etcd").stdout == "ok"
+    assert api_cluster.kubectl("get", "--raw", "/livez/nope", check=False).returncode != 0
+    slis = api_cluster.kubectl("get", "--raw", "/metrics/slis").stdout
+    assert "# TYPE kubernetes_healthcheck gauge" in slis
+    assert 'kubernetes_healthcheck{name="etcd",type="readyz"} 1' in slis
+    assert 'kubernetes_healthchecks_total{name="ping",status="success",type="livez"}' in slis
     ns = api_cluster.kubectl("get", "ns").stdout
     for n in ["default", "kube-system", "kube-node-lease"]:
         assert n in ns

@@ -116,6 +116,11 @@ def test_outage_and_restart(env):
     body = json.loads(ei.value.body)
     assert ei.value.status == 503 and body["reason"] == "ServiceUnavailable"
     assert body["message"] == "etcdserver: request timed out"
+    # readiness says so, with the failing check named and its reason withheld
+    r = c.kubectl("get", "--raw", "/readyz?verbose", check=False)
+    assert r.returncode != 0 and "[-]etcd failed: reason withheld" in r.stderr + r.stdout
+    assert 'kubernetes_healthcheck{name="etcd",type="readyz"} 0' in c.kubectl(
+        "get", "--raw", "/metrics/slis").stdout
     # reads are served from the state the watch keeps, as from upstream's watch cache
     assert c.kjson("get", "configmap", "before")["metadata"]["name"] == "before"
     e.start()
@@ -123,6 +128,7 @@ def test_outage_and_restart(env):
     while c.kubectl("create", "configmap", "after", check=False).returncode != 0:
         assert time.time() < deadline, "skiff did not recover once etcd was back"
         time.sleep(0.1)
+    assert c.kubectl("get", "--raw", "/readyz").stdout == "ok"
     # A restarted server finds everything in etcd, nothing in its data directory.
     c.stop()
     c.start()
