@@ -430,6 +430,15 @@ char *sk__ag_metrics_cadvisor(struct sk_agent *a, const char *accept, size_t *le
  * pod and each container, with upstream's names and help texts; a fresh
  * registry per scrape. Upstream stamps each sample with the time it was
  * read; these go without (Prometheus takes the scrape's time). */
+/* The time (ms since the epoch) a Summary reading o ({"time": …}) was taken; 0 when unknown. */
+static int64_t reading_ms(json_t *o)
+{
+	const char *t = sk_kube_jstr(o, "time");
+	int64_t s;
+
+	return t && sk_time_parse(t, &s) == 0 && s > 0 ? s * 1000 : 0;
+}
+
 char *sk__ag_metrics_resource(struct sk_agent *a, const char *accept, size_t *len, const char **ctype)
 {
 	static const char *const cl[] = {"container", "namespace", "pod", NULL};
@@ -463,10 +472,13 @@ char *sk__ag_metrics_resource(struct sk_agent *a, const char *accept, size_t *le
 	err = sk_metrics_family(r, SK_METRIC_GAUGE, "resource_scrape_error",
 				"[STABLE] 1 if there was an error while getting container metrics, 0 otherwise", NULL,
 				NULL, NULL, 0);
+	/* each sample carries the time of its reading, as the kubelet's (NewLazyMetricWithTimestamp) */
 	if (json_is_integer(v = sk_kube_jget(node, "cpu.usageCoreNanoSeconds")))
-		sk_metric_set(ncpu, NULL, (double)json_integer_value(v) / 1e9);
+		sk_metric_set_at(ncpu, NULL, (double)json_integer_value(v) / 1e9,
+				 reading_ms(json_object_get(node, "cpu")));
 	if (json_is_integer(v = sk_kube_jget(node, "memory.workingSetBytes")))
-		sk_metric_set(nmem, NULL, (double)json_integer_value(v));
+		sk_metric_set_at(nmem, NULL, (double)json_integer_value(v),
+				 reading_ms(json_object_get(node, "memory")));
 	json_array_foreach(json_object_get(sum, "pods"), i, p) {
 		const char *ns = sk_kube_jstr(p, "podRef.namespace") ?: "", *pod = sk_kube_jstr(p, "podRef.name") ?: "";
 		const char *pv[] = {ns, pod};
@@ -474,19 +486,24 @@ char *sk__ag_metrics_resource(struct sk_agent *a, const char *accept, size_t *le
 		size_t j;
 
 		if (json_is_integer(v = sk_kube_jget(p, "cpu.usageCoreNanoSeconds")))
-			sk_metric_set(pcpu, pv, (double)json_integer_value(v) / 1e9);
+			sk_metric_set_at(pcpu, pv, (double)json_integer_value(v) / 1e9,
+					 reading_ms(json_object_get(p, "cpu")));
 		if (json_is_integer(v = sk_kube_jget(p, "memory.workingSetBytes")))
-			sk_metric_set(pmem, pv, (double)json_integer_value(v));
+			sk_metric_set_at(pmem, pv, (double)json_integer_value(v),
+					 reading_ms(json_object_get(p, "memory")));
 		json_array_foreach(json_object_get(p, "containers"), j, c) {
 			const char *cv[] = {sk_kube_jstr(c, "name") ?: "", ns, pod};
 			int64_t start;
 
 			if (json_is_integer(v = sk_kube_jget(c, "cpu.usageCoreNanoSeconds")))
-				sk_metric_set(ccpu, cv, (double)json_integer_value(v) / 1e9);
+				sk_metric_set_at(ccpu, cv, (double)json_integer_value(v) / 1e9,
+						 reading_ms(json_object_get(c, "cpu")));
 			if (json_is_integer(v = sk_kube_jget(c, "memory.workingSetBytes")))
-				sk_metric_set(cmem, cv, (double)json_integer_value(v));
-			if (sk_kube_jstr(c, "startTime") && sk_time_parse(sk_kube_jstr(c, "startTime"), &start) == 0)
-				sk_metric_set(cstart, cv, (double)start);
+				sk_metric_set_at(cmem, cv, (double)json_integer_value(v),
+						 reading_ms(json_object_get(c, "memory")));
+			if (sk_kube_jstr(c, "startTime") && sk_time_parse(sk_kube_jstr(c, "startTime"), &start) == 0 &&
+			    start > 0)
+				sk_metric_set_at(cstart, cv, (double)start, start * 1000);
 		}
 	}
 	sk_metric_set(err, NULL, failed ? 1 : 0);

@@ -38,10 +38,8 @@ static int not_shutting_down(sk_api *api, sk_error_t *err)
 
 /* upstream's names and order (kube-apiserver 1.32, for what skiff has) */
 static const check checks[] = {
-	{"ping", HEALTHZ | LIVEZ | READYZ, ok},
-	{"log", HEALTHZ | LIVEZ | READYZ, ok},
-	{"etcd", HEALTHZ | LIVEZ | READYZ, store_ok},
-	{"etcd-readiness", READYZ, store_ok},
+	{"ping", HEALTHZ | LIVEZ | READYZ, ok},       {"log", HEALTHZ | LIVEZ | READYZ, ok},
+	{"etcd", HEALTHZ | LIVEZ | READYZ, store_ok}, {"etcd-readiness", READYZ, store_ok},
 	{"shutdown", READYZ, not_shutting_down},
 };
 
@@ -150,8 +148,8 @@ static void serve(sk_api *api, const sk_api_request *req, sk_api_response *resp,
 			names = xasprintf("%s%s\"%s\"", prev, *prev ? "," : "", k);
 		}
 		if (*names) {
-			char *next = xasprintf("%swarn: some health checks cannot be excluded: no matches for %s\n", out,
-					       names);
+			char *next = xasprintf("%swarn: some health checks cannot be excluded: no matches for %s\n",
+					       out, names);
 
 			free(out);
 			out = next;
@@ -176,7 +174,8 @@ int sk__is_health_path(const char *p)
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		size_t n = strlen(roots[i].path);
 
-		if (!strncmp(p, roots[i].path, n) && (p[n] == 0 || (p[n] == '/' && p[n + 1] && !strchr(p + n + 1, '/'))))
+		if (!strncmp(p, roots[i].path, n) &&
+		    (p[n] == 0 || (p[n] == '/' && p[n + 1] && !strchr(p + n + 1, '/'))))
 			return 1;
 	}
 	return 0;

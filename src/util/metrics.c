@@ -41,6 +41,7 @@ typedef struct series {
 	uint64_t bits;     /* counter or gauge value; a histogram's sum */
 	uint64_t count;    /* a histogram's count */
 	uint64_t *buckets; /* a histogram's per-bucket (not cumulative) counts */
+	int64_t ts_ms;     /* the sample's own time (ms since the epoch), 0: the scrape's */
 } series;
 
 struct sk_metric_family {
@@ -258,8 +259,8 @@ static series *series_new(const sk_metric_family *f, const char *const *values, 
 
 /* Runs op on the series of values, creating it if needed; the family's
  * read lock is held during op, so a concurrent removal cannot free it. */
-static void with_series(sk_metric_family *f, const char *const *values,
-			void (*op)(sk_metric_family *, series *, double), double v)
+static void with_series_at(sk_metric_family *f, const char *const *values,
+			   void (*op)(sk_metric_family *, series *, double), double v, int64_t ts_ms)
 {
 	static const char *const none[1] = {NULL};
 	uint64_t h;
@@ -272,6 +273,7 @@ static void with_series(sk_metric_family *f, const char *const *values,
 	s = find_locked(f, values, h);
 	if (s) {
 		op(f, s, v);
+		__atomic_store_n(&s->ts_ms, ts_ms, __ATOMIC_RELAXED);
 		pthread_rwlock_unlock(&f->lock);
 		return;
 	}
@@ -285,7 +287,14 @@ static void with_series(sk_metric_family *f, const char *const *values,
 		f->nseries++;
 	}
 	op(f, s, v);
+	__atomic_store_n(&s->ts_ms, ts_ms, __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&f->lock);
+}
+
+static void with_series(sk_metric_family *f, const char *const *values,
+			void (*op)(sk_metric_family *, series *, double), double v)
+{
+	with_series_at(f, values, op, v, 0);
 }
 
 static void op_add(sk_metric_family *f, series *s, double v)
@@ -324,6 +333,13 @@ void sk_metric_set(sk_metric_family *f, const char *const *values, double v)
 	if (f->type == SK_METRIC_HISTOGRAM || (f->type == SK_METRIC_COUNTER && !(v >= 0)))
 		return;
 	with_series(f, values, op_set, v);
+}
+
+void sk_metric_set_at(sk_metric_family *f, const char *const *values, double v, int64_t ts_ms)
+{
+	if (f->type == SK_METRIC_HISTOGRAM || (f->type == SK_METRIC_COUNTER && !(v >= 0)))
+		return;
+	with_series_at(f, values, op_set, v, ts_ms);
 }
 
 void sk_metric_observe(sk_metric_family *f, const char *const *values, double v)
@@ -628,8 +644,25 @@ static void put_family(sk_strbuf *b, sk_metric_family *f, int om)
 			put_histogram(b, f, all[i]);
 			continue;
 		}
+		int64_t ts = __atomic_load_n(&all[i]->ts_ms, __ATOMIC_RELAXED);
+
 		put_sample_head(b, f, fname, om && f->type == SK_METRIC_COUNTER ? "_total" : "", all[i], NULL, NULL);
-		put_line_value(b, from_bits(__atomic_load_n(&all[i]->bits, __ATOMIC_RELAXED)));
+		if (!ts) {
+			put_line_value(b, from_bits(__atomic_load_n(&all[i]->bits, __ATOMIC_RELAXED)));
+			continue;
+		}
+		/* the text format's timestamp is in milliseconds, OpenMetrics' in seconds */
+		put_number(b, from_bits(__atomic_load_n(&all[i]->bits, __ATOMIC_RELAXED)));
+		{
+			char t[48];
+
+			if (om)
+				snprintf(t, sizeof(t), " %lld.%03lld\n", (long long)(ts / 1000),
+					 (long long)(ts % 1000));
+			else
+				snprintf(t, sizeof(t), " %lld\n", (long long)ts);
+			sk_strbuf_str(b, t);
+		}
 	}
 	pthread_rwlock_unlock(&f->lock);
 }

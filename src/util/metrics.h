@@ -58,6 +58,10 @@ sk_metric_family *sk_metrics_family(sk_metrics *m, sk_metric_type type, const ch
 void sk_metric_add(sk_metric_family *f, const char *const *values, double v);
 void sk_metric_set(sk_metric_family *f, const char *const *values, double v);
 void sk_metric_observe(sk_metric_family *f, const char *const *values, double v);
+/* Sets a counter or gauge with the time the value was read (ms since the
+ * epoch; exposed with the sample, as client_golang's NewMetricWithTimestamp),
+ * for values sampled before the scrape (the kubelet's resource metrics). */
+void sk_metric_set_at(sk_metric_family *f, const char *const *values, double v, int64_t ts_ms);
 /* Convenience forms for one label value, or none (value NULL). */
 void sk_metric_inc1(sk_metric_family *f, const char *value);
 void sk_metric_set1(sk_metric_family *f, const char *value, double v);

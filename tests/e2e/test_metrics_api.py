@@ -5,6 +5,7 @@ import json
 import os
 import re
 import ssl
+import time
 import urllib.request
 
 import pytest
@@ -97,11 +98,19 @@ def test_summary_api_reports_node_and_pods(cluster):
     assert pods["burner"]["cpu"]["usageCoreNanoSeconds"] >= burn["cpu"]["usageCoreNanoSeconds"]
     # kubelet's /metrics/resource (authorized as nodes/metrics on the agent), from the same cgroups
     text = c.kubectl("get", "--raw", f"/api/v1/nodes/{c.node}/proxy/metrics/resource").stdout
-    vals = {}
+    vals, stamps = {}, {}
     for line in text.splitlines():
         if line and not line.startswith("#"):
-            k, v = line.rsplit(" ", 1)
+            k, v, *ts = line.split(" ")
             vals[k] = float(v)
+            if ts:
+                stamps[k] = int(ts[0])
+    # each reading carries the time it was taken (ms), as the kubelet's samples do
+    now_ms = time.time() * 1000
+    for k in ["node_cpu_usage_seconds_total", "node_memory_working_set_bytes",
+              'pod_cpu_usage_seconds_total{namespace="default",pod="burner"}']:
+        assert abs(stamps[k] - now_ms) < 600_000, (k, stamps.get(k))
+    assert "resource_scrape_error" not in stamps
     assert "# TYPE node_cpu_usage_seconds_total counter" in text and vals["node_cpu_usage_seconds_total"] > 0
     assert vals["node_memory_working_set_bytes"] > 0 and vals["resource_scrape_error"] == 0
     ref = '{container="burn",namespace="default",pod="burner"}'

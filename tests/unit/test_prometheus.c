@@ -56,6 +56,36 @@ static void test_counter_gauge_text(void **state)
 	sk_metrics_free(m);
 }
 
+/* A value read before the scrape carries its time: milliseconds in the text
+ * format, seconds in OpenMetrics; a plain set drops it again. */
+static void test_timestamps(void **state)
+{
+	(void)state;
+	sk_metrics *m = sk_metrics_new();
+	static const char *const labels[] = {"pod", NULL};
+	sk_metric_family *c = sk_metrics_family(m, SK_METRIC_COUNTER, "pod_cpu_usage_seconds_total", "CPU.", NULL,
+						labels, NULL, 0);
+	const char *a[] = {"a"}, *b[] = {"b"};
+	char *s;
+
+	sk_metric_set_at(c, a, 1.5, 1733400000123LL);
+	sk_metric_set(c, b, 2);
+	s = expose(m, 0);
+	assert_string_equal(s, "# HELP pod_cpu_usage_seconds_total CPU.\n"
+			       "# TYPE pod_cpu_usage_seconds_total counter\n"
+			       "pod_cpu_usage_seconds_total{pod=\"a\"} 1.5 1733400000123\n"
+			       "pod_cpu_usage_seconds_total{pod=\"b\"} 2\n");
+	free(s);
+	s = expose(m, 1);
+	assert_non_null(strstr(s, "pod_cpu_usage_seconds_total{pod=\"a\"} 1.5 1733400000.123\n"));
+	free(s);
+	sk_metric_set(c, a, 3);
+	s = expose(m, 0);
+	assert_non_null(strstr(s, "pod_cpu_usage_seconds_total{pod=\"a\"} 3\n"));
+	free(s);
+	sk_metrics_free(m);
+}
+
 static void test_escaping_and_numbers(void **state)
 {
 	(void)state;
@@ -277,6 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counter_gauge_text),
+		cmocka_unit_test(test_timestamps),
 		cmocka_unit_test(test_escaping_and_numbers),
 		cmocka_unit_test(test_histogram_buckets),
 		cmocka_unit_test(test_upstream_buckets),
