@@ -137,8 +137,9 @@ def test_client_and_serving_certificates_rotate_while_the_node_serves(rotating, 
     rows = csr_rows(c)
     assert (KUBELET_SIGNER, "system:bootstrap:node-token", "Approved,Issued") in rows
     assert (KUBELET_SIGNER, me, "Approved,Issued") in rows, rows
-    assert len([r for r in rows if r[:2] == (SERVING_SIGNER, me)]) >= 2, rows
-    assert all(r[2] == "Approved,Issued" for r in rows), rows
+    assert len([r for r in rows if r == (SERVING_SIGNER, me, "Approved,Issued")]) >= 2, rows
+    # (the next renewal's request may be pending at this moment, none refused)
+    assert not [r for r in rows if "Denied" in r[2] or "Failed" in r[2]], rows
     # the API server reaches the endpoint's new certificate; the node keeps its heartbeats
     wait_for(lambda: "hello from the node" in c.kubectl("logs", "talker", check=False).stdout,
              what="the pod's log through the API server")
