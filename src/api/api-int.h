@@ -269,6 +269,12 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 /* The audit event (taken) w writes when it ends: its ResponseComplete. */
 void sk__watch_audit_at_end(sk_api_watch *w, json_t *ev);
+/* The same for a followed log (logs.c) and an upgraded connection
+ * (stream.c): ev (taken) is written to api's log when it is freed. */
+struct sk_api_stream;
+struct sk_api_upgrade;
+void sk__stream_audit_at_end(struct sk_api_stream *s, sk_api *api, json_t *ev);
+void sk__upgrade_audit_at_end(struct sk_api_upgrade *u, sk_api *api, json_t *ev);
 int sk__wants_table(const sk_api_request *req);
 json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object);
 

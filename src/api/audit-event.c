@@ -1,8 +1,12 @@
 /* One audit.k8s.io/v1 Event per request (upstream's
  * k8s.io/apiserver/pkg/audit/request.go and endpoints/filters/audit.go),
- * made after the request was handled: long-running requests (watches,
- * followed logs) at ResponseStarted, the others at ResponseComplete; a
- * watch writes its ResponseComplete when it ends (sk_api_watch_free). */
+ * made after the request was handled: long-running requests (upstream's
+ * BasicLongRunningRequestCheck: watches, pods/log, exec, attach,
+ * portforward, proxy) at ResponseStarted and again at ResponseComplete, the
+ * others at ResponseComplete only. A watch, a followed log and an upgraded
+ * connection write their ResponseComplete when they end
+ * (sk_api_watch_free, sk_api_stream_free, sk_api_upgrade_free); one
+ * answered at once writes it right after its ResponseStarted. */
 #include <string.h>
 #include <time.h>
 
@@ -108,6 +112,38 @@ static json_t *object_ref(const sk_path *p, json_t *obj)
 	return ref;
 }
 
+/* Upstream's BasicLongRunningRequestCheck of kube-apiserver: the verbs
+ * watch and proxy, the subresources attach, exec, proxy, log and
+ * portforward. */
+static int is_long_running(const sk_audit_attrs *at)
+{
+	static const char *const subs[] = {"attach", "exec", "proxy", "log", "portforward", NULL};
+
+	if (!at->resource_request)
+		return 0;
+	if (!strcmp(at->verb, "watch") || !strcmp(at->verb, "proxy"))
+		return 1;
+	for (int i = 0; subs[i]; i++)
+		if (at->subresource && !strcmp(at->subresource, subs[i]))
+			return 1;
+	return 0;
+}
+
+/* Hands end, the ResponseComplete of a long-running request, to what
+ * streams its response, or returns it when it already ended. */
+static json_t *complete_later(sk_api *api, const sk_api_response *resp, json_t *end)
+{
+	if (resp->watch)
+		sk__watch_audit_at_end(resp->watch, end);
+	else if (resp->stream)
+		sk__stream_audit_at_end(resp->stream, api, end);
+	else if (resp->upgrade)
+		sk__upgrade_audit_at_end(resp->upgrade, api, end);
+	else
+		return end;
+	return NULL;
+}
+
 json_t *sk__audit_annotations(sk_api *api, sk_api_response *resp)
 {
 	if (!api->audit || !resp)
@@ -121,9 +157,9 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 {
 	sk_audit *a = api->audit;
 	sk_audit_attrs at = {.user = req->user, .path = req->path};
-	cleanup_json json_t *ev = NULL, *reqobj = NULL, *robj = NULL;
-	/* upstream audits a failed authentication at ResponseStarted too */
-	int long_running = resp->watch || resp->stream || resp->status == 401;
+	cleanup_json json_t *ev = NULL, *reqobj = NULL, *robj = NULL, *now_end = NULL;
+	/* upstream audits a failed authentication at ResponseStarted only */
+	int failed_authn = resp->status == 401, long_running;
 	enum sk_audit_level level;
 	sk_error_t err = {0};
 	unsigned omit;
@@ -140,7 +176,8 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 		at.name = p.name;
 	}
 	level = sk_audit_policy_level(sk__audit_policy(a), &at, &omit);
-	if (resp->watch && !(omit & SK_AUDIT_STAGE_COMPLETE))
+	long_running = failed_authn || is_long_running(&at);
+	if (long_running && !failed_authn && !(omit & SK_AUDIT_STAGE_COMPLETE))
 		at_end = 1;
 	if (level == SK_AUDIT_NONE ||
 	    (!at_end && (omit & (long_running ? SK_AUDIT_STAGE_STARTED : SK_AUDIT_STAGE_COMPLETE))))
@@ -181,11 +218,14 @@ void sk__audit_request(sk_api *api, const sk_api_request *req, const sk_api_resp
 		json_t *end = json_deep_copy(ev);
 
 		json_object_set_new(end, "stage", json_string("ResponseComplete"));
-		sk__watch_audit_at_end(resp->watch, end);
+		now_end = complete_later(api, resp, end);
 		if (omit & SK_AUDIT_STAGE_STARTED)
-			return;
+			json_decref(steal_ptr(&ev));
 	}
-	sk__audit_emit(api, steal_ptr(&ev));
+	if (ev)
+		sk__audit_emit(api, steal_ptr(&ev));
+	if (now_end)
+		sk__audit_emit(api, steal_ptr(&now_end));
 }
 
 void sk__audit_emit(sk_api *api, json_t *ev)

@@ -159,6 +159,7 @@ typedef struct stream_ctx {
 	char *buf;
 	size_t len, off;
 	/* a pipe (followed logs), read by a pump thread into data: */
+	struct sk_api_stream *st; /* owns fd */
 	int fd;
 	pthread_t pump;
 	pthread_mutex_t mu;
@@ -675,7 +676,7 @@ static void stream_free(void *cls)
 		pthread_mutex_unlock(&s->mu);
 		shutdown(s->fd, SHUT_RDWR);
 		pthread_join(s->pump, NULL);
-		close(s->fd);
+		sk_api_stream_free(s->st);
 		free(s->data);
 	}
 	pthread_cond_destroy(&s->room);
@@ -769,9 +770,10 @@ static enum MHD_Result send_response(sk_http *h, struct MHD_Connection *conn, sk
 		stream_ctx *s = stream_new(h, conn);
 
 		conn_phase(h, conn, PH_STREAM, 0);
-		s->fd = sk_api_stream_take_fd(steal_ptr(&r->stream));
+		s->st = steal_ptr(&r->stream);
+		s->fd = sk_api_stream_fd(s->st);
 		if (pthread_create(&s->pump, NULL, pipe_pump, s) != 0) {
-			close(s->fd);
+			sk_api_stream_free(s->st);
 			pthread_cond_destroy(&s->room);
 			pthread_mutex_destroy(&s->mu);
 			free(s);
@@ -934,6 +936,8 @@ static enum MHD_Result send_upgrade(sk_http *h, struct MHD_Connection *conn, sk_
 	mr = MHD_create_response_for_upgrade(upgraded, rl);
 	for (size_t i = 0; sk_api_upgrade_header(rl->u, i, &name, &value); i++)
 		MHD_add_response_header(mr, name, value);
+	if (r->audit_id[0])
+		MHD_add_response_header(mr, "Audit-Id", r->audit_id);
 	ret = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, mr);
 	MHD_destroy_response(mr);
 	sk_api_response_release(r);

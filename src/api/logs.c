@@ -2,7 +2,8 @@
  * upstream's LogLocation does, then proxies to the node agent's
  * /containerLogs/NS/NAME/CONTAINER with libcurl. Without follow the whole
  * body is returned; with follow a thread copies the agent's chunks into a
- * socket whose read end the HTTP layer streams (sk_api_stream_take_fd). */
+ * socket whose read end the HTTP layer streams (sk_api_stream_fd); freeing
+ * the stream writes its audit ResponseComplete. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <poll.h>
@@ -17,6 +18,8 @@
 
 struct sk_api_stream {
 	int fd;
+	sk_api *api;
+	json_t *audit_end; /* written when the stream is freed, or NULL */
 };
 
 /* The API server's credentials towards node agents (kube-apiserver's
@@ -67,13 +70,7 @@ size_t sk__curl_collect(char *ptr, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
-int sk_api_stream_take_fd(struct sk_api_stream *s)
-{
-	int fd = s->fd;
-
-	free(s);
-	return fd;
-}
+int sk_api_stream_fd(const struct sk_api_stream *s) { return s->fd; }
 
 void sk_api_stream_free(struct sk_api_stream *s)
 {
@@ -81,7 +78,16 @@ void sk_api_stream_free(struct sk_api_stream *s)
 		return;
 	if (s->fd >= 0)
 		close(s->fd);
+	if (s->audit_end)
+		sk__audit_emit(s->api, steal_ptr(&s->audit_end));
 	free(s);
+}
+
+void sk__stream_audit_at_end(struct sk_api_stream *s, sk_api *api, json_t *ev)
+{
+	json_decref(s->audit_end);
+	s->api = api;
+	s->audit_end = ev;
 }
 
 /* GET of an object through the handler itself (no HTTP in between). */

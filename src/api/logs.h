@@ -12,11 +12,12 @@
  * certificates (NULL: agents are not verified). Copied; once at start. */
 void sk_api_set_kubelet_client(const char *cert_key_file, const char *ca_file);
 
-/* A raw byte stream (kubectl logs -f): the returned fd is the read end of a
- * socket the proxy thread writes into until the log ends or the reader
- * closes the fd. Consumes s; the caller owns and closes the fd. */
-int sk_api_stream_take_fd(struct sk_api_stream *s);
-/* Frees a stream that was never taken (closes its fd, the proxy ends). */
+/* A raw byte stream (kubectl logs -f): the fd (s's own) is the read end of
+ * a socket the proxy thread writes into until the log ends or the reader
+ * closes the fd. */
+int sk_api_stream_fd(const struct sk_api_stream *s);
+/* Ends a stream: closes its fd (the proxy ends) and writes the request's
+ * audit ResponseComplete when one is due. Accepts NULL. */
 void sk_api_stream_free(struct sk_api_stream *s);
 
 #endif

@@ -30,6 +30,8 @@ struct sk_api_upgrade {
 	char *left; /* bytes the agent sent after its 101 */
 	size_t nleft;
 	bool websocket; /* the agent answered a WebSocket upgrade */
+	sk_api *api;
+	json_t *audit_end; /* written when the relay ends (freed), or NULL */
 };
 
 void sk_api_upgrade_free(struct sk_api_upgrade *u)
@@ -43,7 +45,16 @@ void sk_api_upgrade_free(struct sk_api_upgrade *u)
 		free(u->values[i]);
 	}
 	free(u->left);
+	if (u->audit_end)
+		sk__audit_emit(u->api, steal_ptr(&u->audit_end));
 	free(u);
+}
+
+void sk__upgrade_audit_at_end(struct sk_api_upgrade *u, sk_api *api, json_t *ev)
+{
+	json_decref(u->audit_end);
+	u->api = api;
+	u->audit_end = ev;
 }
 
 int sk_api_upgrade_header(const struct sk_api_upgrade *u, size_t i, const char **name, const char **value)

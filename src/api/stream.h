@@ -22,7 +22,8 @@ int sk_api_upgrade_header(const struct sk_api_upgrade *u, size_t i, const char *
 void sk_api_upgrade_relay(struct sk_api_upgrade *u, int client_fd, int client_raw, const char *extra, size_t nextra,
 			  const int *stop);
 
-/* Closes the agent connection. Accepts NULL. */
+/* Closes the agent connection and writes the request's audit
+ * ResponseComplete when one is due. Accepts NULL. */
 void sk_api_upgrade_free(struct sk_api_upgrade *u);
 
 #endif

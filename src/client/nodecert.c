@@ -313,6 +313,10 @@ static void *renewer(void *arg)
 				err.msg);
 			if (nap(n, RETRY_SECS * 1000))
 				break;
+		} else if (nap(n, 1000)) {
+			/* a second at least between renewals (kubelet's wait.Until):
+			 * a certificate shorter than its 5-minute backdate is due at once */
+			break;
 		}
 	}
 	return NULL;

@@ -67,6 +67,8 @@ static void usage(FILE *f)
 		   "  --max-connections-per-address N  from one client address (default: half of that)\n"
 		   "  --max-unauthenticated-connections N  connections without an authenticated request\n"
 		   "                        yet; the oldest are closed first (default 1024)\n"
+		   "  --cluster-signing-duration D  the most a certificate signed for a CertificateSigningRequest\n"
+		   "                        lives (Go duration, default 8760h0m0s)\n"
 		   "  --audit-log-path FILE  write an audit.k8s.io/v1 Event per request to FILE (\"-\": stdout)\n"
 		   "  --audit-policy-file FILE  audit.k8s.io/v1 Policy, YAML or JSON (default: every\n"
 		   "                        request at Metadata level)\n"
@@ -127,6 +129,21 @@ static int duration_flag(const char *flag, const char *arg)
 	return (int)secs;
 }
 
+/* --cluster-signing-duration: a Go duration of at least 1s, in whole
+ * seconds (kube-controller-manager's flag; no upper bound but the CA's own
+ * end, which the signer applies). */
+static int64_t signing_duration(const char *arg)
+{
+	sk_error_t err = {0};
+	int64_t ns;
+
+	if (sk_kube_duration_parse(arg, &ns, &err) < 0)
+		die("--cluster-signing-duration: want a duration such as 8760h or 10m: %s", err.msg);
+	if (ns < 1000000000LL)
+		die("--cluster-signing-duration: want a duration of at least 1s, got \"%s\"", arg);
+	return ns / 1000000000LL;
+}
+
 static unsigned count_flag(const char *flag, const char *arg)
 {
 	char *end;
@@ -185,6 +202,7 @@ int sk_cmd_server(int argc, char **argv)
 		{"leader-elect-renew-deadline", required_argument, NULL, 1052},
 		{"leader-elect-retry-period", required_argument, NULL, 1053},
 		{"join-from", required_argument, NULL, 1054},
+		{"cluster-signing-duration", required_argument, NULL, 1060},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -357,6 +375,9 @@ int sk_cmd_server(int argc, char **argv)
 		}
 		case 1054:
 			o.join_from = optarg;
+			break;
+		case 1060:
+			o.signing_duration_secs = signing_duration(optarg);
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;

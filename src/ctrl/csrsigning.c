@@ -3,7 +3,9 @@
  * kubernetes.io/kube-apiserver-client-kubelet, kube-apiserver-client and
  * kubelet-serving with the cluster CA, through GnuTLS. The certificate
  * lives min(expirationSeconds, the signing duration) and starts 5 minutes
- * in the past (upstream's backdate); a request its signer does not accept
+ * in the past (upstream's backdate); one of 8 hours or more ends that
+ * duration after its start, a shorter one that duration after now
+ * (upstream's PermissiveSigningPolicy with Short = 8h); a request its signer does not accept
  * gets a Failed condition (SignerValidationFailure). */
 #include <string.h>
 
@@ -16,6 +18,7 @@
 #include "util/util.h"
 
 #define BACKDATE_SECS (5 * 60)
+#define SHORT_SECS (8 * 3600)
 /* upstream's --cluster-signing-duration default: a year */
 #define DEFAULT_SIGNING_SECS (365LL * 24 * 3600)
 
@@ -136,7 +139,7 @@ static char *sign(signer *s, gnutls_x509_crq_t crq, json_t *csr, sk_error_t *err
 	gnutls_datum_t out = {NULL, 0};
 	unsigned char serial[16], kid[64];
 	size_t kidlen = sizeof(kid);
-	int64_t now = sk__now(), secs = s->max_secs;
+	int64_t now = sk__now(), secs = s->max_secs, end;
 	int64_t exp = sk__jint(csr, "spec.expirationSeconds", -1);
 	time_t ca_end = gnutls_x509_crt_get_expiration_time(s->ca);
 	char *pem = NULL;
@@ -144,6 +147,7 @@ static char *sign(signer *s, gnutls_x509_crq_t crq, json_t *csr, sk_error_t *err
 
 	if (exp > 0 && exp < secs)
 		secs = exp;
+	end = secs < SHORT_SECS ? now + secs : now - BACKDATE_SECS + secs;
 	if ((rc = gnutls_x509_crt_init(&crt)) < 0 || (rc = gnutls_x509_crt_set_crq(crt, crq)) < 0)
 		goto fail;
 	gnutls_rnd(GNUTLS_RND_NONCE, serial, sizeof(serial));
@@ -152,7 +156,7 @@ static char *sign(signer *s, gnutls_x509_crq_t crq, json_t *csr, sk_error_t *err
 	gnutls_x509_crt_set_serial(crt, serial, sizeof(serial));
 	gnutls_x509_crt_set_activation_time(crt, (time_t)(now - BACKDATE_SECS));
 	/* never past the CA's own end */
-	gnutls_x509_crt_set_expiration_time(crt, ca_end > 0 && ca_end < now + secs ? ca_end : (time_t)(now + secs));
+	gnutls_x509_crt_set_expiration_time(crt, ca_end > 0 && ca_end < end ? ca_end : (time_t)end);
 	gnutls_x509_crt_set_basic_constraints(crt, 0, -1);
 	set_usages(crt, json_object_get(json_object_get(csr, "spec"), "usages"));
 	if (!strcmp(sk_kube_jstr(csr, "spec.signerName") ?: "", SK_CSR_SIGNER_KUBELET_SERVING))

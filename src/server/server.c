@@ -377,6 +377,7 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->co.root_ca_pem = s->tls.ca_pem;
 	s->co.ca_cert_pem = s->tls.ca_pem;
 	s->co.ca_key_pem = s->tls.ca_key_pem;
+	s->co.signing_duration_secs = o->signing_duration_secs;
 	s->co.hpa_sync_period_secs = o->hpa_sync_period_secs;
 	s->co.hpa_tolerance = o->hpa_tolerance;
 	s->co.hpa_cpu_init_secs = o->hpa_cpu_init_secs;

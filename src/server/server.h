@@ -44,6 +44,8 @@ typedef struct sk_server_options {
 	/* a first server's data directory whose CA, service-account key and
 	 * tokens this one shares (NULL: its own) */
 	const char *join_from;
+	/* --cluster-signing-duration: the most a CSR's certificate lives (0: a year) */
+	int64_t signing_duration_secs;
 } sk_server_options;
 
 sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err);

@@ -57,6 +57,7 @@ class AgentCluster(Cluster):
         self.agent_log = os.path.join(data_dir, "agent.log")
         self.pod_uids = set()
         self.agent_extra = ["--container-log-max-size", "16Ki", "--container-log-max-files", "3"]
+        self.agent_env = None  # the agent's environment (None: this process's)
 
     def import_images(self):
         d = images_dir()
@@ -73,7 +74,7 @@ class AgentCluster(Cluster):
              "--data-dir", self.agent_dir, "--run-dir", self.run_dir, "--bridge", self.bridge,
              "--pod-cidr", self.pod_cidr, "--node-name", self.node,
              "--backoff-base-ms", str(self.backoff_ms)] + self.agent_extra,
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=self.agent_env)
 
         def ready():
             if self.agent_proc.poll() is not None:

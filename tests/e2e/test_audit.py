@@ -270,3 +270,106 @@ def wait_for(pred, timeout=30, what="condition"):
             return
         time.sleep(0.1)
     raise AssertionError("timed out waiting for " + what)
+
+
+class FakeKubelet:
+    """A node's streaming endpoint in miniature, with a serving certificate
+    of the cluster CA for 127.0.0.1: a followed log answers one line and
+    ends; an exec answers 101 and relays until the client goes."""
+
+    def __init__(self, c):
+        import ssl
+        import threading
+        d = os.path.join(c.data_dir, "fake-kubelet")
+        os.makedirs(d)
+        key, csr, crt, ext = (os.path.join(d, n) for n in ("k.pem", "r.csr", "c.pem", "ext.cnf"))
+        with open(ext, "w") as f:
+            f.write("subjectAltName=IP:127.0.0.1\n")
+        subprocess.run(["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-nodes", "-keyout", key, "-subj", "/CN=system:node:audit-node", "-out", csr],
+                       check=True, capture_output=True)
+        tls = os.path.join(c.data_dir, "tls")
+        subprocess.run(["openssl", "x509", "-req", "-in", csr, "-CA", os.path.join(tls, "ca.crt"), "-CAkey",
+                        os.path.join(tls, "ca.key"), "-CAcreateserial", "-days", "1", "-extfile", ext, "-out", crt],
+                       check=True, capture_output=True)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(crt, key)
+        import socket
+        self.sock = ctx.wrap_socket(socket.create_server(("127.0.0.1", 0)), server_side=True)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        import threading
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.answer, args=(conn,), daemon=True).start()
+
+    def answer(self, conn):
+        with conn:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                b = conn.recv(4096)
+                if not b:
+                    return
+                head += b
+            if head.startswith(b"GET /containerLogs/"):
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 23\r\n"
+                             b"Connection: close\r\n\r\nhello from a fake node\n")
+                return
+            conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n"
+                         b"X-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n")
+            while conn.recv(4096):
+                pass
+
+
+def test_streams_and_logs_are_audited_at_start_and_end(c):
+    """Long-running requests as upstream's audit filter writes them: a
+    followed log, a plain log and an exec each at ResponseStarted and, when
+    they end, at ResponseComplete with the same auditID and code."""
+    import socket
+    import ssl
+    kubelet = FakeKubelet(c)
+    c.kubectl("create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Node",
+                                                     "metadata": {"name": "audit-node"}}))
+    c.kubectl("patch", "node", "audit-node", "--subresource=status", "--type=merge", "-p", json.dumps(
+        {"status": {"addresses": [{"type": "InternalIP", "address": "127.0.0.1"}],
+                    "daemonEndpoints": {"kubeletEndpoint": {"Port": kubelet.port}}}}))
+    c.kubectl("create", "-f", "-", input=json.dumps(
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "streamer", "namespace": "default"},
+         "spec": {"nodeName": "audit-node", "containers": [{"name": "c", "image": "busybox"}]}}))
+    assert c.kubectl("logs", "-f", "streamer").stdout == "hello from a fake node\n"
+    assert c.kubectl("logs", "streamer").stdout == "hello from a fake node\n"
+    # an exec: the client's upgrade relayed to the node, then the client goes
+    token = open(os.path.join(c.data_dir, "token")).read().strip()
+    ctx = ssl.create_default_context(cafile=os.path.join(c.data_dir, "tls", "ca.crt"))
+    with socket.create_connection(("127.0.0.1", c.port), timeout=20) as raw, \
+            ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+        s.sendall(("GET /api/v1/namespaces/default/pods/streamer/exec?command=true&stdout=true HTTP/1.1\r\n"
+                   f"Host: 127.0.0.1\r\nAuthorization: Bearer {token}\r\nConnection: Upgrade\r\n"
+                   "Upgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += s.recv(4096)
+        assert head.startswith(b"HTTP/1.1 101"), head
+        audit_id = [l.split(b":", 1)[1].strip().decode() for l in head.split(b"\r\n")
+                    if l.lower().startswith(b"audit-id:")][0]
+        started = events(c, lambda e: e["auditID"] == audit_id)
+        assert [(e["stage"], e["responseStatus"]["code"]) for e in started] == [("ResponseStarted", 101)]
+    done = events(c, lambda e: e["auditID"] == audit_id, want=2)
+    assert [(e["stage"], e["verb"], e["objectRef"]["subresource"], e["responseStatus"]["code"]) for e in done] == [
+        ("ResponseStarted", "create", "exec", 101), ("ResponseComplete", "create", "exec", 101)]
+    logs = events(c, lambda e: e.get("objectRef", {}).get("subresource") == "log", want=4)
+    by_id = {}
+    for e in logs:
+        by_id.setdefault(e["auditID"], []).append(e)
+    assert len(by_id) == 2
+    for evs in by_id.values():
+        assert [(e["stage"], e["verb"], e["responseStatus"]["code"]) for e in evs] == [
+            ("ResponseStarted", "get", 200), ("ResponseComplete", "get", 200)]
+        assert evs[1]["stageTimestamp"] >= evs[0]["stageTimestamp"]
+    assert sorted("follow=true" in evs[0]["requestURI"] for evs in by_id.values()) == [False, True]
+    kubelet.sock.close()

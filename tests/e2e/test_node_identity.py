@@ -85,6 +85,14 @@ def wait_for(pred, timeout=30, what="condition"):
     raise AssertionError("timed out waiting for " + what)
 
 
+def lifetime(pem):
+    """notAfter - notBefore of a PEM certificate, in seconds."""
+    out = subprocess.run(["openssl", "x509", "-noout", "-startdate", "-enddate"], input=pem, capture_output=True,
+                         check=True).stdout.decode()
+    f = dict(l.split("=", 1) for l in out.splitlines())
+    return ssl.cert_time_to_seconds(f["notAfter"]) - ssl.cert_time_to_seconds(f["notBefore"])
+
+
 def issued(c, name):
     def cert():
         o = c.kjson("get", "csr", name)
@@ -153,6 +161,8 @@ def test_kube_apiserver_client_signer_issues_with_the_requested_duration(cluster
     txt = subprocess.run(["openssl", "x509", "-noout", "-subject", "-enddate", "-startdate"], input=pem,
                          capture_output=True, check=True).stdout.decode()
     assert "CN = carol" in txt and "O = team-a" in txt
+    # shorter than 8 hours: it ends 20 minutes after the signing, 25 after its backdated start
+    assert lifetime(pem) == 1200 + 300
     line = cluster.kubectl("get", "csr", "carol").stdout.splitlines()[1].split()
     assert line[-2:] == ["20m", "Approved,Issued"]
 
@@ -184,6 +194,8 @@ def test_node_token_gets_a_node_client_certificate_auto_approved(cluster):
     txt = subprocess.run(["openssl", "x509", "-noout", "-subject"], input=open(pem, "rb").read(),
                          capture_output=True, check=True).stdout.decode()
     assert "O = system:nodes" in txt and "CN = system:node:n1" in txt
+    # --cluster-signing-duration's default, a year from the backdated start (upstream's policy)
+    assert lifetime(open(pem, "rb").read()) == 8760 * 3600
     o = cluster.kjson("get", "csr", "node-csr-n1")
     assert o["spec"]["username"] == "system:bootstrap:node-token"
     assert [(c["type"], c["reason"], c["message"]) for c in o["status"]["conditions"]] == [
