@@ -221,6 +221,10 @@ def test_migrate_sqlite_to_etcd(dirs):
         assert r.returncode == 1
         assert f"the target is not empty ({n} keys)" in r.stderr and "--force" in r.stderr
         assert len(etcd_state(e)) == n
+        # another ROOT of the same etcd is another, empty target
+        r = skiff("migrate", "--from", "sqlite", d, "--to", to + "/second")
+        assert r.returncode == 0 and r.stdout.startswith(f"Migrated {n} objects"), r.stderr
+        assert len(e.etcdctl("get", "--prefix", "/second/registry/", "--keys-only").split()) == n
 
         # the same data directory (CA, keys, tokens) with the store on etcd
         c.extra[c.extra.index(f"sqlite://{d}")] = to
