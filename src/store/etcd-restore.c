@@ -139,10 +139,14 @@ static int run_etcdctl(char **argv, char **out, sk_error_t *err)
 	pid_t pid;
 
 	*out = NULL;
-	while (environ[nenv])
+	for (size_t i = 0; environ[i]; i++)
 		nenv++;
 	envp = xzalloc((nenv + 2) * sizeof(envp[0]));
-	memcpy(envp, environ, nenv * sizeof(envp[0]));
+	nenv = 0;
+	/* etcdctl takes the first of two: an inherited ETCDCTL_API=2 goes */
+	for (size_t i = 0; environ[i]; i++)
+		if (strncmp(environ[i], "ETCDCTL_API=", 12) != 0)
+			envp[nenv++] = environ[i];
 	envp[nenv] = "ETCDCTL_API=3";
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		free(envp);

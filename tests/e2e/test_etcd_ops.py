@@ -142,6 +142,7 @@ def test_snapshot_restore(dirs):
 
         peer = f"http://127.0.0.1:{e2.peer}"
         e2.data = os.path.join(work, "restored")
+        os.mkdir(e2.data)  # an empty directory will do
         r = skiff("etcd-snapshot", "restore", snap, "--data-dir", e2.data, "--name", "default",
                   "--initial-cluster", f"default={peer}", "--initial-advertise-peer-urls", peer)
         assert r.returncode == 0, r.stderr
