@@ -20,6 +20,7 @@ int sk_cmd_agent(int argc, char **argv);
 int sk_cmd_bench(int argc, char **argv);
 int sk_cmd_user(int argc, char **argv);
 int sk_cmd_etcd_snapshot(int argc, char **argv);
+int sk_cmd_migrate(int argc, char **argv);
 int sk_cmd_token(int argc, char **argv);
 int sk_cmd_validate(int argc, char **argv);
 int sk_cmd_bench_dns(int argc, char **argv); /* skiff bench dns */

@@ -1,7 +1,9 @@
-/* skiff etcd-snapshot save: a snapshot of the etcd the server stores in
- * (k3s's `etcd-snapshot save`, etcdctl's `snapshot save`). */
+/* skiff etcd-snapshot save|restore: a snapshot of the etcd the server stores
+ * in (k3s's `etcd-snapshot save`, etcdctl's `snapshot save`), and its
+ * restore into a new member data directory (etcdctl's `snapshot restore`). */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "store/store.h"
@@ -9,12 +11,22 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: skiff etcd-snapshot save --datastore-endpoint etcd://HOST:PORT[,...] [options] FILE\n\n"
-		   "Saves a snapshot of etcd's database to FILE, as `etcdctl snapshot save` does (restore it with\n"
-		   "`etcdctl snapshot restore`).\n\n"
-		   "Options:\n"
+	fprintf(f, "Usage: skiff etcd-snapshot save --datastore-endpoint etcd://HOST:PORT[,...] [options] FILE\n"
+		   "       skiff etcd-snapshot restore FILE --data-dir DIR [options]\n\n"
+		   "save: saves a snapshot of etcd's database to FILE, as `etcdctl snapshot save` does.\n"
+		   "restore: restores FILE into DIR, a new etcd member data directory, with `etcdctl snapshot\n"
+		   "restore` (Debian package etcd-client); start etcd with --data-dir DIR and the same --name\n"
+		   "and --initial-advertise-peer-urls. Every key keeps its revision (resourceVersion).\n\n"
+		   "Options of save:\n"
 		   "  --datastore-endpoint URI  the etcd the server stores in\n"
 		   "  --datastore-cafile F, --datastore-certfile F, --datastore-keyfile F  PEM files for https\n"
+		   "Options of restore (etcdctl's; its defaults when left out):\n"
+		   "  --data-dir DIR        the new member's data directory: absent or empty\n"
+		   "  --name NAME           the member's name (default \"default\")\n"
+		   "  --initial-cluster C   NAME=PEER-URL,... (default default=http://localhost:2380)\n"
+		   "  --initial-advertise-peer-urls URLS  this member's peer URLs (default http://localhost:2380)\n"
+		   "  --initial-cluster-token T  the restored cluster's token (default etcd-cluster)\n"
+		   "  --skip-hash-check     restore a database copied from a data directory (no SHA-256 appended)\n"
 		   "  -h, --help            this help\n");
 }
 
@@ -65,7 +77,65 @@ static int snapshot_save(int argc, char **argv)
 	return 0;
 }
 
+static int snapshot_restore(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"data-dir", required_argument, NULL, 'd'},
+		{"name", required_argument, NULL, 'n'},
+		{"initial-cluster", required_argument, NULL, 'i'},
+		{"initial-advertise-peer-urls", required_argument, NULL, 'a'},
+		{"initial-cluster-token", required_argument, NULL, 't'},
+		{"skip-hash-check", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	sk_etcd_restore_options o = {0};
+	sk_error_t err = {0};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o.data_dir = optarg;
+			break;
+		case 'n':
+			o.name = optarg;
+			break;
+		case 'i':
+			o.initial_cluster = optarg;
+			break;
+		case 'a':
+			o.initial_advertise_peer_urls = optarg;
+			break;
+		case 't':
+			o.initial_cluster_token = optarg;
+			break;
+		case 's':
+			o.skip_hash_check = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!o.data_dir || !*o.data_dir || optind != argc - 1) {
+		fprintf(stderr, "skiff etcd-snapshot restore: want one snapshot FILE and --data-dir DIR\n");
+		usage(stderr);
+		return 2;
+	}
+	o.snapshot = argv[optind];
+	if (sk_etcd_restore(&o, &err) < 0)
+		die("etcd-snapshot restore: %s", err.msg);
+	printf("Snapshot %s restored into %s (member %s)\n", o.snapshot, o.data_dir, o.name ? o.name : "default");
+	return 0;
+}
+
 int sk_cmd_etcd_snapshot(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "restore"))
+		return snapshot_restore(argc - 1, argv + 1);
 	return sk_cmd_verb("etcd-snapshot", argc, argv, "save", snapshot_save, usage);
 }

@@ -56,4 +56,12 @@ void sk__etcd_wmsg_release(sk__etcd_wmsg *m);
  * -1; returns 0 when reply is not one. */
 int sk__etcd_reply_error(const json_t *reply, sk_error_t *err);
 
+/* skiff etcd-snapshot restore (etcd-restore.c): etcdctl's argument vector
+ * restoring o->snapshot into target (free with sk__etcd_argv_free), and the
+ * message of a failed etcdctl's output (its "Error: " line, else a panic's,
+ * else its last line that is not a JSON log) into msg. */
+char **sk__etcd_restore_argv(const sk_etcd_restore_options *o, const char *target);
+void sk__etcd_argv_free(char **argv);
+void sk__etcd_ctl_error(const char *out, char *msg, size_t cap);
+
 #endif

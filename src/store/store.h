@@ -154,4 +154,46 @@ void sk_store_metrics_register(struct sk_metrics *m);
  * database with its SHA-256 appended), through PATH.part, fsynced, renamed. */
 int sk_store_etcd_snapshot(const char *uri, const sk_store_options *opts, const char *path, sk_error_t *err);
 
+/* ---- operations (skiff migrate, skiff etcd-snapshot restore) ---- */
+
+/* Sorts kvs into the order they are copied in: by mod_rev, then key. */
+void sk_store_plan_order(sk_store_kv *kvs, size_t n);
+
+/* Called after each key copied: done of total. */
+typedef void (*sk_store_progress_fn)(size_t done, size_t total, void *ud);
+
+typedef struct sk_store_copy_result {
+	size_t total, copied, removed; /* removed: keys --force took out of the target */
+	int64_t source_rev;            /* the source's revision the copy was read at */
+	int64_t first_rev, last_rev;   /* the target's revisions of the first and last key */
+} sk_store_copy_result;
+
+/* Copies every key of src's current state into dst (migrate.c), one create
+ * per key in sk_store_plan_order's order, so dst's revisions keep src's
+ * order; values are copied byte for byte. A dst holding keys is refused
+ * (SK_EEXISTS) unless force, which deletes them first. On failure dst holds
+ * the keys copied so far (res->copied). */
+int sk_store_copy(sk_store *src, sk_store *dst, int force, sk_store_progress_fn progress, void *ud,
+		  sk_store_copy_result *res, sk_error_t *err);
+
+/* Opens the SQLite store of a server's data directory dir that must exist
+ * (DIR/state.db), with no compaction; SK_EUNAVAILABLE with a message saying
+ * so while a server holds it. Free with sk_store_close. */
+sk_store *sk_store_open_sqlite_existing(const char *dir, sk_error_t *err);
+
+/* Restores an etcd snapshot into a new member data directory, as `etcdctl
+ * snapshot restore` (etcd 3.4's documented restore), which it runs. NULL
+ * fields take etcdctl's defaults. */
+typedef struct sk_etcd_restore_options {
+	const char *snapshot, *data_dir;
+	const char *name, *initial_cluster, *initial_advertise_peer_urls, *initial_cluster_token;
+	int skip_hash_check;
+	const char *etcdctl; /* NULL: "etcdctl" from PATH */
+} sk_etcd_restore_options;
+
+/* Checks the snapshot is a readable file and data_dir absent or empty, runs
+ * etcdctl into a fresh sibling of data_dir and renames it into place, so a
+ * failed restore leaves nothing behind; etcdctl's error is relayed in err. */
+int sk_etcd_restore(const sk_etcd_restore_options *o, sk_error_t *err);
+
 #endif

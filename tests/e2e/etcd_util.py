@@ -25,6 +25,7 @@ class Etcd:
         self.peer = free_port()
         self.proc = None
         self.tls = tls
+        self.data = os.path.join(self.dir, "data")  # a test may point it at a restored member
         if tls:
             self.make_certs()
 
@@ -58,7 +59,7 @@ class Etcd:
             tls = ["--cert-file", os.path.join(d, "server.crt"), "--key-file", os.path.join(d, "server.key"),
                    "--client-cert-auth", "--trusted-ca-file", self.ca]
         self.proc = subprocess.Popen(
-            [ETCD, "--data-dir", os.path.join(self.dir, "data"), "--listen-client-urls", client,
+            [ETCD, "--data-dir", self.data, "--listen-client-urls", client,
              "--advertise-client-urls", client, "--listen-peer-urls", peer,
              "--initial-advertise-peer-urls", peer, "--initial-cluster", f"default={peer}"] + tls,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
