@@ -274,7 +274,7 @@ static void test_wire(void **state)
 	sk__etcd_wmsg_release(&m);
 
 	assert_int_equal(sk__etcd_wmsg_parse(error, strlen(error), "", &m, &err), -1);
-	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_int_equal(err.code, SK_EUNKNOWN);
 	assert_string_equal(err.msg, "etcdserver: no leader");
 	assert_int_equal(sk__etcd_wmsg_parse(junk, strlen(junk), "", &m, &err), 0);
 	assert_int_equal(m.n, 0);
