@@ -32,6 +32,7 @@ struct sk__store_ops {
 	void (*unwatch)(sk_store *s, sk_store_watch *w);
 	int (*compact)(sk_store *s, int64_t rev, sk_error_t *err);
 	void (*stats)(sk_store *s, sk_store_stats *st);
+	int (*sync)(sk_store *s, sk_error_t *err); /* optional */
 };
 
 /* Every backend's handle starts with this. */
