@@ -1815,6 +1815,18 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 		return;
 	}
 
+	/* Anything but a create or a watch reads what the store holds: without a
+	 * resourceVersion to go by, first what other servers on the same etcd
+	 * acknowledged (a consistent read, as upstream's quorum reads). */
+	if ((p->name[0] || strcmp(m, "POST")) && !sk__arg_bool(req, "watch") &&
+	    !(sk__arg(req, "resourceVersion") && *sk__arg(req, "resourceVersion"))) {
+		sk_error_t err = {0};
+
+		if (sk_store_sync(api->store, &err) < 0) {
+			sk__reply_error(resp, &err, p->res, p->name);
+			return;
+		}
+	}
 	if (!p->name[0]) {
 		if (!strcmp(m, "GET") && sk__arg_bool(req, "watch"))
 			sk__handle_watch(api, req, p, resp);

@@ -96,7 +96,9 @@ void sk__reply_status_for(sk_api_response *resp, int code, const char *reason, c
 					    "metadata", "status", "Failure", "message", msg, "reason", reason);
 	json_t *details = NULL;
 
-	if (k || name || causes) {
+	/* a reasonless 500 is upstream's ErrorToAPIStatus for an error that is
+	 * no APIStatus (a storage error passed on): no details */
+	if ((k || name || causes) && (*reason || causes)) {
 		details = json_object();
 		if (name && *name)
 			json_object_set_new(details, "name", json_string(name));

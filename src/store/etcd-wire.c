@@ -131,13 +131,11 @@ int sk__etcd_reply_error(const json_t *reply, sk_error_t *err)
 {
 	const json_t *e = json_object_get(reply, "error");
 	const char *msg = json_string_value(json_object_get(reply, "message"));
-	int64_t code = sk__etcd_int(reply, "code");
 
 	if (!e)
 		return 0;
 	if (json_is_object(e)) { /* a streaming call's error */
 		msg = json_string_value(json_object_get(e, "message"));
-		code = sk__etcd_int(e, "grpc_code");
 	}
 	if (!msg)
 		msg = json_is_string(e) ? json_string_value(e) : "etcdserver: unknown error";
@@ -145,10 +143,10 @@ int sk__etcd_reply_error(const json_t *reply, sk_error_t *err)
 		return sk_error_set(err, SK_EGONE, "%s", msg);
 	if (strstr(msg, "required revision is a future revision"))
 		return sk_error_set(err, SK_ETIMEOUT, "%s", msg);
-	/* gRPC Unavailable (14) and DeadlineExceeded (4): etcd has no leader
-	 * or timed out; the request may be retried */
-	if (code == 14 || code == 4)
-		return sk_error_set(err, SK_EUNAVAILABLE, "%s", msg);
+	/* Everything else, gRPC Unavailable (14) and DeadlineExceeded (4)
+	 * included (etcd lost its quorum or leader: "etcdserver: request timed
+	 * out", "etcdserver: no leader"): kube-apiserver passes etcd's error on
+	 * as a 500 Status without a reason (ErrorToAPIStatus's default). */
 	return sk_error_set(err, SK_EUNKNOWN, "%s", msg);
 }
 

@@ -73,6 +73,11 @@ struct etcd_store {
 	int stop;
 	pthread_t watcher, compactor;
 	int watcher_started, compactor_started;
+
+	pthread_mutex_t fmu; /* guards the sync reads below */
+	pthread_cond_t fcv;  /* a sync read finished */
+	int64_t f_started, f_done, f_rev;
+	sk_error_t f_err;
 };
 
 #define E(base) ((struct etcd_store *)(base))
@@ -371,6 +376,70 @@ static int op_compact(sk_store *base, int64_t rev, sk_error_t *err)
 }
 
 /* ---- reads ---- */
+
+/* etcd's current revision, by a linearizable read (one that goes through
+ * etcd's leader: it fails without a quorum). */
+static int current_rev(struct etcd_store *s, int64_t *rev, sk_error_t *err)
+{
+	cleanup_json json_t *req = json_pack("{s:o, s:b}", "key", ekey(s, "/"), "count_only", 1);
+	cleanup_json json_t *r = NULL;
+
+	if (call(s, "/v3/kv/range", req, &r, err) < 0)
+		return -1;
+	*rev = sk__etcd_int(json_object_get(r, "header"), "revision");
+	return 0;
+}
+
+/* Upstream's consistent reads from the watch cache: etcd's current revision,
+ * then a wait for the watch to have delivered it. Concurrent callers share
+ * one read of the revision: a caller waits for one that started after it
+ * came, and starts it when none is under way. */
+static int op_sync(sk_store *base, sk_error_t *err)
+{
+	struct etcd_store *s = E(base);
+	struct timespec until;
+	int64_t target, rev;
+	sk_error_t e = {0};
+	int rc = 0;
+
+	pthread_mutex_lock(&s->fmu);
+	target = s->f_started + 1;
+	while (s->f_done < target) {
+		if (s->f_started == s->f_done) {
+			int64_t n = ++s->f_started, got = 0;
+			sk_error_t ferr = {0};
+			int frc;
+
+			pthread_mutex_unlock(&s->fmu);
+			frc = current_rev(s, &got, &ferr);
+			pthread_mutex_lock(&s->fmu);
+			s->f_done = n;
+			s->f_rev = frc < 0 ? -1 : got;
+			s->f_err = ferr;
+			pthread_cond_broadcast(&s->fcv);
+		} else {
+			pthread_cond_wait(&s->fcv, &s->fmu);
+		}
+	}
+	rev = s->f_rev;
+	e = s->f_err;
+	pthread_mutex_unlock(&s->fmu);
+	if (rev < 0) {
+		if (err)
+			*err = e;
+		return -1;
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SEEN_WAIT_SECS;
+	pthread_mutex_lock(&s->wmu);
+	while (s->watch_rev < rev && !s->stop && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&s->wcv, &s->wmu, &until);
+	pthread_mutex_unlock(&s->wmu);
+	if (rc == ETIMEDOUT) /* as the cacher's wait for a fresh enough revision */
+		return sk_error_set(err, SK_ETIMEOUT, "Too large resource version: %lld, current: %lld", (long long)rev,
+				    (long long)load64(&s->rev));
+	return 0;
+}
 
 static int64_t op_rev(sk_store *base) { return load64(&E(base)->rev); }
 static int64_t op_compacted_rev(sk_store *base) { return load64(&E(base)->compacted); }
@@ -865,6 +934,8 @@ static void store_free(struct etcd_store *s)
 	pthread_mutex_destroy(&s->pmu);
 	pthread_mutex_destroy(&s->wmu);
 	pthread_cond_destroy(&s->wcv);
+	pthread_mutex_destroy(&s->fmu);
+	pthread_cond_destroy(&s->fcv);
 	free(s);
 }
 
@@ -908,6 +979,7 @@ static const struct sk__store_ops etcd_ops = {
 	.compact = op_compact,
 	.stats = op_stats,
 	.health = op_health,
+	.sync = op_sync,
 };
 
 /* "h1:p1,h2:p2[/ROOT]" → s->urls and s->root. */
@@ -972,6 +1044,8 @@ sk_store *sk__etcd_open(const char *endpoints, const sk_store_options *opts, sk_
 	sk__memtab_init(&s->tab);
 	pthread_mutex_init(&s->wmu, NULL);
 	pthread_cond_init(&s->wcv, NULL);
+	pthread_mutex_init(&s->fmu, NULL);
+	pthread_cond_init(&s->fcv, NULL);
 	sk__hub_init(&s->hub, RING_EVENTS);
 	s->ca = opts->tls_ca ? xstrdup(opts->tls_ca) : NULL;
 	s->cert = opts->tls_cert ? xstrdup(opts->tls_cert) : NULL;
@@ -1038,6 +1112,8 @@ int sk_store_etcd_snapshot(const char *uri, const sk_store_options *opts, const 
 	pthread_rwlock_init(&s->lock, NULL);
 	pthread_mutex_init(&s->wmu, NULL);
 	pthread_cond_init(&s->wcv, NULL);
+	pthread_mutex_init(&s->fmu, NULL);
+	pthread_cond_init(&s->fcv, NULL);
 	s->ca = opts && opts->tls_ca ? xstrdup(opts->tls_ca) : NULL;
 	s->cert = opts && opts->tls_cert ? xstrdup(opts->tls_cert) : NULL;
 	s->key = opts && opts->tls_key ? xstrdup(opts->tls_key) : NULL;

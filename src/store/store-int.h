@@ -34,6 +34,7 @@ struct sk__store_ops {
 	void (*stats)(sk_store *s, sk_store_stats *st);
 	/* NULL: always healthy (an embedded database) */
 	int (*health)(sk_store *s, sk_error_t *err);
+	int (*sync)(sk_store *s, sk_error_t *err); /* optional */
 };
 
 /* Every backend's handle starts with this. */

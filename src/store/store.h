@@ -74,6 +74,13 @@ int64_t sk_store_rev(sk_store *s);
 /* The oldest revision that can still be watched from or listed at. */
 int64_t sk_store_compacted_rev(sk_store *s);
 
+/* Returns once reads reflect every write any process acknowledged before
+ * the call (several API servers on one etcd: another server's writes reach
+ * this one's copy through its watch), or -1 with err (etcd's error when it
+ * cannot say: no quorum). A no-op where this process is the only writer
+ * (SQLite). */
+int sk_store_sync(sk_store *s, sk_error_t *err);
+
 /* Fills *kv with the current value of key (caller releases).
  * Missing key: SK_ENOTFOUND. */
 int sk_store_get(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err);

@@ -98,3 +98,83 @@ class Etcd:
     def cleanup(self):
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class EtcdCluster:
+    """A 3-member etcd cluster (Debian's etcd-server) on free loopback ports,
+    each member's data in its own directory under one temporary directory.
+    kill(i) is a kill -9 of member i, start(i) brings it back on its data."""
+
+    def __init__(self, members=3):
+        self.dir = tempfile.mkdtemp(prefix="skiff-etcd3-")
+        self.names = [f"m{i}" for i in range(members)]
+        self.ports = [free_port() for _ in self.names]
+        self.peers = [free_port() for _ in self.names]
+        self.procs = [None] * members
+        self.initial = ",".join(f"{n}=http://127.0.0.1:{p}" for n, p in zip(self.names, self.peers))
+
+    @property
+    def endpoints(self):
+        return [f"127.0.0.1:{p}" for p in self.ports]
+
+    def launch(self, i):
+        client, peer = f"http://127.0.0.1:{self.ports[i]}", f"http://127.0.0.1:{self.peers[i]}"
+        log = open(os.path.join(self.dir, f"{self.names[i]}.log"), "ab")
+        self.procs[i] = subprocess.Popen(
+            [ETCD, "--name", self.names[i], "--data-dir", os.path.join(self.dir, self.names[i]),
+             "--listen-client-urls", client, "--advertise-client-urls", client, "--listen-peer-urls", peer,
+             "--initial-advertise-peer-urls", peer, "--initial-cluster", self.initial,
+             "--initial-cluster-state", "new", "--initial-cluster-token", os.path.basename(self.dir)],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def healthy(self, i):
+        """Member i answers and the cluster has a leader (etcd's /health)."""
+        try:
+            with urllib.request.urlopen(f"http://{self.endpoints[i]}/health", timeout=1) as r:
+                return b'"true"' in r.read()
+        except OSError:
+            return False
+
+    def wait_healthy(self, members, timeout=60):
+        deadline = time.time() + timeout * SLOW
+        while time.time() < deadline:
+            if all(self.healthy(i) for i in members):
+                return self
+            for i in members:
+                if self.procs[i].poll() is not None:
+                    raise RuntimeError(f"etcd {self.names[i]} exited: " + self.log(i))
+            time.sleep(0.1)
+        raise RuntimeError("etcd cluster not healthy: " + " | ".join(self.log(i) for i in members))
+
+    def start(self, *members):
+        members = members or range(len(self.names))
+        for i in members:
+            self.launch(i)
+        return self.wait_healthy(members)
+
+    def kill(self, i):
+        p = self.procs[i]
+        if p and p.poll() is None:
+            p.kill()
+            p.wait()
+        self.procs[i] = None
+
+    def log(self, i):
+        try:
+            with open(os.path.join(self.dir, f"{self.names[i]}.log"), errors="replace") as f:
+                return f.read()[-1500:]
+        except OSError:
+            return ""
+
+    def etcdctl(self, *args):
+        env = dict(os.environ, ETCDCTL_API="3")
+        r = subprocess.run([ETCDCTL, "--endpoints", ",".join(self.endpoints), "--dial-timeout=20s",
+                            "--command-timeout=30s"] + list(args), capture_output=True, text=True, env=env,
+                           timeout=60)
+        assert r.returncode == 0, f"etcdctl {' '.join(args)}: {r.stderr}"
+        return r.stdout
+
+    def cleanup(self):
+        for i in range(len(self.procs)):
+            self.kill(i)
+        shutil.rmtree(self.dir, ignore_errors=True)
