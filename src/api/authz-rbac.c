@@ -11,6 +11,7 @@
  * a scan of its cluster-wide rules and of the rules of the request's
  * namespace. So decisions are cached per user and per revision of the
  * policy: a write to it drops them with the index. */
+#include <gnutls/crypto.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -101,6 +102,7 @@ struct sk__rbac {
 	uentry **users; /* open addressing by user_key, users_mask + 1 slots */
 	size_t users_mask, nusers;
 	unsigned long ndec; /* atomic: decisions of all users, about */
+	uint64_t seed;      /* of the hashes: names and paths are the requester's to choose */
 };
 
 static void changed(const sk_store_event *ev, void *ud)
@@ -117,11 +119,12 @@ static void changed(const sk_store_event *ev, void *ud)
 #define PADDED(n) (((n) + 7) & ~(size_t)7)
 
 /* Multiplicative hashing (Knuth's golden ratio) over the words of a padded
- * key of len bytes, the high half folded into the low one, which picks the
- * slot. A byte at a time (FNV-1a) was a fifth of a remembered decision. */
-static uint64_t hash_key(const char *p, size_t len)
+ * key of len bytes, from a random seed, the high half folded into the low
+ * one, which picks the slot. A byte at a time (FNV-1a) was a fifth of a
+ * remembered decision. */
+static uint64_t hash_key(uint64_t seed, const char *p, size_t len)
 {
-	uint64_t h = len, w;
+	uint64_t h = seed ^ len, w;
 
 	for (size_t i = 0; i < len; i += 8) {
 		memcpy(&w, p + i, 8);
@@ -542,7 +545,7 @@ static uentry *entry_locked(sk_api *api, struct sk__rbac *rb, const sk_user *u)
 	cleanup_free char *heap = NULL;
 	size_t len;
 	const char *key = user_key(u, buf, sizeof(buf), &len, &heap);
-	uint64_t h = hash_key(key, len);
+	uint64_t h = hash_key(rb->seed, key, len);
 
 	for (;;) {
 		uentry *ent;
@@ -702,7 +705,7 @@ sk_authz_decision sk__authz_rbac(sk_api *api, const sk_authz_attrs *a, char **re
 	ent = entry_locked(api, rb, a->user);
 	len = decision_key(ent, a, key, sizeof(key));
 	if (len) {
-		h = hash_key(key, len);
+		h = hash_key(rb->seed, key, len);
 		d = decision_find(ent, key, len, h);
 	}
 	if (d) {
@@ -774,6 +777,7 @@ int sk__rbac_start(sk_api *api, sk_error_t *err)
 
 	pthread_rwlock_init(&rb->lock, NULL);
 	rb->built = ~0UL;
+	gnutls_rnd(GNUTLS_RND_NONCE, &rb->seed, sizeof(rb->seed));
 	rb->users_mask = 63;
 	rb->users = xzalloc((rb->users_mask + 1) * sizeof(*rb->users));
 	index_clear(rb);
