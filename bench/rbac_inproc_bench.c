@@ -1,7 +1,8 @@
 /* RBAC's cost without HTTP/TLS, in thread CPU time (so other load on the
  * machine does not blur it): an API server over a fresh store where user
  * "dev" is bound by a RoleBinding to edit in namespace "bench" (with the
- * bootstrap policy's other bindings); then, interleaved in blocks, ConfigMap
+ * bootstrap policy's other bindings; view and edit aggregated as the
+ * controller, which does not run here, would); then, interleaved in blocks, ConfigMap
  * GETs and creates through sk_api_handle() as system:masters and as dev,
  * and the authorizer chain's decision alone (sk__authorize) for both.
  * Usage: rbac_inproc_bench [requests per block] [blocks] */
@@ -24,7 +25,8 @@ static double cpu_s(void)
 
 static int req(sk_api *api, const sk_user *u, const char *method, const char *path, const char *body)
 {
-	sk_api_request rq = {.method = method, .path = path, .body = body, .body_len = body ? strlen(body) : 0, .user = u};
+	sk_api_request rq = {
+		.method = method, .path = path, .body = body, .body_len = body ? strlen(body) : 0, .user = u};
 	sk_api_response rs;
 	int st;
 
@@ -32,6 +34,56 @@ static int req(sk_api *api, const sk_user *u, const char *method, const char *pa
 	st = rs.status;
 	sk_api_response_release(&rs);
 	return st;
+}
+
+static int has_rule(json_t *rules, json_t *rule)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(rules, i, r)
+		if (json_equal(r, rule))
+			return 1;
+	return 0;
+}
+
+/* The rules of the ClusterRoles labelled aggregate-to-NAME into NAME, as
+ * the aggregation controller does (view first: it is aggregated into edit). */
+static void aggregate(sk_api *api, const sk_user *u, const char *name)
+{
+	char path[256], label[128];
+	sk_api_request rq = {.method = "GET", .path = "/apis/rbac.authorization.k8s.io/v1/clusterroles", .user = u};
+	sk_api_response rs;
+	cleanup_json json_t *list = NULL, *role = NULL;
+	cleanup_free char *text = NULL;
+	json_t *rules = json_array(), *item, *rule;
+	size_t i, j;
+
+	snprintf(label, sizeof(label), "rbac.authorization.k8s.io/aggregate-to-%s", name);
+	sk_api_handle(api, &rq, &rs);
+	list = json_loadb(rs.body, rs.len, 0, NULL);
+	sk_api_response_release(&rs);
+	json_array_foreach(json_object_get(list, "items"), i, item) {
+		json_t *meta = json_object_get(item, "metadata");
+		const char *on = json_string_value(json_object_get(json_object_get(meta, "labels"), label));
+
+		if (!strcmp(json_string_value(json_object_get(meta, "name")) ?: "", name))
+			role = json_deep_copy(item); /* its labels aggregate it further */
+		if (!on || strcmp(on, "true"))
+			continue;
+		json_array_foreach(json_object_get(item, "rules"), j, rule)
+			if (!has_rule(rules, rule))
+				json_array_append(rules, rule);
+	}
+	if (!role)
+		abort();
+	json_object_set_new(role, "rules", rules);
+	snprintf(path, sizeof(path), "/apis/rbac.authorization.k8s.io/v1/clusterroles/%s", name);
+	text = json_dumps(role, JSON_COMPACT);
+	if (req(api, u, "PUT", path, text) != 200)
+		abort();
+	if (getenv("RBAC_BENCH_DEBUG"))
+		fprintf(stderr, "%s: %zu rules\n", name, json_array_size(rules));
 }
 
 static int rm_one(const char *p, const struct stat *st, int fl, struct FTW *ftw)
@@ -111,16 +163,12 @@ int main(int argc, char **argv)
 	}
 	req(api, admin, "POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"bench\"}}");
 	req(api, admin, "POST", "/api/v1/namespaces/bench/configmaps", "{\"metadata\":{\"name\":\"target\"}}");
-	/* edit as the aggregation controller (not running here) would fill it, in part */
-	req(api, admin, "PUT", "/apis/rbac.authorization.k8s.io/v1/clusterroles/edit",
-	    "{\"metadata\":{\"name\":\"edit\"},\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"pods\",\"pods/attach\","
-	    "\"pods/exec\",\"secrets\",\"services\"],\"verbs\":[\"create\",\"delete\",\"get\",\"list\",\"patch\"]},"
-	    "{\"apiGroups\":[\"apps\"],\"resources\":[\"deployments\",\"replicasets\"],\"verbs\":[\"*\"]},"
-	    "{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\",\"events\",\"persistentvolumeclaims\"],"
-	    "\"verbs\":[\"create\",\"delete\",\"deletecollection\",\"patch\",\"update\",\"get\",\"list\",\"watch\"]}]}");
+	aggregate(api, admin, "view");
+	aggregate(api, admin, "edit");
 	if (req(api, admin, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/bench/rolebindings",
 		"{\"metadata\":{\"name\":\"dev-edit\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\","
-		"\"kind\":\"ClusterRole\",\"name\":\"edit\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"dev\"}]}") != 201)
+		"\"kind\":\"ClusterRole\",\"name\":\"edit\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"dev\"}]}") !=
+	    201)
 		return 1;
 	for (int b = 0; b < blocks; b++) {
 		const sk_user *who[2] = {admin, dev};

@@ -5,8 +5,8 @@
  * JSON (PolicyRule, Subject): which request a rule allows, which user a
  * subject names, whether one set of rules covers another (escalation
  * checks). authz-rbac.c keeps the in-memory index of the stored Roles,
- * ClusterRoles and bindings, the per-user rule cache and the authorizer;
- * rbac-policy.c the bootstrap policy reconciled at start. */
+ * ClusterRoles and bindings, the per-user cache of rules and decisions and
+ * the authorizer; rbac-policy.c the bootstrap policy reconciled at start. */
 #ifndef SK_API_RBAC_H
 #define SK_API_RBAC_H
 

@@ -1,7 +1,9 @@
 /* RBAC: rule matching, subjects, Covers and its messages (rbac.c), the
- * policy's rule notation (rbac-policy.c), and the authorizer, escalation
- * checks and reviews through sk_api_handle() as non-admin users. */
+ * policy's rule notation (rbac-policy.c), the authorizer, escalation
+ * checks and reviews through sk_api_handle() as non-admin users, and the
+ * authorizer's remembered decisions (authz-rbac.c). */
 #include <ftw.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -378,6 +380,176 @@ static void test_reviews(void **state)
 	sk_user_free(dave);
 }
 
+/* sk__authorize as u: 1 allowed, 0 not; the reason in *why (caller frees). */
+static int can(struct fx *f, const sk_user *u, const char *verb, const char *res, const char *ns, const char *name,
+	       char **why)
+{
+	sk_authz_attrs a = {.user = u,
+			    .verb = verb,
+			    .resource_request = 1,
+			    .api_group = "",
+			    .api_version = "v1",
+			    .resource = res,
+			    .subresource = "",
+			    .ns = ns,
+			    .name = name,
+			    .path = ""};
+	char *reason = NULL;
+	int ok = sk__authorize(f->api, &a, &reason);
+
+	if (why)
+		*why = reason;
+	else
+		free(reason);
+	return ok;
+}
+
+/* The same question twice: the remembered answer is the decided one. */
+static int can2(struct fx *f, const sk_user *u, const char *verb, const char *res, const char *ns, const char *name)
+{
+	char *r1 = NULL, *r2 = NULL;
+	int a = can(f, u, verb, res, ns, name, &r1), b = can(f, u, verb, res, ns, name, &r2);
+
+	assert_int_equal(a, b);
+	if (r1 || r2)
+		assert_string_equal(r1 ? r1 : "(null)", r2 ? r2 : "(null)");
+	free(r1);
+	free(r2);
+	return a;
+}
+
+/* Decisions are remembered per user and revision of the policy: asked
+ * again, after a change of a role or a binding, by another user or group,
+ * in another namespace, for another name where a rule names some, and past
+ * the tables' sizes, they stay what the rules say. */
+static void test_decision_cache(void **state)
+{
+	struct fx *f = *state;
+	const char *groups[] = {SK_GROUP_AUTHENTICATED, NULL};
+	const char *ops_groups[] = {"ops", SK_GROUP_AUTHENTICATED, NULL};
+	sk_user *erin = sk_user_new("erin", "", groups), *erin_ops = sk_user_new("erin", "", ops_groups);
+	char *why = NULL, name[32];
+
+	admin(f, "POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"team-d\"}}");
+	admin(f, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-d/roles",
+	      "{\"metadata\":{\"name\":\"cm\"},\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
+	      "\"verbs\":[\"get\"]}]}");
+	assert_false(can2(f, erin, "get", "configmaps", "team-d", "a"));
+	admin(f, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-d/rolebindings",
+	      "{\"metadata\":{\"name\":\"erin\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\","
+	      "\"kind\":\"Role\",\"name\":\"cm\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"erin\"}]}");
+	assert_true(can2(f, erin, "get", "configmaps", "team-d", "a"));
+	assert_true(can(f, erin, "get", "configmaps", "team-d", "b", &why));
+	assert_string_equal(why, "RBAC: allowed by RoleBinding \"erin/team-d\" of Role \"cm\" to User \"erin\"");
+	free(why);
+	assert_false(can2(f, erin, "list", "configmaps", "team-d", ""));
+	assert_false(can2(f, erin, "get", "configmaps", "default", "a"));
+	assert_false(can2(f, erin, "get", "secrets", "team-d", "a"));
+	/* a changed role, then a name-limited one */
+	admin(f, "PUT", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-d/roles/cm",
+	      "{\"metadata\":{\"name\":\"cm\"},\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
+	      "\"verbs\":[\"get\",\"list\"]}]}");
+	assert_true(can2(f, erin, "list", "configmaps", "team-d", ""));
+	admin(f, "PUT", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-d/roles/cm",
+	      "{\"metadata\":{\"name\":\"cm\"},\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
+	      "\"verbs\":[\"get\"],\"resourceNames\":[\"a\"]}]}");
+	assert_true(can2(f, erin, "get", "configmaps", "team-d", "a"));
+	assert_false(can2(f, erin, "get", "configmaps", "team-d", "b"));
+	assert_false(can2(f, erin, "list", "configmaps", "team-d", ""));
+	/* the same name in another group: another user to RBAC */
+	admin(f, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+	      "{\"metadata\":{\"name\":\"ops-view\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\","
+	      "\"kind\":\"ClusterRole\",\"name\":\"view-cm\"},\"subjects\":[{\"kind\":\"Group\",\"name\":\"ops\"}]}");
+	assert_false(can(f, erin_ops, "get", "configmaps", "default", "b", &why));
+	assert_string_equal(why, "RBAC: clusterrole.rbac.authorization.k8s.io \"view-cm\" not found");
+	free(why);
+	assert_false(can2(f, erin_ops, "get", "configmaps", "default", "b"));
+	admin(f, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+	      "{\"metadata\":{\"name\":\"view-cm\"},\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"configmaps\"],"
+	      "\"verbs\":[\"get\"]}]}");
+	assert_true(can2(f, erin_ops, "get", "configmaps", "default", "b"));
+	assert_false(can2(f, erin, "get", "configmaps", "default", "b"));
+	/* more names than a user's table holds, then more users than the cache holds */
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_false(can(f, erin, "get", "configmaps", "team-d", name, NULL));
+	}
+	assert_true(can2(f, erin, "get", "configmaps", "team-d", "a"));
+	for (int i = 0; i < 4200; i++) {
+		sk_user *u;
+
+		snprintf(name, sizeof(name), "u%d", i);
+		u = sk_user_new(name, "", ops_groups);
+		assert_true(can(f, u, "get", "configmaps", "default", "x", NULL));
+		sk_user_free(u);
+	}
+	assert_true(can2(f, erin_ops, "get", "configmaps", "team-d", "b"));
+	assert_true(can2(f, erin, "get", "configmaps", "team-d", "a"));
+	assert_false(can2(f, erin, "get", "configmaps", "team-d", "b"));
+	sk_user_free(erin);
+	sk_user_free(erin_ops);
+}
+
+struct asker {
+	struct fx *f;
+	const sk_user *u;
+	int wrong; /* allowed a name the role never names */
+};
+
+static void *ask(void *arg)
+{
+	struct asker *k = arg;
+	char name[32];
+
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "n%d", i % 300);
+		if (can(k->f, k->u, "get", "configmaps", "team-e", name, NULL) && i % 300 >= 100)
+			k->wrong++;
+		can(k->f, k->u, i % 2 ? "list" : "watch", "configmaps", i % 3 ? "team-e" : "default", "", NULL);
+	}
+	return NULL;
+}
+
+/* Threads deciding at once, filling, growing and clearing the tables while
+ * the policy changes under them (for the sanitizers). */
+static void test_decision_cache_threads(void **state)
+{
+	struct fx *f = *state;
+	const char *groups[] = {SK_GROUP_AUTHENTICATED, NULL};
+	sk_user *u = sk_user_new("frank", "", groups);
+	struct asker k[4];
+	pthread_t t[4];
+	char role[256];
+
+	admin(f, "POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"team-e\"}}");
+	admin(f, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-e/rolebindings",
+	      "{\"metadata\":{\"name\":\"frank\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\","
+	      "\"kind\":\"Role\",\"name\":\"cm\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"frank\"}]}");
+	for (int i = 0; i < 4; i++) {
+		k[i] = (struct asker){.f = f, .u = u};
+		pthread_create(&t[i], NULL, ask, &k[i]);
+	}
+	for (int i = 0; i < 6; i++) {
+		snprintf(role, sizeof(role),
+			 "{\"metadata\":{\"name\":\"cm\"},\"rules\":[{\"apiGroups\":[\"\"],\"resources\":["
+			 "\"configmaps\"],"
+			 "\"verbs\":[\"get\"],\"resourceNames\":[\"n%d\",\"n%d\"]}]}",
+			 i, 99 - i);
+		admin(f, i ? "PUT" : "POST",
+		      i ? "/apis/rbac.authorization.k8s.io/v1/namespaces/team-e/roles/cm"
+			: "/apis/rbac.authorization.k8s.io/v1/namespaces/team-e/roles",
+		      role);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(k[i].wrong, 0);
+	}
+	assert_true(can2(f, u, "get", "configmaps", "team-e", "n5"));
+	assert_true(can2(f, u, "get", "configmaps", "team-e", "n94"));
+	assert_false(can2(f, u, "get", "configmaps", "team-e", "n4"));
+	sk_user_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +562,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_authorizer_namespace_edit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escalation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reviews, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_decision_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_decision_cache_threads, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
