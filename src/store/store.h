@@ -71,6 +71,11 @@ void sk_store_close(sk_store *s);
 
 /* Current revision (the last committed write). */
 int64_t sk_store_rev(sk_store *s);
+/* The revision up to which every event has reached the watchers (callbacks
+ * returned), past the last event when the store learned that nothing
+ * changed since (etcd's progress notifications): a watch's bookmark may
+ * carry it. Lock-free. */
+int64_t sk_store_delivered_rev(sk_store *s);
 /* The oldest revision that can still be watched from or listed at. */
 int64_t sk_store_compacted_rev(sk_store *s);
 
