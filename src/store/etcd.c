@@ -489,7 +489,8 @@ static int list_if_same(struct etcd_store *s, const char *prefix, const char *af
 	return same;
 }
 
-/* A list at the current revision, as upstream's ConsistentListFromCache:
+/* A list at the current revision (SK_STORE_REV_FRESH), as upstream's
+ * ConsistentListFromCache:
  * from memory once it holds what etcd holds now (list_if_same), else after
  * a short wait for the watch to deliver etcd's revision, else from etcd at
  * that revision. While etcd cannot be asked, memory serves, as it serves
@@ -523,10 +524,10 @@ static int op_list(sk_store *base, const char *prefix, const char *after, size_t
 	int mem;
 
 	memset(out, 0, sizeof(*out));
-	if (rev <= 0)
+	if (rev == SK_STORE_REV_FRESH)
 		return list_current(s, prefix, after, limit, out, err);
 	pthread_rwlock_rdlock(&s->lock);
-	mem = rev == s->tab_rev;
+	mem = rev <= 0 || rev == s->tab_rev;
 	if (mem) {
 		sk__memtab_list(&s->tab, prefix, after, limit, out);
 		out->rev = s->tab_rev;

@@ -240,7 +240,7 @@ static void test_two_servers(void **state)
 
 		snprintf(key, sizeof(key), "/registry/configmaps/default/cm%d", i);
 		r1 = put(b, key, "{}");
-		assert_int_equal(sk_store_range(f->s, "/registry/configmaps/", NULL, 0, 0, &l, &err), 0);
+		assert_int_equal(sk_store_range(f->s, "/registry/configmaps/", NULL, 0, SK_STORE_REV_FRESH, &l, &err), 0);
 		assert_int_equal(l.n, (size_t)i + 1);
 		assert_true(l.rev >= r1);
 		sk_store_list_release(&l);
@@ -253,7 +253,7 @@ static void test_two_servers(void **state)
 	while (sk_store_delivered_rev(f->s) < r2 && sk_mono_ns() < deadline)
 		usleep(20000);
 	assert_true(sk_store_delivered_rev(f->s) >= r2);
-	assert_int_equal(sk_store_range(f->s, "/registry/configmaps/", NULL, 0, 0, &l, &err), 0);
+	assert_int_equal(sk_store_range(f->s, "/registry/configmaps/", NULL, 0, SK_STORE_REV_FRESH, &l, &err), 0);
 	assert_int_equal(l.n, 20);
 	assert_true(l.rev >= r2);
 	sk_store_list_release(&l);
