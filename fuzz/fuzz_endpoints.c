@@ -2,11 +2,14 @@
  * JSON: {"svc": Service, "pods": [Pod], "nodes": {name: Node}, "slices":
  * [EndpointSlice], "endpoints": Endpoints}, any member missing or of any
  * type. The informers hand the controllers objects the API server
- * validated, but a reconcile must never crash or loop on odd ones. */
+ * validated, but a reconcile must never crash or loop on odd ones. The
+ * endpoints member also goes to the agent's reading of default/kubernetes
+ * (client/servers.h). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "client/servers.h"
 #include "ctrl/endpointutil.h"
 #include "util/util.h"
 
@@ -35,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sk_eps_mirror_reconcile(ep, slices, 2, &plan, &skipped, &invalid);
 	sk_eps_plan_release(&plan);
 	json_decref(sk_ep_repack(json_object_get(ep, "subsets")));
+	json_decref(sk_endpoints_server_urls(ep));
 	json_decref(in);
 	return 0;
 }

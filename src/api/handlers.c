@@ -766,7 +766,7 @@ static void raw_items_release(raw_items *ri)
  * rev (0: now; set to the revision read on the first page of a limited
  * list). *more is set when items remain. */
 static int collect(sk_api *api, const char *prefix, char **after, size_t limit, int64_t *rev, int64_t *list_rev,
-		   const list_filter *f, raw_items *out, int *more, sk_error_t *err)
+		   const list_filter *f, raw_items *out, int *more, int fresh, sk_error_t *err)
 {
 	int filtered = f->labels || f->fields;
 
@@ -775,7 +775,8 @@ static int collect(sk_api *api, const char *prefix, char **after, size_t limit, 
 		size_t chunk = limit ? limit - out->n + 1 : 0;
 		int exhausted;
 
-		if (sk_store_range(api->store, prefix, *after, chunk, *rev, &l, err) < 0)
+		if (sk_store_range(api->store, prefix, *after, chunk, !*rev && fresh ? SK_STORE_REV_FRESH : *rev, &l,
+				   err) < 0)
 			return -1;
 		*list_rev = l.rev;
 		if (!*rev && limit)
@@ -852,7 +853,7 @@ static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 	const sk_api_resource *r = p->res;
 	cleanup_free char *prefix = sk__obj_prefix(r, p->all_namespaces ? NULL : p->ns);
 	cleanup_free char *after = NULL;
-	const char *cont = sk__arg(req, "continue");
+	const char *cont = sk__arg(req, "continue"), *rvs;
 	int64_t rev = 0, list_rev = 0, lim = 0, timeout;
 	cleanup_json json_t *lmeta = json_object();
 	raw_items ri = {0};
@@ -872,7 +873,9 @@ static void do_list(sk_api *api, const sk_api_request *req, const sk_path *p, sk
 		goto fail;
 	if (cont && *cont && decode_continue(cont, &rev, &after, &err) < 0)
 		goto fail;
-	if (collect(api, prefix, &after, limit, &rev, &list_rev, &f, &ri, &more, &err) < 0) {
+	/* resourceVersion unset: a consistent read ("0": any state, memory's) */
+	rvs = sk__arg(req, "resourceVersion");
+	if (collect(api, prefix, &after, limit, &rev, &list_rev, &f, &ri, &more, !rev && !(rvs && *rvs), &err) < 0) {
 		if (err.code == SK_EGONE && cont && *cont) {
 			/* as upstream's handleCompactedErrorForPaging: the Status
 			 * carries a token that continues at the newest revision */

@@ -448,6 +448,11 @@ static void maybe_bookmark(sk_api_watch *w)
 	if (!w->bookmarks || now < w->next_bookmark_ns)
 		return;
 	w->next_bookmark_ns = next_bookmark(w, now);
+	/* as upstream's cacher: the store's revision, which every event before
+	 * it has reached this watch's queue by (etcd's progress notifications
+	 * advance it on an idle etcd); mu held, so none is being queued */
+	if (w->sw && sk_store_delivered_rev(w->api->store) > w->last_rev)
+		w->last_rev = sk_store_delivered_rev(w->api->store);
 	s = xasprintf("{\"kind\":\"%s\",\"apiVersion\":\"%s%s%s\",\"metadata\":{\"resourceVersion\":\"%lld\"}}",
 		      w->res->kind, w->res->group, w->res->group[0] ? "/" : "", w->res->version,
 		      (long long)w->last_rev);

@@ -45,6 +45,15 @@ char *sk_client_ca_pem(sk_client *c);
 sk_client *sk_client_new_http_cert(const char *server, const char *cert_file, const char *key_file, const char *ca_pem,
 				   sk_error_t *err);
 void sk_client_free(sk_client *c);
+/* The servers of an HTTPS client become the ones it was created with, in
+ * their order, then those of urls (an array of "https://HOST:PORT" strings,
+ * borrowed) not among them; a learned server missing from urls is dropped.
+ * The current server stays current while listed. No-op for other
+ * transports. */
+void sk_client_set_servers(sk_client *c, json_t *urls);
+/* A new array of the HTTPS client's server URLs in failover order (empty
+ * for other transports). */
+json_t *sk_client_servers(sk_client *c);
 
 /* One request. method is "GET", "POST", "PUT", "PATCH", "DELETE"; query may
  * be NULL; body may be NULL; content_type NULL means application/json.
@@ -74,8 +83,10 @@ typedef int (*sk_client_watch_cb)(const char *type, json_t *obj, void *ud);
 /* Starts a watch on its own thread: path is a collection path, query holds
  * selectors and resourceVersion ("watch=true" is added). cb runs on the
  * watch thread. When the stream ends (timeout, server restart, 410 Expired)
- * cb gets an "ERROR" event whose object is the Status (or NULL on a
- * transport error) and the watch ends; callers relist and watch again.
+ * cb gets an "ERROR" event whose object is the Status (NULL when the server
+ * ended the stream; a Status of code 503, reason ServiceUnavailable, when
+ * no server could be reached or the connection broke) and the watch ends;
+ * callers watch again from their last resourceVersion, or relist.
  * Returns a handle to stop with sk_client_watch_stop, or NULL. */
 sk_client_watch *sk_client_watch_start(sk_client *c, const char *path, const char *query, sk_client_watch_cb cb,
 				       void *ud, sk_error_t *err);

@@ -20,10 +20,12 @@
 #define POOL_MAX 8
 
 typedef struct http_client {
-	/* the API servers (--server URL1,URL2…): requests go to servers[cur],
-	 * the next one after a connection failure */
+	/* the API servers (--server URL1,URL2…, then those learned from the
+	 * kubernetes Endpoints: sk_client_set_servers): requests go to
+	 * servers[cur], the next one after a connection failure. Under mu;
+	 * the first npinned are the given ones, never dropped. */
 	char **servers;
-	unsigned nservers, cur;
+	unsigned nservers, npinned, cur;
 	char *auth_header;          /* "Authorization: Bearer T" */
 	char *ca_file;              /* temporary file holding the CA, NULL: no verification */
 	char *cert_file, *key_file; /* a client certificate (read at each new connection), or NULL */
@@ -41,8 +43,7 @@ typedef struct buf {
 struct sk_client_watch {
 	const struct sk_client_ops *ops; /* must stay first (see sk_client_watch_stop) */
 	http_client *hc;
-	char *url;
-	unsigned server; /* the index url names */
+	char *path, *query;
 	sk_client_watch_cb cb;
 	void *ud;
 	pthread_t thread;
@@ -72,11 +73,32 @@ static size_t collect(char *p, size_t size, size_t nmemb, void *ud)
 	return size * nmemb;
 }
 
-static char *make_url(http_client *hc, unsigned i, const char *path, const char *query)
+/* The current server (malloc'd). */
+static char *current_server(http_client *hc)
+{
+	char *s;
+
+	pthread_mutex_lock(&hc->mu);
+	s = xstrdup(hc->servers[hc->cur]);
+	pthread_mutex_unlock(&hc->mu);
+	return s;
+}
+
+static unsigned server_count(http_client *hc)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&hc->mu);
+	n = hc->nservers;
+	pthread_mutex_unlock(&hc->mu);
+	return n;
+}
+
+static char *make_url(const char *server, const char *path, const char *query)
 {
 	if (query && *query)
-		return xasprintf("%s%s?%s", hc->servers[i], path, query);
-	return xasprintf("%s%s", hc->servers[i], path);
+		return xasprintf("%s%s?%s", server, path, query);
+	return xasprintf("%s%s", server, path);
 }
 
 /* Errors where the server, not the request, failed: no connection, or one
@@ -88,15 +110,16 @@ static bool connection_failed(CURLcode rc)
 	       rc == CURLE_OPERATION_TIMEDOUT;
 }
 
-/* Moves on from servers[i] to the next one (once, however many requests
- * saw i fail). */
-static void fail_over(http_client *hc, unsigned i, CURLcode rc)
+/* Moves on from server to the next one (once, however many requests saw
+ * it fail). */
+static void fail_over(http_client *hc, const char *server, CURLcode rc)
 {
-	unsigned next = (i + 1) % hc->nservers;
-
-	if (hc->nservers > 1 &&
-	    __atomic_compare_exchange_n(&hc->cur, &i, next, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		sk_warn("client", "server %s: %s; using %s", hc->servers[i], curl_easy_strerror(rc), hc->servers[next]);
+	pthread_mutex_lock(&hc->mu);
+	if (hc->nservers > 1 && !strcmp(hc->servers[hc->cur], server)) {
+		hc->cur = (hc->cur + 1) % hc->nservers;
+		sk_warn("client", "server %s: %s; using %s", server, curl_easy_strerror(rc), hc->servers[hc->cur]);
+	}
+	pthread_mutex_unlock(&hc->mu);
 }
 
 static CURL *handle_get(http_client *hc)
@@ -188,9 +211,9 @@ static long perform(http_client *hc, const char *method, const char *path, const
 	long code = -1;
 	CURLcode rc = CURLE_OK;
 
-	for (unsigned try = 0; try < hc->nservers; try++) {
-		unsigned i = __atomic_load_n(&hc->cur, __ATOMIC_ACQUIRE);
-		cleanup_free char *url = make_url(hc, i, path, query);
+	for (unsigned try = 0; try < server_count(hc); try++) {
+		cleanup_free char *server = current_server(hc);
+		cleanup_free char *url = make_url(server, path, query);
 		CURL *h = handle_get(hc);
 
 		setup_handle(hc, h, url, hl);
@@ -211,7 +234,7 @@ static long perform(http_client *hc, const char *method, const char *path, const
 		handle_put(hc, h);
 		if (rc == CURLE_OK || !connection_failed(rc))
 			break;
-		fail_over(hc, i, rc);
+		fail_over(hc, server, rc);
 		if (rc != CURLE_COULDNT_CONNECT && strcmp(method, "GET"))
 			break;
 	}
@@ -280,7 +303,7 @@ static void watch_line(sk_client_watch *w, const char *line, size_t n)
 	ev = sk_json_loadb(line, n);
 	type = json_string_value(json_object_get(ev, "type"));
 	if (!type) {
-		sk_warn("client", "watch %s: malformed event: %.100s", w->url, line);
+		sk_warn("client", "watch %s: malformed event: %.100s", w->path, line);
 		return;
 	}
 	if (w->cb(type, json_object_get(ev, "object"), w->ud) != 0 || !strcmp(type, "ERROR"))
@@ -313,16 +336,17 @@ static int watch_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 	return __atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) ? 1 : 0;
 }
 
-static void *watch_thread(void *arg)
+/* One try of the watch at server. Returns curl's result; *code is the
+ * HTTP status (0: no response). */
+static CURLcode watch_at(sk_client_watch *w, const char *server, struct curl_slist *hl, long *code)
 {
-	sk_client_watch *w = arg;
-	http_client *hc = w->hc;
-	struct curl_slist *hl = base_headers(hc, "application/json", NULL);
+	cleanup_free char *url = make_url(server, w->path, w->query);
 	CURL *h = curl_easy_init();
 	CURLcode rc;
-	long code = 0;
 
-	setup_handle(hc, h, w->url, hl);
+	if (!h)
+		abort();
+	setup_handle(w->hc, h, url, hl);
 	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, watch_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, w);
@@ -333,20 +357,54 @@ static void *watch_thread(void *arg)
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 10L);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 5L);
 	rc = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	*code = 0;
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, code);
+	curl_easy_cleanup(h);
+	return rc;
+}
+
+/* The Status a transport failure ends a watch with, so that a reflector
+ * backs off and watches again (from another server) without relisting,
+ * as client-go retries a watch that met a refused connection. */
+static json_t *unavailable(CURLcode rc)
+{
+	return json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status", "apiVersion", "v1", "metadata",
+			 "status", "Failure", "message", curl_easy_strerror(rc), "reason", "ServiceUnavailable", "code",
+			 503);
+}
+
+/* Watches at the current server; one that cannot be connected to is left
+ * for the next at once, as perform does. */
+static void *watch_thread(void *arg)
+{
+	sk_client_watch *w = arg;
+	http_client *hc = w->hc;
+	struct curl_slist *hl = base_headers(hc, "application/json", NULL);
+	cleanup_free char *server = NULL;
+	CURLcode rc = CURLE_OK;
+	long code = 0;
+
+	for (unsigned try = 0; try < server_count(hc); try++) {
+		free(server);
+		server = current_server(hc);
+		rc = watch_at(w, server, hl, &code);
+		if (connection_failed(rc) && !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+			fail_over(hc, server, rc);
+		if (rc != CURLE_COULDNT_CONNECT || w->line.len || w->ended)
+			break;
+	}
 	if (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE) && !w->ended) {
 		cleanup_json json_t *st = NULL;
 
 		if (code >= 300 && w->line.len)
 			st = json_loadb(w->line.data, w->line.len, 0, NULL);
-		if (rc != CURLE_OK && !st)
-			sk_debug("client", "watch %s: %s", w->url, curl_easy_strerror(rc));
-		if (connection_failed(rc))
-			fail_over(hc, w->server, rc);
+		if (rc != CURLE_OK && !st) {
+			sk_debug("client", "watch %s%s: %s", server, w->path, curl_easy_strerror(rc));
+			st = unavailable(rc);
+		}
 		w->cb("ERROR", st, w->ud);
 	}
 	curl_slist_free_all(hl);
-	curl_easy_cleanup(h);
 	return NULL;
 }
 
@@ -363,13 +421,14 @@ static sk_client_watch *http_watch(sk_client *c, const char *path, const char *q
 
 	w->ops = &http_ops;
 	w->hc = hc;
-	w->server = __atomic_load_n(&hc->cur, __ATOMIC_ACQUIRE);
-	w->url = make_url(hc, w->server, path, q);
+	w->path = xstrdup(path);
+	w->query = steal_ptr(&q);
 	w->cb = cb;
 	w->ud = ud;
 	if (pthread_create(&w->thread, NULL, watch_thread, w) != 0) {
 		sk_error_errno(err, errno, "starting watch thread");
-		free(w->url);
+		free(w->path);
+		free(w->query);
 		free(w);
 		return NULL;
 	}
@@ -381,7 +440,8 @@ static void http_watch_stop(sk_client_watch *w)
 	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(w->thread, NULL);
 	free(w->line.data);
-	free(w->url);
+	free(w->path);
+	free(w->query);
 	free(w);
 }
 
@@ -480,7 +540,7 @@ sk_client *sk_client_new_http(const char *server, const char *token, const char 
 	pthread_once(&curl_once, curl_init_once);
 	hc = xzalloc(sizeof(*hc));
 	hc->servers = servers;
-	hc->nservers = n;
+	hc->nservers = hc->npinned = n;
 	hc->auth_header = xasprintf("Authorization: Bearer %s", token ? token : "");
 	pthread_mutex_init(&hc->mu, NULL);
 	if (ca_pem) {
@@ -647,4 +707,75 @@ char *sk_client_ca_pem(sk_client *c)
 		return NULL;
 	hc = c->impl;
 	return hc->ca_file ? sk_read_file(hc->ca_file, NULL) : NULL;
+}
+
+static bool listed(char *const *v, unsigned n, const char *url)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(v[i], url))
+			return true;
+	return false;
+}
+
+void sk_client_set_servers(sk_client *c, json_t *urls)
+{
+	http_client *hc;
+	char **v;
+	unsigned n, cur = 0;
+	size_t i;
+	json_t *u;
+	bool changed;
+
+	if (!c || c->ops != &http_ops)
+		return;
+	hc = c->impl;
+	pthread_mutex_lock(&hc->mu);
+	v = xzalloc((hc->npinned + json_array_size(urls) + 1) * sizeof(*v));
+	for (n = 0; n < hc->npinned; n++)
+		v[n] = xstrdup(hc->servers[n]);
+	json_array_foreach(urls, i, u) {
+		const char *s = json_string_value(u);
+
+		if (s && !strncmp(s, "https://", 8) && !listed(v, n, s))
+			v[n++] = xstrdup(s);
+	}
+	changed = n != hc->nservers;
+	for (unsigned k = 0; k < n && !changed; k++)
+		changed = strcmp(v[k], hc->servers[k]) != 0;
+	for (unsigned k = 0; k < n; k++)
+		if (!strcmp(v[k], hc->servers[hc->cur]))
+			cur = k;
+	if (changed) {
+		cleanup_free char *all = NULL;
+
+		for (unsigned k = 0; k < n; k++) {
+			char *next = xasprintf("%s%s%s", all ? all : "", all ? "," : "", v[k]);
+
+			free(all);
+			all = next;
+		}
+		sk_info("client", "API servers: %s", all);
+	}
+	for (unsigned k = 0; k < hc->nservers; k++)
+		free(hc->servers[k]);
+	free(hc->servers);
+	hc->servers = v;
+	hc->nservers = n;
+	hc->cur = cur;
+	pthread_mutex_unlock(&hc->mu);
+}
+
+json_t *sk_client_servers(sk_client *c)
+{
+	http_client *hc;
+	json_t *arr = json_array();
+
+	if (!c || c->ops != &http_ops)
+		return arr;
+	hc = c->impl;
+	pthread_mutex_lock(&hc->mu);
+	for (unsigned i = 0; i < hc->nservers; i++)
+		json_array_append_new(arr, json_string(hc->servers[i]));
+	pthread_mutex_unlock(&hc->mu);
+	return arr;
 }

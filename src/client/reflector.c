@@ -241,7 +241,8 @@ static char *watch_query(sk_reflector *r)
 }
 
 /* Runs one watch to its end. Returns 0 when it closed after a while (watch
- * again from the last resourceVersion), -1 when a relist is due or the
+ * again from the last resourceVersion), 1 when the server could not be
+ * reached (the same after a backoff), -1 when a relist is due or the
  * reflector stops. */
 static int watch_once(sk_reflector *r)
 {
@@ -271,10 +272,16 @@ static int watch_once(sk_reflector *r)
 		return -1;
 	if (status) {
 		const char *msg = json_string_value(json_object_get(status, "message"));
+		json_int_t code = json_integer_value(json_object_get(status, "code"));
+		char rv[32];
 
-		sk_debug(r->component, "watch of %s ended: %lld %s", r->path,
-			 (long long)json_integer_value(json_object_get(status, "code")), msg ? msg : "");
-		return -1;
+		sk_reflector_last_rv(r, rv, sizeof(rv));
+		sk_debug(r->component, "watch of %s ended: %lld %s", r->path, (long long)code, msg ? msg : "");
+		/* client-go: a server out of reach (a refused or broken connection,
+		 * 503) or busy (429) is waited for, and the watch resumes (at
+		 * another server, for a client that has several) from the last
+		 * resourceVersion: only its history being gone forces a relist */
+		return (code == 503 || code == 429) && rv[0] ? 1 : -1;
 	}
 	if (r->events == 0 && sk_mono_ns() - t0 < SHORT_WATCH_NS) {
 		sk_debug(r->component, "watch of %s closed within a second and sent nothing", r->path);
@@ -299,8 +306,11 @@ static void *reflector_main(void *arg)
 			continue;
 		}
 		r->listed = false;
-		while (watch_once(r) == 0)
-			;
+		for (int rc = 0; rc >= 0 && !stopping(r);) {
+			rc = watch_once(r);
+			if (rc > 0)
+				backoff(r);
+		}
 		if (!stopping(r))
 			backoff(r);
 	}

@@ -8,12 +8,14 @@
  * then watches from the list's resourceVersion with allowWatchBookmarks.
  * Every event and bookmark advances the last seen resourceVersion; a watch
  * that ends (timeoutSeconds, a closed connection) is started again from it.
- * An ERROR event (410 Expired, "too old resource version", any other
- * Status), a watch that cannot start, or a watch that closed within a
- * second without an event ends the watch: the reflector backs off and lists
- * again. Failed lists back off too. The backoff is client-go's: 800 ms
- * doubling to 30 s, each wait jittered up to twice as long, back to 800 ms
- * once two minutes pass without one.
+ * One that could not reach a server or lost its connection (a 503 Status
+ * from the transport, or a 429) is started again from it after a backoff,
+ * so a client with several servers moves to another without relisting. An
+ * ERROR event (410 Expired, "too old resource version", any other Status),
+ * a watch that cannot start, or a watch that closed within a second without
+ * an event ends the watch: the reflector backs off and lists again. Failed lists back off too. The backoff is
+ * client-go's: 800 ms doubling to 30 s, each wait jittered up to twice as long, back to 800 ms once two minutes pass
+ * without one.
  *
  * Callbacks: replace runs on the reflector's thread (or the caller's, in
  * sk_reflector_list), event on the watch's; never two at once, and none

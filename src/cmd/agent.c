@@ -8,6 +8,7 @@
 #include "agent/agent.h"
 #include "client/jointoken.h"
 #include "client/nodecert.h"
+#include "client/servers.h"
 #include "cmd/cmd.h"
 #include "kube/cidr.h"
 #include "util/quantity.h"
@@ -21,7 +22,9 @@ static void usage(FILE *f)
 		"the pods bound to it.\n\n"
 		"Options:\n"
 		"  --server URL[,URL...]   API server, https://HOST:PORT; with several (servers on one\n"
-		"                          etcd) the agent moves to the next when one cannot be reached\n"
+		"                          etcd) the agent moves to the next when one cannot be reached.\n"
+		"                          The servers listed in the default/kubernetes Endpoints are\n"
+		"                          added after these (and dropped when they leave it)\n"
 		"  --token TOKEN           join token (the server's DIR/node-token or one of `skiff token\n"
 		"                          create`; @FILE reads it): K10<CA hash>::<id>.<secret> pins the\n"
 		"                          server's CA, a plain secret needs --ca-file to verify the server.\n"
@@ -120,6 +123,7 @@ int sk_cmd_agent(int argc, char **argv)
 	char host[256] = "";
 	cleanup_free char *ca = NULL, *tok = NULL, *join_ca = NULL, *kube_ca = NULL;
 	sk_nodecert *nc = NULL;
+	sk_server_follower *follower;
 	long long cert_secs = 0;
 	sk_error_t err = {0};
 	sk_client *client;
@@ -292,12 +296,17 @@ int sk_cmd_agent(int argc, char **argv)
 		o.ca_pem = ca;
 	else if (kubeconfig)
 		o.ca_pem = kube_ca = sk_client_ca_pem(client);
+	/* the servers that join later, from default/kubernetes */
+	follower = sk_server_follower_start(client, &err);
+	if (!follower)
+		die("%s", err.msg);
 	agent = sk_agent_start(client, &o, &err);
 	if (!agent)
 		die("%s", err.msg);
 	sigwait(&set, &sig);
 	sk_info("agent", "received %s, shutting down (containers keep running)", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	sk_agent_stop(agent);
+	sk_server_follower_stop(follower);
 	if (nc)
 		sk_nodecert_stop(nc);
 	else

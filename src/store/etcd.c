@@ -40,6 +40,7 @@
 #define CALL_TIMEOUT_MS 10000L
 #define CONNECT_TIMEOUT_MS 3000L
 #define SEEN_WAIT_SECS 10
+#define FRESH_WAIT_MS 500
 #define REPLAY_IDLE_NS (1000 * 1000000LL)
 #define RECONNECT_NS (300 * 1000000LL)
 #define DEFAULT_HISTORY_SECS 300
@@ -70,6 +71,7 @@ struct etcd_store {
 	pthread_cond_t wcv;  /* watch_rev advanced, or stop */
 	sk__hub hub;
 	int64_t watch_rev; /* the last revision the hub delivered */
+	int64_t delivered; /* atomic: watch_rev once its events reached every watcher */
 	int stop;
 	pthread_t watcher, compactor;
 	int watcher_started, compactor_started;
@@ -443,6 +445,7 @@ static int op_sync(sk_store *base, sk_error_t *err)
 
 static int64_t op_rev(sk_store *base) { return load64(&E(base)->rev); }
 static int64_t op_compacted_rev(sk_store *base) { return load64(&E(base)->compacted); }
+static int64_t op_delivered_rev(sk_store *base) { return load64(&E(base)->delivered); }
 
 static int op_get(sk_store *base, const char *key, sk_store_kv *kv, sk_error_t *err)
 {
@@ -498,6 +501,91 @@ static int list_etcd(struct etcd_store *s, const char *prefix, const char *after
 	return 0;
 }
 
+/* Waits up to ms for the watch to deliver rev; returns whether it did. */
+static int wait_seen_for(struct etcd_store *s, int64_t rev, int64_t ms)
+{
+	struct timespec ts;
+	int rc = 0, seen;
+
+	sk_deadline_after_ms(&ts, ms);
+	pthread_mutex_lock(&s->wmu);
+	while (s->watch_rev < rev && !s->stop && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&s->wcv, &s->wmu, &ts);
+	seen = s->watch_rev >= rev;
+	pthread_mutex_unlock(&s->wmu);
+	return seen;
+}
+
+/* etcd's current revision, and how many keys under prefix it holds in all
+ * and modified after since (one read-only txn of two count-only ranges). */
+static int etcd_counts(struct etcd_store *s, const char *prefix, int64_t since, int64_t *rev, int64_t *all,
+		       int64_t *newer, sk_error_t *err)
+{
+	cleanup_json json_t *r1 = json_pack("{s:b}", "count_only", 1), *r2 = json_pack("{s:b}", "count_only", 1);
+	cleanup_json json_t *req = NULL, *r = NULL;
+	json_t *res;
+
+	set_range(s, r1, prefix);
+	set_range(s, r2, prefix);
+	json_object_set_new(r2, "min_mod_revision", json_integer(since + 1));
+	req = json_pack("{s:[{s:O}, {s:O}]}", "success", "request_range", r1, "request_range", r2);
+	if (call(s, "/v3/kv/txn", req, &r, err) < 0)
+		return -1;
+	res = json_object_get(r, "responses");
+	*rev = sk__etcd_int(json_object_get(r, "header"), "revision");
+	*all = sk__etcd_int(json_object_get(json_array_get(res, 0), "response_range"), "count");
+	*newer = sk__etcd_int(json_object_get(json_array_get(res, 1), "response_range"), "count");
+	return 0;
+}
+
+/* Lists from memory under the read lock when it holds what etcd holds
+ * under prefix at rev: when it is at rev, or when etcd found no key under
+ * prefix modified after since (what memory held before etcd was asked) and
+ * as many keys as memory has (then both are the same set: every key etcd
+ * has is in memory, unchanged). Returns whether it listed. */
+static int list_if_same(struct etcd_store *s, const char *prefix, const char *after, size_t limit, int64_t rev,
+			int64_t all, int64_t newer, sk_store_list *out)
+{
+	int same;
+
+	pthread_rwlock_rdlock(&s->lock);
+	same = s->tab_rev >= rev || (!newer && (int64_t)sk__memtab_count(&s->tab, prefix) == all);
+	if (same) {
+		sk__memtab_list(&s->tab, prefix, after, limit, out);
+		out->rev = rev > s->tab_rev ? rev : s->tab_rev;
+	}
+	pthread_rwlock_unlock(&s->lock);
+	return same;
+}
+
+/* A list at the current revision (SK_STORE_REV_FRESH), as upstream's
+ * ConsistentListFromCache:
+ * from memory once it holds what etcd holds now (list_if_same), else after
+ * a short wait for the watch to deliver etcd's revision, else from etcd at
+ * that revision. While etcd cannot be asked, memory serves, as it serves
+ * every read then. */
+static int list_current(struct etcd_store *s, const char *prefix, const char *after, size_t limit, sk_store_list *out,
+			sk_error_t *err)
+{
+	int64_t since, rev, all, newer;
+	sk_error_t e = {0};
+
+	pthread_rwlock_rdlock(&s->lock);
+	since = s->tab_rev;
+	pthread_rwlock_unlock(&s->lock);
+	if (etcd_counts(s, prefix, since, &rev, &all, &newer, &e) == 0) {
+		if (list_if_same(s, prefix, after, limit, rev, all, newer, out))
+			return 0;
+		if (!wait_seen_for(s, rev, FRESH_WAIT_MS))
+			return list_etcd(s, prefix, after, limit, rev, out, err);
+	}
+	pthread_rwlock_rdlock(&s->lock);
+	sk__memtab_list(&s->tab, prefix, after, limit, out);
+	out->rev = s->tab_rev;
+	pthread_rwlock_unlock(&s->lock);
+	return 0;
+}
+
 static int op_list(sk_store *base, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
 		   sk_error_t *err)
 {
@@ -505,6 +593,8 @@ static int op_list(sk_store *base, const char *prefix, const char *after, size_t
 	int mem;
 
 	memset(out, 0, sizeof(*out));
+	if (rev == SK_STORE_REV_FRESH)
+		return list_current(s, prefix, after, limit, out, err);
 	pthread_rwlock_rdlock(&s->lock);
 	mem = rev <= 0 || rev == s->tab_rev;
 	if (mem) {
@@ -574,6 +664,7 @@ static int resync(struct etcd_store *s, sk_error_t *err)
 	pthread_mutex_lock(&s->wmu);
 	if (rev > s->watch_rev)
 		s->watch_rev = rev;
+	__atomic_store_n(&s->delivered, s->watch_rev, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&s->wcv);
 	pthread_mutex_unlock(&s->wmu);
 	max64(&s->rev, rev);
@@ -688,12 +779,15 @@ static int stream_post(struct etcd_store *s, struct stream *st, const char *path
 	return 1;
 }
 
+static int feed_hub(struct stream *st, sk__etcd_wmsg *m);
+
 /* Watches ROOT from start_rev until on_msg ends it, the stream breaks or the
  * store closes. Returns 0 when on_msg ended it, else -1 (st->err set). */
 static int stream_run(struct etcd_store *s, struct stream *st, int64_t start_rev)
 {
-	cleanup_json json_t *req = json_pack("{s:{s:I, s:b}}", "create_request", "start_revision",
-					     (json_int_t)start_rev, "prev_kv", 1);
+	cleanup_json json_t *req = json_pack("{s:{s:I, s:b, s:b}}", "create_request", "start_revision",
+					     (json_int_t)start_rev, "prev_kv", 1, "progress_notify",
+					     st->on_msg == feed_hub);
 	cleanup_free char *body = NULL;
 	int rc;
 
@@ -703,6 +797,25 @@ static int stream_run(struct etcd_store *s, struct stream *st, int64_t start_rev
 	if (rc == 1)
 		sk_error_set(&st->err, SK_EUNAVAILABLE, "etcd watch: stream ended");
 	return rc ? -1 : 0;
+}
+
+/* A progress notification (the main watch asks for them: etcd sends one
+ * every --experimental-watch-progress-notify-interval while the watch is
+ * idle): every event up to rev was sent, so memory and the hub are at rev,
+ * and bookmarks carry it, as upstream's cacher advances its revision. */
+static void progress(struct etcd_store *s, int64_t rev)
+{
+	pthread_rwlock_wrlock(&s->lock);
+	if (rev > s->tab_rev)
+		s->tab_rev = rev;
+	pthread_rwlock_unlock(&s->lock);
+	pthread_mutex_lock(&s->wmu);
+	if (rev > s->watch_rev)
+		s->watch_rev = rev;
+	__atomic_store_n(&s->delivered, s->watch_rev, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&s->wcv);
+	pthread_mutex_unlock(&s->wmu);
+	max64(&s->rev, rev);
 }
 
 /* The hub's feed: every event under ROOT, in revision order. */
@@ -719,8 +832,11 @@ static int feed_hub(struct stream *st, sk__etcd_wmsg *m)
 		s->resync = 1;
 		return 1;
 	}
-	if (!m->n)
+	if (!m->n) {
+		if (!m->created)
+			progress(s, m->header_rev);
 		return 0;
+	}
 	pthread_rwlock_wrlock(&s->lock);
 	for (size_t i = 0; i < m->n; i++) {
 		sk__event *ev = &m->events[i];
@@ -741,6 +857,7 @@ static int feed_hub(struct stream *st, sk__etcd_wmsg *m)
 		s->watch_rev = m->events[i].rev;
 		sk__hub_push(&s->hub, &m->events[i]);
 	}
+	__atomic_store_n(&s->delivered, s->watch_rev, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&s->wcv);
 	pthread_mutex_unlock(&s->wmu);
 	max64(&s->rev, m->events[m->n - 1].rev);
@@ -967,6 +1084,7 @@ static int op_health(sk_store *base, sk_error_t *err)
 static const struct sk__store_ops etcd_ops = {
 	.close = op_close,
 	.rev = op_rev,
+	.delivered_rev = op_delivered_rev,
 	.compacted_rev = op_compacted_rev,
 	.get = op_get,
 	.list = op_list,

@@ -81,6 +81,7 @@ struct sqlite_store {
 	pthread_mutex_t wmu; /* guards hub and watch_rev */
 	sk__hub hub;
 	int64_t watch_rev;
+	int64_t delivered; /* atomic: watch_rev once its events reached every watcher */
 
 	pthread_mutex_t rmu; /* guards rdb */
 	sk__sdb rdb;
@@ -345,6 +346,7 @@ static void publish(struct sqlite_store *s, struct wreq **reqs, size_t n, int64_
 		sk__hub_push(&s->hub, &ev);
 	}
 	s->watch_rev = last;
+	__atomic_store_n(&s->delivered, last, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&s->wmu);
 }
 
@@ -667,6 +669,8 @@ static int op_compact(sk_store *base, int64_t rev, sk_error_t *err)
 
 /* ---- reads ---- */
 
+static int64_t op_delivered_rev(sk_store *base) { return __atomic_load_n(&S(base)->delivered, __ATOMIC_ACQUIRE); }
+
 static int64_t op_rev(sk_store *base)
 {
 	struct sqlite_store *s = S(base);
@@ -865,6 +869,7 @@ static void op_close(sk_store *base)
 static const struct sk__store_ops sqlite_ops = {
 	.close = op_close,
 	.rev = op_rev,
+	.delivered_rev = op_delivered_rev,
 	.compacted_rev = op_compacted_rev,
 	.get = op_get,
 	.list = op_list,
@@ -936,6 +941,7 @@ static int open_db(struct sqlite_store *s, sk_error_t *err)
 	s->compacted = compacted;
 	s->rows = rows;
 	s->watch_rev = s->rev;
+	__atomic_store_n(&s->delivered, s->rev, __ATOMIC_RELEASE);
 	return 0;
 }
 

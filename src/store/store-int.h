@@ -18,6 +18,7 @@
 struct sk__store_ops {
 	void (*close)(sk_store *s);
 	int64_t (*rev)(sk_store *s);
+	int64_t (*delivered_rev)(sk_store *s);
 	int64_t (*compacted_rev)(sk_store *s);
 	int (*get)(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err);
 	int (*list)(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,

@@ -72,6 +72,7 @@ void sk_store_close(sk_store *s)
 
 int64_t sk_store_rev(sk_store *s) { return s->ops->rev(s); }
 int64_t sk_store_compacted_rev(sk_store *s) { return s->ops->compacted_rev(s); }
+int64_t sk_store_delivered_rev(sk_store *s) { return s->ops->delivered_rev(s); }
 
 int sk_store_sync(sk_store *s, sk_error_t *err) { return s->ops->sync ? s->ops->sync(s, err) : 0; }
 

@@ -71,6 +71,11 @@ void sk_store_close(sk_store *s);
 
 /* Current revision (the last committed write). */
 int64_t sk_store_rev(sk_store *s);
+/* The revision up to which every event has reached the watchers (callbacks
+ * returned), past the last event when the store learned that nothing
+ * changed since (etcd's progress notifications): a watch's bookmark may
+ * carry it. Lock-free. */
+int64_t sk_store_delivered_rev(sk_store *s);
 /* The oldest revision that can still be watched from or listed at. */
 int64_t sk_store_compacted_rev(sk_store *s);
 
@@ -89,7 +94,11 @@ int sk_store_get(sk_store *s, const char *key, sk_store_kv *kv, sk_error_t *err)
  * `after` (NULL or "" for the beginning), at most `limit` items (0 = all).
  * rev = 0 reads the current state; rev > 0 reads the state as of that
  * revision (for consistent pagination) and fails with SK_EGONE when rev is
- * compacted. Caller releases *out. */
+ * compacted; rev = SK_STORE_REV_FRESH reads the current state as the backing
+ * store has it now, with every write any API server acknowledged before
+ * (etcd: a round trip, upstream's ConsistentListFromCache; SQLite: as 0).
+ * Caller releases *out. */
+#define SK_STORE_REV_FRESH (-1)
 int sk_store_range(sk_store *s, const char *prefix, const char *after, size_t limit, int64_t rev, sk_store_list *out,
 		   sk_error_t *err);
 

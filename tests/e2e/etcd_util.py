@@ -19,7 +19,8 @@ def openssl(*args):
 
 
 class Etcd:
-    def __init__(self, tls=False):
+    def __init__(self, tls=False, args=()):
+        self.args = list(args)
         self.dir = tempfile.mkdtemp(prefix="skiff-etcd-")
         self.port = free_port()
         self.peer = free_port()
@@ -61,7 +62,7 @@ class Etcd:
         self.proc = subprocess.Popen(
             [ETCD, "--data-dir", self.data, "--listen-client-urls", client,
              "--advertise-client-urls", client, "--listen-peer-urls", peer,
-             "--initial-advertise-peer-urls", peer, "--initial-cluster", f"default={peer}"] + tls,
+             "--initial-advertise-peer-urls", peer, "--initial-cluster", f"default={peer}"] + tls + self.args,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + timeout * SLOW
         while time.time() < deadline:

@@ -6,8 +6,10 @@ kube-scheduler and kube-controller-manager (client-go's leader election,
 "… became leader" events). kill -9 of the leader: the other takes both
 leases, schedules a Deployment created after the kill, serves kubectl
 throughout, and drops the dead server from the kubernetes Endpoints once
-its lease expires; stopped with SIGTERM, it releases the leases. Hollow
-nodes (Node objects), no agents."""
+its lease expires; stopped with SIGTERM, it releases the leases. A
+bookmark carries etcd's revision after a write outside skiff's keys (etcd's
+progress notifications), and a list on one server right after a write on
+the other holds it. Hollow nodes (Node objects), no agents."""
 import datetime
 import json
 import os
@@ -19,7 +21,7 @@ import tempfile
 import pytest
 from kubernetes import client, watch
 
-from conftest import Cluster
+from conftest import SLOW, Cluster
 from etcd_util import Etcd
 from test_agent_cluster import wait_for
 
@@ -61,7 +63,8 @@ def endpoint_ips(c):
 
 @pytest.fixture(scope="module")
 def ha():
-    e = Etcd().start()
+    # progress notifications every second (etcd's default: 10 minutes)
+    e = Etcd(args=["--experimental-watch-progress-notify-interval", "1s"]).start()
     da, db = tempfile.mkdtemp(prefix="skiff-e2e-"), tempfile.mkdtemp(prefix="skiff-e2e-")
     common = ["--no-agent", "--datastore-endpoint", f"etcd://{e.endpoint}", "--node-monitor-grace-period",
               "3600"] + LE_FLAGS
@@ -129,6 +132,32 @@ def test_servers_share_pki_store_and_watches(ha):
         assert e["source"]["component"] == {"kube-scheduler": "default-scheduler",
                                             "kube-controller-manager": "kube-controller-manager"}[
             e["involvedObject"]["name"]]
+
+
+def etcd_rev(e, key):
+    return int(json.loads(e.etcdctl("get", key, "-w", "json"))["header"]["revision"])
+
+
+def test_bookmarks_and_consistent_lists(ha):
+    a, b, e = ha
+    rv = json.loads(b.kubectl("get", "--raw", "/api/v1/namespaces/kube-public/configmaps").stdout)[
+        "metadata"]["resourceVersion"]
+    # etcd's revision moves under a key no skiff server watches
+    e.etcdctl("put", "/elsewhere/k", "v")
+    put_rev = etcd_rev(e, "/elsewhere/k")
+    assert put_rev > int(rv)
+    # an idle watch's bookmark (2 s before its end) carries a revision past it
+    t = int(4 * SLOW)
+    out = b.kubectl("get", "--raw", f"/api/v1/namespaces/kube-public/configmaps?watch=1&allowWatchBookmarks=true"
+                    f"&timeoutSeconds={t}&resourceVersion={rv}").stdout
+    evs = [json.loads(l) for l in out.splitlines() if l.strip()]
+    marks = [int(ev["object"]["metadata"]["resourceVersion"]) for ev in evs if ev["type"] == "BOOKMARK"]
+    assert marks and marks[-1] >= put_rev, evs
+    # a list on B right after each write on A holds it
+    for i in range(3):
+        a.kubectl("create", "configmap", f"seq-{i}")
+        names = [c["metadata"]["name"] for c in b.kjson("get", "configmaps")["items"]]
+        assert f"seq-{i}" in names
 
 
 def test_leader_killed_other_takes_over(ha):

@@ -105,8 +105,7 @@ static json_t *fake_request(sk_client *c, const char *method, const char *path, 
 		json_array_append(items, json_array_get(F.items, i));
 	list = json_pack("{s:{s:s}, s:o}", "metadata", "resourceVersion", F.rv, "items", items);
 	if (off + n < json_array_size(F.items))
-		json_object_set_new(json_object_get(list, "metadata"), "continue",
-				    json_sprintf("o+/=%zu", off + n));
+		json_object_set_new(json_object_get(list, "metadata"), "continue", json_sprintf("o+/=%zu", off + n));
 	pthread_mutex_unlock(&F.mu);
 	return list;
 }
@@ -424,6 +423,29 @@ static void test_bookmark_advances_rv(void **state)
 	free_reflector();
 }
 
+/* A server out of reach (the HTTPS transport's 503 for a refused or
+ * broken connection), even at once and before any event, and a 429: back
+ * off and watch again from the last resourceVersion (at another server),
+ * never relist, as client-go's reflector. */
+static void test_unreachable_server_rewatches_without_relist(void **state)
+{
+	start(0);
+	wait_watches(1);
+	send_event("ERROR", json_pack("{s:s, s:s, s:s, s:i}", "kind", "Status", "reason", "ServiceUnavailable",
+				      "message", "Couldn't connect to server", "code", 503));
+	wait_watches(2);
+	assert_non_null(strstr(watch_query(1), "&resourceVersion=10&"));
+	send_event("MODIFIED", obj("a", "13"));
+	wait_count(&H.events, 1);
+	send_event("ERROR", json_pack("{s:s, s:s, s:i}", "kind", "Status", "reason", "TooManyRequests", "code", 429));
+	wait_watches(3);
+	assert_non_null(strstr(watch_query(2), "&resourceVersion=13&"));
+	assert_int_equal(H.replaces, 1);
+	assert_int_equal(json_array_size(F.list_queries), 1);
+	free_reflector();
+	assert_int_equal(F.active, 0);
+}
+
 static void test_relist_after_410(void **state)
 {
 	start(0);
@@ -638,6 +660,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_then_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rewatch_from_last_rv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bookmark_advances_rv, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreachable_server_rewatches_without_relist, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relist_after_410, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_watch_relists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_list_backs_off_and_retries, setup, teardown),

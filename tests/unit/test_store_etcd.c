@@ -76,7 +76,7 @@ static int etcd_start(void)
 			_exit(126);
 		execlp("etcd", "etcd", "--data-dir", data, "--listen-client-urls", client, "--advertise-client-urls",
 		       client, "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster",
-		       cluster, (char *)NULL);
+		       cluster, "--experimental-watch-progress-notify-interval", "200ms", (char *)NULL);
 		_exit(127);
 	}
 	snprintf(uri, sizeof(uri), "etcd://127.0.0.1:%d", etcd.client_port);
@@ -224,6 +224,47 @@ static void test_unreachable(void **state)
 	assert_int_equal(err.code, SK_EINVALID);
 }
 
+/* Two servers on one root, and a third store on another root: a list at
+ * the current revision on one server right after a write on the other
+ * holds the write (upstream's consistent list from the watch cache); a
+ * write outside the root reaches a server only as etcd's progress
+ * notifications, which advance the revision its watchers have seen (what
+ * bookmarks carry) and that a list reports. */
+static void test_two_servers(void **state)
+{
+	struct fx *f = *state;
+	sk_store *b = open_store(f, NULL), *other;
+	sk_store_list l = {0};
+	sk_error_t err = {0};
+	char uri[112];
+	int64_t r1, r2, deadline;
+
+	for (int i = 0; i < 20; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "/registry/configmaps/default/cm%d", i);
+		r1 = put(b, key, "{}");
+		assert_int_equal(sk_store_range(f->s, "/registry/configmaps/", NULL, 0, SK_STORE_REV_FRESH, &l, &err), 0);
+		assert_int_equal(l.n, (size_t)i + 1);
+		assert_true(l.rev >= r1);
+		sk_store_list_release(&l);
+	}
+	snprintf(uri, sizeof(uri), "%s-other", f->uri);
+	other = sk_store_open(uri, NULL, &err);
+	assert_non_null(other);
+	r2 = put(other, "/elsewhere", "1");
+	deadline = sk_mono_ns() + 20 * 1000000000LL;
+	while (sk_store_delivered_rev(f->s) < r2 && sk_mono_ns() < deadline)
+		usleep(20000);
+	assert_true(sk_store_delivered_rev(f->s) >= r2);
+	assert_int_equal(sk_store_range(f->s, "/registry/configmaps/", NULL, 0, SK_STORE_REV_FRESH, &l, &err), 0);
+	assert_int_equal(l.n, 20);
+	assert_true(l.rev >= r2);
+	sk_store_list_release(&l);
+	sk_store_close(other);
+	sk_store_close(b);
+}
+
 static int count_line(const char *line, size_t len, void *ud)
 {
 	char *seen = ud;
@@ -292,6 +333,7 @@ int main(void)
 		STORE_CASES(setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_servers, setup, teardown),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_wire),
 	};
