@@ -1820,8 +1820,9 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 
 	/* Anything but a create or a watch reads what the store holds: without a
 	 * resourceVersion to go by, first what other servers on the same etcd
-	 * acknowledged (a consistent read, as upstream's quorum reads). */
-	if ((p->name[0] || strcmp(m, "POST")) && !sk__arg_bool(req, "watch") &&
+	 * acknowledged (a consistent read, as upstream's quorum reads). A list
+	 * asks the store for its current revision itself (collect's fresh). */
+	if ((p->name[0] || (strcmp(m, "POST") && strcmp(m, "GET"))) && !sk__arg_bool(req, "watch") &&
 	    !(sk__arg(req, "resourceVersion") && *sk__arg(req, "resourceVersion"))) {
 		sk_error_t err = {0};
 

@@ -562,8 +562,8 @@ static int list_if_same(struct etcd_store *s, const char *prefix, const char *af
  * ConsistentListFromCache:
  * from memory once it holds what etcd holds now (list_if_same), else after
  * a short wait for the watch to deliver etcd's revision, else from etcd at
- * that revision. While etcd cannot be asked, memory serves, as it serves
- * every read then. */
+ * that revision. While etcd cannot be asked the list fails, as upstream's
+ * consistent reads do (resourceVersion=0 still reads memory). */
 static int list_current(struct etcd_store *s, const char *prefix, const char *after, size_t limit, sk_store_list *out,
 			sk_error_t *err)
 {
@@ -573,12 +573,16 @@ static int list_current(struct etcd_store *s, const char *prefix, const char *af
 	pthread_rwlock_rdlock(&s->lock);
 	since = s->tab_rev;
 	pthread_rwlock_unlock(&s->lock);
-	if (etcd_counts(s, prefix, since, &rev, &all, &newer, &e) == 0) {
-		if (list_if_same(s, prefix, after, limit, rev, all, newer, out))
-			return 0;
-		if (!wait_seen_for(s, rev, FRESH_WAIT_MS))
-			return list_etcd(s, prefix, after, limit, rev, out, err);
+	if (etcd_counts(s, prefix, since, &rev, &all, &newer, &e) < 0) {
+		/* a consistent read needs etcd, as upstream's (resourceVersion=0 reads memory) */
+		if (err)
+			*err = e;
+		return -1;
 	}
+	if (list_if_same(s, prefix, after, limit, rev, all, newer, out))
+		return 0;
+	if (!wait_seen_for(s, rev, FRESH_WAIT_MS))
+		return list_etcd(s, prefix, after, limit, rev, out, err);
 	pthread_rwlock_rdlock(&s->lock);
 	sk__memtab_list(&s->tab, prefix, after, limit, out);
 	out->rev = s->tab_rev;
