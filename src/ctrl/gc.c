@@ -36,9 +36,10 @@ typedef struct gc_state {
 	gc_monitor mons[MAX_MONITORS];
 	int n; /* atomic: published monitors (a slot is filled before n covers it) */
 	pthread_mutex_t mu;
-	json_t *owners;    /* owner uid -> {"<monitor index>|<key>": true} */
-	sk_informer *crds; /* CustomResourceDefinitions: discovery runs when they change */
-	int full;          /* the table was full once (said once) */
+	json_t *owners;        /* owner uid -> {"<monitor index>|<key>": true} */
+	sk_informer *crds;     /* CustomResourceDefinitions: discovery runs when they change */
+	int full;              /* the table was full once (said once) */
+	int64_t discovered_ms; /* atomic: when discovery last ran (monotonic) */
 } gc_state;
 
 static gc_state *state(sk_controller *k) { return k->state; }
@@ -325,7 +326,10 @@ static int owner_state(sk_controller *k, json_t *obj, json_t *ref)
 	if (!name || !uid)
 		return OWNER_SOLID;
 	if (!m) {
-		sk__queue_add(k->q, DISCOVER);
+		/* a kind served since the last discovery (a CRD's comes with
+		 * the CRD's own events): at most every 30 s, as upstream's resync */
+		if (sk_mono_ns() / 1000000 - __atomic_load_n(&g->discovered_ms, __ATOMIC_RELAXED) > 30000)
+			sk__queue_add(k->q, DISCOVER);
 		return OWNER_UNKNOWN;
 	}
 	namespaced = __atomic_load_n(&m->namespaced, __ATOMIC_RELAXED);
@@ -570,6 +574,8 @@ static int discover(sk_controller *k)
 	const char *id;
 	size_t i;
 	int failed = discover_gv(k, "v1", want) < 0, n;
+
+	__atomic_store_n(&g->discovered_ms, sk_mono_ns() / 1000000, __ATOMIC_RELAXED);
 
 	groups = sk_client_get(k->ctl->c, "/apis", &err);
 	failed |= !groups;
