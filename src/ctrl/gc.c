@@ -536,13 +536,15 @@ static int crds_ahead(gc_state *g, json_t *want)
 	json_array_foreach(crds, i, crd) {
 		cleanup_free char *id = xasprintf("%s/%s", sk_kube_jstr(crd, "spec.group") ?: "",
 						  sk_kube_jstr(crd, "spec.names.plural") ?: "");
-		int established = 0;
+		int established = 0, served = 0;
 
 		json_object_set_new(ids, id, json_true());
 		json_array_foreach(sk_kube_jget(crd, "status.conditions"), j, c)
 			established |= !strcmp(json_string_value(json_object_get(c, "type")) ?: "", "Established") &&
 				       !strcmp(json_string_value(json_object_get(c, "status")) ?: "", "True");
-		if (established && !sk__is_deleting(crd) && !json_object_get(want, id))
+		json_array_foreach(sk_kube_jget(crd, "spec.versions"), j, c)
+			served |= json_is_true(json_object_get(c, "served"));
+		if (established && served && !sk__is_deleting(crd) && !json_object_get(want, id))
 			return 1;
 	}
 	for (int m = 0; m < n; m++)
@@ -612,10 +614,11 @@ static int discover(sk_controller *k)
 		}
 		m->custom = json_is_true(json_object_get(w, "custom"));
 		if (sk_informer_start(inf, &err) < 0) {
+			/* refused for good (a transient failure is retried by
+			 * the informer): the next CRD change tries again */
 			sk_info("ctrl", "garbage collector: watching %s: %s", id, err.msg);
 			sk_error_clear(&err);
 			retire(g, m);
-			failed = 1;
 			continue;
 		}
 		sk_debug("ctrl", "garbage collector: watching %s", id);
