@@ -1,7 +1,9 @@
-"""Garbage collection of custom objects: a custom object whose owners are
-all gone (a custom or a built-in owner) is deleted; a custom owner deleted
-with propagationPolicy Foreground waits for its blocking dependents, one
-deleted with Orphan leaves its dependents without the reference."""
+"""Garbage collection across built-in and custom kinds (one collector): an
+object whose owners are all gone (custom or built-in) is deleted; an owner
+(custom, or a built-in one with custom dependents) deleted with
+propagationPolicy Foreground waits for its blocking dependents, a dependent
+with dependents of its own is deleted in the foreground too, and one deleted
+with Orphan leaves its dependents without the reference."""
 import time
 
 from crd_util import GROUP, apply_doc, crd_doc, wait_served
