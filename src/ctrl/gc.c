@@ -23,7 +23,7 @@
 
 typedef struct gc_monitor {
 	struct sk_controller *k;
-	sk_informer *inf;
+	sk_informer *inf; /* atomic (minf) */
 	int idx;
 	char *id;       /* "group/plural" ("/pods" for the core group) */
 	int namespaced; /* atomic: discovery may correct the first guess */
@@ -40,6 +40,8 @@ typedef struct gc_state {
 	sk_informer *crds;     /* CustomResourceDefinitions: discovery runs when they change */
 	int full;              /* the table was full once (said once) */
 	int64_t discovered_ms; /* atomic: when discovery last ran (monotonic) */
+	sk_informer **dead;    /* informers of revived monitors, freed when the collector stops */
+	size_t ndead;
 } gc_state;
 
 static gc_state *state(sk_controller *k) { return k->state; }
@@ -47,6 +49,10 @@ static gc_state *state(sk_controller *k) { return k->state; }
 static int nmons(gc_state *g) { return __atomic_load_n(&g->n, __ATOMIC_ACQUIRE); }
 
 static int live(gc_monitor *m) { return !__atomic_load_n(&m->retired, __ATOMIC_ACQUIRE); }
+
+/* The monitor's informer (a monitor revived for a CRD created anew gets a
+ * new one; the old stays valid until the collector stops). */
+static sk_informer *minf(gc_monitor *m) { return __atomic_load_n(&m->inf, __ATOMIC_ACQUIRE); }
 
 /* The group of an apiVersion ("apps/v1" -> "apps", "v1" -> ""). */
 static void group_of(const char *api_version, char *buf, size_t len)
@@ -67,9 +73,9 @@ static gc_monitor *mon_for(gc_state *g, const char *api_version, const char *kin
 	for (int i = 0; i < n; i++) {
 		gc_monitor *m = &g->mons[i];
 
-		if (!live(m) || strcmp(sk_informer_kind(m->inf), kind ? kind : ""))
+		if (!live(m) || strcmp(sk_informer_kind(minf(m)), kind ? kind : ""))
 			continue;
-		group_of(sk_informer_api_version(m->inf), have, sizeof(have));
+		group_of(sk_informer_api_version(minf(m)), have, sizeof(have));
 		if (!strcmp(have, want))
 			return m;
 	}
@@ -159,7 +165,7 @@ static json_t *dependents(gc_state *g, const char *uid)
 		if (idx < 0 || idx >= n || !strchr(k, '|') || !live(&g->mons[idx]))
 			continue;
 		sk__split_key(strchr(k, '|') + 1, ns, sizeof(ns), name, sizeof(name));
-		o = sk_informer_get(g->mons[idx].inf, ns, name);
+		o = sk_informer_get(minf(&g->mons[idx]), ns, name);
 		if (o && ref_to(o, uid))
 			json_array_append_new(out, json_pack("[i, o]", idx, o));
 		else
@@ -335,13 +341,13 @@ static int owner_state(sk_controller *k, json_t *obj, json_t *ref)
 	namespaced = __atomic_load_n(&m->namespaced, __ATOMIC_RELAXED);
 	if (namespaced && !(ns && *ns))
 		return OWNER_SOLID;
-	o = sk_informer_get(m->inf, namespaced ? ns : NULL, name);
+	o = sk_informer_get(minf(m), namespaced ? ns : NULL, name);
 	if (!o) {
 		cleanup_free char *path = NULL;
 		sk_error_t err = {0};
 
 		probe = json_pack("{s:{s:s, s:s?}}", "metadata", "name", name, "namespace", namespaced ? ns : NULL);
-		path = obj_path(m->inf, probe, NULL);
+		path = obj_path(minf(m), probe, NULL);
 		o = sk_client_get(k->ctl->c, path, &err);
 		if (!o && err.code != SK_ENOTFOUND)
 			return OWNER_UNKNOWN;
@@ -384,7 +390,7 @@ static int attempt_to_delete(sk_controller *k, gc_monitor *m, json_t *obj)
 		if (!json_array_size(dangling) && !json_array_size(waiting))
 			return 0;
 		json_array_extend(dangling, waiting);
-		return patch_refs(k, m->inf, obj, dangling, NULL);
+		return patch_refs(k, minf(m), obj, dangling, NULL);
 	}
 	if (unknown)
 		return -1;
@@ -392,11 +398,11 @@ static int attempt_to_delete(sk_controller *k, gc_monitor *m, json_t *obj)
 	if (json_array_size(waiting) && json_array_size(deps)) {
 		json_array_foreach(deps, i, pair)
 			cycle |= deleting_dependents(json_array_get(pair, 1));
-		if (cycle && patch_refs(k, m->inf, obj, NULL, waiting) < 0)
+		if (cycle && patch_refs(k, minf(m), obj, NULL, waiting) < 0)
 			return -1;
-		return delete_obj(k, m->inf, obj, "Foreground");
+		return delete_obj(k, minf(m), obj, "Foreground");
 	}
-	return delete_obj(k, m->inf, obj,
+	return delete_obj(k, minf(m), obj,
 			  has_fin(obj, ORPHAN) ? "Orphan"
 			  : has_fin(obj, FG)   ? "Foreground"
 					       : "Background");
@@ -421,7 +427,7 @@ static int process_deleting_dependents(sk_controller *k, gc_monitor *m, json_t *
 		if (!sk__is_deleting(d))
 			enqueue(k, (int)json_integer_value(json_array_get(pair, 0)), d);
 	}
-	return blocking ? 0 : remove_finalizer(k, m->inf, obj, FG);
+	return blocking ? 0 : remove_finalizer(k, minf(m), obj, FG);
 }
 
 static int process_orphan(sk_controller *k, gc_monitor *m, json_t *obj)
@@ -434,10 +440,10 @@ static int process_orphan(sk_controller *k, gc_monitor *m, json_t *obj)
 	json_array_foreach(deps, i, pair) {
 		gc_monitor *dm = &g->mons[json_integer_value(json_array_get(pair, 0))];
 
-		if (patch_refs(k, dm->inf, json_array_get(pair, 1), uids, NULL) < 0)
+		if (patch_refs(k, minf(dm), json_array_get(pair, 1), uids, NULL) < 0)
 			return -1;
 	}
-	return remove_finalizer(k, m->inf, obj, ORPHAN);
+	return remove_finalizer(k, minf(m), obj, ORPHAN);
 }
 
 /* ---- monitors and discovery ---- */
@@ -475,6 +481,28 @@ static gc_monitor *mon_by_id(gc_state *g, const char *id)
 		if (live(&g->mons[i]) && !strcmp(g->mons[i].id, id))
 			return &g->mons[i];
 	return NULL;
+}
+
+/* A retired monitor of id: a CRD deleted and created again gets its slot
+ * back, so CRD churn does not use up the table. */
+static gc_monitor *retired_by_id(gc_state *g, const char *id)
+{
+	int n = nmons(g);
+
+	for (int i = 0; i < n; i++)
+		if (g->mons[i].dynamic && !live(&g->mons[i]) && !strcmp(g->mons[i].id, id))
+			return &g->mons[i];
+	return NULL;
+}
+
+static void revive(gc_state *g, gc_monitor *m, sk_informer *inf, int namespaced)
+{
+	g->dead = xrealloc(g->dead, (g->ndead + 1) * sizeof(*g->dead));
+	g->dead[g->ndead++] = minf(m);
+	sk_informer_on(inf, on_event, m);
+	__atomic_store_n(&m->namespaced, namespaced, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->inf, inf, __ATOMIC_RELEASE);
+	__atomic_store_n(&m->retired, 0, __ATOMIC_RELEASE);
 }
 
 static int has_verb(json_t *r, const char *verb)
@@ -557,8 +585,8 @@ static int crds_ahead(gc_state *g, json_t *want)
 static void retire(gc_state *g, gc_monitor *m)
 {
 	__atomic_store_n(&m->retired, 1, __ATOMIC_RELEASE);
-	sk_informer_cancel(m->inf);
-	sk_informer_stop(m->inf);
+	sk_informer_cancel(minf(m));
+	sk_informer_stop(minf(m));
 	unindex_monitor(g, m->idx);
 	sk_debug("ctrl", "garbage collector: stopped watching %s", m->id);
 }
@@ -607,7 +635,11 @@ static int discover(sk_controller *k)
 		inf = sk_informer_new(k->ctl->c, json_string_value(json_object_get(w, "path")),
 				      json_string_value(json_object_get(w, "gv")),
 				      json_string_value(json_object_get(w, "kind")));
-		m = add_monitor(k, inf, id, json_is_true(json_object_get(w, "namespaced")), 1);
+		m = retired_by_id(g, id);
+		if (m)
+			revive(g, m, inf, json_is_true(json_object_get(w, "namespaced")));
+		else
+			m = add_monitor(k, inf, id, json_is_true(json_object_get(w, "namespaced")), 1);
 		if (!m) {
 			sk_informer_free(inf);
 			break;
@@ -647,7 +679,7 @@ static int sync_gc(sk_controller *k, const char *key)
 		return 0;
 	m = &g->mons[idx];
 	sk__split_key(bar + 1, ns, sizeof(ns), name, sizeof(name));
-	obj = sk_informer_get(m->inf, ns, name);
+	obj = sk_informer_get(minf(m), ns, name);
 	if (!obj)
 		return 0;
 	if (sk__is_deleting(obj)) {
@@ -678,7 +710,7 @@ static void enqueue_waiting_owners(sk_controller *k, json_t *obj)
 		if (!m)
 			continue;
 		namespaced = __atomic_load_n(&m->namespaced, __ATOMIC_RELAXED);
-		o = sk_informer_get(m->inf, namespaced ? sk__ns(obj) : NULL,
+		o = sk_informer_get(minf(m), namespaced ? sk__ns(obj) : NULL,
 				    json_string_value(json_object_get(r, "name")));
 		if (o && !strcmp(sk__uid(o) ?: "", json_string_value(json_object_get(r, "uid")) ?: "") &&
 		    sk__is_deleting(o))
@@ -738,10 +770,10 @@ static void gc_stop(sk_controller *k)
 	 * stopped here, freed once every informer has stopped */
 	for (int i = 0; i < n; i++)
 		if (g->mons[i].dynamic)
-			sk_informer_cancel(g->mons[i].inf);
+			sk_informer_cancel(minf(&g->mons[i]));
 	for (int i = 0; i < n; i++)
 		if (g->mons[i].dynamic)
-			sk_informer_stop(g->mons[i].inf);
+			sk_informer_stop(minf(&g->mons[i]));
 }
 
 static void gc_release(void *st)
@@ -751,9 +783,12 @@ static void gc_release(void *st)
 
 	for (int i = 0; i < n; i++) {
 		if (g->mons[i].dynamic)
-			sk_informer_free(g->mons[i].inf);
+			sk_informer_free(minf(&g->mons[i]));
 		free(g->mons[i].id);
 	}
+	for (size_t i = 0; i < g->ndead; i++)
+		sk_informer_free(g->dead[i]);
+	free(g->dead);
 	json_decref(g->owners);
 	pthread_mutex_destroy(&g->mu);
 	free(g);
