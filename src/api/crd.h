@@ -27,8 +27,7 @@ void sk__crd_mark_deleting(json_t *crd);
 void sk__crd_sync(sk_api *api);
 /* Counts cleanup threads (api: one more; NULL: one ended). */
 void sk__crd_cleanup_done(sk_api *api);
-/* Starts the collector of custom objects whose owners are gone (it works
- * while sk_api_set_gc_enabled is on). */
+/* Starts the thread that applies CRD changes seen in the store's watch. */
 void sk__crd_start(sk_api *api);
 /* Ends cleanup threads (waits for them) and drops the custom kinds. */
 void sk__crd_stop(sk_api *api);

@@ -221,6 +221,46 @@ static void check_config_key(const char *s, struct msgs *m)
 		msgs_add(m, "must not start with '..'");
 }
 
+json_t *sk_validate_named_format(const char *format, const char *s)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(const char *, struct msgs *);
+		int prefix;
+	} formats[] = {
+		{"dns1123Label", check_label_fmt, 0},
+		{"dns1123Subdomain", check_subdomain_fmt, 0},
+		{"dns1035Label", check_dns1035_fmt, 0},
+		{"dns1123LabelPrefix", check_label_fmt, 1},
+		{"dns1123SubdomainPrefix", check_subdomain_fmt, 1},
+		{"dns1035LabelPrefix", check_dns1035_fmt, 1},
+		{"qualifiedName", check_qualified_name, 0},
+		{"labelValue", check_label_value, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		cleanup_free char *v = xstrdup(s);
+		size_t len = strlen(v);
+		struct msgs m = {0};
+		json_t *out;
+
+		if (strcmp(format, formats[i].name))
+			continue;
+		/* apimachinery's maskTrailingDash: a generateName prefix may end in '-' */
+		if (formats[i].prefix && len > 1 && v[len - 1] == '-') {
+			v[len - 2] = 'a';
+			v[len - 1] = 0;
+		}
+		formats[i].fn(v, &m);
+		out = json_array();
+		for (int k = 0; k < m.n; k++)
+			json_array_append_new(out, json_string(m.m[k]));
+		msgs_release(&m);
+		return out;
+	}
+	return NULL;
+}
+
 /* Reports every message of fn(value) as Invalid on field. */
 static void invalid_each(E, const char *field, const char *value, void (*fn)(const char *, struct msgs *))
 {

@@ -48,5 +48,10 @@ char *sk_validate_message_group(const char *kind, const char *group, const char 
 const char *sk_validate_dns1123_subdomain(const char *s);
 const char *sk_validate_dns1123_label(const char *s);
 const char *sk_validate_dns1035_label(const char *s);
+/* The messages of apimachinery's named string validations that Kubernetes'
+ * CEL format library exposes (format: "dns1123Label", "dns1123Subdomain",
+ * "dns1035Label", their "...Prefix" forms, "qualifiedName", "labelValue")
+ * for s: a new array, empty when s is valid; NULL for another format. */
+json_t *sk_validate_named_format(const char *format, const char *s);
 
 #endif

@@ -197,7 +197,6 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__job_init,
 		sk__cronjob_init,
 		sk__ttl_init,
-		sk__gc_init,
 		sk__namespace_init,
 		sk__nodelifecycle_init,
 		sk__endpointslice_init,
@@ -216,6 +215,7 @@ sk_ctrl *sk_ctrl_start(sk_client *c, const sk_ctrl_options *o, sk_error_t *err)
 		sk__pvbinder_init,
 		sk__expand_init,
 		sk__hpa_init,
+		sk__gc_init, /* last: it watches the others' informers too */
 	};
 	sk_informer **infs;
 	int n;

@@ -1,6 +1,6 @@
 """x-kubernetes-validations (CEL) rules of CRDs evaluated on custom objects
 as apiextensions-apiserver does: self at each schema node, transition rules
-with oldSelf, messageExpression, reason and fieldPath, the runtime cost
+with oldSelf, messageExpression, reason and fieldPath, the format library, the runtime cost
 limit, ratcheting; and rules compiled when the CRD is written."""
 import json
 
@@ -29,6 +29,9 @@ SCHEMA = {
                 "maxReplicas": {"type": "integer"},
                 "mode": {"type": "string"},
                 "owner": {"type": "string"},
+                "host": {"type": "string", "maxLength": 253, "x-kubernetes-validations": [
+                    {"rule": "!format.dns1123Subdomain().validate(self).hasValue()",
+                     "messageExpression": "format.named('dns1123Subdomain').value().validate(self).value().join('; ')"}]},
                 "probe": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
                 "tags": {"type": "array", "items": {"type": "string"}},
                 "labels": {"type": "object", "additionalProperties": {
@@ -73,7 +76,8 @@ def refused(c, doc, *extra):
 
 
 def test_valid_object_is_accepted(rangers):
-    apply_doc(rangers, obj("ok1", tags=["x"], workers=[{"name": "w", "gpus": 1}], labels={"a": "b"}))
+    apply_doc(rangers, obj("ok1", tags=["x"], workers=[{"name": "w", "gpus": 1}], labels={"a": "b"},
+                           host="api.example.com"))
     assert rangers.kjson("get", "ranger", "ok1")["spec"]["workers"] == [{"name": "w", "gpus": 1}]
 
 
@@ -85,6 +89,8 @@ def test_valid_object_is_accepted(rangers):
     (obj("r4", probe={"other": 1}),
      'spec: Invalid value: "object": no such key: missing evaluating rule: !has(self.probe) || self.probe.missing == 1'),
     (obj("r5", labels={"a": ""}), 'spec.labels[a]: Invalid value: "string": empty'),
+    (obj("r7", host="Bad_Host"), 'spec.host: Invalid value: "string": a lowercase RFC 1123 subdomain must consist of '
+                                 "lower case alphanumeric characters, '-' or '.'"),
 ])
 def test_failing_rules_are_refused_with_upstream_messages(rangers, doc, message):
     assert message in refused(rangers, doc)

@@ -479,6 +479,50 @@ static void test_functions(void **state)
 	TABLE(t, NULL);
 }
 
+/* Kubernetes' format library (apiserver cel/library/format.go). */
+static void test_format_library(void **state)
+{
+	static const struct tcase t[] = {
+		{"format.dns1123Label().validate('my-name')", "optional.none()"},
+		{"format.dns1123Label().validate('My_Name').value()",
+		 "[\"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+		 "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+		 "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"]"},
+		{"format.dns1123Subdomain().validate('apiextensions.k8s.io').hasValue()", "false"},
+		{"format.dns1123Subdomain().validate('a..b').hasValue()", "true"},
+		{"format.dns1035Label().validate('1abc').hasValue()", "true"},
+		{"format.qualifiedName().validate('apiextensions.k8s.io/v1beta1').hasValue()", "false"},
+		{"format.qualifiedName().validate('a/b/c').value().size()", "1"},
+		{"format.dns1123LabelPrefix().validate('my-prefix-').hasValue()", "false"},
+		{"format.dns1123Label().validate('my-prefix-').hasValue()", "true"},
+		{"format.dns1123SubdomainPrefix().validate('sub.prefix.-').hasValue()", "false"},
+		{"format.dns1035LabelPrefix().validate('my-label-prefix-').hasValue()", "false"},
+		{"format.labelValue().validate('')", "optional.none()"},
+		{"format.labelValue().validate('-x').hasValue()", "true"},
+		{"format.uri().validate('http://example.com')", "optional.none()"},
+		{"format.uri().validate('not a uri').value()",
+		 "[\"parse \\\"not a uri\\\": invalid URI for request\"]"},
+		{"format.uuid().validate('123e4567-e89b-12d3-a456-426614174000')", "optional.none()"},
+		{"format.uuid().validate('123').value()", "[\"does not match the UUID format\"]"},
+		{"format.byte().validate('aGVsbG8=')", "optional.none()"},
+		{"format.byte().validate('!!').value()", "[\"invalid base64\"]"},
+		{"format.date().validate('2021-01-01')", "optional.none()"},
+		{"format.date().validate('2021-13-01').value()", "[\"invalid date\"]"},
+		{"format.datetime().validate('2021-01-01T00:00:00Z')", "optional.none()"},
+		{"format.datetime().validate('yesterday').value()", "[\"invalid datetime\"]"},
+		{"format.named('dns1123Label').hasValue()", "true"},
+		{"format.named('nope').hasValue()", "false"},
+		{"format.named('labelValue').value().validate('ok')", "optional.none()"},
+		{"format.named('dns1123Label').value() == format.dns1123Label()", "true"},
+		{"type(format.uuid())", "kubernetes.NamedFormat"},
+		{"format.uuid().validate(1)", "error: no such overload"},
+		{"format.nope()", "compile: ERROR: <input>:1:7: undeclared reference to 'format.nope'"},
+	};
+
+	(void)state;
+	TABLE(t, NULL);
+}
+
 static void test_old_self(void **state)
 {
 	static const struct tcase t[] = {
@@ -741,7 +785,7 @@ int main(void)
 		cmocka_unit_test(test_logic),	   cmocka_unit_test(test_self),	      cmocka_unit_test(test_macros),
 		cmocka_unit_test(test_functions),  cmocka_unit_test(test_old_self),   cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_cost_limit), cmocka_unit_test(test_depth_limit), cmocka_unit_test(test_crd_rules),
-		cmocka_unit_test(test_cost_estimate),
+		cmocka_unit_test(test_cost_estimate), cmocka_unit_test(test_format_library),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

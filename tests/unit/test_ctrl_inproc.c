@@ -1,8 +1,8 @@
 /* The controllers against the real API server through the in-process client
  * (sqlite store in a temporary directory), with the test playing the node:
  * ReplicaSet scaling, adoption and release, a Deployment rollout, Job tracking across a controller
- * restart (no finished pod lost or counted twice), foreground deletion and
- * namespace deletion. */
+ * restart (no finished pod lost or counted twice), foreground deletion,
+ * namespace deletion and the garbage collector following custom kinds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -347,6 +347,64 @@ static void test_namespace_deletion(void **state)
 	assert_int_equal(count(f, "/api/v1/namespaces/gone/configmaps", NULL), 0);
 }
 
+#define WIDGETS "/apis/stable.skiff.test/v1/namespaces/default/widgets"
+
+static void create_widget_crd(struct fx *f)
+{
+	create(f, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+	       "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+	       "\"metadata\":{\"name\":\"widgets.stable.skiff.test\"},\"spec\":{\"group\":\"stable.skiff.test\","
+	       "\"scope\":\"Namespaced\",\"names\":{\"plural\":\"widgets\",\"singular\":\"widget\",\"kind\":\"Widget\"},"
+	       "\"versions\":[{\"name\":\"v1\",\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":"
+	       "{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}]}}");
+}
+
+/* A Widget named name owned by the ConfigMap cm (created here). */
+static void widget_of_configmap(struct fx *f, const char *name, const char *cm)
+{
+	cleanup_free char *cms = xasprintf("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"%s\"}}",
+					   cm);
+	cleanup_free char *path = xasprintf("/api/v1/namespaces/default/configmaps/%s", cm);
+	cleanup_free char *w = NULL;
+	cleanup_json json_t *o = NULL;
+
+	create(f, "/api/v1/namespaces/default/configmaps", cms);
+	o = get(f, path);
+	assert_non_null(o);
+	w = xasprintf("{\"apiVersion\":\"stable.skiff.test/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"%s\","
+		      "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"%s\",\"uid\":\"%s\","
+		      "\"blockOwnerDeletion\":true}]}}",
+		      name, cm, json_string_value(json_object_get(json_object_get(o, "metadata"), "uid")));
+	create(f, WIDGETS, w);
+}
+
+/* The collector follows a kind that arrives after it started, stops
+ * following it when its CRD goes, and follows it again when it comes back:
+ * a ConfigMap deleted in the foreground waits for its custom dependent, which
+ * is collected. */
+static void test_gc_follows_custom_kinds(void **state)
+{
+	struct fx *f = *state;
+	cleanup_json json_t *fg = json_pack("{s:s}", "propagationPolicy", "Foreground");
+	sk_error_t err = {0};
+
+	for (int round = 0; round < 2; round++) {
+		create_widget_crd(f);
+		WAIT(exists(f, WIDGETS));
+		widget_of_configmap(f, "w", "cm");
+		assert_int_equal(sk_client_delete(f->c, "/api/v1/namespaces/default/configmaps/cm", fg, &err), 0);
+		WAIT(!exists(f, WIDGETS "/w"));
+		WAIT(!exists(f, "/api/v1/namespaces/default/configmaps/cm"));
+		assert_int_equal(sk_client_delete(f->c,
+						  "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+						  "widgets.stable.skiff.test",
+						  NULL, &err),
+				 0);
+		WAIT(!exists(f, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.stable.skiff.test"));
+		WAIT(!exists(f, WIDGETS));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +413,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deployment_rollout_and_foreground_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_survives_controller_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_deletion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gc_follows_custom_kinds, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -368,6 +368,7 @@ int sk__cel_equal(cel_ctx *c, cval *a, cval *b)
 	case V_BYTES:
 	case V_TYPE:
 	case V_URL:
+	case V_FORMAT:
 		return a->s.n == b->s.n && !memcmp(a->s.p, b->s.p, a->s.n);
 	case V_QUANTITY:
 		return a->s.milli == b->s.milli;
@@ -474,6 +475,7 @@ const char *sk__cel_type_name(const cval *v)
 		[V_URL] = "kubernetes.URL",
 		[V_IP] = "net.IP",
 		[V_CIDR] = "net.CIDR",
+		[V_FORMAT] = "kubernetes.NamedFormat",
 	};
 
 	return names[v->t];
@@ -573,6 +575,9 @@ static void repr_to(cel_ctx *c, FILE *f, cval *v, int depth)
 		break;
 	case V_URL:
 		fprintf(f, "url(\"%.*s\")", (int)v->s.n, v->s.p);
+		break;
+	case V_FORMAT:
+		fprintf(f, "format.%.*s()", (int)v->s.n, v->s.p);
 		break;
 	case V_IP:
 	case V_CIDR: {

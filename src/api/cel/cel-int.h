@@ -122,6 +122,7 @@ enum cel_type {
 	V_URL,
 	V_IP,
 	V_CIDR,
+	V_FORMAT, /* a named format of the format library: its name in s */
 };
 
 typedef struct cval cval;

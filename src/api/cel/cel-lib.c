@@ -15,6 +15,8 @@
 #include <time.h>
 
 #include "api/cel/cel-int.h"
+#include "api/api-int.h"
+#include "api/validate.h"
 #include "kube/duration.h"
 #include "util/quantity.h"
 #include "util/util.h"
@@ -1528,6 +1530,97 @@ static int is_zero(cval *v)
 	}
 }
 
+/* ---- Kubernetes: format (apiserver's cel/library/format.go) ---- */
+
+static const char *const format_names[] = {"dns1123Label",
+					   "dns1123Subdomain",
+					   "dns1035Label",
+					   "qualifiedName",
+					   "dns1123LabelPrefix",
+					   "dns1123SubdomainPrefix",
+					   "dns1035LabelPrefix",
+					   "labelValue",
+					   "uri",
+					   "uuid",
+					   "byte",
+					   "date",
+					   "datetime",
+					   NULL};
+
+/* The format named name (n bytes), or NULL. */
+static cval *format_of(cel_ctx *c, const char *name, size_t n)
+{
+	for (int k = 0; format_names[k]; k++) {
+		if (strlen(format_names[k]) == n && !memcmp(format_names[k], name, n)) {
+			cval *r = sk__cel_new(c, V_FORMAT);
+
+			r->s.p = format_names[k];
+			r->s.n = n;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static cval *str_list(cel_ctx *c, json_t *msgs)
+{
+	cval *l = sk__cel_list(c, json_array_size(msgs));
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(msgs, i, m)
+		l->l.v[i] = sk__cel_str(c, json_string_value(m), json_string_length(m));
+	return l;
+}
+
+/* <Format>.validate(s): optional.none() when s is valid, else the optional
+ * list of apimachinery's (or strfmt's) messages. */
+static cval *format_validate(cel_ctx *c, cval *f, cval *s)
+{
+	cleanup_free char *name = xstrndup(f->s.p, f->s.n), *v = xstrndup(s->s.p, s->s.n);
+	cleanup_json json_t *msgs = sk_validate_named_format(name, v);
+	static const struct {
+		const char *name, *openapi, *msg;
+	} strfmt[] = {{"uuid", "uuid", "does not match the UUID format"},
+		      {"byte", "byte", "invalid base64"},
+		      {"date", "date", "invalid date"},
+		      {"datetime", "date-time", "invalid datetime"}};
+
+	sk__cel_charge(c, (int64_t)s->s.n / 10 + 1);
+	if (!msgs && !strcmp(name, "uri")) {
+		CURLU *u = parse_url(s);
+
+		msgs = json_array();
+		if (u)
+			curl_url_cleanup(u);
+		else
+			json_array_append_new(msgs, json_sprintf("parse \"%s\": invalid URI for request", v));
+	}
+	for (size_t k = 0; !msgs && k < sizeof(strfmt) / sizeof(strfmt[0]); k++) {
+		if (strcmp(name, strfmt[k].name))
+			continue;
+		msgs = json_array();
+		if (strlen(v) != s->s.n || !sk__openapi_format_ok(strfmt[k].openapi, v))
+			json_array_append_new(msgs, json_string(strfmt[k].msg));
+	}
+	if (!msgs)
+		return NOOV();
+	return sk__cel_opt(c, json_array_size(msgs) ? str_list(c, msgs) : NULL);
+}
+
+static cval *format_fn(cel_ctx *c, const char *fn, cval **a, size_t n)
+{
+	cval *f;
+
+	if (!strcmp(fn, "format.named")) {
+		if (n != 1 || a[0]->t != V_STRING)
+			return NOOV();
+		return sk__cel_opt(c, format_of(c, a[0]->s.p, a[0]->s.n));
+	}
+	f = n ? NULL : format_of(c, fn + 7, strlen(fn + 7));
+	return f ? f : NOOV();
+}
+
 /* ---- dispatch ---- */
 
 static const char *const globals[] = {"size",
@@ -1557,6 +1650,20 @@ static const char *const globals[] = {"size",
 				      "cidr",
 				      "isCIDR",
 				      "strings.quote",
+				      "format.named",
+				      "format.dns1123Label",
+				      "format.dns1123Subdomain",
+				      "format.dns1035Label",
+				      "format.qualifiedName",
+				      "format.dns1123LabelPrefix",
+				      "format.dns1123SubdomainPrefix",
+				      "format.dns1035LabelPrefix",
+				      "format.labelValue",
+				      "format.uri",
+				      "format.uuid",
+				      "format.byte",
+				      "format.date",
+				      "format.datetime",
 				      NULL};
 
 static const char *const members[] = {"size",
@@ -1623,6 +1730,7 @@ static const char *const members[] = {"size",
 				      "ip",
 				      "masked",
 				      "prefixLength",
+				      "validate",
 				      NULL};
 
 int sk__cel_known_function(const char *name, int member)
@@ -1682,6 +1790,8 @@ static cval *global_call(cel_ctx *c, const char *fn, cval **a, size_t n)
 {
 	if (!strncmp(fn, "sets.", 5))
 		return sets_fn(c, fn, a, n);
+	if (!strncmp(fn, "format.", 7))
+		return format_fn(c, fn, a, n);
 	if (!strcmp(fn, "optional.none"))
 		return n ? NOOV() : sk__cel_opt(c, NULL);
 	if (n != 1 && strcmp(fn, "matches"))
@@ -1894,6 +2004,10 @@ cval *sk__cel_call(cel_ctx *c, const char *fn, cval *t, cval **a, size_t n)
 		return ip_method(c, fn, t, n);
 	case V_CIDR:
 		return cidr_method(c, fn, t, a, n);
+	case V_FORMAT:
+		if (strcmp(fn, "validate") || n != 1 || a[0]->t != V_STRING)
+			return NOOV();
+		return format_validate(c, t, a[0]);
 	default:
 		return NOOV();
 	}

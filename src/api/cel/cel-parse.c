@@ -993,7 +993,7 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 		return check_comprehension(ck, n, sc, macro);
 	if (n->target && n->target->kind == N_IDENT) {
 		json_t *dummy;
-		static const char *const ns[] = {"optional", "sets", "strings", "math", NULL};
+		static const char *const ns[] = {"optional", "sets", "strings", "math", "format", NULL};
 
 		for (int k = 0; ns[k]; k++)
 			if (!strcmp(n->target->name, ns[k]) && !in_scope(sc, ns[k], &dummy)) {
