@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "util/error.h"
+
 struct sk_api_upgrade;
 
 /* The headers of the 101 reply (the agent's Upgrade, Sec-WebSocket-Accept,
@@ -15,12 +17,28 @@ struct sk_api_upgrade;
  * returns 0. */
 int sk_api_upgrade_header(const struct sk_api_upgrade *u, size_t i, const char **name, const char **value);
 
-/* Copies bytes between the client's socket (extra: what the HTTP layer read
- * past the request) and the agent until one side ends or *stop is set
- * (checked at least once a second). At most 64 KiB wait in each direction:
- * a slow reader slows the writer. Blocks the calling thread. */
-void sk_api_upgrade_relay(struct sk_api_upgrade *u, int client_fd, int client_raw, const char *extra, size_t nextra,
-			  const int *stop);
+/* The relay of every upgraded connection of a server: one thread moves the
+ * bytes of all of them (epoll), so an idle session costs its buffers, not a
+ * thread. NULL on failure. */
+struct sk_api_relays;
+struct sk_api_relays *sk_api_relays_start(sk_error_t *err);
+
+/* Called on the relay thread once a relay ended (one side ended, the client
+ * went away, or the relays stop) and what it wrote was taken: it must hand
+ * client_fd back (libmicrohttpd's MHD_UPGRADE_ACTION_CLOSE). */
+typedef void (*sk_api_relay_done_fn)(void *arg);
+
+/* Takes u and copies bytes between the client's socket (extra: what the
+ * HTTP layer read past the request) and the agent. At most 64 KiB wait in
+ * each direction: a slow reader slows the writer. client_raw is the
+ * client's own socket, watched for its close. -1 (u not taken, done not
+ * called) once the relays are stopping. */
+int sk_api_relays_add(struct sk_api_relays *rs, struct sk_api_upgrade *u, int client_fd, int client_raw,
+		      const char *extra, size_t nextra, sk_api_relay_done_fn done, void *arg);
+
+/* Ends every relay (each flushed for at most 5 s, done called) and the
+ * thread, then frees rs. Accepts NULL. */
+void sk_api_relays_stop(struct sk_api_relays *rs);
 
 /* Closes the agent connection. Accepts NULL. */
 void sk_api_upgrade_free(struct sk_api_upgrade *u);
