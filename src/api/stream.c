@@ -33,7 +33,7 @@ struct sk_api_upgrade {
 	size_t nhdr;
 	char *left; /* bytes the agent sent after its 101 */
 	size_t nleft;
-	bool websocket; /* the agent answered a WebSocket upgrade */
+	bool paced; /* frames towards the client go one at a time (see struct pacer) */
 };
 
 void sk_api_upgrade_free(struct sk_api_upgrade *u)
@@ -193,9 +193,22 @@ static void agent_failed(sk_api_response *resp, const sk_path *p, int code, cons
 	sk__reply_status(resp, code >= 400 && code < 600 ? code : 500, reason, msg, p->res, p->name, NULL);
 }
 
+/* Whether frames of this WebSocket subprotocol go to the client one at a
+ * time: those of the channel protocols before v5 (and none), which the
+ * Python client speaks (it polls its socket before every frame and misses
+ * a frame its TLS layer already holds). kubectl's v5.channel.k8s.io and
+ * its tunnelled SPDY/3.1+portforward.k8s.io read the stream as a stream:
+ * their frames go on as they come. */
+static bool paced_protocol(const char *proto)
+{
+	return !proto || (strcmp(proto, "v5.channel.k8s.io") && strcmp(proto, "SPDY/3.1+portforward.k8s.io"));
+}
+
 static void connect_agent(const char *base, const char *path, const sk_api_request *req, const sk_path *p,
 			  sk_api_response *resp)
 {
+	const char *proto = NULL;
+	bool websocket = false;
 	struct sk_api_upgrade *u = xzalloc(sizeof(*u));
 	sk_strbuf rq = {0}, in = {0};
 	const char *host = strstr(base, "://") + 3;
@@ -256,7 +269,9 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 		char *v = head_value(in.s, (size_t)head, back_headers[i]);
 
 		if (v) {
-			u->websocket |= !strcmp(back_headers[i], "Sec-WebSocket-Accept");
+			websocket |= !strcmp(back_headers[i], "Sec-WebSocket-Accept");
+			if (!strcmp(back_headers[i], "Sec-WebSocket-Protocol"))
+				proto = v;
 			u->names[u->nhdr] = xstrdup(back_headers[i]);
 			u->values[u->nhdr++] = v;
 		}
@@ -267,6 +282,7 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 		memcpy(u->left, in.s + head, u->nleft);
 	}
 	free(in.s);
+	u->paced = websocket && paced_protocol(proto);
 	memset(resp, 0, sizeof(*resp));
 	resp->status = 101;
 	resp->upgrade = u;
@@ -458,7 +474,7 @@ struct sk_api_relays {
 	struct relay *all, *timed; /* the thread's own */
 };
 
-enum { RAW_TAG = 1, HELD_NS = 50 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000 };
+enum { RAW_TAG = 1, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000 };
 
 static void epoll_set(struct sk_api_relays *rs, int fd, uint32_t *have, uint32_t want, struct relay *r)
 {
@@ -710,7 +726,7 @@ int sk_api_relays_add(struct sk_api_relays *rs, struct sk_api_upgrade *u, int cf
 	r->cfd = cfd;
 	r->raw = raw;
 	r->afd = CURL_SOCKET_BAD;
-	r->pc.on = u->websocket;
+	r->pc.on = u->paced;
 	r->done = done;
 	r->arg = arg;
 	/* not zeroed: an idle session's buffers stay untouched pages */
