@@ -121,7 +121,7 @@ def main():
         wait_for(lambda: idle_shells() == 1, 60, interval=0.2, what="the first shell")
         s.close()
         wait_for(lambda: idle_shells() == 0, 60, interval=0.2, what="the first shell gone")
-        srv = int(subprocess.run(["pgrep", "-f", f"skiff server --data-dir {d}"], capture_output=True,
+        srv = int(subprocess.run(["pgrep", "-f", f"skiff[^ ]* server --data-dir {d}"], capture_output=True,
                                  text=True).stdout.split()[0])
         time.sleep(1)
         before, sm0 = rollup(srv), anon_by_kind(srv)
