@@ -564,7 +564,7 @@ static void flush_check(struct sk_api_relays *rs, struct relay *r, int64_t now)
  * client's socket closed (raw_event: it said something). */
 static void step(struct sk_api_relays *rs, struct relay *r, bool raw_event)
 {
-	bool held;
+	bool held, sendable;
 	int m;
 
 	while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc)) > 0)
@@ -581,11 +581,14 @@ static void step(struct sk_api_relays *rs, struct relay *r, bool raw_event)
 		start_flush(rs, r);
 		return;
 	}
-	/* a frame waiting for libmicrohttpd to take the last: looked at again
-	 * within HELD_NS */
+	/* what may go to the client now waits for room on its socketpair; a
+	 * frame waiting for libmicrohttpd to take the last is looked at again
+	 * within HELD_NS; a frame's incomplete header waits for the agent */
+	sendable = r->a2c->len &&
+		   paced(&r->pc, r->cfd, (const unsigned char *)r->a2c->data + r->a2c->off, r->a2c->len, r->a2c->eof);
 	held = r->pc.on && r->pc.wait && r->a2c->len;
 	set_timed(rs, r, held);
-	epoll_set(rs, r->cfd, &r->ev_c, (room(r->c2a) ? EPOLLIN : 0) | (r->a2c->len && !held ? EPOLLOUT : 0), r);
+	epoll_set(rs, r->cfd, &r->ev_c, (room(r->c2a) ? EPOLLIN : 0) | (sendable ? EPOLLOUT : 0), r);
 	epoll_set(rs, r->afd, &r->ev_a, (room(r->a2c) ? EPOLLIN : 0) | (r->c2a->len ? EPOLLOUT : 0), r);
 }
 
