@@ -50,6 +50,15 @@ void sk_api_upgrade_free(struct sk_api_upgrade *u)
 	free(u);
 }
 
+struct sk_api_upgrade *sk_api_upgrade_wrap(void *curl_handle, bool paced)
+{
+	struct sk_api_upgrade *u = xzalloc(sizeof(*u));
+
+	u->h = curl_handle;
+	u->paced = paced;
+	return u;
+}
+
 int sk_api_upgrade_header(const struct sk_api_upgrade *u, size_t i, const char **name, const char **value)
 {
 	if (i >= u->nhdr)

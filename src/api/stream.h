@@ -6,6 +6,7 @@
 #ifndef SK_API_STREAM_H
 #define SK_API_STREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/error.h"
@@ -39,6 +40,13 @@ int sk_api_relays_add(struct sk_api_relays *rs, struct sk_api_upgrade *u, int cl
 /* Ends every relay (each flushed for at most 5 s, done called) and the
  * thread, then frees rs. Accepts NULL. */
 void sk_api_relays_stop(struct sk_api_relays *rs);
+
+/* An upgrade over curl_handle, a connected CURLOPT_CONNECT_ONLY libcurl
+ * handle (taken), whose bytes the relay forwards as they are (paced: as
+ * WebSocket frames of the Python client's protocols, one at a time).
+ * connect_agent builds its own after the agent's 101; this one is for the
+ * relay's tests. Freed by sk_api_upgrade_free or the relay. */
+struct sk_api_upgrade *sk_api_upgrade_wrap(void *curl_handle, bool paced);
 
 /* Closes the agent connection. Accepts NULL. */
 void sk_api_upgrade_free(struct sk_api_upgrade *u);
