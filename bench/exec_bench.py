@@ -80,7 +80,7 @@ def main():
             ts.append(time.monotonic() - t)
         ts = sorted(ts[2:])
         print(f"Python client stream() exec true: {ts[len(ts) // 2] * 1000:.0f} ms median")
-        srv = int(subprocess.run(["pgrep", "-f", f"skiff server --data-dir {d}"], capture_output=True,
+        srv = int(subprocess.run(["pgrep", "-f", f"skiff[^ ]* server --data-dir {d}"], capture_output=True,
                                  text=True).stdout.split()[0])
         before = rss_kb(srv)
         sessions = [stream(api.connect_get_namespaced_pod_exec, "sh", "default", container="main",

@@ -38,6 +38,7 @@ cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/metrics_bench bench/metrics_bench.c bu
 # transfers against the direct path, exec round trip and 100 sessions' memory
 run stream flock /tmp/skiff-containers.lock /usr/bin/python3 bench/stream_bench.py 64
 run exec flock /tmp/skiff-containers.lock /usr/bin/python3 bench/exec_bench.py 10
+run exec-sessions flock /tmp/skiff-containers.lock /usr/bin/python3 bench/exec_sessions.py 100
 for s in bench/*.sh; do
 	case "$s" in bench/run.sh) continue ;; esac
 	run "$(basename "$s" .sh)" bash "$s"

@@ -24,6 +24,7 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <termios.h>
 #include <wslay/wslay.h>
 
@@ -32,7 +33,7 @@
 #include "util/util.h"
 #include "util/wschan.h"
 
-enum { MAX_SESSIONS = 256, OUT_HIGH = 1 << 20, IN_HIGH = 256 * 1024, MAX_PORTS = 32, READ_CHUNK = 32 * 1024 };
+enum { MAX_SESSIONS = 256, OUT_HIGH = 1 << 20, IN_HIGH = 256 * 1024, MAX_PORTS = 32, READ_CHUNK = 64 * 1024 };
 enum skind { S_EXEC, S_ATTACH, S_PF };
 
 static int nsessions; /* atomic */
@@ -59,6 +60,8 @@ struct sess {
 	char *extra;
 	size_t nextra, extra_off;
 	wslay_event_context_ptr ws;
+	uint8_t hdr[16]; /* a frame's header, sent with its payload */
+	size_t nhdr;
 	bool broken; /* the client's connection failed or closed */
 	/* exec */
 	struct sk_container *c;
@@ -119,17 +122,40 @@ static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
 	return -1;
 }
 
+/* wslay sends a frame's header (flagged WSLAY_MSG_MORE) and then its
+ * payload: the header is kept and goes out with the payload in one
+ * sendmsg, one system call per frame instead of two. */
 static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t len, int flags, void *ud)
 {
 	struct sess *s = ud;
-	ssize_t n = send(s->sock, data, len, MSG_NOSIGNAL);
+	struct iovec iov[2] = {{s->hdr, s->nhdr}, {(void *)data, len}};
+	struct msghdr mh = {.msg_iov = iov + !s->nhdr, .msg_iovlen = s->nhdr ? 2 : 1};
+	ssize_t n;
 
-	(void)flags;
-	if (n >= 0)
-		return n;
-	wslay_event_set_error(ctx,
-			      errno == EAGAIN || errno == EINTR ? WSLAY_ERR_WOULDBLOCK : WSLAY_ERR_CALLBACK_FAILURE);
-	return -1;
+	if ((flags & WSLAY_MSG_MORE) && !s->nhdr && len <= sizeof(s->hdr)) {
+		memcpy(s->hdr, data, len);
+		s->nhdr = len;
+		return (ssize_t)len;
+	}
+	n = sendmsg(s->sock, &mh, MSG_NOSIGNAL);
+	if (n < 0) {
+		wslay_event_set_error(ctx, errno == EAGAIN || errno == EINTR ? WSLAY_ERR_WOULDBLOCK
+									     : WSLAY_ERR_CALLBACK_FAILURE);
+		return -1;
+	}
+	if ((size_t)n < s->nhdr) {
+		memmove(s->hdr, s->hdr + n, s->nhdr - (size_t)n);
+		s->nhdr -= (size_t)n;
+		n = 0;
+	} else {
+		n -= (ssize_t)s->nhdr;
+		s->nhdr = 0;
+	}
+	if (n == 0 && len) {
+		wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+		return -1;
+	}
+	return n;
 }
 
 static void on_exec_msg(struct sess *s, int ch, uint8_t *data, size_t len);

@@ -101,8 +101,9 @@ struct sk_http {
 	unsigned max_conns, max_per_addr, max_unauth;
 	unsigned header_timeout, idle_timeout, body_timeout;
 	size_t ngone; /* shut down, not yet closed */
-	/* upgraded connections (pods/exec…), each relayed by its own thread;
-	 * guarded by smu, counted down under it (relay_cv) */
+	/* upgraded connections (pods/exec…), all relayed by relay_hub's
+	 * thread; guarded by smu, counted down under it (relay_cv) */
+	struct sk_api_relays *relay_hub;
 	struct relay *relays;
 	size_t nrelays;
 	pthread_cond_t relay_cv;
@@ -136,15 +137,12 @@ typedef struct conn_ctx {
 	size_t nheaders;
 } conn_ctx;
 
-/* An upgraded connection: the relay thread owns it. */
+/* An upgraded connection: u until the 101 went out, then the relay
+ * thread's (stream.c) until its done callback. */
 struct relay {
 	sk_http *h;
 	struct sk_api_upgrade *u;
 	struct MHD_UpgradeResponseHandle *urh;
-	int sock;
-	int raw; /* the client's own socket, to notice it went away */
-	char *extra;
-	size_t nextra;
 	struct relay *prev, *next;
 };
 
@@ -830,48 +828,26 @@ static void relay_free(struct relay *rl)
 	pthread_cond_broadcast(&h->relay_cv);
 	pthread_mutex_unlock(&h->smu);
 	sk_api_upgrade_free(rl->u);
-	free(rl->extra);
 	free(rl);
 }
 
-/* The end of an upgraded connection. libmicrohttpd 0.9.75's close is racy
- * under its edge-triggered loop: its shutdown of the socketpair comes
- * before the handle is marked closed, and an end of stream it reads first
- * finishes one direction only; the handle is then looked at again only
- * when the client sends something, so a client waiting for the server to
- * close (the Python client, whose select() does not see frames its TLS
- * layer already holds) waits forever. So once libmicrohttpd has taken all
- * the relay wrote (the socketpair's queue empty) and the client has
- * acknowledged all of it (the TCP send queue empty, seen twice 20 ms
- * apart), the client's TCP connection is shut for writing here: the client
- * reads the rest and closes, which ends libmicrohttpd's side. At most 5 s. */
-static void relay_flush_close(int sock, int raw)
-{
-	int64_t until = sk_mono_ns() + 5000000000LL;
-	int quiet = 0;
-
-	while (raw >= 0 && quiet < 2 && sk_mono_ns() < until) {
-		int a = 0, b = 0;
-
-		if (ioctl(sock, SIOCOUTQ, &a) < 0 || ioctl(raw, SIOCOUTQ, &b) < 0)
-			break;
-		quiet = a == 0 && b == 0 ? quiet + 1 : 0;
-		if (quiet < 2)
-			poll(NULL, 0, 20);
-	}
-	if (raw >= 0)
-		shutdown(raw, SHUT_WR);
-}
-
-static void *relay_thread(void *arg)
+/* The end of an upgraded connection, on the relay thread (stream.c). Its
+ * flush exists because libmicrohttpd 0.9.75's close is racy under its
+ * edge-triggered loop: its shutdown of the socketpair comes before the
+ * handle is marked closed, and an end of stream it reads first finishes
+ * one direction only; the handle is then looked at again only when the
+ * client sends something, so a client waiting for the server to close (the
+ * Python client, whose select() does not see frames its TLS layer already
+ * holds) would wait forever. So once libmicrohttpd has taken all the relay
+ * wrote and the client has acknowledged it, the relay shuts the client's
+ * TCP connection for writing: the client reads the rest and closes, which
+ * ends libmicrohttpd's side. */
+static void relay_done(void *arg)
 {
 	struct relay *rl = arg;
 
-	sk_api_upgrade_relay(rl->u, rl->sock, rl->raw, rl->extra, rl->nextra, &rl->h->stopping);
-	relay_flush_close(rl->sock, rl->raw);
 	MHD_upgrade_action(rl->urh, MHD_UPGRADE_ACTION_CLOSE);
 	relay_free(rl);
-	return NULL;
 }
 
 /* libmicrohttpd hands over the client's socket once the 101 went out. */
@@ -879,9 +855,7 @@ static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, cons
 		     MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
 	struct relay *rl = cls;
-	pthread_attr_t attr;
-	pthread_t t;
-
+	struct sk_api_upgrade *u;
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	const union MHD_ConnectionInfo *sc = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	conn_rec *r = sc ? sc->socket_context : NULL;
@@ -890,22 +864,13 @@ static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, cons
 	/* libmicrohttpd 0.9.75 would relay the TLS side 4 bytes at a time */
 	if (r && !r->upbuf)
 		r->upbuf = sk_mhd_upgrade_buffers(urh, SK_MHD_UPGRADE_BUF);
-	rl->sock = sock;
-	rl->raw = ci ? ci->connect_fd : -1;
 	rl->urh = urh;
-	if (nextra) {
-		rl->extra = xmalloc(nextra);
-		memcpy(rl->extra, extra, nextra);
-		rl->nextra = nextra;
-	}
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, relay_thread, rl) != 0) {
+	u = steal_ptr(&rl->u); /* the relay thread's from here, rl too */
+	if (sk_api_relays_add(rl->h->relay_hub, u, sock, ci ? ci->connect_fd : -1, extra, nextra, relay_done, rl) < 0) {
+		rl->u = u;
 		MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
 		relay_free(rl);
 	}
-	pthread_attr_destroy(&attr);
 }
 
 static enum MHD_Result send_upgrade(sk_http *h, struct MHD_Connection *conn, sk_api_response *r)
@@ -926,7 +891,6 @@ static enum MHD_Result send_upgrade(sk_http *h, struct MHD_Connection *conn, sk_
 	}
 	rl->h = h;
 	rl->u = steal_ptr(&r->upgrade);
-	rl->sock = -1;
 	rl->next = h->relays;
 	if (h->relays)
 		h->relays->prev = rl;
@@ -1356,6 +1320,10 @@ sk_http *sk_http_start(sk_api *api, const sk_http_options *o, sk_error_t *err)
 		}
 		__atomic_store_n(&api->authn, h->authn, __ATOMIC_RELEASE);
 	}
+	if (!(h->relay_hub = sk_api_relays_start(err))) {
+		sk_http_stop(h);
+		return NULL;
+	}
 	h->ca_pem = o->ca_pem ? xstrdup(o->ca_pem) : NULL;
 	h->cert = xstrdup(o->cert_pem);
 	h->key = xstrdup(o->key_pem);
@@ -1425,7 +1393,9 @@ void sk_http_stop(sk_http *h)
 	tick_streams(h, 1);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 10;
-	/* relays see stopping within a second and close their connections */
+	/* relays end (each flushed for at most 5 s) and close their connections */
+	sk_api_relays_stop(h->relay_hub);
+	h->relay_hub = NULL;
 	pthread_mutex_lock(&h->smu);
 	while (h->nrelays && pthread_cond_timedwait(&h->relay_cv, &h->smu, &until) == 0)
 		;

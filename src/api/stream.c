@@ -14,8 +14,12 @@
 #include <strings.h>
 #include <linux/sockios.h>
 #include <stdint.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "api/api-int.h"
 #include "api/stream.h"
@@ -29,9 +33,9 @@ struct sk_api_upgrade {
 	size_t nhdr;
 	char *left; /* bytes the agent sent after its 101 */
 	size_t nleft;
-	bool websocket; /* the agent answered a WebSocket upgrade */
 	sk_api *api;
 	json_t *audit_end; /* written when the relay ends (freed), or NULL */
+	bool paced;        /* frames towards the client go one at a time (see struct pacer) */
 };
 
 void sk_api_upgrade_free(struct sk_api_upgrade *u)
@@ -55,6 +59,15 @@ void sk__upgrade_audit_at_end(struct sk_api_upgrade *u, sk_api *api, json_t *ev)
 	json_decref(u->audit_end);
 	u->api = api;
 	u->audit_end = ev;
+}
+
+struct sk_api_upgrade *sk_api_upgrade_wrap(void *curl_handle, bool paced)
+{
+	struct sk_api_upgrade *u = xzalloc(sizeof(*u));
+
+	u->h = curl_handle;
+	u->paced = paced;
+	return u;
 }
 
 int sk_api_upgrade_header(const struct sk_api_upgrade *u, size_t i, const char **name, const char **value)
@@ -200,9 +213,22 @@ static void agent_failed(sk_api_response *resp, const sk_path *p, int code, cons
 	sk__reply_status(resp, code >= 400 && code < 600 ? code : 500, reason, msg, p->res, p->name, NULL);
 }
 
+/* Whether frames of this WebSocket subprotocol go to the client one at a
+ * time: those of the channel protocols before v5 (and none), which the
+ * Python client speaks (it polls its socket before every frame and misses
+ * a frame its TLS layer already holds). kubectl's v5.channel.k8s.io and
+ * its tunnelled SPDY/3.1+portforward.k8s.io read the stream as a stream:
+ * their frames go on as they come. */
+static bool paced_protocol(const char *proto)
+{
+	return !proto || (strcmp(proto, "v5.channel.k8s.io") && strcmp(proto, "SPDY/3.1+portforward.k8s.io"));
+}
+
 static void connect_agent(const char *base, const char *path, const sk_api_request *req, const sk_path *p,
 			  sk_api_response *resp)
 {
+	const char *proto = NULL;
+	bool websocket = false;
 	struct sk_api_upgrade *u = xzalloc(sizeof(*u));
 	sk_strbuf rq = {0}, in = {0};
 	const char *host = strstr(base, "://") + 3;
@@ -263,7 +289,9 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 		char *v = head_value(in.s, (size_t)head, back_headers[i]);
 
 		if (v) {
-			u->websocket |= !strcmp(back_headers[i], "Sec-WebSocket-Accept");
+			websocket |= !strcmp(back_headers[i], "Sec-WebSocket-Accept");
+			if (!strcmp(back_headers[i], "Sec-WebSocket-Protocol"))
+				proto = v;
 			u->names[u->nhdr] = xstrdup(back_headers[i]);
 			u->values[u->nhdr++] = v;
 		}
@@ -274,6 +302,7 @@ static void connect_agent(const char *base, const char *path, const sk_api_reque
 		memcpy(u->left, in.s + head, u->nleft);
 	}
 	free(in.s);
+	u->paced = websocket && paced_protocol(proto);
 	memset(resp, 0, sizeof(*resp));
 	resp->status = 101;
 	resp->upgrade = u;
@@ -436,53 +465,335 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a, st
 	return moved;
 }
 
-void sk_api_upgrade_relay(struct sk_api_upgrade *u, int cfd, int raw, const char *extra, size_t nextra, const int *stop)
-{
-	bool gone = false;
-	struct pacer pc = {.on = u->websocket};
+/* ---- the relay thread ---- */
 
-	/* not zeroed: an idle session's buffers stay untouched pages */
-	struct pipe_buf *a2c = xmalloc(sizeof(*a2c)), *c2a = xmalloc(sizeof(*c2a));
-	curl_socket_t afd = CURL_SOCKET_BAD;
+/* One upgraded connection. The relay thread alone touches it once added. */
+struct relay {
+	struct sk_api_upgrade *u;
+	int cfd, raw;
+	curl_socket_t afd;
+	struct pipe_buf *a2c, *c2a;
+	struct pacer pc;
+	bool gone, flushing, timed, queued, raw_event;
+	uint32_t ev_c, ev_a; /* what cfd and afd are registered for */
+	int quiet;
+	int64_t until, next_check; /* the flush's deadline and next look */
+	sk_api_relay_done_fn done;
+	void *arg;
+	struct relay *prev, *next;   /* every relay */
+	struct relay *tprev, *tnext; /* the timed ones: held frames and flushes */
+};
+
+struct sk_api_relays {
+	int ep, wake; /* epoll; an eventfd for new relays and the stop */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t mu; /* guards incoming and stop_req */
+	struct relay *incoming;
+	bool stop_req, stopping;   /* asked; seen by the thread (its own) */
+	struct relay *all, *timed; /* the thread's own */
+};
+
+enum { RAW_TAG = 1, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000 };
+
+static void epoll_set(struct sk_api_relays *rs, int fd, uint32_t *have, uint32_t want, struct relay *r)
+{
+	struct epoll_event ev = {.events = want, .data.ptr = r};
+
+	if (fd < 0 || *have == want)
+		return;
+	epoll_ctl(rs->ep, !want ? EPOLL_CTL_DEL : !*have ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
+	*have = want;
+}
+
+static void set_timed(struct sk_api_relays *rs, struct relay *r, bool on)
+{
+	if (r->timed == on)
+		return;
+	r->timed = on;
+	if (on) {
+		r->tprev = NULL;
+		r->tnext = rs->timed;
+		if (rs->timed)
+			rs->timed->tprev = r;
+		rs->timed = r;
+		return;
+	}
+	if (r->tprev)
+		r->tprev->tnext = r->tnext;
+	else
+		rs->timed = r->tnext;
+	if (r->tnext)
+		r->tnext->tprev = r->tprev;
+}
+
+/* The relay's end: its sockets leave the epoll set, and once libmicrohttpd
+ * took what the relay wrote and the client acknowledged it, the client's TCP
+ * connection is shut for writing (see http.c's done callback for why). */
+static void start_flush(struct sk_api_relays *rs, struct relay *r)
+{
+	struct epoll_event ev = {0};
+
+	epoll_set(rs, r->cfd, &r->ev_c, 0, r);
+	epoll_set(rs, r->afd, &r->ev_a, 0, r);
+	if (r->raw >= 0)
+		epoll_ctl(rs->ep, EPOLL_CTL_DEL, r->raw, &ev);
+	r->flushing = true;
+	r->until = sk_mono_ns() + 5000000000LL;
+	r->next_check = 0;
+	set_timed(rs, r, true);
+}
+
+static void relay_end(struct sk_api_relays *rs, struct relay *r)
+{
+	set_timed(rs, r, false);
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		rs->all = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	r->done(r->arg);
+	sk_api_upgrade_free(r->u);
+	free(r->a2c);
+	free(r->c2a);
+	free(r);
+}
+
+/* Twice 20 ms apart both send queues empty (the socketpair's towards
+ * libmicrohttpd, the client's TCP), or 5 s: then the shutdown and the end. */
+static void flush_check(struct sk_api_relays *rs, struct relay *r, int64_t now)
+{
+	int a = 0, b = 0;
+
+	if (now < r->next_check)
+		return;
+	if (r->raw >= 0 && now < r->until && ioctl(r->cfd, SIOCOUTQ, &a) == 0 && ioctl(r->raw, SIOCOUTQ, &b) == 0) {
+		r->quiet = a == 0 && b == 0 ? r->quiet + 1 : 0;
+		if (r->quiet < 2) {
+			r->next_check = now + FLUSH_STEP_NS;
+			return;
+		}
+	}
+	if (r->raw >= 0)
+		shutdown(r->raw, SHUT_WR);
+	relay_end(rs, r);
+}
+
+/* Moves what can move; the relay's end once a side ended, broke, or the
+ * client's socket closed (raw_event: it said something). */
+static void step(struct sk_api_relays *rs, struct relay *r, bool raw_event)
+{
+	bool held, sendable;
+	int m;
+
+	while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc)) > 0)
+		;
+	/* the client's own socket: its close ends the relay (and so the
+	 * agent's session) though libmicrohttpd keeps the socketpair open; one
+	 * more pass took what it sent before */
+	if (m >= 0 && raw_event && !r->gone && sk_sock_peer_gone(r->raw)) {
+		r->gone = true;
+		while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc)) > 0)
+			;
+	}
+	if (m < 0 || (r->a2c->eof && !r->a2c->len) || (r->c2a->eof && !r->c2a->len) || r->gone || rs->stopping) {
+		start_flush(rs, r);
+		return;
+	}
+	/* what may go to the client now waits for room on its socketpair; a
+	 * frame waiting for libmicrohttpd to take the last is looked at again
+	 * within HELD_NS; a frame's incomplete header waits for the agent */
+	sendable = r->a2c->len &&
+		   paced(&r->pc, r->cfd, (const unsigned char *)r->a2c->data + r->a2c->off, r->a2c->len, r->a2c->eof);
+	held = r->pc.on && r->pc.wait && r->a2c->len;
+	set_timed(rs, r, held);
+	epoll_set(rs, r->cfd, &r->ev_c, (room(r->c2a) ? EPOLLIN : 0) | (sendable ? EPOLLOUT : 0), r);
+	epoll_set(rs, r->afd, &r->ev_a, (room(r->a2c) ? EPOLLIN : 0) | (r->c2a->len ? EPOLLOUT : 0), r);
+}
+
+static void take_incoming(struct sk_api_relays *rs)
+{
+	struct relay *in;
+	uint64_t v;
+
+	if (read(rs->wake, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	pthread_mutex_lock(&rs->mu);
+	in = rs->incoming;
+	rs->incoming = NULL;
+	pthread_mutex_unlock(&rs->mu);
+	while (in) {
+		struct relay *r = in;
+		struct epoll_event ev = {.events = EPOLLRDHUP, .data.u64 = (uint64_t)(uintptr_t)r | RAW_TAG};
+
+		in = r->next;
+		r->prev = NULL;
+		r->next = rs->all;
+		if (rs->all)
+			rs->all->prev = r;
+		rs->all = r;
+		if (r->raw >= 0)
+			epoll_ctl(rs->ep, EPOLL_CTL_ADD, r->raw, &ev);
+		step(rs, r, false);
+	}
+}
+
+static void *relay_main(void *arg)
+{
+	struct sk_api_relays *rs = arg;
+	struct epoll_event evs[64];
+	struct relay *ready[64];
+
+	for (;;) {
+		bool held = false;
+		int64_t now = sk_mono_ns(), next = -1;
+		struct timespec ts = {0};
+		int n, nready = 0;
+
+		pthread_mutex_lock(&rs->mu);
+		if (rs->stop_req && !rs->stopping) {
+			rs->stopping = true;
+			for (struct relay *r = rs->all; r; r = r->next)
+				if (!r->flushing)
+					start_flush(rs, r);
+		}
+		if (rs->stopping && !rs->all && !rs->incoming) {
+			pthread_mutex_unlock(&rs->mu);
+			break;
+		}
+		pthread_mutex_unlock(&rs->mu);
+		for (struct relay *r = rs->timed; r; r = r->tnext) {
+			held |= !r->flushing;
+			if (r->flushing && (next < 0 || r->next_check < next))
+				next = r->next_check;
+		}
+		if (!held && next > now)
+			ts.tv_nsec = next - now < 999999999 ? next - now : 999999999;
+		else if (held)
+			ts.tv_nsec = HELD_NS;
+		n = epoll_pwait2(rs->ep, evs, 64, held || next >= 0 ? &ts : NULL, NULL);
+		for (int i = 0; i < n; i++) {
+			struct relay *r = (struct relay *)(uintptr_t)(evs[i].data.u64 & ~(uint64_t)RAW_TAG);
+
+			if (!r) {
+				take_incoming(rs);
+				continue;
+			}
+			r->raw_event |= (evs[i].data.u64 & RAW_TAG) != 0;
+			if (!r->queued && !r->flushing) {
+				r->queued = true;
+				ready[nready++] = r;
+			}
+		}
+		for (int i = 0; i < nready; i++) {
+			struct relay *r = ready[i];
+			bool raw_event = r->raw_event;
+
+			r->queued = r->raw_event = false;
+			if (!r->flushing)
+				step(rs, r, raw_event);
+		}
+		now = sk_mono_ns();
+		for (struct relay *r = rs->timed, *nx; r; r = nx) {
+			nx = r->tnext;
+			if (r->flushing)
+				flush_check(rs, r, now);
+			else
+				step(rs, r, false);
+		}
+	}
+	return NULL;
+}
+
+struct sk_api_relays *sk_api_relays_start(sk_error_t *err)
+{
+	struct sk_api_relays *rs = xzalloc(sizeof(*rs));
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+	pthread_attr_t attr;
+
+	rs->ep = epoll_create1(EPOLL_CLOEXEC);
+	rs->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pthread_mutex_init(&rs->mu, NULL);
+	if (rs->ep < 0 || rs->wake < 0 || epoll_ctl(rs->ep, EPOLL_CTL_ADD, rs->wake, &ev) < 0) {
+		sk_error_errno(err, errno, "relay of upgraded connections");
+		sk_api_relays_stop(rs);
+		return NULL;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	rs->started = pthread_create(&rs->thread, &attr, relay_main, rs) == 0;
+	pthread_attr_destroy(&attr);
+	if (!rs->started) {
+		sk_error_set(err, SK_EINTERNAL, "relay of upgraded connections: no thread");
+		sk_api_relays_stop(rs);
+		return NULL;
+	}
+	return rs;
+}
+
+int sk_api_relays_add(struct sk_api_relays *rs, struct sk_api_upgrade *u, int cfd, int raw, const char *extra,
+		      size_t nextra, sk_api_relay_done_fn done, void *arg)
+{
+	struct relay *r;
+	uint64_t one = 1;
 	int fl = fcntl(cfd, F_GETFL);
 
-	a2c->off = a2c->len = c2a->off = c2a->len = 0;
-	a2c->eof = c2a->eof = false;
+	pthread_mutex_lock(&rs->mu);
+	if (rs->stop_req) {
+		pthread_mutex_unlock(&rs->mu);
+		return -1;
+	}
+	r = xzalloc(sizeof(*r));
+	r->u = u;
+	r->cfd = cfd;
+	r->raw = raw;
+	r->afd = CURL_SOCKET_BAD;
+	r->pc.on = u->paced;
+	r->done = done;
+	r->arg = arg;
+	/* not zeroed: an idle session's buffers stay untouched pages */
+	r->a2c = xmalloc(sizeof(*r->a2c));
+	r->c2a = xmalloc(sizeof(*r->c2a));
+	r->a2c->off = r->a2c->len = r->c2a->off = r->c2a->len = 0;
+	r->a2c->eof = r->c2a->eof = false;
 	fcntl(cfd, F_SETFL, fl | O_NONBLOCK);
-	curl_easy_getinfo(u->h, CURLINFO_ACTIVESOCKET, &afd);
+	curl_easy_getinfo(u->h, CURLINFO_ACTIVESOCKET, &r->afd);
 	if (nextra > RELAY_BUF)
 		nextra = RELAY_BUF;
 	if (nextra)
-		memcpy(c2a->data, extra, nextra);
-	c2a->len = nextra;
+		memcpy(r->c2a->data, extra, nextra);
+	r->c2a->len = nextra;
 	if (u->nleft && u->nleft <= RELAY_BUF) {
-		memcpy(a2c->data, u->left, u->nleft);
-		a2c->len = u->nleft;
+		memcpy(r->a2c->data, u->left, u->nleft);
+		r->a2c->len = u->nleft;
 	}
-	while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
-		struct pollfd pf[3];
-		bool held;
-		int m;
+	r->next = rs->incoming;
+	rs->incoming = r;
+	pthread_mutex_unlock(&rs->mu);
+	if (write(rs->wake, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		sk_warn("api", "relay: wake: %s", strerror(errno));
+	return 0;
+}
 
-		while ((m = pump(u->h, cfd, a2c, c2a, &pc)) > 0)
-			;
-		if (m < 0 || (a2c->eof && !a2c->len) || (c2a->eof && !c2a->len) || gone)
-			break;
-		/* the client's own socket: its close ends the relay (and so the
-		 * agent's session) though libmicrohttpd keeps the socketpair open;
-		 * one more pass takes what it sent before */
-		gone = sk_sock_peer_gone(raw);
-		if (gone)
-			continue;
-		held = pc.on && pc.wait && a2c->len;
-		pf[0] = (struct pollfd){
-			.fd = cfd, .events = (short)((room(c2a) ? POLLIN : 0) | (a2c->len && !held ? POLLOUT : 0))};
-		pf[1] = (struct pollfd){.fd = afd,
-					.events = (short)((room(a2c) ? POLLIN : 0) | (c2a->len ? POLLOUT : 0))};
-		pf[2] = (struct pollfd){.fd = raw, .events = POLLRDHUP};
-		/* a frame waiting for libmicrohttpd to take the last: look again soon */
-		poll(pf, 3, held ? 1 : 1000);
+void sk_api_relays_stop(struct sk_api_relays *rs)
+{
+	uint64_t one = 1;
+
+	if (!rs)
+		return;
+	if (rs->started) {
+		pthread_mutex_lock(&rs->mu);
+		rs->stop_req = true;
+		pthread_mutex_unlock(&rs->mu);
+		if (write(rs->wake, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			sk_warn("api", "relay: wake: %s", strerror(errno));
+		pthread_join(rs->thread, NULL);
 	}
-	free(a2c);
-	free(c2a);
+	if (rs->ep >= 0)
+		close(rs->ep);
+	if (rs->wake >= 0)
+		close(rs->wake);
+	pthread_mutex_destroy(&rs->mu);
+	free(rs);
 }

@@ -1,3 +1,4 @@
+#include <mimalloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +58,23 @@ static void usage(FILE *f)
 	fprintf(f, "\nRun 'skiff COMMAND --help' for a command's options.\n");
 }
 
+/* build/skiff allocates through mimalloc (the Makefile's MALLOC_LIBS; the
+ * sanitizer and fuzz builds keep their own allocators, where this weak
+ * reference stays NULL). A thread's first segment is committed eagerly like
+ * the others: with mimalloc's default (the first segment of each thread
+ * committed page by page) 100 idle exec sessions, whose threads each hold a
+ * heap, cost 7 MB more (docs/BENCHMARKS.md). MIMALLOC_EAGER_COMMIT_DELAY
+ * still decides when set. */
+#pragma weak mi_option_set
+static void tune_allocator(void)
+{
+	if (mi_option_set && !getenv("MIMALLOC_EAGER_COMMIT_DELAY"))
+		mi_option_set(mi_option_eager_commit_delay, 0);
+}
+
 int main(int argc, char **argv)
 {
+	tune_allocator();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
