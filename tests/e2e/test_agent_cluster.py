@@ -173,6 +173,7 @@ class AgentCluster(Cluster):
         except Exception:
             pass
         self.stop_agent()
+        kill_orphans(self.run_dir)
         super().cleanup()
         with open("/proc/self/mountinfo") as f:
             targets = [l.split()[4] for l in f if l.split()[4].startswith((self.run_dir, self.agent_dir))]
@@ -180,6 +181,55 @@ class AgentCluster(Cluster):
             subprocess.run(["umount", "-l", t], capture_output=True)
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
         shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def kill_orphans(run_dir):
+    """Ends the containers of an agent that can no longer tear them down (one
+    killed -9 by a test that then failed): every conmon whose command line
+    names run_dir, the container under it, and their now empty cgroups."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if not argv or not argv[0].endswith(b"conmon") or run_dir.encode() not in b" ".join(argv):
+            continue
+        victims = [pid]
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                victims += f.read().split()
+        except OSError:
+            pass
+        cgroups = set()
+        for v in victims[1:]:
+            try:
+                with open(f"/proc/{v}/cgroup") as f:
+                    for line in f:
+                        _, ctrl, path = line.rstrip("\n").split(":", 2)
+                        cgroups.add((ctrl, path))
+            except OSError:
+                pass
+        for v in reversed(victims):
+            try:
+                os.kill(int(v), signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.2)
+        for ctrl, path in cgroups:
+            if "kubepods" not in path:
+                continue
+            v2 = "unified" if os.path.isdir("/sys/fs/cgroup/unified") else ""
+            names = [c.split("=")[-1] for c in ctrl.split(",")] if ctrl else [v2]
+            for name in names:
+                # the container's cgroup, then its pod's when that is empty too
+                for p in (path, os.path.dirname(path)):
+                    try:
+                        os.rmdir(f"/sys/fs/cgroup/{name}{p}")
+                    except OSError:
+                        pass
 
 
 @contextlib.contextmanager
