@@ -170,8 +170,11 @@ toolchain-check:
 
 # T=test_store (or "test_store test_json") runs only those unit tests.
 UNIT_SEL := $(if $(T),$(addprefix build/unit/,$(T)),$(UNIT_BIN))
+# The console's page logic (console/src/model.js) runs under node's test runner
+# with the unit tests (or with T=test_console).
 unit: $(UNIT_SEL)
 	@bash tests/run-unit.sh $(UNIT_SEL)
+	@$(if $(T),$(if $(filter test_console,$(T)),node --test --test-reporter=spec tests/console/,:),node --test --test-reporter=spec tests/console/)
 
 # Generated code (docs/DEVELOPING.md). src/api/protobuf-types.c is rendered
 # from the committed description of k8s.io/api and apimachinery at

@@ -114,13 +114,20 @@ export class Collection {
     }
   }
 
+  // An unfiltered list comes in pages: a first small one that paints at once,
+  // then large ones. A filtered list comes whole: the server reads every
+  // object to filter, and a page after the first is read at the first one's
+  // revision, from history (10,000 pods by field selector: 8.7 s in pages of
+  // 500, 1.8 s whole, on this project's loaded 2-core machine).
   async list() {
     const fresh = new Map();
+    const paged = !/Selector=/.test(this.query);
     let cont = '';
     let rv = '';
     let first = true;
     do {
-      const body = await getJSON(this.url('limit=500' + (cont ? '&continue=' + encodeURIComponent(cont) : '')), { signal: this.abort.signal });
+      const page = paged ? `limit=${first ? 100 : 1000}` : '';
+      const body = await getJSON(this.url(page + (cont ? '&continue=' + encodeURIComponent(cont) : '')), { signal: this.abort.signal });
       for (const o of body.items || []) fresh.set(keyOf(o), o);
       cont = body.metadata && body.metadata.continue;
       rv = body.metadata && body.metadata.resourceVersion;
