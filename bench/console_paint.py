@@ -7,11 +7,14 @@ times and the page's own clock (navigation start = 0) gives:
   fcp     first contentful paint (the shell)
   rows    the nodes table painted with its first page of rows (500)
   nodes   all nodes listed (the list's last page)
+(each request's start/first byte/end is printed below the run, same clock)
 and, on the Pending page, the same for the pods the server filters out of
 10,000 by `status.phase=Pending` (none pending here: the answer is the cost).
 
     /usr/bin/python3 bench/console_paint.py [NODES] [PODS] [RUNS]
-    CONSOLE_BENCH_DIR=DIR …   keeps skiff bench's cluster in DIR for the next run
+Measure soon after the server starts: the hollow nodes stop renewing their
+leases when `skiff bench` exits, and a few minutes later the node lifecycle
+controller marks them NotReady and starts evicting their pods.
 """
 import json
 import os
@@ -50,14 +53,12 @@ def main():
     nodes = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     pods = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-    keep = os.environ.get("CONSOLE_BENCH_DIR")  # a data directory of an earlier run's skiff bench, kept
-    d = keep or tempfile.mkdtemp(prefix="skiff-bench-console-")
+    d = tempfile.mkdtemp(prefix="skiff-bench-console-")
     t0 = time.monotonic()
-    if not keep or not os.path.exists(os.path.join(d, "state.db")):
-        r = subprocess.run([SKIFF, "bench", "--data-dir", d, "--nodes", str(nodes), "--pods", str(pods),
-                            "--workers", "64", "--timeout", "600"], capture_output=True, text=True)
-        if r.returncode:
-            sys.exit(f"skiff bench failed: {r.stdout}\n{r.stderr}")
+    r = subprocess.run([SKIFF, "bench", "--data-dir", d, "--nodes", str(nodes), "--pods", str(pods),
+                        "--workers", "64", "--timeout", "600"], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"skiff bench failed: {r.stdout}\n{r.stderr}")
     print(f"cluster: {nodes} hollow nodes, {pods} pods Running (skiff bench, {time.monotonic() - t0:.0f} s)")
     c = Cluster(d, ["--no-agent"]).start(timeout=120)
     b = Browser()
@@ -66,7 +67,10 @@ def main():
             token = [l.split()[1] for l in f if l.strip().startswith("token:")][0]
         base = f"https://127.0.0.1:{c.port}/console/"
         b.navigate(base)
+        deadline = time.time() + 60
         while b.eval("location.protocol") != "https:":
+            if time.time() > deadline:
+                raise RuntimeError("the console did not load: " + b.eval("location.href"))
             time.sleep(0.05)
         b.eval(f"sessionStorage.setItem('skiff-console-token', {json.dumps(token)})")
         size = c.kubectl("get", "--raw", "/api/v1/nodes").stdout
@@ -78,6 +82,10 @@ def main():
             res["fcp"].append(m["first-contentful-paint"])
             res["rows"].append(m["console:nodes-rows"])
             res["nodes"].append(m["console:nodes-synced"])
+            # where the time went: each request's start, first byte and end on the same clock
+            api = b.eval("performance.getEntriesByType('resource').map(e => [e.name.replace(/^.*\\/(console\\/|api\\/v1\\/)/, '')"
+                         ".replace(/&continue=.*/, '&continue=…').replace(/\\?run=.*/, ''), e.startTime, e.responseStart, e.responseEnd])")
+            print("  " + ", ".join(f"{n or 'index.html'} {a:.0f}/{f:.0f}/{e:.0f}" for n, a, f, e in api))
             n = b.eval("document.getElementById('node-count').innerText")
             assert n == str(nodes), n
             b.navigate(f"{base}?p={i}#/pending")
@@ -90,8 +98,7 @@ def main():
     finally:
         b.close()
         c.cleanup()
-        if not keep:
-            shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":
