@@ -52,7 +52,7 @@ def marks(b, search, names, timeout=60):
 def main():
     nodes = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     pods = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
-    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
     d = tempfile.mkdtemp(prefix="skiff-bench-console-")
     t0 = time.monotonic()
     r = subprocess.run([SKIFF, "bench", "--data-dir", d, "--nodes", str(nodes), "--pods", str(pods),

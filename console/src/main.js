@@ -177,9 +177,9 @@ function Pending() {
   const columns = [
     { k: 'namespace', t: 'Namespace', w: '1fr', wide: true },
     { k: 'name', t: 'Pod', w: '1.5fr' },
-    { k: 'stage', t: 'Stage', w: '0.8fr' },
+    { k: 'stage', t: 'Stage', w: '0.8fr', wide: true },
     { k: 'reason', t: 'Reason', w: '1fr' },
-    { k: 'message', t: 'Scheduler message', w: '3fr', wide: true, cls: 'msg' },
+    { k: 'message', t: 'Scheduler message', w: '3fr', cls: 'msg' },
     { k: 'created', t: 'Age', w: '4em', f: (r) => age(r.created, now) },
   ];
   return html`<section>
@@ -253,7 +253,7 @@ function JobTimeline({ ns, name }) {
       ${rows.slice(0, 500).map((r) => html`<div class="tl ${r.phase}" data-key=${r.key} key=${r.key}>
         <div class="tl-label"><a href=${`#/logs/${r.namespace}/${r.name}/${r.container}`}>${r.name}</a>
           <small>${r.index !== '' ? `index ${r.index}, ` : ''}attempt ${r.attempt}${r.node ? ` on ${r.node}` : ''}</small></div>
-        <div class="tl-track"><div class="tl-bar" style="left: ${((r.start - t0) / span) * 100}%; width: max(3px, ${(((r.end === null ? now : r.end) - r.start) / span) * 100}%)"></div></div>
+        <div class="tl-track"><div class="tl-bar" style="left: min(${((r.start - t0) / span) * 100}%, calc(100% - 3px)); width: max(3px, ${(((r.end === null ? now : r.end) - r.start) / span) * 100}%)"></div></div>
         <div class="tl-out"><b class="phase">${r.phase}</b>${r.exit ? html` <span class="exit">${r.exit}</span>` : null}${r.failure ? html` <span class="failure" title="failure phase">${r.failure}</span>` : null}${r.restarts ? html` <span>${r.restarts} restarts</span>` : null}</div>
       </div>`)}
     </div>

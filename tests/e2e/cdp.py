@@ -100,8 +100,8 @@ class Browser:
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
 
-    def navigate(self, url):
-        self.call("Page.navigate", {"url": url})
+    def navigate(self, url, timeout=60):
+        self.call("Page.navigate", {"url": url}, timeout=timeout)
 
     def eval(self, expr, timeout=30):
         r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True},
