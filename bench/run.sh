@@ -43,3 +43,5 @@ for s in bench/*.sh; do
 	run "$(basename "$s" .sh)" bash "$s"
 done
 echo "results in $out"
+# the web console's first paint on 1,000 hollow nodes and 10,000 pods (headless chromium)
+run console_paint /usr/bin/python3 bench/console_paint.py 1000 10000 3
