@@ -126,7 +126,7 @@ def both_sizes(b, shots, name):
     b.screenshot(os.path.join(shots, f"{name}-1280x800.png"))
     b.viewport(390, 844, mobile=True)
     try:
-        time.sleep(0.2)  # one layout at the new size before the picture; nothing is asserted on it
+        b.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # laid out at the new size
         b.screenshot(os.path.join(shots, f"{name}-390x844.png"))
         cols = b.eval("[...document.querySelectorAll('.tr.th .td')].filter(d => d.offsetWidth > 0).length")
         return cols
