@@ -31,13 +31,14 @@ VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 NOLIB_GOALS := deps demo test bench down clean help generate check-generated format
 ifneq ($(filter-out $(NOLIB_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))) \
-	$(if $(wildcard /usr/include/wslay/wslay.h),,libwslay))
+	$(if $(wildcard /usr/include/wslay/wslay.h),,libwslay) \
+	$(if $(shell command -v node),,nodejs) $(if $(shell command -v npm),,npm) $(if $(shell command -v xxd),,xxd))
 ifneq ($(PKG_MISSING),)
 $(error missing build libraries ($(PKG_MISSING)): run 'make deps' (as root: installs the Debian packages of scripts/deps.d/), then 'make' again; 'make demo' and 'make test' do both)
 endif
 endif
 
-LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cmd/*'))
+LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cmd/*')) build/gen/console-assets.c
 CMD_SRC  := $(sort $(wildcard src/cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -126,6 +127,29 @@ build/fuzz/%: fuzz/%.c build/libskiff-fuzz.a
 	@echo "  LD-FUZZ $@"
 	@clang $(CPPFLAGS) $(DEPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $< build/libskiff-fuzz.a $(LDLIBS)
 
+# The web console (console/, docs/ARCHITECTURE.md): npm ci from the committed
+# package-lock.json into console/node_modules (once; offline after that),
+# esbuild bundles console/src into build/console/, and scripts/console-assets.sh
+# turns those files into C (xxd -i) linked into every build of the binary.
+CONSOLE_SRC   := $(sort $(wildcard console/src/*))
+CONSOLE_FILES := index.html app.js app.css
+console/node_modules/.package-lock.json: console/package.json console/package-lock.json
+	@echo "  NPM     console: npm ci"
+	@cd console && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
+build/console/app.js: $(CONSOLE_SRC) console/node_modules/.package-lock.json
+	@mkdir -p build/console
+	@echo "  ESBUILD $@"
+	@console/node_modules/.bin/esbuild console/src/main.js --bundle --minify --format=esm \
+		--target=es2020 --log-level=warning --outfile=$@
+	@cp console/src/index.html console/src/app.css build/console/
+
+build/gen/console-assets.c: build/console/app.js scripts/console-assets.sh
+	@mkdir -p build/gen
+	@echo "  GEN     $@"
+	@bash scripts/console-assets.sh $@ build/console $(CONSOLE_FILES)
+
 deps:
 	@bash scripts/deps.sh
 
@@ -146,8 +170,11 @@ toolchain-check:
 
 # T=test_store (or "test_store test_json") runs only those unit tests.
 UNIT_SEL := $(if $(T),$(addprefix build/unit/,$(T)),$(UNIT_BIN))
+# The console's page logic (console/src/model.js) runs under node's test runner
+# with the unit tests (or with T=test_console).
 unit: $(UNIT_SEL)
 	@bash tests/run-unit.sh $(UNIT_SEL)
+	@$(if $(T),$(if $(filter test_console,$(T)),node --test --test-reporter=spec tests/console/,:),node --test --test-reporter=spec tests/console/)
 
 # Generated code (docs/DEVELOPING.md). src/api/protobuf-types.c is rendered
 # from the committed description of k8s.io/api and apimachinery at

@@ -39,6 +39,8 @@ cc -O2 -D_GNU_SOURCE -Isrc -o build/bench/metrics_bench bench/metrics_bench.c bu
 run stream flock /tmp/skiff-containers.lock /usr/bin/python3 bench/stream_bench.py 64
 run exec flock /tmp/skiff-containers.lock /usr/bin/python3 bench/exec_bench.py 10
 run exec-sessions flock /tmp/skiff-containers.lock /usr/bin/python3 bench/exec_sessions.py 100
+# the web console's first paint on 1,000 hollow nodes and 10,000 pods (headless chromium)
+run console_paint /usr/bin/python3 bench/console_paint.py 1000 10000 3
 for s in bench/*.sh; do
 	case "$s" in bench/run.sh) continue ;; esac
 	run "$(basename "$s" .sh)" bash "$s"

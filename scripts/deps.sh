@@ -5,9 +5,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 want=$(cat "$here"/deps.d/*.txt | sed 's/#.*//' | tr -s ' \t' '\n' | sed '/^$/d' | sort -u)
+# A name an installed package provides counts as installed (e.g. npm, which
+# a nodejs package from another archive may carry and conflict with).
+provided=$(dpkg-query -W -f='${Status}\t${Provides}\n' 2>/dev/null | awk -F'\t' '$1 == "install ok installed" { print $2 }' |
+	tr ',' '\n' | sed 's/(.*//; s/[[:space:]]//g; /^$/d' | sort -u)
 missing=()
 for p in $want; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		grep -qxF "$p" <<<"$provided" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then

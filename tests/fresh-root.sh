@@ -92,6 +92,20 @@ tar -xf "$base" -C "$work/fs"
 mkdir -p "$work/fs/src/skiff"
 git -C "$src" archive --format=tar HEAD | tar -x -C "$work/fs/src/skiff"
 cp /etc/resolv.conf "$work/fs/etc/resolv.conf" 2>/dev/null || true
+# npm's way to the registry as this machine has it (make runs npm ci for the
+# console), as the apt settings above: registry, proxies and its CA file
+if command -v npm >/dev/null; then
+	for k in registry proxy https-proxy noproxy strict-ssl; do
+		v=$(npm config get "$k" 2>/dev/null) || continue
+		case "$v" in "" | null | undefined) continue ;; esac
+		echo "$k=$v" >>"$work/fs/root/.npmrc"
+	done
+	ca=$(npm config get cafile 2>/dev/null || true)
+	if [ -f "$ca" ]; then
+		cp "$ca" "$work/fs/etc/npm-ca.crt"
+		echo "cafile=/etc/npm-ca.crt" >>"$work/fs/root/.npmrc"
+	fi
+fi
 if [ "$mode" = --demo ]; then
 	kc=$(readlink -f "$(command -v kubectl)") || fail "--demo: no kubectl on this machine to copy in"
 	cp "$kc" "$work/fs/usr/local/bin/kubectl"

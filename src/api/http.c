@@ -19,6 +19,7 @@
 
 #include "api/api-int.h"
 #include "api/authn.h"
+#include "api/console.h"
 #include "api/http.h"
 #include "api/logs.h"
 #include "util/mhdup.h"
@@ -1064,6 +1065,37 @@ static void audit_fields(struct MHD_Connection *conn, conn_ctx *c, sk_api_reques
 	req->request_uri = c->uri;
 }
 
+/* The web console's files, served to anybody: what the page then asks of
+ * the API carries the user's token. */
+static enum MHD_Result send_console(struct MHD_Connection *conn, const char *url, const char *method)
+{
+	const sk_console_asset *a;
+	const char *location, *text = "";
+	int code = sk_console_lookup(url, method, &a, &location);
+	struct MHD_Response *mr;
+	enum MHD_Result ret;
+
+	if (code == 404)
+		text = "404 page not found\n";
+	else if (code == 405)
+		text = "405 method not allowed\n";
+	mr = a ? MHD_create_response_from_buffer(a->len, (void *)a->data, MHD_RESPMEM_PERSISTENT)
+	       : MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, a ? a->content_type : "text/plain; charset=utf-8");
+	MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
+	MHD_add_response_header(mr, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(mr, "X-Frame-Options", "DENY");
+	MHD_add_response_header(mr, "Content-Security-Policy",
+				"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+	if (location)
+		MHD_add_response_header(mr, MHD_HTTP_HEADER_LOCATION, location);
+	if (code == 405)
+		MHD_add_response_header(mr, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, (unsigned)code, mr);
+	MHD_destroy_response(mr);
+	return ret;
+}
+
 /* What anybody may reach without credentials, as system:anonymous. */
 static int public_path(const char *url)
 {
@@ -1085,7 +1117,8 @@ static enum MHD_Result first_call(sk_http *h, struct MHD_Connection *conn, const
 	conn_ctx *c;
 
 	anonymous = !user && !presented && public_path(url);
-	if (!user && !anonymous && !(h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET"))) {
+	if (!user && !anonymous && !(h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET")) &&
+	    !(!presented && sk_console_path(url))) {
 		conn_ctx tmp = {0};
 		sk_api_request req = {.method = method, .path = url};
 		enum MHD_Result r;
@@ -1154,6 +1187,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	c->conn = conn;
 	c->req.header = conn_header;
 	c->req.header_ctx = c;
+	if (sk_console_path(url))
+		return send_console(conn, url, method);
 	if (h->ca_pem && !strcmp(url, "/cacerts") && !strcmp(method, "GET")) {
 		/* as k3s: a joining agent pins this against its token's hash */
 		memset(&resp, 0, sizeof(resp));
