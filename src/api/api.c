@@ -327,7 +327,7 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 		sk__handle_discovery(api, req, resp);
 		return;
 	}
-	if (sk__is_health_path(req->path)) {
+	if (sk__is_health_path(req->path) || !strcmp(req->path, "/metrics")) {
 		if (authorize(api, req, NULL, resp) < 0)
 			return;
 		if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
@@ -336,19 +336,10 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 					 NULL);
 			return;
 		}
-		sk__handle_health(api, req, resp);
-		return;
-	}
-	if (!strcmp(req->path, "/metrics")) {
-		if (authorize(api, req, NULL, resp) < 0)
-			return;
-		if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
-			sk__reply_status(resp, 405, "MethodNotAllowed",
-					 "the server does not allow this method on the requested resource", NULL, NULL,
-					 NULL);
-			return;
-		}
-		sk__handle_metrics(api, req, resp);
+		if (!strcmp(req->path, "/metrics"))
+			sk__handle_metrics(api, req, resp);
+		else
+			sk__handle_health(api, req, resp);
 		return;
 	}
 	if (sk__is_oidc_path(req->path)) {

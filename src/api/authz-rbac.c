@@ -431,8 +431,7 @@ static void compile(json_t *rules, json_t *sources, crules *out, int *names)
 	}
 }
 
-/* upstream: "RBAC: " and utilerrors.NewAggregate's text of the errors, or NULL */
-static char *errors_reason(json_t *errs)
+char *sk_rbac_errors_text(json_t *errs)
 {
 	char *msg = NULL;
 	size_t len = 0, i;
@@ -442,7 +441,6 @@ static char *errors_reason(json_t *errs)
 	if (!json_array_size(errs))
 		return NULL;
 	f = open_memstream(&msg, &len);
-	fputs("RBAC: ", f);
 	if (json_array_size(errs) > 1)
 		fputc('[', f);
 	json_array_foreach(errs, i, s)
@@ -451,6 +449,14 @@ static char *errors_reason(json_t *errs)
 		fputc(']', f);
 	fclose(f);
 	return msg;
+}
+
+/* upstream: "RBAC: " and the errors' text, or NULL */
+static char *errors_reason(json_t *errs)
+{
+	cleanup_free char *text = sk_rbac_errors_text(errs);
+
+	return text ? xasprintf("RBAC: %s", text) : NULL;
 }
 
 static uentry *user_entry(struct sk__rbac *rb, const sk_user *u, const char *key, size_t len, uint64_t h)

@@ -35,6 +35,9 @@ int sk_rbac_covers(json_t *owner, json_t *want, json_t **missing);
 char *sk_rbac_rule_string(json_t *rule);
 /* Go's %q of a string array: `["a" "b"]` (malloc'd). */
 char *sk_rbac_quote_list(json_t *arr);
+/* utilerrors.NewAggregate's text of a JSON array of messages: "a", or
+ * "[a, b]"; NULL for none (malloc'd) */
+char *sk_rbac_errors_text(json_t *errs);
 
 typedef struct sk_api sk_api;
 

@@ -224,20 +224,8 @@ static json_t *rules_review(sk_api *api, const sk_api_request *req, json_t *in, 
 	}
 	status = json_pack("{s:o, s:o, s:b}", "resourceRules", res, "nonResourceRules", nonres, "incomplete", 0);
 	if (json_array_size(errs)) {
-		cleanup_free char *text = NULL;
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		json_t *s;
+		cleanup_free char *text = sk_rbac_errors_text(errs);
 
-		if (json_array_size(errs) > 1)
-			fputc('[', f);
-		json_array_foreach(errs, i, s)
-			fprintf(f, "%s%s", i ? ", " : "", json_string_value(s));
-		if (json_array_size(errs) > 1)
-			fputc(']', f);
-		fclose(f);
-		text = buf;
 		json_object_set_new(status, "evaluationError", json_string(text));
 		json_object_set_new(status, "incomplete", json_true());
 	}
