@@ -356,7 +356,9 @@ def test_indexed_job_pods_resolve_each_other(dns_cluster):
                                        "terminationGracePeriodSeconds": 1,
                                        "containers": [{"name": "c", "image": "busybox:1",
                                                        "command": ["sh", "-c", script]}]}}}}))
-    wait_for(lambda: answer(dig(c.gw, f"idx-2.workers.default.svc.{ZONE}.")), 90, what="idx-2's record")
+    # each pod's record comes with its endpoint (once that pod is ready): wait for all three
+    wait_for(lambda: all(answer(dig(c.gw, f"idx-{i}.workers.default.svc.{ZONE}.")) for i in range(3)), 90,
+             what="the three pods' records")
     assert answer(dig(c.gw, f"idx-0.workers.default.svc.{ZONE}."))[0][2] == "A"
 
     def done():
