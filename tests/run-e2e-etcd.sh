@@ -6,10 +6,11 @@
 # test files instead of the default subset.
 set -u
 cd "$(dirname "$0")/.."
-port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# two distinct free loopback ports, both bound while chosen (the kernel may
+# give a just-closed port again)
+ports() { /usr/bin/python3 -c 'import socket; a=socket.socket(); a.bind(("127.0.0.1",0)); b=socket.socket(); b.bind(("127.0.0.1",0)); print(a.getsockname()[1], b.getsockname()[1])'; }
 dir=$(mktemp -d /tmp/skiff-etcd-e2e-XXXXXX)
-cport=$(port)
-pport=$(port)
+read -r cport pport < <(ports)
 etcd --data-dir "$dir/data" --listen-client-urls "http://127.0.0.1:$cport" \
 	--advertise-client-urls "http://127.0.0.1:$cport" --listen-peer-urls "http://127.0.0.1:$pport" \
 	--initial-advertise-peer-urls "http://127.0.0.1:$pport" \

@@ -26,12 +26,23 @@ SLOW = float(os.environ.get("SKIFF_E2E_SLOW", "1"))
 _clusters = []
 
 
+_handed_out = set()
+
+
 def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A loopback port nothing listens on, never one this process handed out
+    before: the kernel may give a just-closed port again at once, and a caller
+    that takes several ports before binding any (etcd's members) would get a
+    duplicate."""
+    for _ in range(100):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
+    raise RuntimeError("no free loopback port not handed out before")
 
 
 class Cluster:
