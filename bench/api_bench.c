@@ -6,7 +6,8 @@
  *   - LISTs of 1,000 pods;
  *   - watch delivery latency (create → event received) to 1,000 watchers.
  * Usage: api_bench SKIFF_BINARY [threads] [creates]
- * Environment: WATCH_PODS, WATCH_GAP_MS; WATCH_ONLY=1 runs only the watch part. */
+ * Environment: WATCH_PODS, WATCH_GAP_MS; WATCH_ONLY=1 runs only the watch part;
+ * SKIFF_SERVER_ARGS: more server flags (e.g. --datastore-endpoint etcd://…). */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -398,7 +399,15 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid == 0) {
 		freopen("/dev/null", "w", stderr);
-		execl(argv[1], argv[1], "server", "--data-dir", dir, "--listen", listen, "--no-agent", (char *)NULL);
+		/* SKIFF_SERVER_ARGS: more flags, split at spaces (--datastore-endpoint etcd://…) */
+		char *sargv[32] = {argv[1], "server", "--data-dir", dir, "--listen", listen, "--no-agent"};
+		int sargc = 7;
+		char *extra = getenv("SKIFF_SERVER_ARGS") ? strdup(getenv("SKIFF_SERVER_ARGS")) : NULL;
+
+		for (char *t = extra ? strtok(extra, " ") : NULL; t && sargc < 31; t = strtok(NULL, " "))
+			sargv[sargc++] = t;
+		sargv[sargc] = NULL;
+		execv(argv[1], sargv);
 		_exit(127);
 	}
 	snprintf(base, sizeof(base), "https://127.0.0.1:%d", port);

@@ -14,17 +14,18 @@
 #include "util/error.h"
 
 typedef struct sk_bench_options {
-	int nodes;            /* hollow nodes (default 500) */
-	int pods;             /* plain pods to create (default 10000; 0: none) */
-	int gang;             /* members of one PodGroup created after the pods (0: none) */
-	int statefulset;      /* replicas of one OrderedReady StatefulSet, with the controllers (0: none) */
-	int daemonset;        /* nonzero: roll one DaemonSet out to every node, with the controllers */
-	int workers;          /* pod creator threads (default 64) */
-	int sched_workers;    /* scheduler API workers (0: scheduler default) */
-	int hollow_workers;   /* hollow node status writers (0: default) */
-	int gpus;             /* nvidia.com/gpu per hollow node */
-	int timeout_s;        /* give up on a phase after this long (default 300) */
-	const char *data_dir; /* store directory; NULL: a temporary one, removed at the end */
+	int nodes;             /* hollow nodes (default 500) */
+	int pods;              /* plain pods to create (default 10000; 0: none) */
+	int gang;              /* members of one PodGroup created after the pods (0: none) */
+	int statefulset;       /* replicas of one OrderedReady StatefulSet, with the controllers (0: none) */
+	int daemonset;         /* nonzero: roll one DaemonSet out to every node, with the controllers */
+	int workers;           /* pod creator threads (default 64) */
+	int sched_workers;     /* scheduler API workers (0: scheduler default) */
+	int hollow_workers;    /* hollow node status writers (0: default) */
+	int gpus;              /* nvidia.com/gpu per hollow node */
+	int timeout_s;         /* give up on a phase after this long (default 300) */
+	const char *data_dir;  /* store directory; NULL: a temporary one, removed at the end */
+	const char *store_uri; /* etcd://… instead of SQLite in data_dir (NULL: SQLite) */
 } sk_bench_options;
 
 /* Runs the benchmark and prints its figures to out. Returns 0 when every pod

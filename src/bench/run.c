@@ -510,7 +510,7 @@ int sk_bench_run(const sk_bench_options *o, FILE *out, sk_error_t *err)
 		sk_error_errno(err, errno, "creating data directory \"%s\"", dir);
 		goto out;
 	}
-	uri = xasprintf("sqlite://%s", dir);
+	uri = o->store_uri ? xstrdup(o->store_uri) : xasprintf("sqlite://%s", dir);
 	if (!(store = sk_store_open(uri, NULL, err)) || !(api = sk_api_new(store, NULL, err)))
 		goto out;
 	b.c = sk_client_new_inproc(api);

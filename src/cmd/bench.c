@@ -29,6 +29,8 @@ static void usage(FILE *f)
 		   "  --gpus N            nvidia.com/gpu per hollow node (default 0)\n"
 		   "  --timeout S         give up after S seconds per phase (default 300)\n"
 		   "  --data-dir DIR      keep the store in DIR (default: a temporary directory, removed)\n"
+		   "  --datastore-endpoint etcd://HOST:PORT[,…][/ROOT]\n"
+		   "                      the store on etcd instead of SQLite (as skiff server's flag)\n"
 		   "  -v, --verbose       log at debug level\n"
 		   "  -h, --help          show this help\n");
 }
@@ -57,6 +59,7 @@ int sk_cmd_bench(int argc, char **argv)
 		{"gpus", required_argument, NULL, 'G'},
 		{"timeout", required_argument, NULL, 't'},
 		{"data-dir", required_argument, NULL, 'd'},
+		{"datastore-endpoint", required_argument, NULL, 'E'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -101,6 +104,15 @@ int sk_cmd_bench(int argc, char **argv)
 			break;
 		case 'd':
 			o.data_dir = optarg;
+			break;
+		case 'E':
+			if (strncmp(optarg, "etcd://", 7)) {
+				fprintf(stderr,
+					"error: --datastore-endpoint \"%s\": want etcd://HOST:PORT[,…][/ROOT]\n",
+					optarg);
+				return 2;
+			}
+			o.store_uri = optarg;
 			break;
 		case 'v':
 			sk_log_level = SK_LOG_DEBUG;
