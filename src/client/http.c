@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "client/client-int.h"
 #include "util/json.h"
@@ -445,17 +446,46 @@ static void http_watch_stop(sk_client_watch *w)
 	free(w);
 }
 
+/* libcurl with GnuTLS wants the CA (and a client certificate) in a file: an
+ * anonymous one (memfd), named by /proc/self/fd/N, so nothing is left in
+ * /tmp when the process is killed. */
+#define MEM_FILE_PREFIX "/proc/self/fd/"
+
+static char *write_ca_file(const char *pem, sk_error_t *err)
+{
+	int fd = memfd_create("skiff-tls", MFD_CLOEXEC);
+	size_t n = strlen(pem);
+
+	if (fd < 0) {
+		sk_error_errno(err, errno, "creating a CA file");
+		return NULL;
+	}
+	if (write(fd, pem, n) != (ssize_t)n) {
+		sk_error_errno(err, errno, "writing a CA file");
+		close(fd);
+		return NULL;
+	}
+	return xasprintf(MEM_FILE_PREFIX "%d", fd);
+}
+
+/* Releases a file write_ca_file made (closes its memfd). */
+static void release_ca_file(const char *path)
+{
+	if (path && !strncmp(path, MEM_FILE_PREFIX, strlen(MEM_FILE_PREFIX)))
+		close(atoi(path + strlen(MEM_FILE_PREFIX)));
+}
+
 static void hc_free(http_client *hc)
 {
 	for (int i = 0; i < hc->npool; i++)
 		curl_easy_cleanup(hc->pool[i]);
 	if (hc->ca_file) {
-		unlink(hc->ca_file);
+		release_ca_file(hc->ca_file);
 		free(hc->ca_file);
 	}
 	pthread_mutex_destroy(&hc->mu);
 	if (hc->own_cert_file && hc->cert_file)
-		unlink(hc->cert_file);
+		release_ca_file(hc->cert_file);
 	free(hc->cert_file);
 	free(hc->key_file);
 	for (unsigned i = 0; i < hc->nservers; i++)
@@ -478,27 +508,6 @@ static const struct sk_client_ops http_ops = {
 	.watch_stop = http_watch_stop,
 	.free = http_free,
 };
-
-/* libcurl with GnuTLS wants the CA in a file. */
-static char *write_ca_file(const char *pem, sk_error_t *err)
-{
-	char tmpl[] = "/tmp/skiff-ca-XXXXXX";
-	int fd = mkstemp(tmpl);
-	size_t n = strlen(pem);
-
-	if (fd < 0) {
-		sk_error_errno(err, errno, "creating a CA file");
-		return NULL;
-	}
-	if (write(fd, pem, n) != (ssize_t)n) {
-		sk_error_errno(err, errno, "writing \"%s\"", tmpl);
-		close(fd);
-		unlink(tmpl);
-		return NULL;
-	}
-	close(fd);
-	return xstrdup(tmpl);
-}
 
 /* "https://A:P,https://B:P/" → each URL without trailing slashes; NULL
  * when one is not https. */
@@ -694,7 +703,7 @@ sk_client *sk_client_new_kubeconfig(const char *path, sk_error_t *err)
 		if (c)
 			((http_client *)c->impl)->own_cert_file = true;
 		else
-			unlink(file);
+			release_ca_file(file);
 	}
 	return c;
 }
