@@ -451,6 +451,8 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	cleanup_free char *val = sk__obj_encode(obj, &len);
 	int64_t rev = too_large_for_store(key, len, err) ? -1 : sk_store_update(api->store, key, val, len, expect, err);
 
+	if (rev >= 0)
+		sk__selcache_written(api->selcache, key, rev, obj);
 	if (st && rev >= 0) {
 		st->text = steal_ptr(&val);
 		st->len = len;

@@ -186,8 +186,9 @@ static void extract(sk_selcache *c, struct sc_entry *e, json_t *obj)
 			e->vals[i] = sk_kube_field_value(obj, c->fields[i]);
 }
 
-void sk__selcache_put(sk_selcache *c, const char *key, int64_t mod_rev, json_t *obj,
-		      const sk_kube_field_selector *fields)
+/* _put and _written: only_known leaves a key without an entry alone. */
+static void store(sk_selcache *c, const char *key, int64_t mod_rev, json_t *obj, const sk_kube_field_selector *fields,
+		  int only_known)
 {
 	json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels");
 	struct sc_entry *e;
@@ -196,7 +197,7 @@ void sk__selcache_put(sk_selcache *c, const char *key, int64_t mod_rev, json_t *
 	for (size_t i = 0; fields && i < sk_kube_field_selector_len(fields); i++)
 		field_id(c, sk_kube_field_selector_field(fields, i), 1);
 	e = find(c, key);
-	if (e && e->rev > mod_rev)
+	if ((e && e->rev > mod_rev) || (!e && only_known))
 		goto out;
 	if (e && e->rev < mod_rev) {
 		/* another version: nothing of the old one holds */
@@ -224,4 +225,15 @@ void sk__selcache_put(sk_selcache *c, const char *key, int64_t mod_rev, json_t *
 	evict(c);
 out:
 	pthread_mutex_unlock(&c->mu);
+}
+
+void sk__selcache_put(sk_selcache *c, const char *key, int64_t mod_rev, json_t *obj,
+		      const sk_kube_field_selector *fields)
+{
+	store(c, key, mod_rev, obj, fields, 0);
+}
+
+void sk__selcache_written(sk_selcache *c, const char *key, int64_t mod_rev, json_t *obj)
+{
+	store(c, key, mod_rev, obj, NULL, 1);
 }

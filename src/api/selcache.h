@@ -39,6 +39,11 @@ int sk__selcache_match(sk_selcache *c, const char *key, int64_t mod_rev, const s
 void sk__selcache_put(sk_selcache *c, const char *key, int64_t mod_rev, json_t *obj,
 		      const sk_kube_field_selector *fields);
 
+/* As _put, after obj was written under key at mod_rev, for a key the cache
+ * has an entry for (one a filtered list read): the next such list needs
+ * not decode it. Other keys are left out (most writes are never filtered). */
+void sk__selcache_written(sk_selcache *c, const char *key, int64_t mod_rev, json_t *obj);
+
 /* The number of entries (for tests and metrics). */
 size_t sk__selcache_size(sk_selcache *c);
 

@@ -110,6 +110,26 @@ static void test_revisions(void **state)
 	sk__selcache_free(c);
 }
 
+/* A write refreshes the entry a filtered list made, and adds none for others. */
+static void test_written(void **state)
+{
+	sk_selcache *c = sk__selcache_new(0);
+	json_t *pending = pod("Pending", "", "web"), *running = pod("Running", "n1", "db");
+
+	sk__selcache_written(c, "k", 3, pending);
+	assert_int_equal(sk__selcache_size(c), 0);
+	cput(c, "k", 3, pending, "status.phase=Pending");
+	sk__selcache_written(c, "k", 8, running);
+	assert_int_equal(cmatch(c, "k", 8, "status.phase=Running", "app=db"), 1);
+	assert_int_equal(cmatch(c, "k", 8, "status.phase=Pending", NULL), 0);
+	assert_int_equal(cmatch(c, "k", 3, "status.phase=Pending", NULL), -1);
+	sk__selcache_written(c, "k", 5, pending); /* an older write reported late */
+	assert_int_equal(cmatch(c, "k", 8, "status.phase=Running", "app=db"), 1);
+	json_decref(pending);
+	json_decref(running);
+	sk__selcache_free(c);
+}
+
 static void test_bounded(void **state)
 {
 	sk_selcache *c = sk__selcache_new(2);
@@ -191,8 +211,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match_from_cache), cmocka_unit_test(test_revisions),
-		cmocka_unit_test(test_bounded),          cmocka_unit_test(test_same_as_decoded),
-		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_written),          cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_same_as_decoded),  cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
