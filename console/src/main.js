@@ -424,8 +424,10 @@ function Login({ onLogin, error }) {
 // asking again (a 401 from any call signs out).
 const USER_KEY = 'skiff-console-user';
 
+// user: null signed out; '' signed in with a stored token whose name is being
+// asked (the page loads meanwhile: no round trip before the first list).
 function App() {
-  const [user, setUser] = useState(session.token() ? sessionStorage.getItem(USER_KEY) : null);
+  const [user, setUser] = useState(session.token() ? sessionStorage.getItem(USER_KEY) || '' : null);
   const [error, setError] = useState('');
   const hash = useHash();
   const login = async (tok) => {
@@ -437,6 +439,8 @@ function App() {
       setError('');
     } catch (e) {
       session.clear();
+      stopAll();
+      setUser(null);
       setError(e.status === 401 ? 'The token was not accepted (401 Unauthorized).' : e.message);
     }
   };
@@ -452,7 +456,7 @@ function App() {
     window.addEventListener('skiff-unauthorized', f);
     return () => window.removeEventListener('skiff-unauthorized', f);
   }, []);
-  if (!user) return session.token() && !error ? html`<div class="loading">Signing in…</div>` : html`<${Login} onLogin=${login} error=${error} />`;
+  if (user === null) return html`<${Login} onLogin=${login} error=${error} />`;
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   const page = parts[0] || 'nodes';
   let body;
@@ -473,4 +477,7 @@ function App() {
     <main>${body}</main>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+// index.html's shell goes in the same task as the first render: never a blank frame
+const root = document.getElementById('app');
+root.textContent = '';
+render(html`<${App} />`, root);

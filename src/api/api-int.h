@@ -168,6 +168,7 @@ struct sk_api {
 	struct sk_audit *audit;           /* or NULL (audit-event.c) */
 	int metrics_collector;            /* the stored objects' collector (prometheus.c), or 0 */
 	struct sk__metrics *metrics;      /* metrics.k8s.io's scraper and points (metrics-server.c); NULL: none */
+	struct sk_selcache *selcache;     /* filtered lists' labels and selectable fields (selcache.c) */
 };
 
 /* The flags other threads read while the server runs. */

@@ -12,6 +12,7 @@
 #include "api/protobuf.h"
 #include "api/rbac.h"
 #include "api/satoken.h"
+#include "api/selcache.h"
 #include "api/service.h"
 #include "api/table.h"
 #include "kube/qos.h"
@@ -53,6 +54,7 @@ sk_api *sk_api_new(sk_store *store, const sk_api_options *opts, sk_error_t *err)
 	if (!api->opts.bookmark_secs)
 		api->opts.bookmark_secs = 60;
 	pthread_mutex_init(&api->mu, NULL);
+	api->selcache = sk__selcache_new(0);
 	api->psa = sk__psa_config_load(api->opts.admission_config_file, err);
 	if (!api->psa || ensure_namespaces(api, err) < 0 || sk__svc_start(api, err) < 0 ||
 	    sk__rbac_start(api, err) < 0 || sk__node_graph_start(api, err) < 0) {
@@ -82,6 +84,7 @@ void sk_api_free(sk_api *api)
 	sk__sa_free(api);
 	sk__node_graph_stop(api);
 	pthread_mutex_destroy(&api->mu);
+	sk__selcache_free(api->selcache);
 	sk__psa_config_free(api->psa);
 	free(api);
 }

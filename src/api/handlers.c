@@ -11,6 +11,7 @@
 #include "api/defaults.h"
 #include "api/patch.h"
 #include "api/schema.h"
+#include "api/selcache.h"
 #include "api/table.h"
 #include "api/validate.h"
 #include "kube/condition.h"
@@ -450,6 +451,8 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	cleanup_free char *val = sk__obj_encode(obj, &len);
 	int64_t rev = too_large_for_store(key, len, err) ? -1 : sk_store_update(api->store, key, val, len, expect, err);
 
+	if (rev >= 0)
+		sk__selcache_written(api->selcache, key, rev, obj);
 	if (st && rev >= 0) {
 		st->text = steal_ptr(&val);
 		st->len = len;
@@ -762,6 +765,22 @@ static void raw_items_release(raw_items *ri)
 	memset(ri, 0, sizeof(*ri));
 }
 
+/* Whether a stored item passes f: from the selectable-fields cache when it
+ * has the item's values at its revision, else decoded (and cached). */
+static int filter_item(sk_api *api, const list_filter *f, const sk_store_kv *kv)
+{
+	cleanup_json json_t *o = NULL;
+	int m = sk__selcache_match(api->selcache, kv->key, kv->mod_rev, f->labels, f->fields);
+
+	if (m >= 0)
+		return m;
+	o = sk__obj_decode(kv->value, kv->len, kv->mod_rev);
+	if (!o)
+		return 0;
+	sk__selcache_put(api->selcache, kv->key, kv->mod_rev, o, f->fields);
+	return list_filter_match(f, o);
+}
+
 /* Reads up to limit matching items after `*after` (advanced as it goes) at
  * rev (0: now; set to the revision read on the first page of a limited
  * list). *more is set when items remain. */
@@ -790,13 +809,8 @@ static int collect(sk_api *api, const char *prefix, char **after, size_t limit, 
 			}
 			free(*after);
 			*after = xstrdup(l.items[i].key);
-			if (filtered) {
-				cleanup_json json_t *o = sk__obj_decode(l.items[i].value, l.items[i].len,
-									l.items[i].mod_rev);
-
-				if (!o || !list_filter_match(f, o))
-					continue;
-			}
+			if (filtered && !filter_item(api, f, &l.items[i]))
+				continue;
 			{
 				char *v = sk__obj_splice_rv(l.items[i].value, l.items[i].len, l.items[i].mod_rev, &len);
 

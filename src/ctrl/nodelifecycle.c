@@ -227,21 +227,46 @@ static int64_t evictions(sk_controller *k, json_t *node, json_t *pods)
 	return soonest;
 }
 
+/* The pods by spec.nodeName ({name: [pods]}, new reference): each node's
+ * checks read its own pods, not every pod of the cluster (1,000 nodes and
+ * 10,000 pods made 10 million checks a tick). */
+static json_t *pods_by_node(json_t *pods)
+{
+	json_t *by = json_object(), *p, *a;
+	size_t i;
+
+	json_array_foreach(pods, i, p) {
+		const char *n = sk_kube_jstr(p, "spec.nodeName");
+
+		if (!n || !*n)
+			continue;
+		a = json_object_get(by, n);
+		if (!a) {
+			a = json_array();
+			json_object_set_new(by, n, a);
+		}
+		json_array_append(a, p);
+	}
+	return by;
+}
+
 static int sync_nodes(sk_controller *k, const char *key)
 {
-	cleanup_json json_t *nodes = sk_informer_list(k->ctl->nodes, NULL), *pods = NULL;
+	cleanup_json json_t *nodes = sk_informer_list(k->ctl->nodes, NULL), *pods = NULL, *by_node = NULL;
 	int64_t now = sk__now(), next = (int64_t)k->ctl->o.node_monitor_period_secs * 1000, soon;
 	json_t *n;
 	size_t i;
 
 	pods = sk_informer_list(k->ctl->pods, NULL);
+	by_node = pods_by_node(pods);
 	json_array_foreach(nodes, i, n) {
 		cleanup_json json_t *cur = NULL;
 		const char *rs = ready_status(n);
+		json_t *on = json_object_get(by_node, sk__name(n));
 
 		if ((!rs || strcmp(rs, "Unknown")) && now - last_heartbeat(k, n) > k->ctl->o.node_monitor_grace_secs) {
 			if (mark_unknown(k, n) == 0)
-				mark_pods_not_ready(k, n, pods);
+				mark_pods_not_ready(k, n, on);
 		}
 		cur = sk_informer_get(k->ctl->nodes, NULL, sk__name(n));
 		if (!cur)
@@ -253,7 +278,7 @@ static int sync_nodes(sk_controller *k, const char *key)
 							 : NULL);
 		json_decref(cur);
 		cur = sk_informer_get(k->ctl->nodes, NULL, sk__name(n));
-		soon = cur ? evictions(k, cur, pods) : -1;
+		soon = cur && on ? evictions(k, cur, on) : -1;
 		if (soon >= 0 && soon < next)
 			next = soon;
 	}

@@ -1094,6 +1094,26 @@ static char *field_value(json_t *obj, const char *field)
 	return xstrdup("");
 }
 
+char *sk_kube_field_value(json_t *obj, const char *field) { return field_value(obj, field); }
+
+int sk_kube_field_selector_match_fn(const sk_kube_field_selector *sel, const char *(*get)(void *ctx, const char *field),
+				    void *ctx)
+{
+	for (size_t i = 0; i < sel->n; i++) {
+		const char *v = get(ctx, sel->terms[i].field);
+
+		if (!v)
+			return -1;
+		if ((strcmp(v, sel->terms[i].value) == 0) == sel->terms[i].neq)
+			return 0;
+	}
+	return 1;
+}
+
+size_t sk_kube_field_selector_len(const sk_kube_field_selector *sel) { return sel->n; }
+
+const char *sk_kube_field_selector_field(const sk_kube_field_selector *sel, size_t i) { return sel->terms[i].field; }
+
 int sk_kube_field_selector_match(const sk_kube_field_selector *sel, json_t *obj)
 {
 	for (size_t i = 0; i < sel->n; i++) {

@@ -87,6 +87,20 @@ int sk_kube_field_selector_check_fields(const sk_kube_field_selector *sel, const
  * pod's status.podIP is status.podIPs[0].ip. */
 int sk_kube_field_selector_match(const sk_kube_field_selector *sel, json_t *obj);
 
+/* The value field has in obj for field selectors, as _match reads it;
+ * malloc'd, the caller frees. */
+char *sk_kube_field_value(json_t *obj, const char *field);
+
+/* As _match with each term's value from get(ctx, field) (a value the caller
+ * extracted earlier with sk_kube_field_value): 1 or 0, or -1 as soon as get
+ * returns NULL (a value it does not have). */
+int sk_kube_field_selector_match_fn(const sk_kube_field_selector *sel, const char *(*get)(void *ctx, const char *field),
+				    void *ctx);
+
+/* The number of terms, and term i's field (valid while sel lives). */
+size_t sk_kube_field_selector_len(const sk_kube_field_selector *sel);
+const char *sk_kube_field_selector_field(const sk_kube_field_selector *sel, size_t i);
+
 /* 1 when sel is exactly one term `field=value` (or ==), storing a pointer
  * into sel in *value (valid while sel lives); else 0. For index lookups. */
 int sk_kube_field_selector_single_eq(const sk_kube_field_selector *sel, const char *field, const char **value);
