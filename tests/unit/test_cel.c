@@ -824,6 +824,13 @@ static void test_two_var_comprehensions(void **state)
 		{"[1, 2].transformMapEntry(i, v, v == 1 ? {1: 'a'} : {1u: 'b'})",
 		 "error: insert failed: key 1 already exists"},
 		{"[1, 2].transformMapEntry(i, v, v)", "error: no such overload"},
+		/* the first failed insert stays the accumulator's value through later steps */
+		{"[1, 2, 3, 4].transformMapEntry(i, v, v == 4 ? {'x': 1 / 0} : {v % 2: v})",
+		 "error: insert failed: key 1 already exists"},
+		{"[1, 2, 3, 4].transformMapEntry(i, v, v < 4, {v % 2 == 0: v})",
+		 "error: insert failed: key false already exists"},
+		{"['a', 'b', 'c', 'b', 'a'].transformMapEntry(i, v, {v: i})", "error: insert failed: key b already exists"},
+		{"[1, 2, 3].transformMapEntry(i, v, {v: i, v + 10: i})", "{1: 0, 11: 0, 2: 1, 12: 1, 3: 2, 13: 2}"},
 		{"[1, 2].transformList(i, v, v, v)", "error: no such overload"},
 		{"[1, 0].transformList(i, v, 1 / v)", "error: division by zero"},
 		{"[1, 0].transformMap(i, v, v > 0, 1 / v)", "{0: 1}"},

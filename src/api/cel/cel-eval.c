@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/cel/cel-int.h"
@@ -908,14 +909,12 @@ static const char *key_text(cel_ctx *c, cval *k)
 	}
 }
 
-/* Appends key: val to the output map m (cel.@mapInsert): an error value
- * when the key is there already (CEL equality: 1 and 1u collide). */
+/* Appends key: val to the output map m (cel.@mapInsert); keys that
+ * repeat are found afterwards (first_duplicate). */
 static cval *map_insert(cel_ctx *c, cval *m, size_t *cap, cval *key, cval *val)
 {
 	if (key->t != V_STRING && key->t != V_INT && key->t != V_UINT && key->t != V_BOOL)
 		return sk__cel_err(c, "unsupported key type");
-	if (sk__cel_map_get(c, m, key))
-		return sk__cel_err(c, "insert failed: key %s already exists", key_text(c, key));
 	if (m->m.n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 8;
 		cval **k = sk__cel_alloc(c, ncap * sizeof(*k)), **v = sk__cel_alloc(c, ncap * sizeof(*v));
@@ -933,6 +932,61 @@ static cval *map_insert(cel_ctx *c, cval *m, size_t *cap, cval *key, cval *val)
 	return NULL;
 }
 
+struct keyref {
+	cval *k;
+	size_t i;
+};
+
+static int key_class(const cval *k) { return k->t == V_BOOL ? 0 : k->t == V_STRING ? 2 : 1; }
+
+/* Map keys in CEL's equality classes (bools, numbers by value: 1 == 1u,
+ * strings), then by insertion. */
+static int key_cmp(const void *a, const void *b)
+{
+	const struct keyref *x = a, *y = b;
+	int cx = key_class(x->k), cy = key_class(y->k), r;
+
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	r = cx == 0 ? (x->k->b > y->k->b) - (x->k->b < y->k->b) : cx == 2 ? blob_cmp(x->k, y->k) : num_cmp(x->k, y->k);
+	if (r)
+		return r;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first key of map m, in insertion order, equal to an earlier one (the
+ * insert cel-go's transformMapEntry fails on), or NULL: a sort, so that a
+ * large map costs no more than upstream's hashed one. */
+static cval *first_duplicate(cel_ctx *c, cval *m)
+{
+	size_t n = m->m.n, best = SIZE_MAX;
+	struct keyref *r;
+
+	if (n < 2)
+		return NULL;
+	r = sk__cel_alloc(c, n * sizeof(*r));
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct keyref){m->m.k[i], i};
+	qsort(r, n, sizeof(*r), key_cmp);
+	for (size_t i = 1; i < n; i++) {
+		struct keyref a = r[i - 1], b = r[i];
+
+		a.i = b.i = 0;
+		if (!key_cmp(&a, &b) && r[i].i < best)
+			best = r[i].i;
+	}
+	return best == SIZE_MAX ? NULL : m->m.k[best];
+}
+
+/* transformMapEntry's result, or its first failed insert: cel-go's
+ * accumulator keeps that error through the later steps. */
+static cval *entries_or_dup(cel_ctx *c, cval *out, cval *r)
+{
+	cval *d = first_duplicate(c, out);
+
+	return d ? sk__cel_err(c, "insert failed: key %s already exists", key_text(c, d)) : r;
+}
+
 /* The two-variable comprehensions (cel-go's ext.TwoVarComprehensions): the
  * index and the element of a list, or the key and the value of a map. all
  * and exists absorb errors as their one-variable forms (an error counts
@@ -945,6 +999,7 @@ static cval *eval_two_var(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars
 	int transform = n->op == M_TRANSFORM_LIST || n->op == M_TRANSFORM_MAP || n->op == M_TRANSFORM_MAP_ENTRY;
 	cel_node *filter = transform && n->nargs == 2 ? n->args[0] : NULL;
 	cel_node *body = n->args[n->nargs - 1];
+	int entries = n->op == M_TRANSFORM_MAP_ENTRY;
 
 	if (t->t != V_LIST && t->t != V_MAP)
 		return sk__cel_err(c, "no such overload");
@@ -968,6 +1023,7 @@ static cval *eval_two_var(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars
 		}
 		if (filter) {
 			p = eval(c, filter, &second, vars);
+			/* cel-go's ?: makes a failed filter the accumulator */
 			if (is_err(p))
 				return p;
 			if (p->t != V_BOOL)
@@ -1006,16 +1062,18 @@ static cval *eval_two_var(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars
 			break;
 		case M_TRANSFORM_MAP_ENTRY:
 			if (is_err(p))
-				return p;
+				return entries_or_dup(c, out, p);
 			if (p->t != V_MAP)
-				return sk__cel_err(c, "no such overload");
+				return entries_or_dup(c, out, sk__cel_err(c, "no such overload"));
 			for (size_t k = 0; k < sk__cel_len(p); k++)
 				if ((err = map_insert(c, out, &cap, sk__cel_map_key(c, p, k),
 						      sk__cel_map_val(c, p, k))))
-					return err;
+					return entries_or_dup(c, out, err);
 			break;
 		}
 	}
+	if (entries)
+		return entries_or_dup(c, out, out);
 	if (out)
 		return out;
 	if (err)
