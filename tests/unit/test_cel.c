@@ -1046,8 +1046,13 @@ static void test_authz_library(void **state)
 	/* no authorizer bound: the variable is unknown at run time */
 	run_authorize = NULL;
 	expect_authz("authorizer.path('/x').check('get').allowed()", "error: no such attribute: authorizer", NULL);
-	/* not declared (CRD rules): refused when compiled */
+	/* not declared (CRD rules): refused when compiled, its functions too */
 	run_flags = 0;
+	expect_authz("self.name.check('get')",
+		     "compile: ERROR: <input>:1:10: undeclared reference to 'check' (in container '')\n"
+		     " | self.name.check('get')\n"
+		     " | .........^",
+		     NULL);
 	expect_authz("authorizer.path('/x').check('get').allowed()",
 		     "compile: ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container '')\n"
 		     " | authorizer.path('/x').check('get').allowed()\n"

@@ -244,6 +244,10 @@ char *sk__cel_repr(cel_ctx *c, cval *v);
 /* The functions (cel-lib.c): whether name is one (member: target.name()). */
 int sk__cel_known_function(const char *name, int member);
 cval *sk__cel_call(cel_ctx *c, const char *name, cval *target, cval **args, size_t n);
+/* Whether name is one of the authz library's member functions (known
+ * where the authorizer variable is: elsewhere no value has them, and the
+ * checker refuses them as cel-go's refuses them on other receivers). */
+int sk__cel_authz_function(const char *name);
 /* The authz library (cel-authz.c): a member function of an authz value. */
 cval *sk__cel_authz_call(cel_ctx *c, const char *fn, cval *t, cval **a, size_t n);
 /* The authorizer variable (request NULL) or its requestResource. */

@@ -1745,7 +1745,12 @@ int sk__cel_known_function(const char *name, int member)
 	for (int k = 0; t[k]; k++)
 		if (!strcmp(t[k], name))
 			return 1;
-	for (int k = 0; member && authz_members[k]; k++)
+	return 0;
+}
+
+int sk__cel_authz_function(const char *name)
+{
+	for (int k = 0; authz_members[k]; k++)
 		if (!strcmp(authz_members[k], name))
 			return 1;
 	return 0;

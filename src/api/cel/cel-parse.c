@@ -1100,6 +1100,19 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 				break;
 			}
 	}
+	if (n->target && !sk__cel_known_function(n->name, 1) && sk__cel_authz_function(n->name)) {
+		/* declared in every environment (upstream's base one): on another
+		 * receiver than authorizer's values no overload matches; an
+		 * undeclared authorizer is the one issue cel-go reports */
+		size_t before = ck->nissues;
+
+		check(ck, n->target, sc);
+		for (size_t i = 0; i < n->nargs; i++)
+			check(ck, n->args[i], sc);
+		if (!(ck->vars & SK_CEL_VAR_AUTHORIZER) && ck->nissues == before)
+			cfail(ck, n->pos, "undeclared reference to '%s' (in container '')", n->name);
+		return NULL;
+	}
 	if (!sk__cel_known_function(n->name, n->target != NULL)) {
 		cfail(ck, n->pos, "undeclared reference to '%s' (in container '')", n->name);
 		return NULL;
