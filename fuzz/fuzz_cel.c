@@ -2,7 +2,9 @@
  * fixed object (with an old one, as a transition rule is); input that is a
  * JSON object is also validated as a custom object against a schema with
  * rules (the write path's walk, with the fixed object as its old value).
- * Nothing may crash, and the cost limit must stop every evaluation. */
+ * The text is also compiled with the two-variable comprehensions and the
+ * authz library (a fixed authorizer and request resource). Nothing may
+ * crash, and the cost limit must stop every evaluation. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,7 +33,8 @@ static const char self_text[] =
 static const char rules_text[] =
 	"{\"type\":\"object\",\"x-kubernetes-validations\":[{\"rule\":\"!has(self.n) || self.n < 10\"},"
 	"{\"rule\":\"self == oldSelf\",\"fieldPath\":\".name\",\"reason\":\"FieldValueForbidden\"}],"
-	"\"properties\":{\"name\":{\"type\":\"string\",\"x-kubernetes-validations\":[{\"rule\":\"self.matches('^[a-z]+$')\","
+	"\"properties\":{\"name\":{\"type\":\"string\",\"x-kubernetes-validations\":[{\"rule\":\"self.matches('^[a-z]+$"
+	"')\","
 	"\"messageExpression\":\"'bad name ' + self\"}]},\"n\":{\"type\":\"integer\"},"
 	"\"l\":{\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"k\"],"
 	"\"items\":{\"type\":\"object\",\"x-kubernetes-validations\":[{\"rule\":\"self.v >= oldSelf.v\"}],"
@@ -59,6 +62,20 @@ static void validate_object(const uint8_t *data, size_t size, json_t *old)
 	json_decref(obj);
 }
 
+static enum sk_cel_authz_decision authorize(void *ud, const sk_cel_authz_check *k, char **reason, char **error)
+{
+	(void)ud;
+	if (k->resource_request && !strcmp(k->resource, "secrets")) {
+		*reason = strdup("denied");
+		return SK_CEL_AUTHZ_DENY;
+	}
+	if (k->resource_request && !strcmp(k->verb, "err")) {
+		*error = strdup("failed");
+		return SK_CEL_AUTHZ_NO_OPINION;
+	}
+	return k->sa_name ? SK_CEL_AUTHZ_NO_OPINION : SK_CEL_AUTHZ_ALLOW;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static json_t *schema, *self, *old;
@@ -80,13 +97,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF, NULL, &err), free(err);
 	if (p) {
 		int64_t budget = SK_CEL_RUNTIME_BUDGET;
-		sk_cel_vars vars = {.self = self, .self_schema = schema, .old_self = old, .old_schema = schema,
-				    .budget = &budget};
+		sk_cel_vars vars = {
+			.self = self, .self_schema = schema, .old_self = old, .old_schema = schema, .budget = &budget};
 		sk_cel_result r;
 
 		sk_cel_eval(p, &vars, &r);
 		sk_cel_result_release(&r);
 		vars.optional_old_self = 1;
+		sk_cel_eval(p, &vars, &r);
+		sk_cel_result_release(&r);
+		sk_cel_program_free(p);
+	}
+	p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_AUTHORIZER | SK_CEL_LIB_TWO_VAR, schema, &err);
+	free(err);
+	if (p) {
+		static const sk_cel_authz_check request = {
+			.group = "apps", .resource = "deployments", .subresource = "", .ns = "ns", .name = "d"};
+		int64_t budget = SK_CEL_RUNTIME_BUDGET;
+		sk_cel_vars vars = {.self = self,
+				    .self_schema = schema,
+				    .budget = &budget,
+				    .authorize = authorize,
+				    .request = &request};
+		sk_cel_result r;
+
 		sk_cel_eval(p, &vars, &r);
 		sk_cel_result_release(&r);
 		sk_cel_program_free(p);

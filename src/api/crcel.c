@@ -40,7 +40,10 @@ static sk_cel_program *program(const char *expr)
 	pthread_rwlock_unlock(&cache_mu);
 	if (p)
 		return p;
-	p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF, NULL, &err);
+	/* upstream's StoredExpressions environment: every library of the
+	 * version, the two-variable comprehensions included (a CRD write
+	 * compiles new rules at the 1.31 compatibility version, without them) */
+	p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF | SK_CEL_LIB_TWO_VAR, NULL, &err);
 	free(err);
 	if (!p)
 		return NULL;

@@ -35,6 +35,7 @@ struct sk_informer {
 		void *ud;
 	} h[MAX_HANDLERS];
 	int nh;
+	int metadata_only;
 	sk_reflector *refl;
 };
 
@@ -61,6 +62,8 @@ void sk_informer_on(sk_informer *inf, sk_informer_fn fn, void *ud)
 	inf->h[inf->nh].ud = ud;
 	inf->nh++;
 }
+
+void sk_informer_set_metadata_only(sk_informer *inf) { inf->metadata_only = 1; }
 
 const char *sk_informer_kind(const sk_informer *inf) { return inf->kind; }
 const char *sk_informer_api_version(const sk_informer *inf) { return inf->api_version; }
@@ -120,13 +123,45 @@ static void index_owner(sk_informer *inf, const char *key, json_t *old, json_t *
 	}
 }
 
+/* The object meta a metadata-only informer keeps of obj (upstream's
+ * PartialObjectMetadata without the fields nobody reads from it here:
+ * labels, annotations, managedFields). New reference. */
+static json_t *metadata_of(json_t *obj)
+{
+	static const char *const keep[] = {"name",
+					   "namespace",
+					   "uid",
+					   "resourceVersion",
+					   "generation",
+					   "creationTimestamp",
+					   "deletionTimestamp",
+					   "deletionGracePeriodSeconds",
+					   "ownerReferences",
+					   "finalizers",
+					   NULL};
+	json_t *meta = json_object_get(obj, "metadata"), *m = json_object(), *out;
+
+	for (int i = 0; keep[i]; i++) {
+		json_t *v = json_object_get(meta, keep[i]);
+
+		if (v)
+			json_object_set(m, keep[i], v);
+	}
+	out = json_pack("{s:o}", "metadata", m);
+	if (json_object_get(obj, "apiVersion"))
+		json_object_set(out, "apiVersion", json_object_get(obj, "apiVersion"));
+	if (json_object_get(obj, "kind"))
+		json_object_set(out, "kind", json_object_get(obj, "kind"));
+	return out;
+}
+
 /* Applies an add/update; handlers run outside the lock. With take, in is an
  * object nobody else holds or changes (a watch event's or list item's, which
  * the client drops afterwards): the cache keeps it without a copy. */
 static void apply_upsert(sk_informer *inf, json_t *in, int force, int take)
 {
 	cleanup_free char *key = obj_key(in);
-	json_t *obj = take ? json_incref(in) : json_deep_copy(in), *old;
+	json_t *obj = inf->metadata_only ? metadata_of(in) : take ? json_incref(in) : json_deep_copy(in), *old;
 	json_t *tomb;
 	long long rv = rv_of(obj);
 

@@ -27,6 +27,12 @@ typedef void (*sk_informer_fn)(void *ud, int ev, json_t *old, json_t *obj);
  * Handlers are added before sk_informer_start. */
 sk_informer *sk_informer_new(sk_client *c, const char *path, const char *api_version, const char *kind);
 void sk_informer_on(sk_informer *inf, sk_informer_fn fn, void *ud);
+/* Caches (and hands to handlers) only each object's apiVersion, kind and
+ * the object meta that ownership needs (name, namespace, uid,
+ * resourceVersion, generation, creation and deletion timestamps,
+ * ownerReferences, finalizers), as upstream's metadata informers; called
+ * before sk_informer_start. */
+void sk_informer_set_metadata_only(sk_informer *inf);
 /* Lists once (handlers see every object as an add), then keeps the
  * reflector's watch (client/reflector.h) on a thread. A list refused for
  * good (401, 403, 400, 422…) fails; one that may succeed later (a timeout,

@@ -101,6 +101,12 @@ int sk__job_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__cronjob_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__ttl_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err);
+/* The collector's discovery resync period (upstream's 30 s), and, for
+ * tests, whether it ignores the CustomResourceDefinitions (their events
+ * and their lead on discovery: a custom resource then appears through the
+ * resync only, as an aggregated API's does). Set before sk_ctrl_start. */
+extern int sk__gc_resync_ms;
+extern int sk__gc_ignore_crd_events;
 int sk__namespace_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__nodelifecycle_init(struct sk_ctrl *ctl, sk_error_t *err);
 int sk__podgc_init(struct sk_ctrl *ctl, sk_error_t *err);

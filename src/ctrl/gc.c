@@ -5,10 +5,12 @@
  * dependents of an owner with the orphan finalizer.
  *
  * The ownership graph is read from one monitor (an informer) per resource:
- * the controllers' shared informers, and one of its own for every other
- * resource discovery lists with list, watch and delete (custom resources
- * included), added and retired as CustomResourceDefinitions come and go, as
- * upstream's GraphBuilder does. Everything is event-driven: a change of an
+ * the controllers' shared informers (their whole objects are cached
+ * anyway), and one of its own, metadata-only as upstream's, for every
+ * other resource discovery lists with list, watch and delete (custom
+ * resources included), added and retired as CustomResourceDefinitions come
+ * and go and on a periodic discovery resync (every 30 s), as upstream's
+ * GraphBuilder does. Everything is event-driven: a change of an
  * object queues it, its waiting owners and (on delete) its dependents. */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #define FG "foregroundDeletion"
 #define ORPHAN "orphan"
 #define DISCOVER "!discover"
+#define RESYNC "!resync"
 #define MAX_MONITORS 256
 
 typedef struct gc_monitor {
@@ -43,6 +46,9 @@ typedef struct gc_state {
 	sk_informer **dead;    /* informers of revived monitors, freed when the collector stops */
 	size_t ndead;
 } gc_state;
+
+int sk__gc_resync_ms = 30000;
+int sk__gc_ignore_crd_events;
 
 static gc_state *state(sk_controller *k) { return k->state; }
 
@@ -561,6 +567,8 @@ static int crds_ahead(gc_state *g, json_t *want)
 	size_t i, j;
 	int n = nmons(g);
 
+	if (sk__gc_ignore_crd_events)
+		return 0;
 	json_array_foreach(crds, i, crd) {
 		cleanup_free char *id = xasprintf("%s/%s", sk_kube_jstr(crd, "spec.group") ?: "",
 						  sk_kube_jstr(crd, "spec.names.plural") ?: "");
@@ -635,6 +643,8 @@ static int discover(sk_controller *k)
 		inf = sk_informer_new(k->ctl->c, json_string_value(json_object_get(w, "path")),
 				      json_string_value(json_object_get(w, "gv")),
 				      json_string_value(json_object_get(w, "kind")));
+		/* the collector reads ownership only: its own caches hold object meta */
+		sk_informer_set_metadata_only(inf);
 		m = retired_by_id(g, id);
 		if (m)
 			revive(g, m, inf, json_is_true(json_object_get(w, "namespaced")));
@@ -675,6 +685,13 @@ static int sync_gc(sk_controller *k, const char *key)
 
 	if (!strcmp(key, DISCOVER))
 		return discover(k);
+	if (!strcmp(key, RESYNC)) {
+		/* upstream's periodic GarbageCollector.Sync: a resource served
+		 * without a CRD event (an aggregated API) is followed too */
+		sk__queue_add(k->q, DISCOVER);
+		sk__queue_add_after(k->q, RESYNC, sk__gc_resync_ms);
+		return 0;
+	}
 	if (!bar || idx < 0 || idx >= nmons(g) || !live(&g->mons[idx]))
 		return 0;
 	m = &g->mons[idx];
@@ -758,7 +775,8 @@ static void on_crd(void *ud, int ev, json_t *old, json_t *obj)
 	(void)ev;
 	(void)old;
 	(void)obj;
-	sk__queue_add(k->q, DISCOVER);
+	if (!sk__gc_ignore_crd_events)
+		sk__queue_add(k->q, DISCOVER);
 }
 
 static void gc_stop(sk_controller *k)
@@ -828,8 +846,6 @@ int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err)
 	k->stop = gc_stop;
 	pthread_mutex_init(&g->mu, NULL);
 	g->owners = json_object();
-	sk__ctrl_extra(ctl, "/api/v1/configmaps", "v1", "ConfigMap");
-	sk__ctrl_extra(ctl, "/api/v1/secrets", "v1", "Secret");
 	g->crds = sk__ctrl_extra(ctl, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
 				 "apiextensions.k8s.io/v1", "CustomResourceDefinition");
 	sk_informer_on(g->crds, on_crd, k);
@@ -839,5 +855,6 @@ int sk__gc_init(struct sk_ctrl *ctl, sk_error_t *err)
 		add_shared(k, ctl->extra[i]);
 	/* the rest (PodGroups, ServiceAccounts, custom resources…) once discovery answers */
 	sk__queue_add(k->q, DISCOVER);
+	sk__queue_add_after(k->q, RESYNC, sk__gc_resync_ms);
 	return 0;
 }

@@ -199,6 +199,9 @@ def bad_crd(rule, plural="badrules", **extra):
     ("self.a == 'one'", {},
      "compilation failed: ERROR: <input>:1:8: found no matching overload for '_==_' applied to '(int, string)'"),
     ("nosuch(self.a)", {}, "compilation failed: ERROR: <input>:1:1: undeclared reference to 'nosuch' (in container '')"),
+    # 1.32 compiles new rules at its compatibility version (1.31): no two-variable comprehensions
+    ("self.l.all(i, x, x.x > i)", {}, "undeclared reference to 'all' (in container '')"),
+    ("self.l.transformList(i, x, x.x).size() > 0", {}, "undeclared reference to 'transformList' (in container '')"),
     ("self.a == 1", {"messageExpression": "'a is ' +"},
      "x-kubernetes-validations[0].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:\"self.a == 1\", "
      "Message:\"\", MessageExpression:\"'a is ' +\", Reason:(*apiextensions.FieldValueErrorReason)(nil), "

@@ -46,15 +46,26 @@ static const char self_text[] =
 	"\"items\":[{\"a\":\"x\",\"b\":1},{\"a\":\"y\"}],\"dash-name\":\"d\",\"data\":\"aGVsbG8=\","
 	"\"workers\":[{\"name\":\"a\",\"gpus\":1},{\"name\":\"b\",\"gpus\":2}]}";
 
+/* What run() compiles and evaluates with besides self and oldSelf: more
+ * variables and libraries, and the authorizer. */
+static unsigned run_flags;
+static sk_cel_authorize_fn run_authorize;
+static const sk_cel_authz_check *run_request;
+
 /* The result of expr against self_text as text: "true", a value in CEL
  * syntax, "error: ..." or "compile: ...". */
 static char *run(const char *expr, const char *old)
 {
 	json_t *schema = parse(schema_text), *self = parse(self_text), *o = old ? parse(old) : NULL;
 	char *err = NULL, *out;
-	sk_cel_program *p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF, schema, &err);
+	sk_cel_program *p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF | run_flags, schema, &err);
 	sk_cel_result r;
-	sk_cel_vars vars = {.self = self, .self_schema = schema, .old_self = o, .old_schema = schema};
+	sk_cel_vars vars = {.self = self,
+			    .self_schema = schema,
+			    .old_self = o,
+			    .old_schema = schema,
+			    .authorize = run_authorize,
+			    .request = run_request};
 
 	if (!p) {
 		out = xasprintf("compile: %s", err);
@@ -778,6 +789,277 @@ static void test_crd_rules(void **state)
 	}
 }
 
+/* The two-variable comprehensions (cel-go's ext/comprehensions.go
+ * examples, over literals and typed self), their macro errors and their
+ * absence from the environment without the library. */
+static void test_two_var_comprehensions(void **state)
+{
+	static const struct tcase t[] = {
+		{"[1, 2, 3].all(i, j, i < j)", "true"},
+		{"{'hello': 'world', 'taco': 'taco'}.all(k, v, k != v)", "false"},
+		{"{'h': ['hello', 'hi'], 'j': ['joke', 'jog']}.all(k, vals, vals.all(v, v.startsWith(k)))", "true"},
+		{"[1, 2].all(i, v, v / i > 0)", "error: division by zero"},
+		{"[1, 2].all(i, v, v / i > 0 && i > 5)", "false"},
+		{"{'greeting': 'hello', 'farewell': 'goodbye'}.exists(k, v, k.startsWith('good') || v.endsWith('bye'))",
+		 "true"},
+		{"[1, 2, 4, 8, 16].exists(i, v, v == 1024 && i == 10)", "false"},
+		{"[0, 1].exists(i, v, 1 / v == 1)", "true"},
+		{"[1, 2, 1, 3, 1, 4].existsOne(i, v, i == 1 || v == 1)", "false"},
+		{"[1, 1, 2, 2, 3, 3].existsOne(i, v, i == 2 && v == 2)", "true"},
+		{"{'i': 0, 'j': 1, 'k': 2}.existsOne(i, v, i == 'l' || v == 1)", "true"},
+		{"[1, 1, 2].exists_one(i, v, v == 2)", "true"},
+		{"[0, 1].existsOne(i, v, 1 / v == 1)", "error: division by zero"},
+		{"[1, 2, 3].transformList(i, v, (i * v) + v)", "[1, 4, 9]"},
+		{"[1, 2, 3].transformList(i, v, i % 2 == 0, (i * v) + v)", "[1, 9]"},
+		{"{'greeting': 'hello', 'farewell': 'goodbye'}.transformList(k, _, k)", "[\"greeting\", \"farewell\"]"},
+		{"{'greeting': 'hello', 'farewell': 'goodbye'}.transformList(_, v, v)", "[\"hello\", \"goodbye\"]"},
+		{"[1, 2, 3].transformMap(i, v, (i * v) + v)", "{0: 1, 1: 4, 2: 9}"},
+		{"[1, 2, 3].transformMap(i, v, i % 2 == 0, (i * v) + v)", "{0: 1, 2: 9}"},
+		{"{'greeting': 'hello'}.transformMap(k, v, v + '!')", "{\"greeting\": \"hello!\"}"},
+		{"{'greeting': 'hello'}.transformMapEntry(k, v, {v: k})", "{\"hello\": \"greeting\"}"},
+		{"[1, 2, 3].transformMapEntry(i, v, {v: i})", "{1: 0, 2: 1, 3: 2}"},
+		{"[1, 2, 3].transformMapEntry(i, v, v > 1, {v: i, -v: i})", "{2: 1, -2: 1, 3: 2, -3: 2}"},
+		{"{'greeting': 'aloha', 'farewell': 'aloha'}.transformMapEntry(k, v, {v: k})",
+		 "error: insert failed: key aloha already exists"},
+		{"[1, 2].transformMapEntry(i, v, v == 1 ? {1: 'a'} : {1u: 'b'})",
+		 "error: insert failed: key 1 already exists"},
+		{"[1, 2].transformMapEntry(i, v, v)", "error: no such overload"},
+		/* the first failed insert stays the accumulator's value through later steps */
+		{"[1, 2, 3, 4].transformMapEntry(i, v, v == 4 ? {'x': 1 / 0} : {v % 2: v})",
+		 "error: insert failed: key 1 already exists"},
+		{"[1, 2, 3, 4].transformMapEntry(i, v, v < 4, {v % 2 == 0: v})",
+		 "error: insert failed: key false already exists"},
+		{"['a', 'b', 'c', 'b', 'a'].transformMapEntry(i, v, {v: i})", "error: insert failed: key b already exists"},
+		{"[1, 2, 3].transformMapEntry(i, v, {v: i, v + 10: i})", "{1: 0, 11: 0, 2: 1, 12: 1, 3: 2, 13: 2}"},
+		{"[1, 2].transformList(i, v, v, v)", "error: no such overload"},
+		{"[1, 0].transformList(i, v, 1 / v)", "error: division by zero"},
+		{"[1, 0].transformMap(i, v, v > 0, 1 / v)", "{0: 1}"},
+		{"[].transformMap(i, v, v)", "{}"},
+		/* typed self: a list's index and items, a map's keys and values */
+		{"self.tags.transformList(i, t, i > 0, t)", "[\"b\", \"c\"]"},
+		{"self.workers.all(i, w, w.gpus > i)", "true"},
+		{"self.workers.transformMapEntry(i, w, {w.name: w.gpus})", "{\"a\": 1, \"b\": 2}"},
+		{"self.labels.all(k, v, size(k) > 2 && v != '')", "true"},
+		{"self.labels.transformMap(k, v, v.upperAscii())", "{\"app\": \"WEB\", \"tier\": \"FE\"}"},
+		{"self.labels.exists(k, v, k == 'tier' && v == 'fe')", "true"},
+		{"self.items.existsOne(i, x, has(x.b))", "true"},
+		/* the macro's own checks */
+		{"[1].all(i, i, true)", "compile: ERROR: <input>:1:12: duplicate variable name: i"},
+		{"[1].all(1, v, true)", "compile: ERROR: <input>:1:9: argument must be a simple name"},
+		{"[1].transformList(i, 'v', true)", "compile: ERROR: <input>:1:22: argument must be a simple name"},
+		{"[1].exists(__result__, v, true)",
+		 "compile: ERROR: <input>:1:12: iteration variable overwrites accumulator variable"},
+		{"[1].all(i, v, self.nope)", "compile: ERROR: <input>:1:19: undefined field 'nope'"},
+		{"[1].all(i, v, w)", "compile: ERROR: <input>:1:15: undeclared reference to 'w' (in container '')"},
+		{"[1].transformList(i, v)", "compile: ERROR: <input>:1:4: undeclared reference to 'transformList'"},
+	};
+
+	(void)state;
+	run_flags = SK_CEL_LIB_TWO_VAR;
+	TABLE(t, NULL);
+	run_flags = 0;
+	{
+		/* not in the environment of new expressions (1.31's) */
+		static const struct tcase off[] = {
+			{"[1].all(i, v, true)", "compile: ERROR: <input>:1:4: undeclared reference to 'all'"},
+			{"{'a': 1}.transformMap(k, v, v)", "compile: ERROR: <input>:1:9: undeclared reference to "
+							   "'transformMap'"},
+			{"[1].all(v, true)", "true"},
+		};
+
+		TABLE(off, NULL);
+	}
+}
+
+static void test_two_var_cost_and_type(void **state)
+{
+	json_t *schema = parse("{\"type\":\"object\",\"properties\":{"
+			       "\"n\":{\"type\":\"array\",\"maxItems\":10,\"items\":{\"type\":\"integer\"}},"
+			       "\"m\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"}}}}");
+	json_t *self = parse("{\"n\":[1,2,3],\"m\":{\"a\":1}}");
+	char *err = NULL;
+	sk_cel_program *p;
+	sk_cel_result r;
+	sk_cel_vars vars = {.self = self, .self_schema = schema};
+	int64_t budget = 1000;
+
+	(void)state;
+	p = sk_cel_compile("self.n.all(i, x, self.n.exists(j, y, y == x))", SK_CEL_VAR_SELF | SK_CEL_LIB_TWO_VAR,
+			   schema, &err);
+	assert_non_null(p);
+	assert_true(sk_cel_cost_lower_bound(p) == 100);
+	assert_string_equal(sk_cel_result_type(p), "bool");
+	sk_cel_program_free(p);
+	p = sk_cel_compile("self.n.transformList(i, x, x)", SK_CEL_VAR_SELF | SK_CEL_LIB_TWO_VAR, schema, &err);
+	assert_string_equal(sk_cel_result_type(p), "list");
+	sk_cel_program_free(p);
+	p = sk_cel_compile("self.m.transformMap(k, v, v)", SK_CEL_VAR_SELF | SK_CEL_LIB_TWO_VAR, schema, &err);
+	assert_string_equal(sk_cel_result_type(p), "map");
+	sk_cel_program_free(p);
+	/* the checker types the index as an int and the map key as a string */
+	p = sk_cel_compile("self.n.all(i, x, i == 'a')", SK_CEL_VAR_SELF | SK_CEL_LIB_TWO_VAR, schema, &err);
+	assert_null(p);
+	assert_non_null(strstr(err, "found no matching overload for '_==_' applied to '(int, string)'"));
+	free(err);
+	p = sk_cel_compile("self.m.all(k, v, k == 1 || v == 'x')", SK_CEL_VAR_SELF | SK_CEL_LIB_TWO_VAR, schema, &err);
+	assert_null(p);
+	assert_non_null(strstr(err, "applied to '(string, int)'"));
+	assert_non_null(strstr(err, "applied to '(int, string)'"));
+	free(err);
+	/* every step costs, as the one-variable comprehensions' */
+	p = sk_cel_compile("self.n.transformList(i, x, x).all(i, x, x > 0)", SK_CEL_VAR_SELF | SK_CEL_LIB_TWO_VAR,
+			   schema, &err);
+	vars.budget = &budget;
+	assert_int_equal(sk_cel_eval(p, &vars, &r), SK_CEL_BOOL);
+	assert_true(r.b);
+	assert_true(budget < 1000 - 20);
+	budget = 10;
+	assert_int_equal(sk_cel_eval(p, &vars, &r), SK_CEL_COST);
+	sk_cel_program_free(p);
+	json_decref(schema);
+	json_decref(self);
+}
+
+/* A rule stored with two-variable comprehensions (upstream's
+ * StoredExpressions environment) is evaluated on writes. */
+static void test_two_var_stored_rules(void **state)
+{
+	static const char schema[] =
+		"{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"properties\":{"
+		"\"ports\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"x-kubernetes-validations\":["
+		"{\"rule\":\"self.all(i, p, i == 0 || p > self[i - 1])\",\"message\":\"must ascend\"}]},"
+		"\"limits\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"},"
+		"\"x-kubernetes-validations\":[{\"rule\":\"self.transformList(k, v, v > 8, k).size() == 0\","
+		"\"messageExpression\":\"'too big: ' + self.transformList(k, v, v > 8, k).join(', ')\"}]}}}}}";
+
+	(void)state;
+	expect_rules(schema, "{\"spec\":{\"ports\":[1,5,9],\"limits\":{\"a\":1}}}", NULL, "");
+	expect_rules(schema, "{\"spec\":{\"ports\":[1,9,5],\"limits\":{\"a\":10,\"b\":2}}}", NULL,
+		     "spec.ports: Invalid value: \"array\": must ascend\n"
+		     "spec.limits: Invalid value: \"object\": too big: a");
+}
+
+/* A fake authorizer: pods may be listed, secrets are denied with a reason,
+ * nodes fail with an error, paths under / may be read; it records the last
+ * check it saw. */
+static char last_check[512];
+
+static enum sk_cel_authz_decision fake_authorize(void *ud, const sk_cel_authz_check *k, char **reason, char **error)
+{
+	(void)ud;
+	if (k->resource_request)
+		snprintf(last_check, sizeof(last_check), "%s%s%s%s%sverb=%s group=%s resource=%s sub=%s ns=%s name=%s "
+			 "fields=%s labels=%s",
+			 k->sa_name ? "sa=" : "", k->sa_namespace ? k->sa_namespace : "", k->sa_name ? "/" : "",
+			 k->sa_name ? k->sa_name : "", k->sa_name ? " " : "", k->verb, k->group, k->resource, k->subresource, k->ns,
+			 k->name, k->field_selector, k->label_selector);
+	else
+		snprintf(last_check, sizeof(last_check), "verb=%s path=%s", k->verb, k->path);
+	if (!k->resource_request)
+		return k->path[0] == '/' && !strcmp(k->verb, "get") ? SK_CEL_AUTHZ_ALLOW : SK_CEL_AUTHZ_NO_OPINION;
+	if (!strcmp(k->resource, "nodes")) {
+		*error = xstrdup("webhook unreachable");
+		return SK_CEL_AUTHZ_NO_OPINION;
+	}
+	if (!strcmp(k->resource, "secrets")) {
+		*reason = xstrdup("denied: secrets");
+		return SK_CEL_AUTHZ_DENY;
+	}
+	if (k->sa_name && strcmp(k->sa_name, "builder"))
+		return SK_CEL_AUTHZ_NO_OPINION;
+	return !strcmp(k->resource, "pods") && !strcmp(k->verb, "list") ? SK_CEL_AUTHZ_ALLOW
+									 : SK_CEL_AUTHZ_NO_OPINION;
+}
+
+static void expect_authz(const char *expr, const char *want, const char *check)
+{
+	char *got = run(expr, NULL);
+
+	if (strcmp(got, want))
+		fail_msg("%s: got %s, want %s", expr, got, want);
+	if (check && strcmp(last_check, check))
+		fail_msg("%s: checked %s, want %s", expr, last_check, check);
+	free(got);
+}
+
+/* upstream's authz library over a fake authorizer (skiff serves no
+ * ValidatingAdmissionPolicy yet: nothing else binds authorizer). */
+static void test_authz_library(void **state)
+{
+	static const sk_cel_authz_check request = {
+		.group = "apps", .resource = "deployments", .subresource = "scale", .ns = "prod", .name = "web"};
+	static const struct tcase t[] = {
+		{"authorizer.group('').resource('secrets').check('get').allowed()", "false"},
+		{"authorizer.group('').resource('secrets').check('get').reason()", "\"denied: secrets\""},
+		{"authorizer.group('').resource('secrets').check('get').errored()", "false"},
+		{"authorizer.group('').resource('secrets').check('get').error()", "\"\""},
+		{"authorizer.group('').resource('nodes').check('get').errored()", "true"},
+		{"authorizer.group('').resource('nodes').check('get').error()", "\"webhook unreachable\""},
+		{"authorizer.group('').resource('nodes').check('get').allowed()", "false"},
+		{"authorizer.path('/healthz').check('get').allowed()", "true"},
+		{"authorizer.path('/healthz').check('post').allowed()", "false"},
+		{"authorizer.path('  ').check('get')", "error: path must not be empty"},
+		{"authorizer.group('apps').resource(' ').check('get')", "error: resource must not be empty"},
+		{"authorizer.serviceAccount('Bad_NS', 'builder')", "error: Invalid service account namespace"},
+		{"authorizer.serviceAccount('bad ns', 'bad name')", "error: Invalid service account name"},
+		{"authorizer.group('apps').check('get')", "error: no such overload"},
+		{"authorizer.group('').resource('pods').check(1)", "error: no such overload"},
+		{"authorizer.path('/a').resource('pods')", "error: no such overload"},
+		{"type(authorizer.group('')) == type(authorizer)", "false"},
+		/* three checks pass the per-expression limit: two fit */
+		{"authorizer.path('/a').check('get').allowed() && authorizer.path('/b').check('get').allowed()", "true"},
+		{"authorizer.path('/a').check('get').allowed() && authorizer.path('/b').check('get').allowed() && "
+		 "authorizer.path('/c').check('get').allowed()",
+		 "cost"},
+	};
+
+	(void)state;
+	run_flags = SK_CEL_VAR_AUTHORIZER;
+	run_authorize = fake_authorize;
+	TABLE(t, NULL);
+	expect_authz("authorizer.group('').resource('pods').namespace('default').check('list').allowed()", "true",
+		     "verb=list group= resource=pods sub= ns=default name= fields= labels=");
+	expect_authz("authorizer.group('').resource('pods').subresource('status').namespace('a').name('p')"
+		     ".fieldSelector('spec.nodeName=n1').labelSelector('app=web').namespace('b').check('update')"
+		     ".allowed()",
+		     "false",
+		     "verb=update group= resource=pods sub=status ns=b name=p fields=spec.nodeName=n1 labels=app=web");
+	expect_authz("authorizer.serviceAccount('ci', 'builder').group('').resource('pods').check('list').allowed()",
+		     "true", "sa=ci/builder verb=list group= resource=pods sub= ns= name= fields= labels=");
+	expect_authz("authorizer.serviceAccount('ci', 'other').group('').resource('pods').check('list').allowed()",
+		     "false", "sa=ci/other verb=list group= resource=pods sub= ns= name= fields= labels=");
+	expect_authz("authorizer.serviceAccount('ci', 'x').path('/metrics').check('get').allowed()", "true",
+		     "verb=get path=/metrics");
+	/* each builder makes a new value: the first check is unchanged */
+	expect_authz("[authorizer.group('').resource('pods')].all(r, r.name('x') != r && "
+		     "r.check('list').allowed())",
+		     "true", "verb=list group= resource=pods sub= ns= name= fields= labels=");
+	expect_authz("authorizer.requestResource.check('create').allowed()", "error: no such attribute: "
+									     "authorizer.requestResource",
+		     NULL);
+	run_request = &request;
+	expect_authz("authorizer.requestResource.check('update').allowed()", "false",
+		     "verb=update group=apps resource=deployments sub=scale ns=prod name=web fields= labels=");
+	expect_authz("authorizer.requestResource.subresource('').namespace('dev').check('get').allowed()", "false",
+		     "verb=get group=apps resource=deployments sub= ns=dev name=web fields= labels=");
+	run_request = NULL;
+	/* no authorizer bound: the variable is unknown at run time */
+	run_authorize = NULL;
+	expect_authz("authorizer.path('/x').check('get').allowed()", "error: no such attribute: authorizer", NULL);
+	/* not declared (CRD rules): refused when compiled, its functions too */
+	run_flags = 0;
+	expect_authz("self.name.check('get')",
+		     "compile: ERROR: <input>:1:10: undeclared reference to 'check' (in container '')\n"
+		     " | self.name.check('get')\n"
+		     " | .........^",
+		     NULL);
+	expect_authz("authorizer.path('/x').check('get').allowed()",
+		     "compile: ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container '')\n"
+		     " | authorizer.path('/x').check('get').allowed()\n"
+		     " | ^",
+		     NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -786,6 +1068,8 @@ int main(void)
 		cmocka_unit_test(test_functions),  cmocka_unit_test(test_old_self),   cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_cost_limit), cmocka_unit_test(test_depth_limit), cmocka_unit_test(test_crd_rules),
 		cmocka_unit_test(test_cost_estimate), cmocka_unit_test(test_format_library),
+		cmocka_unit_test(test_two_var_comprehensions), cmocka_unit_test(test_two_var_cost_and_type),
+		cmocka_unit_test(test_authz_library), cmocka_unit_test(test_two_var_stored_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

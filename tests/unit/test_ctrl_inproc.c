@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "client/informer.h"
+#include "ctrl/ctrl-int.h"
 #include "ctrl/ctrl.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -405,6 +407,89 @@ static void test_gc_follows_custom_kinds(void **state)
 	}
 }
 
+/* A resource served without a CRD event (as an aggregated API's) is
+ * followed from the collector's periodic discovery resync: with the CRD
+ * events ignored, a custom object whose owner goes is still collected. */
+static void test_gc_discovery_resync(void **state)
+{
+	struct fx *f = *state;
+	sk_error_t err = {0};
+
+	/* the first discovery has run once a Secret (found by discovery) of a
+	 * deleted ConfigMap goes */
+	create(f, "/api/v1/namespaces/default/configmaps", "{\"metadata\":{\"name\":\"cm0\"}}");
+	{
+		cleanup_json json_t *cm = get(f, "/api/v1/namespaces/default/configmaps/cm0");
+		cleanup_free char *secret = xasprintf(
+			"{\"metadata\":{\"name\":\"s0\",\"ownerReferences\":[{\"apiVersion\":\"v1\","
+			"\"kind\":\"ConfigMap\",\"name\":\"cm0\",\"uid\":\"%s\"}]}}",
+			json_string_value(json_object_get(json_object_get(cm, "metadata"), "uid")));
+
+		create(f, "/api/v1/namespaces/default/secrets", secret);
+	}
+	assert_int_equal(sk_client_delete(f->c, "/api/v1/namespaces/default/configmaps/cm0", NULL, &err), 0);
+	WAIT(!exists(f, "/api/v1/namespaces/default/secrets/s0"));
+	create_widget_crd(f);
+	WAIT(exists(f, WIDGETS));
+	widget_of_configmap(f, "w", "cm");
+	assert_int_equal(sk_client_delete(f->c, "/api/v1/namespaces/default/configmaps/cm", NULL, &err), 0);
+	WAIT(!exists(f, WIDGETS "/w"));
+}
+
+static int setup_resync(void **state)
+{
+	sk__gc_resync_ms = 200;
+	sk__gc_ignore_crd_events = 1;
+	return setup(state);
+}
+
+static int teardown_resync(void **state)
+{
+	int r = teardown(state);
+
+	sk__gc_resync_ms = 30000;
+	sk__gc_ignore_crd_events = 0;
+	return r;
+}
+
+/* A metadata-only informer (the collector's own monitors) caches and hands
+ * out apiVersion, kind and the ownership meta only: no data, labels,
+ * annotations or managedFields. */
+static void test_informer_metadata_only(void **state)
+{
+	struct fx *f = *state;
+	sk_informer *inf = sk_informer_new(f->c, "/api/v1/secrets", "v1", "Secret");
+	sk_error_t err = {0};
+	cleanup_json json_t *o = NULL;
+	json_t *meta;
+
+	create(f, "/api/v1/namespaces/default/secrets",
+	       "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\","
+	       "\"labels\":{\"a\":\"b\"},\"annotations\":{\"big\":\"xxxxxxxx\"},\"finalizers\":[\"x.test/f\"],"
+	       "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"cm\","
+	       "\"uid\":\"u-1\"}]},\"stringData\":{\"k\":\"secret\"}}");
+	sk_informer_set_metadata_only(inf);
+	assert_int_equal(sk_informer_start(inf, &err), 0);
+	o = sk_informer_get(inf, "default", "s");
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "kind")), "Secret");
+	assert_string_equal(json_string_value(json_object_get(o, "apiVersion")), "v1");
+	assert_null(json_object_get(o, "data"));
+	assert_null(json_object_get(o, "type"));
+	meta = json_object_get(o, "metadata");
+	assert_string_equal(json_string_value(json_object_get(meta, "name")), "s");
+	assert_string_equal(json_string_value(json_object_get(meta, "namespace")), "default");
+	assert_non_null(json_object_get(meta, "uid"));
+	assert_non_null(json_object_get(meta, "resourceVersion"));
+	assert_non_null(json_object_get(meta, "creationTimestamp"));
+	assert_int_equal(json_array_size(json_object_get(meta, "ownerReferences")), 1);
+	assert_int_equal(json_array_size(json_object_get(meta, "finalizers")), 1);
+	assert_null(json_object_get(meta, "labels"));
+	assert_null(json_object_get(meta, "annotations"));
+	assert_null(json_object_get(meta, "managedFields"));
+	sk_informer_free(inf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +499,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_survives_controller_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_deletion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gc_follows_custom_kinds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gc_discovery_resync, setup_resync, teardown_resync),
+		cmocka_unit_test_setup_teardown(test_informer_metadata_only, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

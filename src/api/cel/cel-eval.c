@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/cel/cel-int.h"
@@ -456,6 +457,8 @@ int sk__cel_compare(cel_ctx *c, cval *a, cval *b)
 
 const char *sk__cel_type_name(const cval *v)
 {
+	if (v->t == V_AUTHZ)
+		return sk__cel_authz_type_name(v);
 	static const char *const names[] = {
 		[V_NULL] = "null_type",
 		[V_BOOL] = "bool",
@@ -476,6 +479,7 @@ const char *sk__cel_type_name(const cval *v)
 		[V_IP] = "net.IP",
 		[V_CIDR] = "net.CIDR",
 		[V_FORMAT] = "kubernetes.NamedFormat",
+		[V_AUTHZ] = "kubernetes.authorization.Authorizer",
 	};
 
 	return names[v->t];
@@ -579,6 +583,9 @@ static void repr_to(cel_ctx *c, FILE *f, cval *v, int depth)
 	case V_FORMAT:
 		fprintf(f, "format.%.*s()", (int)v->s.n, v->s.p);
 		break;
+	case V_AUTHZ:
+		fputs(sk__cel_authz_type_name(v), f);
+		break;
 	case V_IP:
 	case V_CIDR: {
 		cval *s = sk__cel_call(c, "string", NULL, &v, 1);
@@ -610,6 +617,8 @@ char *sk__cel_repr(cel_ctx *c, cval *v)
 
 typedef struct eval_vars {
 	cval *self, *old_self;
+	cval *authorizer; /* NULL: unbound */
+	const sk_cel_authz_check *request;
 } eval_vars;
 
 static cval *eval(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *vars);
@@ -628,6 +637,8 @@ static cval *lookup_ident(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars
 		return vars->self;
 	if (!strcmp(n->name, "oldSelf") && vars->old_self)
 		return vars->old_self;
+	if (!strcmp(n->name, "authorizer") && vars->authorizer)
+		return vars->authorizer;
 	if (!strcmp(n->name, "null_type"))
 		return sk__cel_type(c, "null_type");
 	for (int k = 0; types[k]; k++)
@@ -679,6 +690,12 @@ static cval *eval_select(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars 
 			return t;
 		t = t->opt;
 		wrap = 1;
+	}
+	if (t->t == V_AUTHZ && t->az->kind == AZ_AUTHORIZER && !strcmp(n->name, "requestResource")) {
+		/* the variable authorizer.requestResource */
+		if (!vars->request || t != vars->authorizer)
+			return sk__cel_err(c, "no such attribute: authorizer.requestResource");
+		return sk__cel_authz_var(c, vars->request);
 	}
 	r = field(c, t, n->name, &absent);
 	if (absent) {
@@ -865,6 +882,207 @@ static cval *eval_cond(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *v
 	return eval(c, n->args[x->b ? 1 : 2], env, vars);
 }
 
+/* The key of an output map entry as cel-go's %v prints it (insert failed:
+ * key %v already exists): strings bare, numbers without a suffix. */
+static const char *key_text(cel_ctx *c, cval *k)
+{
+	char buf[64];
+
+	switch (k->t) {
+	case V_STRING: {
+		char *s = sk__cel_alloc(c, k->s.n + 1);
+
+		memcpy(s, k->s.p, k->s.n);
+		return s;
+	}
+	case V_UINT:
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)k->u);
+		break;
+	default:
+		return sk__cel_repr(c, k);
+	}
+	{
+		char *s = sk__cel_alloc(c, strlen(buf) + 1);
+
+		memcpy(s, buf, strlen(buf));
+		return s;
+	}
+}
+
+/* Appends key: val to the output map m (cel.@mapInsert); keys that
+ * repeat are found afterwards (first_duplicate). */
+static cval *map_insert(cel_ctx *c, cval *m, size_t *cap, cval *key, cval *val)
+{
+	if (key->t != V_STRING && key->t != V_INT && key->t != V_UINT && key->t != V_BOOL)
+		return sk__cel_err(c, "unsupported key type");
+	if (m->m.n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		cval **k = sk__cel_alloc(c, ncap * sizeof(*k)), **v = sk__cel_alloc(c, ncap * sizeof(*v));
+
+		if (m->m.n) {
+			memcpy(k, m->m.k, m->m.n * sizeof(*k));
+			memcpy(v, m->m.v, m->m.n * sizeof(*v));
+		}
+		m->m.k = k;
+		m->m.v = v;
+		*cap = ncap;
+	}
+	m->m.k[m->m.n] = key;
+	m->m.v[m->m.n++] = val;
+	return NULL;
+}
+
+struct keyref {
+	cval *k;
+	size_t i;
+};
+
+static int key_class(const cval *k) { return k->t == V_BOOL ? 0 : k->t == V_STRING ? 2 : 1; }
+
+/* Map keys in CEL's equality classes (bools, numbers by value: 1 == 1u,
+ * strings), then by insertion. */
+static int key_cmp(const void *a, const void *b)
+{
+	const struct keyref *x = a, *y = b;
+	int cx = key_class(x->k), cy = key_class(y->k), r;
+
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	r = cx == 0 ? (x->k->b > y->k->b) - (x->k->b < y->k->b) : cx == 2 ? blob_cmp(x->k, y->k) : num_cmp(x->k, y->k);
+	if (r)
+		return r;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first key of map m, in insertion order, equal to an earlier one (the
+ * insert cel-go's transformMapEntry fails on), or NULL: a sort, so that a
+ * large map costs no more than upstream's hashed one. */
+static cval *first_duplicate(cel_ctx *c, cval *m)
+{
+	size_t n = m->m.n, best = SIZE_MAX;
+	struct keyref *r;
+
+	if (n < 2)
+		return NULL;
+	r = sk__cel_alloc(c, n * sizeof(*r));
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct keyref){m->m.k[i], i};
+	qsort(r, n, sizeof(*r), key_cmp);
+	for (size_t i = 1; i < n; i++) {
+		struct keyref a = r[i - 1], b = r[i];
+
+		a.i = b.i = 0;
+		if (!key_cmp(&a, &b) && r[i].i < best)
+			best = r[i].i;
+	}
+	return best == SIZE_MAX ? NULL : m->m.k[best];
+}
+
+/* transformMapEntry's result, or its first failed insert: cel-go's
+ * accumulator keeps that error through the later steps. */
+static cval *entries_or_dup(cel_ctx *c, cval *out, cval *r)
+{
+	cval *d = first_duplicate(c, out);
+
+	return d ? sk__cel_err(c, "insert failed: key %s already exists", key_text(c, d)) : r;
+}
+
+/* The two-variable comprehensions (cel-go's ext.TwoVarComprehensions): the
+ * index and the element of a list, or the key and the value of a map. all
+ * and exists absorb errors as their one-variable forms (an error counts
+ * unless a later step decides), the others stop at the first. */
+static cval *eval_two_var(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *vars, cval *t)
+{
+	cel_env first = {n->var, NULL, env}, second = {n->var2, NULL, &first};
+	size_t len, count = 0, cap = 0;
+	cval *out = NULL, *err = NULL;
+	int transform = n->op == M_TRANSFORM_LIST || n->op == M_TRANSFORM_MAP || n->op == M_TRANSFORM_MAP_ENTRY;
+	cel_node *filter = transform && n->nargs == 2 ? n->args[0] : NULL;
+	cel_node *body = n->args[n->nargs - 1];
+	int entries = n->op == M_TRANSFORM_MAP_ENTRY;
+
+	if (t->t != V_LIST && t->t != V_MAP)
+		return sk__cel_err(c, "no such overload");
+	len = sk__cel_len(t);
+	if (n->op == M_TRANSFORM_LIST) {
+		out = sk__cel_list(c, len);
+		out->l.n = 0;
+	} else if (transform) {
+		out = sk__cel_new(c, V_MAP);
+	}
+	for (size_t i = 0; i < len; i++) {
+		cval *p;
+
+		sk__cel_charge(c, 1);
+		if (t->t == V_LIST) {
+			first.v = sk__cel_int(c, (int64_t)i);
+			second.v = sk__cel_list_at(c, t, i);
+		} else {
+			first.v = sk__cel_map_key(c, t, i);
+			second.v = sk__cel_map_val(c, t, i);
+		}
+		if (filter) {
+			p = eval(c, filter, &second, vars);
+			/* cel-go's ?: makes a failed filter the accumulator */
+			if (is_err(p))
+				return p;
+			if (p->t != V_BOOL)
+				return sk__cel_err(c, "no such overload");
+			if (!p->b)
+				continue;
+		}
+		p = eval(c, body, &second, vars);
+		switch (n->op) {
+		case M_ALL2:
+		case M_EXISTS2:
+			if (p->t == V_BOOL) {
+				if (p->b != (n->op == M_ALL2))
+					return p;
+			} else if (!err) {
+				err = is_err(p) ? p : sk__cel_err(c, "no such overload");
+			}
+			break;
+		case M_EXISTS_ONE2:
+			if (is_err(p))
+				return p;
+			if (p->t != V_BOOL)
+				return sk__cel_err(c, "no such overload");
+			count += p->b;
+			break;
+		case M_TRANSFORM_LIST:
+			if (is_err(p))
+				return p;
+			out->l.v[out->l.n++] = p;
+			break;
+		case M_TRANSFORM_MAP:
+			if (is_err(p))
+				return p;
+			if ((err = map_insert(c, out, &cap, first.v, p)))
+				return err;
+			break;
+		case M_TRANSFORM_MAP_ENTRY:
+			if (is_err(p))
+				return entries_or_dup(c, out, p);
+			if (p->t != V_MAP)
+				return entries_or_dup(c, out, sk__cel_err(c, "no such overload"));
+			for (size_t k = 0; k < sk__cel_len(p); k++)
+				if ((err = map_insert(c, out, &cap, sk__cel_map_key(c, p, k),
+						      sk__cel_map_val(c, p, k))))
+					return entries_or_dup(c, out, err);
+			break;
+		}
+	}
+	if (entries)
+		return entries_or_dup(c, out, out);
+	if (out)
+		return out;
+	if (err)
+		return err;
+	if (n->op == M_EXISTS_ONE2)
+		return sk__cel_bool(c, count == 1);
+	return sk__cel_bool(c, n->op == M_ALL2);
+}
+
 static cval *eval_comprehension(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *vars)
 {
 	cval *t = eval(c, n->target, env, vars), *out = NULL, *err = NULL;
@@ -874,6 +1092,8 @@ static cval *eval_comprehension(cel_ctx *c, cel_node *n, cel_env *env, const eva
 
 	if (is_err(t))
 		return t;
+	if (n->op >= M_ALL2)
+		return eval_two_var(c, n, env, vars, t);
 	if (n->op == M_OPTMAP || n->op == M_OPTFLATMAP) {
 		cval *r;
 
@@ -1086,7 +1306,7 @@ enum sk_cel_kind sk_cel_eval(const sk_cel_program *p, const sk_cel_vars *vars, s
 {
 	/* on the heap: the context outlives a longjmp unchanged */
 	cel_ctx *c = xzalloc(sizeof(*c));
-	eval_vars ev = {NULL, NULL};
+	eval_vars ev = {NULL, NULL, NULL, NULL};
 	cval *r;
 
 	memset(out, 0, sizeof(*out));
@@ -1107,6 +1327,12 @@ enum sk_cel_kind sk_cel_eval(const sk_cel_program *p, const sk_cel_vars *vars, s
 			ev.old_self = sk__cel_from_json(c, vars->old_self, vars->old_schema);
 		if (vars->optional_old_self)
 			ev.old_self = sk__cel_opt(c, ev.old_self);
+		if (vars->authorize) {
+			c->authorize = vars->authorize;
+			c->authorize_ud = vars->authorize_ud;
+			ev.authorizer = sk__cel_authz_var(c, NULL);
+			ev.request = vars->request;
+		}
 	}
 	r = eval(c, p->root, NULL, &ev);
 	switch (r->t) {

@@ -53,7 +53,24 @@ enum cel_op {
 	OP_NEG,
 };
 
-enum cel_macro { M_ALL, M_EXISTS, M_EXISTS_ONE, M_MAP, M_MAP3, M_FILTER, M_OPTMAP, M_OPTFLATMAP };
+enum cel_macro {
+	M_ALL,
+	M_EXISTS,
+	M_EXISTS_ONE,
+	M_MAP,
+	M_MAP3,
+	M_FILTER,
+	M_OPTMAP,
+	M_OPTFLATMAP,
+	/* two variables (var, var2): index or key, and value; the transforms
+	 * take [filter,] transform in args */
+	M_ALL2,
+	M_EXISTS2,
+	M_EXISTS_ONE2,
+	M_TRANSFORM_LIST,
+	M_TRANSFORM_MAP,
+	M_TRANSFORM_MAP_ENTRY,
+};
 
 /* What the checker knows of an expression's type; TY_DYN: nothing. */
 enum cel_static_type {
@@ -89,7 +106,7 @@ struct cel_node {
 	double d;
 	char *s; /* N_STRING/N_BYTES: bytes, n long */
 	size_t n;
-	char *var; /* N_COMPREH */
+	char *var, *var2; /* N_COMPREH */
 };
 
 struct sk_cel_program {
@@ -123,6 +140,17 @@ enum cel_type {
 	V_IP,
 	V_CIDR,
 	V_FORMAT, /* a named format of the format library: its name in s */
+	V_AUTHZ,  /* the authz library's Authorizer, checks and Decision (az) */
+};
+
+enum cel_authz_kind { AZ_AUTHORIZER, AZ_PATH, AZ_GROUP, AZ_RESOURCE, AZ_DECISION };
+
+/* An authz value: each builder call makes a new one (values are immutable). */
+struct cel_authz {
+	enum cel_authz_kind kind;
+	sk_cel_authz_check chk; /* strings in the arena */
+	enum sk_cel_authz_decision decision;
+	const char *reason, *error; /* decision; error NULL: none */
 };
 
 typedef struct cval cval;
@@ -153,6 +181,7 @@ struct cval {
 			int32_t nsec;
 		} ts;
 		cval *opt; /* NULL: optional.none() */
+		struct cel_authz *az;
 		struct {
 			unsigned char a[16];
 			int fam;    /* 4 or 6 */
@@ -178,6 +207,8 @@ typedef struct cel_ctx {
 	int64_t cost, limit;
 	jmp_buf out; /* cost or memory exhausted */
 	int depth;
+	sk_cel_authorize_fn authorize; /* the authz library's checks */
+	void *authorize_ud;
 } cel_ctx;
 
 void *sk__cel_alloc(cel_ctx *c, size_t n);
@@ -213,6 +244,16 @@ char *sk__cel_repr(cel_ctx *c, cval *v);
 /* The functions (cel-lib.c): whether name is one (member: target.name()). */
 int sk__cel_known_function(const char *name, int member);
 cval *sk__cel_call(cel_ctx *c, const char *name, cval *target, cval **args, size_t n);
+/* Whether name is one of the authz library's member functions (known
+ * where the authorizer variable is: elsewhere no value has them, and the
+ * checker refuses them as cel-go's refuses them on other receivers). */
+int sk__cel_authz_function(const char *name);
+/* The authz library (cel-authz.c): a member function of an authz value. */
+cval *sk__cel_authz_call(cel_ctx *c, const char *fn, cval *t, cval **a, size_t n);
+/* The authorizer variable (request NULL) or its requestResource. */
+cval *sk__cel_authz_var(cel_ctx *c, const sk_cel_authz_check *request);
+const char *sk__cel_authz_type_name(const cval *v);
+
 /* a op b for the binary operators (enum cel_op). */
 cval *sk__cel_binary(cel_ctx *c, int op, cval *a, cval *b);
 /* The property a CEL identifier names (Kubernetes escapes property names

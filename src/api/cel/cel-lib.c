@@ -1733,12 +1733,25 @@ static const char *const members[] = {"size",
 				      "validate",
 				      NULL};
 
+/* The authz library's member functions (cel-authz.c). */
+static const char *const authz_members[] = {"path",      "group",  "serviceAccount", "resource",      "subresource",
+					    "namespace", "name",   "fieldSelector",  "labelSelector", "check",
+					    "allowed",   "reason", "errored",        "error",         NULL};
+
 int sk__cel_known_function(const char *name, int member)
 {
 	const char *const *t = member ? members : globals;
 
 	for (int k = 0; t[k]; k++)
 		if (!strcmp(t[k], name))
+			return 1;
+	return 0;
+}
+
+int sk__cel_authz_function(const char *name)
+{
+	for (int k = 0; authz_members[k]; k++)
+		if (!strcmp(authz_members[k], name))
 			return 1;
 	return 0;
 }
@@ -2008,6 +2021,8 @@ cval *sk__cel_call(cel_ctx *c, const char *fn, cval *t, cval **a, size_t n)
 		if (strcmp(fn, "validate") || n != 1 || a[0]->t != V_STRING)
 			return NOOV();
 		return format_validate(c, t, a[0]);
+	case V_AUTHZ:
+		return sk__cel_authz_call(c, fn, t, a, n);
 	default:
 		return NOOV();
 	}

@@ -417,6 +417,7 @@ void sk__cel_node_free(cel_node *n)
 	free(n->name);
 	free(n->s);
 	free(n->var);
+	free(n->var2);
 	free(n);
 }
 
@@ -887,8 +888,10 @@ static json_t *field_schema(json_t *s, const char *name, int *undefined)
 
 static json_t *check(struct checker *ck, cel_node *n, struct scope *sc);
 
-static const char *macro_name(const char *name, size_t nargs, int *macro)
+static const char *macro_name(const char *name, size_t nargs, int *macro, unsigned vars)
 {
+	int two = (vars & SK_CEL_LIB_TWO_VAR) != 0;
+
 	if (!strcmp(name, "all") && nargs == 2)
 		*macro = M_ALL;
 	else if (!strcmp(name, "exists") && nargs == 2)
@@ -905,9 +908,98 @@ static const char *macro_name(const char *name, size_t nargs, int *macro)
 		*macro = M_OPTMAP;
 	else if (!strcmp(name, "optFlatMap") && nargs == 2)
 		*macro = M_OPTFLATMAP;
+	else if (two && !strcmp(name, "all") && nargs == 3)
+		*macro = M_ALL2;
+	else if (two && !strcmp(name, "exists") && nargs == 3)
+		*macro = M_EXISTS2;
+	else if (two && (!strcmp(name, "exists_one") || !strcmp(name, "existsOne")) && nargs == 3)
+		*macro = M_EXISTS_ONE2;
+	else if (two && !strcmp(name, "transformList") && (nargs == 3 || nargs == 4))
+		*macro = M_TRANSFORM_LIST;
+	else if (two && !strcmp(name, "transformMap") && (nargs == 3 || nargs == 4))
+		*macro = M_TRANSFORM_MAP;
+	else if (two && !strcmp(name, "transformMapEntry") && (nargs == 3 || nargs == 4))
+		*macro = M_TRANSFORM_MAP_ENTRY;
 	else
 		return NULL;
 	return name;
+}
+
+static int two_var(int macro) { return macro >= M_ALL2; }
+
+/* cel-go's extractIterVars: two simple names, distinct, neither the
+ * accumulator's. */
+static int two_var_names(struct checker *ck, cel_node *n)
+{
+	cel_node *a = n->args[0], *b = n->args[1];
+
+	if (a->kind != N_IDENT) {
+		cfail(ck, a->pos, "argument must be a simple name");
+		return -1;
+	}
+	if (b->kind != N_IDENT) {
+		cfail(ck, b->pos, "argument must be a simple name");
+		return -1;
+	}
+	if (!strcmp(a->name, b->name)) {
+		cfail(ck, b->pos, "duplicate variable name: %s", a->name);
+		return -1;
+	}
+	if (!strcmp(a->name, "__result__") || !strcmp(b->name, "__result__")) {
+		cfail(ck, (!strcmp(a->name, "__result__") ? a : b)->pos,
+		      "iteration variable overwrites accumulator variable");
+		return -1;
+	}
+	return 0;
+}
+
+/* target.all(i, v, p) and the other two-variable macros: var the index
+ * (an int) or key, var2 the value, args the predicate or [filter,]
+ * transform; each step runs them once, as the one-variable ones. */
+static json_t *check_two_var(struct checker *ck, cel_node *n, struct scope *sc, int macro, json_t *ts)
+{
+	struct scope first, second;
+	json_t *vs = NULL;
+	int kty = TY_DYN;
+
+	if (two_var_names(ck, n) < 0)
+		return NULL;
+	if (json_is_object(ts)) {
+		const char *type = json_string_value(jget(ts, "type"));
+
+		if (type && !strcmp(type, "array")) {
+			vs = jget(ts, "items");
+			kty = TY_INT;
+		} else if (type && !strcmp(type, "object")) {
+			json_t *ap = jget(ts, "additionalProperties");
+
+			vs = json_is_object(ap) ? ap : NULL;
+			kty = TY_STRING;
+		}
+	}
+	n->kind = N_COMPREH;
+	n->op = macro;
+	n->var = n->args[0]->name;
+	n->args[0]->name = NULL;
+	n->var2 = n->args[1]->name;
+	n->args[1]->name = NULL;
+	sk__cel_node_free(n->args[0]);
+	sk__cel_node_free(n->args[1]);
+	memmove(n->args, n->args + 2, (n->nargs - 2) * sizeof(*n->args));
+	n->nargs -= 2;
+	first = (struct scope){n->var, NULL, sc, kty};
+	second = (struct scope){n->var2, vs, &first, TY_DYN};
+	for (size_t i = 0; i < n->nargs; i++)
+		check(ck, n->args[i], &second);
+	{
+		double body = 1;
+
+		for (size_t i = 0; i < n->nargs; i++)
+			if (n->args[i]->lb > body)
+				body = n->args[i]->lb;
+		n->lb = (json_is_object(ts) && kty == TY_INT ? sk_cel_max_items(ts) : 1) * body;
+	}
+	return NULL;
 }
 
 /* target.all(x, p) and the others become N_COMPREH: var x, args the
@@ -918,6 +1010,8 @@ static json_t *check_comprehension(struct checker *ck, cel_node *n, struct scope
 	json_t *ts = check(ck, n->target, sc), *es = NULL;
 	struct scope inner;
 
+	if (two_var(macro))
+		return check_two_var(ck, n, sc, macro, ts);
 	if (v->kind != N_IDENT) {
 		cfail(ck, v->pos, "argument must be a simple name");
 		return NULL;
@@ -989,7 +1083,7 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 		check(ck, n->args[0], sc);
 		return NULL;
 	}
-	if (n->target && macro_name(n->name, n->nargs, &macro))
+	if (n->target && macro_name(n->name, n->nargs, &macro, ck->vars))
 		return check_comprehension(ck, n, sc, macro);
 	if (n->target && n->target->kind == N_IDENT) {
 		json_t *dummy;
@@ -1005,6 +1099,19 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 				n->name = q;
 				break;
 			}
+	}
+	if (n->target && !sk__cel_known_function(n->name, 1) && sk__cel_authz_function(n->name)) {
+		/* declared in every environment (upstream's base one): on another
+		 * receiver than authorizer's values no overload matches; an
+		 * undeclared authorizer is the one issue cel-go reports */
+		size_t before = ck->nissues;
+
+		check(ck, n->target, sc);
+		for (size_t i = 0; i < n->nargs; i++)
+			check(ck, n->args[i], sc);
+		if (!(ck->vars & SK_CEL_VAR_AUTHORIZER) && ck->nissues == before)
+			cfail(ck, n->pos, "undeclared reference to '%s' (in container '')", n->name);
+		return NULL;
 	}
 	if (!sk__cel_known_function(n->name, n->target != NULL)) {
 		cfail(ck, n->pos, "undeclared reference to '%s' (in container '')", n->name);
@@ -1034,6 +1141,8 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 			return s;
 		if (!strcmp(n->name, "self") && (ck->vars & SK_CEL_VAR_SELF))
 			return ck->self_schema;
+		if (!strcmp(n->name, "authorizer") && (ck->vars & SK_CEL_VAR_AUTHORIZER))
+			return NULL;
 		if (!strcmp(n->name, "oldSelf") && (ck->vars & SK_CEL_VAR_OLDSELF)) {
 			ck->uses_old_self = 1;
 			return ck->self_schema;
@@ -1198,11 +1307,13 @@ static int call_type(cel_node *n)
 					    "sets.equivalent",
 					    "sets.intersects",
 					    "bool",
+					    "allowed",
+					    "errored",
 					    NULL};
-	static const char *const strs[] = {"charAt",        "lowerAscii",     "upperAscii", "replace",
-					   "substring",     "trim",           "join",       "find",
-					   "strings.quote", "getScheme",      "getHost",    "getHostname",
-					   "getPort",       "getEscapedPath", "string",     NULL};
+	static const char *const strs[] = {"charAt",  "lowerAscii",  "upperAscii", "replace",        "substring",
+					   "trim",    "join",        "find",       "strings.quote",  "getScheme",
+					   "getHost", "getHostname", "getPort",    "getEscapedPath", "string",
+					   "reason",  "error",       NULL};
 	static const char *const ints[] = {
 		"size",         "indexOf",       "lastIndexOf",     "getFullYear",  "getMonth",
 		"getDayOfYear", "getDayOfMonth", "getDate",         "getDayOfWeek", "getHours",
@@ -1297,6 +1408,10 @@ static int node_type(struct checker *ck, cel_node *n, json_t *s, struct scope *s
 	case N_COMPREH:
 		if (n->op == M_OPTMAP || n->op == M_OPTFLATMAP)
 			return TY_DYN;
+		if (n->op == M_TRANSFORM_LIST)
+			return TY_LIST;
+		if (n->op == M_TRANSFORM_MAP || n->op == M_TRANSFORM_MAP_ENTRY)
+			return TY_MAP;
 		return n->op == M_MAP || n->op == M_MAP3 || n->op == M_FILTER ? TY_LIST : TY_BOOL;
 	case N_CALL:
 		return call_type(n);

@@ -15,6 +15,14 @@ typedef struct sk_cel_program sk_cel_program;
 /* Variables a program may name besides its comprehension variables. */
 #define SK_CEL_VAR_SELF 1u
 #define SK_CEL_VAR_OLDSELF 2u
+/* authorizer and authorizer.requestResource (upstream's authz library:
+ * ValidatingAdmissionPolicy and matchConditions; never CRD rules). */
+#define SK_CEL_VAR_AUTHORIZER 4u
+/* Libraries past Kubernetes 1.31's environment: the two-variable
+ * comprehensions (cel-go's ext.TwoVarComprehensions, introduced in 1.32's
+ * environment: kube-apiserver 1.32 compiles new expressions at its
+ * compatibility version 1.31 without it, stored ones with it). */
+#define SK_CEL_LIB_TWO_VAR 0x100u
 
 /* Parses and checks expr (names declared in vars; when self_schema is
  * given, field selections on self and oldSelf are checked against it as
@@ -51,15 +59,42 @@ typedef struct sk_cel_result {
 	char *text; /* caller frees (sk_cel_result_release) */
 } sk_cel_result;
 
+/* One authorization check of the authz library: a resource check
+ * (group, resource, subresource, namespace, name and the selectors' text,
+ * "" when unset) or a non-resource one (path), for the request's user or,
+ * after serviceAccount(ns, name), that service account. */
+typedef struct sk_cel_authz_check {
+	const char *sa_namespace, *sa_name; /* NULL: the request's user */
+	int resource_request;
+	const char *path;
+	const char *group, *resource, *subresource, *ns, *name;
+	const char *field_selector, *label_selector;
+	const char *verb;
+} sk_cel_authz_check;
+
+enum sk_cel_authz_decision { SK_CEL_AUTHZ_NO_OPINION, SK_CEL_AUTHZ_ALLOW, SK_CEL_AUTHZ_DENY };
+
+/* The authorizer behind the authorizer variable: the decision, and
+ * optionally a reason and an error (malloc'd; the evaluator frees them). */
+typedef enum sk_cel_authz_decision (*sk_cel_authorize_fn)(void *ud, const sk_cel_authz_check *chk, char **reason,
+							  char **error);
+
 typedef struct sk_cel_vars {
 	json_t *self, *self_schema;
 	json_t *old_self, *old_schema; /* old_self NULL: none */
 	int optional_old_self;         /* oldSelf is an optional (optionalOldSelf) */
 	int64_t *budget;               /* remaining cost units, decremented; NULL: no limit */
+	/* SK_CEL_VAR_AUTHORIZER: authorize NULL leaves authorizer unbound; the
+	 * request's resource (authorizer.requestResource) when request is set */
+	sk_cel_authorize_fn authorize;
+	void *authorize_ud;
+	const sk_cel_authz_check *request;
 } sk_cel_vars;
 
 /* Upstream's limits: the cost of one expression and of one request's rules. */
 #define SK_CEL_PER_CALL_LIMIT 1000000
+/* An authorization check's fixed cost: two per expression. */
+#define SK_CEL_AUTHZ_CHECK_COST 350000
 #define SK_CEL_RUNTIME_BUDGET 10000000
 
 /* Evaluates p; returns out->kind. */
