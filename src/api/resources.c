@@ -63,7 +63,6 @@ static const struct {
 	{sk__kinds_discovery, &sk__nkinds_discovery},
 	{sk__kinds_scheduling, &sk__nkinds_scheduling},
 	{sk__kinds_podgroup, &sk__nkinds_podgroup},
-	{sk__kinds_authentication, &sk__nkinds_authentication},
 	{sk__kinds_apiextensions, &sk__nkinds_apiextensions},
 	{sk__kinds_metrics, &sk__nkinds_metrics},
 };
