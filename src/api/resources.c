@@ -115,6 +115,16 @@ const sk_api_resource *sk__resource_by_kind(const char *group, const char *kind)
 	return NULL;
 }
 
+const sk_api_resource *sk__kind_builtin(const char *kind)
+{
+	const sk_kind_set *ks = sk__kinds_builtin();
+
+	for (size_t i = 0; kind && i < ks->n; i++)
+		if (!strcmp(ks->v[i]->kind, kind))
+			return ks->v[i];
+	return NULL;
+}
+
 const char *sk__resource_list_kind(const sk_api_resource *r, char *buf, size_t len)
 {
 	if (r->list_kind)
