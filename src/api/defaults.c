@@ -709,7 +709,8 @@ static void defaults_secret(json_t *s)
 
 static void defaults_priorityclass(json_t *pc) { def_str(pc, "preemptionPolicy", "PreemptLowerPriority"); }
 
-/* The descriptors' defaults hooks (sk_kind_ops.defaults). */
+/* The descriptors' defaults hooks (sk_kind_ops.defaults): HOOK(pod, fn)
+ * defines sk__defaults_pod, which runs fn on an object. */
 #define HOOK(name, fn) \
 	void sk__defaults_##name(const sk_api_resource *r, json_t *obj) \
 	{ \

@@ -3585,7 +3585,8 @@ static json_t *run(void (*rules)(E, json_t *o), void (*on_create)(E, json_t *o),
 	return causes_or_null(&e);
 }
 
-/* The descriptors' validate hooks (sk_kind_ops.validate). */
+/* The descriptors' validate hooks (sk_kind_ops.validate): HOOK(pod, …)
+ * defines sk__validate_pod over run(). */
 #define HOOK(name, rules, on_create, on_update) \
 	json_t *sk__validate_##name(const sk_api_resource *r, json_t *o, json_t *old, int status_sub) \
 	{ \
