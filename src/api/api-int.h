@@ -24,17 +24,30 @@ typedef struct sk_api_resource sk_api_resource;
 typedef struct sk_path sk_path;
 
 enum {
-	SK_KIND_GENERATION = 1 << 0,   /* metadata.generation counts spec changes */
-	SK_KIND_NO_STRATEGIC = 1 << 1, /* no patch strategies: strategic merge patch is 415, apply is atomic */
-	SK_KIND_META_FIELDS = 1 << 2,  /* field selectors: metadata.name and metadata.namespace only */
+	SK_KIND_GENERATION = 1 << 0,       /* metadata.generation counts spec changes */
+	SK_KIND_NO_STRATEGIC = 1 << 1,     /* no patch strategies: strategic merge patch is 415, apply is atomic */
+	SK_KIND_CREATE_ON_UPDATE = 1 << 2, /* a PUT of a missing object creates it (upstream's AllowCreateOnUpdate) */
+	SK_KIND_GRACEFUL_DELETE = 1 << 3,  /* DELETE honours a grace period (upstream's pod CheckGracefulDelete) */
+	SK_KIND_SPEC_FINALIZERS = 1 << 4,  /* spec.finalizers hold a DELETE and status.phase becomes Terminating
+					    * (the namespace lifecycle) */
 };
 
-/* What a kind does beyond the generic REST semantics. A built-in kind
- * without ops uses the tables keyed by kind name (validators, defaulters,
- * printers, field selectors, admission in api.c); a NULL member does
- * nothing (or the generic thing). */
+struct sk_table_printer;
+struct sk_kube_field_labels;
+
+/* What a kind does beyond the generic REST semantics: every rule of a kind
+ * (built-in or custom) is reached from its descriptor, never through a
+ * table keyed by kind name. A NULL member does nothing (or the generic
+ * thing); a kind with no rules at all has no ops. */
 typedef struct sk_kind_ops {
 	unsigned flags; /* SK_KIND_* */
+	/* the Table columns and cells of a built-in kind (table.h); NULL with
+	 * no table hooks: upstream's default Name and Created At */
+	const struct sk_table_printer *printer;
+	/* the field labels field selectors may use (kube/selector.h); NULL:
+	 * metadata.name and metadata.namespace (custom kinds: their CRD's
+	 * selectableFields) */
+	const struct sk_kube_field_labels *field_labels;
 	void (*defaults)(const sk_api_resource *r, json_t *obj);
 	/* causes ({reason, message, field}) or NULL; old on update; status_sub
 	 * 1 for /status, 2 for /approval */
@@ -103,7 +116,7 @@ struct sk_api_resource {
 	const char *list_kind;   /* NULL: kind + "List" */
 	int custom;              /* served from a CustomResourceDefinition (kinds.c) */
 	int no_deletecollection; /* DELETE on the collection is 405, as for upstream's namespaces */
-	const sk_kind_ops *ops;  /* NULL: the built-in tables */
+	const sk_kind_ops *ops;  /* NULL: no rules beyond the generic REST semantics */
 };
 
 /* Flag f of r's ops. */
@@ -148,6 +161,10 @@ int sk__openapi_format_ok(const char *format, const char *s);
 
 const sk_api_resource *sk__resource_find(const char *group, const char *version, const char *plural);
 const sk_api_resource *sk__resource_by_kind(const char *group, const char *kind);
+/* The built-in descriptor of kind in any group (the first in discovery's
+ * order), or NULL: for the kind-named entry points tests and fuzz targets
+ * use (sk_validate, sk_defaults_apply, sk_table_columns). */
+const sk_api_resource *sk__kind_builtin(const char *kind);
 /* kind + "List" unless the descriptor names its listKind; buf for the former. */
 const char *sk__resource_list_kind(const sk_api_resource *r, char *buf, size_t len);
 /* "v1" or "apps/v1" */
@@ -291,6 +308,17 @@ json_t *sk__audit_annotations(sk_api *api, sk_api_response *resp);
 /* Stamps ev's stageTimestamp now and writes it (takes ev). */
 void sk__audit_emit(sk_api *api, json_t *ev);
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
+/* admit_create hooks of built-in kinds (api.c): a Pod's priority,
+ * tolerations and initial status; a Namespace's phase Active; a Job's
+ * generated selector; and for kinds whose status is written through
+ * /status, upstream's PrepareForCreate resetting it to the zero status in
+ * the form Go serializes it (structs and fields without omitempty stay):
+ * empty, or phase Pending (PersistentVolume, PersistentVolumeClaim). */
+int sk__pod_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
+int sk__namespace_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
+int sk__job_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
+int sk__admit_empty_status(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
+int sk__admit_pending_status(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err);
 /* Guaranteed, Burstable or BestEffort (static string). */
 void sk__handle_finalize(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);
 void sk__handle_log(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp);

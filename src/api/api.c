@@ -447,34 +447,50 @@ static void init_pod_status(json_t *pod)
 
 int sk__admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
 {
-	if (r->ops)
-		return r->ops->admit_create ? r->ops->admit_create(api, r, obj, err) : 0;
-	if (!strcmp(r->kind, "Job") && sk_defaults_job_selector(obj, err) < 0)
+	return r->ops && r->ops->admit_create ? r->ops->admit_create(api, r, obj, err) : 0;
+}
+
+int sk__pod_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	(void)r;
+	if (admit_pod(api, obj, err) < 0)
 		return -1;
-	if (!strcmp(r->kind, "Pod")) {
-		if (admit_pod(api, obj, err) < 0)
-			return -1;
-		init_pod_status(obj);
-	} else if (!strcmp(r->kind, "Namespace")) {
-		json_t *st = json_object();
-
-		json_object_set_new(st, "phase", json_string("Active"));
-		json_object_set_new(obj, "status", st);
-	} else if ((r->subresources & SK_SUB_STATUS) && strcmp(r->kind, "Node")) {
-		/* status is written through /status: a create starts from the
-		 * zero status, as upstream's PrepareForCreate, in the form Go
-		 * serializes it (structs and fields without omitempty stay) */
-		json_t *st;
-
-		if (!strcmp(r->kind, "PersistentVolumeClaim") || !strcmp(r->kind, "PersistentVolume"))
-			st = json_pack("{s:s}", "phase", "Pending");
-		else if (!strcmp(r->kind, "ReplicaSet"))
-			st = json_pack("{s:i}", "replicas", 0);
-		else
-			st = json_object();
-		json_object_set_new(obj, "status", st);
-	}
+	init_pod_status(obj);
 	return 0;
+}
+
+int sk__namespace_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	(void)api;
+	(void)r;
+	(void)err;
+	json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Active"));
+	return 0;
+}
+
+int sk__admit_empty_status(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	(void)api;
+	(void)r;
+	(void)err;
+	json_object_set_new(obj, "status", json_object());
+	return 0;
+}
+
+int sk__admit_pending_status(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	(void)api;
+	(void)r;
+	(void)err;
+	json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Pending"));
+	return 0;
+}
+
+int sk__job_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	if (sk_defaults_job_selector(obj, err) < 0)
+		return -1;
+	return sk__admit_empty_status(api, r, obj, err);
 }
 
 /* PUT namespaces/NAME/finalize: replaces spec.finalizers; a terminating
@@ -546,6 +562,7 @@ int sk__wants_table(const sk_api_request *req) { return req->accept && strstr(re
 
 json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta, int include_object)
 {
+	const sk_table_printer *printer = r->ops ? r->ops->printer : NULL;
 	int64_t now = sk_now_ns() / 1000000000;
 	json_t *rows = json_array();
 	size_t i;
@@ -554,8 +571,8 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 	json_array_foreach(items, i, o) {
 		json_t *row = json_pack("{s:o}", "cells",
 					r->ops && r->ops->table_cells ? r->ops->table_cells(r, o, now)
-								      : sk_table_cells(r->kind, o, now));
-		json_t *conds = r->ops ? NULL : sk_table_row_conditions(r->kind, o);
+								      : sk_table_printer_cells(printer, o, now));
+		json_t *conds = sk_table_printer_row_conditions(printer, o);
 
 		if (conds)
 			json_object_set_new(row, "conditions", conds);
@@ -571,6 +588,6 @@ json_t *sk__to_table(const sk_api_resource *r, json_t *items, json_t *list_meta,
 	}
 	return json_pack("{s:s, s:s, s:O, s:o, s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1", "metadata",
 			 list_meta, "columnDefinitions",
-			 r->ops && r->ops->table_columns ? r->ops->table_columns(r) : sk_table_columns(r->kind), "rows",
-			 rows);
+			 r->ops && r->ops->table_columns ? r->ops->table_columns(r) : sk_table_printer_columns(printer),
+			 "rows", rows);
 }

@@ -11,6 +11,7 @@
 #include <gnutls/x509.h>
 
 #include "api/api-int.h"
+#include "api/table.h"
 #include "api/validate-int.h"
 #include "api/validate.h"
 #include "kube/csr.h"
@@ -497,6 +498,7 @@ static void csr_prepare_sub_update(const sk_api_resource *r, const char *sub, js
 }
 
 const sk_kind_ops sk__csr_ops = {
+	.printer = &sk_table_printer_certificatesigningrequest,
 	.validate = csr_validate,
 	.set_requestor = csr_set_requestor,
 	.prepare_update = csr_prepare_update,

@@ -341,7 +341,7 @@ json_t *sk__custom_table_cells(const sk_api_resource *r, json_t *obj, int64_t no
 }
 
 const sk_kind_ops sk__custom_ops = {
-	.flags = SK_KIND_GENERATION | SK_KIND_NO_STRATEGIC | SK_KIND_META_FIELDS,
+	.flags = SK_KIND_GENERATION | SK_KIND_NO_STRATEGIC,
 	.defaults = sk__custom_default,
 	.validate = sk__custom_validate,
 	.admit_create = custom_admit_create,

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "api/api-int.h"
 #include "api/defaults.h"
 #include "util/util.h"
 
@@ -708,36 +709,40 @@ static void defaults_secret(json_t *s)
 
 static void defaults_priorityclass(json_t *pc) { def_str(pc, "preemptionPolicy", "PreemptLowerPriority"); }
 
-static const struct {
-	const char *kind;
-	void (*fn)(json_t *obj);
-} defaulters[] = {
-	{"Pod", defaults_pod},
-	{"Deployment", defaults_deployment},
-	{"ReplicaSet", defaults_replicaset},
-	{"DaemonSet", defaults_daemonset},
-	{"ReplicationController", defaults_replicationcontroller},
-	{"StatefulSet", defaults_statefulset},
-	{"Job", defaults_job},
-	{"CronJob", defaults_cronjob},
-	{"Service", defaults_service},
-	{"Namespace", defaults_namespace},
-	{"Node", defaults_node},
-	{"Endpoints", defaults_endpoints},
-	{"EndpointSlice", defaults_endpointslice},
-	{"NetworkPolicy", defaults_networkpolicy},
-	{"PersistentVolume", defaults_pv},
-	{"PersistentVolumeClaim", defaults_pvc},
-	{"StorageClass", defaults_storageclass},
-	{"Secret", defaults_secret},
-	{"PriorityClass", defaults_priorityclass},
-};
+/* The descriptors' defaults hooks (sk_kind_ops.defaults): HOOK(pod, fn)
+ * defines sk__defaults_pod, which runs fn on an object. */
+#define HOOK(name, fn) \
+	void sk__defaults_##name(const sk_api_resource *r, json_t *obj) \
+	{ \
+		(void)r; \
+		if (json_is_object(obj)) \
+			fn(obj); \
+	}
+
+HOOK(pod, defaults_pod)
+HOOK(deployment, defaults_deployment)
+HOOK(replicaset, defaults_replicaset)
+HOOK(daemonset, defaults_daemonset)
+HOOK(replicationcontroller, defaults_replicationcontroller)
+HOOK(statefulset, defaults_statefulset)
+HOOK(job, defaults_job)
+HOOK(cronjob, defaults_cronjob)
+HOOK(service, defaults_service)
+HOOK(namespace, defaults_namespace)
+HOOK(node, defaults_node)
+HOOK(endpoints, defaults_endpoints)
+HOOK(endpointslice, defaults_endpointslice)
+HOOK(networkpolicy, defaults_networkpolicy)
+HOOK(persistentvolume, defaults_pv)
+HOOK(persistentvolumeclaim, defaults_pvc)
+HOOK(storageclass, defaults_storageclass)
+HOOK(secret, defaults_secret)
+HOOK(priorityclass, defaults_priorityclass)
 
 void sk_defaults_apply(const char *kind, json_t *obj)
 {
-	if (!kind || !json_is_object(obj))
-		return;
-	for (size_t i = 0; i < sizeof(defaulters) / sizeof(defaulters[0]); i++)
-		if (strcmp(defaulters[i].kind, kind) == 0)
-			defaulters[i].fn(obj);
+	const sk_api_resource *r = sk__kind_builtin(kind);
+
+	if (r && r->ops && r->ops->defaults && json_is_object(obj))
+		r->ops->defaults(r, obj);
 }

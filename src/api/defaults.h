@@ -10,12 +10,35 @@
 
 #include "util/error.h"
 
-/* Applies the kind's defaults (decode-time defaulting and the create-time
- * strategy defaults that do not need server state): Pod, Deployment,
- * ReplicaSet, Job, CronJob, Service, Namespace, Secret, Node, Endpoints,
- * PersistentVolume(Claim), StorageClass, PriorityClass and the templates
- * inside them. For Secrets it also folds stringData into data (base64) and
+struct sk_api_resource;
+
+/* The defaults hooks of the built-in kinds' descriptors (sk_kind_ops.defaults,
+ * src/api/kinds/): decode-time defaulting and the create-time strategy
+ * defaults that do not need server state, for the kind and the templates
+ * inside it. The Secret's also folds stringData into data (base64) and
  * drops stringData, as upstream's conversion does. Idempotent. */
+void sk__defaults_pod(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_deployment(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_replicaset(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_daemonset(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_replicationcontroller(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_statefulset(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_job(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_cronjob(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_service(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_namespace(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_node(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_endpoints(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_endpointslice(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_networkpolicy(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_persistentvolume(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_persistentvolumeclaim(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_storageclass(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_secret(const struct sk_api_resource *r, json_t *obj);
+void sk__defaults_priorityclass(const struct sk_api_resource *r, json_t *obj);
+
+/* Runs the defaults hook of the built-in kind named kind (looked up in the
+ * kind registry; for tests and fuzz targets); nothing for other kinds. */
 void sk_defaults_apply(const char *kind, json_t *obj);
 
 /* Pod create admission (DefaultTolerationSeconds): adds NoExecute

@@ -88,18 +88,7 @@ static const char *meta_str(json_t *obj, const char *key)
 	return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
 }
 
-static int generation_tracked(const sk_api_resource *r)
-{
-	static const char *const kinds[] = {"Deployment", "ReplicaSet", "DaemonSet",     "Job",
-					    "CronJob",    "PodGroup",   "NetworkPolicy", NULL};
-
-	if (r->ops)
-		return sk__kind_flag(r, SK_KIND_GENERATION);
-	for (int i = 0; kinds[i]; i++)
-		if (!strcmp(r->kind, kinds[i]))
-			return 1;
-	return 0;
-}
+static int generation_tracked(const sk_api_resource *r) { return sk__kind_flag(r, SK_KIND_GENERATION); }
 
 /* Parses the request body as a JSON object (400 on failure). */
 static json_t *parse_body(const sk_api_request *req, sk_error_t *err)
@@ -301,7 +290,7 @@ static json_t *validate_causes(const sk_api_resource *r, json_t *obj, json_t *ol
 		return sk_validate_pod_ephemeral(obj, old);
 	if (r->ops && r->ops->validate)
 		return r->ops->validate(r, obj, old, status_sub);
-	return status_sub ? sk_validate_status(r->kind, obj, old) : sk_validate(r->kind, obj, old);
+	return status_sub ? sk_validate_status(r->kind, obj, old) : NULL;
 }
 
 static void reply_invalid(const sk_api_resource *r, json_t *obj, json_t *causes, sk_api_response *resp)
@@ -469,17 +458,15 @@ static int64_t store_update(sk_api *api, const sk_api_resource *r, json_t *obj, 
 	return rev;
 }
 
-/* Defaulting: built-in kinds by kind, CRDs and custom objects their own.
- * A built-in kind's spec is a struct upstream, serialized even when empty
- * ("spec": {}), so clients may index it without a check. */
+/* Defaulting: the kind's defaults hook. A built-in kind's spec is a struct
+ * upstream, serialized even when empty ("spec": {}), so clients may index it
+ * without a check. */
 static void default_obj(const sk_api_resource *r, json_t *obj)
 {
 	if (r->has_spec && !r->custom && json_is_object(obj) && !json_object_get(obj, "spec"))
 		json_object_set_new(obj, "spec", json_object());
 	if (r->ops && r->ops->defaults)
 		r->ops->defaults(r, obj);
-	else if (!r->ops)
-		sk_defaults_apply(r->kind, obj);
 }
 
 /* ---- create ---- */
@@ -717,10 +704,9 @@ static int list_filter_init(list_filter *f, const sk_api_request *req, const sk_
 		return -1;
 	if (fs && *fs) {
 		f->fields = sk_kube_field_selector_parse(fs, err);
-		if (!f->fields ||
-		    (r->custom ? sk__custom_field_check(r, f->fields, err)
-			       : sk_kube_field_selector_check(
-					 f->fields, sk__kind_flag(r, SK_KIND_META_FIELDS) ? "" : r->kind, err)) < 0)
+		if (!f->fields || (r->custom ? sk__custom_field_check(r, f->fields, err)
+					     : sk_kube_field_selector_check(
+						       f->fields, r->ops ? r->ops->field_labels : NULL, err)) < 0)
 			return -1;
 	}
 	return 0;
@@ -1141,10 +1127,7 @@ static int status_sub_of(const sk_path *p)
 	return !strcmp(p->sub, "approval") ? 2 : 0;
 }
 
-static int allow_create_on_update(const sk_api_resource *r)
-{
-	return !strcmp(r->kind, "Event") || !strcmp(r->kind, "Endpoints") || !strcmp(r->kind, "Lease");
-}
+static int allow_create_on_update(const sk_api_resource *r) { return sk__kind_flag(r, SK_KIND_CREATE_ON_UPDATE); }
 
 static void do_update(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
@@ -1394,7 +1377,7 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 		if (sk__admission_validate(api, &adm, err) < 0)
 			return -1;
 	}
-	if (!r->ops && !strcmp(r->kind, "Pod"))
+	if (sk__kind_flag(r, SK_KIND_GRACEFUL_DELETE))
 		grace = pod_grace(obj, o);
 	if (r->ops && r->ops->on_delete && !meta_str(obj, "deletionTimestamp") && !o->dry_run)
 		r->ops->on_delete(r, obj);
@@ -1406,13 +1389,14 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 		add_finalizer(obj, "orphan");
 	fin = json_object_get(meta, "finalizers");
 	pending = json_array_size(fin) > 0 ||
-		  (!r->ops && !strcmp(r->kind, "Namespace") &&
+		  (sk__kind_flag(r, SK_KIND_SPEC_FINALIZERS) &&
 		   json_array_size(json_object_get(json_object_get(obj, "spec"), "finalizers")));
 	if (meta_str(obj, "deletionTimestamp")) {
 		/* already terminating: a shorter grace period (the agent's 0) finishes it */
 		json_int_t cur = json_integer_value(json_object_get(meta, "deletionGracePeriodSeconds"));
 
-		if (!(grace == 0 && cur > 0 && !strcmp(r->kind, "Pod") && o->grace == 0) || json_array_size(fin)) {
+		if (!(grace == 0 && cur > 0 && sk__kind_flag(r, SK_KIND_GRACEFUL_DELETE) && o->grace == 0) ||
+		    json_array_size(fin)) {
 			*out = json_incref(obj);
 			return 0;
 		}
@@ -1423,7 +1407,7 @@ static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, con
 		sk_time_format(sk_ns_after(sk_now_ns(), grace) / 1000000000, ts, sizeof(ts));
 		json_object_set_new(meta, "deletionTimestamp", json_string(ts));
 		json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(grace));
-		if (!strcmp(r->kind, "Namespace")) {
+		if (sk__kind_flag(r, SK_KIND_SPEC_FINALIZERS)) {
 			json_t *st = json_object_get(obj, "status");
 
 			if (!json_is_object(st)) {

@@ -63,7 +63,6 @@ static const struct {
 	{sk__kinds_discovery, &sk__nkinds_discovery},
 	{sk__kinds_scheduling, &sk__nkinds_scheduling},
 	{sk__kinds_podgroup, &sk__nkinds_podgroup},
-	{sk__kinds_authentication, &sk__nkinds_authentication},
 	{sk__kinds_apiextensions, &sk__nkinds_apiextensions},
 	{sk__kinds_metrics, &sk__nkinds_metrics},
 };
@@ -112,6 +111,16 @@ const sk_api_resource *sk__resource_by_kind(const char *group, const char *kind)
 
 	for (size_t i = 0; i < ks->n; i++)
 		if (!strcmp(ks->v[i]->group, group) && !strcmp(ks->v[i]->kind, kind))
+			return ks->v[i];
+	return NULL;
+}
+
+const sk_api_resource *sk__kind_builtin(const char *kind)
+{
+	const sk_kind_set *ks = sk__kinds_builtin();
+
+	for (size_t i = 0; kind && i < ks->n; i++)
+		if (!strcmp(ks->v[i]->kind, kind))
 			return ks->v[i];
 	return NULL;
 }

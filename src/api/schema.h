@@ -9,11 +9,11 @@
  *   1. s = sk_schema_for_kind(group, version, kind)        (unknown → 404/400)
  *   2. sk_schema_check_types(s, obj, &err)                 (→ 400 BadRequest)
  *   3. sk_schema_unknown_fields(s, obj)                    (Strict → 400, Warn → warnings)
- *   4. sk_defaults_apply(kind, obj)                        (defaults.h)
- *   5. create only: name from generateName, uid; then sk_defaults_job_selector
- *      for Jobs, sk_defaults_pod_tolerations + sk_defaults_pod_priority for Pods
- *   6. causes = sk_validate(kind, obj, old_or_NULL)        (validate.h; → 422 with
- *      sk_validate_message), or sk_validate_status for status/binding writes. */
+ *   4. the kind's defaults hook (sk_kind_ops.defaults: defaults.h's sk__defaults_*)
+ *   5. create only: name from generateName, uid; then the kind's admit_create
+ *      (a Job's selector, a Pod's tolerations and priority)
+ *   6. causes = the kind's validate hook (validate.h's sk__validate_*; → 422
+ *      with sk_validate_message), which checks only metadata on /status. */
 #ifndef SK_API_SCHEMA_H
 #define SK_API_SCHEMA_H
 

@@ -23,7 +23,10 @@
 #include "api/api-int.h"
 #include "api/defaults.h"
 #include "api/service.h"
+#include "api/table.h"
+#include "api/validate.h"
 #include "client/event.h"
+#include "kube/selector.h"
 #include "kube/cidr.h"
 #include "util/util.h"
 
@@ -668,8 +671,6 @@ static void svc_deleted(sk_api *api, const sk_api_resource *r, json_t *obj)
 
 /* ---- defaulting around the allocations (upstream's strategy) ---- */
 
-static void svc_defaults(const sk_api_resource *r, json_t *obj) { sk_defaults_apply(r->kind, obj); }
-
 /* upstream's normalizeClusterIPs and initIPFamilyFields for a single-stack
  * IPv4 cluster */
 static void init_cluster_ips(json_t *spec)
@@ -808,8 +809,15 @@ static void svc_prepare_update(sk_api *api, const sk_api_resource *r, json_t *ob
 	init_cluster_ips(spec);
 }
 
+static const sk_kube_field_labels service_fields = {
+	.fields = (const char *const[]){"metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type", NULL},
+};
+
 const sk_kind_ops sk__service_ops = {
-	.defaults = svc_defaults,
+	.printer = &sk_table_printer_service,
+	.field_labels = &service_fields,
+	.defaults = sk__defaults_service,
+	.validate = sk__validate_service,
 	.admit_create = svc_admit_create,
 	.prepare_update = svc_prepare_update,
 	.begin_write = svc_begin_write,

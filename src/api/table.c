@@ -2308,71 +2308,57 @@ static void default_cells(json_t *cells, json_t *obj, int64_t now)
 
 typedef void (*cells_fn)(json_t *cells, json_t *obj, int64_t now);
 
-struct printer {
-	const char *kind;
+struct sk_table_printer {
 	const struct col *cols;
 	size_t ncols;
 	cells_fn cells;
+	json_t *(*conditions)(json_t *obj); /* or NULL */
 };
 
-#define PRINTER(k, c, f) \
-	{ \
-		k, c, sizeof(c) / sizeof(c[0]), f \
-	}
+#define PRINTER(name, c, f, cond) \
+	const sk_table_printer sk_table_printer_##name = {c, sizeof(c) / sizeof(c[0]), f, cond}
 
-static const struct printer printers[] = {
-	PRINTER("Pod", pod_cols, pod_cells),
-	PRINTER("Node", node_cols, node_cells),
-	PRINTER("Namespace", namespace_cols, namespace_cells),
-	PRINTER("Event", event_cols, event_cells),
-	PRINTER("ConfigMap", configmap_cols, configmap_cells),
-	PRINTER("Secret", secret_cols, secret_cells),
-	PRINTER("Service", service_cols, service_cells),
-	PRINTER("Endpoints", endpoints_cols, endpoints_cells),
-	PRINTER("ServiceAccount", serviceaccount_cols, serviceaccount_cells),
-	PRINTER("ResourceQuota", resourcequota_cols, resourcequota_cells),
-	PRINTER("PersistentVolume", pv_cols, pv_cells),
-	PRINTER("PersistentVolumeClaim", pvc_cols, pvc_cells),
-	PRINTER("StorageClass", storageclass_cols, storageclass_cells),
-	PRINTER("Deployment", deployment_cols, deployment_cells),
-	PRINTER("ReplicaSet", replicaset_cols, replicaset_cells),
-	PRINTER("DaemonSet", daemonset_cols, daemonset_cells),
-	PRINTER("ReplicationController", replicationcontroller_cols, replicationcontroller_cells),
-	PRINTER("PodDisruptionBudget", pdb_cols, pdb_cells),
-	PRINTER("StatefulSet", statefulset_cols, statefulset_cells),
-	PRINTER("ControllerRevision", controllerrevision_cols, controllerrevision_cells),
-	PRINTER("Job", job_cols, job_cells),
-	PRINTER("CronJob", cronjob_cols, cronjob_cells),
-	PRINTER("Lease", lease_cols, lease_cells),
-	PRINTER("RoleBinding", rolebinding_cols, rolebinding_cells),
-	PRINTER("ClusterRoleBinding", rolebinding_cols, rolebinding_cells),
-	PRINTER("CertificateSigningRequest", csr_cols, csr_cells),
-	PRINTER("EndpointSlice", endpointslice_cols, endpointslice_cells),
-	PRINTER("NetworkPolicy", networkpolicy_cols, networkpolicy_cells),
-	PRINTER("RuntimeClass", runtimeclass_cols, runtimeclass_cells),
-	PRINTER("PriorityClass", priorityclass_cols, priorityclass_cells),
-	PRINTER("PodGroup", podgroup_cols, podgroup_cells),
-	PRINTER("HorizontalPodAutoscaler", hpa_cols, hpa_cells),
-};
+PRINTER(pod, pod_cols, pod_cells, pod_conditions);
+PRINTER(node, node_cols, node_cells, NULL);
+PRINTER(namespace, namespace_cols, namespace_cells, NULL);
+PRINTER(event, event_cols, event_cells, NULL);
+PRINTER(configmap, configmap_cols, configmap_cells, NULL);
+PRINTER(secret, secret_cols, secret_cells, NULL);
+PRINTER(service, service_cols, service_cells, NULL);
+PRINTER(endpoints, endpoints_cols, endpoints_cells, NULL);
+PRINTER(serviceaccount, serviceaccount_cols, serviceaccount_cells, NULL);
+PRINTER(resourcequota, resourcequota_cols, resourcequota_cells, NULL);
+PRINTER(persistentvolume, pv_cols, pv_cells, NULL);
+PRINTER(persistentvolumeclaim, pvc_cols, pvc_cells, NULL);
+PRINTER(storageclass, storageclass_cols, storageclass_cells, NULL);
+PRINTER(deployment, deployment_cols, deployment_cells, NULL);
+PRINTER(replicaset, replicaset_cols, replicaset_cells, NULL);
+PRINTER(daemonset, daemonset_cols, daemonset_cells, NULL);
+PRINTER(replicationcontroller, replicationcontroller_cols, replicationcontroller_cells, NULL);
+PRINTER(poddisruptionbudget, pdb_cols, pdb_cells, NULL);
+PRINTER(statefulset, statefulset_cols, statefulset_cells, NULL);
+PRINTER(controllerrevision, controllerrevision_cols, controllerrevision_cells, NULL);
+PRINTER(job, job_cols, job_cells, NULL);
+PRINTER(cronjob, cronjob_cols, cronjob_cells, NULL);
+PRINTER(lease, lease_cols, lease_cells, NULL);
+PRINTER(rolebinding, rolebinding_cols, rolebinding_cells, NULL);
+PRINTER(certificatesigningrequest, csr_cols, csr_cells, NULL);
+PRINTER(endpointslice, endpointslice_cols, endpointslice_cells, NULL);
+PRINTER(networkpolicy, networkpolicy_cols, networkpolicy_cells, NULL);
+PRINTER(runtimeclass, runtimeclass_cols, runtimeclass_cells, NULL);
+PRINTER(priorityclass, priorityclass_cols, priorityclass_cells, NULL);
+PRINTER(podgroup, podgroup_cols, podgroup_cells, NULL);
+PRINTER(horizontalpodautoscaler, hpa_cols, hpa_cells, NULL);
 
-static const struct printer default_printer = PRINTER(NULL, default_cols, default_cells);
+static const sk_table_printer default_printer = {default_cols, sizeof(default_cols) / sizeof(default_cols[0]),
+						 default_cells, NULL};
 
-static const struct printer *find_printer(const char *kind)
+json_t *sk_table_printer_columns(const sk_table_printer *p)
 {
-	for (size_t i = 0; kind && i < sizeof(printers) / sizeof(printers[0]); i++) {
-		if (strcmp(printers[i].kind, kind) == 0)
-			return &printers[i];
-	}
-	return &default_printer;
-}
-
-int sk_table_has_printer(const char *kind) { return find_printer(kind) != &default_printer; }
-
-json_t *sk_table_columns(const char *kind)
-{
-	const struct printer *p = find_printer(kind);
 	json_t *cols = json_array();
 
+	if (!p)
+		p = &default_printer;
 	for (size_t i = 0; i < p->ncols; i++) {
 		const struct col *c = &p->cols[i];
 
@@ -2383,18 +2369,37 @@ json_t *sk_table_columns(const char *kind)
 	return cols;
 }
 
-json_t *sk_table_cells(const char *kind, json_t *obj, int64_t now)
+json_t *sk_table_printer_cells(const sk_table_printer *p, json_t *obj, int64_t now)
 {
-	const struct printer *p = find_printer(kind);
 	json_t *cells = json_array();
 
-	p->cells(cells, obj, now);
+	(p ? p : &default_printer)->cells(cells, obj, now);
 	return cells;
+}
+
+json_t *sk_table_printer_row_conditions(const sk_table_printer *p, json_t *obj)
+{
+	return p && p->conditions ? p->conditions(obj) : NULL;
+}
+
+/* The printer of a built-in kind by name (tests and fuzz targets). */
+static const sk_table_printer *kind_printer(const char *kind)
+{
+	const sk_api_resource *r = sk__kind_builtin(kind);
+
+	return r && r->ops ? r->ops->printer : NULL;
+}
+
+int sk_table_has_printer(const char *kind) { return kind_printer(kind) != NULL; }
+
+json_t *sk_table_columns(const char *kind) { return sk_table_printer_columns(kind_printer(kind)); }
+
+json_t *sk_table_cells(const char *kind, json_t *obj, int64_t now)
+{
+	return sk_table_printer_cells(kind_printer(kind), obj, now);
 }
 
 json_t *sk_table_row_conditions(const char *kind, json_t *obj)
 {
-	if (kind && strcmp(kind, "Pod") == 0)
-		return pod_conditions(obj);
-	return NULL;
+	return sk_table_printer_row_conditions(kind_printer(kind), obj);
 }

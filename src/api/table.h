@@ -30,22 +30,65 @@
 
 #include <jansson.h>
 
-/* Column definitions for kind ("Pod", "Deployment", ...): a new JSON array
- * of {"name","type","format","description","priority"}. NULL or an unknown
- * kind gives the default Name + Created At columns. Caller decrefs. */
-json_t *sk_table_columns(const char *kind);
+/* A kind's printer: its column definitions, the cells of a row, the row's
+ * conditions. A built-in kind's descriptor points at its printer
+ * (sk_kind_ops.printer, src/api/kinds/); NULL is upstream's default table
+ * convertor (Name, Created At). */
+typedef struct sk_table_printer sk_table_printer;
 
-/* Cells of obj's row: a new JSON array as long as sk_table_columns(kind).
- * Ages are computed against now (seconds since the epoch). obj is only read
+extern const sk_table_printer sk_table_printer_pod;
+extern const sk_table_printer sk_table_printer_node;
+extern const sk_table_printer sk_table_printer_namespace;
+extern const sk_table_printer sk_table_printer_event;
+extern const sk_table_printer sk_table_printer_configmap;
+extern const sk_table_printer sk_table_printer_secret;
+extern const sk_table_printer sk_table_printer_service;
+extern const sk_table_printer sk_table_printer_endpoints;
+extern const sk_table_printer sk_table_printer_serviceaccount;
+extern const sk_table_printer sk_table_printer_resourcequota;
+extern const sk_table_printer sk_table_printer_persistentvolume;
+extern const sk_table_printer sk_table_printer_persistentvolumeclaim;
+extern const sk_table_printer sk_table_printer_storageclass;
+extern const sk_table_printer sk_table_printer_deployment;
+extern const sk_table_printer sk_table_printer_replicaset;
+extern const sk_table_printer sk_table_printer_daemonset;
+extern const sk_table_printer sk_table_printer_replicationcontroller;
+extern const sk_table_printer sk_table_printer_poddisruptionbudget;
+extern const sk_table_printer sk_table_printer_statefulset;
+extern const sk_table_printer sk_table_printer_controllerrevision;
+extern const sk_table_printer sk_table_printer_job;
+extern const sk_table_printer sk_table_printer_cronjob;
+extern const sk_table_printer sk_table_printer_lease;
+extern const sk_table_printer sk_table_printer_rolebinding;
+extern const sk_table_printer sk_table_printer_certificatesigningrequest;
+extern const sk_table_printer sk_table_printer_endpointslice;
+extern const sk_table_printer sk_table_printer_networkpolicy;
+extern const sk_table_printer sk_table_printer_runtimeclass;
+extern const sk_table_printer sk_table_printer_priorityclass;
+extern const sk_table_printer sk_table_printer_podgroup;
+extern const sk_table_printer sk_table_printer_horizontalpodautoscaler;
+
+/* Column definitions: a new JSON array of {"name","type","format",
+ * "description","priority"}. Caller decrefs. */
+json_t *sk_table_printer_columns(const sk_table_printer *p);
+
+/* Cells of obj's row: a new JSON array as long as the columns. Ages are
+ * computed against now (seconds since the epoch). obj is only read
  * (borrowed); a missing field prints as upstream prints its zero value.
  * Caller decrefs. */
-json_t *sk_table_cells(const char *kind, json_t *obj, int64_t now);
+json_t *sk_table_printer_cells(const sk_table_printer *p, json_t *obj, int64_t now);
 
 /* Row conditions upstream attaches to a row: for a Pod in phase Succeeded or
  * Failed, [{"type":"Completed","status":"True","reason":...,"message":...}].
  * A new array, or NULL when the row has none. Caller decrefs. */
-json_t *sk_table_row_conditions(const char *kind, json_t *obj);
+json_t *sk_table_printer_row_conditions(const sk_table_printer *p, json_t *obj);
 
+/* The same for the built-in kind named kind ("Pod", "Deployment", ...),
+ * looked up in the kind registry (for tests and fuzz targets): NULL or a
+ * kind without a printer gives the default columns. */
+json_t *sk_table_columns(const char *kind);
+json_t *sk_table_cells(const char *kind, json_t *obj, int64_t now);
+json_t *sk_table_row_conditions(const char *kind, json_t *obj);
 /* True (non-zero) when kind has its own printer (not the default columns). */
 int sk_table_has_printer(const char *kind);
 

@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "api/api-int.h"
 #include "api/schema.h"
 #include "api/validate-int.h"
 #include "api/validate.h"
@@ -3539,71 +3540,102 @@ static void validate_networkpolicy(E, json_t *np)
 
 /* ---- entry points ---- */
 
-static const struct {
-	const char *kind;
-	void (*create)(E, json_t *o);
-	void (*update)(E, json_t *o, json_t *old); /* extra rules on update */
-} validators[] = {
-	{"Pod", validate_pod, validate_pod_update},
-	{"Deployment", validate_deployment, validate_selector_update},
-	{"ReplicaSet", validate_replicaset, validate_selector_update},
-	{"DaemonSet", validate_daemonset, validate_selector_update},
-	{"ReplicationController", validate_replicationcontroller, NULL},
-	{"PodDisruptionBudget", validate_pdb, NULL},
-	{"StatefulSet", validate_statefulset, validate_statefulset_update},
-	{"ControllerRevision", validate_controllerrevision, validate_controllerrevision_update},
-	{"Job", validate_job, validate_job_update},
-	{"CronJob", validate_cronjob, NULL},
-	{"Service", validate_service, validate_service_update},
-	{"ConfigMap", validate_configmap, NULL},
-	{"Secret", validate_secret, NULL},
-	{"ServiceAccount", validate_serviceaccount, NULL},
-	{"ResourceQuota", validate_resourcequota, NULL},
-	{"Endpoints", validate_endpoints, NULL},
-	{"EndpointSlice", validate_endpointslice, validate_endpointslice_update},
-	{"NetworkPolicy", validate_networkpolicy, NULL},
-	{"Event", validate_event, NULL},
-	{"Namespace", validate_namespace, NULL},
-	{"Node", validate_node, validate_node_update},
-	{"Lease", validate_lease, NULL},
-	{"PriorityClass", validate_priorityclass, validate_priorityclass_update},
-	{"RuntimeClass", validate_runtimeclass, NULL},
-	{"PodGroup", validate_podgroup, NULL},
-	{"StorageClass", validate_storageclass, validate_storageclass_update},
-	{"PersistentVolumeClaim", validate_pvc, validate_pvc_update},
-	{"PersistentVolume", validate_pv, NULL},
-	{"Binding", validate_binding, NULL},
-	{"Eviction", validate_eviction, NULL},
-	{"Scale", validate_scale, NULL},
-};
+static json_t *causes_or_null(struct sk__verr *e)
+{
+	if (json_array_size(e->causes) == 0) {
+		json_decref(e->causes);
+		return NULL;
+	}
+	return e->causes;
+}
+
+/* upstream's ValidatePodCreate: ephemeral containers come only through
+ * pods/ephemeralcontainers */
+static void validate_pod_create(E, json_t *pod)
+{
+	if (json_array_size(arr(obj(pod, "spec"), "ephemeralContainers")))
+		sk__vforbidden(e, "spec.ephemeralContainers", "cannot be set on create");
+}
+
+static void validate_configmap_update(E, json_t *cm, json_t *old) { validate_immutable_data(e, cm, old, false); }
+
+static void validate_secret_update(E, json_t *s, json_t *old) { validate_immutable_data(e, s, old, true); }
+
+/* A kind's rules: on create rules and on_create, on update rules, the
+ * metadata update rules and on_update; a write to /status only the
+ * metadata update rules. */
+static json_t *run(void (*rules)(E, json_t *o), void (*on_create)(E, json_t *o),
+		   void (*on_update)(E, json_t *o, json_t *old), json_t *o, json_t *old, int status_sub)
+{
+	struct sk__verr e;
+
+	if (status_sub)
+		return sk_validate_status("", o, old);
+	e.causes = json_array();
+	if (json_is_object(o)) {
+		rules(&e, o);
+		if (!json_is_object(old) && on_create)
+			on_create(&e, o);
+		if (json_is_object(old)) {
+			validate_meta_update(&e, o, old);
+			if (on_update)
+				on_update(&e, o, old);
+		}
+	}
+	return causes_or_null(&e);
+}
+
+/* The descriptors' validate hooks (sk_kind_ops.validate): HOOK(pod, …)
+ * defines sk__validate_pod over run(). */
+#define HOOK(name, rules, on_create, on_update) \
+	json_t *sk__validate_##name(const sk_api_resource *r, json_t *o, json_t *old, int status_sub) \
+	{ \
+		(void)r; \
+		return run(rules, on_create, on_update, o, old, status_sub); \
+	}
+
+HOOK(pod, validate_pod, validate_pod_create, validate_pod_update)
+HOOK(deployment, validate_deployment, NULL, validate_selector_update)
+HOOK(replicaset, validate_replicaset, NULL, validate_selector_update)
+HOOK(daemonset, validate_daemonset, NULL, validate_selector_update)
+HOOK(replicationcontroller, validate_replicationcontroller, NULL, NULL)
+HOOK(poddisruptionbudget, validate_pdb, NULL, NULL)
+HOOK(statefulset, validate_statefulset, NULL, validate_statefulset_update)
+HOOK(controllerrevision, validate_controllerrevision, NULL, validate_controllerrevision_update)
+HOOK(job, validate_job, NULL, validate_job_update)
+HOOK(cronjob, validate_cronjob, NULL, NULL)
+HOOK(service, validate_service, NULL, validate_service_update)
+HOOK(configmap, validate_configmap, NULL, validate_configmap_update)
+HOOK(secret, validate_secret, NULL, validate_secret_update)
+HOOK(serviceaccount, validate_serviceaccount, NULL, NULL)
+HOOK(resourcequota, validate_resourcequota, NULL, NULL)
+HOOK(endpoints, validate_endpoints, NULL, NULL)
+HOOK(endpointslice, validate_endpointslice, NULL, validate_endpointslice_update)
+HOOK(networkpolicy, validate_networkpolicy, NULL, NULL)
+HOOK(event, validate_event, NULL, NULL)
+HOOK(namespace, validate_namespace, NULL, NULL)
+HOOK(node, validate_node, NULL, validate_node_update)
+HOOK(lease, validate_lease, NULL, NULL)
+HOOK(priorityclass, validate_priorityclass, NULL, validate_priorityclass_update)
+HOOK(runtimeclass, validate_runtimeclass, NULL, NULL)
+HOOK(podgroup, validate_podgroup, NULL, NULL)
+HOOK(storageclass, validate_storageclass, NULL, validate_storageclass_update)
+HOOK(persistentvolumeclaim, validate_pvc, NULL, validate_pvc_update)
+HOOK(persistentvolume, validate_pv, NULL, NULL)
+
+json_t *sk_validate_binding(json_t *o) { return run(validate_binding, NULL, NULL, o, NULL, 0); }
+
+json_t *sk_validate_scale(json_t *o) { return run(validate_scale, NULL, NULL, o, NULL, 0); }
+
+json_t *sk_validate_eviction(json_t *o) { return run(validate_eviction, NULL, NULL, o, NULL, 0); }
 
 json_t *sk_validate(const char *kind, json_t *o, json_t *old)
 {
-	struct sk__verr e = {json_array()};
+	const sk_api_resource *r = sk__kind_builtin(kind);
 
-	for (size_t i = 0; kind && json_is_object(o) && i < sizeof(validators) / sizeof(validators[0]); i++) {
-		if (strcmp(validators[i].kind, kind) != 0)
-			continue;
-		validators[i].create(&e, o);
-		/* upstream's ValidatePodCreate: ephemeral containers come only
-		 * through pods/ephemeralcontainers */
-		if (!json_is_object(old) && strcmp(kind, "Pod") == 0 &&
-		    json_array_size(arr(obj(o, "spec"), "ephemeralContainers")))
-			sk__vforbidden(&e, "spec.ephemeralContainers", "cannot be set on create");
-		if (json_is_object(old)) {
-			validate_meta_update(&e, o, old);
-			if (strcmp(kind, "ConfigMap") == 0 || strcmp(kind, "Secret") == 0)
-				validate_immutable_data(&e, o, old, strcmp(kind, "Secret") == 0);
-			if (validators[i].update)
-				validators[i].update(&e, o, old);
-		}
-		break;
-	}
-	if (json_array_size(e.causes) == 0) {
-		json_decref(e.causes);
+	if (!r || !r->ops || !r->ops->validate || !json_is_object(o))
 		return NULL;
-	}
-	return e.causes;
+	return r->ops->validate(r, o, old, 0);
 }
 
 json_t *sk_validate_status(const char *kind, json_t *o, json_t *old)

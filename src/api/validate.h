@@ -6,9 +6,10 @@
 
 #include <jansson.h>
 
-/* Validates obj (already defaulted, with its name and namespace set) of
- * kind; old is the stored object on update, NULL on create. Returns NULL
- * when valid, else a new JSON array (caller decrefs) of causes in upstream
+/* Validates obj (already defaulted, with its name and namespace set) of the
+ * built-in kind named kind with its descriptor's validate hook (looked up in
+ * the kind registry; for tests and fuzz targets); old is the stored object
+ * on update, NULL on create. Returns NULL when valid, else a new JSON array (caller decrefs) of causes in upstream
  * order: {"reason":"FieldValueRequired|FieldValueInvalid|
  * FieldValueNotSupported|FieldValueDuplicate|FieldValueTooLong|
  * FieldValueForbidden|FieldValueNotFound","message":"Required value",
@@ -18,6 +19,46 @@
  * URL, that the kind is served, resourceVersion preconditions, references to
  * other objects (priorityClassName, runtimeClassName existence). */
 json_t *sk_validate(const char *kind, json_t *obj, json_t *old);
+
+struct sk_api_resource;
+
+/* The validate hooks of the built-in kinds' descriptors (sk_kind_ops.validate,
+ * src/api/kinds/): sk_validate's rules for the kind; status_sub non-zero (a
+ * write through /status) checks only what sk_validate_status checks. */
+json_t *sk__validate_pod(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_deployment(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_replicaset(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_daemonset(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_replicationcontroller(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_poddisruptionbudget(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_statefulset(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_controllerrevision(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_job(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_cronjob(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_service(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_configmap(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_secret(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_serviceaccount(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_resourcequota(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_endpoints(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_endpointslice(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_networkpolicy(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_event(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_namespace(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_node(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_lease(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_priorityclass(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_runtimeclass(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_podgroup(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_storageclass(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_persistentvolumeclaim(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+json_t *sk__validate_persistentvolume(const struct sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
+
+/* The bodies of the binding, scale and eviction subresources (not kinds of
+ * their own): same return convention as sk_validate. */
+json_t *sk_validate_binding(json_t *obj);
+json_t *sk_validate_scale(json_t *obj);
+json_t *sk_validate_eviction(json_t *obj);
 
 /* Validation of writes to the status (and binding) subresources, where
  * upstream checks only what the subresource may change: metadata name,

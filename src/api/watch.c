@@ -366,8 +366,7 @@ static int watch_filters(sk_api_watch *w, const sk_api_request *req, sk_error_t 
 		if (!w->fields ||
 		    (w->res->custom ? sk__custom_field_check(w->res, w->fields, err)
 				    : sk_kube_field_selector_check(
-					      w->fields, sk__kind_flag(w->res, SK_KIND_META_FIELDS) ? "" : w->res->kind,
-					      err)) < 0)
+					      w->fields, w->res->ops ? w->res->ops->field_labels : NULL, err)) < 0)
 			return -1;
 		if (!strcmp(w->res->kind, "Pod") && sk_kube_field_selector_single_eq(w->fields, "spec.nodeName", &v) &&
 		    *v)

@@ -980,62 +980,32 @@ sk_kube_field_selector *sk_kube_field_selector_parse(const char *s, sk_error_t *
 	return sel;
 }
 
-struct kind_fields {
-	const char *kind;
-	const char *fields[16];
-	const char *msg; /* upstream's message for others; NULL: "field label not supported: %s" */
-};
-
-/* Kinds with their own field label conversion upstream; all others (apps/v1
- * kinds included) accept only metadata.name and metadata.namespace. */
-static const struct kind_fields kind_fields[] = {
-	{"Pod",
-	 {"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
-	  "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs",
-	  "status.nominatedNodeName", NULL},
-	 NULL},
-	{"Node", {"metadata.name", "spec.unschedulable", NULL}, NULL},
-	{"ReplicationController", {"metadata.name", "metadata.namespace", "status.replicas", NULL}, NULL},
-	{"Event",
-	 {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
-	  "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
-	  "reportingComponent", "source", "type", "metadata.namespace", "metadata.name", NULL},
-	 NULL},
-	{"Namespace", {"status.phase", "metadata.name", NULL}, NULL},
-	{"Secret", {"type", "metadata.namespace", "metadata.name", NULL}, NULL},
-	{"Service", {"metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type", NULL}, NULL},
-	{"Job",
-	 {"metadata.name", "metadata.namespace", "status.successful", NULL},
-	 "field label \"%s\" not supported for batchv1.Job"},
-};
-
-static int check_field(struct term *t, const char *kind, sk_error_t *err)
+static int check_field(struct term *t, const sk_kube_field_labels *fl, sk_error_t *err)
 {
-	for (size_t i = 0; i < sizeof(kind_fields) / sizeof(kind_fields[0]); i++) {
-		const struct kind_fields *kf = &kind_fields[i];
-		if (strcmp(kf->kind, kind) != 0)
-			continue;
-		for (size_t j = 0; kf->fields[j]; j++)
-			if (strcmp(kf->fields[j], t->field) == 0)
-				return 0;
-		if (strcmp(kind, "Pod") == 0 && strcmp(t->field, "spec.host") == 0) {
-			free(t->field);
-			t->field = xstrdup("spec.nodeName");
+	if (!fl) {
+		if (strcmp(t->field, "metadata.name") == 0 || strcmp(t->field, "metadata.namespace") == 0)
 			return 0;
-		}
-		return sk_error_set(err, SK_EBADREQUEST, kf->msg ? kf->msg : "field label not supported: %s", t->field);
+		return sk_error_set(
+			err, SK_EBADREQUEST,
+			"\"%s\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
+			t->field);
 	}
-	if (strcmp(t->field, "metadata.name") == 0 || strcmp(t->field, "metadata.namespace") == 0)
+	for (size_t j = 0; fl->fields[j]; j++)
+		if (strcmp(fl->fields[j], t->field) == 0)
+			return 0;
+	if (fl->alias && strcmp(t->field, fl->alias) == 0) {
+		free(t->field);
+		t->field = xstrdup(fl->alias_of);
 		return 0;
-	return sk_error_set(err, SK_EBADREQUEST,
-			    "\"%s\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
+	}
+	return sk_error_set(err, SK_EBADREQUEST, fl->unsupported ? fl->unsupported : "field label not supported: %s",
 			    t->field);
 }
 
-int sk_kube_field_selector_check(sk_kube_field_selector *sel, const char *kind, sk_error_t *err)
+int sk_kube_field_selector_check(sk_kube_field_selector *sel, const sk_kube_field_labels *labels, sk_error_t *err)
 {
 	for (size_t i = 0; i < sel->n; i++)
-		if (check_field(&sel->terms[i], kind ? kind : "", err) < 0)
+		if (check_field(&sel->terms[i], labels, err) < 0)
 			return -1;
 	return 0;
 }

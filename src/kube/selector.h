@@ -62,15 +62,24 @@ void sk_kube_label_selector_free(sk_kube_label_selector *sel);
  * matches everything. Fields are not checked here: see _check. */
 sk_kube_field_selector *sk_kube_field_selector_parse(const char *s, sk_error_t *err);
 
-/* Checks every field of sel against what upstream supports for kind
- * ("Pod", "Event", ...). Unsupported fields fail with SK_EBADREQUEST and
- * upstream's message: "field label not supported: foo" (Pod, Node, Event,
- * Namespace, Secret, Service, ReplicationController), `field label "foo"
- * not supported for batchv1.Job`, and for every other kind (apps/v1 ones
- * included) `"foo" is not a known field selector: only "metadata.name",
- * "metadata.namespace"`. Rewrites the legacy alias spec.host to
- * spec.nodeName for pods. Returns 0 or -1. */
-int sk_kube_field_selector_check(sk_kube_field_selector *sel, const char *kind, sk_error_t *err);
+/* The field labels a kind lets field selectors use: upstream's field label
+ * conversion function of the kind (AddFieldLabelConversionFunc). Kinds
+ * describe theirs in their descriptor (src/api/kinds/). */
+typedef struct sk_kube_field_labels {
+	const char *const *fields; /* NULL-terminated */
+	const char *unsupported;   /* message for any other field (one %s); NULL: "field label not supported: %s" */
+	const char *alias;         /* a legacy field label rewritten to alias_of (Pod's spec.host), or NULL */
+	const char *alias_of;
+} sk_kube_field_labels;
+
+/* Checks every field of sel against labels. Unsupported fields fail with
+ * SK_EBADREQUEST and the kind's message (labels->unsupported), or, for
+ * labels NULL (a kind without its own conversion: apps/v1 kinds among
+ * others), metadata.name and metadata.namespace only, with upstream's
+ * `"foo" is not a known field selector: only "metadata.name",
+ * "metadata.namespace"`. Rewrites labels->alias to labels->alias_of.
+ * Returns 0 or -1. */
+int sk_kube_field_selector_check(sk_kube_field_selector *sel, const sk_kube_field_labels *labels, sk_error_t *err);
 
 /* Checks every field of sel against metadata.name, metadata.namespace and
  * the NULL-terminated extra (a custom kind's selectableFields, without the

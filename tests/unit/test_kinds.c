@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "api/api-int.h"
+#include "kube/selector.h"
 #include "util/util.h"
 
 static sk_api_resource tmpl(const char *version, const char *plural, const char *kind)
@@ -123,12 +124,117 @@ static void test_concurrent_swaps(void **state)
 	sk__kind_custom_set_spec(a, NULL);
 }
 
+/* Whether kind is in the NULL-terminated list. */
+static int listed(const char *const *list, const char *kind)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], kind))
+			return 1;
+	return 0;
+}
+
+/* A kind that is stored (not a review or a kind served from memory). */
+static int stored(const sk_api_resource *r) { return !r->ops || (!r->ops->review && !r->ops->serve); }
+
+/* Every built-in descriptor carries its kind's rules: a new kind cannot
+ * silently miss its validation, printer, field labels or status reset. */
+static void test_builtin_descriptors(void **state)
+{
+	/* upstream's printers.go has no printer for these: Name, Created At */
+	static const char *const default_table[] = {"Role", "ClusterRole", "LimitRange", "CustomResourceDefinition",
+						    NULL};
+	/* the kinds with their own field label conversion upstream */
+	static const char *const field_kinds[] = {"Pod",    "Node",    "ReplicationController", "Event", "Namespace",
+						  "Secret", "Service", "Job",                   NULL};
+	/* a status subresource whose create keeps the status it was given
+	 * (upstream's node and CSR strategies; a CRD's conditions are the
+	 * server's own) */
+	static const char *const keep_status[] = {"Node", "CertificateSigningRequest", "CustomResourceDefinition", NULL};
+	const sk_kind_set *ks = sk__kinds_builtin();
+
+	(void)state;
+	assert_true(ks->n > 40);
+	for (size_t i = 0; i < ks->n; i++) {
+		const sk_api_resource *r = ks->v[i];
+		const sk_kind_ops *o = r->ops;
+
+		for (size_t j = 0; j < i; j++)
+			assert_false(!strcmp(ks->v[j]->group, r->group) && !strcmp(ks->v[j]->version, r->version) &&
+				     !strcmp(ks->v[j]->plural, r->plural));
+		assert_false(r->custom);
+		if (!stored(r)) {
+			assert_non_null(o);
+			continue;
+		}
+		assert_non_null(o);
+		assert_non_null(o->validate);
+		assert_int_equal(o->printer != NULL, !listed(default_table, r->kind));
+		assert_null(o->table_columns);
+		assert_int_equal(o->field_labels != NULL, listed(field_kinds, r->kind));
+		if ((r->subresources & SK_SUB_STATUS) && !listed(keep_status, r->kind))
+			assert_non_null(o->admit_create);
+		/* every conversion upstream accepts metadata.name */
+		if (o->field_labels) {
+			size_t f = 0;
+
+			while (o->field_labels->fields[f] && strcmp(o->field_labels->fields[f], "metadata.name"))
+				f++;
+			assert_non_null(o->field_labels->fields[f]);
+		}
+	}
+}
+
+static int fcheck(const char *kind, const char *sel, sk_error_t *err)
+{
+	const sk_api_resource *r = sk__kind_builtin(kind);
+	sk_kube_field_selector *s = sk_kube_field_selector_parse(sel, err);
+	int rc;
+
+	assert_non_null(r);
+	assert_non_null(s);
+	rc = sk_kube_field_selector_check(s, r->ops ? r->ops->field_labels : NULL, err);
+	sk_kube_field_selector_free(s);
+	return rc;
+}
+
+/* The kinds' field labels and messages, as upstream's conversion funcs. */
+static void test_field_labels(void **state)
+{
+	sk_error_t err = {0};
+
+	(void)state;
+	assert_int_equal(fcheck("Pod", "metadata.name=a,spec.nodeName=n,status.phase!=Running,spec.host=x", &err), 0);
+	assert_int_equal(fcheck("Event", "involvedObject.name=p,involvedObject.uid=u,source=kubelet", &err), 0);
+	assert_int_equal(fcheck("ConfigMap", "metadata.namespace=a", &err), 0);
+	assert_int_equal(fcheck("Node", "spec.unschedulable=false", &err), 0);
+	assert_int_equal(fcheck("Secret", "type=Opaque", &err), 0);
+	assert_int_equal(fcheck("Job", "status.successful=1", &err), 0);
+	assert_int_equal(fcheck("Service", "spec.clusterIP=None,spec.type=ClusterIP", &err), 0);
+	assert_int_equal(fcheck("Namespace", "status.phase=Active", &err), 0);
+	assert_int_equal(fcheck("ReplicationController", "status.replicas=1", &err), 0);
+	assert_int_equal(fcheck("Pod", "foo=bar", &err), -1);
+	assert_int_equal(err.code, SK_EBADREQUEST);
+	assert_string_equal(err.msg, "field label not supported: foo");
+	assert_int_equal(fcheck("Node", "metadata.namespace=x", &err), -1);
+	assert_int_equal(fcheck("Job", "status.active=1", &err), -1);
+	assert_string_equal(err.msg, "field label \"status.active\" not supported for batchv1.Job");
+	assert_int_equal(fcheck("ReplicaSet", "status.replicas=1", &err), -1);
+	assert_int_equal(fcheck("ClusterRole", "spec.x=1", &err), -1);
+	assert_int_equal(fcheck("Deployment", "spec.replicas=1", &err), -1);
+	assert_string_equal(err.msg,
+			    "\"spec.replicas\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
+	assert_null(sk__kind_builtin("Widget"));
+	assert_null(sk__kind_builtin(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_and_custom),
 		cmocka_unit_test(test_custom_spec),
 		cmocka_unit_test(test_concurrent_swaps),
+		cmocka_unit_test(test_builtin_descriptors),
+		cmocka_unit_test(test_field_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,6 +42,17 @@ static char *check(const char *kind, const char *text)
 	return check_update(kind, text, NULL);
 }
 
+/* A subresource's body (binding, scale, eviction) checked by fn. */
+#define EXPECT_BODY(fn, kind, text, want) do { \
+	cleanup_json json_t *o_ = parse(text); \
+	cleanup_json json_t *c_ = fn(o_); \
+	char *m_; \
+	if (!c_) fail_msg("expected an error: %s", want); \
+	m_ = sk_validate_message(kind, json_string_value(json_object_get(json_object_get(o_, "metadata"), "name")), c_); \
+	assert_string_equal(m_, want); \
+	free(m_); \
+} while (0)
+
 #define EXPECT(kind, text, want) do { \
 	char *m_ = check(kind, text); \
 	if (!m_) fail_msg("expected an error: %s", want); \
@@ -373,9 +384,11 @@ static void test_cluster_objects(void **state)
 	       "Node \"n1\" is invalid: metadata.namespace: Forbidden: not allowed on this type");
 	EXPECT("StorageClass", "{\"metadata\":{\"name\":\"sc\"}}",
 	       "StorageClass.storage.k8s.io \"sc\" is invalid: provisioner: Required value");
-	EXPECT("Binding", "{" META("p") ",\"target\":{\"kind\":\"Node\"}}", "Binding \"p\" is invalid: target.name: Required value");
-	EXPECT("Scale", "{" META("d") ",\"spec\":{\"replicas\":-1}}",
+	EXPECT_BODY(sk_validate_binding, "Binding", "{" META("p") ",\"target\":{\"kind\":\"Node\"}}", "Binding \"p\" is invalid: target.name: Required value");
+	EXPECT_BODY(sk_validate_scale, "Scale", "{" META("d") ",\"spec\":{\"replicas\":-1}}",
 	       "Scale.autoscaling \"d\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0");
+	EXPECT_BODY(sk_validate_eviction, "Eviction", "{" META("p") ",\"deleteOptions\":{\"gracePeriodSeconds\":-1}}",
+	       "Eviction.policy \"p\" is invalid: deleteOptions.gracePeriodSeconds: Invalid value: -1: must be greater than or equal to 0");
 	VALID("PodGroup", "{" META("g") ",\"spec\":{\"minMember\":3,\"minResources\":{\"cpu\":\"2\"}}}");
 	EXPECT("PodGroup", "{" META("g") ",\"spec\":{\"minMember\":-1}}",
 	       "PodGroup.scheduling.x-k8s.io \"g\" is invalid: spec.minMember: Invalid value: -1: must be greater than or equal to 0");

@@ -4,6 +4,8 @@
 
 #include "api/api-int.h"
 #include "api/defaults.h"
+#include "api/table.h"
+#include "api/validate.h"
 
 /* The v1 form of DaemonSetSpec.TemplateGeneration (upstream's conversion). */
 #define DS_TEMPLATE_GENERATION "deprecated.daemonset.template.generation"
@@ -31,9 +33,6 @@ static long long ds_template_generation(json_t *obj)
 
 	return v ? strtoll(v, NULL, 10) : 0;
 }
-
-/* The built-in defaulters of defaults.c. */
-static void ds_defaults(const sk_api_resource *r, json_t *obj) { sk_defaults_apply(r->kind, obj); }
 
 /* PrepareForCreate: the zero status (in Go's form) and templateGeneration 1. */
 static int ds_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
@@ -64,7 +63,9 @@ static void ds_prepare_update(sk_api *api, const sk_api_resource *r, json_t *obj
 
 static const sk_kind_ops daemonset_ops = {
 	.flags = SK_KIND_GENERATION,
-	.defaults = ds_defaults,
+	.printer = &sk_table_printer_daemonset,
+	.defaults = sk__defaults_daemonset,
+	.validate = sk__validate_daemonset,
 	.admit_create = ds_admit_create,
 	.prepare_update = ds_prepare_update,
 };
@@ -81,8 +82,41 @@ static int sts_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, 
 
 static const sk_kind_ops statefulset_ops = {
 	.flags = SK_KIND_GENERATION,
-	.defaults = ds_defaults,
+	.printer = &sk_table_printer_statefulset,
+	.defaults = sk__defaults_statefulset,
+	.validate = sk__validate_statefulset,
 	.admit_create = sts_admit_create,
+};
+
+static const sk_kind_ops controllerrevision_ops = {
+	.printer = &sk_table_printer_controllerrevision,
+	.validate = sk__validate_controllerrevision,
+};
+
+static const sk_kind_ops deployment_ops = {
+	.flags = SK_KIND_GENERATION,
+	.printer = &sk_table_printer_deployment,
+	.defaults = sk__defaults_deployment,
+	.validate = sk__validate_deployment,
+	.admit_create = sk__admit_empty_status,
+};
+
+/* PrepareForCreate: the zero status (in Go's form). */
+static int rs_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
+{
+	(void)api;
+	(void)r;
+	(void)err;
+	json_object_set_new(obj, "status", json_pack("{s:i}", "replicas", 0));
+	return 0;
+}
+
+static const sk_kind_ops replicaset_ops = {
+	.flags = SK_KIND_GENERATION,
+	.printer = &sk_table_printer_replicaset,
+	.defaults = sk__defaults_replicaset,
+	.validate = sk__validate_replicaset,
+	.admit_create = rs_admit_create,
 };
 
 const sk_api_resource sk__kinds_apps[] = {
@@ -93,6 +127,7 @@ const sk_api_resource sk__kinds_apps[] = {
 		.plural = "controllerrevisions",
 		.singular = "controllerrevision",
 		.namespaced = 1,
+		.ops = &controllerrevision_ops,
 	},
 	{
 		.group = "apps",
@@ -118,6 +153,7 @@ const sk_api_resource sk__kinds_apps[] = {
 		.categories = "all",
 		.subresources = SK_SUB_STATUS | SK_SUB_SCALE,
 		.has_spec = 1,
+		.ops = &deployment_ops,
 	},
 	{
 		.group = "apps",
@@ -130,6 +166,7 @@ const sk_api_resource sk__kinds_apps[] = {
 		.categories = "all",
 		.subresources = SK_SUB_STATUS | SK_SUB_SCALE,
 		.has_spec = 1,
+		.ops = &replicaset_ops,
 	},
 	{
 		.group = "apps",

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/table.h"
 #include "api/validate-int.h"
 #include "kube/quantity.h"
 #include "util/json.h"
@@ -648,6 +649,7 @@ static json_t *hpa_validate(const sk_api_resource *r, json_t *obj, json_t *old, 
 
 static const sk_kind_ops hpa_ops = {
 	.flags = SK_KIND_GENERATION,
+	.printer = &sk_table_printer_horizontalpodautoscaler,
 	.defaults = hpa_defaults,
 	.validate = hpa_validate,
 	.admit_create = hpa_admit_create,

@@ -3,13 +3,118 @@
 #include "api/defaults.h"
 #include "api/service.h"
 #include "api/table.h"
+#include "api/validate.h"
+#include "kube/selector.h"
 #include "util/util.h"
 
 extern const sk_kind_ops sk__limitrange_ops; /* limitrange.c */
 
-/* ReplicationController: a ReplicaSet whose selector is a map of labels. */
-static void rc_defaults(const sk_api_resource *r, json_t *obj) { sk_defaults_apply(r->kind, obj); }
+static const sk_kube_field_labels pod_fields = {
+	.fields = (const char *const[]){"metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
+					"spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork",
+					"status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName",
+					NULL},
+	.alias = "spec.host",
+	.alias_of = "spec.nodeName",
+};
 
+static const sk_kind_ops pod_ops = {
+	.flags = SK_KIND_GRACEFUL_DELETE,
+	.printer = &sk_table_printer_pod,
+	.field_labels = &pod_fields,
+	.defaults = sk__defaults_pod,
+	.validate = sk__validate_pod,
+	.admit_create = sk__pod_admit_create,
+};
+
+static const sk_kube_field_labels namespace_fields = {
+	.fields = (const char *const[]){"status.phase", "metadata.name", NULL},
+};
+
+static const sk_kind_ops namespace_ops = {
+	.flags = SK_KIND_SPEC_FINALIZERS,
+	.printer = &sk_table_printer_namespace,
+	.field_labels = &namespace_fields,
+	.defaults = sk__defaults_namespace,
+	.validate = sk__validate_namespace,
+	.admit_create = sk__namespace_admit_create,
+};
+
+static const sk_kube_field_labels node_fields = {
+	.fields = (const char *const[]){"metadata.name", "spec.unschedulable", NULL},
+};
+
+static const sk_kind_ops node_ops = {
+	.printer = &sk_table_printer_node,
+	.field_labels = &node_fields,
+	.defaults = sk__defaults_node,
+	.validate = sk__validate_node,
+};
+
+static const sk_kube_field_labels event_fields = {
+	.fields = (const char *const[]){"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+					"involvedObject.uid", "involvedObject.apiVersion",
+					"involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
+					"reportingComponent", "source", "type", "metadata.namespace", "metadata.name",
+					NULL},
+};
+
+static const sk_kind_ops event_ops = {
+	.flags = SK_KIND_CREATE_ON_UPDATE,
+	.printer = &sk_table_printer_event,
+	.field_labels = &event_fields,
+	.validate = sk__validate_event,
+};
+
+static const sk_kind_ops configmap_ops = {
+	.printer = &sk_table_printer_configmap,
+	.validate = sk__validate_configmap,
+};
+
+static const sk_kube_field_labels secret_fields = {
+	.fields = (const char *const[]){"type", "metadata.namespace", "metadata.name", NULL},
+};
+
+static const sk_kind_ops secret_ops = {
+	.printer = &sk_table_printer_secret,
+	.field_labels = &secret_fields,
+	.defaults = sk__defaults_secret,
+	.validate = sk__validate_secret,
+};
+
+static const sk_kind_ops endpoints_ops = {
+	.flags = SK_KIND_CREATE_ON_UPDATE,
+	.printer = &sk_table_printer_endpoints,
+	.defaults = sk__defaults_endpoints,
+	.validate = sk__validate_endpoints,
+};
+
+static const sk_kind_ops serviceaccount_ops = {
+	.printer = &sk_table_printer_serviceaccount,
+	.validate = sk__validate_serviceaccount,
+};
+
+static const sk_kind_ops resourcequota_ops = {
+	.printer = &sk_table_printer_resourcequota,
+	.validate = sk__validate_resourcequota,
+	.admit_create = sk__admit_empty_status,
+};
+
+static const sk_kind_ops persistentvolume_ops = {
+	.printer = &sk_table_printer_persistentvolume,
+	.defaults = sk__defaults_persistentvolume,
+	.validate = sk__validate_persistentvolume,
+	.admit_create = sk__admit_pending_status,
+};
+
+static const sk_kind_ops persistentvolumeclaim_ops = {
+	.printer = &sk_table_printer_persistentvolumeclaim,
+	.defaults = sk__defaults_persistentvolumeclaim,
+	.validate = sk__validate_persistentvolumeclaim,
+	.admit_create = sk__admit_pending_status,
+};
+
+/* ReplicationController: a ReplicaSet whose selector is a map of labels. */
 static int rc_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
 {
 	(void)api;
@@ -51,9 +156,16 @@ static int rc_scale_set(const sk_api_resource *r, json_t *obj, json_t *replicas)
 	return 0;
 }
 
+static const sk_kube_field_labels replicationcontroller_fields = {
+	.fields = (const char *const[]){"metadata.name", "metadata.namespace", "status.replicas", NULL},
+};
+
 static const sk_kind_ops replicationcontroller_ops = {
 	.flags = SK_KIND_GENERATION,
-	.defaults = rc_defaults,
+	.printer = &sk_table_printer_replicationcontroller,
+	.field_labels = &replicationcontroller_fields,
+	.defaults = sk__defaults_replicationcontroller,
+	.validate = sk__validate_replicationcontroller,
 	.admit_create = rc_admit_create,
 	.scale_get = rc_scale_get,
 	.scale_set = rc_scale_set,
@@ -71,6 +183,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.subresources = SK_SUB_STATUS | SK_SUB_FINALIZE,
 		.has_spec = 1,
 		.no_deletecollection = 1,
+		.ops = &namespace_ops,
 	},
 	{
 		.group = "",
@@ -84,6 +197,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.subresources = SK_SUB_STATUS | SK_SUB_BINDING | SK_SUB_EVICTION | SK_SUB_LOG | SK_SUB_EXEC |
 				SK_SUB_EPHEMERAL,
 		.has_spec = 1,
+		.ops = &pod_ops,
 	},
 	{
 		.group = "",
@@ -95,6 +209,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.short_names = "no",
 		.subresources = SK_SUB_STATUS | SK_SUB_PROXY,
 		.has_spec = 1,
+		.ops = &node_ops,
 	},
 	{
 		.group = "",
@@ -104,6 +219,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.singular = "event",
 		.namespaced = 1,
 		.short_names = "ev",
+		.ops = &event_ops,
 	},
 	{
 		.group = "",
@@ -113,6 +229,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.singular = "configmap",
 		.namespaced = 1,
 		.short_names = "cm",
+		.ops = &configmap_ops,
 	},
 	{
 		.group = "",
@@ -121,6 +238,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.plural = "secrets",
 		.singular = "secret",
 		.namespaced = 1,
+		.ops = &secret_ops,
 	},
 	{
 		.group = "",
@@ -143,6 +261,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.singular = "endpoints",
 		.namespaced = 1,
 		.short_names = "ep",
+		.ops = &endpoints_ops,
 	},
 	{
 		.group = "",
@@ -153,6 +272,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.namespaced = 1,
 		.short_names = "sa",
 		.subresources = SK_SUB_TOKEN,
+		.ops = &serviceaccount_ops,
 	},
 	{
 		.group = "",
@@ -177,6 +297,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.short_names = "quota",
 		.subresources = SK_SUB_STATUS,
 		.has_spec = 1,
+		.ops = &resourcequota_ops,
 	},
 	{
 		.group = "",
@@ -198,6 +319,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.short_names = "pv",
 		.subresources = SK_SUB_STATUS,
 		.has_spec = 1,
+		.ops = &persistentvolume_ops,
 	},
 	{
 		.group = "",
@@ -209,6 +331,7 @@ const sk_api_resource sk__kinds_core[] = {
 		.short_names = "pvc",
 		.subresources = SK_SUB_STATUS,
 		.has_spec = 1,
+		.ops = &persistentvolumeclaim_ops,
 	},
 };
 const size_t sk__nkinds_core = sizeof(sk__kinds_core) / sizeof(sk__kinds_core[0]);

@@ -1,16 +1,9 @@
 /* The kinds of discovery.k8s.io/v1. */
 #include "api/api-int.h"
 #include "api/defaults.h"
+#include "api/table.h"
 #include "api/validate.h"
 #include "util/util.h"
-
-static void eps_defaults(const sk_api_resource *r, json_t *obj) { sk_defaults_apply(r->kind, obj); }
-
-static json_t *eps_validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub)
-{
-	(void)status_sub;
-	return sk_validate(r->kind, obj, old);
-}
 
 /* The fields of o outside metadata, plus its labels: what upstream's
  * strategy compares to bump the generation (an EndpointSlice has no spec). */
@@ -42,8 +35,9 @@ static void eps_prepare_update(sk_api *api, const sk_api_resource *r, json_t *ob
 
 static const sk_kind_ops endpointslice_ops = {
 	.flags = SK_KIND_GENERATION,
-	.defaults = eps_defaults,
-	.validate = eps_validate,
+	.printer = &sk_table_printer_endpointslice,
+	.defaults = sk__defaults_endpointslice,
+	.validate = sk__validate_endpointslice,
 	.prepare_update = eps_prepare_update,
 };
 

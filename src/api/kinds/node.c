@@ -1,5 +1,12 @@
 /* The kinds of node.k8s.io/v1. */
 #include "api/api-int.h"
+#include "api/table.h"
+#include "api/validate.h"
+
+static const sk_kind_ops runtimeclass_ops = {
+	.printer = &sk_table_printer_runtimeclass,
+	.validate = sk__validate_runtimeclass,
+};
 
 const sk_api_resource sk__kinds_node[] = {
 	{
@@ -9,6 +16,7 @@ const sk_api_resource sk__kinds_node[] = {
 		.plural = "runtimeclasses",
 		.singular = "runtimeclass",
 		.namespaced = 0,
+		.ops = &runtimeclass_ops,
 	},
 };
 const size_t sk__nkinds_node = sizeof(sk__kinds_node) / sizeof(sk__kinds_node[0]);

@@ -1,5 +1,7 @@
 /* The kinds of policy/v1. */
 #include "api/api-int.h"
+#include "api/table.h"
+#include "api/validate.h"
 
 /* PrepareForCreate: the zero status in the form Go serializes it. */
 static int pdb_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, sk_error_t *err)
@@ -15,6 +17,8 @@ static int pdb_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, 
 
 static const sk_kind_ops pdb_ops = {
 	.flags = SK_KIND_GENERATION,
+	.printer = &sk_table_printer_poddisruptionbudget,
+	.validate = sk__validate_poddisruptionbudget,
 	.admit_create = pdb_admit_create,
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/api-int.h"
+#include "api/table.h"
 #include "api/rbac.h"
 #include "api/validate-int.h"
 #include "kube/selector.h"
@@ -295,13 +296,12 @@ static int binding_authorize_write(sk_api *api, const sk_api_resource *r, const 
 }
 
 static const sk_kind_ops role_ops = {
-	.flags = SK_KIND_META_FIELDS,
 	.validate = role_validate,
 	.authorize_write = role_authorize_write,
 };
 
 static const sk_kind_ops binding_ops = {
-	.flags = SK_KIND_META_FIELDS,
+	.printer = &sk_table_printer_rolebinding,
 	.defaults = binding_defaults,
 	.validate = binding_validate,
 	.authorize_write = binding_authorize_write,
