@@ -655,28 +655,6 @@ static void defaults_storageclass(json_t *sc)
 	def_str(sc, "volumeBindingMode", "Immediate");
 }
 
-static char *base64_encode(const char *in, size_t len)
-{
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = xmalloc(4 * ((len + 2) / 3) + 1);
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t v = (uint32_t)(unsigned char)in[i] << 16;
-
-		if (i + 1 < len)
-			v |= (uint32_t)(unsigned char)in[i + 1] << 8;
-		if (i + 2 < len)
-			v |= (unsigned char)in[i + 2];
-		out[n++] = tab[(v >> 18) & 63];
-		out[n++] = tab[(v >> 12) & 63];
-		out[n++] = i + 1 < len ? tab[(v >> 6) & 63] : '=';
-		out[n++] = i + 2 < len ? tab[v & 63] : '=';
-	}
-	out[n] = '\0';
-	return out;
-}
-
 /* Upstream's conversion folds stringData into data (stringData wins) and
  * never stores stringData. */
 static void fold_string_data(json_t *s)
@@ -693,7 +671,7 @@ static void fold_string_data(json_t *s)
 
 			if (!json_is_string(v) || !data)
 				continue;
-			b = base64_encode(json_string_value(v), json_string_length(v));
+			b = sk_base64_encode(json_string_value(v), json_string_length(v), NULL);
 			json_object_set_new(data, k, json_string(b));
 		}
 	}

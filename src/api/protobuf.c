@@ -159,20 +159,10 @@ static const sk__pb_field *find_field(const sk__pb_message *m, uint32_t num)
 
 static json_t *base64(const uint8_t *p, size_t n)
 {
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	cleanup_free char *s = xmalloc((n + 2) / 3 * 4 + 1);
-	size_t o = 0;
+	size_t len;
+	cleanup_free char *s = sk_base64_encode(p, n, &len);
 
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
-			     (i + 2 < n ? p[i + 2] : 0);
-
-		s[o++] = tbl[v >> 18 & 63];
-		s[o++] = tbl[v >> 12 & 63];
-		s[o++] = i + 1 < n ? tbl[v >> 6 & 63] : '=';
-		s[o++] = i + 2 < n ? tbl[v & 63] : '=';
-	}
-	return json_stringn(s, o);
+	return json_stringn(s, len);
 }
 
 static json_t *string_value(const pb_field *f, const char *msg, sk_error_t *err)

@@ -1,6 +1,8 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <gnutls/gnutls.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/sockios.h>
 #include <poll.h>
@@ -339,3 +341,17 @@ void sk_strbuf_add(sk_strbuf *b, const char *s, size_t n)
 }
 
 void sk_strbuf_str(sk_strbuf *b, const char *s) { sk_strbuf_add(b, s, strlen(s)); }
+
+char *sk_base64_encode(const void *data, size_t len, size_t *out_len)
+{
+	gnutls_datum_t in = {(unsigned char *)data, (unsigned)len}, b64 = {0};
+	char *s;
+
+	if (len > UINT_MAX / 2 || gnutls_base64_encode2(&in, &b64) < 0)
+		oom(); /* the encoder fails only to allocate */
+	s = xstrndup((const char *)b64.data, b64.size);
+	if (out_len)
+		*out_len = b64.size;
+	gnutls_free(b64.data);
+	return s;
+}

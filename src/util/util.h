@@ -60,6 +60,9 @@ void sk_strbuf_str(sk_strbuf *b, const char *s);
 
 /* Returns a malloc'd formatted string; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Standard base64 (with padding) of len bytes, GnuTLS's encoder; *out_len
+ * (may be NULL) gets its length. Never NULL. */
+char *sk_base64_encode(const void *data, size_t len, size_t *out_len);
 
 static inline void sk__freep(void *p) { free(*(void **)p); }
 static inline void sk__closep(int *fd)
