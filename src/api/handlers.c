@@ -1238,7 +1238,6 @@ static void do_update(sk_api *api, const sk_api_request *req, const sk_path *p, 
 			return;
 		if (err.code != SK_ECONFLICT || (want_rv && *want_rv))
 			goto fail;
-		sk_error_clear(&err);
 	}
 fail:
 	sk__reply_error(resp, &err, p->res, p->name);
@@ -1347,9 +1346,12 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			goto fail;
 		}
 		obj = apply_patch(req, p->res, old, patch, &is_apply, &err);
-		if (obj && !json_is_object(obj))
+		if (obj && !json_is_object(obj)) {
 			sk_error_set(&err, SK_EBADREQUEST, "the patch did not produce an object");
-		else if (obj) {
+			rc = -2;
+		} else if (!obj) {
+			rc = -2;
+		} else {
 			/* a patch only sets a precondition when it names a resourceVersion */
 			if (!meta_str(patch, "resourceVersion"))
 				json_object_del(meta_of(obj), "resourceVersion");
@@ -1368,9 +1370,9 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 		}
 		if (rc > 0)
 			return;
-		if (err.code != SK_ECONFLICT || meta_str(patch, "resourceVersion"))
+		/* only a conflicting write is retried, not a patch that failed (an apply's conflict) */
+		if (rc == -2 || err.code != SK_ECONFLICT || meta_str(patch, "resourceVersion"))
 			goto fail;
-		sk_error_clear(&err);
 	}
 fail:
 	sk__reply_error(resp, &err, p->res, p->name);
@@ -1587,7 +1589,6 @@ static void do_delete(sk_api *api, const sk_api_request *req, const sk_path *p, 
 		}
 		if (err.code != SK_ECONFLICT || o.pre_rv || o.pre_uid)
 			break;
-		sk_error_clear(&err);
 	}
 fail:
 	sk__reply_error(resp, &err, p->res, p->name);
@@ -1708,7 +1709,6 @@ static void do_binding(sk_api *api, const sk_api_request *req, const sk_path *p,
 			continue;
 		if (rc < 0 || !tried || err.code != SK_ECONFLICT)
 			goto fail;
-		sk_error_clear(&err);
 	}
 fail:
 	sk__reply_error(resp, &err, p->res, p->name);
