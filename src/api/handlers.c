@@ -177,6 +177,65 @@ static json_t *load(sk_api *api, const sk_api_resource *r, const char *ns, const
 	return o;
 }
 
+/* Writes to one object (PUT, PATCH and DELETE of it, its status and
+ * scale, POST of a binding) start from the copy in memory without asking
+ * etcd first, as upstream's GuaranteedUpdate starts from the watch cache's
+ * copy: the store write compares the revision they started from, so a
+ * stale copy cannot overwrite anything. An attempt that fails on it (the
+ * object missing, a conflict, a refusal) may have met a stale copy, so,
+ * once per request, the write waits until memory holds what etcd holds
+ * (sk_store_sync) and is retried when the object changed meanwhile; else
+ * its error stands, as upstream's "cached data was not stale". rev is the
+ * revision the attempt started from (0: the object was missing). Returns
+ * 1 to retry, 0 to keep err, -1 with err replaced by the store's (etcd
+ * cannot say: no quorum). */
+static int stale(sk_api *api, const sk_api_resource *r, const char *ns, const char *name, int64_t rev, int *synced,
+		 sk_error_t *err)
+{
+	cleanup_free char *key = NULL;
+	sk_error_t e = {0};
+	sk_store_kv kv;
+	int64_t cur = 0;
+
+	if (*synced)
+		return 0;
+	*synced = 1;
+	if (sk_store_sync(api->store, &e) < 0) {
+		*err = e;
+		return -1;
+	}
+	key = sk__obj_key(r, ns, name);
+	if (sk_store_get(api->store, key, &kv, &e) == 0) {
+		cur = kv.mod_rev;
+		sk_store_kv_release(&kv);
+	}
+	sk_error_clear(&e);
+	if (cur == rev)
+		return 0;
+	sk_error_clear(err);
+	return 1;
+}
+
+/* Takes back a reply (and the warnings after the first warn bytes) that an
+ * attempt wrote before it is retried. */
+static void unreply(sk_api_response *resp, size_t warn)
+{
+	free(resp->body);
+	resp->body = NULL;
+	resp->len = 0;
+	json_decref(resp->obj);
+	resp->obj = NULL;
+	resp->status = 0;
+	if (resp->warning && warn < strlen(resp->warning))
+		resp->warning[warn] = '\0';
+	if (resp->warning && !warn) {
+		free(resp->warning);
+		resp->warning = NULL;
+	}
+}
+
+static size_t warn_len(const sk_api_response *resp) { return resp->warning ? strlen(resp->warning) : 0; }
+
 /* Adds one Warning header value (299 - "text", quotes and backslashes
  * escaped as upstream's NewWarningHeader) to resp; warnings beyond 4 KiB in
  * all are dropped, as upstream's recorder truncates them. */
@@ -1129,25 +1188,54 @@ static int status_sub_of(const sk_path *p)
 
 static int allow_create_on_update(const sk_api_resource *r) { return sk__kind_flag(r, SK_KIND_CREATE_ON_UPDATE); }
 
+/* PUT: from the object in memory (see stale()); without a resourceVersion
+ * in the body a conflicting write in between is retried, as upstream's
+ * GuaranteedUpdate does. */
 static void do_update(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	sk_error_t err = {0};
-	cleanup_json json_t *obj = parse_body(req, &err);
-	cleanup_json json_t *old = NULL;
-	int64_t rev;
+	cleanup_json json_t *body = parse_body(req, &err);
+	const char *want_rv = body ? meta_str(body, "resourceVersion") : NULL;
+	int synced = 0;
 
-	if (!obj)
+	if (!body)
 		goto fail;
-	old = load(api, p->res, p->ns, p->name, &rev, &err);
-	if (!old) {
-		if (err.code == SK_ENOTFOUND && allow_create_on_update(p->res) && !p->sub[0]) {
-			do_create(api, req, p, resp);
-			return;
+	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
+		int64_t rev = 0;
+		size_t warn = warn_len(resp);
+		cleanup_json json_t *old = load(api, p->res, p->ns, p->name, &rev, &err);
+		cleanup_json json_t *obj = NULL;
+		int rc;
+
+		if (!old) {
+			if (err.code != SK_ENOTFOUND)
+				goto fail;
+			rc = stale(api, p->res, p->ns, p->name, 0, &synced, &err);
+			if (rc > 0)
+				continue;
+			if (rc == 0 && allow_create_on_update(p->res) && !p->sub[0]) {
+				do_create(api, req, p, resp);
+				return;
+			}
+			goto fail;
 		}
-		goto fail;
+		obj = json_deep_copy(body);
+		rc = finish_update(api, req, p, old, rev, obj, status_sub_of(p), 0, resp, &err);
+		if (rc == 0)
+			return;
+		switch (stale(api, p->res, p->ns, p->name, rev, &synced, &err)) {
+		case 1:
+			unreply(resp, warn);
+			continue;
+		case -1:
+			unreply(resp, warn);
+			goto fail;
+		}
+		if (rc > 0)
+			return;
+		if (err.code != SK_ECONFLICT || (want_rv && *want_rv))
+			goto fail;
 	}
-	if (finish_update(api, req, p, old, rev, obj, status_sub_of(p), 0, resp, &err) >= 0)
-		return;
 fail:
 	sk__reply_error(resp, &err, p->res, p->name);
 }
@@ -1210,21 +1298,26 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 {
 	sk_error_t err = {0};
 	cleanup_json json_t *patch = parse_patch_body(req, &err);
-	int status_sub = status_sub_of(p);
+	int status_sub = status_sub_of(p), synced = 0;
 
 	if (!patch)
 		goto fail;
 	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
-		int64_t rev;
+		int64_t rev = 0;
+		size_t warn = warn_len(resp);
 		cleanup_json json_t *old = load(api, p->res, p->ns, p->name, &rev, &err);
 		cleanup_json json_t *obj = NULL;
-		int is_apply;
+		int is_apply, rc = -1;
 
 		if (!old) {
 			const char *ct = req->content_type ? req->content_type : "";
 
-			if (err.code == SK_ENOTFOUND && !strncmp(ct, SK_PATCH_APPLY, strlen(SK_PATCH_APPLY)) &&
-			    !p->sub[0]) {
+			if (err.code != SK_ENOTFOUND)
+				goto fail;
+			rc = stale(api, p->res, p->ns, p->name, 0, &synced, &err);
+			if (rc > 0)
+				continue;
+			if (rc == 0 && !strncmp(ct, SK_PATCH_APPLY, strlen(SK_PATCH_APPLY)) && !p->sub[0]) {
 				sk_api_request creq = *req;
 				cleanup_json json_t *applied = p->res->custom
 								       ? sk__custom_apply(p->res, NULL, patch,
@@ -1250,20 +1343,33 @@ static void do_patch(sk_api *api, const sk_api_request *req, const sk_path *p, s
 			goto fail;
 		}
 		obj = apply_patch(req, p->res, old, patch, &is_apply, &err);
-		if (!obj)
-			goto fail;
-		if (!json_is_object(obj)) {
+		if (obj && !json_is_object(obj)) {
 			sk_error_set(&err, SK_EBADREQUEST, "the patch did not produce an object");
+			rc = -2;
+		} else if (!obj) {
+			rc = -2;
+		} else {
+			/* a patch only sets a precondition when it names a resourceVersion */
+			if (!meta_str(patch, "resourceVersion"))
+				json_object_del(meta_of(obj), "resourceVersion");
+			rc = finish_update(api, req, p, old, rev, obj, status_sub, is_apply, resp, &err);
+			if (rc == 0)
+				return;
+		}
+		/* a failed patch (a JSON patch's test among them) may have met a stale copy too */
+		switch (stale(api, p->res, p->ns, p->name, rev, &synced, &err)) {
+		case 1:
+			unreply(resp, warn);
+			continue;
+		case -1:
+			unreply(resp, warn);
 			goto fail;
 		}
-		/* a patch only sets a precondition when it names a resourceVersion */
-		if (!meta_str(patch, "resourceVersion"))
-			json_object_del(meta_of(obj), "resourceVersion");
-		if (finish_update(api, req, p, old, rev, obj, status_sub, is_apply, resp, &err) >= 0)
+		if (rc > 0)
 			return;
-		if (err.code != SK_ECONFLICT || meta_str(patch, "resourceVersion"))
+		/* only a conflicting write is retried, not a patch that failed (an apply's conflict) */
+		if (rc == -2 || err.code != SK_ECONFLICT || meta_str(patch, "resourceVersion"))
 			goto fail;
-		sk_error_clear(&err);
 	}
 fail:
 	sk__reply_error(resp, &err, p->res, p->name);
@@ -1341,15 +1447,19 @@ static void add_finalizer(json_t *obj, const char *f)
 	json_array_append_new(fin, json_string(f));
 }
 
-/* Deletes one object. Returns 0 with *out set to what to reply (new ref). */
+/* Deletes one object. Returns 0 with *out set to what to reply (new ref).
+ * *at (if not NULL) gets the revision of the object it started from, 0
+ * when there was none. */
 static int delete_one(sk_api *api, const sk_api_resource *r, const char *ns, const char *name, const delete_opts *o,
-		      json_t **out, sk_error_t *err)
+		      json_t **out, int64_t *at, sk_error_t *err)
 {
-	int64_t rev, nrev, grace = 0;
+	int64_t rev = 0, nrev, grace = 0;
 	cleanup_json json_t *obj = load(api, r, ns, name, &rev, err);
 	json_t *meta, *fin;
 	int pending;
 
+	if (at)
+		*at = obj ? rev : 0;
 	if (!obj)
 		return -1;
 	meta = meta_of(obj);
@@ -1450,6 +1560,7 @@ static void do_delete(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	sk_error_t err = {0};
 	cleanup_json json_t *body = NULL, *out = NULL;
 	delete_opts o;
+	int synced = 0;
 
 	if (req->body_obj || (req->body && req->body_len)) {
 		body = parse_body(req, &err);
@@ -1460,9 +1571,19 @@ static void do_delete(sk_api *api, const sk_api_request *req, const sk_path *p, 
 		goto fail;
 	o.resp = resp;
 	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
-		if (delete_one(api, p->res, p->ns, p->name, &o, &out, &err) == 0) {
+		size_t warn = warn_len(resp);
+		int64_t at = 0;
+
+		if (delete_one(api, p->res, p->ns, p->name, &o, &out, &at, &err) == 0) {
 			reply_obj(resp, 200, out);
 			return;
+		}
+		switch (stale(api, p->res, p->ns, p->name, at, &synced, &err)) {
+		case 1:
+			unreply(resp, warn);
+			continue;
+		case -1:
+			goto fail;
 		}
 		if (err.code != SK_ECONFLICT || o.pre_rv || o.pre_uid)
 			break;
@@ -1500,7 +1621,8 @@ static void do_delete_collection(sk_api *api, const sk_api_request *req, const s
 
 		if (!obj || !list_filter_match(&f, obj))
 			continue;
-		if (delete_one(api, p->res, meta_str(obj, "namespace"), meta_str(obj, "name"), &o, &out, &e2) == 0)
+		if (delete_one(api, p->res, meta_str(obj, "namespace"), meta_str(obj, "name"), &o, &out, NULL, &e2) ==
+		    0)
 			json_array_append_new(items, out);
 	}
 	sk_store_list_release(&l);
@@ -1548,6 +1670,7 @@ static void do_binding(sk_api *api, const sk_api_request *req, const sk_path *p,
 	sk_error_t err = {0};
 	cleanup_json json_t *b = parse_body(req, &err);
 	const char *node = json_string_value(json_object_get(json_object_get(b, "target"), "name"));
+	int synced = 0;
 
 	if (!b)
 		goto fail;
@@ -1556,32 +1679,33 @@ static void do_binding(sk_api *api, const sk_api_request *req, const sk_path *p,
 		goto fail;
 	}
 	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
-		int64_t rev;
+		int64_t rev = 0;
 		cleanup_json json_t *pod = load(api, p->res, p->ns, p->name, &rev, &err);
-		json_t *spec;
-		const char *cur;
+		json_t *spec = json_object_get(pod, "spec");
+		const char *cur = json_string_value(json_object_get(spec, "nodeName"));
+		int tried = 0, rc;
 
-		if (!pod)
-			goto fail;
-		spec = json_object_get(pod, "spec");
-		cur = json_string_value(json_object_get(spec, "nodeName"));
-		if (meta_str(pod, "deletionTimestamp")) {
+		if (pod && meta_str(pod, "deletionTimestamp")) {
 			sk_error_set(&err, SK_ECONFLICT, "pod %s is being deleted, cannot be assigned to a host",
 				     p->name);
-			goto fail;
-		}
-		if (cur && *cur) {
+		} else if (cur && *cur) {
 			sk_error_set(&err, SK_ECONFLICT, "pod %s is already assigned to node \"%s\"", p->name, cur);
+		} else if (pod) {
+			json_object_set_new(spec, "nodeName", json_string(node));
+			set_condition(pod, "PodScheduled", "True", NULL, NULL);
+			json_object_del(meta_of(pod), "resourceVersion");
+			tried = 1;
+			if (store_update(api, p->res, pod, rev, NULL, &err) >= 0) {
+				reply_success(resp, 201);
+				return;
+			}
+		}
+		if (!pod && err.code != SK_ENOTFOUND)
 			goto fail;
-		}
-		json_object_set_new(spec, "nodeName", json_string(node));
-		set_condition(pod, "PodScheduled", "True", NULL, NULL);
-		json_object_del(meta_of(pod), "resourceVersion");
-		if (store_update(api, p->res, pod, rev, NULL, &err) >= 0) {
-			reply_success(resp, 201);
-			return;
-		}
-		if (err.code != SK_ECONFLICT)
+		rc = stale(api, p->res, p->ns, p->name, rev, &synced, &err);
+		if (rc > 0)
+			continue;
+		if (rc < 0 || !tried || err.code != SK_ECONFLICT)
 			goto fail;
 	}
 fail:
@@ -1668,7 +1792,7 @@ static void do_eviction(sk_api *api, const sk_api_request *req, const sk_path *p
 			return;
 		}
 	}
-	if (delete_one(api, p->res, p->ns, p->name, &o, &out, &err) < 0)
+	if (delete_one(api, p->res, p->ns, p->name, &o, &out, NULL, &err) < 0)
 		goto fail;
 	reply_success(resp, 201);
 	return;
@@ -1696,6 +1820,7 @@ static json_t *to_scale(json_t *obj)
 static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	sk_error_t err = {0};
+	int synced = !strcmp(req->method, "GET"); /* a GET has read etcd first */
 
 	for (int attempt = 0; attempt < PATCH_RETRIES; attempt++) {
 		int64_t rev;
@@ -1704,6 +1829,8 @@ static void do_scale(sk_api *api, const sk_api_request *req, const sk_path *p, s
 		json_t *replicas;
 		int is_apply;
 
+		if (!obj && err.code == SK_ENOTFOUND && stale(api, p->res, p->ns, p->name, 0, &synced, &err) > 0)
+			continue;
 		if (!obj)
 			break;
 		scale = p->res->ops && p->res->ops->scale_get ? p->res->ops->scale_get(p->res, obj) : to_scale(obj);
@@ -1800,6 +1927,25 @@ static void do_review(sk_api *api, const sk_api_request *req, const sk_path *p, 
 	reply_obj(resp, 201, out);
 }
 
+/* The writes to one object that start from memory (see stale()): PUT,
+ * PATCH and DELETE of it, PUT and PATCH of its status, approval,
+ * ephemeral containers and scale, and POST of its binding. */
+static int starts_from_memory(const sk_api_request *req, const sk_path *p)
+{
+	const char *m = req->method;
+
+	if (!p->name[0])
+		return 0;
+	if (!strcmp(m, "POST"))
+		return !strcmp(p->sub, "binding");
+	if (!strcmp(m, "DELETE"))
+		return !p->sub[0];
+	if (strcmp(m, "PUT") && strcmp(m, "PATCH"))
+		return 0;
+	return !p->sub[0] || !strcmp(p->sub, "status") || !strcmp(p->sub, "approval") ||
+	       !strcmp(p->sub, "ephemeralcontainers") || !strcmp(p->sub, "scale");
+}
+
 void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *p, sk_api_response *resp)
 {
 	const char *m = req->method;
@@ -1816,12 +1962,13 @@ void sk__handle_resource(sk_api *api, const sk_api_request *req, const sk_path *
 		return;
 	}
 
-	/* Anything but a create or a watch reads what the store holds: without a
+	/* Anything but a create, a watch or a write to one object (those start
+	 * from memory: stale()) reads what the store holds: without a
 	 * resourceVersion to go by, first what other servers on the same etcd
 	 * acknowledged (a consistent read, as upstream's quorum reads). A list
 	 * asks the store for its current revision itself (collect's fresh). */
 	if ((p->name[0] || (strcmp(m, "POST") && strcmp(m, "GET"))) && !sk__arg_bool(req, "watch") &&
-	    !(sk__arg(req, "resourceVersion") && *sk__arg(req, "resourceVersion"))) {
+	    !(sk__arg(req, "resourceVersion") && *sk__arg(req, "resourceVersion")) && !starts_from_memory(req, p)) {
 		sk_error_t err = {0};
 
 		if (sk_store_sync(api->store, &err) < 0) {

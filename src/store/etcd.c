@@ -8,7 +8,11 @@
  *
  * resourceVersion is etcd's revision: create is a txn on create_revision == 0,
  * update and delete a txn on mod_revision == expect (or on existence), whose
- * failure branch reads the key to tell NotFound from Conflict.
+ * failure branch reads the key to tell NotFound from Conflict. A failed
+ * txn (a create too) returns once the watch has delivered etcd's revision
+ * at the failure, so the key's current value is in memory for a retry (the
+ * API's writes start from memory, as upstream's GuaranteedUpdate starts
+ * from the watch cache, and retry on a failed compare).
  *
  * Watchers and reads: one etcd watch on all of ROOT (prev_kv) feeds, from
  * one thread and in revision order, an in-memory copy of ROOT's current state
@@ -36,7 +40,10 @@
 #include "util/util.h"
 
 #define RING_EVENTS 8192
-#define POOL_HANDLES 32
+/* curl handles kept between calls, each with its keep-alive connection to
+ * the gateway: enough for every thread that writes at once (a handle
+ * beyond it is a new connection each time) */
+#define POOL_HANDLES 256
 #define CALL_TIMEOUT_MS 10000L
 #define CONNECT_TIMEOUT_MS 3000L
 #define SEEN_WAIT_SECS 10
@@ -287,6 +294,8 @@ static int64_t txn(struct etcd_store *s, const char *key, json_t *txn_req, int64
 	kvs = json_object_get(json_object_get(json_array_get(json_object_get(r, "responses"), 0), "response_range"),
 			      "kvs");
 	if (!json_is_true(json_object_get(r, "succeeded"))) {
+		/* what made it fail reaches memory before the caller retries */
+		wait_seen(s, sk__etcd_int(json_object_get(r, "header"), "revision"));
 		if (!json_array_size(kvs))
 			return sk_error_set(err, SK_ENOTFOUND, "key \"%s\" not found", key);
 		return sk_error_set(err, SK_ECONFLICT, "key \"%s\": revision %lld is not the current %lld", key,
@@ -314,8 +323,10 @@ static int64_t op_create(sk_store *base, const char *key, const char *value, siz
 			ekey(s, key), "value", b64(value, len));
 	if (call(s, "/v3/kv/txn", req, &r, err) < 0)
 		return -1;
-	if (!json_is_true(json_object_get(r, "succeeded")))
+	if (!json_is_true(json_object_get(r, "succeeded"))) {
+		wait_seen(s, sk__etcd_int(json_object_get(r, "header"), "revision"));
 		return sk_error_set(err, SK_EEXISTS, "key \"%s\" already exists", key);
+	}
 	rev = sk__etcd_int(json_object_get(r, "header"), "revision");
 	__atomic_add_fetch(&s->writes, 1, __ATOMIC_RELAXED);
 	wait_seen(s, rev);

@@ -82,6 +82,29 @@ def test_member_loss_quorum_loss_and_recovery(ha):
         assert r.read_namespaced_config_map("ryw", "default").data == {"v": str(i)}
         assert [c.data for c in r.list_namespaced_config_map("default", field_selector="metadata.name=ryw").items
                 ] == [{"v": str(i)}]
+    # a write starts from the server's copy in memory: a replace with the
+    # resourceVersion the other server has just returned succeeds (the copy
+    # catches up first), one with the version before it is a Conflict, and so
+    # is a delete with a stale precondition
+    for i in range(10):
+        w, r = (va, vb) if i % 2 else (vb, va)
+        before = w.read_namespaced_config_map("ryw", "default").metadata.resource_version
+        cur = r.patch_namespaced_config_map("ryw", "default", {"data": {"v": "p%d" % i}})
+        got = w.replace_namespaced_config_map("ryw", "default", client.V1ConfigMap(
+            metadata=client.V1ObjectMeta(name="ryw", resource_version=cur.metadata.resource_version),
+            data={"v": "r%d" % i}))
+        assert got.data == {"v": "r%d" % i}
+        assert int(got.metadata.resource_version) > int(cur.metadata.resource_version)
+        for v in (w, r):
+            with pytest.raises(ApiException) as ex:
+                v.replace_namespaced_config_map("ryw", "default", client.V1ConfigMap(
+                    metadata=client.V1ObjectMeta(name="ryw", resource_version=before), data={"v": "stale"}))
+            assert ex.value.status == 409 and json.loads(ex.value.body)["reason"] == "Conflict"
+        with pytest.raises(ApiException) as ex:
+            r.delete_namespaced_config_map("ryw", "default", body=client.V1DeleteOptions(
+                preconditions=client.V1Preconditions(resource_version=cur.metadata.resource_version)))
+        assert ex.value.status == 409
+        assert w.read_namespaced_config_map("ryw", "default").data == {"v": "r%d" % i}
     # m0 is a's first endpoint, m1 b's: kill -9 of m0 moves a (reads, writes
     # and its watch) to another member
     e.kill(0)
