@@ -81,7 +81,7 @@ static void read_n(int fd, char *buf, size_t n)
 
 static void wait_done(struct end *e)
 {
-	for (int i = 0; i < 500 && !__atomic_load_n(&e->done, __ATOMIC_ACQUIRE); i++)
+	for (int i = 0; i < 6000 && !__atomic_load_n(&e->done, __ATOMIC_ACQUIRE); i++)
 		poll(NULL, 0, 10);
 	assert_true(__atomic_load_n(&e->done, __ATOMIC_ACQUIRE));
 }

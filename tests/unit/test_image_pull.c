@@ -35,7 +35,7 @@ static int setup(void **state)
 		execl("/usr/bin/python3", "python3", "tests/images/fakeregistry.py", oci, port_file, (char *)NULL);
 		_exit(127);
 	}
-	for (int i = 0; i < 200 && !(port = sk_read_file(port_file, NULL)); i++)
+	for (int i = 0; i < 1200 && !(port = sk_read_file(port_file, NULL)); i++)
 		usleep(50000);
 	if (!port)
 		return -1;

@@ -125,7 +125,7 @@ static char *wait_node(struct fx *f, const char *name)
 {
 	char *n = NULL;
 
-	for (int i = 0; i < 1000 && !(n = node_of(f, name)); i++)
+	for (int i = 0; i < 12000 && !(n = node_of(f, name)); i++)
 		usleep(5000);
 	return n;
 }

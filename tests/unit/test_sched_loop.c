@@ -8,16 +8,27 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sched/sched-int.h"
 #include "test_sched_mock.h"
 
 /* ---- tests ---- */
 
+/* Polls cond for up to 60 s of wall time: a loaded 2-core machine (CI runs
+ * the sanitizer builds beside the e2e suite) can take seconds per step. */
 static void wait_for(int (*cond)(void *), void *arg)
 {
-	for (int i = 0; i < 3000 && !cond(arg); i++)
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (cond(arg))
+			return;
 		usleep(2000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 60);
 	assert_true(cond(arg));
 }
 
@@ -30,6 +41,16 @@ static int binds_at_least(void *arg)
 	n = M.binds;
 	pthread_mutex_unlock(&M.mu);
 	return n >= (int)(intptr_t)arg;
+}
+
+static sk_sched *queue_sched;
+
+static int queue_holds(void *arg)
+{
+	sk_sched_stats st;
+
+	sk_sched_get_stats(queue_sched, &st);
+	return st.pending >= (int)(intptr_t)arg;
 }
 
 static void test_many_pods_bound(void **state)
@@ -54,6 +75,7 @@ static void test_many_pods_bound(void **state)
 	}
 	s = sk_sched_start(c, NULL, &err);
 	assert_non_null(s);
+	queue_sched = s;
 	wait_for(binds_at_least, (void *)(intptr_t)300);
 	assert_int_equal(sk_sched_wait_idle(s, 5000), 0);
 	/* 20 nodes x 4 cpu / 250m = 320 slots: all 300 fit, spread least-allocated */
@@ -76,6 +98,9 @@ static void test_many_pods_bound(void **state)
 		mock_add("/api/v1/pods", pod_json(name, "250m", 0, 0, NULL));
 	}
 	wait_for(binds_at_least, (void *)(intptr_t)320);
+	/* the last of the 40 may still be on their way from the mock's watch
+	 * when the 320th binds: wait until the queue holds all 20 left over */
+	wait_for(queue_holds, (void *)(intptr_t)20);
 	assert_int_equal(sk_sched_wait_idle(s, 5000), 0);
 	sk_sched_get_stats(s, &st);
 	assert_int_equal(st.bound, 320);
