@@ -1218,3 +1218,14 @@ int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char
 	MHD_destroy_response(r);
 	return ret;
 }
+
+void sk__stream_wait_idle(int timeout_ms)
+{
+	int64_t until = sk_mono_ns() + (int64_t)timeout_ms * 1000000;
+
+	while (__atomic_load_n(&nsessions, __ATOMIC_ACQUIRE) > 0 && sk_mono_ns() < until) {
+		struct timespec ts = {0, 10 * 1000000};
+
+		nanosleep(&ts, NULL);
+	}
+}
