@@ -498,6 +498,7 @@ static bool exec_step(struct sess *s, const struct pollfd *pf)
 	 * child of the command may keep a pipe open) */
 	if ((s->code = sk_exec_proc_wait(&s->proc, true)) != -2) {
 		s->state = ST_DRAIN;
+		s->kick = true; /* drained at once: the outputs may have ended already */
 		s->until = sk_mono_ns() + 10000000000LL;
 		s->quiet_since = sk_mono_ns();
 		return true;
