@@ -31,6 +31,7 @@
 #include "agent/agent-int.h"
 #include "runtime/crilog.h"
 #include "util/mhdup.h"
+#include "util/tlscache.h"
 #include "util/util.h"
 
 /* A certificate chain and key in GnuTLS's form. Sets replaced by a
@@ -52,120 +53,9 @@ struct sk_logserver {
 	int stopping;               /* atomic: followed logs end, none parks */
 	pthread_mutex_t follows_mu; /* guards follows */
 	struct follow *follows;
-	gnutls_datum_t ticket_key; /* the session tickets' key, or none */
-	struct tls_cache *cache;
+	gnutls_datum_t ticket_key;  /* the session tickets' key, or none */
+	struct sk_tls_cache *cache; /* resumption by session id (the API server's libcurl) */
 };
-
-/* ---- TLS session resumption ---------------------------------------------------- */
-
-/* The API server's libcurl asks for tickets not (its GnuTLS backend sets
- * GNUTLS_NO_TICKETS) and resumes TLS 1.2 sessions by their id: the
- * server's side of that is GnuTLS's session database, which libmicrohttpd
- * leaves unset. The last TLS_CACHE_N sessions are kept here (a ring; an
- * entry is the session id and GnuTLS's packed session, which GnuTLS checks
- * for its expiry itself), so a new connection of the API server skips the
- * certificate exchange and the key exchange of a full handshake. */
-enum { TLS_CACHE_N = 64, TLS_ID_MAX = 32 };
-
-struct tls_entry {
-	unsigned char id[TLS_ID_MAX];
-	size_t nid;
-	gnutls_datum_t data;
-};
-
-struct tls_cache {
-	pthread_mutex_t mu;
-	struct tls_entry e[TLS_CACHE_N];
-	size_t next;
-};
-
-static struct tls_entry *cache_find(struct tls_cache *c, gnutls_datum_t key)
-{
-	for (size_t i = 0; i < TLS_CACHE_N; i++)
-		if (c->e[i].data.data && c->e[i].nid == key.size && !memcmp(c->e[i].id, key.data, key.size))
-			return &c->e[i];
-	return NULL;
-}
-
-static void entry_clear(struct tls_entry *e)
-{
-	if (e->data.data) {
-		gnutls_memset(e->data.data, 0, e->data.size);
-		free(e->data.data);
-	}
-	*e = (struct tls_entry){0};
-}
-
-static int cache_store(void *ptr, gnutls_datum_t key, gnutls_datum_t data)
-{
-	struct tls_cache *c = ptr;
-	struct tls_entry *e;
-
-	if (!key.size || key.size > TLS_ID_MAX || !data.size)
-		return -1;
-	pthread_mutex_lock(&c->mu);
-	e = cache_find(c, key);
-	if (!e) {
-		e = &c->e[c->next];
-		c->next = (c->next + 1) % TLS_CACHE_N;
-	}
-	entry_clear(e);
-	memcpy(e->id, key.data, key.size);
-	e->nid = key.size;
-	e->data.data = xmalloc(data.size);
-	memcpy(e->data.data, data.data, data.size);
-	e->data.size = data.size;
-	pthread_mutex_unlock(&c->mu);
-	return 0;
-}
-
-/* GnuTLS frees what this returns with gnutls_free */
-static gnutls_datum_t cache_retrieve(void *ptr, gnutls_datum_t key)
-{
-	struct tls_cache *c = ptr;
-	struct tls_entry *e;
-	gnutls_datum_t out = {0};
-
-	pthread_mutex_lock(&c->mu);
-	e = cache_find(c, key);
-	if (e && (out.data = gnutls_malloc(e->data.size)) != NULL) {
-		memcpy(out.data, e->data.data, e->data.size);
-		out.size = e->data.size;
-	}
-	pthread_mutex_unlock(&c->mu);
-	return out;
-}
-
-static int cache_remove(void *ptr, gnutls_datum_t key)
-{
-	struct tls_cache *c = ptr;
-	struct tls_entry *e;
-
-	pthread_mutex_lock(&c->mu);
-	e = cache_find(c, key);
-	if (e)
-		entry_clear(e);
-	pthread_mutex_unlock(&c->mu);
-	return e ? 0 : -1;
-}
-
-static struct tls_cache *cache_new(void)
-{
-	struct tls_cache *c = xzalloc(sizeof(*c));
-
-	pthread_mutex_init(&c->mu, NULL);
-	return c;
-}
-
-static void cache_free(struct tls_cache *c)
-{
-	if (!c)
-		return;
-	for (size_t i = 0; i < TLS_CACHE_N; i++)
-		entry_clear(&c->e[i]);
-	pthread_mutex_destroy(&c->mu);
-	free(c);
-}
 
 /* The running endpoints by port, for the certificate callback, which
  * libmicrohttpd calls with the TLS session only. */
@@ -771,13 +661,11 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 
 			if (ls->ticket_key.data)
 				gnutls_session_ticket_enable_server(ts, &ls->ticket_key);
-			gnutls_db_set_ptr(ts, ls->cache);
-			gnutls_db_set_store_function(ts, cache_store);
-			gnutls_db_set_retrieve_function(ts, cache_retrieve);
-			gnutls_db_set_remove_function(ts, cache_remove);
-			/* a resumed session keeps its first handshake's client
+			/* the API server's libcurl asks for no tickets (its GnuTLS
+			 * backend sets GNUTLS_NO_TICKETS) and resumes by session id;
+			 * a resumed session keeps its first handshake's client
 			 * certificate: not for long */
-			gnutls_db_set_cache_expiration(ts, 300);
+			sk_tls_cache_attach(ls->cache, ts, 300);
 		}
 		*socket_ctx = xzalloc(sizeof(void *));
 		return;
@@ -819,7 +707,7 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 
 	ls->a = a;
 	pthread_mutex_init(&ls->follows_mu, NULL);
-	ls->cache = cache_new();
+	ls->cache = sk_tls_cache_new(64);
 	if (gnutls_session_ticket_key_generate(&ls->ticket_key) < 0)
 		ls->ticket_key = (gnutls_datum_t){0};
 	if (a->o.cert_pem && a->o.key_pem) {
@@ -900,7 +788,7 @@ void sk__logserver_stop(struct sk_logserver *ls)
 	pthread_mutex_unlock(&registry_mu);
 	creds_free(ls->cur);
 	pthread_mutex_destroy(&ls->follows_mu);
-	cache_free(ls->cache);
+	sk_tls_cache_free(ls->cache);
 	if (ls->ticket_key.data) {
 		gnutls_memset(ls->ticket_key.data, 0, ls->ticket_key.size);
 		gnutls_free(ls->ticket_key.data);
