@@ -277,6 +277,8 @@ void sk__logserver_upgraded(struct MHD_Connection *conn, struct MHD_UpgradeRespo
  * (an authorized request); answers the WebSocket upgrade or an error. */
 struct MHD_Connection;
 int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char *url);
+/* Waits until no streaming session is left (at most timeout_ms). */
+void sk__stream_wait_idle(int timeout_ms);
 
 /* stats.c: kubelet's Summary (stats/v1alpha1) of the node and its pods; caller frees. */
 json_t *sk__ag_stats_summary(struct sk_agent *a);

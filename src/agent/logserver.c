@@ -31,6 +31,7 @@
 #include "agent/agent-int.h"
 #include "runtime/crilog.h"
 #include "util/mhdup.h"
+#include "util/tlscache.h"
 #include "util/util.h"
 
 /* A certificate chain and key in GnuTLS's form. Sets replaced by a
@@ -49,6 +50,11 @@ struct sk_logserver {
 	int port;
 	creds *cur; /* under registry_mu */
 	struct sk_logserver *next;
+	int stopping;               /* atomic: followed logs end, none parks */
+	pthread_mutex_t follows_mu; /* guards follows */
+	struct follow *follows;
+	gnutls_datum_t ticket_key;  /* the session tickets' key, or none */
+	struct sk_tls_cache *cache; /* resumption by session id (the API server's libcurl) */
 };
 
 /* The running endpoints by port, for the certificate callback, which
@@ -282,32 +288,55 @@ static bool attempt_running(struct sk_agent *a, const char *log_path)
 
 /* ---- serving ------------------------------------------------------------------------ */
 
+/* A followed log: a reader thread decodes the log into data (at most
+ * FOLLOW_MAX ahead of the client) and the endpoint's event loop hands it
+ * to libmicrohttpd from the response's content reader, which parks the
+ * connection (MHD_suspend_connection) while nothing waits; the reader, the
+ * monitor (the attempt's end, the client gone) and the endpoint's stop
+ * wake it, exactly once per park, under mu. */
+enum { FOLLOW_MAX = 256 * 1024 };
+
 struct follow {
-	struct sk_agent *a;
+	struct sk_logserver *ls;
+	struct MHD_Connection *conn;
+	int sock; /* the client's socket, watched for its close */
 	char *path;
 	struct sk_crilog_opts o;
-	int fd; /* our end of the socketpair */
 	volatile int stop;
+	pthread_mutex_t mu;
+	pthread_cond_t room;
+	char *data;
+	size_t dlen;
+	bool eof, parked, gone;
 	pthread_t reader, monitor;
+	bool monitor_started;
+	struct follow *prev, *next; /* the endpoint's, under follows_mu */
 };
+
+/* Under f->mu: resumes a parked connection (never one that is not). */
+static void follow_wake(struct follow *f)
+{
+	if (f->parked) {
+		f->parked = false;
+		MHD_resume_connection(f->conn);
+	}
+}
 
 static int send_cb(void *arg, const char *data, size_t len)
 {
 	struct follow *f = arg;
 
-	while (len > 0) {
-		ssize_t n = send(f->fd, data, len, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			f->stop = 1;
-			return 1;
-		}
-		data += n;
-		len -= (size_t)n;
+	pthread_mutex_lock(&f->mu);
+	while (f->dlen >= FOLLOW_MAX && !f->stop)
+		pthread_cond_wait(&f->room, &f->mu);
+	if (!f->stop) {
+		f->data = xrealloc(f->data, f->dlen + len);
+		memcpy(f->data + f->dlen, data, len);
+		f->dlen += len;
+		follow_wake(f);
 	}
-	return 0;
+	pthread_mutex_unlock(&f->mu);
+	return f->stop ? 1 : 0;
 }
 
 static void *monitor_thread(void *arg)
@@ -316,20 +345,22 @@ static void *monitor_thread(void *arg)
 	int exited_polls = 0;
 
 	while (!f->stop) {
-		struct pollfd p = {.fd = f->fd, .events = POLLRDHUP};
 		struct timespec ts = {0, 200 * 1000000};
 
-		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLRDHUP))) {
+		if (f->sock >= 0 && sk_sock_peer_gone(f->sock)) {
+			pthread_mutex_lock(&f->mu);
+			f->gone = true;
 			f->stop = 1;
+			pthread_cond_signal(&f->room);
+			follow_wake(f);
+			pthread_mutex_unlock(&f->mu);
 			break;
 		}
 		/* the attempt exited: give the reader time to drain, then end */
-		if (!attempt_running(f->a, f->path) && ++exited_polls > 3) {
+		if ((!attempt_running(f->ls->a, f->path) && ++exited_polls > 3) || sk__ag_stopping(f->ls->a)) {
 			f->stop = 1;
 			break;
 		}
-		if (sk__ag_stopping(f->a))
-			f->stop = 1;
 		nanosleep(&ts, NULL);
 	}
 	return NULL;
@@ -340,14 +371,70 @@ static void *reader_thread(void *arg)
 	struct follow *f = arg;
 	sk_error_t err = {0};
 
-	pthread_create(&f->monitor, NULL, monitor_thread, f);
+	f->monitor_started = pthread_create(&f->monitor, NULL, monitor_thread, f) == 0;
 	sk_crilog_read(f->path, &f->o, send_cb, f, &f->stop, &err);
+	pthread_mutex_lock(&f->mu);
 	f->stop = 1;
-	pthread_join(f->monitor, NULL);
-	close(f->fd);
+	f->eof = true;
+	follow_wake(f);
+	pthread_mutex_unlock(&f->mu);
+	if (f->monitor_started)
+		pthread_join(f->monitor, NULL);
+	return NULL;
+}
+
+static ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct follow *f = cls;
+	ssize_t r;
+
+	(void)pos;
+	pthread_mutex_lock(&f->mu);
+	if (f->gone) {
+		r = MHD_CONTENT_READER_END_WITH_ERROR;
+	} else if (f->dlen) {
+		if (max > f->dlen)
+			max = f->dlen;
+		memcpy(buf, f->data, max);
+		memmove(f->data, f->data + max, f->dlen - max);
+		f->dlen -= max;
+		pthread_cond_signal(&f->room);
+		r = (ssize_t)max;
+	} else if (f->eof || __atomic_load_n(&f->ls->stopping, __ATOMIC_ACQUIRE)) {
+		r = MHD_CONTENT_READER_END_OF_STREAM;
+	} else {
+		f->parked = true;
+		MHD_suspend_connection(f->conn);
+		r = 0;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return r;
+}
+
+/* The response is destroyed (the connection ended or moves on). */
+static void follow_free(void *cls)
+{
+	struct follow *f = cls;
+	struct sk_logserver *ls = f->ls;
+
+	pthread_mutex_lock(&f->mu);
+	f->stop = 1;
+	pthread_cond_signal(&f->room);
+	pthread_mutex_unlock(&f->mu);
+	pthread_join(f->reader, NULL);
+	pthread_mutex_lock(&ls->follows_mu);
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		ls->follows = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	pthread_mutex_unlock(&ls->follows_mu);
+	pthread_cond_destroy(&f->room);
+	pthread_mutex_destroy(&f->mu);
+	free(f->data);
 	free(f->path);
 	free(f);
-	return NULL;
 }
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, const char *msg)
@@ -445,27 +532,32 @@ static enum MHD_Result serve_logs(struct sk_logserver *ls, struct MHD_Connection
 		return ret;
 	}
 	{
-		int sv[2];
-		struct follow *f;
+		struct follow *f = xzalloc(sizeof(*f));
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		struct MHD_Response *r;
 		enum MHD_Result ret;
 
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-			return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "socketpair failed");
-		f = xzalloc(sizeof(*f));
-		f->a = ls->a;
+		f->ls = ls;
+		f->conn = conn;
+		f->sock = ci ? ci->connect_fd : -1;
 		f->path = steal_ptr(&path);
 		f->o = o;
-		f->fd = sv[0];
+		pthread_mutex_init(&f->mu, NULL);
+		pthread_cond_init(&f->room, NULL);
 		if (pthread_create(&f->reader, NULL, reader_thread, f) != 0) {
-			close(sv[0]);
-			close(sv[1]);
+			pthread_cond_destroy(&f->room);
+			pthread_mutex_destroy(&f->mu);
 			free(f->path);
 			free(f);
 			return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "thread failed");
 		}
-		pthread_detach(f->reader);
-		r = MHD_create_response_from_pipe(sv[1]);
+		pthread_mutex_lock(&ls->follows_mu);
+		f->next = ls->follows;
+		if (ls->follows)
+			ls->follows->prev = f;
+		ls->follows = f;
+		pthread_mutex_unlock(&ls->follows_mu);
+		r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, follow_read, f, follow_free);
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
 		ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 		MHD_destroy_response(r);
@@ -557,9 +649,24 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
 			  enum MHD_ConnectionNotificationCode code)
 {
-	(void)cls;
-	(void)conn;
+	struct sk_logserver *ls = cls;
+
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ti = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+
+		/* session tickets (libmicrohttpd leaves them off): the API
+		 * server's next connection resumes this one's session */
+		if (ti && ti->tls_session) {
+			gnutls_session_t ts = (gnutls_session_t)ti->tls_session;
+
+			if (ls->ticket_key.data)
+				gnutls_session_ticket_enable_server(ts, &ls->ticket_key);
+			/* the API server's libcurl asks for no tickets (its GnuTLS
+			 * backend sets GNUTLS_NO_TICKETS) and resumes by session id;
+			 * a resumed session keeps its first handshake's client
+			 * certificate: not for long */
+			sk_tls_cache_attach(ls->cache, ts, 300);
+		}
 		*socket_ctx = xzalloc(sizeof(void *));
 		return;
 	}
@@ -599,6 +706,10 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 	const union MHD_DaemonInfo *di;
 
 	ls->a = a;
+	pthread_mutex_init(&ls->follows_mu, NULL);
+	ls->cache = sk_tls_cache_new(64);
+	if (gnutls_session_ticket_key_generate(&ls->ticket_key) < 0)
+		ls->ticket_key = (gnutls_datum_t){0};
 	if (a->o.cert_pem && a->o.key_pem) {
 		ls->cert = xstrdup(a->o.cert_pem);
 		ls->key = xstrdup(a->o.key_pem);
@@ -617,13 +728,18 @@ struct sk_logserver *sk__logserver_start(struct sk_agent *a, int *port, sk_error
 	 * an address here (behind NAT) is served on every address */
 	if (inet_pton(AF_INET, a->node_ip, &sa.sin_addr) != 1 || !local_address(sa.sin_addr))
 		sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	/* one event loop (epoll) for every connection: libmicrohttpd relays
+	 * the upgraded TLS connections of streaming sessions from it, and a
+	 * followed log parks its connection while it has nothing to send */
 	ls->d = MHD_start_daemon(
-		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS | MHD_USE_ERROR_LOG |
-			MHD_USE_POLL | MHD_ALLOW_UPGRADE,
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE |
+			MHD_ALLOW_SUSPEND_RESUME,
 		(uint16_t)*port, NULL, NULL, handler, ls, MHD_OPTION_SOCK_ADDR, &sa,
 		/* the certificate is looked up per handshake: it rotates */
 		MHD_OPTION_HTTPS_CERT_CALLBACK, retrieve_cert, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, ls,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+		/* two loops: a slow request (a large log, the cgroups' metrics) does not hold up the other */
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)2, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, ls,
 		/* asks callers for a certificate of the cluster CA (access.c checks it) */
 		a->o.ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, a->o.ca_pem, MHD_OPTION_END);
 	if (!ls->d) {
@@ -646,6 +762,21 @@ void sk__logserver_stop(struct sk_logserver *ls)
 {
 	if (!ls)
 		return;
+	/* libmicrohttpd must not stop with a suspended connection: every
+	 * parked follower is woken and ends, none parks again */
+	__atomic_store_n(&ls->stopping, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&ls->follows_mu);
+	for (struct follow *f = ls->follows; f; f = f->next) {
+		pthread_mutex_lock(&f->mu);
+		f->stop = 1;
+		pthread_cond_signal(&f->room);
+		follow_wake(f);
+		pthread_mutex_unlock(&f->mu);
+	}
+	pthread_mutex_unlock(&ls->follows_mu);
+	/* the streaming sessions (they end on the agent's stop) hand their
+	 * upgraded connections back first */
+	sk__stream_wait_idle(6000);
 	if (ls->d)
 		MHD_stop_daemon(ls->d);
 	pthread_mutex_lock(&registry_mu);
@@ -656,6 +787,12 @@ void sk__logserver_stop(struct sk_logserver *ls)
 		}
 	pthread_mutex_unlock(&registry_mu);
 	creds_free(ls->cur);
+	pthread_mutex_destroy(&ls->follows_mu);
+	sk_tls_cache_free(ls->cache);
+	if (ls->ticket_key.data) {
+		gnutls_memset(ls->ticket_key.data, 0, ls->ticket_key.size);
+		gnutls_free(ls->ticket_key.data);
+	}
 	free(ls->cert);
 	free(ls->key);
 	free(ls);

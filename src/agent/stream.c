@@ -6,8 +6,12 @@
  * libmicrohttpd hands over after the 101; the channel protocols are
  * src/util/wschan.h.
  *
- * Each session is one thread (at most MAX_SESSIONS) polling the client and
- * the process or pod connections. Nothing is read from a source while what
+ * Every session of the process (at most MAX_SESSIONS) runs on one thread,
+ * the sessions' event loop: each is a state machine (running, draining a
+ * command's last output, finishing its WebSocket stream, waiting for
+ * libmicrohttpd to take what it wrote) stepped when one of its descriptors
+ * is ready or its timer is due, so an idle session costs its state and
+ * buffers, no thread. Nothing is read from a source while what
  * it produced still waits: process output stops being read while more than
  * OUT_HIGH bytes are queued to the client, the client's socket stops being
  * read while more than IN_HIGH bytes wait for the process or the pod, so a
@@ -22,7 +26,9 @@
 #include <signal.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -82,6 +88,14 @@ struct sess {
 	struct spconn *conns;
 	size_t nconns;
 	bool goaway;
+	/* the event loop's */
+	int state;
+	bool started, ended, kick;
+	int code;                   /* exec: the command's exit, -2 while unknown */
+	int64_t until, quiet_since; /* the current state's deadline; drain: last activity */
+	int64_t next_tick;          /* stepped then at the latest */
+	size_t pf_off, npf;         /* its pollfds in the loop's array */
+	struct sess *next;
 };
 
 /* One forwarded connection of SPDY port-forward: kubectl opens an error
@@ -237,26 +251,36 @@ static void ws_io(struct sess *s, short revents)
 		s->broken = true;
 }
 
-/* Sends what is queued and a close frame, for at most five seconds. */
-static void finish(struct sess *s)
+/* What a session's state asks of the loop: its descriptors (at most
+ * MAX_FDS, POLLRDHUP on the client's own socket for its close) and how long
+ * it may wait. */
+enum { ST_RUN, ST_DRAIN, ST_FINISH, ST_CLOSING, ST_TAKEN, ST_DONE };
+enum { MAX_FDS = 2 + 4 * MAX_PORTS + 1 };
+
+/* finish: what is queued, then a close frame (wslay sends control frames
+ * first: the close goes once the data did), for at most five seconds */
+static void enter_finish(struct sess *s)
 {
-	int64_t until = sk_mono_ns() + 5000000000LL;
+	s->state = ST_FINISH;
+	s->until = sk_mono_ns() + 5000000000LL;
+}
 
-	/* wslay sends control frames first: the close goes once the data did */
-	for (int closing = 0; closing < 2 && !s->broken; closing++) {
-		if (closing)
-			wslay_event_queue_close(s->ws, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
-		while (wslay_event_want_write(s->ws) && sk_mono_ns() < until) {
-			struct pollfd pf = {.fd = s->sock, .events = POLLOUT};
-
-			if (wslay_event_send(s->ws) != 0) {
+static void finish_step(struct sess *s)
+{
+	while (!s->broken && s->state <= ST_CLOSING) {
+		if (wslay_event_want_write(s->ws) && sk_mono_ns() < s->until) {
+			if (wslay_event_send(s->ws) != 0)
 				s->broken = true;
-				break;
-			}
 			if (wslay_event_want_write(s->ws))
-				poll(&pf, 1, 200);
+				return; /* POLLOUT */
+			continue;
 		}
+		if (s->state == ST_CLOSING || sk_mono_ns() >= s->until)
+			break;
+		wslay_event_queue_close(s->ws, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
+		s->state = ST_CLOSING;
 	}
+	s->state = ST_TAKEN; /* the kind's cleanup follows */
 }
 
 /* ---- exec ---- */
@@ -353,30 +377,34 @@ static bool read_out(struct sess *s, int fd, int ch)
 }
 
 /* After the command's end: what its outputs still hold, sent as the client
- * takes it (a pipe a child of the command keeps open ends the wait). */
-static void drain_out(struct sess *s)
+ * takes it; 100 ms without anything, 10 s, or the outputs' end end it (a
+ * pipe a child of the command keeps open ends the wait). */
+static int drain_fds(struct sess *s, struct pollfd *pf)
 {
-	int64_t until = sk_mono_ns() + 10000000000LL;
+	pf[0] = (struct pollfd){.fd = s->out_fd, .events = out_room(s) ? POLLIN : 0};
+	pf[1] = (struct pollfd){.fd = s->err_fd, .events = out_room(s) ? POLLIN : 0};
+	return 2;
+}
 
-	while ((s->out_fd >= 0 || s->err_fd >= 0) && !s->broken && sk_mono_ns() < until) {
-		struct pollfd pf[3] = {{.fd = s->sock, .events = ws_events(s)},
-				       {.fd = s->out_fd, .events = out_room(s) ? POLLIN : 0},
-				       {.fd = s->err_fd, .events = out_room(s) ? POLLIN : 0}};
+static bool drain_step(struct sess *s, const struct pollfd *pf, bool active)
+{
+	int64_t now = sk_mono_ns();
 
-		if (poll(pf, 3, 100) == 0 && out_room(s))
-			break; /* nothing more is coming */
-		ws_io(s, pf[0].revents);
-		for (int i = 1; i < 3; i++) {
-			int *fd = i == 1 ? &s->out_fd : &s->err_fd;
+	for (int i = 0; i < 2; i++) {
+		int *fd = i == 0 ? &s->out_fd : &s->err_fd;
 
-			if (*fd >= 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
-			    !read_out(s, *fd, i == 1 ? SK_WS_STDOUT : SK_WS_STDERR)) {
+		if (*fd >= 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR))) {
+			active = true;
+			if (!read_out(s, *fd, i == 0 ? SK_WS_STDOUT : SK_WS_STDERR)) {
 				if (*fd != s->proc.master)
 					close(*fd);
 				*fd = -1;
 			}
 		}
 	}
+	if (active || !out_room(s))
+		s->quiet_since = now;
+	return (s->out_fd >= 0 || s->err_fd >= 0) && !s->broken && now < s->until && now - s->quiet_since < 100000000LL;
 }
 
 static int start_exec(struct sess *s, sk_error_t *err)
@@ -425,66 +453,84 @@ out:
 	return rc;
 }
 
-static void run_exec(struct sess *s)
+static void exec_begin(struct sess *s)
 {
 	sk_error_t err = {0};
-	cleanup_free char *st = NULL;
-	int code = -2;
 
 	s->in_fd = s->out_fd = s->err_fd = -1;
 	s->proc.master = -1;
 	s->proc.pid = -1;
+	s->code = -2;
 	if (start_exec(s, &err) < 0) {
-		st = sk_ws_error_status(s->proto.version, err.msg);
+		cleanup_free char *st = sk_ws_error_status(s->proto.version, err.msg);
+
 		queue(s, SK_WS_ERROR, st, strlen(st));
-		finish(s);
+		enter_finish(s);
 		return;
 	}
-	while (!s->broken && !sk__ag_stopping(s->a)) {
-		struct pollfd pf[4] = {{.fd = s->sock, .events = ws_events(s)},
-				       {.fd = s->in_fd, .events = s->inlen ? POLLOUT : 0},
-				       {.fd = s->out_fd, .events = out_room(s) ? POLLIN : 0},
-				       {.fd = s->err_fd, .events = out_room(s) ? POLLIN : 0}};
-		bool ended = s->out_fd < 0 && s->err_fd < 0;
+	s->started = true;
+}
 
-		poll(pf, 4, ended ? 50 : 1000);
-		ws_io(s, pf[0].revents);
-		if (s->in_fd >= 0 && (s->inlen || s->close_stdin))
-			write_stdin(s);
-		if (s->out_fd >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !read_out(s, s->out_fd, SK_WS_STDOUT)) {
-			if (s->out_fd != s->proc.master)
-				close(s->out_fd);
-			s->out_fd = -1;
-		}
-		if (s->err_fd >= 0 && (pf[3].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !read_out(s, s->err_fd, SK_WS_STDERR)) {
-			close(s->err_fd);
-			s->err_fd = -1;
-		}
-		/* the command's end: its outputs closed, or the runtime exited
-		 * (a child of the command may keep a pipe open) */
-		if ((code = sk_exec_proc_wait(&s->proc, true)) != -2) {
-			drain_out(s);
-			break;
-		}
+static int exec_fds(struct sess *s, struct pollfd *pf, int *timeout)
+{
+	pf[0] = (struct pollfd){.fd = s->in_fd, .events = s->inlen ? POLLOUT : 0};
+	pf[1] = (struct pollfd){.fd = s->out_fd, .events = out_room(s) ? POLLIN : 0};
+	pf[2] = (struct pollfd){.fd = s->err_fd, .events = out_room(s) ? POLLIN : 0};
+	*timeout = s->out_fd < 0 && s->err_fd < 0 ? 50 : 1000;
+	return 3;
+}
+
+/* false once the command ended (or the client went, or the agent stops) */
+static bool exec_step(struct sess *s, const struct pollfd *pf)
+{
+	if (s->in_fd >= 0 && (s->inlen || s->close_stdin))
+		write_stdin(s);
+	if (s->out_fd >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)) && !read_out(s, s->out_fd, SK_WS_STDOUT)) {
+		if (s->out_fd != s->proc.master)
+			close(s->out_fd);
+		s->out_fd = -1;
 	}
-	if (code == -2 && !s->broken)
-		code = sk_exec_proc_wait(&s->proc, false);
-	sk_debug("agent", "exec in %s/%s/%s ended: %d (client %s)", s->ns, s->pod, s->ctr, code,
+	if (s->err_fd >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)) && !read_out(s, s->err_fd, SK_WS_STDERR)) {
+		close(s->err_fd);
+		s->err_fd = -1;
+	}
+	/* the command's end: its outputs closed, or the runtime exited (a
+	 * child of the command may keep a pipe open) */
+	if ((s->code = sk_exec_proc_wait(&s->proc, true)) != -2) {
+		s->state = ST_DRAIN;
+		s->kick = true; /* drained at once: the outputs may have ended already */
+		s->until = sk_mono_ns() + 10000000000LL;
+		s->quiet_since = sk_mono_ns();
+		return true;
+	}
+	return !s->broken && !sk__ag_stopping(s->a);
+}
+
+static void exec_end(struct sess *s)
+{
+	if (s->code == -2 && !s->broken)
+		s->code = sk_exec_proc_wait(&s->proc, false);
+	sk_debug("agent", "exec in %s/%s/%s ended: %d (client %s)", s->ns, s->pod, s->ctr, s->code,
 		 s->broken ? "gone" : "connected");
-	if (!s->broken && code >= 0) {
-		st = sk_ws_exit_status(s->proto.version, code, (const char *const *)s->argv);
+	if (!s->broken && s->code >= 0) {
+		cleanup_free char *st = sk_ws_exit_status(s->proto.version, s->code, (const char *const *)s->argv);
+
 		if (*st)
 			queue(s, SK_WS_ERROR, st, strlen(st));
 	}
-	finish(s);
+}
+
+static void exec_cleanup(struct sess *s)
+{
+	if (!s->started)
+		return;
 	if (s->in_fd >= 0)
 		close(s->in_fd);
 	if (s->out_fd >= 0 && s->out_fd != s->proc.master)
 		close(s->out_fd);
 	if (s->err_fd >= 0)
 		close(s->err_fd);
+	s->in_fd = s->out_fd = s->err_fd = -1;
 	sk_exec_proc_release(&s->proc);
 }
 
@@ -544,42 +590,53 @@ static bool attach_read(struct sess *s)
 /* kubelet's attach through CRI-O: the container's output from now on, the
  * client's input to its stdin, resizes to conmon's terminal; the session
  * ends with the container's output (it exited) or the client. */
-static void run_attach(struct sess *s)
+static void attach_begin(struct sess *s)
 {
 	sk_error_t err = {0};
-	cleanup_free char *st = NULL;
-	bool ended = false;
 
 	s->att_fd = sk_container_attach(&s->a->rt, s->c, &err);
 	if (s->att_fd < 0) {
-		st = sk_ws_error_status(s->proto.version, err.msg);
-		queue(s, SK_WS_ERROR, st, strlen(st));
-		finish(s);
-		return;
-	}
-	while (!s->broken && !sk__ag_stopping(s->a)) {
-		struct pollfd pf[2] = {
-			{.fd = s->sock, .events = ws_events(s)},
-			{.fd = s->att_fd, .events = (short)((out_room(s) ? POLLIN : 0) | (s->inlen ? POLLOUT : 0))}};
+		cleanup_free char *st = sk_ws_error_status(s->proto.version, err.msg);
 
-		poll(pf, 2, 1000);
-		ws_io(s, pf[0].revents);
-		if (s->inlen || s->close_stdin)
-			attach_write(s);
-		if ((pf[1].revents & (POLLIN | POLLHUP | POLLERR)) && !attach_read(s)) {
-			ended = true;
-			break;
-		}
+		queue(s, SK_WS_ERROR, st, strlen(st));
+		enter_finish(s);
 	}
+}
+
+static int attach_fds(struct sess *s, struct pollfd *pf)
+{
+	pf[0] = (struct pollfd){.fd = s->att_fd,
+				.events = (short)((out_room(s) ? POLLIN : 0) | (s->inlen ? POLLOUT : 0))};
+	return 1;
+}
+
+static bool attach_step(struct sess *s, const struct pollfd *pf)
+{
+	if (s->inlen || s->close_stdin)
+		attach_write(s);
+	if ((pf[0].revents & (POLLIN | POLLHUP | POLLERR)) && !attach_read(s)) {
+		s->ended = true;
+		return false;
+	}
+	return !s->broken && !sk__ag_stopping(s->a);
+}
+
+static void attach_end(struct sess *s)
+{
 	sk_debug("agent", "attach to %s/%s/%s ended (client %s)", s->ns, s->pod, s->ctr,
 		 s->broken ? "gone" : "connected");
-	if (ended && !s->broken) {
-		st = sk_ws_exit_status(s->proto.version, 0, NULL);
+	if (s->ended && !s->broken) {
+		cleanup_free char *st = sk_ws_exit_status(s->proto.version, 0, NULL);
+
 		if (*st)
 			queue(s, SK_WS_ERROR, st, strlen(st));
 	}
-	finish(s);
-	close(s->att_fd);
+}
+
+static void attach_cleanup(struct sess *s)
+{
+	if (s->att_fd >= 0)
+		close(s->att_fd);
 	s->att_fd = -1;
 }
 
@@ -680,7 +737,7 @@ static void pf_write(struct sess *s, struct pfport *p)
 	}
 }
 
-static void run_portforward(struct sess *s)
+static void pf_begin(struct sess *s)
 {
 	uint8_t prefix[2];
 
@@ -706,45 +763,49 @@ static void run_portforward(struct sess *s)
 			fcntl(p->fd, F_SETFL, O_NONBLOCK);
 		}
 	}
-	while (!s->broken && !sk__ag_stopping(s->a)) {
-		struct pollfd pf[1 + MAX_PORTS];
-		int live = 0;
+}
 
-		pf[0] = (struct pollfd){.fd = s->sock, .events = ws_events(s)};
-		for (int i = 0; i < s->nports; i++) {
-			struct pfport *p = &s->pf[i];
+static int pf_fds(struct sess *s, struct pollfd *pf)
+{
+	for (int i = 0; i < s->nports; i++) {
+		struct pfport *p = &s->pf[i];
 
-			pf[1 + i] = (struct pollfd){
-				.fd = p->done ? -1 : p->fd,
-				.events = (short)((out_room(s) ? POLLIN : 0) | (p->npend ? POLLOUT : 0))};
-			live += !p->done;
-		}
-		if (!live)
-			break;
-		poll(pf, (nfds_t)(1 + s->nports), 1000);
-		ws_io(s, pf[0].revents);
-		for (int i = 0; i < s->nports; i++) {
-			struct pfport *p = &s->pf[i];
+		pf[i] = (struct pollfd){.fd = p->done ? -1 : p->fd,
+					.events = (short)((out_room(s) ? POLLIN : 0) | (p->npend ? POLLOUT : 0))};
+	}
+	return s->nports;
+}
 
-			if (p->done)
-				continue;
-			if (p->npend)
-				pf_write(s, p);
-			if (!p->done && (pf[1 + i].revents & (POLLIN | POLLHUP | POLLERR))) {
-				char buf[READ_CHUNK];
-				ssize_t n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT);
+/* kubelet closes the stream once every port's connection ended */
+static bool pf_step(struct sess *s, const struct pollfd *pf)
+{
+	int live = 0;
 
-				if (n > 0)
-					queue(s, 2 * i, buf, (size_t)n);
-				else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-					s->inlen -= p->npend;
-					pf_close(p);
-				}
+	for (int i = 0; i < s->nports; i++) {
+		struct pfport *p = &s->pf[i];
+
+		if (p->done)
+			continue;
+		if (p->npend)
+			pf_write(s, p);
+		if (!p->done && (pf[i].revents & (POLLIN | POLLHUP | POLLERR))) {
+			char buf[READ_CHUNK];
+			ssize_t n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+			if (n > 0)
+				queue(s, 2 * i, buf, (size_t)n);
+			else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				s->inlen -= p->npend;
+				pf_close(p);
 			}
 		}
+		live += !p->done;
 	}
-	/* kubelet closes the stream once every port's connection ended */
-	finish(s);
+	return live && !s->broken && !sk__ag_stopping(s->a);
+}
+
+static void pf_cleanup(struct sess *s)
+{
 	for (int i = 0; i < s->nports; i++)
 		if (!s->pf[i].done)
 			pf_close(&s->pf[i]);
@@ -935,35 +996,37 @@ static void sp_io(struct sess *s, struct spconn *c, short revents)
 	}
 }
 
-static void run_spdy_portforward(struct sess *s)
+static int spdy_fds(struct sess *s, struct pollfd *pf)
 {
-	s->spdy = sk_spdy_new();
-	while (!s->broken && !s->goaway && !sk__ag_stopping(s->a)) {
-		size_t n = s->nconns;
-		struct pollfd *pf = xzalloc((1 + n) * sizeof(*pf));
+	size_t n = s->nconns < 4 * MAX_PORTS ? s->nconns : 4 * MAX_PORTS;
 
-		pf[0] = (struct pollfd){.fd = s->sock, .events = ws_events(s)};
-		for (size_t i = 0; i < n; i++) {
-			struct spconn *c = &s->conns[i];
+	for (size_t i = 0; i < n; i++) {
+		struct spconn *c = &s->conns[i];
 
-			pf[1 + i] = (struct pollfd){
-				.fd = c->done ? -1 : c->fd,
-				.events = (short)((out_room(s) ? POLLIN : 0) | (c->npend ? POLLOUT : 0))};
-		}
-		poll(pf, (nfds_t)(1 + n), 1000);
-		ws_io(s, pf[0].revents);
-		for (size_t i = 0; i < n && i < s->nconns; i++)
-			if (!s->conns[i].done && s->conns[i].fd >= 0)
-				sp_io(s, &s->conns[i], pf[1 + i].revents);
-		free(pf);
+		pf[i] = (struct pollfd){.fd = c->done ? -1 : c->fd,
+					.events = (short)((out_room(s) ? POLLIN : 0) | (c->npend ? POLLOUT : 0))};
 	}
-	finish(s);
+	return (int)n;
+}
+
+static bool spdy_step(struct sess *s, const struct pollfd *pf, size_t n)
+{
+	for (size_t i = 0; i < n && i < s->nconns; i++)
+		if (!s->conns[i].done && s->conns[i].fd >= 0)
+			sp_io(s, &s->conns[i], pf[i].revents);
+	return !s->broken && !s->goaway && !sk__ag_stopping(s->a);
+}
+
+static void spdy_cleanup(struct sess *s)
+{
 	for (size_t i = 0; i < s->nconns; i++) {
 		if (s->conns[i].fd >= 0)
 			close(s->conns[i].fd);
 		free(s->conns[i].pend);
 	}
 	free(s->conns);
+	s->conns = NULL;
+	s->nconns = 0;
 	sk_spdy_free(s->spdy);
 	s->spdy = NULL;
 }
@@ -988,47 +1051,287 @@ static void sess_free(struct sess *s)
 	free(s);
 }
 
-static void *session_main(void *arg)
+/* ---- the sessions' event loop ---- */
+
+static struct {
+	pthread_mutex_t mu; /* guards incoming and started */
+	struct sess *incoming;
+	bool started;
+	int wake;         /* eventfd: new sessions */
+	struct sess *all; /* the loop's own */
+} loop = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = -1};
+
+static void sess_begin(struct sess *s)
 {
-	struct sess *s = arg;
 	struct wslay_event_callbacks cb = {
 		.recv_callback = ws_recv, .send_callback = ws_send, .on_msg_recv_callback = on_msg};
 
 	fcntl(s->sock, F_SETFL, fcntl(s->sock, F_GETFL) | O_NONBLOCK);
-	if (wslay_event_context_server_init(&s->ws, &cb, s) == 0) {
-		wslay_event_config_set_max_recv_msg_length(s->ws, 4 << 20);
-		/* upstream's "connection established": an empty message on the
-		 * lowest writable channel */
-		if (s->kind != S_PF) {
-			int ch = s->out ? SK_WS_STDOUT : s->err ? SK_WS_STDERR : SK_WS_ERROR;
-
-			queue(s, ch, NULL, 0);
-		}
-		if (s->kind == S_PF && s->proto.spdy)
-			run_spdy_portforward(s);
-		else if (s->kind == S_PF)
-			run_portforward(s);
-		else if (s->kind == S_ATTACH)
-			run_attach(s);
-		else
-			run_exec(s);
-		wslay_event_context_free(s->ws);
+	s->kick = true;
+	if (wslay_event_context_server_init(&s->ws, &cb, s) != 0) {
+		s->ws = NULL;
+		s->state = ST_TAKEN;
+		return;
 	}
-	/* libmicrohttpd's relay took what the session wrote: it sends it before it closes */
-	sk_sock_wait_taken(s->sock, 2000);
+	wslay_event_config_set_max_recv_msg_length(s->ws, 4 << 20);
+	s->state = ST_RUN;
+	/* upstream's "connection established": an empty message on the
+	 * lowest writable channel */
+	if (s->kind != S_PF) {
+		int ch = s->out ? SK_WS_STDOUT : s->err ? SK_WS_STDERR : SK_WS_ERROR;
+
+		queue(s, ch, NULL, 0);
+	}
+	if (s->kind == S_PF && s->proto.spdy)
+		s->spdy = sk_spdy_new();
+	else if (s->kind == S_PF)
+		pf_begin(s);
+	else if (s->kind == S_ATTACH)
+		attach_begin(s);
+	else
+		exec_begin(s);
+}
+
+/* Fills the session's pollfds (the client's socket and its own socket
+ * first) and returns how many; *timeout: how long it may wait, ms. */
+static size_t sess_fds(struct sess *s, struct pollfd *pf, int *timeout)
+{
+	size_t n = 2;
+
+	*timeout = 1000;
+	pf[0] = (struct pollfd){.fd = s->broken ? -1 : s->sock, .events = 0};
+	pf[1] = (struct pollfd){.fd = s->broken || s->state >= ST_TAKEN ? -1 : s->raw, .events = POLLRDHUP};
+	switch (s->state) {
+	case ST_RUN:
+		pf[0].events = s->ws ? ws_events(s) : 0;
+		if (s->kind == S_PF && s->spdy)
+			n += (size_t)spdy_fds(s, pf + 2);
+		else if (s->kind == S_PF)
+			n += (size_t)pf_fds(s, pf + 2);
+		else if (s->kind == S_ATTACH)
+			n += (size_t)attach_fds(s, pf + 2);
+		else
+			n += (size_t)exec_fds(s, pf + 2, timeout);
+		break;
+	case ST_DRAIN:
+		pf[0].events = ws_events(s);
+		n += (size_t)drain_fds(s, pf + 2);
+		*timeout = 100;
+		break;
+	case ST_FINISH:
+	case ST_CLOSING:
+		pf[0].events = wslay_event_want_write(s->ws) ? POLLOUT : 0;
+		*timeout = 200;
+		break;
+	default:
+		pf[0].fd = -1;
+		*timeout = 5;
+		break;
+	}
+	return n;
+}
+
+static void sess_cleanup(struct sess *s)
+{
+	if (s->kind == S_PF && s->spdy)
+		spdy_cleanup(s);
+	else if (s->kind == S_PF)
+		pf_cleanup(s);
+	else if (s->kind == S_ATTACH)
+		attach_cleanup(s);
+	else
+		exec_cleanup(s);
+	s->until = sk_mono_ns() + 2000000000LL;
+}
+
+/* One step of s with its pollfds' results; false once it is done. */
+static bool sess_step(struct sess *s, const struct pollfd *pf)
+{
+	bool active = false;
+
+	for (size_t i = 0; i < s->npf; i++)
+		active |= pf[i].revents != 0;
+	/* the client's own socket said something: it may have gone */
+	if (pf[1].revents && !s->broken && sk_sock_peer_gone(s->raw))
+		s->broken = true;
+	if (s->state == ST_RUN || s->state == ST_DRAIN) {
+		bool go;
+
+		ws_io(s, pf[0].revents);
+		if (s->state == ST_RUN) {
+			if (s->kind == S_PF && s->spdy)
+				go = spdy_step(s, pf + 2, s->npf - 2);
+			else if (s->kind == S_PF)
+				go = pf_step(s, pf + 2);
+			else if (s->kind == S_ATTACH)
+				go = attach_step(s, pf + 2);
+			else
+				go = exec_step(s, pf + 2);
+		} else {
+			go = drain_step(s, pf + 2, active);
+		}
+		if (!go || (s->state == ST_DRAIN && s->broken)) {
+			if (s->kind == S_EXEC)
+				exec_end(s);
+			else if (s->kind == S_ATTACH)
+				attach_end(s);
+			enter_finish(s);
+		}
+	}
+	if (s->state == ST_FINISH || s->state == ST_CLOSING) {
+		finish_step(s);
+		if (s->state == ST_TAKEN)
+			sess_cleanup(s);
+	}
+	if (s->state == ST_TAKEN) {
+		int q = 0;
+
+		/* libmicrohttpd's relay took what the session wrote: it sends it
+		 * before it closes */
+		if (ioctl(s->sock, SIOCOUTQ, &q) == 0 && q > 0 && sk_mono_ns() < s->until)
+			return true;
+		s->state = ST_DONE;
+	}
+	return s->state != ST_DONE;
+}
+
+static void sess_done(struct sess *s)
+{
+	if (s->ws)
+		wslay_event_context_free(s->ws);
 	MHD_upgrade_action(s->urh, MHD_UPGRADE_ACTION_CLOSE);
 	sess_free(s);
 	__atomic_sub_fetch(&nsessions, 1, __ATOMIC_RELEASE);
+}
+
+static void take_incoming(void)
+{
+	struct sess *in;
+	uint64_t v;
+
+	if (read(loop.wake, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	pthread_mutex_lock(&loop.mu);
+	in = loop.incoming;
+	loop.incoming = NULL;
+	pthread_mutex_unlock(&loop.mu);
+	while (in) {
+		struct sess *s = in;
+
+		in = s->next;
+		sess_begin(s);
+		s->next = loop.all;
+		loop.all = s;
+	}
+}
+
+static void *loop_main(void *arg)
+{
+	struct pollfd *pf = NULL;
+	size_t cap = 0;
+
+	(void)arg;
+	for (;;) {
+		size_t n = 1;
+		int64_t now = sk_mono_ns(), wait = 1000;
+
+		for (struct sess *s = loop.all; s; s = s->next)
+			n += MAX_FDS;
+		if (n > cap)
+			pf = xrealloc(pf, (cap = n) * sizeof(*pf));
+		pf[0] = (struct pollfd){.fd = loop.wake, .events = POLLIN};
+		n = 1;
+		for (struct sess *s = loop.all; s; s = s->next) {
+			int t;
+
+			s->pf_off = n;
+			s->npf = sess_fds(s, pf + n, &t);
+			n += s->npf;
+			if (s->kick || s->extra_off < s->nextra)
+				wait = 0;
+			else if (s->next_tick <= now)
+				wait = 0;
+			else if ((s->next_tick - now + 999999) / 1000000 < wait)
+				wait = (s->next_tick - now + 999999) / 1000000;
+		}
+		poll(pf, (nfds_t)n, (int)wait);
+		if (pf[0].revents & POLLIN)
+			take_incoming();
+		now = sk_mono_ns();
+		for (struct sess **sp = &loop.all; *sp;) {
+			struct sess *s = *sp;
+			bool due = s->kick || now >= s->next_tick || s->extra_off < s->nextra;
+			int t;
+
+			for (size_t i = 0; !due && s->npf && i < s->npf; i++)
+				due = pf[s->pf_off + i].revents != 0;
+			if (!due) {
+				sp = &s->next;
+				continue;
+			}
+			s->kick = false;
+			if (!s->npf) { /* new this turn: nothing polled yet */
+				struct pollfd none[MAX_FDS];
+
+				s->npf = sess_fds(s, none, &t);
+				memset(none, 0, sizeof(none));
+				if (!sess_step(s, none)) {
+					*sp = s->next;
+					sess_done(s);
+					continue;
+				}
+			} else if (!sess_step(s, pf + s->pf_off)) {
+				*sp = s->next;
+				sess_done(s);
+				continue;
+			}
+			{
+				struct pollfd tmp[MAX_FDS];
+
+				sess_fds(s, tmp, &t);
+				s->next_tick = sk_mono_ns() + (int64_t)t * 1000000;
+			}
+			s->npf = 0;
+			sp = &s->next;
+		}
+	}
 	return NULL;
+}
+
+/* Hands s to the loop, starting it first; false if it cannot run. */
+static bool loop_add(struct sess *s)
+{
+	uint64_t one = 1;
+	bool ok = true;
+
+	pthread_mutex_lock(&loop.mu);
+	if (!loop.started) {
+		pthread_attr_t attr;
+		pthread_t t;
+
+		if (loop.wake < 0)
+			loop.wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 1024 * 1024);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		loop.started = loop.wake >= 0 && pthread_create(&t, &attr, loop_main, NULL) == 0;
+		pthread_attr_destroy(&attr);
+		ok = loop.started;
+	}
+	if (ok) {
+		s->next = loop.incoming;
+		loop.incoming = s;
+	}
+	pthread_mutex_unlock(&loop.mu);
+	if (ok && write(loop.wake, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		sk_warn("agent", "streaming sessions: wake: %s", strerror(errno));
+	return ok;
 }
 
 static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra, size_t nextra,
 		     MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
 	struct sess *s = cls;
-	pthread_attr_t attr;
-	pthread_t t;
-
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 
 	(void)con_cls;
@@ -1041,15 +1344,11 @@ static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, cons
 		memcpy(s->extra, extra, nextra);
 		s->nextra = nextra;
 	}
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 512 * 1024);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, session_main, s) != 0) {
+	if (!loop_add(s)) {
 		MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
 		sess_free(s);
 		__atomic_sub_fetch(&nsessions, 1, __ATOMIC_RELEASE);
 	}
-	pthread_attr_destroy(&attr);
 }
 
 struct args {
@@ -1217,4 +1516,15 @@ int sk__stream_serve(struct sk_agent *a, struct MHD_Connection *conn, const char
 	ret = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
 	MHD_destroy_response(r);
 	return ret;
+}
+
+void sk__stream_wait_idle(int timeout_ms)
+{
+	int64_t until = sk_mono_ns() + (int64_t)timeout_ms * 1000000;
+
+	while (__atomic_load_n(&nsessions, __ATOMIC_ACQUIRE) > 0 && sk_mono_ns() < until) {
+		struct timespec ts = {0, 10 * 1000000};
+
+		nanosleep(&ts, NULL);
+	}
 }

@@ -38,8 +38,53 @@ void sk_api_set_kubelet_client(const char *cert_key_file, const char *ca_file)
 	pthread_mutex_unlock(&kubelet_mu);
 }
 
+/* The TLS sessions of connections to node agents, shared by every handle
+ * (libcurl's share interface): a new connection to an agent resumes an
+ * earlier one's session (the agent keeps them, logserver.c) instead of a
+ * full handshake (certificates, signatures and a key exchange), which
+ * every exec, attach, port-forward and log request paid before. */
+static pthread_mutex_t share_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t share_once = PTHREAD_ONCE_INIT;
+static CURLSH *share;
+
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud)
+{
+	(void)h, (void)data, (void)access, (void)ud;
+	pthread_mutex_lock(&share_mu);
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *ud)
+{
+	(void)h, (void)data, (void)ud;
+	pthread_mutex_unlock(&share_mu);
+}
+
+static void share_init(void)
+{
+	CURLSH *sh = curl_share_init();
+
+	if (!sh)
+		return;
+	if (curl_share_setopt(sh, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK ||
+	    curl_share_setopt(sh, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
+	    curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+		curl_share_cleanup(sh);
+		return;
+	}
+	share = sh;
+}
+
 void sk__kubelet_tls(CURL *h)
 {
+	pthread_once(&share_once, share_init);
+	if (share) {
+		curl_easy_setopt(h, CURLOPT_SHARE, share);
+		/* TLS 1.2: libcurl's GnuTLS backend turns session tickets off
+		 * (GNUTLS_NO_TICKETS) and resumes by session id, which TLS 1.3
+		 * does not have; ECDHE and AEAD ciphers as before, and 1.2 is
+		 * Kubernetes' own minimum */
+		curl_easy_setopt(h, CURLOPT_SSLVERSION, (long)(CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2));
+	}
 	pthread_mutex_lock(&kubelet_mu);
 	/* libcurl copies string options */
 	if (kubelet_cert) {
