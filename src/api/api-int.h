@@ -48,6 +48,9 @@ typedef struct sk_kind_ops {
 	 * metadata.name and metadata.namespace (custom kinds: their CRD's
 	 * selectableFields) */
 	const struct sk_kube_field_labels *field_labels;
+	/* the Go type whose patch strategy and merge keys the kind's strategic
+	 * merge and server-side apply follow (patch.c's tables); NULL: none */
+	const char *patch_type;
 	void (*defaults)(const sk_api_resource *r, json_t *obj);
 	/* causes ({reason, message, field}) or NULL; old on update; status_sub
 	 * 1 for /status, 2 for /approval */

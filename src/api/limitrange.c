@@ -236,6 +236,7 @@ static json_t *lr_validate(const sk_api_resource *r, json_t *lr, json_t *old, in
 }
 
 const sk_kind_ops sk__limitrange_ops = {
+	.patch_type = "Object",
 	.defaults = lr_defaults,
 	.validate = lr_validate,
 };

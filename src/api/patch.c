@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "api/api-int.h"
 #include "api/patch.h"
 #include "util/util.h"
 
@@ -100,48 +101,12 @@ static const struct field_meta table[] = {
 	OBJ("Object"),
 };
 
-static const struct {
-	const char *kind, *type;
-} kinds[] = {
-	{"Pod", "Pod"},
-	{"Deployment", "Workload"},
-	{"ReplicaSet", "Workload"},
-	{"StatefulSet", "Workload"},
-	{"DaemonSet", "Workload"},
-	{"Job", "Workload"},
-	{"ReplicationController", "Workload"},
-	{"PodTemplate", "PodTemplateSpec"},
-	{"CronJob", "CronJob"},
-	{"Node", "Node"},
-	{"Service", "Service"},
-	{"Namespace", "WithConditions"},
-	{"PersistentVolumeClaim", "WithConditions"},
-	{"PodDisruptionBudget", "WithConditions"},
-	{"ServiceAccount", "ServiceAccount"},
-	{"Endpoints", "Object"},
-	{"ConfigMap", "Object"},
-	{"Secret", "Object"},
-	{"Event", "Object"},
-	{"ResourceQuota", "Object"},
-	{"PersistentVolume", "Object"},
-	{"StorageClass", "Object"},
-	{"Lease", "Object"},
-	{"EndpointSlice", "Object"},
-	{"NetworkPolicy", "Object"},
-	{"RuntimeClass", "Object"},
-	{"PriorityClass", "Object"},
-	{"LimitRange", "Object"},
-	{"PodDisruptionBudget", "WithConditions"},
-};
-
+/* The kind's descriptor names its type (sk_kind_ops.patch_type). */
 const char *sk__patch_kind_type(const char *kind)
 {
-	if (!kind)
-		return NULL;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(kinds[i].kind, kind) == 0)
-			return kinds[i].type;
-	return NULL;
+	const sk_api_resource *r = sk__kind_builtin(kind);
+
+	return r && r->ops ? r->ops->patch_type : NULL;
 }
 
 int sk__patch_lookup(const char *type, const char *field, struct sk__patch_meta *meta)

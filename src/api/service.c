@@ -814,6 +814,7 @@ static const sk_kube_field_labels service_fields = {
 };
 
 const sk_kind_ops sk__service_ops = {
+	.patch_type = "Service",
 	.printer = &sk_table_printer_service,
 	.field_labels = &service_fields,
 	.defaults = sk__defaults_service,

@@ -62,6 +62,7 @@ static void ds_prepare_update(sk_api *api, const sk_api_resource *r, json_t *obj
 }
 
 static const sk_kind_ops daemonset_ops = {
+	.patch_type = "Workload",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_daemonset,
 	.defaults = sk__defaults_daemonset,
@@ -81,6 +82,7 @@ static int sts_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, 
 }
 
 static const sk_kind_ops statefulset_ops = {
+	.patch_type = "Workload",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_statefulset,
 	.defaults = sk__defaults_statefulset,
@@ -94,6 +96,7 @@ static const sk_kind_ops controllerrevision_ops = {
 };
 
 static const sk_kind_ops deployment_ops = {
+	.patch_type = "Workload",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_deployment,
 	.defaults = sk__defaults_deployment,
@@ -112,6 +115,7 @@ static int rs_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, s
 }
 
 static const sk_kind_ops replicaset_ops = {
+	.patch_type = "Workload",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_replicaset,
 	.defaults = sk__defaults_replicaset,

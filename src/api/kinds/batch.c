@@ -11,6 +11,7 @@ static const sk_kube_field_labels job_fields = {
 };
 
 static const sk_kind_ops job_ops = {
+	.patch_type = "Workload",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_job,
 	.field_labels = &job_fields,
@@ -20,6 +21,7 @@ static const sk_kind_ops job_ops = {
 };
 
 static const sk_kind_ops cronjob_ops = {
+	.patch_type = "CronJob",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_cronjob,
 	.defaults = sk__defaults_cronjob,

@@ -4,6 +4,7 @@
 #include "api/validate.h"
 
 static const sk_kind_ops lease_ops = {
+	.patch_type = "Object",
 	.flags = SK_KIND_CREATE_ON_UPDATE,
 	.printer = &sk_table_printer_lease,
 	.validate = sk__validate_lease,

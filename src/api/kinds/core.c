@@ -19,6 +19,7 @@ static const sk_kube_field_labels pod_fields = {
 };
 
 static const sk_kind_ops pod_ops = {
+	.patch_type = "Pod",
 	.flags = SK_KIND_GRACEFUL_DELETE,
 	.printer = &sk_table_printer_pod,
 	.field_labels = &pod_fields,
@@ -32,6 +33,7 @@ static const sk_kube_field_labels namespace_fields = {
 };
 
 static const sk_kind_ops namespace_ops = {
+	.patch_type = "WithConditions",
 	.flags = SK_KIND_SPEC_FINALIZERS,
 	.printer = &sk_table_printer_namespace,
 	.field_labels = &namespace_fields,
@@ -45,6 +47,7 @@ static const sk_kube_field_labels node_fields = {
 };
 
 static const sk_kind_ops node_ops = {
+	.patch_type = "Node",
 	.printer = &sk_table_printer_node,
 	.field_labels = &node_fields,
 	.defaults = sk__defaults_node,
@@ -60,6 +63,7 @@ static const sk_kube_field_labels event_fields = {
 };
 
 static const sk_kind_ops event_ops = {
+	.patch_type = "Object",
 	.flags = SK_KIND_CREATE_ON_UPDATE,
 	.printer = &sk_table_printer_event,
 	.field_labels = &event_fields,
@@ -67,6 +71,7 @@ static const sk_kind_ops event_ops = {
 };
 
 static const sk_kind_ops configmap_ops = {
+	.patch_type = "Object",
 	.printer = &sk_table_printer_configmap,
 	.validate = sk__validate_configmap,
 };
@@ -76,6 +81,7 @@ static const sk_kube_field_labels secret_fields = {
 };
 
 static const sk_kind_ops secret_ops = {
+	.patch_type = "Object",
 	.printer = &sk_table_printer_secret,
 	.field_labels = &secret_fields,
 	.defaults = sk__defaults_secret,
@@ -83,6 +89,7 @@ static const sk_kind_ops secret_ops = {
 };
 
 static const sk_kind_ops endpoints_ops = {
+	.patch_type = "Object",
 	.flags = SK_KIND_CREATE_ON_UPDATE,
 	.printer = &sk_table_printer_endpoints,
 	.defaults = sk__defaults_endpoints,
@@ -90,17 +97,20 @@ static const sk_kind_ops endpoints_ops = {
 };
 
 static const sk_kind_ops serviceaccount_ops = {
+	.patch_type = "ServiceAccount",
 	.printer = &sk_table_printer_serviceaccount,
 	.validate = sk__validate_serviceaccount,
 };
 
 static const sk_kind_ops resourcequota_ops = {
+	.patch_type = "Object",
 	.printer = &sk_table_printer_resourcequota,
 	.validate = sk__validate_resourcequota,
 	.admit_create = sk__admit_empty_status,
 };
 
 static const sk_kind_ops persistentvolume_ops = {
+	.patch_type = "Object",
 	.printer = &sk_table_printer_persistentvolume,
 	.defaults = sk__defaults_persistentvolume,
 	.validate = sk__validate_persistentvolume,
@@ -108,6 +118,7 @@ static const sk_kind_ops persistentvolume_ops = {
 };
 
 static const sk_kind_ops persistentvolumeclaim_ops = {
+	.patch_type = "WithConditions",
 	.printer = &sk_table_printer_persistentvolumeclaim,
 	.defaults = sk__defaults_persistentvolumeclaim,
 	.validate = sk__validate_persistentvolumeclaim,
@@ -161,6 +172,7 @@ static const sk_kube_field_labels replicationcontroller_fields = {
 };
 
 static const sk_kind_ops replicationcontroller_ops = {
+	.patch_type = "Workload",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_replicationcontroller,
 	.field_labels = &replicationcontroller_fields,

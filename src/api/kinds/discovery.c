@@ -34,6 +34,7 @@ static void eps_prepare_update(sk_api *api, const sk_api_resource *r, json_t *ob
 }
 
 static const sk_kind_ops endpointslice_ops = {
+	.patch_type = "Object",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_endpointslice,
 	.defaults = sk__defaults_endpointslice,

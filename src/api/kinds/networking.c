@@ -5,6 +5,7 @@
 #include "api/validate.h"
 
 static const sk_kind_ops networkpolicy_ops = {
+	.patch_type = "Object",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_networkpolicy,
 	.defaults = sk__defaults_networkpolicy,

@@ -4,6 +4,7 @@
 #include "api/validate.h"
 
 static const sk_kind_ops runtimeclass_ops = {
+	.patch_type = "Object",
 	.printer = &sk_table_printer_runtimeclass,
 	.validate = sk__validate_runtimeclass,
 };

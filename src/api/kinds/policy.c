@@ -16,6 +16,7 @@ static int pdb_admit_create(sk_api *api, const sk_api_resource *r, json_t *obj, 
 }
 
 static const sk_kind_ops pdb_ops = {
+	.patch_type = "WithConditions",
 	.flags = SK_KIND_GENERATION,
 	.printer = &sk_table_printer_poddisruptionbudget,
 	.validate = sk__validate_poddisruptionbudget,

@@ -5,6 +5,7 @@
 #include "api/validate.h"
 
 static const sk_kind_ops priorityclass_ops = {
+	.patch_type = "Object",
 	.printer = &sk_table_printer_priorityclass,
 	.defaults = sk__defaults_priorityclass,
 	.validate = sk__validate_priorityclass,

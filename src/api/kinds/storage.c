@@ -5,6 +5,7 @@
 #include "api/validate.h"
 
 static const sk_kind_ops storageclass_ops = {
+	.patch_type = "Object",
 	.printer = &sk_table_printer_storageclass,
 	.defaults = sk__defaults_storageclass,
 	.validate = sk__validate_storageclass,
