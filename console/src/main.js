@@ -3,7 +3,7 @@ import { useState, useEffect, useRef, useMemo, useReducer } from 'preact/hooks';
 import htm from 'htm';
 import { session, acquire, stopAll, whoami, request, readLines, getJSON } from './api.js';
 import {
-  nodeRow, failurePhase, jobPodRow, numberAttempts, jobStatus, deploymentRow, pullRow, pullSummary,
+  nodeRow, failurePhase, jobPodRow, admissionRows, numberAttempts, jobStatus, deploymentRow, pullRow, pullSummary,
   age, fmtSeconds, fmtBytes, cond,
 } from './model.js';
 
@@ -237,6 +237,10 @@ function JobTimeline({ ns, name }) {
   const c = useCollection(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods`, 'labelSelector=' + encodeURIComponent('batch.kubernetes.io/job-name=' + name));
   const now = useNow(2000);
   const rows = numberAttempts([...c.items.values()].map((p) => jobPodRow(p, now)));
+  // pods the API server refused to create (quota, PodSecurity, LimitRange…):
+  // they never exist, the Job controller's FailedCreate events tell of them
+  const ev = useCollection(`/api/v1/namespaces/${encodeURIComponent(ns)}/events`, 'fieldSelector=' + encodeURIComponent(`involvedObject.kind=Job,involvedObject.name=${name},reason=FailedCreate`));
+  const refused = admissionRows([...ev.items.values()]);
   let t0 = Infinity;
   let t1 = 0;
   for (const r of rows) {
@@ -248,6 +252,13 @@ function JobTimeline({ ns, name }) {
     <div class="bar"><h2><a href="#/jobs">Jobs</a> / ${ns}/${name}</h2>
       <span class="chips"><span class="chip">${rows.length} pods</span>${rows.length ? html`<span class="chip">span ${fmtSeconds(span / 1000)}</span>` : null}</span></div>
     <${State} c=${c} what="pods" />
+    ${refused.length ? html`<div class="refused" id="refused">
+      ${refused.map((r) => html`<div class="tl admission" key=${r.key}>
+        <div class="tl-label">pod creation refused<small>${r.count > 1 ? `${r.count} times, ` : ''}last ${age(r.last, now)} ago</small></div>
+        <div class="tl-msg">${r.message}</div>
+        <div class="tl-out"><b class="phase">Refused</b> <span class="failure" title="failure phase">admission</span></div>
+      </div>`)}
+    </div>` : null}
     <div class="timeline" id="timeline">
       ${rows.length === 0 ? html`<div class="empty">No pods (yet).</div>` : null}
       ${rows.slice(0, 500).map((r) => html`<div class="tl ${r.phase}" data-key=${r.key} key=${r.key}>

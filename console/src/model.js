@@ -118,6 +118,18 @@ function exitReason(t) {
   return r === 'OOMKilled' || r === 'Completed' ? r : `${r} ${t.exitCode}`;
 }
 
+// A Job's FailedCreate events (pods the API server refused: quota,
+// PodSecurity, LimitRange…), newest first: the admission phase of pods that
+// never came to exist.
+export function admissionRows(events) {
+  return events.map((e) => ({
+    key: e.metadata.uid || e.metadata.name,
+    message: e.message || '',
+    count: e.count || (e.series && e.series.count) || 1,
+    last: e.lastTimestamp || e.eventTime || e.metadata.creationTimestamp,
+  })).sort((a, b) => (Date.parse(b.last) || 0) - (Date.parse(a.last) || 0));
+}
+
 // One pod of a Job on the timeline: start, end (or null while running), outcome.
 export function jobPodRow(p, now = Date.now()) {
   const st = p.status || {};

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  nodeRow, failurePhase, jobPodRow, numberAttempts, deploymentRow, pullRow, pullSummary, parseDuration, fmtSeconds, fmtBytes,
+  nodeRow, failurePhase, jobPodRow, admissionRows, numberAttempts, deploymentRow, pullRow, pullSummary, parseDuration, fmtSeconds, fmtBytes,
 } from '../../console/src/model.js';
 
 const pod = (status, spec = {}, meta = {}) => ({
@@ -97,4 +97,15 @@ test('pull events', () => {
   assert.equal(fmtBytes(734003200), '700.0 MiB');
   assert.equal(fmtBytes(1000), '1000 B');
   assert.equal(fmtBytes(2048), '2.0 KiB');
+});
+
+test('admission rows: a Job\'s FailedCreate events, newest first, with their counts', () => {
+  const ev = (uid, last, count, message) => ({ metadata: { uid, creationTimestamp: '2026-01-01T00:00:00Z' }, lastTimestamp: last, count, message });
+  const rows = admissionRows([
+    ev('a', '2026-01-01T00:00:05Z', 3, 'Error creating: pods "x" is forbidden: exceeded quota: none'),
+    ev('b', '2026-01-01T00:00:09Z', undefined, 'Error creating: violates PodSecurity "restricted:latest"'),
+  ]);
+  assert.deepEqual(rows.map((r) => [r.key, r.count]), [['b', 1], ['a', 3]]);
+  assert.match(rows[1].message, /exceeded quota/);
+  assert.equal(admissionRows([{ metadata: { name: 'e', creationTimestamp: '2026-01-01T00:00:00Z' }, series: { count: 7 } }])[0].count, 7);
 });

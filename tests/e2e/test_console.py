@@ -260,6 +260,19 @@ def test_job_pods_on_a_timeline(cluster, browser, shots):
                  timeout=30, interval=0.1, what="the job's failed count")[0]
     assert r["state"] == "Running" and r["progress"] == "0/2"
 
+    # a pod the API server refuses (a quota of no pods) never exists: the
+    # Job controller's FailedCreate event puts it on the timeline, at admission
+    cluster.kubectl("create", "namespace", "quota")
+    apply(cluster, {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "none", "namespace": "quota"},
+                    "spec": {"hard": {"pods": "0"}}})
+    apply(cluster, {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "refused", "namespace": "quota"},
+                    "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                                   "containers": [{"name": "c", "image": "busybox"}]}}}})
+    b.eval("location.hash = '#/jobs/quota/refused'")
+    msg = wait_for(lambda: b.eval("(document.querySelector('#refused .tl') || {}).innerText"), timeout=30,
+                   interval=0.1, what="the refused pod creation")
+    assert "exceeded quota: none" in msg and "admission" in msg, msg
+
 
 def test_deployments_pulls_and_logs(cluster, browser, shots):
     b = browser
