@@ -987,6 +987,28 @@ static cval *entries_or_dup(cel_ctx *c, cval *out, cval *r)
 	return d ? sk__cel_err(c, "insert failed: key %s already exists", key_text(c, d)) : r;
 }
 
+/* One element's result p for all/exists (all: which) and existsOne (one), as
+ * cel-go folds them: all and exists end at the first deciding bool and keep
+ * the first error for the end (a later deciding bool wins over it); existsOne
+ * ends at any error and counts trues. Returns the value to end with, or NULL
+ * to go on. */
+static cval *quantify(cel_ctx *c, int all, int one, cval *p, cval **err, size_t *count)
+{
+	if (one) {
+		if (is_err(p))
+			return p;
+		if (p->t != V_BOOL)
+			return sk__cel_err(c, "no such overload");
+		*count += p->b;
+		return NULL;
+	}
+	if (p->t == V_BOOL)
+		return p->b != all ? p : NULL;
+	if (!*err)
+		*err = is_err(p) ? p : sk__cel_err(c, "no such overload");
+	return NULL;
+}
+
 /* The two-variable comprehensions (cel-go's ext.TwoVarComprehensions): the
  * index and the element of a list, or the key and the value of a map. all
  * and exists absorb errors as their one-variable forms (an error counts
@@ -1035,19 +1057,9 @@ static cval *eval_two_var(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars
 		switch (n->op) {
 		case M_ALL2:
 		case M_EXISTS2:
-			if (p->t == V_BOOL) {
-				if (p->b != (n->op == M_ALL2))
-					return p;
-			} else if (!err) {
-				err = is_err(p) ? p : sk__cel_err(c, "no such overload");
-			}
-			break;
 		case M_EXISTS_ONE2:
-			if (is_err(p))
+			if ((p = quantify(c, n->op == M_ALL2, n->op == M_EXISTS_ONE2, p, &err, &count)))
 				return p;
-			if (p->t != V_BOOL)
-				return sk__cel_err(c, "no such overload");
-			count += p->b;
 			break;
 		case M_TRANSFORM_LIST:
 			if (is_err(p))
@@ -1121,19 +1133,9 @@ static cval *eval_comprehension(cel_ctx *c, cel_node *n, cel_env *env, const eva
 		switch (n->op) {
 		case M_ALL:
 		case M_EXISTS:
-			if (p->t == V_BOOL) {
-				if (p->b != (n->op == M_ALL))
-					return p;
-			} else if (!err) {
-				err = is_err(p) ? p : sk__cel_err(c, "no such overload");
-			}
-			break;
 		case M_EXISTS_ONE:
-			if (is_err(p))
+			if ((p = quantify(c, n->op == M_ALL, n->op == M_EXISTS_ONE, p, &err, &count)))
 				return p;
-			if (p->t != V_BOOL)
-				return sk__cel_err(c, "no such overload");
-			count += p->b;
 			break;
 		case M_MAP:
 			if (is_err(p))
