@@ -128,7 +128,8 @@ static void validate_resources(struct sk__verr *e, json_t *resources, const char
 	if (json_array_size(resources) > 1 && double_wild)
 		sk__vinvalid(e, fp, resources, "if '*/*' is present, must not specify other resources");
 	if (single_wild && plain)
-		sk__vinvalid(e, fp, resources, "if '*' is present, must not specify other resources without subresources");
+		sk__vinvalid(e, fp, resources,
+			     "if '*' is present, must not specify other resources without subresources");
 }
 
 /* validateRuleWithOperations */

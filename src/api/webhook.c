@@ -66,7 +66,8 @@ static json_t *load_hooks(sk_api *api, const char *plural)
 		size_t j;
 
 		json_array_foreach(json_object_get(c, "webhooks"), j, h)
-			json_array_append_new(out, json_pack("{s:s, s:O}", "configuration", name ? name : "", "webhook", h));
+			json_array_append_new(out,
+					      json_pack("{s:s, s:O}", "configuration", name ? name : "", "webhook", h));
 	}
 	sk_store_list_release(&l);
 	return out;
@@ -112,7 +113,8 @@ int sk__webhook_rule_matches(json_t *rule, const sk_webhook_attrs *a)
 	json_t *v;
 	size_t i;
 
-	if (!str_in(json_object_get(rule, "operations"), a->op) || !str_in(json_object_get(rule, "apiGroups"), a->group) ||
+	if (!str_in(json_object_get(rule, "operations"), a->op) ||
+	    !str_in(json_object_get(rule, "apiGroups"), a->group) ||
 	    !str_in(json_object_get(rule, "apiVersions"), a->version))
 		return 0;
 	if (scope && !strcmp(scope, "Namespaced") && (is_ns || !a->ns[0]))
@@ -308,16 +310,17 @@ int sk__webhook_parse_response(const char *body, size_t len, const char *uid, in
 		int has_patch = json_string_length(patch) > 0, has_type = json_string_length(pt) > 0;
 
 		if (mutating && has_patch && !has_type)
-			*why = xstrdup(
-				"received invalid webhook response: webhook returned response.patch but not response.patchType");
+			*why = xstrdup("received invalid webhook response: webhook returned response.patch but not "
+				       "response.patchType");
 		else if (mutating && has_type && !has_patch)
-			*why = xstrdup(
-				"received invalid webhook response: webhook returned response.patchType but not response.patch");
+			*why = xstrdup("received invalid webhook response: webhook returned response.patchType but not "
+				       "response.patch");
 		else if (!mutating && has_patch)
-			*why = xstrdup("received invalid webhook response: validating webhook may not return response.patch");
-		else if (!mutating && has_type)
 			*why = xstrdup(
-				"received invalid webhook response: validating webhook may not return response.patchType");
+				"received invalid webhook response: validating webhook may not return response.patch");
+		else if (!mutating && has_type)
+			*why = xstrdup("received invalid webhook response: validating webhook may not return "
+				       "response.patchType");
 		else
 			*why = NULL;
 		if (*why)
@@ -363,9 +366,9 @@ static int refuse_status(sk_error_t *err, json_t *st)
 	if (s && strlen(s) < sizeof(err->msg))
 		return sk_error_set(err, SK_ESTATUS, "%s", s);
 	/* too long for the error: the message alone */
-	return sk_error_set(err, (int)json_integer_value(json_object_get(st, "code")) == 403 ? SK_EFORBIDDEN
-											     : SK_EBADREQUEST,
-			    "%s", json_string_value(json_object_get(st, "message")));
+	return sk_error_set(
+		err, (int)json_integer_value(json_object_get(st, "code")) == 403 ? SK_EFORBIDDEN : SK_EBADREQUEST, "%s",
+		json_string_value(json_object_get(st, "message")));
 }
 
 /* ---- the call ---- */
@@ -381,6 +384,48 @@ static void target_free(target *t)
 	free(t->url);
 	free(t->dial);
 	free(t->connect);
+}
+
+/* A ready address of the Service's EndpointSlices for the port named pname:
+ * 1 with ip/port, or 0. */
+static int slice_address(sk_api *api, const char *ns, const char *svc, const char *pname, char **ip, json_int_t *tport)
+{
+	cleanup_free char *prefix = xasprintf("/registry/endpointslices/%s/", ns);
+	sk_store_list l = {0};
+	sk_error_t err = {0};
+	int found = 0;
+
+	if (sk_store_range(api->store, prefix, NULL, 0, 0, &l, &err) < 0)
+		return 0;
+	for (size_t i = 0; i < l.n && !found; i++) {
+		cleanup_json json_t *sl = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+		const char *owner = json_string_value(json_object_get(labels_of(sl), "kubernetes.io/service-name"));
+		json_t *p, *ep;
+		size_t j, k;
+
+		if (!owner || strcmp(owner, svc))
+			continue;
+		json_array_foreach(json_object_get(sl, "ports"), j, p) {
+			const char *n = json_string_value(json_object_get(p, "name"));
+
+			if (strcmp(n ? n : "", pname))
+				continue;
+			json_array_foreach(json_object_get(sl, "endpoints"), k, ep) {
+				json_t *ready = json_object_get(json_object_get(ep, "conditions"), "ready");
+				const char *a = json_string_value(json_array_get(json_object_get(ep, "addresses"), 0));
+
+				if (!a || json_is_false(ready))
+					continue;
+				*ip = xstrdup(a);
+				*tport = json_integer_value(json_object_get(p, "port"));
+				found = 1;
+				break;
+			}
+			break;
+		}
+	}
+	sk_store_list_release(&l);
+	return found;
 }
 
 /* The ready address of a Service's port (upstream's ResolveEndpoint):
@@ -419,11 +464,14 @@ static int resolve_service(sk_api *api, const char *ns, const char *name, json_i
 			if (strcmp(n ? n : "", pname) || !json_array_size(addrs))
 				continue;
 			*ip = xstrdup(json_string_value(json_object_get(
-				json_array_get(addrs, (size_t)rand() % json_array_size(addrs)), "ip")) ?: "");
+					      json_array_get(addrs, (size_t)rand() % json_array_size(addrs)), "ip"))
+					      ?: "");
 			*tport = json_integer_value(json_object_get(p, "port"));
 			return 0;
 		}
 	}
+	if (!eps && slice_address(api, ns, name, pname, ip, tport))
+		return 0;
 	*why = xasprintf("no endpoints available for service \"%s\"", name);
 	return -1;
 }
@@ -536,8 +584,9 @@ static int call_hook(sk_api *api, json_t *hook, json_t *review, const char *uid,
 {
 	json_t *cc = json_object_get(hook, "clientConfig");
 	const char *ca = json_string_value(json_object_get(cc, "caBundle"));
-	int timeout = json_object_get(hook, "timeoutSeconds") ? (int)json_integer_value(json_object_get(hook, "timeoutSeconds"))
-							      : 10;
+	int timeout = json_object_get(hook, "timeoutSeconds")
+			      ? (int)json_integer_value(json_object_get(hook, "timeoutSeconds"))
+			      : 10;
 	target t = {0};
 	cleanup_free char *body = NULL, *cafile = NULL, *reason = NULL;
 	char errbuf[CURL_ERROR_SIZE] = "";
@@ -681,13 +730,145 @@ static void annotate(sk_adm_request *a, const char *key, const char *value)
 		json_object_set_new(a->annotations, key, json_string(value));
 }
 
-/* Runs the webhooks of one kind over a. */
+/* Applies a mutating webhook's JSONPatch to a->obj, defaulted again as
+ * upstream decodes the patched object: 0, or -1 with err. */
+static int apply_patch(sk_adm_request *a, json_t *entry, const char *name, json_t *response, size_t i, int round,
+		       sk_error_t *err)
+{
+	const char *pt = json_string_value(json_object_get(response, "patchType"));
+	const char *p64 = json_string_value(json_object_get(response, "patch"));
+	gnutls_datum_t in = {(unsigned char *)(uintptr_t)p64, (unsigned)strlen(p64)}, out = {0};
+	cleanup_json json_t *ops = NULL, *patched = NULL;
+	json_error_t je;
+
+	if (strcmp(pt, "JSONPatch"))
+		return sk_error_set(err, SK_EINTERNAL,
+				    "Internal error occurred: failed calling webhook \"%s\": unsupported "
+				    "patch type \"%s\"",
+				    name, pt);
+	if (gnutls_base64_decode2(&in, &out) < 0)
+		return sk_error_set(err, SK_EINTERNAL,
+				    "Internal error occurred: failed calling webhook \"%s\": failed to call "
+				    "webhook: illegal base64 data in response.patch",
+				    name);
+	ops = json_loadb((const char *)out.data, out.size, 0, &je);
+	gnutls_free(out.data);
+	if (!json_is_array(ops))
+		return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: %s",
+				    ops ? "invalid JSON Patch" : je.text);
+	patched = sk_json_patch(a->obj, ops, err);
+	if (!patched || !json_is_object(patched)) {
+		if (!patched) {
+			cleanup_free char *m = xstrdup(err->msg);
+
+			return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: %s", m);
+		}
+		return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: the patched object is not an object");
+	}
+	/* a->name may be the object's own metadata.name (a create): the
+	 * patched object keeps that very string, so the name stays the
+	 * request's (a webhook cannot rename the object) and a->name valid */
+	{
+		json_t *name_v = json_object_get(json_object_get(a->obj, "metadata"), "name");
+		json_t *pm = json_object_get(patched, "metadata");
+
+		if (json_is_string(name_v) && json_string_value(name_v) == a->name) {
+			if (!json_is_object(pm)) {
+				pm = json_object();
+				json_object_set_new(patched, "metadata", pm);
+			}
+			json_object_set(pm, "name", name_v);
+		}
+	}
+	json_object_clear(a->obj);
+	json_object_update(a->obj, patched);
+	if (a->res->ops && a->res->ops->defaults && !a->sub[0])
+		a->res->ops->defaults(a->res, a->obj);
+	{
+		cleanup_free char *key = xasprintf("patch.webhook.admission.k8s.io/round_%d_index_%zu", round, i);
+		cleanup_json json_t *pv = json_pack("{s:s, s:s, s:O, s:s}", "configuration",
+						    json_string_value(json_object_get(entry, "configuration")),
+						    "webhook", name, "patch", ops, "patchType", "JSONPatch");
+		cleanup_free char *ps = json_dumps(pv, JSON_COMPACT);
+
+		annotate(a, key, ps);
+	}
+	return 0;
+}
+
+/* Calls one webhook (entry i of its kind) in round: -1 with err when the
+ * request is refused, 0 when it was not called, 1 when it was. */
+static int run_hook(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, json_t *entry, size_t i, int round,
+		    int validating, sk_error_t *err)
+{
+	json_t *hook = json_object_get(entry, "webhook");
+	const char *name = json_string_value(json_object_get(hook, "name"));
+	const char *fp = json_string_value(json_object_get(hook, "failurePolicy"));
+	const char *se = json_string_value(json_object_get(hook, "sideEffects"));
+	cleanup_json json_t *review = NULL, *response = NULL;
+	cleanup_free char *why = NULL;
+	char uid[40];
+	int rc = should_call(api, hook, a, at, err);
+	json_t *w;
+	size_t j;
+
+	if (rc <= 0)
+		return rc;
+	if (!name)
+		name = "";
+	if (a->dry_run && (!se || (strcmp(se, "None") && strcmp(se, "NoneOnDryRun"))))
+		return sk_error_set(err, SK_EBADREQUEST, "admission webhook \"%s\" does not support dry run", name);
+	sk__new_uuid(uid, sizeof(uid));
+	review = review_request(a, uid, review_version(hook));
+	if (call_hook(api, hook, review, uid, !validating, &response, &why) < 0) {
+		if (fp && !strcmp(fp, "Ignore")) {
+			cleanup_free char *key = xasprintf("failed-open.%s.webhook.admission.k8s.io/round_%d_index_%zu",
+							   validating ? "validating" : "mutation", round, i);
+
+			sk_warn("webhook", "Failed calling webhook, failing open %s: failed calling webhook \"%s\": %s",
+				name, name, why);
+			annotate(a, key, name);
+			return 1;
+		}
+		sk_warn("webhook", "Failed calling webhook, failing closed %s: failed calling webhook \"%s\": %s", name,
+			name, why);
+		return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: failed calling webhook \"%s\": %s",
+				    name, why);
+	}
+	{
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(json_object_get(response, "auditAnnotations"), k, v)
+			if (json_is_string(v)) {
+				cleanup_free char *key = xasprintf("%s/%s", name, k);
+
+				annotate(a, key, json_string_value(v));
+			}
+	}
+	json_array_foreach(json_object_get(response, "warnings"), j, w)
+		if (json_is_string(w) && a->resp)
+			sk__add_warning(a->resp, json_string_value(w));
+	if (!json_is_true(json_object_get(response, "allowed"))) {
+		cleanup_json json_t *st = sk__webhook_denied_status(name, json_object_get(response, "status"));
+
+		return refuse_status(err, st);
+	}
+	if (!validating && json_string_length(json_object_get(response, "patch")) && a->obj && a->op != SK_ADM_DELETE)
+		return apply_patch(a, entry, name, response, i, round, err) < 0 ? -1 : 1;
+	return 1;
+}
+
+/* Runs the webhooks of one kind over a. A mutating webhook with
+ * reinvocationPolicy IfNeeded is called once more when a webhook after it
+ * changed the object (upstream's second round). */
 static int dispatch(sk_api *api, sk_adm_request *a, int validating, sk_error_t *err)
 {
-	cleanup_json json_t *hooks = NULL;
+	cleanup_json json_t *hooks = NULL, *after = NULL;
 	sk_webhook_attrs at;
 	json_t *entry;
 	size_t i;
+	int again = 0;
 
 	if (!a->res || !a->user)
 		return 0;
@@ -697,109 +878,27 @@ static int dispatch(sk_api *api, sk_adm_request *a, int validating, sk_error_t *
 	/* the configurations are never sent to webhooks (IsExemptAdmissionConfigurationResource) */
 	if (!strcmp(a->res->group, "admissionregistration.k8s.io"))
 		return 0;
-	at = (sk_webhook_attrs){op_name(a->op), a->res->group, a->res->version, a->res->plural, a->sub ? a->sub : "",
-				a->ns ? a->ns : ""};
+	at = (sk_webhook_attrs){op_name(a->op), a->res->group,        a->res->version,
+				a->res->plural, a->sub ? a->sub : "", a->ns ? a->ns : ""};
+	after = json_array(); /* per hook: the object after its call, or null */
 	json_array_foreach(hooks, i, entry) {
-		json_t *hook = json_object_get(entry, "webhook");
-		const char *name = json_string_value(json_object_get(hook, "name"));
-		const char *fp = json_string_value(json_object_get(hook, "failurePolicy"));
-		const char *se = json_string_value(json_object_get(hook, "sideEffects"));
-		cleanup_json json_t *review = NULL, *response = NULL;
-		cleanup_free char *why = NULL;
-		char uid[40];
-		int rc = should_call(api, hook, a, &at, err);
-		json_t *w;
-		size_t j;
+		int rc = run_hook(api, a, &at, entry, i, 0, validating, err);
+		const char *rp = json_string_value(
+			json_object_get(json_object_get(entry, "webhook"), "reinvocationPolicy"));
 
 		if (rc < 0)
 			return -1;
-		if (!rc)
-			continue;
-		if (!name)
-			name = "";
-		if (a->dry_run && (!se || (strcmp(se, "None") && strcmp(se, "NoneOnDryRun"))))
-			return sk_error_set(err, SK_EBADREQUEST, "admission webhook \"%s\" does not support dry run", name);
-		sk__new_uuid(uid, sizeof(uid));
-		review = review_request(a, uid, review_version(hook));
-		if (call_hook(api, hook, review, uid, !validating, &response, &why) < 0) {
-			if (fp && !strcmp(fp, "Ignore")) {
-				cleanup_free char *key = xasprintf("failed-open.%s.webhook.admission.k8s.io/round_0_index_%zu",
-								   validating ? "validating" : "mutation", i);
-
-				sk_warn("webhook", "Failed calling webhook, failing open %s: failed calling webhook \"%s\": %s",
-					    name, name, why);
-				annotate(a, key, name);
-				continue;
-			}
-			sk_warn("webhook", "Failed calling webhook, failing closed %s: failed calling webhook \"%s\": %s", name,
-				    name, why);
-			return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: failed calling webhook \"%s\": %s",
-					    name, why);
-		}
-		{
-			const char *k;
-			json_t *v;
-
-			json_object_foreach(json_object_get(response, "auditAnnotations"), k, v)
-				if (json_is_string(v)) {
-					cleanup_free char *key = xasprintf("%s/%s", name, k);
-
-					annotate(a, key, json_string_value(v));
-				}
-		}
-		json_array_foreach(json_object_get(response, "warnings"), j, w)
-			if (json_is_string(w) && a->resp)
-				sk__add_warning(a->resp, json_string_value(w));
-		if (!json_is_true(json_object_get(response, "allowed"))) {
-			cleanup_json json_t *st = sk__webhook_denied_status(name, json_object_get(response, "status"));
-
-			return refuse_status(err, st);
-		}
-		if (!validating && json_string_length(json_object_get(response, "patch")) && a->obj &&
-		    a->op != SK_ADM_DELETE) {
-			const char *pt = json_string_value(json_object_get(response, "patchType"));
-			const char *p64 = json_string_value(json_object_get(response, "patch"));
-			gnutls_datum_t in = {(unsigned char *)(uintptr_t)p64, (unsigned)strlen(p64)}, out = {0};
-			cleanup_json json_t *ops = NULL, *patched = NULL;
-			json_error_t je;
-
-			if (strcmp(pt, "JSONPatch"))
-				return sk_error_set(err, SK_EINTERNAL,
-						    "Internal error occurred: failed calling webhook \"%s\": unsupported "
-						    "patch type \"%s\"",
-						    name, pt);
-			if (gnutls_base64_decode2(&in, &out) < 0)
-				return sk_error_set(err, SK_EINTERNAL,
-						    "Internal error occurred: failed calling webhook \"%s\": failed to call "
-						    "webhook: illegal base64 data in response.patch",
-						    name);
-			ops = json_loadb((const char *)out.data, out.size, 0, &je);
-			gnutls_free(out.data);
-			if (!json_is_array(ops))
-				return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: %s",
-						    ops ? "invalid JSON Patch" : je.text);
-			patched = sk_json_patch(a->obj, ops, err);
-			if (!patched || !json_is_object(patched)) {
-				if (!patched)
-					return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: %s", err->msg);
-				return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: the patched object is not an object");
-			}
-			json_object_clear(a->obj);
-			json_object_update(a->obj, patched);
-			if (a->res->ops && a->res->ops->defaults && !a->sub[0])
-				a->res->ops->defaults(a->res, a->obj);
-			{
-				cleanup_free char *key = xasprintf("patch.webhook.admission.k8s.io/round_0_index_%zu", i);
-				cleanup_json json_t *pv =
-					json_pack("{s:s, s:s, s:O, s:s}", "configuration",
-						  json_string_value(json_object_get(entry, "configuration")), "webhook", name,
-						  "patch", ops, "patchType", "JSONPatch");
-				cleanup_free char *ps = json_dumps(pv, JSON_COMPACT);
-
-				annotate(a, key, ps);
-			}
-		}
+		json_array_append_new(after, rc && !validating && a->obj && rp && !strcmp(rp, "IfNeeded")
+						     ? json_deep_copy(a->obj)
+						     : json_null());
 	}
+	json_array_foreach(after, i, entry)
+		again |= !json_is_null(entry) && !json_equal(entry, a->obj);
+	if (!again)
+		return 0;
+	json_array_foreach(hooks, i, entry)
+		if (!json_is_null(json_array_get(after, i)) && run_hook(api, a, &at, entry, i, 1, validating, err) < 0)
+			return -1;
 	return 0;
 }
 

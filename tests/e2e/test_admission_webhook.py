@@ -51,7 +51,8 @@ class Hook(BaseHTTPRequestHandler):
                 resp = {"uid": req["uid"], "allowed": False, "status": {"code": 403, "reason": "Forbidden"}}
         elif self.path.startswith("/mutate"):
             ops = [{"op": "add", "path": "/metadata/labels", "value": {}}] if not meta.get("labels") else []
-            ops.append({"op": "add", "path": "/metadata/labels/mutated", "value": "yes"})
+            key = "second" if self.path.startswith("/mutate2") else "mutated"
+            ops.append({"op": "add", "path": "/metadata/labels/" + key, "value": "yes"})
             resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(ops).encode()).decode(),
                         warnings=["mutated by the test webhook"])
         elif self.path.startswith("/baduid"):
@@ -73,7 +74,7 @@ def hook(api_cluster):
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", p("ca.key"), "-out", p("ca.crt"),
             "-days", "1", "-subj", "/CN=webhook-ca")
     with open(p("ext"), "w") as f:
-        f.write(f"subjectAltName=IP:127.0.0.1,IP:{ip},DNS:wh.default.svc\n")
+        f.write(f"subjectAltName=IP:127.0.0.1,IP:{ip},DNS:wh.default.svc,DNS:wh2.default.svc\n")
     openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", p("tls.key"), "-out", p("tls.csr"),
             "-subj", "/CN=wh.default.svc")
     openssl("x509", "-req", "-in", p("tls.csr"), "-CA", p("ca.crt"), "-CAkey", p("ca.key"), "-CAcreateserial",
@@ -260,11 +261,24 @@ def test_mutating_webhook_patches_and_warns(api_cluster, hook):
         assert c.kjson("get", "cm", "-n", "wh-mut", "plain")["metadata"]["labels"] == {"mutated": "yes"}
         cm(c, "wh-mut", "labelled", {"x": "y"})
         assert c.kjson("get", "cm", "-n", "wh-mut", "labelled")["metadata"]["labels"] == {"x": "y", "mutated": "yes"}
-        # a mutating webhook's patch is checked by validation afterwards as usual; an update is patched too
+        # an update is patched too
         c.kubectl("label", "cm", "-n", "wh-mut", "plain", "mutated-", "--overwrite")
         assert c.kjson("get", "cm", "-n", "wh-mut", "plain")["metadata"]["labels"] == {"mutated": "yes"}
+        # reinvocationPolicy IfNeeded: a later webhook changed the object, the first runs once more
+        c.kubectl("apply", "-f", "-", input=config("MutatingWebhookConfiguration", "mut2", [
+            webhook("second.example.com", "mut", {"url": f"https://127.0.0.1:{hook.port}/mutate2",
+                                                  "caBundle": hook.ca})]))
+        c.kubectl("patch", "mutatingwebhookconfiguration", "mut", "--type=json", "-p",
+                  '[{"op": "replace", "path": "/webhooks/0/reinvocationPolicy", "value": "IfNeeded"}]')
+        cm(c, "wh-mut", "twice")
+        assert c.kjson("get", "cm", "-n", "wh-mut", "twice")["metadata"]["labels"] == {"mutated": "yes",
+                                                                                      "second": "yes"}
+        calls = [(s[0].split("?")[0], s[1]["object"]["metadata"].get("labels")) for s in hook.seen
+                 if s[1].get("name") == "twice"]
+        assert calls == [("/mutate", {}), ("/mutate2", {"mutated": "yes"}),
+                         ("/mutate", {"mutated": "yes", "second": "yes"})]
     finally:
-        c.kubectl("delete", "mutatingwebhookconfiguration", "mut")
+        c.kubectl("delete", "mutatingwebhookconfiguration", "mut", "mut2", "--ignore-not-found")
 
 
 def test_failure_policy_and_bad_responses(api_cluster, hook):
@@ -313,6 +327,19 @@ def test_service_reference_resolved_through_endpoints(api_cluster, hook):
         assert 'admission webhook "svc.example.com" denied the request: configmaps labelled deny=yes' in r.stderr
         cm(c, "wh-svc", "fine")
         assert [s[0] for s in hook.seen if s[1].get("name") == "fine"][-1] == "/validate?timeout=10s"
+        # a Service whose addresses are only in an EndpointSlice
+        c.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "wh2", "namespace": "default"},
+             "spec": {"ports": [{"port": 443, "targetPort": hook.port}]}},
+            {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+             "metadata": {"name": "wh2-a", "namespace": "default", "labels": {"kubernetes.io/service-name": "wh2"}},
+             "addressType": "IPv4", "ports": [{"port": hook.port}],
+             "endpoints": [{"addresses": [hook.ip], "conditions": {"ready": True}}]}]}))
+        c.kubectl("patch", "validatingwebhookconfiguration", "svc", "--type=json", "-p", json.dumps(
+            [{"op": "replace", "path": "/webhooks/0/clientConfig/service/name", "value": "wh2"},
+             {"op": "replace", "path": "/webhooks/0/clientConfig/service/port", "value": 443}]))
+        r = cm(c, "wh-svc", "sliced", {"deny": "yes"}, False)
+        assert 'admission webhook "svc.example.com" denied the request: configmaps labelled deny=yes' in r.stderr
         r = cm(c, "wh-svc", "noport", {"port": "default"}, False)
         assert ('failed calling webhook "noport.example.com": failed to call webhook: Post '
                 '"https://wh.default.svc:443/?timeout=10s": no service port 443 found for service "wh"') in r.stderr

@@ -31,5 +31,5 @@ const sk_api_resource sk__kinds_admissionregistration[] = {
 		.ops = &webhookconfig_ops,
 	},
 };
-const size_t sk__nkinds_admissionregistration =
-	sizeof(sk__kinds_admissionregistration) / sizeof(sk__kinds_admissionregistration[0]);
+const size_t sk__nkinds_admissionregistration = sizeof(sk__kinds_admissionregistration) /
+						sizeof(sk__kinds_admissionregistration[0]);
