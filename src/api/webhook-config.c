@@ -9,6 +9,7 @@
 
 #include <curl/curl.h>
 
+#include "api/cel/cel.h"
 #include "api/validate-int.h"
 #include "api/validate.h"
 #include "api/webhook.h"
@@ -344,14 +345,41 @@ static void validate_match_conditions(struct sk__verr *e, json_t *conds, const c
 		const char *name = json_string_value(json_object_get(c, "name"));
 		const char *expr = json_string_value(json_object_get(c, "expression"));
 
-		if (!name || !*name)
-			sk__vrequired(e, np, "");
-		else if (json_object_get(seen, name))
-			sk__vduplicate(e, np, json_object_get(c, "name"));
-		else
-			json_object_set_new(seen, name, json_true());
-		if (!expr || !*expr)
+		while (expr && (*expr == ' ' || *expr == '\t' || *expr == '\n'))
+			expr++;
+		if (!expr || !*expr) {
 			sk__vrequired(e, xp, "");
+		} else {
+			char *cerr = NULL;
+			sk_cel_program *prog = sk_cel_compile(expr, SK_CEL_VAR_ADMISSION | SK_CEL_VAR_AUTHORIZER, NULL,
+							      &cerr);
+
+			if (!prog) {
+				cleanup_free char *d = xasprintf("compilation failed: %s", cerr ? cerr : "");
+
+				sk__vinvalid_str(e, xp, json_string_value(json_object_get(c, "expression")), d);
+			} else if (strcmp(sk_cel_result_type(prog), "bool") &&
+				   strcmp(sk_cel_result_type(prog), "dyn")) {
+				sk__vinvalid_str(e, xp, json_string_value(json_object_get(c, "expression")),
+						 "must evaluate to bool");
+			}
+			sk_cel_program_free(prog);
+			free(cerr);
+		}
+		if (!name || !*name) {
+			sk__vrequired(e, np, "");
+		} else {
+			cleanup_json json_t *msgs = sk_validate_named_format("qualifiedName", name);
+			json_t *m;
+			size_t k;
+
+			json_array_foreach(msgs, k, m)
+				sk__vinvalid_str(e, np, name, json_string_value(m));
+			if (json_object_get(seen, name))
+				sk__vduplicate(e, np, json_object_get(c, "name"));
+			else
+				json_object_set_new(seen, name, json_true());
+		}
 	}
 }
 

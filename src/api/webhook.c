@@ -24,6 +24,8 @@
 #include <gnutls/gnutls.h>
 
 #include "api/admission.h"
+#include "api/cel/cel.h"
+#include "api/celauthz.h"
 #include "api/patch.h"
 #include "api/webhook.h"
 #include "kube/selector.h"
@@ -796,6 +798,93 @@ static int apply_patch(sk_adm_request *a, json_t *entry, const char *name, json_
 	return 0;
 }
 
+static const char *verb_of(sk_adm_op op)
+{
+	switch (op) {
+	case SK_ADM_CREATE:
+		return "create";
+	case SK_ADM_UPDATE:
+		return "update";
+	case SK_ADM_DELETE:
+		return "delete";
+	default:
+		return "get";
+	}
+}
+
+/* The webhook's matchConditions (upstream's matchconditions.Matcher): 1
+ * when all are true, 0 when one is false (a false one wins over errors),
+ * -1 with *why when one could not be evaluated. */
+static int match_conditions(sk_api *api, json_t *hook, sk_adm_request *a, char **why)
+{
+	json_t *conds = json_object_get(hook, "matchConditions"), *c;
+	cleanup_json json_t *review = NULL;
+	int64_t budget = SK_CEL_RUNTIME_BUDGET;
+	sk_cel_authz_ctx actx = {api, a->user};
+	sk_cel_authz_check req = {0};
+	size_t i;
+	int errors = 0;
+
+	if (!json_array_size(conds))
+		return 1;
+	review = review_request(a, "", "admission.k8s.io/v1");
+	req.resource_request = 1;
+	req.group = a->res->group;
+	req.resource = a->res->plural;
+	req.subresource = a->sub ? a->sub : "";
+	req.ns = a->ns ? a->ns : "";
+	req.name = a->name ? a->name : "";
+	req.field_selector = req.label_selector = req.path = "";
+	req.verb = verb_of(a->op);
+	json_array_foreach(conds, i, c) {
+		const char *expr = json_string_value(json_object_get(c, "expression"));
+		char *cerr = NULL;
+		sk_cel_program *p = expr ? sk_cel_compile(expr, SK_CEL_VAR_ADMISSION | SK_CEL_VAR_AUTHORIZER, NULL,
+							  &cerr)
+					 : NULL;
+		sk_cel_vars vars = {.budget = &budget,
+				    .authorize = sk__cel_authorize,
+				    .authorize_ud = &actx,
+				    .request = &req,
+				    .adm_object = json_object_get(json_object_get(review, "request"), "object"),
+				    .adm_old_object = json_object_get(json_object_get(review, "request"), "oldObject"),
+				    .adm_request = json_object_get(review, "request")};
+		sk_cel_result r;
+
+		if (!p) {
+			if (!*why)
+				*why = xasprintf("compilation failed: %s", cerr ? cerr : "");
+			free(cerr);
+			errors++;
+			continue;
+		}
+		switch (sk_cel_eval(p, &vars, &r)) {
+		case SK_CEL_BOOL:
+			if (!r.b) {
+				sk_cel_result_release(&r);
+				sk_cel_program_free(p);
+				free(*why);
+				*why = NULL;
+				return 0;
+			}
+			break;
+		case SK_CEL_COST:
+			if (!*why)
+				*why = xstrdup("operation cancelled: actual cost limit exceeded");
+			errors++;
+			break;
+		default:
+			if (!*why)
+				*why = xasprintf("expression '%s' resulted in error: %s", expr,
+						 r.kind == SK_CEL_ERROR && r.text ? r.text : "no such overload");
+			errors++;
+		}
+		sk_cel_result_release(&r);
+		sk_cel_program_free(p);
+	}
+	return errors ? -1 : 1;
+}
+
 /* Calls one webhook (entry i of its kind) in round: -1 with err when the
  * request is refused, 0 when it was not called, 1 when it was. */
 static int run_hook(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, json_t *entry, size_t i, int round,
@@ -816,6 +905,20 @@ static int run_hook(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, 
 		return rc;
 	if (!name)
 		name = "";
+	rc = match_conditions(api, hook, a, &why);
+	if (!rc)
+		return 0;
+	if (rc < 0) {
+		if (fp && !strcmp(fp, "Ignore")) {
+			sk_warn("webhook", "failed to evaluate the matchConditions of webhook %s, failing open: %s",
+				name, why);
+			return 0;
+		}
+		return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: failed calling webhook \"%s\": %s",
+				    name, why);
+	}
+	free(why);
+	why = NULL;
 	if (a->dry_run && (!se || (strcmp(se, "None") && strcmp(se, "NoneOnDryRun"))))
 		return sk_error_set(err, SK_EBADREQUEST, "admission webhook \"%s\" does not support dry run", name);
 	sk__new_uuid(uid, sizeof(uid));

@@ -155,7 +155,9 @@ def test_configuration_kinds(api_cluster):
            {"name": "dup.example.com", "clientConfig": {}, "sideEffects": "Some", "admissionReviewVersions": ["v1"]},
            {"name": "dup.example.com", "clientConfig": {"service": {"namespace": "", "name": "s", "port": 0,
                                                                     "path": "a//b"}},
-            "sideEffects": "None", "admissionReviewVersions": ["v1"]}]
+            "sideEffects": "None", "admissionReviewVersions": ["v1"],
+            "matchConditions": [{"name": "bad", "expression": "object.metadata.name =="},
+                                {"name": "Bad Name!", "expression": "true"}]}]
     r = c.kubectl("apply", "-f", "-", check=False, input=config("ValidatingWebhookConfiguration", "bad", bad))
     assert r.returncode != 0
     err = r.stderr
@@ -187,6 +189,9 @@ def test_configuration_kinds(api_cluster):
         'webhooks[2].clientConfig.service.path: Invalid value: "a//b": must start with a \'/\'',
         'webhooks[2].clientConfig.service.path: Invalid value: "a//b": segment[1] may not be empty',
         'webhooks[2].name: Duplicate value: "dup.example.com"',
+        'webhooks[2].matchConditions[0].expression: Invalid value: "object.metadata.name ==": compilation failed: '
+        'ERROR: <input>:1:',
+        'webhooks[2].matchConditions[1].name: Invalid value: "Bad Name!": name part must consist of',
     ]:
         assert msg in err, msg
 
@@ -292,7 +297,14 @@ def test_failure_policy_and_bad_responses(api_cluster, hook):
         webhook("baduid.example.com", "fail", {"url": f"https://127.0.0.1:{hook.port}/baduid", "caBundle": hook.ca},
                 objectSelector={"matchLabels": {"policy": "baduid"}}),
         webhook("untrusted.example.com", "fail", {"url": f"https://127.0.0.1:{hook.port}/validate"},
-                objectSelector={"matchLabels": {"policy": "untrusted"}})]))
+                objectSelector={"matchLabels": {"policy": "untrusted"}}),
+        webhook("cond.example.com", "fail", {"url": f"https://127.0.0.1:{dead}/"},
+                objectSelector={"matchLabels": {"policy": "cond"}},
+                matchConditions=[{"name": "admin", "expression": "request.userInfo.username == 'system:admin'"},
+                                 {"name": "not-skipped", "expression": "object.metadata.name != 'skipme'"},
+                                 {"name": "may-list", "expression":
+                                  "authorizer.group('').resource('configmaps').namespace('wh-fail').check('list')"
+                                  ".allowed()"}])]))
     try:
         r = cm(c, "wh-fail", "closed", {"policy": "fail"}, False)
         assert ('Error from server (InternalError): error when creating "STDIN": Internal error occurred: failed '
@@ -304,6 +316,10 @@ def test_failure_policy_and_bad_responses(api_cluster, hook):
                 'response.uid=') in r.stderr
         r = cm(c, "wh-fail", "untrusted", {"policy": "untrusted"}, False)
         assert 'failed calling webhook "untrusted.example.com": failed to call webhook: Post' in r.stderr
+        # matchConditions: a false one skips the webhook; all true: it is called (and fails)
+        cm(c, "wh-fail", "skipme", {"policy": "cond"})
+        r = cm(c, "wh-fail", "called", {"policy": "cond"}, False)
+        assert 'failed calling webhook "cond.example.com": failed to call webhook' in r.stderr
     finally:
         c.kubectl("delete", "validatingwebhookconfiguration", "fail")
 

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "api/api-int.h"
+#include "api/cel/cel.h"
 #include "api/webhook.h"
 #include "util/util.h"
 
@@ -212,6 +213,37 @@ static void test_config_defaults_and_validation(void **state)
 			    "webhooks[0].timeoutSeconds");
 }
 
+/* matchConditions' variables: object, oldObject (null on a create), request */
+static void test_cel_admission_vars(void **state)
+{
+	cleanup_json json_t *obj = J("{'metadata':{'name':'x','labels':{'a':'b'}}}");
+	cleanup_json json_t *req = J("{'operation':'CREATE','userInfo':{'username':'u'}}");
+	sk_cel_vars vars = {.adm_object = obj, .adm_request = req};
+	char *err = NULL;
+	sk_cel_program *p;
+	sk_cel_result r;
+
+	(void)state;
+	assert_null(sk_cel_compile("self == 1", SK_CEL_VAR_ADMISSION, NULL, &err));
+	assert_non_null(err);
+	free(err);
+	err = NULL;
+	p = sk_cel_compile("object.metadata.labels.a == 'b' && oldObject == null && request.operation == 'CREATE' && "
+			   "request.userInfo.username == 'u'",
+			   SK_CEL_VAR_ADMISSION, NULL, &err);
+	assert_non_null(p);
+	assert_int_equal(sk_cel_eval(p, &vars, &r), SK_CEL_BOOL);
+	assert_true(r.b);
+	sk_cel_result_release(&r);
+	sk_cel_program_free(p);
+	p = sk_cel_compile("has(object.metadata.namespace)", SK_CEL_VAR_ADMISSION, NULL, &err);
+	assert_non_null(p);
+	assert_int_equal(sk_cel_eval(p, &vars, &r), SK_CEL_BOOL);
+	assert_false(r.b);
+	sk_cel_result_release(&r);
+	sk_cel_program_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_response_checks),
 		cmocka_unit_test(test_denied_status),
 		cmocka_unit_test(test_config_defaults_and_validation),
+		cmocka_unit_test(test_cel_admission_vars),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
