@@ -8,8 +8,10 @@
  * the webhook's failurePolicy.
  *
  * The configurations are read once and kept until a write to either kind
- * (sk__webhookconfig_written): a request with none configured costs a
- * mutex and a comparison. Admission runs on the HTTP server's worker
+ * through this server (sk__webhookconfig_written) or for a second (writes
+ * through another server on the same store): a request with none
+ * configured costs a mutex and a comparison, and two empty store ranges a
+ * second. Admission runs on the HTTP server's worker
  * threads (writes are dispatched there), so a call that waits up to its
  * timeoutSeconds blocks no event loop. Webhooks are called one after the
  * other, validating ones too (upstream calls those in parallel). */
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -35,12 +38,17 @@
 
 /* ---- the configurations ---- */
 
+/* Writes through another API server on the same store (etcd) are seen
+ * within this long, as an informer's watch would deliver them. */
+#define RELOAD_MS 1000
+
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long generation = 1; /* atomic: bumped by every write to the kinds */
 static struct {
 	sk_api *api;
 	unsigned long gen;
-	json_t *hooks[2]; /* [mutating, validating]: [{configuration, webhook}], by configuration name */
+	int64_t loaded_ms; /* monotonic */
+	json_t *hooks[2];  /* [mutating, validating]: [{configuration, webhook}], by configuration name */
 } cache;
 
 void sk__webhookconfig_written(sk_api *api, const sk_api_resource *r)
@@ -79,16 +87,21 @@ static json_t *load_hooks(sk_api *api, const char *plural)
 static json_t *hooks_of(sk_api *api, int validating)
 {
 	unsigned long gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+	struct timespec ts;
+	int64_t now;
 	json_t *h;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	pthread_mutex_lock(&cache_mu);
-	if (cache.api != api || cache.gen != gen) {
+	if (cache.api != api || cache.gen != gen || now - cache.loaded_ms > RELOAD_MS) {
 		json_decref(cache.hooks[0]);
 		json_decref(cache.hooks[1]);
 		cache.hooks[0] = load_hooks(api, "mutatingwebhookconfigurations");
 		cache.hooks[1] = load_hooks(api, "validatingwebhookconfigurations");
 		cache.api = api;
 		cache.gen = gen;
+		cache.loaded_ms = now;
 	}
 	h = json_incref(cache.hooks[validating]);
 	pthread_mutex_unlock(&cache_mu);

@@ -4,7 +4,7 @@
 #include "api/webhook.h"
 
 static const sk_kind_ops webhookconfig_ops = {
-	.patch_type = "Object",
+	.patch_type = "WebhookConfiguration",
 	.printer = &sk_table_printer_webhookconfiguration,
 	.defaults = sk__defaults_webhookconfig,
 	.validate = sk__validate_webhookconfig,
