@@ -164,11 +164,12 @@ static int selector_empty(json_t *sel)
 static int selector_matches(json_t *sel, json_t *labels, sk_error_t *err)
 {
 	sk_kube_label_selector *s = sk_kube_label_selector_from_json(sel, err);
+	cleanup_json json_t *none = labels ? NULL : json_object();
 	int m;
 
 	if (!s)
 		return -1;
-	m = sk_kube_label_selector_match(s, labels ? labels : json_object());
+	m = sk_kube_label_selector_match(s, labels ? labels : none);
 	sk_kube_label_selector_free(s);
 	return m;
 }
