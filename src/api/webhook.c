@@ -13,8 +13,8 @@
  * configured costs a mutex and a comparison, and two empty store ranges a
  * second. Admission runs on the HTTP server's worker
  * threads (writes are dispatched there), so a call that waits up to its
- * timeoutSeconds blocks no event loop. Webhooks are called one after the
- * other, validating ones too (upstream calls those in parallel). */
+ * timeoutSeconds blocks no event loop. Mutating webhooks are called one
+ * after the other, validating ones at once (a thread each), as upstream. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -532,6 +532,9 @@ static int hook_target(sk_api *api, json_t *cc, int timeout, target *t, char **w
 	return 0;
 }
 
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static void curl_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+
 static size_t collect(char *p, size_t size, size_t n, void *ud)
 {
 	struct {
@@ -629,6 +632,7 @@ static int call_hook(sk_api *api, json_t *hook, json_t *review, const char *uid,
 		return -1;
 	}
 	body = json_dumps(review, JSON_COMPACT);
+	pthread_once(&curl_once, curl_init);
 	c = curl_easy_init();
 	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
 	hdrs = curl_slist_append(hdrs, "Accept: application/json, */*");
@@ -899,21 +903,40 @@ static int match_conditions(sk_api *api, json_t *hook, sk_adm_request *a, char *
 	return errors ? -1 : 1;
 }
 
-/* Calls one webhook (entry i of its kind) in round: -1 with err when the
- * request is refused, 0 when it was not called, 1 when it was. */
-static int run_hook(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, json_t *entry, size_t i, int round,
-		    int validating, sk_error_t *err)
+/* One webhook call: prepared in the request's thread, made in its own
+ * thread when several validating webhooks are called at once. */
+typedef struct hook_call {
+	sk_api *api;
+	json_t *entry, *hook; /* borrowed */
+	size_t index;
+	const char *name;
+	char uid[40];
+	json_t *review, *response; /* owned */
+	char *why;                 /* owned: the call failed */
+	int rc;                    /* call_hook's */
+	int mutating;
+	pthread_t thread;
+} hook_call;
+
+static void hook_call_release(hook_call *c)
+{
+	json_decref(c->review);
+	json_decref(c->response);
+	free(c->why);
+}
+
+/* Whether the webhook is called for a: 1 with c ready for the call, 0
+ * when not, -1 with err (a matching error under failurePolicy Fail, a dry
+ * run it cannot take). */
+static int prepare_call(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, json_t *entry, size_t i,
+			int validating, hook_call *c, sk_error_t *err)
 {
 	json_t *hook = json_object_get(entry, "webhook");
 	const char *name = json_string_value(json_object_get(hook, "name"));
 	const char *fp = json_string_value(json_object_get(hook, "failurePolicy"));
 	const char *se = json_string_value(json_object_get(hook, "sideEffects"));
-	cleanup_json json_t *review = NULL, *response = NULL;
 	cleanup_free char *why = NULL;
-	char uid[40];
 	int rc = should_call(api, hook, a, at, err);
-	json_t *w;
-	size_t j;
 
 	if (rc <= 0)
 		return rc;
@@ -931,26 +954,44 @@ static int run_hook(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, 
 		return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: failed calling webhook \"%s\": %s",
 				    name, why);
 	}
-	free(why);
-	why = NULL;
 	if (a->dry_run && (!se || (strcmp(se, "None") && strcmp(se, "NoneOnDryRun"))))
 		return sk_error_set(err, SK_EBADREQUEST, "admission webhook \"%s\" does not support dry run", name);
-	sk__new_uuid(uid, sizeof(uid));
-	review = review_request(a, uid, review_version(hook));
-	if (call_hook(api, hook, review, uid, !validating, &response, &why) < 0) {
+	*c = (hook_call){.api = api, .entry = entry, .hook = hook, .index = i, .name = name, .mutating = !validating};
+	sk__new_uuid(c->uid, sizeof(c->uid));
+	c->review = review_request(a, c->uid, review_version(hook));
+	return 1;
+}
+
+static void *make_call(void *arg)
+{
+	hook_call *c = arg;
+
+	c->rc = call_hook(c->api, c->hook, c->review, c->uid, c->mutating, &c->response, &c->why);
+	return NULL;
+}
+
+/* What the call's outcome does to the request: -1 with err when it is
+ * refused, else 0 (a mutating webhook's patch applied). */
+static int finish_call(sk_adm_request *a, hook_call *c, int round, sk_error_t *err)
+{
+	const char *fp = json_string_value(json_object_get(c->hook, "failurePolicy"));
+	json_t *response = c->response, *w;
+	size_t j;
+
+	if (c->rc < 0) {
 		if (fp && !strcmp(fp, "Ignore")) {
 			cleanup_free char *key = xasprintf("failed-open.%s.webhook.admission.k8s.io/round_%d_index_%zu",
-							   validating ? "validating" : "mutation", round, i);
+							   c->mutating ? "mutation" : "validating", round, c->index);
 
 			sk_warn("webhook", "Failed calling webhook, failing open %s: failed calling webhook \"%s\": %s",
-				name, name, why);
-			annotate(a, key, name);
-			return 1;
+				c->name, c->name, c->why);
+			annotate(a, key, c->name);
+			return 0;
 		}
-		sk_warn("webhook", "Failed calling webhook, failing closed %s: failed calling webhook \"%s\": %s", name,
-			name, why);
+		sk_warn("webhook", "Failed calling webhook, failing closed %s: failed calling webhook \"%s\": %s",
+			c->name, c->name, c->why);
 		return sk_error_set(err, SK_EINTERNAL, "Internal error occurred: failed calling webhook \"%s\": %s",
-				    name, why);
+				    c->name, c->why);
 	}
 	{
 		const char *k;
@@ -958,7 +999,7 @@ static int run_hook(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, 
 
 		json_object_foreach(json_object_get(response, "auditAnnotations"), k, v)
 			if (json_is_string(v)) {
-				cleanup_free char *key = xasprintf("%s/%s", name, k);
+				cleanup_free char *key = xasprintf("%s/%s", c->name, k);
 
 				annotate(a, key, json_string_value(v));
 			}
@@ -967,13 +1008,72 @@ static int run_hook(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, 
 		if (json_is_string(w) && a->resp)
 			sk__add_warning(a->resp, json_string_value(w));
 	if (!json_is_true(json_object_get(response, "allowed"))) {
-		cleanup_json json_t *st = sk__webhook_denied_status(name, json_object_get(response, "status"));
+		cleanup_json json_t *st = sk__webhook_denied_status(c->name, json_object_get(response, "status"));
 
 		return refuse_status(err, st);
 	}
-	if (!validating && json_string_length(json_object_get(response, "patch")) && a->obj && a->op != SK_ADM_DELETE)
-		return apply_patch(a, entry, name, response, i, round, err) < 0 ? -1 : 1;
-	return 1;
+	if (c->mutating && json_string_length(json_object_get(response, "patch")) && a->obj && a->op != SK_ADM_DELETE)
+		return apply_patch(a, c->entry, c->name, response, c->index, round, err);
+	return 0;
+}
+
+/* Calls one mutating webhook (entry i) in round: -1 with err when the
+ * request is refused, 0 when it was not called, 1 when it was. */
+static int run_hook(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, json_t *entry, size_t i, int round,
+		    sk_error_t *err)
+{
+	hook_call c = {0};
+	int rc = prepare_call(api, a, at, entry, i, 0, &c, err);
+
+	if (rc <= 0)
+		return rc;
+	make_call(&c);
+	rc = finish_call(a, &c, round, err) < 0 ? -1 : 1;
+	hook_call_release(&c);
+	return rc;
+}
+
+/* Calls the matching validating webhooks at once (upstream calls them in
+ * parallel), then takes their outcomes in order: the first refusal wins,
+ * every webhook's warnings and annotations are kept. */
+static int run_validating(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *at, json_t *hooks, sk_error_t *err)
+{
+	hook_call *calls = xzalloc(json_array_size(hooks) * sizeof(*calls));
+	size_t n = 0, i;
+	json_t *entry;
+	int rc = 0;
+
+	json_array_foreach(hooks, i, entry) {
+		int p = prepare_call(api, a, at, entry, i, 1, &calls[n], err);
+
+		if (p < 0) {
+			rc = -1;
+			break;
+		}
+		n += p;
+	}
+	if (!rc) {
+		for (i = 1; i < n; i++)
+			if (pthread_create(&calls[i].thread, NULL, make_call, &calls[i]))
+				make_call(&calls[i]), calls[i].thread = 0;
+		if (n)
+			make_call(&calls[0]);
+		for (i = 1; i < n; i++)
+			if (calls[i].thread)
+				pthread_join(calls[i].thread, NULL);
+		for (i = 0; i < n; i++) {
+			sk_error_t e = {0};
+
+			if (finish_call(a, &calls[i], 0, &e) < 0 && !rc) {
+				*err = e;
+				rc = -1;
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		hook_call_release(&calls[i]);
+	free(calls);
+	return rc;
 }
 
 /* Runs the webhooks of one kind over a. A mutating webhook with
@@ -997,24 +1097,25 @@ static int dispatch(sk_api *api, sk_adm_request *a, int validating, sk_error_t *
 		return 0;
 	at = (sk_webhook_attrs){op_name(a->op), a->res->group,        a->res->version,
 				a->res->plural, a->sub ? a->sub : "", a->ns ? a->ns : ""};
+	if (validating)
+		return run_validating(api, a, &at, hooks, err);
 	after = json_array(); /* per hook: the object after its call, or null */
 	json_array_foreach(hooks, i, entry) {
-		int rc = run_hook(api, a, &at, entry, i, 0, validating, err);
+		int rc = run_hook(api, a, &at, entry, i, 0, err);
 		const char *rp = json_string_value(
 			json_object_get(json_object_get(entry, "webhook"), "reinvocationPolicy"));
 
 		if (rc < 0)
 			return -1;
-		json_array_append_new(after, rc && !validating && a->obj && rp && !strcmp(rp, "IfNeeded")
-						     ? json_deep_copy(a->obj)
-						     : json_null());
+		json_array_append_new(after, rc && a->obj && rp && !strcmp(rp, "IfNeeded") ? json_deep_copy(a->obj)
+											   : json_null());
 	}
 	json_array_foreach(after, i, entry)
 		again |= !json_is_null(entry) && !json_equal(entry, a->obj);
 	if (!again)
 		return 0;
 	json_array_foreach(hooks, i, entry)
-		if (!json_is_null(json_array_get(after, i)) && run_hook(api, a, &at, entry, i, 1, validating, err) < 0)
+		if (!json_is_null(json_array_get(after, i)) && run_hook(api, a, &at, entry, i, 1, err) < 0)
 			return -1;
 	return 0;
 }
