@@ -202,7 +202,7 @@ def test_validating_webhook_denies_by_label_with_selectors(api_cluster, hook):
     namespace(c, "wh-val", {"wh": "val"})
     namespace(c, "wh-other", {"wh": "other"})
     c.kubectl("apply", "-f", "-", input=config("ValidatingWebhookConfiguration", "val", [
-        webhook("deny.example.com", "val", {"url": url, "caBundle": hook.ca},
+        webhook("deny.example.com", "val", {"url": url, "caBundle": hook.ca}, timeoutSeconds=30,
                 objectSelector={"matchExpressions": [{"key": "skip", "operator": "DoesNotExist"}]})]))
     try:
         r = cm(c, "wh-val", "refused", {"deny": "yes"}, False)
@@ -212,7 +212,7 @@ def test_validating_webhook_denies_by_label_with_selectors(api_cluster, hook):
         assert c.kubectl("get", "cm", "-n", "wh-val", "refused", check=False).returncode != 0
         # the review the webhook got
         path, req = [s for s in hook.seen if s[1].get("name") == "refused"][-1]
-        assert path == "/validate?timeout=10s"
+        assert path == "/validate?timeout=30s"
         assert req["operation"] == "CREATE" and req["namespace"] == "wh-val"
         assert req["kind"] == {"group": "", "version": "v1", "kind": "ConfigMap"}
         assert req["resource"] == {"group": "", "version": "v1", "resource": "configmaps"}
@@ -259,7 +259,8 @@ def test_mutating_webhook_patches_and_warns(api_cluster, hook):
     c = api_cluster
     namespace(c, "wh-mut", {"wh": "mut"})
     c.kubectl("apply", "-f", "-", input=config("MutatingWebhookConfiguration", "mut", [
-        webhook("label.example.com", "mut", {"url": f"https://127.0.0.1:{hook.port}/mutate", "caBundle": hook.ca})]))
+        webhook("label.example.com", "mut", {"url": f"https://127.0.0.1:{hook.port}/mutate", "caBundle": hook.ca},
+                timeoutSeconds=30)]))
     try:
         r = cm(c, "wh-mut", "plain")
         assert "Warning: mutated by the test webhook" in r.stderr
@@ -272,7 +273,7 @@ def test_mutating_webhook_patches_and_warns(api_cluster, hook):
         # reinvocationPolicy IfNeeded: a later webhook changed the object, the first runs once more
         c.kubectl("apply", "-f", "-", input=config("MutatingWebhookConfiguration", "mut2", [
             webhook("second.example.com", "mut", {"url": f"https://127.0.0.1:{hook.port}/mutate2",
-                                                  "caBundle": hook.ca})]))
+                                                  "caBundle": hook.ca}, timeoutSeconds=30)]))
         c.kubectl("patch", "mutatingwebhookconfiguration", "mut", "--type=json", "-p",
                   '[{"op": "replace", "path": "/webhooks/0/reinvocationPolicy", "value": "IfNeeded"}]')
         cm(c, "wh-mut", "twice")
@@ -295,7 +296,7 @@ def test_failure_policy_and_bad_responses(api_cluster, hook):
                 objectSelector={"matchLabels": {"policy": "fail"}}),
         webhook("ignored.example.com", "fail", {"url": f"https://127.0.0.1:{dead}/"}, failurePolicy="Ignore"),
         webhook("baduid.example.com", "fail", {"url": f"https://127.0.0.1:{hook.port}/baduid", "caBundle": hook.ca},
-                objectSelector={"matchLabels": {"policy": "baduid"}}),
+                timeoutSeconds=30, objectSelector={"matchLabels": {"policy": "baduid"}}),
         webhook("untrusted.example.com", "fail", {"url": f"https://127.0.0.1:{hook.port}/validate"},
                 objectSelector={"matchLabels": {"policy": "untrusted"}}),
         webhook("cond.example.com", "fail", {"url": f"https://127.0.0.1:{dead}/"},
@@ -334,7 +335,8 @@ def test_service_reference_resolved_through_endpoints(api_cluster, hook):
          "subsets": [{"addresses": [{"ip": hook.ip}], "ports": [{"name": "https", "port": hook.port}]}]}]}))
     c.kubectl("apply", "-f", "-", input=config("ValidatingWebhookConfiguration", "svc", [
         webhook("svc.example.com", "svc", {"service": {"namespace": "default", "name": "wh", "port": 8443,
-                                                       "path": "/validate"}, "caBundle": hook.ca}),
+                                                       "path": "/validate"}, "caBundle": hook.ca},
+                timeoutSeconds=30),
         webhook("noport.example.com", "svc", {"service": {"namespace": "default", "name": "wh"},
                                               "caBundle": hook.ca},
                 objectSelector={"matchLabels": {"port": "default"}})]))
@@ -342,7 +344,7 @@ def test_service_reference_resolved_through_endpoints(api_cluster, hook):
         r = cm(c, "wh-svc", "refused", {"deny": "yes"}, False)
         assert 'admission webhook "svc.example.com" denied the request: configmaps labelled deny=yes' in r.stderr
         cm(c, "wh-svc", "fine")
-        assert [s[0] for s in hook.seen if s[1].get("name") == "fine"][-1] == "/validate?timeout=10s"
+        assert [s[0] for s in hook.seen if s[1].get("name") == "fine"][-1] == "/validate?timeout=30s"
         # a Service whose addresses are only in an EndpointSlice
         c.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": [
             {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "wh2", "namespace": "default"},
