@@ -26,7 +26,7 @@ import tempfile
 PKGS = [('api', g) for g in ['core/v1', 'apps/v1', 'batch/v1', 'policy/v1', 'scheduling/v1', 'coordination/v1',
                              'storage/v1', 'node/v1', 'events/v1', 'networking/v1', 'rbac/v1', 'autoscaling/v1',
                              'autoscaling/v2', 'discovery/v1', 'authentication/v1',
-                             'authorization/v1', 'certificates/v1']] + \
+                             'authorization/v1', 'certificates/v1', 'admissionregistration/v1']] + \
        [('apimachinery', g) for g in ['pkg/api/resource', 'pkg/apis/meta/v1', 'pkg/runtime', 'pkg/util/intstr']]
 REPO_NAME = {'api': 'k8s.io/api', 'apimachinery': 'k8s.io/apimachinery'}
 PROTO_SCALARS = {'double', 'float', 'int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint64', 'fixed32',

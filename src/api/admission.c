@@ -7,6 +7,7 @@
  * file adds its entry here. */
 extern const sk_adm_plugin sk__adm_limitranger, sk__adm_resourcequota, sk__adm_serviceaccount, sk__adm_node_restriction;
 extern const sk_adm_plugin sk__adm_default_storage_class, sk__adm_storage_protection, sk__adm_pvc_resize;
+extern const sk_adm_plugin sk__adm_mutating_webhook, sk__adm_validating_webhook;
 
 static const sk_adm_plugin *const plugins[] = {
 	&sk__adm_namespace_lifecycle,
@@ -16,7 +17,9 @@ static const sk_adm_plugin *const plugins[] = {
 	&sk__adm_pod_security,
 	&sk__adm_default_storage_class, /* DefaultStorageClass, StorageObjectInUseProtection */
 	&sk__adm_storage_protection,
-	&sk__adm_pvc_resize, /* PersistentVolumeClaimResize */
+	&sk__adm_pvc_resize,         /* PersistentVolumeClaimResize */
+	&sk__adm_mutating_webhook,   /* MutatingAdmissionWebhook */
+	&sk__adm_validating_webhook, /* ValidatingAdmissionWebhook */
 	&sk__adm_resourcequota,
 	NULL,
 };

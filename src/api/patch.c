@@ -98,6 +98,14 @@ static const struct field_meta table[] = {
 	OBJ("ServiceAccount"),
 	MERGE("ServiceAccount", "secrets", NULL, "name"),
 
+	/* Mutating/ValidatingWebhookConfiguration: webhooks and their
+	 * matchConditions by name */
+	OBJ("WebhookConfiguration"),
+	MERGE("WebhookConfiguration", "webhooks", "Webhook", "name"),
+	MERGE("Webhook", "matchConditions", NULL, "name"),
+	ATOMIC("Webhook", "namespaceSelector"),
+	ATOMIC("Webhook", "objectSelector"),
+
 	OBJ("Object"),
 };
 

@@ -17,39 +17,186 @@
 #define K SK__PB_KEEPZERO
 #define I SK__PB_INLINE
 
-static const sk__pb_field f0[] = { /* k8s.io.api.apps.v1.ControllerRevision */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "data", SK__PB_MSG, 0, 484}, /* RawExtension */
+static const sk__pb_field f0[] = { /* k8s.io.api.admissionregistration.v1.AuditAnnotation */
+	{1, "key", SK__PB_STRING, K, -1},
+	{2, "valueExpression", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f1[] = { /* k8s.io.api.admissionregistration.v1.ExpressionWarning */
+	{2, "fieldRef", SK__PB_STRING, K, -1},
+	{3, "warning", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f2[] = { /* k8s.io.api.admissionregistration.v1.MatchCondition */
+	{1, "name", SK__PB_STRING, K, -1},
+	{2, "expression", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f3[] = { /* k8s.io.api.admissionregistration.v1.MatchResources */
+	{1, "namespaceSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{2, "objectSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{3, "resourceRules", SK__PB_MSG, R, 7}, /* NamedRuleWithOperations */
+	{4, "excludeResourceRules", SK__PB_MSG, R, 7}, /* NamedRuleWithOperations */
+	{7, "matchPolicy", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f4[] = { /* k8s.io.api.admissionregistration.v1.MutatingWebhook */
+	{1, "name", SK__PB_STRING, K, -1},
+	{2, "clientConfig", SK__PB_MSG, K, 26}, /* WebhookClientConfig */
+	{3, "rules", SK__PB_MSG, R, 11}, /* RuleWithOperations */
+	{4, "failurePolicy", SK__PB_STRING, K, -1},
+	{5, "namespaceSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{6, "sideEffects", SK__PB_STRING, K, -1},
+	{7, "timeoutSeconds", SK__PB_INT32, K, -1},
+	{8, "admissionReviewVersions", SK__PB_STRING, R|K, -1},
+	{9, "matchPolicy", SK__PB_STRING, K, -1},
+	{10, "reinvocationPolicy", SK__PB_STRING, K, -1},
+	{11, "objectSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{12, "matchConditions", SK__PB_MSG, R, 2}, /* MatchCondition */
+};
+static const sk__pb_field f5[] = { /* k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "webhooks", SK__PB_MSG, R, 4}, /* MutatingWebhook */
+};
+static const sk__pb_field f6[] = { /* k8s.io.api.admissionregistration.v1.MutatingWebhookConfigurationList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 5}, /* MutatingWebhookConfiguration */
+};
+static const sk__pb_field f7[] = { /* k8s.io.api.admissionregistration.v1.NamedRuleWithOperations */
+	{1, "resourceNames", SK__PB_STRING, R, -1},
+	{2, "", SK__PB_MSG, K|I, 11}, /* RuleWithOperations */
+};
+static const sk__pb_field f8[] = { /* k8s.io.api.admissionregistration.v1.ParamKind */
+	{1, "apiVersion", SK__PB_STRING, 0, -1},
+	{2, "kind", SK__PB_STRING, 0, -1},
+};
+static const sk__pb_field f9[] = { /* k8s.io.api.admissionregistration.v1.ParamRef */
+	{1, "name", SK__PB_STRING, 0, -1},
+	{2, "namespace", SK__PB_STRING, 0, -1},
+	{3, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{4, "parameterNotFoundAction", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f10[] = { /* k8s.io.api.admissionregistration.v1.Rule */
+	{1, "apiGroups", SK__PB_STRING, R, -1},
+	{2, "apiVersions", SK__PB_STRING, R, -1},
+	{3, "resources", SK__PB_STRING, R, -1},
+	{4, "scope", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f11[] = { /* k8s.io.api.admissionregistration.v1.RuleWithOperations */
+	{1, "operations", SK__PB_STRING, R, -1},
+	{2, "", SK__PB_MSG, K|I, 10}, /* Rule */
+};
+static const sk__pb_field f12[] = { /* k8s.io.api.admissionregistration.v1.ServiceReference */
+	{1, "namespace", SK__PB_STRING, K, -1},
+	{2, "name", SK__PB_STRING, K, -1},
+	{3, "path", SK__PB_STRING, K, -1},
+	{4, "port", SK__PB_INT32, K, -1},
+};
+static const sk__pb_field f13[] = { /* k8s.io.api.admissionregistration.v1.TypeChecking */
+	{1, "expressionWarnings", SK__PB_MSG, R, 1}, /* ExpressionWarning */
+};
+static const sk__pb_field f14[] = { /* k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicy */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 19}, /* ValidatingAdmissionPolicySpec */
+	{3, "status", SK__PB_MSG, 0, 20}, /* ValidatingAdmissionPolicyStatus */
+};
+static const sk__pb_field f15[] = { /* k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 17}, /* ValidatingAdmissionPolicyBindingSpec */
+};
+static const sk__pb_field f16[] = { /* k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 15}, /* ValidatingAdmissionPolicyBinding */
+};
+static const sk__pb_field f17[] = { /* k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec */
+	{1, "policyName", SK__PB_STRING, 0, -1},
+	{2, "paramRef", SK__PB_MSG, K, 9}, /* ParamRef */
+	{3, "matchResources", SK__PB_MSG, K, 3}, /* MatchResources */
+	{4, "validationActions", SK__PB_STRING, R, -1},
+};
+static const sk__pb_field f18[] = { /* k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 14}, /* ValidatingAdmissionPolicy */
+};
+static const sk__pb_field f19[] = { /* k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicySpec */
+	{1, "paramKind", SK__PB_MSG, K, 8}, /* ParamKind */
+	{2, "matchConstraints", SK__PB_MSG, K, 3}, /* MatchResources */
+	{3, "validations", SK__PB_MSG, R, 24}, /* Validation */
+	{4, "failurePolicy", SK__PB_STRING, K, -1},
+	{5, "auditAnnotations", SK__PB_MSG, R, 0}, /* AuditAnnotation */
+	{6, "matchConditions", SK__PB_MSG, R, 2}, /* MatchCondition */
+	{7, "variables", SK__PB_MSG, R, 25}, /* Variable */
+};
+static const sk__pb_field f20[] = { /* k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus */
+	{1, "observedGeneration", SK__PB_INT64, 0, -1},
+	{2, "typeChecking", SK__PB_MSG, K, 13}, /* TypeChecking */
+	{3, "conditions", SK__PB_MSG, R, 472}, /* Condition */
+};
+static const sk__pb_field f21[] = { /* k8s.io.api.admissionregistration.v1.ValidatingWebhook */
+	{1, "name", SK__PB_STRING, K, -1},
+	{2, "clientConfig", SK__PB_MSG, K, 26}, /* WebhookClientConfig */
+	{3, "rules", SK__PB_MSG, R, 11}, /* RuleWithOperations */
+	{4, "failurePolicy", SK__PB_STRING, K, -1},
+	{5, "namespaceSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{6, "sideEffects", SK__PB_STRING, K, -1},
+	{7, "timeoutSeconds", SK__PB_INT32, K, -1},
+	{8, "admissionReviewVersions", SK__PB_STRING, R|K, -1},
+	{9, "matchPolicy", SK__PB_STRING, K, -1},
+	{10, "objectSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{11, "matchConditions", SK__PB_MSG, R, 2}, /* MatchCondition */
+};
+static const sk__pb_field f22[] = { /* k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "webhooks", SK__PB_MSG, R, 21}, /* ValidatingWebhook */
+};
+static const sk__pb_field f23[] = { /* k8s.io.api.admissionregistration.v1.ValidatingWebhookConfigurationList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 22}, /* ValidatingWebhookConfiguration */
+};
+static const sk__pb_field f24[] = { /* k8s.io.api.admissionregistration.v1.Validation */
+	{1, "expression", SK__PB_STRING, K, -1},
+	{2, "message", SK__PB_STRING, 0, -1},
+	{3, "reason", SK__PB_STRING, K, -1},
+	{4, "messageExpression", SK__PB_STRING, 0, -1},
+};
+static const sk__pb_field f25[] = { /* k8s.io.api.admissionregistration.v1.Variable */
+	{1, "name", SK__PB_STRING, K, -1},
+	{2, "expression", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f26[] = { /* k8s.io.api.admissionregistration.v1.WebhookClientConfig */
+	{1, "service", SK__PB_MSG, K, 12}, /* ServiceReference */
+	{2, "caBundle", SK__PB_BYTES, 0, -1},
+	{3, "url", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f27[] = { /* k8s.io.api.apps.v1.ControllerRevision */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "data", SK__PB_MSG, 0, 511}, /* RawExtension */
 	{3, "revision", SK__PB_INT64, K, -1},
 };
-static const sk__pb_field f1[] = { /* k8s.io.api.apps.v1.ControllerRevisionList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 0}, /* ControllerRevision */
+static const sk__pb_field f28[] = { /* k8s.io.api.apps.v1.ControllerRevisionList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 27}, /* ControllerRevision */
 };
-static const sk__pb_field f2[] = { /* k8s.io.api.apps.v1.DaemonSet */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 5}, /* DaemonSetSpec */
-	{3, "status", SK__PB_MSG, 0, 6}, /* DaemonSetStatus */
+static const sk__pb_field f29[] = { /* k8s.io.api.apps.v1.DaemonSet */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 32}, /* DaemonSetSpec */
+	{3, "status", SK__PB_MSG, 0, 33}, /* DaemonSetStatus */
 };
-static const sk__pb_field f3[] = { /* k8s.io.api.apps.v1.DaemonSetCondition */
+static const sk__pb_field f30[] = { /* k8s.io.api.apps.v1.DaemonSetCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{3, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{4, "reason", SK__PB_STRING, 0, -1},
 	{5, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f4[] = { /* k8s.io.api.apps.v1.DaemonSetList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 2}, /* DaemonSet */
+static const sk__pb_field f31[] = { /* k8s.io.api.apps.v1.DaemonSetList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 29}, /* DaemonSet */
 };
-static const sk__pb_field f5[] = { /* k8s.io.api.apps.v1.DaemonSetSpec */
-	{1, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{2, "template", SK__PB_MSG, K, 283}, /* PodTemplateSpec */
-	{3, "updateStrategy", SK__PB_MSG, 0, 7}, /* DaemonSetUpdateStrategy */
+static const sk__pb_field f32[] = { /* k8s.io.api.apps.v1.DaemonSetSpec */
+	{1, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{2, "template", SK__PB_MSG, K, 310}, /* PodTemplateSpec */
+	{3, "updateStrategy", SK__PB_MSG, 0, 34}, /* DaemonSetUpdateStrategy */
 	{4, "minReadySeconds", SK__PB_INT32, 0, -1},
 	{6, "revisionHistoryLimit", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f6[] = { /* k8s.io.api.apps.v1.DaemonSetStatus */
+static const sk__pb_field f33[] = { /* k8s.io.api.apps.v1.DaemonSetStatus */
 	{1, "currentNumberScheduled", SK__PB_INT32, K, -1},
 	{2, "numberMisscheduled", SK__PB_INT32, K, -1},
 	{3, "desiredNumberScheduled", SK__PB_INT32, K, -1},
@@ -59,132 +206,132 @@ static const sk__pb_field f6[] = { /* k8s.io.api.apps.v1.DaemonSetStatus */
 	{7, "numberAvailable", SK__PB_INT32, 0, -1},
 	{8, "numberUnavailable", SK__PB_INT32, 0, -1},
 	{9, "collisionCount", SK__PB_INT32, K, -1},
-	{10, "conditions", SK__PB_MSG, R, 3}, /* DaemonSetCondition */
+	{10, "conditions", SK__PB_MSG, R, 30}, /* DaemonSetCondition */
 };
-static const sk__pb_field f7[] = { /* k8s.io.api.apps.v1.DaemonSetUpdateStrategy */
+static const sk__pb_field f34[] = { /* k8s.io.api.apps.v1.DaemonSetUpdateStrategy */
 	{1, "type", SK__PB_STRING, 0, -1},
-	{2, "rollingUpdate", SK__PB_MSG, K, 19}, /* RollingUpdateDaemonSet */
+	{2, "rollingUpdate", SK__PB_MSG, K, 46}, /* RollingUpdateDaemonSet */
 };
-static const sk__pb_field f8[] = { /* k8s.io.api.apps.v1.Deployment */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 11}, /* DeploymentSpec */
-	{3, "status", SK__PB_MSG, 0, 12}, /* DeploymentStatus */
+static const sk__pb_field f35[] = { /* k8s.io.api.apps.v1.Deployment */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 38}, /* DeploymentSpec */
+	{3, "status", SK__PB_MSG, 0, 39}, /* DeploymentStatus */
 };
-static const sk__pb_field f9[] = { /* k8s.io.api.apps.v1.DeploymentCondition */
+static const sk__pb_field f36[] = { /* k8s.io.api.apps.v1.DeploymentCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
 	{4, "reason", SK__PB_STRING, 0, -1},
 	{5, "message", SK__PB_STRING, 0, -1},
-	{6, "lastUpdateTime", SK__PB_MSG, 0, 478}, /* Time */
-	{7, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{6, "lastUpdateTime", SK__PB_MSG, 0, 505}, /* Time */
+	{7, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 };
-static const sk__pb_field f10[] = { /* k8s.io.api.apps.v1.DeploymentList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 8}, /* Deployment */
+static const sk__pb_field f37[] = { /* k8s.io.api.apps.v1.DeploymentList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 35}, /* Deployment */
 };
-static const sk__pb_field f11[] = { /* k8s.io.api.apps.v1.DeploymentSpec */
+static const sk__pb_field f38[] = { /* k8s.io.api.apps.v1.DeploymentSpec */
 	{1, "replicas", SK__PB_INT32, K, -1},
-	{2, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{3, "template", SK__PB_MSG, K, 283}, /* PodTemplateSpec */
-	{4, "strategy", SK__PB_MSG, 0, 13}, /* DeploymentStrategy */
+	{2, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{3, "template", SK__PB_MSG, K, 310}, /* PodTemplateSpec */
+	{4, "strategy", SK__PB_MSG, 0, 40}, /* DeploymentStrategy */
 	{5, "minReadySeconds", SK__PB_INT32, 0, -1},
 	{6, "revisionHistoryLimit", SK__PB_INT32, K, -1},
 	{7, "paused", SK__PB_BOOL, 0, -1},
 	{9, "progressDeadlineSeconds", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f12[] = { /* k8s.io.api.apps.v1.DeploymentStatus */
+static const sk__pb_field f39[] = { /* k8s.io.api.apps.v1.DeploymentStatus */
 	{1, "observedGeneration", SK__PB_INT64, 0, -1},
 	{2, "replicas", SK__PB_INT32, 0, -1},
 	{3, "updatedReplicas", SK__PB_INT32, 0, -1},
 	{4, "availableReplicas", SK__PB_INT32, 0, -1},
 	{5, "unavailableReplicas", SK__PB_INT32, 0, -1},
-	{6, "conditions", SK__PB_MSG, R, 9}, /* DeploymentCondition */
+	{6, "conditions", SK__PB_MSG, R, 36}, /* DeploymentCondition */
 	{7, "readyReplicas", SK__PB_INT32, 0, -1},
 	{8, "collisionCount", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f13[] = { /* k8s.io.api.apps.v1.DeploymentStrategy */
+static const sk__pb_field f40[] = { /* k8s.io.api.apps.v1.DeploymentStrategy */
 	{1, "type", SK__PB_STRING, 0, -1},
-	{2, "rollingUpdate", SK__PB_MSG, K, 20}, /* RollingUpdateDeployment */
+	{2, "rollingUpdate", SK__PB_MSG, K, 47}, /* RollingUpdateDeployment */
 };
-static const sk__pb_field f14[] = { /* k8s.io.api.apps.v1.ReplicaSet */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 17}, /* ReplicaSetSpec */
-	{3, "status", SK__PB_MSG, 0, 18}, /* ReplicaSetStatus */
+static const sk__pb_field f41[] = { /* k8s.io.api.apps.v1.ReplicaSet */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 44}, /* ReplicaSetSpec */
+	{3, "status", SK__PB_MSG, 0, 45}, /* ReplicaSetStatus */
 };
-static const sk__pb_field f15[] = { /* k8s.io.api.apps.v1.ReplicaSetCondition */
+static const sk__pb_field f42[] = { /* k8s.io.api.apps.v1.ReplicaSetCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{3, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{4, "reason", SK__PB_STRING, 0, -1},
 	{5, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f16[] = { /* k8s.io.api.apps.v1.ReplicaSetList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 14}, /* ReplicaSet */
+static const sk__pb_field f43[] = { /* k8s.io.api.apps.v1.ReplicaSetList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 41}, /* ReplicaSet */
 };
-static const sk__pb_field f17[] = { /* k8s.io.api.apps.v1.ReplicaSetSpec */
+static const sk__pb_field f44[] = { /* k8s.io.api.apps.v1.ReplicaSetSpec */
 	{1, "replicas", SK__PB_INT32, K, -1},
-	{2, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{3, "template", SK__PB_MSG, 0, 283}, /* PodTemplateSpec */
+	{2, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{3, "template", SK__PB_MSG, 0, 310}, /* PodTemplateSpec */
 	{4, "minReadySeconds", SK__PB_INT32, 0, -1},
 };
-static const sk__pb_field f18[] = { /* k8s.io.api.apps.v1.ReplicaSetStatus */
+static const sk__pb_field f45[] = { /* k8s.io.api.apps.v1.ReplicaSetStatus */
 	{1, "replicas", SK__PB_INT32, K, -1},
 	{2, "fullyLabeledReplicas", SK__PB_INT32, 0, -1},
 	{3, "observedGeneration", SK__PB_INT64, 0, -1},
 	{4, "readyReplicas", SK__PB_INT32, 0, -1},
 	{5, "availableReplicas", SK__PB_INT32, 0, -1},
-	{6, "conditions", SK__PB_MSG, R, 15}, /* ReplicaSetCondition */
+	{6, "conditions", SK__PB_MSG, R, 42}, /* ReplicaSetCondition */
 };
-static const sk__pb_field f19[] = { /* k8s.io.api.apps.v1.RollingUpdateDaemonSet */
-	{1, "maxUnavailable", SK__PB_MSG, K, 487}, /* IntOrString */
-	{2, "maxSurge", SK__PB_MSG, K, 487}, /* IntOrString */
+static const sk__pb_field f46[] = { /* k8s.io.api.apps.v1.RollingUpdateDaemonSet */
+	{1, "maxUnavailable", SK__PB_MSG, K, 514}, /* IntOrString */
+	{2, "maxSurge", SK__PB_MSG, K, 514}, /* IntOrString */
 };
-static const sk__pb_field f20[] = { /* k8s.io.api.apps.v1.RollingUpdateDeployment */
-	{1, "maxUnavailable", SK__PB_MSG, K, 487}, /* IntOrString */
-	{2, "maxSurge", SK__PB_MSG, K, 487}, /* IntOrString */
+static const sk__pb_field f47[] = { /* k8s.io.api.apps.v1.RollingUpdateDeployment */
+	{1, "maxUnavailable", SK__PB_MSG, K, 514}, /* IntOrString */
+	{2, "maxSurge", SK__PB_MSG, K, 514}, /* IntOrString */
 };
-static const sk__pb_field f21[] = { /* k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy */
+static const sk__pb_field f48[] = { /* k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy */
 	{1, "partition", SK__PB_INT32, K, -1},
-	{2, "maxUnavailable", SK__PB_MSG, K, 487}, /* IntOrString */
+	{2, "maxUnavailable", SK__PB_MSG, K, 514}, /* IntOrString */
 };
-static const sk__pb_field f22[] = { /* k8s.io.api.apps.v1.StatefulSet */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 27}, /* StatefulSetSpec */
-	{3, "status", SK__PB_MSG, 0, 28}, /* StatefulSetStatus */
+static const sk__pb_field f49[] = { /* k8s.io.api.apps.v1.StatefulSet */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 54}, /* StatefulSetSpec */
+	{3, "status", SK__PB_MSG, 0, 55}, /* StatefulSetStatus */
 };
-static const sk__pb_field f23[] = { /* k8s.io.api.apps.v1.StatefulSetCondition */
+static const sk__pb_field f50[] = { /* k8s.io.api.apps.v1.StatefulSetCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{3, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{4, "reason", SK__PB_STRING, 0, -1},
 	{5, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f24[] = { /* k8s.io.api.apps.v1.StatefulSetList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 22}, /* StatefulSet */
+static const sk__pb_field f51[] = { /* k8s.io.api.apps.v1.StatefulSetList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 49}, /* StatefulSet */
 };
-static const sk__pb_field f25[] = { /* k8s.io.api.apps.v1.StatefulSetOrdinals */
+static const sk__pb_field f52[] = { /* k8s.io.api.apps.v1.StatefulSetOrdinals */
 	{1, "start", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f26[] = { /* k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy */
+static const sk__pb_field f53[] = { /* k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy */
 	{1, "whenDeleted", SK__PB_STRING, 0, -1},
 	{2, "whenScaled", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f27[] = { /* k8s.io.api.apps.v1.StatefulSetSpec */
+static const sk__pb_field f54[] = { /* k8s.io.api.apps.v1.StatefulSetSpec */
 	{1, "replicas", SK__PB_INT32, K, -1},
-	{2, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{3, "template", SK__PB_MSG, K, 283}, /* PodTemplateSpec */
-	{4, "volumeClaimTemplates", SK__PB_MSG, R, 245}, /* PersistentVolumeClaim */
+	{2, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{3, "template", SK__PB_MSG, K, 310}, /* PodTemplateSpec */
+	{4, "volumeClaimTemplates", SK__PB_MSG, R, 272}, /* PersistentVolumeClaim */
 	{5, "serviceName", SK__PB_STRING, K, -1},
 	{6, "podManagementPolicy", SK__PB_STRING, 0, -1},
-	{7, "updateStrategy", SK__PB_MSG, 0, 29}, /* StatefulSetUpdateStrategy */
+	{7, "updateStrategy", SK__PB_MSG, 0, 56}, /* StatefulSetUpdateStrategy */
 	{8, "revisionHistoryLimit", SK__PB_INT32, K, -1},
 	{9, "minReadySeconds", SK__PB_INT32, 0, -1},
-	{10, "persistentVolumeClaimRetentionPolicy", SK__PB_MSG, K, 26}, /* StatefulSetPersistentVolumeClaimRetentionPolicy */
-	{11, "ordinals", SK__PB_MSG, K, 25}, /* StatefulSetOrdinals */
+	{10, "persistentVolumeClaimRetentionPolicy", SK__PB_MSG, K, 53}, /* StatefulSetPersistentVolumeClaimRetentionPolicy */
+	{11, "ordinals", SK__PB_MSG, K, 52}, /* StatefulSetOrdinals */
 };
-static const sk__pb_field f28[] = { /* k8s.io.api.apps.v1.StatefulSetStatus */
+static const sk__pb_field f55[] = { /* k8s.io.api.apps.v1.StatefulSetStatus */
 	{1, "observedGeneration", SK__PB_INT64, 0, -1},
 	{2, "replicas", SK__PB_INT32, K, -1},
 	{3, "readyReplicas", SK__PB_INT32, 0, -1},
@@ -193,89 +340,89 @@ static const sk__pb_field f28[] = { /* k8s.io.api.apps.v1.StatefulSetStatus */
 	{6, "currentRevision", SK__PB_STRING, 0, -1},
 	{7, "updateRevision", SK__PB_STRING, 0, -1},
 	{9, "collisionCount", SK__PB_INT32, K, -1},
-	{10, "conditions", SK__PB_MSG, R, 23}, /* StatefulSetCondition */
+	{10, "conditions", SK__PB_MSG, R, 50}, /* StatefulSetCondition */
 	{11, "availableReplicas", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f29[] = { /* k8s.io.api.apps.v1.StatefulSetUpdateStrategy */
+static const sk__pb_field f56[] = { /* k8s.io.api.apps.v1.StatefulSetUpdateStrategy */
 	{1, "type", SK__PB_STRING, 0, -1},
-	{2, "rollingUpdate", SK__PB_MSG, K, 21}, /* RollingUpdateStatefulSetStrategy */
+	{2, "rollingUpdate", SK__PB_MSG, K, 48}, /* RollingUpdateStatefulSetStrategy */
 };
-static const sk__pb_field f30[] = { /* k8s.io.api.authentication.v1.BoundObjectReference */
+static const sk__pb_field f57[] = { /* k8s.io.api.authentication.v1.BoundObjectReference */
 	{1, "kind", SK__PB_STRING, 0, -1},
 	{2, "apiVersion", SK__PB_STRING, 0, -1},
 	{3, "name", SK__PB_STRING, 0, -1},
 	{4, "uid", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f31[] = { /* k8s.io.api.authentication.v1.ExtraValue */
+static const sk__pb_field f58[] = { /* k8s.io.api.authentication.v1.ExtraValue */
 	{1, "items", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f32[] = { /* k8s.io.api.authentication.v1.SelfSubjectReview */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "status", SK__PB_MSG, 0, 33}, /* SelfSubjectReviewStatus */
+static const sk__pb_field f59[] = { /* k8s.io.api.authentication.v1.SelfSubjectReview */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "status", SK__PB_MSG, 0, 60}, /* SelfSubjectReviewStatus */
 };
-static const sk__pb_field f33[] = { /* k8s.io.api.authentication.v1.SelfSubjectReviewStatus */
-	{1, "userInfo", SK__PB_MSG, 0, 40}, /* UserInfo */
+static const sk__pb_field f60[] = { /* k8s.io.api.authentication.v1.SelfSubjectReviewStatus */
+	{1, "userInfo", SK__PB_MSG, 0, 67}, /* UserInfo */
 };
-static const sk__pb_field f34[] = { /* k8s.io.api.authentication.v1.TokenRequest */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 35}, /* TokenRequestSpec */
-	{3, "status", SK__PB_MSG, 0, 36}, /* TokenRequestStatus */
+static const sk__pb_field f61[] = { /* k8s.io.api.authentication.v1.TokenRequest */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 62}, /* TokenRequestSpec */
+	{3, "status", SK__PB_MSG, 0, 63}, /* TokenRequestStatus */
 };
-static const sk__pb_field f35[] = { /* k8s.io.api.authentication.v1.TokenRequestSpec */
+static const sk__pb_field f62[] = { /* k8s.io.api.authentication.v1.TokenRequestSpec */
 	{1, "audiences", SK__PB_STRING, R|K, -1},
-	{3, "boundObjectRef", SK__PB_MSG, K, 30}, /* BoundObjectReference */
+	{3, "boundObjectRef", SK__PB_MSG, K, 57}, /* BoundObjectReference */
 	{4, "expirationSeconds", SK__PB_INT64, K, -1},
 };
-static const sk__pb_field f36[] = { /* k8s.io.api.authentication.v1.TokenRequestStatus */
+static const sk__pb_field f63[] = { /* k8s.io.api.authentication.v1.TokenRequestStatus */
 	{1, "token", SK__PB_STRING, K, -1},
-	{2, "expirationTimestamp", SK__PB_MSG, K, 478}, /* Time */
+	{2, "expirationTimestamp", SK__PB_MSG, K, 505}, /* Time */
 };
-static const sk__pb_field f37[] = { /* k8s.io.api.authentication.v1.TokenReview */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 38}, /* TokenReviewSpec */
-	{3, "status", SK__PB_MSG, 0, 39}, /* TokenReviewStatus */
+static const sk__pb_field f64[] = { /* k8s.io.api.authentication.v1.TokenReview */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 65}, /* TokenReviewSpec */
+	{3, "status", SK__PB_MSG, 0, 66}, /* TokenReviewStatus */
 };
-static const sk__pb_field f38[] = { /* k8s.io.api.authentication.v1.TokenReviewSpec */
+static const sk__pb_field f65[] = { /* k8s.io.api.authentication.v1.TokenReviewSpec */
 	{1, "token", SK__PB_STRING, 0, -1},
 	{2, "audiences", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f39[] = { /* k8s.io.api.authentication.v1.TokenReviewStatus */
+static const sk__pb_field f66[] = { /* k8s.io.api.authentication.v1.TokenReviewStatus */
 	{1, "authenticated", SK__PB_BOOL, 0, -1},
-	{2, "user", SK__PB_MSG, 0, 40}, /* UserInfo */
+	{2, "user", SK__PB_MSG, 0, 67}, /* UserInfo */
 	{3, "error", SK__PB_STRING, 0, -1},
 	{4, "audiences", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f40[] = { /* k8s.io.api.authentication.v1.UserInfo */
+static const sk__pb_field f67[] = { /* k8s.io.api.authentication.v1.UserInfo */
 	{1, "username", SK__PB_STRING, 0, -1},
 	{2, "uid", SK__PB_STRING, 0, -1},
 	{3, "groups", SK__PB_STRING, R, -1},
-	{4, "extra", SK__PB_MSG, M, 31}, /* ExtraValue */
+	{4, "extra", SK__PB_MSG, M, 58}, /* ExtraValue */
 };
-static const sk__pb_field f41[] = { /* k8s.io.api.authorization.v1.ExtraValue */
+static const sk__pb_field f68[] = { /* k8s.io.api.authorization.v1.ExtraValue */
 	{1, "items", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f42[] = { /* k8s.io.api.authorization.v1.FieldSelectorAttributes */
+static const sk__pb_field f69[] = { /* k8s.io.api.authorization.v1.FieldSelectorAttributes */
 	{1, "rawSelector", SK__PB_STRING, 0, -1},
-	{2, "requirements", SK__PB_MSG, R, 449}, /* FieldSelectorRequirement */
+	{2, "requirements", SK__PB_MSG, R, 476}, /* FieldSelectorRequirement */
 };
-static const sk__pb_field f43[] = { /* k8s.io.api.authorization.v1.LabelSelectorAttributes */
+static const sk__pb_field f70[] = { /* k8s.io.api.authorization.v1.LabelSelectorAttributes */
 	{1, "rawSelector", SK__PB_STRING, 0, -1},
-	{2, "requirements", SK__PB_MSG, R, 459}, /* LabelSelectorRequirement */
+	{2, "requirements", SK__PB_MSG, R, 486}, /* LabelSelectorRequirement */
 };
-static const sk__pb_field f44[] = { /* k8s.io.api.authorization.v1.LocalSubjectAccessReview */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 54}, /* SubjectAccessReviewSpec */
-	{3, "status", SK__PB_MSG, 0, 55}, /* SubjectAccessReviewStatus */
+static const sk__pb_field f71[] = { /* k8s.io.api.authorization.v1.LocalSubjectAccessReview */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 81}, /* SubjectAccessReviewSpec */
+	{3, "status", SK__PB_MSG, 0, 82}, /* SubjectAccessReviewStatus */
 };
-static const sk__pb_field f45[] = { /* k8s.io.api.authorization.v1.NonResourceAttributes */
+static const sk__pb_field f72[] = { /* k8s.io.api.authorization.v1.NonResourceAttributes */
 	{1, "path", SK__PB_STRING, 0, -1},
 	{2, "verb", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f46[] = { /* k8s.io.api.authorization.v1.NonResourceRule */
+static const sk__pb_field f73[] = { /* k8s.io.api.authorization.v1.NonResourceRule */
 	{1, "verbs", SK__PB_STRING, R|K, -1},
 	{2, "nonResourceURLs", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f47[] = { /* k8s.io.api.authorization.v1.ResourceAttributes */
+static const sk__pb_field f74[] = { /* k8s.io.api.authorization.v1.ResourceAttributes */
 	{1, "namespace", SK__PB_STRING, 0, -1},
 	{2, "verb", SK__PB_STRING, 0, -1},
 	{3, "group", SK__PB_STRING, 0, -1},
@@ -283,480 +430,480 @@ static const sk__pb_field f47[] = { /* k8s.io.api.authorization.v1.ResourceAttri
 	{5, "resource", SK__PB_STRING, 0, -1},
 	{6, "subresource", SK__PB_STRING, 0, -1},
 	{7, "name", SK__PB_STRING, 0, -1},
-	{8, "fieldSelector", SK__PB_MSG, K, 42}, /* FieldSelectorAttributes */
-	{9, "labelSelector", SK__PB_MSG, K, 43}, /* LabelSelectorAttributes */
+	{8, "fieldSelector", SK__PB_MSG, K, 69}, /* FieldSelectorAttributes */
+	{9, "labelSelector", SK__PB_MSG, K, 70}, /* LabelSelectorAttributes */
 };
-static const sk__pb_field f48[] = { /* k8s.io.api.authorization.v1.ResourceRule */
+static const sk__pb_field f75[] = { /* k8s.io.api.authorization.v1.ResourceRule */
 	{1, "verbs", SK__PB_STRING, R|K, -1},
 	{2, "apiGroups", SK__PB_STRING, R, -1},
 	{3, "resources", SK__PB_STRING, R, -1},
 	{4, "resourceNames", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f49[] = { /* k8s.io.api.authorization.v1.SelfSubjectAccessReview */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 50}, /* SelfSubjectAccessReviewSpec */
-	{3, "status", SK__PB_MSG, 0, 55}, /* SubjectAccessReviewStatus */
+static const sk__pb_field f76[] = { /* k8s.io.api.authorization.v1.SelfSubjectAccessReview */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 77}, /* SelfSubjectAccessReviewSpec */
+	{3, "status", SK__PB_MSG, 0, 82}, /* SubjectAccessReviewStatus */
 };
-static const sk__pb_field f50[] = { /* k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec */
-	{1, "resourceAttributes", SK__PB_MSG, K, 47}, /* ResourceAttributes */
-	{2, "nonResourceAttributes", SK__PB_MSG, K, 45}, /* NonResourceAttributes */
+static const sk__pb_field f77[] = { /* k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec */
+	{1, "resourceAttributes", SK__PB_MSG, K, 74}, /* ResourceAttributes */
+	{2, "nonResourceAttributes", SK__PB_MSG, K, 72}, /* NonResourceAttributes */
 };
-static const sk__pb_field f51[] = { /* k8s.io.api.authorization.v1.SelfSubjectRulesReview */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 52}, /* SelfSubjectRulesReviewSpec */
-	{3, "status", SK__PB_MSG, 0, 56}, /* SubjectRulesReviewStatus */
+static const sk__pb_field f78[] = { /* k8s.io.api.authorization.v1.SelfSubjectRulesReview */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 79}, /* SelfSubjectRulesReviewSpec */
+	{3, "status", SK__PB_MSG, 0, 83}, /* SubjectRulesReviewStatus */
 };
-static const sk__pb_field f52[] = { /* k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec */
+static const sk__pb_field f79[] = { /* k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec */
 	{1, "namespace", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f53[] = { /* k8s.io.api.authorization.v1.SubjectAccessReview */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 54}, /* SubjectAccessReviewSpec */
-	{3, "status", SK__PB_MSG, 0, 55}, /* SubjectAccessReviewStatus */
+static const sk__pb_field f80[] = { /* k8s.io.api.authorization.v1.SubjectAccessReview */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 81}, /* SubjectAccessReviewSpec */
+	{3, "status", SK__PB_MSG, 0, 82}, /* SubjectAccessReviewStatus */
 };
-static const sk__pb_field f54[] = { /* k8s.io.api.authorization.v1.SubjectAccessReviewSpec */
-	{1, "resourceAttributes", SK__PB_MSG, K, 47}, /* ResourceAttributes */
-	{2, "nonResourceAttributes", SK__PB_MSG, K, 45}, /* NonResourceAttributes */
+static const sk__pb_field f81[] = { /* k8s.io.api.authorization.v1.SubjectAccessReviewSpec */
+	{1, "resourceAttributes", SK__PB_MSG, K, 74}, /* ResourceAttributes */
+	{2, "nonResourceAttributes", SK__PB_MSG, K, 72}, /* NonResourceAttributes */
 	{3, "user", SK__PB_STRING, 0, -1},
 	{4, "groups", SK__PB_STRING, R, -1},
-	{5, "extra", SK__PB_MSG, M, 41}, /* ExtraValue */
+	{5, "extra", SK__PB_MSG, M, 68}, /* ExtraValue */
 	{6, "uid", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f55[] = { /* k8s.io.api.authorization.v1.SubjectAccessReviewStatus */
+static const sk__pb_field f82[] = { /* k8s.io.api.authorization.v1.SubjectAccessReviewStatus */
 	{1, "allowed", SK__PB_BOOL, K, -1},
 	{2, "reason", SK__PB_STRING, 0, -1},
 	{3, "evaluationError", SK__PB_STRING, 0, -1},
 	{4, "denied", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f56[] = { /* k8s.io.api.authorization.v1.SubjectRulesReviewStatus */
-	{1, "resourceRules", SK__PB_MSG, R|K, 48}, /* ResourceRule */
-	{2, "nonResourceRules", SK__PB_MSG, R|K, 46}, /* NonResourceRule */
+static const sk__pb_field f83[] = { /* k8s.io.api.authorization.v1.SubjectRulesReviewStatus */
+	{1, "resourceRules", SK__PB_MSG, R|K, 75}, /* ResourceRule */
+	{2, "nonResourceRules", SK__PB_MSG, R|K, 73}, /* NonResourceRule */
 	{3, "incomplete", SK__PB_BOOL, K, -1},
 	{4, "evaluationError", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f57[] = { /* k8s.io.api.autoscaling.v1.ContainerResourceMetricSource */
+static const sk__pb_field f84[] = { /* k8s.io.api.autoscaling.v1.ContainerResourceMetricSource */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "targetAverageUtilization", SK__PB_INT32, K, -1},
-	{3, "targetAverageValue", SK__PB_MSG, K, 437}, /* Quantity */
+	{3, "targetAverageValue", SK__PB_MSG, K, 464}, /* Quantity */
 	{5, "container", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f58[] = { /* k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus */
+static const sk__pb_field f85[] = { /* k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "currentAverageUtilization", SK__PB_INT32, K, -1},
-	{3, "currentAverageValue", SK__PB_MSG, K, 437}, /* Quantity */
+	{3, "currentAverageValue", SK__PB_MSG, K, 464}, /* Quantity */
 	{4, "container", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f59[] = { /* k8s.io.api.autoscaling.v1.CrossVersionObjectReference */
+static const sk__pb_field f86[] = { /* k8s.io.api.autoscaling.v1.CrossVersionObjectReference */
 	{1, "kind", SK__PB_STRING, K, -1},
 	{2, "name", SK__PB_STRING, K, -1},
 	{3, "apiVersion", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f60[] = { /* k8s.io.api.autoscaling.v1.ExternalMetricSource */
+static const sk__pb_field f87[] = { /* k8s.io.api.autoscaling.v1.ExternalMetricSource */
 	{1, "metricName", SK__PB_STRING, K, -1},
-	{2, "metricSelector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{3, "targetValue", SK__PB_MSG, K, 437}, /* Quantity */
-	{4, "targetAverageValue", SK__PB_MSG, K, 437}, /* Quantity */
+	{2, "metricSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{3, "targetValue", SK__PB_MSG, K, 464}, /* Quantity */
+	{4, "targetAverageValue", SK__PB_MSG, K, 464}, /* Quantity */
 };
-static const sk__pb_field f61[] = { /* k8s.io.api.autoscaling.v1.ExternalMetricStatus */
+static const sk__pb_field f88[] = { /* k8s.io.api.autoscaling.v1.ExternalMetricStatus */
 	{1, "metricName", SK__PB_STRING, K, -1},
-	{2, "metricSelector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{3, "currentValue", SK__PB_MSG, K, 437}, /* Quantity */
-	{4, "currentAverageValue", SK__PB_MSG, K, 437}, /* Quantity */
+	{2, "metricSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{3, "currentValue", SK__PB_MSG, K, 464}, /* Quantity */
+	{4, "currentAverageValue", SK__PB_MSG, K, 464}, /* Quantity */
 };
-static const sk__pb_field f62[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 65}, /* HorizontalPodAutoscalerSpec */
-	{3, "status", SK__PB_MSG, 0, 66}, /* HorizontalPodAutoscalerStatus */
+static const sk__pb_field f89[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 92}, /* HorizontalPodAutoscalerSpec */
+	{3, "status", SK__PB_MSG, 0, 93}, /* HorizontalPodAutoscalerStatus */
 };
-static const sk__pb_field f63[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition */
+static const sk__pb_field f90[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{3, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{4, "reason", SK__PB_STRING, 0, -1},
 	{5, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f64[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 62}, /* HorizontalPodAutoscaler */
+static const sk__pb_field f91[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 89}, /* HorizontalPodAutoscaler */
 };
-static const sk__pb_field f65[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec */
-	{1, "scaleTargetRef", SK__PB_MSG, K, 59}, /* CrossVersionObjectReference */
+static const sk__pb_field f92[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec */
+	{1, "scaleTargetRef", SK__PB_MSG, K, 86}, /* CrossVersionObjectReference */
 	{2, "minReplicas", SK__PB_INT32, K, -1},
 	{3, "maxReplicas", SK__PB_INT32, K, -1},
 	{4, "targetCPUUtilizationPercentage", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f66[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus */
+static const sk__pb_field f93[] = { /* k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus */
 	{1, "observedGeneration", SK__PB_INT64, K, -1},
-	{2, "lastScaleTime", SK__PB_MSG, K, 478}, /* Time */
+	{2, "lastScaleTime", SK__PB_MSG, K, 505}, /* Time */
 	{3, "currentReplicas", SK__PB_INT32, K, -1},
 	{4, "desiredReplicas", SK__PB_INT32, K, -1},
 	{5, "currentCPUUtilizationPercentage", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f67[] = { /* k8s.io.api.autoscaling.v1.MetricSpec */
-	{1, "type", SK__PB_STRING, K, -1},
-	{2, "object", SK__PB_MSG, K, 69}, /* ObjectMetricSource */
-	{3, "pods", SK__PB_MSG, K, 71}, /* PodsMetricSource */
-	{4, "resource", SK__PB_MSG, K, 73}, /* ResourceMetricSource */
-	{5, "external", SK__PB_MSG, K, 60}, /* ExternalMetricSource */
-	{7, "containerResource", SK__PB_MSG, K, 57}, /* ContainerResourceMetricSource */
-};
-static const sk__pb_field f68[] = { /* k8s.io.api.autoscaling.v1.MetricStatus */
-	{1, "type", SK__PB_STRING, K, -1},
-	{2, "object", SK__PB_MSG, K, 70}, /* ObjectMetricStatus */
-	{3, "pods", SK__PB_MSG, K, 72}, /* PodsMetricStatus */
-	{4, "resource", SK__PB_MSG, K, 74}, /* ResourceMetricStatus */
-	{5, "external", SK__PB_MSG, K, 61}, /* ExternalMetricStatus */
-	{7, "containerResource", SK__PB_MSG, K, 58}, /* ContainerResourceMetricStatus */
-};
-static const sk__pb_field f69[] = { /* k8s.io.api.autoscaling.v1.ObjectMetricSource */
-	{1, "target", SK__PB_MSG, K, 59}, /* CrossVersionObjectReference */
-	{2, "metricName", SK__PB_STRING, K, -1},
-	{3, "targetValue", SK__PB_MSG, K, 437}, /* Quantity */
-	{4, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{5, "averageValue", SK__PB_MSG, K, 437}, /* Quantity */
-};
-static const sk__pb_field f70[] = { /* k8s.io.api.autoscaling.v1.ObjectMetricStatus */
-	{1, "target", SK__PB_MSG, K, 59}, /* CrossVersionObjectReference */
-	{2, "metricName", SK__PB_STRING, K, -1},
-	{3, "currentValue", SK__PB_MSG, K, 437}, /* Quantity */
-	{4, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{5, "averageValue", SK__PB_MSG, K, 437}, /* Quantity */
-};
-static const sk__pb_field f71[] = { /* k8s.io.api.autoscaling.v1.PodsMetricSource */
-	{1, "metricName", SK__PB_STRING, K, -1},
-	{2, "targetAverageValue", SK__PB_MSG, K, 437}, /* Quantity */
-	{3, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-};
-static const sk__pb_field f72[] = { /* k8s.io.api.autoscaling.v1.PodsMetricStatus */
-	{1, "metricName", SK__PB_STRING, K, -1},
-	{2, "currentAverageValue", SK__PB_MSG, K, 437}, /* Quantity */
-	{3, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-};
-static const sk__pb_field f73[] = { /* k8s.io.api.autoscaling.v1.ResourceMetricSource */
-	{1, "name", SK__PB_STRING, K, -1},
-	{2, "targetAverageUtilization", SK__PB_INT32, K, -1},
-	{3, "targetAverageValue", SK__PB_MSG, K, 437}, /* Quantity */
-};
-static const sk__pb_field f74[] = { /* k8s.io.api.autoscaling.v1.ResourceMetricStatus */
-	{1, "name", SK__PB_STRING, K, -1},
-	{2, "currentAverageUtilization", SK__PB_INT32, K, -1},
-	{3, "currentAverageValue", SK__PB_MSG, K, 437}, /* Quantity */
-};
-static const sk__pb_field f75[] = { /* k8s.io.api.autoscaling.v1.Scale */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 76}, /* ScaleSpec */
-	{3, "status", SK__PB_MSG, 0, 77}, /* ScaleStatus */
-};
-static const sk__pb_field f76[] = { /* k8s.io.api.autoscaling.v1.ScaleSpec */
-	{1, "replicas", SK__PB_INT32, 0, -1},
-};
-static const sk__pb_field f77[] = { /* k8s.io.api.autoscaling.v1.ScaleStatus */
-	{1, "replicas", SK__PB_INT32, K, -1},
-	{2, "selector", SK__PB_STRING, 0, -1},
-};
-static const sk__pb_field f78[] = { /* k8s.io.api.autoscaling.v2.ContainerResourceMetricSource */
-	{1, "name", SK__PB_STRING, K, -1},
-	{2, "target", SK__PB_MSG, K, 94}, /* MetricTarget */
-	{3, "container", SK__PB_STRING, K, -1},
-};
-static const sk__pb_field f79[] = { /* k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus */
-	{1, "name", SK__PB_STRING, K, -1},
-	{2, "current", SK__PB_MSG, K, 95}, /* MetricValueStatus */
-	{3, "container", SK__PB_STRING, K, -1},
-};
-static const sk__pb_field f80[] = { /* k8s.io.api.autoscaling.v2.CrossVersionObjectReference */
-	{1, "kind", SK__PB_STRING, K, -1},
-	{2, "name", SK__PB_STRING, K, -1},
-	{3, "apiVersion", SK__PB_STRING, 0, -1},
-};
-static const sk__pb_field f81[] = { /* k8s.io.api.autoscaling.v2.ExternalMetricSource */
-	{1, "metric", SK__PB_MSG, K, 91}, /* MetricIdentifier */
-	{2, "target", SK__PB_MSG, K, 94}, /* MetricTarget */
-};
-static const sk__pb_field f82[] = { /* k8s.io.api.autoscaling.v2.ExternalMetricStatus */
-	{1, "metric", SK__PB_MSG, K, 91}, /* MetricIdentifier */
-	{2, "current", SK__PB_MSG, K, 95}, /* MetricValueStatus */
-};
-static const sk__pb_field f83[] = { /* k8s.io.api.autoscaling.v2.HPAScalingPolicy */
-	{1, "type", SK__PB_STRING, K, -1},
-	{2, "value", SK__PB_INT32, K, -1},
-	{3, "periodSeconds", SK__PB_INT32, K, -1},
-};
-static const sk__pb_field f84[] = { /* k8s.io.api.autoscaling.v2.HPAScalingRules */
-	{1, "selectPolicy", SK__PB_STRING, K, -1},
-	{2, "policies", SK__PB_MSG, R, 83}, /* HPAScalingPolicy */
-	{3, "stabilizationWindowSeconds", SK__PB_INT32, K, -1},
-};
-static const sk__pb_field f85[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 89}, /* HorizontalPodAutoscalerSpec */
-	{3, "status", SK__PB_MSG, 0, 90}, /* HorizontalPodAutoscalerStatus */
-};
-static const sk__pb_field f86[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior */
-	{1, "scaleUp", SK__PB_MSG, K, 84}, /* HPAScalingRules */
-	{2, "scaleDown", SK__PB_MSG, K, 84}, /* HPAScalingRules */
-};
-static const sk__pb_field f87[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition */
-	{1, "type", SK__PB_STRING, K, -1},
-	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
-	{4, "reason", SK__PB_STRING, 0, -1},
-	{5, "message", SK__PB_STRING, 0, -1},
-};
-static const sk__pb_field f88[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 85}, /* HorizontalPodAutoscaler */
-};
-static const sk__pb_field f89[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec */
-	{1, "scaleTargetRef", SK__PB_MSG, K, 80}, /* CrossVersionObjectReference */
-	{2, "minReplicas", SK__PB_INT32, K, -1},
-	{3, "maxReplicas", SK__PB_INT32, K, -1},
-	{4, "metrics", SK__PB_MSG, R, 92}, /* MetricSpec */
-	{5, "behavior", SK__PB_MSG, K, 86}, /* HorizontalPodAutoscalerBehavior */
-};
-static const sk__pb_field f90[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus */
-	{1, "observedGeneration", SK__PB_INT64, K, -1},
-	{2, "lastScaleTime", SK__PB_MSG, K, 478}, /* Time */
-	{3, "currentReplicas", SK__PB_INT32, 0, -1},
-	{4, "desiredReplicas", SK__PB_INT32, K, -1},
-	{5, "currentMetrics", SK__PB_MSG, R|K, 93}, /* MetricStatus */
-	{6, "conditions", SK__PB_MSG, R, 87}, /* HorizontalPodAutoscalerCondition */
-};
-static const sk__pb_field f91[] = { /* k8s.io.api.autoscaling.v2.MetricIdentifier */
-	{1, "name", SK__PB_STRING, K, -1},
-	{2, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-};
-static const sk__pb_field f92[] = { /* k8s.io.api.autoscaling.v2.MetricSpec */
+static const sk__pb_field f94[] = { /* k8s.io.api.autoscaling.v1.MetricSpec */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "object", SK__PB_MSG, K, 96}, /* ObjectMetricSource */
 	{3, "pods", SK__PB_MSG, K, 98}, /* PodsMetricSource */
 	{4, "resource", SK__PB_MSG, K, 100}, /* ResourceMetricSource */
-	{5, "external", SK__PB_MSG, K, 81}, /* ExternalMetricSource */
-	{7, "containerResource", SK__PB_MSG, K, 78}, /* ContainerResourceMetricSource */
+	{5, "external", SK__PB_MSG, K, 87}, /* ExternalMetricSource */
+	{7, "containerResource", SK__PB_MSG, K, 84}, /* ContainerResourceMetricSource */
 };
-static const sk__pb_field f93[] = { /* k8s.io.api.autoscaling.v2.MetricStatus */
+static const sk__pb_field f95[] = { /* k8s.io.api.autoscaling.v1.MetricStatus */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "object", SK__PB_MSG, K, 97}, /* ObjectMetricStatus */
 	{3, "pods", SK__PB_MSG, K, 99}, /* PodsMetricStatus */
 	{4, "resource", SK__PB_MSG, K, 101}, /* ResourceMetricStatus */
-	{5, "external", SK__PB_MSG, K, 82}, /* ExternalMetricStatus */
-	{7, "containerResource", SK__PB_MSG, K, 79}, /* ContainerResourceMetricStatus */
+	{5, "external", SK__PB_MSG, K, 88}, /* ExternalMetricStatus */
+	{7, "containerResource", SK__PB_MSG, K, 85}, /* ContainerResourceMetricStatus */
 };
-static const sk__pb_field f94[] = { /* k8s.io.api.autoscaling.v2.MetricTarget */
+static const sk__pb_field f96[] = { /* k8s.io.api.autoscaling.v1.ObjectMetricSource */
+	{1, "target", SK__PB_MSG, K, 86}, /* CrossVersionObjectReference */
+	{2, "metricName", SK__PB_STRING, K, -1},
+	{3, "targetValue", SK__PB_MSG, K, 464}, /* Quantity */
+	{4, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{5, "averageValue", SK__PB_MSG, K, 464}, /* Quantity */
+};
+static const sk__pb_field f97[] = { /* k8s.io.api.autoscaling.v1.ObjectMetricStatus */
+	{1, "target", SK__PB_MSG, K, 86}, /* CrossVersionObjectReference */
+	{2, "metricName", SK__PB_STRING, K, -1},
+	{3, "currentValue", SK__PB_MSG, K, 464}, /* Quantity */
+	{4, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{5, "averageValue", SK__PB_MSG, K, 464}, /* Quantity */
+};
+static const sk__pb_field f98[] = { /* k8s.io.api.autoscaling.v1.PodsMetricSource */
+	{1, "metricName", SK__PB_STRING, K, -1},
+	{2, "targetAverageValue", SK__PB_MSG, K, 464}, /* Quantity */
+	{3, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+};
+static const sk__pb_field f99[] = { /* k8s.io.api.autoscaling.v1.PodsMetricStatus */
+	{1, "metricName", SK__PB_STRING, K, -1},
+	{2, "currentAverageValue", SK__PB_MSG, K, 464}, /* Quantity */
+	{3, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+};
+static const sk__pb_field f100[] = { /* k8s.io.api.autoscaling.v1.ResourceMetricSource */
+	{1, "name", SK__PB_STRING, K, -1},
+	{2, "targetAverageUtilization", SK__PB_INT32, K, -1},
+	{3, "targetAverageValue", SK__PB_MSG, K, 464}, /* Quantity */
+};
+static const sk__pb_field f101[] = { /* k8s.io.api.autoscaling.v1.ResourceMetricStatus */
+	{1, "name", SK__PB_STRING, K, -1},
+	{2, "currentAverageUtilization", SK__PB_INT32, K, -1},
+	{3, "currentAverageValue", SK__PB_MSG, K, 464}, /* Quantity */
+};
+static const sk__pb_field f102[] = { /* k8s.io.api.autoscaling.v1.Scale */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 103}, /* ScaleSpec */
+	{3, "status", SK__PB_MSG, 0, 104}, /* ScaleStatus */
+};
+static const sk__pb_field f103[] = { /* k8s.io.api.autoscaling.v1.ScaleSpec */
+	{1, "replicas", SK__PB_INT32, 0, -1},
+};
+static const sk__pb_field f104[] = { /* k8s.io.api.autoscaling.v1.ScaleStatus */
+	{1, "replicas", SK__PB_INT32, K, -1},
+	{2, "selector", SK__PB_STRING, 0, -1},
+};
+static const sk__pb_field f105[] = { /* k8s.io.api.autoscaling.v2.ContainerResourceMetricSource */
+	{1, "name", SK__PB_STRING, K, -1},
+	{2, "target", SK__PB_MSG, K, 121}, /* MetricTarget */
+	{3, "container", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f106[] = { /* k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus */
+	{1, "name", SK__PB_STRING, K, -1},
+	{2, "current", SK__PB_MSG, K, 122}, /* MetricValueStatus */
+	{3, "container", SK__PB_STRING, K, -1},
+};
+static const sk__pb_field f107[] = { /* k8s.io.api.autoscaling.v2.CrossVersionObjectReference */
+	{1, "kind", SK__PB_STRING, K, -1},
+	{2, "name", SK__PB_STRING, K, -1},
+	{3, "apiVersion", SK__PB_STRING, 0, -1},
+};
+static const sk__pb_field f108[] = { /* k8s.io.api.autoscaling.v2.ExternalMetricSource */
+	{1, "metric", SK__PB_MSG, K, 118}, /* MetricIdentifier */
+	{2, "target", SK__PB_MSG, K, 121}, /* MetricTarget */
+};
+static const sk__pb_field f109[] = { /* k8s.io.api.autoscaling.v2.ExternalMetricStatus */
+	{1, "metric", SK__PB_MSG, K, 118}, /* MetricIdentifier */
+	{2, "current", SK__PB_MSG, K, 122}, /* MetricValueStatus */
+};
+static const sk__pb_field f110[] = { /* k8s.io.api.autoscaling.v2.HPAScalingPolicy */
 	{1, "type", SK__PB_STRING, K, -1},
-	{2, "value", SK__PB_MSG, K, 437}, /* Quantity */
-	{3, "averageValue", SK__PB_MSG, K, 437}, /* Quantity */
+	{2, "value", SK__PB_INT32, K, -1},
+	{3, "periodSeconds", SK__PB_INT32, K, -1},
+};
+static const sk__pb_field f111[] = { /* k8s.io.api.autoscaling.v2.HPAScalingRules */
+	{1, "selectPolicy", SK__PB_STRING, K, -1},
+	{2, "policies", SK__PB_MSG, R, 110}, /* HPAScalingPolicy */
+	{3, "stabilizationWindowSeconds", SK__PB_INT32, K, -1},
+};
+static const sk__pb_field f112[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 116}, /* HorizontalPodAutoscalerSpec */
+	{3, "status", SK__PB_MSG, 0, 117}, /* HorizontalPodAutoscalerStatus */
+};
+static const sk__pb_field f113[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior */
+	{1, "scaleUp", SK__PB_MSG, K, 111}, /* HPAScalingRules */
+	{2, "scaleDown", SK__PB_MSG, K, 111}, /* HPAScalingRules */
+};
+static const sk__pb_field f114[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition */
+	{1, "type", SK__PB_STRING, K, -1},
+	{2, "status", SK__PB_STRING, K, -1},
+	{3, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
+	{4, "reason", SK__PB_STRING, 0, -1},
+	{5, "message", SK__PB_STRING, 0, -1},
+};
+static const sk__pb_field f115[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 112}, /* HorizontalPodAutoscaler */
+};
+static const sk__pb_field f116[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec */
+	{1, "scaleTargetRef", SK__PB_MSG, K, 107}, /* CrossVersionObjectReference */
+	{2, "minReplicas", SK__PB_INT32, K, -1},
+	{3, "maxReplicas", SK__PB_INT32, K, -1},
+	{4, "metrics", SK__PB_MSG, R, 119}, /* MetricSpec */
+	{5, "behavior", SK__PB_MSG, K, 113}, /* HorizontalPodAutoscalerBehavior */
+};
+static const sk__pb_field f117[] = { /* k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus */
+	{1, "observedGeneration", SK__PB_INT64, K, -1},
+	{2, "lastScaleTime", SK__PB_MSG, K, 505}, /* Time */
+	{3, "currentReplicas", SK__PB_INT32, 0, -1},
+	{4, "desiredReplicas", SK__PB_INT32, K, -1},
+	{5, "currentMetrics", SK__PB_MSG, R|K, 120}, /* MetricStatus */
+	{6, "conditions", SK__PB_MSG, R, 114}, /* HorizontalPodAutoscalerCondition */
+};
+static const sk__pb_field f118[] = { /* k8s.io.api.autoscaling.v2.MetricIdentifier */
+	{1, "name", SK__PB_STRING, K, -1},
+	{2, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+};
+static const sk__pb_field f119[] = { /* k8s.io.api.autoscaling.v2.MetricSpec */
+	{1, "type", SK__PB_STRING, K, -1},
+	{2, "object", SK__PB_MSG, K, 123}, /* ObjectMetricSource */
+	{3, "pods", SK__PB_MSG, K, 125}, /* PodsMetricSource */
+	{4, "resource", SK__PB_MSG, K, 127}, /* ResourceMetricSource */
+	{5, "external", SK__PB_MSG, K, 108}, /* ExternalMetricSource */
+	{7, "containerResource", SK__PB_MSG, K, 105}, /* ContainerResourceMetricSource */
+};
+static const sk__pb_field f120[] = { /* k8s.io.api.autoscaling.v2.MetricStatus */
+	{1, "type", SK__PB_STRING, K, -1},
+	{2, "object", SK__PB_MSG, K, 124}, /* ObjectMetricStatus */
+	{3, "pods", SK__PB_MSG, K, 126}, /* PodsMetricStatus */
+	{4, "resource", SK__PB_MSG, K, 128}, /* ResourceMetricStatus */
+	{5, "external", SK__PB_MSG, K, 109}, /* ExternalMetricStatus */
+	{7, "containerResource", SK__PB_MSG, K, 106}, /* ContainerResourceMetricStatus */
+};
+static const sk__pb_field f121[] = { /* k8s.io.api.autoscaling.v2.MetricTarget */
+	{1, "type", SK__PB_STRING, K, -1},
+	{2, "value", SK__PB_MSG, K, 464}, /* Quantity */
+	{3, "averageValue", SK__PB_MSG, K, 464}, /* Quantity */
 	{4, "averageUtilization", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f95[] = { /* k8s.io.api.autoscaling.v2.MetricValueStatus */
-	{1, "value", SK__PB_MSG, K, 437}, /* Quantity */
-	{2, "averageValue", SK__PB_MSG, K, 437}, /* Quantity */
+static const sk__pb_field f122[] = { /* k8s.io.api.autoscaling.v2.MetricValueStatus */
+	{1, "value", SK__PB_MSG, K, 464}, /* Quantity */
+	{2, "averageValue", SK__PB_MSG, K, 464}, /* Quantity */
 	{3, "averageUtilization", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f96[] = { /* k8s.io.api.autoscaling.v2.ObjectMetricSource */
-	{1, "describedObject", SK__PB_MSG, K, 80}, /* CrossVersionObjectReference */
-	{2, "target", SK__PB_MSG, K, 94}, /* MetricTarget */
-	{3, "metric", SK__PB_MSG, K, 91}, /* MetricIdentifier */
+static const sk__pb_field f123[] = { /* k8s.io.api.autoscaling.v2.ObjectMetricSource */
+	{1, "describedObject", SK__PB_MSG, K, 107}, /* CrossVersionObjectReference */
+	{2, "target", SK__PB_MSG, K, 121}, /* MetricTarget */
+	{3, "metric", SK__PB_MSG, K, 118}, /* MetricIdentifier */
 };
-static const sk__pb_field f97[] = { /* k8s.io.api.autoscaling.v2.ObjectMetricStatus */
-	{1, "metric", SK__PB_MSG, K, 91}, /* MetricIdentifier */
-	{2, "current", SK__PB_MSG, K, 95}, /* MetricValueStatus */
-	{3, "describedObject", SK__PB_MSG, K, 80}, /* CrossVersionObjectReference */
+static const sk__pb_field f124[] = { /* k8s.io.api.autoscaling.v2.ObjectMetricStatus */
+	{1, "metric", SK__PB_MSG, K, 118}, /* MetricIdentifier */
+	{2, "current", SK__PB_MSG, K, 122}, /* MetricValueStatus */
+	{3, "describedObject", SK__PB_MSG, K, 107}, /* CrossVersionObjectReference */
 };
-static const sk__pb_field f98[] = { /* k8s.io.api.autoscaling.v2.PodsMetricSource */
-	{1, "metric", SK__PB_MSG, K, 91}, /* MetricIdentifier */
-	{2, "target", SK__PB_MSG, K, 94}, /* MetricTarget */
+static const sk__pb_field f125[] = { /* k8s.io.api.autoscaling.v2.PodsMetricSource */
+	{1, "metric", SK__PB_MSG, K, 118}, /* MetricIdentifier */
+	{2, "target", SK__PB_MSG, K, 121}, /* MetricTarget */
 };
-static const sk__pb_field f99[] = { /* k8s.io.api.autoscaling.v2.PodsMetricStatus */
-	{1, "metric", SK__PB_MSG, K, 91}, /* MetricIdentifier */
-	{2, "current", SK__PB_MSG, K, 95}, /* MetricValueStatus */
+static const sk__pb_field f126[] = { /* k8s.io.api.autoscaling.v2.PodsMetricStatus */
+	{1, "metric", SK__PB_MSG, K, 118}, /* MetricIdentifier */
+	{2, "current", SK__PB_MSG, K, 122}, /* MetricValueStatus */
 };
-static const sk__pb_field f100[] = { /* k8s.io.api.autoscaling.v2.ResourceMetricSource */
+static const sk__pb_field f127[] = { /* k8s.io.api.autoscaling.v2.ResourceMetricSource */
 	{1, "name", SK__PB_STRING, K, -1},
-	{2, "target", SK__PB_MSG, K, 94}, /* MetricTarget */
+	{2, "target", SK__PB_MSG, K, 121}, /* MetricTarget */
 };
-static const sk__pb_field f101[] = { /* k8s.io.api.autoscaling.v2.ResourceMetricStatus */
+static const sk__pb_field f128[] = { /* k8s.io.api.autoscaling.v2.ResourceMetricStatus */
 	{1, "name", SK__PB_STRING, K, -1},
-	{2, "current", SK__PB_MSG, K, 95}, /* MetricValueStatus */
+	{2, "current", SK__PB_MSG, K, 122}, /* MetricValueStatus */
 };
-static const sk__pb_field f102[] = { /* k8s.io.api.batch.v1.CronJob */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 104}, /* CronJobSpec */
-	{3, "status", SK__PB_MSG, 0, 105}, /* CronJobStatus */
+static const sk__pb_field f129[] = { /* k8s.io.api.batch.v1.CronJob */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 131}, /* CronJobSpec */
+	{3, "status", SK__PB_MSG, 0, 132}, /* CronJobStatus */
 };
-static const sk__pb_field f103[] = { /* k8s.io.api.batch.v1.CronJobList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 102}, /* CronJob */
+static const sk__pb_field f130[] = { /* k8s.io.api.batch.v1.CronJobList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 129}, /* CronJob */
 };
-static const sk__pb_field f104[] = { /* k8s.io.api.batch.v1.CronJobSpec */
+static const sk__pb_field f131[] = { /* k8s.io.api.batch.v1.CronJobSpec */
 	{1, "schedule", SK__PB_STRING, K, -1},
 	{2, "startingDeadlineSeconds", SK__PB_INT64, K, -1},
 	{3, "concurrencyPolicy", SK__PB_STRING, 0, -1},
 	{4, "suspend", SK__PB_BOOL, K, -1},
-	{5, "jobTemplate", SK__PB_MSG, K, 111}, /* JobTemplateSpec */
+	{5, "jobTemplate", SK__PB_MSG, K, 138}, /* JobTemplateSpec */
 	{6, "successfulJobsHistoryLimit", SK__PB_INT32, K, -1},
 	{7, "failedJobsHistoryLimit", SK__PB_INT32, K, -1},
 	{8, "timeZone", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f105[] = { /* k8s.io.api.batch.v1.CronJobStatus */
-	{1, "active", SK__PB_MSG, R, 243}, /* ObjectReference */
-	{4, "lastScheduleTime", SK__PB_MSG, K, 478}, /* Time */
-	{5, "lastSuccessfulTime", SK__PB_MSG, K, 478}, /* Time */
+static const sk__pb_field f132[] = { /* k8s.io.api.batch.v1.CronJobStatus */
+	{1, "active", SK__PB_MSG, R, 270}, /* ObjectReference */
+	{4, "lastScheduleTime", SK__PB_MSG, K, 505}, /* Time */
+	{5, "lastSuccessfulTime", SK__PB_MSG, K, 505}, /* Time */
 };
-static const sk__pb_field f106[] = { /* k8s.io.api.batch.v1.Job */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 109}, /* JobSpec */
-	{3, "status", SK__PB_MSG, 0, 110}, /* JobStatus */
+static const sk__pb_field f133[] = { /* k8s.io.api.batch.v1.Job */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 136}, /* JobSpec */
+	{3, "status", SK__PB_MSG, 0, 137}, /* JobStatus */
 };
-static const sk__pb_field f107[] = { /* k8s.io.api.batch.v1.JobCondition */
+static const sk__pb_field f134[] = { /* k8s.io.api.batch.v1.JobCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastProbeTime", SK__PB_MSG, 0, 478}, /* Time */
-	{4, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{3, "lastProbeTime", SK__PB_MSG, 0, 505}, /* Time */
+	{4, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{5, "reason", SK__PB_STRING, 0, -1},
 	{6, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f108[] = { /* k8s.io.api.batch.v1.JobList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 106}, /* Job */
+static const sk__pb_field f135[] = { /* k8s.io.api.batch.v1.JobList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 133}, /* Job */
 };
-static const sk__pb_field f109[] = { /* k8s.io.api.batch.v1.JobSpec */
+static const sk__pb_field f136[] = { /* k8s.io.api.batch.v1.JobSpec */
 	{1, "parallelism", SK__PB_INT32, K, -1},
 	{2, "completions", SK__PB_INT32, K, -1},
 	{3, "activeDeadlineSeconds", SK__PB_INT64, K, -1},
-	{4, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
+	{4, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
 	{5, "manualSelector", SK__PB_BOOL, K, -1},
-	{6, "template", SK__PB_MSG, K, 283}, /* PodTemplateSpec */
+	{6, "template", SK__PB_MSG, K, 310}, /* PodTemplateSpec */
 	{7, "backoffLimit", SK__PB_INT32, K, -1},
 	{8, "ttlSecondsAfterFinished", SK__PB_INT32, K, -1},
 	{9, "completionMode", SK__PB_STRING, K, -1},
 	{10, "suspend", SK__PB_BOOL, K, -1},
-	{11, "podFailurePolicy", SK__PB_MSG, K, 112}, /* PodFailurePolicy */
+	{11, "podFailurePolicy", SK__PB_MSG, K, 139}, /* PodFailurePolicy */
 	{12, "backoffLimitPerIndex", SK__PB_INT32, K, -1},
 	{13, "maxFailedIndexes", SK__PB_INT32, K, -1},
 	{14, "podReplacementPolicy", SK__PB_STRING, K, -1},
 	{15, "managedBy", SK__PB_STRING, K, -1},
-	{16, "successPolicy", SK__PB_MSG, K, 116}, /* SuccessPolicy */
+	{16, "successPolicy", SK__PB_MSG, K, 143}, /* SuccessPolicy */
 };
-static const sk__pb_field f110[] = { /* k8s.io.api.batch.v1.JobStatus */
-	{1, "conditions", SK__PB_MSG, R, 107}, /* JobCondition */
-	{2, "startTime", SK__PB_MSG, K, 478}, /* Time */
-	{3, "completionTime", SK__PB_MSG, K, 478}, /* Time */
+static const sk__pb_field f137[] = { /* k8s.io.api.batch.v1.JobStatus */
+	{1, "conditions", SK__PB_MSG, R, 134}, /* JobCondition */
+	{2, "startTime", SK__PB_MSG, K, 505}, /* Time */
+	{3, "completionTime", SK__PB_MSG, K, 505}, /* Time */
 	{4, "active", SK__PB_INT32, 0, -1},
 	{5, "succeeded", SK__PB_INT32, 0, -1},
 	{6, "failed", SK__PB_INT32, 0, -1},
 	{7, "completedIndexes", SK__PB_STRING, 0, -1},
-	{8, "uncountedTerminatedPods", SK__PB_MSG, K, 118}, /* UncountedTerminatedPods */
+	{8, "uncountedTerminatedPods", SK__PB_MSG, K, 145}, /* UncountedTerminatedPods */
 	{9, "ready", SK__PB_INT32, K, -1},
 	{10, "failedIndexes", SK__PB_STRING, K, -1},
 	{11, "terminating", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f111[] = { /* k8s.io.api.batch.v1.JobTemplateSpec */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 109}, /* JobSpec */
+static const sk__pb_field f138[] = { /* k8s.io.api.batch.v1.JobTemplateSpec */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 136}, /* JobSpec */
 };
-static const sk__pb_field f112[] = { /* k8s.io.api.batch.v1.PodFailurePolicy */
-	{1, "rules", SK__PB_MSG, R|K, 115}, /* PodFailurePolicyRule */
+static const sk__pb_field f139[] = { /* k8s.io.api.batch.v1.PodFailurePolicy */
+	{1, "rules", SK__PB_MSG, R|K, 142}, /* PodFailurePolicyRule */
 };
-static const sk__pb_field f113[] = { /* k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement */
+static const sk__pb_field f140[] = { /* k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement */
 	{1, "containerName", SK__PB_STRING, K, -1},
 	{2, "operator", SK__PB_STRING, K, -1},
 	{3, "values", SK__PB_INT32, R|K, -1},
 };
-static const sk__pb_field f114[] = { /* k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern */
+static const sk__pb_field f141[] = { /* k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f115[] = { /* k8s.io.api.batch.v1.PodFailurePolicyRule */
+static const sk__pb_field f142[] = { /* k8s.io.api.batch.v1.PodFailurePolicyRule */
 	{1, "action", SK__PB_STRING, K, -1},
-	{2, "onExitCodes", SK__PB_MSG, K, 113}, /* PodFailurePolicyOnExitCodesRequirement */
-	{3, "onPodConditions", SK__PB_MSG, R, 114}, /* PodFailurePolicyOnPodConditionsPattern */
+	{2, "onExitCodes", SK__PB_MSG, K, 140}, /* PodFailurePolicyOnExitCodesRequirement */
+	{3, "onPodConditions", SK__PB_MSG, R, 141}, /* PodFailurePolicyOnPodConditionsPattern */
 };
-static const sk__pb_field f116[] = { /* k8s.io.api.batch.v1.SuccessPolicy */
-	{1, "rules", SK__PB_MSG, R|K, 117}, /* SuccessPolicyRule */
+static const sk__pb_field f143[] = { /* k8s.io.api.batch.v1.SuccessPolicy */
+	{1, "rules", SK__PB_MSG, R|K, 144}, /* SuccessPolicyRule */
 };
-static const sk__pb_field f117[] = { /* k8s.io.api.batch.v1.SuccessPolicyRule */
+static const sk__pb_field f144[] = { /* k8s.io.api.batch.v1.SuccessPolicyRule */
 	{1, "succeededIndexes", SK__PB_STRING, K, -1},
 	{2, "succeededCount", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f118[] = { /* k8s.io.api.batch.v1.UncountedTerminatedPods */
+static const sk__pb_field f145[] = { /* k8s.io.api.batch.v1.UncountedTerminatedPods */
 	{1, "succeeded", SK__PB_STRING, R, -1},
 	{2, "failed", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f119[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequest */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 122}, /* CertificateSigningRequestSpec */
-	{3, "status", SK__PB_MSG, 0, 123}, /* CertificateSigningRequestStatus */
+static const sk__pb_field f146[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequest */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 149}, /* CertificateSigningRequestSpec */
+	{3, "status", SK__PB_MSG, 0, 150}, /* CertificateSigningRequestStatus */
 };
-static const sk__pb_field f120[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequestCondition */
+static const sk__pb_field f147[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequestCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "reason", SK__PB_STRING, 0, -1},
 	{3, "message", SK__PB_STRING, 0, -1},
-	{4, "lastUpdateTime", SK__PB_MSG, 0, 478}, /* Time */
-	{5, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{4, "lastUpdateTime", SK__PB_MSG, 0, 505}, /* Time */
+	{5, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{6, "status", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f121[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequestList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 119}, /* CertificateSigningRequest */
+static const sk__pb_field f148[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequestList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 146}, /* CertificateSigningRequest */
 };
-static const sk__pb_field f122[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequestSpec */
+static const sk__pb_field f149[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequestSpec */
 	{1, "request", SK__PB_BYTES, K, -1},
 	{2, "username", SK__PB_STRING, 0, -1},
 	{3, "uid", SK__PB_STRING, 0, -1},
 	{4, "groups", SK__PB_STRING, R, -1},
 	{5, "usages", SK__PB_STRING, R, -1},
-	{6, "extra", SK__PB_MSG, M, 124}, /* ExtraValue */
+	{6, "extra", SK__PB_MSG, M, 151}, /* ExtraValue */
 	{7, "signerName", SK__PB_STRING, K, -1},
 	{8, "expirationSeconds", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f123[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequestStatus */
-	{1, "conditions", SK__PB_MSG, R, 120}, /* CertificateSigningRequestCondition */
+static const sk__pb_field f150[] = { /* k8s.io.api.certificates.v1.CertificateSigningRequestStatus */
+	{1, "conditions", SK__PB_MSG, R, 147}, /* CertificateSigningRequestCondition */
 	{2, "certificate", SK__PB_BYTES, 0, -1},
 };
-static const sk__pb_field f124[] = { /* k8s.io.api.certificates.v1.ExtraValue */
+static const sk__pb_field f151[] = { /* k8s.io.api.certificates.v1.ExtraValue */
 	{1, "items", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f125[] = { /* k8s.io.api.coordination.v1.Lease */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 127}, /* LeaseSpec */
+static const sk__pb_field f152[] = { /* k8s.io.api.coordination.v1.Lease */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 154}, /* LeaseSpec */
 };
-static const sk__pb_field f126[] = { /* k8s.io.api.coordination.v1.LeaseList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 125}, /* Lease */
+static const sk__pb_field f153[] = { /* k8s.io.api.coordination.v1.LeaseList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 152}, /* Lease */
 };
-static const sk__pb_field f127[] = { /* k8s.io.api.coordination.v1.LeaseSpec */
+static const sk__pb_field f154[] = { /* k8s.io.api.coordination.v1.LeaseSpec */
 	{1, "holderIdentity", SK__PB_STRING, K, -1},
 	{2, "leaseDurationSeconds", SK__PB_INT32, K, -1},
-	{3, "acquireTime", SK__PB_MSG, K, 464}, /* MicroTime */
-	{4, "renewTime", SK__PB_MSG, K, 464}, /* MicroTime */
+	{3, "acquireTime", SK__PB_MSG, K, 491}, /* MicroTime */
+	{4, "renewTime", SK__PB_MSG, K, 491}, /* MicroTime */
 	{5, "leaseTransitions", SK__PB_INT32, K, -1},
 	{6, "strategy", SK__PB_STRING, K, -1},
 	{7, "preferredHolder", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f128[] = { /* k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource */
+static const sk__pb_field f155[] = { /* k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource */
 	{1, "volumeID", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, 0, -1},
 	{3, "partition", SK__PB_INT32, 0, -1},
 	{4, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f129[] = { /* k8s.io.api.core.v1.Affinity */
-	{1, "nodeAffinity", SK__PB_MSG, K, 226}, /* NodeAffinity */
-	{2, "podAffinity", SK__PB_MSG, K, 258}, /* PodAffinity */
-	{3, "podAntiAffinity", SK__PB_MSG, K, 260}, /* PodAntiAffinity */
+static const sk__pb_field f156[] = { /* k8s.io.api.core.v1.Affinity */
+	{1, "nodeAffinity", SK__PB_MSG, K, 253}, /* NodeAffinity */
+	{2, "podAffinity", SK__PB_MSG, K, 285}, /* PodAffinity */
+	{3, "podAntiAffinity", SK__PB_MSG, K, 287}, /* PodAntiAffinity */
 };
-static const sk__pb_field f130[] = { /* k8s.io.api.core.v1.AppArmorProfile */
+static const sk__pb_field f157[] = { /* k8s.io.api.core.v1.AppArmorProfile */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "localhostProfile", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f131[] = { /* k8s.io.api.core.v1.AttachedVolume */
+static const sk__pb_field f158[] = { /* k8s.io.api.core.v1.AttachedVolume */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "devicePath", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f132[] = { /* k8s.io.api.core.v1.AvoidPods */
-	{1, "preferAvoidPods", SK__PB_MSG, R, 287}, /* PreferAvoidPodsEntry */
+static const sk__pb_field f159[] = { /* k8s.io.api.core.v1.AvoidPods */
+	{1, "preferAvoidPods", SK__PB_MSG, R, 314}, /* PreferAvoidPodsEntry */
 };
-static const sk__pb_field f133[] = { /* k8s.io.api.core.v1.AzureDiskVolumeSource */
+static const sk__pb_field f160[] = { /* k8s.io.api.core.v1.AzureDiskVolumeSource */
 	{1, "diskName", SK__PB_STRING, K, -1},
 	{2, "diskURI", SK__PB_STRING, K, -1},
 	{3, "cachingMode", SK__PB_STRING, K, -1},
@@ -764,414 +911,414 @@ static const sk__pb_field f133[] = { /* k8s.io.api.core.v1.AzureDiskVolumeSource
 	{5, "readOnly", SK__PB_BOOL, K, -1},
 	{6, "kind", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f134[] = { /* k8s.io.api.core.v1.AzureFilePersistentVolumeSource */
+static const sk__pb_field f161[] = { /* k8s.io.api.core.v1.AzureFilePersistentVolumeSource */
 	{1, "secretName", SK__PB_STRING, K, -1},
 	{2, "shareName", SK__PB_STRING, K, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
 	{4, "secretNamespace", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f135[] = { /* k8s.io.api.core.v1.AzureFileVolumeSource */
+static const sk__pb_field f162[] = { /* k8s.io.api.core.v1.AzureFileVolumeSource */
 	{1, "secretName", SK__PB_STRING, K, -1},
 	{2, "shareName", SK__PB_STRING, K, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f136[] = { /* k8s.io.api.core.v1.Binding */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "target", SK__PB_MSG, K, 243}, /* ObjectReference */
+static const sk__pb_field f163[] = { /* k8s.io.api.core.v1.Binding */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "target", SK__PB_MSG, K, 270}, /* ObjectReference */
 };
-static const sk__pb_field f137[] = { /* k8s.io.api.core.v1.CSIPersistentVolumeSource */
+static const sk__pb_field f164[] = { /* k8s.io.api.core.v1.CSIPersistentVolumeSource */
 	{1, "driver", SK__PB_STRING, K, -1},
 	{2, "volumeHandle", SK__PB_STRING, K, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
 	{4, "fsType", SK__PB_STRING, 0, -1},
 	{5, "volumeAttributes", SK__PB_STRING, M, -1},
-	{6, "controllerPublishSecretRef", SK__PB_MSG, K, 321}, /* SecretReference */
-	{7, "nodeStageSecretRef", SK__PB_MSG, K, 321}, /* SecretReference */
-	{8, "nodePublishSecretRef", SK__PB_MSG, K, 321}, /* SecretReference */
-	{9, "controllerExpandSecretRef", SK__PB_MSG, K, 321}, /* SecretReference */
-	{10, "nodeExpandSecretRef", SK__PB_MSG, K, 321}, /* SecretReference */
+	{6, "controllerPublishSecretRef", SK__PB_MSG, K, 348}, /* SecretReference */
+	{7, "nodeStageSecretRef", SK__PB_MSG, K, 348}, /* SecretReference */
+	{8, "nodePublishSecretRef", SK__PB_MSG, K, 348}, /* SecretReference */
+	{9, "controllerExpandSecretRef", SK__PB_MSG, K, 348}, /* SecretReference */
+	{10, "nodeExpandSecretRef", SK__PB_MSG, K, 348}, /* SecretReference */
 };
-static const sk__pb_field f138[] = { /* k8s.io.api.core.v1.CSIVolumeSource */
+static const sk__pb_field f165[] = { /* k8s.io.api.core.v1.CSIVolumeSource */
 	{1, "driver", SK__PB_STRING, K, -1},
 	{2, "readOnly", SK__PB_BOOL, K, -1},
 	{3, "fsType", SK__PB_STRING, K, -1},
 	{4, "volumeAttributes", SK__PB_STRING, M, -1},
-	{5, "nodePublishSecretRef", SK__PB_MSG, K, 215}, /* LocalObjectReference */
+	{5, "nodePublishSecretRef", SK__PB_MSG, K, 242}, /* LocalObjectReference */
 };
-static const sk__pb_field f139[] = { /* k8s.io.api.core.v1.Capabilities */
+static const sk__pb_field f166[] = { /* k8s.io.api.core.v1.Capabilities */
 	{1, "add", SK__PB_STRING, R, -1},
 	{2, "drop", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f140[] = { /* k8s.io.api.core.v1.CephFSPersistentVolumeSource */
+static const sk__pb_field f167[] = { /* k8s.io.api.core.v1.CephFSPersistentVolumeSource */
 	{1, "monitors", SK__PB_STRING, R|K, -1},
 	{2, "path", SK__PB_STRING, 0, -1},
 	{3, "user", SK__PB_STRING, 0, -1},
 	{4, "secretFile", SK__PB_STRING, 0, -1},
-	{5, "secretRef", SK__PB_MSG, K, 321}, /* SecretReference */
+	{5, "secretRef", SK__PB_MSG, K, 348}, /* SecretReference */
 	{6, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f141[] = { /* k8s.io.api.core.v1.CephFSVolumeSource */
+static const sk__pb_field f168[] = { /* k8s.io.api.core.v1.CephFSVolumeSource */
 	{1, "monitors", SK__PB_STRING, R|K, -1},
 	{2, "path", SK__PB_STRING, 0, -1},
 	{3, "user", SK__PB_STRING, 0, -1},
 	{4, "secretFile", SK__PB_STRING, 0, -1},
-	{5, "secretRef", SK__PB_MSG, K, 215}, /* LocalObjectReference */
+	{5, "secretRef", SK__PB_MSG, K, 242}, /* LocalObjectReference */
 	{6, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f142[] = { /* k8s.io.api.core.v1.CinderPersistentVolumeSource */
+static const sk__pb_field f169[] = { /* k8s.io.api.core.v1.CinderPersistentVolumeSource */
 	{1, "volumeID", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, 0, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
-	{4, "secretRef", SK__PB_MSG, K, 321}, /* SecretReference */
+	{4, "secretRef", SK__PB_MSG, K, 348}, /* SecretReference */
 };
-static const sk__pb_field f143[] = { /* k8s.io.api.core.v1.CinderVolumeSource */
+static const sk__pb_field f170[] = { /* k8s.io.api.core.v1.CinderVolumeSource */
 	{1, "volumeID", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, 0, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
-	{4, "secretRef", SK__PB_MSG, K, 215}, /* LocalObjectReference */
+	{4, "secretRef", SK__PB_MSG, K, 242}, /* LocalObjectReference */
 };
-static const sk__pb_field f144[] = { /* k8s.io.api.core.v1.ClientIPConfig */
+static const sk__pb_field f171[] = { /* k8s.io.api.core.v1.ClientIPConfig */
 	{1, "timeoutSeconds", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f145[] = { /* k8s.io.api.core.v1.ClusterTrustBundleProjection */
+static const sk__pb_field f172[] = { /* k8s.io.api.core.v1.ClusterTrustBundleProjection */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "signerName", SK__PB_STRING, K, -1},
-	{3, "labelSelector", SK__PB_MSG, K, 458}, /* LabelSelector */
+	{3, "labelSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
 	{4, "path", SK__PB_STRING, K, -1},
 	{5, "optional", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f146[] = { /* k8s.io.api.core.v1.ComponentCondition */
+static const sk__pb_field f173[] = { /* k8s.io.api.core.v1.ComponentCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
 	{3, "message", SK__PB_STRING, 0, -1},
 	{4, "error", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f147[] = { /* k8s.io.api.core.v1.ComponentStatus */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "conditions", SK__PB_MSG, R, 146}, /* ComponentCondition */
+static const sk__pb_field f174[] = { /* k8s.io.api.core.v1.ComponentStatus */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "conditions", SK__PB_MSG, R, 173}, /* ComponentCondition */
 };
-static const sk__pb_field f148[] = { /* k8s.io.api.core.v1.ComponentStatusList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 147}, /* ComponentStatus */
+static const sk__pb_field f175[] = { /* k8s.io.api.core.v1.ComponentStatusList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 174}, /* ComponentStatus */
 };
-static const sk__pb_field f149[] = { /* k8s.io.api.core.v1.ConfigMap */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
+static const sk__pb_field f176[] = { /* k8s.io.api.core.v1.ConfigMap */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
 	{2, "data", SK__PB_STRING, M, -1},
 	{3, "binaryData", SK__PB_BYTES, M, -1},
 	{4, "immutable", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f150[] = { /* k8s.io.api.core.v1.ConfigMapEnvSource */
-	{1, "", SK__PB_MSG, K|I, 215}, /* LocalObjectReference */
+static const sk__pb_field f177[] = { /* k8s.io.api.core.v1.ConfigMapEnvSource */
+	{1, "", SK__PB_MSG, K|I, 242}, /* LocalObjectReference */
 	{2, "optional", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f151[] = { /* k8s.io.api.core.v1.ConfigMapKeySelector */
-	{1, "", SK__PB_MSG, K|I, 215}, /* LocalObjectReference */
+static const sk__pb_field f178[] = { /* k8s.io.api.core.v1.ConfigMapKeySelector */
+	{1, "", SK__PB_MSG, K|I, 242}, /* LocalObjectReference */
 	{2, "key", SK__PB_STRING, K, -1},
 	{3, "optional", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f152[] = { /* k8s.io.api.core.v1.ConfigMapList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 149}, /* ConfigMap */
+static const sk__pb_field f179[] = { /* k8s.io.api.core.v1.ConfigMapList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 176}, /* ConfigMap */
 };
-static const sk__pb_field f153[] = { /* k8s.io.api.core.v1.ConfigMapNodeConfigSource */
+static const sk__pb_field f180[] = { /* k8s.io.api.core.v1.ConfigMapNodeConfigSource */
 	{1, "namespace", SK__PB_STRING, K, -1},
 	{2, "name", SK__PB_STRING, K, -1},
 	{3, "uid", SK__PB_STRING, 0, -1},
 	{4, "resourceVersion", SK__PB_STRING, 0, -1},
 	{5, "kubeletConfigKey", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f154[] = { /* k8s.io.api.core.v1.ConfigMapProjection */
-	{1, "", SK__PB_MSG, K|I, 215}, /* LocalObjectReference */
-	{2, "items", SK__PB_MSG, R, 204}, /* KeyToPath */
+static const sk__pb_field f181[] = { /* k8s.io.api.core.v1.ConfigMapProjection */
+	{1, "", SK__PB_MSG, K|I, 242}, /* LocalObjectReference */
+	{2, "items", SK__PB_MSG, R, 231}, /* KeyToPath */
 	{4, "optional", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f155[] = { /* k8s.io.api.core.v1.ConfigMapVolumeSource */
-	{1, "", SK__PB_MSG, K|I, 215}, /* LocalObjectReference */
-	{2, "items", SK__PB_MSG, R, 204}, /* KeyToPath */
+static const sk__pb_field f182[] = { /* k8s.io.api.core.v1.ConfigMapVolumeSource */
+	{1, "", SK__PB_MSG, K|I, 242}, /* LocalObjectReference */
+	{2, "items", SK__PB_MSG, R, 231}, /* KeyToPath */
 	{3, "defaultMode", SK__PB_INT32, K, -1},
 	{4, "optional", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f156[] = { /* k8s.io.api.core.v1.Container */
+static const sk__pb_field f183[] = { /* k8s.io.api.core.v1.Container */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "image", SK__PB_STRING, 0, -1},
 	{3, "command", SK__PB_STRING, R, -1},
 	{4, "args", SK__PB_STRING, R, -1},
 	{5, "workingDir", SK__PB_STRING, 0, -1},
-	{6, "ports", SK__PB_MSG, R, 158}, /* ContainerPort */
-	{7, "env", SK__PB_MSG, R, 177}, /* EnvVar */
-	{8, "resources", SK__PB_MSG, 0, 308}, /* ResourceRequirements */
-	{9, "volumeMounts", SK__PB_MSG, R, 349}, /* VolumeMount */
-	{10, "livenessProbe", SK__PB_MSG, K, 289}, /* Probe */
-	{11, "readinessProbe", SK__PB_MSG, K, 289}, /* Probe */
-	{12, "lifecycle", SK__PB_MSG, K, 205}, /* Lifecycle */
+	{6, "ports", SK__PB_MSG, R, 185}, /* ContainerPort */
+	{7, "env", SK__PB_MSG, R, 204}, /* EnvVar */
+	{8, "resources", SK__PB_MSG, 0, 335}, /* ResourceRequirements */
+	{9, "volumeMounts", SK__PB_MSG, R, 376}, /* VolumeMount */
+	{10, "livenessProbe", SK__PB_MSG, K, 316}, /* Probe */
+	{11, "readinessProbe", SK__PB_MSG, K, 316}, /* Probe */
+	{12, "lifecycle", SK__PB_MSG, K, 232}, /* Lifecycle */
 	{13, "terminationMessagePath", SK__PB_STRING, 0, -1},
 	{14, "imagePullPolicy", SK__PB_STRING, 0, -1},
-	{15, "securityContext", SK__PB_MSG, K, 323}, /* SecurityContext */
+	{15, "securityContext", SK__PB_MSG, K, 350}, /* SecurityContext */
 	{16, "stdin", SK__PB_BOOL, 0, -1},
 	{17, "stdinOnce", SK__PB_BOOL, 0, -1},
 	{18, "tty", SK__PB_BOOL, 0, -1},
-	{19, "envFrom", SK__PB_MSG, R, 176}, /* EnvFromSource */
+	{19, "envFrom", SK__PB_MSG, R, 203}, /* EnvFromSource */
 	{20, "terminationMessagePolicy", SK__PB_STRING, 0, -1},
-	{21, "volumeDevices", SK__PB_MSG, R, 348}, /* VolumeDevice */
-	{22, "startupProbe", SK__PB_MSG, K, 289}, /* Probe */
-	{23, "resizePolicy", SK__PB_MSG, R, 159}, /* ContainerResizePolicy */
+	{21, "volumeDevices", SK__PB_MSG, R, 375}, /* VolumeDevice */
+	{22, "startupProbe", SK__PB_MSG, K, 316}, /* Probe */
+	{23, "resizePolicy", SK__PB_MSG, R, 186}, /* ContainerResizePolicy */
 	{24, "restartPolicy", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f157[] = { /* k8s.io.api.core.v1.ContainerImage */
+static const sk__pb_field f184[] = { /* k8s.io.api.core.v1.ContainerImage */
 	{1, "names", SK__PB_STRING, R|K, -1},
 	{2, "sizeBytes", SK__PB_INT64, 0, -1},
 };
-static const sk__pb_field f158[] = { /* k8s.io.api.core.v1.ContainerPort */
+static const sk__pb_field f185[] = { /* k8s.io.api.core.v1.ContainerPort */
 	{1, "name", SK__PB_STRING, 0, -1},
 	{2, "hostPort", SK__PB_INT32, 0, -1},
 	{3, "containerPort", SK__PB_INT32, K, -1},
 	{4, "protocol", SK__PB_STRING, 0, -1},
 	{5, "hostIP", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f159[] = { /* k8s.io.api.core.v1.ContainerResizePolicy */
+static const sk__pb_field f186[] = { /* k8s.io.api.core.v1.ContainerResizePolicy */
 	{1, "resourceName", SK__PB_STRING, K, -1},
 	{2, "restartPolicy", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f160[] = { /* k8s.io.api.core.v1.ContainerState */
-	{1, "waiting", SK__PB_MSG, K, 163}, /* ContainerStateWaiting */
-	{2, "running", SK__PB_MSG, K, 161}, /* ContainerStateRunning */
-	{3, "terminated", SK__PB_MSG, K, 162}, /* ContainerStateTerminated */
+static const sk__pb_field f187[] = { /* k8s.io.api.core.v1.ContainerState */
+	{1, "waiting", SK__PB_MSG, K, 190}, /* ContainerStateWaiting */
+	{2, "running", SK__PB_MSG, K, 188}, /* ContainerStateRunning */
+	{3, "terminated", SK__PB_MSG, K, 189}, /* ContainerStateTerminated */
 };
-static const sk__pb_field f161[] = { /* k8s.io.api.core.v1.ContainerStateRunning */
-	{1, "startedAt", SK__PB_MSG, 0, 478}, /* Time */
+static const sk__pb_field f188[] = { /* k8s.io.api.core.v1.ContainerStateRunning */
+	{1, "startedAt", SK__PB_MSG, 0, 505}, /* Time */
 };
-static const sk__pb_field f162[] = { /* k8s.io.api.core.v1.ContainerStateTerminated */
+static const sk__pb_field f189[] = { /* k8s.io.api.core.v1.ContainerStateTerminated */
 	{1, "exitCode", SK__PB_INT32, K, -1},
 	{2, "signal", SK__PB_INT32, 0, -1},
 	{3, "reason", SK__PB_STRING, 0, -1},
 	{4, "message", SK__PB_STRING, 0, -1},
-	{5, "startedAt", SK__PB_MSG, 0, 478}, /* Time */
-	{6, "finishedAt", SK__PB_MSG, 0, 478}, /* Time */
+	{5, "startedAt", SK__PB_MSG, 0, 505}, /* Time */
+	{6, "finishedAt", SK__PB_MSG, 0, 505}, /* Time */
 	{7, "containerID", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f163[] = { /* k8s.io.api.core.v1.ContainerStateWaiting */
+static const sk__pb_field f190[] = { /* k8s.io.api.core.v1.ContainerStateWaiting */
 	{1, "reason", SK__PB_STRING, 0, -1},
 	{2, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f164[] = { /* k8s.io.api.core.v1.ContainerStatus */
+static const sk__pb_field f191[] = { /* k8s.io.api.core.v1.ContainerStatus */
 	{1, "name", SK__PB_STRING, K, -1},
-	{2, "state", SK__PB_MSG, 0, 160}, /* ContainerState */
-	{3, "lastState", SK__PB_MSG, 0, 160}, /* ContainerState */
+	{2, "state", SK__PB_MSG, 0, 187}, /* ContainerState */
+	{3, "lastState", SK__PB_MSG, 0, 187}, /* ContainerState */
 	{4, "ready", SK__PB_BOOL, K, -1},
 	{5, "restartCount", SK__PB_INT32, K, -1},
 	{6, "image", SK__PB_STRING, K, -1},
 	{7, "imageID", SK__PB_STRING, K, -1},
 	{8, "containerID", SK__PB_STRING, 0, -1},
 	{9, "started", SK__PB_BOOL, K, -1},
-	{10, "allocatedResources", SK__PB_MSG, M, 437}, /* Quantity */
-	{11, "resources", SK__PB_MSG, K, 308}, /* ResourceRequirements */
-	{12, "volumeMounts", SK__PB_MSG, R, 350}, /* VolumeMountStatus */
-	{13, "user", SK__PB_MSG, K, 165}, /* ContainerUser */
-	{14, "allocatedResourcesStatus", SK__PB_MSG, R, 309}, /* ResourceStatus */
+	{10, "allocatedResources", SK__PB_MSG, M, 464}, /* Quantity */
+	{11, "resources", SK__PB_MSG, K, 335}, /* ResourceRequirements */
+	{12, "volumeMounts", SK__PB_MSG, R, 377}, /* VolumeMountStatus */
+	{13, "user", SK__PB_MSG, K, 192}, /* ContainerUser */
+	{14, "allocatedResourcesStatus", SK__PB_MSG, R, 336}, /* ResourceStatus */
 };
-static const sk__pb_field f165[] = { /* k8s.io.api.core.v1.ContainerUser */
-	{1, "linux", SK__PB_MSG, K, 211}, /* LinuxContainerUser */
+static const sk__pb_field f192[] = { /* k8s.io.api.core.v1.ContainerUser */
+	{1, "linux", SK__PB_MSG, K, 238}, /* LinuxContainerUser */
 };
-static const sk__pb_field f166[] = { /* k8s.io.api.core.v1.DaemonEndpoint */
+static const sk__pb_field f193[] = { /* k8s.io.api.core.v1.DaemonEndpoint */
 	{1, "Port", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f167[] = { /* k8s.io.api.core.v1.DownwardAPIProjection */
-	{1, "items", SK__PB_MSG, R, 168}, /* DownwardAPIVolumeFile */
+static const sk__pb_field f194[] = { /* k8s.io.api.core.v1.DownwardAPIProjection */
+	{1, "items", SK__PB_MSG, R, 195}, /* DownwardAPIVolumeFile */
 };
-static const sk__pb_field f168[] = { /* k8s.io.api.core.v1.DownwardAPIVolumeFile */
+static const sk__pb_field f195[] = { /* k8s.io.api.core.v1.DownwardAPIVolumeFile */
 	{1, "path", SK__PB_STRING, K, -1},
-	{2, "fieldRef", SK__PB_MSG, K, 242}, /* ObjectFieldSelector */
-	{3, "resourceFieldRef", SK__PB_MSG, K, 302}, /* ResourceFieldSelector */
+	{2, "fieldRef", SK__PB_MSG, K, 269}, /* ObjectFieldSelector */
+	{3, "resourceFieldRef", SK__PB_MSG, K, 329}, /* ResourceFieldSelector */
 	{4, "mode", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f169[] = { /* k8s.io.api.core.v1.DownwardAPIVolumeSource */
-	{1, "items", SK__PB_MSG, R, 168}, /* DownwardAPIVolumeFile */
+static const sk__pb_field f196[] = { /* k8s.io.api.core.v1.DownwardAPIVolumeSource */
+	{1, "items", SK__PB_MSG, R, 195}, /* DownwardAPIVolumeFile */
 	{2, "defaultMode", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f170[] = { /* k8s.io.api.core.v1.EmptyDirVolumeSource */
+static const sk__pb_field f197[] = { /* k8s.io.api.core.v1.EmptyDirVolumeSource */
 	{1, "medium", SK__PB_STRING, 0, -1},
-	{2, "sizeLimit", SK__PB_MSG, K, 437}, /* Quantity */
+	{2, "sizeLimit", SK__PB_MSG, K, 464}, /* Quantity */
 };
-static const sk__pb_field f171[] = { /* k8s.io.api.core.v1.EndpointAddress */
+static const sk__pb_field f198[] = { /* k8s.io.api.core.v1.EndpointAddress */
 	{1, "ip", SK__PB_STRING, K, -1},
-	{2, "targetRef", SK__PB_MSG, K, 243}, /* ObjectReference */
+	{2, "targetRef", SK__PB_MSG, K, 270}, /* ObjectReference */
 	{3, "hostname", SK__PB_STRING, 0, -1},
 	{4, "nodeName", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f172[] = { /* k8s.io.api.core.v1.EndpointPort */
+static const sk__pb_field f199[] = { /* k8s.io.api.core.v1.EndpointPort */
 	{1, "name", SK__PB_STRING, 0, -1},
 	{2, "port", SK__PB_INT32, K, -1},
 	{3, "protocol", SK__PB_STRING, 0, -1},
 	{4, "appProtocol", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f173[] = { /* k8s.io.api.core.v1.EndpointSubset */
-	{1, "addresses", SK__PB_MSG, R, 171}, /* EndpointAddress */
-	{2, "notReadyAddresses", SK__PB_MSG, R, 171}, /* EndpointAddress */
-	{3, "ports", SK__PB_MSG, R, 172}, /* EndpointPort */
+static const sk__pb_field f200[] = { /* k8s.io.api.core.v1.EndpointSubset */
+	{1, "addresses", SK__PB_MSG, R, 198}, /* EndpointAddress */
+	{2, "notReadyAddresses", SK__PB_MSG, R, 198}, /* EndpointAddress */
+	{3, "ports", SK__PB_MSG, R, 199}, /* EndpointPort */
 };
-static const sk__pb_field f174[] = { /* k8s.io.api.core.v1.Endpoints */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "subsets", SK__PB_MSG, R, 173}, /* EndpointSubset */
+static const sk__pb_field f201[] = { /* k8s.io.api.core.v1.Endpoints */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "subsets", SK__PB_MSG, R, 200}, /* EndpointSubset */
 };
-static const sk__pb_field f175[] = { /* k8s.io.api.core.v1.EndpointsList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 174}, /* Endpoints */
+static const sk__pb_field f202[] = { /* k8s.io.api.core.v1.EndpointsList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 201}, /* Endpoints */
 };
-static const sk__pb_field f176[] = { /* k8s.io.api.core.v1.EnvFromSource */
+static const sk__pb_field f203[] = { /* k8s.io.api.core.v1.EnvFromSource */
 	{1, "prefix", SK__PB_STRING, 0, -1},
-	{2, "configMapRef", SK__PB_MSG, K, 150}, /* ConfigMapEnvSource */
-	{3, "secretRef", SK__PB_MSG, K, 317}, /* SecretEnvSource */
+	{2, "configMapRef", SK__PB_MSG, K, 177}, /* ConfigMapEnvSource */
+	{3, "secretRef", SK__PB_MSG, K, 344}, /* SecretEnvSource */
 };
-static const sk__pb_field f177[] = { /* k8s.io.api.core.v1.EnvVar */
+static const sk__pb_field f204[] = { /* k8s.io.api.core.v1.EnvVar */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "value", SK__PB_STRING, 0, -1},
-	{3, "valueFrom", SK__PB_MSG, K, 178}, /* EnvVarSource */
+	{3, "valueFrom", SK__PB_MSG, K, 205}, /* EnvVarSource */
 };
-static const sk__pb_field f178[] = { /* k8s.io.api.core.v1.EnvVarSource */
-	{1, "fieldRef", SK__PB_MSG, K, 242}, /* ObjectFieldSelector */
-	{2, "resourceFieldRef", SK__PB_MSG, K, 302}, /* ResourceFieldSelector */
-	{3, "configMapKeyRef", SK__PB_MSG, K, 151}, /* ConfigMapKeySelector */
-	{4, "secretKeyRef", SK__PB_MSG, K, 318}, /* SecretKeySelector */
+static const sk__pb_field f205[] = { /* k8s.io.api.core.v1.EnvVarSource */
+	{1, "fieldRef", SK__PB_MSG, K, 269}, /* ObjectFieldSelector */
+	{2, "resourceFieldRef", SK__PB_MSG, K, 329}, /* ResourceFieldSelector */
+	{3, "configMapKeyRef", SK__PB_MSG, K, 178}, /* ConfigMapKeySelector */
+	{4, "secretKeyRef", SK__PB_MSG, K, 345}, /* SecretKeySelector */
 };
-static const sk__pb_field f179[] = { /* k8s.io.api.core.v1.EphemeralContainer */
-	{1, "", SK__PB_MSG, K|I, 180}, /* EphemeralContainerCommon */
+static const sk__pb_field f206[] = { /* k8s.io.api.core.v1.EphemeralContainer */
+	{1, "", SK__PB_MSG, K|I, 207}, /* EphemeralContainerCommon */
 	{2, "targetContainerName", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f180[] = { /* k8s.io.api.core.v1.EphemeralContainerCommon */
+static const sk__pb_field f207[] = { /* k8s.io.api.core.v1.EphemeralContainerCommon */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "image", SK__PB_STRING, 0, -1},
 	{3, "command", SK__PB_STRING, R, -1},
 	{4, "args", SK__PB_STRING, R, -1},
 	{5, "workingDir", SK__PB_STRING, 0, -1},
-	{6, "ports", SK__PB_MSG, R, 158}, /* ContainerPort */
-	{7, "env", SK__PB_MSG, R, 177}, /* EnvVar */
-	{8, "resources", SK__PB_MSG, 0, 308}, /* ResourceRequirements */
-	{9, "volumeMounts", SK__PB_MSG, R, 349}, /* VolumeMount */
-	{10, "livenessProbe", SK__PB_MSG, K, 289}, /* Probe */
-	{11, "readinessProbe", SK__PB_MSG, K, 289}, /* Probe */
-	{12, "lifecycle", SK__PB_MSG, K, 205}, /* Lifecycle */
+	{6, "ports", SK__PB_MSG, R, 185}, /* ContainerPort */
+	{7, "env", SK__PB_MSG, R, 204}, /* EnvVar */
+	{8, "resources", SK__PB_MSG, 0, 335}, /* ResourceRequirements */
+	{9, "volumeMounts", SK__PB_MSG, R, 376}, /* VolumeMount */
+	{10, "livenessProbe", SK__PB_MSG, K, 316}, /* Probe */
+	{11, "readinessProbe", SK__PB_MSG, K, 316}, /* Probe */
+	{12, "lifecycle", SK__PB_MSG, K, 232}, /* Lifecycle */
 	{13, "terminationMessagePath", SK__PB_STRING, 0, -1},
 	{14, "imagePullPolicy", SK__PB_STRING, 0, -1},
-	{15, "securityContext", SK__PB_MSG, K, 323}, /* SecurityContext */
+	{15, "securityContext", SK__PB_MSG, K, 350}, /* SecurityContext */
 	{16, "stdin", SK__PB_BOOL, 0, -1},
 	{17, "stdinOnce", SK__PB_BOOL, 0, -1},
 	{18, "tty", SK__PB_BOOL, 0, -1},
-	{19, "envFrom", SK__PB_MSG, R, 176}, /* EnvFromSource */
+	{19, "envFrom", SK__PB_MSG, R, 203}, /* EnvFromSource */
 	{20, "terminationMessagePolicy", SK__PB_STRING, 0, -1},
-	{21, "volumeDevices", SK__PB_MSG, R, 348}, /* VolumeDevice */
-	{22, "startupProbe", SK__PB_MSG, K, 289}, /* Probe */
-	{23, "resizePolicy", SK__PB_MSG, R, 159}, /* ContainerResizePolicy */
+	{21, "volumeDevices", SK__PB_MSG, R, 375}, /* VolumeDevice */
+	{22, "startupProbe", SK__PB_MSG, K, 316}, /* Probe */
+	{23, "resizePolicy", SK__PB_MSG, R, 186}, /* ContainerResizePolicy */
 	{24, "restartPolicy", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f181[] = { /* k8s.io.api.core.v1.EphemeralVolumeSource */
-	{1, "volumeClaimTemplate", SK__PB_MSG, K, 250}, /* PersistentVolumeClaimTemplate */
+static const sk__pb_field f208[] = { /* k8s.io.api.core.v1.EphemeralVolumeSource */
+	{1, "volumeClaimTemplate", SK__PB_MSG, K, 277}, /* PersistentVolumeClaimTemplate */
 };
-static const sk__pb_field f182[] = { /* k8s.io.api.core.v1.Event */
-	{1, "metadata", SK__PB_MSG, K, 465}, /* ObjectMeta */
-	{2, "involvedObject", SK__PB_MSG, K, 243}, /* ObjectReference */
+static const sk__pb_field f209[] = { /* k8s.io.api.core.v1.Event */
+	{1, "metadata", SK__PB_MSG, K, 492}, /* ObjectMeta */
+	{2, "involvedObject", SK__PB_MSG, K, 270}, /* ObjectReference */
 	{3, "reason", SK__PB_STRING, 0, -1},
 	{4, "message", SK__PB_STRING, 0, -1},
-	{5, "source", SK__PB_MSG, 0, 185}, /* EventSource */
-	{6, "firstTimestamp", SK__PB_MSG, 0, 478}, /* Time */
-	{7, "lastTimestamp", SK__PB_MSG, 0, 478}, /* Time */
+	{5, "source", SK__PB_MSG, 0, 212}, /* EventSource */
+	{6, "firstTimestamp", SK__PB_MSG, 0, 505}, /* Time */
+	{7, "lastTimestamp", SK__PB_MSG, 0, 505}, /* Time */
 	{8, "count", SK__PB_INT32, 0, -1},
 	{9, "type", SK__PB_STRING, 0, -1},
-	{10, "eventTime", SK__PB_MSG, 0, 464}, /* MicroTime */
-	{11, "series", SK__PB_MSG, K, 184}, /* EventSeries */
+	{10, "eventTime", SK__PB_MSG, 0, 491}, /* MicroTime */
+	{11, "series", SK__PB_MSG, K, 211}, /* EventSeries */
 	{12, "action", SK__PB_STRING, 0, -1},
-	{13, "related", SK__PB_MSG, K, 243}, /* ObjectReference */
+	{13, "related", SK__PB_MSG, K, 270}, /* ObjectReference */
 	{14, "reportingComponent", SK__PB_STRING, K, -1},
 	{15, "reportingInstance", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f183[] = { /* k8s.io.api.core.v1.EventList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 182}, /* Event */
+static const sk__pb_field f210[] = { /* k8s.io.api.core.v1.EventList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 209}, /* Event */
 };
-static const sk__pb_field f184[] = { /* k8s.io.api.core.v1.EventSeries */
+static const sk__pb_field f211[] = { /* k8s.io.api.core.v1.EventSeries */
 	{1, "count", SK__PB_INT32, 0, -1},
-	{2, "lastObservedTime", SK__PB_MSG, 0, 464}, /* MicroTime */
+	{2, "lastObservedTime", SK__PB_MSG, 0, 491}, /* MicroTime */
 };
-static const sk__pb_field f185[] = { /* k8s.io.api.core.v1.EventSource */
+static const sk__pb_field f212[] = { /* k8s.io.api.core.v1.EventSource */
 	{1, "component", SK__PB_STRING, 0, -1},
 	{2, "host", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f186[] = { /* k8s.io.api.core.v1.ExecAction */
+static const sk__pb_field f213[] = { /* k8s.io.api.core.v1.ExecAction */
 	{1, "command", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f187[] = { /* k8s.io.api.core.v1.FCVolumeSource */
+static const sk__pb_field f214[] = { /* k8s.io.api.core.v1.FCVolumeSource */
 	{1, "targetWWNs", SK__PB_STRING, R, -1},
 	{2, "lun", SK__PB_INT32, K, -1},
 	{3, "fsType", SK__PB_STRING, 0, -1},
 	{4, "readOnly", SK__PB_BOOL, 0, -1},
 	{5, "wwids", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f188[] = { /* k8s.io.api.core.v1.FlexPersistentVolumeSource */
+static const sk__pb_field f215[] = { /* k8s.io.api.core.v1.FlexPersistentVolumeSource */
 	{1, "driver", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, 0, -1},
-	{3, "secretRef", SK__PB_MSG, K, 321}, /* SecretReference */
+	{3, "secretRef", SK__PB_MSG, K, 348}, /* SecretReference */
 	{4, "readOnly", SK__PB_BOOL, 0, -1},
 	{5, "options", SK__PB_STRING, M, -1},
 };
-static const sk__pb_field f189[] = { /* k8s.io.api.core.v1.FlexVolumeSource */
+static const sk__pb_field f216[] = { /* k8s.io.api.core.v1.FlexVolumeSource */
 	{1, "driver", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, 0, -1},
-	{3, "secretRef", SK__PB_MSG, K, 215}, /* LocalObjectReference */
+	{3, "secretRef", SK__PB_MSG, K, 242}, /* LocalObjectReference */
 	{4, "readOnly", SK__PB_BOOL, 0, -1},
 	{5, "options", SK__PB_STRING, M, -1},
 };
-static const sk__pb_field f190[] = { /* k8s.io.api.core.v1.FlockerVolumeSource */
+static const sk__pb_field f217[] = { /* k8s.io.api.core.v1.FlockerVolumeSource */
 	{1, "datasetName", SK__PB_STRING, 0, -1},
 	{2, "datasetUUID", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f191[] = { /* k8s.io.api.core.v1.GCEPersistentDiskVolumeSource */
+static const sk__pb_field f218[] = { /* k8s.io.api.core.v1.GCEPersistentDiskVolumeSource */
 	{1, "pdName", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, 0, -1},
 	{3, "partition", SK__PB_INT32, 0, -1},
 	{4, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f192[] = { /* k8s.io.api.core.v1.GRPCAction */
+static const sk__pb_field f219[] = { /* k8s.io.api.core.v1.GRPCAction */
 	{1, "port", SK__PB_INT32, K, -1},
 	{2, "service", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f193[] = { /* k8s.io.api.core.v1.GitRepoVolumeSource */
+static const sk__pb_field f220[] = { /* k8s.io.api.core.v1.GitRepoVolumeSource */
 	{1, "repository", SK__PB_STRING, K, -1},
 	{2, "revision", SK__PB_STRING, 0, -1},
 	{3, "directory", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f194[] = { /* k8s.io.api.core.v1.GlusterfsPersistentVolumeSource */
+static const sk__pb_field f221[] = { /* k8s.io.api.core.v1.GlusterfsPersistentVolumeSource */
 	{1, "endpoints", SK__PB_STRING, K, -1},
 	{2, "path", SK__PB_STRING, K, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
 	{4, "endpointsNamespace", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f195[] = { /* k8s.io.api.core.v1.GlusterfsVolumeSource */
+static const sk__pb_field f222[] = { /* k8s.io.api.core.v1.GlusterfsVolumeSource */
 	{1, "endpoints", SK__PB_STRING, K, -1},
 	{2, "path", SK__PB_STRING, K, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f196[] = { /* k8s.io.api.core.v1.HTTPGetAction */
+static const sk__pb_field f223[] = { /* k8s.io.api.core.v1.HTTPGetAction */
 	{1, "path", SK__PB_STRING, 0, -1},
-	{2, "port", SK__PB_MSG, K, 487}, /* IntOrString */
+	{2, "port", SK__PB_MSG, K, 514}, /* IntOrString */
 	{3, "host", SK__PB_STRING, 0, -1},
 	{4, "scheme", SK__PB_STRING, 0, -1},
-	{5, "httpHeaders", SK__PB_MSG, R, 197}, /* HTTPHeader */
+	{5, "httpHeaders", SK__PB_MSG, R, 224}, /* HTTPHeader */
 };
-static const sk__pb_field f197[] = { /* k8s.io.api.core.v1.HTTPHeader */
+static const sk__pb_field f224[] = { /* k8s.io.api.core.v1.HTTPHeader */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "value", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f198[] = { /* k8s.io.api.core.v1.HostAlias */
+static const sk__pb_field f225[] = { /* k8s.io.api.core.v1.HostAlias */
 	{1, "ip", SK__PB_STRING, K, -1},
 	{2, "hostnames", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f199[] = { /* k8s.io.api.core.v1.HostIP */
+static const sk__pb_field f226[] = { /* k8s.io.api.core.v1.HostIP */
 	{1, "ip", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f200[] = { /* k8s.io.api.core.v1.HostPathVolumeSource */
+static const sk__pb_field f227[] = { /* k8s.io.api.core.v1.HostPathVolumeSource */
 	{1, "path", SK__PB_STRING, K, -1},
 	{2, "type", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f201[] = { /* k8s.io.api.core.v1.ISCSIPersistentVolumeSource */
+static const sk__pb_field f228[] = { /* k8s.io.api.core.v1.ISCSIPersistentVolumeSource */
 	{1, "targetPortal", SK__PB_STRING, K, -1},
 	{2, "iqn", SK__PB_STRING, K, -1},
 	{3, "lun", SK__PB_INT32, K, -1},
@@ -1180,11 +1327,11 @@ static const sk__pb_field f201[] = { /* k8s.io.api.core.v1.ISCSIPersistentVolume
 	{6, "readOnly", SK__PB_BOOL, 0, -1},
 	{7, "portals", SK__PB_STRING, R, -1},
 	{8, "chapAuthDiscovery", SK__PB_BOOL, 0, -1},
-	{10, "secretRef", SK__PB_MSG, K, 321}, /* SecretReference */
+	{10, "secretRef", SK__PB_MSG, K, 348}, /* SecretReference */
 	{11, "chapAuthSession", SK__PB_BOOL, 0, -1},
 	{12, "initiatorName", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f202[] = { /* k8s.io.api.core.v1.ISCSIVolumeSource */
+static const sk__pb_field f229[] = { /* k8s.io.api.core.v1.ISCSIVolumeSource */
 	{1, "targetPortal", SK__PB_STRING, K, -1},
 	{2, "iqn", SK__PB_STRING, K, -1},
 	{3, "lun", SK__PB_INT32, K, -1},
@@ -1193,193 +1340,193 @@ static const sk__pb_field f202[] = { /* k8s.io.api.core.v1.ISCSIVolumeSource */
 	{6, "readOnly", SK__PB_BOOL, 0, -1},
 	{7, "portals", SK__PB_STRING, R, -1},
 	{8, "chapAuthDiscovery", SK__PB_BOOL, 0, -1},
-	{10, "secretRef", SK__PB_MSG, K, 215}, /* LocalObjectReference */
+	{10, "secretRef", SK__PB_MSG, K, 242}, /* LocalObjectReference */
 	{11, "chapAuthSession", SK__PB_BOOL, 0, -1},
 	{12, "initiatorName", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f203[] = { /* k8s.io.api.core.v1.ImageVolumeSource */
+static const sk__pb_field f230[] = { /* k8s.io.api.core.v1.ImageVolumeSource */
 	{1, "reference", SK__PB_STRING, 0, -1},
 	{2, "pullPolicy", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f204[] = { /* k8s.io.api.core.v1.KeyToPath */
+static const sk__pb_field f231[] = { /* k8s.io.api.core.v1.KeyToPath */
 	{1, "key", SK__PB_STRING, K, -1},
 	{2, "path", SK__PB_STRING, K, -1},
 	{3, "mode", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f205[] = { /* k8s.io.api.core.v1.Lifecycle */
-	{1, "postStart", SK__PB_MSG, K, 206}, /* LifecycleHandler */
-	{2, "preStop", SK__PB_MSG, K, 206}, /* LifecycleHandler */
+static const sk__pb_field f232[] = { /* k8s.io.api.core.v1.Lifecycle */
+	{1, "postStart", SK__PB_MSG, K, 233}, /* LifecycleHandler */
+	{2, "preStop", SK__PB_MSG, K, 233}, /* LifecycleHandler */
 };
-static const sk__pb_field f206[] = { /* k8s.io.api.core.v1.LifecycleHandler */
-	{1, "exec", SK__PB_MSG, K, 186}, /* ExecAction */
-	{2, "httpGet", SK__PB_MSG, K, 196}, /* HTTPGetAction */
-	{3, "tcpSocket", SK__PB_MSG, K, 339}, /* TCPSocketAction */
-	{4, "sleep", SK__PB_MSG, K, 335}, /* SleepAction */
+static const sk__pb_field f233[] = { /* k8s.io.api.core.v1.LifecycleHandler */
+	{1, "exec", SK__PB_MSG, K, 213}, /* ExecAction */
+	{2, "httpGet", SK__PB_MSG, K, 223}, /* HTTPGetAction */
+	{3, "tcpSocket", SK__PB_MSG, K, 366}, /* TCPSocketAction */
+	{4, "sleep", SK__PB_MSG, K, 362}, /* SleepAction */
 };
-static const sk__pb_field f207[] = { /* k8s.io.api.core.v1.LimitRange */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 210}, /* LimitRangeSpec */
+static const sk__pb_field f234[] = { /* k8s.io.api.core.v1.LimitRange */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 237}, /* LimitRangeSpec */
 };
-static const sk__pb_field f208[] = { /* k8s.io.api.core.v1.LimitRangeItem */
+static const sk__pb_field f235[] = { /* k8s.io.api.core.v1.LimitRangeItem */
 	{1, "type", SK__PB_STRING, K, -1},
-	{2, "max", SK__PB_MSG, M, 437}, /* Quantity */
-	{3, "min", SK__PB_MSG, M, 437}, /* Quantity */
-	{4, "default", SK__PB_MSG, M, 437}, /* Quantity */
-	{5, "defaultRequest", SK__PB_MSG, M, 437}, /* Quantity */
-	{6, "maxLimitRequestRatio", SK__PB_MSG, M, 437}, /* Quantity */
+	{2, "max", SK__PB_MSG, M, 464}, /* Quantity */
+	{3, "min", SK__PB_MSG, M, 464}, /* Quantity */
+	{4, "default", SK__PB_MSG, M, 464}, /* Quantity */
+	{5, "defaultRequest", SK__PB_MSG, M, 464}, /* Quantity */
+	{6, "maxLimitRequestRatio", SK__PB_MSG, M, 464}, /* Quantity */
 };
-static const sk__pb_field f209[] = { /* k8s.io.api.core.v1.LimitRangeList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 207}, /* LimitRange */
+static const sk__pb_field f236[] = { /* k8s.io.api.core.v1.LimitRangeList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 234}, /* LimitRange */
 };
-static const sk__pb_field f210[] = { /* k8s.io.api.core.v1.LimitRangeSpec */
-	{1, "limits", SK__PB_MSG, R|K, 208}, /* LimitRangeItem */
+static const sk__pb_field f237[] = { /* k8s.io.api.core.v1.LimitRangeSpec */
+	{1, "limits", SK__PB_MSG, R|K, 235}, /* LimitRangeItem */
 };
-static const sk__pb_field f211[] = { /* k8s.io.api.core.v1.LinuxContainerUser */
+static const sk__pb_field f238[] = { /* k8s.io.api.core.v1.LinuxContainerUser */
 	{1, "uid", SK__PB_INT64, K, -1},
 	{2, "gid", SK__PB_INT64, K, -1},
 	{3, "supplementalGroups", SK__PB_INT64, R, -1},
 };
-static const sk__pb_field f212[] = { /* k8s.io.api.core.v1.List */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R, 484}, /* RawExtension */
+static const sk__pb_field f239[] = { /* k8s.io.api.core.v1.List */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R, 511}, /* RawExtension */
 };
-static const sk__pb_field f213[] = { /* k8s.io.api.core.v1.LoadBalancerIngress */
+static const sk__pb_field f240[] = { /* k8s.io.api.core.v1.LoadBalancerIngress */
 	{1, "ip", SK__PB_STRING, 0, -1},
 	{2, "hostname", SK__PB_STRING, 0, -1},
 	{3, "ipMode", SK__PB_STRING, K, -1},
-	{4, "ports", SK__PB_MSG, R, 284}, /* PortStatus */
+	{4, "ports", SK__PB_MSG, R, 311}, /* PortStatus */
 };
-static const sk__pb_field f214[] = { /* k8s.io.api.core.v1.LoadBalancerStatus */
-	{1, "ingress", SK__PB_MSG, R, 213}, /* LoadBalancerIngress */
+static const sk__pb_field f241[] = { /* k8s.io.api.core.v1.LoadBalancerStatus */
+	{1, "ingress", SK__PB_MSG, R, 240}, /* LoadBalancerIngress */
 };
-static const sk__pb_field f215[] = { /* k8s.io.api.core.v1.LocalObjectReference */
+static const sk__pb_field f242[] = { /* k8s.io.api.core.v1.LocalObjectReference */
 	{1, "name", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f216[] = { /* k8s.io.api.core.v1.LocalVolumeSource */
+static const sk__pb_field f243[] = { /* k8s.io.api.core.v1.LocalVolumeSource */
 	{1, "path", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f217[] = { /* k8s.io.api.core.v1.ModifyVolumeStatus */
+static const sk__pb_field f244[] = { /* k8s.io.api.core.v1.ModifyVolumeStatus */
 	{1, "targetVolumeAttributesClassName", SK__PB_STRING, 0, -1},
 	{2, "status", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f218[] = { /* k8s.io.api.core.v1.NFSVolumeSource */
+static const sk__pb_field f245[] = { /* k8s.io.api.core.v1.NFSVolumeSource */
 	{1, "server", SK__PB_STRING, K, -1},
 	{2, "path", SK__PB_STRING, K, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f219[] = { /* k8s.io.api.core.v1.Namespace */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 222}, /* NamespaceSpec */
-	{3, "status", SK__PB_MSG, 0, 223}, /* NamespaceStatus */
+static const sk__pb_field f246[] = { /* k8s.io.api.core.v1.Namespace */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 249}, /* NamespaceSpec */
+	{3, "status", SK__PB_MSG, 0, 250}, /* NamespaceStatus */
 };
-static const sk__pb_field f220[] = { /* k8s.io.api.core.v1.NamespaceCondition */
+static const sk__pb_field f247[] = { /* k8s.io.api.core.v1.NamespaceCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{4, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{4, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{5, "reason", SK__PB_STRING, 0, -1},
 	{6, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f221[] = { /* k8s.io.api.core.v1.NamespaceList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 219}, /* Namespace */
+static const sk__pb_field f248[] = { /* k8s.io.api.core.v1.NamespaceList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 246}, /* Namespace */
 };
-static const sk__pb_field f222[] = { /* k8s.io.api.core.v1.NamespaceSpec */
+static const sk__pb_field f249[] = { /* k8s.io.api.core.v1.NamespaceSpec */
 	{1, "finalizers", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f223[] = { /* k8s.io.api.core.v1.NamespaceStatus */
+static const sk__pb_field f250[] = { /* k8s.io.api.core.v1.NamespaceStatus */
 	{1, "phase", SK__PB_STRING, 0, -1},
-	{2, "conditions", SK__PB_MSG, R, 220}, /* NamespaceCondition */
+	{2, "conditions", SK__PB_MSG, R, 247}, /* NamespaceCondition */
 };
-static const sk__pb_field f224[] = { /* k8s.io.api.core.v1.Node */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 239}, /* NodeSpec */
-	{3, "status", SK__PB_MSG, 0, 240}, /* NodeStatus */
+static const sk__pb_field f251[] = { /* k8s.io.api.core.v1.Node */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 266}, /* NodeSpec */
+	{3, "status", SK__PB_MSG, 0, 267}, /* NodeStatus */
 };
-static const sk__pb_field f225[] = { /* k8s.io.api.core.v1.NodeAddress */
+static const sk__pb_field f252[] = { /* k8s.io.api.core.v1.NodeAddress */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "address", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f226[] = { /* k8s.io.api.core.v1.NodeAffinity */
-	{1, "requiredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, K, 236}, /* NodeSelector */
-	{2, "preferredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 288}, /* PreferredSchedulingTerm */
+static const sk__pb_field f253[] = { /* k8s.io.api.core.v1.NodeAffinity */
+	{1, "requiredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, K, 263}, /* NodeSelector */
+	{2, "preferredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 315}, /* PreferredSchedulingTerm */
 };
-static const sk__pb_field f227[] = { /* k8s.io.api.core.v1.NodeCondition */
+static const sk__pb_field f254[] = { /* k8s.io.api.core.v1.NodeCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastHeartbeatTime", SK__PB_MSG, 0, 478}, /* Time */
-	{4, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{3, "lastHeartbeatTime", SK__PB_MSG, 0, 505}, /* Time */
+	{4, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{5, "reason", SK__PB_STRING, 0, -1},
 	{6, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f228[] = { /* k8s.io.api.core.v1.NodeConfigSource */
-	{2, "configMap", SK__PB_MSG, K, 153}, /* ConfigMapNodeConfigSource */
+static const sk__pb_field f255[] = { /* k8s.io.api.core.v1.NodeConfigSource */
+	{2, "configMap", SK__PB_MSG, K, 180}, /* ConfigMapNodeConfigSource */
 };
-static const sk__pb_field f229[] = { /* k8s.io.api.core.v1.NodeConfigStatus */
-	{1, "assigned", SK__PB_MSG, K, 228}, /* NodeConfigSource */
-	{2, "active", SK__PB_MSG, K, 228}, /* NodeConfigSource */
-	{3, "lastKnownGood", SK__PB_MSG, K, 228}, /* NodeConfigSource */
+static const sk__pb_field f256[] = { /* k8s.io.api.core.v1.NodeConfigStatus */
+	{1, "assigned", SK__PB_MSG, K, 255}, /* NodeConfigSource */
+	{2, "active", SK__PB_MSG, K, 255}, /* NodeConfigSource */
+	{3, "lastKnownGood", SK__PB_MSG, K, 255}, /* NodeConfigSource */
 	{4, "error", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f230[] = { /* k8s.io.api.core.v1.NodeDaemonEndpoints */
-	{1, "kubeletEndpoint", SK__PB_MSG, 0, 166}, /* DaemonEndpoint */
+static const sk__pb_field f257[] = { /* k8s.io.api.core.v1.NodeDaemonEndpoints */
+	{1, "kubeletEndpoint", SK__PB_MSG, 0, 193}, /* DaemonEndpoint */
 };
-static const sk__pb_field f231[] = { /* k8s.io.api.core.v1.NodeFeatures */
+static const sk__pb_field f258[] = { /* k8s.io.api.core.v1.NodeFeatures */
 	{1, "supplementalGroupsPolicy", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f232[] = { /* k8s.io.api.core.v1.NodeList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 224}, /* Node */
+static const sk__pb_field f259[] = { /* k8s.io.api.core.v1.NodeList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 251}, /* Node */
 };
-static const sk__pb_field f233[] = { /* k8s.io.api.core.v1.NodeProxyOptions */
+static const sk__pb_field f260[] = { /* k8s.io.api.core.v1.NodeProxyOptions */
 	{1, "path", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f234[] = { /* k8s.io.api.core.v1.NodeRuntimeHandler */
+static const sk__pb_field f261[] = { /* k8s.io.api.core.v1.NodeRuntimeHandler */
 	{1, "name", SK__PB_STRING, K, -1},
-	{2, "features", SK__PB_MSG, K, 235}, /* NodeRuntimeHandlerFeatures */
+	{2, "features", SK__PB_MSG, K, 262}, /* NodeRuntimeHandlerFeatures */
 };
-static const sk__pb_field f235[] = { /* k8s.io.api.core.v1.NodeRuntimeHandlerFeatures */
+static const sk__pb_field f262[] = { /* k8s.io.api.core.v1.NodeRuntimeHandlerFeatures */
 	{1, "recursiveReadOnlyMounts", SK__PB_BOOL, K, -1},
 	{2, "userNamespaces", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f236[] = { /* k8s.io.api.core.v1.NodeSelector */
-	{1, "nodeSelectorTerms", SK__PB_MSG, R|K, 238}, /* NodeSelectorTerm */
+static const sk__pb_field f263[] = { /* k8s.io.api.core.v1.NodeSelector */
+	{1, "nodeSelectorTerms", SK__PB_MSG, R|K, 265}, /* NodeSelectorTerm */
 };
-static const sk__pb_field f237[] = { /* k8s.io.api.core.v1.NodeSelectorRequirement */
+static const sk__pb_field f264[] = { /* k8s.io.api.core.v1.NodeSelectorRequirement */
 	{1, "key", SK__PB_STRING, K, -1},
 	{2, "operator", SK__PB_STRING, K, -1},
 	{3, "values", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f238[] = { /* k8s.io.api.core.v1.NodeSelectorTerm */
-	{1, "matchExpressions", SK__PB_MSG, R, 237}, /* NodeSelectorRequirement */
-	{2, "matchFields", SK__PB_MSG, R, 237}, /* NodeSelectorRequirement */
+static const sk__pb_field f265[] = { /* k8s.io.api.core.v1.NodeSelectorTerm */
+	{1, "matchExpressions", SK__PB_MSG, R, 264}, /* NodeSelectorRequirement */
+	{2, "matchFields", SK__PB_MSG, R, 264}, /* NodeSelectorRequirement */
 };
-static const sk__pb_field f239[] = { /* k8s.io.api.core.v1.NodeSpec */
+static const sk__pb_field f266[] = { /* k8s.io.api.core.v1.NodeSpec */
 	{1, "podCIDR", SK__PB_STRING, 0, -1},
 	{2, "externalID", SK__PB_STRING, 0, -1},
 	{3, "providerID", SK__PB_STRING, 0, -1},
 	{4, "unschedulable", SK__PB_BOOL, 0, -1},
-	{5, "taints", SK__PB_MSG, R, 340}, /* Taint */
-	{6, "configSource", SK__PB_MSG, K, 228}, /* NodeConfigSource */
+	{5, "taints", SK__PB_MSG, R, 367}, /* Taint */
+	{6, "configSource", SK__PB_MSG, K, 255}, /* NodeConfigSource */
 	{7, "podCIDRs", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f240[] = { /* k8s.io.api.core.v1.NodeStatus */
-	{1, "capacity", SK__PB_MSG, M, 437}, /* Quantity */
-	{2, "allocatable", SK__PB_MSG, M, 437}, /* Quantity */
+static const sk__pb_field f267[] = { /* k8s.io.api.core.v1.NodeStatus */
+	{1, "capacity", SK__PB_MSG, M, 464}, /* Quantity */
+	{2, "allocatable", SK__PB_MSG, M, 464}, /* Quantity */
 	{3, "phase", SK__PB_STRING, 0, -1},
-	{4, "conditions", SK__PB_MSG, R, 227}, /* NodeCondition */
-	{5, "addresses", SK__PB_MSG, R, 225}, /* NodeAddress */
-	{6, "daemonEndpoints", SK__PB_MSG, 0, 230}, /* NodeDaemonEndpoints */
-	{7, "nodeInfo", SK__PB_MSG, 0, 241}, /* NodeSystemInfo */
-	{8, "images", SK__PB_MSG, R, 157}, /* ContainerImage */
+	{4, "conditions", SK__PB_MSG, R, 254}, /* NodeCondition */
+	{5, "addresses", SK__PB_MSG, R, 252}, /* NodeAddress */
+	{6, "daemonEndpoints", SK__PB_MSG, 0, 257}, /* NodeDaemonEndpoints */
+	{7, "nodeInfo", SK__PB_MSG, 0, 268}, /* NodeSystemInfo */
+	{8, "images", SK__PB_MSG, R, 184}, /* ContainerImage */
 	{9, "volumesInUse", SK__PB_STRING, R, -1},
-	{10, "volumesAttached", SK__PB_MSG, R, 131}, /* AttachedVolume */
-	{11, "config", SK__PB_MSG, K, 229}, /* NodeConfigStatus */
-	{12, "runtimeHandlers", SK__PB_MSG, R, 234}, /* NodeRuntimeHandler */
-	{13, "features", SK__PB_MSG, K, 231}, /* NodeFeatures */
+	{10, "volumesAttached", SK__PB_MSG, R, 158}, /* AttachedVolume */
+	{11, "config", SK__PB_MSG, K, 256}, /* NodeConfigStatus */
+	{12, "runtimeHandlers", SK__PB_MSG, R, 261}, /* NodeRuntimeHandler */
+	{13, "features", SK__PB_MSG, K, 258}, /* NodeFeatures */
 };
-static const sk__pb_field f241[] = { /* k8s.io.api.core.v1.NodeSystemInfo */
+static const sk__pb_field f268[] = { /* k8s.io.api.core.v1.NodeSystemInfo */
 	{1, "machineID", SK__PB_STRING, K, -1},
 	{2, "systemUUID", SK__PB_STRING, K, -1},
 	{3, "bootID", SK__PB_STRING, K, -1},
@@ -1391,11 +1538,11 @@ static const sk__pb_field f241[] = { /* k8s.io.api.core.v1.NodeSystemInfo */
 	{9, "operatingSystem", SK__PB_STRING, K, -1},
 	{10, "architecture", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f242[] = { /* k8s.io.api.core.v1.ObjectFieldSelector */
+static const sk__pb_field f269[] = { /* k8s.io.api.core.v1.ObjectFieldSelector */
 	{1, "apiVersion", SK__PB_STRING, 0, -1},
 	{2, "fieldPath", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f243[] = { /* k8s.io.api.core.v1.ObjectReference */
+static const sk__pb_field f270[] = { /* k8s.io.api.core.v1.ObjectReference */
 	{1, "kind", SK__PB_STRING, 0, -1},
 	{2, "namespace", SK__PB_STRING, 0, -1},
 	{3, "name", SK__PB_STRING, 0, -1},
@@ -1404,153 +1551,153 @@ static const sk__pb_field f243[] = { /* k8s.io.api.core.v1.ObjectReference */
 	{6, "resourceVersion", SK__PB_STRING, 0, -1},
 	{7, "fieldPath", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f244[] = { /* k8s.io.api.core.v1.PersistentVolume */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 254}, /* PersistentVolumeSpec */
-	{3, "status", SK__PB_MSG, 0, 255}, /* PersistentVolumeStatus */
+static const sk__pb_field f271[] = { /* k8s.io.api.core.v1.PersistentVolume */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 281}, /* PersistentVolumeSpec */
+	{3, "status", SK__PB_MSG, 0, 282}, /* PersistentVolumeStatus */
 };
-static const sk__pb_field f245[] = { /* k8s.io.api.core.v1.PersistentVolumeClaim */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 248}, /* PersistentVolumeClaimSpec */
-	{3, "status", SK__PB_MSG, 0, 249}, /* PersistentVolumeClaimStatus */
+static const sk__pb_field f272[] = { /* k8s.io.api.core.v1.PersistentVolumeClaim */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 275}, /* PersistentVolumeClaimSpec */
+	{3, "status", SK__PB_MSG, 0, 276}, /* PersistentVolumeClaimStatus */
 };
-static const sk__pb_field f246[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimCondition */
+static const sk__pb_field f273[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastProbeTime", SK__PB_MSG, 0, 478}, /* Time */
-	{4, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{3, "lastProbeTime", SK__PB_MSG, 0, 505}, /* Time */
+	{4, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{5, "reason", SK__PB_STRING, 0, -1},
 	{6, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f247[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 245}, /* PersistentVolumeClaim */
+static const sk__pb_field f274[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 272}, /* PersistentVolumeClaim */
 };
-static const sk__pb_field f248[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimSpec */
+static const sk__pb_field f275[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimSpec */
 	{1, "accessModes", SK__PB_STRING, R, -1},
-	{2, "resources", SK__PB_MSG, 0, 353}, /* VolumeResourceRequirements */
+	{2, "resources", SK__PB_MSG, 0, 380}, /* VolumeResourceRequirements */
 	{3, "volumeName", SK__PB_STRING, 0, -1},
-	{4, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
+	{4, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
 	{5, "storageClassName", SK__PB_STRING, K, -1},
 	{6, "volumeMode", SK__PB_STRING, K, -1},
-	{7, "dataSource", SK__PB_MSG, K, 345}, /* TypedLocalObjectReference */
-	{8, "dataSourceRef", SK__PB_MSG, K, 346}, /* TypedObjectReference */
+	{7, "dataSource", SK__PB_MSG, K, 372}, /* TypedLocalObjectReference */
+	{8, "dataSourceRef", SK__PB_MSG, K, 373}, /* TypedObjectReference */
 	{9, "volumeAttributesClassName", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f249[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimStatus */
+static const sk__pb_field f276[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimStatus */
 	{1, "phase", SK__PB_STRING, 0, -1},
 	{2, "accessModes", SK__PB_STRING, R, -1},
-	{3, "capacity", SK__PB_MSG, M, 437}, /* Quantity */
-	{4, "conditions", SK__PB_MSG, R, 246}, /* PersistentVolumeClaimCondition */
-	{5, "allocatedResources", SK__PB_MSG, M, 437}, /* Quantity */
+	{3, "capacity", SK__PB_MSG, M, 464}, /* Quantity */
+	{4, "conditions", SK__PB_MSG, R, 273}, /* PersistentVolumeClaimCondition */
+	{5, "allocatedResources", SK__PB_MSG, M, 464}, /* Quantity */
 	{7, "allocatedResourceStatuses", SK__PB_STRING, M, -1},
 	{8, "currentVolumeAttributesClassName", SK__PB_STRING, K, -1},
-	{9, "modifyVolumeStatus", SK__PB_MSG, K, 217}, /* ModifyVolumeStatus */
+	{9, "modifyVolumeStatus", SK__PB_MSG, K, 244}, /* ModifyVolumeStatus */
 };
-static const sk__pb_field f250[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimTemplate */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 248}, /* PersistentVolumeClaimSpec */
+static const sk__pb_field f277[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimTemplate */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 275}, /* PersistentVolumeClaimSpec */
 };
-static const sk__pb_field f251[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource */
+static const sk__pb_field f278[] = { /* k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource */
 	{1, "claimName", SK__PB_STRING, K, -1},
 	{2, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f252[] = { /* k8s.io.api.core.v1.PersistentVolumeList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 244}, /* PersistentVolume */
+static const sk__pb_field f279[] = { /* k8s.io.api.core.v1.PersistentVolumeList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 271}, /* PersistentVolume */
 };
-static const sk__pb_field f253[] = { /* k8s.io.api.core.v1.PersistentVolumeSource */
-	{1, "gcePersistentDisk", SK__PB_MSG, K, 191}, /* GCEPersistentDiskVolumeSource */
-	{2, "awsElasticBlockStore", SK__PB_MSG, K, 128}, /* AWSElasticBlockStoreVolumeSource */
-	{3, "hostPath", SK__PB_MSG, K, 200}, /* HostPathVolumeSource */
-	{4, "glusterfs", SK__PB_MSG, K, 194}, /* GlusterfsPersistentVolumeSource */
-	{5, "nfs", SK__PB_MSG, K, 218}, /* NFSVolumeSource */
-	{6, "rbd", SK__PB_MSG, K, 293}, /* RBDPersistentVolumeSource */
-	{7, "iscsi", SK__PB_MSG, K, 201}, /* ISCSIPersistentVolumeSource */
-	{8, "cinder", SK__PB_MSG, K, 142}, /* CinderPersistentVolumeSource */
-	{9, "cephfs", SK__PB_MSG, K, 140}, /* CephFSPersistentVolumeSource */
-	{10, "fc", SK__PB_MSG, K, 187}, /* FCVolumeSource */
-	{11, "flocker", SK__PB_MSG, K, 190}, /* FlockerVolumeSource */
-	{12, "flexVolume", SK__PB_MSG, K, 188}, /* FlexPersistentVolumeSource */
-	{13, "azureFile", SK__PB_MSG, K, 134}, /* AzureFilePersistentVolumeSource */
-	{14, "vsphereVolume", SK__PB_MSG, K, 355}, /* VsphereVirtualDiskVolumeSource */
-	{15, "quobyte", SK__PB_MSG, K, 292}, /* QuobyteVolumeSource */
-	{16, "azureDisk", SK__PB_MSG, K, 133}, /* AzureDiskVolumeSource */
-	{17, "photonPersistentDisk", SK__PB_MSG, K, 256}, /* PhotonPersistentDiskVolumeSource */
-	{18, "portworxVolume", SK__PB_MSG, K, 285}, /* PortworxVolumeSource */
-	{19, "scaleIO", SK__PB_MSG, K, 311}, /* ScaleIOPersistentVolumeSource */
-	{20, "local", SK__PB_MSG, K, 216}, /* LocalVolumeSource */
-	{21, "storageos", SK__PB_MSG, K, 336}, /* StorageOSPersistentVolumeSource */
-	{22, "csi", SK__PB_MSG, K, 137}, /* CSIPersistentVolumeSource */
+static const sk__pb_field f280[] = { /* k8s.io.api.core.v1.PersistentVolumeSource */
+	{1, "gcePersistentDisk", SK__PB_MSG, K, 218}, /* GCEPersistentDiskVolumeSource */
+	{2, "awsElasticBlockStore", SK__PB_MSG, K, 155}, /* AWSElasticBlockStoreVolumeSource */
+	{3, "hostPath", SK__PB_MSG, K, 227}, /* HostPathVolumeSource */
+	{4, "glusterfs", SK__PB_MSG, K, 221}, /* GlusterfsPersistentVolumeSource */
+	{5, "nfs", SK__PB_MSG, K, 245}, /* NFSVolumeSource */
+	{6, "rbd", SK__PB_MSG, K, 320}, /* RBDPersistentVolumeSource */
+	{7, "iscsi", SK__PB_MSG, K, 228}, /* ISCSIPersistentVolumeSource */
+	{8, "cinder", SK__PB_MSG, K, 169}, /* CinderPersistentVolumeSource */
+	{9, "cephfs", SK__PB_MSG, K, 167}, /* CephFSPersistentVolumeSource */
+	{10, "fc", SK__PB_MSG, K, 214}, /* FCVolumeSource */
+	{11, "flocker", SK__PB_MSG, K, 217}, /* FlockerVolumeSource */
+	{12, "flexVolume", SK__PB_MSG, K, 215}, /* FlexPersistentVolumeSource */
+	{13, "azureFile", SK__PB_MSG, K, 161}, /* AzureFilePersistentVolumeSource */
+	{14, "vsphereVolume", SK__PB_MSG, K, 382}, /* VsphereVirtualDiskVolumeSource */
+	{15, "quobyte", SK__PB_MSG, K, 319}, /* QuobyteVolumeSource */
+	{16, "azureDisk", SK__PB_MSG, K, 160}, /* AzureDiskVolumeSource */
+	{17, "photonPersistentDisk", SK__PB_MSG, K, 283}, /* PhotonPersistentDiskVolumeSource */
+	{18, "portworxVolume", SK__PB_MSG, K, 312}, /* PortworxVolumeSource */
+	{19, "scaleIO", SK__PB_MSG, K, 338}, /* ScaleIOPersistentVolumeSource */
+	{20, "local", SK__PB_MSG, K, 243}, /* LocalVolumeSource */
+	{21, "storageos", SK__PB_MSG, K, 363}, /* StorageOSPersistentVolumeSource */
+	{22, "csi", SK__PB_MSG, K, 164}, /* CSIPersistentVolumeSource */
 };
-static const sk__pb_field f254[] = { /* k8s.io.api.core.v1.PersistentVolumeSpec */
-	{1, "capacity", SK__PB_MSG, M, 437}, /* Quantity */
-	{2, "", SK__PB_MSG, K|I, 253}, /* PersistentVolumeSource */
+static const sk__pb_field f281[] = { /* k8s.io.api.core.v1.PersistentVolumeSpec */
+	{1, "capacity", SK__PB_MSG, M, 464}, /* Quantity */
+	{2, "", SK__PB_MSG, K|I, 280}, /* PersistentVolumeSource */
 	{3, "accessModes", SK__PB_STRING, R, -1},
-	{4, "claimRef", SK__PB_MSG, K, 243}, /* ObjectReference */
+	{4, "claimRef", SK__PB_MSG, K, 270}, /* ObjectReference */
 	{5, "persistentVolumeReclaimPolicy", SK__PB_STRING, 0, -1},
 	{6, "storageClassName", SK__PB_STRING, 0, -1},
 	{7, "mountOptions", SK__PB_STRING, R, -1},
 	{8, "volumeMode", SK__PB_STRING, K, -1},
-	{9, "nodeAffinity", SK__PB_MSG, K, 351}, /* VolumeNodeAffinity */
+	{9, "nodeAffinity", SK__PB_MSG, K, 378}, /* VolumeNodeAffinity */
 	{10, "volumeAttributesClassName", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f255[] = { /* k8s.io.api.core.v1.PersistentVolumeStatus */
+static const sk__pb_field f282[] = { /* k8s.io.api.core.v1.PersistentVolumeStatus */
 	{1, "phase", SK__PB_STRING, 0, -1},
 	{2, "message", SK__PB_STRING, 0, -1},
 	{3, "reason", SK__PB_STRING, 0, -1},
-	{4, "lastPhaseTransitionTime", SK__PB_MSG, K, 478}, /* Time */
+	{4, "lastPhaseTransitionTime", SK__PB_MSG, K, 505}, /* Time */
 };
-static const sk__pb_field f256[] = { /* k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource */
+static const sk__pb_field f283[] = { /* k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource */
 	{1, "pdID", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f257[] = { /* k8s.io.api.core.v1.Pod */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 278}, /* PodSpec */
-	{3, "status", SK__PB_MSG, 0, 279}, /* PodStatus */
+static const sk__pb_field f284[] = { /* k8s.io.api.core.v1.Pod */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 305}, /* PodSpec */
+	{3, "status", SK__PB_MSG, 0, 306}, /* PodStatus */
 };
-static const sk__pb_field f258[] = { /* k8s.io.api.core.v1.PodAffinity */
-	{1, "requiredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 259}, /* PodAffinityTerm */
-	{2, "preferredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 356}, /* WeightedPodAffinityTerm */
+static const sk__pb_field f285[] = { /* k8s.io.api.core.v1.PodAffinity */
+	{1, "requiredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 286}, /* PodAffinityTerm */
+	{2, "preferredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 383}, /* WeightedPodAffinityTerm */
 };
-static const sk__pb_field f259[] = { /* k8s.io.api.core.v1.PodAffinityTerm */
-	{1, "labelSelector", SK__PB_MSG, K, 458}, /* LabelSelector */
+static const sk__pb_field f286[] = { /* k8s.io.api.core.v1.PodAffinityTerm */
+	{1, "labelSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
 	{2, "namespaces", SK__PB_STRING, R, -1},
 	{3, "topologyKey", SK__PB_STRING, K, -1},
-	{4, "namespaceSelector", SK__PB_MSG, K, 458}, /* LabelSelector */
+	{4, "namespaceSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
 	{5, "matchLabelKeys", SK__PB_STRING, R, -1},
 	{6, "mismatchLabelKeys", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f260[] = { /* k8s.io.api.core.v1.PodAntiAffinity */
-	{1, "requiredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 259}, /* PodAffinityTerm */
-	{2, "preferredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 356}, /* WeightedPodAffinityTerm */
+static const sk__pb_field f287[] = { /* k8s.io.api.core.v1.PodAntiAffinity */
+	{1, "requiredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 286}, /* PodAffinityTerm */
+	{2, "preferredDuringSchedulingIgnoredDuringExecution", SK__PB_MSG, R, 383}, /* WeightedPodAffinityTerm */
 };
-static const sk__pb_field f261[] = { /* k8s.io.api.core.v1.PodAttachOptions */
+static const sk__pb_field f288[] = { /* k8s.io.api.core.v1.PodAttachOptions */
 	{1, "stdin", SK__PB_BOOL, 0, -1},
 	{2, "stdout", SK__PB_BOOL, 0, -1},
 	{3, "stderr", SK__PB_BOOL, 0, -1},
 	{4, "tty", SK__PB_BOOL, 0, -1},
 	{5, "container", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f262[] = { /* k8s.io.api.core.v1.PodCondition */
+static const sk__pb_field f289[] = { /* k8s.io.api.core.v1.PodCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastProbeTime", SK__PB_MSG, 0, 478}, /* Time */
-	{4, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{3, "lastProbeTime", SK__PB_MSG, 0, 505}, /* Time */
+	{4, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{5, "reason", SK__PB_STRING, 0, -1},
 	{6, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f263[] = { /* k8s.io.api.core.v1.PodDNSConfig */
+static const sk__pb_field f290[] = { /* k8s.io.api.core.v1.PodDNSConfig */
 	{1, "nameservers", SK__PB_STRING, R, -1},
 	{2, "searches", SK__PB_STRING, R, -1},
-	{3, "options", SK__PB_MSG, R, 264}, /* PodDNSConfigOption */
+	{3, "options", SK__PB_MSG, R, 291}, /* PodDNSConfigOption */
 };
-static const sk__pb_field f264[] = { /* k8s.io.api.core.v1.PodDNSConfigOption */
+static const sk__pb_field f291[] = { /* k8s.io.api.core.v1.PodDNSConfigOption */
 	{1, "name", SK__PB_STRING, 0, -1},
 	{2, "value", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f265[] = { /* k8s.io.api.core.v1.PodExecOptions */
+static const sk__pb_field f292[] = { /* k8s.io.api.core.v1.PodExecOptions */
 	{1, "stdin", SK__PB_BOOL, 0, -1},
 	{2, "stdout", SK__PB_BOOL, 0, -1},
 	{3, "stderr", SK__PB_BOOL, 0, -1},
@@ -1558,70 +1705,70 @@ static const sk__pb_field f265[] = { /* k8s.io.api.core.v1.PodExecOptions */
 	{5, "container", SK__PB_STRING, 0, -1},
 	{6, "command", SK__PB_STRING, R|K, -1},
 };
-static const sk__pb_field f266[] = { /* k8s.io.api.core.v1.PodIP */
+static const sk__pb_field f293[] = { /* k8s.io.api.core.v1.PodIP */
 	{1, "ip", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f267[] = { /* k8s.io.api.core.v1.PodList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 257}, /* Pod */
+static const sk__pb_field f294[] = { /* k8s.io.api.core.v1.PodList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 284}, /* Pod */
 };
-static const sk__pb_field f268[] = { /* k8s.io.api.core.v1.PodLogOptions */
+static const sk__pb_field f295[] = { /* k8s.io.api.core.v1.PodLogOptions */
 	{1, "container", SK__PB_STRING, 0, -1},
 	{2, "follow", SK__PB_BOOL, 0, -1},
 	{3, "previous", SK__PB_BOOL, 0, -1},
 	{4, "sinceSeconds", SK__PB_INT64, K, -1},
-	{5, "sinceTime", SK__PB_MSG, K, 478}, /* Time */
+	{5, "sinceTime", SK__PB_MSG, K, 505}, /* Time */
 	{6, "timestamps", SK__PB_BOOL, 0, -1},
 	{7, "tailLines", SK__PB_INT64, K, -1},
 	{8, "limitBytes", SK__PB_INT64, K, -1},
 	{9, "insecureSkipTLSVerifyBackend", SK__PB_BOOL, 0, -1},
 	{10, "stream", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f269[] = { /* k8s.io.api.core.v1.PodOS */
+static const sk__pb_field f296[] = { /* k8s.io.api.core.v1.PodOS */
 	{1, "name", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f270[] = { /* k8s.io.api.core.v1.PodPortForwardOptions */
+static const sk__pb_field f297[] = { /* k8s.io.api.core.v1.PodPortForwardOptions */
 	{1, "ports", SK__PB_INT32, R, -1},
 };
-static const sk__pb_field f271[] = { /* k8s.io.api.core.v1.PodProxyOptions */
+static const sk__pb_field f298[] = { /* k8s.io.api.core.v1.PodProxyOptions */
 	{1, "path", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f272[] = { /* k8s.io.api.core.v1.PodReadinessGate */
+static const sk__pb_field f299[] = { /* k8s.io.api.core.v1.PodReadinessGate */
 	{1, "conditionType", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f273[] = { /* k8s.io.api.core.v1.PodResourceClaim */
+static const sk__pb_field f300[] = { /* k8s.io.api.core.v1.PodResourceClaim */
 	{1, "name", SK__PB_STRING, K, -1},
 	{3, "resourceClaimName", SK__PB_STRING, K, -1},
 	{4, "resourceClaimTemplateName", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f274[] = { /* k8s.io.api.core.v1.PodResourceClaimStatus */
+static const sk__pb_field f301[] = { /* k8s.io.api.core.v1.PodResourceClaimStatus */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "resourceClaimName", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f275[] = { /* k8s.io.api.core.v1.PodSchedulingGate */
+static const sk__pb_field f302[] = { /* k8s.io.api.core.v1.PodSchedulingGate */
 	{1, "name", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f276[] = { /* k8s.io.api.core.v1.PodSecurityContext */
-	{1, "seLinuxOptions", SK__PB_MSG, K, 310}, /* SELinuxOptions */
+static const sk__pb_field f303[] = { /* k8s.io.api.core.v1.PodSecurityContext */
+	{1, "seLinuxOptions", SK__PB_MSG, K, 337}, /* SELinuxOptions */
 	{2, "runAsUser", SK__PB_INT64, K, -1},
 	{3, "runAsNonRoot", SK__PB_BOOL, K, -1},
 	{4, "supplementalGroups", SK__PB_INT64, R, -1},
 	{5, "fsGroup", SK__PB_INT64, K, -1},
 	{6, "runAsGroup", SK__PB_INT64, K, -1},
-	{7, "sysctls", SK__PB_MSG, R, 338}, /* Sysctl */
-	{8, "windowsOptions", SK__PB_MSG, K, 357}, /* WindowsSecurityContextOptions */
+	{7, "sysctls", SK__PB_MSG, R, 365}, /* Sysctl */
+	{8, "windowsOptions", SK__PB_MSG, K, 384}, /* WindowsSecurityContextOptions */
 	{9, "fsGroupChangePolicy", SK__PB_STRING, K, -1},
-	{10, "seccompProfile", SK__PB_MSG, K, 315}, /* SeccompProfile */
-	{11, "appArmorProfile", SK__PB_MSG, K, 130}, /* AppArmorProfile */
+	{10, "seccompProfile", SK__PB_MSG, K, 342}, /* SeccompProfile */
+	{11, "appArmorProfile", SK__PB_MSG, K, 157}, /* AppArmorProfile */
 	{12, "supplementalGroupsPolicy", SK__PB_STRING, K, -1},
 	{13, "seLinuxChangePolicy", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f277[] = { /* k8s.io.api.core.v1.PodSignature */
-	{1, "podController", SK__PB_MSG, K, 466}, /* OwnerReference */
+static const sk__pb_field f304[] = { /* k8s.io.api.core.v1.PodSignature */
+	{1, "podController", SK__PB_MSG, K, 493}, /* OwnerReference */
 };
-static const sk__pb_field f278[] = { /* k8s.io.api.core.v1.PodSpec */
-	{1, "volumes", SK__PB_MSG, R, 347}, /* Volume */
-	{2, "containers", SK__PB_MSG, R|K, 156}, /* Container */
+static const sk__pb_field f305[] = { /* k8s.io.api.core.v1.PodSpec */
+	{1, "volumes", SK__PB_MSG, R, 374}, /* Volume */
+	{2, "containers", SK__PB_MSG, R|K, 183}, /* Container */
 	{3, "restartPolicy", SK__PB_STRING, 0, -1},
 	{4, "terminationGracePeriodSeconds", SK__PB_INT64, K, -1},
 	{5, "activeDeadlineSeconds", SK__PB_INT64, K, -1},
@@ -1633,93 +1780,93 @@ static const sk__pb_field f278[] = { /* k8s.io.api.core.v1.PodSpec */
 	{11, "hostNetwork", SK__PB_BOOL, 0, -1},
 	{12, "hostPID", SK__PB_BOOL, 0, -1},
 	{13, "hostIPC", SK__PB_BOOL, 0, -1},
-	{14, "securityContext", SK__PB_MSG, K, 276}, /* PodSecurityContext */
-	{15, "imagePullSecrets", SK__PB_MSG, R, 215}, /* LocalObjectReference */
+	{14, "securityContext", SK__PB_MSG, K, 303}, /* PodSecurityContext */
+	{15, "imagePullSecrets", SK__PB_MSG, R, 242}, /* LocalObjectReference */
 	{16, "hostname", SK__PB_STRING, 0, -1},
 	{17, "subdomain", SK__PB_STRING, 0, -1},
-	{18, "affinity", SK__PB_MSG, K, 129}, /* Affinity */
+	{18, "affinity", SK__PB_MSG, K, 156}, /* Affinity */
 	{19, "schedulerName", SK__PB_STRING, 0, -1},
-	{20, "initContainers", SK__PB_MSG, R, 156}, /* Container */
+	{20, "initContainers", SK__PB_MSG, R, 183}, /* Container */
 	{21, "automountServiceAccountToken", SK__PB_BOOL, K, -1},
-	{22, "tolerations", SK__PB_MSG, R, 341}, /* Toleration */
-	{23, "hostAliases", SK__PB_MSG, R, 198}, /* HostAlias */
+	{22, "tolerations", SK__PB_MSG, R, 368}, /* Toleration */
+	{23, "hostAliases", SK__PB_MSG, R, 225}, /* HostAlias */
 	{24, "priorityClassName", SK__PB_STRING, 0, -1},
 	{25, "priority", SK__PB_INT32, K, -1},
-	{26, "dnsConfig", SK__PB_MSG, K, 263}, /* PodDNSConfig */
+	{26, "dnsConfig", SK__PB_MSG, K, 290}, /* PodDNSConfig */
 	{27, "shareProcessNamespace", SK__PB_BOOL, K, -1},
-	{28, "readinessGates", SK__PB_MSG, R, 272}, /* PodReadinessGate */
+	{28, "readinessGates", SK__PB_MSG, R, 299}, /* PodReadinessGate */
 	{29, "runtimeClassName", SK__PB_STRING, K, -1},
 	{30, "enableServiceLinks", SK__PB_BOOL, K, -1},
 	{31, "preemptionPolicy", SK__PB_STRING, K, -1},
-	{32, "overhead", SK__PB_MSG, M, 437}, /* Quantity */
-	{33, "topologySpreadConstraints", SK__PB_MSG, R, 344}, /* TopologySpreadConstraint */
-	{34, "ephemeralContainers", SK__PB_MSG, R, 179}, /* EphemeralContainer */
+	{32, "overhead", SK__PB_MSG, M, 464}, /* Quantity */
+	{33, "topologySpreadConstraints", SK__PB_MSG, R, 371}, /* TopologySpreadConstraint */
+	{34, "ephemeralContainers", SK__PB_MSG, R, 206}, /* EphemeralContainer */
 	{35, "setHostnameAsFQDN", SK__PB_BOOL, K, -1},
-	{36, "os", SK__PB_MSG, K, 269}, /* PodOS */
+	{36, "os", SK__PB_MSG, K, 296}, /* PodOS */
 	{37, "hostUsers", SK__PB_BOOL, K, -1},
-	{38, "schedulingGates", SK__PB_MSG, R, 275}, /* PodSchedulingGate */
-	{39, "resourceClaims", SK__PB_MSG, R, 273}, /* PodResourceClaim */
-	{40, "resources", SK__PB_MSG, K, 308}, /* ResourceRequirements */
+	{38, "schedulingGates", SK__PB_MSG, R, 302}, /* PodSchedulingGate */
+	{39, "resourceClaims", SK__PB_MSG, R, 300}, /* PodResourceClaim */
+	{40, "resources", SK__PB_MSG, K, 335}, /* ResourceRequirements */
 };
-static const sk__pb_field f279[] = { /* k8s.io.api.core.v1.PodStatus */
+static const sk__pb_field f306[] = { /* k8s.io.api.core.v1.PodStatus */
 	{1, "phase", SK__PB_STRING, 0, -1},
-	{2, "conditions", SK__PB_MSG, R, 262}, /* PodCondition */
+	{2, "conditions", SK__PB_MSG, R, 289}, /* PodCondition */
 	{3, "message", SK__PB_STRING, 0, -1},
 	{4, "reason", SK__PB_STRING, 0, -1},
 	{5, "hostIP", SK__PB_STRING, 0, -1},
 	{6, "podIP", SK__PB_STRING, 0, -1},
-	{7, "startTime", SK__PB_MSG, K, 478}, /* Time */
-	{8, "containerStatuses", SK__PB_MSG, R, 164}, /* ContainerStatus */
+	{7, "startTime", SK__PB_MSG, K, 505}, /* Time */
+	{8, "containerStatuses", SK__PB_MSG, R, 191}, /* ContainerStatus */
 	{9, "qosClass", SK__PB_STRING, 0, -1},
-	{10, "initContainerStatuses", SK__PB_MSG, R, 164}, /* ContainerStatus */
+	{10, "initContainerStatuses", SK__PB_MSG, R, 191}, /* ContainerStatus */
 	{11, "nominatedNodeName", SK__PB_STRING, 0, -1},
-	{12, "podIPs", SK__PB_MSG, R, 266}, /* PodIP */
-	{13, "ephemeralContainerStatuses", SK__PB_MSG, R, 164}, /* ContainerStatus */
+	{12, "podIPs", SK__PB_MSG, R, 293}, /* PodIP */
+	{13, "ephemeralContainerStatuses", SK__PB_MSG, R, 191}, /* ContainerStatus */
 	{14, "resize", SK__PB_STRING, 0, -1},
-	{15, "resourceClaimStatuses", SK__PB_MSG, R, 274}, /* PodResourceClaimStatus */
-	{16, "hostIPs", SK__PB_MSG, R, 199}, /* HostIP */
+	{15, "resourceClaimStatuses", SK__PB_MSG, R, 301}, /* PodResourceClaimStatus */
+	{16, "hostIPs", SK__PB_MSG, R, 226}, /* HostIP */
 };
-static const sk__pb_field f280[] = { /* k8s.io.api.core.v1.PodStatusResult */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "status", SK__PB_MSG, 0, 279}, /* PodStatus */
+static const sk__pb_field f307[] = { /* k8s.io.api.core.v1.PodStatusResult */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "status", SK__PB_MSG, 0, 306}, /* PodStatus */
 };
-static const sk__pb_field f281[] = { /* k8s.io.api.core.v1.PodTemplate */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "template", SK__PB_MSG, 0, 283}, /* PodTemplateSpec */
+static const sk__pb_field f308[] = { /* k8s.io.api.core.v1.PodTemplate */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "template", SK__PB_MSG, 0, 310}, /* PodTemplateSpec */
 };
-static const sk__pb_field f282[] = { /* k8s.io.api.core.v1.PodTemplateList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 281}, /* PodTemplate */
+static const sk__pb_field f309[] = { /* k8s.io.api.core.v1.PodTemplateList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 308}, /* PodTemplate */
 };
-static const sk__pb_field f283[] = { /* k8s.io.api.core.v1.PodTemplateSpec */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 278}, /* PodSpec */
+static const sk__pb_field f310[] = { /* k8s.io.api.core.v1.PodTemplateSpec */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 305}, /* PodSpec */
 };
-static const sk__pb_field f284[] = { /* k8s.io.api.core.v1.PortStatus */
+static const sk__pb_field f311[] = { /* k8s.io.api.core.v1.PortStatus */
 	{1, "port", SK__PB_INT32, K, -1},
 	{2, "protocol", SK__PB_STRING, K, -1},
 	{3, "error", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f285[] = { /* k8s.io.api.core.v1.PortworxVolumeSource */
+static const sk__pb_field f312[] = { /* k8s.io.api.core.v1.PortworxVolumeSource */
 	{1, "volumeID", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, 0, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f286[] = { /* k8s.io.api.core.v1.Preconditions */
+static const sk__pb_field f313[] = { /* k8s.io.api.core.v1.Preconditions */
 	{1, "uid", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f287[] = { /* k8s.io.api.core.v1.PreferAvoidPodsEntry */
-	{1, "podSignature", SK__PB_MSG, K, 277}, /* PodSignature */
-	{2, "evictionTime", SK__PB_MSG, 0, 478}, /* Time */
+static const sk__pb_field f314[] = { /* k8s.io.api.core.v1.PreferAvoidPodsEntry */
+	{1, "podSignature", SK__PB_MSG, K, 304}, /* PodSignature */
+	{2, "evictionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{3, "reason", SK__PB_STRING, 0, -1},
 	{4, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f288[] = { /* k8s.io.api.core.v1.PreferredSchedulingTerm */
+static const sk__pb_field f315[] = { /* k8s.io.api.core.v1.PreferredSchedulingTerm */
 	{1, "weight", SK__PB_INT32, K, -1},
-	{2, "preference", SK__PB_MSG, K, 238}, /* NodeSelectorTerm */
+	{2, "preference", SK__PB_MSG, K, 265}, /* NodeSelectorTerm */
 };
-static const sk__pb_field f289[] = { /* k8s.io.api.core.v1.Probe */
-	{1, "", SK__PB_MSG, K|I, 290}, /* ProbeHandler */
+static const sk__pb_field f316[] = { /* k8s.io.api.core.v1.Probe */
+	{1, "", SK__PB_MSG, K|I, 317}, /* ProbeHandler */
 	{2, "initialDelaySeconds", SK__PB_INT32, 0, -1},
 	{3, "timeoutSeconds", SK__PB_INT32, 0, -1},
 	{4, "periodSeconds", SK__PB_INT32, 0, -1},
@@ -1727,17 +1874,17 @@ static const sk__pb_field f289[] = { /* k8s.io.api.core.v1.Probe */
 	{6, "failureThreshold", SK__PB_INT32, 0, -1},
 	{7, "terminationGracePeriodSeconds", SK__PB_INT64, K, -1},
 };
-static const sk__pb_field f290[] = { /* k8s.io.api.core.v1.ProbeHandler */
-	{1, "exec", SK__PB_MSG, K, 186}, /* ExecAction */
-	{2, "httpGet", SK__PB_MSG, K, 196}, /* HTTPGetAction */
-	{3, "tcpSocket", SK__PB_MSG, K, 339}, /* TCPSocketAction */
-	{4, "grpc", SK__PB_MSG, K, 192}, /* GRPCAction */
+static const sk__pb_field f317[] = { /* k8s.io.api.core.v1.ProbeHandler */
+	{1, "exec", SK__PB_MSG, K, 213}, /* ExecAction */
+	{2, "httpGet", SK__PB_MSG, K, 223}, /* HTTPGetAction */
+	{3, "tcpSocket", SK__PB_MSG, K, 366}, /* TCPSocketAction */
+	{4, "grpc", SK__PB_MSG, K, 219}, /* GRPCAction */
 };
-static const sk__pb_field f291[] = { /* k8s.io.api.core.v1.ProjectedVolumeSource */
-	{1, "sources", SK__PB_MSG, R|K, 352}, /* VolumeProjection */
+static const sk__pb_field f318[] = { /* k8s.io.api.core.v1.ProjectedVolumeSource */
+	{1, "sources", SK__PB_MSG, R|K, 379}, /* VolumeProjection */
 	{2, "defaultMode", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f292[] = { /* k8s.io.api.core.v1.QuobyteVolumeSource */
+static const sk__pb_field f319[] = { /* k8s.io.api.core.v1.QuobyteVolumeSource */
 	{1, "registry", SK__PB_STRING, K, -1},
 	{2, "volume", SK__PB_STRING, K, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
@@ -1745,111 +1892,111 @@ static const sk__pb_field f292[] = { /* k8s.io.api.core.v1.QuobyteVolumeSource *
 	{5, "group", SK__PB_STRING, 0, -1},
 	{6, "tenant", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f293[] = { /* k8s.io.api.core.v1.RBDPersistentVolumeSource */
+static const sk__pb_field f320[] = { /* k8s.io.api.core.v1.RBDPersistentVolumeSource */
 	{1, "monitors", SK__PB_STRING, R|K, -1},
 	{2, "image", SK__PB_STRING, K, -1},
 	{3, "fsType", SK__PB_STRING, 0, -1},
 	{4, "pool", SK__PB_STRING, 0, -1},
 	{5, "user", SK__PB_STRING, 0, -1},
 	{6, "keyring", SK__PB_STRING, 0, -1},
-	{7, "secretRef", SK__PB_MSG, K, 321}, /* SecretReference */
+	{7, "secretRef", SK__PB_MSG, K, 348}, /* SecretReference */
 	{8, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f294[] = { /* k8s.io.api.core.v1.RBDVolumeSource */
+static const sk__pb_field f321[] = { /* k8s.io.api.core.v1.RBDVolumeSource */
 	{1, "monitors", SK__PB_STRING, R|K, -1},
 	{2, "image", SK__PB_STRING, K, -1},
 	{3, "fsType", SK__PB_STRING, 0, -1},
 	{4, "pool", SK__PB_STRING, 0, -1},
 	{5, "user", SK__PB_STRING, 0, -1},
 	{6, "keyring", SK__PB_STRING, 0, -1},
-	{7, "secretRef", SK__PB_MSG, K, 215}, /* LocalObjectReference */
+	{7, "secretRef", SK__PB_MSG, K, 242}, /* LocalObjectReference */
 	{8, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f295[] = { /* k8s.io.api.core.v1.RangeAllocation */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
+static const sk__pb_field f322[] = { /* k8s.io.api.core.v1.RangeAllocation */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
 	{2, "range", SK__PB_STRING, K, -1},
 	{3, "data", SK__PB_BYTES, K, -1},
 };
-static const sk__pb_field f296[] = { /* k8s.io.api.core.v1.ReplicationController */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 299}, /* ReplicationControllerSpec */
-	{3, "status", SK__PB_MSG, 0, 300}, /* ReplicationControllerStatus */
+static const sk__pb_field f323[] = { /* k8s.io.api.core.v1.ReplicationController */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 326}, /* ReplicationControllerSpec */
+	{3, "status", SK__PB_MSG, 0, 327}, /* ReplicationControllerStatus */
 };
-static const sk__pb_field f297[] = { /* k8s.io.api.core.v1.ReplicationControllerCondition */
+static const sk__pb_field f324[] = { /* k8s.io.api.core.v1.ReplicationControllerCondition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
-	{3, "lastTransitionTime", SK__PB_MSG, 0, 478}, /* Time */
+	{3, "lastTransitionTime", SK__PB_MSG, 0, 505}, /* Time */
 	{4, "reason", SK__PB_STRING, 0, -1},
 	{5, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f298[] = { /* k8s.io.api.core.v1.ReplicationControllerList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 296}, /* ReplicationController */
+static const sk__pb_field f325[] = { /* k8s.io.api.core.v1.ReplicationControllerList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 323}, /* ReplicationController */
 };
-static const sk__pb_field f299[] = { /* k8s.io.api.core.v1.ReplicationControllerSpec */
+static const sk__pb_field f326[] = { /* k8s.io.api.core.v1.ReplicationControllerSpec */
 	{1, "replicas", SK__PB_INT32, K, -1},
 	{2, "selector", SK__PB_STRING, M, -1},
-	{3, "template", SK__PB_MSG, K, 283}, /* PodTemplateSpec */
+	{3, "template", SK__PB_MSG, K, 310}, /* PodTemplateSpec */
 	{4, "minReadySeconds", SK__PB_INT32, 0, -1},
 };
-static const sk__pb_field f300[] = { /* k8s.io.api.core.v1.ReplicationControllerStatus */
+static const sk__pb_field f327[] = { /* k8s.io.api.core.v1.ReplicationControllerStatus */
 	{1, "replicas", SK__PB_INT32, K, -1},
 	{2, "fullyLabeledReplicas", SK__PB_INT32, 0, -1},
 	{3, "observedGeneration", SK__PB_INT64, 0, -1},
 	{4, "readyReplicas", SK__PB_INT32, 0, -1},
 	{5, "availableReplicas", SK__PB_INT32, 0, -1},
-	{6, "conditions", SK__PB_MSG, R, 297}, /* ReplicationControllerCondition */
+	{6, "conditions", SK__PB_MSG, R, 324}, /* ReplicationControllerCondition */
 };
-static const sk__pb_field f301[] = { /* k8s.io.api.core.v1.ResourceClaim */
+static const sk__pb_field f328[] = { /* k8s.io.api.core.v1.ResourceClaim */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "request", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f302[] = { /* k8s.io.api.core.v1.ResourceFieldSelector */
+static const sk__pb_field f329[] = { /* k8s.io.api.core.v1.ResourceFieldSelector */
 	{1, "containerName", SK__PB_STRING, 0, -1},
 	{2, "resource", SK__PB_STRING, K, -1},
-	{3, "divisor", SK__PB_MSG, 0, 437}, /* Quantity */
+	{3, "divisor", SK__PB_MSG, 0, 464}, /* Quantity */
 };
-static const sk__pb_field f303[] = { /* k8s.io.api.core.v1.ResourceHealth */
+static const sk__pb_field f330[] = { /* k8s.io.api.core.v1.ResourceHealth */
 	{1, "resourceID", SK__PB_STRING, K, -1},
 	{2, "health", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f304[] = { /* k8s.io.api.core.v1.ResourceQuota */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 306}, /* ResourceQuotaSpec */
-	{3, "status", SK__PB_MSG, 0, 307}, /* ResourceQuotaStatus */
+static const sk__pb_field f331[] = { /* k8s.io.api.core.v1.ResourceQuota */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 333}, /* ResourceQuotaSpec */
+	{3, "status", SK__PB_MSG, 0, 334}, /* ResourceQuotaStatus */
 };
-static const sk__pb_field f305[] = { /* k8s.io.api.core.v1.ResourceQuotaList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 304}, /* ResourceQuota */
+static const sk__pb_field f332[] = { /* k8s.io.api.core.v1.ResourceQuotaList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 331}, /* ResourceQuota */
 };
-static const sk__pb_field f306[] = { /* k8s.io.api.core.v1.ResourceQuotaSpec */
-	{1, "hard", SK__PB_MSG, M, 437}, /* Quantity */
+static const sk__pb_field f333[] = { /* k8s.io.api.core.v1.ResourceQuotaSpec */
+	{1, "hard", SK__PB_MSG, M, 464}, /* Quantity */
 	{2, "scopes", SK__PB_STRING, R, -1},
-	{3, "scopeSelector", SK__PB_MSG, K, 313}, /* ScopeSelector */
+	{3, "scopeSelector", SK__PB_MSG, K, 340}, /* ScopeSelector */
 };
-static const sk__pb_field f307[] = { /* k8s.io.api.core.v1.ResourceQuotaStatus */
-	{1, "hard", SK__PB_MSG, M, 437}, /* Quantity */
-	{2, "used", SK__PB_MSG, M, 437}, /* Quantity */
+static const sk__pb_field f334[] = { /* k8s.io.api.core.v1.ResourceQuotaStatus */
+	{1, "hard", SK__PB_MSG, M, 464}, /* Quantity */
+	{2, "used", SK__PB_MSG, M, 464}, /* Quantity */
 };
-static const sk__pb_field f308[] = { /* k8s.io.api.core.v1.ResourceRequirements */
-	{1, "limits", SK__PB_MSG, M, 437}, /* Quantity */
-	{2, "requests", SK__PB_MSG, M, 437}, /* Quantity */
-	{3, "claims", SK__PB_MSG, R, 301}, /* ResourceClaim */
+static const sk__pb_field f335[] = { /* k8s.io.api.core.v1.ResourceRequirements */
+	{1, "limits", SK__PB_MSG, M, 464}, /* Quantity */
+	{2, "requests", SK__PB_MSG, M, 464}, /* Quantity */
+	{3, "claims", SK__PB_MSG, R, 328}, /* ResourceClaim */
 };
-static const sk__pb_field f309[] = { /* k8s.io.api.core.v1.ResourceStatus */
+static const sk__pb_field f336[] = { /* k8s.io.api.core.v1.ResourceStatus */
 	{1, "name", SK__PB_STRING, K, -1},
-	{2, "resources", SK__PB_MSG, R, 303}, /* ResourceHealth */
+	{2, "resources", SK__PB_MSG, R, 330}, /* ResourceHealth */
 };
-static const sk__pb_field f310[] = { /* k8s.io.api.core.v1.SELinuxOptions */
+static const sk__pb_field f337[] = { /* k8s.io.api.core.v1.SELinuxOptions */
 	{1, "user", SK__PB_STRING, 0, -1},
 	{2, "role", SK__PB_STRING, 0, -1},
 	{3, "type", SK__PB_STRING, 0, -1},
 	{4, "level", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f311[] = { /* k8s.io.api.core.v1.ScaleIOPersistentVolumeSource */
+static const sk__pb_field f338[] = { /* k8s.io.api.core.v1.ScaleIOPersistentVolumeSource */
 	{1, "gateway", SK__PB_STRING, K, -1},
 	{2, "system", SK__PB_STRING, K, -1},
-	{3, "secretRef", SK__PB_MSG, K, 321}, /* SecretReference */
+	{3, "secretRef", SK__PB_MSG, K, 348}, /* SecretReference */
 	{4, "sslEnabled", SK__PB_BOOL, 0, -1},
 	{5, "protectionDomain", SK__PB_STRING, 0, -1},
 	{6, "storagePool", SK__PB_STRING, 0, -1},
@@ -1858,10 +2005,10 @@ static const sk__pb_field f311[] = { /* k8s.io.api.core.v1.ScaleIOPersistentVolu
 	{9, "fsType", SK__PB_STRING, 0, -1},
 	{10, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f312[] = { /* k8s.io.api.core.v1.ScaleIOVolumeSource */
+static const sk__pb_field f339[] = { /* k8s.io.api.core.v1.ScaleIOVolumeSource */
 	{1, "gateway", SK__PB_STRING, K, -1},
 	{2, "system", SK__PB_STRING, K, -1},
-	{3, "secretRef", SK__PB_MSG, K, 215}, /* LocalObjectReference */
+	{3, "secretRef", SK__PB_MSG, K, 242}, /* LocalObjectReference */
 	{4, "sslEnabled", SK__PB_BOOL, 0, -1},
 	{5, "protectionDomain", SK__PB_STRING, 0, -1},
 	{6, "storagePool", SK__PB_STRING, 0, -1},
@@ -1870,107 +2017,107 @@ static const sk__pb_field f312[] = { /* k8s.io.api.core.v1.ScaleIOVolumeSource *
 	{9, "fsType", SK__PB_STRING, 0, -1},
 	{10, "readOnly", SK__PB_BOOL, 0, -1},
 };
-static const sk__pb_field f313[] = { /* k8s.io.api.core.v1.ScopeSelector */
-	{1, "matchExpressions", SK__PB_MSG, R, 314}, /* ScopedResourceSelectorRequirement */
+static const sk__pb_field f340[] = { /* k8s.io.api.core.v1.ScopeSelector */
+	{1, "matchExpressions", SK__PB_MSG, R, 341}, /* ScopedResourceSelectorRequirement */
 };
-static const sk__pb_field f314[] = { /* k8s.io.api.core.v1.ScopedResourceSelectorRequirement */
+static const sk__pb_field f341[] = { /* k8s.io.api.core.v1.ScopedResourceSelectorRequirement */
 	{1, "scopeName", SK__PB_STRING, K, -1},
 	{2, "operator", SK__PB_STRING, K, -1},
 	{3, "values", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f315[] = { /* k8s.io.api.core.v1.SeccompProfile */
+static const sk__pb_field f342[] = { /* k8s.io.api.core.v1.SeccompProfile */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "localhostProfile", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f316[] = { /* k8s.io.api.core.v1.Secret */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
+static const sk__pb_field f343[] = { /* k8s.io.api.core.v1.Secret */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
 	{2, "data", SK__PB_BYTES, M, -1},
 	{3, "type", SK__PB_STRING, 0, -1},
 	{4, "stringData", SK__PB_STRING, M, -1},
 	{5, "immutable", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f317[] = { /* k8s.io.api.core.v1.SecretEnvSource */
-	{1, "", SK__PB_MSG, K|I, 215}, /* LocalObjectReference */
+static const sk__pb_field f344[] = { /* k8s.io.api.core.v1.SecretEnvSource */
+	{1, "", SK__PB_MSG, K|I, 242}, /* LocalObjectReference */
 	{2, "optional", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f318[] = { /* k8s.io.api.core.v1.SecretKeySelector */
-	{1, "", SK__PB_MSG, K|I, 215}, /* LocalObjectReference */
+static const sk__pb_field f345[] = { /* k8s.io.api.core.v1.SecretKeySelector */
+	{1, "", SK__PB_MSG, K|I, 242}, /* LocalObjectReference */
 	{2, "key", SK__PB_STRING, K, -1},
 	{3, "optional", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f319[] = { /* k8s.io.api.core.v1.SecretList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 316}, /* Secret */
+static const sk__pb_field f346[] = { /* k8s.io.api.core.v1.SecretList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 343}, /* Secret */
 };
-static const sk__pb_field f320[] = { /* k8s.io.api.core.v1.SecretProjection */
-	{1, "", SK__PB_MSG, K|I, 215}, /* LocalObjectReference */
-	{2, "items", SK__PB_MSG, R, 204}, /* KeyToPath */
+static const sk__pb_field f347[] = { /* k8s.io.api.core.v1.SecretProjection */
+	{1, "", SK__PB_MSG, K|I, 242}, /* LocalObjectReference */
+	{2, "items", SK__PB_MSG, R, 231}, /* KeyToPath */
 	{4, "optional", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f321[] = { /* k8s.io.api.core.v1.SecretReference */
+static const sk__pb_field f348[] = { /* k8s.io.api.core.v1.SecretReference */
 	{1, "name", SK__PB_STRING, 0, -1},
 	{2, "namespace", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f322[] = { /* k8s.io.api.core.v1.SecretVolumeSource */
+static const sk__pb_field f349[] = { /* k8s.io.api.core.v1.SecretVolumeSource */
 	{1, "secretName", SK__PB_STRING, 0, -1},
-	{2, "items", SK__PB_MSG, R, 204}, /* KeyToPath */
+	{2, "items", SK__PB_MSG, R, 231}, /* KeyToPath */
 	{3, "defaultMode", SK__PB_INT32, K, -1},
 	{4, "optional", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f323[] = { /* k8s.io.api.core.v1.SecurityContext */
-	{1, "capabilities", SK__PB_MSG, K, 139}, /* Capabilities */
+static const sk__pb_field f350[] = { /* k8s.io.api.core.v1.SecurityContext */
+	{1, "capabilities", SK__PB_MSG, K, 166}, /* Capabilities */
 	{2, "privileged", SK__PB_BOOL, K, -1},
-	{3, "seLinuxOptions", SK__PB_MSG, K, 310}, /* SELinuxOptions */
+	{3, "seLinuxOptions", SK__PB_MSG, K, 337}, /* SELinuxOptions */
 	{4, "runAsUser", SK__PB_INT64, K, -1},
 	{5, "runAsNonRoot", SK__PB_BOOL, K, -1},
 	{6, "readOnlyRootFilesystem", SK__PB_BOOL, K, -1},
 	{7, "allowPrivilegeEscalation", SK__PB_BOOL, K, -1},
 	{8, "runAsGroup", SK__PB_INT64, K, -1},
 	{9, "procMount", SK__PB_STRING, K, -1},
-	{10, "windowsOptions", SK__PB_MSG, K, 357}, /* WindowsSecurityContextOptions */
-	{11, "seccompProfile", SK__PB_MSG, K, 315}, /* SeccompProfile */
-	{12, "appArmorProfile", SK__PB_MSG, K, 130}, /* AppArmorProfile */
+	{10, "windowsOptions", SK__PB_MSG, K, 384}, /* WindowsSecurityContextOptions */
+	{11, "seccompProfile", SK__PB_MSG, K, 342}, /* SeccompProfile */
+	{12, "appArmorProfile", SK__PB_MSG, K, 157}, /* AppArmorProfile */
 };
-static const sk__pb_field f324[] = { /* k8s.io.api.core.v1.SerializedReference */
-	{1, "reference", SK__PB_MSG, 0, 243}, /* ObjectReference */
+static const sk__pb_field f351[] = { /* k8s.io.api.core.v1.SerializedReference */
+	{1, "reference", SK__PB_MSG, 0, 270}, /* ObjectReference */
 };
-static const sk__pb_field f325[] = { /* k8s.io.api.core.v1.Service */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 332}, /* ServiceSpec */
-	{3, "status", SK__PB_MSG, 0, 333}, /* ServiceStatus */
+static const sk__pb_field f352[] = { /* k8s.io.api.core.v1.Service */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 359}, /* ServiceSpec */
+	{3, "status", SK__PB_MSG, 0, 360}, /* ServiceStatus */
 };
-static const sk__pb_field f326[] = { /* k8s.io.api.core.v1.ServiceAccount */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "secrets", SK__PB_MSG, R, 243}, /* ObjectReference */
-	{3, "imagePullSecrets", SK__PB_MSG, R, 215}, /* LocalObjectReference */
+static const sk__pb_field f353[] = { /* k8s.io.api.core.v1.ServiceAccount */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "secrets", SK__PB_MSG, R, 270}, /* ObjectReference */
+	{3, "imagePullSecrets", SK__PB_MSG, R, 242}, /* LocalObjectReference */
 	{4, "automountServiceAccountToken", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f327[] = { /* k8s.io.api.core.v1.ServiceAccountList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 326}, /* ServiceAccount */
+static const sk__pb_field f354[] = { /* k8s.io.api.core.v1.ServiceAccountList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 353}, /* ServiceAccount */
 };
-static const sk__pb_field f328[] = { /* k8s.io.api.core.v1.ServiceAccountTokenProjection */
+static const sk__pb_field f355[] = { /* k8s.io.api.core.v1.ServiceAccountTokenProjection */
 	{1, "audience", SK__PB_STRING, 0, -1},
 	{2, "expirationSeconds", SK__PB_INT64, K, -1},
 	{3, "path", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f329[] = { /* k8s.io.api.core.v1.ServiceList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 325}, /* Service */
+static const sk__pb_field f356[] = { /* k8s.io.api.core.v1.ServiceList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 352}, /* Service */
 };
-static const sk__pb_field f330[] = { /* k8s.io.api.core.v1.ServicePort */
+static const sk__pb_field f357[] = { /* k8s.io.api.core.v1.ServicePort */
 	{1, "name", SK__PB_STRING, 0, -1},
 	{2, "protocol", SK__PB_STRING, 0, -1},
 	{3, "port", SK__PB_INT32, K, -1},
-	{4, "targetPort", SK__PB_MSG, 0, 487}, /* IntOrString */
+	{4, "targetPort", SK__PB_MSG, 0, 514}, /* IntOrString */
 	{5, "nodePort", SK__PB_INT32, 0, -1},
 	{6, "appProtocol", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f331[] = { /* k8s.io.api.core.v1.ServiceProxyOptions */
+static const sk__pb_field f358[] = { /* k8s.io.api.core.v1.ServiceProxyOptions */
 	{1, "path", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f332[] = { /* k8s.io.api.core.v1.ServiceSpec */
-	{1, "ports", SK__PB_MSG, R, 330}, /* ServicePort */
+static const sk__pb_field f359[] = { /* k8s.io.api.core.v1.ServiceSpec */
+	{1, "ports", SK__PB_MSG, R, 357}, /* ServicePort */
 	{2, "selector", SK__PB_STRING, M, -1},
 	{3, "clusterIP", SK__PB_STRING, 0, -1},
 	{4, "type", SK__PB_STRING, 0, -1},
@@ -1982,7 +2129,7 @@ static const sk__pb_field f332[] = { /* k8s.io.api.core.v1.ServiceSpec */
 	{11, "externalTrafficPolicy", SK__PB_STRING, 0, -1},
 	{12, "healthCheckNodePort", SK__PB_INT32, 0, -1},
 	{13, "publishNotReadyAddresses", SK__PB_BOOL, 0, -1},
-	{14, "sessionAffinityConfig", SK__PB_MSG, K, 334}, /* SessionAffinityConfig */
+	{14, "sessionAffinityConfig", SK__PB_MSG, K, 361}, /* SessionAffinityConfig */
 	{17, "ipFamilyPolicy", SK__PB_STRING, K, -1},
 	{18, "clusterIPs", SK__PB_STRING, R, -1},
 	{19, "ipFamilies", SK__PB_STRING, R, -1},
@@ -1991,88 +2138,88 @@ static const sk__pb_field f332[] = { /* k8s.io.api.core.v1.ServiceSpec */
 	{22, "internalTrafficPolicy", SK__PB_STRING, K, -1},
 	{23, "trafficDistribution", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f333[] = { /* k8s.io.api.core.v1.ServiceStatus */
-	{1, "loadBalancer", SK__PB_MSG, 0, 214}, /* LoadBalancerStatus */
-	{2, "conditions", SK__PB_MSG, R, 445}, /* Condition */
+static const sk__pb_field f360[] = { /* k8s.io.api.core.v1.ServiceStatus */
+	{1, "loadBalancer", SK__PB_MSG, 0, 241}, /* LoadBalancerStatus */
+	{2, "conditions", SK__PB_MSG, R, 472}, /* Condition */
 };
-static const sk__pb_field f334[] = { /* k8s.io.api.core.v1.SessionAffinityConfig */
-	{1, "clientIP", SK__PB_MSG, K, 144}, /* ClientIPConfig */
+static const sk__pb_field f361[] = { /* k8s.io.api.core.v1.SessionAffinityConfig */
+	{1, "clientIP", SK__PB_MSG, K, 171}, /* ClientIPConfig */
 };
-static const sk__pb_field f335[] = { /* k8s.io.api.core.v1.SleepAction */
+static const sk__pb_field f362[] = { /* k8s.io.api.core.v1.SleepAction */
 	{1, "seconds", SK__PB_INT64, K, -1},
 };
-static const sk__pb_field f336[] = { /* k8s.io.api.core.v1.StorageOSPersistentVolumeSource */
+static const sk__pb_field f363[] = { /* k8s.io.api.core.v1.StorageOSPersistentVolumeSource */
 	{1, "volumeName", SK__PB_STRING, 0, -1},
 	{2, "volumeNamespace", SK__PB_STRING, 0, -1},
 	{3, "fsType", SK__PB_STRING, 0, -1},
 	{4, "readOnly", SK__PB_BOOL, 0, -1},
-	{5, "secretRef", SK__PB_MSG, K, 243}, /* ObjectReference */
+	{5, "secretRef", SK__PB_MSG, K, 270}, /* ObjectReference */
 };
-static const sk__pb_field f337[] = { /* k8s.io.api.core.v1.StorageOSVolumeSource */
+static const sk__pb_field f364[] = { /* k8s.io.api.core.v1.StorageOSVolumeSource */
 	{1, "volumeName", SK__PB_STRING, 0, -1},
 	{2, "volumeNamespace", SK__PB_STRING, 0, -1},
 	{3, "fsType", SK__PB_STRING, 0, -1},
 	{4, "readOnly", SK__PB_BOOL, 0, -1},
-	{5, "secretRef", SK__PB_MSG, K, 215}, /* LocalObjectReference */
+	{5, "secretRef", SK__PB_MSG, K, 242}, /* LocalObjectReference */
 };
-static const sk__pb_field f338[] = { /* k8s.io.api.core.v1.Sysctl */
+static const sk__pb_field f365[] = { /* k8s.io.api.core.v1.Sysctl */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "value", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f339[] = { /* k8s.io.api.core.v1.TCPSocketAction */
-	{1, "port", SK__PB_MSG, K, 487}, /* IntOrString */
+static const sk__pb_field f366[] = { /* k8s.io.api.core.v1.TCPSocketAction */
+	{1, "port", SK__PB_MSG, K, 514}, /* IntOrString */
 	{2, "host", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f340[] = { /* k8s.io.api.core.v1.Taint */
+static const sk__pb_field f367[] = { /* k8s.io.api.core.v1.Taint */
 	{1, "key", SK__PB_STRING, K, -1},
 	{2, "value", SK__PB_STRING, 0, -1},
 	{3, "effect", SK__PB_STRING, K, -1},
-	{4, "timeAdded", SK__PB_MSG, K, 478}, /* Time */
+	{4, "timeAdded", SK__PB_MSG, K, 505}, /* Time */
 };
-static const sk__pb_field f341[] = { /* k8s.io.api.core.v1.Toleration */
+static const sk__pb_field f368[] = { /* k8s.io.api.core.v1.Toleration */
 	{1, "key", SK__PB_STRING, 0, -1},
 	{2, "operator", SK__PB_STRING, 0, -1},
 	{3, "value", SK__PB_STRING, 0, -1},
 	{4, "effect", SK__PB_STRING, 0, -1},
 	{5, "tolerationSeconds", SK__PB_INT64, K, -1},
 };
-static const sk__pb_field f342[] = { /* k8s.io.api.core.v1.TopologySelectorLabelRequirement */
+static const sk__pb_field f369[] = { /* k8s.io.api.core.v1.TopologySelectorLabelRequirement */
 	{1, "key", SK__PB_STRING, K, -1},
 	{2, "values", SK__PB_STRING, R|K, -1},
 };
-static const sk__pb_field f343[] = { /* k8s.io.api.core.v1.TopologySelectorTerm */
-	{1, "matchLabelExpressions", SK__PB_MSG, R, 342}, /* TopologySelectorLabelRequirement */
+static const sk__pb_field f370[] = { /* k8s.io.api.core.v1.TopologySelectorTerm */
+	{1, "matchLabelExpressions", SK__PB_MSG, R, 369}, /* TopologySelectorLabelRequirement */
 };
-static const sk__pb_field f344[] = { /* k8s.io.api.core.v1.TopologySpreadConstraint */
+static const sk__pb_field f371[] = { /* k8s.io.api.core.v1.TopologySpreadConstraint */
 	{1, "maxSkew", SK__PB_INT32, K, -1},
 	{2, "topologyKey", SK__PB_STRING, K, -1},
 	{3, "whenUnsatisfiable", SK__PB_STRING, K, -1},
-	{4, "labelSelector", SK__PB_MSG, K, 458}, /* LabelSelector */
+	{4, "labelSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
 	{5, "minDomains", SK__PB_INT32, K, -1},
 	{6, "nodeAffinityPolicy", SK__PB_STRING, K, -1},
 	{7, "nodeTaintsPolicy", SK__PB_STRING, K, -1},
 	{8, "matchLabelKeys", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f345[] = { /* k8s.io.api.core.v1.TypedLocalObjectReference */
+static const sk__pb_field f372[] = { /* k8s.io.api.core.v1.TypedLocalObjectReference */
 	{1, "apiGroup", SK__PB_STRING, K, -1},
 	{2, "kind", SK__PB_STRING, K, -1},
 	{3, "name", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f346[] = { /* k8s.io.api.core.v1.TypedObjectReference */
+static const sk__pb_field f373[] = { /* k8s.io.api.core.v1.TypedObjectReference */
 	{1, "apiGroup", SK__PB_STRING, K, -1},
 	{2, "kind", SK__PB_STRING, K, -1},
 	{3, "name", SK__PB_STRING, K, -1},
 	{4, "namespace", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f347[] = { /* k8s.io.api.core.v1.Volume */
+static const sk__pb_field f374[] = { /* k8s.io.api.core.v1.Volume */
 	{1, "name", SK__PB_STRING, K, -1},
-	{2, "", SK__PB_MSG, K|I, 354}, /* VolumeSource */
+	{2, "", SK__PB_MSG, K|I, 381}, /* VolumeSource */
 };
-static const sk__pb_field f348[] = { /* k8s.io.api.core.v1.VolumeDevice */
+static const sk__pb_field f375[] = { /* k8s.io.api.core.v1.VolumeDevice */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "devicePath", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f349[] = { /* k8s.io.api.core.v1.VolumeMount */
+static const sk__pb_field f376[] = { /* k8s.io.api.core.v1.VolumeMount */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "readOnly", SK__PB_BOOL, 0, -1},
 	{3, "mountPath", SK__PB_STRING, K, -1},
@@ -2081,480 +2228,480 @@ static const sk__pb_field f349[] = { /* k8s.io.api.core.v1.VolumeMount */
 	{6, "subPathExpr", SK__PB_STRING, 0, -1},
 	{7, "recursiveReadOnly", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f350[] = { /* k8s.io.api.core.v1.VolumeMountStatus */
+static const sk__pb_field f377[] = { /* k8s.io.api.core.v1.VolumeMountStatus */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "mountPath", SK__PB_STRING, K, -1},
 	{3, "readOnly", SK__PB_BOOL, 0, -1},
 	{4, "recursiveReadOnly", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f351[] = { /* k8s.io.api.core.v1.VolumeNodeAffinity */
-	{1, "required", SK__PB_MSG, K, 236}, /* NodeSelector */
+static const sk__pb_field f378[] = { /* k8s.io.api.core.v1.VolumeNodeAffinity */
+	{1, "required", SK__PB_MSG, K, 263}, /* NodeSelector */
 };
-static const sk__pb_field f352[] = { /* k8s.io.api.core.v1.VolumeProjection */
-	{1, "secret", SK__PB_MSG, K, 320}, /* SecretProjection */
-	{2, "downwardAPI", SK__PB_MSG, K, 167}, /* DownwardAPIProjection */
-	{3, "configMap", SK__PB_MSG, K, 154}, /* ConfigMapProjection */
-	{4, "serviceAccountToken", SK__PB_MSG, K, 328}, /* ServiceAccountTokenProjection */
-	{5, "clusterTrustBundle", SK__PB_MSG, K, 145}, /* ClusterTrustBundleProjection */
+static const sk__pb_field f379[] = { /* k8s.io.api.core.v1.VolumeProjection */
+	{1, "secret", SK__PB_MSG, K, 347}, /* SecretProjection */
+	{2, "downwardAPI", SK__PB_MSG, K, 194}, /* DownwardAPIProjection */
+	{3, "configMap", SK__PB_MSG, K, 181}, /* ConfigMapProjection */
+	{4, "serviceAccountToken", SK__PB_MSG, K, 355}, /* ServiceAccountTokenProjection */
+	{5, "clusterTrustBundle", SK__PB_MSG, K, 172}, /* ClusterTrustBundleProjection */
 };
-static const sk__pb_field f353[] = { /* k8s.io.api.core.v1.VolumeResourceRequirements */
-	{1, "limits", SK__PB_MSG, M, 437}, /* Quantity */
-	{2, "requests", SK__PB_MSG, M, 437}, /* Quantity */
+static const sk__pb_field f380[] = { /* k8s.io.api.core.v1.VolumeResourceRequirements */
+	{1, "limits", SK__PB_MSG, M, 464}, /* Quantity */
+	{2, "requests", SK__PB_MSG, M, 464}, /* Quantity */
 };
-static const sk__pb_field f354[] = { /* k8s.io.api.core.v1.VolumeSource */
-	{1, "hostPath", SK__PB_MSG, K, 200}, /* HostPathVolumeSource */
-	{2, "emptyDir", SK__PB_MSG, K, 170}, /* EmptyDirVolumeSource */
-	{3, "gcePersistentDisk", SK__PB_MSG, K, 191}, /* GCEPersistentDiskVolumeSource */
-	{4, "awsElasticBlockStore", SK__PB_MSG, K, 128}, /* AWSElasticBlockStoreVolumeSource */
-	{5, "gitRepo", SK__PB_MSG, K, 193}, /* GitRepoVolumeSource */
-	{6, "secret", SK__PB_MSG, K, 322}, /* SecretVolumeSource */
-	{7, "nfs", SK__PB_MSG, K, 218}, /* NFSVolumeSource */
-	{8, "iscsi", SK__PB_MSG, K, 202}, /* ISCSIVolumeSource */
-	{9, "glusterfs", SK__PB_MSG, K, 195}, /* GlusterfsVolumeSource */
-	{10, "persistentVolumeClaim", SK__PB_MSG, K, 251}, /* PersistentVolumeClaimVolumeSource */
-	{11, "rbd", SK__PB_MSG, K, 294}, /* RBDVolumeSource */
-	{12, "flexVolume", SK__PB_MSG, K, 189}, /* FlexVolumeSource */
-	{13, "cinder", SK__PB_MSG, K, 143}, /* CinderVolumeSource */
-	{14, "cephfs", SK__PB_MSG, K, 141}, /* CephFSVolumeSource */
-	{15, "flocker", SK__PB_MSG, K, 190}, /* FlockerVolumeSource */
-	{16, "downwardAPI", SK__PB_MSG, K, 169}, /* DownwardAPIVolumeSource */
-	{17, "fc", SK__PB_MSG, K, 187}, /* FCVolumeSource */
-	{18, "azureFile", SK__PB_MSG, K, 135}, /* AzureFileVolumeSource */
-	{19, "configMap", SK__PB_MSG, K, 155}, /* ConfigMapVolumeSource */
-	{20, "vsphereVolume", SK__PB_MSG, K, 355}, /* VsphereVirtualDiskVolumeSource */
-	{21, "quobyte", SK__PB_MSG, K, 292}, /* QuobyteVolumeSource */
-	{22, "azureDisk", SK__PB_MSG, K, 133}, /* AzureDiskVolumeSource */
-	{23, "photonPersistentDisk", SK__PB_MSG, K, 256}, /* PhotonPersistentDiskVolumeSource */
-	{24, "portworxVolume", SK__PB_MSG, K, 285}, /* PortworxVolumeSource */
-	{25, "scaleIO", SK__PB_MSG, K, 312}, /* ScaleIOVolumeSource */
-	{26, "projected", SK__PB_MSG, K, 291}, /* ProjectedVolumeSource */
-	{27, "storageos", SK__PB_MSG, K, 337}, /* StorageOSVolumeSource */
-	{28, "csi", SK__PB_MSG, K, 138}, /* CSIVolumeSource */
-	{29, "ephemeral", SK__PB_MSG, K, 181}, /* EphemeralVolumeSource */
-	{30, "image", SK__PB_MSG, K, 203}, /* ImageVolumeSource */
+static const sk__pb_field f381[] = { /* k8s.io.api.core.v1.VolumeSource */
+	{1, "hostPath", SK__PB_MSG, K, 227}, /* HostPathVolumeSource */
+	{2, "emptyDir", SK__PB_MSG, K, 197}, /* EmptyDirVolumeSource */
+	{3, "gcePersistentDisk", SK__PB_MSG, K, 218}, /* GCEPersistentDiskVolumeSource */
+	{4, "awsElasticBlockStore", SK__PB_MSG, K, 155}, /* AWSElasticBlockStoreVolumeSource */
+	{5, "gitRepo", SK__PB_MSG, K, 220}, /* GitRepoVolumeSource */
+	{6, "secret", SK__PB_MSG, K, 349}, /* SecretVolumeSource */
+	{7, "nfs", SK__PB_MSG, K, 245}, /* NFSVolumeSource */
+	{8, "iscsi", SK__PB_MSG, K, 229}, /* ISCSIVolumeSource */
+	{9, "glusterfs", SK__PB_MSG, K, 222}, /* GlusterfsVolumeSource */
+	{10, "persistentVolumeClaim", SK__PB_MSG, K, 278}, /* PersistentVolumeClaimVolumeSource */
+	{11, "rbd", SK__PB_MSG, K, 321}, /* RBDVolumeSource */
+	{12, "flexVolume", SK__PB_MSG, K, 216}, /* FlexVolumeSource */
+	{13, "cinder", SK__PB_MSG, K, 170}, /* CinderVolumeSource */
+	{14, "cephfs", SK__PB_MSG, K, 168}, /* CephFSVolumeSource */
+	{15, "flocker", SK__PB_MSG, K, 217}, /* FlockerVolumeSource */
+	{16, "downwardAPI", SK__PB_MSG, K, 196}, /* DownwardAPIVolumeSource */
+	{17, "fc", SK__PB_MSG, K, 214}, /* FCVolumeSource */
+	{18, "azureFile", SK__PB_MSG, K, 162}, /* AzureFileVolumeSource */
+	{19, "configMap", SK__PB_MSG, K, 182}, /* ConfigMapVolumeSource */
+	{20, "vsphereVolume", SK__PB_MSG, K, 382}, /* VsphereVirtualDiskVolumeSource */
+	{21, "quobyte", SK__PB_MSG, K, 319}, /* QuobyteVolumeSource */
+	{22, "azureDisk", SK__PB_MSG, K, 160}, /* AzureDiskVolumeSource */
+	{23, "photonPersistentDisk", SK__PB_MSG, K, 283}, /* PhotonPersistentDiskVolumeSource */
+	{24, "portworxVolume", SK__PB_MSG, K, 312}, /* PortworxVolumeSource */
+	{25, "scaleIO", SK__PB_MSG, K, 339}, /* ScaleIOVolumeSource */
+	{26, "projected", SK__PB_MSG, K, 318}, /* ProjectedVolumeSource */
+	{27, "storageos", SK__PB_MSG, K, 364}, /* StorageOSVolumeSource */
+	{28, "csi", SK__PB_MSG, K, 165}, /* CSIVolumeSource */
+	{29, "ephemeral", SK__PB_MSG, K, 208}, /* EphemeralVolumeSource */
+	{30, "image", SK__PB_MSG, K, 230}, /* ImageVolumeSource */
 };
-static const sk__pb_field f355[] = { /* k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource */
+static const sk__pb_field f382[] = { /* k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource */
 	{1, "volumePath", SK__PB_STRING, K, -1},
 	{2, "fsType", SK__PB_STRING, 0, -1},
 	{3, "storagePolicyName", SK__PB_STRING, 0, -1},
 	{4, "storagePolicyID", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f356[] = { /* k8s.io.api.core.v1.WeightedPodAffinityTerm */
+static const sk__pb_field f383[] = { /* k8s.io.api.core.v1.WeightedPodAffinityTerm */
 	{1, "weight", SK__PB_INT32, K, -1},
-	{2, "podAffinityTerm", SK__PB_MSG, K, 259}, /* PodAffinityTerm */
+	{2, "podAffinityTerm", SK__PB_MSG, K, 286}, /* PodAffinityTerm */
 };
-static const sk__pb_field f357[] = { /* k8s.io.api.core.v1.WindowsSecurityContextOptions */
+static const sk__pb_field f384[] = { /* k8s.io.api.core.v1.WindowsSecurityContextOptions */
 	{1, "gmsaCredentialSpecName", SK__PB_STRING, K, -1},
 	{2, "gmsaCredentialSpec", SK__PB_STRING, K, -1},
 	{3, "runAsUserName", SK__PB_STRING, K, -1},
 	{4, "hostProcess", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f358[] = { /* k8s.io.api.discovery.v1.Endpoint */
+static const sk__pb_field f385[] = { /* k8s.io.api.discovery.v1.Endpoint */
 	{1, "addresses", SK__PB_STRING, R|K, -1},
-	{2, "conditions", SK__PB_MSG, 0, 359}, /* EndpointConditions */
+	{2, "conditions", SK__PB_MSG, 0, 386}, /* EndpointConditions */
 	{3, "hostname", SK__PB_STRING, K, -1},
-	{4, "targetRef", SK__PB_MSG, K, 243}, /* ObjectReference */
+	{4, "targetRef", SK__PB_MSG, K, 270}, /* ObjectReference */
 	{5, "deprecatedTopology", SK__PB_STRING, M, -1},
 	{6, "nodeName", SK__PB_STRING, K, -1},
 	{7, "zone", SK__PB_STRING, K, -1},
-	{8, "hints", SK__PB_MSG, K, 360}, /* EndpointHints */
+	{8, "hints", SK__PB_MSG, K, 387}, /* EndpointHints */
 };
-static const sk__pb_field f359[] = { /* k8s.io.api.discovery.v1.EndpointConditions */
+static const sk__pb_field f386[] = { /* k8s.io.api.discovery.v1.EndpointConditions */
 	{1, "ready", SK__PB_BOOL, K, -1},
 	{2, "serving", SK__PB_BOOL, K, -1},
 	{3, "terminating", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f360[] = { /* k8s.io.api.discovery.v1.EndpointHints */
-	{1, "forZones", SK__PB_MSG, R, 364}, /* ForZone */
+static const sk__pb_field f387[] = { /* k8s.io.api.discovery.v1.EndpointHints */
+	{1, "forZones", SK__PB_MSG, R, 391}, /* ForZone */
 };
-static const sk__pb_field f361[] = { /* k8s.io.api.discovery.v1.EndpointPort */
+static const sk__pb_field f388[] = { /* k8s.io.api.discovery.v1.EndpointPort */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "protocol", SK__PB_STRING, K, -1},
 	{3, "port", SK__PB_INT32, K, -1},
 	{4, "appProtocol", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f362[] = { /* k8s.io.api.discovery.v1.EndpointSlice */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "endpoints", SK__PB_MSG, R|K, 358}, /* Endpoint */
-	{3, "ports", SK__PB_MSG, R|K, 361}, /* EndpointPort */
+static const sk__pb_field f389[] = { /* k8s.io.api.discovery.v1.EndpointSlice */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "endpoints", SK__PB_MSG, R|K, 385}, /* Endpoint */
+	{3, "ports", SK__PB_MSG, R|K, 388}, /* EndpointPort */
 	{4, "addressType", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f363[] = { /* k8s.io.api.discovery.v1.EndpointSliceList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 362}, /* EndpointSlice */
+static const sk__pb_field f390[] = { /* k8s.io.api.discovery.v1.EndpointSliceList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 389}, /* EndpointSlice */
 };
-static const sk__pb_field f364[] = { /* k8s.io.api.discovery.v1.ForZone */
+static const sk__pb_field f391[] = { /* k8s.io.api.discovery.v1.ForZone */
 	{1, "name", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f365[] = { /* k8s.io.api.events.v1.Event */
-	{1, "metadata", SK__PB_MSG, K, 465}, /* ObjectMeta */
-	{2, "eventTime", SK__PB_MSG, K, 464}, /* MicroTime */
-	{3, "series", SK__PB_MSG, K, 367}, /* EventSeries */
+static const sk__pb_field f392[] = { /* k8s.io.api.events.v1.Event */
+	{1, "metadata", SK__PB_MSG, K, 492}, /* ObjectMeta */
+	{2, "eventTime", SK__PB_MSG, K, 491}, /* MicroTime */
+	{3, "series", SK__PB_MSG, K, 394}, /* EventSeries */
 	{4, "reportingController", SK__PB_STRING, 0, -1},
 	{5, "reportingInstance", SK__PB_STRING, 0, -1},
 	{6, "action", SK__PB_STRING, 0, -1},
 	{7, "reason", SK__PB_STRING, 0, -1},
-	{8, "regarding", SK__PB_MSG, 0, 243}, /* ObjectReference */
-	{9, "related", SK__PB_MSG, K, 243}, /* ObjectReference */
+	{8, "regarding", SK__PB_MSG, 0, 270}, /* ObjectReference */
+	{9, "related", SK__PB_MSG, K, 270}, /* ObjectReference */
 	{10, "note", SK__PB_STRING, 0, -1},
 	{11, "type", SK__PB_STRING, 0, -1},
-	{12, "deprecatedSource", SK__PB_MSG, 0, 185}, /* EventSource */
-	{13, "deprecatedFirstTimestamp", SK__PB_MSG, 0, 478}, /* Time */
-	{14, "deprecatedLastTimestamp", SK__PB_MSG, 0, 478}, /* Time */
+	{12, "deprecatedSource", SK__PB_MSG, 0, 212}, /* EventSource */
+	{13, "deprecatedFirstTimestamp", SK__PB_MSG, 0, 505}, /* Time */
+	{14, "deprecatedLastTimestamp", SK__PB_MSG, 0, 505}, /* Time */
 	{15, "deprecatedCount", SK__PB_INT32, 0, -1},
 };
-static const sk__pb_field f366[] = { /* k8s.io.api.events.v1.EventList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 365}, /* Event */
+static const sk__pb_field f393[] = { /* k8s.io.api.events.v1.EventList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 392}, /* Event */
 };
-static const sk__pb_field f367[] = { /* k8s.io.api.events.v1.EventSeries */
+static const sk__pb_field f394[] = { /* k8s.io.api.events.v1.EventSeries */
 	{1, "count", SK__PB_INT32, K, -1},
-	{2, "lastObservedTime", SK__PB_MSG, K, 464}, /* MicroTime */
+	{2, "lastObservedTime", SK__PB_MSG, K, 491}, /* MicroTime */
 };
-static const sk__pb_field f368[] = { /* k8s.io.api.networking.v1.HTTPIngressPath */
+static const sk__pb_field f395[] = { /* k8s.io.api.networking.v1.HTTPIngressPath */
 	{1, "path", SK__PB_STRING, 0, -1},
-	{2, "backend", SK__PB_MSG, K, 372}, /* IngressBackend */
+	{2, "backend", SK__PB_MSG, K, 399}, /* IngressBackend */
 	{3, "pathType", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f369[] = { /* k8s.io.api.networking.v1.HTTPIngressRuleValue */
-	{1, "paths", SK__PB_MSG, R|K, 368}, /* HTTPIngressPath */
+static const sk__pb_field f396[] = { /* k8s.io.api.networking.v1.HTTPIngressRuleValue */
+	{1, "paths", SK__PB_MSG, R|K, 395}, /* HTTPIngressPath */
 };
-static const sk__pb_field f370[] = { /* k8s.io.api.networking.v1.IPBlock */
+static const sk__pb_field f397[] = { /* k8s.io.api.networking.v1.IPBlock */
 	{1, "cidr", SK__PB_STRING, K, -1},
 	{2, "except", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f371[] = { /* k8s.io.api.networking.v1.Ingress */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 384}, /* IngressSpec */
-	{3, "status", SK__PB_MSG, 0, 385}, /* IngressStatus */
+static const sk__pb_field f398[] = { /* k8s.io.api.networking.v1.Ingress */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 411}, /* IngressSpec */
+	{3, "status", SK__PB_MSG, 0, 412}, /* IngressStatus */
 };
-static const sk__pb_field f372[] = { /* k8s.io.api.networking.v1.IngressBackend */
-	{3, "resource", SK__PB_MSG, K, 345}, /* TypedLocalObjectReference */
-	{4, "service", SK__PB_MSG, K, 383}, /* IngressServiceBackend */
+static const sk__pb_field f399[] = { /* k8s.io.api.networking.v1.IngressBackend */
+	{3, "resource", SK__PB_MSG, K, 372}, /* TypedLocalObjectReference */
+	{4, "service", SK__PB_MSG, K, 410}, /* IngressServiceBackend */
 };
-static const sk__pb_field f373[] = { /* k8s.io.api.networking.v1.IngressClass */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 376}, /* IngressClassSpec */
+static const sk__pb_field f400[] = { /* k8s.io.api.networking.v1.IngressClass */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 403}, /* IngressClassSpec */
 };
-static const sk__pb_field f374[] = { /* k8s.io.api.networking.v1.IngressClassList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 373}, /* IngressClass */
+static const sk__pb_field f401[] = { /* k8s.io.api.networking.v1.IngressClassList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 400}, /* IngressClass */
 };
-static const sk__pb_field f375[] = { /* k8s.io.api.networking.v1.IngressClassParametersReference */
+static const sk__pb_field f402[] = { /* k8s.io.api.networking.v1.IngressClassParametersReference */
 	{1, "apiGroup", SK__PB_STRING, K, -1},
 	{2, "kind", SK__PB_STRING, K, -1},
 	{3, "name", SK__PB_STRING, K, -1},
 	{4, "scope", SK__PB_STRING, K, -1},
 	{5, "namespace", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f376[] = { /* k8s.io.api.networking.v1.IngressClassSpec */
+static const sk__pb_field f403[] = { /* k8s.io.api.networking.v1.IngressClassSpec */
 	{1, "controller", SK__PB_STRING, 0, -1},
-	{2, "parameters", SK__PB_MSG, K, 375}, /* IngressClassParametersReference */
+	{2, "parameters", SK__PB_MSG, K, 402}, /* IngressClassParametersReference */
 };
-static const sk__pb_field f377[] = { /* k8s.io.api.networking.v1.IngressList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 371}, /* Ingress */
+static const sk__pb_field f404[] = { /* k8s.io.api.networking.v1.IngressList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 398}, /* Ingress */
 };
-static const sk__pb_field f378[] = { /* k8s.io.api.networking.v1.IngressLoadBalancerIngress */
+static const sk__pb_field f405[] = { /* k8s.io.api.networking.v1.IngressLoadBalancerIngress */
 	{1, "ip", SK__PB_STRING, 0, -1},
 	{2, "hostname", SK__PB_STRING, 0, -1},
-	{4, "ports", SK__PB_MSG, R, 380}, /* IngressPortStatus */
+	{4, "ports", SK__PB_MSG, R, 407}, /* IngressPortStatus */
 };
-static const sk__pb_field f379[] = { /* k8s.io.api.networking.v1.IngressLoadBalancerStatus */
-	{1, "ingress", SK__PB_MSG, R, 378}, /* IngressLoadBalancerIngress */
+static const sk__pb_field f406[] = { /* k8s.io.api.networking.v1.IngressLoadBalancerStatus */
+	{1, "ingress", SK__PB_MSG, R, 405}, /* IngressLoadBalancerIngress */
 };
-static const sk__pb_field f380[] = { /* k8s.io.api.networking.v1.IngressPortStatus */
+static const sk__pb_field f407[] = { /* k8s.io.api.networking.v1.IngressPortStatus */
 	{1, "port", SK__PB_INT32, K, -1},
 	{2, "protocol", SK__PB_STRING, K, -1},
 	{3, "error", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f381[] = { /* k8s.io.api.networking.v1.IngressRule */
+static const sk__pb_field f408[] = { /* k8s.io.api.networking.v1.IngressRule */
 	{1, "host", SK__PB_STRING, 0, -1},
-	{2, "", SK__PB_MSG, K|I, 382}, /* IngressRuleValue */
+	{2, "", SK__PB_MSG, K|I, 409}, /* IngressRuleValue */
 };
-static const sk__pb_field f382[] = { /* k8s.io.api.networking.v1.IngressRuleValue */
-	{1, "http", SK__PB_MSG, K, 369}, /* HTTPIngressRuleValue */
+static const sk__pb_field f409[] = { /* k8s.io.api.networking.v1.IngressRuleValue */
+	{1, "http", SK__PB_MSG, K, 396}, /* HTTPIngressRuleValue */
 };
-static const sk__pb_field f383[] = { /* k8s.io.api.networking.v1.IngressServiceBackend */
+static const sk__pb_field f410[] = { /* k8s.io.api.networking.v1.IngressServiceBackend */
 	{1, "name", SK__PB_STRING, K, -1},
-	{2, "port", SK__PB_MSG, 0, 394}, /* ServiceBackendPort */
+	{2, "port", SK__PB_MSG, 0, 421}, /* ServiceBackendPort */
 };
-static const sk__pb_field f384[] = { /* k8s.io.api.networking.v1.IngressSpec */
-	{1, "defaultBackend", SK__PB_MSG, K, 372}, /* IngressBackend */
-	{2, "tls", SK__PB_MSG, R, 386}, /* IngressTLS */
-	{3, "rules", SK__PB_MSG, R, 381}, /* IngressRule */
+static const sk__pb_field f411[] = { /* k8s.io.api.networking.v1.IngressSpec */
+	{1, "defaultBackend", SK__PB_MSG, K, 399}, /* IngressBackend */
+	{2, "tls", SK__PB_MSG, R, 413}, /* IngressTLS */
+	{3, "rules", SK__PB_MSG, R, 408}, /* IngressRule */
 	{4, "ingressClassName", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f385[] = { /* k8s.io.api.networking.v1.IngressStatus */
-	{1, "loadBalancer", SK__PB_MSG, 0, 379}, /* IngressLoadBalancerStatus */
+static const sk__pb_field f412[] = { /* k8s.io.api.networking.v1.IngressStatus */
+	{1, "loadBalancer", SK__PB_MSG, 0, 406}, /* IngressLoadBalancerStatus */
 };
-static const sk__pb_field f386[] = { /* k8s.io.api.networking.v1.IngressTLS */
+static const sk__pb_field f413[] = { /* k8s.io.api.networking.v1.IngressTLS */
 	{1, "hosts", SK__PB_STRING, R, -1},
 	{2, "secretName", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f387[] = { /* k8s.io.api.networking.v1.NetworkPolicy */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 393}, /* NetworkPolicySpec */
+static const sk__pb_field f414[] = { /* k8s.io.api.networking.v1.NetworkPolicy */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 420}, /* NetworkPolicySpec */
 };
-static const sk__pb_field f388[] = { /* k8s.io.api.networking.v1.NetworkPolicyEgressRule */
-	{1, "ports", SK__PB_MSG, R, 392}, /* NetworkPolicyPort */
-	{2, "to", SK__PB_MSG, R, 391}, /* NetworkPolicyPeer */
+static const sk__pb_field f415[] = { /* k8s.io.api.networking.v1.NetworkPolicyEgressRule */
+	{1, "ports", SK__PB_MSG, R, 419}, /* NetworkPolicyPort */
+	{2, "to", SK__PB_MSG, R, 418}, /* NetworkPolicyPeer */
 };
-static const sk__pb_field f389[] = { /* k8s.io.api.networking.v1.NetworkPolicyIngressRule */
-	{1, "ports", SK__PB_MSG, R, 392}, /* NetworkPolicyPort */
-	{2, "from", SK__PB_MSG, R, 391}, /* NetworkPolicyPeer */
+static const sk__pb_field f416[] = { /* k8s.io.api.networking.v1.NetworkPolicyIngressRule */
+	{1, "ports", SK__PB_MSG, R, 419}, /* NetworkPolicyPort */
+	{2, "from", SK__PB_MSG, R, 418}, /* NetworkPolicyPeer */
 };
-static const sk__pb_field f390[] = { /* k8s.io.api.networking.v1.NetworkPolicyList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 387}, /* NetworkPolicy */
+static const sk__pb_field f417[] = { /* k8s.io.api.networking.v1.NetworkPolicyList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 414}, /* NetworkPolicy */
 };
-static const sk__pb_field f391[] = { /* k8s.io.api.networking.v1.NetworkPolicyPeer */
-	{1, "podSelector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{2, "namespaceSelector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{3, "ipBlock", SK__PB_MSG, K, 370}, /* IPBlock */
+static const sk__pb_field f418[] = { /* k8s.io.api.networking.v1.NetworkPolicyPeer */
+	{1, "podSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{2, "namespaceSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{3, "ipBlock", SK__PB_MSG, K, 397}, /* IPBlock */
 };
-static const sk__pb_field f392[] = { /* k8s.io.api.networking.v1.NetworkPolicyPort */
+static const sk__pb_field f419[] = { /* k8s.io.api.networking.v1.NetworkPolicyPort */
 	{1, "protocol", SK__PB_STRING, K, -1},
-	{2, "port", SK__PB_MSG, K, 487}, /* IntOrString */
+	{2, "port", SK__PB_MSG, K, 514}, /* IntOrString */
 	{3, "endPort", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f393[] = { /* k8s.io.api.networking.v1.NetworkPolicySpec */
-	{1, "podSelector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{2, "ingress", SK__PB_MSG, R, 389}, /* NetworkPolicyIngressRule */
-	{3, "egress", SK__PB_MSG, R, 388}, /* NetworkPolicyEgressRule */
+static const sk__pb_field f420[] = { /* k8s.io.api.networking.v1.NetworkPolicySpec */
+	{1, "podSelector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{2, "ingress", SK__PB_MSG, R, 416}, /* NetworkPolicyIngressRule */
+	{3, "egress", SK__PB_MSG, R, 415}, /* NetworkPolicyEgressRule */
 	{4, "policyTypes", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f394[] = { /* k8s.io.api.networking.v1.ServiceBackendPort */
+static const sk__pb_field f421[] = { /* k8s.io.api.networking.v1.ServiceBackendPort */
 	{1, "name", SK__PB_STRING, 0, -1},
 	{2, "number", SK__PB_INT32, 0, -1},
 };
-static const sk__pb_field f395[] = { /* k8s.io.api.node.v1.Overhead */
-	{1, "podFixed", SK__PB_MSG, M, 437}, /* Quantity */
+static const sk__pb_field f422[] = { /* k8s.io.api.node.v1.Overhead */
+	{1, "podFixed", SK__PB_MSG, M, 464}, /* Quantity */
 };
-static const sk__pb_field f396[] = { /* k8s.io.api.node.v1.RuntimeClass */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
+static const sk__pb_field f423[] = { /* k8s.io.api.node.v1.RuntimeClass */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
 	{2, "handler", SK__PB_STRING, K, -1},
-	{3, "overhead", SK__PB_MSG, K, 395}, /* Overhead */
-	{4, "scheduling", SK__PB_MSG, K, 398}, /* Scheduling */
+	{3, "overhead", SK__PB_MSG, K, 422}, /* Overhead */
+	{4, "scheduling", SK__PB_MSG, K, 425}, /* Scheduling */
 };
-static const sk__pb_field f397[] = { /* k8s.io.api.node.v1.RuntimeClassList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 396}, /* RuntimeClass */
+static const sk__pb_field f424[] = { /* k8s.io.api.node.v1.RuntimeClassList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 423}, /* RuntimeClass */
 };
-static const sk__pb_field f398[] = { /* k8s.io.api.node.v1.Scheduling */
+static const sk__pb_field f425[] = { /* k8s.io.api.node.v1.Scheduling */
 	{1, "nodeSelector", SK__PB_STRING, M, -1},
-	{2, "tolerations", SK__PB_MSG, R, 341}, /* Toleration */
+	{2, "tolerations", SK__PB_MSG, R, 368}, /* Toleration */
 };
-static const sk__pb_field f399[] = { /* k8s.io.api.policy.v1.Eviction */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "deleteOptions", SK__PB_MSG, K, 447}, /* DeleteOptions */
+static const sk__pb_field f426[] = { /* k8s.io.api.policy.v1.Eviction */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "deleteOptions", SK__PB_MSG, K, 474}, /* DeleteOptions */
 };
-static const sk__pb_field f400[] = { /* k8s.io.api.policy.v1.PodDisruptionBudget */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, 0, 402}, /* PodDisruptionBudgetSpec */
-	{3, "status", SK__PB_MSG, 0, 403}, /* PodDisruptionBudgetStatus */
+static const sk__pb_field f427[] = { /* k8s.io.api.policy.v1.PodDisruptionBudget */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, 0, 429}, /* PodDisruptionBudgetSpec */
+	{3, "status", SK__PB_MSG, 0, 430}, /* PodDisruptionBudgetStatus */
 };
-static const sk__pb_field f401[] = { /* k8s.io.api.policy.v1.PodDisruptionBudgetList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 400}, /* PodDisruptionBudget */
+static const sk__pb_field f428[] = { /* k8s.io.api.policy.v1.PodDisruptionBudgetList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 427}, /* PodDisruptionBudget */
 };
-static const sk__pb_field f402[] = { /* k8s.io.api.policy.v1.PodDisruptionBudgetSpec */
-	{1, "minAvailable", SK__PB_MSG, K, 487}, /* IntOrString */
-	{2, "selector", SK__PB_MSG, K, 458}, /* LabelSelector */
-	{3, "maxUnavailable", SK__PB_MSG, K, 487}, /* IntOrString */
+static const sk__pb_field f429[] = { /* k8s.io.api.policy.v1.PodDisruptionBudgetSpec */
+	{1, "minAvailable", SK__PB_MSG, K, 514}, /* IntOrString */
+	{2, "selector", SK__PB_MSG, K, 485}, /* LabelSelector */
+	{3, "maxUnavailable", SK__PB_MSG, K, 514}, /* IntOrString */
 	{4, "unhealthyPodEvictionPolicy", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f403[] = { /* k8s.io.api.policy.v1.PodDisruptionBudgetStatus */
+static const sk__pb_field f430[] = { /* k8s.io.api.policy.v1.PodDisruptionBudgetStatus */
 	{1, "observedGeneration", SK__PB_INT64, 0, -1},
-	{2, "disruptedPods", SK__PB_MSG, M, 478}, /* Time */
+	{2, "disruptedPods", SK__PB_MSG, M, 505}, /* Time */
 	{3, "disruptionsAllowed", SK__PB_INT32, K, -1},
 	{4, "currentHealthy", SK__PB_INT32, K, -1},
 	{5, "desiredHealthy", SK__PB_INT32, K, -1},
 	{6, "expectedPods", SK__PB_INT32, K, -1},
-	{7, "conditions", SK__PB_MSG, R, 445}, /* Condition */
+	{7, "conditions", SK__PB_MSG, R, 472}, /* Condition */
 };
-static const sk__pb_field f404[] = { /* k8s.io.api.rbac.v1.AggregationRule */
-	{1, "clusterRoleSelectors", SK__PB_MSG, R, 458}, /* LabelSelector */
+static const sk__pb_field f431[] = { /* k8s.io.api.rbac.v1.AggregationRule */
+	{1, "clusterRoleSelectors", SK__PB_MSG, R, 485}, /* LabelSelector */
 };
-static const sk__pb_field f405[] = { /* k8s.io.api.rbac.v1.ClusterRole */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "rules", SK__PB_MSG, R|K, 409}, /* PolicyRule */
-	{3, "aggregationRule", SK__PB_MSG, K, 404}, /* AggregationRule */
+static const sk__pb_field f432[] = { /* k8s.io.api.rbac.v1.ClusterRole */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "rules", SK__PB_MSG, R|K, 436}, /* PolicyRule */
+	{3, "aggregationRule", SK__PB_MSG, K, 431}, /* AggregationRule */
 };
-static const sk__pb_field f406[] = { /* k8s.io.api.rbac.v1.ClusterRoleBinding */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "subjects", SK__PB_MSG, R, 415}, /* Subject */
-	{3, "roleRef", SK__PB_MSG, K, 414}, /* RoleRef */
+static const sk__pb_field f433[] = { /* k8s.io.api.rbac.v1.ClusterRoleBinding */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "subjects", SK__PB_MSG, R, 442}, /* Subject */
+	{3, "roleRef", SK__PB_MSG, K, 441}, /* RoleRef */
 };
-static const sk__pb_field f407[] = { /* k8s.io.api.rbac.v1.ClusterRoleBindingList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 406}, /* ClusterRoleBinding */
+static const sk__pb_field f434[] = { /* k8s.io.api.rbac.v1.ClusterRoleBindingList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 433}, /* ClusterRoleBinding */
 };
-static const sk__pb_field f408[] = { /* k8s.io.api.rbac.v1.ClusterRoleList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 405}, /* ClusterRole */
+static const sk__pb_field f435[] = { /* k8s.io.api.rbac.v1.ClusterRoleList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 432}, /* ClusterRole */
 };
-static const sk__pb_field f409[] = { /* k8s.io.api.rbac.v1.PolicyRule */
+static const sk__pb_field f436[] = { /* k8s.io.api.rbac.v1.PolicyRule */
 	{1, "verbs", SK__PB_STRING, R|K, -1},
 	{2, "apiGroups", SK__PB_STRING, R, -1},
 	{3, "resources", SK__PB_STRING, R, -1},
 	{4, "resourceNames", SK__PB_STRING, R, -1},
 	{5, "nonResourceURLs", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f410[] = { /* k8s.io.api.rbac.v1.Role */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "rules", SK__PB_MSG, R|K, 409}, /* PolicyRule */
+static const sk__pb_field f437[] = { /* k8s.io.api.rbac.v1.Role */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "rules", SK__PB_MSG, R|K, 436}, /* PolicyRule */
 };
-static const sk__pb_field f411[] = { /* k8s.io.api.rbac.v1.RoleBinding */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "subjects", SK__PB_MSG, R, 415}, /* Subject */
-	{3, "roleRef", SK__PB_MSG, K, 414}, /* RoleRef */
+static const sk__pb_field f438[] = { /* k8s.io.api.rbac.v1.RoleBinding */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "subjects", SK__PB_MSG, R, 442}, /* Subject */
+	{3, "roleRef", SK__PB_MSG, K, 441}, /* RoleRef */
 };
-static const sk__pb_field f412[] = { /* k8s.io.api.rbac.v1.RoleBindingList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 411}, /* RoleBinding */
+static const sk__pb_field f439[] = { /* k8s.io.api.rbac.v1.RoleBindingList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 438}, /* RoleBinding */
 };
-static const sk__pb_field f413[] = { /* k8s.io.api.rbac.v1.RoleList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 410}, /* Role */
+static const sk__pb_field f440[] = { /* k8s.io.api.rbac.v1.RoleList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 437}, /* Role */
 };
-static const sk__pb_field f414[] = { /* k8s.io.api.rbac.v1.RoleRef */
+static const sk__pb_field f441[] = { /* k8s.io.api.rbac.v1.RoleRef */
 	{1, "apiGroup", SK__PB_STRING, K, -1},
 	{2, "kind", SK__PB_STRING, K, -1},
 	{3, "name", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f415[] = { /* k8s.io.api.rbac.v1.Subject */
+static const sk__pb_field f442[] = { /* k8s.io.api.rbac.v1.Subject */
 	{1, "kind", SK__PB_STRING, K, -1},
 	{2, "apiGroup", SK__PB_STRING, 0, -1},
 	{3, "name", SK__PB_STRING, K, -1},
 	{4, "namespace", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f416[] = { /* k8s.io.api.scheduling.v1.PriorityClass */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
+static const sk__pb_field f443[] = { /* k8s.io.api.scheduling.v1.PriorityClass */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
 	{2, "value", SK__PB_INT32, K, -1},
 	{3, "globalDefault", SK__PB_BOOL, 0, -1},
 	{4, "description", SK__PB_STRING, 0, -1},
 	{5, "preemptionPolicy", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f417[] = { /* k8s.io.api.scheduling.v1.PriorityClassList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 416}, /* PriorityClass */
+static const sk__pb_field f444[] = { /* k8s.io.api.scheduling.v1.PriorityClassList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 443}, /* PriorityClass */
 };
-static const sk__pb_field f418[] = { /* k8s.io.api.storage.v1.CSIDriver */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 420}, /* CSIDriverSpec */
+static const sk__pb_field f445[] = { /* k8s.io.api.storage.v1.CSIDriver */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 447}, /* CSIDriverSpec */
 };
-static const sk__pb_field f419[] = { /* k8s.io.api.storage.v1.CSIDriverList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 418}, /* CSIDriver */
+static const sk__pb_field f446[] = { /* k8s.io.api.storage.v1.CSIDriverList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 445}, /* CSIDriver */
 };
-static const sk__pb_field f420[] = { /* k8s.io.api.storage.v1.CSIDriverSpec */
+static const sk__pb_field f447[] = { /* k8s.io.api.storage.v1.CSIDriverSpec */
 	{1, "attachRequired", SK__PB_BOOL, K, -1},
 	{2, "podInfoOnMount", SK__PB_BOOL, K, -1},
 	{3, "volumeLifecycleModes", SK__PB_STRING, R, -1},
 	{4, "storageCapacity", SK__PB_BOOL, K, -1},
 	{5, "fsGroupPolicy", SK__PB_STRING, K, -1},
-	{6, "tokenRequests", SK__PB_MSG, R, 429}, /* TokenRequest */
+	{6, "tokenRequests", SK__PB_MSG, R, 456}, /* TokenRequest */
 	{7, "requiresRepublish", SK__PB_BOOL, K, -1},
 	{8, "seLinuxMount", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f421[] = { /* k8s.io.api.storage.v1.CSINode */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 424}, /* CSINodeSpec */
+static const sk__pb_field f448[] = { /* k8s.io.api.storage.v1.CSINode */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 451}, /* CSINodeSpec */
 };
-static const sk__pb_field f422[] = { /* k8s.io.api.storage.v1.CSINodeDriver */
+static const sk__pb_field f449[] = { /* k8s.io.api.storage.v1.CSINodeDriver */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "nodeID", SK__PB_STRING, K, -1},
 	{3, "topologyKeys", SK__PB_STRING, R|K, -1},
-	{4, "allocatable", SK__PB_MSG, K, 436}, /* VolumeNodeResources */
+	{4, "allocatable", SK__PB_MSG, K, 463}, /* VolumeNodeResources */
 };
-static const sk__pb_field f423[] = { /* k8s.io.api.storage.v1.CSINodeList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 421}, /* CSINode */
+static const sk__pb_field f450[] = { /* k8s.io.api.storage.v1.CSINodeList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 448}, /* CSINode */
 };
-static const sk__pb_field f424[] = { /* k8s.io.api.storage.v1.CSINodeSpec */
-	{1, "drivers", SK__PB_MSG, R|K, 422}, /* CSINodeDriver */
+static const sk__pb_field f451[] = { /* k8s.io.api.storage.v1.CSINodeSpec */
+	{1, "drivers", SK__PB_MSG, R|K, 449}, /* CSINodeDriver */
 };
-static const sk__pb_field f425[] = { /* k8s.io.api.storage.v1.CSIStorageCapacity */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "nodeTopology", SK__PB_MSG, K, 458}, /* LabelSelector */
+static const sk__pb_field f452[] = { /* k8s.io.api.storage.v1.CSIStorageCapacity */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "nodeTopology", SK__PB_MSG, K, 485}, /* LabelSelector */
 	{3, "storageClassName", SK__PB_STRING, K, -1},
-	{4, "capacity", SK__PB_MSG, K, 437}, /* Quantity */
-	{5, "maximumVolumeSize", SK__PB_MSG, K, 437}, /* Quantity */
+	{4, "capacity", SK__PB_MSG, K, 464}, /* Quantity */
+	{5, "maximumVolumeSize", SK__PB_MSG, K, 464}, /* Quantity */
 };
-static const sk__pb_field f426[] = { /* k8s.io.api.storage.v1.CSIStorageCapacityList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 425}, /* CSIStorageCapacity */
+static const sk__pb_field f453[] = { /* k8s.io.api.storage.v1.CSIStorageCapacityList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 452}, /* CSIStorageCapacity */
 };
-static const sk__pb_field f427[] = { /* k8s.io.api.storage.v1.StorageClass */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
+static const sk__pb_field f454[] = { /* k8s.io.api.storage.v1.StorageClass */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
 	{2, "provisioner", SK__PB_STRING, K, -1},
 	{3, "parameters", SK__PB_STRING, M, -1},
 	{4, "reclaimPolicy", SK__PB_STRING, K, -1},
 	{5, "mountOptions", SK__PB_STRING, R, -1},
 	{6, "allowVolumeExpansion", SK__PB_BOOL, K, -1},
 	{7, "volumeBindingMode", SK__PB_STRING, K, -1},
-	{8, "allowedTopologies", SK__PB_MSG, R, 343}, /* TopologySelectorTerm */
+	{8, "allowedTopologies", SK__PB_MSG, R, 370}, /* TopologySelectorTerm */
 };
-static const sk__pb_field f428[] = { /* k8s.io.api.storage.v1.StorageClassList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 427}, /* StorageClass */
+static const sk__pb_field f455[] = { /* k8s.io.api.storage.v1.StorageClassList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 454}, /* StorageClass */
 };
-static const sk__pb_field f429[] = { /* k8s.io.api.storage.v1.TokenRequest */
+static const sk__pb_field f456[] = { /* k8s.io.api.storage.v1.TokenRequest */
 	{1, "audience", SK__PB_STRING, K, -1},
 	{2, "expirationSeconds", SK__PB_INT64, K, -1},
 };
-static const sk__pb_field f430[] = { /* k8s.io.api.storage.v1.VolumeAttachment */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
-	{2, "spec", SK__PB_MSG, K, 433}, /* VolumeAttachmentSpec */
-	{3, "status", SK__PB_MSG, 0, 434}, /* VolumeAttachmentStatus */
+static const sk__pb_field f457[] = { /* k8s.io.api.storage.v1.VolumeAttachment */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
+	{2, "spec", SK__PB_MSG, K, 460}, /* VolumeAttachmentSpec */
+	{3, "status", SK__PB_MSG, 0, 461}, /* VolumeAttachmentStatus */
 };
-static const sk__pb_field f431[] = { /* k8s.io.api.storage.v1.VolumeAttachmentList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 430}, /* VolumeAttachment */
+static const sk__pb_field f458[] = { /* k8s.io.api.storage.v1.VolumeAttachmentList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 457}, /* VolumeAttachment */
 };
-static const sk__pb_field f432[] = { /* k8s.io.api.storage.v1.VolumeAttachmentSource */
+static const sk__pb_field f459[] = { /* k8s.io.api.storage.v1.VolumeAttachmentSource */
 	{1, "persistentVolumeName", SK__PB_STRING, K, -1},
-	{2, "inlineVolumeSpec", SK__PB_MSG, K, 254}, /* PersistentVolumeSpec */
+	{2, "inlineVolumeSpec", SK__PB_MSG, K, 281}, /* PersistentVolumeSpec */
 };
-static const sk__pb_field f433[] = { /* k8s.io.api.storage.v1.VolumeAttachmentSpec */
+static const sk__pb_field f460[] = { /* k8s.io.api.storage.v1.VolumeAttachmentSpec */
 	{1, "attacher", SK__PB_STRING, K, -1},
-	{2, "source", SK__PB_MSG, K, 432}, /* VolumeAttachmentSource */
+	{2, "source", SK__PB_MSG, K, 459}, /* VolumeAttachmentSource */
 	{3, "nodeName", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f434[] = { /* k8s.io.api.storage.v1.VolumeAttachmentStatus */
+static const sk__pb_field f461[] = { /* k8s.io.api.storage.v1.VolumeAttachmentStatus */
 	{1, "attached", SK__PB_BOOL, K, -1},
 	{2, "attachmentMetadata", SK__PB_STRING, M, -1},
-	{3, "attachError", SK__PB_MSG, K, 435}, /* VolumeError */
-	{4, "detachError", SK__PB_MSG, K, 435}, /* VolumeError */
+	{3, "attachError", SK__PB_MSG, K, 462}, /* VolumeError */
+	{4, "detachError", SK__PB_MSG, K, 462}, /* VolumeError */
 };
-static const sk__pb_field f435[] = { /* k8s.io.api.storage.v1.VolumeError */
-	{1, "time", SK__PB_MSG, 0, 478}, /* Time */
+static const sk__pb_field f462[] = { /* k8s.io.api.storage.v1.VolumeError */
+	{1, "time", SK__PB_MSG, 0, 505}, /* Time */
 	{2, "message", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f436[] = { /* k8s.io.api.storage.v1.VolumeNodeResources */
+static const sk__pb_field f463[] = { /* k8s.io.api.storage.v1.VolumeNodeResources */
 	{1, "count", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f437[] = { /* k8s.io.apimachinery.pkg.api.resource.Quantity */
+static const sk__pb_field f464[] = { /* k8s.io.apimachinery.pkg.api.resource.Quantity */
 	{1, "string", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f438[] = { /* k8s.io.apimachinery.pkg.api.resource.QuantityValue */
+static const sk__pb_field f465[] = { /* k8s.io.apimachinery.pkg.api.resource.QuantityValue */
 	{1, "string", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f439[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup */
+static const sk__pb_field f466[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup */
 	{1, "name", SK__PB_STRING, K, -1},
-	{2, "versions", SK__PB_MSG, R|K, 455}, /* GroupVersionForDiscovery */
-	{3, "preferredVersion", SK__PB_MSG, 0, 455}, /* GroupVersionForDiscovery */
-	{4, "serverAddressByClientCIDRs", SK__PB_MSG, R, 473}, /* ServerAddressByClientCIDR */
+	{2, "versions", SK__PB_MSG, R|K, 482}, /* GroupVersionForDiscovery */
+	{3, "preferredVersion", SK__PB_MSG, 0, 482}, /* GroupVersionForDiscovery */
+	{4, "serverAddressByClientCIDRs", SK__PB_MSG, R, 500}, /* ServerAddressByClientCIDR */
 };
-static const sk__pb_field f440[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList */
-	{1, "groups", SK__PB_MSG, R|K, 439}, /* APIGroup */
+static const sk__pb_field f467[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList */
+	{1, "groups", SK__PB_MSG, R|K, 466}, /* APIGroup */
 };
-static const sk__pb_field f441[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIResource */
+static const sk__pb_field f468[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIResource */
 	{1, "name", SK__PB_STRING, K, -1},
 	{2, "namespaced", SK__PB_BOOL, K, -1},
 	{3, "kind", SK__PB_STRING, K, -1},
-	{4, "verbs", SK__PB_MSG, K, 482}, /* Verbs */
+	{4, "verbs", SK__PB_MSG, K, 509}, /* Verbs */
 	{5, "shortNames", SK__PB_STRING, R, -1},
 	{6, "singularName", SK__PB_STRING, K, -1},
 	{7, "categories", SK__PB_STRING, R, -1},
@@ -2562,100 +2709,100 @@ static const sk__pb_field f441[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.API
 	{9, "version", SK__PB_STRING, 0, -1},
 	{10, "storageVersionHash", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f442[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList */
+static const sk__pb_field f469[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList */
 	{1, "groupVersion", SK__PB_STRING, K, -1},
-	{2, "resources", SK__PB_MSG, R|K, 441}, /* APIResource */
+	{2, "resources", SK__PB_MSG, R|K, 468}, /* APIResource */
 };
-static const sk__pb_field f443[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions */
+static const sk__pb_field f470[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions */
 	{1, "versions", SK__PB_STRING, R|K, -1},
-	{2, "serverAddressByClientCIDRs", SK__PB_MSG, R|K, 473}, /* ServerAddressByClientCIDR */
+	{2, "serverAddressByClientCIDRs", SK__PB_MSG, R|K, 500}, /* ServerAddressByClientCIDR */
 };
-static const sk__pb_field f444[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ApplyOptions */
+static const sk__pb_field f471[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ApplyOptions */
 	{1, "dryRun", SK__PB_STRING, R, -1},
 	{2, "force", SK__PB_BOOL, K, -1},
 	{3, "fieldManager", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f445[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Condition */
+static const sk__pb_field f472[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Condition */
 	{1, "type", SK__PB_STRING, K, -1},
 	{2, "status", SK__PB_STRING, K, -1},
 	{3, "observedGeneration", SK__PB_INT64, 0, -1},
-	{4, "lastTransitionTime", SK__PB_MSG, K, 478}, /* Time */
+	{4, "lastTransitionTime", SK__PB_MSG, K, 505}, /* Time */
 	{5, "reason", SK__PB_STRING, K, -1},
 	{6, "message", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f446[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.CreateOptions */
+static const sk__pb_field f473[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.CreateOptions */
 	{1, "dryRun", SK__PB_STRING, R, -1},
 	{3, "fieldManager", SK__PB_STRING, 0, -1},
 	{4, "fieldValidation", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f447[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions */
+static const sk__pb_field f474[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions */
 	{1, "gracePeriodSeconds", SK__PB_INT64, K, -1},
-	{2, "preconditions", SK__PB_MSG, K, 471}, /* Preconditions */
+	{2, "preconditions", SK__PB_MSG, K, 498}, /* Preconditions */
 	{3, "orphanDependents", SK__PB_BOOL, K, -1},
 	{4, "propagationPolicy", SK__PB_STRING, K, -1},
 	{5, "dryRun", SK__PB_STRING, R, -1},
 	{6, "ignoreStoreReadErrorWithClusterBreakingPotential", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f448[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Duration */
+static const sk__pb_field f475[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Duration */
 	{1, "", SK__PB_INT64, K, -1},
 };
-static const sk__pb_field f449[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement */
+static const sk__pb_field f476[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement */
 	{1, "key", SK__PB_STRING, K, -1},
 	{2, "operator", SK__PB_STRING, K, -1},
 	{3, "values", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f450[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1 */
+static const sk__pb_field f477[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1 */
 	{1, "-", SK__PB_BYTES, K, -1},
 };
-static const sk__pb_field f451[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GetOptions */
+static const sk__pb_field f478[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GetOptions */
 	{1, "resourceVersion", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f452[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupKind */
+static const sk__pb_field f479[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupKind */
 	{1, "group", SK__PB_STRING, K, -1},
 	{2, "kind", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f453[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource */
+static const sk__pb_field f480[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource */
 	{1, "group", SK__PB_STRING, K, -1},
 	{2, "resource", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f454[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersion */
+static const sk__pb_field f481[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersion */
 	{1, "group", SK__PB_STRING, K, -1},
 	{2, "version", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f455[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery */
+static const sk__pb_field f482[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery */
 	{1, "groupVersion", SK__PB_STRING, K, -1},
 	{2, "version", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f456[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind */
+static const sk__pb_field f483[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind */
 	{1, "group", SK__PB_STRING, K, -1},
 	{2, "version", SK__PB_STRING, K, -1},
 	{3, "kind", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f457[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionResource */
+static const sk__pb_field f484[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionResource */
 	{1, "group", SK__PB_STRING, K, -1},
 	{2, "version", SK__PB_STRING, K, -1},
 	{3, "resource", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f458[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector */
+static const sk__pb_field f485[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector */
 	{1, "matchLabels", SK__PB_STRING, M, -1},
-	{2, "matchExpressions", SK__PB_MSG, R, 459}, /* LabelSelectorRequirement */
+	{2, "matchExpressions", SK__PB_MSG, R, 486}, /* LabelSelectorRequirement */
 };
-static const sk__pb_field f459[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement */
+static const sk__pb_field f486[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement */
 	{1, "key", SK__PB_STRING, K, -1},
 	{2, "operator", SK__PB_STRING, K, -1},
 	{3, "values", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f460[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.List */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 484}, /* RawExtension */
+static const sk__pb_field f487[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.List */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 511}, /* RawExtension */
 };
-static const sk__pb_field f461[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta */
+static const sk__pb_field f488[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta */
 	{1, "selfLink", SK__PB_STRING, 0, -1},
 	{2, "resourceVersion", SK__PB_STRING, 0, -1},
 	{3, "continue", SK__PB_STRING, 0, -1},
 	{4, "remainingItemCount", SK__PB_INT64, K, -1},
 };
-static const sk__pb_field f462[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions */
+static const sk__pb_field f489[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions */
 	{1, "labelSelector", SK__PB_STRING, 0, -1},
 	{2, "fieldSelector", SK__PB_STRING, 0, -1},
 	{3, "watch", SK__PB_BOOL, 0, -1},
@@ -2667,20 +2814,20 @@ static const sk__pb_field f462[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Lis
 	{10, "resourceVersionMatch", SK__PB_STRING, 0, -1},
 	{11, "sendInitialEvents", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f463[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry */
+static const sk__pb_field f490[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry */
 	{1, "manager", SK__PB_STRING, 0, -1},
 	{2, "operation", SK__PB_STRING, 0, -1},
 	{3, "apiVersion", SK__PB_STRING, 0, -1},
-	{4, "time", SK__PB_MSG, K, 478}, /* Time */
+	{4, "time", SK__PB_MSG, K, 505}, /* Time */
 	{6, "fieldsType", SK__PB_STRING, 0, -1},
-	{7, "fieldsV1", SK__PB_MSG, K, 450}, /* FieldsV1 */
+	{7, "fieldsV1", SK__PB_MSG, K, 477}, /* FieldsV1 */
 	{8, "subresource", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f464[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime */
+static const sk__pb_field f491[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime */
 	{1, "seconds", SK__PB_INT64, 0, -1},
 	{2, "nanos", SK__PB_INT32, 0, -1},
 };
-static const sk__pb_field f465[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta */
+static const sk__pb_field f492[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta */
 	{1, "name", SK__PB_STRING, 0, -1},
 	{2, "generateName", SK__PB_STRING, 0, -1},
 	{3, "namespace", SK__PB_STRING, 0, -1},
@@ -2688,16 +2835,16 @@ static const sk__pb_field f465[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Obj
 	{5, "uid", SK__PB_STRING, 0, -1},
 	{6, "resourceVersion", SK__PB_STRING, 0, -1},
 	{7, "generation", SK__PB_INT64, 0, -1},
-	{8, "creationTimestamp", SK__PB_MSG, 0, 478}, /* Time */
-	{9, "deletionTimestamp", SK__PB_MSG, K, 478}, /* Time */
+	{8, "creationTimestamp", SK__PB_MSG, 0, 505}, /* Time */
+	{9, "deletionTimestamp", SK__PB_MSG, K, 505}, /* Time */
 	{10, "deletionGracePeriodSeconds", SK__PB_INT64, K, -1},
 	{11, "labels", SK__PB_STRING, M, -1},
 	{12, "annotations", SK__PB_STRING, M, -1},
-	{13, "ownerReferences", SK__PB_MSG, R, 466}, /* OwnerReference */
+	{13, "ownerReferences", SK__PB_MSG, R, 493}, /* OwnerReference */
 	{14, "finalizers", SK__PB_STRING, R, -1},
-	{17, "managedFields", SK__PB_MSG, R, 463}, /* ManagedFieldsEntry */
+	{17, "managedFields", SK__PB_MSG, R, 490}, /* ManagedFieldsEntry */
 };
-static const sk__pb_field f466[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference */
+static const sk__pb_field f493[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference */
 	{1, "kind", SK__PB_STRING, K, -1},
 	{3, "name", SK__PB_STRING, K, -1},
 	{4, "uid", SK__PB_STRING, K, -1},
@@ -2705,586 +2852,613 @@ static const sk__pb_field f466[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Own
 	{6, "controller", SK__PB_BOOL, K, -1},
 	{7, "blockOwnerDeletion", SK__PB_BOOL, K, -1},
 };
-static const sk__pb_field f467[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata */
-	{1, "metadata", SK__PB_MSG, 0, 465}, /* ObjectMeta */
+static const sk__pb_field f494[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata */
+	{1, "metadata", SK__PB_MSG, 0, 492}, /* ObjectMeta */
 };
-static const sk__pb_field f468[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
-	{2, "items", SK__PB_MSG, R|K, 467}, /* PartialObjectMetadata */
+static const sk__pb_field f495[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
+	{2, "items", SK__PB_MSG, R|K, 494}, /* PartialObjectMetadata */
 };
-static const sk__pb_field f470[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.PatchOptions */
+static const sk__pb_field f497[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.PatchOptions */
 	{1, "dryRun", SK__PB_STRING, R, -1},
 	{2, "force", SK__PB_BOOL, K, -1},
 	{3, "fieldManager", SK__PB_STRING, 0, -1},
 	{4, "fieldValidation", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f471[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions */
+static const sk__pb_field f498[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions */
 	{1, "uid", SK__PB_STRING, K, -1},
 	{2, "resourceVersion", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f472[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.RootPaths */
+static const sk__pb_field f499[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.RootPaths */
 	{1, "paths", SK__PB_STRING, R|K, -1},
 };
-static const sk__pb_field f473[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR */
+static const sk__pb_field f500[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR */
 	{1, "clientCIDR", SK__PB_STRING, K, -1},
 	{2, "serverAddress", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f474[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Status */
-	{1, "metadata", SK__PB_MSG, 0, 461}, /* ListMeta */
+static const sk__pb_field f501[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Status */
+	{1, "metadata", SK__PB_MSG, 0, 488}, /* ListMeta */
 	{2, "status", SK__PB_STRING, 0, -1},
 	{3, "message", SK__PB_STRING, 0, -1},
 	{4, "reason", SK__PB_STRING, 0, -1},
-	{5, "details", SK__PB_MSG, K, 476}, /* StatusDetails */
+	{5, "details", SK__PB_MSG, K, 503}, /* StatusDetails */
 	{6, "code", SK__PB_INT32, 0, -1},
 };
-static const sk__pb_field f475[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause */
+static const sk__pb_field f502[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause */
 	{1, "reason", SK__PB_STRING, 0, -1},
 	{2, "message", SK__PB_STRING, 0, -1},
 	{3, "field", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f476[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails */
+static const sk__pb_field f503[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails */
 	{1, "name", SK__PB_STRING, 0, -1},
 	{2, "group", SK__PB_STRING, 0, -1},
 	{3, "kind", SK__PB_STRING, 0, -1},
-	{4, "causes", SK__PB_MSG, R, 475}, /* StatusCause */
+	{4, "causes", SK__PB_MSG, R, 502}, /* StatusCause */
 	{5, "retryAfterSeconds", SK__PB_INT32, 0, -1},
 	{6, "uid", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f477[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.TableOptions */
+static const sk__pb_field f504[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.TableOptions */
 	{1, "includeObject", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f478[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Time */
+static const sk__pb_field f505[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Time */
 	{1, "seconds", SK__PB_INT64, 0, -1},
 	{2, "nanos", SK__PB_INT32, 0, -1},
 };
-static const sk__pb_field f479[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Timestamp */
+static const sk__pb_field f506[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Timestamp */
 	{1, "seconds", SK__PB_INT64, K, -1},
 	{2, "nanos", SK__PB_INT32, K, -1},
 };
-static const sk__pb_field f480[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.TypeMeta */
+static const sk__pb_field f507[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.TypeMeta */
 	{1, "kind", SK__PB_STRING, 0, -1},
 	{2, "apiVersion", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f481[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.UpdateOptions */
+static const sk__pb_field f508[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.UpdateOptions */
 	{1, "dryRun", SK__PB_STRING, R, -1},
 	{2, "fieldManager", SK__PB_STRING, 0, -1},
 	{3, "fieldValidation", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f482[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Verbs */
+static const sk__pb_field f509[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.Verbs */
 	{1, "items", SK__PB_STRING, R, -1},
 };
-static const sk__pb_field f483[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent */
+static const sk__pb_field f510[] = { /* k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent */
 	{1, "type", SK__PB_STRING, K, -1},
-	{2, "object", SK__PB_MSG, K, 484}, /* RawExtension */
+	{2, "object", SK__PB_MSG, K, 511}, /* RawExtension */
 };
-static const sk__pb_field f484[] = { /* k8s.io.apimachinery.pkg.runtime.RawExtension */
+static const sk__pb_field f511[] = { /* k8s.io.apimachinery.pkg.runtime.RawExtension */
 	{1, "-", SK__PB_BYTES, K, -1},
 };
-static const sk__pb_field f485[] = { /* k8s.io.apimachinery.pkg.runtime.TypeMeta */
+static const sk__pb_field f512[] = { /* k8s.io.apimachinery.pkg.runtime.TypeMeta */
 	{1, "apiVersion", SK__PB_STRING, 0, -1},
 	{2, "kind", SK__PB_STRING, 0, -1},
 };
-static const sk__pb_field f486[] = { /* k8s.io.apimachinery.pkg.runtime.Unknown */
-	{1, "", SK__PB_MSG, K|I, 485}, /* TypeMeta */
+static const sk__pb_field f513[] = { /* k8s.io.apimachinery.pkg.runtime.Unknown */
+	{1, "", SK__PB_MSG, K|I, 512}, /* TypeMeta */
 	{2, "-", SK__PB_BYTES, K, -1},
 	{3, "", SK__PB_STRING, K, -1},
 	{4, "", SK__PB_STRING, K, -1},
 };
-static const sk__pb_field f487[] = { /* k8s.io.apimachinery.pkg.util.intstr.IntOrString */
+static const sk__pb_field f514[] = { /* k8s.io.apimachinery.pkg.util.intstr.IntOrString */
 	{1, "", SK__PB_INT64, K, -1},
 	{2, "", SK__PB_INT32, K, -1},
 	{3, "", SK__PB_STRING, K, -1},
 };
 
 const sk__pb_message sk__pb_messages[] = {
-	{"k8s.io.api.apps.v1.ControllerRevision", SK__PB_PLAIN, f0, 3}, /* 0 */
-	{"k8s.io.api.apps.v1.ControllerRevisionList", SK__PB_PLAIN, f1, 2}, /* 1 */
-	{"k8s.io.api.apps.v1.DaemonSet", SK__PB_PLAIN, f2, 3}, /* 2 */
-	{"k8s.io.api.apps.v1.DaemonSetCondition", SK__PB_PLAIN, f3, 5}, /* 3 */
-	{"k8s.io.api.apps.v1.DaemonSetList", SK__PB_PLAIN, f4, 2}, /* 4 */
-	{"k8s.io.api.apps.v1.DaemonSetSpec", SK__PB_PLAIN, f5, 5}, /* 5 */
-	{"k8s.io.api.apps.v1.DaemonSetStatus", SK__PB_PLAIN, f6, 10}, /* 6 */
-	{"k8s.io.api.apps.v1.DaemonSetUpdateStrategy", SK__PB_PLAIN, f7, 2}, /* 7 */
-	{"k8s.io.api.apps.v1.Deployment", SK__PB_PLAIN, f8, 3}, /* 8 */
-	{"k8s.io.api.apps.v1.DeploymentCondition", SK__PB_PLAIN, f9, 6}, /* 9 */
-	{"k8s.io.api.apps.v1.DeploymentList", SK__PB_PLAIN, f10, 2}, /* 10 */
-	{"k8s.io.api.apps.v1.DeploymentSpec", SK__PB_PLAIN, f11, 8}, /* 11 */
-	{"k8s.io.api.apps.v1.DeploymentStatus", SK__PB_PLAIN, f12, 8}, /* 12 */
-	{"k8s.io.api.apps.v1.DeploymentStrategy", SK__PB_PLAIN, f13, 2}, /* 13 */
-	{"k8s.io.api.apps.v1.ReplicaSet", SK__PB_PLAIN, f14, 3}, /* 14 */
-	{"k8s.io.api.apps.v1.ReplicaSetCondition", SK__PB_PLAIN, f15, 5}, /* 15 */
-	{"k8s.io.api.apps.v1.ReplicaSetList", SK__PB_PLAIN, f16, 2}, /* 16 */
-	{"k8s.io.api.apps.v1.ReplicaSetSpec", SK__PB_PLAIN, f17, 4}, /* 17 */
-	{"k8s.io.api.apps.v1.ReplicaSetStatus", SK__PB_PLAIN, f18, 6}, /* 18 */
-	{"k8s.io.api.apps.v1.RollingUpdateDaemonSet", SK__PB_PLAIN, f19, 2}, /* 19 */
-	{"k8s.io.api.apps.v1.RollingUpdateDeployment", SK__PB_PLAIN, f20, 2}, /* 20 */
-	{"k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy", SK__PB_PLAIN, f21, 2}, /* 21 */
-	{"k8s.io.api.apps.v1.StatefulSet", SK__PB_PLAIN, f22, 3}, /* 22 */
-	{"k8s.io.api.apps.v1.StatefulSetCondition", SK__PB_PLAIN, f23, 5}, /* 23 */
-	{"k8s.io.api.apps.v1.StatefulSetList", SK__PB_PLAIN, f24, 2}, /* 24 */
-	{"k8s.io.api.apps.v1.StatefulSetOrdinals", SK__PB_PLAIN, f25, 1}, /* 25 */
-	{"k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy", SK__PB_PLAIN, f26, 2}, /* 26 */
-	{"k8s.io.api.apps.v1.StatefulSetSpec", SK__PB_PLAIN, f27, 11}, /* 27 */
-	{"k8s.io.api.apps.v1.StatefulSetStatus", SK__PB_PLAIN, f28, 10}, /* 28 */
-	{"k8s.io.api.apps.v1.StatefulSetUpdateStrategy", SK__PB_PLAIN, f29, 2}, /* 29 */
-	{"k8s.io.api.authentication.v1.BoundObjectReference", SK__PB_PLAIN, f30, 4}, /* 30 */
-	{"k8s.io.api.authentication.v1.ExtraValue", SK__PB_ITEMS, f31, 1}, /* 31 */
-	{"k8s.io.api.authentication.v1.SelfSubjectReview", SK__PB_PLAIN, f32, 2}, /* 32 */
-	{"k8s.io.api.authentication.v1.SelfSubjectReviewStatus", SK__PB_PLAIN, f33, 1}, /* 33 */
-	{"k8s.io.api.authentication.v1.TokenRequest", SK__PB_PLAIN, f34, 3}, /* 34 */
-	{"k8s.io.api.authentication.v1.TokenRequestSpec", SK__PB_PLAIN, f35, 3}, /* 35 */
-	{"k8s.io.api.authentication.v1.TokenRequestStatus", SK__PB_PLAIN, f36, 2}, /* 36 */
-	{"k8s.io.api.authentication.v1.TokenReview", SK__PB_PLAIN, f37, 3}, /* 37 */
-	{"k8s.io.api.authentication.v1.TokenReviewSpec", SK__PB_PLAIN, f38, 2}, /* 38 */
-	{"k8s.io.api.authentication.v1.TokenReviewStatus", SK__PB_PLAIN, f39, 4}, /* 39 */
-	{"k8s.io.api.authentication.v1.UserInfo", SK__PB_PLAIN, f40, 4}, /* 40 */
-	{"k8s.io.api.authorization.v1.ExtraValue", SK__PB_ITEMS, f41, 1}, /* 41 */
-	{"k8s.io.api.authorization.v1.FieldSelectorAttributes", SK__PB_PLAIN, f42, 2}, /* 42 */
-	{"k8s.io.api.authorization.v1.LabelSelectorAttributes", SK__PB_PLAIN, f43, 2}, /* 43 */
-	{"k8s.io.api.authorization.v1.LocalSubjectAccessReview", SK__PB_PLAIN, f44, 3}, /* 44 */
-	{"k8s.io.api.authorization.v1.NonResourceAttributes", SK__PB_PLAIN, f45, 2}, /* 45 */
-	{"k8s.io.api.authorization.v1.NonResourceRule", SK__PB_PLAIN, f46, 2}, /* 46 */
-	{"k8s.io.api.authorization.v1.ResourceAttributes", SK__PB_PLAIN, f47, 9}, /* 47 */
-	{"k8s.io.api.authorization.v1.ResourceRule", SK__PB_PLAIN, f48, 4}, /* 48 */
-	{"k8s.io.api.authorization.v1.SelfSubjectAccessReview", SK__PB_PLAIN, f49, 3}, /* 49 */
-	{"k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec", SK__PB_PLAIN, f50, 2}, /* 50 */
-	{"k8s.io.api.authorization.v1.SelfSubjectRulesReview", SK__PB_PLAIN, f51, 3}, /* 51 */
-	{"k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec", SK__PB_PLAIN, f52, 1}, /* 52 */
-	{"k8s.io.api.authorization.v1.SubjectAccessReview", SK__PB_PLAIN, f53, 3}, /* 53 */
-	{"k8s.io.api.authorization.v1.SubjectAccessReviewSpec", SK__PB_PLAIN, f54, 6}, /* 54 */
-	{"k8s.io.api.authorization.v1.SubjectAccessReviewStatus", SK__PB_PLAIN, f55, 4}, /* 55 */
-	{"k8s.io.api.authorization.v1.SubjectRulesReviewStatus", SK__PB_PLAIN, f56, 4}, /* 56 */
-	{"k8s.io.api.autoscaling.v1.ContainerResourceMetricSource", SK__PB_PLAIN, f57, 4}, /* 57 */
-	{"k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus", SK__PB_PLAIN, f58, 4}, /* 58 */
-	{"k8s.io.api.autoscaling.v1.CrossVersionObjectReference", SK__PB_PLAIN, f59, 3}, /* 59 */
-	{"k8s.io.api.autoscaling.v1.ExternalMetricSource", SK__PB_PLAIN, f60, 4}, /* 60 */
-	{"k8s.io.api.autoscaling.v1.ExternalMetricStatus", SK__PB_PLAIN, f61, 4}, /* 61 */
-	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler", SK__PB_PLAIN, f62, 3}, /* 62 */
-	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition", SK__PB_PLAIN, f63, 5}, /* 63 */
-	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList", SK__PB_PLAIN, f64, 2}, /* 64 */
-	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec", SK__PB_PLAIN, f65, 4}, /* 65 */
-	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus", SK__PB_PLAIN, f66, 5}, /* 66 */
-	{"k8s.io.api.autoscaling.v1.MetricSpec", SK__PB_PLAIN, f67, 6}, /* 67 */
-	{"k8s.io.api.autoscaling.v1.MetricStatus", SK__PB_PLAIN, f68, 6}, /* 68 */
-	{"k8s.io.api.autoscaling.v1.ObjectMetricSource", SK__PB_PLAIN, f69, 5}, /* 69 */
-	{"k8s.io.api.autoscaling.v1.ObjectMetricStatus", SK__PB_PLAIN, f70, 5}, /* 70 */
-	{"k8s.io.api.autoscaling.v1.PodsMetricSource", SK__PB_PLAIN, f71, 3}, /* 71 */
-	{"k8s.io.api.autoscaling.v1.PodsMetricStatus", SK__PB_PLAIN, f72, 3}, /* 72 */
-	{"k8s.io.api.autoscaling.v1.ResourceMetricSource", SK__PB_PLAIN, f73, 3}, /* 73 */
-	{"k8s.io.api.autoscaling.v1.ResourceMetricStatus", SK__PB_PLAIN, f74, 3}, /* 74 */
-	{"k8s.io.api.autoscaling.v1.Scale", SK__PB_PLAIN, f75, 3}, /* 75 */
-	{"k8s.io.api.autoscaling.v1.ScaleSpec", SK__PB_PLAIN, f76, 1}, /* 76 */
-	{"k8s.io.api.autoscaling.v1.ScaleStatus", SK__PB_PLAIN, f77, 2}, /* 77 */
-	{"k8s.io.api.autoscaling.v2.ContainerResourceMetricSource", SK__PB_PLAIN, f78, 3}, /* 78 */
-	{"k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus", SK__PB_PLAIN, f79, 3}, /* 79 */
-	{"k8s.io.api.autoscaling.v2.CrossVersionObjectReference", SK__PB_PLAIN, f80, 3}, /* 80 */
-	{"k8s.io.api.autoscaling.v2.ExternalMetricSource", SK__PB_PLAIN, f81, 2}, /* 81 */
-	{"k8s.io.api.autoscaling.v2.ExternalMetricStatus", SK__PB_PLAIN, f82, 2}, /* 82 */
-	{"k8s.io.api.autoscaling.v2.HPAScalingPolicy", SK__PB_PLAIN, f83, 3}, /* 83 */
-	{"k8s.io.api.autoscaling.v2.HPAScalingRules", SK__PB_PLAIN, f84, 3}, /* 84 */
-	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler", SK__PB_PLAIN, f85, 3}, /* 85 */
-	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior", SK__PB_PLAIN, f86, 2}, /* 86 */
-	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition", SK__PB_PLAIN, f87, 5}, /* 87 */
-	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList", SK__PB_PLAIN, f88, 2}, /* 88 */
-	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec", SK__PB_PLAIN, f89, 5}, /* 89 */
-	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus", SK__PB_PLAIN, f90, 6}, /* 90 */
-	{"k8s.io.api.autoscaling.v2.MetricIdentifier", SK__PB_PLAIN, f91, 2}, /* 91 */
-	{"k8s.io.api.autoscaling.v2.MetricSpec", SK__PB_PLAIN, f92, 6}, /* 92 */
-	{"k8s.io.api.autoscaling.v2.MetricStatus", SK__PB_PLAIN, f93, 6}, /* 93 */
-	{"k8s.io.api.autoscaling.v2.MetricTarget", SK__PB_PLAIN, f94, 4}, /* 94 */
-	{"k8s.io.api.autoscaling.v2.MetricValueStatus", SK__PB_PLAIN, f95, 3}, /* 95 */
-	{"k8s.io.api.autoscaling.v2.ObjectMetricSource", SK__PB_PLAIN, f96, 3}, /* 96 */
-	{"k8s.io.api.autoscaling.v2.ObjectMetricStatus", SK__PB_PLAIN, f97, 3}, /* 97 */
-	{"k8s.io.api.autoscaling.v2.PodsMetricSource", SK__PB_PLAIN, f98, 2}, /* 98 */
-	{"k8s.io.api.autoscaling.v2.PodsMetricStatus", SK__PB_PLAIN, f99, 2}, /* 99 */
-	{"k8s.io.api.autoscaling.v2.ResourceMetricSource", SK__PB_PLAIN, f100, 2}, /* 100 */
-	{"k8s.io.api.autoscaling.v2.ResourceMetricStatus", SK__PB_PLAIN, f101, 2}, /* 101 */
-	{"k8s.io.api.batch.v1.CronJob", SK__PB_PLAIN, f102, 3}, /* 102 */
-	{"k8s.io.api.batch.v1.CronJobList", SK__PB_PLAIN, f103, 2}, /* 103 */
-	{"k8s.io.api.batch.v1.CronJobSpec", SK__PB_PLAIN, f104, 8}, /* 104 */
-	{"k8s.io.api.batch.v1.CronJobStatus", SK__PB_PLAIN, f105, 3}, /* 105 */
-	{"k8s.io.api.batch.v1.Job", SK__PB_PLAIN, f106, 3}, /* 106 */
-	{"k8s.io.api.batch.v1.JobCondition", SK__PB_PLAIN, f107, 6}, /* 107 */
-	{"k8s.io.api.batch.v1.JobList", SK__PB_PLAIN, f108, 2}, /* 108 */
-	{"k8s.io.api.batch.v1.JobSpec", SK__PB_PLAIN, f109, 16}, /* 109 */
-	{"k8s.io.api.batch.v1.JobStatus", SK__PB_PLAIN, f110, 11}, /* 110 */
-	{"k8s.io.api.batch.v1.JobTemplateSpec", SK__PB_PLAIN, f111, 2}, /* 111 */
-	{"k8s.io.api.batch.v1.PodFailurePolicy", SK__PB_PLAIN, f112, 1}, /* 112 */
-	{"k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement", SK__PB_PLAIN, f113, 3}, /* 113 */
-	{"k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", SK__PB_PLAIN, f114, 2}, /* 114 */
-	{"k8s.io.api.batch.v1.PodFailurePolicyRule", SK__PB_PLAIN, f115, 3}, /* 115 */
-	{"k8s.io.api.batch.v1.SuccessPolicy", SK__PB_PLAIN, f116, 1}, /* 116 */
-	{"k8s.io.api.batch.v1.SuccessPolicyRule", SK__PB_PLAIN, f117, 2}, /* 117 */
-	{"k8s.io.api.batch.v1.UncountedTerminatedPods", SK__PB_PLAIN, f118, 2}, /* 118 */
-	{"k8s.io.api.certificates.v1.CertificateSigningRequest", SK__PB_PLAIN, f119, 3}, /* 119 */
-	{"k8s.io.api.certificates.v1.CertificateSigningRequestCondition", SK__PB_PLAIN, f120, 6}, /* 120 */
-	{"k8s.io.api.certificates.v1.CertificateSigningRequestList", SK__PB_PLAIN, f121, 2}, /* 121 */
-	{"k8s.io.api.certificates.v1.CertificateSigningRequestSpec", SK__PB_PLAIN, f122, 8}, /* 122 */
-	{"k8s.io.api.certificates.v1.CertificateSigningRequestStatus", SK__PB_PLAIN, f123, 2}, /* 123 */
-	{"k8s.io.api.certificates.v1.ExtraValue", SK__PB_ITEMS, f124, 1}, /* 124 */
-	{"k8s.io.api.coordination.v1.Lease", SK__PB_PLAIN, f125, 2}, /* 125 */
-	{"k8s.io.api.coordination.v1.LeaseList", SK__PB_PLAIN, f126, 2}, /* 126 */
-	{"k8s.io.api.coordination.v1.LeaseSpec", SK__PB_PLAIN, f127, 7}, /* 127 */
-	{"k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource", SK__PB_PLAIN, f128, 4}, /* 128 */
-	{"k8s.io.api.core.v1.Affinity", SK__PB_PLAIN, f129, 3}, /* 129 */
-	{"k8s.io.api.core.v1.AppArmorProfile", SK__PB_PLAIN, f130, 2}, /* 130 */
-	{"k8s.io.api.core.v1.AttachedVolume", SK__PB_PLAIN, f131, 2}, /* 131 */
-	{"k8s.io.api.core.v1.AvoidPods", SK__PB_PLAIN, f132, 1}, /* 132 */
-	{"k8s.io.api.core.v1.AzureDiskVolumeSource", SK__PB_PLAIN, f133, 6}, /* 133 */
-	{"k8s.io.api.core.v1.AzureFilePersistentVolumeSource", SK__PB_PLAIN, f134, 4}, /* 134 */
-	{"k8s.io.api.core.v1.AzureFileVolumeSource", SK__PB_PLAIN, f135, 3}, /* 135 */
-	{"k8s.io.api.core.v1.Binding", SK__PB_PLAIN, f136, 2}, /* 136 */
-	{"k8s.io.api.core.v1.CSIPersistentVolumeSource", SK__PB_PLAIN, f137, 10}, /* 137 */
-	{"k8s.io.api.core.v1.CSIVolumeSource", SK__PB_PLAIN, f138, 5}, /* 138 */
-	{"k8s.io.api.core.v1.Capabilities", SK__PB_PLAIN, f139, 2}, /* 139 */
-	{"k8s.io.api.core.v1.CephFSPersistentVolumeSource", SK__PB_PLAIN, f140, 6}, /* 140 */
-	{"k8s.io.api.core.v1.CephFSVolumeSource", SK__PB_PLAIN, f141, 6}, /* 141 */
-	{"k8s.io.api.core.v1.CinderPersistentVolumeSource", SK__PB_PLAIN, f142, 4}, /* 142 */
-	{"k8s.io.api.core.v1.CinderVolumeSource", SK__PB_PLAIN, f143, 4}, /* 143 */
-	{"k8s.io.api.core.v1.ClientIPConfig", SK__PB_PLAIN, f144, 1}, /* 144 */
-	{"k8s.io.api.core.v1.ClusterTrustBundleProjection", SK__PB_PLAIN, f145, 5}, /* 145 */
-	{"k8s.io.api.core.v1.ComponentCondition", SK__PB_PLAIN, f146, 4}, /* 146 */
-	{"k8s.io.api.core.v1.ComponentStatus", SK__PB_PLAIN, f147, 2}, /* 147 */
-	{"k8s.io.api.core.v1.ComponentStatusList", SK__PB_PLAIN, f148, 2}, /* 148 */
-	{"k8s.io.api.core.v1.ConfigMap", SK__PB_PLAIN, f149, 4}, /* 149 */
-	{"k8s.io.api.core.v1.ConfigMapEnvSource", SK__PB_PLAIN, f150, 2}, /* 150 */
-	{"k8s.io.api.core.v1.ConfigMapKeySelector", SK__PB_PLAIN, f151, 3}, /* 151 */
-	{"k8s.io.api.core.v1.ConfigMapList", SK__PB_PLAIN, f152, 2}, /* 152 */
-	{"k8s.io.api.core.v1.ConfigMapNodeConfigSource", SK__PB_PLAIN, f153, 5}, /* 153 */
-	{"k8s.io.api.core.v1.ConfigMapProjection", SK__PB_PLAIN, f154, 3}, /* 154 */
-	{"k8s.io.api.core.v1.ConfigMapVolumeSource", SK__PB_PLAIN, f155, 4}, /* 155 */
-	{"k8s.io.api.core.v1.Container", SK__PB_PLAIN, f156, 24}, /* 156 */
-	{"k8s.io.api.core.v1.ContainerImage", SK__PB_PLAIN, f157, 2}, /* 157 */
-	{"k8s.io.api.core.v1.ContainerPort", SK__PB_PLAIN, f158, 5}, /* 158 */
-	{"k8s.io.api.core.v1.ContainerResizePolicy", SK__PB_PLAIN, f159, 2}, /* 159 */
-	{"k8s.io.api.core.v1.ContainerState", SK__PB_PLAIN, f160, 3}, /* 160 */
-	{"k8s.io.api.core.v1.ContainerStateRunning", SK__PB_PLAIN, f161, 1}, /* 161 */
-	{"k8s.io.api.core.v1.ContainerStateTerminated", SK__PB_PLAIN, f162, 7}, /* 162 */
-	{"k8s.io.api.core.v1.ContainerStateWaiting", SK__PB_PLAIN, f163, 2}, /* 163 */
-	{"k8s.io.api.core.v1.ContainerStatus", SK__PB_PLAIN, f164, 14}, /* 164 */
-	{"k8s.io.api.core.v1.ContainerUser", SK__PB_PLAIN, f165, 1}, /* 165 */
-	{"k8s.io.api.core.v1.DaemonEndpoint", SK__PB_PLAIN, f166, 1}, /* 166 */
-	{"k8s.io.api.core.v1.DownwardAPIProjection", SK__PB_PLAIN, f167, 1}, /* 167 */
-	{"k8s.io.api.core.v1.DownwardAPIVolumeFile", SK__PB_PLAIN, f168, 4}, /* 168 */
-	{"k8s.io.api.core.v1.DownwardAPIVolumeSource", SK__PB_PLAIN, f169, 2}, /* 169 */
-	{"k8s.io.api.core.v1.EmptyDirVolumeSource", SK__PB_PLAIN, f170, 2}, /* 170 */
-	{"k8s.io.api.core.v1.EndpointAddress", SK__PB_PLAIN, f171, 4}, /* 171 */
-	{"k8s.io.api.core.v1.EndpointPort", SK__PB_PLAIN, f172, 4}, /* 172 */
-	{"k8s.io.api.core.v1.EndpointSubset", SK__PB_PLAIN, f173, 3}, /* 173 */
-	{"k8s.io.api.core.v1.Endpoints", SK__PB_PLAIN, f174, 2}, /* 174 */
-	{"k8s.io.api.core.v1.EndpointsList", SK__PB_PLAIN, f175, 2}, /* 175 */
-	{"k8s.io.api.core.v1.EnvFromSource", SK__PB_PLAIN, f176, 3}, /* 176 */
-	{"k8s.io.api.core.v1.EnvVar", SK__PB_PLAIN, f177, 3}, /* 177 */
-	{"k8s.io.api.core.v1.EnvVarSource", SK__PB_PLAIN, f178, 4}, /* 178 */
-	{"k8s.io.api.core.v1.EphemeralContainer", SK__PB_PLAIN, f179, 2}, /* 179 */
-	{"k8s.io.api.core.v1.EphemeralContainerCommon", SK__PB_PLAIN, f180, 24}, /* 180 */
-	{"k8s.io.api.core.v1.EphemeralVolumeSource", SK__PB_PLAIN, f181, 1}, /* 181 */
-	{"k8s.io.api.core.v1.Event", SK__PB_PLAIN, f182, 15}, /* 182 */
-	{"k8s.io.api.core.v1.EventList", SK__PB_PLAIN, f183, 2}, /* 183 */
-	{"k8s.io.api.core.v1.EventSeries", SK__PB_PLAIN, f184, 2}, /* 184 */
-	{"k8s.io.api.core.v1.EventSource", SK__PB_PLAIN, f185, 2}, /* 185 */
-	{"k8s.io.api.core.v1.ExecAction", SK__PB_PLAIN, f186, 1}, /* 186 */
-	{"k8s.io.api.core.v1.FCVolumeSource", SK__PB_PLAIN, f187, 5}, /* 187 */
-	{"k8s.io.api.core.v1.FlexPersistentVolumeSource", SK__PB_PLAIN, f188, 5}, /* 188 */
-	{"k8s.io.api.core.v1.FlexVolumeSource", SK__PB_PLAIN, f189, 5}, /* 189 */
-	{"k8s.io.api.core.v1.FlockerVolumeSource", SK__PB_PLAIN, f190, 2}, /* 190 */
-	{"k8s.io.api.core.v1.GCEPersistentDiskVolumeSource", SK__PB_PLAIN, f191, 4}, /* 191 */
-	{"k8s.io.api.core.v1.GRPCAction", SK__PB_PLAIN, f192, 2}, /* 192 */
-	{"k8s.io.api.core.v1.GitRepoVolumeSource", SK__PB_PLAIN, f193, 3}, /* 193 */
-	{"k8s.io.api.core.v1.GlusterfsPersistentVolumeSource", SK__PB_PLAIN, f194, 4}, /* 194 */
-	{"k8s.io.api.core.v1.GlusterfsVolumeSource", SK__PB_PLAIN, f195, 3}, /* 195 */
-	{"k8s.io.api.core.v1.HTTPGetAction", SK__PB_PLAIN, f196, 5}, /* 196 */
-	{"k8s.io.api.core.v1.HTTPHeader", SK__PB_PLAIN, f197, 2}, /* 197 */
-	{"k8s.io.api.core.v1.HostAlias", SK__PB_PLAIN, f198, 2}, /* 198 */
-	{"k8s.io.api.core.v1.HostIP", SK__PB_PLAIN, f199, 1}, /* 199 */
-	{"k8s.io.api.core.v1.HostPathVolumeSource", SK__PB_PLAIN, f200, 2}, /* 200 */
-	{"k8s.io.api.core.v1.ISCSIPersistentVolumeSource", SK__PB_PLAIN, f201, 11}, /* 201 */
-	{"k8s.io.api.core.v1.ISCSIVolumeSource", SK__PB_PLAIN, f202, 11}, /* 202 */
-	{"k8s.io.api.core.v1.ImageVolumeSource", SK__PB_PLAIN, f203, 2}, /* 203 */
-	{"k8s.io.api.core.v1.KeyToPath", SK__PB_PLAIN, f204, 3}, /* 204 */
-	{"k8s.io.api.core.v1.Lifecycle", SK__PB_PLAIN, f205, 2}, /* 205 */
-	{"k8s.io.api.core.v1.LifecycleHandler", SK__PB_PLAIN, f206, 4}, /* 206 */
-	{"k8s.io.api.core.v1.LimitRange", SK__PB_PLAIN, f207, 2}, /* 207 */
-	{"k8s.io.api.core.v1.LimitRangeItem", SK__PB_PLAIN, f208, 6}, /* 208 */
-	{"k8s.io.api.core.v1.LimitRangeList", SK__PB_PLAIN, f209, 2}, /* 209 */
-	{"k8s.io.api.core.v1.LimitRangeSpec", SK__PB_PLAIN, f210, 1}, /* 210 */
-	{"k8s.io.api.core.v1.LinuxContainerUser", SK__PB_PLAIN, f211, 3}, /* 211 */
-	{"k8s.io.api.core.v1.List", SK__PB_PLAIN, f212, 2}, /* 212 */
-	{"k8s.io.api.core.v1.LoadBalancerIngress", SK__PB_PLAIN, f213, 4}, /* 213 */
-	{"k8s.io.api.core.v1.LoadBalancerStatus", SK__PB_PLAIN, f214, 1}, /* 214 */
-	{"k8s.io.api.core.v1.LocalObjectReference", SK__PB_PLAIN, f215, 1}, /* 215 */
-	{"k8s.io.api.core.v1.LocalVolumeSource", SK__PB_PLAIN, f216, 2}, /* 216 */
-	{"k8s.io.api.core.v1.ModifyVolumeStatus", SK__PB_PLAIN, f217, 2}, /* 217 */
-	{"k8s.io.api.core.v1.NFSVolumeSource", SK__PB_PLAIN, f218, 3}, /* 218 */
-	{"k8s.io.api.core.v1.Namespace", SK__PB_PLAIN, f219, 3}, /* 219 */
-	{"k8s.io.api.core.v1.NamespaceCondition", SK__PB_PLAIN, f220, 5}, /* 220 */
-	{"k8s.io.api.core.v1.NamespaceList", SK__PB_PLAIN, f221, 2}, /* 221 */
-	{"k8s.io.api.core.v1.NamespaceSpec", SK__PB_PLAIN, f222, 1}, /* 222 */
-	{"k8s.io.api.core.v1.NamespaceStatus", SK__PB_PLAIN, f223, 2}, /* 223 */
-	{"k8s.io.api.core.v1.Node", SK__PB_PLAIN, f224, 3}, /* 224 */
-	{"k8s.io.api.core.v1.NodeAddress", SK__PB_PLAIN, f225, 2}, /* 225 */
-	{"k8s.io.api.core.v1.NodeAffinity", SK__PB_PLAIN, f226, 2}, /* 226 */
-	{"k8s.io.api.core.v1.NodeCondition", SK__PB_PLAIN, f227, 6}, /* 227 */
-	{"k8s.io.api.core.v1.NodeConfigSource", SK__PB_PLAIN, f228, 1}, /* 228 */
-	{"k8s.io.api.core.v1.NodeConfigStatus", SK__PB_PLAIN, f229, 4}, /* 229 */
-	{"k8s.io.api.core.v1.NodeDaemonEndpoints", SK__PB_PLAIN, f230, 1}, /* 230 */
-	{"k8s.io.api.core.v1.NodeFeatures", SK__PB_PLAIN, f231, 1}, /* 231 */
-	{"k8s.io.api.core.v1.NodeList", SK__PB_PLAIN, f232, 2}, /* 232 */
-	{"k8s.io.api.core.v1.NodeProxyOptions", SK__PB_PLAIN, f233, 1}, /* 233 */
-	{"k8s.io.api.core.v1.NodeRuntimeHandler", SK__PB_PLAIN, f234, 2}, /* 234 */
-	{"k8s.io.api.core.v1.NodeRuntimeHandlerFeatures", SK__PB_PLAIN, f235, 2}, /* 235 */
-	{"k8s.io.api.core.v1.NodeSelector", SK__PB_PLAIN, f236, 1}, /* 236 */
-	{"k8s.io.api.core.v1.NodeSelectorRequirement", SK__PB_PLAIN, f237, 3}, /* 237 */
-	{"k8s.io.api.core.v1.NodeSelectorTerm", SK__PB_PLAIN, f238, 2}, /* 238 */
-	{"k8s.io.api.core.v1.NodeSpec", SK__PB_PLAIN, f239, 7}, /* 239 */
-	{"k8s.io.api.core.v1.NodeStatus", SK__PB_PLAIN, f240, 13}, /* 240 */
-	{"k8s.io.api.core.v1.NodeSystemInfo", SK__PB_PLAIN, f241, 10}, /* 241 */
-	{"k8s.io.api.core.v1.ObjectFieldSelector", SK__PB_PLAIN, f242, 2}, /* 242 */
-	{"k8s.io.api.core.v1.ObjectReference", SK__PB_PLAIN, f243, 7}, /* 243 */
-	{"k8s.io.api.core.v1.PersistentVolume", SK__PB_PLAIN, f244, 3}, /* 244 */
-	{"k8s.io.api.core.v1.PersistentVolumeClaim", SK__PB_PLAIN, f245, 3}, /* 245 */
-	{"k8s.io.api.core.v1.PersistentVolumeClaimCondition", SK__PB_PLAIN, f246, 6}, /* 246 */
-	{"k8s.io.api.core.v1.PersistentVolumeClaimList", SK__PB_PLAIN, f247, 2}, /* 247 */
-	{"k8s.io.api.core.v1.PersistentVolumeClaimSpec", SK__PB_PLAIN, f248, 9}, /* 248 */
-	{"k8s.io.api.core.v1.PersistentVolumeClaimStatus", SK__PB_PLAIN, f249, 8}, /* 249 */
-	{"k8s.io.api.core.v1.PersistentVolumeClaimTemplate", SK__PB_PLAIN, f250, 2}, /* 250 */
-	{"k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource", SK__PB_PLAIN, f251, 2}, /* 251 */
-	{"k8s.io.api.core.v1.PersistentVolumeList", SK__PB_PLAIN, f252, 2}, /* 252 */
-	{"k8s.io.api.core.v1.PersistentVolumeSource", SK__PB_PLAIN, f253, 22}, /* 253 */
-	{"k8s.io.api.core.v1.PersistentVolumeSpec", SK__PB_PLAIN, f254, 10}, /* 254 */
-	{"k8s.io.api.core.v1.PersistentVolumeStatus", SK__PB_PLAIN, f255, 4}, /* 255 */
-	{"k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource", SK__PB_PLAIN, f256, 2}, /* 256 */
-	{"k8s.io.api.core.v1.Pod", SK__PB_PLAIN, f257, 3}, /* 257 */
-	{"k8s.io.api.core.v1.PodAffinity", SK__PB_PLAIN, f258, 2}, /* 258 */
-	{"k8s.io.api.core.v1.PodAffinityTerm", SK__PB_PLAIN, f259, 6}, /* 259 */
-	{"k8s.io.api.core.v1.PodAntiAffinity", SK__PB_PLAIN, f260, 2}, /* 260 */
-	{"k8s.io.api.core.v1.PodAttachOptions", SK__PB_PLAIN, f261, 5}, /* 261 */
-	{"k8s.io.api.core.v1.PodCondition", SK__PB_PLAIN, f262, 6}, /* 262 */
-	{"k8s.io.api.core.v1.PodDNSConfig", SK__PB_PLAIN, f263, 3}, /* 263 */
-	{"k8s.io.api.core.v1.PodDNSConfigOption", SK__PB_PLAIN, f264, 2}, /* 264 */
-	{"k8s.io.api.core.v1.PodExecOptions", SK__PB_PLAIN, f265, 6}, /* 265 */
-	{"k8s.io.api.core.v1.PodIP", SK__PB_PLAIN, f266, 1}, /* 266 */
-	{"k8s.io.api.core.v1.PodList", SK__PB_PLAIN, f267, 2}, /* 267 */
-	{"k8s.io.api.core.v1.PodLogOptions", SK__PB_PLAIN, f268, 10}, /* 268 */
-	{"k8s.io.api.core.v1.PodOS", SK__PB_PLAIN, f269, 1}, /* 269 */
-	{"k8s.io.api.core.v1.PodPortForwardOptions", SK__PB_PLAIN, f270, 1}, /* 270 */
-	{"k8s.io.api.core.v1.PodProxyOptions", SK__PB_PLAIN, f271, 1}, /* 271 */
-	{"k8s.io.api.core.v1.PodReadinessGate", SK__PB_PLAIN, f272, 1}, /* 272 */
-	{"k8s.io.api.core.v1.PodResourceClaim", SK__PB_PLAIN, f273, 3}, /* 273 */
-	{"k8s.io.api.core.v1.PodResourceClaimStatus", SK__PB_PLAIN, f274, 2}, /* 274 */
-	{"k8s.io.api.core.v1.PodSchedulingGate", SK__PB_PLAIN, f275, 1}, /* 275 */
-	{"k8s.io.api.core.v1.PodSecurityContext", SK__PB_PLAIN, f276, 13}, /* 276 */
-	{"k8s.io.api.core.v1.PodSignature", SK__PB_PLAIN, f277, 1}, /* 277 */
-	{"k8s.io.api.core.v1.PodSpec", SK__PB_PLAIN, f278, 40}, /* 278 */
-	{"k8s.io.api.core.v1.PodStatus", SK__PB_PLAIN, f279, 16}, /* 279 */
-	{"k8s.io.api.core.v1.PodStatusResult", SK__PB_PLAIN, f280, 2}, /* 280 */
-	{"k8s.io.api.core.v1.PodTemplate", SK__PB_PLAIN, f281, 2}, /* 281 */
-	{"k8s.io.api.core.v1.PodTemplateList", SK__PB_PLAIN, f282, 2}, /* 282 */
-	{"k8s.io.api.core.v1.PodTemplateSpec", SK__PB_PLAIN, f283, 2}, /* 283 */
-	{"k8s.io.api.core.v1.PortStatus", SK__PB_PLAIN, f284, 3}, /* 284 */
-	{"k8s.io.api.core.v1.PortworxVolumeSource", SK__PB_PLAIN, f285, 3}, /* 285 */
-	{"k8s.io.api.core.v1.Preconditions", SK__PB_PLAIN, f286, 1}, /* 286 */
-	{"k8s.io.api.core.v1.PreferAvoidPodsEntry", SK__PB_PLAIN, f287, 4}, /* 287 */
-	{"k8s.io.api.core.v1.PreferredSchedulingTerm", SK__PB_PLAIN, f288, 2}, /* 288 */
-	{"k8s.io.api.core.v1.Probe", SK__PB_PLAIN, f289, 7}, /* 289 */
-	{"k8s.io.api.core.v1.ProbeHandler", SK__PB_PLAIN, f290, 4}, /* 290 */
-	{"k8s.io.api.core.v1.ProjectedVolumeSource", SK__PB_PLAIN, f291, 2}, /* 291 */
-	{"k8s.io.api.core.v1.QuobyteVolumeSource", SK__PB_PLAIN, f292, 6}, /* 292 */
-	{"k8s.io.api.core.v1.RBDPersistentVolumeSource", SK__PB_PLAIN, f293, 8}, /* 293 */
-	{"k8s.io.api.core.v1.RBDVolumeSource", SK__PB_PLAIN, f294, 8}, /* 294 */
-	{"k8s.io.api.core.v1.RangeAllocation", SK__PB_PLAIN, f295, 3}, /* 295 */
-	{"k8s.io.api.core.v1.ReplicationController", SK__PB_PLAIN, f296, 3}, /* 296 */
-	{"k8s.io.api.core.v1.ReplicationControllerCondition", SK__PB_PLAIN, f297, 5}, /* 297 */
-	{"k8s.io.api.core.v1.ReplicationControllerList", SK__PB_PLAIN, f298, 2}, /* 298 */
-	{"k8s.io.api.core.v1.ReplicationControllerSpec", SK__PB_PLAIN, f299, 4}, /* 299 */
-	{"k8s.io.api.core.v1.ReplicationControllerStatus", SK__PB_PLAIN, f300, 6}, /* 300 */
-	{"k8s.io.api.core.v1.ResourceClaim", SK__PB_PLAIN, f301, 2}, /* 301 */
-	{"k8s.io.api.core.v1.ResourceFieldSelector", SK__PB_PLAIN, f302, 3}, /* 302 */
-	{"k8s.io.api.core.v1.ResourceHealth", SK__PB_PLAIN, f303, 2}, /* 303 */
-	{"k8s.io.api.core.v1.ResourceQuota", SK__PB_PLAIN, f304, 3}, /* 304 */
-	{"k8s.io.api.core.v1.ResourceQuotaList", SK__PB_PLAIN, f305, 2}, /* 305 */
-	{"k8s.io.api.core.v1.ResourceQuotaSpec", SK__PB_PLAIN, f306, 3}, /* 306 */
-	{"k8s.io.api.core.v1.ResourceQuotaStatus", SK__PB_PLAIN, f307, 2}, /* 307 */
-	{"k8s.io.api.core.v1.ResourceRequirements", SK__PB_PLAIN, f308, 3}, /* 308 */
-	{"k8s.io.api.core.v1.ResourceStatus", SK__PB_PLAIN, f309, 2}, /* 309 */
-	{"k8s.io.api.core.v1.SELinuxOptions", SK__PB_PLAIN, f310, 4}, /* 310 */
-	{"k8s.io.api.core.v1.ScaleIOPersistentVolumeSource", SK__PB_PLAIN, f311, 10}, /* 311 */
-	{"k8s.io.api.core.v1.ScaleIOVolumeSource", SK__PB_PLAIN, f312, 10}, /* 312 */
-	{"k8s.io.api.core.v1.ScopeSelector", SK__PB_PLAIN, f313, 1}, /* 313 */
-	{"k8s.io.api.core.v1.ScopedResourceSelectorRequirement", SK__PB_PLAIN, f314, 3}, /* 314 */
-	{"k8s.io.api.core.v1.SeccompProfile", SK__PB_PLAIN, f315, 2}, /* 315 */
-	{"k8s.io.api.core.v1.Secret", SK__PB_PLAIN, f316, 5}, /* 316 */
-	{"k8s.io.api.core.v1.SecretEnvSource", SK__PB_PLAIN, f317, 2}, /* 317 */
-	{"k8s.io.api.core.v1.SecretKeySelector", SK__PB_PLAIN, f318, 3}, /* 318 */
-	{"k8s.io.api.core.v1.SecretList", SK__PB_PLAIN, f319, 2}, /* 319 */
-	{"k8s.io.api.core.v1.SecretProjection", SK__PB_PLAIN, f320, 3}, /* 320 */
-	{"k8s.io.api.core.v1.SecretReference", SK__PB_PLAIN, f321, 2}, /* 321 */
-	{"k8s.io.api.core.v1.SecretVolumeSource", SK__PB_PLAIN, f322, 4}, /* 322 */
-	{"k8s.io.api.core.v1.SecurityContext", SK__PB_PLAIN, f323, 12}, /* 323 */
-	{"k8s.io.api.core.v1.SerializedReference", SK__PB_PLAIN, f324, 1}, /* 324 */
-	{"k8s.io.api.core.v1.Service", SK__PB_PLAIN, f325, 3}, /* 325 */
-	{"k8s.io.api.core.v1.ServiceAccount", SK__PB_PLAIN, f326, 4}, /* 326 */
-	{"k8s.io.api.core.v1.ServiceAccountList", SK__PB_PLAIN, f327, 2}, /* 327 */
-	{"k8s.io.api.core.v1.ServiceAccountTokenProjection", SK__PB_PLAIN, f328, 3}, /* 328 */
-	{"k8s.io.api.core.v1.ServiceList", SK__PB_PLAIN, f329, 2}, /* 329 */
-	{"k8s.io.api.core.v1.ServicePort", SK__PB_PLAIN, f330, 6}, /* 330 */
-	{"k8s.io.api.core.v1.ServiceProxyOptions", SK__PB_PLAIN, f331, 1}, /* 331 */
-	{"k8s.io.api.core.v1.ServiceSpec", SK__PB_PLAIN, f332, 20}, /* 332 */
-	{"k8s.io.api.core.v1.ServiceStatus", SK__PB_PLAIN, f333, 2}, /* 333 */
-	{"k8s.io.api.core.v1.SessionAffinityConfig", SK__PB_PLAIN, f334, 1}, /* 334 */
-	{"k8s.io.api.core.v1.SleepAction", SK__PB_PLAIN, f335, 1}, /* 335 */
-	{"k8s.io.api.core.v1.StorageOSPersistentVolumeSource", SK__PB_PLAIN, f336, 5}, /* 336 */
-	{"k8s.io.api.core.v1.StorageOSVolumeSource", SK__PB_PLAIN, f337, 5}, /* 337 */
-	{"k8s.io.api.core.v1.Sysctl", SK__PB_PLAIN, f338, 2}, /* 338 */
-	{"k8s.io.api.core.v1.TCPSocketAction", SK__PB_PLAIN, f339, 2}, /* 339 */
-	{"k8s.io.api.core.v1.Taint", SK__PB_PLAIN, f340, 4}, /* 340 */
-	{"k8s.io.api.core.v1.Toleration", SK__PB_PLAIN, f341, 5}, /* 341 */
-	{"k8s.io.api.core.v1.TopologySelectorLabelRequirement", SK__PB_PLAIN, f342, 2}, /* 342 */
-	{"k8s.io.api.core.v1.TopologySelectorTerm", SK__PB_PLAIN, f343, 1}, /* 343 */
-	{"k8s.io.api.core.v1.TopologySpreadConstraint", SK__PB_PLAIN, f344, 8}, /* 344 */
-	{"k8s.io.api.core.v1.TypedLocalObjectReference", SK__PB_PLAIN, f345, 3}, /* 345 */
-	{"k8s.io.api.core.v1.TypedObjectReference", SK__PB_PLAIN, f346, 4}, /* 346 */
-	{"k8s.io.api.core.v1.Volume", SK__PB_PLAIN, f347, 2}, /* 347 */
-	{"k8s.io.api.core.v1.VolumeDevice", SK__PB_PLAIN, f348, 2}, /* 348 */
-	{"k8s.io.api.core.v1.VolumeMount", SK__PB_PLAIN, f349, 7}, /* 349 */
-	{"k8s.io.api.core.v1.VolumeMountStatus", SK__PB_PLAIN, f350, 4}, /* 350 */
-	{"k8s.io.api.core.v1.VolumeNodeAffinity", SK__PB_PLAIN, f351, 1}, /* 351 */
-	{"k8s.io.api.core.v1.VolumeProjection", SK__PB_PLAIN, f352, 5}, /* 352 */
-	{"k8s.io.api.core.v1.VolumeResourceRequirements", SK__PB_PLAIN, f353, 2}, /* 353 */
-	{"k8s.io.api.core.v1.VolumeSource", SK__PB_PLAIN, f354, 30}, /* 354 */
-	{"k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource", SK__PB_PLAIN, f355, 4}, /* 355 */
-	{"k8s.io.api.core.v1.WeightedPodAffinityTerm", SK__PB_PLAIN, f356, 2}, /* 356 */
-	{"k8s.io.api.core.v1.WindowsSecurityContextOptions", SK__PB_PLAIN, f357, 4}, /* 357 */
-	{"k8s.io.api.discovery.v1.Endpoint", SK__PB_PLAIN, f358, 8}, /* 358 */
-	{"k8s.io.api.discovery.v1.EndpointConditions", SK__PB_PLAIN, f359, 3}, /* 359 */
-	{"k8s.io.api.discovery.v1.EndpointHints", SK__PB_PLAIN, f360, 1}, /* 360 */
-	{"k8s.io.api.discovery.v1.EndpointPort", SK__PB_PLAIN, f361, 4}, /* 361 */
-	{"k8s.io.api.discovery.v1.EndpointSlice", SK__PB_PLAIN, f362, 4}, /* 362 */
-	{"k8s.io.api.discovery.v1.EndpointSliceList", SK__PB_PLAIN, f363, 2}, /* 363 */
-	{"k8s.io.api.discovery.v1.ForZone", SK__PB_PLAIN, f364, 1}, /* 364 */
-	{"k8s.io.api.events.v1.Event", SK__PB_PLAIN, f365, 15}, /* 365 */
-	{"k8s.io.api.events.v1.EventList", SK__PB_PLAIN, f366, 2}, /* 366 */
-	{"k8s.io.api.events.v1.EventSeries", SK__PB_PLAIN, f367, 2}, /* 367 */
-	{"k8s.io.api.networking.v1.HTTPIngressPath", SK__PB_PLAIN, f368, 3}, /* 368 */
-	{"k8s.io.api.networking.v1.HTTPIngressRuleValue", SK__PB_PLAIN, f369, 1}, /* 369 */
-	{"k8s.io.api.networking.v1.IPBlock", SK__PB_PLAIN, f370, 2}, /* 370 */
-	{"k8s.io.api.networking.v1.Ingress", SK__PB_PLAIN, f371, 3}, /* 371 */
-	{"k8s.io.api.networking.v1.IngressBackend", SK__PB_PLAIN, f372, 2}, /* 372 */
-	{"k8s.io.api.networking.v1.IngressClass", SK__PB_PLAIN, f373, 2}, /* 373 */
-	{"k8s.io.api.networking.v1.IngressClassList", SK__PB_PLAIN, f374, 2}, /* 374 */
-	{"k8s.io.api.networking.v1.IngressClassParametersReference", SK__PB_PLAIN, f375, 5}, /* 375 */
-	{"k8s.io.api.networking.v1.IngressClassSpec", SK__PB_PLAIN, f376, 2}, /* 376 */
-	{"k8s.io.api.networking.v1.IngressList", SK__PB_PLAIN, f377, 2}, /* 377 */
-	{"k8s.io.api.networking.v1.IngressLoadBalancerIngress", SK__PB_PLAIN, f378, 3}, /* 378 */
-	{"k8s.io.api.networking.v1.IngressLoadBalancerStatus", SK__PB_PLAIN, f379, 1}, /* 379 */
-	{"k8s.io.api.networking.v1.IngressPortStatus", SK__PB_PLAIN, f380, 3}, /* 380 */
-	{"k8s.io.api.networking.v1.IngressRule", SK__PB_PLAIN, f381, 2}, /* 381 */
-	{"k8s.io.api.networking.v1.IngressRuleValue", SK__PB_PLAIN, f382, 1}, /* 382 */
-	{"k8s.io.api.networking.v1.IngressServiceBackend", SK__PB_PLAIN, f383, 2}, /* 383 */
-	{"k8s.io.api.networking.v1.IngressSpec", SK__PB_PLAIN, f384, 4}, /* 384 */
-	{"k8s.io.api.networking.v1.IngressStatus", SK__PB_PLAIN, f385, 1}, /* 385 */
-	{"k8s.io.api.networking.v1.IngressTLS", SK__PB_PLAIN, f386, 2}, /* 386 */
-	{"k8s.io.api.networking.v1.NetworkPolicy", SK__PB_PLAIN, f387, 2}, /* 387 */
-	{"k8s.io.api.networking.v1.NetworkPolicyEgressRule", SK__PB_PLAIN, f388, 2}, /* 388 */
-	{"k8s.io.api.networking.v1.NetworkPolicyIngressRule", SK__PB_PLAIN, f389, 2}, /* 389 */
-	{"k8s.io.api.networking.v1.NetworkPolicyList", SK__PB_PLAIN, f390, 2}, /* 390 */
-	{"k8s.io.api.networking.v1.NetworkPolicyPeer", SK__PB_PLAIN, f391, 3}, /* 391 */
-	{"k8s.io.api.networking.v1.NetworkPolicyPort", SK__PB_PLAIN, f392, 3}, /* 392 */
-	{"k8s.io.api.networking.v1.NetworkPolicySpec", SK__PB_PLAIN, f393, 4}, /* 393 */
-	{"k8s.io.api.networking.v1.ServiceBackendPort", SK__PB_PLAIN, f394, 2}, /* 394 */
-	{"k8s.io.api.node.v1.Overhead", SK__PB_PLAIN, f395, 1}, /* 395 */
-	{"k8s.io.api.node.v1.RuntimeClass", SK__PB_PLAIN, f396, 4}, /* 396 */
-	{"k8s.io.api.node.v1.RuntimeClassList", SK__PB_PLAIN, f397, 2}, /* 397 */
-	{"k8s.io.api.node.v1.Scheduling", SK__PB_PLAIN, f398, 2}, /* 398 */
-	{"k8s.io.api.policy.v1.Eviction", SK__PB_PLAIN, f399, 2}, /* 399 */
-	{"k8s.io.api.policy.v1.PodDisruptionBudget", SK__PB_PLAIN, f400, 3}, /* 400 */
-	{"k8s.io.api.policy.v1.PodDisruptionBudgetList", SK__PB_PLAIN, f401, 2}, /* 401 */
-	{"k8s.io.api.policy.v1.PodDisruptionBudgetSpec", SK__PB_PLAIN, f402, 4}, /* 402 */
-	{"k8s.io.api.policy.v1.PodDisruptionBudgetStatus", SK__PB_PLAIN, f403, 7}, /* 403 */
-	{"k8s.io.api.rbac.v1.AggregationRule", SK__PB_PLAIN, f404, 1}, /* 404 */
-	{"k8s.io.api.rbac.v1.ClusterRole", SK__PB_PLAIN, f405, 3}, /* 405 */
-	{"k8s.io.api.rbac.v1.ClusterRoleBinding", SK__PB_PLAIN, f406, 3}, /* 406 */
-	{"k8s.io.api.rbac.v1.ClusterRoleBindingList", SK__PB_PLAIN, f407, 2}, /* 407 */
-	{"k8s.io.api.rbac.v1.ClusterRoleList", SK__PB_PLAIN, f408, 2}, /* 408 */
-	{"k8s.io.api.rbac.v1.PolicyRule", SK__PB_PLAIN, f409, 5}, /* 409 */
-	{"k8s.io.api.rbac.v1.Role", SK__PB_PLAIN, f410, 2}, /* 410 */
-	{"k8s.io.api.rbac.v1.RoleBinding", SK__PB_PLAIN, f411, 3}, /* 411 */
-	{"k8s.io.api.rbac.v1.RoleBindingList", SK__PB_PLAIN, f412, 2}, /* 412 */
-	{"k8s.io.api.rbac.v1.RoleList", SK__PB_PLAIN, f413, 2}, /* 413 */
-	{"k8s.io.api.rbac.v1.RoleRef", SK__PB_PLAIN, f414, 3}, /* 414 */
-	{"k8s.io.api.rbac.v1.Subject", SK__PB_PLAIN, f415, 4}, /* 415 */
-	{"k8s.io.api.scheduling.v1.PriorityClass", SK__PB_PLAIN, f416, 5}, /* 416 */
-	{"k8s.io.api.scheduling.v1.PriorityClassList", SK__PB_PLAIN, f417, 2}, /* 417 */
-	{"k8s.io.api.storage.v1.CSIDriver", SK__PB_PLAIN, f418, 2}, /* 418 */
-	{"k8s.io.api.storage.v1.CSIDriverList", SK__PB_PLAIN, f419, 2}, /* 419 */
-	{"k8s.io.api.storage.v1.CSIDriverSpec", SK__PB_PLAIN, f420, 8}, /* 420 */
-	{"k8s.io.api.storage.v1.CSINode", SK__PB_PLAIN, f421, 2}, /* 421 */
-	{"k8s.io.api.storage.v1.CSINodeDriver", SK__PB_PLAIN, f422, 4}, /* 422 */
-	{"k8s.io.api.storage.v1.CSINodeList", SK__PB_PLAIN, f423, 2}, /* 423 */
-	{"k8s.io.api.storage.v1.CSINodeSpec", SK__PB_PLAIN, f424, 1}, /* 424 */
-	{"k8s.io.api.storage.v1.CSIStorageCapacity", SK__PB_PLAIN, f425, 5}, /* 425 */
-	{"k8s.io.api.storage.v1.CSIStorageCapacityList", SK__PB_PLAIN, f426, 2}, /* 426 */
-	{"k8s.io.api.storage.v1.StorageClass", SK__PB_PLAIN, f427, 8}, /* 427 */
-	{"k8s.io.api.storage.v1.StorageClassList", SK__PB_PLAIN, f428, 2}, /* 428 */
-	{"k8s.io.api.storage.v1.TokenRequest", SK__PB_PLAIN, f429, 2}, /* 429 */
-	{"k8s.io.api.storage.v1.VolumeAttachment", SK__PB_PLAIN, f430, 3}, /* 430 */
-	{"k8s.io.api.storage.v1.VolumeAttachmentList", SK__PB_PLAIN, f431, 2}, /* 431 */
-	{"k8s.io.api.storage.v1.VolumeAttachmentSource", SK__PB_PLAIN, f432, 2}, /* 432 */
-	{"k8s.io.api.storage.v1.VolumeAttachmentSpec", SK__PB_PLAIN, f433, 3}, /* 433 */
-	{"k8s.io.api.storage.v1.VolumeAttachmentStatus", SK__PB_PLAIN, f434, 4}, /* 434 */
-	{"k8s.io.api.storage.v1.VolumeError", SK__PB_PLAIN, f435, 2}, /* 435 */
-	{"k8s.io.api.storage.v1.VolumeNodeResources", SK__PB_PLAIN, f436, 1}, /* 436 */
-	{"k8s.io.apimachinery.pkg.api.resource.Quantity", SK__PB_QUANTITY, f437, 1}, /* 437 */
-	{"k8s.io.apimachinery.pkg.api.resource.QuantityValue", SK__PB_QUANTITY, f438, 1}, /* 438 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup", SK__PB_PLAIN, f439, 4}, /* 439 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList", SK__PB_PLAIN, f440, 1}, /* 440 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIResource", SK__PB_PLAIN, f441, 10}, /* 441 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList", SK__PB_PLAIN, f442, 2}, /* 442 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions", SK__PB_PLAIN, f443, 2}, /* 443 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.ApplyOptions", SK__PB_PLAIN, f444, 3}, /* 444 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.Condition", SK__PB_PLAIN, f445, 6}, /* 445 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.CreateOptions", SK__PB_PLAIN, f446, 3}, /* 446 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions", SK__PB_PLAIN, f447, 6}, /* 447 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.Duration", SK__PB_DURATION, f448, 1}, /* 448 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement", SK__PB_PLAIN, f449, 3}, /* 449 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1", SK__PB_FIELDSV1, f450, 1}, /* 450 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.GetOptions", SK__PB_PLAIN, f451, 1}, /* 451 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupKind", SK__PB_PLAIN, f452, 2}, /* 452 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource", SK__PB_PLAIN, f453, 2}, /* 453 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersion", SK__PB_PLAIN, f454, 2}, /* 454 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery", SK__PB_PLAIN, f455, 2}, /* 455 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind", SK__PB_PLAIN, f456, 3}, /* 456 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionResource", SK__PB_PLAIN, f457, 3}, /* 457 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", SK__PB_PLAIN, f458, 2}, /* 458 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", SK__PB_PLAIN, f459, 3}, /* 459 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.List", SK__PB_PLAIN, f460, 2}, /* 460 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", SK__PB_PLAIN, f461, 4}, /* 461 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions", SK__PB_PLAIN, f462, 10}, /* 462 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry", SK__PB_PLAIN, f463, 7}, /* 463 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime", SK__PB_MICROTIME, f464, 2}, /* 464 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", SK__PB_PLAIN, f465, 15}, /* 465 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference", SK__PB_PLAIN, f466, 6}, /* 466 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata", SK__PB_PLAIN, f467, 1}, /* 467 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList", SK__PB_PLAIN, f468, 2}, /* 468 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.Patch", SK__PB_PLAIN, NULL, 0}, /* 469 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.PatchOptions", SK__PB_PLAIN, f470, 4}, /* 470 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions", SK__PB_PLAIN, f471, 2}, /* 471 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.RootPaths", SK__PB_PLAIN, f472, 1}, /* 472 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR", SK__PB_PLAIN, f473, 2}, /* 473 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.Status", SK__PB_PLAIN, f474, 6}, /* 474 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause", SK__PB_PLAIN, f475, 3}, /* 475 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails", SK__PB_PLAIN, f476, 6}, /* 476 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.TableOptions", SK__PB_PLAIN, f477, 1}, /* 477 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.Time", SK__PB_TIME, f478, 2}, /* 478 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.Timestamp", SK__PB_PLAIN, f479, 2}, /* 479 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.TypeMeta", SK__PB_PLAIN, f480, 2}, /* 480 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.UpdateOptions", SK__PB_PLAIN, f481, 3}, /* 481 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.Verbs", SK__PB_ITEMS, f482, 1}, /* 482 */
-	{"k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent", SK__PB_PLAIN, f483, 2}, /* 483 */
-	{"k8s.io.apimachinery.pkg.runtime.RawExtension", SK__PB_RAWEXT, f484, 1}, /* 484 */
-	{"k8s.io.apimachinery.pkg.runtime.TypeMeta", SK__PB_PLAIN, f485, 2}, /* 485 */
-	{"k8s.io.apimachinery.pkg.runtime.Unknown", SK__PB_PLAIN, f486, 4}, /* 486 */
-	{"k8s.io.apimachinery.pkg.util.intstr.IntOrString", SK__PB_INTORSTRING, f487, 3}, /* 487 */
+	{"k8s.io.api.admissionregistration.v1.AuditAnnotation", SK__PB_PLAIN, f0, 2}, /* 0 */
+	{"k8s.io.api.admissionregistration.v1.ExpressionWarning", SK__PB_PLAIN, f1, 2}, /* 1 */
+	{"k8s.io.api.admissionregistration.v1.MatchCondition", SK__PB_PLAIN, f2, 2}, /* 2 */
+	{"k8s.io.api.admissionregistration.v1.MatchResources", SK__PB_PLAIN, f3, 5}, /* 3 */
+	{"k8s.io.api.admissionregistration.v1.MutatingWebhook", SK__PB_PLAIN, f4, 12}, /* 4 */
+	{"k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration", SK__PB_PLAIN, f5, 2}, /* 5 */
+	{"k8s.io.api.admissionregistration.v1.MutatingWebhookConfigurationList", SK__PB_PLAIN, f6, 2}, /* 6 */
+	{"k8s.io.api.admissionregistration.v1.NamedRuleWithOperations", SK__PB_PLAIN, f7, 2}, /* 7 */
+	{"k8s.io.api.admissionregistration.v1.ParamKind", SK__PB_PLAIN, f8, 2}, /* 8 */
+	{"k8s.io.api.admissionregistration.v1.ParamRef", SK__PB_PLAIN, f9, 4}, /* 9 */
+	{"k8s.io.api.admissionregistration.v1.Rule", SK__PB_PLAIN, f10, 4}, /* 10 */
+	{"k8s.io.api.admissionregistration.v1.RuleWithOperations", SK__PB_PLAIN, f11, 2}, /* 11 */
+	{"k8s.io.api.admissionregistration.v1.ServiceReference", SK__PB_PLAIN, f12, 4}, /* 12 */
+	{"k8s.io.api.admissionregistration.v1.TypeChecking", SK__PB_PLAIN, f13, 1}, /* 13 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicy", SK__PB_PLAIN, f14, 3}, /* 14 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding", SK__PB_PLAIN, f15, 2}, /* 15 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList", SK__PB_PLAIN, f16, 2}, /* 16 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec", SK__PB_PLAIN, f17, 4}, /* 17 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyList", SK__PB_PLAIN, f18, 2}, /* 18 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicySpec", SK__PB_PLAIN, f19, 7}, /* 19 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus", SK__PB_PLAIN, f20, 3}, /* 20 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingWebhook", SK__PB_PLAIN, f21, 11}, /* 21 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration", SK__PB_PLAIN, f22, 2}, /* 22 */
+	{"k8s.io.api.admissionregistration.v1.ValidatingWebhookConfigurationList", SK__PB_PLAIN, f23, 2}, /* 23 */
+	{"k8s.io.api.admissionregistration.v1.Validation", SK__PB_PLAIN, f24, 4}, /* 24 */
+	{"k8s.io.api.admissionregistration.v1.Variable", SK__PB_PLAIN, f25, 2}, /* 25 */
+	{"k8s.io.api.admissionregistration.v1.WebhookClientConfig", SK__PB_PLAIN, f26, 3}, /* 26 */
+	{"k8s.io.api.apps.v1.ControllerRevision", SK__PB_PLAIN, f27, 3}, /* 27 */
+	{"k8s.io.api.apps.v1.ControllerRevisionList", SK__PB_PLAIN, f28, 2}, /* 28 */
+	{"k8s.io.api.apps.v1.DaemonSet", SK__PB_PLAIN, f29, 3}, /* 29 */
+	{"k8s.io.api.apps.v1.DaemonSetCondition", SK__PB_PLAIN, f30, 5}, /* 30 */
+	{"k8s.io.api.apps.v1.DaemonSetList", SK__PB_PLAIN, f31, 2}, /* 31 */
+	{"k8s.io.api.apps.v1.DaemonSetSpec", SK__PB_PLAIN, f32, 5}, /* 32 */
+	{"k8s.io.api.apps.v1.DaemonSetStatus", SK__PB_PLAIN, f33, 10}, /* 33 */
+	{"k8s.io.api.apps.v1.DaemonSetUpdateStrategy", SK__PB_PLAIN, f34, 2}, /* 34 */
+	{"k8s.io.api.apps.v1.Deployment", SK__PB_PLAIN, f35, 3}, /* 35 */
+	{"k8s.io.api.apps.v1.DeploymentCondition", SK__PB_PLAIN, f36, 6}, /* 36 */
+	{"k8s.io.api.apps.v1.DeploymentList", SK__PB_PLAIN, f37, 2}, /* 37 */
+	{"k8s.io.api.apps.v1.DeploymentSpec", SK__PB_PLAIN, f38, 8}, /* 38 */
+	{"k8s.io.api.apps.v1.DeploymentStatus", SK__PB_PLAIN, f39, 8}, /* 39 */
+	{"k8s.io.api.apps.v1.DeploymentStrategy", SK__PB_PLAIN, f40, 2}, /* 40 */
+	{"k8s.io.api.apps.v1.ReplicaSet", SK__PB_PLAIN, f41, 3}, /* 41 */
+	{"k8s.io.api.apps.v1.ReplicaSetCondition", SK__PB_PLAIN, f42, 5}, /* 42 */
+	{"k8s.io.api.apps.v1.ReplicaSetList", SK__PB_PLAIN, f43, 2}, /* 43 */
+	{"k8s.io.api.apps.v1.ReplicaSetSpec", SK__PB_PLAIN, f44, 4}, /* 44 */
+	{"k8s.io.api.apps.v1.ReplicaSetStatus", SK__PB_PLAIN, f45, 6}, /* 45 */
+	{"k8s.io.api.apps.v1.RollingUpdateDaemonSet", SK__PB_PLAIN, f46, 2}, /* 46 */
+	{"k8s.io.api.apps.v1.RollingUpdateDeployment", SK__PB_PLAIN, f47, 2}, /* 47 */
+	{"k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy", SK__PB_PLAIN, f48, 2}, /* 48 */
+	{"k8s.io.api.apps.v1.StatefulSet", SK__PB_PLAIN, f49, 3}, /* 49 */
+	{"k8s.io.api.apps.v1.StatefulSetCondition", SK__PB_PLAIN, f50, 5}, /* 50 */
+	{"k8s.io.api.apps.v1.StatefulSetList", SK__PB_PLAIN, f51, 2}, /* 51 */
+	{"k8s.io.api.apps.v1.StatefulSetOrdinals", SK__PB_PLAIN, f52, 1}, /* 52 */
+	{"k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy", SK__PB_PLAIN, f53, 2}, /* 53 */
+	{"k8s.io.api.apps.v1.StatefulSetSpec", SK__PB_PLAIN, f54, 11}, /* 54 */
+	{"k8s.io.api.apps.v1.StatefulSetStatus", SK__PB_PLAIN, f55, 10}, /* 55 */
+	{"k8s.io.api.apps.v1.StatefulSetUpdateStrategy", SK__PB_PLAIN, f56, 2}, /* 56 */
+	{"k8s.io.api.authentication.v1.BoundObjectReference", SK__PB_PLAIN, f57, 4}, /* 57 */
+	{"k8s.io.api.authentication.v1.ExtraValue", SK__PB_ITEMS, f58, 1}, /* 58 */
+	{"k8s.io.api.authentication.v1.SelfSubjectReview", SK__PB_PLAIN, f59, 2}, /* 59 */
+	{"k8s.io.api.authentication.v1.SelfSubjectReviewStatus", SK__PB_PLAIN, f60, 1}, /* 60 */
+	{"k8s.io.api.authentication.v1.TokenRequest", SK__PB_PLAIN, f61, 3}, /* 61 */
+	{"k8s.io.api.authentication.v1.TokenRequestSpec", SK__PB_PLAIN, f62, 3}, /* 62 */
+	{"k8s.io.api.authentication.v1.TokenRequestStatus", SK__PB_PLAIN, f63, 2}, /* 63 */
+	{"k8s.io.api.authentication.v1.TokenReview", SK__PB_PLAIN, f64, 3}, /* 64 */
+	{"k8s.io.api.authentication.v1.TokenReviewSpec", SK__PB_PLAIN, f65, 2}, /* 65 */
+	{"k8s.io.api.authentication.v1.TokenReviewStatus", SK__PB_PLAIN, f66, 4}, /* 66 */
+	{"k8s.io.api.authentication.v1.UserInfo", SK__PB_PLAIN, f67, 4}, /* 67 */
+	{"k8s.io.api.authorization.v1.ExtraValue", SK__PB_ITEMS, f68, 1}, /* 68 */
+	{"k8s.io.api.authorization.v1.FieldSelectorAttributes", SK__PB_PLAIN, f69, 2}, /* 69 */
+	{"k8s.io.api.authorization.v1.LabelSelectorAttributes", SK__PB_PLAIN, f70, 2}, /* 70 */
+	{"k8s.io.api.authorization.v1.LocalSubjectAccessReview", SK__PB_PLAIN, f71, 3}, /* 71 */
+	{"k8s.io.api.authorization.v1.NonResourceAttributes", SK__PB_PLAIN, f72, 2}, /* 72 */
+	{"k8s.io.api.authorization.v1.NonResourceRule", SK__PB_PLAIN, f73, 2}, /* 73 */
+	{"k8s.io.api.authorization.v1.ResourceAttributes", SK__PB_PLAIN, f74, 9}, /* 74 */
+	{"k8s.io.api.authorization.v1.ResourceRule", SK__PB_PLAIN, f75, 4}, /* 75 */
+	{"k8s.io.api.authorization.v1.SelfSubjectAccessReview", SK__PB_PLAIN, f76, 3}, /* 76 */
+	{"k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec", SK__PB_PLAIN, f77, 2}, /* 77 */
+	{"k8s.io.api.authorization.v1.SelfSubjectRulesReview", SK__PB_PLAIN, f78, 3}, /* 78 */
+	{"k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec", SK__PB_PLAIN, f79, 1}, /* 79 */
+	{"k8s.io.api.authorization.v1.SubjectAccessReview", SK__PB_PLAIN, f80, 3}, /* 80 */
+	{"k8s.io.api.authorization.v1.SubjectAccessReviewSpec", SK__PB_PLAIN, f81, 6}, /* 81 */
+	{"k8s.io.api.authorization.v1.SubjectAccessReviewStatus", SK__PB_PLAIN, f82, 4}, /* 82 */
+	{"k8s.io.api.authorization.v1.SubjectRulesReviewStatus", SK__PB_PLAIN, f83, 4}, /* 83 */
+	{"k8s.io.api.autoscaling.v1.ContainerResourceMetricSource", SK__PB_PLAIN, f84, 4}, /* 84 */
+	{"k8s.io.api.autoscaling.v1.ContainerResourceMetricStatus", SK__PB_PLAIN, f85, 4}, /* 85 */
+	{"k8s.io.api.autoscaling.v1.CrossVersionObjectReference", SK__PB_PLAIN, f86, 3}, /* 86 */
+	{"k8s.io.api.autoscaling.v1.ExternalMetricSource", SK__PB_PLAIN, f87, 4}, /* 87 */
+	{"k8s.io.api.autoscaling.v1.ExternalMetricStatus", SK__PB_PLAIN, f88, 4}, /* 88 */
+	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler", SK__PB_PLAIN, f89, 3}, /* 89 */
+	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerCondition", SK__PB_PLAIN, f90, 5}, /* 90 */
+	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList", SK__PB_PLAIN, f91, 2}, /* 91 */
+	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec", SK__PB_PLAIN, f92, 4}, /* 92 */
+	{"k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus", SK__PB_PLAIN, f93, 5}, /* 93 */
+	{"k8s.io.api.autoscaling.v1.MetricSpec", SK__PB_PLAIN, f94, 6}, /* 94 */
+	{"k8s.io.api.autoscaling.v1.MetricStatus", SK__PB_PLAIN, f95, 6}, /* 95 */
+	{"k8s.io.api.autoscaling.v1.ObjectMetricSource", SK__PB_PLAIN, f96, 5}, /* 96 */
+	{"k8s.io.api.autoscaling.v1.ObjectMetricStatus", SK__PB_PLAIN, f97, 5}, /* 97 */
+	{"k8s.io.api.autoscaling.v1.PodsMetricSource", SK__PB_PLAIN, f98, 3}, /* 98 */
+	{"k8s.io.api.autoscaling.v1.PodsMetricStatus", SK__PB_PLAIN, f99, 3}, /* 99 */
+	{"k8s.io.api.autoscaling.v1.ResourceMetricSource", SK__PB_PLAIN, f100, 3}, /* 100 */
+	{"k8s.io.api.autoscaling.v1.ResourceMetricStatus", SK__PB_PLAIN, f101, 3}, /* 101 */
+	{"k8s.io.api.autoscaling.v1.Scale", SK__PB_PLAIN, f102, 3}, /* 102 */
+	{"k8s.io.api.autoscaling.v1.ScaleSpec", SK__PB_PLAIN, f103, 1}, /* 103 */
+	{"k8s.io.api.autoscaling.v1.ScaleStatus", SK__PB_PLAIN, f104, 2}, /* 104 */
+	{"k8s.io.api.autoscaling.v2.ContainerResourceMetricSource", SK__PB_PLAIN, f105, 3}, /* 105 */
+	{"k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus", SK__PB_PLAIN, f106, 3}, /* 106 */
+	{"k8s.io.api.autoscaling.v2.CrossVersionObjectReference", SK__PB_PLAIN, f107, 3}, /* 107 */
+	{"k8s.io.api.autoscaling.v2.ExternalMetricSource", SK__PB_PLAIN, f108, 2}, /* 108 */
+	{"k8s.io.api.autoscaling.v2.ExternalMetricStatus", SK__PB_PLAIN, f109, 2}, /* 109 */
+	{"k8s.io.api.autoscaling.v2.HPAScalingPolicy", SK__PB_PLAIN, f110, 3}, /* 110 */
+	{"k8s.io.api.autoscaling.v2.HPAScalingRules", SK__PB_PLAIN, f111, 3}, /* 111 */
+	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler", SK__PB_PLAIN, f112, 3}, /* 112 */
+	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior", SK__PB_PLAIN, f113, 2}, /* 113 */
+	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition", SK__PB_PLAIN, f114, 5}, /* 114 */
+	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList", SK__PB_PLAIN, f115, 2}, /* 115 */
+	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec", SK__PB_PLAIN, f116, 5}, /* 116 */
+	{"k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus", SK__PB_PLAIN, f117, 6}, /* 117 */
+	{"k8s.io.api.autoscaling.v2.MetricIdentifier", SK__PB_PLAIN, f118, 2}, /* 118 */
+	{"k8s.io.api.autoscaling.v2.MetricSpec", SK__PB_PLAIN, f119, 6}, /* 119 */
+	{"k8s.io.api.autoscaling.v2.MetricStatus", SK__PB_PLAIN, f120, 6}, /* 120 */
+	{"k8s.io.api.autoscaling.v2.MetricTarget", SK__PB_PLAIN, f121, 4}, /* 121 */
+	{"k8s.io.api.autoscaling.v2.MetricValueStatus", SK__PB_PLAIN, f122, 3}, /* 122 */
+	{"k8s.io.api.autoscaling.v2.ObjectMetricSource", SK__PB_PLAIN, f123, 3}, /* 123 */
+	{"k8s.io.api.autoscaling.v2.ObjectMetricStatus", SK__PB_PLAIN, f124, 3}, /* 124 */
+	{"k8s.io.api.autoscaling.v2.PodsMetricSource", SK__PB_PLAIN, f125, 2}, /* 125 */
+	{"k8s.io.api.autoscaling.v2.PodsMetricStatus", SK__PB_PLAIN, f126, 2}, /* 126 */
+	{"k8s.io.api.autoscaling.v2.ResourceMetricSource", SK__PB_PLAIN, f127, 2}, /* 127 */
+	{"k8s.io.api.autoscaling.v2.ResourceMetricStatus", SK__PB_PLAIN, f128, 2}, /* 128 */
+	{"k8s.io.api.batch.v1.CronJob", SK__PB_PLAIN, f129, 3}, /* 129 */
+	{"k8s.io.api.batch.v1.CronJobList", SK__PB_PLAIN, f130, 2}, /* 130 */
+	{"k8s.io.api.batch.v1.CronJobSpec", SK__PB_PLAIN, f131, 8}, /* 131 */
+	{"k8s.io.api.batch.v1.CronJobStatus", SK__PB_PLAIN, f132, 3}, /* 132 */
+	{"k8s.io.api.batch.v1.Job", SK__PB_PLAIN, f133, 3}, /* 133 */
+	{"k8s.io.api.batch.v1.JobCondition", SK__PB_PLAIN, f134, 6}, /* 134 */
+	{"k8s.io.api.batch.v1.JobList", SK__PB_PLAIN, f135, 2}, /* 135 */
+	{"k8s.io.api.batch.v1.JobSpec", SK__PB_PLAIN, f136, 16}, /* 136 */
+	{"k8s.io.api.batch.v1.JobStatus", SK__PB_PLAIN, f137, 11}, /* 137 */
+	{"k8s.io.api.batch.v1.JobTemplateSpec", SK__PB_PLAIN, f138, 2}, /* 138 */
+	{"k8s.io.api.batch.v1.PodFailurePolicy", SK__PB_PLAIN, f139, 1}, /* 139 */
+	{"k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement", SK__PB_PLAIN, f140, 3}, /* 140 */
+	{"k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", SK__PB_PLAIN, f141, 2}, /* 141 */
+	{"k8s.io.api.batch.v1.PodFailurePolicyRule", SK__PB_PLAIN, f142, 3}, /* 142 */
+	{"k8s.io.api.batch.v1.SuccessPolicy", SK__PB_PLAIN, f143, 1}, /* 143 */
+	{"k8s.io.api.batch.v1.SuccessPolicyRule", SK__PB_PLAIN, f144, 2}, /* 144 */
+	{"k8s.io.api.batch.v1.UncountedTerminatedPods", SK__PB_PLAIN, f145, 2}, /* 145 */
+	{"k8s.io.api.certificates.v1.CertificateSigningRequest", SK__PB_PLAIN, f146, 3}, /* 146 */
+	{"k8s.io.api.certificates.v1.CertificateSigningRequestCondition", SK__PB_PLAIN, f147, 6}, /* 147 */
+	{"k8s.io.api.certificates.v1.CertificateSigningRequestList", SK__PB_PLAIN, f148, 2}, /* 148 */
+	{"k8s.io.api.certificates.v1.CertificateSigningRequestSpec", SK__PB_PLAIN, f149, 8}, /* 149 */
+	{"k8s.io.api.certificates.v1.CertificateSigningRequestStatus", SK__PB_PLAIN, f150, 2}, /* 150 */
+	{"k8s.io.api.certificates.v1.ExtraValue", SK__PB_ITEMS, f151, 1}, /* 151 */
+	{"k8s.io.api.coordination.v1.Lease", SK__PB_PLAIN, f152, 2}, /* 152 */
+	{"k8s.io.api.coordination.v1.LeaseList", SK__PB_PLAIN, f153, 2}, /* 153 */
+	{"k8s.io.api.coordination.v1.LeaseSpec", SK__PB_PLAIN, f154, 7}, /* 154 */
+	{"k8s.io.api.core.v1.AWSElasticBlockStoreVolumeSource", SK__PB_PLAIN, f155, 4}, /* 155 */
+	{"k8s.io.api.core.v1.Affinity", SK__PB_PLAIN, f156, 3}, /* 156 */
+	{"k8s.io.api.core.v1.AppArmorProfile", SK__PB_PLAIN, f157, 2}, /* 157 */
+	{"k8s.io.api.core.v1.AttachedVolume", SK__PB_PLAIN, f158, 2}, /* 158 */
+	{"k8s.io.api.core.v1.AvoidPods", SK__PB_PLAIN, f159, 1}, /* 159 */
+	{"k8s.io.api.core.v1.AzureDiskVolumeSource", SK__PB_PLAIN, f160, 6}, /* 160 */
+	{"k8s.io.api.core.v1.AzureFilePersistentVolumeSource", SK__PB_PLAIN, f161, 4}, /* 161 */
+	{"k8s.io.api.core.v1.AzureFileVolumeSource", SK__PB_PLAIN, f162, 3}, /* 162 */
+	{"k8s.io.api.core.v1.Binding", SK__PB_PLAIN, f163, 2}, /* 163 */
+	{"k8s.io.api.core.v1.CSIPersistentVolumeSource", SK__PB_PLAIN, f164, 10}, /* 164 */
+	{"k8s.io.api.core.v1.CSIVolumeSource", SK__PB_PLAIN, f165, 5}, /* 165 */
+	{"k8s.io.api.core.v1.Capabilities", SK__PB_PLAIN, f166, 2}, /* 166 */
+	{"k8s.io.api.core.v1.CephFSPersistentVolumeSource", SK__PB_PLAIN, f167, 6}, /* 167 */
+	{"k8s.io.api.core.v1.CephFSVolumeSource", SK__PB_PLAIN, f168, 6}, /* 168 */
+	{"k8s.io.api.core.v1.CinderPersistentVolumeSource", SK__PB_PLAIN, f169, 4}, /* 169 */
+	{"k8s.io.api.core.v1.CinderVolumeSource", SK__PB_PLAIN, f170, 4}, /* 170 */
+	{"k8s.io.api.core.v1.ClientIPConfig", SK__PB_PLAIN, f171, 1}, /* 171 */
+	{"k8s.io.api.core.v1.ClusterTrustBundleProjection", SK__PB_PLAIN, f172, 5}, /* 172 */
+	{"k8s.io.api.core.v1.ComponentCondition", SK__PB_PLAIN, f173, 4}, /* 173 */
+	{"k8s.io.api.core.v1.ComponentStatus", SK__PB_PLAIN, f174, 2}, /* 174 */
+	{"k8s.io.api.core.v1.ComponentStatusList", SK__PB_PLAIN, f175, 2}, /* 175 */
+	{"k8s.io.api.core.v1.ConfigMap", SK__PB_PLAIN, f176, 4}, /* 176 */
+	{"k8s.io.api.core.v1.ConfigMapEnvSource", SK__PB_PLAIN, f177, 2}, /* 177 */
+	{"k8s.io.api.core.v1.ConfigMapKeySelector", SK__PB_PLAIN, f178, 3}, /* 178 */
+	{"k8s.io.api.core.v1.ConfigMapList", SK__PB_PLAIN, f179, 2}, /* 179 */
+	{"k8s.io.api.core.v1.ConfigMapNodeConfigSource", SK__PB_PLAIN, f180, 5}, /* 180 */
+	{"k8s.io.api.core.v1.ConfigMapProjection", SK__PB_PLAIN, f181, 3}, /* 181 */
+	{"k8s.io.api.core.v1.ConfigMapVolumeSource", SK__PB_PLAIN, f182, 4}, /* 182 */
+	{"k8s.io.api.core.v1.Container", SK__PB_PLAIN, f183, 24}, /* 183 */
+	{"k8s.io.api.core.v1.ContainerImage", SK__PB_PLAIN, f184, 2}, /* 184 */
+	{"k8s.io.api.core.v1.ContainerPort", SK__PB_PLAIN, f185, 5}, /* 185 */
+	{"k8s.io.api.core.v1.ContainerResizePolicy", SK__PB_PLAIN, f186, 2}, /* 186 */
+	{"k8s.io.api.core.v1.ContainerState", SK__PB_PLAIN, f187, 3}, /* 187 */
+	{"k8s.io.api.core.v1.ContainerStateRunning", SK__PB_PLAIN, f188, 1}, /* 188 */
+	{"k8s.io.api.core.v1.ContainerStateTerminated", SK__PB_PLAIN, f189, 7}, /* 189 */
+	{"k8s.io.api.core.v1.ContainerStateWaiting", SK__PB_PLAIN, f190, 2}, /* 190 */
+	{"k8s.io.api.core.v1.ContainerStatus", SK__PB_PLAIN, f191, 14}, /* 191 */
+	{"k8s.io.api.core.v1.ContainerUser", SK__PB_PLAIN, f192, 1}, /* 192 */
+	{"k8s.io.api.core.v1.DaemonEndpoint", SK__PB_PLAIN, f193, 1}, /* 193 */
+	{"k8s.io.api.core.v1.DownwardAPIProjection", SK__PB_PLAIN, f194, 1}, /* 194 */
+	{"k8s.io.api.core.v1.DownwardAPIVolumeFile", SK__PB_PLAIN, f195, 4}, /* 195 */
+	{"k8s.io.api.core.v1.DownwardAPIVolumeSource", SK__PB_PLAIN, f196, 2}, /* 196 */
+	{"k8s.io.api.core.v1.EmptyDirVolumeSource", SK__PB_PLAIN, f197, 2}, /* 197 */
+	{"k8s.io.api.core.v1.EndpointAddress", SK__PB_PLAIN, f198, 4}, /* 198 */
+	{"k8s.io.api.core.v1.EndpointPort", SK__PB_PLAIN, f199, 4}, /* 199 */
+	{"k8s.io.api.core.v1.EndpointSubset", SK__PB_PLAIN, f200, 3}, /* 200 */
+	{"k8s.io.api.core.v1.Endpoints", SK__PB_PLAIN, f201, 2}, /* 201 */
+	{"k8s.io.api.core.v1.EndpointsList", SK__PB_PLAIN, f202, 2}, /* 202 */
+	{"k8s.io.api.core.v1.EnvFromSource", SK__PB_PLAIN, f203, 3}, /* 203 */
+	{"k8s.io.api.core.v1.EnvVar", SK__PB_PLAIN, f204, 3}, /* 204 */
+	{"k8s.io.api.core.v1.EnvVarSource", SK__PB_PLAIN, f205, 4}, /* 205 */
+	{"k8s.io.api.core.v1.EphemeralContainer", SK__PB_PLAIN, f206, 2}, /* 206 */
+	{"k8s.io.api.core.v1.EphemeralContainerCommon", SK__PB_PLAIN, f207, 24}, /* 207 */
+	{"k8s.io.api.core.v1.EphemeralVolumeSource", SK__PB_PLAIN, f208, 1}, /* 208 */
+	{"k8s.io.api.core.v1.Event", SK__PB_PLAIN, f209, 15}, /* 209 */
+	{"k8s.io.api.core.v1.EventList", SK__PB_PLAIN, f210, 2}, /* 210 */
+	{"k8s.io.api.core.v1.EventSeries", SK__PB_PLAIN, f211, 2}, /* 211 */
+	{"k8s.io.api.core.v1.EventSource", SK__PB_PLAIN, f212, 2}, /* 212 */
+	{"k8s.io.api.core.v1.ExecAction", SK__PB_PLAIN, f213, 1}, /* 213 */
+	{"k8s.io.api.core.v1.FCVolumeSource", SK__PB_PLAIN, f214, 5}, /* 214 */
+	{"k8s.io.api.core.v1.FlexPersistentVolumeSource", SK__PB_PLAIN, f215, 5}, /* 215 */
+	{"k8s.io.api.core.v1.FlexVolumeSource", SK__PB_PLAIN, f216, 5}, /* 216 */
+	{"k8s.io.api.core.v1.FlockerVolumeSource", SK__PB_PLAIN, f217, 2}, /* 217 */
+	{"k8s.io.api.core.v1.GCEPersistentDiskVolumeSource", SK__PB_PLAIN, f218, 4}, /* 218 */
+	{"k8s.io.api.core.v1.GRPCAction", SK__PB_PLAIN, f219, 2}, /* 219 */
+	{"k8s.io.api.core.v1.GitRepoVolumeSource", SK__PB_PLAIN, f220, 3}, /* 220 */
+	{"k8s.io.api.core.v1.GlusterfsPersistentVolumeSource", SK__PB_PLAIN, f221, 4}, /* 221 */
+	{"k8s.io.api.core.v1.GlusterfsVolumeSource", SK__PB_PLAIN, f222, 3}, /* 222 */
+	{"k8s.io.api.core.v1.HTTPGetAction", SK__PB_PLAIN, f223, 5}, /* 223 */
+	{"k8s.io.api.core.v1.HTTPHeader", SK__PB_PLAIN, f224, 2}, /* 224 */
+	{"k8s.io.api.core.v1.HostAlias", SK__PB_PLAIN, f225, 2}, /* 225 */
+	{"k8s.io.api.core.v1.HostIP", SK__PB_PLAIN, f226, 1}, /* 226 */
+	{"k8s.io.api.core.v1.HostPathVolumeSource", SK__PB_PLAIN, f227, 2}, /* 227 */
+	{"k8s.io.api.core.v1.ISCSIPersistentVolumeSource", SK__PB_PLAIN, f228, 11}, /* 228 */
+	{"k8s.io.api.core.v1.ISCSIVolumeSource", SK__PB_PLAIN, f229, 11}, /* 229 */
+	{"k8s.io.api.core.v1.ImageVolumeSource", SK__PB_PLAIN, f230, 2}, /* 230 */
+	{"k8s.io.api.core.v1.KeyToPath", SK__PB_PLAIN, f231, 3}, /* 231 */
+	{"k8s.io.api.core.v1.Lifecycle", SK__PB_PLAIN, f232, 2}, /* 232 */
+	{"k8s.io.api.core.v1.LifecycleHandler", SK__PB_PLAIN, f233, 4}, /* 233 */
+	{"k8s.io.api.core.v1.LimitRange", SK__PB_PLAIN, f234, 2}, /* 234 */
+	{"k8s.io.api.core.v1.LimitRangeItem", SK__PB_PLAIN, f235, 6}, /* 235 */
+	{"k8s.io.api.core.v1.LimitRangeList", SK__PB_PLAIN, f236, 2}, /* 236 */
+	{"k8s.io.api.core.v1.LimitRangeSpec", SK__PB_PLAIN, f237, 1}, /* 237 */
+	{"k8s.io.api.core.v1.LinuxContainerUser", SK__PB_PLAIN, f238, 3}, /* 238 */
+	{"k8s.io.api.core.v1.List", SK__PB_PLAIN, f239, 2}, /* 239 */
+	{"k8s.io.api.core.v1.LoadBalancerIngress", SK__PB_PLAIN, f240, 4}, /* 240 */
+	{"k8s.io.api.core.v1.LoadBalancerStatus", SK__PB_PLAIN, f241, 1}, /* 241 */
+	{"k8s.io.api.core.v1.LocalObjectReference", SK__PB_PLAIN, f242, 1}, /* 242 */
+	{"k8s.io.api.core.v1.LocalVolumeSource", SK__PB_PLAIN, f243, 2}, /* 243 */
+	{"k8s.io.api.core.v1.ModifyVolumeStatus", SK__PB_PLAIN, f244, 2}, /* 244 */
+	{"k8s.io.api.core.v1.NFSVolumeSource", SK__PB_PLAIN, f245, 3}, /* 245 */
+	{"k8s.io.api.core.v1.Namespace", SK__PB_PLAIN, f246, 3}, /* 246 */
+	{"k8s.io.api.core.v1.NamespaceCondition", SK__PB_PLAIN, f247, 5}, /* 247 */
+	{"k8s.io.api.core.v1.NamespaceList", SK__PB_PLAIN, f248, 2}, /* 248 */
+	{"k8s.io.api.core.v1.NamespaceSpec", SK__PB_PLAIN, f249, 1}, /* 249 */
+	{"k8s.io.api.core.v1.NamespaceStatus", SK__PB_PLAIN, f250, 2}, /* 250 */
+	{"k8s.io.api.core.v1.Node", SK__PB_PLAIN, f251, 3}, /* 251 */
+	{"k8s.io.api.core.v1.NodeAddress", SK__PB_PLAIN, f252, 2}, /* 252 */
+	{"k8s.io.api.core.v1.NodeAffinity", SK__PB_PLAIN, f253, 2}, /* 253 */
+	{"k8s.io.api.core.v1.NodeCondition", SK__PB_PLAIN, f254, 6}, /* 254 */
+	{"k8s.io.api.core.v1.NodeConfigSource", SK__PB_PLAIN, f255, 1}, /* 255 */
+	{"k8s.io.api.core.v1.NodeConfigStatus", SK__PB_PLAIN, f256, 4}, /* 256 */
+	{"k8s.io.api.core.v1.NodeDaemonEndpoints", SK__PB_PLAIN, f257, 1}, /* 257 */
+	{"k8s.io.api.core.v1.NodeFeatures", SK__PB_PLAIN, f258, 1}, /* 258 */
+	{"k8s.io.api.core.v1.NodeList", SK__PB_PLAIN, f259, 2}, /* 259 */
+	{"k8s.io.api.core.v1.NodeProxyOptions", SK__PB_PLAIN, f260, 1}, /* 260 */
+	{"k8s.io.api.core.v1.NodeRuntimeHandler", SK__PB_PLAIN, f261, 2}, /* 261 */
+	{"k8s.io.api.core.v1.NodeRuntimeHandlerFeatures", SK__PB_PLAIN, f262, 2}, /* 262 */
+	{"k8s.io.api.core.v1.NodeSelector", SK__PB_PLAIN, f263, 1}, /* 263 */
+	{"k8s.io.api.core.v1.NodeSelectorRequirement", SK__PB_PLAIN, f264, 3}, /* 264 */
+	{"k8s.io.api.core.v1.NodeSelectorTerm", SK__PB_PLAIN, f265, 2}, /* 265 */
+	{"k8s.io.api.core.v1.NodeSpec", SK__PB_PLAIN, f266, 7}, /* 266 */
+	{"k8s.io.api.core.v1.NodeStatus", SK__PB_PLAIN, f267, 13}, /* 267 */
+	{"k8s.io.api.core.v1.NodeSystemInfo", SK__PB_PLAIN, f268, 10}, /* 268 */
+	{"k8s.io.api.core.v1.ObjectFieldSelector", SK__PB_PLAIN, f269, 2}, /* 269 */
+	{"k8s.io.api.core.v1.ObjectReference", SK__PB_PLAIN, f270, 7}, /* 270 */
+	{"k8s.io.api.core.v1.PersistentVolume", SK__PB_PLAIN, f271, 3}, /* 271 */
+	{"k8s.io.api.core.v1.PersistentVolumeClaim", SK__PB_PLAIN, f272, 3}, /* 272 */
+	{"k8s.io.api.core.v1.PersistentVolumeClaimCondition", SK__PB_PLAIN, f273, 6}, /* 273 */
+	{"k8s.io.api.core.v1.PersistentVolumeClaimList", SK__PB_PLAIN, f274, 2}, /* 274 */
+	{"k8s.io.api.core.v1.PersistentVolumeClaimSpec", SK__PB_PLAIN, f275, 9}, /* 275 */
+	{"k8s.io.api.core.v1.PersistentVolumeClaimStatus", SK__PB_PLAIN, f276, 8}, /* 276 */
+	{"k8s.io.api.core.v1.PersistentVolumeClaimTemplate", SK__PB_PLAIN, f277, 2}, /* 277 */
+	{"k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource", SK__PB_PLAIN, f278, 2}, /* 278 */
+	{"k8s.io.api.core.v1.PersistentVolumeList", SK__PB_PLAIN, f279, 2}, /* 279 */
+	{"k8s.io.api.core.v1.PersistentVolumeSource", SK__PB_PLAIN, f280, 22}, /* 280 */
+	{"k8s.io.api.core.v1.PersistentVolumeSpec", SK__PB_PLAIN, f281, 10}, /* 281 */
+	{"k8s.io.api.core.v1.PersistentVolumeStatus", SK__PB_PLAIN, f282, 4}, /* 282 */
+	{"k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource", SK__PB_PLAIN, f283, 2}, /* 283 */
+	{"k8s.io.api.core.v1.Pod", SK__PB_PLAIN, f284, 3}, /* 284 */
+	{"k8s.io.api.core.v1.PodAffinity", SK__PB_PLAIN, f285, 2}, /* 285 */
+	{"k8s.io.api.core.v1.PodAffinityTerm", SK__PB_PLAIN, f286, 6}, /* 286 */
+	{"k8s.io.api.core.v1.PodAntiAffinity", SK__PB_PLAIN, f287, 2}, /* 287 */
+	{"k8s.io.api.core.v1.PodAttachOptions", SK__PB_PLAIN, f288, 5}, /* 288 */
+	{"k8s.io.api.core.v1.PodCondition", SK__PB_PLAIN, f289, 6}, /* 289 */
+	{"k8s.io.api.core.v1.PodDNSConfig", SK__PB_PLAIN, f290, 3}, /* 290 */
+	{"k8s.io.api.core.v1.PodDNSConfigOption", SK__PB_PLAIN, f291, 2}, /* 291 */
+	{"k8s.io.api.core.v1.PodExecOptions", SK__PB_PLAIN, f292, 6}, /* 292 */
+	{"k8s.io.api.core.v1.PodIP", SK__PB_PLAIN, f293, 1}, /* 293 */
+	{"k8s.io.api.core.v1.PodList", SK__PB_PLAIN, f294, 2}, /* 294 */
+	{"k8s.io.api.core.v1.PodLogOptions", SK__PB_PLAIN, f295, 10}, /* 295 */
+	{"k8s.io.api.core.v1.PodOS", SK__PB_PLAIN, f296, 1}, /* 296 */
+	{"k8s.io.api.core.v1.PodPortForwardOptions", SK__PB_PLAIN, f297, 1}, /* 297 */
+	{"k8s.io.api.core.v1.PodProxyOptions", SK__PB_PLAIN, f298, 1}, /* 298 */
+	{"k8s.io.api.core.v1.PodReadinessGate", SK__PB_PLAIN, f299, 1}, /* 299 */
+	{"k8s.io.api.core.v1.PodResourceClaim", SK__PB_PLAIN, f300, 3}, /* 300 */
+	{"k8s.io.api.core.v1.PodResourceClaimStatus", SK__PB_PLAIN, f301, 2}, /* 301 */
+	{"k8s.io.api.core.v1.PodSchedulingGate", SK__PB_PLAIN, f302, 1}, /* 302 */
+	{"k8s.io.api.core.v1.PodSecurityContext", SK__PB_PLAIN, f303, 13}, /* 303 */
+	{"k8s.io.api.core.v1.PodSignature", SK__PB_PLAIN, f304, 1}, /* 304 */
+	{"k8s.io.api.core.v1.PodSpec", SK__PB_PLAIN, f305, 40}, /* 305 */
+	{"k8s.io.api.core.v1.PodStatus", SK__PB_PLAIN, f306, 16}, /* 306 */
+	{"k8s.io.api.core.v1.PodStatusResult", SK__PB_PLAIN, f307, 2}, /* 307 */
+	{"k8s.io.api.core.v1.PodTemplate", SK__PB_PLAIN, f308, 2}, /* 308 */
+	{"k8s.io.api.core.v1.PodTemplateList", SK__PB_PLAIN, f309, 2}, /* 309 */
+	{"k8s.io.api.core.v1.PodTemplateSpec", SK__PB_PLAIN, f310, 2}, /* 310 */
+	{"k8s.io.api.core.v1.PortStatus", SK__PB_PLAIN, f311, 3}, /* 311 */
+	{"k8s.io.api.core.v1.PortworxVolumeSource", SK__PB_PLAIN, f312, 3}, /* 312 */
+	{"k8s.io.api.core.v1.Preconditions", SK__PB_PLAIN, f313, 1}, /* 313 */
+	{"k8s.io.api.core.v1.PreferAvoidPodsEntry", SK__PB_PLAIN, f314, 4}, /* 314 */
+	{"k8s.io.api.core.v1.PreferredSchedulingTerm", SK__PB_PLAIN, f315, 2}, /* 315 */
+	{"k8s.io.api.core.v1.Probe", SK__PB_PLAIN, f316, 7}, /* 316 */
+	{"k8s.io.api.core.v1.ProbeHandler", SK__PB_PLAIN, f317, 4}, /* 317 */
+	{"k8s.io.api.core.v1.ProjectedVolumeSource", SK__PB_PLAIN, f318, 2}, /* 318 */
+	{"k8s.io.api.core.v1.QuobyteVolumeSource", SK__PB_PLAIN, f319, 6}, /* 319 */
+	{"k8s.io.api.core.v1.RBDPersistentVolumeSource", SK__PB_PLAIN, f320, 8}, /* 320 */
+	{"k8s.io.api.core.v1.RBDVolumeSource", SK__PB_PLAIN, f321, 8}, /* 321 */
+	{"k8s.io.api.core.v1.RangeAllocation", SK__PB_PLAIN, f322, 3}, /* 322 */
+	{"k8s.io.api.core.v1.ReplicationController", SK__PB_PLAIN, f323, 3}, /* 323 */
+	{"k8s.io.api.core.v1.ReplicationControllerCondition", SK__PB_PLAIN, f324, 5}, /* 324 */
+	{"k8s.io.api.core.v1.ReplicationControllerList", SK__PB_PLAIN, f325, 2}, /* 325 */
+	{"k8s.io.api.core.v1.ReplicationControllerSpec", SK__PB_PLAIN, f326, 4}, /* 326 */
+	{"k8s.io.api.core.v1.ReplicationControllerStatus", SK__PB_PLAIN, f327, 6}, /* 327 */
+	{"k8s.io.api.core.v1.ResourceClaim", SK__PB_PLAIN, f328, 2}, /* 328 */
+	{"k8s.io.api.core.v1.ResourceFieldSelector", SK__PB_PLAIN, f329, 3}, /* 329 */
+	{"k8s.io.api.core.v1.ResourceHealth", SK__PB_PLAIN, f330, 2}, /* 330 */
+	{"k8s.io.api.core.v1.ResourceQuota", SK__PB_PLAIN, f331, 3}, /* 331 */
+	{"k8s.io.api.core.v1.ResourceQuotaList", SK__PB_PLAIN, f332, 2}, /* 332 */
+	{"k8s.io.api.core.v1.ResourceQuotaSpec", SK__PB_PLAIN, f333, 3}, /* 333 */
+	{"k8s.io.api.core.v1.ResourceQuotaStatus", SK__PB_PLAIN, f334, 2}, /* 334 */
+	{"k8s.io.api.core.v1.ResourceRequirements", SK__PB_PLAIN, f335, 3}, /* 335 */
+	{"k8s.io.api.core.v1.ResourceStatus", SK__PB_PLAIN, f336, 2}, /* 336 */
+	{"k8s.io.api.core.v1.SELinuxOptions", SK__PB_PLAIN, f337, 4}, /* 337 */
+	{"k8s.io.api.core.v1.ScaleIOPersistentVolumeSource", SK__PB_PLAIN, f338, 10}, /* 338 */
+	{"k8s.io.api.core.v1.ScaleIOVolumeSource", SK__PB_PLAIN, f339, 10}, /* 339 */
+	{"k8s.io.api.core.v1.ScopeSelector", SK__PB_PLAIN, f340, 1}, /* 340 */
+	{"k8s.io.api.core.v1.ScopedResourceSelectorRequirement", SK__PB_PLAIN, f341, 3}, /* 341 */
+	{"k8s.io.api.core.v1.SeccompProfile", SK__PB_PLAIN, f342, 2}, /* 342 */
+	{"k8s.io.api.core.v1.Secret", SK__PB_PLAIN, f343, 5}, /* 343 */
+	{"k8s.io.api.core.v1.SecretEnvSource", SK__PB_PLAIN, f344, 2}, /* 344 */
+	{"k8s.io.api.core.v1.SecretKeySelector", SK__PB_PLAIN, f345, 3}, /* 345 */
+	{"k8s.io.api.core.v1.SecretList", SK__PB_PLAIN, f346, 2}, /* 346 */
+	{"k8s.io.api.core.v1.SecretProjection", SK__PB_PLAIN, f347, 3}, /* 347 */
+	{"k8s.io.api.core.v1.SecretReference", SK__PB_PLAIN, f348, 2}, /* 348 */
+	{"k8s.io.api.core.v1.SecretVolumeSource", SK__PB_PLAIN, f349, 4}, /* 349 */
+	{"k8s.io.api.core.v1.SecurityContext", SK__PB_PLAIN, f350, 12}, /* 350 */
+	{"k8s.io.api.core.v1.SerializedReference", SK__PB_PLAIN, f351, 1}, /* 351 */
+	{"k8s.io.api.core.v1.Service", SK__PB_PLAIN, f352, 3}, /* 352 */
+	{"k8s.io.api.core.v1.ServiceAccount", SK__PB_PLAIN, f353, 4}, /* 353 */
+	{"k8s.io.api.core.v1.ServiceAccountList", SK__PB_PLAIN, f354, 2}, /* 354 */
+	{"k8s.io.api.core.v1.ServiceAccountTokenProjection", SK__PB_PLAIN, f355, 3}, /* 355 */
+	{"k8s.io.api.core.v1.ServiceList", SK__PB_PLAIN, f356, 2}, /* 356 */
+	{"k8s.io.api.core.v1.ServicePort", SK__PB_PLAIN, f357, 6}, /* 357 */
+	{"k8s.io.api.core.v1.ServiceProxyOptions", SK__PB_PLAIN, f358, 1}, /* 358 */
+	{"k8s.io.api.core.v1.ServiceSpec", SK__PB_PLAIN, f359, 20}, /* 359 */
+	{"k8s.io.api.core.v1.ServiceStatus", SK__PB_PLAIN, f360, 2}, /* 360 */
+	{"k8s.io.api.core.v1.SessionAffinityConfig", SK__PB_PLAIN, f361, 1}, /* 361 */
+	{"k8s.io.api.core.v1.SleepAction", SK__PB_PLAIN, f362, 1}, /* 362 */
+	{"k8s.io.api.core.v1.StorageOSPersistentVolumeSource", SK__PB_PLAIN, f363, 5}, /* 363 */
+	{"k8s.io.api.core.v1.StorageOSVolumeSource", SK__PB_PLAIN, f364, 5}, /* 364 */
+	{"k8s.io.api.core.v1.Sysctl", SK__PB_PLAIN, f365, 2}, /* 365 */
+	{"k8s.io.api.core.v1.TCPSocketAction", SK__PB_PLAIN, f366, 2}, /* 366 */
+	{"k8s.io.api.core.v1.Taint", SK__PB_PLAIN, f367, 4}, /* 367 */
+	{"k8s.io.api.core.v1.Toleration", SK__PB_PLAIN, f368, 5}, /* 368 */
+	{"k8s.io.api.core.v1.TopologySelectorLabelRequirement", SK__PB_PLAIN, f369, 2}, /* 369 */
+	{"k8s.io.api.core.v1.TopologySelectorTerm", SK__PB_PLAIN, f370, 1}, /* 370 */
+	{"k8s.io.api.core.v1.TopologySpreadConstraint", SK__PB_PLAIN, f371, 8}, /* 371 */
+	{"k8s.io.api.core.v1.TypedLocalObjectReference", SK__PB_PLAIN, f372, 3}, /* 372 */
+	{"k8s.io.api.core.v1.TypedObjectReference", SK__PB_PLAIN, f373, 4}, /* 373 */
+	{"k8s.io.api.core.v1.Volume", SK__PB_PLAIN, f374, 2}, /* 374 */
+	{"k8s.io.api.core.v1.VolumeDevice", SK__PB_PLAIN, f375, 2}, /* 375 */
+	{"k8s.io.api.core.v1.VolumeMount", SK__PB_PLAIN, f376, 7}, /* 376 */
+	{"k8s.io.api.core.v1.VolumeMountStatus", SK__PB_PLAIN, f377, 4}, /* 377 */
+	{"k8s.io.api.core.v1.VolumeNodeAffinity", SK__PB_PLAIN, f378, 1}, /* 378 */
+	{"k8s.io.api.core.v1.VolumeProjection", SK__PB_PLAIN, f379, 5}, /* 379 */
+	{"k8s.io.api.core.v1.VolumeResourceRequirements", SK__PB_PLAIN, f380, 2}, /* 380 */
+	{"k8s.io.api.core.v1.VolumeSource", SK__PB_PLAIN, f381, 30}, /* 381 */
+	{"k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource", SK__PB_PLAIN, f382, 4}, /* 382 */
+	{"k8s.io.api.core.v1.WeightedPodAffinityTerm", SK__PB_PLAIN, f383, 2}, /* 383 */
+	{"k8s.io.api.core.v1.WindowsSecurityContextOptions", SK__PB_PLAIN, f384, 4}, /* 384 */
+	{"k8s.io.api.discovery.v1.Endpoint", SK__PB_PLAIN, f385, 8}, /* 385 */
+	{"k8s.io.api.discovery.v1.EndpointConditions", SK__PB_PLAIN, f386, 3}, /* 386 */
+	{"k8s.io.api.discovery.v1.EndpointHints", SK__PB_PLAIN, f387, 1}, /* 387 */
+	{"k8s.io.api.discovery.v1.EndpointPort", SK__PB_PLAIN, f388, 4}, /* 388 */
+	{"k8s.io.api.discovery.v1.EndpointSlice", SK__PB_PLAIN, f389, 4}, /* 389 */
+	{"k8s.io.api.discovery.v1.EndpointSliceList", SK__PB_PLAIN, f390, 2}, /* 390 */
+	{"k8s.io.api.discovery.v1.ForZone", SK__PB_PLAIN, f391, 1}, /* 391 */
+	{"k8s.io.api.events.v1.Event", SK__PB_PLAIN, f392, 15}, /* 392 */
+	{"k8s.io.api.events.v1.EventList", SK__PB_PLAIN, f393, 2}, /* 393 */
+	{"k8s.io.api.events.v1.EventSeries", SK__PB_PLAIN, f394, 2}, /* 394 */
+	{"k8s.io.api.networking.v1.HTTPIngressPath", SK__PB_PLAIN, f395, 3}, /* 395 */
+	{"k8s.io.api.networking.v1.HTTPIngressRuleValue", SK__PB_PLAIN, f396, 1}, /* 396 */
+	{"k8s.io.api.networking.v1.IPBlock", SK__PB_PLAIN, f397, 2}, /* 397 */
+	{"k8s.io.api.networking.v1.Ingress", SK__PB_PLAIN, f398, 3}, /* 398 */
+	{"k8s.io.api.networking.v1.IngressBackend", SK__PB_PLAIN, f399, 2}, /* 399 */
+	{"k8s.io.api.networking.v1.IngressClass", SK__PB_PLAIN, f400, 2}, /* 400 */
+	{"k8s.io.api.networking.v1.IngressClassList", SK__PB_PLAIN, f401, 2}, /* 401 */
+	{"k8s.io.api.networking.v1.IngressClassParametersReference", SK__PB_PLAIN, f402, 5}, /* 402 */
+	{"k8s.io.api.networking.v1.IngressClassSpec", SK__PB_PLAIN, f403, 2}, /* 403 */
+	{"k8s.io.api.networking.v1.IngressList", SK__PB_PLAIN, f404, 2}, /* 404 */
+	{"k8s.io.api.networking.v1.IngressLoadBalancerIngress", SK__PB_PLAIN, f405, 3}, /* 405 */
+	{"k8s.io.api.networking.v1.IngressLoadBalancerStatus", SK__PB_PLAIN, f406, 1}, /* 406 */
+	{"k8s.io.api.networking.v1.IngressPortStatus", SK__PB_PLAIN, f407, 3}, /* 407 */
+	{"k8s.io.api.networking.v1.IngressRule", SK__PB_PLAIN, f408, 2}, /* 408 */
+	{"k8s.io.api.networking.v1.IngressRuleValue", SK__PB_PLAIN, f409, 1}, /* 409 */
+	{"k8s.io.api.networking.v1.IngressServiceBackend", SK__PB_PLAIN, f410, 2}, /* 410 */
+	{"k8s.io.api.networking.v1.IngressSpec", SK__PB_PLAIN, f411, 4}, /* 411 */
+	{"k8s.io.api.networking.v1.IngressStatus", SK__PB_PLAIN, f412, 1}, /* 412 */
+	{"k8s.io.api.networking.v1.IngressTLS", SK__PB_PLAIN, f413, 2}, /* 413 */
+	{"k8s.io.api.networking.v1.NetworkPolicy", SK__PB_PLAIN, f414, 2}, /* 414 */
+	{"k8s.io.api.networking.v1.NetworkPolicyEgressRule", SK__PB_PLAIN, f415, 2}, /* 415 */
+	{"k8s.io.api.networking.v1.NetworkPolicyIngressRule", SK__PB_PLAIN, f416, 2}, /* 416 */
+	{"k8s.io.api.networking.v1.NetworkPolicyList", SK__PB_PLAIN, f417, 2}, /* 417 */
+	{"k8s.io.api.networking.v1.NetworkPolicyPeer", SK__PB_PLAIN, f418, 3}, /* 418 */
+	{"k8s.io.api.networking.v1.NetworkPolicyPort", SK__PB_PLAIN, f419, 3}, /* 419 */
+	{"k8s.io.api.networking.v1.NetworkPolicySpec", SK__PB_PLAIN, f420, 4}, /* 420 */
+	{"k8s.io.api.networking.v1.ServiceBackendPort", SK__PB_PLAIN, f421, 2}, /* 421 */
+	{"k8s.io.api.node.v1.Overhead", SK__PB_PLAIN, f422, 1}, /* 422 */
+	{"k8s.io.api.node.v1.RuntimeClass", SK__PB_PLAIN, f423, 4}, /* 423 */
+	{"k8s.io.api.node.v1.RuntimeClassList", SK__PB_PLAIN, f424, 2}, /* 424 */
+	{"k8s.io.api.node.v1.Scheduling", SK__PB_PLAIN, f425, 2}, /* 425 */
+	{"k8s.io.api.policy.v1.Eviction", SK__PB_PLAIN, f426, 2}, /* 426 */
+	{"k8s.io.api.policy.v1.PodDisruptionBudget", SK__PB_PLAIN, f427, 3}, /* 427 */
+	{"k8s.io.api.policy.v1.PodDisruptionBudgetList", SK__PB_PLAIN, f428, 2}, /* 428 */
+	{"k8s.io.api.policy.v1.PodDisruptionBudgetSpec", SK__PB_PLAIN, f429, 4}, /* 429 */
+	{"k8s.io.api.policy.v1.PodDisruptionBudgetStatus", SK__PB_PLAIN, f430, 7}, /* 430 */
+	{"k8s.io.api.rbac.v1.AggregationRule", SK__PB_PLAIN, f431, 1}, /* 431 */
+	{"k8s.io.api.rbac.v1.ClusterRole", SK__PB_PLAIN, f432, 3}, /* 432 */
+	{"k8s.io.api.rbac.v1.ClusterRoleBinding", SK__PB_PLAIN, f433, 3}, /* 433 */
+	{"k8s.io.api.rbac.v1.ClusterRoleBindingList", SK__PB_PLAIN, f434, 2}, /* 434 */
+	{"k8s.io.api.rbac.v1.ClusterRoleList", SK__PB_PLAIN, f435, 2}, /* 435 */
+	{"k8s.io.api.rbac.v1.PolicyRule", SK__PB_PLAIN, f436, 5}, /* 436 */
+	{"k8s.io.api.rbac.v1.Role", SK__PB_PLAIN, f437, 2}, /* 437 */
+	{"k8s.io.api.rbac.v1.RoleBinding", SK__PB_PLAIN, f438, 3}, /* 438 */
+	{"k8s.io.api.rbac.v1.RoleBindingList", SK__PB_PLAIN, f439, 2}, /* 439 */
+	{"k8s.io.api.rbac.v1.RoleList", SK__PB_PLAIN, f440, 2}, /* 440 */
+	{"k8s.io.api.rbac.v1.RoleRef", SK__PB_PLAIN, f441, 3}, /* 441 */
+	{"k8s.io.api.rbac.v1.Subject", SK__PB_PLAIN, f442, 4}, /* 442 */
+	{"k8s.io.api.scheduling.v1.PriorityClass", SK__PB_PLAIN, f443, 5}, /* 443 */
+	{"k8s.io.api.scheduling.v1.PriorityClassList", SK__PB_PLAIN, f444, 2}, /* 444 */
+	{"k8s.io.api.storage.v1.CSIDriver", SK__PB_PLAIN, f445, 2}, /* 445 */
+	{"k8s.io.api.storage.v1.CSIDriverList", SK__PB_PLAIN, f446, 2}, /* 446 */
+	{"k8s.io.api.storage.v1.CSIDriverSpec", SK__PB_PLAIN, f447, 8}, /* 447 */
+	{"k8s.io.api.storage.v1.CSINode", SK__PB_PLAIN, f448, 2}, /* 448 */
+	{"k8s.io.api.storage.v1.CSINodeDriver", SK__PB_PLAIN, f449, 4}, /* 449 */
+	{"k8s.io.api.storage.v1.CSINodeList", SK__PB_PLAIN, f450, 2}, /* 450 */
+	{"k8s.io.api.storage.v1.CSINodeSpec", SK__PB_PLAIN, f451, 1}, /* 451 */
+	{"k8s.io.api.storage.v1.CSIStorageCapacity", SK__PB_PLAIN, f452, 5}, /* 452 */
+	{"k8s.io.api.storage.v1.CSIStorageCapacityList", SK__PB_PLAIN, f453, 2}, /* 453 */
+	{"k8s.io.api.storage.v1.StorageClass", SK__PB_PLAIN, f454, 8}, /* 454 */
+	{"k8s.io.api.storage.v1.StorageClassList", SK__PB_PLAIN, f455, 2}, /* 455 */
+	{"k8s.io.api.storage.v1.TokenRequest", SK__PB_PLAIN, f456, 2}, /* 456 */
+	{"k8s.io.api.storage.v1.VolumeAttachment", SK__PB_PLAIN, f457, 3}, /* 457 */
+	{"k8s.io.api.storage.v1.VolumeAttachmentList", SK__PB_PLAIN, f458, 2}, /* 458 */
+	{"k8s.io.api.storage.v1.VolumeAttachmentSource", SK__PB_PLAIN, f459, 2}, /* 459 */
+	{"k8s.io.api.storage.v1.VolumeAttachmentSpec", SK__PB_PLAIN, f460, 3}, /* 460 */
+	{"k8s.io.api.storage.v1.VolumeAttachmentStatus", SK__PB_PLAIN, f461, 4}, /* 461 */
+	{"k8s.io.api.storage.v1.VolumeError", SK__PB_PLAIN, f462, 2}, /* 462 */
+	{"k8s.io.api.storage.v1.VolumeNodeResources", SK__PB_PLAIN, f463, 1}, /* 463 */
+	{"k8s.io.apimachinery.pkg.api.resource.Quantity", SK__PB_QUANTITY, f464, 1}, /* 464 */
+	{"k8s.io.apimachinery.pkg.api.resource.QuantityValue", SK__PB_QUANTITY, f465, 1}, /* 465 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup", SK__PB_PLAIN, f466, 4}, /* 466 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList", SK__PB_PLAIN, f467, 1}, /* 467 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIResource", SK__PB_PLAIN, f468, 10}, /* 468 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList", SK__PB_PLAIN, f469, 2}, /* 469 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions", SK__PB_PLAIN, f470, 2}, /* 470 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.ApplyOptions", SK__PB_PLAIN, f471, 3}, /* 471 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.Condition", SK__PB_PLAIN, f472, 6}, /* 472 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.CreateOptions", SK__PB_PLAIN, f473, 3}, /* 473 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions", SK__PB_PLAIN, f474, 6}, /* 474 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.Duration", SK__PB_DURATION, f475, 1}, /* 475 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement", SK__PB_PLAIN, f476, 3}, /* 476 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1", SK__PB_FIELDSV1, f477, 1}, /* 477 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.GetOptions", SK__PB_PLAIN, f478, 1}, /* 478 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupKind", SK__PB_PLAIN, f479, 2}, /* 479 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource", SK__PB_PLAIN, f480, 2}, /* 480 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersion", SK__PB_PLAIN, f481, 2}, /* 481 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery", SK__PB_PLAIN, f482, 2}, /* 482 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionKind", SK__PB_PLAIN, f483, 3}, /* 483 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionResource", SK__PB_PLAIN, f484, 3}, /* 484 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", SK__PB_PLAIN, f485, 2}, /* 485 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", SK__PB_PLAIN, f486, 3}, /* 486 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.List", SK__PB_PLAIN, f487, 2}, /* 487 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", SK__PB_PLAIN, f488, 4}, /* 488 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.ListOptions", SK__PB_PLAIN, f489, 10}, /* 489 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry", SK__PB_PLAIN, f490, 7}, /* 490 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime", SK__PB_MICROTIME, f491, 2}, /* 491 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", SK__PB_PLAIN, f492, 15}, /* 492 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference", SK__PB_PLAIN, f493, 6}, /* 493 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata", SK__PB_PLAIN, f494, 1}, /* 494 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList", SK__PB_PLAIN, f495, 2}, /* 495 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.Patch", SK__PB_PLAIN, NULL, 0}, /* 496 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.PatchOptions", SK__PB_PLAIN, f497, 4}, /* 497 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions", SK__PB_PLAIN, f498, 2}, /* 498 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.RootPaths", SK__PB_PLAIN, f499, 1}, /* 499 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR", SK__PB_PLAIN, f500, 2}, /* 500 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.Status", SK__PB_PLAIN, f501, 6}, /* 501 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause", SK__PB_PLAIN, f502, 3}, /* 502 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails", SK__PB_PLAIN, f503, 6}, /* 503 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.TableOptions", SK__PB_PLAIN, f504, 1}, /* 504 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.Time", SK__PB_TIME, f505, 2}, /* 505 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.Timestamp", SK__PB_PLAIN, f506, 2}, /* 506 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.TypeMeta", SK__PB_PLAIN, f507, 2}, /* 507 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.UpdateOptions", SK__PB_PLAIN, f508, 3}, /* 508 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.Verbs", SK__PB_ITEMS, f509, 1}, /* 509 */
+	{"k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent", SK__PB_PLAIN, f510, 2}, /* 510 */
+	{"k8s.io.apimachinery.pkg.runtime.RawExtension", SK__PB_RAWEXT, f511, 1}, /* 511 */
+	{"k8s.io.apimachinery.pkg.runtime.TypeMeta", SK__PB_PLAIN, f512, 2}, /* 512 */
+	{"k8s.io.apimachinery.pkg.runtime.Unknown", SK__PB_PLAIN, f513, 4}, /* 513 */
+	{"k8s.io.apimachinery.pkg.util.intstr.IntOrString", SK__PB_INTORSTRING, f514, 3}, /* 514 */
 };
 
 const size_t sk__pb_nmessages = sizeof(sk__pb_messages) / sizeof(sk__pb_messages[0]);

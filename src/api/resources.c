@@ -40,6 +40,8 @@ extern const sk_api_resource sk__kinds_certificates[];
 extern const size_t sk__nkinds_certificates;
 extern const sk_api_resource sk__kinds_metrics[];
 extern const size_t sk__nkinds_metrics;
+extern const sk_api_resource sk__kinds_admissionregistration[];
+extern const size_t sk__nkinds_admissionregistration;
 extern const sk_api_resource sk__kinds_apiextensions[];
 extern const size_t sk__nkinds_apiextensions;
 
@@ -63,6 +65,7 @@ static const struct {
 	{sk__kinds_discovery, &sk__nkinds_discovery},
 	{sk__kinds_scheduling, &sk__nkinds_scheduling},
 	{sk__kinds_podgroup, &sk__nkinds_podgroup},
+	{sk__kinds_admissionregistration, &sk__nkinds_admissionregistration},
 	{sk__kinds_apiextensions, &sk__nkinds_apiextensions},
 	{sk__kinds_metrics, &sk__nkinds_metrics},
 };

@@ -84,5 +84,6 @@ extern const sk_schema sk__storageclass, sk__deployment, sk__replicaset, sk__dae
 extern const sk_schema sk__role, sk__clusterrole, sk__rolebinding, sk__clusterrolebinding, sk__sar, sk__lsar, sk__ssar,
 	sk__ssrr;
 extern const sk_schema sk__replicationcontroller, sk__pdb;
+extern const sk_schema sk__mutatingwebhookconfiguration, sk__validatingwebhookconfiguration;
 
 #endif

@@ -131,6 +131,15 @@ void sk__reply_error(sk_api_response *resp, const sk_error_t *err, const sk_api_
 	int http = sk__http_code(err->code, &reason);
 	cleanup_json json_t *causes = NULL;
 
+	if (err->code == SK_ESTATUS) {
+		cleanup_json json_t *st = json_loads(err->msg, 0, NULL);
+		json_int_t code = json_integer_value(json_object_get(st, "code"));
+
+		if (json_is_object(st) && code >= 400 && code <= 599) {
+			sk__reply_json(resp, (int)code, st);
+			return;
+		}
+	}
 	/* kubectl prints an Invalid reply's causes, not its message */
 	if (err->code == SK_EINVALID)
 		causes = json_pack("[{s:s, s:s}]", "reason", "FieldValueInvalid", "message", err->msg);

@@ -1020,6 +1020,12 @@ static const struct col priorityclass_cols[] = {
 	COL("PreemptionPolicy", "string", D_PC_PREEMPTION),
 };
 
+static const struct col webhookconfiguration_cols[] = {
+	C_NAME,
+	COL("Webhooks", "integer", "Webhooks indicates the number of webhooks in the configuration"),
+	C_AGE,
+};
+
 /* Upstream's description comes from ObjectMeta's SwaggerDoc()["handler"],
  * which does not exist: it is empty. */
 static const struct col runtimeclass_cols[] = {
@@ -2261,6 +2267,14 @@ static void priorityclass_cells(json_t *cells, json_t *pc, int64_t now)
 	add_s(cells, jstr(pc, "preemptionPolicy"));
 }
 
+/* printValidatingWebhook / printMutatingWebhook */
+static void webhookconfiguration_cells(json_t *cells, json_t *c, int64_t now)
+{
+	add_s(cells, jstr(c, "metadata.name"));
+	add_i(cells, (int64_t)json_array_size(json_object_get(c, "webhooks")));
+	add_age(cells, c, now);
+}
+
 /* printResourceQuota: "resource: used/hard" for each hard resource, sorted;
  * "limits.*" go to the Limit column. Quantities are printed as stored. */
 static void resourcequota_cells(json_t *cells, json_t *rq, int64_t now)
@@ -2319,6 +2333,7 @@ struct sk_table_printer {
 	const sk_table_printer sk_table_printer_##name = {c, sizeof(c) / sizeof(c[0]), f, cond}
 
 PRINTER(pod, pod_cols, pod_cells, pod_conditions);
+PRINTER(webhookconfiguration, webhookconfiguration_cols, webhookconfiguration_cells, NULL);
 PRINTER(node, node_cols, node_cells, NULL);
 PRINTER(namespace, namespace_cols, namespace_cells, NULL);
 PRINTER(event, event_cols, event_cells, NULL);

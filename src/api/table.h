@@ -65,6 +65,7 @@ extern const sk_table_printer sk_table_printer_endpointslice;
 extern const sk_table_printer sk_table_printer_networkpolicy;
 extern const sk_table_printer sk_table_printer_runtimeclass;
 extern const sk_table_printer sk_table_printer_priorityclass;
+extern const sk_table_printer sk_table_printer_webhookconfiguration;
 extern const sk_table_printer sk_table_printer_podgroup;
 extern const sk_table_printer sk_table_printer_horizontalpodautoscaler;
 

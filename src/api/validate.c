@@ -1381,6 +1381,8 @@ static void validate_label_selector(E, json_t *sel, const char *p)
 	}
 }
 
+void sk__validate_label_selector(E, json_t *sel, const char *p) { validate_label_selector(e, sel, p); }
+
 /* Selector and pod template of Deployment/ReplicaSet/Job (base "spec"). */
 static void validate_selector_template(E, json_t *spec, const char *base, bool need_selector, const char *kind)
 {

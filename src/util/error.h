@@ -28,6 +28,7 @@ enum {
 	SK_ETIMEOUT,         /* 504 Timeout */
 	SK_EUNAVAILABLE,     /* 503 ServiceUnavailable */
 	SK_EUNKNOWN,         /* 500 without a reason (upstream's StatusReasonUnknown: a storage error) */
+	SK_ESTATUS, /* msg is a whole metav1.Status (JSON) replied as is, its code the HTTP status (webhooks) */
 };
 
 typedef struct sk_error {

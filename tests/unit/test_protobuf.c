@@ -401,6 +401,36 @@ static void test_eviction_and_priorityclass(void **state)
 	assert_decodes(&body, "{\"apiVersion\":\"meta.k8s.io/v1\",\"kind\":\"DeleteOptions\",\"gracePeriodSeconds\":-1}");
 }
 
+/* admissionregistration.k8s.io/v1: what a controller-runtime client sends
+ * when it injects a caBundle (caBundle bytes become base64) */
+static void test_webhook_configuration(void **state)
+{
+	pbuf c = {0}, hook = {0}, cc = {0}, svc = {0}, body;
+
+	(void)state;
+	object_meta(&c, 1, "kueue", "");
+	f_str(&hook, 1, "vpod.kb.io");
+	f_str(&svc, 1, "kueue-system");
+	f_str(&svc, 2, "kueue-webhook-service");
+	f_str(&svc, 3, "/validate");
+	f_varint(&svc, 4, 443);
+	f_msg(&cc, 1, &svc);
+	f_bytes(&cc, 2, "PEM", 3);
+	f_msg(&hook, 2, &cc);
+	f_str(&hook, 4, "Fail");
+	f_str(&hook, 6, "None");
+	f_varint(&hook, 7, 10);
+	f_str(&hook, 8, "v1");
+	f_msg(&c, 2, &hook);
+	body = envelope("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", &c);
+	assert_decodes(&body, "{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":"
+			      "\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"kueue\"},\"webhooks\":[{"
+			      "\"name\":\"vpod.kb.io\",\"clientConfig\":{\"service\":{\"namespace\":\"kueue-system\","
+			      "\"name\":\"kueue-webhook-service\",\"path\":\"/validate\",\"port\":443},"
+			      "\"caBundle\":\"UEVN\"},\"failurePolicy\":\"Fail\",\"sideEffects\":\"None\","
+			      "\"timeoutSeconds\":10,\"admissionReviewVersions\":[\"v1\"]}]}");
+}
+
 static void test_raw_extension_and_fields(void **state)
 {
 	pbuf list = {0}, raw = {0}, inner = {0}, cm = {0}, meta = {0}, mf = {0}, fv = {0}, body;
@@ -637,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_service_intorstring),
 		cmocka_unit_test(test_eviction_and_priorityclass),
+		cmocka_unit_test(test_webhook_configuration),
 		cmocka_unit_test(test_raw_extension_and_fields),
 		cmocka_unit_test(test_job_policies_and_lease),
 		cmocka_unit_test(test_endpointslice_and_networkpolicy),

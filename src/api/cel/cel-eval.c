@@ -619,6 +619,7 @@ typedef struct eval_vars {
 	cval *self, *old_self;
 	cval *authorizer; /* NULL: unbound */
 	const sk_cel_authz_check *request;
+	cval *object, *old_object, *adm_request; /* NULL: unbound (SK_CEL_VAR_ADMISSION) */
 } eval_vars;
 
 static cval *eval(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *vars);
@@ -639,6 +640,12 @@ static cval *lookup_ident(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars
 		return vars->old_self;
 	if (!strcmp(n->name, "authorizer") && vars->authorizer)
 		return vars->authorizer;
+	if (!strcmp(n->name, "object") && vars->object)
+		return vars->object;
+	if (!strcmp(n->name, "oldObject") && vars->old_object)
+		return vars->old_object;
+	if (!strcmp(n->name, "request") && vars->adm_request)
+		return vars->adm_request;
 	if (!strcmp(n->name, "null_type"))
 		return sk__cel_type(c, "null_type");
 	for (int k = 0; types[k]; k++)
@@ -1308,7 +1315,7 @@ enum sk_cel_kind sk_cel_eval(const sk_cel_program *p, const sk_cel_vars *vars, s
 {
 	/* on the heap: the context outlives a longjmp unchanged */
 	cel_ctx *c = xzalloc(sizeof(*c));
-	eval_vars ev = {NULL, NULL, NULL, NULL};
+	eval_vars ev = {0};
 	cval *r;
 
 	memset(out, 0, sizeof(*out));
@@ -1334,6 +1341,13 @@ enum sk_cel_kind sk_cel_eval(const sk_cel_program *p, const sk_cel_vars *vars, s
 			c->authorize_ud = vars->authorize_ud;
 			ev.authorizer = sk__cel_authz_var(c, NULL);
 			ev.request = vars->request;
+		}
+		if (vars->adm_request) {
+			ev.object = vars->adm_object ? sk__cel_from_json(c, vars->adm_object, NULL)
+						     : sk__cel_from_json(c, json_null(), NULL);
+			ev.old_object = vars->adm_old_object ? sk__cel_from_json(c, vars->adm_old_object, NULL)
+							     : sk__cel_from_json(c, json_null(), NULL);
+			ev.adm_request = sk__cel_from_json(c, vars->adm_request, NULL);
 		}
 	}
 	r = eval(c, p->root, NULL, &ev);

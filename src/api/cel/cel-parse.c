@@ -1143,6 +1143,9 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 			return ck->self_schema;
 		if (!strcmp(n->name, "authorizer") && (ck->vars & SK_CEL_VAR_AUTHORIZER))
 			return NULL;
+		if ((!strcmp(n->name, "object") || !strcmp(n->name, "oldObject") || !strcmp(n->name, "request")) &&
+		    (ck->vars & SK_CEL_VAR_ADMISSION))
+			return NULL;
 		if (!strcmp(n->name, "oldSelf") && (ck->vars & SK_CEL_VAR_OLDSELF)) {
 			ck->uses_old_self = 1;
 			return ck->self_schema;

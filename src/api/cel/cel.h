@@ -18,6 +18,9 @@ typedef struct sk_cel_program sk_cel_program;
 /* authorizer and authorizer.requestResource (upstream's authz library:
  * ValidatingAdmissionPolicy and matchConditions; never CRD rules). */
 #define SK_CEL_VAR_AUTHORIZER 4u
+/* object, oldObject and request (dynamically typed): the variables of
+ * admission webhooks' matchConditions. */
+#define SK_CEL_VAR_ADMISSION 8u
 /* Libraries past Kubernetes 1.31's environment: the two-variable
  * comprehensions (cel-go's ext.TwoVarComprehensions, introduced in 1.32's
  * environment: kube-apiserver 1.32 compiles new expressions at its
@@ -89,6 +92,8 @@ typedef struct sk_cel_vars {
 	sk_cel_authorize_fn authorize;
 	void *authorize_ud;
 	const sk_cel_authz_check *request;
+	/* SK_CEL_VAR_ADMISSION: object, oldObject, request (NULL: null) */
+	json_t *adm_object, *adm_old_object, *adm_request;
 } sk_cel_vars;
 
 /* Upstream's limits: the cost of one expression and of one request's rules. */
