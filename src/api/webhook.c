@@ -17,6 +17,7 @@
  * after the other, validating ones at once (a thread each), as upstream. */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -552,31 +553,30 @@ static size_t collect(char *p, size_t size, size_t n, void *ud)
 	return add;
 }
 
-/* A CA bundle (base64 of PEM) written to a temporary file for CURLOPT_CAINFO:
- * its path (caller unlinks and frees), or NULL with *why. */
-static char *ca_file(const char *b64, char **why)
+/* A CA bundle (base64 of PEM) for CURLOPT_CAINFO, which GnuTLS's libcurl
+ * takes only as a file: an anonymous one (memfd) named /proc/self/fd/N, so
+ * nothing is left behind. Returns its descriptor (caller closes) with the
+ * path in path, or -1 with *why. */
+static int ca_file(const char *b64, char *path, size_t cap, char **why)
 {
 	gnutls_datum_t in = {(unsigned char *)(uintptr_t)b64, (unsigned)strlen(b64)}, out = {0};
-	char path[] = "/tmp/skiff-webhook-ca-XXXXXX";
 	int fd;
 
 	if (gnutls_base64_decode2(&in, &out) < 0) {
 		*why = xstrdup("could not get REST client: caBundle is not valid base64");
-		return NULL;
+		return -1;
 	}
-	fd = mkstemp(path);
+	fd = memfd_create("skiff-webhook-ca", MFD_CLOEXEC);
 	if (fd < 0 || write(fd, out.data, out.size) != (ssize_t)out.size) {
 		*why = xasprintf("could not get REST client: %s", strerror(errno));
-		if (fd >= 0) {
+		if (fd >= 0)
 			close(fd);
-			unlink(path);
-		}
 		gnutls_free(out.data);
-		return NULL;
+		return -1;
 	}
-	close(fd);
 	gnutls_free(out.data);
-	return xstrdup(path);
+	snprintf(path, cap, "/proc/self/fd/%d", fd);
+	return fd;
 }
 
 /* Go's words for libcurl's failures, where they differ. */
@@ -607,7 +607,9 @@ static int call_hook(sk_api *api, json_t *hook, json_t *review, const char *uid,
 			      ? (int)json_integer_value(json_object_get(hook, "timeoutSeconds"))
 			      : 10;
 	target t = {0};
-	cleanup_free char *body = NULL, *cafile = NULL, *reason = NULL;
+	cleanup_free char *body = NULL, *reason = NULL;
+	char cafile[64];
+	int cafd = -1;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct {
 		char *buf;
@@ -627,7 +629,7 @@ static int call_hook(sk_api *api, json_t *hook, json_t *review, const char *uid,
 		target_free(&t);
 		return -1;
 	}
-	if (ca && *ca && !(cafile = ca_file(ca, why))) {
+	if (ca && *ca && (cafd = ca_file(ca, cafile, sizeof(cafile), why)) < 0) {
 		target_free(&t);
 		return -1;
 	}
@@ -646,7 +648,7 @@ static int call_hook(sk_api *api, json_t *hook, json_t *review, const char *uid,
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &out);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "skiff-apiserver-admission");
-	if (cafile)
+	if (cafd >= 0)
 		curl_easy_setopt(c, CURLOPT_CAINFO, cafile);
 	if (t.connect) {
 		connect = curl_slist_append(NULL, t.connect);
@@ -668,8 +670,8 @@ static int call_hook(sk_api *api, json_t *hook, json_t *review, const char *uid,
 	curl_easy_cleanup(c);
 	curl_slist_free_all(hdrs);
 	curl_slist_free_all(connect);
-	if (cafile)
-		unlink(cafile);
+	if (cafd >= 0)
+		close(cafd);
 	free(out.buf);
 	target_free(&t);
 	return ret;
