@@ -14,7 +14,8 @@
  * API's writes start from memory, as upstream's GuaranteedUpdate starts
  * from the watch cache, and retry on a failed compare).
  *
- * Watchers and reads: one etcd watch on all of ROOT (prev_kv) feeds, from
+ * Watchers and reads: one etcd watch on all of ROOT (without prev_kv: the
+ * previous value of an update or delete is the copy's) feeds, from
  * one thread and in revision order, an in-memory copy of ROOT's current state
  * (the skip list the SQLite backend keeps, loaded at open) and the same hub
  * the SQLite backend uses (watch.c). A write returns only once that watch
@@ -779,7 +780,10 @@ static int stream_run(struct etcd_store *s, struct stream *st, int64_t start_rev
 
 	set_range(s, &cr.key, &cr.range_end, "", &k, &end);
 	cr.start_revision = start_rev;
-	cr.prev_kv = 1;
+	/* The main watch feeds the copy, which holds every key's previous value
+	 * (feed_hub): etcd need not read and send it with each event. A replay
+	 * starts from an older revision than the copy's and gets it from etcd. */
+	cr.prev_kv = st->on_msg != feed_hub;
 	cr.progress_notify = st->on_msg == feed_hub;
 	req.request_union_case = ETCDSERVERPB__WATCH_REQUEST__REQUEST_UNION_CREATE_REQUEST;
 	req.create_request = &cr;
@@ -831,8 +835,22 @@ static int feed_hub(struct stream *st, sk__etcd_wmsg *m)
 	for (size_t i = 0; i < m->n; i++) {
 		sk__event *ev = &m->events[i];
 
+		sk__mnode *n;
+
 		if (ev->rev <= s->tab_rev)
 			continue;
+		/* the previous value is the copy's (the watch asks etcd for no prev_kv) */
+		n = ev->type != SK_STORE_CREATE && !ev->prev ? sk__memtab_find(&s->tab, ev->key->data) : NULL;
+		if (n) {
+			ev->prev = sk__blob_ref(n->val);
+			ev->prev_create_rev = n->create_rev;
+			ev->prev_mod_rev = n->mod_rev;
+			if (ev->type == SK_STORE_DELETE) {
+				sk__blob_unref(ev->val);
+				ev->val = sk__blob_ref(n->val);
+				ev->create_rev = n->create_rev;
+			}
+		}
 		if (ev->type == SK_STORE_DELETE)
 			sk__memtab_remove(&s->tab, ev->key->data);
 		else
