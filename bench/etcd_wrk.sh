@@ -31,7 +31,7 @@ pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 600); do curl -sf "http://127.0.0.1:$cport/health" >/dev/null && break; sleep 0.05; done
 curl -sf "http://127.0.0.1:$cport/health" >/dev/null || { echo "etcd did not start:"; tail -5 "$dir/etcd.log"; exit 1; }
-etcd --version | head -1
+etcd --version | sed -n 1p # (head would end etcd with SIGPIPE: a failed pipeline under pipefail)
 value=$(head -c 700 /dev/zero | tr '\0' 'x' | base64 -w0)
 key=$(printf /bench/put | base64 -w0)
 echo "== etcd alone: wrk -t2 -c$conns -d${secs}s POST /v3/kv/put (700-byte value)"
