@@ -20,8 +20,8 @@
 
 /* a reconnect to an endpoint that went away waits at most this long, so a
  * restarted etcd is back in use within it (GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
- * despite its name the least time a connection attempt gets, keeps its
- * default: a shorter one fails the handshake with a busy etcd) */
+ * despite its name the least time one connection attempt gets, keeps its
+ * default of 20 s, ample for a busy etcd's handshake) */
 #define RECONNECT_MIN_MS 100
 #define RECONNECT_MAX_MS 1000
 #define KEEPALIVE_MS 10000
