@@ -13,11 +13,14 @@
 # demo, test and bench install the packages first and then build in a sub-make,
 # so the pkg-config flags below are computed after the install.
 CC       ?= gcc
-PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp libnftables ldns yaml-0.1 zlib
+PKGS     := libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp libnftables ldns yaml-0.1 zlib \
+	    grpc libprotobuf-c
 CFLAGS   ?= -O2 -g
+# etcd's .proto files (scripts/etcd-proto.sh)
+ETCD_PROTO ?= /usr/local/share/skiff/etcd-proto
 DEPFLAGS  = -MMD -MP
 WARN     := -Wall -Wextra -Werror -Wvla -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-nonliteral -Wno-format-truncation
-CPPFLAGS := -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CPPFLAGS := -D_GNU_SOURCE -Isrc -Ibuild/gen $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libwslay (WebSocket framing of the agent's streaming server) ships no .pc file
 LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lwslay -lpthread -ldl -lm
 # build/skiff allocates through mimalloc (first in the link, kept even if no
@@ -32,13 +35,21 @@ NOLIB_GOALS := deps demo test bench down clean help generate check-generated for
 ifneq ($(filter-out $(NOLIB_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))) \
 	$(if $(wildcard /usr/include/wslay/wslay.h),,libwslay) \
+	$(if $(wildcard $(ETCD_PROTO)/etcdserver/etcdserverpb/rpc.proto),,etcd-proto) $(if $(shell command -v protoc-c),,protobuf-c-compiler) \
 	$(if $(shell command -v node),,nodejs) $(if $(shell command -v npm),,npm) $(if $(shell command -v xxd),,xxd))
 ifneq ($(PKG_MISSING),)
 $(error missing build libraries ($(PKG_MISSING)): run 'make deps' (as root: installs the Debian packages of scripts/deps.d/), then 'make' again; 'make demo' and 'make test' do both)
 endif
 endif
 
-LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cmd/*')) build/gen/console-assets.c
+# etcd v3's messages (the store's gRPC transport, src/store/etcd*.c): C from
+# etcd's .proto files, which scripts/etcd-proto.sh (make deps) extracts from
+# Debian's golang-etcd-server-dev into ETCD_PROTO; their gogoproto and
+# google.api annotations are dropped, the rest is etcd's.
+ETCD_PB    := etcdserver/etcdserverpb/rpc mvcc/mvccpb/kv auth/authpb/auth
+PB_SRC     := $(ETCD_PB:%=build/gen/etcd/%.pb-c.c)
+PB_HDR     := $(ETCD_PB:%=build/gen/etcd/%.pb-c.h)
+LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cmd/*')) build/gen/console-assets.c $(PB_SRC)
 CMD_SRC  := $(sort $(wildcard src/cmd/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -144,6 +155,17 @@ build/console/app.js: $(CONSOLE_SRC) console/node_modules/.package-lock.json
 	@console/node_modules/.bin/esbuild console/src/main.js --bundle --minify --format=esm \
 		--target=es2020 --log-level=warning --outfile=$@
 	@cp console/src/index.html console/src/app.css build/console/
+
+$(PB_SRC) $(PB_HDR) &: $(ETCD_PB:%=$(ETCD_PROTO)/%.proto)
+	@echo "  PROTOC  etcd v3 (build/gen/etcd)"
+	@rm -rf build/gen/etcd build/proto && mkdir -p build/gen build/proto/etcd
+	@for f in $(ETCD_PB); do mkdir -p build/proto/etcd/$$(dirname $$f); \
+		awk '/^import "(gogoproto|google)\//{next} /^option \(gogoproto\./{next} \
+			/option \(google\.api\.http\) = \{/{skip=1; next} skip&&/\};/{skip=0; next} skip{next} {print}' \
+			$(ETCD_PROTO)/$$f.proto >build/proto/etcd/$$f.proto; done
+	@cd build/proto && protoc-c --c_out=../gen $(ETCD_PB:%=etcd/%.proto)
+# what includes the generated headers waits for them (a first build has no .d files)
+$(foreach d,obj asan tsan fuzzobj,$(patsubst %.c,build/$(d)/%.o,$(wildcard src/store/etcd*.c))): $(PB_HDR)
 
 build/gen/console-assets.c: build/console/app.js scripts/console-assets.sh
 	@mkdir -p build/gen

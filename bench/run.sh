@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 mkdir -p build/bench
 out=build/bench/results.txt
 : >"$out"
-LIBS="$(pkg-config --libs libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp libnftables ldns) -lpthread -ldl -lm"
+LIBS="$(pkg-config --libs libmicrohttpd gnutls libcurl jansson yajl sqlite3 libarchive libzstd libseccomp libnftables ldns yaml-0.1 zlib grpc libprotobuf-c) -lwslay -lpthread -ldl -lm"
 run() {
 	local name=$1; shift
 	echo "== $name: $*" | tee -a "$out"

@@ -14,7 +14,8 @@ for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		grep -qxF "$p" <<<"$provided" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# etcd's .proto files (not a package of their own: scripts/etcd-proto.sh)
+[ ${#missing[@]} -eq 0 ] && exec bash "$here/etcd-proto.sh"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps.sh: missing packages: ${missing[*]} (run as root to install)" >&2
 	exit 1
@@ -23,3 +24,4 @@ echo "deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+bash "$here/etcd-proto.sh"

@@ -1,41 +1,27 @@
-/* The etcd backend's wire format (etcd-wire.c), used by etcd.c and the fuzz
- * target: etcd v3's JSON gRPC gateway sends keys and values base64-encoded,
- * 64-bit integers as strings, and a watch as newline-delimited messages
- * {"result":{...}}. */
+/* The etcd backend's wire (etcd-wire.c, etcd-grpc.c), used by etcd.c and the
+ * fuzz target: etcd v3's gRPC API, its messages encoded by protobuf-c from
+ * etcd's own .proto files (build/gen/etcd, Makefile), carried by gRPC's C
+ * core. */
 #ifndef SK_STORE_ETCD_INT_H
 #define SK_STORE_ETCD_INT_H
 
-#include <jansson.h>
+#include <grpc/status.h>
 
+#include "etcd/etcdserver/etcdserverpb/rpc.pb-c.h"
 #include "store/store-int.h"
 
-/* Returns a malloc'd base64 string of data (caller frees). */
-char *sk__etcd_b64(const char *data, size_t len);
-/* Decodes base64 s into a malloc'd, NUL-terminated buffer (*out, *len).
- * Returns 0, or -1 when s is not base64. "" decodes to "". */
-int sk__etcd_unb64(const char *s, char **out, size_t *len);
-/* A 64-bit field of the gateway's JSON (a string or a number); 0 when absent
- * or malformed. */
-int64_t sk__etcd_int(const json_t *obj, const char *name);
+/* etcd's methods */
+#define SK__ETCD_RANGE "/etcdserverpb.KV/Range"
+#define SK__ETCD_TXN "/etcdserverpb.KV/Txn"
+#define SK__ETCD_COMPACT "/etcdserverpb.KV/Compact"
+#define SK__ETCD_WATCH "/etcdserverpb.Watch/Watch"
+#define SK__ETCD_STATUS "/etcdserverpb.Maintenance/Status"
+#define SK__ETCD_SNAPSHOT "/etcdserverpb.Maintenance/Snapshot"
 
-/* Fills out from a gateway KeyValue whose key starts with root; the key
- * returned lacks root. Returns 0, or -1 (nothing to release) when kv is
- * malformed or outside root. */
-int sk__etcd_kv(const json_t *kv, const char *root, sk_store_kv *out);
-
-/* Splits a byte stream into lines. */
-typedef struct sk__etcd_lines {
-	char *buf;
-	size_t len, cap;
-} sk__etcd_lines;
-
-/* Called for each complete line (without its newline); non-zero stops. */
-typedef int (*sk__etcd_line_fn)(const char *line, size_t len, void *ud);
-/* Appends data and calls fn for each line it completes. Returns 0, fn's
- * non-zero result, or -1 when a line grows past SK__ETCD_MAX_LINE. */
-#define SK__ETCD_MAX_LINE (256u << 20)
-int sk__etcd_lines_feed(sk__etcd_lines *b, const char *data, size_t n, sk__etcd_line_fn fn, void *ud);
-void sk__etcd_lines_release(sk__etcd_lines *b);
+/* Fills out from a KeyValue whose key starts with root; the key returned
+ * lacks root. Returns 0, or -1 (nothing to release) when kv is missing or
+ * outside root. */
+int sk__etcd_kv(const Mvccpb__KeyValue *kv, const char *root, sk_store_kv *out);
 
 /* One message of a watch stream. */
 typedef struct sk__etcd_wmsg {
@@ -46,15 +32,51 @@ typedef struct sk__etcd_wmsg {
 	int distinct_revs; /* revisions among events */
 } sk__etcd_wmsg;
 
-/* Parses one line of a watch stream. Returns 0, or -1 with err set: a gateway
- * error ({"error":...}) or a malformed message. Events outside root are
- * dropped. The caller releases m. */
-int sk__etcd_wmsg_parse(const char *line, size_t len, const char *root, sk__etcd_wmsg *m, sk_error_t *err);
+/* Decodes one WatchResponse (its protobuf bytes). Returns 0, or -1 with err
+ * set for a malformed message. Events outside root are dropped. The caller
+ * releases m. */
+int sk__etcd_wmsg_decode(const uint8_t *data, size_t len, const char *root, sk__etcd_wmsg *m, sk_error_t *err);
 void sk__etcd_wmsg_release(sk__etcd_wmsg *m);
 
-/* Fills err from a gateway error reply ({"error":"...","code":N}) and returns
- * -1; returns 0 when reply is not one. */
-int sk__etcd_reply_error(const json_t *reply, sk_error_t *err);
+/* Fills err from a call's gRPC status and returns -1; returns 0 for
+ * GRPC_STATUS_OK. etcd's own errors ("etcdserver: …", "mvcc: …") keep their
+ * words as kube-apiserver passes them on; a call that got no answer (no
+ * endpoint reachable, the call's deadline) is "etcdserver: request timed
+ * out", a 503. */
+int sk__etcd_status_error(grpc_status_code code, const char *msg, sk_error_t *err);
+
+/* ---- the gRPC transport (etcd-grpc.c) ---- */
+
+/* Channels to etcd's endpoints ("HOST:PORT"), over TLS when any of ca, cert,
+ * key is set (files of PEM). */
+typedef struct sk__etcd_conn sk__etcd_conn;
+sk__etcd_conn *sk__etcd_conn_open(char *const *hosts, size_t n, const char *ca, const char *cert, const char *key,
+				  sk_error_t *err);
+void sk__etcd_conn_close(sk__etcd_conn *c);
+
+/* One unary call of method with req on the first endpoint that answers
+ * (from the one that answered last); *resp gets the reply, unpacked as
+ * resp_desc (caller frees with protobuf_c_message_free_unpacked). */
+int sk__etcd_unary(sk__etcd_conn *c, const char *method, const ProtobufCMessage *req,
+		   const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp, int64_t timeout_ms,
+		   sk_error_t *err);
+
+/* A streaming call: req sent first (and the client's side closed when
+ * half_close), then replies read one at a time. */
+typedef struct sk__etcd_stream sk__etcd_stream;
+/* Opens it on endpoint number ep (modulo their number). */
+sk__etcd_stream *sk__etcd_stream_open(sk__etcd_conn *c, size_t ep, const char *method, const ProtobufCMessage *req,
+				      int half_close);
+/* Waits up to timeout_ms for the next reply: 1 with the reply's bytes in
+ * *data and *len (caller frees), 0 when none came in time, -1 when the stream ended (err set: a code
+ * 0 when it ended with status OK). */
+int sk__etcd_stream_recv(sk__etcd_stream *st, int64_t timeout_ms, uint8_t **data, size_t *len, sk_error_t *err);
+/* Cancels the call when it goes on and frees it. */
+void sk__etcd_stream_close(sk__etcd_stream *st);
+size_t sk__etcd_conn_endpoints(const sk__etcd_conn *c);
+/* The endpoint that answered last, and marking one that did. */
+size_t sk__etcd_conn_current(sk__etcd_conn *c);
+void sk__etcd_conn_answered(sk__etcd_conn *c, size_t ep);
 
 /* skiff etcd-snapshot restore (etcd-restore.c): etcdctl's argument vector
  * restoring o->snapshot into target (free with sk__etcd_argv_free), and the

@@ -1,9 +1,9 @@
 /* The etcd v3 backend ("etcd://HOST:PORT[,HOST:PORT...][/ROOT]").
  *
- * skiff talks to etcd through its JSON gRPC gateway (POST /v3/kv/range, put,
- * txn, deleterange, compaction, /v3/watch, /v3/maintenance/status) with
- * libcurl; Debian has no gRPC library for C (docs/ARCHITECTURE.md). A key K
- * is stored as ROOT+K, so with no ROOT `etcdctl get --prefix /registry/pods`
+ * skiff talks to etcd through its gRPC API (KV Range, Txn, Compact, the
+ * Watch stream, Maintenance Status and Snapshot) with gRPC's C core and
+ * etcd's own messages (etcd-grpc.c, etcd-wire.c, docs/ARCHITECTURE.md). A key
+ * K is stored as ROOT+K, so with no ROOT `etcdctl get --prefix /registry/pods`
  * reads what upstream's API server would have written there.
  *
  * resourceVersion is etcd's revision: create is a txn on create_revision == 0,
@@ -14,7 +14,8 @@
  * API's writes start from memory, as upstream's GuaranteedUpdate starts
  * from the watch cache, and retry on a failed compare).
  *
- * Watchers and reads: one etcd watch on all of ROOT (prev_kv) feeds, from
+ * Watchers and reads: one etcd watch on all of ROOT (without prev_kv: the
+ * previous value of an update or delete is the copy's) feeds, from
  * one thread and in revision order, an in-memory copy of ROOT's current state
  * (the skip list the SQLite backend keeps, loaded at open) and the same hub
  * the SQLite backend uses (watch.c). A write returns only once that watch
@@ -28,7 +29,6 @@
  * Compaction: every min_history_secs, to the revision seen one period
  * earlier (upstream's API server compacts so, every 5 minutes), bounded by
  * max_history_events as the SQLite backend is. */
-#include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -40,12 +40,9 @@
 #include "util/util.h"
 
 #define RING_EVENTS 8192
-/* curl handles kept between calls, each with its keep-alive connection to
- * the gateway: enough for every thread that writes at once (a handle
- * beyond it is a new connection each time) */
-#define POOL_HANDLES 256
 #define CALL_TIMEOUT_MS 10000L
-#define CONNECT_TIMEOUT_MS 3000L
+/* how often a stream's reader looks at the store's stop and its own bounds */
+#define STREAM_POLL_MS 100
 #define SEEN_WAIT_SECS 10
 #define FRESH_WAIT_MS 500
 #define REPLAY_IDLE_NS (1000 * 1000000LL)
@@ -57,17 +54,13 @@
 
 struct etcd_store {
 	sk_store base;
-	char **urls; /* "http(s)://HOST:PORT" */
-	size_t nurls;
-	int cur; /* atomic: the endpoint that answered last */
+	char **hosts; /* "HOST:PORT" */
+	size_t nhosts;
+	sk__etcd_conn *conn;
 	char *root;
 	char *ca, *cert, *key;
 	int64_t history_secs, history_events;
 	int64_t rev, compacted, writes; /* atomic */
-
-	pthread_mutex_t pmu; /* guards pool */
-	CURL *pool[POOL_HANDLES];
-	size_t npool;
 
 	pthread_rwlock_t lock; /* guards tab and tab_rev */
 	sk__memtab tab;
@@ -105,150 +98,57 @@ static int stopping(struct etcd_store *s) { return __atomic_load_n(&s->stop, __A
 
 /* ---- requests ---- */
 
-struct buf {
-	char *data;
-	size_t len, cap;
-};
+#define MSG(m) (&(m).base)
+#define REPLY(p) ((ProtobufCMessage **)(void *)&(p))
 
-static size_t collect(char *p, size_t size, size_t n, void *ud)
+/* One unary call; *reply (caller frees) is the reply as d describes it. */
+static int call(struct etcd_store *s, const char *method, const ProtobufCMessage *req,
+		const ProtobufCMessageDescriptor *d, ProtobufCMessage **reply, sk_error_t *err)
 {
-	struct buf *b = ud;
-
-	n *= size;
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->data = xrealloc(b->data, b->cap);
-	}
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-	return n;
+	return sk__etcd_unary(s->conn, method, req, d, reply, CALL_TIMEOUT_MS, err);
 }
 
-static void tls_opts(struct etcd_store *s, CURL *h)
+static int64_t header_rev(const Etcdserverpb__ResponseHeader *h) { return h ? h->revision : 0; }
+
+/* A Range on the KV service; etcd's revision advances s->rev. */
+static int range(struct etcd_store *s, const Etcdserverpb__RangeRequest *req, Etcdserverpb__RangeResponse **r,
+		 sk_error_t *err)
 {
-	if (s->ca)
-		curl_easy_setopt(h, CURLOPT_CAINFO, s->ca);
-	if (s->cert)
-		curl_easy_setopt(h, CURLOPT_SSLCERT, s->cert);
-	if (s->key)
-		curl_easy_setopt(h, CURLOPT_SSLKEY, s->key);
-}
-
-static CURL *handle_take(struct etcd_store *s)
-{
-	CURL *h = NULL;
-
-	pthread_mutex_lock(&s->pmu);
-	if (s->npool)
-		h = s->pool[--s->npool];
-	pthread_mutex_unlock(&s->pmu);
-	if (h)
-		return h;
-	if (!(h = curl_easy_init()))
-		abort();
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, CALL_TIMEOUT_MS);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
-	curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
-	tls_opts(s, h);
-	return h;
-}
-
-static void handle_give(struct etcd_store *s, CURL *h)
-{
-	pthread_mutex_lock(&s->pmu);
-	if (s->npool < POOL_HANDLES) {
-		s->pool[s->npool++] = h;
-		h = NULL;
-	}
-	pthread_mutex_unlock(&s->pmu);
-	if (h)
-		curl_easy_cleanup(h);
-}
-
-/* POSTs req to path on the first endpoint that answers; *reply gets the
- * decoded JSON (caller frees). Unreachable endpoints fail as upstream's
- * API server reports a lost etcd: 503 "etcdserver: request timed out". */
-static int call(struct etcd_store *s, const char *path, json_t *req, json_t **reply, sk_error_t *err)
-{
-	cleanup_free char *body = json_dumps(req, JSON_COMPACT);
-	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-	int first = __atomic_load_n(&s->cur, __ATOMIC_RELAXED);
-	CURLcode rc = CURLE_COULDNT_CONNECT;
-	struct buf b = {0};
-	CURL *h = handle_take(s);
-	json_t *r;
-
-	/* no "Expect: 100-continue" round trip before bodies over 1 KiB */
-	hdr = curl_slist_append(hdr, "Expect:");
-	*reply = NULL;
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
-	for (size_t i = 0; i < s->nurls && rc != CURLE_OK; i++) {
-		size_t ep = (first + i) % s->nurls;
-		cleanup_free char *url = xasprintf("%s%s", s->urls[ep], path);
-
-		b.len = 0;
-		curl_easy_setopt(h, CURLOPT_URL, url);
-		rc = curl_easy_perform(h);
-		if (rc == CURLE_OK)
-			__atomic_store_n(&s->cur, (int)ep, __ATOMIC_RELAXED);
-		else
-			sk_debug("store", "etcd %s%s: %s", s->urls[ep], path, curl_easy_strerror(rc));
-	}
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
-	curl_slist_free_all(hdr);
-	handle_give(s, h);
-	if (rc != CURLE_OK) {
-		free(b.data);
-		return sk_error_set(err, SK_EUNAVAILABLE, "etcdserver: request timed out");
-	}
-	r = json_loadb(b.data ? b.data : "", b.len, 0, NULL);
-	free(b.data);
-	if (!json_is_object(r)) {
-		json_decref(r);
-		return sk_error_set(err, SK_EUNKNOWN, "etcd %s: malformed reply", path);
-	}
-	if (sk__etcd_reply_error(r, err) < 0) {
-		json_decref(r);
+	if (call(s, SK__ETCD_RANGE, MSG(*req), &etcdserverpb__range_response__descriptor, REPLY(*r), err) < 0)
 		return -1;
-	}
-	max64(&s->rev, sk__etcd_int(json_object_get(r, "header"), "revision"));
-	*reply = r;
+	max64(&s->rev, header_rev((*r)->header));
+	return 0;
+}
+
+static int txn_call(struct etcd_store *s, const Etcdserverpb__TxnRequest *req, Etcdserverpb__TxnResponse **r,
+		    sk_error_t *err)
+{
+	if (call(s, SK__ETCD_TXN, MSG(*req), &etcdserverpb__txn_response__descriptor, REPLY(*r), err) < 0)
+		return -1;
+	max64(&s->rev, header_rev((*r)->header));
 	return 0;
 }
 
 /* ---- keys ---- */
 
-static json_t *b64(const char *data, size_t len)
+static ProtobufCBinaryData bin(const char *data, size_t len)
 {
-	char *s = sk__etcd_b64(data, len);
-	json_t *j = json_string(s);
-
-	free(s);
-	return j;
+	return (ProtobufCBinaryData){.len = len, .data = (uint8_t *)data};
 }
 
-/* The base64 of ROOT+key. */
-static json_t *ekey(struct etcd_store *s, const char *key)
+/* ROOT+key (malloc'd). */
+static char *ekey(struct etcd_store *s, const char *key) { return xasprintf("%s%s", s->root, key); }
+
+/* A range over every key with ROOT+prefix: *key and *end hold its bounds
+ * (malloc'd, or NULL) for the caller to free after the call. */
+static void set_range(struct etcd_store *s, ProtobufCBinaryData *key, ProtobufCBinaryData *range_end,
+		      const char *prefix, char **k, char **end)
 {
-	cleanup_free char *k = xasprintf("%s%s", s->root, key);
-
-	return b64(k, strlen(k));
-}
-
-/* Sets "key" and "range_end" of req to every key with ROOT+prefix. */
-static void set_range(struct etcd_store *s, json_t *req, const char *prefix)
-{
-	cleanup_free char *k = xasprintf("%s%s", s->root, prefix);
-	cleanup_free char *end = sk__prefix_end(k);
-
+	*k = ekey(s, prefix);
+	*end = sk__prefix_end(*k);
 	/* "\0" is the smallest key; as range_end it means "to the last key" */
-	json_object_set_new(req, "key", *k ? b64(k, strlen(k)) : b64("", 1));
-	json_object_set_new(req, "range_end", end ? b64(end, strlen(end)) : b64("", 1));
+	*key = **k ? bin(*k, strlen(*k)) : bin("", 1);
+	*range_end = *end ? bin(*end, strlen(*end)) : bin("", 1);
 }
 
 /* ---- writes ---- */
@@ -270,40 +170,95 @@ static void wait_seen(struct etcd_store *s, int64_t rev)
 		sk_warn("store", "etcd: the watch has not delivered revision %lld yet", (long long)rev);
 }
 
-static json_t *compare(struct etcd_store *s, const char *key, int64_t expect)
+/* A txn of one compare on ROOT+key: create_revision == 0 (create), else
+ * mod_revision == expect, or the key's existence when expect is 0; its
+ * success branch is ok, its failure branch (but for a create) reads the key. */
+struct txn1 {
+	char *k;
+	Etcdserverpb__Compare cmp, *cmps[1];
+	Etcdserverpb__PutRequest put;
+	Etcdserverpb__DeleteRangeRequest del;
+	Etcdserverpb__RangeRequest get;
+	Etcdserverpb__RequestOp ok, fail, *oks[1], *fails[1];
+	Etcdserverpb__TxnRequest req;
+};
+
+static void txn1_init(struct etcd_store *s, struct txn1 *t, const char *key, int create, int64_t expect)
 {
-	if (expect)
-		return json_pack("{s:o, s:s, s:s, s:I}", "key", ekey(s, key), "target", "MOD", "result", "EQUAL",
-				 "mod_revision", (json_int_t)expect);
-	return json_pack("{s:o, s:s, s:s, s:I}", "key", ekey(s, key), "target", "CREATE", "result", "GREATER",
-			 "create_revision", (json_int_t)0);
+	memset(t, 0, sizeof(*t));
+	t->k = ekey(s, key);
+	etcdserverpb__compare__init(&t->cmp);
+	etcdserverpb__put_request__init(&t->put);
+	etcdserverpb__delete_range_request__init(&t->del);
+	etcdserverpb__range_request__init(&t->get);
+	etcdserverpb__request_op__init(&t->ok);
+	etcdserverpb__request_op__init(&t->fail);
+	etcdserverpb__txn_request__init(&t->req);
+	t->cmp.key = t->put.key = t->del.key = t->get.key = bin(t->k, strlen(t->k));
+	if (create || !expect) {
+		t->cmp.target = ETCDSERVERPB__COMPARE__COMPARE_TARGET__CREATE;
+		t->cmp.result = create ? ETCDSERVERPB__COMPARE__COMPARE_RESULT__EQUAL
+				       : ETCDSERVERPB__COMPARE__COMPARE_RESULT__GREATER;
+		t->cmp.target_union_case = ETCDSERVERPB__COMPARE__TARGET_UNION_CREATE_REVISION;
+		t->cmp.create_revision = 0;
+	} else {
+		t->cmp.target = ETCDSERVERPB__COMPARE__COMPARE_TARGET__MOD;
+		t->cmp.result = ETCDSERVERPB__COMPARE__COMPARE_RESULT__EQUAL;
+		t->cmp.target_union_case = ETCDSERVERPB__COMPARE__TARGET_UNION_MOD_REVISION;
+		t->cmp.mod_revision = expect;
+	}
+	t->cmps[0] = &t->cmp;
+	t->oks[0] = &t->ok;
+	t->fails[0] = &t->fail;
+	t->req.n_compare = 1;
+	t->req.compare = t->cmps;
+	t->req.n_success = 1;
+	t->req.success = t->oks;
+	t->fail.request_case = ETCDSERVERPB__REQUEST_OP__REQUEST_REQUEST_RANGE;
+	t->fail.request_range = &t->get;
+	t->req.n_failure = create ? 0 : 1;
+	t->req.failure = t->fails;
 }
 
-/* Runs txn; on success returns the new revision and leaves the first
- * response in *resp (caller frees); on a failed compare tells NotFound from
+/* Runs t; on success returns the new revision and leaves the reply in *resp
+ * (caller frees; NULL: freed here); on a failed compare tells NotFound from
  * Conflict from the failure branch's read of key. */
-static int64_t txn(struct etcd_store *s, const char *key, json_t *txn_req, int64_t expect, json_t **resp,
-		   sk_error_t *err)
+static int64_t txn(struct etcd_store *s, const char *key, struct txn1 *t, int64_t expect,
+		   Etcdserverpb__TxnResponse **resp, sk_error_t *err)
 {
-	cleanup_json json_t *r = NULL;
-	json_t *kvs;
+	Etcdserverpb__TxnResponse *r = NULL;
+	const Etcdserverpb__RangeResponse *got = NULL;
 	int64_t rev;
+	int rc;
 
-	if (call(s, "/v3/kv/txn", txn_req, &r, err) < 0)
+	rc = txn_call(s, &t->req, &r, err);
+	free(t->k);
+	if (rc < 0)
 		return -1;
-	kvs = json_object_get(json_object_get(json_array_get(json_object_get(r, "responses"), 0), "response_range"),
-			      "kvs");
-	if (!json_is_true(json_object_get(r, "succeeded"))) {
+	rev = header_rev(r->header);
+	if (!r->succeeded) {
+		int64_t cur = 0;
+		size_t n = 0;
+
+		if (r->n_responses &&
+		    r->responses[0]->response_case == ETCDSERVERPB__RESPONSE_OP__RESPONSE_RESPONSE_RANGE)
+			got = r->responses[0]->response_range;
+		if (got && got->n_kvs) {
+			n = got->n_kvs;
+			cur = got->kvs[0]->mod_revision;
+		}
+		etcdserverpb__txn_response__free_unpacked(r, NULL);
 		/* what made it fail reaches memory before the caller retries */
-		wait_seen(s, sk__etcd_int(json_object_get(r, "header"), "revision"));
-		if (!json_array_size(kvs))
+		wait_seen(s, rev);
+		if (!n)
 			return sk_error_set(err, SK_ENOTFOUND, "key \"%s\" not found", key);
 		return sk_error_set(err, SK_ECONFLICT, "key \"%s\": revision %lld is not the current %lld", key,
-				    (long long)expect, (long long)sk__etcd_int(json_array_get(kvs, 0), "mod_revision"));
+				    (long long)expect, (long long)cur);
 	}
-	rev = sk__etcd_int(json_object_get(r, "header"), "revision");
 	if (resp)
-		*resp = json_incref(json_array_get(json_object_get(r, "responses"), 0));
+		*resp = r;
+	else
+		etcdserverpb__txn_response__free_unpacked(r, NULL);
 	__atomic_add_fetch(&s->writes, 1, __ATOMIC_RELAXED);
 	wait_seen(s, rev);
 	return rev;
@@ -312,22 +267,28 @@ static int64_t txn(struct etcd_store *s, const char *key, json_t *txn_req, int64
 static int64_t op_create(sk_store *base, const char *key, const char *value, size_t len, sk_error_t *err)
 {
 	struct etcd_store *s = E(base);
-	cleanup_json json_t *req = NULL;
-	cleanup_json json_t *r = NULL;
+	Etcdserverpb__TxnResponse *r = NULL;
+	struct txn1 t;
 	int64_t rev;
+	int rc;
 
 	if (!key || !*key)
 		return sk_error_set(err, SK_EINVALID, "store: empty key");
-	req = json_pack("{s:[{s:o, s:s, s:s, s:I}], s:[{s:{s:o, s:o}}]}", "compare", "key", ekey(s, key), "target",
-			"CREATE", "result", "EQUAL", "create_revision", (json_int_t)0, "success", "request_put", "key",
-			ekey(s, key), "value", b64(value, len));
-	if (call(s, "/v3/kv/txn", req, &r, err) < 0)
+	txn1_init(s, &t, key, 1, 0);
+	t.put.value = bin(value, len);
+	t.ok.request_case = ETCDSERVERPB__REQUEST_OP__REQUEST_REQUEST_PUT;
+	t.ok.request_put = &t.put;
+	rc = txn_call(s, &t.req, &r, err);
+	free(t.k);
+	if (rc < 0)
 		return -1;
-	if (!json_is_true(json_object_get(r, "succeeded"))) {
-		wait_seen(s, sk__etcd_int(json_object_get(r, "header"), "revision"));
+	rev = header_rev(r->header);
+	rc = r->succeeded;
+	etcdserverpb__txn_response__free_unpacked(r, NULL);
+	if (!rc) {
+		wait_seen(s, rev);
 		return sk_error_set(err, SK_EEXISTS, "key \"%s\" already exists", key);
 	}
-	rev = sk__etcd_int(json_object_get(r, "header"), "revision");
 	__atomic_add_fetch(&s->writes, 1, __ATOMIC_RELAXED);
 	wait_seen(s, rev);
 	return rev;
@@ -337,53 +298,64 @@ static int64_t op_update(sk_store *base, const char *key, const char *value, siz
 			 sk_error_t *err)
 {
 	struct etcd_store *s = E(base);
-	cleanup_json json_t *req = NULL;
+	struct txn1 t;
 
 	if (!key || !*key)
 		return sk_error_set(err, SK_EINVALID, "store: empty key");
-	req = json_pack("{s:[o], s:[{s:{s:o, s:o}}], s:[{s:{s:o}}]}", "compare", compare(s, key, expect_rev), "success",
-			"request_put", "key", ekey(s, key), "value", b64(value, len), "failure", "request_range", "key",
-			ekey(s, key));
-	return txn(s, key, req, expect_rev, NULL, err);
+	txn1_init(s, &t, key, 0, expect_rev);
+	t.put.value = bin(value, len);
+	t.ok.request_case = ETCDSERVERPB__REQUEST_OP__REQUEST_REQUEST_PUT;
+	t.ok.request_put = &t.put;
+	return txn(s, key, &t, expect_rev, NULL, err);
 }
 
 static int64_t op_delete(sk_store *base, const char *key, int64_t expect_rev, sk_store_kv *prev, sk_error_t *err)
 {
 	struct etcd_store *s = E(base);
-	cleanup_json json_t *req = NULL;
-	cleanup_json json_t *resp = NULL;
+	Etcdserverpb__TxnResponse *r = NULL;
+	const Etcdserverpb__DeleteRangeResponse *d = NULL;
+	struct txn1 t;
 	int64_t rev;
 
 	if (!key || !*key)
 		return sk_error_set(err, SK_EINVALID, "store: empty key");
-	req = json_pack("{s:[o], s:[{s:{s:o, s:b}}], s:[{s:{s:o}}]}", "compare", compare(s, key, expect_rev), "success",
-			"request_delete_range", "key", ekey(s, key), "prev_kv", 1, "failure", "request_range", "key",
-			ekey(s, key));
-	rev = txn(s, key, req, expect_rev, &resp, err);
+	txn1_init(s, &t, key, 0, expect_rev);
+	t.del.prev_kv = 1;
+	t.ok.request_case = ETCDSERVERPB__REQUEST_OP__REQUEST_REQUEST_DELETE_RANGE;
+	t.ok.request_delete_range = &t.del;
+	rev = txn(s, key, &t, expect_rev, prev ? &r : NULL, err);
 	if (rev < 0 || !prev)
 		return rev;
-	if (sk__etcd_kv(json_array_get(json_object_get(json_object_get(resp, "response_delete_range"), "prev_kvs"), 0),
-			s->root, prev) < 0)
+	if (r->n_responses &&
+	    r->responses[0]->response_case == ETCDSERVERPB__RESPONSE_OP__RESPONSE_RESPONSE_DELETE_RANGE)
+		d = r->responses[0]->response_delete_range;
+	if (!d || !d->n_prev_kvs || sk__etcd_kv(d->prev_kvs[0], s->root, prev) < 0)
 		sk__kv_fill(prev, key, "", 0, 0, 0);
+	etcdserverpb__txn_response__free_unpacked(r, NULL);
 	return rev;
 }
 
 static int op_compact(sk_store *base, int64_t rev, sk_error_t *err)
 {
 	struct etcd_store *s = E(base);
-	cleanup_json json_t *req = json_pack("{s:I, s:b}", "revision", (json_int_t)rev, "physical", 1);
-	cleanup_json json_t *r = NULL;
+	Etcdserverpb__CompactionRequest req = ETCDSERVERPB__COMPACTION_REQUEST__INIT;
+	Etcdserverpb__CompactionResponse *r = NULL;
 	sk_error_t e = {0};
 
 	if (rev > load64(&s->rev))
 		return sk_error_set(err, SK_EINVALID, "store: cannot compact to future revision %lld", (long long)rev);
 	if (rev <= load64(&s->compacted))
 		return 0;
-	if (call(s, "/v3/kv/compaction", req, &r, &e) < 0 && e.code != SK_EGONE) {
+	req.revision = rev;
+	req.physical = 1;
+	if (call(s, SK__ETCD_COMPACT, MSG(req), &etcdserverpb__compaction_response__descriptor, REPLY(r), &e) < 0 &&
+	    e.code != SK_EGONE) {
 		if (err)
 			*err = e;
 		return -1;
 	}
+	if (r)
+		etcdserverpb__compaction_response__free_unpacked(r, NULL);
 	max64(&s->compacted, rev);
 	return 0;
 }
@@ -394,12 +366,16 @@ static int op_compact(sk_store *base, int64_t rev, sk_error_t *err)
  * etcd's leader: it fails without a quorum). */
 static int current_rev(struct etcd_store *s, int64_t *rev, sk_error_t *err)
 {
-	cleanup_json json_t *req = json_pack("{s:o, s:b}", "key", ekey(s, "/"), "count_only", 1);
-	cleanup_json json_t *r = NULL;
+	Etcdserverpb__RangeRequest req = ETCDSERVERPB__RANGE_REQUEST__INIT;
+	Etcdserverpb__RangeResponse *r = NULL;
+	cleanup_free char *k = ekey(s, "/");
 
-	if (call(s, "/v3/kv/range", req, &r, err) < 0)
+	req.key = bin(k, strlen(k));
+	req.count_only = 1;
+	if (range(s, &req, &r, err) < 0)
 		return -1;
-	*rev = sk__etcd_int(json_object_get(r, "header"), "revision");
+	*rev = header_rev(r->header);
+	etcdserverpb__range_response__free_unpacked(r, NULL);
 	return 0;
 }
 
@@ -477,24 +453,20 @@ static int op_get(sk_store *base, const char *key, sk_store_kv *kv, sk_error_t *
 static int list_etcd(struct etcd_store *s, const char *prefix, const char *after, size_t limit, int64_t rev,
 		     sk_store_list *out, sk_error_t *err)
 {
-	cleanup_json json_t *req = json_object();
-	cleanup_json json_t *r = NULL;
-	const json_t *kvs;
-	size_t i;
+	Etcdserverpb__RangeRequest req = ETCDSERVERPB__RANGE_REQUEST__INIT;
+	Etcdserverpb__RangeResponse *r = NULL;
+	cleanup_free char *k = NULL, *end = NULL, *from = NULL;
 
 	memset(out, 0, sizeof(*out));
-	set_range(s, req, prefix);
+	set_range(s, &req.key, &req.range_end, prefix, &k, &end);
 	if (after && *after && strcmp(after, prefix) >= 0) {
 		/* strictly after: the smallest key greater than ROOT+after */
-		cleanup_free char *k = xasprintf("%s%s", s->root, after);
-
-		json_object_set_new(req, "key", b64(k, strlen(k) + 1));
+		from = ekey(s, after);
+		req.key = bin(from, strlen(from) + 1);
 	}
-	if (limit)
-		json_object_set_new(req, "limit", json_integer((json_int_t)limit));
-	if (rev > 0)
-		json_object_set_new(req, "revision", json_integer(rev));
-	if (call(s, "/v3/kv/range", req, &r, err) < 0) {
+	req.limit = (int64_t)limit;
+	req.revision = rev > 0 ? rev : 0;
+	if (range(s, &req, &r, err) < 0) {
 		if (err && err->code == SK_ETIMEOUT)
 			sk_error_set(err, SK_ETIMEOUT, "store: too large resource version %lld, current %lld",
 				     (long long)rev, (long long)load64(&s->rev));
@@ -502,13 +474,13 @@ static int list_etcd(struct etcd_store *s, const char *prefix, const char *after
 			sk_error_set(err, SK_EGONE, "store: revision %lld is compacted", (long long)rev);
 		return -1;
 	}
-	kvs = json_object_get(r, "kvs");
-	out->items = xzalloc((json_array_size(kvs) + 1) * sizeof(out->items[0]));
-	for (i = 0; i < json_array_size(kvs); i++)
-		if (sk__etcd_kv(json_array_get(kvs, i), s->root, &out->items[out->n]) == 0)
+	out->items = xzalloc((r->n_kvs + 1) * sizeof(out->items[0]));
+	for (size_t i = 0; i < r->n_kvs; i++)
+		if (sk__etcd_kv(r->kvs[i], s->root, &out->items[out->n]) == 0)
 			out->n++;
-	out->more = json_is_true(json_object_get(r, "more"));
-	out->rev = rev > 0 ? rev : sk__etcd_int(json_object_get(r, "header"), "revision");
+	out->more = r->more;
+	out->rev = rev > 0 ? rev : header_rev(r->header);
+	etcdserverpb__range_response__free_unpacked(r, NULL);
 	return 0;
 }
 
@@ -532,20 +504,33 @@ static int wait_seen_for(struct etcd_store *s, int64_t rev, int64_t ms)
 static int etcd_counts(struct etcd_store *s, const char *prefix, int64_t since, int64_t *rev, int64_t *all,
 		       int64_t *newer, sk_error_t *err)
 {
-	cleanup_json json_t *r1 = json_pack("{s:b}", "count_only", 1), *r2 = json_pack("{s:b}", "count_only", 1);
-	cleanup_json json_t *req = NULL, *r = NULL;
-	json_t *res;
+	Etcdserverpb__RangeRequest r1 = ETCDSERVERPB__RANGE_REQUEST__INIT, r2 = ETCDSERVERPB__RANGE_REQUEST__INIT;
+	Etcdserverpb__RequestOp o1 = ETCDSERVERPB__REQUEST_OP__INIT, o2 = ETCDSERVERPB__REQUEST_OP__INIT;
+	Etcdserverpb__RequestOp *ops[] = {&o1, &o2};
+	Etcdserverpb__TxnRequest req = ETCDSERVERPB__TXN_REQUEST__INIT;
+	Etcdserverpb__TxnResponse *r = NULL;
+	cleanup_free char *k = NULL, *end = NULL;
+	int64_t n[2] = {0, 0};
 
-	set_range(s, r1, prefix);
-	set_range(s, r2, prefix);
-	json_object_set_new(r2, "min_mod_revision", json_integer(since + 1));
-	req = json_pack("{s:[{s:O}, {s:O}]}", "success", "request_range", r1, "request_range", r2);
-	if (call(s, "/v3/kv/txn", req, &r, err) < 0)
+	set_range(s, &r1.key, &r1.range_end, prefix, &k, &end);
+	r2.key = r1.key;
+	r2.range_end = r1.range_end;
+	r1.count_only = r2.count_only = 1;
+	r2.min_mod_revision = since + 1;
+	o1.request_case = o2.request_case = ETCDSERVERPB__REQUEST_OP__REQUEST_REQUEST_RANGE;
+	o1.request_range = &r1;
+	o2.request_range = &r2;
+	req.n_success = 2;
+	req.success = ops;
+	if (txn_call(s, &req, &r, err) < 0)
 		return -1;
-	res = json_object_get(r, "responses");
-	*rev = sk__etcd_int(json_object_get(r, "header"), "revision");
-	*all = sk__etcd_int(json_object_get(json_array_get(res, 0), "response_range"), "count");
-	*newer = sk__etcd_int(json_object_get(json_array_get(res, 1), "response_range"), "count");
+	for (size_t i = 0; i < 2 && i < r->n_responses; i++)
+		if (r->responses[i]->response_case == ETCDSERVERPB__RESPONSE_OP__RESPONSE_RESPONSE_RANGE)
+			n[i] = r->responses[i]->response_range->count;
+	*rev = header_rev(r->header);
+	*all = n[0];
+	*newer = n[1];
+	etcdserverpb__txn_response__free_unpacked(r, NULL);
 	return 0;
 }
 
@@ -690,14 +675,13 @@ static int resync(struct etcd_store *s, sk_error_t *err)
 
 struct stream {
 	struct etcd_store *s;
-	sk__etcd_lines lines;
 	/* returns 1 to end the stream, -1 on error (err set) */
 	int (*on_msg)(struct stream *st, sk__etcd_wmsg *m);
-	sk__etcd_line_fn line; /* instead of on_msg: other streams than watches */
+	/* instead of on_msg: other streams than watches */
+	int (*on_data)(struct stream *st, const uint8_t *data, size_t len);
 	sk_error_t err;
-	int64_t last_data_ns, idle_ns;
+	int64_t idle_ns;
 	int64_t deadline_ns; /* 0: none; past it the stream fails */
-	int got_data, ended;
 	/* a replay */
 	sk_store_watch *w;
 	int64_t upto;
@@ -706,92 +690,81 @@ struct stream {
 	int64_t remaining;
 };
 
-static int on_line(const char *line, size_t len, void *ud)
+static int on_watch_data(struct stream *st, const uint8_t *data, size_t len)
 {
-	struct stream *st = ud;
 	sk__etcd_wmsg m;
 	int rc;
 
-	if (sk__etcd_wmsg_parse(line, len, st->s->root, &m, &st->err) < 0)
+	if (sk__etcd_wmsg_decode(data, len, st->s->root, &m, &st->err) < 0)
 		return -1;
 	rc = st->on_msg(st, &m);
 	sk__etcd_wmsg_release(&m);
-	if (rc)
-		st->ended = 1;
 	return rc;
 }
 
-static size_t stream_write(char *p, size_t size, size_t n, void *ud)
+/* Calls method with req and feeds each reply to st (to st->on_data, or as
+ * watch messages to st->on_msg) until a handler ends it, the stream breaks
+ * or the store closes; an endpoint that cannot be reached before the first
+ * reply passes the call on to the next one. Returns 0 when a handler ended
+ * it, 1 when the stream ended by itself, else -1 (st->err set). */
+static int stream_call(struct etcd_store *s, struct stream *st, const char *method, const ProtobufCMessage *req,
+		       int half_close)
 {
-	struct stream *st = ud;
+	size_t first = sk__etcd_conn_current(s->conn), n = sk__etcd_conn_endpoints(s->conn);
+	int got_data = 0, rc = -1;
 
-	st->got_data = 1;
-	st->last_data_ns = sk_mono_ns();
-	return sk__etcd_lines_feed(&st->lines, p, size * n, st->line ? st->line : on_line, st) ? 0 : size * n;
-}
+	for (size_t i = 0; i < n && !got_data && !stopping(s); i++) {
+		size_t ep = (first + i) % n;
+		sk__etcd_stream *g = sk__etcd_stream_open(s->conn, ep, method, req, half_close);
+		int64_t last = sk_mono_ns();
 
-static int stream_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
-{
-	struct stream *st = ud;
+		memset(&st->err, 0, sizeof(st->err));
+		for (;;) {
+			uint8_t *data = NULL;
+			size_t len = 0;
+			int r;
 
-	if (stopping(st->s))
-		return 1;
-	if (st->deadline_ns && sk_mono_ns() > st->deadline_ns) {
-		sk_error_set(&st->err, SK_EUNAVAILABLE, "etcdserver: request timed out");
-		return 1;
+			if (stopping(s)) {
+				rc = sk_error_set(&st->err, SK_EUNAVAILABLE, "store: closing");
+				break;
+			}
+			r = sk__etcd_stream_recv(g, STREAM_POLL_MS, &data, &len, &st->err);
+			if (r == 0) {
+				if (st->deadline_ns && sk_mono_ns() > st->deadline_ns) {
+					rc = sk_error_set(&st->err, SK_EUNAVAILABLE, "etcdserver: request timed out");
+					break;
+				}
+				if (st->idle_ns && sk_mono_ns() - last > st->idle_ns) {
+					rc = 0;
+					break;
+				}
+				continue;
+			}
+			if (r < 0) {
+				rc = st->err.code ? -1 : 1;
+				if (rc < 0 && !got_data && st->err.code == SK_EUNAVAILABLE)
+					sk_debug("store", "etcd endpoint %zu %s: %s", ep, method, st->err.msg);
+				break;
+			}
+			if (!got_data)
+				sk__etcd_conn_answered(s->conn, ep);
+			got_data = 1;
+			last = sk_mono_ns();
+			r = st->on_data ? st->on_data(st, data, len) : on_watch_data(st, data, len);
+			free(data);
+			if (r) {
+				rc = r > 0 ? 0 : -1;
+				break;
+			}
+		}
+		sk__etcd_stream_close(g);
+		/* only an endpoint that could not be reached passes it on */
+		if (rc >= 0 || st->err.code != SK_EUNAVAILABLE || stopping(s))
+			break;
 	}
-	if (st->idle_ns && sk_mono_ns() - st->last_data_ns > st->idle_ns) {
-		st->ended = 1;
-		return 1;
-	}
-	return 0;
-}
-
-/* POSTs body to path and feeds the streamed reply to st (line by line: to
- * st->line, or as watch messages to st->on_msg) until a handler ends it, the
- * stream breaks or the store closes. Returns 0 when a handler ended it, 1
- * when the stream ended by itself, else -1 (st->err set). */
-static int stream_post(struct etcd_store *s, struct stream *st, const char *path, const char *body)
-{
-	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-	int first = __atomic_load_n(&s->cur, __ATOMIC_RELAXED);
-	CURLcode rc = CURLE_COULDNT_CONNECT;
-
-	st->last_data_ns = sk_mono_ns();
-	for (size_t i = 0; i < s->nurls && !st->got_data && !stopping(s); i++) {
-		cleanup_free char *url = xasprintf("%s%s", s->urls[(first + i) % s->nurls], path);
-		CURL *h = curl_easy_init();
-
-		if (!h)
-			abort();
-		curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
-		curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-		curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-		curl_easy_setopt(h, CURLOPT_URL, url);
-		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_write);
-		curl_easy_setopt(h, CURLOPT_WRITEDATA, st);
-		curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, stream_progress);
-		curl_easy_setopt(h, CURLOPT_XFERINFODATA, st);
-		tls_opts(s, h);
-		rc = curl_easy_perform(h);
-		curl_easy_cleanup(h);
-	}
-	curl_slist_free_all(hdr);
-	sk__etcd_lines_release(&st->lines);
-	if (st->ended && !st->err.code)
-		return 0;
-	if (st->err.code)
-		return -1;
-	if (stopping(s))
-		return sk_error_set(&st->err, SK_EUNAVAILABLE, "store: closing");
-	if (rc != CURLE_OK)
-		return sk_error_set(&st->err, SK_EUNAVAILABLE, "etcdserver: request timed out (%s: %s)", path,
-				    curl_easy_strerror(rc));
-	return 1;
+	if (rc < 0 && !st->err.code)
+		sk_error_set(&st->err, SK_EUNAVAILABLE, "store: closing");
+	return rc;
 }
 
 static int feed_hub(struct stream *st, sk__etcd_wmsg *m);
@@ -800,15 +773,21 @@ static int feed_hub(struct stream *st, sk__etcd_wmsg *m);
  * store closes. Returns 0 when on_msg ended it, else -1 (st->err set). */
 static int stream_run(struct etcd_store *s, struct stream *st, int64_t start_rev)
 {
-	cleanup_json json_t *req = json_pack("{s:{s:I, s:b, s:b}}", "create_request", "start_revision",
-					     (json_int_t)start_rev, "prev_kv", 1, "progress_notify",
-					     st->on_msg == feed_hub);
-	cleanup_free char *body = NULL;
+	Etcdserverpb__WatchCreateRequest cr = ETCDSERVERPB__WATCH_CREATE_REQUEST__INIT;
+	Etcdserverpb__WatchRequest req = ETCDSERVERPB__WATCH_REQUEST__INIT;
+	cleanup_free char *k = NULL, *end = NULL;
 	int rc;
 
-	set_range(s, json_object_get(req, "create_request"), "");
-	body = json_dumps(req, JSON_COMPACT);
-	rc = stream_post(s, st, "/v3/watch", body);
+	set_range(s, &cr.key, &cr.range_end, "", &k, &end);
+	cr.start_revision = start_rev;
+	/* The main watch feeds the copy, which holds every key's previous value
+	 * (feed_hub): etcd need not read and send it with each event. A replay
+	 * starts from an older revision than the copy's and gets it from etcd. */
+	cr.prev_kv = st->on_msg != feed_hub;
+	cr.progress_notify = st->on_msg == feed_hub;
+	req.request_union_case = ETCDSERVERPB__WATCH_REQUEST__REQUEST_UNION_CREATE_REQUEST;
+	req.create_request = &cr;
+	rc = stream_call(s, st, SK__ETCD_WATCH, MSG(req), 0);
 	if (rc == 1)
 		sk_error_set(&st->err, SK_EUNAVAILABLE, "etcd watch: stream ended");
 	return rc ? -1 : 0;
@@ -856,8 +835,22 @@ static int feed_hub(struct stream *st, sk__etcd_wmsg *m)
 	for (size_t i = 0; i < m->n; i++) {
 		sk__event *ev = &m->events[i];
 
+		sk__mnode *n;
+
 		if (ev->rev <= s->tab_rev)
 			continue;
+		/* the previous value is the copy's (the watch asks etcd for no prev_kv) */
+		n = ev->type != SK_STORE_CREATE && !ev->prev ? sk__memtab_find(&s->tab, ev->key->data) : NULL;
+		if (n) {
+			ev->prev = sk__blob_ref(n->val);
+			ev->prev_create_rev = n->create_rev;
+			ev->prev_mod_rev = n->mod_rev;
+			if (ev->type == SK_STORE_DELETE) {
+				sk__blob_unref(ev->val);
+				ev->val = sk__blob_ref(n->val);
+				ev->create_rev = n->create_rev;
+			}
+		}
 		if (ev->type == SK_STORE_DELETE)
 			sk__memtab_remove(&s->tab, ev->key->data);
 		else
@@ -1028,13 +1021,15 @@ static void *compact_main(void *arg)
 static void op_stats(sk_store *base, sk_store_stats *st)
 {
 	struct etcd_store *s = E(base);
-	cleanup_json json_t *req = json_object();
-	cleanup_json json_t *r = NULL;
+	Etcdserverpb__StatusRequest req = ETCDSERVERPB__STATUS_REQUEST__INIT;
+	Etcdserverpb__StatusResponse *r = NULL;
 	sk_error_t err = {0};
 
 	st->keys = op_count(base, "");
-	if (call(s, "/v3/maintenance/status", req, &r, &err) == 0)
-		st->db_bytes = sk__etcd_int(r, "dbSize");
+	if (call(s, SK__ETCD_STATUS, MSG(req), &etcdserverpb__status_response__descriptor, REPLY(r), &err) == 0) {
+		st->db_bytes = r->dbsize;
+		etcdserverpb__status_response__free_unpacked(r, NULL);
+	}
 	st->rev = load64(&s->rev);
 	st->compacted_rev = load64(&s->compacted);
 	st->writes = st->commits = load64(&s->writes);
@@ -1054,16 +1049,14 @@ static void store_free(struct etcd_store *s)
 	sk__hub_release(&s->hub);
 	sk__memtab_release(&s->tab);
 	pthread_rwlock_destroy(&s->lock);
-	for (size_t i = 0; i < s->npool; i++)
-		curl_easy_cleanup(s->pool[i]);
-	for (size_t i = 0; i < s->nurls; i++)
-		free(s->urls[i]);
-	free(s->urls);
+	sk__etcd_conn_close(s->conn);
+	for (size_t i = 0; i < s->nhosts; i++)
+		free(s->hosts[i]);
+	free(s->hosts);
 	free(s->root);
 	free(s->ca);
 	free(s->cert);
 	free(s->key);
-	pthread_mutex_destroy(&s->pmu);
 	pthread_mutex_destroy(&s->wmu);
 	pthread_cond_destroy(&s->wcv);
 	pthread_mutex_destroy(&s->fmu);
@@ -1090,10 +1083,14 @@ static void op_close(sk_store *base)
 static int op_health(sk_store *base, sk_error_t *err)
 {
 	struct etcd_store *s = E(base);
-	cleanup_json json_t *req = json_pack("{s:o}", "key", b64("health", 6));
-	cleanup_json json_t *r = NULL;
+	Etcdserverpb__RangeRequest req = ETCDSERVERPB__RANGE_REQUEST__INIT;
+	Etcdserverpb__RangeResponse *r = NULL;
 
-	return call(s, "/v3/kv/range", req, &r, err);
+	req.key = bin("health", 6);
+	if (range(s, &req, &r, err) < 0)
+		return -1;
+	etcdserverpb__range_response__free_unpacked(r, NULL);
+	return 0;
 }
 
 static const struct sk__store_ops etcd_ops = {
@@ -1115,12 +1112,11 @@ static const struct sk__store_ops etcd_ops = {
 	.sync = op_sync,
 };
 
-/* "h1:p1,h2:p2[/ROOT]" → s->urls and s->root. */
+/* "h1:p1,h2:p2[/ROOT]" → s->hosts and s->root, and the channels to them. */
 static int parse_endpoints(struct etcd_store *s, const char *spec, sk_error_t *err)
 {
 	const char *slash = strchr(spec, '/');
 	cleanup_free char *hosts = slash ? xstrndup(spec, (size_t)(slash - spec)) : xstrdup(spec);
-	const char *scheme = s->ca || s->cert || s->key ? "https" : "http";
 
 	s->root = xstrdup(slash && slash[1] ? slash : "");
 	if (s->root[0] && s->root[strlen(s->root) - 1] == '/')
@@ -1129,15 +1125,16 @@ static int parse_endpoints(struct etcd_store *s, const char *spec, sk_error_t *e
 		next = strchr(h, ',');
 		if (next)
 			*next++ = '\0';
-		if (!*h || !strchr(h, ':') || strchr(h, '@'))
+		if (!*h || !strchr(h, ':') || strchr(h, '@') || strchr(h, '/'))
 			return sk_error_set(err, SK_EINVALID, "store \"etcd://%s\": want HOST:PORT, got \"%s\"", spec,
 					    h);
-		s->urls = xrealloc(s->urls, (s->nurls + 1) * sizeof(s->urls[0]));
-		s->urls[s->nurls++] = xasprintf("%s://%s", scheme, h);
+		s->hosts = xrealloc(s->hosts, (s->nhosts + 1) * sizeof(s->hosts[0]));
+		s->hosts[s->nhosts++] = xstrdup(h);
 	}
-	if (!s->nurls)
+	if (!s->nhosts)
 		return sk_error_set(err, SK_EINVALID, "store \"etcd://%s\": no endpoint", spec);
-	return 0;
+	s->conn = sk__etcd_conn_open(s->hosts, s->nhosts, s->ca, s->cert, s->key, err);
+	return s->conn ? 0 : -1;
 }
 
 /* etcd reports its compaction bound only to a failing read: the oldest
@@ -1148,46 +1145,68 @@ static int learn_compacted(struct etcd_store *s, sk_error_t *err)
 
 	while (lo < hi) {
 		int64_t mid = lo + (hi - lo) / 2;
-		cleanup_json json_t *req = json_pack("{s:I, s:I, s:b}", "revision", (json_int_t)mid, "limit",
-						     (json_int_t)1, "count_only", 1);
-		cleanup_json json_t *r = NULL;
+		Etcdserverpb__RangeRequest req = ETCDSERVERPB__RANGE_REQUEST__INIT;
+		Etcdserverpb__RangeResponse *r = NULL;
+		cleanup_free char *k = NULL, *end = NULL;
 		sk_error_t e = {0};
 
-		set_range(s, req, "");
-		if (call(s, "/v3/kv/range", req, &r, &e) == 0)
+		set_range(s, &req.key, &req.range_end, "", &k, &end);
+		req.revision = mid;
+		req.limit = 1;
+		req.count_only = 1;
+		if (range(s, &req, &r, &e) == 0) {
+			etcdserverpb__range_response__free_unpacked(r, NULL);
 			hi = mid;
-		else if (e.code == SK_EGONE)
+		} else if (e.code == SK_EGONE) {
 			lo = mid + 1;
-		else
+		} else {
 			return sk_error_set(err, e.code, "%s", e.msg);
+		}
 	}
 	s->compacted = lo > 1 ? lo : 0;
 	return 0;
 }
 
-sk_store *sk__etcd_open(const char *endpoints, const sk_store_options *opts, sk_error_t *err)
+/* etcd's status (it answers), and its revision into s->rev. */
+static int status(struct etcd_store *s, sk_error_t *err)
+{
+	Etcdserverpb__StatusRequest req = ETCDSERVERPB__STATUS_REQUEST__INIT;
+	Etcdserverpb__StatusResponse *r = NULL;
+
+	if (call(s, SK__ETCD_STATUS, MSG(req), &etcdserverpb__status_response__descriptor, REPLY(r), err) < 0)
+		return -1;
+	max64(&s->rev, header_rev(r->header));
+	etcdserverpb__status_response__free_unpacked(r, NULL);
+	return 0;
+}
+
+static struct etcd_store *store_new(const sk_store_options *opts, size_t ring)
 {
 	struct etcd_store *s = xzalloc(sizeof(*s));
-	cleanup_json json_t *req = json_object();
-	cleanup_json json_t *r = NULL;
 
 	s->base.ops = &etcd_ops;
-	pthread_mutex_init(&s->pmu, NULL);
 	pthread_rwlock_init(&s->lock, NULL);
 	sk__memtab_init(&s->tab);
 	pthread_mutex_init(&s->wmu, NULL);
 	pthread_cond_init(&s->wcv, NULL);
 	pthread_mutex_init(&s->fmu, NULL);
 	pthread_cond_init(&s->fcv, NULL);
-	sk__hub_init(&s->hub, RING_EVENTS);
-	s->ca = opts->tls_ca ? xstrdup(opts->tls_ca) : NULL;
-	s->cert = opts->tls_cert ? xstrdup(opts->tls_cert) : NULL;
-	s->key = opts->tls_key ? xstrdup(opts->tls_key) : NULL;
+	sk__hub_init(&s->hub, ring);
+	s->ca = opts && opts->tls_ca ? xstrdup(opts->tls_ca) : NULL;
+	s->cert = opts && opts->tls_cert ? xstrdup(opts->tls_cert) : NULL;
+	s->key = opts && opts->tls_key ? xstrdup(opts->tls_key) : NULL;
+	return s;
+}
+
+sk_store *sk__etcd_open(const char *endpoints, const sk_store_options *opts, sk_error_t *err)
+{
+	struct etcd_store *s = store_new(opts, RING_EVENTS);
+
 	s->history_secs = opts->min_history_secs ? opts->min_history_secs : DEFAULT_HISTORY_SECS;
 	s->history_events = opts->max_history_events ? opts->max_history_events : DEFAULT_HISTORY_EVENTS;
 	if (parse_endpoints(s, endpoints, err) < 0)
 		goto fail;
-	if (call(s, "/v3/maintenance/status", req, &r, err) < 0 || learn_compacted(s, err) < 0 || resync(s, err) < 0) {
+	if (status(s, err) < 0 || learn_compacted(s, err) < 0 || resync(s, err) < 0) {
 		sk_error_wrap(err, "store \"etcd://%s\"", endpoints);
 		goto fail;
 	}
@@ -1206,50 +1225,33 @@ fail:
 
 /* ---- snapshots ---- */
 
-/* One message of /v3/maintenance/snapshot: {"result":{"remaining_bytes":N,"blob":B64}}. */
-static int snapshot_line(const char *line, size_t len, void *ud)
+/* One message of Maintenance/Snapshot: a piece of the file and how much is left. */
+static int snapshot_data(struct stream *st, const uint8_t *data, size_t len)
 {
-	struct stream *st = ud;
-	cleanup_json json_t *msg = json_loadb(line, len, 0, NULL);
-	const json_t *res = json_object_get(msg, "result");
-	cleanup_free char *data = NULL;
-	size_t n = 0;
+	Etcdserverpb__SnapshotResponse *r = etcdserverpb__snapshot_response__unpack(NULL, len, data);
+	int rc = 0;
 
-	if (!json_is_object(msg))
+	if (!r)
 		return sk_error_set(&st->err, SK_EUNKNOWN, "etcd snapshot: malformed message");
-	if (sk__etcd_reply_error(msg, &st->err) < 0)
-		return -1;
-	if (!json_is_object(res) ||
-	    sk__etcd_unb64(json_string_value(json_object_get(res, "blob")) ?: "", &data, &n) < 0)
-		return sk_error_set(&st->err, SK_EUNKNOWN, "etcd snapshot: malformed message");
-	if (n && fwrite(data, 1, n, st->out) != n)
-		return sk_error_errno(&st->err, errno, "writing the snapshot");
-	st->remaining = sk__etcd_int(res, "remaining_bytes");
-	return 0;
+	if (r->blob.len && fwrite(r->blob.data, 1, r->blob.len, st->out) != r->blob.len)
+		rc = sk_error_errno(&st->err, errno, "writing the snapshot");
+	st->remaining = (int64_t)r->remaining_bytes;
+	etcdserverpb__snapshot_response__free_unpacked(r, NULL);
+	return rc;
 }
 
 int sk_store_etcd_snapshot(const char *uri, const sk_store_options *opts, const char *path, sk_error_t *err)
 {
 	static const char scheme[] = "etcd://";
+	Etcdserverpb__SnapshotRequest req = ETCDSERVERPB__SNAPSHOT_REQUEST__INIT;
 	struct etcd_store *s;
-	struct stream st = {.line = snapshot_line, .remaining = -1};
+	struct stream st = {.on_data = snapshot_data, .remaining = -1};
 	cleanup_free char *tmp = xasprintf("%s.part", path);
-	int rc = -1;
+	int rc = -1, src;
 
 	if (strncmp(uri, scheme, strlen(scheme)) != 0)
 		return sk_error_set(err, SK_EINVALID, "\"%s\": a snapshot needs an etcd://HOST:PORT endpoint", uri);
-	s = xzalloc(sizeof(*s));
-	sk__hub_init(&s->hub, 1);
-	sk__memtab_init(&s->tab);
-	pthread_mutex_init(&s->pmu, NULL);
-	pthread_rwlock_init(&s->lock, NULL);
-	pthread_mutex_init(&s->wmu, NULL);
-	pthread_cond_init(&s->wcv, NULL);
-	pthread_mutex_init(&s->fmu, NULL);
-	pthread_cond_init(&s->fcv, NULL);
-	s->ca = opts && opts->tls_ca ? xstrdup(opts->tls_ca) : NULL;
-	s->cert = opts && opts->tls_cert ? xstrdup(opts->tls_cert) : NULL;
-	s->key = opts && opts->tls_key ? xstrdup(opts->tls_key) : NULL;
+	s = store_new(opts, 1);
 	st.s = s;
 	if (parse_endpoints(s, uri + strlen(scheme), err) < 0)
 		goto out;
@@ -1257,7 +1259,8 @@ int sk_store_etcd_snapshot(const char *uri, const sk_store_options *opts, const 
 		sk_error_errno(err, errno, "creating \"%s\"", tmp);
 		goto out;
 	}
-	if (stream_post(s, &st, "/v3/maintenance/snapshot", "{}") < 0) {
+	src = stream_call(s, &st, SK__ETCD_SNAPSHOT, MSG(req), 1);
+	if (src < 0) {
 		if (err)
 			*err = st.err;
 	} else if (st.remaining != 0) {

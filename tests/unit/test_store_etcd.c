@@ -1,7 +1,7 @@
 /* The etcd backend against a real etcd (Debian's etcd-server, started here
  * on free loopback ports with its data in a temporary directory, killed at
  * the end): the store conformance cases the SQLite backend passes, then
- * what is etcd's own (key layout, outages, the gateway's wire format). */
+ * what is etcd's own (key layout, outages, its messages and gRPC statuses). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -293,47 +294,60 @@ static void test_two_servers(void **state)
 	sk_store_close(b);
 }
 
-static int count_line(const char *line, size_t len, void *ud)
+static uint8_t *pack_watch(const Etcdserverpb__WatchResponse *r, size_t *len)
 {
-	char *seen = ud;
+	uint8_t *buf = malloc(protobuf_c_message_get_packed_size(&r->base) + 1);
 
-	strncat(seen, line, len);
-	strcat(seen, "|");
-	return 0;
+	*len = protobuf_c_message_pack(&r->base, buf);
+	return buf;
 }
 
-/* The gateway's stream: lines split anywhere, events, errors, garbage. */
+static ProtobufCBinaryData bytes(const char *s) { return (ProtobufCBinaryData){strlen(s), (uint8_t *)s}; }
+
+/* etcd's WatchResponse as the watch decodes it (events, a key outside the
+ * root, garbage), and gRPC statuses as the store's errors. */
 static void test_wire(void **state)
 {
-	static const char stream[] =
-		"{\"result\":{\"header\":{\"revision\":\"7\"},\"created\":true}}\n"
-		"{\"result\":{\"header\":{\"revision\":\"9\"},\"events\":[{\"kv\":{\"key\":\"L3IvYQ==\","
-		"\"create_revision\":\"8\",\"mod_revision\":\"8\",\"version\":\"1\",\"value\":\"MQ==\"}},"
-		"{\"type\":\"DELETE\",\"kv\":{\"key\":\"L3IvYQ==\",\"mod_revision\":\"9\"},\"prev_kv\":{\"key\":"
-		"\"L3IvYQ==\",\"create_revision\":\"8\",\"mod_revision\":\"8\",\"value\":\"MQ==\"}},"
-		"{\"kv\":{\"key\":\"L3gvYQ==\",\"mod_revision\":\"9\"}}]}}\n";
-	static const char error[] = "{\"error\":{\"grpc_code\":14,\"message\":\"etcdserver: no leader\"}}";
-	static const char junk[] = "{\"result\":{\"events\":[{\"kv\":{\"key\":\"!!\"}}, 3]}}";
-	sk__etcd_lines lines = {0};
-	char seen[1024] = "";
+	Etcdserverpb__ResponseHeader h = ETCDSERVERPB__RESPONSE_HEADER__INIT;
+	Etcdserverpb__WatchResponse r = ETCDSERVERPB__WATCH_RESPONSE__INIT;
+	Mvccpb__KeyValue put = MVCCPB__KEY_VALUE__INIT, del = MVCCPB__KEY_VALUE__INIT, prev = MVCCPB__KEY_VALUE__INIT,
+			 out = MVCCPB__KEY_VALUE__INIT;
+	Mvccpb__Event e1 = MVCCPB__EVENT__INIT, e2 = MVCCPB__EVENT__INIT, e3 = MVCCPB__EVENT__INIT;
+	Mvccpb__Event *evs[] = {&e1, &e2, &e3};
+	static const uint8_t junk[] = {0x42, 0xff, 0xff, 0xff, 0x0f, 0x01};
 	sk__etcd_wmsg m;
 	sk_error_t err = {0};
-	const char *nl;
+	uint8_t *buf;
+	size_t len;
 
-	for (size_t i = 0; i < sizeof(stream) - 1; i += 5)
-		assert_int_equal(sk__etcd_lines_feed(&lines, stream + i,
-						     i + 5 < sizeof(stream) - 1 ? 5 : sizeof(stream) - 1 - i,
-						     count_line, seen),
-				 0);
-	assert_int_equal(strlen(seen), sizeof(stream) - 1);
-	sk__etcd_lines_release(&lines);
-
-	nl = strchr(stream, '\n');
-	assert_int_equal(sk__etcd_wmsg_parse(stream, (size_t)(nl - stream), "/r", &m, &err), 0);
+	h.revision = 7;
+	r.header = &h;
+	r.created = 1;
+	buf = pack_watch(&r, &len);
+	assert_int_equal(sk__etcd_wmsg_decode(buf, len, "/r", &m, &err), 0);
 	assert_true(m.created);
 	assert_int_equal(m.header_rev, 7);
+	assert_int_equal(m.n, 0);
 	sk__etcd_wmsg_release(&m);
-	assert_int_equal(sk__etcd_wmsg_parse(nl + 1, strlen(nl + 1) - 1, "/r", &m, &err), 0);
+	free(buf);
+
+	h.revision = 9;
+	r.created = 0;
+	put.key = del.key = prev.key = bytes("/r/a");
+	put.value = prev.value = bytes("1");
+	put.create_revision = put.mod_revision = prev.create_revision = prev.mod_revision = 8;
+	del.mod_revision = 9;
+	out.key = bytes("/x/a");
+	out.mod_revision = 9;
+	e1.kv = &put;
+	e2.type = MVCCPB__EVENT__EVENT_TYPE__DELETE;
+	e2.kv = &del;
+	e2.prev_kv = &prev;
+	e3.kv = &out;
+	r.n_events = 3;
+	r.events = evs;
+	buf = pack_watch(&r, &len);
+	assert_int_equal(sk__etcd_wmsg_decode(buf, len, "/r", &m, &err), 0);
 	assert_int_equal(m.n, 2); /* /x/a lies outside the root */
 	assert_int_equal(m.distinct_revs, 2);
 	assert_int_equal(m.events[0].type, SK_STORE_CREATE);
@@ -345,14 +359,28 @@ static void test_wire(void **state)
 	assert_string_equal(m.events[1].prev->data, "1");
 	assert_int_equal(m.events[1].prev_mod_rev, 8);
 	sk__etcd_wmsg_release(&m);
+	free(buf);
 
-	assert_int_equal(sk__etcd_wmsg_parse(error, strlen(error), "", &m, &err), -1);
+	assert_int_equal(sk__etcd_wmsg_decode(junk, sizeof(junk), "", &m, &err), -1);
+	assert_string_equal(err.msg, "etcd watch: malformed message");
+
+	assert_int_equal(sk__etcd_status_error(GRPC_STATUS_OK, "", &err), 0);
+	assert_int_equal(sk__etcd_status_error(GRPC_STATUS_UNAVAILABLE, "etcdserver: no leader", &err), -1);
 	assert_int_equal(err.code, SK_EUNKNOWN);
 	assert_string_equal(err.msg, "etcdserver: no leader");
-	assert_int_equal(sk__etcd_wmsg_parse(junk, strlen(junk), "", &m, &err), 0);
-	assert_int_equal(m.n, 0);
-	sk__etcd_wmsg_release(&m);
-	assert_int_equal(sk__etcd_wmsg_parse("[1", 2, "", &m, &err), -1);
+	sk__etcd_status_error(GRPC_STATUS_OUT_OF_RANGE, "etcdserver: mvcc: required revision has been compacted",
+			      &err);
+	assert_int_equal(err.code, SK_EGONE);
+	sk__etcd_status_error(GRPC_STATUS_OUT_OF_RANGE, "etcdserver: mvcc: required revision is a future revision",
+			      &err);
+	assert_int_equal(err.code, SK_ETIMEOUT);
+	sk__etcd_status_error(GRPC_STATUS_UNAVAILABLE, "failed to connect to all addresses", &err);
+	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_string_equal(err.msg, "etcdserver: request timed out");
+	sk__etcd_status_error(GRPC_STATUS_DEADLINE_EXCEEDED, "Deadline Exceeded", &err);
+	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	sk__etcd_status_error(GRPC_STATUS_PERMISSION_DENIED, "etcdserver: permission denied", &err);
+	assert_int_equal(err.code, SK_EUNKNOWN);
 }
 
 int main(void)
