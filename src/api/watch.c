@@ -93,8 +93,9 @@ struct sk_api_watch {
 	size_t head_off; /* bytes of the head line sk_api_watch_read already gave out */
 	size_t queued;   /* bytes queued and not yet given out */
 	int ended;
-	int waiting; /* the consumer sleeps on wake (set and cleared under mu) */
-	int parked;  /* an event-loop consumer waits for wake_fn (set and cleared under mu) */
+	int waiting;    /* the consumer sleeps on wake (set and cleared under mu) */
+	int parked;     /* an event-loop consumer waits for wake_fn (set and cleared under mu) */
+	int flush_wake; /* on_flush wakes the consumer (set and cleared under mu) */
 	void (*wake_fn)(void *);
 	void *wake_arg;
 	int bookmarks;
@@ -317,12 +318,33 @@ static void on_event(const sk_store_event *ev, void *ud)
 			push_wline(w, l);
 	}
 	w->last_rev = ev->kv->mod_rev;
-	unlock_and_wake(w);
+	if (ev->flush_follows) {
+		w->flush_wake = 1; /* on_flush wakes the consumer */
+		pthread_mutex_unlock(&w->mu);
+	} else
+		unlock_and_wake(w);
 	return;
 skip:
 	pthread_mutex_lock(&w->mu);
 	w->last_rev = ev->kv->mod_rev;
 	pthread_mutex_unlock(&w->mu);
+}
+
+/* After the event went to every watcher (sk_store_watch_set_flush): wakes
+ * this one's consumer if it sleeps. The resumes of 1,000 parked connections
+ * come one after the other instead of between the queueing of each, so an
+ * event loop wakes to many connections ready at once. */
+static void on_flush(void *ud)
+{
+	sk_api_watch *w = ud;
+
+	pthread_mutex_lock(&w->mu);
+	if (!w->flush_wake) {
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	w->flush_wake = 0;
+	unlock_and_wake(w);
 }
 
 static void push_error(sk_api_watch *w, int code, const char *reason, const char *msg)
@@ -418,6 +440,8 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 		send_initial(w, prefix, &from);
 	w->last_rev = from;
 	w->sw = sk_store_watch_start(api->store, prefix, from, on_event, w, &err);
+	if (w->sw)
+		sk_store_watch_set_flush(w->sw, on_flush);
 	if (!w->sw) {
 		char msg[160];
 
