@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "api/auth.h"
 #include "client/client.h"
@@ -78,7 +79,7 @@ typedef struct sk_api_response {
 	size_t len;
 	const char *content_type;     /* static string */
 	char *warning;                /* malloc'd Warning header values (299 - "..."), one per line, or NULL */
-	sk_api_watch *watch;          /* non-NULL: stream events with sk_api_watch_take */
+	sk_api_watch *watch;          /* non-NULL: stream events with sk_api_watch_read */
 	struct sk_api_stream *stream; /* non-NULL: stream raw bytes (pod logs follow) */
 	json_t *obj;                  /* with want_obj: the reply object (new reference) instead of body */
 	int want_obj;
@@ -133,17 +134,18 @@ void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
  * With shared, *obj is the event's one decoded object, shared by every
  * watcher that got it (nobody may change it); otherwise a private copy. */
 int sk_api_watch_next_event(sk_api_watch *w, int timeout_ms, int shared, char **type, json_t **obj);
-/* Event-loop consumers (the HTTP server) never block: sk_api_watch_take
- * returns what is queued as one malloc'd buffer of newline-terminated watch
- * events (length in *len), NULL with *len = -1 when the watch has ended
- * (timeoutSeconds, shutdown, error), or NULL with *len = 0 after calling
+/* Event-loop consumers (the HTTP server) never block: sk_api_watch_read
+ * copies up to max bytes of what is queued (newline-terminated watch events,
+ * straight from the lines every watcher of an event shares; a line that does
+ * not fit goes on at the next call) into buf and returns how many, -1 when
+ * the watch has ended (timeoutSeconds, shutdown, error), or 0 after calling
  * park(arg) with the watch's lock held; the next event, the end of
  * the watch or a due sk_api_watch_tick then calls the waker set with
  * sk_api_watch_set_waker once, from the thread that caused it, without the
  * lock. sk_api_watch_tick (about once a second) wakes a parked consumer
  * whose timeout or bookmark is due, whose server shuts down, or with force. */
 void sk_api_watch_set_waker(sk_api_watch *w, void (*wake)(void *), void *arg);
-char *sk_api_watch_take(sk_api_watch *w, void (*park)(void *), void *arg, size_t *len);
+ssize_t sk_api_watch_read(sk_api_watch *w, char *buf, size_t max, void (*park)(void *), void *arg);
 void sk_api_watch_tick(sk_api_watch *w, int force);
 void sk_api_watch_free(sk_api_watch *w);
 

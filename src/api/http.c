@@ -155,8 +155,6 @@ typedef struct stream_ctx {
 	struct stream_ctx *prev, *next;
 	/* a watch: */
 	sk_api_watch *w;
-	char *buf;
-	size_t len, off;
 	/* a pipe (followed logs), read by a pump thread into data: */
 	struct sk_api_stream *st; /* owns fd */
 	int fd;
@@ -558,26 +556,13 @@ static void wake_conn(void *arg)
 static ssize_t watch_reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	stream_ctx *s = cls;
+	ssize_t n;
 
 	(void)pos;
-	while (s->off >= s->len) {
-		size_t n;
-
-		free(s->buf);
-		s->buf = NULL;
-		s->off = s->len = 0;
-		if (__atomic_load_n(&s->gone, __ATOMIC_ACQUIRE))
-			return MHD_CONTENT_READER_END_WITH_ERROR;
-		s->buf = sk_api_watch_take(s->w, park_conn, s, &n);
-		if (!s->buf)
-			return n == (size_t)-1 ? MHD_CONTENT_READER_END_OF_STREAM : 0;
-		s->len = n;
-	}
-	if (max > s->len - s->off)
-		max = s->len - s->off;
-	memcpy(buf, s->buf + s->off, max);
-	s->off += max;
-	return (ssize_t)max;
+	if (__atomic_load_n(&s->gone, __ATOMIC_ACQUIRE))
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	n = sk_api_watch_read(s->w, buf, max, park_conn, s);
+	return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
 }
 
 /* Followed logs: a pump thread moves what the log stream's socket gives
@@ -667,7 +652,6 @@ static void stream_free(void *cls)
 	pthread_mutex_unlock(&h->smu);
 	if (s->w) {
 		sk_api_watch_free(s->w);
-		free(s->buf);
 	} else {
 		pthread_mutex_lock(&s->mu);
 		s->closing = 1;

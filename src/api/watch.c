@@ -90,10 +90,12 @@ struct sk_api_watch {
 	pthread_mutex_t mu;
 	sem_t wake; /* posted when an event arrives for a sleeping consumer */
 	wev *head, *tail;
-	size_t queued;
+	size_t head_off; /* bytes of the head line sk_api_watch_read already gave out */
+	size_t queued;   /* bytes queued and not yet given out */
 	int ended;
-	int waiting; /* the consumer sleeps on wake (set and cleared under mu) */
-	int parked;  /* an event-loop consumer waits for wake_fn (set and cleared under mu) */
+	int waiting;    /* the consumer sleeps on wake (set and cleared under mu) */
+	int parked;     /* an event-loop consumer waits for wake_fn (set and cleared under mu) */
+	int flush_wake; /* on_flush wakes the consumer (set and cleared under mu) */
 	void (*wake_fn)(void *);
 	void *wake_arg;
 	int bookmarks;
@@ -129,17 +131,25 @@ static void push_line(sk_api_watch *w, const char *type, const char *obj, size_t
 
 static void wev_free(wev *e);
 
-/* Ends the watch and frees what it holds; the consumer sees the end at once. */
+/* Ends the watch and frees what it holds; the consumer sees the end once it
+ * has the rest of a line it began to read (a stream never ends mid-event). */
 static void drop_queue(sk_api_watch *w)
 {
-	while (w->head) {
-		wev *e = w->head;
+	wev *keep = w->head_off ? w->head : NULL, *e = keep ? keep->next : w->head;
 
-		w->head = e->next;
+	while (e) {
+		wev *next = e->next;
+
 		wev_free(e);
+		e = next;
 	}
-	w->tail = NULL;
-	w->queued = 0;
+	if (keep) {
+		keep->next = NULL;
+		w->queued = keep->l->len - w->head_off;
+	} else {
+		w->queued = 0;
+	}
+	w->head = w->tail = keep;
 	w->ended = 1;
 }
 
@@ -308,12 +318,33 @@ static void on_event(const sk_store_event *ev, void *ud)
 			push_wline(w, l);
 	}
 	w->last_rev = ev->kv->mod_rev;
-	unlock_and_wake(w);
+	if (ev->flush_follows) {
+		w->flush_wake = 1; /* on_flush wakes the consumer */
+		pthread_mutex_unlock(&w->mu);
+	} else
+		unlock_and_wake(w);
 	return;
 skip:
 	pthread_mutex_lock(&w->mu);
 	w->last_rev = ev->kv->mod_rev;
 	pthread_mutex_unlock(&w->mu);
+}
+
+/* After the event went to every watcher (sk_store_watch_set_flush): wakes
+ * this one's consumer if it sleeps. The resumes of 1,000 parked connections
+ * come one after the other instead of between the queueing of each, so an
+ * event loop wakes to many connections ready at once. */
+static void on_flush(void *ud)
+{
+	sk_api_watch *w = ud;
+
+	pthread_mutex_lock(&w->mu);
+	if (!w->flush_wake) {
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	w->flush_wake = 0;
+	unlock_and_wake(w);
 }
 
 static void push_error(sk_api_watch *w, int code, const char *reason, const char *msg)
@@ -409,6 +440,8 @@ void sk__handle_watch(sk_api *api, const sk_api_request *req, const sk_path *p, 
 		send_initial(w, prefix, &from);
 	w->last_rev = from;
 	w->sw = sk_store_watch_start(api->store, prefix, from, on_event, w, &err);
+	if (w->sw)
+		sk_store_watch_set_flush(w->sw, on_flush);
 	if (!w->sw) {
 		char msg[160];
 
@@ -507,41 +540,46 @@ void sk_api_watch_set_waker(sk_api_watch *w, void (*wake)(void *), void *arg)
 	pthread_mutex_unlock(&w->mu);
 }
 
-char *sk_api_watch_take(sk_api_watch *w, void (*park)(void *), void *arg, size_t *len)
+ssize_t sk_api_watch_read(sk_api_watch *w, char *buf, size_t max, void (*park)(void *), void *arg)
 {
-	char *buf;
 	size_t n = 0;
 
 	pthread_mutex_lock(&w->mu);
 	maybe_bookmark(w);
 	if (watch_over(w)) {
 		pthread_mutex_unlock(&w->mu);
-		*len = (size_t)-1;
-		return NULL;
+		return -1;
 	}
 	if (!w->head) {
 		/* parked under mu: an event pushed after this sees parked and wakes */
 		w->parked = 1;
 		park(arg);
 		pthread_mutex_unlock(&w->mu);
-		*len = 0;
-		return NULL;
+		return 0;
 	}
-	buf = xmalloc(w->queued + 1);
-	while (w->head) {
+	/* straight from the shared lines into the caller's buffer: no copy of
+	 * its own per watcher and event (1,000 buffers made and freed per event
+	 * had the allocator hand pages back and fault them in again) */
+	while (w->head && n < max) {
 		wev *e = w->head;
+		size_t k = e->l->len - w->head_off;
 
-		memcpy(buf + n, e->l->data, e->l->len);
-		n += e->l->len;
+		if (k > max - n)
+			k = max - n;
+		memcpy(buf + n, e->l->data + w->head_off, k);
+		n += k;
+		w->head_off += k;
+		w->queued -= k;
+		if (w->head_off < e->l->len)
+			break;
 		w->head = e->next;
+		w->head_off = 0;
 		wev_free(e);
 	}
-	w->tail = NULL;
-	w->queued = 0;
+	if (!w->head)
+		w->tail = NULL;
 	pthread_mutex_unlock(&w->mu);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	return (ssize_t)n;
 }
 
 void sk_api_watch_tick(sk_api_watch *w, int force)

@@ -49,7 +49,9 @@ struct sk_store_watch {
 	size_t plen;
 	sk_store_watch_cb cb;
 	void *ud;
-	int64_t from_rev; /* only events with rev > from_rev are delivered */
+	int64_t from_rev;        /* only events with rev > from_rev are delivered */
+	void (*flush)(void *ud); /* atomic: sk_store_watch_set_flush's */
+	int flush_due;           /* dispatch: got the event with flush_follows */
 	struct sk__wgroup *group;
 	struct sk_store_watch *next, *prev;
 };

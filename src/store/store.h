@@ -125,6 +125,7 @@ typedef struct sk_store_event {
 	enum sk_store_event_type type;
 	const sk_store_kv *kv;   /* the new value; for DELETE the deleted value, mod_rev = the deletion's revision */
 	const sk_store_kv *prev; /* previous value for UPDATE and DELETE, NULL for CREATE */
+	int flush_follows;       /* the watch's flush callback runs once every watcher has the event */
 } sk_store_event;
 
 /* Called for each event under the watched prefix. Runs on the writer's
@@ -143,6 +144,11 @@ sk_store_watch *sk_store_watch_start(sk_store *s, const char *prefix, int64_t fr
 				     sk_error_t *err);
 /* Stops the watch; after it returns cb is never called again for it. */
 void sk_store_unwatch(sk_store *s, sk_store_watch *w);
+/* Asks for flush(ud) on the writer's thread after each new event has gone
+ * to every watcher of its key (events then carry flush_follows = 1; replayed
+ * ones do not): a watcher can queue in cb and wake its consumer in flush, so
+ * that 1,000 consumers wake to an event already queued for all of them. */
+void sk_store_watch_set_flush(sk_store_watch *w, void (*flush)(void *ud));
 
 /* Compacts history up to rev now (normally automatic). */
 int sk_store_compact(sk_store *s, int64_t rev, sk_error_t *err);

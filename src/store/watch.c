@@ -55,6 +55,7 @@ static void event_view(const sk__event *ev, sk_store_event *out, sk_store_kv *kv
 	out->type = ev->type;
 	out->kv = kv;
 	out->prev = NULL;
+	out->flush_follows = 0;
 	if (ev->prev) {
 		prev->key = ev->key->data;
 		prev->value = ev->prev->data;
@@ -74,10 +75,13 @@ void sk__event_deliver(sk_store_watch *w, const sk__event *ev)
 	sk__watch_deliver(w, &pub, ev->rev);
 }
 
+/* Hands ev to each watcher of its key, then calls the flush of those that
+ * asked for one: their consumers wake once the event is queued for all. */
 static void dispatch(sk__hub *h, const sk__event *ev)
 {
 	sk_store_event pub;
 	sk_store_kv kv, prev;
+	int flushes = 0;
 
 	if (!h->groups)
 		return;
@@ -85,10 +89,31 @@ static void dispatch(sk__hub *h, const sk__event *ev)
 	for (sk__wgroup *g = h->groups; g; g = g->next) {
 		if (ev->key->len < g->plen || memcmp(ev->key->data, g->prefix, g->plen) != 0)
 			continue;
-		for (sk_store_watch *w = g->head; w; w = w->next)
-			if (ev->rev > w->from_rev)
-				w->cb(&pub, w->ud);
+		for (sk_store_watch *w = g->head; w; w = w->next) {
+			if (ev->rev <= w->from_rev)
+				continue;
+			pub.flush_follows = w->flush_due = __atomic_load_n(&w->flush, __ATOMIC_ACQUIRE) != NULL;
+			flushes |= w->flush_due;
+			w->cb(&pub, w->ud);
+		}
 	}
+	if (!flushes)
+		return;
+	for (sk__wgroup *g = h->groups; g; g = g->next) {
+		if (ev->key->len < g->plen || memcmp(ev->key->data, g->prefix, g->plen) != 0)
+			continue;
+		for (sk_store_watch *w = g->head; w; w = w->next) {
+			if (!w->flush_due)
+				continue;
+			w->flush_due = 0;
+			w->flush(w->ud);
+		}
+	}
+}
+
+void sk_store_watch_set_flush(sk_store_watch *w, void (*flush)(void *ud))
+{
+	__atomic_store_n(&w->flush, flush, __ATOMIC_RELEASE);
 }
 
 void sk__hub_push(sk__hub *h, sk__event *ev)

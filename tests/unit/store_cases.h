@@ -533,12 +533,94 @@ static void test_reopen(void **state)
 	assert_int_equal(sk_store_rev(f->s), rev);
 }
 
+/* ---- flush after fan-out (sk_store_watch_set_flush) ---- */
+
+static struct {
+	pthread_mutex_t mu;
+	char log[256];
+} flog = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void flog_add(const char *what)
+{
+	pthread_mutex_lock(&flog.mu);
+	snprintf(flog.log + strlen(flog.log), sizeof(flog.log) - strlen(flog.log), "%s ", what);
+	pthread_mutex_unlock(&flog.mu);
+}
+
+static void fl_cb(const sk_store_event *ev, void *ud)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%s%s", (const char *)ud, ev->flush_follows ? "+" : "");
+	flog_add(s);
+}
+
+static void fl_flush(void *ud)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "F%s", (const char *)ud);
+	flog_add(s);
+}
+
+/* Each new event reaches every watcher before any flush runs, flush runs
+ * once per event for each watcher that asked and got it, and replayed
+ * events carry no flush. */
+static void test_watch_flush(void **state)
+{
+	struct fx *f = *state;
+	sk_error_t err = {0};
+	sk_store_watch *a, *b, *c, *r;
+	int64_t r1;
+
+	put(f->s, "/g/first", "0"); /* r1 - 1 > 0: a replay, not "from now" */
+	a = sk_store_watch_start(f->s, "/f/", 0, fl_cb, "a", &err);
+	b = sk_store_watch_start(f->s, "/f/", 0, fl_cb, "b", &err);
+	c = sk_store_watch_start(f->s, "/f/x", 0, fl_cb, "c", &err);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	sk_store_watch_set_flush(a, fl_flush);
+	sk_store_watch_set_flush(b, fl_flush);
+	/* c has none */
+	flog.log[0] = '\0';
+	r1 = put(f->s, "/f/x", "1");
+	put(f->s, "/g/y", "other");
+	{
+		const char *got = flog.log;
+		/* a and b are one group (one prefix), c another: any order of the
+		 * callbacks, but both flushes after all three */
+		const char *fa = strstr(got, "Fa "), *fb = strstr(got, "Fb ");
+
+		assert_non_null(strstr(got, "a+ "));
+		assert_non_null(strstr(got, "b+ "));
+		assert_non_null(strstr(got, "c "));
+		assert_null(strstr(got, "c+"));
+		assert_non_null(fa);
+		assert_non_null(fb);
+		assert_true(strstr(got, "a+ ") < fa && strstr(got, "a+ ") < fb);
+		assert_true(strstr(got, "b+ ") < fa && strstr(got, "b+ ") < fb);
+		assert_true(strstr(got, "c ") < fa && strstr(got, "c ") < fb);
+		assert_int_equal(strlen(got), strlen("a+ b+ c Fa Fb "));
+	}
+	/* a replay from before r1 carries no flush */
+	flog.log[0] = '\0';
+	r = sk_store_watch_start(f->s, "/f/", r1 - 1, fl_cb, "r", &err);
+	assert_non_null(r);
+	assert_string_equal(flog.log, "r ");
+	sk_store_unwatch(f->s, r);
+	sk_store_unwatch(f->s, a);
+	sk_store_unwatch(f->s, b);
+	sk_store_unwatch(f->s, c);
+}
+
 #define STORE_CASES(setup, teardown) \
 	cmocka_unit_test_setup_teardown(test_crud, setup, teardown), \
 		cmocka_unit_test_setup_teardown(test_conflict, setup, teardown), \
 		cmocka_unit_test_setup_teardown(test_list_pagination, setup, teardown), \
 		cmocka_unit_test_setup_teardown(test_list_at_rev, setup, teardown), \
 		cmocka_unit_test_setup_teardown(test_watch_events, setup, teardown), \
+		cmocka_unit_test_setup_teardown(test_watch_flush, setup, teardown), \
 		cmocka_unit_test_setup_teardown(test_watch_concurrent, setup, teardown), \
 		cmocka_unit_test_setup_teardown(test_concurrent_readers_and_watchers, setup, teardown), \
 		cmocka_unit_test_setup_teardown(test_watch_replay_and_gone, setup, teardown), \
