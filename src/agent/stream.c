@@ -35,10 +35,12 @@
 #include <wslay/wslay.h>
 
 #include "agent/agent-int.h"
+#include "util/mhdup.h"
 #include "util/spdy.h"
 #include "util/util.h"
 #include "util/wschan.h"
 
+enum { KICK_MS = 20 };
 enum { MAX_SESSIONS = 256, OUT_HIGH = 1 << 20, IN_HIGH = 256 * 1024, MAX_PORTS = 32, READ_CHUNK = 64 * 1024 };
 enum skind { S_EXEC, S_ATTACH, S_PF };
 
@@ -68,7 +70,10 @@ struct sess {
 	wslay_event_context_ptr ws;
 	uint8_t hdr[16]; /* a frame's header, sent with its payload */
 	size_t nhdr;
-	bool broken; /* the client's connection failed or closed */
+	bool broken;        /* the client's connection failed or closed */
+	uint64_t sent;      /* bytes written to sock, ever */
+	int64_t kick_at;    /* the next kick of libmicrohttpd (0: none due) */
+	uint64_t kick_mark; /* sent when it was set */
 	/* exec */
 	struct sk_container *c;
 	struct sk_exec_proc proc;
@@ -157,6 +162,7 @@ static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
 									     : WSLAY_ERR_CALLBACK_FAILURE);
 		return -1;
 	}
+	s->sent += (uint64_t)n;
 	if ((size_t)n < s->nhdr) {
 		memmove(s->hdr, s->hdr + n, s->nhdr - (size_t)n);
 		s->nhdr -= (size_t)n;
@@ -1128,6 +1134,8 @@ static size_t sess_fds(struct sess *s, struct pollfd *pf, int *timeout)
 		*timeout = 5;
 		break;
 	}
+	if (s->kick_at && *timeout > KICK_MS)
+		*timeout = KICK_MS;
 	return n;
 }
 
@@ -1142,6 +1150,31 @@ static void sess_cleanup(struct sess *s)
 	else
 		exec_cleanup(s);
 	s->until = sk_mono_ns() + 2000000000LL;
+}
+
+/* What the session wrote to its socketpair and libmicrohttpd should send
+ * on has not moved for KICK_MS: libmicrohttpd may have missed its client
+ * socket's writability (util/mhdup.h). */
+static void kick_check(struct sess *s)
+{
+	int q = 0;
+	bool waiting = !s->broken && s->state < ST_DONE &&
+		       (s->state == ST_TAKEN ? ioctl(s->sock, SIOCOUTQ, &q) == 0 && q > 0
+					     : s->ws && wslay_event_want_write(s->ws));
+	int64_t now;
+
+	if (!waiting) {
+		s->kick_at = 0;
+		return;
+	}
+	now = sk_mono_ns();
+	if (!s->kick_at || s->sent != s->kick_mark) {
+		s->kick_at = now + KICK_MS * 1000000LL;
+		s->kick_mark = s->sent;
+	} else if (now >= s->kick_at) {
+		sk_mhd_upgrade_kick(s->raw);
+		s->kick_at = now + KICK_MS * 1000000LL;
+	}
 }
 
 /* One step of s with its pollfds' results; false once it is done. */
@@ -1192,6 +1225,7 @@ static bool sess_step(struct sess *s, const struct pollfd *pf)
 			return true;
 		s->state = ST_DONE;
 	}
+	kick_check(s);
 	return s->state != ST_DONE;
 }
 

@@ -23,6 +23,7 @@
 
 #include "api/api-int.h"
 #include "api/stream.h"
+#include "util/mhdup.h"
 #include "util/util.h"
 
 enum { RELAY_BUF = 64 * 1024, HEAD_MAX = 16 * 1024, NHDR = 4 };
@@ -357,11 +358,13 @@ struct pipe_buf {
 	char data[RELAY_BUF];
 	size_t off, len;
 	bool eof;
+	uint64_t taken; /* bytes sent on, ever */
 };
 
 static void consumed(struct pipe_buf *b, size_t n)
 {
 	b->len -= n;
+	b->taken += n;
 	b->off = b->len ? b->off + n : 0;
 	if (b->off >= RELAY_BUF / 2) { /* at most half a buffer moves, once per half a buffer sent */
 		memmove(b->data, b->data + b->off, b->len);
@@ -474,10 +477,12 @@ struct relay {
 	curl_socket_t afd;
 	struct pipe_buf *a2c, *c2a;
 	struct pacer pc;
-	bool gone, flushing, timed, queued, raw_event;
+	bool gone, flushing, timed, queued, raw_event, held;
 	uint32_t ev_c, ev_a; /* what cfd and afd are registered for */
 	int quiet;
 	int64_t until, next_check; /* the flush's deadline and next look */
+	int64_t kick_at;           /* the next kick of libmicrohttpd (0: none due) */
+	uint64_t kick_mark;        /* a2c->taken when it was set */
 	sk_api_relay_done_fn done;
 	void *arg;
 	struct relay *prev, *next;   /* every relay */
@@ -494,7 +499,7 @@ struct sk_api_relays {
 	struct relay *all, *timed; /* the thread's own */
 };
 
-enum { RAW_TAG = 1, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000 };
+enum { RAW_TAG = 1, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000, KICK_NS = 20 * 1000 * 1000 };
 
 static void epoll_set(struct sk_api_relays *rs, int fd, uint32_t *have, uint32_t want, struct relay *r)
 {
@@ -607,7 +612,23 @@ static void step(struct sk_api_relays *rs, struct relay *r, bool raw_event)
 	sendable = r->a2c->len &&
 		   paced(&r->pc, r->cfd, (const unsigned char *)r->a2c->data + r->a2c->off, r->a2c->len, r->a2c->eof);
 	held = r->pc.on && r->pc.wait && r->a2c->len;
-	set_timed(rs, r, held);
+	/* what waits for the client has not moved for KICK_NS: libmicrohttpd
+	 * may have missed its socket's writability (util/mhdup.h) */
+	if (r->a2c->len && r->raw >= 0) {
+		int64_t now = sk_mono_ns();
+
+		if (!r->kick_at || r->a2c->taken != r->kick_mark) {
+			r->kick_at = now + KICK_NS;
+			r->kick_mark = r->a2c->taken;
+		} else if (now >= r->kick_at) {
+			sk_mhd_upgrade_kick(r->raw);
+			r->kick_at = now + KICK_NS;
+		}
+	} else {
+		r->kick_at = 0;
+	}
+	r->held = held;
+	set_timed(rs, r, held || r->kick_at);
 	epoll_set(rs, r->cfd, &r->ev_c, (room(r->c2a) ? EPOLLIN : 0) | (sendable ? EPOLLOUT : 0), r);
 	epoll_set(rs, r->afd, &r->ev_a, (room(r->a2c) ? EPOLLIN : 0) | (r->c2a->len ? EPOLLOUT : 0), r);
 }
@@ -664,9 +685,11 @@ static void *relay_main(void *arg)
 		}
 		pthread_mutex_unlock(&rs->mu);
 		for (struct relay *r = rs->timed; r; r = r->tnext) {
-			held |= !r->flushing;
-			if (r->flushing && (next < 0 || r->next_check < next))
-				next = r->next_check;
+			int64_t at = r->flushing ? r->next_check : r->kick_at;
+
+			held |= !r->flushing && r->held;
+			if ((r->flushing || !r->held) && (next < 0 || at < next))
+				next = at;
 		}
 		if (!held && next > now)
 			ts.tv_nsec = next - now < 999999999 ? next - now : 999999999;
@@ -699,7 +722,7 @@ static void *relay_main(void *arg)
 			nx = r->tnext;
 			if (r->flushing)
 				flush_check(rs, r, now);
-			else
+			else if (r->held || now >= r->kick_at)
 				step(rs, r, false);
 		}
 	}
