@@ -12,11 +12,13 @@ pause over 0.5 s between two reads. Per binary: transfers, pauses, the
 longest pause, the median and the best transfer's MB/s, and the direct copy
 (curl in the pod's network namespace) for the ratio. Needs root and the
 runtime tools, like the end-to-end tests; run under
-flock /tmp/skiff-containers.lock.
+flock /tmp/skiff-containers.lock. PF_SLOW_MS=N: a slow client, the
+reader sleeps N ms after each read of up to 64 KiB.
 """
 import glob
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -32,10 +34,19 @@ from conftest import KUBECTL  # noqa: E402
 from test_agent_cluster import have_tools, wait_for  # noqa: E402
 
 PAUSE = 0.5
+SLOW = float(os.environ.get("PF_SLOW_MS", "0")) / 1000
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_s(pid):
+    """User + system CPU seconds of process pid (all its threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        st = f.read().rsplit(")", 1)[1].split()
+    return (int(st[11]) + int(st[12])) / HZ
 
 
 def transfer(kc, mb):
-    """One GET through a new kubectl port-forward: (seconds, [pauses])."""
+    """One GET through a new kubectl port-forward: (seconds, [pauses], kubectl's CPU seconds)."""
     p = subprocess.Popen(kc + ["port-forward", "pod/web", ":8080"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
@@ -45,7 +56,9 @@ def transfer(kc, mb):
         t0 = last = time.monotonic()
         got, pauses = 0, []
         while True:
-            b = s.recv(1 << 20)
+            b = s.recv(64 << 10 if SLOW else 1 << 20)
+            if SLOW:
+                time.sleep(SLOW)
             now = time.monotonic()
             if now - last > PAUSE:
                 pauses.append((now - last, got / (1 << 20)))
@@ -56,7 +69,7 @@ def transfer(kc, mb):
         s.close()
         if got < mb << 20:
             sys.exit(f"short transfer: {got} bytes")
-        return now - t0, pauses
+        return now - t0, pauses, cpu_s(p.pid)
     finally:
         p.terminate()
         p.wait(timeout=10)
@@ -85,20 +98,25 @@ def one_binary(path, n, mb, big):
         proc = f"/proc/{json.loads(st)['pid']}"
         shutil.copyfile(big, proc + "/root/www/big")
         kc = [KUBECTL, "--kubeconfig", c.kubeconfig, "--cache-dir", c.cache]
-        t = time.monotonic()
+        t, ru = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(["nsenter", f"--net={proc}/ns/net", "curl", "-sfo", "/dev/null",
                         "http://127.0.0.1:8080/big"], check=True)
         direct = mb / (time.monotonic() - t)
+        ru2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = {"direct curl": ru2.ru_utime + ru2.ru_stime - ru.ru_utime - ru.ru_stime, "kubectl": 0.0}
         times, pauses = [], []
+        server0 = cpu_s(c.proc.pid)
         for i in range(n):
-            secs, ps = transfer(kc, mb)
+            secs, ps, kcpu = transfer(kc, mb)
+            cpu["kubectl"] += kcpu / n
             times.append(secs)
             pauses += ps
             for d, at in ps:
                 print(f"  {os.path.basename(path)} transfer {i}: paused {d:.2f} s at {at:.1f} MB", flush=True)
+        cpu["skiff"] = (cpu_s(c.proc.pid) - server0) / n
         if os.environ.get("PF_DBG"):
             print("".join(l for l in open(c.log_path, errors="replace") if "DBG" in l), flush=True)
-        return times, pauses, direct
+        return times, pauses, direct, cpu
 
 
 def main():
@@ -117,25 +135,28 @@ def main():
     with open(big, "wb") as f:
         for _ in range(mb):
             f.write(os.urandom(1 << 20))
-    res = {b: ([], [], []) for b in bins}
+    res = {b: ([], [], [], []) for b in bins}
     try:
         for r in range(rounds):
             for b in bins:
                 print(f"round {r + 1}: {b}, load {os.getloadavg()[0]:.1f}", flush=True)
-                times, pauses, direct = one_binary(b, n, mb, big)
+                times, pauses, direct, cpu = one_binary(b, n, mb, big)
                 res[b][0].extend(times)
                 res[b][1].extend(pauses)
                 res[b][2].append(direct)
+                res[b][3].append(cpu)
                 print(f"  {len(times)} transfers, {len(pauses)} pauses, median {mb / statistics.median(times):.1f}"
                       f" MB/s, direct {direct:.1f} MB/s", flush=True)
     finally:
         os.unlink(big)
     print(f"{mb} MiB per transfer; pause = over {PAUSE} s between two reads")
-    for b, (times, pauses, directs) in res.items():
+    for b, (times, pauses, directs, cpus) in res.items():
         med, dmed = mb / statistics.median(times), statistics.median(directs)
         print(f"{b}: {len(times)} transfers, {len(pauses)} pauses (longest {max([0] + [d for d, _ in pauses]):.1f}"
               f" s), median {med:.1f} MB/s (best {mb / min(times):.1f}), direct {dmed:.1f} MB/s,"
               f" {100 * med / dmed:.0f} % of it")
+        print("  CPU ms per MiB: " + ", ".join(f"{k} {1000 * statistics.median(c[k] for c in cpus) / mb:.2f}"
+                                             for k in ("kubectl", "skiff", "direct curl")))
 
 
 if __name__ == "__main__":

@@ -40,7 +40,8 @@
 #include "util/util.h"
 #include "util/wschan.h"
 
-enum { KICK_MS = 20 };
+/* the kicks' interval (see kick_check) */
+enum { KICK_MIN_MS = 1, KICK_MAX_MS = 64 };
 enum { MAX_SESSIONS = 256, OUT_HIGH = 1 << 20, IN_HIGH = 256 * 1024, MAX_PORTS = 32, READ_CHUNK = 64 * 1024 };
 enum skind { S_EXEC, S_ATTACH, S_PF };
 
@@ -73,7 +74,8 @@ struct sess {
 	bool broken;        /* the client's connection failed or closed */
 	uint64_t sent;      /* bytes written to sock, ever */
 	int64_t kick_at;    /* the next kick of libmicrohttpd (0: none due) */
-	uint64_t kick_mark; /* sent when it was set */
+	int kick_wait;      /* ms to the next */
+	uint64_t kick_mark; /* sent at the last look */
 	/* exec */
 	struct sk_container *c;
 	struct sk_exec_proc proc;
@@ -1134,8 +1136,8 @@ static size_t sess_fds(struct sess *s, struct pollfd *pf, int *timeout)
 		*timeout = 5;
 		break;
 	}
-	if (s->kick_at && *timeout > KICK_MS)
-		*timeout = KICK_MS;
+	if (s->kick_at && *timeout > s->kick_wait)
+		*timeout = s->kick_wait;
 	return n;
 }
 
@@ -1153,8 +1155,10 @@ static void sess_cleanup(struct sess *s)
 }
 
 /* What the session wrote to its socketpair and libmicrohttpd should send
- * on has not moved for KICK_MS: libmicrohttpd may have missed its client
- * socket's writability (util/mhdup.h). */
+ * on has not moved for a while: libmicrohttpd may have lost its client
+ * socket's writability (util/mhdup.h). The first kick 1 ms after the last
+ * progress, then at doubling intervals up to 64 ms while none comes (a
+ * client that does not read). */
 static void kick_check(struct sess *s)
 {
 	int q = 0;
@@ -1169,12 +1173,15 @@ static void kick_check(struct sess *s)
 	}
 	now = sk_mono_ns();
 	if (!s->kick_at || s->sent != s->kick_mark) {
-		s->kick_at = now + KICK_MS * 1000000LL;
+		s->kick_wait = KICK_MIN_MS;
 		s->kick_mark = s->sent;
 	} else if (now >= s->kick_at) {
 		sk_mhd_upgrade_kick(s->raw);
-		s->kick_at = now + KICK_MS * 1000000LL;
+		s->kick_wait = s->kick_wait * 2 < KICK_MAX_MS ? s->kick_wait * 2 : KICK_MAX_MS;
+	} else {
+		return;
 	}
+	s->kick_at = now + s->kick_wait * 1000000LL;
 }
 
 /* One step of s with its pollfds' results; false once it is done. */

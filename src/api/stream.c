@@ -480,9 +480,9 @@ struct relay {
 	bool gone, flushing, timed, queued, raw_event, held;
 	uint32_t ev_c, ev_a; /* what cfd and afd are registered for */
 	int quiet;
-	int64_t until, next_check; /* the flush's deadline and next look */
-	int64_t kick_at;           /* the next kick of libmicrohttpd (0: none due) */
-	uint64_t kick_mark;        /* a2c->taken when it was set */
+	int64_t until, next_check;  /* the flush's deadline and next look */
+	int64_t kick_at, kick_wait; /* the next kick of libmicrohttpd (0: none due), its interval */
+	uint64_t kick_mark;         /* a2c->taken at the last look */
 	sk_api_relay_done_fn done;
 	void *arg;
 	struct relay *prev, *next;   /* every relay */
@@ -499,7 +499,10 @@ struct sk_api_relays {
 	struct relay *all, *timed; /* the thread's own */
 };
 
-enum { RAW_TAG = 1, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000, KICK_NS = 20 * 1000 * 1000 };
+enum { RAW_TAG = 1, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000 };
+/* the kicks' interval: from 1 ms after the last progress, doubled while none
+ * comes (a client that does not read) up to 64 ms */
+enum { KICK_MIN_NS = 1000 * 1000, KICK_MAX_NS = 64 * 1000 * 1000 };
 
 static void epoll_set(struct sk_api_relays *rs, int fd, uint32_t *have, uint32_t want, struct relay *r)
 {
@@ -612,17 +615,19 @@ static void step(struct sk_api_relays *rs, struct relay *r, bool raw_event)
 	sendable = r->a2c->len &&
 		   paced(&r->pc, r->cfd, (const unsigned char *)r->a2c->data + r->a2c->off, r->a2c->len, r->a2c->eof);
 	held = r->pc.on && r->pc.wait && r->a2c->len;
-	/* what waits for the client has not moved for KICK_NS: libmicrohttpd
-	 * may have missed its socket's writability (util/mhdup.h) */
+	/* what waits for the client has not moved for a while: libmicrohttpd
+	 * may have lost its socket's writability (util/mhdup.h) */
 	if (r->a2c->len && r->raw >= 0) {
 		int64_t now = sk_mono_ns();
 
 		if (!r->kick_at || r->a2c->taken != r->kick_mark) {
-			r->kick_at = now + KICK_NS;
+			r->kick_wait = KICK_MIN_NS;
+			r->kick_at = now + r->kick_wait;
 			r->kick_mark = r->a2c->taken;
 		} else if (now >= r->kick_at) {
 			sk_mhd_upgrade_kick(r->raw);
-			r->kick_at = now + KICK_NS;
+			r->kick_wait = r->kick_wait * 2 < KICK_MAX_NS ? r->kick_wait * 2 : KICK_MAX_NS;
+			r->kick_at = now + r->kick_wait;
 		}
 	} else {
 		r->kick_at = 0;
