@@ -427,8 +427,10 @@ static void paced_sent(struct pacer *pc, size_t n)
 }
 
 /* One pass over the four directions; returns whether anything moved, -1 on
- * a broken side. */
-static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a, struct pacer *pc)
+ * a broken side. The client's socketpair is read only while *c_in (it was
+ * not found empty since epoll last said it is readable): a download's
+ * passes would otherwise find it empty every time. */
+static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a, struct pacer *pc, bool *c_in)
 {
 	int moved = 0;
 	size_t n;
@@ -450,12 +452,14 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a, st
 		else if (w < 0 && errno != EAGAIN && errno != EINTR)
 			return -1;
 	}
-	if (room(c2a)) {
+	if (room(c2a) && *c_in) {
 		w = recv(cfd, c2a->data + c2a->off + c2a->len, room(c2a), 0);
 		if (w > 0)
 			c2a->len += (size_t)w, moved = 1;
 		else if (w == 0 || (errno != EAGAIN && errno != EINTR))
 			c2a->eof = true, moved = 1;
+		else if (errno == EAGAIN)
+			*c_in = false;
 	}
 	if (c2a->len) {
 		n = 0;
@@ -478,6 +482,7 @@ struct relay {
 	struct pipe_buf *a2c, *c2a;
 	struct pacer pc;
 	bool gone, flushing, timed, queued, raw_event, held;
+	bool c_in;           /* cfd may have something to read (pump) */
 	uint32_t ev_c, ev_a; /* what cfd and afd are registered for */
 	int quiet;
 	int64_t until, next_check;  /* the flush's deadline and next look */
@@ -499,14 +504,15 @@ struct sk_api_relays {
 	struct relay *all, *timed; /* the thread's own */
 };
 
-enum { RAW_TAG = 1, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000 };
+/* epoll's data: the relay, tagged for the client's own socket or its socketpair */
+enum { RAW_TAG = 1, CFD_TAG = 2, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000 };
 /* the kicks' interval: from 1 ms after the last progress, doubled while none
  * comes (a client that does not read) up to 64 ms */
 enum { KICK_MIN_NS = 1000 * 1000, KICK_MAX_NS = 64 * 1000 * 1000 };
 
 static void epoll_set(struct sk_api_relays *rs, int fd, uint32_t *have, uint32_t want, struct relay *r)
 {
-	struct epoll_event ev = {.events = want, .data.ptr = r};
+	struct epoll_event ev = {.events = want, .data.u64 = (uint64_t)(uintptr_t)r | (fd == r->cfd ? CFD_TAG : 0)};
 
 	if (fd < 0 || *have == want)
 		return;
@@ -595,14 +601,14 @@ static void step(struct sk_api_relays *rs, struct relay *r, bool raw_event)
 	bool held, sendable;
 	int m;
 
-	while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc)) > 0)
+	while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc, &r->c_in)) > 0)
 		;
 	/* the client's own socket: its close ends the relay (and so the
 	 * agent's session) though libmicrohttpd keeps the socketpair open; one
 	 * more pass took what it sent before */
 	if (m >= 0 && raw_event && !r->gone && sk_sock_peer_gone(r->raw)) {
 		r->gone = true;
-		while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc)) > 0)
+		while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc, &r->c_in)) > 0)
 			;
 	}
 	if (m < 0 || (r->a2c->eof && !r->a2c->len) || (r->c2a->eof && !r->c2a->len) || r->gone || rs->stopping) {
@@ -702,13 +708,14 @@ static void *relay_main(void *arg)
 			ts.tv_nsec = HELD_NS;
 		n = epoll_pwait2(rs->ep, evs, 64, held || next >= 0 ? &ts : NULL, NULL);
 		for (int i = 0; i < n; i++) {
-			struct relay *r = (struct relay *)(uintptr_t)(evs[i].data.u64 & ~(uint64_t)RAW_TAG);
+			struct relay *r = (struct relay *)(uintptr_t)(evs[i].data.u64 & ~(uint64_t)(RAW_TAG | CFD_TAG));
 
 			if (!r) {
 				take_incoming(rs);
 				continue;
 			}
 			r->raw_event |= (evs[i].data.u64 & RAW_TAG) != 0;
+			r->c_in |= (evs[i].data.u64 & CFD_TAG) && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR));
 			if (!r->queued && !r->flushing) {
 				r->queued = true;
 				ready[nready++] = r;
@@ -778,6 +785,7 @@ int sk_api_relays_add(struct sk_api_relays *rs, struct sk_api_upgrade *u, int cf
 	r->raw = raw;
 	r->afd = CURL_SOCKET_BAD;
 	r->pc.on = u->paced;
+	r->c_in = true;
 	r->done = done;
 	r->arg = arg;
 	/* not zeroed: an idle session's buffers stay untouched pages */
