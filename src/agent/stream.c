@@ -98,6 +98,7 @@ struct sess {
 	/* the event loop's */
 	int state;
 	bool started, ended, kick;
+	bool begun;                 /* sess_begin ran (on its starter thread) */
 	int code;                   /* exec: the command's exit, -2 while unknown */
 	int64_t until, quiet_since; /* the current state's deadline; drain: last activity */
 	int64_t next_tick;          /* stepped then at the latest */
@@ -1260,7 +1261,8 @@ static void take_incoming(void)
 		struct sess *s = in;
 
 		in = s->next;
-		sess_begin(s);
+		if (!s->begun)
+			sess_begin(s);
 		s->next = loop.all;
 		loop.all = s;
 	}
@@ -1340,9 +1342,33 @@ static void *loop_main(void *arg)
 }
 
 /* Hands s to the loop, starting it first; false if it cannot run. */
-static bool loop_add(struct sess *s)
+static void loop_queue(struct sess *s)
 {
 	uint64_t one = 1;
+
+	pthread_mutex_lock(&loop.mu);
+	s->next = loop.incoming;
+	loop.incoming = s;
+	pthread_mutex_unlock(&loop.mu);
+	if (write(loop.wake, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		sk_warn("agent", "streaming sessions: wake: %s", strerror(errno));
+}
+
+/* An exec's or attach's start (the runtime's exec, which waits ~100 ms for
+ * a terminal's master; conmon's attach socket) on a thread of its own, so
+ * it holds no other session of the loop; then the session joins the loop. */
+static void *starter(void *arg)
+{
+	struct sess *s = arg;
+
+	sess_begin(s);
+	s->begun = true;
+	loop_queue(s);
+	return NULL;
+}
+
+static bool loop_add(struct sess *s)
+{
 	bool ok = true;
 
 	pthread_mutex_lock(&loop.mu);
@@ -1359,14 +1385,24 @@ static bool loop_add(struct sess *s)
 		pthread_attr_destroy(&attr);
 		ok = loop.started;
 	}
-	if (ok) {
-		s->next = loop.incoming;
-		loop.incoming = s;
-	}
 	pthread_mutex_unlock(&loop.mu);
-	if (ok && write(loop.wake, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		sk_warn("agent", "streaming sessions: wake: %s", strerror(errno));
-	return ok;
+	if (!ok)
+		return false;
+	if (s->kind != S_PF) {
+		pthread_attr_t attr;
+		pthread_t t;
+		int rc;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 512 * 1024);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		rc = pthread_create(&t, &attr, starter, s);
+		pthread_attr_destroy(&attr);
+		if (rc == 0)
+			return true;
+	}
+	loop_queue(s); /* begun on the loop */
+	return true;
 }
 
 static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra, size_t nextra,
