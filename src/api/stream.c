@@ -608,6 +608,7 @@ static void step(struct sk_api_relays *rs, struct relay *r, bool raw_event)
 	 * more pass took what it sent before */
 	if (m >= 0 && raw_event && !r->gone && sk_sock_peer_gone(r->raw)) {
 		r->gone = true;
+		r->c_in = true;
 		while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc, &r->c_in)) > 0)
 			;
 	}
