@@ -35,10 +35,13 @@
 #include <wslay/wslay.h>
 
 #include "agent/agent-int.h"
+#include "util/mhdup.h"
 #include "util/spdy.h"
 #include "util/util.h"
 #include "util/wschan.h"
 
+/* the kicks' interval (see kick_check) */
+enum { KICK_MIN_MS = 1, KICK_MAX_MS = 64 };
 enum { MAX_SESSIONS = 256, OUT_HIGH = 1 << 20, IN_HIGH = 256 * 1024, MAX_PORTS = 32, READ_CHUNK = 64 * 1024 };
 enum skind { S_EXEC, S_ATTACH, S_PF };
 
@@ -68,7 +71,11 @@ struct sess {
 	wslay_event_context_ptr ws;
 	uint8_t hdr[16]; /* a frame's header, sent with its payload */
 	size_t nhdr;
-	bool broken; /* the client's connection failed or closed */
+	bool broken;        /* the client's connection failed or closed */
+	uint64_t sent;      /* bytes written to sock, ever */
+	int64_t kick_at;    /* the next kick of libmicrohttpd (0: none due) */
+	int kick_wait;      /* ms to the next */
+	uint64_t kick_mark; /* sent at the last look */
 	/* exec */
 	struct sk_container *c;
 	struct sk_exec_proc proc;
@@ -91,6 +98,7 @@ struct sess {
 	/* the event loop's */
 	int state;
 	bool started, ended, kick;
+	bool begun;                 /* sess_begin ran (on its starter thread) */
 	int code;                   /* exec: the command's exit, -2 while unknown */
 	int64_t until, quiet_since; /* the current state's deadline; drain: last activity */
 	int64_t next_tick;          /* stepped then at the latest */
@@ -157,6 +165,7 @@ static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
 									     : WSLAY_ERR_CALLBACK_FAILURE);
 		return -1;
 	}
+	s->sent += (uint64_t)n;
 	if ((size_t)n < s->nhdr) {
 		memmove(s->hdr, s->hdr + n, s->nhdr - (size_t)n);
 		s->nhdr -= (size_t)n;
@@ -1128,6 +1137,8 @@ static size_t sess_fds(struct sess *s, struct pollfd *pf, int *timeout)
 		*timeout = 5;
 		break;
 	}
+	if (s->kick_at && *timeout > s->kick_wait)
+		*timeout = s->kick_wait;
 	return n;
 }
 
@@ -1142,6 +1153,36 @@ static void sess_cleanup(struct sess *s)
 	else
 		exec_cleanup(s);
 	s->until = sk_mono_ns() + 2000000000LL;
+}
+
+/* What the session wrote to its socketpair and libmicrohttpd should send
+ * on has not moved for a while: libmicrohttpd may have lost its client
+ * socket's writability (util/mhdup.h). The first kick 1 ms after the last
+ * progress, then at doubling intervals up to 64 ms while none comes (a
+ * client that does not read). */
+static void kick_check(struct sess *s)
+{
+	int q = 0;
+	bool waiting = !s->broken && s->state < ST_DONE &&
+		       (s->state == ST_TAKEN ? ioctl(s->sock, SIOCOUTQ, &q) == 0 && q > 0
+					     : s->ws && wslay_event_want_write(s->ws));
+	int64_t now;
+
+	if (!waiting) {
+		s->kick_at = 0;
+		return;
+	}
+	now = sk_mono_ns();
+	if (!s->kick_at || s->sent != s->kick_mark) {
+		s->kick_wait = KICK_MIN_MS;
+		s->kick_mark = s->sent;
+	} else if (now >= s->kick_at) {
+		sk_mhd_upgrade_kick(s->raw);
+		s->kick_wait = s->kick_wait * 2 < KICK_MAX_MS ? s->kick_wait * 2 : KICK_MAX_MS;
+	} else {
+		return;
+	}
+	s->kick_at = now + s->kick_wait * 1000000LL;
 }
 
 /* One step of s with its pollfds' results; false once it is done. */
@@ -1192,6 +1233,7 @@ static bool sess_step(struct sess *s, const struct pollfd *pf)
 			return true;
 		s->state = ST_DONE;
 	}
+	kick_check(s);
 	return s->state != ST_DONE;
 }
 
@@ -1219,7 +1261,8 @@ static void take_incoming(void)
 		struct sess *s = in;
 
 		in = s->next;
-		sess_begin(s);
+		if (!s->begun)
+			sess_begin(s);
 		s->next = loop.all;
 		loop.all = s;
 	}
@@ -1299,9 +1342,33 @@ static void *loop_main(void *arg)
 }
 
 /* Hands s to the loop, starting it first; false if it cannot run. */
-static bool loop_add(struct sess *s)
+static void loop_queue(struct sess *s)
 {
 	uint64_t one = 1;
+
+	pthread_mutex_lock(&loop.mu);
+	s->next = loop.incoming;
+	loop.incoming = s;
+	pthread_mutex_unlock(&loop.mu);
+	if (write(loop.wake, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		sk_warn("agent", "streaming sessions: wake: %s", strerror(errno));
+}
+
+/* An exec's or attach's start (the runtime's exec, which waits ~100 ms for
+ * a terminal's master; conmon's attach socket) on a thread of its own, so
+ * it holds no other session of the loop; then the session joins the loop. */
+static void *starter(void *arg)
+{
+	struct sess *s = arg;
+
+	sess_begin(s);
+	s->begun = true;
+	loop_queue(s);
+	return NULL;
+}
+
+static bool loop_add(struct sess *s)
+{
 	bool ok = true;
 
 	pthread_mutex_lock(&loop.mu);
@@ -1318,14 +1385,24 @@ static bool loop_add(struct sess *s)
 		pthread_attr_destroy(&attr);
 		ok = loop.started;
 	}
-	if (ok) {
-		s->next = loop.incoming;
-		loop.incoming = s;
-	}
 	pthread_mutex_unlock(&loop.mu);
-	if (ok && write(loop.wake, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		sk_warn("agent", "streaming sessions: wake: %s", strerror(errno));
-	return ok;
+	if (!ok)
+		return false;
+	if (s->kind != S_PF) {
+		pthread_attr_t attr;
+		pthread_t t;
+		int rc;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 512 * 1024);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		rc = pthread_create(&t, &attr, starter, s);
+		pthread_attr_destroy(&attr);
+		if (rc == 0)
+			return true;
+	}
+	loop_queue(s); /* begun on the loop */
+	return true;
 }
 
 static void upgraded(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra, size_t nextra,

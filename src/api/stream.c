@@ -23,6 +23,7 @@
 
 #include "api/api-int.h"
 #include "api/stream.h"
+#include "util/mhdup.h"
 #include "util/util.h"
 
 enum { RELAY_BUF = 64 * 1024, HEAD_MAX = 16 * 1024, NHDR = 4 };
@@ -357,11 +358,13 @@ struct pipe_buf {
 	char data[RELAY_BUF];
 	size_t off, len;
 	bool eof;
+	uint64_t taken; /* bytes sent on, ever */
 };
 
 static void consumed(struct pipe_buf *b, size_t n)
 {
 	b->len -= n;
+	b->taken += n;
 	b->off = b->len ? b->off + n : 0;
 	if (b->off >= RELAY_BUF / 2) { /* at most half a buffer moves, once per half a buffer sent */
 		memmove(b->data, b->data + b->off, b->len);
@@ -424,8 +427,10 @@ static void paced_sent(struct pacer *pc, size_t n)
 }
 
 /* One pass over the four directions; returns whether anything moved, -1 on
- * a broken side. */
-static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a, struct pacer *pc)
+ * a broken side. The client's socketpair is read only while *c_in (it was
+ * not found empty since epoll last said it is readable): a download's
+ * passes would otherwise find it empty every time. */
+static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a, struct pacer *pc, bool *c_in)
 {
 	int moved = 0;
 	size_t n;
@@ -447,12 +452,14 @@ static int pump(CURL *h, int cfd, struct pipe_buf *a2c, struct pipe_buf *c2a, st
 		else if (w < 0 && errno != EAGAIN && errno != EINTR)
 			return -1;
 	}
-	if (room(c2a)) {
+	if (room(c2a) && *c_in) {
 		w = recv(cfd, c2a->data + c2a->off + c2a->len, room(c2a), 0);
 		if (w > 0)
 			c2a->len += (size_t)w, moved = 1;
 		else if (w == 0 || (errno != EAGAIN && errno != EINTR))
 			c2a->eof = true, moved = 1;
+		else if (errno == EAGAIN)
+			*c_in = false;
 	}
 	if (c2a->len) {
 		n = 0;
@@ -474,10 +481,13 @@ struct relay {
 	curl_socket_t afd;
 	struct pipe_buf *a2c, *c2a;
 	struct pacer pc;
-	bool gone, flushing, timed, queued, raw_event;
+	bool gone, flushing, timed, queued, raw_event, held;
+	bool c_in;           /* cfd may have something to read (pump) */
 	uint32_t ev_c, ev_a; /* what cfd and afd are registered for */
 	int quiet;
-	int64_t until, next_check; /* the flush's deadline and next look */
+	int64_t until, next_check;  /* the flush's deadline and next look */
+	int64_t kick_at, kick_wait; /* the next kick of libmicrohttpd (0: none due), its interval */
+	uint64_t kick_mark;         /* a2c->taken at the last look */
 	sk_api_relay_done_fn done;
 	void *arg;
 	struct relay *prev, *next;   /* every relay */
@@ -494,11 +504,15 @@ struct sk_api_relays {
 	struct relay *all, *timed; /* the thread's own */
 };
 
-enum { RAW_TAG = 1, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000 };
+/* epoll's data: the relay, tagged for the client's own socket or its socketpair */
+enum { RAW_TAG = 1, CFD_TAG = 2, HELD_NS = 1000 * 1000, FLUSH_STEP_NS = 20 * 1000 * 1000 };
+/* the kicks' interval: from 1 ms after the last progress, doubled while none
+ * comes (a client that does not read) up to 64 ms */
+enum { KICK_MIN_NS = 1000 * 1000, KICK_MAX_NS = 64 * 1000 * 1000 };
 
 static void epoll_set(struct sk_api_relays *rs, int fd, uint32_t *have, uint32_t want, struct relay *r)
 {
-	struct epoll_event ev = {.events = want, .data.ptr = r};
+	struct epoll_event ev = {.events = want, .data.u64 = (uint64_t)(uintptr_t)r | (fd == r->cfd ? CFD_TAG : 0)};
 
 	if (fd < 0 || *have == want)
 		return;
@@ -587,14 +601,15 @@ static void step(struct sk_api_relays *rs, struct relay *r, bool raw_event)
 	bool held, sendable;
 	int m;
 
-	while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc)) > 0)
+	while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc, &r->c_in)) > 0)
 		;
 	/* the client's own socket: its close ends the relay (and so the
 	 * agent's session) though libmicrohttpd keeps the socketpair open; one
 	 * more pass took what it sent before */
 	if (m >= 0 && raw_event && !r->gone && sk_sock_peer_gone(r->raw)) {
 		r->gone = true;
-		while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc)) > 0)
+		r->c_in = true;
+		while ((m = pump(r->u->h, r->cfd, r->a2c, r->c2a, &r->pc, &r->c_in)) > 0)
 			;
 	}
 	if (m < 0 || (r->a2c->eof && !r->a2c->len) || (r->c2a->eof && !r->c2a->len) || r->gone || rs->stopping) {
@@ -607,7 +622,25 @@ static void step(struct sk_api_relays *rs, struct relay *r, bool raw_event)
 	sendable = r->a2c->len &&
 		   paced(&r->pc, r->cfd, (const unsigned char *)r->a2c->data + r->a2c->off, r->a2c->len, r->a2c->eof);
 	held = r->pc.on && r->pc.wait && r->a2c->len;
-	set_timed(rs, r, held);
+	/* what waits for the client has not moved for a while: libmicrohttpd
+	 * may have lost its socket's writability (util/mhdup.h) */
+	if (r->a2c->len && r->raw >= 0) {
+		int64_t now = sk_mono_ns();
+
+		if (!r->kick_at || r->a2c->taken != r->kick_mark) {
+			r->kick_wait = KICK_MIN_NS;
+			r->kick_at = now + r->kick_wait;
+			r->kick_mark = r->a2c->taken;
+		} else if (now >= r->kick_at) {
+			sk_mhd_upgrade_kick(r->raw);
+			r->kick_wait = r->kick_wait * 2 < KICK_MAX_NS ? r->kick_wait * 2 : KICK_MAX_NS;
+			r->kick_at = now + r->kick_wait;
+		}
+	} else {
+		r->kick_at = 0;
+	}
+	r->held = held;
+	set_timed(rs, r, held || r->kick_at);
 	epoll_set(rs, r->cfd, &r->ev_c, (room(r->c2a) ? EPOLLIN : 0) | (sendable ? EPOLLOUT : 0), r);
 	epoll_set(rs, r->afd, &r->ev_a, (room(r->a2c) ? EPOLLIN : 0) | (r->c2a->len ? EPOLLOUT : 0), r);
 }
@@ -664,9 +697,11 @@ static void *relay_main(void *arg)
 		}
 		pthread_mutex_unlock(&rs->mu);
 		for (struct relay *r = rs->timed; r; r = r->tnext) {
-			held |= !r->flushing;
-			if (r->flushing && (next < 0 || r->next_check < next))
-				next = r->next_check;
+			int64_t at = r->flushing ? r->next_check : r->kick_at;
+
+			held |= !r->flushing && r->held;
+			if ((r->flushing || !r->held) && (next < 0 || at < next))
+				next = at;
 		}
 		if (!held && next > now)
 			ts.tv_nsec = next - now < 999999999 ? next - now : 999999999;
@@ -674,13 +709,14 @@ static void *relay_main(void *arg)
 			ts.tv_nsec = HELD_NS;
 		n = epoll_pwait2(rs->ep, evs, 64, held || next >= 0 ? &ts : NULL, NULL);
 		for (int i = 0; i < n; i++) {
-			struct relay *r = (struct relay *)(uintptr_t)(evs[i].data.u64 & ~(uint64_t)RAW_TAG);
+			struct relay *r = (struct relay *)(uintptr_t)(evs[i].data.u64 & ~(uint64_t)(RAW_TAG | CFD_TAG));
 
 			if (!r) {
 				take_incoming(rs);
 				continue;
 			}
 			r->raw_event |= (evs[i].data.u64 & RAW_TAG) != 0;
+			r->c_in |= (evs[i].data.u64 & CFD_TAG) && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR));
 			if (!r->queued && !r->flushing) {
 				r->queued = true;
 				ready[nready++] = r;
@@ -699,7 +735,7 @@ static void *relay_main(void *arg)
 			nx = r->tnext;
 			if (r->flushing)
 				flush_check(rs, r, now);
-			else
+			else if (r->held || now >= r->kick_at)
 				step(rs, r, false);
 		}
 	}
@@ -750,6 +786,7 @@ int sk_api_relays_add(struct sk_api_relays *rs, struct sk_api_upgrade *u, int cf
 	r->raw = raw;
 	r->afd = CURL_SOCKET_BAD;
 	r->pc.on = u->paced;
+	r->c_in = true;
 	r->done = done;
 	r->arg = arg;
 	/* not zeroed: an idle session's buffers stay untouched pages */

@@ -5,9 +5,12 @@
  * pointers at the handle's own emergency buffer, 4 bytes each, nothing in
  * them yet. */
 #include <microhttpd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "util/mhdup.h"
 
@@ -49,4 +52,13 @@ void *sk_mhd_upgrade_buffers(struct MHD_UpgradeResponseHandle *urh, size_t size)
 	u->in_buffer_size = size;
 	u->out_buffer_size = size;
 	return buf;
+}
+
+void sk_mhd_upgrade_kick(int fd)
+{
+	int v = 0;
+	socklen_t n = sizeof(v);
+
+	if (fd >= 0 && getsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, &n) == 0)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof(v));
 }

@@ -156,14 +156,14 @@ def port_forward_get(c, target, remote, path="/index.html"):
         for _ in range(2):  # a second connection through the same forward
             s = socket.create_connection(("127.0.0.1", port), timeout=30)
             s.sendall(f"GET {path} HTTP/1.0\r\n\r\n".encode())
-            got = b""
+            got = bytearray()
             while True:
                 d = s.recv(65536)
                 if not d:
                     break
                 got += d
             s.close()
-            bodies.append(got)
+            bodies.append(bytes(got))
         return bodies
     finally:
         p.terminate()
@@ -218,6 +218,36 @@ def test_kubectl_port_forward_refused_port(emb):
     finally:
         if p.poll() is None:
             p.kill()
+
+
+def test_port_forward_large_transfers(emb):
+    """Megabytes through kubectl's tunnelled SPDY and the Python client's paced WebSocket arrive
+    whole: the relays keep libmicrohttpd's forwarding going while their socketpairs are full."""
+    c = emb
+    sums = {}
+    for name, mib in (("big", 24), ("mid", 4)):
+        out = kexec(c, "sh", "-c", "web", "--", "sh", "-c",
+                    f"head -c {mib << 20} /dev/urandom > /www/{name} && sha256sum /www/{name}").stdout
+        sums[name] = out.split()[0]
+    for got in port_forward_get(c, "pod/sh", 8080, "/big"):
+        head, _, body = got.partition(b"\r\n\r\n")
+        assert b"200 OK" in head and len(body) == 24 << 20
+        assert hashlib.sha256(body).hexdigest() == sums["big"]
+    from kubernetes import client, config
+    from kubernetes.stream import portforward
+    config.load_kube_config(c.kubeconfig)
+    pf = portforward(client.CoreV1Api().connect_get_namespaced_pod_portforward, "sh", "default", ports="8080")
+    s = pf.socket(8080)
+    s.sendall(b"GET /mid HTTP/1.0\r\n\r\n")
+    got = bytearray()
+    while True:
+        d = s.recv(1 << 20)
+        if not d:
+            break
+        got += d
+    s.close()
+    head, _, body = bytes(got).partition(b"\r\n\r\n")
+    assert b"200 OK" in head and hashlib.sha256(body).hexdigest() == sums["mid"]
 
 
 def test_kubectl_cp_both_ways(emb):
