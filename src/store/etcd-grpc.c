@@ -221,7 +221,7 @@ static gnutls_session_t tls_handshake(struct endpoint *e, int tcp, char **why)
 		n++;
 		colon[-1] = '\0';
 	}
-	if (gnutls_init(&s, GNUTLS_CLIENT) < 0) {
+	if (gnutls_init(&s, GNUTLS_CLIENT | GNUTLS_NO_SIGNAL) < 0) {
 		*why = xstrdup("TLS: gnutls_init failed");
 		return NULL;
 	}
@@ -247,6 +247,8 @@ static gnutls_session_t tls_handshake(struct endpoint *e, int tcp, char **why)
 							     &out, 0);
 		*why = xasprintf("TLS: etcd's certificate is refused: %s", out.data ? (char *)out.data : "");
 		gnutls_free(out.data);
+		for (size_t l = strlen(*why); l && (*why)[l - 1] == ' '; l--)
+			(*why)[l - 1] = '\0';
 	} else if (rc < 0) {
 		*why = xasprintf("TLS handshake: %s", gnutls_strerror(rc));
 	} else if (gnutls_alpn_get_selected_protocol(s, &alpn) < 0 || alpn.size != 2 || memcmp(alpn.data, "h2", 2)) {
@@ -263,7 +265,7 @@ static gnutls_session_t tls_handshake(struct endpoint *e, int tcp, char **why)
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -342,13 +344,16 @@ out:
 }
 
 /* One connection: TCP, TLS, a channel over a socketpair, the relay until it
- * ends. Returns 0 when it was up (the channel in use), -1 when not made. */
+ * ends. Returns 0 when it was up (the channel in use) for a while, -1 when
+ * not made or ended at once (etcd refusing our certificate after the
+ * handshake, say: the next try waits as after a failed one). */
 static int tls_connection(struct endpoint *e)
 {
 	char *why = NULL;
 	gnutls_session_t s = NULL;
 	grpc_channel_credentials *insecure;
 	grpc_channel *ch;
+	struct timespec t0, t1;
 	int tcp, sp[2];
 
 	if ((tcp = tcp_connect(e, &why)) < 0) {
@@ -358,6 +363,8 @@ static int tls_connection(struct endpoint *e)
 	pthread_mutex_lock(&e->mu);
 	e->tcp = tcp;
 	pthread_mutex_unlock(&e->mu);
+	if (stopping(e->c)) /* closing before the socket was known to it */
+		shutdown(tcp, SHUT_RDWR);
 	if (!(s = tls_handshake(e, tcp, &why)) || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
 		set_why(e, why ? why : xasprintf("socketpair: %s", strerror(errno)));
 		if (s)
@@ -379,7 +386,9 @@ static int tls_connection(struct endpoint *e)
 	e->why = NULL;
 	pthread_mutex_unlock(&e->mu);
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	why = relay(e, s, sp[0], tcp);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 
 	pthread_mutex_lock(&e->mu);
 	e->ch = NULL;
@@ -392,7 +401,7 @@ static int tls_connection(struct endpoint *e)
 	gnutls_deinit(s);
 	close(tcp);
 	close(sp[0]);
-	return 0;
+	return (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= RECONNECT_MAX_MS ? 0 : -1;
 }
 
 static void *keeper_main(void *arg)
