@@ -42,6 +42,10 @@ int sk__etcd_status_error(grpc_status_code code, const char *msg, sk_error_t *er
 	if (!strncmp(msg, "etcdserver: ", 12) || !strncmp(msg, "mvcc: ", 6) || !strncmp(msg, "auth: ", 6))
 		return sk_error_set(err, SK_EUNKNOWN, "%s", msg);
 	/* no answer: no endpoint reachable, or the call's own deadline passed */
+	/* etcd's certificate refused, or ours by etcd: the reason said, as
+	 * that is no outage but a setting to fix */
+	if (code == GRPC_STATUS_UNAVAILABLE && !strncmp(msg, "etcd at ", 8) && strstr(msg, ": TLS"))
+		return sk_error_set(err, SK_EUNAVAILABLE, "etcdserver: request timed out (%s)", msg);
 	if (code == GRPC_STATUS_UNAVAILABLE || code == GRPC_STATUS_DEADLINE_EXCEEDED || code == GRPC_STATUS_CANCELLED)
 		return sk_error_set(err, SK_EUNAVAILABLE, "etcdserver: request timed out");
 	return sk_error_set(err, SK_EUNKNOWN, "%s", *msg ? msg : "etcdserver: unknown error");

@@ -14,8 +14,8 @@ import pytest
 from kubernetes import client, watch
 from kubernetes.client.rest import ApiException
 
-from conftest import SKIFF, Cluster
-from etcd_util import Etcd
+from conftest import SKIFF, SLOW, Cluster
+from etcd_util import Etcd, openssl
 
 
 @pytest.fixture(scope="module")
@@ -170,6 +170,29 @@ def test_https_with_client_certificates():
         stored = json.loads(e.etcdctl("get", "/registry/configmaps/default/tls", "--print-value-only"))
         assert stored["data"] == {"k": "v"}
         assert c.kjson("get", "configmap", "tls")["data"] == {"k": "v"}
+        # the TLS connection (GnuTLS's, relayed to gRPC) is made again once etcd is back
+        e.stop()
+        r = c.kubectl("create", "configmap", "during", check=False)
+        assert r.returncode != 0 and "etcdserver: request timed out" in r.stderr
+        e.start()
+        deadline = time.time() + 30 * SLOW
+        while c.kubectl("create", "configmap", "after", check=False).returncode != 0:
+            assert time.time() < deadline, "skiff did not reconnect to etcd over TLS"
+            time.sleep(0.1)
+        assert c.kjson("get", "configmap", "tls")["data"] == {"k": "v"}
+        # etcd's certificate not signed by the CA given: refused, and the error says why
+        other = os.path.join(e.dir, "other-ca")
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", other + ".key", "-out", other + ".crt",
+                "-days", "1", "-subj", "/CN=other-ca")
+        bad = Cluster(tempfile.mkdtemp(prefix="skiff-e2e-"), ["--no-agent", "--datastore-endpoint",
+                                                               f"etcd://{e.endpoint}", "--datastore-cafile",
+                                                               other + ".crt", "--datastore-certfile", e.cert,
+                                                               "--datastore-keyfile", e.key])
+        with pytest.raises(RuntimeError) as ei:
+            bad.start(timeout=30)
+        assert "etcd's certificate is refused" in str(ei.value) and "issuer is unknown" in str(ei.value)
+        bad.cleanup()
+        shutil.rmtree(bad.data_dir, ignore_errors=True)
         # without the client certificate etcd refuses the connection: the server does not start
         bad = Cluster(tempfile.mkdtemp(prefix="skiff-e2e-"), ["--no-agent", "--datastore-endpoint",
                                                                f"etcd://{e.endpoint}", "--datastore-cafile", e.ca])

@@ -377,6 +377,16 @@ static void test_wire(void **state)
 	sk__etcd_status_error(GRPC_STATUS_UNAVAILABLE, "failed to connect to all addresses", &err);
 	assert_int_equal(err.code, SK_EUNAVAILABLE);
 	assert_string_equal(err.msg, "etcdserver: request timed out");
+	/* our own TLS connection: an outage is plain, a refused certificate says why */
+	sk__etcd_status_error(GRPC_STATUS_UNAVAILABLE, "etcd at 127.0.0.1:2379: connecting: Connection refused", &err);
+	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_string_equal(err.msg, "etcdserver: request timed out");
+	sk__etcd_status_error(GRPC_STATUS_UNAVAILABLE,
+			      "etcd at 127.0.0.1:2379: TLS: etcd's certificate is refused: The certificate is NOT trusted.",
+			      &err);
+	assert_int_equal(err.code, SK_EUNAVAILABLE);
+	assert_string_equal(err.msg, "etcdserver: request timed out (etcd at 127.0.0.1:2379: TLS: etcd's certificate "
+				     "is refused: The certificate is NOT trusted.)");
 	sk__etcd_status_error(GRPC_STATUS_DEADLINE_EXCEEDED, "Deadline Exceeded", &err);
 	assert_int_equal(err.code, SK_EUNAVAILABLE);
 	sk__etcd_status_error(GRPC_STATUS_PERMISSION_DENIED, "etcdserver: permission denied", &err);
