@@ -28,7 +28,8 @@ start_etcd() {
 	for _ in $(seq 600); do curl -sf "http://127.0.0.1:$cport/health" >/dev/null && return 0; sleep 0.05; done
 	echo "etcd did not start:"; tail -5 "$dir/etcd.log"; exit 1
 }
-stop_etcd() { [ -n "$pid" ] && { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; pid=; }; }
+# (an if, not a failing &&: under set -e the EXIT trap would stop before its rm)
+stop_etcd() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; pid=; fi; }
 trap 'stop_etcd; rm -rf "$dir"' EXIT
 etcd --version | sed -n 1p # (head would end etcd with SIGPIPE: a failed pipeline under pipefail)
 echo "== watch delivery to 1,000 watchers, server on etcd"

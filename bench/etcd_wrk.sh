@@ -28,7 +28,7 @@ etcd --data-dir "$dir/data" --listen-client-urls "http://127.0.0.1:$cport" \
 	--initial-advertise-peer-urls "http://127.0.0.1:$pport" \
 	--initial-cluster "default=http://127.0.0.1:$pport" >"$dir/etcd.log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
 for _ in $(seq 600); do curl -sf "http://127.0.0.1:$cport/health" >/dev/null && break; sleep 0.05; done
 curl -sf "http://127.0.0.1:$cport/health" >/dev/null || { echo "etcd did not start:"; tail -5 "$dir/etcd.log"; exit 1; }
 etcd --version | sed -n 1p # (head would end etcd with SIGPIPE: a failed pipeline under pipefail)
