@@ -17,7 +17,6 @@
  * after the other, validating ones at once (a thread each), as upstream. */
 #include <errno.h>
 #include <pthread.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,9 +553,8 @@ static size_t collect(char *p, size_t size, size_t n, void *ud)
 }
 
 /* A CA bundle (base64 of PEM) for CURLOPT_CAINFO, which GnuTLS's libcurl
- * takes only as a file: an anonymous one (memfd) named /proc/self/fd/N, so
- * nothing is left behind. Returns its descriptor (caller closes) with the
- * path in path, or -1 with *why. */
+ * takes only as a file: an sk_memfile named /proc/self/fd/N. Returns its
+ * descriptor (caller closes) with the path in path, or -1 with *why. */
 static int ca_file(const char *b64, char *path, size_t cap, char **why)
 {
 	gnutls_datum_t in = {(unsigned char *)(uintptr_t)b64, (unsigned)strlen(b64)}, out = {0};
@@ -566,15 +564,12 @@ static int ca_file(const char *b64, char *path, size_t cap, char **why)
 		*why = xstrdup("could not get REST client: caBundle is not valid base64");
 		return -1;
 	}
-	fd = memfd_create("skiff-webhook-ca", MFD_CLOEXEC);
-	if (fd < 0 || write(fd, out.data, out.size) != (ssize_t)out.size) {
+	fd = sk_memfile("skiff-webhook-ca", out.data, out.size);
+	gnutls_free(out.data);
+	if (fd < 0) {
 		*why = xasprintf("could not get REST client: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		gnutls_free(out.data);
 		return -1;
 	}
-	gnutls_free(out.data);
 	snprintf(path, cap, "/proc/self/fd/%d", fd);
 	return fd;
 }

@@ -10,7 +10,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "client/client-int.h"
 #include "util/json.h"
@@ -447,22 +446,15 @@ static void http_watch_stop(sk_client_watch *w)
 }
 
 /* libcurl with GnuTLS wants the CA (and a client certificate) in a file: an
- * anonymous one (memfd), named by /proc/self/fd/N, so nothing is left in
- * /tmp when the process is killed. */
+ * anonymous one (sk_memfile), named by /proc/self/fd/N. */
 #define MEM_FILE_PREFIX "/proc/self/fd/"
 
 static char *write_ca_file(const char *pem, sk_error_t *err)
 {
-	int fd = memfd_create("skiff-tls", MFD_CLOEXEC);
-	size_t n = strlen(pem);
+	int fd = sk_memfile("skiff-tls", pem, strlen(pem));
 
 	if (fd < 0) {
-		sk_error_errno(err, errno, "creating a CA file");
-		return NULL;
-	}
-	if (write(fd, pem, n) != (ssize_t)n) {
 		sk_error_errno(err, errno, "writing a CA file");
-		close(fd);
 		return NULL;
 	}
 	return xasprintf(MEM_FILE_PREFIX "%d", fd);

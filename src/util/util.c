@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -229,6 +230,21 @@ void sk_log(int level, const char *component, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	pthread_mutex_unlock(&mu);
+}
+
+int sk_memfile(const char *name, const void *data, size_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC), e;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, data, len) != (ssize_t)len) {
+		e = errno ? errno : EIO;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }
 
 char *sk_read_file(const char *path, size_t *len)

@@ -137,6 +137,11 @@ bool sk_trace_on(void);
 
 /* Files. Read a whole file (NUL-terminated, length in *len if not NULL); NULL + errno on failure. */
 char *sk_read_file(const char *path, size_t *len);
+/* An anonymous in-memory file (memfd, close-on-exec) holding data, for a
+ * library that takes only a path (libcurl's CA with GnuTLS): name it
+ * /proc/self/fd/<fd>; closing fd removes it, and nothing is left on disk when
+ * the process is killed. Returns the descriptor, or -1 + errno. */
+int sk_memfile(const char *name, const void *data, size_t len);
 /* Writes atomically (tmp + fsync + rename) with the given mode. -1 + errno on failure. */
 int sk_write_file(const char *path, const void *data, size_t len, int mode);
 /* mkdir -p. */
