@@ -67,8 +67,9 @@ struct etcd_store {
 	int64_t tab_rev;
 	int resync; /* watch thread: the watch lost history, reload tab */
 
-	pthread_mutex_t wmu; /* guards hub, watch_rev, stop */
-	pthread_cond_t wcv;  /* watch_rev advanced, or stop */
+	pthread_mutex_t wmu;         /* guards hub, watch_rev, waiters, stop */
+	pthread_cond_t wcv;          /* stop */
+	struct seen_waiter *waiters; /* by revision, lowest first */
 	sk__hub hub;
 	int64_t watch_rev; /* the last revision the hub delivered */
 	int64_t delivered; /* atomic: watch_rev once its events reached every watcher */
@@ -151,6 +152,56 @@ static void set_range(struct etcd_store *s, ProtobufCBinaryData *key, ProtobufCB
 	*range_end = *end ? bin(*end, strlen(*end)) : bin("", 1);
 }
 
+/* ---- waiting for the watch ---- */
+
+/* A thread waiting for the watch to deliver a revision. Each has its own
+ * condition, and the watch wakes only those whose revision it delivered:
+ * with one condition for all, every watch message woke every writer in
+ * flight (64 in `skiff bench`), and all but a few went back to sleep. */
+struct seen_waiter {
+	int64_t rev;
+	pthread_cond_t cv;
+	int queued;
+	struct seen_waiter *next;
+};
+
+/* Under wmu: wakes the waiters the watch has reached (all of them on stop). */
+static void wake_seen(struct etcd_store *s)
+{
+	while (s->waiters && (s->waiters->rev <= s->watch_rev || s->stop)) {
+		struct seen_waiter *w = s->waiters;
+
+		s->waiters = w->next;
+		w->queued = 0;
+		pthread_cond_signal(&w->cv);
+	}
+}
+
+/* Under wmu: waits until the watch has delivered rev, the store stops or
+ * until passes; returns 0 or ETIMEDOUT. */
+static int wait_rev(struct etcd_store *s, int64_t rev, const struct timespec *until)
+{
+	struct seen_waiter w = {.rev = rev, .queued = 1}, **pp = &s->waiters;
+	int rc = 0;
+
+	if (s->watch_rev >= rev || s->stop)
+		return 0;
+	pthread_cond_init(&w.cv, NULL);
+	while (*pp && (*pp)->rev <= rev)
+		pp = &(*pp)->next;
+	w.next = *pp;
+	*pp = &w;
+	while (s->watch_rev < rev && !s->stop && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&w.cv, &s->wmu, until);
+	if (w.queued) {
+		for (pp = &s->waiters; *pp != &w; pp = &(*pp)->next)
+			;
+		*pp = w.next;
+	}
+	pthread_cond_destroy(&w.cv);
+	return s->watch_rev >= rev || s->stop ? 0 : rc;
+}
+
 /* ---- writes ---- */
 
 /* Waits until the watch has delivered rev, so that watchers have seen every
@@ -158,13 +209,12 @@ static void set_range(struct etcd_store *s, ProtobufCBinaryData *key, ProtobufCB
 static void wait_seen(struct etcd_store *s, int64_t rev)
 {
 	struct timespec until;
-	int rc = 0;
+	int rc;
 
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += SEEN_WAIT_SECS;
 	pthread_mutex_lock(&s->wmu);
-	while (s->watch_rev < rev && !s->stop && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&s->wcv, &s->wmu, &until);
+	rc = wait_rev(s, rev, &until);
 	pthread_mutex_unlock(&s->wmu);
 	if (rc == ETIMEDOUT)
 		sk_warn("store", "etcd: the watch has not delivered revision %lld yet", (long long)rev);
@@ -421,8 +471,7 @@ static int op_sync(sk_store *base, sk_error_t *err)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += SEEN_WAIT_SECS;
 	pthread_mutex_lock(&s->wmu);
-	while (s->watch_rev < rev && !s->stop && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&s->wcv, &s->wmu, &until);
+	rc = wait_rev(s, rev, &until);
 	pthread_mutex_unlock(&s->wmu);
 	if (rc == ETIMEDOUT) /* as the cacher's wait for a fresh enough revision */
 		return sk_error_set(err, SK_ETIMEOUT, "Too large resource version: %lld, current: %lld", (long long)rev,
@@ -488,12 +537,11 @@ static int list_etcd(struct etcd_store *s, const char *prefix, const char *after
 static int wait_seen_for(struct etcd_store *s, int64_t rev, int64_t ms)
 {
 	struct timespec ts;
-	int rc = 0, seen;
+	int seen;
 
 	sk_deadline_after_ms(&ts, ms);
 	pthread_mutex_lock(&s->wmu);
-	while (s->watch_rev < rev && !s->stop && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&s->wcv, &s->wmu, &ts);
+	wait_rev(s, rev, &ts);
 	seen = s->watch_rev >= rev;
 	pthread_mutex_unlock(&s->wmu);
 	return seen;
@@ -665,7 +713,7 @@ static int resync(struct etcd_store *s, sk_error_t *err)
 	if (rev > s->watch_rev)
 		s->watch_rev = rev;
 	__atomic_store_n(&s->delivered, s->watch_rev, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&s->wcv);
+	wake_seen(s);
 	pthread_mutex_unlock(&s->wmu);
 	max64(&s->rev, rev);
 	return 0;
@@ -807,7 +855,7 @@ static void progress(struct etcd_store *s, int64_t rev)
 	if (rev > s->watch_rev)
 		s->watch_rev = rev;
 	__atomic_store_n(&s->delivered, s->watch_rev, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&s->wcv);
+	wake_seen(s);
 	pthread_mutex_unlock(&s->wmu);
 	max64(&s->rev, rev);
 }
@@ -866,7 +914,7 @@ static int feed_hub(struct stream *st, sk__etcd_wmsg *m)
 		sk__hub_push(&s->hub, &m->events[i]);
 	}
 	__atomic_store_n(&s->delivered, s->watch_rev, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&s->wcv);
+	wake_seen(s);
 	pthread_mutex_unlock(&s->wmu);
 	max64(&s->rev, m->events[m->n - 1].rev);
 	return 0;
@@ -1070,6 +1118,7 @@ static void op_close(sk_store *base)
 
 	pthread_mutex_lock(&s->wmu);
 	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+	wake_seen(s);
 	pthread_cond_broadcast(&s->wcv);
 	pthread_mutex_unlock(&s->wmu);
 	if (s->watcher_started)
