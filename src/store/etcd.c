@@ -45,6 +45,9 @@
 #define STREAM_POLL_MS 100
 #define SEEN_WAIT_SECS 10
 #define FRESH_WAIT_MS 500
+/* a key under ROOT, outside the resources (upstream keeps compact_rev_key
+ * beside /registry so) */
+#define MARK_KEY "/skiff/freshness"
 #define REPLAY_IDLE_NS (1000 * 1000000LL)
 #define RECONNECT_NS (300 * 1000000LL)
 #define DEFAULT_HISTORY_SECS 300
@@ -222,7 +225,7 @@ static void wait_seen(struct etcd_store *s, int64_t rev)
 
 /* A txn of one compare on ROOT+key: create_revision == 0 (create), else
  * mod_revision == expect, or the key's existence when expect is 0; its
- * success branch is ok, its failure branch (but for a create) reads the key. */
+ * success branch is ok, its failure branch reads the key. */
 struct txn1 {
 	char *k;
 	Etcdserverpb__Compare cmp, *cmps[1];
@@ -266,7 +269,7 @@ static void txn1_init(struct etcd_store *s, struct txn1 *t, const char *key, int
 	t->req.success = t->oks;
 	t->fail.request_case = ETCDSERVERPB__REQUEST_OP__REQUEST_REQUEST_RANGE;
 	t->fail.request_range = &t->get;
-	t->req.n_failure = create ? 0 : 1;
+	t->req.n_failure = 1;
 	t->req.failure = t->fails;
 }
 
@@ -298,8 +301,12 @@ static int64_t txn(struct etcd_store *s, const char *key, struct txn1 *t, int64_
 			cur = got->kvs[0]->mod_revision;
 		}
 		etcdserverpb__txn_response__free_unpacked(r, NULL);
-		/* what made it fail reaches memory before the caller retries */
-		wait_seen(s, rev);
+		/* What made it fail reaches memory before the caller retries: the
+		 * key's own revision (etcd's, in the header, may be another
+		 * client's write outside ROOT that this watch never sees). A key
+		 * gone needs no wait: the caller reports it and does not retry. */
+		if (n)
+			wait_seen(s, cur);
 		if (!n)
 			return sk_error_set(err, SK_ENOTFOUND, "key \"%s\" not found", key);
 		return sk_error_set(err, SK_ECONFLICT, "key \"%s\": revision %lld is not the current %lld", key,
@@ -334,6 +341,12 @@ static int64_t op_create(sk_store *base, const char *key, const char *value, siz
 		return -1;
 	rev = header_rev(r->header);
 	rc = r->succeeded;
+	if (!rc && r->n_responses &&
+	    r->responses[0]->response_case == ETCDSERVERPB__RESPONSE_OP__RESPONSE_RESPONSE_RANGE &&
+	    r->responses[0]->response_range->n_kvs)
+		rev = r->responses[0]->response_range->kvs[0]->mod_revision; /* the key's own, as in txn() */
+	else if (!rc)
+		rev = 0;
 	etcdserverpb__txn_response__free_unpacked(r, NULL);
 	if (!rc) {
 		wait_seen(s, rev);
@@ -429,10 +442,51 @@ static int current_rev(struct etcd_store *s, int64_t *rev, sk_error_t *err)
 	return 0;
 }
 
-/* Upstream's consistent reads from the watch cache: etcd's current revision,
- * then a wait for the watch to have delivered it. Concurrent callers share
- * one read of the revision: a caller waits for one that started after it
- * came, and starts it when none is under way. */
+/* A write of ROOT+MARK_KEY: its revision, once the watch has delivered it,
+ * says that every write to ROOT before it is in memory. */
+static int mark(struct etcd_store *s, int64_t *rev, sk_error_t *err)
+{
+	Etcdserverpb__PutRequest put = ETCDSERVERPB__PUT_REQUEST__INIT;
+	Etcdserverpb__RequestOp op = ETCDSERVERPB__REQUEST_OP__INIT, *ops[1] = {&op};
+	Etcdserverpb__TxnRequest req = ETCDSERVERPB__TXN_REQUEST__INIT;
+	Etcdserverpb__TxnResponse *r = NULL;
+	cleanup_free char *k = ekey(s, MARK_KEY);
+
+	put.key = bin(k, strlen(k));
+	put.value = bin("", 0);
+	op.request_case = ETCDSERVERPB__REQUEST_OP__REQUEST_REQUEST_PUT;
+	op.request_put = &put;
+	req.n_success = 1;
+	req.success = ops;
+	if (txn_call(s, &req, &r, err) < 0)
+		return -1;
+	*rev = header_rev(r->header);
+	etcdserverpb__txn_response__free_unpacked(r, NULL);
+	return 0;
+}
+
+/* A revision that, once the watch has delivered it, says memory holds what
+ * etcd holds now: etcd's current revision, or, when the watch has not got
+ * there within FRESH_WAIT_MS, the revision of a write of ROOT's own. etcd's
+ * revision counts every key: a write outside ROOT (another cluster's root on
+ * a shared etcd) raises it and this watch never sees it. (etcd 3.4's
+ * WatchProgressRequest would tell, but before 3.4.25 its reply can overtake
+ * events still on their way: etcd-io/etcd#15220.) */
+static int wait_seen_for(struct etcd_store *s, int64_t rev, int64_t ms);
+
+static int fresh_rev(struct etcd_store *s, int64_t *rev, sk_error_t *err)
+{
+	if (current_rev(s, rev, err) < 0)
+		return -1;
+	if (wait_seen_for(s, *rev, FRESH_WAIT_MS))
+		return 0;
+	return stopping(s) ? 0 : mark(s, rev, err);
+}
+
+/* Upstream's consistent reads from the watch cache: a fresh revision
+ * (fresh_rev), then a wait for the watch to have delivered it. Concurrent
+ * callers share one: a caller waits for one that started after it came, and
+ * starts it when none is under way. */
 static int op_sync(sk_store *base, sk_error_t *err)
 {
 	struct etcd_store *s = E(base);
@@ -450,7 +504,7 @@ static int op_sync(sk_store *base, sk_error_t *err)
 			int frc;
 
 			pthread_mutex_unlock(&s->fmu);
-			frc = current_rev(s, &got, &ferr);
+			frc = fresh_rev(s, &got, &ferr);
 			pthread_mutex_lock(&s->fmu);
 			s->f_done = n;
 			s->f_rev = frc < 0 ? -1 : got;

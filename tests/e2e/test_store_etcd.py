@@ -103,6 +103,43 @@ def test_pagination_and_watch(env):
     assert seen == [("ADDED", "w", "1"), ("MODIFIED", "w", "2"), ("DELETED", "w", "2")]
 
 
+def test_shared_etcd_writes_outside_the_root(env):
+    """A server under a root of a shared etcd: other clients' writes raise etcd's revision
+    without an event on this server's watch; consistent reads, conflicts and creates of
+    an existing name still answer (they used to wait for that revision and time out)."""
+    _, e = env
+    d = tempfile.mkdtemp(prefix="skiff-e2e-")
+    c = Cluster(d, ["--no-agent", "--datastore-endpoint", f"etcd://{e.endpoint}/tenant-a"]).start()
+    try:
+        v1 = client.CoreV1Api(c.api_client())
+        cm = v1.create_namespaced_config_map("default", client.V1ConfigMap(
+            metadata=client.V1ObjectMeta(name="shared"), data={"k": "1"}))
+        assert etcd_kv(e, "/tenant-a/registry/configmaps/default/shared") is not None
+        for i in range(3):
+            e.etcdctl("put", f"/elsewhere/k{i}", "v")
+            got = v1.read_namespaced_config_map("shared", "default")  # a consistent read
+            assert got.data == {"k": "1"}
+            assert int(got.metadata.resource_version) < int(json.loads(
+                e.etcdctl("get", "/elsewhere/k0", "-w", "json"))["header"]["revision"])
+        # an update from a stale resourceVersion: 409 Conflict, then one from the current one
+        v1.patch_namespaced_config_map("shared", "default", {"data": {"k": "2"}})
+        e.etcdctl("put", "/elsewhere/k9", "v")
+        cm.data = {"k": "3"}
+        with pytest.raises(ApiException) as ei:
+            v1.replace_namespaced_config_map("shared", "default", cm)
+        assert ei.value.status == 409 and json.loads(ei.value.body)["reason"] == "Conflict"
+        cur = v1.read_namespaced_config_map("shared", "default")
+        cur.data = {"k": "3"}
+        assert v1.replace_namespaced_config_map("shared", "default", cur).data == {"k": "3"}
+        e.etcdctl("put", "/elsewhere/k10", "v")
+        r = c.kubectl("create", "configmap", "shared", check=False)
+        assert r.returncode != 0 and 'configmaps "shared" already exists' in r.stderr
+        assert c.kjson("get", "configmap", "shared")["data"] == {"k": "3"}
+    finally:
+        c.cleanup()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def test_outage_and_restart(env):
     c, e = env
     c.kubectl("create", "configmap", "before")
