@@ -5,7 +5,7 @@
 #                   their API/watch/scheduler/controller subset under TSan (build/skiff-tsan)
 #   make unit T=test_store      one unit test (or several, space-separated)
 #   make e2e K=watch            end-to-end tests whose names match (pytest -k)
-#   make e2e-etcd               part of the end-to-end suite with the store on etcd
+#   make e2e-etcd               the end-to-end suite with the store on etcd (E=FILES: some of it)
 #   make bench      benchmarks (not part of test)
 #   make demo       start a one-node cluster and run the example
 #   make format     clang-format over src/ (make test checks it)
@@ -114,8 +114,8 @@ tsan: build/skiff-tsan
 tsan-e2e: build/skiff-tsan
 	@bash tests/run-tsan.sh
 
-# Part of the end-to-end suite on an etcd store (not part of test; E=FILES
-# picks other test files).
+# The end-to-end suite on an etcd store, but the tests marked sqlite (not
+# part of test: ~2x make test's e2e time; E=FILES picks some test files).
 e2e-etcd: build/skiff-asan
 	@bash tests/run-e2e-etcd.sh $(E)
 

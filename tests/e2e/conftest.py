@@ -3,6 +3,7 @@ the Python kubernetes client. Every server runs on a free loopback port
 with its own temporary data directory and is stopped after the test.
 A ThreadSanitizer report in a server's log (build/skiff-tsan) fails the
 test that was running when it was written."""
+import hashlib
 import json
 import os
 import signal
@@ -11,7 +12,6 @@ import subprocess
 import tempfile
 import time
 import shutil
-import uuid
 
 import pytest
 
@@ -57,10 +57,12 @@ class Cluster:
         self.log_read = 0
         self.reports = []
         self.listen_host = "127.0.0.1"
-        # make e2e-etcd: every server on the run's etcd, under a root of its own
+        # make e2e-etcd: every server on the run's etcd, under a root of its own data
+        # directory's (a server started again on the same directory finds its objects)
         etcd = os.environ.get("SKIFF_E2E_ETCD")
         if etcd and "--datastore-endpoint" not in self.extra:
-            self.extra += ["--datastore-endpoint", f"etcd://{etcd}/e2e-{uuid.uuid4().hex[:12]}"]
+            root = hashlib.sha256(os.path.realpath(data_dir).encode()).hexdigest()[:12]
+            self.extra += ["--datastore-endpoint", f"etcd://{etcd}/e2e-{root}"]
         _clusters.append(self)
 
     def start(self, timeout=20):
@@ -186,14 +188,19 @@ PART = os.environ.get("SKIFF_E2E_PART", "")
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "agents: starts node agents (routes, bridges, nftables); run one at a time")
+    config.addinivalue_line("markers", "sqlite: exercises the SQLite store itself; left out by make e2e-etcd")
 
 
 def pytest_collection_modifyitems(config, items):
-    if PART not in ("agents", "hollow"):
+    etcd = bool(os.environ.get("SKIFF_E2E_ETCD"))
+    if PART not in ("agents", "hollow") and not etcd:
         return
     keep, drop = [], []
     for item in items:
-        (keep if (item.get_closest_marker("agents") is not None) == (PART == "agents") else drop).append(item)
+        wanted = PART not in ("agents", "hollow") or (item.get_closest_marker("agents") is not None) == (PART == "agents")
+        if etcd and item.get_closest_marker("sqlite") is not None:
+            wanted = False
+        (keep if wanted else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

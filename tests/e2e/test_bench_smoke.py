@@ -5,6 +5,8 @@ check does not rely on the benchmark's own bookkeeping."""
 import re
 import subprocess
 
+import pytest
+
 from conftest import SKIFF, Cluster
 
 
@@ -21,6 +23,7 @@ def test_bench_help():
     assert "--nodes" in r.stdout and "--gang" in r.stdout and "hollow" in r.stdout
 
 
+@pytest.mark.sqlite  # a server then reads the bench's SQLite data directory
 def test_bench_smoke_pods_and_gang(tmpdir_skiff):
     out = run_bench(tmpdir_skiff, "--nodes", "20", "--pods", "200", "--gang", "30", "--workers", "4")
     assert re.search(r"^pods: 200 pods Running in [0-9.]+s: \d+ pods/s sustained", out, re.M), out

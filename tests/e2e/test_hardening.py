@@ -248,6 +248,7 @@ def test_escaped_nul_and_slash_stay_in_their_segment(c):
     api.delete_namespaced_config_map("a", "default")
 
 
+@pytest.mark.sqlite
 def test_data_files_are_the_owners_alone(tmpdir_skiff):
     """state.db (Secrets inside) used to be 0644; a data dir an older version
     left open is tightened at the next start."""
