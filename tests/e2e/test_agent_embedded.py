@@ -12,7 +12,7 @@ import tempfile
 import pytest
 
 from conftest import Cluster, SKIFF
-from test_agent_cluster import AgentCluster, have_tools, images_dir, wait_for
+from test_agent_cluster import AgentCluster, have_tools, images_dir, kill_orphans, wait_for
 
 pytestmark = pytest.mark.agents
 
@@ -42,9 +42,21 @@ def embedded_cluster(prefix, node_prefix, extra=()):
         c.start()
         yield c
     finally:
-        c.kubectl("delete", "deploy,pods", "--all", "--grace-period=1", check=False)
-        c.cleanup()
         h = c.bridge_hash
+        if c.proc and c.proc.poll() is None:
+            # Owners first, then pods until none is left: a ReplicaSet not yet
+            # collected after its Deployment went can start a pod again, and
+            # an agent stopping leaves its containers running.
+            c.kubectl("delete", "deploy,rs,sts,ds,job", "--all", "-A", "--grace-period=1", check=False)
+            with contextlib.suppress(Exception):
+                wait_for(lambda: (c.kubectl("delete", "pods", "--all", "-A", "--grace-period=1", check=False) and
+                                  not c.kubectl("get", "pods", "-A", "-o", "name", check=False).stdout.strip()),
+                         30, what="every pod gone")
+        c.cleanup()
+        kill_orphans("/run/skiff-%08x" % h)
+        with open("/proc/mounts") as f:
+            for m in reversed([line.split()[1] for line in f if line.split()[1].startswith("/run/skiff-%08x/" % h)]):
+                subprocess.run(["umount", "-l", m], capture_output=True)
         subprocess.run(["ip", "link", "del", "sk%08x" % h], capture_output=True)
         subprocess.run(["nft", "delete", "table", "ip", "skiff-sk%08x" % h], capture_output=True)
         shutil.rmtree("/run/skiff-%08x" % h, ignore_errors=True)
