@@ -643,9 +643,11 @@ static void cq_drain(grpc_completion_queue *cq, int pluck)
 	grpc_completion_queue_destroy(cq);
 }
 
-/* One call on channel ch; returns its status (details in *msg, malloc'd). */
+/* One call on endpoint ep's channel; returns its status (details in *msg,
+ * malloc'd); *sent is 0 when the request surely did not leave (no
+ * connection). */
 static grpc_status_code call_once(sk__etcd_conn *c, size_t ep, const char *method, grpc_byte_buffer *req,
-				  grpc_byte_buffer **resp, int64_t timeout_ms, char **msg)
+				  grpc_byte_buffer **resp, int64_t timeout_ms, char **msg, int *sent)
 {
 	grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
 	grpc_slice details = grpc_empty_slice();
@@ -656,6 +658,7 @@ static grpc_status_code call_once(sk__etcd_conn *c, size_t ep, const char *metho
 	grpc_event ev;
 
 	*resp = NULL;
+	*sent = call != NULL;
 	if (!call) {
 		cq_drain(cq, 1);
 		return GRPC_STATUS_UNAVAILABLE;
@@ -692,6 +695,13 @@ static grpc_status_code call_once(sk__etcd_conn *c, size_t ep, const char *metho
 	return code;
 }
 
+/* A call that changes etcd's data (every Txn skiff makes writes). */
+static int mutating(const char *method) { return !strcmp(method, SK__ETCD_TXN) || !strcmp(method, SK__ETCD_COMPACT); }
+
+/* gRPC's words for a call that found no connection to send it on (a plain
+ * TCP channel failing fast while it cannot connect) */
+static int not_connected(const char *msg) { return !strncmp(msg, "failed to connect to all addresses", 34); }
+
 int sk__etcd_unary(sk__etcd_conn *c, const char *method, const ProtobufCMessage *req,
 		   const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp, int64_t timeout_ms,
 		   sk_error_t *err)
@@ -708,17 +718,24 @@ int sk__etcd_unary(sk__etcd_conn *c, const char *method, const ProtobufCMessage 
 
 		/* a sent buffer's slices are the call's: one of its own each time */
 		grpc_byte_buffer *bb = pack(req);
+		int sent;
 
 		free(msg);
 		msg = NULL;
-		code = call_once(c, ep, method, bb, &rb, timeout_ms, &msg);
+		code = call_once(c, ep, method, bb, &rb, timeout_ms, &msg, &sent);
 		grpc_byte_buffer_destroy(bb);
 		if (code == GRPC_STATUS_OK)
 			sk__etcd_conn_answered(c, ep);
-		/* on to the next endpoint only when this one could not be reached */
-		if (code != GRPC_STATUS_UNAVAILABLE || !strncmp(msg, "etcdserver: ", 12))
+		else
+			sk_debug("store", "etcd endpoint %zu %s: %s (%d)", ep, method, msg, (int)code);
+		/* on to the next endpoint only when this one could not be
+		 * reached; a write only when it did not leave, as etcd's client
+		 * (isSafeRetryMutableRPC): one that broke off may have been
+		 * applied, and made again it would fail its compare (a create
+		 * AlreadyExists, a delete NotFound) although it succeeded */
+		if (code != GRPC_STATUS_UNAVAILABLE || !strncmp(msg, "etcdserver: ", 12) ||
+		    (sent && mutating(method) && !not_connected(msg)))
 			break;
-		sk_debug("store", "etcd endpoint %zu %s: %s", ep, method, msg);
 	}
 	if (code != GRPC_STATUS_OK) {
 		if (rb)
