@@ -39,6 +39,12 @@
 #define RECONNECT_MAX_MS 1000
 #define KEEPALIVE_MS 10000
 
+/* a read that etcd answers "leader changed" is made again every
+ * LEADER_RETRY_MS, for at most LEADER_WAIT_MS (an election on a busy
+ * machine) */
+#define LEADER_RETRY_MS 50
+#define LEADER_WAIT_MS 3000
+
 /* how long the monitor waits on a channel's state before it looks again */
 #define MONITOR_MS 200
 
@@ -685,6 +691,11 @@ static grpc_status_code call_once(sk__etcd_conn *c, size_t ep, const char *metho
 	if (ev.type != GRPC_OP_COMPLETE)
 		abort();
 	*msg = grpc_slice_to_c_string(details);
+	/* gRPC's C core ends a call whose connection closed under it UNKNOWN
+	 * "Stream removed" (or UNAVAILABLE "Socket closed"): no answer, as
+	 * Go's gRPC says Unavailable */
+	if (code == GRPC_STATUS_UNKNOWN && !strcmp(*msg, "Stream removed"))
+		code = GRPC_STATUS_UNAVAILABLE;
 	grpc_slice_unref(details);
 	grpc_metadata_array_destroy(&im);
 	grpc_metadata_array_destroy(&tm);
@@ -695,19 +706,13 @@ static grpc_status_code call_once(sk__etcd_conn *c, size_t ep, const char *metho
 	return code;
 }
 
-/* A call that changes etcd's data (every Txn skiff makes writes). */
-static int mutating(const char *method) { return !strcmp(method, SK__ETCD_TXN) || !strcmp(method, SK__ETCD_COMPACT); }
-
-/* gRPC's words for a call that found no connection to send it on (a plain
- * TCP channel failing fast while it cannot connect) */
-static int not_connected(const char *msg) { return !strncmp(msg, "failed to connect to all addresses", 34); }
-
 int sk__etcd_unary(sk__etcd_conn *c, const char *method, const ProtobufCMessage *req,
 		   const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp, int64_t timeout_ms,
 		   sk_error_t *err)
 {
 	grpc_byte_buffer *rb = NULL;
 	size_t first = sk__etcd_conn_current(c), len = 0;
+	int64_t waited = 0;
 	grpc_status_code code = GRPC_STATUS_UNAVAILABLE;
 	char *msg = NULL;
 	uint8_t *data;
@@ -722,20 +727,28 @@ int sk__etcd_unary(sk__etcd_conn *c, const char *method, const ProtobufCMessage 
 
 		free(msg);
 		msg = NULL;
+		if (rb)
+			grpc_byte_buffer_destroy(rb);
+		rb = NULL;
 		code = call_once(c, ep, method, bb, &rb, timeout_ms, &msg, &sent);
 		grpc_byte_buffer_destroy(bb);
 		if (code == GRPC_STATUS_OK)
 			sk__etcd_conn_answered(c, ep);
 		else
 			sk_debug("store", "etcd endpoint %zu %s: %s (%d)", ep, method, msg, (int)code);
-		/* on to the next endpoint only when this one could not be
-		 * reached; a write only when it did not leave, as etcd's client
-		 * (isSafeRetryMutableRPC): one that broke off may have been
-		 * applied, and made again it would fail its compare (a create
-		 * AlreadyExists, a delete NotFound) although it succeeded */
-		if (code != GRPC_STATUS_UNAVAILABLE || !strncmp(msg, "etcdserver: ", 12) ||
-		    (sent && mutating(method) && !not_connected(msg)))
+		switch (code == GRPC_STATUS_OK ? SK__ETCD_STOP : sk__etcd_retry(method, code, msg, sent)) {
+		case SK__ETCD_AGAIN:
+			if (waited + LEADER_RETRY_MS <= (timeout_ms < LEADER_WAIT_MS ? timeout_ms : LEADER_WAIT_MS)) {
+				nap(c, LEADER_RETRY_MS);
+				waited += LEADER_RETRY_MS;
+				i--; /* (wraps for i == 0; the loop's i++ brings it back) */
+				continue;
+			}
 			break;
+		case SK__ETCD_NEXT:
+			continue;
+		}
+		break;
 	}
 	if (code != GRPC_STATUS_OK) {
 		if (rb)

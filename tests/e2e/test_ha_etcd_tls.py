@@ -1,11 +1,14 @@
 """One skiff server on a 3-member etcd cluster over TLS (client and peer
 certificates from one CA, --client-cert-auth), given the three endpoints
 with --datastore-cafile/certfile/keyfile. While clients keep writing
-ConfigMaps, kill -9 of member 0 (the server's first endpoint), then, with it
-back, of member 1: writes keep being acknowledged, a watch opened before
-keeps delivering every acknowledged write, no acknowledged write is lost and
-the server stays up. A wrong CA: the server exits at start naming the
+ConfigMaps (and one reads a ConfigMap), kill -9 of member 0 (the server's
+first endpoint), then, with it back, of member 1: writes keep being
+acknowledged and reads answered, a watch opened before keeps delivering
+every acknowledged write, no acknowledged write is lost (a write under way
+on the killed member is an unknown outcome, never made twice) and the
+server stays up. A wrong CA: the server exits at start naming the
 endpoint and why etcd's certificate is refused. No nodes."""
+import json
 import os
 import shutil
 import tempfile
@@ -54,6 +57,25 @@ class TimedBurst(Burst):
                 self.acks.append((time.monotonic(), op, name, value))
 
 
+class Reader:
+    """A thread reading one ConfigMap without a resourceVersion (a
+    consistent read: etcd's current revision first), each answer kept with
+    its time (None when it succeeded, else the error)."""
+
+    def __init__(self, v, ns, name):
+        self.reads, self.stop = [], threading.Event()
+        self.thread = threading.Thread(target=self.run, args=(v, ns, name))
+        self.thread.start()
+
+    def run(self, v, ns, name):
+        while not self.stop.is_set():
+            try:
+                v.read_namespaced_config_map(name, ns, _request_timeout=30 * SLOW)
+                self.reads.append((time.monotonic(), None))
+            except Exception as x:
+                self.reads.append((time.monotonic(), getattr(x, "body", None) or repr(x)))
+
+
 class Watcher:
     """A watch on the namespace from resourceVersion rv, every event kept as
     (name, value) (value None for a deletion)."""
@@ -85,19 +107,25 @@ def test_member_kills_during_writes_over_tls(tls_ha):
     v.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="burst")))
     rv = v.list_namespaced_config_map("burst").metadata.resource_version
     w = Watcher(v, "burst", rv)
+    v.create_namespaced_config_map("burst", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="probe"), data={"v": "p"}))
+    r = Reader(v, "burst", "probe")
     b = TimedBurst([c], threads=2)
-    failover = []
+    failover, led = [], []
     try:
         for t in b.threads:
             t.start()
         wait_for(lambda: len(b.acks) >= 20, timeout=60, interval=0.05, what="writes before the kills")
         for victim in (0, 1):
+            st = json.loads(e.etcdctl("endpoint", "status", "-w", "json"))[victim]["Status"]
+            led.append(st["header"]["member_id"] == st["leader"])
             t0 = time.monotonic()
             e.kill(victim)
             after = lambda: [a for a in list(b.acks) if a[0] > t0]
             wait_for(lambda: len(after()) >= 10, timeout=60, interval=0.05,
                      what=f"writes acknowledged after killing etcd member {victim}")
             failover.append(after()[0][0] - t0)
+            wait_for(lambda: any(t > t0 and not x for t, x in list(r.reads)), timeout=60, interval=0.05,
+                     what=f"a read after killing member {victim}")
             # the watch opened before the kill delivers writes made after it
             wait_for(lambda: all(w.has(*a[1:]) for a in after()[:10]) or w.error, timeout=60, interval=0.05,
                      what=f"watch events after killing member {victim}")
@@ -109,7 +137,8 @@ def test_member_kills_during_writes_over_tls(tls_ha):
         wait_for(lambda: len(b.acks) >= n + 10, timeout=60, interval=0.05, what="writes with all members back")
     finally:
         b.stop.set()
-        for t in b.threads:
+        r.stop.set()
+        for t in b.threads + [r.thread]:
             t.join()
     # every acknowledged write: in the store with its last value, and seen by the watch
     lost, stale = b.lost(v), b.stale()
@@ -123,8 +152,10 @@ def test_member_kills_during_writes_over_tls(tls_ha):
     # the writers' loop took the failovers in its stride
     outcomes = [entry[-1] for entry in b.log]
     assert outcomes.count("ok") == len(b.acks) >= 40, outcomes
-    print(f"failover (kill -9 to the first acknowledged write): {['%.2f s' % f for f in failover]}, "
-          f"{len(b.acks)} writes acknowledged, {len(outcomes) - len(b.acks)} not")
+    print(f"failover (kill -9 to the first acknowledged write): "
+          f"{['%.2f s%s' % (f, ' (leader)' if l else '') for f, l in zip(failover, led)]}, "
+          f"{len(b.acks)} writes acknowledged, {len(outcomes) - len(b.acks)} not; "
+          f"{len(r.reads)} reads, failed: {[x[-200:] for t, x in r.reads if x]}")
     assert c.proc.poll() is None, c.log()
     with open(c.log_path, errors="replace") as f:
         log = f.read()
