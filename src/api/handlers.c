@@ -197,7 +197,11 @@ static int stale(sk_api *api, const sk_api_resource *r, const char *ns, const ch
 	sk_store_kv kv;
 	int64_t cur = 0;
 
-	if (*synced)
+	/* no answer from the store (etcd unreachable, its own error, a
+	 * deadline): the write may have been applied, so it is not made again
+	 * (a delete would answer NotFound for itself); its outcome is unknown,
+	 * as upstream's */
+	if (*synced || err->code == SK_EUNAVAILABLE || err->code == SK_EUNKNOWN || err->code == SK_ETIMEOUT)
 		return 0;
 	*synced = 1;
 	if (sk_store_sync(api->store, &e) < 0) {

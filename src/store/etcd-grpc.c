@@ -39,6 +39,12 @@
 #define RECONNECT_MAX_MS 1000
 #define KEEPALIVE_MS 10000
 
+/* a read that etcd answers "leader changed" is made again every
+ * LEADER_RETRY_MS, for at most LEADER_WAIT_MS (an election on a busy
+ * machine) */
+#define LEADER_RETRY_MS 50
+#define LEADER_WAIT_MS 3000
+
 /* how long the monitor waits on a channel's state before it looks again */
 #define MONITOR_MS 200
 
@@ -643,9 +649,11 @@ static void cq_drain(grpc_completion_queue *cq, int pluck)
 	grpc_completion_queue_destroy(cq);
 }
 
-/* One call on channel ch; returns its status (details in *msg, malloc'd). */
+/* One call on endpoint ep's channel; returns its status (details in *msg,
+ * malloc'd); *sent is 0 when the request surely did not leave (no
+ * connection). */
 static grpc_status_code call_once(sk__etcd_conn *c, size_t ep, const char *method, grpc_byte_buffer *req,
-				  grpc_byte_buffer **resp, int64_t timeout_ms, char **msg)
+				  grpc_byte_buffer **resp, int64_t timeout_ms, char **msg, int *sent)
 {
 	grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
 	grpc_slice details = grpc_empty_slice();
@@ -656,6 +664,7 @@ static grpc_status_code call_once(sk__etcd_conn *c, size_t ep, const char *metho
 	grpc_event ev;
 
 	*resp = NULL;
+	*sent = call != NULL;
 	if (!call) {
 		cq_drain(cq, 1);
 		return GRPC_STATUS_UNAVAILABLE;
@@ -682,6 +691,11 @@ static grpc_status_code call_once(sk__etcd_conn *c, size_t ep, const char *metho
 	if (ev.type != GRPC_OP_COMPLETE)
 		abort();
 	*msg = grpc_slice_to_c_string(details);
+	/* gRPC's C core ends a call whose connection closed under it UNKNOWN
+	 * "Stream removed" (or UNAVAILABLE "Socket closed"): no answer, as
+	 * Go's gRPC says Unavailable */
+	if (code == GRPC_STATUS_UNKNOWN && !strcmp(*msg, "Stream removed"))
+		code = GRPC_STATUS_UNAVAILABLE;
 	grpc_slice_unref(details);
 	grpc_metadata_array_destroy(&im);
 	grpc_metadata_array_destroy(&tm);
@@ -698,6 +712,7 @@ int sk__etcd_unary(sk__etcd_conn *c, const char *method, const ProtobufCMessage 
 {
 	grpc_byte_buffer *rb = NULL;
 	size_t first = sk__etcd_conn_current(c), len = 0;
+	int64_t waited = 0;
 	grpc_status_code code = GRPC_STATUS_UNAVAILABLE;
 	char *msg = NULL;
 	uint8_t *data;
@@ -708,17 +723,32 @@ int sk__etcd_unary(sk__etcd_conn *c, const char *method, const ProtobufCMessage 
 
 		/* a sent buffer's slices are the call's: one of its own each time */
 		grpc_byte_buffer *bb = pack(req);
+		int sent;
 
 		free(msg);
 		msg = NULL;
-		code = call_once(c, ep, method, bb, &rb, timeout_ms, &msg);
+		if (rb)
+			grpc_byte_buffer_destroy(rb);
+		rb = NULL;
+		code = call_once(c, ep, method, bb, &rb, timeout_ms, &msg, &sent);
 		grpc_byte_buffer_destroy(bb);
 		if (code == GRPC_STATUS_OK)
 			sk__etcd_conn_answered(c, ep);
-		/* on to the next endpoint only when this one could not be reached */
-		if (code != GRPC_STATUS_UNAVAILABLE || !strncmp(msg, "etcdserver: ", 12))
+		else
+			sk_debug("store", "etcd endpoint %zu %s: %s (%d)", ep, method, msg, (int)code);
+		switch (code == GRPC_STATUS_OK ? SK__ETCD_STOP : sk__etcd_retry(method, code, msg, sent)) {
+		case SK__ETCD_AGAIN:
+			if (waited + LEADER_RETRY_MS <= (timeout_ms < LEADER_WAIT_MS ? timeout_ms : LEADER_WAIT_MS)) {
+				nap(c, LEADER_RETRY_MS);
+				waited += LEADER_RETRY_MS;
+				i--; /* (wraps for i == 0; the loop's i++ brings it back) */
+				continue;
+			}
 			break;
-		sk_debug("store", "etcd endpoint %zu %s: %s", ep, method, msg);
+		case SK__ETCD_NEXT:
+			continue;
+		}
+		break;
 	}
 	if (code != GRPC_STATUS_OK) {
 		if (rb)

@@ -54,6 +54,13 @@ sk__etcd_conn *sk__etcd_conn_open(char *const *hosts, size_t n, const char *ca, 
 				  sk_error_t *err);
 void sk__etcd_conn_close(sk__etcd_conn *c);
 
+/* After a unary call of method failed with code and msg (sent: it left on
+ * a connection): SK__ETCD_STOP (its error stands), SK__ETCD_NEXT (made
+ * again on the next endpoint) or SK__ETCD_AGAIN (on the same one after a
+ * pause: a read that met an election). */
+enum { SK__ETCD_STOP, SK__ETCD_NEXT, SK__ETCD_AGAIN };
+int sk__etcd_retry(const char *method, grpc_status_code code, const char *msg, int sent);
+
 /* One unary call of method with req on the first endpoint that answers
  * (from the one that answered last); *resp gets the reply, unpacked as
  * resp_desc (caller frees with protobuf_c_message_free_unpacked). */

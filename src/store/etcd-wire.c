@@ -51,6 +51,30 @@ int sk__etcd_status_error(grpc_status_code code, const char *msg, sk_error_t *er
 	return sk_error_set(err, SK_EUNKNOWN, "%s", *msg ? msg : "etcdserver: unknown error");
 }
 
+int sk__etcd_retry(const char *method, grpc_status_code code, const char *msg, int sent)
+{
+	/* every Txn skiff makes writes */
+	int mutating = !strcmp(method, SK__ETCD_TXN) || !strcmp(method, SK__ETCD_COMPACT);
+
+	if (code != GRPC_STATUS_UNAVAILABLE)
+		return SK__ETCD_STOP;
+	/* a read that met an election (the new leader known already): again,
+	 * as etcd's client retries a repeatable call that was Unavailable */
+	if (!mutating && !strcmp(msg, "etcdserver: leader changed"))
+		return SK__ETCD_AGAIN;
+	if (!strncmp(msg, "etcdserver: ", 12))
+		return SK__ETCD_STOP;
+	/* this endpoint could not be reached: the next one; a write only when
+	 * it did not leave (no connection, or gRPC's words for a channel that
+	 * failed fast as it could not connect), as etcd's client
+	 * (isSafeRetryMutableRPC): one that broke off may have been applied,
+	 * and made again it would fail its compare (a create AlreadyExists, a
+	 * delete NotFound) although it succeeded */
+	if (mutating && sent && strncmp(msg, "failed to connect to all addresses", 34))
+		return SK__ETCD_STOP;
+	return SK__ETCD_NEXT;
+}
+
 static void event_release(sk__event *ev)
 {
 	sk__blob_unref(ev->key);

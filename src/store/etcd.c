@@ -994,7 +994,7 @@ static void *watch_main(void *arg)
 	while (!stopping(s)) {
 		struct stream st = {.s = s, .on_msg = feed_hub};
 		sk_error_t err = {0};
-		int64_t from;
+		int64_t from, t0;
 
 		if (s->resync && resync(s, &err) < 0) {
 			sk_warn("store", "etcd: reloading the state: %s", err.msg);
@@ -1005,10 +1005,15 @@ static void *watch_main(void *arg)
 		pthread_mutex_lock(&s->wmu);
 		from = s->watch_rev + 1;
 		pthread_mutex_unlock(&s->wmu);
+		t0 = sk_mono_ns();
 		if (stream_run(s, &st, from) < 0 && !stopping(s))
 			sk_warn("store", "etcd: watch from revision %lld: %s; reconnecting", (long long)from,
 				st.err.msg);
-		if (!stopping(s))
+		/* a watch that was up a while (its member gone) is made again at
+		 * once, on the next endpoint if that member cannot be reached:
+		 * writes wait for it to deliver their revision; one that ended
+		 * straight away waits first */
+		if (!stopping(s) && sk_mono_ns() - t0 < RECONNECT_NS)
 			sleep_unless_stopped(s, RECONNECT_NS);
 	}
 	return NULL;

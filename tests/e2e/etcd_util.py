@@ -18,6 +18,24 @@ def openssl(*args):
     subprocess.run(["openssl"] + list(args), check=True, capture_output=True, timeout=60)
 
 
+def make_certs(d, servers):
+    """In directory d: a CA (ca.crt), for each name in servers NAME.crt/.key
+    valid for 127.0.0.1, and client.crt/.key; returns (ca, client cert, key)."""
+    p = lambda n: os.path.join(d, n)
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", p("ca.key"), "-out", p("ca.crt"),
+            "-days", "1", "-subj", "/CN=etcd-ca")
+    # etcd's gateway (and a peer) presents the serving certificate to etcd itself: clientAuth too
+    exts = [(n, "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth") for n in servers]
+    for name, ext in exts + [("client", "extendedKeyUsage=clientAuth")]:
+        with open(p(name + ".ext"), "w") as f:
+            f.write(ext)
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", p(name + ".key"), "-out", p(name + ".csr"),
+                "-subj", f"/CN={name}")
+        openssl("x509", "-req", "-in", p(name + ".csr"), "-CA", p("ca.crt"), "-CAkey", p("ca.key"),
+                "-CAcreateserial", "-out", p(name + ".crt"), "-days", "1", "-extfile", p(name + ".ext"))
+    return p("ca.crt"), p("client.crt"), p("client.key")
+
+
 class Etcd:
     def __init__(self, tls=False, args=()):
         self.args = list(args)
@@ -32,19 +50,7 @@ class Etcd:
 
     def make_certs(self):
         """A CA, etcd's serving certificate for 127.0.0.1 and a client certificate."""
-        p = lambda n: os.path.join(self.dir, n)
-        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", p("ca.key"), "-out", p("ca.crt"),
-                "-days", "1", "-subj", "/CN=etcd-ca")
-        # etcd's gateway presents the serving certificate to etcd itself: clientAuth too
-        for name, ext in (("server", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth"),
-                          ("client", "extendedKeyUsage=clientAuth")):
-            with open(p(name + ".ext"), "w") as f:
-                f.write(ext.replace("\\n", "\n"))
-            openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", p(name + ".key"), "-out", p(name + ".csr"),
-                    "-subj", f"/CN={name}")
-            openssl("x509", "-req", "-in", p(name + ".csr"), "-CA", p("ca.crt"), "-CAkey", p("ca.key"),
-                    "-CAcreateserial", "-out", p(name + ".crt"), "-days", "1", "-extfile", p(name + ".ext"))
-        self.ca, self.cert, self.key = p("ca.crt"), p("client.crt"), p("client.key")
+        self.ca, self.cert, self.key = make_certs(self.dir, ["server"])
 
     @property
     def endpoint(self):
@@ -106,32 +112,59 @@ class EtcdCluster:
     each member's data in its own directory under one temporary directory.
     kill(i) is a kill -9 of member i, start(i) brings it back on its data."""
 
-    def __init__(self, members=3):
+    def __init__(self, members=3, tls=False):
         self.dir = tempfile.mkdtemp(prefix="skiff-etcd3-")
         self.names = [f"m{i}" for i in range(members)]
         self.ports = [free_port() for _ in self.names]
         self.peers = [free_port() for _ in self.names]
         self.procs = [None] * members
-        self.initial = ",".join(f"{n}=http://127.0.0.1:{p}" for n, p in zip(self.names, self.peers))
+        self.tls = tls
+        self.scheme = "https" if tls else "http"
+        self.initial = ",".join(f"{n}={self.scheme}://127.0.0.1:{p}" for n, p in zip(self.names, self.peers))
+        if tls:
+            try:
+                self.make_certs()
+            except Exception:
+                shutil.rmtree(self.dir, ignore_errors=True)
+                raise
+
+    def make_certs(self):
+        """One CA; per member a certificate for 127.0.0.1 that serves clients
+        and peers and is a peer's client certificate too; a client
+        certificate for skiff and etcdctl."""
+        self.ca, self.cert, self.key = make_certs(self.dir, self.names)
+
+    def tls_args(self, i):
+        if not self.tls:
+            return []
+        crt, key = os.path.join(self.dir, self.names[i] + ".crt"), os.path.join(self.dir, self.names[i] + ".key")
+        return ["--cert-file", crt, "--key-file", key, "--client-cert-auth", "--trusted-ca-file", self.ca,
+                "--peer-cert-file", crt, "--peer-key-file", key, "--peer-client-cert-auth",
+                "--peer-trusted-ca-file", self.ca]
 
     @property
     def endpoints(self):
         return [f"127.0.0.1:{p}" for p in self.ports]
 
     def launch(self, i):
-        client, peer = f"http://127.0.0.1:{self.ports[i]}", f"http://127.0.0.1:{self.peers[i]}"
+        client = f"{self.scheme}://127.0.0.1:{self.ports[i]}"
+        peer = f"{self.scheme}://127.0.0.1:{self.peers[i]}"
         log = open(os.path.join(self.dir, f"{self.names[i]}.log"), "ab")
         self.procs[i] = subprocess.Popen(
             [ETCD, "--name", self.names[i], "--data-dir", os.path.join(self.dir, self.names[i]),
              "--listen-client-urls", client, "--advertise-client-urls", client, "--listen-peer-urls", peer,
              "--initial-advertise-peer-urls", peer, "--initial-cluster", self.initial,
-             "--initial-cluster-state", "new", "--initial-cluster-token", os.path.basename(self.dir)],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+             "--initial-cluster-state", "new", "--initial-cluster-token", os.path.basename(self.dir)] +
+            self.tls_args(i), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def healthy(self, i):
         """Member i answers and the cluster has a leader (etcd's /health)."""
+        ctx = None
+        if self.tls:
+            ctx = ssl.create_default_context(cafile=self.ca)
+            ctx.load_cert_chain(self.cert, self.key)
         try:
-            with urllib.request.urlopen(f"http://{self.endpoints[i]}/health", timeout=1) as r:
+            with urllib.request.urlopen(f"{self.scheme}://{self.endpoints[i]}/health", timeout=1, context=ctx) as r:
                 return b'"true"' in r.read()
         except OSError:
             return False
@@ -169,8 +202,9 @@ class EtcdCluster:
 
     def etcdctl(self, *args):
         env = dict(os.environ, ETCDCTL_API="3")
+        tls = ["--cacert", self.ca, "--cert", self.cert, "--key", self.key] if self.tls else []
         r = subprocess.run([ETCDCTL, "--endpoints", ",".join(self.endpoints), "--dial-timeout=20s",
-                            "--command-timeout=30s"] + list(args), capture_output=True, text=True, env=env,
+                            "--command-timeout=30s"] + tls + list(args), capture_output=True, text=True, env=env,
                            timeout=60)
         assert r.returncode == 0, f"etcdctl {' '.join(args)}: {r.stderr}"
         return r.stdout

@@ -391,6 +391,29 @@ static void test_wire(void **state)
 	assert_int_equal(err.code, SK_EUNAVAILABLE);
 	sk__etcd_status_error(GRPC_STATUS_PERMISSION_DENIED, "etcdserver: permission denied", &err);
 	assert_int_equal(err.code, SK_EUNKNOWN);
+
+	/* after a failed call: a read goes on to the next endpoint when this
+	 * one was not reached, a write only when it surely did not leave */
+	assert_int_equal(sk__etcd_retry(SK__ETCD_RANGE, GRPC_STATUS_UNAVAILABLE, "Socket closed", 1), SK__ETCD_NEXT);
+	assert_int_equal(sk__etcd_retry(SK__ETCD_TXN, GRPC_STATUS_UNAVAILABLE, "Socket closed", 1), SK__ETCD_STOP);
+	assert_int_equal(sk__etcd_retry(SK__ETCD_COMPACT, GRPC_STATUS_UNAVAILABLE, "Socket closed", 1), SK__ETCD_STOP);
+	assert_int_equal(sk__etcd_retry(SK__ETCD_TXN, GRPC_STATUS_UNAVAILABLE,
+					"etcd at 127.0.0.1:2379: connecting: Connection refused", 0),
+			 SK__ETCD_NEXT);
+	assert_int_equal(sk__etcd_retry(SK__ETCD_TXN, GRPC_STATUS_UNAVAILABLE,
+					"failed to connect to all addresses; last error: UNKNOWN: Connection refused", 1),
+			 SK__ETCD_NEXT);
+	/* etcd's own answer stands, but a read that met an election is made again */
+	assert_int_equal(sk__etcd_retry(SK__ETCD_TXN, GRPC_STATUS_UNAVAILABLE, "etcdserver: leader changed", 1),
+			 SK__ETCD_STOP);
+	assert_int_equal(sk__etcd_retry(SK__ETCD_RANGE, GRPC_STATUS_UNAVAILABLE, "etcdserver: leader changed", 1),
+			 SK__ETCD_AGAIN);
+	assert_int_equal(sk__etcd_retry(SK__ETCD_STATUS, GRPC_STATUS_UNAVAILABLE, "etcdserver: leader changed", 1),
+			 SK__ETCD_AGAIN);
+	assert_int_equal(sk__etcd_retry(SK__ETCD_RANGE, GRPC_STATUS_UNAVAILABLE, "etcdserver: no leader", 1),
+			 SK__ETCD_STOP);
+	assert_int_equal(sk__etcd_retry(SK__ETCD_RANGE, GRPC_STATUS_DEADLINE_EXCEEDED, "Deadline Exceeded", 1),
+			 SK__ETCD_STOP);
 }
 
 int main(void)
