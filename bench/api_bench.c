@@ -7,7 +7,9 @@
  *   - watch delivery latency (create → event received) to 1,000 watchers.
  * Usage: api_bench SKIFF_BINARY [threads] [creates]
  * Environment: WATCH_PODS, WATCH_GAP_MS; WATCH_ONLY=1 runs only the watch part;
- * SKIFF_SERVER_ARGS: more server flags (e.g. --datastore-endpoint etcd://…). */
+ * SKIFF_SERVER_ARGS: more server flags (e.g. --datastore-endpoint etcd://…);
+ * WATCH_RETRY=0: an ended watch is not re-opened (by default it is, with the
+ * reflector's backoff); SKIFF_SERVER_LOG: the server's stderr goes there. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -168,7 +170,33 @@ typedef struct wstate {
 	char buf[1 << 16];
 	size_t len;
 	int ready;            /* saw the "ready" pod: connected and streaming */
+	int got_byte;         /* this attempt received a byte of body */
+	int attempts;         /* watch requests opened (1 + re-opens) */
+	CURL *e;
+	double retry_at;      /* re-open due (monotonic s); 0: open */
+	double backoff;       /* the reflector's: 0.8 s doubling to 30 s */
+	char err[CURL_ERROR_SIZE];
 } wstate;
+
+/* Why watch requests ended before the bench stopped them: libcurl's result
+ * (connection refused/reset, TLS error, timeout…) or the HTTP status. */
+enum { MAX_CODES = 128 };
+static int end_curl[MAX_CODES], end_http[600], nreopen, nshown;
+static pthread_mutex_t end_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void print_ends(const char *when)
+{
+	pthread_mutex_lock(&end_mu);
+	printf("watch_ends %s: re-opened %d", when, nreopen);
+	for (int i = 0; i < MAX_CODES; i++)
+		if (end_curl[i])
+			printf(", curl \"%s\" %d", curl_easy_strerror((CURLcode)i), end_curl[i]);
+	for (int i = 0; i < 600; i++)
+		if (end_http[i])
+			printf(", HTTP %d %d", i, end_http[i]);
+	printf("\n");
+	pthread_mutex_unlock(&end_mu);
+}
 
 #define READY_NAME "\"name\":\"ready-0-0\""
 static int nready;
@@ -217,6 +245,7 @@ static size_t on_watch(char *p, size_t s, size_t n, void *ud)
 	size_t len = s * n;
 	char *nl;
 
+	w->got_byte = 1;
 	while (len) {
 		const char *line = p;
 		size_t ll;
@@ -265,7 +294,60 @@ typedef struct pump {
 	CURLM *m;
 	int ep;
 	double due;           /* when curl wants its timeout action; -1: none */
+	wstate **waiting;     /* ended watches waiting for their re-open */
+	size_t nwaiting;
 } pump;
+
+static int watch_retry = 1; /* WATCH_RETRY=0: an ended watch stays ended */
+
+/* A watch that ended: counted by cause and, as client-go's reflector does,
+ * re-opened after a backoff (0.8 s doubling to 30 s, reset by a watch that
+ * streamed). */
+static void watch_ended(pump *p, CURLMsg *msg)
+{
+	wstate *w = NULL;
+	long code = 0;
+
+	curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&w);
+	curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &code);
+	curl_multi_remove_handle(p->m, msg->easy_handle);
+	pthread_mutex_lock(&end_mu);
+	if (msg->data.result != CURLE_OK && w && nshown++ < 3)
+		fprintf(stderr, "watch ended: %s (HTTP %ld)\n", w->err, code);
+	if (msg->data.result != CURLE_OK || code == 200)
+		end_curl[(int)msg->data.result < MAX_CODES ? (int)msg->data.result : 0]++;
+	if (code != 200 && code > 0 && code < 600)
+		end_http[code]++;
+	pthread_mutex_unlock(&end_mu);
+	if (!watch_retry || !w)
+		return;
+	w->backoff = w->got_byte ? 0.8 : w->backoff ? (w->backoff * 2 > 30 ? 30 : w->backoff * 2) : 0.8;
+	w->retry_at = now_s() + w->backoff * (1 + (double)rand() / RAND_MAX);
+	w->got_byte = 0;
+	p->waiting = realloc(p->waiting, (p->nwaiting + 1) * sizeof(*p->waiting));
+	p->waiting[p->nwaiting++] = w;
+}
+
+/* Re-opens the ended watches whose backoff is over. */
+static void watch_reopen(pump *p)
+{
+	double t = now_s();
+
+	for (size_t i = 0; i < p->nwaiting;) {
+		wstate *w = p->waiting[i];
+
+		if (w->retry_at > t) {
+			i++;
+			continue;
+		}
+		w->retry_at = 0;
+		w->len = 0;
+		w->attempts++;
+		__atomic_add_fetch(&nreopen, 1, __ATOMIC_RELAXED);
+		curl_multi_add_handle(p->m, w->e);
+		p->waiting[i] = p->waiting[--p->nwaiting];
+	}
+}
 
 static int pump_socket(CURL *e, curl_socket_t fd, int what, void *ud, void *sockp)
 {
@@ -298,6 +380,8 @@ static void pump_init(pump *p)
 	p->m = curl_multi_init();
 	p->ep = epoll_create1(EPOLL_CLOEXEC);
 	p->due = -1;
+	p->waiting = NULL;
+	p->nwaiting = 0;
 	curl_multi_setopt(p->m, CURLMOPT_SOCKETFUNCTION, pump_socket);
 	curl_multi_setopt(p->m, CURLMOPT_SOCKETDATA, p);
 	curl_multi_setopt(p->m, CURLMOPT_TIMERFUNCTION, pump_timer);
@@ -326,6 +410,11 @@ static void *watch_pump(void *arg)
 			p->due = -1;
 			curl_multi_socket_action(p->m, CURL_SOCKET_TIMEOUT, 0, &running);
 		}
+		for (CURLMsg *msg; (msg = curl_multi_info_read(p->m, &(int){0}));)
+			if (msg->msg == CURLMSG_DONE)
+				watch_ended(p, msg);
+		if (p->nwaiting)
+			watch_reopen(p);
 	}
 	return NULL;
 }
@@ -391,6 +480,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("WATCH_RETRY"))
+		watch_retry = atoi(getenv("WATCH_RETRY"));
 	curl_global_init(CURL_GLOBAL_ALL);
 	mkdtemp(dir);
 	port = 20000 + getpid() % 20000;
@@ -398,7 +489,7 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	pid = fork();
 	if (pid == 0) {
-		freopen("/dev/null", "w", stderr);
+		freopen(getenv("SKIFF_SERVER_LOG") ? getenv("SKIFF_SERVER_LOG") : "/dev/null", "w", stderr);
 		/* SKIFF_SERVER_ARGS: more flags, split at spaces (--datastore-endpoint etcd://…) */
 		char *sargv[32] = {argv[1], "server", "--data-dir", dir, "--listen", listen, "--no-agent"};
 		int sargc = 7;
@@ -505,6 +596,10 @@ watch:
 			curl_easy_setopt(e, CURLOPT_URL, url);
 			curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_watch);
 			curl_easy_setopt(e, CURLOPT_WRITEDATA, &ws[i]);
+			curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)&ws[i]);
+			curl_easy_setopt(e, CURLOPT_ERRORBUFFER, ws[i].err);
+			ws[i].e = e;
+			ws[i].attempts = 1;
 			curl_multi_add_handle(m[i % PUMPS].m, e);
 		}
 		for (int p = 0; p < PUMPS; p++)
@@ -521,6 +616,14 @@ watch:
 			while (__atomic_load_n(&nready, __ATOMIC_RELAXED) < watchers && now_s() - t_wait < 120)
 				usleep(100000);
 			printf("watchers_streaming %d after %.1f s\n", nready, now_s() - t_wait);
+			{
+				int bytes = 0;
+
+				for (int i = 0; i < watchers; i++)
+					bytes += ws[i].got_byte;
+				printf("watchers_with_bytes %d (retry %s)\n", bytes, watch_retry ? "on" : "off");
+			}
+			print_ends("before the events");
 		}
 		pthread_mutex_lock(&lat_mu);
 		nlat = 0;
@@ -545,6 +648,7 @@ watch:
 		       (tv_s(&ru1.ru_utime) + tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_utime) - tv_s(&ru0.ru_stime)) * 1000 / wpods);
 		free(cl);
 		curl_easy_cleanup(wc);
+		print_ends("after the events");
 		watch_stop = 1;
 		for (int p = 0; p < PUMPS; p++)
 			pthread_join(pth[p], NULL);

@@ -101,7 +101,8 @@ struct sk_http {
 	struct addr_count *addrs[ADDR_BUCKETS];
 	unsigned max_conns, max_per_addr, max_unauth;
 	unsigned header_timeout, idle_timeout, body_timeout;
-	size_t ngone; /* shut down, not yet closed */
+	size_t ngone;       /* shut down, not yet closed */
+	time_t last_expire; /* the ticker's last deadline pass (monotonic s) */
 	/* upgraded connections (pods/exec…), all relayed by relay_hub's
 	 * thread; guarded by smu, counted down under it (relay_cv) */
 	struct sk_api_relays *relay_hub;
@@ -474,18 +475,39 @@ static int make_room(sk_http *h, struct addr_count *a)
 	return 0;
 }
 
+/* The header deadline measures the client, not the server: while a
+ * connection's socket holds bytes the server has not read yet (its TLS
+ * handshake or headers queued behind a busy event loop: 1,000 watches
+ * opened at once on a loaded machine), the elapsed dt seconds are not
+ * charged. kube-apiserver's Go server gives a TLS handshake and then the
+ * request's headers ReadHeaderTimeout (32 s) each; here one 32 s deadline
+ * covers both, as the client's time. A slow-loris client, whose bytes the
+ * server reads as they come, is still closed at it. */
+int sk_http_header_expired(int fd, time_t *since, time_t now, time_t dt, unsigned timeout)
+{
+	int unread = 0;
+
+	if (dt > 0 && fd >= 0 && ioctl(fd, FIONREAD, &unread) == 0 && unread > 0)
+		*since += dt;
+	return now - *since >= (time_t)timeout;
+}
+
 /* Once a second: closes the connections past their deadline. */
 static void expire_conns(sk_http *h)
 {
-	time_t now = mono_now();
+	time_t now = mono_now(), dt = h->last_expire ? now - h->last_expire : 0;
+	unsigned shed_pre = 0;
 
+	h->last_expire = now;
 	pthread_mutex_lock(&h->cmu);
-	while (h->pre.head && now - h->pre.head->since >= (time_t)h->header_timeout)
-		shed(h, h->pre.head);
-	for (conn_rec *r = h->spoke.head, *next; r; r = next) {
-		next = r->next;
-		if (now - r->since >= (time_t)h->header_timeout)
-			shed(h, r);
+	for (struct conn_list *l = &h->pre; l; l = l == &h->pre ? &h->spoke : NULL) {
+		for (conn_rec *r = l->head, *next; r; r = next) {
+			next = r->next;
+			if (sk_http_header_expired(r->fd, &r->since, now, dt, h->header_timeout)) {
+				shed(h, r);
+				shed_pre++;
+			}
+		}
 	}
 	while (h->kept.head && now - h->kept.head->since >= (time_t)h->idle_timeout)
 		shed(h, h->kept.head);
@@ -495,6 +517,8 @@ static void expire_conns(sk_http *h)
 			shed(h, r);
 	}
 	pthread_mutex_unlock(&h->cmu);
+	if (shed_pre)
+		sk_debug("http", "closed %u connections: no request headers within %u s", shed_pre, h->header_timeout);
 }
 
 static void conn_started(sk_http *h, struct MHD_Connection *conn, void **socket_ctx)
@@ -510,7 +534,7 @@ static void conn_started(sk_http *h, struct MHD_Connection *conn, void **socket_
 	h->nconns++;
 	set_phase(h, r, PH_WAIT);
 	if (make_room(h, r->addr) < 0) {
-		sk_debug("http", "connection refused: at the connection limit");
+		sk_debug("http", "connection closed: at the connection limit");
 		shed(h, r);
 	}
 	pthread_mutex_unlock(&h->cmu);
@@ -1294,7 +1318,7 @@ static void set_limits(sk_http *h, const sk_http_options *o)
 	h->max_unauth = o->max_unauth_conns ? o->max_unauth_conns : 1024;
 	if (h->max_unauth > h->max_conns / 2)
 		h->max_unauth = h->max_conns / 2;
-	h->header_timeout = o->header_timeout_s ? o->header_timeout_s : 10;
+	h->header_timeout = o->header_timeout_s ? o->header_timeout_s : SK_HTTP_HEADER_TIMEOUT_S;
 	h->idle_timeout = o->idle_timeout_s ? o->idle_timeout_s : 90;
 	h->body_timeout = o->body_timeout_s ? o->body_timeout_s : 60;
 }
