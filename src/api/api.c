@@ -75,6 +75,7 @@ void sk_api_free(sk_api *api)
 {
 	if (!api)
 		return;
+	sk__aggregator_stop(api);
 	if (api->metrics_collector > 0)
 		sk__prom_stop(api->metrics_collector);
 	sk__metrics_stop(api);

@@ -126,6 +126,10 @@ void sk_api_set_audit(sk_api *api, struct sk_audit *a);
  * NodeMetrics lists are empty. Stopped by sk_api_free. */
 int sk_api_metrics_start(sk_api *api, int64_t resolution_ms, sk_error_t *err);
 
+/* API aggregation (apiregistration.k8s.io): keeps the local APIServices
+ * (one per served group/version). Stopped by sk_api_free. */
+int sk_api_aggregator_start(sk_api *api, sk_error_t *err);
+
 /* Handles one request; always fills resp (errors become Status objects). */
 void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);
 
