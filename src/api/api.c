@@ -273,6 +273,8 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 				 "the server has received too large of a request body", NULL, NULL, NULL);
 		return;
 	}
+	if (sk__aggregator_handle(api, req, resp))
+		return;
 	if (req->content_type && strstr(req->content_type, "protobuf")) {
 		/* Typed clients send protobuf bodies (never for PATCH): decode into JSON. */
 		cleanup_json json_t *obj = NULL;
