@@ -243,6 +243,30 @@ static void set_status(sk_client *c, json_t *item, const char *st, const char *r
 		sk_warn("aggregator", "status of %s: %s", name, err.msg);
 }
 
+/* upstream's bootstrap Role kube-system/extension-apiserver-authentication-reader,
+ * which aggregated servers' RoleBindings name: created when missing */
+static void ensure_reader_role(sk_client *c)
+{
+	const char *coll = "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/roles";
+	cleanup_free char *path = xasprintf("%s/extension-apiserver-authentication-reader", coll);
+	cleanup_json json_t *have = NULL, *want = NULL, *out = NULL;
+	sk_error_t err = {0};
+
+	have = sk_client_get(c, path, &err);
+	if (have || err.code != SK_ENOTFOUND)
+		return;
+	sk_error_clear(&err);
+	want = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}, s:{s:s}}, s:[{s:[s], s:[s], s:[s], s:[s, s, s]}]}",
+			 "apiVersion", "rbac.authorization.k8s.io/v1", "kind", "Role", "metadata", "name",
+			 "extension-apiserver-authentication-reader", "namespace", "kube-system", "annotations",
+			 "rbac.authorization.kubernetes.io/autoupdate", "true", "labels", "kubernetes.io/bootstrapping",
+			 "rbac-defaults", "rules", "apiGroups", "", "resources", "configmaps", "resourceNames",
+			 "extension-apiserver-authentication", "verbs", "get", "list", "watch");
+	out = sk_client_create(c, coll, want, &err);
+	if (!out && err.code != SK_EEXISTS)
+		sk_warn("aggregator", "extension-apiserver-authentication-reader: %s", err.msg);
+}
+
 static void ensure_auth_configmap(sk_client *c, sk__agg *a)
 {
 	const char *path = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
@@ -256,6 +280,7 @@ static void ensure_auth_configmap(sk_client *c, sk__agg *a)
 			 a->front_ca ? a->front_ca : "", "requestheader-extra-headers-prefix", "[\"X-Remote-Extra-\"]",
 			 "requestheader-group-headers", "[\"X-Remote-Group\"]", "requestheader-username-headers",
 			 "[\"X-Remote-User\"]");
+	ensure_reader_role(c);
 	have = sk_client_get(c, path, &err);
 	sk_error_clear(&err);
 	if (have && json_equal(jget(have, "data"), jget(want, "data")))

@@ -222,6 +222,15 @@ def test_extension_apiserver_authentication(api_cluster, backend):
     assert data["client-ca-file"].startswith("-----BEGIN CERTIFICATE-----")
     assert data["requestheader-client-ca-file"].startswith("-----BEGIN CERTIFICATE-----")
     assert data["client-ca-file"] != data["requestheader-client-ca-file"]
+    role = api_cluster.kjson("get", "role", "-n", "kube-system", "extension-apiserver-authentication-reader")
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["configmaps"],
+                              "resourceNames": ["extension-apiserver-authentication"],
+                              "verbs": ["get", "list", "watch"]}]
+    # an aggregated server's service account may read it once bound, as upstream's manifests do
+    api_cluster.kubectl("create", "rolebinding", "-n", "kube-system", "wardle-auth-reader",
+                        "--role=extension-apiserver-authentication-reader", "--serviceaccount=default:wardle")
+    assert api_cluster.kubectl("auth", "can-i", "get", "configmap/extension-apiserver-authentication", "-n",
+                               "kube-system", "--as=system:serviceaccount:default:wardle").stdout.strip() == "yes"
 
 
 def test_aggregated_server(api_cluster, backend):
