@@ -45,6 +45,7 @@ struct sk__agg {
 	/* under mu: "GROUP/VERSION" → the APIService's proxy target
 	 * {name, ns, svc, port, ca, insecure, available, gp, vp, resources} */
 	json_t *services;
+	json_t *synced; /* the built-in local APIServices synced once */
 	char *client_ca, *front_ca;
 	int cert_fd, key_fd;
 	char cert_path[64], key_path[64];
@@ -357,7 +358,7 @@ static void *agg_main(void *arg)
 			gen = g;
 			last = now;
 			pthread_mutex_unlock(&a->mu);
-			sk__apiservice_sync(api);
+			sk__apiservice_sync(api, a->synced);
 			sync_services(api, a);
 			pthread_mutex_lock(&a->mu);
 			continue;
@@ -387,10 +388,11 @@ int sk_api_aggregator_start(sk_api *api, const char *data_dir, const char *clien
 	}
 	a->client_ca = client_ca ? xstrdup(client_ca) : NULL;
 	a->services = json_object();
+	a->synced = json_object();
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
 	api->agg = a;
-	sk__apiservice_sync(api);
+	sk__apiservice_sync(api, a->synced);
 	if (pthread_create(&a->thread, NULL, agg_main, api) != 0) {
 		api->agg = NULL;
 		sk__aggregator_stop_free(a);
@@ -406,6 +408,7 @@ void sk__aggregator_stop_free(sk__agg *a)
 	if (a->key_fd >= 0)
 		close(a->key_fd);
 	json_decref(a->services);
+	json_decref(a->synced);
 	free(a->client_ca);
 	free(a->front_ca);
 	pthread_mutex_destroy(&a->mu);

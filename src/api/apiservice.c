@@ -339,7 +339,9 @@ static void mark_local(sk_client *c, json_t *have)
 	sk_error_clear(&err);
 }
 
-void sk__apiservice_sync(sk_api *api)
+static int onstart(json_t *w) { return !strcmp(jstr(jget(jget(w, "metadata"), "labels"), AUTOMANAGED), "onstart"); }
+
+void sk__apiservice_sync(sk_api *api, json_t *synced)
 {
 	sk_client *c = sk_client_new_inproc(api);
 	cleanup_json json_t *want = wanted(), *list = NULL;
@@ -355,8 +357,8 @@ void sk__apiservice_sync(sk_api *api)
 		return;
 	}
 	json_array_foreach(jget(list, "items"), i, item) {
-		json_t *labels = jget(jget(item, "metadata"), "labels");
-		const char *managed = jstr(labels, AUTOMANAGED);
+		const char *managed = jstr(jget(jget(item, "metadata"), "labels"), AUTOMANAGED);
+		int local = !json_is_object(jget(jget(item, "spec"), "service"));
 		cleanup_free char *path = NULL;
 
 		name = jstr(jget(item, "metadata"), "name");
@@ -366,35 +368,44 @@ void sk__apiservice_sync(sk_api *api)
 		path = xasprintf(COLLECTION "/%s", name);
 		if (!w) {
 			/* a CRD's group/version that went away */
-			if (managed && !strcmp(managed, "true") && sk_client_delete(c, path, NULL, &err) < 0)
-				sk_error_clear(&err);
-			else if (!json_is_object(jget(jget(item, "spec"), "service")))
+			if (managed && !strcmp(managed, "true")) {
+				if (sk_client_delete(c, path, NULL, &err) < 0)
+					sk_error_clear(&err);
+			} else if (local) {
 				mark_local(c, item);
+			}
 			continue;
 		}
-		if (managed && (spec_differs(w, item) ||
-				strcmp(managed, jstr(jget(jget(w, "metadata"), "labels"), AUTOMANAGED)))) {
+		/* as upstream's autoregister: one not labelled is the user's,
+		 * a built-in one is synced once after the start, a CRD's always */
+		if (managed && !(onstart(w) && json_object_get(synced, name)) && spec_differs(w, item)) {
 			cleanup_json json_t *upd = json_deep_copy(item), *out = NULL;
 
 			json_object_set(upd, "spec", jget(w, "spec"));
-			json_object_set(jget(upd, "metadata"), "labels", jget(jget(w, "metadata"), "labels"));
 			out = sk_client_update(c, path, upd, &err);
 			sk_error_clear(&err);
-			if (out)
+			if (out && !json_is_object(jget(jget(out, "spec"), "service")))
 				mark_local(c, out);
-		} else if (!json_is_object(jget(jget(item, "spec"), "service"))) {
+		} else if (local) {
 			mark_local(c, item);
 		}
+		if (onstart(w))
+			json_object_set_new(synced, name, json_true());
 		json_object_del(want, name);
 	}
 	json_object_foreach(want, name, w) {
-		cleanup_json json_t *out = sk_client_create(c, COLLECTION, w, &err);
+		cleanup_json json_t *out = NULL;
 
+		if (onstart(w) && json_object_get(synced, name))
+			continue; /* deleted after the start: upstream leaves it */
+		out = sk_client_create(c, COLLECTION, w, &err);
 		if (out)
 			mark_local(c, out);
 		else if (err.code != SK_EEXISTS)
 			sk_warn("apiservice", "creating %s: %s", name, err.msg);
 		sk_error_clear(&err);
+		if (out && onstart(w))
+			json_object_set_new(synced, name, json_true());
 	}
 	sk_client_free(c);
 }

@@ -21,9 +21,12 @@ char *sk__apiservice_available_cell(json_t *obj);
 /* The priorities of a local group/version (kube-apiserver's table;
  * CRDs' and unknown ones 1000/100). */
 void sk__apiservice_priority(const char *group, const char *version, int custom, int *gp, int *vp);
-/* One pass of autoregistration: creates the missing local APIServices,
- * removes those of CRD group/versions no longer served and marks local ones
- * Available. */
-void sk__apiservice_sync(sk_api *api);
+/* One pass of autoregistration (upstream's autoregister controller):
+ * creates the missing local APIServices and updates their specs, built-in
+ * ones (automanaged=onstart) only until they were synced once (names kept
+ * in synced), those of CRDs (automanaged=true) always, removing the latter
+ * when their group/version is no longer served; one without the label is
+ * the user's. Marks local ones Available. */
+void sk__apiservice_sync(sk_api *api, json_t *synced);
 
 #endif
