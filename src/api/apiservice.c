@@ -178,60 +178,11 @@ static int apiservice_admit_create(sk_api *api, const sk_api_resource *r, json_t
 	return 0;
 }
 
-/* ---- table: kube-aggregator's ConvertToTable ---- */
-
-static json_t *apiservice_table_columns(const sk_api_resource *r)
-{
-	cleanup_json json_t *dflt = sk_table_columns(NULL);
-
-	(void)r;
-	return json_pack("[O, {s:s, s:s, s:s, s:s, s:i}, {s:s, s:s, s:s, s:s, s:i}, {s:s, s:s, s:s, s:O, s:i}]",
-			 json_array_get(dflt, 0), "name", "Service", "type", "string", "format", "", "description",
-			 "The reference to the service that hosts this API endpoint.", "priority", 0, "name",
-			 "Available", "type", "string", "format", "", "description",
-			 "Whether this service is available.", "priority", 0, "name", "Age", "type", "string", "format",
-			 "", "description", jget(json_array_get(dflt, 1), "description"), "priority", 0);
-}
-
-char *sk__apiservice_available_cell(json_t *obj)
-{
-	json_t *c = sk_kube_condition_find(jget(jget(obj, "status"), "conditions"), "Available");
-	const char *st = jstr(c, "status"), *reason = jstr(c, "reason");
-
-	if (!c)
-		return xstrdup("Unknown");
-	if (!st)
-		st = "";
-	if (!strcmp(st, "True") || !reason || !*reason)
-		return xstrdup(st);
-	return xasprintf("%s (%s)", st, reason);
-}
-
-static json_t *apiservice_table_cells(const sk_api_resource *r, json_t *obj, int64_t now)
-{
-	json_t *meta = jget(obj, "metadata"), *svc = jget(jget(obj, "spec"), "service");
-	cleanup_free char *service = NULL, *avail = sk__apiservice_available_cell(obj);
-	const char *name = jstr(meta, "name");
-	char age[32] = "<unknown>";
-	int64_t t;
-
-	(void)r;
-	if (json_is_object(svc))
-		service = xasprintf("%s/%s", jstr(svc, "namespace") ? jstr(svc, "namespace") : "",
-				    jstr(svc, "name") ? jstr(svc, "name") : "");
-	else
-		service = xstrdup("Local");
-	if (jstr(meta, "creationTimestamp") && sk_time_parse(jstr(meta, "creationTimestamp"), &t) == 0)
-		sk_human_duration(now - t, age, sizeof(age));
-	return json_pack("[s, s, s, s]", name ? name : "", service, avail, age);
-}
-
 const sk_kind_ops sk__apiservice_ops = {
 	.defaults = apiservice_defaults,
 	.validate = sk__apiservice_validate,
 	.admit_create = apiservice_admit_create,
-	.table_columns = apiservice_table_columns,
-	.table_cells = apiservice_table_cells,
+	.printer = &sk_table_printer_apiservice,
 };
 
 /* ---- autoregistration ---- */

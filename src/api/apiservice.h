@@ -16,8 +16,6 @@ extern const sk_kind_ops sk__apiservice_ops;
 void sk__apiservice_validate_spec(struct sk__verr *e, json_t *obj);
 /* The kind's validate hook: causes or NULL. */
 json_t *sk__apiservice_validate(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub);
-/* The Available column: "True", "False (Reason)", "Unknown"; caller frees. */
-char *sk__apiservice_available_cell(json_t *obj);
 /* The priorities of a local group/version (kube-apiserver's table;
  * CRDs' and unknown ones 1000/100). */
 void sk__apiservice_priority(const char *group, const char *version, int custom, int *gp, int *vp);

@@ -11,6 +11,7 @@
 
 #include "api/api-int.h"
 #include "api/apiservice.h"
+#include "api/table.h"
 #include "util/util.h"
 
 static const sk_api_resource *res(void)
@@ -126,21 +127,33 @@ static void test_status(void **state)
 	json_decref(o);
 }
 
-static void test_available_cell_and_priority(void **state)
+static void test_table_and_priority(void **state)
 {
-	json_t *o = json_loads("{\"status\":{\"conditions\":[{\"type\":\"Available\",\"status\":\"False\",\"reason\":"
+	json_t *o = json_loads("{\"metadata\":{\"name\":\"v1.a\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\"},"
+			       "\"spec\":{\"service\":{\"namespace\":\"ns\",\"name\":\"s\"}},\"status\":{"
+			       "\"conditions\":[{\"type\":\"Available\",\"status\":\"False\",\"reason\":"
 			       "\"MissingEndpoints\"}]}}",
 			       0, NULL);
-	char *s = sk__apiservice_available_cell(o);
+	json_t *cols = sk_table_columns("APIService"), *cells;
+	int64_t t0 = 1767225600; /* 2026-01-01T00:00:00Z */
 	int gp, vp;
 
 	(void)state;
-	assert_string_equal(s, "False (MissingEndpoints)");
-	free(s);
+	assert_int_equal(json_array_size(cols), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(cols, 2), "name")), "Available");
+	cells = sk_table_cells("APIService", o, t0 + 90);
+	assert_string_equal(json_string_value(json_array_get(cells, 1)), "ns/s");
+	assert_string_equal(json_string_value(json_array_get(cells, 2)), "False (MissingEndpoints)");
+	assert_string_equal(json_string_value(json_array_get(cells, 3)), "90s");
+	json_decref(cells);
+	json_object_del(o, "status");
+	json_object_del(o, "spec");
+	cells = sk_table_cells("APIService", o, t0);
+	assert_string_equal(json_string_value(json_array_get(cells, 1)), "Local");
+	assert_string_equal(json_string_value(json_array_get(cells, 2)), "Unknown");
+	json_decref(cells);
+	json_decref(cols);
 	json_decref(o);
-	s = sk__apiservice_available_cell(NULL);
-	assert_string_equal(s, "Unknown");
-	free(s);
 	sk__apiservice_priority("", "v1", 0, &gp, &vp);
 	assert_int_equal(gp, 18000);
 	assert_int_equal(vp, 1);
@@ -184,7 +197,7 @@ int main(void)
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_status),
-		cmocka_unit_test(test_available_cell_and_priority),
+		cmocka_unit_test(test_table_and_priority),
 		cmocka_unit_test(test_discovery_resources),
 	};
 
