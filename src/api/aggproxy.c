@@ -555,7 +555,7 @@ int sk__aggregator_handle(sk_api *api, const sk_api_request *req, sk_api_respons
 		add_header(j, "Accept", acc ? acc : "application/json");
 		if (ua)
 			add_header(j, "User-Agent", ua);
-		add_header(j, "Expect", "");
+		j->hdrs = curl_slist_append(j->hdrs, "Expect:"); /* no 100-continue round trip */
 	}
 	j->connect = curl_slist_append(NULL, connect);
 	curl_easy_setopt(j->h, CURLOPT_URL, url);
