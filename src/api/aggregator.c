@@ -393,6 +393,12 @@ int sk_api_aggregator_start(sk_api *api, const char *data_dir, const char *clien
 	pthread_cond_init(&a->cv, NULL);
 	api->agg = a;
 	sk__apiservice_sync(api, a->synced);
+	{
+		sk_client *c = sk_client_new_inproc(api);
+
+		ensure_auth_configmap(c, a); /* there once the server answers */
+		sk_client_free(c);
+	}
 	if (pthread_create(&a->thread, NULL, agg_main, api) != 0) {
 		api->agg = NULL;
 		sk__aggregator_stop_free(a);

@@ -122,6 +122,8 @@ def backend(api_cluster):
             "-subj", "/CN=wardle.default.svc")
     openssl("x509", "-req", "-in", p("tls.csr"), "-CA", p("ca.crt"), "-CAkey", p("ca.key"), "-CAcreateserial",
             "-out", p("tls.crt"), "-days", "1", "-extfile", p("ext"))
+    wait_for(lambda: c.kubectl("get", "configmap", "-n", "kube-system", "extension-apiserver-authentication",
+                               check=False).returncode == 0, what="extension-apiserver-authentication")
     cm = c.kjson("get", "configmap", "-n", "kube-system", "extension-apiserver-authentication")
     srv = ThreadingHTTPServer(("0.0.0.0", 0), Backend)
     srv.daemon_threads = True
