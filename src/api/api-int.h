@@ -189,7 +189,34 @@ struct sk_api {
 	int metrics_collector;            /* the stored objects' collector (prometheus.c), or 0 */
 	struct sk__metrics *metrics;      /* metrics.k8s.io's scraper and points (metrics-server.c); NULL: none */
 	struct sk_selcache *selcache;     /* filtered lists' labels and selectable fields (selcache.c) */
+	struct sk__agg *agg;              /* API aggregation (aggregator.c); NULL: not started */
 };
+
+typedef struct sk__agg sk__agg;
+/* API aggregation (aggregator.c, aggproxy.c). Stops what
+ * sk_api_aggregator_start started (sk_api_free). */
+void sk__aggregator_stop(sk_api *api);
+void sk__aggregator_stop_free(sk__agg *a);
+/* A request under /apis/GROUP/VERSION of an APIService with a service:
+ * authorized and proxied (1, resp filled); 0 for anything else. */
+int sk__aggregator_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);
+/* The proxy entry of GROUP/VERSION, all of them ({"G/V": entry}): copies. */
+json_t *sk__aggregator_entry(sk_api *api, const char *group, const char *version);
+json_t *sk__aggregator_entries(sk_api *api);
+/* libcurl settings towards the server of entry e (caBundle in a memfile
+ * *cafd to close, the front-proxy client certificate): 0, or -1 + *why. */
+int sk__aggregator_tls(sk__agg *a, void *curl, json_t *e, int *cafd, char **why);
+void sk__aggregator_curl_init(void);
+/* An aggregated server's APIResourceList (untrusted: anything) as the
+ * resources of an apidiscovery.k8s.io/v2 version entry: a new array. */
+json_t *sk__agg_discovery_resources(json_t *list);
+/* Discovery of the aggregated groups: added to an APIGroupList, to an
+ * APIGroupDiscoveryList, or one APIGroup (NULL: none). */
+void sk__aggregator_add_groups(sk_api *api, json_t *group_list);
+void sk__aggregator_add_discovery(sk_api *api, json_t *discovery_list);
+json_t *sk__aggregator_group(sk_api *api, const char *group);
+/* A response stream over fd (logs.c), which it owns. */
+struct sk_api_stream *sk__stream_new(int fd);
 
 /* The flags other threads read while the server runs. */
 static inline int sk__api_stopping(const sk_api *api) { return __atomic_load_n(&api->shutting_down, __ATOMIC_ACQUIRE); }
@@ -216,6 +243,11 @@ json_t *sk__obj_decode(const char *val, size_t len, int64_t rev);
 void sk__new_uuid(char *buf, size_t len);
 /* The stored object of a core/v1 kind (plural), decoded, or NULL when absent. */
 json_t *sk__stored_core(sk_api *api, const char *plural, const char *ns, const char *name);
+/* The ready address of port of Service ns/name, through its Endpoints or
+ * else its EndpointSlices (svcresolve.c): 0 with ip (caller frees) and the
+ * target port, or -1 with *why (caller frees). */
+int sk__resolve_service(sk_api *api, const char *ns, const char *name, json_int_t port, char **ip, json_int_t *tport,
+			char **why);
 /* The text of a stored object as r serves it: a custom object written
  * through another served version gets r's apiVersion (versions share one
  * stored form). Takes text (malloc'd), returns it or its replacement. */

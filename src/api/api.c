@@ -75,6 +75,7 @@ void sk_api_free(sk_api *api)
 {
 	if (!api)
 		return;
+	sk__aggregator_stop(api);
 	if (api->metrics_collector > 0)
 		sk__prom_stop(api->metrics_collector);
 	sk__metrics_stop(api);
@@ -272,6 +273,8 @@ static void handle(sk_api *api, const sk_api_request *req, sk_api_response *resp
 				 "the server has received too large of a request body", NULL, NULL, NULL);
 		return;
 	}
+	if (sk__aggregator_handle(api, req, resp))
+		return;
 	if (req->content_type && strstr(req->content_type, "protobuf")) {
 		/* Typed clients send protobuf bodies (never for PATCH): decode into JSON. */
 		cleanup_json json_t *obj = NULL;

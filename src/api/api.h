@@ -126,6 +126,13 @@ void sk_api_set_audit(sk_api *api, struct sk_audit *a);
  * NodeMetrics lists are empty. Stopped by sk_api_free. */
 int sk_api_metrics_start(sk_api *api, int64_t resolution_ms, sk_error_t *err);
 
+/* API aggregation (apiregistration.k8s.io): keeps the local APIServices
+ * (one per served group/version), checks and proxies the others with the
+ * front-proxy credentials of DATA_DIR/tls (made on first start; NULL: no
+ * client certificate) and publishes client_ca (the cluster CA, PEM) in
+ * kube-system/extension-apiserver-authentication. Stopped by sk_api_free. */
+int sk_api_aggregator_start(sk_api *api, const char *data_dir, const char *client_ca, sk_error_t *err);
+
 /* Handles one request; always fills resp (errors become Status objects). */
 void sk_api_handle(sk_api *api, const sk_api_request *req, sk_api_response *resp);
 

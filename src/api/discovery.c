@@ -475,6 +475,8 @@ void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_respons
 				"compiler", "gcc", "platform", plat);
 	} else if ((!strcmp(p, "/api") || !strcmp(p, "/apis")) && wants_aggregated(req)) {
 		out = aggregated(!strcmp(p, "/api"));
+		if (strcmp(p, "/api"))
+			sk__aggregator_add_discovery(api, out);
 		sk__reply_json(resp, 200, out);
 		resp->content_type = AGGREGATED_TYPE;
 		return;
@@ -484,6 +486,7 @@ void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_respons
 				api->opts.server_address ? api->opts.server_address : "");
 	} else if (!strcmp(p, "/apis")) {
 		out = group_list();
+		sk__aggregator_add_groups(api, out);
 	} else if (!strcmp(p, "/api/v1")) {
 		out = resource_list("", "v1");
 	} else if (!strcmp(p, "/openapi/v2")) {
@@ -500,6 +503,8 @@ void sk__handle_discovery(sk_api *api, const sk_api_request *req, sk_api_respons
 		out = resource_list(g, v);
 	} else if (sscanf(p, "/apis/%63[^/]", g) == 1 && !strchr(p + 6, '/')) {
 		out = one_group(g);
+		if (!out)
+			out = sk__aggregator_group(api, g);
 	}
 	if (!out) {
 		not_found(resp);

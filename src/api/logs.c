@@ -117,6 +117,14 @@ size_t sk__curl_collect(char *ptr, size_t size, size_t nmemb, void *ud)
 
 int sk_api_stream_fd(const struct sk_api_stream *s) { return s->fd; }
 
+struct sk_api_stream *sk__stream_new(int fd)
+{
+	struct sk_api_stream *s = xzalloc(sizeof(*s));
+
+	s->fd = fd;
+	return s;
+}
+
 void sk_api_stream_free(struct sk_api_stream *s)
 {
 	if (!s)

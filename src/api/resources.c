@@ -42,6 +42,8 @@ extern const sk_api_resource sk__kinds_metrics[];
 extern const size_t sk__nkinds_metrics;
 extern const sk_api_resource sk__kinds_admissionregistration[];
 extern const size_t sk__nkinds_admissionregistration;
+extern const sk_api_resource sk__kinds_apiregistration[];
+extern const size_t sk__nkinds_apiregistration;
 extern const sk_api_resource sk__kinds_apiextensions[];
 extern const size_t sk__nkinds_apiextensions;
 
@@ -50,6 +52,7 @@ static const struct {
 	const size_t *n;
 } groups[] = {
 	{sk__kinds_core, &sk__nkinds_core},
+	{sk__kinds_apiregistration, &sk__nkinds_apiregistration},
 	{sk__kinds_storage, &sk__nkinds_storage},
 	{sk__kinds_apps, &sk__nkinds_apps},
 	{sk__kinds_authentication, &sk__nkinds_authentication},

@@ -978,6 +978,14 @@ static const struct col lease_cols[] = {
 	C_AGE,
 };
 
+/* kube-aggregator's ConvertToTable */
+static const struct col apiservice_cols[] = {
+	C_NAME,
+	COL("Service", "string", "The reference to the service that hosts this API endpoint."),
+	COL("Available", "string", "Whether this service is available."),
+	C_AGE,
+};
+
 static const struct col csr_cols[] = {
 	C_NAME,
 	C_AGE,
@@ -2218,6 +2226,41 @@ static void lease_cells(json_t *cells, json_t *l, int64_t now)
 	add_age(cells, l, now);
 }
 
+/* Service: ns/name or Local; Available: True, "False (Reason)", Unknown */
+static void apiservice_cells(json_t *cells, json_t *a, int64_t now)
+{
+	json_t *svc = jpath(a, "spec.service"), *conds = jpath(a, "status.conditions"), *c, *avail = NULL;
+	const char *st, *reason;
+	size_t i;
+
+	add_s(cells, jstr(a, "metadata.name"));
+	if (json_is_object(svc)) {
+		char *s = xasprintf("%s/%s", jstr(svc, "namespace") ? jstr(svc, "namespace") : "",
+				    jstr(svc, "name") ? jstr(svc, "name") : "");
+
+		add_s(cells, s);
+		free(s);
+	} else {
+		add_s(cells, "Local");
+	}
+	json_array_foreach(conds, i, c)
+		if (!avail && !strcmp(jstr(c, "type") ? jstr(c, "type") : "", "Available"))
+			avail = c;
+	st = avail && jstr(avail, "status") ? jstr(avail, "status") : "";
+	reason = avail ? jstr(avail, "reason") : NULL;
+	if (!avail) {
+		add_s(cells, "Unknown");
+	} else if (!strcmp(st, "True") || !reason || !*reason) {
+		add_s(cells, st);
+	} else {
+		char *s = xasprintf("%s (%s)", st, reason);
+
+		add_s(cells, s);
+		free(s);
+	}
+	add_age(cells, a, now);
+}
+
 /* extractCSRStatus: Denied or Approved or Pending, then ,Failed and ,Issued. */
 static void csr_cells(json_t *cells, json_t *csr, int64_t now)
 {
@@ -2356,6 +2399,7 @@ PRINTER(controllerrevision, controllerrevision_cols, controllerrevision_cells, N
 PRINTER(job, job_cols, job_cells, NULL);
 PRINTER(cronjob, cronjob_cols, cronjob_cells, NULL);
 PRINTER(lease, lease_cols, lease_cells, NULL);
+PRINTER(apiservice, apiservice_cols, apiservice_cells, NULL);
 PRINTER(rolebinding, rolebinding_cols, rolebinding_cells, NULL);
 PRINTER(certificatesigningrequest, csr_cols, csr_cells, NULL);
 PRINTER(endpointslice, endpointslice_cols, endpointslice_cells, NULL);

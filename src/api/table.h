@@ -16,7 +16,7 @@
  * Printers: Namespace, Pod, Node, Event, ConfigMap, Secret, Service,
  * Endpoints, ServiceAccount, ResourceQuota, PersistentVolume,
  * PersistentVolumeClaim, StorageClass, Deployment, ReplicaSet, Job, CronJob,
- * Lease, RuntimeClass, PriorityClass as upstream, and PodGroup
+ * Lease, RuntimeClass, PriorityClass, APIService as upstream, and PodGroup
  * (scheduling.x-k8s.io, no upstream printer) as our own:
  * NAME MINMEMBER PHASE RUNNING AGE [SUCCEEDED FAILED].
  * Deliberate departures: a Job with a true SuccessCriteriaMet condition
@@ -59,6 +59,7 @@ extern const sk_table_printer sk_table_printer_controllerrevision;
 extern const sk_table_printer sk_table_printer_job;
 extern const sk_table_printer sk_table_printer_cronjob;
 extern const sk_table_printer sk_table_printer_lease;
+extern const sk_table_printer sk_table_printer_apiservice;
 extern const sk_table_printer sk_table_printer_rolebinding;
 extern const sk_table_printer sk_table_printer_certificatesigningrequest;
 extern const sk_table_printer sk_table_printer_endpointslice;

@@ -134,18 +134,20 @@ out:
 	return rc;
 }
 
-static int make_certs(const char *dir, const char *host, const char *const *sans, sk_error_t *err)
+/* A new self-signed CA named cn, written to crt_path and key_path; kept
+ * loaded in *ca and *cakey when they are not NULL. */
+static int write_ca(const char *crt_path, const char *key_path, const char *cn, gnutls_x509_crt_t *ca_out,
+		    gnutls_x509_privkey_t *key_out, sk_error_t *err)
 {
 	gnutls_x509_privkey_t cakey = NULL;
 	gnutls_x509_crt_t ca = NULL;
 	int64_t now = sk_now_ns() / 1000000000;
-	cleanup_free char *p1 = xasprintf("%s/tls/ca.crt", dir), *p2 = xasprintf("%s/tls/ca.key", dir);
 	int rc = -1;
 
 	if (new_key(&cakey, err) < 0)
 		goto out;
 	gnutls_x509_crt_init(&ca);
-	set_common(ca, "skiff-ca", now);
+	set_common(ca, cn, now);
 	gnutls_x509_crt_set_key(ca, cakey);
 	gnutls_x509_crt_set_basic_constraints(ca, 1, -1);
 	gnutls_x509_crt_set_key_usage(ca,
@@ -155,14 +157,35 @@ static int make_certs(const char *dir, const char *host, const char *const *sans
 		goto out;
 	}
 	rc = -1;
-	if (write_pem(p1, ca, NULL, err) < 0 || write_pem(p2, NULL, cakey, err) < 0)
+	if (write_pem(crt_path, ca, NULL, err) < 0 || write_pem(key_path, NULL, cakey, err) < 0)
 		goto out;
-	rc = sign_server(dir, ca, cakey, host, sans, err);
+	rc = 0;
+	if (ca_out && key_out) {
+		*ca_out = ca;
+		*key_out = cakey;
+		ca = NULL;
+		cakey = NULL;
+	}
 out:
 	if (ca)
 		gnutls_x509_crt_deinit(ca);
 	if (cakey)
 		gnutls_x509_privkey_deinit(cakey);
+	return rc;
+}
+
+static int make_certs(const char *dir, const char *host, const char *const *sans, sk_error_t *err)
+{
+	gnutls_x509_privkey_t cakey = NULL;
+	gnutls_x509_crt_t ca = NULL;
+	cleanup_free char *p1 = xasprintf("%s/tls/ca.crt", dir), *p2 = xasprintf("%s/tls/ca.key", dir);
+	int rc;
+
+	if (write_ca(p1, p2, "skiff-ca", &ca, &cakey, err) < 0)
+		return -1;
+	rc = sign_server(dir, ca, cakey, host, sans, err);
+	gnutls_x509_crt_deinit(ca);
+	gnutls_x509_privkey_deinit(cakey);
 	return rc;
 }
 
@@ -393,10 +416,9 @@ static int export_pem(gnutls_x509_crt_t crt, gnutls_x509_privkey_t key, char **o
 	return 0;
 }
 
-int sk_tls_issue_client(const char *dir, const char *cn, const char *const *orgs, int64_t secs, char **cert_pem,
-			char **key_pem, sk_error_t *err)
+static int issue_client(const char *p1, const char *p2, const char *cn, const char *const *orgs, int64_t secs,
+			char **cert_pem, char **key_pem, sk_error_t *err)
 {
-	cleanup_free char *p1 = xasprintf("%s/tls/ca.crt", dir), *p2 = xasprintf("%s/tls/ca.key", dir);
 	gnutls_x509_crt_t ca = NULL, crt = NULL;
 	gnutls_x509_privkey_t cakey = NULL, key = NULL;
 	int64_t now = sk_now_ns() / 1000000000;
@@ -481,4 +503,32 @@ void sk_tls_files_release(sk_tls_files *t)
 	free(t->admin_token);
 	free(t->node_token);
 	memset(t, 0, sizeof(*t));
+}
+
+int sk_tls_issue_client(const char *dir, const char *cn, const char *const *orgs, int64_t secs, char **cert_pem,
+			char **key_pem, sk_error_t *err)
+{
+	cleanup_free char *p1 = xasprintf("%s/tls/ca.crt", dir), *p2 = xasprintf("%s/tls/ca.key", dir);
+
+	return issue_client(p1, p2, cn, orgs, secs, cert_pem, key_pem, err);
+}
+
+int sk_tls_front_proxy(const char *dir, char **ca_pem, char **cert_pem, char **key_pem, sk_error_t *err)
+{
+	cleanup_free char *p1 = xasprintf("%s/tls/front-proxy-ca.crt", dir);
+	cleanup_free char *p2 = xasprintf("%s/tls/front-proxy-ca.key", dir);
+	size_t len;
+
+	*ca_pem = *cert_pem = *key_pem = NULL;
+	if (access(p1, F_OK) != 0 && write_ca(p1, p2, "front-proxy-ca", NULL, NULL, err) < 0)
+		return -1;
+	*ca_pem = sk_read_file(p1, &len);
+	if (!*ca_pem)
+		return sk_error_errno(err, errno, "reading \"%s\"", p1);
+	if (issue_client(p1, p2, "front-proxy-client", NULL, 365LL * 24 * 3600, cert_pem, key_pem, err) < 0) {
+		free(*ca_pem);
+		*ca_pem = NULL;
+		return -1;
+	}
+	return 0;
 }

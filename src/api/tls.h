@@ -30,6 +30,11 @@ void sk_tls_files_release(sk_tls_files *t);
  * Fails with err naming the file it could not read. */
 int sk_tls_issue_client(const char *dir, const char *cn, const char *const *orgs, int64_t secs, char **cert_pem,
 			char **key_pem, sk_error_t *err);
+/* The front proxy's credentials (kubeadm's front-proxy-ca and
+ * front-proxy-client): DIR/tls/front-proxy-ca.{crt,key}, made once, and a
+ * client certificate with CN front-proxy-client issued by it (a new one at
+ * every start, valid a year). All three malloc'd. */
+int sk_tls_front_proxy(const char *dir, char **ca_pem, char **cert_pem, char **key_pem, sk_error_t *err);
 /* A kubeconfig (JSON, which kubectl reads as YAML) for one person: cluster
  * "skiff" at server with the CA, user `user` with the certificate and key,
  * context "USER@skiff" (in namespace ns unless NULL) current. Malloc'd. */

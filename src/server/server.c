@@ -369,6 +369,8 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 		goto fail;
 	if (sk_api_metrics_start(s->api, o->metric_resolution_ms > 0 ? o->metric_resolution_ms : 15000, err) < 0)
 		goto fail;
+	if (sk_api_aggregator_start(s->api, o->data_dir, s->tls.ca_pem, err) < 0)
+		goto fail;
 	/* the garbage collector honours foregroundDeletion and orphan */
 	sk_api_set_gc_enabled(s->api, 1);
 	s->ctrl_client = sk_client_new_inproc(s->api);
