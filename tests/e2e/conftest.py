@@ -57,19 +57,21 @@ class Cluster:
         self.log_read = 0
         self.reports = []
         self.listen_host = "127.0.0.1"
-        # make e2e-etcd: every server on the run's etcd, under a root of its own data
-        # directory's (a server started again on the same directory finds its objects)
+        # make e2e-etcd: every server on the run's etcd (unless its flags name a store), under
+        # a root of its data directory's (started again on it, it finds its objects)
         etcd = os.environ.get("SKIFF_E2E_ETCD")
-        if etcd and "--datastore-endpoint" not in self.extra:
+        self.etcd_args = []
+        if etcd:
             root = hashlib.sha256(os.path.realpath(data_dir).encode()).hexdigest()[:12]
-            self.extra += ["--datastore-endpoint", f"etcd://{etcd}/e2e-{root}"]
+            self.etcd_args = ["--datastore-endpoint", f"etcd://{etcd}/e2e-{root}"]
         _clusters.append(self)
 
     def start(self, timeout=20):
         os.makedirs(self.data_dir, exist_ok=True)
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [SKIFF, "server", "--data-dir", self.data_dir, "--listen", f"{self.listen_host}:{self.port}"] + self.extra,
+            [SKIFF, "server", "--data-dir", self.data_dir, "--listen", f"{self.listen_host}:{self.port}"] + self.extra +
+            (self.etcd_args if "--datastore-endpoint" not in self.extra else []),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + timeout * SLOW
         while time.time() < deadline:
