@@ -487,7 +487,7 @@ int sk__aggregator_handle(sk_api *api, const sk_api_request *req, sk_api_respons
 	pthread_t t;
 	int sv[2] = {-1, -1}, stream = req->header != NULL;
 
-	if (!api->agg || strncmp(p, "/apis/", 6) || sscanf(p, "/apis/%253[^/]/%63[^/]", group, version) != 2)
+	if (!sk__agg_of(api) || strncmp(p, "/apis/", 6) || sscanf(p, "/apis/%253[^/]/%63[^/]", group, version) != 2)
 		return 0;
 	rest = p + 6 + strlen(group) + 1 + strlen(version);
 	if (*rest && *rest != '/')
@@ -537,7 +537,7 @@ int sk__aggregator_handle(sk_api *api, const sk_api_request *req, sk_api_respons
 	j->cafd = -1;
 	sk__aggregator_curl_init();
 	j->h = curl_easy_init();
-	if (sk__aggregator_tls(api->agg, j->h, e, &j->cafd, &why) < 0) {
+	if (sk__aggregator_tls(sk__agg_of(api), j->h, e, &j->cafd, &why) < 0) {
 		cleanup_free char *msg = xasprintf("Error trying to reach service: %s", why);
 
 		j->refs = 1;

@@ -344,7 +344,7 @@ static void sync_services(sk_api *api, sk__agg *a)
 static void *agg_main(void *arg)
 {
 	sk_api *api = arg;
-	sk__agg *a = api->agg;
+	sk__agg *a = sk__agg_of(api);
 	unsigned long gen = sk__kinds_generation();
 	int64_t last = sk_mono_ns() / 1000000;
 
@@ -391,7 +391,7 @@ int sk_api_aggregator_start(sk_api *api, const char *data_dir, const char *clien
 	a->synced = json_object();
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
-	api->agg = a;
+	__atomic_store_n(&api->agg, a, __ATOMIC_RELEASE); /* handlers may be running */
 	sk__apiservice_sync(api, a->synced);
 	{
 		sk_client *c = sk_client_new_inproc(api);
@@ -400,7 +400,7 @@ int sk_api_aggregator_start(sk_api *api, const char *data_dir, const char *clien
 		sk_client_free(c);
 	}
 	if (pthread_create(&a->thread, NULL, agg_main, api) != 0) {
-		api->agg = NULL;
+		__atomic_store_n(&api->agg, NULL, __ATOMIC_RELEASE);
 		sk__aggregator_stop_free(a);
 		return sk_error_set(err, SK_EINTERNAL, "starting the aggregator: thread creation failed");
 	}
@@ -424,7 +424,7 @@ void sk__aggregator_stop_free(sk__agg *a)
 
 void sk__aggregator_stop(sk_api *api)
 {
-	sk__agg *a = api->agg;
+	sk__agg *a = sk__agg_of(api);
 
 	if (!a)
 		return;
@@ -433,14 +433,14 @@ void sk__aggregator_stop(sk_api *api)
 	pthread_cond_signal(&a->cv);
 	pthread_mutex_unlock(&a->mu);
 	pthread_join(a->thread, NULL);
-	api->agg = NULL;
+	__atomic_store_n(&api->agg, NULL, __ATOMIC_RELEASE);
 	sk__aggregator_stop_free(a);
 }
 
 /* The proxy entry of GROUP/VERSION (a copy), or NULL. */
 json_t *sk__aggregator_entry(sk_api *api, const char *group, const char *version)
 {
-	sk__agg *a = api->agg;
+	sk__agg *a = sk__agg_of(api);
 	cleanup_free char *key = xasprintf("%s/%s", group, version);
 	json_t *e;
 
@@ -455,7 +455,7 @@ json_t *sk__aggregator_entry(sk_api *api, const char *group, const char *version
 /* Every proxy entry (a copy): {"GROUP/VERSION": entry}. */
 json_t *sk__aggregator_entries(sk_api *api)
 {
-	sk__agg *a = api->agg;
+	sk__agg *a = sk__agg_of(api);
 	json_t *all;
 
 	if (!a)

@@ -189,10 +189,12 @@ struct sk_api {
 	int metrics_collector;            /* the stored objects' collector (prometheus.c), or 0 */
 	struct sk__metrics *metrics;      /* metrics.k8s.io's scraper and points (metrics-server.c); NULL: none */
 	struct sk_selcache *selcache;     /* filtered lists' labels and selectable fields (selcache.c) */
-	struct sk__agg *agg;              /* API aggregation (aggregator.c); NULL: not started */
+	struct sk__agg *agg;              /* API aggregation (aggregator.c); NULL: not started; atomic */
 };
 
 typedef struct sk__agg sk__agg;
+/* api->agg: set once the server already answers (sk_api_aggregator_start) */
+static inline sk__agg *sk__agg_of(sk_api *api) { return __atomic_load_n(&api->agg, __ATOMIC_ACQUIRE); }
 /* API aggregation (aggregator.c, aggproxy.c). Stops what
  * sk_api_aggregator_start started (sk_api_free). */
 void sk__aggregator_stop(sk_api *api);
