@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from conftest import Cluster
+from test_agent_cluster import wait_for
 
 
 class Faults:
@@ -59,6 +60,10 @@ def start(data_dir, monkeypatch, log_dir=None):
         c.cleanup()
         pytest.skip(f"{os.path.basename(c.proc.args[0]) if c.proc else 'skiff'} has no fault injection "
                     "(SK_FAULT_INJECTION: use build/skiff-asan)")
+    # the start's own writes done (every APIService's first status), so that a one-shot fault
+    # armed by a test meets the test's write rather than one of those
+    wait_for(lambda: all((i.get("status") or {}).get("conditions") for i in c.kjson("get", "apiservices")["items"]),
+             30, what="every APIService's status")
     return c, Faults(ctl)
 
 
