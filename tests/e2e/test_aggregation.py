@@ -12,30 +12,15 @@ import ssl
 import subprocess
 import tempfile
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import SLOW
+from etcd_util import openssl
+from test_agent_cluster import wait_for
 
 GROUP, VERSION = "wardle.example.com", "v1beta1"
 KUEUE_GROUP = "visibility.kueue.x-k8s.io"
-
-
-def wait_for(fn, timeout=30, what="condition"):
-    deadline = time.time() + timeout * SLOW
-    last = None
-    while time.time() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
-
-
-def openssl(*args):
-    subprocess.run(["openssl"] + list(args), check=True, capture_output=True, timeout=60)
 
 
 def host_ip():
