@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end tests of the API, watch serving, CRDs (the kind registry's
 # snapshots, the CRD threads), authentication (client certificates per connection), scheduler (hollow
-# nodes) and controllers (simulated nodes, node IPAM)
+# nodes), controllers (simulated nodes, node IPAM) and leader election (two
+# servers on one etcd)
 # against the ThreadSanitizer build (build/skiff-tsan). None starts a container. A test fails when its server's
 # log holds a ThreadSanitizer report (conftest.py reads it), so every race of
 # a run is listed rather than only the first; a report also makes the server
@@ -19,7 +20,7 @@ tests=(tests/e2e/test_api_errors.py tests/e2e/test_api_kubectl.py tests/e2e/test
 	tests/e2e/test_crd_openapi_v2.py tests/e2e/test_crd_apply.py tests/e2e/test_crd_storage.py tests/e2e/test_api_netkinds.py
 	tests/e2e/test_ctrl_endpoints.py tests/e2e/test_services.py tests/e2e/test_crd_cel.py
 	tests/e2e/test_nodes_ipam.py tests/e2e/test_ctrl_daemonset.py tests/e2e/test_ctrl_statefulset.py tests/e2e/test_quota.py
-	tests/e2e/test_authn.py tests/e2e/test_rbac.py)
+	tests/e2e/test_authn.py tests/e2e/test_rbac.py tests/e2e/test_ha.py tests/e2e/test_ha_fence.py)
 for a in "$@"; do
 	case $a in tests/*) tests=() ;; esac
 done

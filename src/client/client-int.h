@@ -22,6 +22,7 @@ struct sk_client_ops {
 struct sk_client {
 	const struct sk_client_ops *ops;
 	void *impl;
+	int fenced; /* atomic: writes refused (sk_client_fence) */
 };
 
 /* Maps a Kubernetes Status reason ("NotFound", "Conflict" …) to an SK_E* code. */

@@ -4,9 +4,22 @@
 
 #include "util/util.h"
 
+void sk_client_fence(sk_client *c, int on) { __atomic_store_n(&c->fenced, on, __ATOMIC_SEQ_CST); }
+
+static int fenced(sk_client *c, const char *method, const char *path, sk_error_t *err)
+{
+	if (!__atomic_load_n(&c->fenced, __ATOMIC_SEQ_CST) || !strcmp(method, "GET"))
+		return 0;
+	sk_error_set(err, SK_EUNAVAILABLE, "%s %s: not sent, this server's leader-election Lease was lost", method,
+		     path);
+	return 1;
+}
+
 json_t *sk_client_do(sk_client *c, const char *method, const char *path, const char *query, json_t *body,
 		     const char *content_type, sk_error_t *err)
 {
+	if (fenced(c, method, path, err))
+		return NULL;
 	return c->ops->request(c, method, path, query, body, content_type, err);
 }
 
@@ -39,6 +52,10 @@ static json_t *do_take(sk_client *c, const char *method, const char *path, json_
 {
 	json_t *r;
 
+	if (fenced(c, method, path, err)) {
+		json_decref(obj);
+		return NULL;
+	}
 	if (c->ops->request_take)
 		return c->ops->request_take(c, method, path, obj, err);
 	r = sk_client_do(c, method, path, NULL, obj, NULL, err);

@@ -45,6 +45,11 @@ char *sk_client_ca_pem(sk_client *c);
 sk_client *sk_client_new_http_cert(const char *server, const char *cert_file, const char *key_file, const char *ca_pem,
 				   sk_error_t *err);
 void sk_client_free(sk_client *c);
+/* A leader's write barrier: while fenced, every request but GET fails at
+ * once with SK_EUNAVAILABLE, so that components that lost their
+ * leader-election Lease stop writing the moment they lose it, even before
+ * they are stopped (reads and watches go on). */
+void sk_client_fence(sk_client *c, int on);
 /* The servers of an HTTPS client become the ones it was created with, in
  * their order, then those of urls (an array of "https://HOST:PORT" strings,
  * borrowed) not among them; a learned server missing from urls is dropped.

@@ -1,4 +1,5 @@
 /* Lease-based leader election (client-go's leaderelection with a LeaseLock). */
+#include <errno.h>
 #include <gnutls/crypto.h>
 #include <pthread.h>
 #include <string.h>
@@ -20,11 +21,23 @@ struct sk_le {
 	int64_t last_renew_ns; /* the last successful write as leader (mono) */
 	/* sk_le_run */
 	sk_client *c;
-	pthread_t thread;
+	pthread_t thread, runner;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv;  /* the elector's waits (CLOCK_MONOTONIC) */
+	pthread_cond_t rcv; /* the runner's */
 	int running, stop;
+	int want, have; /* components asked to run / running (runner_main) */
+	int give_up;    /* they did not start: release the lease */
+	int quit;
 };
+
+/* No longer leading: the components' writes stop at once (cfg->fence). */
+static void lose(sk_le *le)
+{
+	le->leading = 0;
+	if (le->cfg.fence)
+		sk_client_fence(le->cfg.fence, 1);
+}
 
 static json_t *record_of(json_t *lease)
 {
@@ -130,10 +143,15 @@ static int64_t jittered(sk_le *le)
 	return le->cfg.retry_period_ms + (int64_t)(le->cfg.retry_period_ms * le->cfg.jitter * (r / 4294967296.0));
 }
 
-int sk_le_step(sk_le *le, int64_t *wait_ms)
+/* What a try's outcome means, t being when it began. A leader's renewal
+ * counts only if it came back within the renew deadline of the last one,
+ * by the clock after the call (client-go's renew runs under a context that
+ * ends at the deadline, however long a request hangs); a failed one is
+ * tried again no later than the deadline. */
+static int decide(sk_le *le, int64_t t, int ok, int64_t *wait_ms)
 {
-	int64_t t = le->ops->mono_ns(le->ctx);
-	int ok = try_acquire_or_renew(le, t);
+	int64_t now = le->ops->mono_ns(le->ctx);
+	int64_t deadline = le->last_renew_ns + le->cfg.renew_deadline_ms * 1000000;
 
 	if (!le->leading) {
 		*wait_ms = jittered(le);
@@ -146,17 +164,27 @@ int sk_le_step(sk_le *le, int64_t *wait_ms)
 		return SK_LE_STARTED;
 	}
 	*wait_ms = le->cfg.retry_period_ms;
-	if (ok == 1) {
+	if (ok == 1 && now < deadline) {
 		le->last_renew_ns = t;
 		return SK_LE_NONE;
 	}
-	if (ok == 0 && t - le->last_renew_ns < le->cfg.renew_deadline_ms * 1000000)
+	if (ok == 0 && now < deadline) {
+		if (*wait_ms > (deadline - now) / 1000000)
+			*wait_ms = (deadline - now) / 1000000;
 		return SK_LE_NONE;
-	le->leading = 0;
+	}
+	lose(le);
 	*wait_ms = jittered(le);
 	sk_warn("leaderelection", "failed to renew lease %s/%s: %s", le->ns, le->name,
 		ok < 0 ? "another candidate holds it" : "timed out waiting for the condition");
 	return SK_LE_STOPPED;
+}
+
+int sk_le_step(sk_le *le, int64_t *wait_ms)
+{
+	int64_t t = le->ops->mono_ns(le->ctx);
+
+	return decide(le, t, try_acquire_or_renew(le, t), wait_ms);
 }
 
 int sk_le_leading(const sk_le *le) { return le->leading; }
@@ -173,7 +201,7 @@ void sk_le_release(sk_le *le)
 	json_t *spec;
 	char now[40];
 
-	le->leading = 0;
+	lose(le);
 	if (!holder || strcmp(holder, le->identity))
 		return;
 	lease = le->ops->get(le->ctx, &err);
@@ -252,6 +280,7 @@ sk_le *sk_le_new(const sk_le_config *cfg, const sk_le_ops *ops, void *ctx, sk_er
 		pthread_cond_init(&le->cv, &a);
 		pthread_condattr_destroy(&a);
 	}
+	pthread_cond_init(&le->rcv, NULL);
 	return le;
 }
 
@@ -261,6 +290,7 @@ void sk_le_free(sk_le *le)
 		return;
 	json_decref(le->observed);
 	pthread_cond_destroy(&le->cv);
+	pthread_cond_destroy(&le->rcv);
 	pthread_mutex_destroy(&le->mu);
 	free(le->ns);
 	free(le->name);
@@ -337,40 +367,178 @@ static int pause_ms(sk_le *le, int64_t ms)
 		ts.tv_nsec -= 1000000000;
 	}
 	pthread_mutex_lock(&le->mu);
-	while (!le->stop && pthread_cond_timedwait(&le->cv, &le->mu, &ts) == 0)
+	while (!le->stop && !le->give_up && pthread_cond_timedwait(&le->cv, &le->mu, &ts) == 0)
 		;
 	stop = le->stop;
 	pthread_mutex_unlock(&le->mu);
 	return stop;
 }
 
+/* The components' side of a candidate: cfg->started and cfg->stopped run
+ * on a thread of their own, in order, as the elector asks (want), so that
+ * the elector's thread only ever waits on its own Lease calls however long
+ * starting or stopping takes (client-go runs OnStartedLeading in a
+ * goroutine beside the renewals). */
+static void *runner_main(void *arg)
+{
+	sk_le *le = arg;
+
+	pthread_mutex_lock(&le->mu);
+	for (;;) {
+		while (le->want == le->have && !le->quit)
+			pthread_cond_wait(&le->rcv, &le->mu);
+		if (le->want == le->have)
+			break;
+		if (le->want) {
+			int ok;
+
+			le->have = 1;
+			pthread_mutex_unlock(&le->mu);
+			record_event(le, "became leader");
+			ok = !le->cfg.started || le->cfg.started(le->cfg.arg) == 0;
+			pthread_mutex_lock(&le->mu);
+			if (!ok) { /* its components did not start: the elector gives the lease up */
+				le->have = le->want = 0;
+				le->give_up = 1;
+				pthread_cond_broadcast(&le->cv);
+			}
+		} else {
+			pthread_mutex_unlock(&le->mu);
+			if (le->cfg.stopped)
+				le->cfg.stopped(le->cfg.arg);
+			pthread_mutex_lock(&le->mu);
+			le->have = 0;
+		}
+		pthread_cond_broadcast(&le->rcv);
+	}
+	pthread_mutex_unlock(&le->mu);
+	return NULL;
+}
+
+static void post(sk_le *le, int want)
+{
+	pthread_mutex_lock(&le->mu);
+	le->want = want;
+	pthread_cond_broadcast(&le->rcv);
+	pthread_mutex_unlock(&le->mu);
+}
+
+/* A leader's try on a thread of its own, so that a call hanging on an
+ * unreachable store cannot keep it leading past the renew deadline. */
+typedef struct attempt {
+	sk_le *le;
+	int64_t t;
+	int ok, done;
+} attempt;
+
+static void *attempt_main(void *arg)
+{
+	attempt *a = arg;
+	int ok = try_acquire_or_renew(a->le, a->t);
+
+	pthread_mutex_lock(&a->le->mu);
+	a->ok = ok;
+	a->done = 1;
+	pthread_cond_broadcast(&a->le->cv);
+	pthread_mutex_unlock(&a->le->mu);
+	return NULL;
+}
+
+static void mono_ts(int64_t ns, struct timespec *ts)
+{
+	ts->tv_sec = ns / 1000000000;
+	ts->tv_nsec = ns % 1000000000;
+}
+
+static void stopped_leading(sk_le *le)
+{
+	sk_info("leaderelection", "%s stopped leading %s/%s", le->identity, le->ns, le->name);
+	post(le, 0);
+}
+
+/* The leader's step: if its try has not come back by the renew deadline,
+ * it stops leading there and then (writes fenced, its components told to
+ * stop), before the lease could expire for another candidate, and waits
+ * for the try only after; SK_LE_NONE then. */
+static int fenced_step(sk_le *le, int64_t *wait_ms)
+{
+	attempt a = {.le = le, .t = le->ops->mono_ns(le->ctx)};
+	int64_t deadline = le->last_renew_ns + le->cfg.renew_deadline_ms * 1000000;
+	struct timespec ts;
+	pthread_t th;
+	int done = 0;
+
+	if (a.t < deadline) {
+		if (pthread_create(&th, NULL, attempt_main, &a) != 0)
+			return sk_le_step(le, wait_ms);
+		mono_ts(deadline, &ts);
+		pthread_mutex_lock(&le->mu);
+		while (!a.done && pthread_cond_timedwait(&le->cv, &le->mu, &ts) != ETIMEDOUT)
+			;
+		done = a.done;
+		pthread_mutex_unlock(&le->mu);
+	}
+	if (done) {
+		pthread_join(th, NULL);
+		return decide(le, a.t, a.ok, wait_ms);
+	}
+	lose(le);
+	*wait_ms = jittered(le);
+	sk_warn("leaderelection", "failed to renew lease %s/%s: timed out waiting for the condition", le->ns, le->name);
+	stopped_leading(le);
+	if (a.t < deadline)
+		pthread_join(th, NULL);
+	return SK_LE_NONE;
+}
+
+static int take_give_up(sk_le *le)
+{
+	int g;
+
+	pthread_mutex_lock(&le->mu);
+	g = le->give_up;
+	le->give_up = 0;
+	pthread_mutex_unlock(&le->mu);
+	return g;
+}
+
 static void *run_main(void *arg)
 {
 	sk_le *le = arg;
 	int64_t wait = 0;
+	int led;
 
 	sk_info("leaderelection", "attempting to acquire leader lease %s/%s as %s", le->ns, le->name, le->identity);
 	while (!pause_ms(le, wait)) {
-		switch (sk_le_step(le, &wait)) {
-		case SK_LE_STARTED:
-			record_event(le, "became leader");
-			if (le->cfg.started && le->cfg.started(le->cfg.arg) < 0) {
-				sk_warn("leaderelection", "%s/%s: giving the lease up", le->ns, le->name);
-				sk_le_release(le);
-			}
-			break;
-		case SK_LE_STOPPED:
-			sk_info("leaderelection", "%s stopped leading %s/%s", le->identity, le->ns, le->name);
-			if (le->cfg.stopped)
-				le->cfg.stopped(le->cfg.arg);
-			break;
+		int r;
+
+		if (take_give_up(le)) {
+			sk_warn("leaderelection", "%s/%s: giving the lease up", le->ns, le->name);
+			sk_le_release(le);
+			wait = jittered(le);
+			continue;
+		}
+		r = le->leading ? fenced_step(le, &wait) : sk_le_step(le, &wait);
+		if (r == SK_LE_STARTED) {
+			if (le->cfg.fence)
+				sk_client_fence(le->cfg.fence, 0);
+			post(le, 1);
+		} else if (r == SK_LE_STOPPED) {
+			stopped_leading(le);
 		}
 	}
-	if (le->leading) {
-		if (le->cfg.stopped)
-			le->cfg.stopped(le->cfg.arg);
+	/* a graceful stop: the components end, then the lease goes (ReleaseOnCancel) */
+	led = le->leading;
+	if (led)
+		lose(le);
+	pthread_mutex_lock(&le->mu);
+	le->want = 0;
+	le->quit = 1;
+	pthread_cond_broadcast(&le->rcv);
+	pthread_mutex_unlock(&le->mu);
+	pthread_join(le->runner, NULL);
+	if (led)
 		sk_le_release(le);
-	}
 	return NULL;
 }
 
@@ -382,7 +550,17 @@ sk_le *sk_le_run(sk_client *c, const sk_le_config *cfg, sk_error_t *err)
 		return NULL;
 	le->ctx = le;
 	le->c = c;
+	if (pthread_create(&le->runner, NULL, runner_main, le) != 0) {
+		sk_error_set(err, SK_EINTERNAL, "starting the leader election of %s/%s", le->ns, le->name);
+		sk_le_free(le);
+		return NULL;
+	}
 	if (pthread_create(&le->thread, NULL, run_main, le) != 0) {
+		pthread_mutex_lock(&le->mu);
+		le->quit = 1;
+		pthread_cond_broadcast(&le->rcv);
+		pthread_mutex_unlock(&le->mu);
+		pthread_join(le->runner, NULL);
 		sk_error_set(err, SK_EINTERNAL, "starting the leader election of %s/%s", le->ns, le->name);
 		sk_le_free(le);
 		return NULL;

@@ -41,12 +41,17 @@ typedef struct sk_le_config {
 	const char *component; /* the source of its Events (NULL: the Lease's name) */
 	int64_t lease_duration_ms, renew_deadline_ms, retry_period_ms; /* 0: the defaults */
 	double jitter; /* a candidate waits retry * (1 + rand * jitter); 0: none (client-go: 1.2) */
-	/* called on the elector's thread; stopped must have ended all work done
-	 * as leader when it returns. started returning < 0 (its components did
-	 * not start) gives the lease up for another candidate. */
+	/* called in turn on a thread of their own (sk_le_run), never two at
+	 * once, while the elector goes on renewing; stopped must have ended all
+	 * work done as leader when it returns. started returning < 0 (its
+	 * components did not start) gives the lease up for another candidate. */
 	int (*started)(void *arg);
 	void (*stopped)(void *arg);
 	void *arg;
+	/* the client the components write through: fenced (sk_client_fence)
+	 * the moment this candidate stops leading, opened when it leads again;
+	 * NULL: none */
+	sk_client *fence;
 } sk_le_config;
 
 typedef struct sk_le sk_le;

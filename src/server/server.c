@@ -32,6 +32,7 @@ struct sk_server {
 	 * while their elector holds its Lease */
 	sk_ctrl_options co;
 	sk_le *sched_le, *ctrl_le;
+	sk_client *le_client; /* the electors' own (the components' clients are fenced) */
 };
 
 static int sched_started(void *arg)
@@ -77,7 +78,7 @@ static void ctrl_stopped(void *arg)
  * own thread; its Events come from the component's recorder (the
  * scheduler's is named after its profile, default-scheduler). */
 static sk_le *elect(sk_server *s, const sk_server_options *o, const char *name, const char *component,
-		    int (*started)(void *), void (*stopped)(void *), sk_error_t *err)
+		    int (*started)(void *), void (*stopped)(void *), sk_client *fence, sk_error_t *err)
 {
 	sk_le_config cfg = {.ns = "kube-system",
 			    .name = name,
@@ -88,8 +89,9 @@ static sk_le *elect(sk_server *s, const sk_server_options *o, const char *name, 
 			    .jitter = 1.2,
 			    .started = started,
 			    .stopped = stopped,
-			    .arg = s};
-	sk_le *le = sk_le_run(s->ctrl_client, &cfg, err);
+			    .arg = s,
+			    .fence = fence};
+	sk_le *le = sk_le_run(s->le_client, &cfg, err);
 
 	if (!le)
 		sk_error_wrap(err, "--leader-elect (%s)", name);
@@ -387,11 +389,13 @@ sk_server *sk_server_start(const sk_server_options *o, sk_error_t *err)
 	s->co.hpa_downscale_window_secs = o->hpa_downscale_window_secs;
 	s->sched_client = sk_client_new_inproc(s->api);
 	if (leader_elect(o)) {
+		s->le_client = sk_client_new_inproc(s->api);
 		s->ctrl_le = elect(s, o, "kube-controller-manager", "kube-controller-manager", ctrl_started,
-				   ctrl_stopped, err);
+				   ctrl_stopped, s->ctrl_client, err);
 		if (!s->ctrl_le)
 			goto fail;
-		s->sched_le = elect(s, o, "kube-scheduler", "default-scheduler", sched_started, sched_stopped, err);
+		s->sched_le = elect(s, o, "kube-scheduler", "default-scheduler", sched_started, sched_stopped,
+				    s->sched_client, err);
 		if (!s->sched_le)
 			goto fail;
 	} else {
@@ -443,6 +447,8 @@ void sk_server_stop(sk_server *s)
 	/* a leader stops its components and releases its leases */
 	sk_le_stop(s->sched_le);
 	sk_le_stop(s->ctrl_le);
+	if (s->le_client)
+		sk_client_free(s->le_client);
 	sk_sched_stop(s->sched);
 	if (s->sched_client)
 		sk_client_free(s->sched_client);

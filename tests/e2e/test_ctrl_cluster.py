@@ -172,8 +172,16 @@ def test_node_loss_evicts_and_controllers_replace(tmpdir_skiff, monkeypatch):
                 [(p["metadata"]["name"], p["metadata"].get("deletionTimestamp"), p["spec"].get("tolerations"),
                   p["status"].get("conditions")) for p in ps]) + "\nnode: " +
                 json.dumps(c.kjson("get", "node", c.node)["spec"]) + "\nserver log:\n" + c.log())
-        wait_for(lambda: len({p["metadata"]["name"] for p in c.kjson("get", "pods", "-l", "app=model")["items"]}
-                             - before) == 2, 30, what="replacements")
+        try:
+            wait_for(lambda: len({p["metadata"]["name"] for p in c.kjson("get", "pods", "-l", "app=model")["items"]}
+                                 - before) == 2, 30, what="replacements")
+        except AssertionError:
+            ps = c.kjson("get", "pods", "-l", "app=model")["items"]
+            raise AssertionError("no replacements: " + json.dumps(
+                [(p["metadata"]["name"], p["metadata"].get("deletionTimestamp"), p["spec"].get("nodeName"),
+                  p["status"].get("phase")) for p in ps]) + "\nreplicasets: " +
+                json.dumps([r["status"] for r in c.kjson("get", "rs", "-l", "app=model")["items"]]) +
+                "\nserver log:\n" + c.log())
         c.start_agent()
         wait_for(lambda: not c.kjson("get", "node", c.node)["spec"].get("taints"), 30, what="taints removed")
         c.kubectl("rollout", "status", "deployment/model", "--timeout=90s")

@@ -23,6 +23,9 @@ import yaml
 from conftest import Cluster
 from test_agent_cluster import wait_for
 
+# the faults are injected into SQLite's VFS (src/store/fault.c): make e2e-etcd leaves the module out
+pytestmark = pytest.mark.sqlite
+
 
 class Faults:
     """The control socket of a fault-injection build (one reply line per command)."""

@@ -19,6 +19,7 @@ typedef struct fake {
 	int rv;
 	int64_t mono, wall;
 	int fail;      /* every call fails (an API outage) */
+	int64_t slow;  /* every call takes this long (ns) before it answers */
 	int intervene; /* someone else writes between a get and the next update */
 } fake;
 
@@ -35,6 +36,9 @@ static json_t *with_rv(fake *f)
 static json_t *fake_get(void *ctx, sk_error_t *err)
 {
 	fake *f = ctx;
+
+	f->mono += f->slow;
+	f->wall += f->slow;
 
 	if (f->fail) {
 		sk_error_set(err, SK_EUNAVAILABLE, "etcdserver: request timed out");
@@ -186,6 +190,40 @@ static void test_renew_deadline(void **state)
 	json_decref(f.lease);
 }
 
+/* A renewal that hangs is measured by the clock after it: a try begun
+ * 2 s after the last renewal that fails 9 s later is past the deadline,
+ * and one that succeeds that late does not count either. */
+static void test_renew_deadline_after_a_hanging_call(void **state)
+{
+	fake f = {.mono = 5 * S, .wall = 1700000000 * S};
+	sk_le *a = candidate(&f, "a");
+	int64_t wait;
+
+	assert_int_equal(sk_le_step(a, &wait), SK_LE_STARTED);
+	advance(&f, 2 * S);
+	f.fail = 1;
+	f.slow = 9 * S;
+	assert_int_equal(sk_le_step(a, &wait), SK_LE_STOPPED);
+	assert_false(sk_le_leading(a));
+	/* it takes its lease again once calls answer */
+	f.fail = 0;
+	f.slow = 0;
+	assert_int_equal(sk_le_step(a, &wait), SK_LE_STARTED);
+	/* a successful renewal that came back 11 s after the last one */
+	advance(&f, 2 * S);
+	f.slow = 9 * S;
+	assert_int_equal(sk_le_step(a, &wait), SK_LE_STOPPED);
+	/* a failed try well inside the deadline waits no longer than the deadline */
+	f.slow = 0;
+	assert_int_equal(sk_le_step(a, &wait), SK_LE_STARTED);
+	advance(&f, 9 * S);
+	f.fail = 1;
+	assert_int_equal(sk_le_step(a, &wait), SK_LE_NONE);
+	assert_true(wait <= 1000);
+	sk_le_free(a);
+	json_decref(f.lease);
+}
+
 static void test_conflict_is_not_leadership(void **state)
 {
 	fake f = {.mono = 5 * S, .wall = 1700000000 * S};
@@ -237,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_acquire_renew_and_take_over),
 		cmocka_unit_test(test_renew_deadline),
+		cmocka_unit_test(test_renew_deadline_after_a_hanging_call),
 		cmocka_unit_test(test_conflict_is_not_leadership),
 		cmocka_unit_test(test_config_checks),
 	};
