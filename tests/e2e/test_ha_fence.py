@@ -5,7 +5,8 @@ the test stops (a partition: connections stay open, no byte arrives
 either way, so A's lease writes hang rather than fail), server B reaches
 etcd directly. A logs "stopped leading" for both Leases before B logs
 "successfully acquired" them; once the relay carries bytes again A stays a
-follower and the cluster works through either server. Hollow, no agents."""
+follower and the cluster works through either server; when B stops, A
+leads again and its controllers write again. Hollow, no agents."""
 import datetime
 import json
 import re
@@ -154,3 +155,11 @@ def test_partitioned_leader_stops_before_the_other_takes_over(fenced):
     taken = [t for n in LEASES for t in log_times(a, rf"leaderelection\] successfully acquired lease kube-system/{n}$")]
     assert len(taken) == 2, a.log()      # each Lease once, at the start
     assert not ids_a & ids_b
+
+    # B stops (releasing its Leases): A leads again, its clients open again
+    b.stop()
+    for n in LEASES:
+        wait_for(lambda: holder(a, n) in ids_a, 30, what=f"A holding {n} again")
+    a.kubectl("scale", "deployment", "after-partition", "--replicas=3")
+    wait_for(lambda: len(a.kjson("get", "pods", "-l", "app=after-partition")["items"]) == 3, 60,
+             what="a third pod, made by A's controllers")
