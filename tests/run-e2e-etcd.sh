@@ -33,8 +33,10 @@ fi
 export SKIFF_E2E_SLOW=${SKIFF_E2E_SLOW:-2}
 (SKIFF_E2E_PART=agents flock /tmp/skiff-containers.lock bash tests/run-e2e.sh >"$dir/agents" 2>&1
 	echo $? >"$dir/agents.rc") &
+agents=$!
 (SKIFF_E2E_PART=hollow bash tests/run-e2e.sh >"$dir/hollow" 2>&1; echo $? >"$dir/hollow.rc") &
-wait
+hollow=$!
+wait $agents $hollow # not etcd, a background job too
 rc=0
 for part in agents hollow; do
 	echo "== e2e on etcd: $part"
