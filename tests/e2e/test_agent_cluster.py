@@ -180,6 +180,8 @@ class AgentCluster(Cluster):
         for t in sorted(targets, reverse=True):
             subprocess.run(["umount", "-l", t], capture_output=True)
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+        # an agent stopped with pods left (killed -9 by a test that then failed) keeps its Services table
+        subprocess.run(["nft", "delete", "table", "ip", f"skiff-{self.bridge}"], capture_output=True)
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
