@@ -16,9 +16,9 @@ struct sk_le {
 	const sk_le_ops *ops;
 	void *ctx;
 	int leading;
-	json_t *observed;      /* the spec last read or written */
-	int64_t observed_ns;   /* when it was seen to change (mono) */
-	int64_t last_renew_ns; /* the last successful write as leader (mono) */
+	json_t *observed;    /* the spec last read or written */
+	int64_t observed_ns; /* when it was seen to change (mono) */
+	int64_t cycle_ns;    /* when the leader's current renew cycle began (mono); 0: none yet */
 	/* sk_le_run */
 	sk_client *c;
 	pthread_t thread, runner;
@@ -143,29 +143,40 @@ static int64_t jittered(sk_le *le)
 	return le->cfg.retry_period_ms + (int64_t)(le->cfg.retry_period_ms * le->cfg.jitter * (r / 4294967296.0));
 }
 
-/* What a try's outcome means, t being when it began. A leader's renewal
- * counts only if it came back within the renew deadline of the last one,
- * by the clock after the call (client-go's renew runs under a context that
- * ends at the deadline, however long a request hangs); a failed one is
- * tried again no later than the deadline. */
+/* A leader's renew cycle, as client-go's renew(): after a successful
+ * renewal and a retry period, a cycle begins with the next try and retries
+ * every retry period until one succeeds or the renew deadline has passed
+ * since the cycle began, by the clock after the call (client-go's tries
+ * run under a context that ends there, however long a request hangs). So
+ * a leader stops at the latest retry + renew deadline after its last
+ * renewal, before the lease duration could pass for another candidate. */
+static int64_t cycle_deadline(sk_le *le, int64_t t)
+{
+	if (!le->cycle_ns)
+		le->cycle_ns = t;
+	return le->cycle_ns + le->cfg.renew_deadline_ms * 1000000;
+}
+
+/* What a try's outcome means, t being when it began. */
 static int decide(sk_le *le, int64_t t, int ok, int64_t *wait_ms)
 {
-	int64_t now = le->ops->mono_ns(le->ctx);
-	int64_t deadline = le->last_renew_ns + le->cfg.renew_deadline_ms * 1000000;
+	int64_t now, deadline;
 
 	if (!le->leading) {
 		*wait_ms = jittered(le);
 		if (ok != 1)
 			return SK_LE_NONE;
 		le->leading = 1;
-		le->last_renew_ns = t;
+		le->cycle_ns = 0;
 		*wait_ms = le->cfg.retry_period_ms;
 		sk_info("leaderelection", "successfully acquired lease %s/%s", le->ns, le->name);
 		return SK_LE_STARTED;
 	}
+	deadline = cycle_deadline(le, t);
+	now = le->ops->mono_ns(le->ctx);
 	*wait_ms = le->cfg.retry_period_ms;
 	if (ok == 1 && now < deadline) {
-		le->last_renew_ns = t;
+		le->cycle_ns = 0;
 		return SK_LE_NONE;
 	}
 	if (ok == 0 && now < deadline) {
@@ -456,14 +467,14 @@ static void stopped_leading(sk_le *le)
 	post(le, 0);
 }
 
-/* The leader's step: if its try has not come back by the renew deadline,
- * it stops leading there and then (writes fenced, its components told to
+/* The leader's step: if its try has not come back by its renew cycle's
+ * deadline, it stops leading there and then (writes fenced, its components told to
  * stop), before the lease could expire for another candidate, and waits
  * for the try only after; SK_LE_NONE then. */
 static int fenced_step(sk_le *le, int64_t *wait_ms)
 {
 	attempt a = {.le = le, .t = le->ops->mono_ns(le->ctx)};
-	int64_t deadline = le->last_renew_ns + le->cfg.renew_deadline_ms * 1000000;
+	int64_t deadline = cycle_deadline(le, a.t);
 	struct timespec ts;
 	pthread_t th;
 	int done = 0;

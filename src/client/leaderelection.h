@@ -2,9 +2,11 @@
  * candidate takes a coordination.k8s.io/v1 Lease whose holder it has not
  * seen renewed for leaseDurationSeconds (by its own clock: the time it
  * observed the record change, not the renewTime written there), renews it
- * every retry period while it leads, and stops leading once it has not
- * renewed for the renew deadline (shorter than the lease duration, so it
- * stops before another could take over) or sees another holder. Every write
+ * every retry period while it leads, and stops leading once a renew cycle
+ * (its tries from a retry period after the last renewal) has not renewed
+ * within the renew deadline, however long its calls hang (retry + renew
+ * deadline shorter than the lease duration, so it stops before another
+ * could take over), or once it sees another holder. Every write
  * is an update at the read resourceVersion (409: someone else wrote first).
  * A graceful stop releases the lease (holderIdentity cleared, 1 s), as
  * client-go's ReleaseOnCancel. */

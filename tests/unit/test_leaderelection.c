@@ -172,12 +172,14 @@ static void test_renew_deadline(void **state)
 
 	assert_int_equal(sk_le_step(a, &wait), SK_LE_STARTED);
 	f.fail = 1;
-	for (int i = 0; i < 4; i++) {
+	/* the renew cycle begins with the first try, a retry period after the renewal */
+	for (int i = 0; i < 5; i++) {
 		advance(&f, 2 * S);
 		assert_int_equal(sk_le_step(a, &wait), SK_LE_NONE);
 		assert_true(sk_le_leading(a));
 	}
-	/* 10 s without a renewal: stop, 5 s before the lease could expire elsewhere */
+	/* the cycle's 10 s are over, 12 s after the last renewal: stop, 3 s before
+	 * the lease could expire elsewhere */
 	advance(&f, 2 * S);
 	assert_int_equal(sk_le_step(a, &wait), SK_LE_STOPPED);
 	assert_false(sk_le_leading(a));
@@ -190,8 +192,8 @@ static void test_renew_deadline(void **state)
 	json_decref(f.lease);
 }
 
-/* A renewal that hangs is measured by the clock after it: a try begun
- * 2 s after the last renewal that fails 9 s later is past the deadline,
+/* A renewal that hangs is measured by the clock after it: a try that
+ * opens a renew cycle and fails 11 s later is past the cycle's deadline,
  * and one that succeeds that late does not count either. */
 static void test_renew_deadline_after_a_hanging_call(void **state)
 {
@@ -202,24 +204,29 @@ static void test_renew_deadline_after_a_hanging_call(void **state)
 	assert_int_equal(sk_le_step(a, &wait), SK_LE_STARTED);
 	advance(&f, 2 * S);
 	f.fail = 1;
-	f.slow = 9 * S;
+	f.slow = 11 * S;
 	assert_int_equal(sk_le_step(a, &wait), SK_LE_STOPPED);
 	assert_false(sk_le_leading(a));
 	/* it takes its lease again once calls answer */
 	f.fail = 0;
 	f.slow = 0;
 	assert_int_equal(sk_le_step(a, &wait), SK_LE_STARTED);
-	/* a successful renewal that came back 11 s after the last one */
+	/* a successful renewal that came back 11 s into its cycle */
 	advance(&f, 2 * S);
-	f.slow = 9 * S;
+	f.slow = 11 * S;
 	assert_int_equal(sk_le_step(a, &wait), SK_LE_STOPPED);
-	/* a failed try well inside the deadline waits no longer than the deadline */
+	/* a failed try near the cycle's end waits no longer than the end */
 	f.slow = 0;
 	assert_int_equal(sk_le_step(a, &wait), SK_LE_STARTED);
-	advance(&f, 9 * S);
+	advance(&f, 2 * S);
 	f.fail = 1;
 	assert_int_equal(sk_le_step(a, &wait), SK_LE_NONE);
-	assert_true(wait <= 1000);
+	assert_int_equal(wait, SK_LE_RETRY_PERIOD_MS);
+	advance(&f, 9 * S);
+	assert_int_equal(sk_le_step(a, &wait), SK_LE_NONE);
+	assert_int_equal(wait, 1000);
+	advance(&f, 1 * S);
+	assert_int_equal(sk_le_step(a, &wait), SK_LE_STOPPED);
 	sk_le_free(a);
 	json_decref(f.lease);
 }
