@@ -493,10 +493,9 @@ static int fenced_step(sk_le *le, int64_t *wait_ms)
 		pthread_join(th, NULL);
 		return decide(le, a.t, a.ok, wait_ms);
 	}
-	lose(le);
-	*wait_ms = jittered(le);
-	sk_warn("leaderelection", "failed to renew lease %s/%s: timed out waiting for the condition", le->ns, le->name);
-	stopped_leading(le);
+	/* past the deadline (the wait timed out there): a failed try, so it stops */
+	if (decide(le, a.t, 0, wait_ms) == SK_LE_STOPPED)
+		stopped_leading(le);
 	if (a.t < deadline)
 		pthread_join(th, NULL);
 	return SK_LE_NONE;

@@ -8,7 +8,6 @@ etcd directly. A logs "stopped leading" for both Leases before B logs
 follower and the cluster works through either server; when B stops, A
 leads again and its controllers write again. Hollow, no agents."""
 import datetime
-import json
 import re
 import select
 import shutil
@@ -21,6 +20,7 @@ import pytest
 from conftest import Cluster
 from etcd_util import Etcd
 from test_agent_cluster import wait_for
+from test_ha import holder as lease_spec, identity as identities
 
 # renew deadline 4 s, lease 8 s: B takes over no sooner than 4 s after A must have stopped
 LE_FLAGS = ["--leader-elect-lease-duration", "8s", "--leader-elect-renew-deadline", "4s",
@@ -78,6 +78,10 @@ class Relay:
             s.close()
 
 
+def holder(c, name):
+    return lease_spec(c, name).get("holderIdentity", "")
+
+
 def log_times(c, pattern):
     """When the server logged lines matching pattern (its klog-style stamps)."""
     with open(c.log_path, errors="replace") as f:
@@ -90,16 +94,6 @@ def log_times(c, pattern):
 def elector_lines(c):
     with open(c.log_path, errors="replace") as f:
         return "".join(line for line in f if "leaderelection" in line or "ctrl]" in line)
-
-
-def holder(c, name):
-    r = c.kubectl("get", "lease", "-n", "kube-system", name, "-o", "json", check=False)
-    return json.loads(r.stdout)["spec"].get("holderIdentity", "") if r.returncode == 0 else ""
-
-
-def identities(c):
-    with open(c.log_path, errors="replace") as f:
-        return set(re.findall(r"attempting to acquire leader lease kube-system/\S+ as (\S+)", f.read()))
 
 
 @pytest.fixture
