@@ -130,12 +130,17 @@ static json_t *pod_json(const struct pod_ref *r, int64_t now)
 	cleanup_free char *cg = sk_cgroup_pod_path(qos_of(r->pod), r->uid);
 	struct sk_cgroup_usage u;
 	sk_error_t err = {0};
-	json_t *p;
+	json_t *containers, *p;
 
-	if (sk_cgroup_usage(cg, &u, &err) < 0)
+	/* The containers first: the pod's cgroup holds theirs, so its counters, read after, are at
+	 * least their sum, as a reader adding them up expects. */
+	containers = containers_json(r->pod, cg, now);
+	if (sk_cgroup_usage(cg, &u, &err) < 0) {
+		json_decref(containers);
 		return NULL;
+	}
 	p = json_pack("{s:{s:s, s:s, s:s}, s:o}", "podRef", "name", r->name, "namespace", r->ns, "uid", r->uid,
-		      "containers", containers_json(r->pod, cg, now));
+		      "containers", containers);
 	if (sk_kube_jstr(r->pod, "status.startTime"))
 		json_object_set_new(p, "startTime", json_string(sk_kube_jstr(r->pod, "status.startTime")));
 	add_usage(p, &u, now);

@@ -46,9 +46,13 @@ def add_node(c, name):
 
 
 def identity(c):
-    """The elector identity a server logged (HOSTNAME_UUID, one per lease)."""
-    with open(c.log_path, errors="replace") as f:
-        return set(re.findall(r"attempting to acquire leader lease kube-system/\S+ as (\S+)", f.read()))
+    """The elector identities a server logged (HOSTNAME_UUID, one per lease), once it has logged
+    both: a server answers before its electors start, slowly under TSan."""
+    def logged():
+        with open(c.log_path, errors="replace") as f:
+            ids = set(re.findall(r"attempting to acquire leader lease kube-system/\S+ as (\S+)", f.read()))
+        return ids if len(ids) == 2 else None
+    return wait_for(logged, 30, what=f"{c.log_path} naming its two elector identities")
 
 
 def holder(c, name):
