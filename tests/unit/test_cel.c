@@ -54,25 +54,13 @@ static const sk_cel_authz_check *run_request;
 
 /* The result of expr against self_text as text: "true", a value in CEL
  * syntax, "error: ..." or "compile: ...". */
-static char *run(const char *expr, const char *old)
+/* What p evaluates to with vars, as the tables write it; frees p. */
+static char *result_text(sk_cel_program *p, const sk_cel_vars *vars)
 {
-	json_t *schema = parse(schema_text), *self = parse(self_text), *o = old ? parse(old) : NULL;
-	char *err = NULL, *out;
-	sk_cel_program *p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF | run_flags, schema, &err);
 	sk_cel_result r;
-	sk_cel_vars vars = {.self = self,
-			    .self_schema = schema,
-			    .old_self = o,
-			    .old_schema = schema,
-			    .authorize = run_authorize,
-			    .request = run_request};
+	char *out;
 
-	if (!p) {
-		out = xasprintf("compile: %s", err);
-		free(err);
-		goto done;
-	}
-	switch (sk_cel_eval(p, &vars, &r)) {
+	switch (sk_cel_eval(p, vars, &r)) {
 	case SK_CEL_BOOL:
 		out = xstrdup(r.b ? "true" : "false");
 		break;
@@ -90,6 +78,27 @@ static char *run(const char *expr, const char *old)
 	}
 	sk_cel_result_release(&r);
 	sk_cel_program_free(p);
+	return out;
+}
+
+static char *run(const char *expr, const char *old)
+{
+	json_t *schema = parse(schema_text), *self = parse(self_text), *o = old ? parse(old) : NULL;
+	char *err = NULL, *out;
+	sk_cel_program *p = sk_cel_compile(expr, SK_CEL_VAR_SELF | SK_CEL_VAR_OLDSELF | run_flags, schema, &err);
+	sk_cel_vars vars = {.self = self,
+			    .self_schema = schema,
+			    .old_self = o,
+			    .old_schema = schema,
+			    .authorize = run_authorize,
+			    .request = run_request};
+
+	if (!p) {
+		out = xasprintf("compile: %s", err);
+		free(err);
+		goto done;
+	}
+	out = result_text(p, &vars);
 done:
 	json_decref(schema);
 	json_decref(self);
@@ -1060,6 +1069,98 @@ static void test_authz_library(void **state)
 		     NULL);
 }
 
+/* ValidatingAdmissionPolicy's variables: params, namespaceObject and
+ * variables.<name>, evaluated on first use (an error only when used). */
+static char *eval_policy(const char *expr, const sk_cel_decls *d, const sk_cel_vars *v)
+{
+	char *err = NULL, *out;
+	sk_cel_program *p = sk_cel_compile_decls(
+		expr, SK_CEL_VAR_ADMISSION | SK_CEL_VAR_AUTHORIZER | SK_CEL_VAR_POLICY, d, &err);
+
+	if (!p) {
+		out = xasprintf("compile: %s", err);
+		free(err);
+		return out;
+	}
+	return result_text(p, v);
+}
+
+static void test_policy_variables(void **state)
+{
+	static const char *const names[] = {"replicas", "odd", "broken", NULL};
+	sk_cel_decls d = {.variables = names, .nvariables = 3};
+	json_t *obj = json_pack("{s:{s:i}, s:{s:s}}", "spec", "replicas", 3, "metadata", "name", "web");
+	json_t *req = json_pack("{s:s}", "operation", "CREATE");
+	json_t *params = json_pack("{s:{s:s}}", "data", "max", "4");
+	json_t *ns = json_pack("{s:{s:s}}", "metadata", "name", "prod");
+	sk_cel_program *progs[3];
+	char *err = NULL, *r;
+	sk_cel_decls before = d;
+	sk_cel_vars v = {.adm_object = obj,
+			 .adm_request = req,
+			 .adm_params = params,
+			 .adm_namespace = ns,
+			 .var_progs = (const sk_cel_program *const *)progs,
+			 .var_names = names,
+			 .nvars = 3};
+	struct {
+		const char *expr, *want;
+	} t[] = {
+		{"variables.replicas > 1 && variables.odd", "true"},
+		{"object.spec.replicas <= int(params.data.max)", "true"},
+		{"namespaceObject.metadata.name == 'prod' && request.operation == 'CREATE'", "true"},
+		/* a variable that fails is an error where it is used, not elsewhere */
+		{"variables.broken", "error: no such key: nothing"},
+		{"variables.replicas == 3 || variables.broken", "true"},
+		{"[1, 2].exists(variables, variables == 2)", "true"},
+	};
+
+	(void)state;
+	before.nvariables = 0;
+	progs[0] = sk_cel_compile_decls("object.spec.replicas", SK_CEL_VAR_ADMISSION | SK_CEL_VAR_POLICY, &before, &err);
+	before.nvariables = 1;
+	progs[1] = sk_cel_compile_decls("variables.replicas % 2 == 1", SK_CEL_VAR_ADMISSION | SK_CEL_VAR_POLICY,
+					&before, &err);
+	before.nvariables = 2;
+	progs[2] = sk_cel_compile_decls("object.spec.nothing", SK_CEL_VAR_ADMISSION | SK_CEL_VAR_POLICY, &before, &err);
+	assert_non_null(progs[0]);
+	assert_non_null(progs[1]);
+	assert_non_null(progs[2]);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		r = eval_policy(t[i].expr, &d, &v);
+		assert_string_equal(r, t[i].want);
+		free(r);
+	}
+	/* an undeclared variable, and params outside a policy */
+	r = eval_policy("variables.missing", &d, &v);
+	assert_string_equal(r, "compile: ERROR: <input>:1:10: undefined field 'missing'\n | variables.missing\n"
+			       " | .........^");
+	free(r);
+	assert_null(sk_cel_compile("params.x", SK_CEL_VAR_ADMISSION, NULL, &err));
+	assert_non_null(strstr(err, "undeclared reference to 'params'"));
+	free(err);
+	/* object typed by a schema: the type check of a policy's status */
+	{
+		json_t *schema = json_pack("{s:s, s:{s:{s:s, s:{s:{s:s}}}}}", "type", "object", "properties", "spec",
+					   "type", "object", "properties", "replicas", "type", "integer");
+		sk_cel_decls typed = {.object_schema = schema};
+
+		r = eval_policy("object.spec.replicas > '1'", &typed, &v);
+		assert_non_null(strstr(r, "found no matching overload for '_>_' applied to '(int, string)'"));
+		free(r);
+		r = eval_policy("object.spec.maxRetries < 10", &typed, &v);
+		assert_non_null(strstr(r, "undefined field 'maxRetries'"));
+		free(r);
+		json_decref(schema);
+	}
+	for (int i = 0; i < 3; i++)
+		sk_cel_program_free(progs[i]);
+	json_decref(obj);
+	json_decref(req);
+	json_decref(params);
+	json_decref(ns);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1070,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_cost_estimate), cmocka_unit_test(test_format_library),
 		cmocka_unit_test(test_two_var_comprehensions), cmocka_unit_test(test_two_var_cost_and_type),
 		cmocka_unit_test(test_authz_library), cmocka_unit_test(test_two_var_stored_rules),
+		cmocka_unit_test(test_policy_variables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -620,6 +620,10 @@ typedef struct eval_vars {
 	cval *authorizer; /* NULL: unbound */
 	const sk_cel_authz_check *request;
 	cval *object, *old_object, *adm_request; /* NULL: unbound (SK_CEL_VAR_ADMISSION) */
+	cval *params, *ns_object;                /* NULL: unbound (SK_CEL_VAR_POLICY) */
+	const sk_cel_vars *policy;               /* its variables, or NULL */
+	cval **var_values;                       /* per variable: its value once evaluated */
+	int *var_busy;                           /* per variable: being evaluated */
 } eval_vars;
 
 static cval *eval(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *vars);
@@ -646,6 +650,10 @@ static cval *lookup_ident(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars
 		return vars->old_object;
 	if (!strcmp(n->name, "request") && vars->adm_request)
 		return vars->adm_request;
+	if (!strcmp(n->name, "params") && vars->params)
+		return vars->params;
+	if (!strcmp(n->name, "namespaceObject") && vars->ns_object)
+		return vars->ns_object;
 	if (!strcmp(n->name, "null_type"))
 		return sk__cel_type(c, "null_type");
 	for (int k = 0; types[k]; k++)
@@ -685,10 +693,43 @@ static cval *field(cel_ctx *c, cval *v, const char *name, int *absent)
 	}
 }
 
+static int env_has(cel_env *env, const char *name)
+{
+	for (; env; env = env->up)
+		if (!strcmp(env->name, name))
+			return 1;
+	return 0;
+}
+
+/* variables.<name>: the variable's expression, evaluated on first use. */
+static cval *policy_variable(cel_ctx *c, const char *name, const eval_vars *vars)
+{
+	const sk_cel_vars *pv = vars->policy;
+
+	for (size_t i = 0; i < pv->nvars; i++) {
+		if (strcmp(pv->var_names[i], name))
+			continue;
+		if (!vars->var_values[i]) {
+			if (vars->var_busy[i] || !pv->var_progs[i])
+				return sk__cel_err(c, "no such key: %s", name);
+			vars->var_busy[i] = 1;
+			vars->var_values[i] = eval(c, pv->var_progs[i]->root, NULL, vars);
+			vars->var_busy[i] = 0;
+		}
+		return vars->var_values[i];
+	}
+	return sk__cel_err(c, "no such key: %s", name);
+}
+
 static cval *eval_select(cel_ctx *c, cel_node *n, cel_env *env, const eval_vars *vars)
 {
-	cval *t = eval(c, n->args[0], env, vars), *r;
+	cval *t, *r;
 	int absent, wrap = n->opt;
+
+	if (vars->policy && n->args[0]->kind == N_IDENT && !strcmp(n->args[0]->name, "variables") &&
+	    !env_has(env, "variables"))
+		return policy_variable(c, n->name, vars);
+	t = eval(c, n->args[0], env, vars);
 
 	if (is_err(t))
 		return t;
@@ -1348,6 +1389,16 @@ enum sk_cel_kind sk_cel_eval(const sk_cel_program *p, const sk_cel_vars *vars, s
 			ev.old_object = vars->adm_old_object ? sk__cel_from_json(c, vars->adm_old_object, NULL)
 							     : sk__cel_from_json(c, json_null(), NULL);
 			ev.adm_request = sk__cel_from_json(c, vars->adm_request, NULL);
+			ev.params = sk__cel_from_json(c, vars->adm_params ? vars->adm_params : json_null(), NULL);
+			ev.ns_object = sk__cel_from_json(c, vars->adm_namespace ? vars->adm_namespace : json_null(),
+							 NULL);
+			if (vars->nvars) {
+				ev.policy = vars;
+				ev.var_values = sk__cel_alloc(c, vars->nvars * sizeof(*ev.var_values));
+				ev.var_busy = sk__cel_alloc(c, vars->nvars * sizeof(*ev.var_busy));
+				memset(ev.var_values, 0, vars->nvars * sizeof(*ev.var_values));
+				memset(ev.var_busy, 0, vars->nvars * sizeof(*ev.var_busy));
+			}
 		}
 	}
 	r = eval(c, p->root, NULL, &ev);

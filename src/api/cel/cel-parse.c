@@ -775,6 +775,7 @@ struct checker {
 	struct parser *p;
 	unsigned vars;
 	json_t *self_schema;
+	const sk_cel_decls *decls;
 	int uses_old_self;
 	struct issue *issues;
 	size_t nissues;
@@ -1124,6 +1125,15 @@ static json_t *check_call(struct checker *ck, cel_node *n, struct scope *sc)
 	return NULL;
 }
 
+/* Whether n names the policy's variables (no comprehension variable hides it). */
+static int is_variables(struct checker *ck, cel_node *n, struct scope *sc)
+{
+	json_t *s;
+
+	(void)ck;
+	return n->kind == N_IDENT && !strcmp(n->name, "variables") && !in_scope(sc, n->name, &s);
+}
+
 static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 {
 	json_t *s = NULL;
@@ -1143,8 +1153,13 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 			return ck->self_schema;
 		if (!strcmp(n->name, "authorizer") && (ck->vars & SK_CEL_VAR_AUTHORIZER))
 			return NULL;
-		if ((!strcmp(n->name, "object") || !strcmp(n->name, "oldObject") || !strcmp(n->name, "request")) &&
-		    (ck->vars & SK_CEL_VAR_ADMISSION))
+		if ((!strcmp(n->name, "object") || !strcmp(n->name, "oldObject")) && (ck->vars & SK_CEL_VAR_ADMISSION))
+			return ck->decls->object_schema;
+		if (!strcmp(n->name, "request") && (ck->vars & SK_CEL_VAR_ADMISSION))
+			return NULL;
+		if ((!strcmp(n->name, "params") || !strcmp(n->name, "namespaceObject") ||
+		     !strcmp(n->name, "variables")) &&
+		    (ck->vars & SK_CEL_VAR_POLICY))
 			return NULL;
 		if (!strcmp(n->name, "oldSelf") && (ck->vars & SK_CEL_VAR_OLDSELF)) {
 			ck->uses_old_self = 1;
@@ -1156,6 +1171,17 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 		cfail(ck, n->pos, "undeclared reference to '%s' (in container '')", n->name);
 		return NULL;
 	case N_SELECT:
+		if ((ck->vars & SK_CEL_VAR_POLICY) && is_variables(ck, n->args[0], sc)) {
+			size_t i;
+
+			check(ck, n->args[0], sc);
+			for (i = 0; i < ck->decls->nvariables; i++)
+				if (!strcmp(ck->decls->variables[i], n->name))
+					break;
+			if (i == ck->decls->nvariables)
+				cfail(ck, n->pos, "undefined field '%s'", n->name);
+			return NULL;
+		}
 		s = check(ck, n->args[0], sc);
 		if (!s)
 			return NULL;
@@ -1384,6 +1410,8 @@ static int node_type(struct checker *ck, cel_node *n, json_t *s, struct scope *s
 		if (v)
 			return v->sch ? schema_type(v->sch) : v->ty;
 		/* oldSelf may be an optional (optionalOldSelf): not typed */
+		if (!strcmp(n->name, "object") || !strcmp(n->name, "oldObject"))
+			return ck->decls->object_schema && (ck->vars & SK_CEL_VAR_ADMISSION) ? TY_MAP : TY_DYN;
 		return !strcmp(n->name, "self") ? schema_type(s) : TY_DYN;
 	}
 	case N_SELECT:
@@ -1494,8 +1522,15 @@ static char *issues_text(const char *src, struct checker *ck)
 
 sk_cel_program *sk_cel_compile(const char *expr_text, unsigned vars, json_t *self_schema, char **err)
 {
+	sk_cel_decls d = {.self_schema = self_schema};
+
+	return sk_cel_compile_decls(expr_text, vars, &d, err);
+}
+
+sk_cel_program *sk_cel_compile_decls(const char *expr_text, unsigned vars, const sk_cel_decls *decls, char **err)
+{
 	struct parser p = {.src = expr_text, .len = strlen(expr_text)};
-	struct checker ck = {.p = &p, .vars = vars, .self_schema = self_schema};
+	struct checker ck = {.p = &p, .vars = vars, .self_schema = decls->self_schema, .decls = decls};
 	sk_cel_program *prog;
 	cel_node *root;
 

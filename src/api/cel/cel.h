@@ -21,6 +21,9 @@ typedef struct sk_cel_program sk_cel_program;
 /* object, oldObject and request (dynamically typed): the variables of
  * admission webhooks' matchConditions. */
 #define SK_CEL_VAR_ADMISSION 8u
+/* params, namespaceObject and variables.<name> (ValidatingAdmissionPolicy's
+ * expressions, with SK_CEL_VAR_ADMISSION), all dynamically typed. */
+#define SK_CEL_VAR_POLICY 16u
 /* Libraries past Kubernetes 1.31's environment: the two-variable
  * comprehensions (cel-go's ext.TwoVarComprehensions, introduced in 1.32's
  * environment: kube-apiserver 1.32 compiles new expressions at its
@@ -33,6 +36,19 @@ typedef struct sk_cel_program sk_cel_program;
  * issue text ("ERROR: <input>:1:7: ...\n | expr\n | ......^"); caller
  * frees *err, and the program with sk_cel_program_free. */
 sk_cel_program *sk_cel_compile(const char *expr, unsigned vars, json_t *self_schema, char **err);
+
+/* What sk_cel_compile_decls declares besides vars' names. */
+typedef struct sk_cel_decls {
+	json_t *self_schema;
+	/* object and oldObject: field selections checked against this
+	 * structural schema (a policy's type check); NULL: dynamic */
+	json_t *object_schema;
+	/* SK_CEL_VAR_POLICY: the names variables.<name> may select */
+	const char *const *variables;
+	size_t nvariables;
+} sk_cel_decls;
+
+sk_cel_program *sk_cel_compile_decls(const char *expr, unsigned vars, const sk_cel_decls *decls, char **err);
 void sk_cel_program_free(sk_cel_program *p);
 /* Whether p names oldSelf (a transition rule). */
 int sk_cel_uses_old_self(const sk_cel_program *p);
@@ -94,6 +110,13 @@ typedef struct sk_cel_vars {
 	const sk_cel_authz_check *request;
 	/* SK_CEL_VAR_ADMISSION: object, oldObject, request (NULL: null) */
 	json_t *adm_object, *adm_old_object, *adm_request;
+	/* SK_CEL_VAR_POLICY: params and namespaceObject (NULL: null), and the
+	 * variables: variables.<names[i]> is progs[i]'s value, evaluated when
+	 * first selected (once per sk_cel_eval), its error only then */
+	json_t *adm_params, *adm_namespace;
+	const sk_cel_program *const *var_progs;
+	const char *const *var_names;
+	size_t nvars;
 } sk_cel_vars;
 
 /* Upstream's limits: the cost of one expression and of one request's rules. */
