@@ -245,6 +245,8 @@ json_t *sk__obj_decode(const char *val, size_t len, int64_t rev);
 void sk__new_uuid(char *buf, size_t len);
 /* The stored object of a core/v1 kind (plural), decoded, or NULL when absent. */
 json_t *sk__stored_core(sk_api *api, const char *plural, const char *ns, const char *name);
+/* The stored objects under prefix, decoded (a new array), or NULL with err. */
+json_t *sk__stored_list(sk_api *api, const char *prefix, sk_error_t *err);
 /* The ready address of port of Service ns/name, through its Endpoints or
  * else its EndpointSlices (svcresolve.c): 0 with ip (caller frees) and the
  * target port, or -1 with *why (caller frees). */

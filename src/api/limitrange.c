@@ -248,19 +248,9 @@ static json_t *limit_ranges(sk_api *api, const char *ns)
 {
 	const sk_api_resource *r = sk__resource_find("", "v1", "limitranges");
 	cleanup_free char *prefix = r ? sk__obj_prefix(r, ns) : NULL;
-	sk_store_list l = {0};
-	json_t *out = json_array();
+	json_t *out = prefix ? sk__stored_list(api, prefix, NULL) : NULL;
 
-	if (!r || sk_store_range(api->store, prefix, NULL, 0, 0, &l, NULL) < 0)
-		return out;
-	for (size_t i = 0; i < l.n; i++) {
-		json_t *o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
-
-		if (o)
-			json_array_append_new(out, o);
-	}
-	sk_store_list_release(&l);
-	return out;
+	return out ? out : json_array();
 }
 
 static int is_core(const sk_adm_request *a, const char *plural)

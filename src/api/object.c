@@ -231,3 +231,21 @@ json_t *sk__stored_core(sk_api *api, const char *plural, const char *ns, const c
 	sk_store_kv_release(&kv);
 	return o;
 }
+
+json_t *sk__stored_list(sk_api *api, const char *prefix, sk_error_t *err)
+{
+	sk_store_list l = {0};
+	json_t *out;
+
+	if (sk_store_range(api->store, prefix, NULL, 0, 0, &l, err) < 0)
+		return NULL;
+	out = json_array();
+	for (size_t i = 0; i < l.n; i++) {
+		json_t *o = sk__obj_decode(l.items[i].value, l.items[i].len, l.items[i].mod_rev);
+
+		if (o)
+			json_array_append_new(out, o);
+	}
+	sk_store_list_release(&l);
+	return out;
+}

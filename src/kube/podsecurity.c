@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json.h"
 #include "util/util.h"
 
 /* ---- texts ---- */
@@ -659,17 +660,6 @@ static int ape_1_25(json_t *meta, json_t *spec, const char **reason, char **deta
 	return is_windows(spec) ? 0 : ape_1_8(meta, spec, reason, detail);
 }
 
-static int has_string(json_t *arr, const char *s)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(arr, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), s))
-			return 1;
-	return 0;
-}
-
 static int capabilities_restricted_1_22(json_t *meta, json_t *spec, const char **reason, char **detail)
 {
 	cleanup_json json_t *nodrop = json_array(), *adding = json_array(), *caps = json_object();
@@ -687,7 +677,7 @@ static int capabilities_restricted_1_22(json_t *meta, json_t *spec, const char *
 			list_add(nodrop, str0(c, "name"));
 			continue;
 		}
-		if (!has_string(json_object_get(cap, "drop"), "ALL"))
+		if (!sk_json_array_has_string(json_object_get(cap, "drop"), "ALL"))
 			list_add(nodrop, str0(c, "name"));
 		json_array_foreach(json_object_get(cap, "add"), i, a) {
 			const char *s = json_string_value(a) ? json_string_value(a) : "";

@@ -329,3 +329,14 @@ char *sk_json_dumps(const json_t *v, size_t *len)
 		*len = n;
 	return out;
 }
+
+int sk_json_array_has_string(const json_t *arr, const char *s)
+{
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		const json_t *v = json_array_get(arr, i);
+
+		if (json_is_string(v) && !strcmp(json_string_value(v), s))
+			return 1;
+	}
+	return 0;
+}

@@ -28,6 +28,9 @@ char *sk_json_dumps(const json_t *v, size_t *len);
  * back to json_dumps. */
 int sk_json_gen(yajl_gen g, const json_t *v);
 
+/* Whether the array arr holds the string s. */
+int sk_json_array_has_string(const json_t *arr, const char *s);
+
 /* Runs fill over a fresh compact generator (UTF-8 checked) and returns
  * its text (caller frees) with the length in *len, or NULL when fill
  * returned non-zero or the generator refused. */
