@@ -20,7 +20,8 @@ tests=(tests/e2e/test_api_errors.py tests/e2e/test_api_kubectl.py tests/e2e/test
 	tests/e2e/test_crd_openapi_v2.py tests/e2e/test_crd_apply.py tests/e2e/test_crd_storage.py tests/e2e/test_api_netkinds.py
 	tests/e2e/test_ctrl_endpoints.py tests/e2e/test_services.py tests/e2e/test_crd_cel.py
 	tests/e2e/test_nodes_ipam.py tests/e2e/test_ctrl_daemonset.py tests/e2e/test_ctrl_statefulset.py tests/e2e/test_quota.py
-	tests/e2e/test_authn.py tests/e2e/test_rbac.py tests/e2e/test_ha.py tests/e2e/test_ha_fence.py)
+	tests/e2e/test_authn.py tests/e2e/test_rbac.py tests/e2e/test_ha.py tests/e2e/test_ha_fence.py
+	tests/e2e/test_vap.py)
 for a in "$@"; do
 	case $a in tests/*) tests=() ;; esac
 done

@@ -8,6 +8,7 @@
 extern const sk_adm_plugin sk__adm_limitranger, sk__adm_resourcequota, sk__adm_serviceaccount, sk__adm_node_restriction;
 extern const sk_adm_plugin sk__adm_default_storage_class, sk__adm_storage_protection, sk__adm_pvc_resize;
 extern const sk_adm_plugin sk__adm_mutating_webhook, sk__adm_validating_webhook;
+extern const sk_adm_plugin sk__adm_validating_admission_policy;
 
 static const sk_adm_plugin *const plugins[] = {
 	&sk__adm_namespace_lifecycle,
@@ -17,9 +18,10 @@ static const sk_adm_plugin *const plugins[] = {
 	&sk__adm_pod_security,
 	&sk__adm_default_storage_class, /* DefaultStorageClass, StorageObjectInUseProtection */
 	&sk__adm_storage_protection,
-	&sk__adm_pvc_resize,         /* PersistentVolumeClaimResize */
-	&sk__adm_mutating_webhook,   /* MutatingAdmissionWebhook */
-	&sk__adm_validating_webhook, /* ValidatingAdmissionWebhook */
+	&sk__adm_pvc_resize,                  /* PersistentVolumeClaimResize */
+	&sk__adm_mutating_webhook,            /* MutatingAdmissionWebhook */
+	&sk__adm_validating_admission_policy, /* ValidatingAdmissionPolicy */
+	&sk__adm_validating_webhook,          /* ValidatingAdmissionWebhook */
 	&sk__adm_resourcequota,
 	NULL,
 };

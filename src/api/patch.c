@@ -106,6 +106,19 @@ static const struct field_meta table[] = {
 	ATOMIC("Webhook", "namespaceSelector"),
 	ATOMIC("Webhook", "objectSelector"),
 
+	/* ValidatingAdmissionPolicy: matchConditions by name, the status's
+	 * conditions by type; and its Binding */
+	OBJ("ValidatingAdmissionPolicy"),
+	TYPED("ValidatingAdmissionPolicy", "spec", "ValidatingAdmissionPolicySpec"),
+	TYPED("ValidatingAdmissionPolicy", "status", "ConditionsStatus"),
+	MERGE("ValidatingAdmissionPolicySpec", "matchConditions", NULL, "name"),
+	TYPED("ValidatingAdmissionPolicySpec", "matchConstraints", "MatchResources"),
+	ATOMIC("MatchResources", "namespaceSelector"),
+	ATOMIC("MatchResources", "objectSelector"),
+	OBJ("ValidatingAdmissionPolicyBinding"),
+	TYPED("ValidatingAdmissionPolicyBinding", "spec", "ValidatingAdmissionPolicyBindingSpec"),
+	TYPED("ValidatingAdmissionPolicyBindingSpec", "matchResources", "MatchResources"),
+
 	OBJ("Object"),
 };
 

@@ -85,5 +85,6 @@ extern const sk_schema sk__role, sk__clusterrole, sk__rolebinding, sk__clusterro
 	sk__ssrr;
 extern const sk_schema sk__replicationcontroller, sk__pdb;
 extern const sk_schema sk__mutatingwebhookconfiguration, sk__validatingwebhookconfiguration;
+extern const sk_schema sk__validatingadmissionpolicy, sk__validatingadmissionpolicybinding;
 
 #endif

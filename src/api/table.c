@@ -1034,6 +1034,21 @@ static const struct col webhookconfiguration_cols[] = {
 	C_AGE,
 };
 
+static const struct col vap_cols[] = {
+	C_NAME,
+	COL("Validations", "integer",
+	    "Validation indicates the number of validation rules defined in this configuration"),
+	COL("ParamKind", "string", "ParamKind specifies the kind of resources used to parameterize this policy"),
+	C_AGE,
+};
+
+static const struct col vapb_cols[] = {
+	C_NAME,
+	COL("PolicyName", "string", "PolicyName indicates the policy definition which the policy binding binded to"),
+	COL("ParamRef", "string", "ParamRef indicates the param resource which sets the configration param"),
+	C_AGE,
+};
+
 /* Upstream's description comes from ObjectMeta's SwaggerDoc()["handler"],
  * which does not exist: it is empty. */
 static const struct col runtimeclass_cols[] = {
@@ -2318,6 +2333,73 @@ static void webhookconfiguration_cells(json_t *cells, json_t *c, int64_t now)
 	add_age(cells, c, now);
 }
 
+/* printValidatingAdmissionPolicy */
+static void vap_cells(json_t *cells, json_t *p, int64_t now)
+{
+	json_t *pk = jpath(p, "spec.paramKind");
+
+	add_s(cells, jstr(p, "metadata.name"));
+	add_i(cells, (int64_t)jlen(p, "spec.validations"));
+	if (json_is_object(pk)) {
+		char *k = xasprintf("%s/%s", jstr(pk, "apiVersion") ? jstr(pk, "apiVersion") : "",
+				    jstr(pk, "kind") ? jstr(pk, "kind") : "");
+
+		add_s(cells, k);
+		free(k);
+	} else {
+		add_s(cells, "<unset>");
+	}
+	add_age(cells, p, now);
+}
+
+static int by_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* metav1.LabelSelector's generated String() */
+static void selector_string(struct sbuf *sb, json_t *sel)
+{
+	json_t *ml = json_object_get(sel, "matchLabels"), *e, *v;
+	const char **keys = xzalloc((json_object_size(ml) + 1) * sizeof(*keys));
+	const char *key;
+	size_t n = 0, i, j;
+
+	json_object_foreach(ml, key, v)
+		keys[n++] = key;
+	qsort(keys, n, sizeof(*keys), by_str);
+	sb_add(sb, "&LabelSelector{MatchLabels:map[string]string{");
+	for (i = 0; i < n; i++)
+		sb_printf(sb, "%s: %s,", keys[i], json_string_value(json_object_get(ml, keys[i])) ?: "");
+	sb_add(sb, "},MatchExpressions:[]LabelSelectorRequirement{");
+	json_array_foreach(json_object_get(sel, "matchExpressions"), i, e) {
+		sb_printf(sb, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[",
+			  jstr(e, "key") ? jstr(e, "key") : "", jstr(e, "operator") ? jstr(e, "operator") : "");
+		json_array_foreach(json_object_get(e, "values"), j, v)
+			sb_printf(sb, "%s%s", j ? " " : "", json_string_value(v) ?: "");
+		sb_add(sb, "],},");
+	}
+	sb_add(sb, "},}");
+	free(keys);
+}
+
+/* printValidatingAdmissionPolicyBinding */
+static void vapb_cells(json_t *cells, json_t *b, int64_t now)
+{
+	json_t *pr = jpath(b, "spec.paramRef");
+	struct sbuf sb = {0};
+
+	add_s(cells, jstr(b, "metadata.name"));
+	add_s(cells, jstr(b, "spec.policyName") ? jstr(b, "spec.policyName") : "");
+	if (json_is_object(pr) && jstr(pr, "name") && *jstr(pr, "name"))
+		sb_printf(&sb, "%s/%s", jstr(pr, "namespace") && *jstr(pr, "namespace") ? jstr(pr, "namespace") : "*",
+			  jstr(pr, "name"));
+	else if (json_is_object(pr) && json_is_object(json_object_get(pr, "selector")))
+		selector_string(&sb, json_object_get(pr, "selector"));
+	else
+		sb_add(&sb, "<unset>");
+	add_s(cells, sb.p);
+	free(sb.p);
+	add_age(cells, b, now);
+}
+
 /* printResourceQuota: "resource: used/hard" for each hard resource, sorted;
  * "limits.*" go to the Limit column. Quantities are printed as stored. */
 static void resourcequota_cells(json_t *cells, json_t *rq, int64_t now)
@@ -2377,6 +2459,8 @@ struct sk_table_printer {
 
 PRINTER(pod, pod_cols, pod_cells, pod_conditions);
 PRINTER(webhookconfiguration, webhookconfiguration_cols, webhookconfiguration_cells, NULL);
+PRINTER(validatingadmissionpolicy, vap_cols, vap_cells, NULL);
+PRINTER(validatingadmissionpolicybinding, vapb_cols, vapb_cells, NULL);
 PRINTER(node, node_cols, node_cells, NULL);
 PRINTER(namespace, namespace_cols, namespace_cells, NULL);
 PRINTER(event, event_cols, event_cells, NULL);

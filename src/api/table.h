@@ -67,6 +67,8 @@ extern const sk_table_printer sk_table_printer_networkpolicy;
 extern const sk_table_printer sk_table_printer_runtimeclass;
 extern const sk_table_printer sk_table_printer_priorityclass;
 extern const sk_table_printer sk_table_printer_webhookconfiguration;
+extern const sk_table_printer sk_table_printer_validatingadmissionpolicy;
+extern const sk_table_printer sk_table_printer_validatingadmissionpolicybinding;
 extern const sk_table_printer sk_table_printer_podgroup;
 extern const sk_table_printer sk_table_printer_horizontalpodautoscaler;
 

@@ -13,6 +13,7 @@
 #include "api/validate-int.h"
 #include "api/validate.h"
 #include "api/webhook.h"
+#include "util/json.h"
 #include "util/util.h"
 
 #define LIST(...) \
@@ -53,17 +54,6 @@ void sk__defaults_webhookconfig(const sk_api_resource *r, json_t *obj)
 }
 
 /* ---- validation ---- */
-
-static int has_str(json_t *list, const char *s)
-{
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(list, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), s))
-			return 1;
-	return 0;
-}
 
 static const char *str_at(json_t *list, size_t i)
 {
@@ -134,7 +124,7 @@ static void validate_resources(struct sk__verr *e, json_t *resources, const char
 }
 
 /* validateRuleWithOperations */
-static void validate_rule(struct sk__verr *e, json_t *rule, const char *rp)
+void sk__webhook_validate_rule(struct sk__verr *e, json_t *rule, const char *rp)
 {
 	json_t *ops = json_object_get(rule, "operations"), *groups = json_object_get(rule, "apiGroups");
 	json_t *versions = json_object_get(rule, "apiVersions"), *scope = json_object_get(rule, "scope");
@@ -145,7 +135,7 @@ static void validate_rule(struct sk__verr *e, json_t *rule, const char *rp)
 
 	if (!json_array_size(ops))
 		sk__vrequired(e, op, "");
-	if (json_array_size(ops) > 1 && has_str(ops, "*")) {
+	if (json_array_size(ops) > 1 && sk_json_array_has_string(ops, "*")) {
 		cleanup_free char *repr = typed_slice_repr("admissionregistration.OperationType", ops);
 
 		sk__vinvalid_repr(e, op, repr, "if '*' is present, must not specify other operations");
@@ -165,11 +155,11 @@ static void validate_rule(struct sk__verr *e, json_t *rule, const char *rp)
 	}
 	if (!json_array_size(groups))
 		sk__vrequired(e, gp, "");
-	if (json_array_size(groups) > 1 && has_str(groups, "*"))
+	if (json_array_size(groups) > 1 && sk_json_array_has_string(groups, "*"))
 		sk__vinvalid(e, gp, groups, "if '*' is present, must not specify other API groups");
 	if (!json_array_size(versions))
 		sk__vrequired(e, vp, "");
-	if (json_array_size(versions) > 1 && has_str(versions, "*"))
+	if (json_array_size(versions) > 1 && sk_json_array_has_string(versions, "*"))
 		sk__vinvalid(e, vp, versions, "if '*' is present, must not specify other API versions");
 	for (i = 0; i < json_array_size(versions); i++)
 		if (!*str_at(versions, i)) {
@@ -331,7 +321,23 @@ static void validate_review_versions(struct sk__verr *e, json_t *versions, const
 		sk__vinvalid(e, fp, versions, "must include at least one of v1, v1beta1");
 }
 
-static void validate_match_conditions(struct sk__verr *e, json_t *conds, const char *fp)
+void sk__validate_qualified_unique(struct sk__verr *e, const char *fp, json_t *v, const char *checked, json_t *seen)
+{
+	cleanup_json json_t *msgs = sk_validate_named_format("qualifiedName", checked);
+	const char *s = json_string_value(v) ? json_string_value(v) : "";
+	json_t *m;
+	size_t k;
+
+	json_array_foreach(msgs, k, m)
+		sk__vinvalid_str(e, fp, checked, json_string_value(m));
+	if (json_object_get(seen, s))
+		sk__vduplicate(e, fp, v);
+	else
+		json_object_set_new(seen, s, json_true());
+}
+
+void sk__webhook_validate_match_conditions(struct sk__verr *e, json_t *conds, const char *fp, unsigned vars,
+					   const sk_cel_decls *decls)
 {
 	cleanup_json json_t *seen = json_object();
 	json_t *c;
@@ -351,8 +357,7 @@ static void validate_match_conditions(struct sk__verr *e, json_t *conds, const c
 			sk__vrequired(e, xp, "");
 		} else {
 			char *cerr = NULL;
-			sk_cel_program *prog = sk_cel_compile(expr, SK_CEL_VAR_ADMISSION | SK_CEL_VAR_AUTHORIZER, NULL,
-							      &cerr);
+			sk_cel_program *prog = sk_cel_compile_decls(expr, vars, decls, &cerr);
 
 			if (!prog) {
 				cleanup_free char *d = xasprintf("compilation failed: %s", cerr ? cerr : "");
@@ -369,16 +374,7 @@ static void validate_match_conditions(struct sk__verr *e, json_t *conds, const c
 		if (!name || !*name) {
 			sk__vrequired(e, np, "");
 		} else {
-			cleanup_json json_t *msgs = sk_validate_named_format("qualifiedName", name);
-			json_t *m;
-			size_t k;
-
-			json_array_foreach(msgs, k, m)
-				sk__vinvalid_str(e, np, name, json_string_value(m));
-			if (json_object_get(seen, name))
-				sk__vduplicate(e, np, json_object_get(c, "name"));
-			else
-				json_object_set_new(seen, name, json_true());
+			sk__validate_qualified_unique(e, np, json_object_get(c, "name"), name, seen);
 		}
 	}
 }
@@ -403,7 +399,7 @@ static void validate_hook(struct sk__verr *e, const sk_api_resource *r, json_t *
 	json_array_foreach(json_object_get(hook, "rules"), i, rule) {
 		cleanup_free char *ip = sk__vindex(rulesp, i);
 
-		validate_rule(e, rule, ip);
+		sk__webhook_validate_rule(e, rule, ip);
 	}
 	fp_s = json_string_value(fp);
 	if (fp && !json_is_null(fp) && (!fp_s || (strcmp(fp_s, "Fail") && strcmp(fp_s, "Ignore"))))
@@ -442,7 +438,12 @@ static void validate_hook(struct sk__verr *e, const sk_api_resource *r, json_t *
 
 		validate_service(e, sp, svc);
 	}
-	validate_match_conditions(e, json_object_get(hook, "matchConditions"), mcp);
+	{
+		sk_cel_decls d = {0};
+
+		sk__webhook_validate_match_conditions(e, json_object_get(hook, "matchConditions"), mcp,
+						      SK_CEL_VAR_ADMISSION | SK_CEL_VAR_AUTHORIZER, &d);
+	}
 }
 
 json_t *sk__validate_webhookconfig(const sk_api_resource *r, json_t *obj, json_t *old, int status_sub)

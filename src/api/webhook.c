@@ -176,7 +176,7 @@ static int selector_matches(json_t *sel, json_t *labels, sk_error_t *err)
 
 /* ---- the request ---- */
 
-static const char *op_name(sk_adm_op op)
+const char *sk__adm_op_name(sk_adm_op op)
 {
 	switch (op) {
 	case SK_ADM_CREATE:
@@ -240,7 +240,7 @@ static json_t *request_kind(const sk_adm_request *a)
 	return json_pack("{s:s, s:s, s:s}", "group", a->res->group, "version", a->res->version, "kind", a->res->kind);
 }
 
-static json_t *review_request(const sk_adm_request *a, const char *uid, const char *version)
+json_t *sk__webhook_review(const sk_adm_request *a, const char *uid, const char *version)
 {
 	json_t *kind = request_kind(a);
 	json_t *res = json_pack("{s:s, s:s, s:s}", "group", a->res->group, "version", a->res->version, "resource",
@@ -259,7 +259,7 @@ static json_t *review_request(const sk_adm_request *a, const char *uid, const ch
 		json_object_set_new(req, "name", json_string(a->name));
 	if (ns && *ns)
 		json_object_set_new(req, "namespace", json_string(ns));
-	json_object_set_new(req, "operation", json_string(op_name(a->op)));
+	json_object_set_new(req, "operation", json_string(sk__adm_op_name(a->op)));
 	json_object_set_new(req, "userInfo", user_info(a->user));
 	json_object_set_new(req, "object", a->op == SK_ADM_DELETE || !a->obj ? json_null() : json_incref(a->obj));
 	json_object_set_new(req, "oldObject", a->old && a->op != SK_ADM_CREATE ? json_incref(a->old) : json_null());
@@ -598,14 +598,10 @@ static const char *review_version(json_t *hook)
 	return "admission.k8s.io/v1";
 }
 
-/* Whether the webhook is to be called for a (upstream's ShouldCallHook):
- * 1, 0, or -1 with err (the namespace is not found). */
-static int should_call(sk_api *api, json_t *hook, sk_adm_request *a, const sk_webhook_attrs *at, sk_error_t *err)
+int sk__adm_selectors_match(sk_api *api, json_t *m, sk_adm_request *a, const sk_webhook_attrs *at, sk_error_t *err)
 {
-	json_t *nsel = json_object_get(hook, "namespaceSelector"), *osel = json_object_get(hook, "objectSelector");
-	json_t *rule;
-	size_t i;
-	int m = 0, ns_err = 0, obj_err = 0;
+	json_t *nsel = json_object_get(m, "namespaceSelector"), *osel = json_object_get(m, "objectSelector");
+	int ns_err = 0, obj_err = 0, r;
 	sk_error_t nerr = {0}, oerr = {0};
 
 	if ((at->ns[0] || is_namespace(a)) && json_is_object(nsel) && !selector_empty(nsel)) {
@@ -621,9 +617,9 @@ static int should_call(sk_api *api, json_t *hook, sk_adm_request *a, const sk_we
 		if (!is_namespace(a) && !nsobj) {
 			sk_error_set(&nerr, SK_ENOTFOUND, "namespaces \"%s\" not found", at->ns);
 			ns_err = 1;
-		} else if ((m = selector_matches(nsel, labels, &nerr)) == 0) {
+		} else if ((r = selector_matches(nsel, labels, &nerr)) == 0) {
 			return 0;
-		} else if (m < 0) {
+		} else if (r < 0) {
 			ns_err = 1;
 		}
 	}
@@ -636,12 +632,6 @@ static int should_call(sk_api *api, json_t *hook, sk_adm_request *a, const sk_we
 		else if (!m1 && !m2)
 			return 0;
 	}
-	m = 0;
-	json_array_foreach(json_object_get(hook, "rules"), i, rule)
-		if ((m = sk__webhook_rule_matches(rule, at)))
-			break;
-	if (!m)
-		return 0;
 	if (ns_err || obj_err) {
 		*err = ns_err ? nerr : oerr;
 		if (err->code != SK_ENOTFOUND)
@@ -649,6 +639,22 @@ static int should_call(sk_api *api, json_t *hook, sk_adm_request *a, const sk_we
 		return -1;
 	}
 	return 1;
+}
+
+/* Whether the webhook is to be called for a (upstream's ShouldCallHook):
+ * 1, 0, or -1 with err (the namespace is not found). */
+static int should_call(sk_api *api, json_t *hook, sk_adm_request *a, const sk_webhook_attrs *at, sk_error_t *err)
+{
+	json_t *rule;
+	size_t i;
+	int m = 0;
+
+	json_array_foreach(json_object_get(hook, "rules"), i, rule)
+		if ((m = sk__webhook_rule_matches(rule, at)))
+			break;
+	if (!m)
+		return 0;
+	return sk__adm_selectors_match(api, hook, a, at, err);
 }
 
 static void annotate(sk_adm_request *a, const char *key, const char *value)
@@ -723,7 +729,7 @@ static int apply_patch(sk_adm_request *a, json_t *entry, const char *name, json_
 	return 0;
 }
 
-static const char *verb_of(sk_adm_op op)
+const char *sk__adm_verb(sk_adm_op op)
 {
 	switch (op) {
 	case SK_ADM_CREATE:
@@ -752,7 +758,7 @@ static int match_conditions(sk_api *api, json_t *hook, sk_adm_request *a, char *
 
 	if (!json_array_size(conds))
 		return 1;
-	review = review_request(a, "", "admission.k8s.io/v1");
+	review = sk__webhook_review(a, "", "admission.k8s.io/v1");
 	req.resource_request = 1;
 	req.group = a->res->group;
 	req.resource = a->res->plural;
@@ -760,7 +766,7 @@ static int match_conditions(sk_api *api, json_t *hook, sk_adm_request *a, char *
 	req.ns = a->ns ? a->ns : "";
 	req.name = a->name ? a->name : "";
 	req.field_selector = req.label_selector = req.path = "";
-	req.verb = verb_of(a->op);
+	req.verb = sk__adm_verb(a->op);
 	json_array_foreach(conds, i, c) {
 		const char *expr = json_string_value(json_object_get(c, "expression"));
 		char *cerr = NULL;
@@ -865,7 +871,7 @@ static int prepare_call(sk_api *api, sk_adm_request *a, const sk_webhook_attrs *
 		return sk_error_set(err, SK_EBADREQUEST, "admission webhook \"%s\" does not support dry run", name);
 	*c = (hook_call){.api = api, .entry = entry, .hook = hook, .index = i, .name = name, .mutating = !validating};
 	sk__new_uuid(c->uid, sizeof(c->uid));
-	c->review = review_request(a, c->uid, review_version(hook));
+	c->review = sk__webhook_review(a, c->uid, review_version(hook));
 	return 1;
 }
 
@@ -1002,8 +1008,8 @@ static int dispatch(sk_api *api, sk_adm_request *a, int validating, sk_error_t *
 	/* the configurations are never sent to webhooks (IsExemptAdmissionConfigurationResource) */
 	if (!strcmp(a->res->group, "admissionregistration.k8s.io"))
 		return 0;
-	at = (sk_webhook_attrs){op_name(a->op), a->res->group,        a->res->version,
-				a->res->plural, a->sub ? a->sub : "", a->ns ? a->ns : ""};
+	at = (sk_webhook_attrs){sk__adm_op_name(a->op), a->res->group,        a->res->version,
+				a->res->plural,         a->sub ? a->sub : "", a->ns ? a->ns : ""};
 	if (validating)
 		return run_validating(api, a, &at, hooks, err);
 	after = json_array(); /* per hook: the object after its call, or null */

@@ -373,3 +373,33 @@ def test_streams_and_logs_are_audited_at_start_and_end(c):
         assert evs[1]["stageTimestamp"] >= evs[0]["stageTimestamp"]
     assert sorted("follow=true" in evs[0]["requestURI"] for evs in by_id.values()) == [False, True]
     kubelet.sock.close()
+
+
+def test_admission_policy_annotations(c):
+    """A ValidatingAdmissionPolicy's auditAnnotations (POLICY/KEY) and an
+    Audit binding's validation_failure annotation land on the request's event."""
+    pol = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+           "metadata": {"name": "audited.example.com"},
+           "spec": {"matchConstraints": {"resourceRules": [
+               {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]},
+               "validations": [{"expression": "!has(object.data) || !('secret' in object.data)",
+                                "message": "no secrets in configmaps"}],
+               "auditAnnotations": [{"key": "owner", "valueExpression": "'team-' + object.metadata.name"}]}}
+    b = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+         "metadata": {"name": "audited-binding"},
+         "spec": {"policyName": "audited.example.com", "validationActions": ["Audit"]}}
+    c.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": [pol, b]}))
+    try:
+        # Audit alone: the write goes through
+        c.kubectl("create", "configmap", "vap-audited", "--from-literal=secret=x")
+        evs = events(c, lambda e: e.get("objectRef", {}).get("name") == "vap-audited"
+                     and e["verb"] == "create" and e["stage"] == "ResponseComplete")
+        ann = evs[0]["annotations"]
+        assert ann["audited.example.com/owner"] == "team-vap-audited"
+        assert json.loads(ann["validation.policy.admission.k8s.io/validation_failure"]) == [
+            {"message": "no secrets in configmaps", "policy": "audited.example.com", "binding": "audited-binding",
+             "expressionIndex": 0, "validationActions": ["Audit"]}]
+    finally:
+        c.kubectl("delete", "validatingadmissionpolicybinding", "audited-binding")
+        c.kubectl("delete", "validatingadmissionpolicy", "audited.example.com")
+        c.kubectl("delete", "configmap", "vap-audited", check=False)
