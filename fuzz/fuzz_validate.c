@@ -1,5 +1,6 @@
 /* Unknown-field detection, type checks, defaulting and validation (create
- * and update) on arbitrary JSON for a few kinds. The first byte picks the
+ * and update) on arbitrary JSON for a few kinds (and a
+ * ValidatingAdmissionPolicy's type check). The first byte picks the
  * kind; the rest is the object. Defaulting runs even on mistyped objects:
  * it must never crash on them. */
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include "api/defaults.h"
 #include "api/schema.h"
 #include "api/validate.h"
+#include "api/webhook.h"
 #include "util/util.h"
 
 static const struct { const char *group, *kind; } kinds[] = {
@@ -18,6 +20,9 @@ static const struct { const char *group, *kind; } kinds[] = {
 	{ "", "Namespace" }, { "scheduling.k8s.io", "PriorityClass" }, { "apps", "ReplicaSet" },
 	{ "", "PersistentVolumeClaim" }, { "scheduling.x-k8s.io", "PodGroup" }, { "coordination.k8s.io", "Lease" },
 	{ "discovery.k8s.io", "EndpointSlice" }, { "networking.k8s.io", "NetworkPolicy" },
+	{ "admissionregistration.k8s.io", "ValidatingAdmissionPolicy" },
+	{ "admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding" },
+	{ "admissionregistration.k8s.io", "ValidatingWebhookConfiguration" },
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -57,6 +62,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	causes = sk_validate(kind, obj, old);
 	json_decref(causes);
+	if (strcmp(kind, "ValidatingAdmissionPolicy") == 0) {
+		/* the type check a policy's status gets, on any spec */
+		causes = sk__vap_type_check(NULL, obj);
+		json_decref(causes);
+	}
 	if (strcmp(kind, "Pod") == 0) {
 		/* pods/ephemeralcontainers: as is, and with the old pod's
 		 * ephemeral containers gone from the new one */

@@ -701,18 +701,11 @@ static int vap_validate(sk_api *api, sk_adm_request *a, sk_error_t *err)
 
 		if (!json_is_object(mc) || !p->name)
 			continue;
+		/* a selector that cannot be evaluated (the namespace is gone) does not
+		 * match: upstream's dispatcher drops DefinitionMatches' error */
 		m = resources_match(api, mc, a, &at, 0, &merr);
-		if (m == 0)
+		if (m <= 0)
 			continue;
-		if (m < 0) {
-			if (merr.code == SK_ENOTFOUND) {
-				*err = merr;
-				rc = -1;
-				break;
-			}
-			config_error(&o, p, NULL, merr.msg);
-			continue;
-		}
 		if (!c.review) {
 			c.review = sk__webhook_review(a, "", "admission.k8s.io/v1");
 			if (a->ns && *a->ns && !(!a->res->group[0] && !strcmp(a->res->plural, "namespaces")))
