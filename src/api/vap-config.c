@@ -195,9 +195,11 @@ static const char **variable_names(json_t *spec, size_t *n)
 	size_t i;
 
 	*n = 0;
-	json_array_foreach(vars, i, v)
-		if (json_string_value(json_object_get(v, "name")))
-			names[(*n)++] = json_string_value(json_object_get(v, "name"));
+	json_array_foreach(vars, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+
+		names[(*n)++] = name ? name : ""; /* by position: variable i sees names[0..i) */
+	}
 	return names;
 }
 

@@ -906,11 +906,53 @@ done:
 	return n;
 }
 
+/* What the checker knows for one kind: object's schema and the
+ * variables' (compiled in order, each seeing those before it). */
+typedef struct kind_env {
+	const sk_api_resource *kind;
+	json_t *schema;
+	sk_cel_program **vars;
+	json_t **var_schemas;
+} kind_env;
+
+static void kind_env_init(kind_env *k, const sk_api_resource *r, json_t *spec, const char **names, size_t nvars)
+{
+	sk_cel_decls d = {.variables = names};
+	json_t *v;
+	size_t i;
+
+	k->kind = r;
+	k->schema = kind_schema(r);
+	k->vars = xzalloc((nvars + 1) * sizeof(*k->vars));
+	k->var_schemas = xzalloc((nvars + 1) * sizeof(*k->var_schemas));
+	d.object_schema = k->schema;
+	d.variable_schemas = k->var_schemas;
+	json_array_foreach(json_object_get(spec, "variables"), i, v) {
+		const char *text = json_string_value(json_object_get(v, "expression"));
+		char *err = NULL;
+
+		if (i >= nvars)
+			break;
+		d.nvariables = i;
+		k->vars[i] = text && k->schema ? sk_cel_compile_decls(text, POLICY_VARS, &d, &err) : NULL;
+		k->var_schemas[i] = k->vars[i] ? sk_cel_result_schema(k->vars[i]) : NULL;
+		free(err);
+	}
+}
+
+static void kind_env_release(kind_env *k, size_t nvars)
+{
+	for (size_t i = 0; i < nvars; i++)
+		sk_cel_program_free(k->vars[i]);
+	free(k->vars);
+	free(k->var_schemas);
+	json_decref(k->schema);
+}
+
 /* The checker's issues for one expression against each kind: upstream's
  * TypeCheckingResults text ("apps/v1, Kind=Deployment: ERROR: …\n"), or
  * NULL when it checks. */
-static char *check_expression(const char *text, const sk_api_resource *const *kinds, json_t *const *schemas, size_t n,
-			      const sk_cel_decls *base)
+static char *check_expression(const char *text, const kind_env *kinds, size_t n, const sk_cel_decls *base)
 {
 	char *out = NULL;
 
@@ -919,13 +961,15 @@ static char *check_expression(const char *text, const sk_api_resource *const *ki
 		char *err = NULL;
 		sk_cel_program *p;
 
-		if (!schemas[i])
+		if (!kinds[i].schema)
 			continue;
-		d.object_schema = schemas[i];
+		d.object_schema = kinds[i].schema;
+		d.variable_schemas = kinds[i].var_schemas;
 		p = sk_cel_compile_decls(text, POLICY_VARS, &d, &err);
 		if (!p) {
 			char *next = xasprintf("%s%s%s/%s, Kind=%s: %s\n", out ? out : "", out ? "\n" : "",
-					       kinds[i]->group, kinds[i]->version, kinds[i]->kind, err ? err : "");
+					       kinds[i].kind->group, kinds[i].kind->version, kinds[i].kind->kind,
+					       err ? err : "");
 
 			free(out);
 			out = next;
@@ -939,18 +983,22 @@ static char *check_expression(const char *text, const sk_api_resource *const *ki
 json_t *sk__vap_type_check(sk_api *api, json_t *pol)
 {
 	const sk_api_resource *kinds[MAX_TYPES];
-	json_t *schemas[MAX_TYPES] = {0}, *warnings = json_array(), *v;
+	kind_env envs[MAX_TYPES];
+	json_t *warnings = json_array(), *v;
 	json_t *spec = json_object_get(pol, "spec");
 	size_t n = types_to_check(pol, kinds), i, nv = json_array_size(json_object_get(spec, "variables"));
 	const char **names = xzalloc((nv + 1) * sizeof(*names));
 	sk_cel_decls d = {.variables = names};
 
 	(void)api;
-	json_array_foreach(json_object_get(spec, "variables"), i, v)
-		if (json_string_value(json_object_get(v, "name")))
-			names[d.nvariables++] = json_string_value(json_object_get(v, "name"));
+	/* by position: variable i's name (or ""), as its schema is */
+	json_array_foreach(json_object_get(spec, "variables"), i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+
+		names[d.nvariables++] = name ? name : "";
+	}
 	for (i = 0; i < n; i++)
-		schemas[i] = kind_schema(kinds[i]);
+		kind_env_init(&envs[i], kinds[i], spec, names, d.nvariables);
 	json_array_foreach(json_object_get(spec, "validations"), i, v) {
 		static const char *const fields[] = {"expression", "messageExpression"};
 
@@ -958,7 +1006,7 @@ json_t *sk__vap_type_check(sk_api *api, json_t *pol)
 			const char *text = json_string_value(json_object_get(v, fields[f]));
 			char *w;
 
-			if (!text || !*text || !(w = check_expression(text, kinds, schemas, n, &d)))
+			if (!text || !*text || !(w = check_expression(text, envs, n, &d)))
 				continue;
 			{
 				cleanup_free char *fr = xasprintf("spec.validations[%zu].%s", i, fields[f]);
@@ -969,7 +1017,7 @@ json_t *sk__vap_type_check(sk_api *api, json_t *pol)
 		}
 	}
 	for (i = 0; i < n; i++)
-		json_decref(schemas[i]);
+		kind_env_release(&envs[i], d.nvariables);
 	free(names);
 	return warnings;
 }

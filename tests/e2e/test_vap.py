@@ -194,6 +194,17 @@ def test_type_checking_in_status(api_cluster, ns):
     assert w[0]["warning"].startswith("apps/v1, Kind=Deployment: ERROR: <input>:1:22: found no matching overload "
                                       "for '_>_' applied to '(int, string)'")
     assert "found no matching overload for '_+_' applied to '(string, int)'" in w[1]["warning"]
+    # variables take their expressions' types
+    apply(c, policy("typed-vars.example.com", [{"expression": "variables.replicas > '1'"},
+                                               {"expression": "variables.odd == 'yes'"},
+                                               {"expression": "variables.replicas > 1 && variables.odd"}],
+                    variables=[{"name": "replicas", "expression": "object.spec.replicas"},
+                               {"name": "odd", "expression": "variables.replicas % 2 == 1"}]))
+    w = c.kjson("get", "validatingadmissionpolicy", "typed-vars.example.com")["status"]["typeChecking"][
+        "expressionWarnings"]
+    assert [x["fieldRef"] for x in w] == ["spec.validations[0].expression", "spec.validations[1].expression"]
+    assert "found no matching overload for '_>_' applied to '(int, string)'" in w[0]["warning"]
+    assert "found no matching overload for '_==_' applied to '(bool, string)'" in w[1]["warning"]
     # a custom kind is checked against its CRD's schema
     crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
            "metadata": {"name": "crontabs.stable.vap.example.com"},

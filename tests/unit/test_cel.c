@@ -1151,6 +1151,25 @@ static void test_policy_variables(void **state)
 		r = eval_policy("object.spec.maxRetries < 10", &typed, &v);
 		assert_non_null(strstr(r, "undefined field 'maxRetries'"));
 		free(r);
+		/* a result's schema: the one selected from, or made of the checked type */
+		{
+			sk_cel_program *sel = sk_cel_compile_decls("object.spec.replicas", SK_CEL_VAR_ADMISSION,
+								   &typed, &err);
+			sk_cel_program *cmp = sk_cel_compile_decls("object.spec.replicas % 2 == 1",
+								   SK_CEL_VAR_ADMISSION, &typed, &err);
+			sk_cel_program *dyn = sk_cel_compile_decls("object.metadata", SK_CEL_VAR_ADMISSION, &d, &err);
+
+			json_t *spec = json_object_get(json_object_get(schema, "properties"), "spec");
+
+			assert_ptr_equal(sk_cel_result_schema(sel),
+					 json_object_get(json_object_get(spec, "properties"), "replicas"));
+			assert_string_equal(json_string_value(json_object_get(sk_cel_result_schema(cmp), "type")),
+					    "boolean");
+			assert_null(sk_cel_result_schema(dyn));
+			sk_cel_program_free(sel);
+			sk_cel_program_free(cmp);
+			sk_cel_program_free(dyn);
+		}
 		json_decref(schema);
 	}
 	for (int i = 0; i < 3; i++)

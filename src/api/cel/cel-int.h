@@ -114,6 +114,8 @@ struct sk_cel_program {
 	char *source;
 	int uses_old_self;
 	double cost_lb;
+	json_t *result_schema; /* borrowed, or owned_schema */
+	json_t *owned_schema;
 };
 
 void sk__cel_node_free(cel_node *n);

@@ -1178,9 +1178,11 @@ static json_t *check_node(struct checker *ck, cel_node *n, struct scope *sc)
 			for (i = 0; i < ck->decls->nvariables; i++)
 				if (!strcmp(ck->decls->variables[i], n->name))
 					break;
-			if (i == ck->decls->nvariables)
+			if (i == ck->decls->nvariables) {
 				cfail(ck, n->pos, "undefined field '%s'", n->name);
-			return NULL;
+				return NULL;
+			}
+			return ck->decls->variable_schemas ? ck->decls->variable_schemas[i] : NULL;
 		}
 		s = check(ck, n->args[0], sc);
 		if (!s)
@@ -1415,6 +1417,9 @@ static int node_type(struct checker *ck, cel_node *n, json_t *s, struct scope *s
 		return !strcmp(n->name, "self") ? schema_type(s) : TY_DYN;
 	}
 	case N_SELECT:
+		if ((ck->vars & SK_CEL_VAR_POLICY) && is_variables(ck, n->args[0], sc))
+			return n->opt ? TY_DYN : schema_type(s);
+		return n->opt || n->args[0]->ty == TY_DYN ? TY_DYN : schema_type(s);
 	case N_INDEX:
 		return n->opt || n->args[0]->ty == TY_DYN ? TY_DYN : schema_type(s);
 	case N_UNARY:
@@ -1531,6 +1536,7 @@ sk_cel_program *sk_cel_compile_decls(const char *expr_text, unsigned vars, const
 {
 	struct parser p = {.src = expr_text, .len = strlen(expr_text)};
 	struct checker ck = {.p = &p, .vars = vars, .self_schema = decls->self_schema, .decls = decls};
+	json_t *root_schema = NULL;
 	sk_cel_program *prog;
 	cel_node *root;
 
@@ -1544,7 +1550,7 @@ sk_cel_program *sk_cel_compile_decls(const char *expr_text, unsigned vars, const
 	if (!p.err && p.t != T_EOF)
 		syntax(&p, "<EOF>");
 	if (!p.err)
-		check(&ck, root, NULL);
+		root_schema = check(&ck, root, NULL);
 	if (p.err || ck.nissues) {
 		*err = p.err ? issue(expr_text, p.err_pos, p.err) : issues_text(expr_text, &ck);
 		free(p.err);
@@ -1559,14 +1565,35 @@ sk_cel_program *sk_cel_compile_decls(const char *expr_text, unsigned vars, const
 	prog->source = xstrdup(expr_text);
 	prog->uses_old_self = ck.uses_old_self;
 	prog->cost_lb = root->lb > 1 ? root->lb : 1;
+	prog->result_schema = root_schema;
+	if (!root_schema) {
+		static const char *const json_types[] = {
+			[TY_INT] = "integer",      [TY_UINT] = "integer",    [TY_DOUBLE] = "number",
+			[TY_STRING] = "string",    [TY_BOOL] = "boolean",    [TY_BYTES] = "string",
+			[TY_TIMESTAMP] = "string", [TY_DURATION] = "string", [TY_LIST] = "array",
+			[TY_MAP] = "object"};
+
+		if (root->ty > TY_DYN && root->ty <= TY_MAP && json_types[root->ty]) {
+			prog->owned_schema = json_pack("{s:s}", "type", json_types[root->ty]);
+			if (root->ty == TY_TIMESTAMP || root->ty == TY_DURATION || root->ty == TY_BYTES)
+				json_object_set_new(prog->owned_schema, "format",
+						    json_string(root->ty == TY_TIMESTAMP  ? "date-time"
+								: root->ty == TY_DURATION ? "duration"
+											  : "byte"));
+			prog->result_schema = prog->owned_schema;
+		}
+	}
 	return prog;
 }
+
+json_t *sk_cel_result_schema(const sk_cel_program *p) { return p->result_schema; }
 
 void sk_cel_program_free(sk_cel_program *p)
 {
 	if (!p)
 		return;
 	sk__cel_node_free(p->root);
+	json_decref(p->owned_schema);
 	free(p->source);
 	free(p);
 }

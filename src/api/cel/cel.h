@@ -43,9 +43,12 @@ typedef struct sk_cel_decls {
 	/* object and oldObject: field selections checked against this
 	 * structural schema (a policy's type check); NULL: dynamic */
 	json_t *object_schema;
-	/* SK_CEL_VAR_POLICY: the names variables.<name> may select */
+	/* SK_CEL_VAR_POLICY: the names variables.<name> may select, and
+	 * optionally the schema of each (sk_cel_result_schema of its
+	 * expression; NULL entries or array: dynamic) */
 	const char *const *variables;
 	size_t nvariables;
+	json_t *const *variable_schemas;
 } sk_cel_decls;
 
 sk_cel_program *sk_cel_compile_decls(const char *expr, unsigned vars, const sk_cel_decls *decls, char **err);
@@ -59,6 +62,12 @@ double sk_cel_cost_lower_bound(const sk_cel_program *p);
  * maxItems, else as many of its smallest scalar items as a 3 MiB request
  * holds; 1 when the items' size cannot be bounded below (objects). */
 double sk_cel_max_items(json_t *s);
+
+/* The structural schema of p's result: the one its value is selected from
+ * (borrowed from the schemas p was compiled with: valid while they are),
+ * else one made of its checked type ({"type": "integer"}…, owned by p);
+ * NULL when dynamic. */
+json_t *sk_cel_result_schema(const sk_cel_program *p);
 
 /* The checker's type of p's result ("bool", "string", "int", …; "dyn" when
  * it cannot tell). */
