@@ -143,7 +143,16 @@ def test_node_port_from_the_host(net):
                      ports=[{"name": "http", "port": 80, "targetPort": "http"}]))
     port = c.kjson("get", "service", "web-np")["spec"]["ports"][0]["nodePort"]
     addrs = [c.net.gateway] + [a.ip for a in c.agents]
+
+    def answers(addr):
+        try:
+            with urllib.request.urlopen(f"http://{addr}:{port}/", timeout=5) as r:
+                return r.status == 200
+        except OSError:
+            return False
     for addr in addrs:
+        # each agent programs the port when it sees the Service, as kube-proxy does: a moment after the create
+        wait_for(lambda: answers(addr), 30, what=f"{addr}:{port} answering")
         seen = set()
         for _ in range(20):
             with urllib.request.urlopen(f"http://{addr}:{port}/", timeout=5) as r:
