@@ -692,7 +692,7 @@ static int vap_validate(sk_api *api, sk_adm_request *a, sk_error_t *err)
 				     .label_selector = "",
 				     .path = "",
 				     .verb = sk__adm_verb(a->op)};
-	for (size_t i = 0; i < s->n && rc == 0; i++) {
+	for (size_t i = 0; i < s->n; i++) {
 		const policy *p = &s->v[i];
 		json_t *mc = json_object_get(json_object_get(p->obj, "spec"), "matchConstraints"), *b;
 		sk_error_t merr = {0};
@@ -745,7 +745,7 @@ static int vap_validate(sk_api *api, sk_adm_request *a, sk_error_t *err)
 		json_decref(o.audit);
 		o.audit = NULL;
 	}
-	if (rc == 0 && o.deny.message)
+	if (o.deny.message)
 		rc = refuse(a, &o.deny, err);
 	free(o.deny.message);
 	json_decref(c.review);
