@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_decref(causes);
 	if (strcmp(kind, "ValidatingAdmissionPolicy") == 0) {
 		/* the type check a policy's status gets, on any spec */
-		causes = sk__vap_type_check(NULL, obj);
+		causes = sk__vap_type_check(obj);
 		json_decref(causes);
 	}
 	if (strcmp(kind, "Pod") == 0) {

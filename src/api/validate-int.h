@@ -45,6 +45,8 @@ void sk__vtoo_long(struct sk__verr *e, const char *field, int64_t max);
 void sk__validate_object_meta(struct sk__verr *e, json_t *o, bool namespaced);
 /* The same with names as path segments (RBAC's ValidateRBACName). */
 void sk__validate_object_meta_path(struct sk__verr *e, json_t *o, bool namespaced);
+/* path.ValidatePathSegmentName of name at field. */
+void sk__validate_path_segment(struct sk__verr *e, const char *field, const char *name);
 /* metav1validation.ValidateLabelSelector of sel at path p. */
 void sk__validate_label_selector(struct sk__verr *e, json_t *sel, const char *p);
 void sk__validate_object_meta_update(struct sk__verr *e, json_t *o, json_t *old);

@@ -375,6 +375,16 @@ static void check_path_segment(const char *s, struct msgs *m)
 		msgs_add(m, "may not contain '%'");
 }
 
+void sk__validate_path_segment(struct sk__verr *e, const char *field, const char *name)
+{
+	struct msgs m = {0};
+
+	check_path_segment(name, &m);
+	for (int i = 0; i < m.n; i++)
+		sk__vinvalid_str(e, field, name, m.m[i]);
+	msgs_release(&m);
+}
+
 static void (*name_fn(enum name_rule r))(const char *, struct msgs *)
 {
 	if (r == NAME_PATH_SEGMENT)

@@ -78,17 +78,6 @@ static const char *trimmed(const char *s, size_t *len)
 	return s;
 }
 
-/* path.ValidatePathSegmentName */
-static void validate_segment(struct sk__verr *e, const char *fp, const char *name)
-{
-	if (!strcmp(name, ".") || !strcmp(name, ".."))
-		sk__vinvalid_str(e, fp, name, !strcmp(name, ".") ? "may not be '.'" : "may not be '..'");
-	if (strchr(name, '/'))
-		sk__vinvalid_str(e, fp, name, "may not contain '/'");
-	if (strchr(name, '%'))
-		sk__vinvalid_str(e, fp, name, "may not contain '%'");
-}
-
 static void validate_named_rule(struct sk__verr *e, json_t *rule, const char *rp)
 {
 	cleanup_json json_t *seen = json_object();
@@ -100,7 +89,7 @@ static void validate_named_rule(struct sk__verr *e, json_t *rule, const char *rp
 		cleanup_free char *ip = sk__vindex(np, i);
 		const char *s = json_string_value(n) ? json_string_value(n) : "";
 
-		validate_segment(e, ip, s);
+		sk__validate_path_segment(e, ip, s);
 		if (json_object_get(seen, s))
 			sk__vduplicate(e, ip, n);
 		else
@@ -453,7 +442,7 @@ json_t *sk__validate_vapb(const sk_api_resource *r, json_t *obj, json_t *old, in
 		if (json_is_null(sel))
 			sel = NULL;
 		if (name && *name) {
-			validate_segment(&e, "spec.paramRef.name", name);
+			sk__validate_path_segment(&e, "spec.paramRef.name", name);
 			if (sel)
 				sk__vforbidden(&e, "spec.paramRef.name", "name and selector are mutually exclusive");
 		}

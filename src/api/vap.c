@@ -834,9 +834,8 @@ static json_t *kind_schema(const sk_api_resource *r)
 
 		if (!json_is_object(s))
 			return NULL;
-		out = json_pack("{s:s, s:O}", "type", "object", "properties", s);
 		props = json_deep_copy(s);
-		json_object_set_new(out, "properties", props);
+		out = json_pack("{s:s, s:o}", "type", "object", "properties", props);
 		if (!json_object_get(props, "apiVersion"))
 			json_object_set_new(props, "apiVersion", json_pack("{s:s}", "type", "string"));
 		if (!json_object_get(props, "kind"))
@@ -980,7 +979,7 @@ static char *check_expression(const char *text, const kind_env *kinds, size_t n,
 	return out;
 }
 
-json_t *sk__vap_type_check(sk_api *api, json_t *pol)
+json_t *sk__vap_type_check(json_t *pol)
 {
 	const sk_api_resource *kinds[MAX_TYPES];
 	kind_env envs[MAX_TYPES];
@@ -990,7 +989,6 @@ json_t *sk__vap_type_check(sk_api *api, json_t *pol)
 	const char **names = xzalloc((nv + 1) * sizeof(*names));
 	sk_cel_decls d = {.variables = names};
 
-	(void)api;
 	/* by position: variable i's name (or ""), as its schema is */
 	json_array_foreach(json_object_get(spec, "variables"), i, v) {
 		const char *name = json_string_value(json_object_get(v, "name"));
@@ -1025,9 +1023,11 @@ json_t *sk__vap_type_check(sk_api *api, json_t *pol)
 int sk__vap_begin_write(sk_api *api, const sk_api_resource *r, json_t *obj, json_t *old, int dry_run, void **txn,
 			json_t **causes, sk_error_t *err)
 {
-	json_t *status = json_object_get(obj, "status");
+	json_t *status = json_object_get(obj, "status"), *tc = json_object();
 	json_t *gen = json_object_get(json_object_get(obj, "metadata"), "generation");
+	json_t *warnings = sk__vap_type_check(obj);
 
+	(void)api;
 	(void)r;
 	(void)old;
 	(void)dry_run;
@@ -1039,12 +1039,9 @@ int sk__vap_begin_write(sk_api *api, const sk_api_resource *r, json_t *obj, json
 		json_object_set_new(obj, "status", status);
 	}
 	json_object_set_new(status, "observedGeneration", json_integer(json_integer_value(gen)));
-	{
-		json_t *w = sk__vap_type_check(api, obj);
-
-		json_object_set_new(status, "typeChecking",
-				    json_array_size(w) ? json_pack("{s:o}", "expressionWarnings", w)
-						       : (json_decref(w), json_object()));
-	}
+	if (json_array_size(warnings))
+		json_object_set(tc, "expressionWarnings", warnings);
+	json_decref(warnings);
+	json_object_set_new(status, "typeChecking", tc);
 	return 0;
 }

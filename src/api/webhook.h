@@ -58,7 +58,7 @@ void sk__vap_written(sk_api *api, const sk_api_resource *r);
 int sk__vap_begin_write(sk_api *api, const sk_api_resource *r, json_t *obj, json_t *old, int dry_run, void **txn,
 			json_t **causes, sk_error_t *err);
 /* The policy's status.typeChecking.expressionWarnings (a new reference). */
-json_t *sk__vap_type_check(sk_api *api, json_t *policy);
+json_t *sk__vap_type_check(json_t *policy);
 
 /* Whether one rule (RuleWithOperations) matches a (upstream's
  * rules.Matcher.Matches: operation, group, version, resource/subresource
